@@ -1,0 +1,66 @@
+//! Assembler diagnostics: file:line:col, the source line with a caret, and a hint.
+
+use std::fmt;
+
+/// One assembler error, located in the source.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Diagnostic {
+    /// Source file name as given.
+    pub file: String,
+    /// 1-based line.
+    pub line: u32,
+    /// 1-based column (in characters).
+    pub col: u32,
+    /// Width of the offending text in characters (at least 1).
+    pub len: u32,
+    /// What is wrong.
+    pub message: String,
+    /// The source line.
+    pub source_line: String,
+    /// How to fix it, if known: the nearest mnemonic, the operand kinds expected, the range.
+    pub hint: Option<String>,
+}
+
+impl fmt::Display for Diagnostic {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(
+            f,
+            "{}:{}:{}: error: {}",
+            self.file, self.line, self.col, self.message
+        )?;
+        let num = self.line.to_string();
+        let pad = " ".repeat(num.len());
+        writeln!(f, "{pad} |")?;
+        writeln!(f, "{num} | {}", self.source_line.replace('\t', " "))?;
+        write!(
+            f,
+            "{pad} | {}{}",
+            " ".repeat(self.col.saturating_sub(1) as usize),
+            "^".repeat(self.len.max(1) as usize)
+        )?;
+        if let Some(h) = &self.hint {
+            write!(f, "\n{pad} = hint: {h}")?;
+        }
+        Ok(())
+    }
+}
+
+/// Every error found in one assembly run (the assembler reports all, not just the first).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub struct AsmErrors(pub Vec<Diagnostic>);
+
+impl fmt::Display for AsmErrors {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, d) in self.0.iter().enumerate() {
+            if i > 0 {
+                writeln!(f)?;
+                writeln!(f)?;
+            }
+            write!(f, "{d}")?;
+        }
+        if self.0.len() > 1 {
+            write!(f, "\n\n{} errors", self.0.len())?;
+        }
+        Ok(())
+    }
+}

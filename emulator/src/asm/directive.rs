@@ -1,0 +1,449 @@
+//! Kernel directives: name, launch shape, memory sizes, global buffers and their initial
+//! contents, and preloaded uniform-register arguments (docs/assembler.md).
+
+use super::text::{self, Span, Token};
+use super::Assembler;
+use crate::isa::RegFile;
+use crate::program::{ArgDef, ArgValue, BufferDef};
+
+/// Every directive with its usage, for hints.
+const DIRECTIVES: &[(&str, &str)] = &[
+    (".kernel", ".kernel NAME"),
+    (
+        ".workgroup",
+        ".workgroup LANES (a multiple of 32, at most 1024)",
+    ),
+    (".grid", ".grid WORKGROUPS"),
+    (".shared", ".shared BYTES (per workgroup)"),
+    (".scratch", ".scratch BYTES (per lane)"),
+    (".buffer", ".buffer NAME, BYTES"),
+    (".init", ".init NAME, u8|u16|u32|i32|u64|f32, VALUE, ..."),
+    (".fill", ".fill NAME, u8|u16|u32|i32|u64|f32, VALUE, COUNT"),
+    (
+        ".iota",
+        ".iota NAME, u8|u16|u32|i32|u64|f32, COUNT[, START[, STEP]]",
+    ),
+    (".file", ".file NAME, \"PATH\""),
+    (
+        ".arg",
+        ".arg u[0:1], NAME | .arg u[4:7], desc NAME | .arg u8, VALUE",
+    ),
+];
+
+/// Largest buffer a kernel may declare (1 GiB): keeps a typo from allocating the machine.
+pub const MAX_BUFFER_BYTES: u64 = 1 << 30;
+/// Largest shared window per workgroup (1 MiB).
+pub const MAX_SHARED_BYTES: u64 = 1 << 20;
+/// Largest scratch per lane (64 KiB).
+pub const MAX_SCRATCH_BYTES: u64 = 1 << 16;
+
+impl Assembler<'_> {
+    pub(super) fn directive(&mut self, line: &str, head: Span, ops: &[Span]) {
+        let name = &line[head.start..head.end];
+        let Some(&(_, usage)) = DIRECTIVES.iter().find(|(n, _)| *n == name) else {
+            let names: Vec<&str> = DIRECTIVES.iter().map(|(n, _)| *n).collect();
+            let near = text::nearest(name, &names, 2);
+            let hint = if near.is_empty() {
+                format!("directives: {}", names.join(" "))
+            } else {
+                format!("did you mean {}?", near.join(", "))
+            };
+            self.error(head, format!("unknown directive `{name}`"), Some(hint));
+            return;
+        };
+        let arity_ok = match name {
+            ".kernel" | ".workgroup" | ".grid" | ".shared" | ".scratch" => ops.len() == 1,
+            ".buffer" | ".file" | ".arg" => ops.len() == 2,
+            ".fill" => ops.len() == 4,
+            ".iota" => (3..=5).contains(&ops.len()),
+            _ => ops.len() >= 3,
+        };
+        if !arity_ok {
+            let span = ops.last().copied().unwrap_or(head);
+            self.error(
+                span,
+                format!("wrong number of operands for `{name}`"),
+                Some(format!("usage: {usage}")),
+            );
+            return;
+        }
+        let t = |s: &Span| &line[s.start..s.end];
+        match name {
+            ".kernel" => {
+                if text::is_ident(t(&ops[0])) {
+                    self.program.name = t(&ops[0]).to_string();
+                } else {
+                    self.error(
+                        ops[0],
+                        format!("`{}` is not a valid kernel name", t(&ops[0])),
+                        Some("use letters, digits, `_`, `.`".into()),
+                    );
+                }
+            }
+            ".workgroup" => {
+                if let Some(v) = self.number(line, ops[0], 32, 1024, usage) {
+                    if v % 32 != 0 {
+                        self.error(
+                            ops[0],
+                            format!("workgroup size {v} is not a multiple of 32"),
+                            Some("a workgroup is made of whole 32-lane waves".into()),
+                        );
+                    } else {
+                        self.program.launch.workgroup_lanes = v as u32;
+                    }
+                }
+            }
+            ".grid" => {
+                if let Some(v) = self.number(line, ops[0], 1, u32::MAX as i64, usage) {
+                    self.program.launch.grid = v as u32;
+                }
+            }
+            ".shared" => {
+                if let Some(v) = self.number(line, ops[0], 0, MAX_SHARED_BYTES as i64, usage) {
+                    self.program.launch.shared_bytes = v as u32;
+                }
+            }
+            ".scratch" => {
+                if let Some(v) = self.number(line, ops[0], 0, MAX_SCRATCH_BYTES as i64, usage) {
+                    self.program.launch.scratch_bytes = v as u32;
+                }
+            }
+            ".buffer" => {
+                let bname = t(&ops[0]);
+                if !text::is_ident(bname) {
+                    self.error(
+                        ops[0],
+                        format!("`{bname}` is not a valid buffer name"),
+                        Some(format!("usage: {usage}")),
+                    );
+                } else if self.program.buffer(bname).is_some() {
+                    self.error(ops[0], format!("buffer `{bname}` is declared twice"), None);
+                } else if let Some(size) =
+                    self.number(line, ops[1], 1, MAX_BUFFER_BYTES as i64, usage)
+                {
+                    self.program.buffers.push(BufferDef {
+                        name: bname.to_string(),
+                        size: size as u64,
+                        init: Vec::new(),
+                    });
+                }
+            }
+            ".init" | ".fill" | ".iota" => self.init(line, name, ops, usage),
+            ".file" => {
+                let Some(idx) = self.buffer_index(line, ops[0]) else {
+                    return;
+                };
+                let path = t(&ops[1]);
+                let Some(path) = path.strip_prefix('"').and_then(|p| p.strip_suffix('"')) else {
+                    self.error(
+                        ops[1],
+                        "expected a quoted path".into(),
+                        Some(format!("usage: {usage}")),
+                    );
+                    return;
+                };
+                let full = self.base_dir.join(path);
+                match std::fs::read(&full) {
+                    Ok(bytes) => self.append(ops[1], idx, &bytes),
+                    Err(e) => self.error(
+                        ops[1],
+                        format!("cannot read `{}`: {e}", full.display()),
+                        None,
+                    ),
+                }
+            }
+            ".arg" => self.arg(line, ops, usage),
+            _ => {}
+        }
+    }
+
+    fn number(&mut self, line: &str, span: Span, lo: i64, hi: i64, usage: &str) -> Option<i64> {
+        let s = &line[span.start..span.end];
+        match text::parse_int(s) {
+            Some(v) if (lo..=hi).contains(&v) => Some(v),
+            Some(v) => {
+                self.error(
+                    span,
+                    format!("{v} is out of range"),
+                    Some(format!("allowed range: {lo}..={hi}; usage: {usage}")),
+                );
+                None
+            }
+            None => {
+                self.error(
+                    span,
+                    format!("expected a number, found `{s}`"),
+                    Some(format!("usage: {usage}")),
+                );
+                None
+            }
+        }
+    }
+
+    fn buffer_index(&mut self, line: &str, span: Span) -> Option<usize> {
+        let name = &line[span.start..span.end];
+        let idx = self.program.buffers.iter().position(|b| b.name == name);
+        if idx.is_none() {
+            let names: Vec<&str> = self
+                .program
+                .buffers
+                .iter()
+                .map(|b| b.name.as_str())
+                .collect();
+            let near = text::nearest(name, &names, 2);
+            let hint = if near.is_empty() {
+                "declare it first with .buffer NAME, BYTES".to_string()
+            } else {
+                format!("did you mean {}?", near.join(", "))
+            };
+            self.error(span, format!("unknown buffer `{name}`"), Some(hint));
+        }
+        idx
+    }
+
+    fn append(&mut self, span: Span, idx: usize, bytes: &[u8]) {
+        let buf = &mut self.program.buffers[idx];
+        if buf.init.len() as u64 + bytes.len() as u64 > buf.size {
+            let (name, size, have) = (buf.name.clone(), buf.size, buf.init.len());
+            self.error(span, format!("initial contents overflow buffer `{name}`"), Some(format!("the buffer holds {size} bytes; {have} are already initialised and this adds {}", bytes.len())));
+        } else {
+            buf.init.extend_from_slice(bytes);
+        }
+    }
+
+    fn init(&mut self, line: &str, name: &str, ops: &[Span], usage: &str) {
+        let Some(idx) = self.buffer_index(line, ops[0]) else {
+            return;
+        };
+        let ty = &line[ops[1].start..ops[1].end];
+        let Some(elem) = Elem::parse(ty) else {
+            self.error(
+                ops[1],
+                format!("unknown element type `{ty}`"),
+                Some("types: u8 u16 u32 i32 u64 f32".into()),
+            );
+            return;
+        };
+        let mut bytes = Vec::new();
+        match name {
+            ".init" => {
+                for s in &ops[2..] {
+                    match elem.encode(&line[s.start..s.end]) {
+                        Some(b) => bytes.extend(b),
+                        None => {
+                            self.error(
+                                *s,
+                                format!("`{}` is not a valid {ty} value", &line[s.start..s.end]),
+                                Some(format!("usage: {usage}")),
+                            );
+                            return;
+                        }
+                    }
+                }
+            }
+            ".fill" => {
+                let Some(v) = elem.encode(&line[ops[2].start..ops[2].end]) else {
+                    self.error(
+                        ops[2],
+                        format!("not a valid {ty} value"),
+                        Some(format!("usage: {usage}")),
+                    );
+                    return;
+                };
+                let Some(count) = self.number(line, ops[3], 0, MAX_BUFFER_BYTES as i64, usage)
+                else {
+                    return;
+                };
+                for _ in 0..count.min(MAX_BUFFER_BYTES as i64 / v.len() as i64 + 1) {
+                    bytes.extend(&v);
+                }
+            }
+            _ => {
+                let Some(count) = self.number(line, ops[2], 0, MAX_BUFFER_BYTES as i64, usage)
+                else {
+                    return;
+                };
+                let arg = |i: usize, d: f64| {
+                    ops.get(i)
+                        .map(|s| line[s.start..s.end].trim().parse::<f64>().ok())
+                        .unwrap_or(Some(d))
+                };
+                let (Some(start), Some(step)) = (arg(3, 0.0), arg(4, 1.0)) else {
+                    self.error(
+                        ops[3],
+                        "START and STEP must be numbers".into(),
+                        Some(format!("usage: {usage}")),
+                    );
+                    return;
+                };
+                let count = count.min(MAX_BUFFER_BYTES as i64 / elem.size() as i64 + 1);
+                for i in 0..count {
+                    bytes.extend(elem.from_f64(start + step * i as f64));
+                }
+            }
+        }
+        self.append(ops[0], idx, &bytes);
+    }
+
+    fn arg(&mut self, line: &str, ops: &[Span], usage: &str) {
+        let reg_text = &line[ops[0].start..ops[0].end];
+        let (first, count) = match text::parse_reg(reg_text) {
+            Token::Reg(RegFile::Uniform, first, n) => (first, n.unwrap_or(1)),
+            _ => {
+                self.error(
+                    ops[0],
+                    format!("expected uniform register(s), found `{reg_text}`"),
+                    Some(format!("usage: {usage}")),
+                );
+                return;
+            }
+        };
+        let what = &line[ops[1].start..ops[1].end];
+        let value = if let Some(b) = what.strip_prefix("desc ") {
+            ArgValue::Descriptor(b.trim().to_string())
+        } else if let Some(v) =
+            text::parse_int(what).or_else(|| text::parse_f32(what).map(|f| f.to_bits() as i64))
+        {
+            if !(-(1i64 << 31)..(1i64 << 32)).contains(&v) {
+                self.error(ops[1], format!("{v} does not fit in 32 bits"), None);
+                return;
+            }
+            ArgValue::Value(v as u32)
+        } else if text::is_ident(what) {
+            ArgValue::Address(what.to_string())
+        } else {
+            self.error(
+                ops[1],
+                format!("`{what}` is neither a buffer name nor a number"),
+                Some(format!("usage: {usage}")),
+            );
+            return;
+        };
+        let need = value.regs() as u32;
+        if count != need && !(count == 1 && first + need <= 64) {
+            self.error(
+                ops[0],
+                format!(
+                    "this argument fills {need} register{}, not {count}",
+                    if need == 1 { "" } else { "s" }
+                ),
+                Some(format!("write u[{first}:{}]", first + need - 1)),
+            );
+            return;
+        }
+        if first + need > 64 {
+            self.error(
+                ops[0],
+                format!("registers u{first}..u{} do not exist", first + need - 1),
+                Some("u0-u63 exist".into()),
+            );
+            return;
+        }
+        if let Some(other) =
+            self.program.args.iter().find(|a| {
+                first < a.reg as u32 + a.value.regs() as u32 && (a.reg as u32) < first + need
+            })
+        {
+            let other = other.reg;
+            self.error(
+                ops[0],
+                format!("argument registers overlap the argument at u{other}"),
+                None,
+            );
+            return;
+        }
+        self.program.args.push(ArgDef {
+            reg: first as u8,
+            value,
+        });
+        self.arg_sites.push((self.line_no, ops[1]));
+    }
+}
+
+/// Checks what can only be checked once the whole file is read.
+pub(super) fn finish(asm: &mut Assembler<'_>) {
+    let args = asm.program.args.clone();
+    let sites = std::mem::take(&mut asm.arg_sites);
+    for (arg, (line, span)) in args.iter().zip(sites) {
+        if let ArgValue::Address(b) | ArgValue::Descriptor(b) = &arg.value {
+            if asm.program.buffer(b).is_none() {
+                let names: Vec<&str> = asm
+                    .program
+                    .buffers
+                    .iter()
+                    .map(|b| b.name.as_str())
+                    .collect();
+                let near = text::nearest(b, &names, 2);
+                let hint = if near.is_empty() {
+                    "declare it with .buffer NAME, BYTES".to_string()
+                } else {
+                    format!("did you mean {}?", near.join(", "))
+                };
+                asm.error_at(line, span, format!("unknown buffer `{b}`"), Some(hint));
+            }
+        }
+    }
+}
+
+/// Element types of `.init`, `.fill` and `.iota`.
+#[derive(Clone, Copy)]
+enum Elem {
+    U8,
+    U16,
+    U32,
+    I32,
+    U64,
+    F32,
+}
+
+impl Elem {
+    fn parse(s: &str) -> Option<Elem> {
+        Some(match s {
+            "u8" => Elem::U8,
+            "u16" => Elem::U16,
+            "u32" => Elem::U32,
+            "i32" => Elem::I32,
+            "u64" => Elem::U64,
+            "f32" => Elem::F32,
+            _ => return None,
+        })
+    }
+
+    fn size(self) -> usize {
+        match self {
+            Elem::U8 => 1,
+            Elem::U16 => 2,
+            Elem::U32 | Elem::I32 | Elem::F32 => 4,
+            Elem::U64 => 8,
+        }
+    }
+
+    fn encode(self, s: &str) -> Option<Vec<u8>> {
+        let int = text::parse_int(s);
+        let fits = |lo: i64, hi: i64| int.filter(|v| (lo..=hi).contains(v));
+        Some(match self {
+            Elem::U8 => vec![fits(-128, 255)? as u8],
+            Elem::U16 => (fits(-(1 << 15), (1 << 16) - 1)? as u16)
+                .to_le_bytes()
+                .to_vec(),
+            Elem::U32 | Elem::I32 => (fits(-(1 << 31), (1 << 32) - 1)? as u32)
+                .to_le_bytes()
+                .to_vec(),
+            Elem::U64 => (int? as u64).to_le_bytes().to_vec(),
+            Elem::F32 => {
+                let f = text::parse_f32(s).or_else(|| int.map(|v| v as f32))?;
+                f.to_le_bytes().to_vec()
+            }
+        })
+    }
+
+    fn from_f64(self, v: f64) -> Vec<u8> {
+        match self {
+            Elem::U8 => vec![v as i64 as u8],
+            Elem::U16 => (v as i64 as u16).to_le_bytes().to_vec(),
+            Elem::U32 | Elem::I32 => (v as i64 as u32).to_le_bytes().to_vec(),
+            Elem::U64 => (v as i64 as u64).to_le_bytes().to_vec(),
+            Elem::F32 => (v as f32).to_le_bytes().to_vec(),
+        }
+    }
+}

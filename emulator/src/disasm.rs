@@ -1,0 +1,152 @@
+//! The disassembler. Its output is assembler input: a whole program disassembles to a
+//! source file with directives, labels (the program's own, plus `L_xxxx` for branch targets
+//! that have none) and `.word` for words that are not instructions.
+
+use std::collections::BTreeMap;
+use std::fmt::Write;
+
+use crate::isa::Instr;
+use crate::program::{ArgValue, Program};
+
+/// One line of a disassembly listing.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Line {
+    /// Byte address.
+    pub addr: u64,
+    /// The words it covers.
+    pub words: Vec<u32>,
+    /// The decoded instruction, or `None` for a word that is not one.
+    pub instr: Option<Instr>,
+}
+
+/// Decodes a code image into lines: each legal instruction once, and each undecodable word
+/// alone (so decoding resynchronises on the next word).
+pub fn decode_all(code: &[u32]) -> Vec<Line> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < code.len() {
+        let addr = i as u64 * 4;
+        match Instr::decode(&code[i..]) {
+            Ok(instr) => {
+                let n = instr.len() as usize / 4;
+                out.push(Line {
+                    addr,
+                    words: code[i..i + n].to_vec(),
+                    instr: Some(instr),
+                });
+                i += n;
+            }
+            Err(_) => {
+                out.push(Line {
+                    addr,
+                    words: vec![code[i]],
+                    instr: None,
+                });
+                i += 1;
+            }
+        }
+    }
+    out
+}
+
+/// Labels for a listing: the program's, plus `L_xxxx` for unnamed branch targets.
+pub fn labels_for(
+    program_labels: &BTreeMap<String, u64>,
+    lines: &[Line],
+) -> BTreeMap<u64, Vec<String>> {
+    let mut by_addr: BTreeMap<u64, Vec<String>> = BTreeMap::new();
+    for (name, addr) in program_labels {
+        by_addr.entry(*addr).or_default().push(name.clone());
+    }
+    for line in lines {
+        if let Some(target) = line.instr.and_then(|i| i.branch_target(line.addr)) {
+            by_addr
+                .entry(target)
+                .or_insert_with(|| vec![format!("L_{target:04x}")]);
+        }
+    }
+    by_addr
+}
+
+/// Writes one instruction with label names for branch targets.
+pub fn instr_text(instr: &Instr, addr: u64, labels: &BTreeMap<u64, Vec<String>>) -> String {
+    let mut s = String::new();
+    let _ = instr.write(&mut s, addr, &|a| {
+        labels.get(&a).and_then(|v| v.first().cloned())
+    });
+    s
+}
+
+/// Disassembles a whole program into assembler source.
+pub fn disassemble(program: &Program) -> String {
+    let mut out = String::new();
+    let l = &program.launch;
+    let _ = writeln!(out, "; kernel `{}` disassembled by wavedbg", program.name);
+    let _ = writeln!(out, ".kernel {}", program.name);
+    let _ = writeln!(out, ".workgroup {}", l.workgroup_lanes);
+    let _ = writeln!(out, ".grid {}", l.grid);
+    let _ = writeln!(out, ".shared {}", l.shared_bytes);
+    let _ = writeln!(out, ".scratch {}", l.scratch_bytes);
+    for b in &program.buffers {
+        let _ = writeln!(out, ".buffer {}, {}", b.name, b.size);
+        let words = b.init.len() / 4;
+        for chunk in b.init[..words * 4].chunks(32) {
+            let vals: Vec<String> = chunk
+                .chunks(4)
+                .map(|w| format!("{:#x}", u32::from_le_bytes([w[0], w[1], w[2], w[3]])))
+                .collect();
+            let _ = writeln!(out, ".init {}, u32, {}", b.name, vals.join(", "));
+        }
+        let tail = &b.init[words * 4..];
+        if !tail.is_empty() {
+            let vals: Vec<String> = tail.iter().map(|v| v.to_string()).collect();
+            let _ = writeln!(out, ".init {}, u8, {}", b.name, vals.join(", "));
+        }
+    }
+    for a in &program.args {
+        let r = a.reg as u32;
+        let _ = match &a.value {
+            ArgValue::Address(b) => writeln!(out, ".arg u[{r}:{}], {b}", r + 1),
+            ArgValue::Descriptor(b) => writeln!(out, ".arg u[{r}:{}], desc {b}", r + 3),
+            ArgValue::Value(v) => writeln!(out, ".arg u{r}, {v:#x}"),
+        };
+    }
+    out.push('\n');
+    out.push_str(&disassemble_code(&program.code, &program.labels));
+    out
+}
+
+/// Disassembles bare code (no directives) into assembler source with labels.
+pub fn disassemble_code(code: &[u32], program_labels: &BTreeMap<String, u64>) -> String {
+    let lines = decode_all(code);
+    let labels = labels_for(program_labels, &lines);
+    let mut out = String::new();
+    for line in &lines {
+        if let Some(names) = labels.get(&line.addr) {
+            for n in names {
+                let _ = writeln!(out, "{n}:");
+            }
+        }
+        let text = match &line.instr {
+            Some(i) => instr_text(i, line.addr, &labels),
+            None => format!(".word {:#010x}", line.words[0]),
+        };
+        let _ = writeln!(out, "    {text:<48} ; {:04x}", line.addr);
+    }
+    // Labels past the last instruction (e.g. a branch to the end).
+    let end = code.len() as u64 * 4;
+    for (addr, names) in labels.range(end..) {
+        for n in names {
+            let _ = writeln!(
+                out,
+                "{n}:{}",
+                if *addr == end {
+                    ""
+                } else {
+                    " ; beyond the code"
+                }
+            );
+        }
+    }
+    out
+}

@@ -1,0 +1,7 @@
+//! wavedbg's core: the instruction set as one table, the assembler and disassembler, the
+//! machine and its semantics, and the debug engine. No terminal, network or CLI code.
+
+pub mod asm;
+pub mod disasm;
+pub mod isa;
+pub mod program;

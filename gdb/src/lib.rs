@@ -1,0 +1,1 @@
+//! GDB remote server for wavedbg (see issue: built on the debug engine).

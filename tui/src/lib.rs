@@ -1,0 +1,1 @@
+//! Terminal user interface for wavedbg (built on the debug engine).
