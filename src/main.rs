@@ -1,1 +1,12 @@
-fn main() {}
+//! The `wavedbg` command line.
+
+mod cli;
+
+use clap::Parser;
+
+fn main() -> color_eyre::Result<()> {
+    color_eyre::install()?;
+    let cli = cli::Cli::parse();
+    let code = cli::run(cli)?;
+    std::process::exit(code);
+}

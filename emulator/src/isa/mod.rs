@@ -8,6 +8,7 @@
 mod base_rows;
 pub mod format;
 mod instr;
+mod listing;
 pub mod operand;
 mod spec_rows;
 pub mod table;
@@ -17,6 +18,7 @@ use std::sync::OnceLock;
 
 pub use format::{FieldDef, FormatDef, FORMATS};
 pub use instr::{DecodeError, EncodeError, Instr};
+pub use listing::IsaEntry;
 pub use operand::{ImmKind, OperandDef, OperandKind, RegFile, Slot};
 pub use table::{InstrRow, Origin, Unit};
 
