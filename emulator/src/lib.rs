@@ -3,5 +3,8 @@
 
 pub mod asm;
 pub mod disasm;
+pub mod exec;
 pub mod isa;
+pub mod machine;
+pub mod memory;
 pub mod program;

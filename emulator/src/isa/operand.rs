@@ -6,7 +6,8 @@ use std::fmt;
 pub const CPOL_NAMES: [&str; 3] = ["glc", "slc", "nt"];
 
 /// The register file an operand names.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum RegFile {
     /// v0-v127: 32 lanes of 32 bits.
     Vector,

@@ -1,0 +1,296 @@
+//! The base group: control flow, waits, uniform and vector ALU, EXEC, ids.
+
+use super::op::{AluOp, BrCond, CmpOp, CvtOp, ExecOp, IdKind, Op, Src};
+use super::{merge, Ctx, Decoded, ExecFault, Flow};
+use crate::isa::Counter;
+use crate::machine::fault::FaultKind;
+use crate::machine::wave::LANES;
+
+/// IEEE 754-2019 minimumNumber on f32 bits: a NaN operand yields the other; -0 < +0.
+pub fn min_number(a: u32, b: u32) -> u32 {
+    let (x, y) = (f32::from_bits(a), f32::from_bits(b));
+    if x.is_nan() {
+        return if y.is_nan() { quiet(a) } else { b };
+    }
+    if y.is_nan() {
+        return a;
+    }
+    if x == y {
+        // Equal values: pick -0 over +0 (the one with the sign bit).
+        return if a & 0x8000_0000 != 0 { a } else { b };
+    }
+    if x < y {
+        a
+    } else {
+        b
+    }
+}
+
+/// IEEE 754-2019 maximumNumber on f32 bits: a NaN operand yields the other; +0 > -0.
+pub fn max_number(a: u32, b: u32) -> u32 {
+    let (x, y) = (f32::from_bits(a), f32::from_bits(b));
+    if x.is_nan() {
+        return if y.is_nan() { quiet(a) } else { b };
+    }
+    if y.is_nan() {
+        return a;
+    }
+    if x == y {
+        return if a & 0x8000_0000 == 0 { a } else { b };
+    }
+    if x > y {
+        a
+    } else {
+        b
+    }
+}
+
+fn quiet(nan: u32) -> u32 {
+    nan | 0x0040_0000
+}
+
+fn f(x: u32) -> f32 {
+    f32::from_bits(x)
+}
+
+/// A two-operand ALU operation on 32-bit values.
+#[inline]
+pub fn alu(op: AluOp, a: u32, b: u32) -> u32 {
+    match op {
+        AluOp::Add => a.wrapping_add(b),
+        AluOp::Sub => a.wrapping_sub(b),
+        AluOp::Mul => a.wrapping_mul(b),
+        AluOp::MulHi => ((a as u64 * b as u64) >> 32) as u32,
+        AluOp::And => a & b,
+        AluOp::Or => a | b,
+        AluOp::Xor => a ^ b,
+        AluOp::Shl => a << (b & 31),
+        AluOp::Shr => a >> (b & 31),
+        AluOp::Sra => ((a as i32) >> (b & 31)) as u32,
+        AluOp::MinI => (a as i32).min(b as i32) as u32,
+        AluOp::MaxI => (a as i32).max(b as i32) as u32,
+        AluOp::MinU => a.min(b),
+        AluOp::MaxU => a.max(b),
+        AluOp::FAdd => (f(a) + f(b)).to_bits(),
+        AluOp::FSub => (f(a) - f(b)).to_bits(),
+        AluOp::FMul => (f(a) * f(b)).to_bits(),
+        AluOp::FMin => min_number(a, b),
+        AluOp::FMax => max_number(a, b),
+        AluOp::Mov => b,
+    }
+}
+
+/// A comparison on 32-bit values.
+#[inline]
+pub fn compare(op: CmpOp, a: u32, b: u32) -> bool {
+    let (ia, ib) = (a as i32, b as i32);
+    match op {
+        CmpOp::Eq => a == b,
+        CmpOp::Ne => a != b,
+        CmpOp::LtI => ia < ib,
+        CmpOp::LeI => ia <= ib,
+        CmpOp::GtI => ia > ib,
+        CmpOp::GeI => ia >= ib,
+        CmpOp::LtU => a < b,
+        CmpOp::LeU => a <= b,
+        CmpOp::GtU => a > b,
+        CmpOp::GeU => a >= b,
+        CmpOp::EqF => f(a) == f(b),
+        CmpOp::NeF => f(a) != f(b),
+        CmpOp::LtF => f(a) < f(b),
+        CmpOp::LeF => f(a) <= f(b),
+        CmpOp::GtF => f(a) > f(b),
+        CmpOp::GeF => f(a) >= f(b),
+    }
+}
+
+fn convert(op: CvtOp, x: u32) -> u32 {
+    match op {
+        CvtOp::F32FromI32 => (x as i32 as f32).to_bits(),
+        CvtOp::F32FromU32 => (x as f32).to_bits(),
+        // Rust's float-to-int casts truncate toward zero, saturate and map NaN to 0.
+        CvtOp::I32FromF32 => f(x) as i32 as u32,
+        CvtOp::U32FromF32 => f(x) as u32,
+    }
+}
+
+pub(super) fn execute(ctx: &mut Ctx<'_>, d: &Decoded, pc: u64) -> Result<Flow, ExecFault> {
+    let i = d.instr;
+    let w = &mut *ctx.wave;
+    let exec = w.exec;
+    let (rd, rs1, rs2, rs3) = (
+        i.rd as usize,
+        i.rs1 as usize,
+        i.rs2 as usize,
+        i.rs3 as usize,
+    );
+    let imm = i.imm as u32;
+    match d.op {
+        Op::End => return Ok(Flow::End),
+        Op::Nop => {}
+        Op::Brk => return Ok(Flow::Break),
+        Op::Trap => return Err(ExecFault::plain(FaultKind::Trap { code: imm })),
+        Op::Barrier => return Ok(Flow::Barrier),
+        Op::Wait(Some(c)) => w.wait(c, imm),
+        Op::Wait(None) => Counter::ALL.iter().for_each(|c| w.wait(*c, 0)),
+        Op::Branch(cond) => {
+            let taken = match cond {
+                BrCond::Always => true,
+                BrCond::UZero => w.u[rs1] == 0,
+                BrCond::UNonZero => w.u[rs1] != 0,
+                BrCond::ExecZero => exec == 0,
+                BrCond::ExecNonZero => exec != 0,
+            };
+            if taken {
+                return Ok(Flow::Jump(pc.wrapping_add((i.imm * 4) as u64)));
+            }
+        }
+        Op::UAlu(op, src) => {
+            let b = if src == Src::Imm {
+                imm
+            } else if op == AluOp::Mov {
+                w.u[rs1]
+            } else {
+                w.u[rs2]
+            };
+            w.u[rd] = alu(op, w.u[rs1], b);
+        }
+        Op::UCmp(op, src) => {
+            let b = if src == Src::Imm { imm } else { w.u[rs2] };
+            w.u[rd] = compare(op, w.u[rs1], b) as u32;
+        }
+        Op::UAdd64(src) => {
+            let a = w.u[rs1] as u64 | (w.u[rs1 + 1] as u64) << 32;
+            let b = if src == Src::Imm {
+                imm as i32 as i64 as u64
+            } else {
+                w.u[rs2] as u64
+            };
+            let r = a.wrapping_add(b);
+            w.u[rd] = r as u32;
+            w.u[rd + 1] = (r >> 32) as u32;
+        }
+        Op::Exec(op) => match op {
+            ExecOp::Get => w.u[rd] = exec,
+            ExecOp::Set => w.exec = w.u[rs1],
+            ExecOp::AndSave => {
+                let m = w.u[rs1];
+                w.u[rd] = exec;
+                w.exec = exec & m;
+            }
+            ExecOp::AndNotSave => {
+                let m = w.u[rs1];
+                w.u[rd] = exec;
+                w.exec = exec & !m;
+            }
+        },
+        Op::Id(kind) => {
+            let l = ctx.launch;
+            w.u[rd] = match kind {
+                IdKind::Wave => w.index,
+                IdKind::Workgroup => w.workgroup,
+                IdKind::WorkgroupSize => l.workgroup_lanes,
+                IdKind::GridSize => l.grid,
+                IdKind::WavesPerWorkgroup => l.waves_per_workgroup(),
+            };
+        }
+        Op::VAlu(op, src) => {
+            let a = w.v[rs1];
+            let mut out = [0u32; LANES];
+            match src {
+                Src::Reg => {
+                    let b = w.v[rs2];
+                    if op == AluOp::Mov {
+                        out = a;
+                    } else {
+                        for l in 0..LANES {
+                            out[l] = alu(op, a[l], b[l]);
+                        }
+                    }
+                }
+                Src::Uniform | Src::Imm => {
+                    let b = if src == Src::Imm { imm } else { w.u[rs2] };
+                    for l in 0..LANES {
+                        out[l] = alu(op, a[l], b);
+                    }
+                }
+            }
+            merge(&mut w.v[rd], &out, exec);
+        }
+        Op::VLaneId => {
+            let ids: [u32; LANES] = std::array::from_fn(|l| l as u32);
+            merge(&mut w.v[rd], &ids, exec);
+        }
+        Op::VCvt(op) => {
+            let a = w.v[rs1];
+            let out = a.map(|x| convert(op, x));
+            merge(&mut w.v[rd], &out, exec);
+        }
+        Op::VCmp(op) => {
+            let (a, b) = (w.v[rs1], w.v[rs2]);
+            let mut mask = 0u32;
+            for l in 0..LANES {
+                mask |= (compare(op, a[l], b[l]) as u32) << l;
+            }
+            w.u[rd] = mask & exec;
+        }
+        Op::VAdd64(src) => {
+            let (lo, hi) = (w.v[rs1], w.v[rs1 + 1]);
+            let b = w.v[rs2];
+            let mut out_lo = [0u32; LANES];
+            let mut out_hi = [0u32; LANES];
+            for l in 0..LANES {
+                let add = if src == Src::Imm {
+                    imm as i32 as i64 as u64
+                } else {
+                    b[l] as u64
+                };
+                let r = (lo[l] as u64 | (hi[l] as u64) << 32).wrapping_add(add);
+                out_lo[l] = r as u32;
+                out_hi[l] = (r >> 32) as u32;
+            }
+            merge(&mut w.v[rd], &out_lo, exec);
+            merge(&mut w.v[rd + 1], &out_hi, exec);
+        }
+        Op::VMovU64 => {
+            let (lo, hi) = ([w.u[rs2]; LANES], [w.u[rs2 + 1]; LANES]);
+            merge(&mut w.v[rd], &lo, exec);
+            merge(&mut w.v[rd + 1], &hi, exec);
+        }
+        Op::VAdd64U => {
+            let base = w.u[rs2] as u64 | (w.u[rs2 + 1] as u64) << 32;
+            let a = w.v[rs1];
+            let r: [u64; LANES] = a.map(|x| base.wrapping_add(x as u64));
+            merge(&mut w.v[rd], &r.map(|x| x as u32), exec);
+            merge(&mut w.v[rd + 1], &r.map(|x| (x >> 32) as u32), exec);
+        }
+        Op::VMad => {
+            let (a, b, c) = (w.v[rs1], w.v[rs2], w.v[rs3]);
+            let out: [u32; LANES] =
+                std::array::from_fn(|l| a[l].wrapping_mul(b[l]).wrapping_add(c[l]));
+            merge(&mut w.v[rd], &out, exec);
+        }
+        Op::VFma => {
+            let (a, b, c) = (w.v[rs1], w.v[rs2], w.v[rs3]);
+            let out: [u32; LANES] =
+                std::array::from_fn(|l| f(a[l]).mul_add(f(b[l]), f(c[l])).to_bits());
+            merge(&mut w.v[rd], &out, exec);
+        }
+        Op::VSel => {
+            let (a, b, m) = (w.v[rs1], w.v[rs2], w.u[rs3]);
+            let out: [u32; LANES] =
+                std::array::from_fn(|l| if m >> l & 1 == 1 { b[l] } else { a[l] });
+            merge(&mut w.v[rd], &out, exec);
+        }
+        _ => unreachable_op(d)?,
+    }
+    Ok(Flow::Next)
+}
+
+/// Dispatch routes every other operation elsewhere; reaching here would be a table bug,
+/// reported as an illegal instruction rather than a panic.
+fn unreachable_op(d: &Decoded) -> Result<(), ExecFault> {
+    Err(ExecFault::plain(FaultKind::IllegalInstruction {
+        reason: format!("no semantics for {}", d.instr.def().mnemonic()),
+    }))
+}

@@ -1,0 +1,167 @@
+//! Cross-lane instructions (spec group 5): shuffles, quad swizzle, lane reads and writes,
+//! derivatives, scan, ballot, votes and reductions.
+//!
+//! Sources are read from every lane whether active or not (the `xl` rule); results are
+//! written only to active lanes, except `writelane` (flag `ei`), and uniform results are
+//! per-wave.
+
+use super::op::{Op, RedOp, ShflMode, ShflSrc, VoteKind};
+use super::{merge, Ctx, Decoded, ExecFault, Flow};
+use crate::machine::fault::FaultKind;
+use crate::machine::wave::LANES;
+
+fn f(x: u32) -> f32 {
+    f32::from_bits(x)
+}
+
+/// The source lane of a shuffle for `lane` with selector `x` (the delta, index or mask).
+/// Up/down deltas are not truncated: a delta past the wave selects the lane's own value.
+pub fn shuffle_source(mode: ShflMode, lane: u32, x: u32) -> u32 {
+    match mode {
+        ShflMode::Idx => x & 31,
+        ShflMode::Up => {
+            if x <= lane {
+                lane - x
+            } else {
+                lane
+            }
+        }
+        ShflMode::Down => {
+            let j = lane as u64 + x as u64;
+            if j < 32 {
+                j as u32
+            } else {
+                lane
+            }
+        }
+        ShflMode::Xor => lane ^ (x & 31),
+        ShflMode::Rot => lane.wrapping_add(x) & 31,
+    }
+}
+
+pub(super) fn execute(ctx: &mut Ctx<'_>, d: &Decoded) -> Result<Flow, ExecFault> {
+    let i = d.instr;
+    let w = &mut *ctx.wave;
+    let exec = w.exec;
+    let (rd, rs1, rs2) = (i.rd as usize, i.rs1 as usize, i.rs2 as usize);
+    let s1 = w.v[rs1];
+    let active = |l: usize| exec >> l & 1 == 1;
+    match d.op {
+        Op::Shfl { mode, src } => {
+            let out: [u32; LANES] = std::array::from_fn(|l| {
+                let x = match src {
+                    ShflSrc::Vector => w.v[rs2][l],
+                    ShflSrc::Uniform => w.u[rs2],
+                    // .vi: up/down/xor use imm[4:0]; rot adds the signed immediate, then & 31.
+                    ShflSrc::Imm if mode == ShflMode::Rot => i.imm as u32,
+                    ShflSrc::Imm => i.imm as u32 & 31,
+                };
+                s1[shuffle_source(mode, l as u32, x) as usize]
+            });
+            merge(&mut w.v[rd], &out, exec);
+        }
+        Op::ShflBcast { src } => {
+            let x = match src {
+                ShflSrc::Uniform => w.u[rs2],
+                _ => i.imm as u32,
+            };
+            let out = [s1[(x & 31) as usize]; LANES];
+            merge(&mut w.v[rd], &out, exec);
+        }
+        Op::QuadSwizzle => {
+            let sel = i.imm as u32;
+            let out: [u32; LANES] = std::array::from_fn(|l| {
+                let q = l & !3;
+                s1[q | (sel >> ((l & 3) * 2) & 3) as usize]
+            });
+            merge(&mut w.v[rd], &out, exec);
+        }
+        Op::Writelane => {
+            // Operand order `rd:v* rs2:u rs1:ln7`: the lane is in the rs1 field.
+            let lane = i.rs1 as u32;
+            if lane >= LANES as u32 {
+                return Err(ExecFault::plain(FaultKind::IllegalLane { lane }));
+            }
+            w.v[rd][lane as usize] = w.u[rs2];
+        }
+        Op::Readfirst => {
+            let lane = if exec == 0 {
+                0
+            } else {
+                exec.trailing_zeros() as usize
+            };
+            w.u[rd] = s1[lane];
+        }
+        Op::Readlane { uniform } => {
+            let x = if uniform { w.u[rs2] } else { i.imm as u32 };
+            w.u[rd] = s1[(x & 31) as usize];
+        }
+        Op::Deriv { y, coarse } => {
+            let bit = if y { 2 } else { 1 };
+            let out: [u32; LANES] = std::array::from_fn(|l| {
+                let (hi, lo) = if coarse {
+                    let q = l & !3;
+                    (q + bit, q)
+                } else {
+                    (l | bit, l & !bit)
+                };
+                (f(s1[hi]) - f(s1[lo])).to_bits()
+            });
+            merge(&mut w.v[rd], &out, exec);
+        }
+        Op::XscanAdd => {
+            let mut sum = 0u32;
+            let mut out = [0u32; LANES];
+            for (l, o) in out.iter_mut().enumerate() {
+                if active(l) {
+                    sum = sum.wrapping_add(s1[l]);
+                }
+                *o = sum;
+            }
+            merge(&mut w.v[rd], &out, exec);
+        }
+        Op::Ballot => {
+            let mut m = 0u32;
+            for (l, v) in s1.iter().enumerate() {
+                m |= ((*v != 0) as u32) << l;
+            }
+            w.u[rd] = m & exec;
+        }
+        Op::Vote(kind) => {
+            let lanes = (0..LANES).filter(|l| active(*l));
+            w.u[rd] = match kind {
+                VoteKind::Any => lanes.into_iter().any(|l| s1[l] != 0),
+                VoteKind::All => lanes.into_iter().all(|l| s1[l] != 0),
+                VoteKind::Eq => {
+                    let first = if exec == 0 {
+                        0
+                    } else {
+                        exec.trailing_zeros() as usize
+                    };
+                    lanes.into_iter().all(|l| s1[l] == s1[first])
+                }
+            } as u32;
+        }
+        Op::Xred(op) => {
+            let (init, fold): (u32, fn(u32, u32) -> u32) = match op {
+                RedOp::Add => (0, u32::wrapping_add),
+                RedOp::MinI => (i32::MAX as u32, |a, b| (a as i32).min(b as i32) as u32),
+                RedOp::MaxI => (i32::MIN as u32, |a, b| (a as i32).max(b as i32) as u32),
+                RedOp::MinU => (u32::MAX, u32::min),
+                RedOp::MaxU => (0, u32::max),
+                RedOp::And => (u32::MAX, |a, b| a & b),
+                RedOp::Or => (0, |a, b| a | b),
+                RedOp::Xor => (0, |a, b| a ^ b),
+            };
+            w.u[rd] = (0..LANES)
+                .filter(|l| active(*l))
+                .fold(init, |acc, l| fold(acc, s1[l]));
+        }
+        _ => {
+            return Err(ExecFault::plain(FaultKind::IllegalInstruction {
+                reason: format!("no cross-lane semantics for {}", i.def().mnemonic()),
+            }))
+        }
+    }
+    Ok(Flow::Next)
+}

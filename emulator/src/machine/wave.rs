@@ -1,0 +1,154 @@
+//! One wave: 32 lanes executing in lock-step under an EXEC mask.
+
+use std::collections::VecDeque;
+
+use serde::{Deserialize, Serialize};
+
+use crate::isa::{Counter, RegFile};
+use crate::memory::PagedBytes;
+
+/// Lanes per wave.
+pub const LANES: usize = 32;
+/// Vector registers per wave.
+pub const VREGS: usize = 128;
+/// Uniform registers per wave.
+pub const UREGS: usize = 64;
+/// The async counters saturate here (6 bits): issuing one more retires the oldest.
+pub const COUNTER_MAX: usize = 63;
+
+/// A wave's scheduling state.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum WaveState {
+    /// Runnable.
+    Ready,
+    /// Waiting at a workgroup barrier.
+    AtBarrier,
+    /// Held by the debugger (not scheduled until released).
+    Stopped,
+    /// Finished (`end`).
+    Exited,
+    /// Stopped by a fault.
+    Faulted,
+}
+
+impl WaveState {
+    /// The state's name.
+    pub const fn name(self) -> &'static str {
+        match self {
+            WaveState::Ready => "ready",
+            WaveState::AtBarrier => "at barrier",
+            WaveState::Stopped => "stopped",
+            WaveState::Exited => "exited",
+            WaveState::Faulted => "faulted",
+        }
+    }
+}
+
+/// Registers an async operation will write when it completes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct RegRange {
+    /// Vector or uniform.
+    pub file: RegFile,
+    /// First register.
+    pub first: u8,
+    /// How many.
+    pub count: u8,
+}
+
+/// An issued async operation not yet retired by a wait.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Outstanding {
+    /// PC of the issuing instruction.
+    pub pc: u64,
+    /// Destination registers, if it returns data.
+    pub regs: Option<RegRange>,
+}
+
+/// One wave's architectural state.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Wave {
+    /// Global wave id (`workgroup * waves_per_workgroup + index`).
+    pub id: u32,
+    /// Workgroup id.
+    pub workgroup: u32,
+    /// Index within the workgroup.
+    pub index: u32,
+    /// Program counter (byte address in the code).
+    pub pc: u64,
+    /// Active-lane mask.
+    pub exec: u32,
+    /// Vector registers, register-major: `v[reg][lane]`.
+    pub v: Vec<[u32; LANES]>,
+    /// Uniform registers.
+    pub u: [u32; UREGS],
+    /// Scheduling state.
+    pub state: WaveState,
+    /// Issued, unretired async operations per counter (index [`Counter::index`]).
+    pub outstanding: [VecDeque<Outstanding>; 4],
+    /// Private scratch of all 32 lanes (lane `l` at `l * scratch_bytes`).
+    pub scratch: PagedBytes,
+    /// Instructions this wave has executed.
+    pub executed: u64,
+}
+
+impl Wave {
+    /// A fresh wave at PC 0 with all lanes active.
+    pub fn new(id: u32, workgroup: u32, index: u32, scratch_bytes: u32) -> Self {
+        Self {
+            id,
+            workgroup,
+            index,
+            pc: 0,
+            exec: u32::MAX,
+            v: vec![[0; LANES]; VREGS],
+            u: [0; UREGS],
+            state: WaveState::Ready,
+            outstanding: Default::default(),
+            scratch: PagedBytes::zeroed(scratch_bytes as u64 * LANES as u64),
+            executed: 0,
+        }
+    }
+
+    /// The value of an async counter.
+    pub fn counter(&self, c: Counter) -> u32 {
+        self.outstanding[c.index()].len() as u32
+    }
+
+    /// Records an issued async operation.
+    pub fn issue(&mut self, c: Counter, pc: u64, regs: Option<RegRange>) {
+        let q = &mut self.outstanding[c.index()];
+        if q.len() >= COUNTER_MAX {
+            q.pop_front();
+        }
+        q.push_back(Outstanding { pc, regs });
+    }
+
+    /// Retires the oldest operations until the counter is at most `n`.
+    pub fn wait(&mut self, c: Counter, n: u32) {
+        let q = &mut self.outstanding[c.index()];
+        while q.len() > n as usize {
+            q.pop_front();
+        }
+    }
+
+    /// The outstanding operation that will write register `reg` of `file`, if any.
+    pub fn pending_write(&self, file: RegFile, reg: u8) -> Option<(Counter, Outstanding)> {
+        Counter::ALL.iter().find_map(|c| {
+            self.outstanding[c.index()]
+                .iter()
+                .rev()
+                .find(|o| {
+                    o.regs.is_some_and(|r| {
+                        r.file == file && (r.first..r.first.saturating_add(r.count)).contains(&reg)
+                    })
+                })
+                .map(|o| (*c, *o))
+        })
+    }
+
+    /// Whether the wave can still run (not exited or faulted).
+    pub fn alive(&self) -> bool {
+        !matches!(self.state, WaveState::Exited | WaveState::Faulted)
+    }
+}

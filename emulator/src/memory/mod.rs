@@ -1,0 +1,267 @@
+//! Memory: copy-on-write paged byte arrays (so snapshots are cheap), the sparse global
+//! address space of allocated buffers, and buffer descriptors.
+
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+
+const PAGE: usize = 4096;
+
+/// The memory spaces a kernel addresses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Space {
+    /// The global address space (allocated buffers).
+    Global,
+    /// A workgroup's shared-memory window.
+    Shared,
+    /// A lane's private scratch.
+    Scratch,
+}
+
+impl Space {
+    /// The space's name.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Space::Global => "global",
+            Space::Shared => "shared",
+            Space::Scratch => "scratch",
+        }
+    }
+}
+
+/// A byte array stored as shared 4 KiB pages; cloning shares pages until one is written.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PagedBytes {
+    pages: Vec<Arc<[u8; PAGE]>>,
+    len: u64,
+}
+
+impl PagedBytes {
+    /// `len` zero bytes (all pages share one zero page until written).
+    pub fn zeroed(len: u64) -> Self {
+        let zero = Arc::new([0u8; PAGE]);
+        let n = (len as usize).div_ceil(PAGE);
+        Self {
+            pages: vec![zero; n],
+            len,
+        }
+    }
+
+    /// Length in bytes.
+    pub fn len(&self) -> u64 {
+        self.len
+    }
+
+    /// Whether the array is empty.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Whether `[off, off + n)` lies inside.
+    pub fn contains(&self, off: u64, n: u64) -> bool {
+        off.checked_add(n).is_some_and(|end| end <= self.len)
+    }
+
+    /// Copies bytes out. The caller checks bounds with [`PagedBytes::contains`]; bytes
+    /// past the end read as zero rather than panicking.
+    pub fn read(&self, off: u64, out: &mut [u8]) {
+        let mut pos = off as usize;
+        let mut done = 0;
+        while done < out.len() {
+            let (page, within) = (pos / PAGE, pos % PAGE);
+            let n = (PAGE - within).min(out.len() - done);
+            match self.pages.get(page) {
+                Some(p) => out[done..done + n].copy_from_slice(&p[within..within + n]),
+                None => out[done..done + n].fill(0),
+            }
+            done += n;
+            pos += n;
+        }
+    }
+
+    /// Copies bytes in (copying a shared page first). Bytes past the end are dropped.
+    pub fn write(&mut self, off: u64, data: &[u8]) {
+        let mut pos = off as usize;
+        let mut done = 0;
+        while done < data.len() {
+            let (page, within) = (pos / PAGE, pos % PAGE);
+            let n = (PAGE - within).min(data.len() - done);
+            if let Some(p) = self.pages.get_mut(page) {
+                Arc::make_mut(p)[within..within + n].copy_from_slice(&data[done..done + n]);
+            }
+            done += n;
+            pos += n;
+        }
+    }
+
+    /// Reads a little-endian value of up to 8 bytes.
+    pub fn read_le(&self, off: u64, n: usize) -> u64 {
+        let mut b = [0u8; 8];
+        self.read(off, &mut b[..n]);
+        u64::from_le_bytes(b)
+    }
+
+    /// Writes the low `n` bytes of a value, little-endian.
+    pub fn write_le(&mut self, off: u64, n: usize, v: u64) {
+        self.write(off, &v.to_le_bytes()[..n]);
+    }
+
+    /// All bytes (for dumps and tests).
+    pub fn to_vec(&self) -> Vec<u8> {
+        let mut v = vec![0; self.len as usize];
+        self.read(0, &mut v);
+        v
+    }
+}
+
+/// The first global address handed out; buffers are placed upward from here.
+pub const GLOBAL_BASE: u64 = 0x1_0000_0000;
+/// Buffers start on this alignment, with at least this much unmapped space between them,
+/// so that running off the end of one faults instead of touching the next.
+pub const GLOBAL_ALIGN: u64 = 0x1_0000;
+
+/// One allocated global buffer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Allocation {
+    /// The buffer's name.
+    pub name: String,
+    /// Its first address.
+    pub base: u64,
+    /// Its bytes.
+    pub data: PagedBytes,
+}
+
+/// The sparse 64-bit global address space: allocated buffers, nothing else.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct GlobalMemory {
+    allocs: Vec<Allocation>,
+}
+
+impl GlobalMemory {
+    /// Allocates `size` bytes (deterministic placement) and returns the base address.
+    pub fn allocate(&mut self, name: &str, size: u64, init: &[u8]) -> u64 {
+        let base = self.allocs.last().map_or(GLOBAL_BASE, |a| {
+            (a.base + a.data.len() + GLOBAL_ALIGN).next_multiple_of(GLOBAL_ALIGN)
+        });
+        let mut data = PagedBytes::zeroed(size);
+        data.write(0, &init[..init.len().min(size as usize)]);
+        self.allocs.push(Allocation {
+            name: name.to_string(),
+            base,
+            data,
+        });
+        base
+    }
+
+    /// The allocations, in address order.
+    pub fn allocations(&self) -> &[Allocation] {
+        &self.allocs
+    }
+
+    /// The allocation named `name`.
+    pub fn by_name(&self, name: &str) -> Option<&Allocation> {
+        self.allocs.iter().find(|a| a.name == name)
+    }
+
+    fn locate(&self, addr: u64, n: u64) -> Option<(usize, u64)> {
+        let i = self
+            .allocs
+            .partition_point(|a| a.base <= addr)
+            .checked_sub(1)?;
+        let a = &self.allocs[i];
+        let off = addr - a.base;
+        a.data.contains(off, n).then_some((i, off))
+    }
+
+    /// Whether `[addr, addr + n)` lies inside one allocation.
+    pub fn is_mapped(&self, addr: u64, n: u64) -> bool {
+        self.locate(addr, n).is_some()
+    }
+
+    /// Reads bytes; `None` if any byte is unmapped.
+    pub fn read(&self, addr: u64, out: &mut [u8]) -> Option<()> {
+        let (i, off) = self.locate(addr, out.len() as u64)?;
+        self.allocs[i].data.read(off, out);
+        Some(())
+    }
+
+    /// Writes bytes; `None` (and nothing written) if any byte is unmapped.
+    pub fn write(&mut self, addr: u64, data: &[u8]) -> Option<()> {
+        let (i, off) = self.locate(addr, data.len() as u64)?;
+        self.allocs[i].data.write(off, data);
+        Some(())
+    }
+
+    /// Reads a little-endian value of `n` <= 8 bytes.
+    pub fn read_le(&self, addr: u64, n: usize) -> Option<u64> {
+        let mut b = [0u8; 8];
+        self.read(addr, &mut b[..n])?;
+        Some(u64::from_le_bytes(b))
+    }
+
+    /// Writes the low `n` bytes of `v`.
+    pub fn write_le(&mut self, addr: u64, n: usize, v: u64) -> Option<()> {
+        self.write(addr, &v.to_le_bytes()[..n])
+    }
+}
+
+/// A buffer descriptor as held in four uniform registers (docs/memory.md):
+/// dword 0-1 the 64-bit base address, dword 2 the size in bytes, dword 3 flags.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BufferDescriptor {
+    /// Base address.
+    pub base: u64,
+    /// Size in bytes.
+    pub size: u32,
+    /// Flags (bit 0: valid).
+    pub flags: u32,
+}
+
+impl BufferDescriptor {
+    /// Flag bit 0: the descriptor is valid. An invalid (null) descriptor reads 0 and drops
+    /// stores and atomics.
+    pub const VALID: u32 = 1;
+
+    /// Builds the descriptor of a buffer.
+    pub fn new(base: u64, size: u32) -> Self {
+        Self {
+            base,
+            size,
+            flags: Self::VALID,
+        }
+    }
+
+    /// Decodes four dwords.
+    pub fn from_dwords(d: [u32; 4]) -> Self {
+        Self {
+            base: d[0] as u64 | (d[1] as u64) << 32,
+            size: d[2],
+            flags: d[3],
+        }
+    }
+
+    /// Encodes into four dwords.
+    pub fn to_dwords(self) -> [u32; 4] {
+        [
+            self.base as u32,
+            (self.base >> 32) as u32,
+            self.size,
+            self.flags,
+        ]
+    }
+
+    /// A null descriptor: not valid, or base 0.
+    pub fn is_null(&self) -> bool {
+        self.flags & Self::VALID == 0 || self.base == 0
+    }
+
+    /// The address of `[offset, offset + n)` if the whole access lies inside the buffer
+    /// (an access that only partly overlaps the buffer counts as out of bounds).
+    pub fn check(&self, offset: i64, n: u64) -> Option<u64> {
+        if self.is_null() || offset < 0 || offset as u64 + n > self.size as u64 {
+            return None;
+        }
+        Some(self.base.wrapping_add(offset as u64))
+    }
+}
