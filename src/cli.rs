@@ -45,6 +45,9 @@ enum Command {
         /// A .wko kernel object or a .s source file.
         file: PathBuf,
     },
+    /// Run a kernel to completion; print the requested memory dumps and a summary, or the
+    /// fault with its context (exit code 1 on a fault or deadlock).
+    Run(crate::run::RunArgs),
 }
 
 /// Runs the command line; returns the process exit code.
@@ -79,6 +82,7 @@ pub fn run(cli: Cli) -> Result<i32> {
             );
             Ok(0)
         }
+        Some(Command::Run(args)) => crate::run::run(args),
         Some(Command::Disasm { file }) => {
             let program = load_program(&file)?;
             emit(&disasm::disassemble(&program))?;

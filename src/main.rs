@@ -1,6 +1,7 @@
 //! The `wavedbg` command line.
 
 mod cli;
+mod run;
 
 use clap::Parser;
 

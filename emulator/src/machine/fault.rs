@@ -87,16 +87,25 @@ impl Fault {
     }
 }
 
-fn lanes_text(mask: u32) -> String {
-    let lanes: Vec<String> = (0..32)
-        .filter(|l| mask >> l & 1 == 1)
-        .map(|l| l.to_string())
-        .collect();
-    if lanes.len() > 8 {
-        format!("{} lanes ({}, ...)", lanes.len(), lanes[..8].join(", "))
-    } else {
-        lanes.join(", ")
+/// Lanes of a mask as ranges: `3`, `0-7, 9, 30-31`.
+pub fn lanes_text(mask: u32) -> String {
+    let mut parts = Vec::new();
+    let mut l = 0;
+    while l < 32 {
+        if mask >> l & 1 == 1 {
+            let start = l;
+            while l + 1 < 32 && mask >> (l + 1) & 1 == 1 {
+                l += 1;
+            }
+            parts.push(if start == l {
+                start.to_string()
+            } else {
+                format!("{start}-{l}")
+            });
+        }
+        l += 1;
     }
+    parts.join(", ")
 }
 
 impl fmt::Display for Fault {

@@ -461,10 +461,11 @@ impl Machine {
     fn deadlock_in(&self, s: usize, global: bool) -> Option<Deadlock> {
         let wpg = self.waves_per_group();
         let group = &self.waves[s * wpg..(s + 1) * wpg];
+        // A waiting wave's PC is already past its (32-bit) barrier: report the barrier's.
         let waiting: Vec<(u32, u64)> = group
             .iter()
             .filter(|w| w.state == WaveState::AtBarrier)
-            .map(|w| (w.id, w.pc))
+            .map(|w| (w.id, w.pc.wrapping_sub(4)))
             .collect();
         if waiting.is_empty() {
             return None;

@@ -265,3 +265,24 @@ impl BufferDescriptor {
         Some(self.base.wrapping_add(offset as u64))
     }
 }
+
+/// Formats bytes as 32-bit little-endian words, eight per line, each line prefixed with
+/// its address; a trailing partial word is shown byte by byte.
+pub fn hexdump(bytes: &[u8], base: u64) -> String {
+    use std::fmt::Write;
+    let mut out = String::new();
+    for (i, line) in bytes.chunks(32).enumerate() {
+        let _ = write!(out, "{:#012x}:", base + i as u64 * 32);
+        for w in line.chunks(4) {
+            if w.len() == 4 {
+                let _ = write!(out, " {:08x}", u32::from_le_bytes([w[0], w[1], w[2], w[3]]));
+            } else {
+                for b in w {
+                    let _ = write!(out, " {b:02x}");
+                }
+            }
+        }
+        out.push('\n');
+    }
+    out
+}

@@ -1,0 +1,346 @@
+//! Machine-level rules: no panics or hangs on random programs, determinism, snapshots,
+//! barriers and deadlocks, bounded dispatch of huge grids, faults with context.
+
+use proptest::prelude::*;
+use wavedbg_emulator::asm::assemble;
+use wavedbg_emulator::isa::{Instr, Isa, OperandKind};
+use wavedbg_emulator::machine::fault::FaultKind;
+use wavedbg_emulator::machine::wave::WaveState;
+use wavedbg_emulator::machine::{Event, LaunchOptions, Machine};
+use wavedbg_emulator::program::Program;
+
+fn program(src: &str) -> Program {
+    assemble(src, "test.s", None).unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn opts(seed: u64) -> LaunchOptions {
+    LaunchOptions {
+        seed,
+        max_instructions: Some(20_000),
+        ..Default::default()
+    }
+}
+
+/// A kernel with shared memory, a buffer and a descriptor, so random code has targets.
+fn random_program(code: Vec<u32>) -> Program {
+    let mut p = program(".workgroup 64\n.grid 2\n.shared 256\n.scratch 16\n.buffer b, 4096\n.arg u[0:1], b\n.arg u[4:7], desc b\nend\n");
+    p.code = code;
+    p
+}
+
+fn run_to_event(p: &Program, seed: u64) -> Event {
+    let mut m = Machine::new(p, opts(seed)).expect("launch");
+    // Every run ends: the budget turns an endless loop into a fault.
+    m.run(None).expect("an event")
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    #[test]
+    fn random_words_never_panic(code in prop::collection::vec(any::<u32>(), 1..64), seed in any::<u64>()) {
+        let e = run_to_event(&random_program(code), seed);
+        prop_assert!(!matches!(e, Event::Stalled));
+    }
+
+    #[test]
+    fn random_legal_instructions_never_panic(
+        picks in prop::collection::vec((any::<u16>(), any::<[u32; 5]>()), 1..48),
+        seed in any::<u64>(),
+    ) {
+        let isa = Isa::get();
+        let mut code = Vec::new();
+        for (which, vals) in picks {
+            let def = &isa.defs()[which as usize % isa.defs().len()];
+            let id = isa.lookup(def.mnemonic()).expect("listed");
+            let mut instr = Instr::new(id);
+            for (op, v) in def.operands.iter().zip(vals) {
+                let value = match op.kind {
+                    OperandKind::Reg { file, count } => (v % (file.count() - count as u32 + 1)) as i64,
+                    OperandKind::Imm(k) => {
+                        let (lo, hi) = k.range();
+                        lo + (v as i64).rem_euclid(hi - lo + 1)
+                    }
+                    OperandKind::Cpol => (v % 8) as i64,
+                };
+                instr.set(op.slot, value);
+            }
+            code.extend(instr.encode_words().expect("in range"));
+        }
+        let _ = run_to_event(&random_program(code), seed);
+    }
+}
+
+const REDUCE: &str = include_str!("../../scripts/reduce.s");
+
+fn final_state(p: &Program, seed: u64) -> (Vec<u8>, u64) {
+    let mut m = Machine::new(
+        p,
+        LaunchOptions {
+            seed,
+            ..Default::default()
+        },
+    )
+    .expect("launch");
+    assert_eq!(m.run(None), Some(Event::Finished));
+    let out = m.global.by_name("out").expect("out").data.to_vec();
+    (out, m.stats.wave_instructions)
+}
+
+#[test]
+fn same_seed_same_result_and_interleaving() {
+    let p = program(REDUCE);
+    for seed in [0, 1, 7, 0xdead_beef] {
+        assert_eq!(final_state(&p, seed), final_state(&p, seed));
+    }
+    // A race-free kernel gives the same memory under every interleaving.
+    assert_eq!(final_state(&p, 0).0, final_state(&p, 99).0);
+}
+
+#[test]
+fn seeds_change_the_interleaving() {
+    // Each wave appends its id through an atomic counter: the order records the schedule.
+    let src = ".workgroup 256\n.buffer log, 64\n.arg u[0:1], log\n\
+        uwaveid u2\n vmov.u v1, u2\n vmovi v0, 0\n umovi u3, 1\n exec.and.save u4, u3\n\
+        atom.ubase.add.u32.rtn v[5:5], u[0:1], v0, 0\n wait.vm 0\n vshli v5, v5, 2\n vaddi.u32 v5, v5, 4\n\
+        st.ubase.b32 v1, u[0:1], v5, 0\n end\n";
+    let p = program(src);
+    let order = |seed| {
+        let mut m = Machine::new(
+            &p,
+            LaunchOptions {
+                seed,
+                quantum: 1,
+                ..Default::default()
+            },
+        )
+        .expect("launch");
+        assert_eq!(m.run(None), Some(Event::Finished));
+        m.global.by_name("log").expect("log").data.to_vec()
+    };
+    let orders: std::collections::BTreeSet<Vec<u8>> = (1..20).map(order).collect();
+    assert!(
+        orders.len() > 1,
+        "different seeds should explore different interleavings"
+    );
+    assert_eq!(order(5), order(5));
+}
+
+#[test]
+fn snapshot_then_run_on_reproduces_the_result() {
+    let p = program(REDUCE);
+    let mut m = Machine::new(
+        &p,
+        LaunchOptions {
+            seed: 3,
+            ..Default::default()
+        },
+    )
+    .expect("launch");
+    assert_eq!(m.run(Some(37)), None);
+    let mut snap = m.clone();
+    assert_eq!(m.run(None), Some(Event::Finished));
+    assert_eq!(snap.run(None), Some(Event::Finished));
+    assert_eq!(m.global, snap.global);
+    assert_eq!(m.stats, snap.stats);
+    // Writing after the snapshot does not change the snapshot (copy-on-write pages).
+    let mut base = Machine::new(&p, LaunchOptions::default()).expect("launch");
+    let before = base.clone();
+    let addr = base.buffer_base("out").expect("out");
+    base.global.write(addr, &[1, 2, 3, 4]).expect("mapped");
+    assert_ne!(base.global, before.global);
+    assert_eq!(before.global.read_le(addr, 4), Some(0));
+}
+
+#[test]
+fn barrier_orders_shared_memory_between_waves() {
+    // Wave 1 writes shared memory before the barrier; wave 0 reads it after.
+    let src = ".workgroup 64\n.shared 128\n.buffer out, 128\n.arg u[0:1], out\n\
+        uwaveid u2\n vlaneid v0\n vshli v0, v0, 2\n br.uz u2, wait\n\
+        vaddi.u32 v1, v0, 1000\n st.shared.b32 v1, v0, 0\n wait.ls 0\n\
+        wait: barrier\n br.unz u2, done\n ld.shared.b32 v2, v0, 0\n wait.ls 0\n\
+        st.ubase.b32 v2, u[0:1], v0, 0\n done: end\n";
+    let p = program(src);
+    for seed in [0, 1, 2, 3] {
+        let mut m = Machine::new(
+            &p,
+            LaunchOptions {
+                seed,
+                ..Default::default()
+            },
+        )
+        .expect("launch");
+        assert_eq!(m.run(None), Some(Event::Finished));
+        let out = m.global.by_name("out").expect("out").data.to_vec();
+        for lane in 0..32u32 {
+            let v = u32::from_le_bytes(
+                out[4 * lane as usize..4 * lane as usize + 4]
+                    .try_into()
+                    .expect("4 bytes"),
+            );
+            assert_eq!(v, lane * 4 + 1000);
+        }
+    }
+}
+
+#[test]
+fn a_barrier_an_exited_wave_never_reaches_is_a_deadlock() {
+    let p = program(".workgroup 96\n uwaveid u0\n br.unz u0, skip\n barrier\nskip:\n end\n");
+    let mut m = Machine::new(&p, LaunchOptions::default()).expect("launch");
+    match m.run(None) {
+        Some(Event::Deadlock(d)) => {
+            assert_eq!(d.workgroup, 0);
+            assert_eq!(d.waiting, vec![(0, 8)]);
+            assert!(d
+                .missing
+                .iter()
+                .any(|(w, s)| *w == 1 && *s == WaveState::Exited));
+            let text = d.to_string();
+            assert!(text.contains("wave 0") && text.contains("wave 1"), "{text}");
+        }
+        other => panic!("expected a deadlock, got {other:?}"),
+    }
+}
+
+#[test]
+fn endless_loop_exhausts_the_budget() {
+    let p = program("loop: br loop\n");
+    let mut m = Machine::new(
+        &p,
+        LaunchOptions {
+            max_instructions: Some(5000),
+            ..Default::default()
+        },
+    )
+    .expect("launch");
+    match m.run(None) {
+        Some(Event::Fault(f)) => {
+            assert_eq!(f.kind, FaultKind::BudgetExhausted { limit: 5000 });
+            assert_eq!(f.pc, 0);
+        }
+        other => panic!("expected a budget fault, got {other:?}"),
+    }
+}
+
+#[test]
+fn huge_grids_run_in_bounded_memory() {
+    let p = program(
+        ".workgroup 64\n.grid 65536\n.buffer n, 4\n.arg u[0:1], n\n vmovi v0, 0\n vmovi v1, 1\n\
+        umovi u2, 1\n exec.and.save u3, u2\n atom.ubase.add.u32 v1, u[0:1], v0, 0\n end\n",
+    );
+    let mut m = Machine::new(
+        &p,
+        LaunchOptions {
+            resident_workgroups: 4,
+            max_instructions: None,
+            ..Default::default()
+        },
+    )
+    .expect("launch");
+    let mut most = 0;
+    loop {
+        most = most.max(m.waves.len());
+        match m.run(Some(10_000)) {
+            None => continue,
+            Some(e) => {
+                assert_eq!(e, Event::Finished);
+                break;
+            }
+        }
+    }
+    assert_eq!(most, 8, "4 resident workgroups of 2 waves");
+    assert_eq!(m.stats.workgroups_finished, 65536);
+    assert_eq!(
+        m.global.by_name("n").expect("n").data.read_le(0, 4),
+        2 * 65536
+    );
+}
+
+#[test]
+fn faults_name_wave_lanes_pc_and_address() {
+    let p = program(".workgroup 64\n.grid 2\n.shared 64\n nop\n vlaneid v0\n vshli v0, v0, 2\n ld.shared.b32 v1, v0, 0\n end\n");
+    let mut m = Machine::new(&p, LaunchOptions::default()).expect("launch");
+    match m.run(None) {
+        Some(Event::Fault(f)) => {
+            assert!(matches!(f.kind, FaultKind::OutOfWindow { .. }));
+            assert_eq!(
+                f.lanes, 0xffff_0000,
+                "lanes 16-31 are past the 64-byte window"
+            );
+            assert_eq!(f.pc, 16, "vshli is a 64-bit instruction");
+            assert_eq!(f.addr, Some(64));
+            let text = f.to_string();
+            assert!(
+                text.contains("lanes 16-31")
+                    && text.contains("pc 0x0010")
+                    && text.contains("ld.shared.b32"),
+                "{text}"
+            );
+        }
+        other => panic!("expected a fault, got {other:?}"),
+    }
+}
+
+#[test]
+fn illegal_words_and_bad_pcs_fault() {
+    let mut p = random_program(vec![0xffff_ffff]);
+    match run_to_event(&p, 0) {
+        Event::Fault(f) => assert!(
+            matches!(f.kind, FaultKind::IllegalInstruction { .. }),
+            "{f}"
+        ),
+        other => panic!("{other:?}"),
+    }
+    // Falling off the end of the code.
+    p.code = program("nop\n").code;
+    match run_to_event(&p, 0) {
+        Event::Fault(f) => assert_eq!(f.kind, FaultKind::BadPc),
+        other => panic!("{other:?}"),
+    }
+    // writelane to lane 40 traps.
+    let p = program("writelane v1, u0, 40\n end\n");
+    match run_to_event(&p, 0) {
+        Event::Fault(f) => assert_eq!(f.kind, FaultKind::IllegalLane { lane: 40 }),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn brk_faults_in_plain_runs_and_stops_under_the_debugger() {
+    let p = program("nop\n brk\n end\n");
+    let mut m = Machine::new(&p, LaunchOptions::default()).expect("launch");
+    assert!(matches!(m.run(None), Some(Event::Fault(f)) if f.kind == FaultKind::Break));
+    let mut m = Machine::new(&p, LaunchOptions::default()).expect("launch");
+    m.break_is_fault = false;
+    assert_eq!(m.run(None), Some(Event::Break { wave: 0, pc: 4 }));
+    assert_eq!(m.waves[0].pc, 8);
+    assert_eq!(m.run(None), Some(Event::Finished));
+}
+
+#[test]
+fn async_counters_track_outstanding_registers_until_a_wait() {
+    let p = program(
+        ".buffer b, 64\n.arg u[0:1], b\n vmovi v0, 0\n ld.ubase.b64 v[2:3], u[0:1], v0, 0\n\
+        ld.ubase.b32 v4, u[0:1], v0, 8\n wait.vm 1\n wait.vm 0\n end\n",
+    );
+    use wavedbg_emulator::isa::{Counter, RegFile};
+    let mut m = Machine::new(&p, LaunchOptions::default()).expect("launch");
+    for _ in 0..3 {
+        assert_eq!(m.step_wave(0), None);
+    }
+    let w = &m.waves[0];
+    assert_eq!(w.counter(Counter::Vm), 2);
+    assert!(w.pending_write(RegFile::Vector, 3).is_some());
+    assert!(w.pending_write(RegFile::Vector, 4).is_some());
+    assert!(w.pending_write(RegFile::Vector, 5).is_none());
+    m.step_wave(0);
+    let w = &m.waves[0];
+    assert_eq!(w.counter(Counter::Vm), 1);
+    assert!(
+        w.pending_write(RegFile::Vector, 2).is_none(),
+        "the oldest load retired first"
+    );
+    assert!(w.pending_write(RegFile::Vector, 4).is_some());
+    m.step_wave(0);
+    assert_eq!(m.waves[0].counter(Counter::Vm), 0);
+}

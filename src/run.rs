@@ -1,0 +1,192 @@
+//! `wavedbg run`: run a kernel to completion and print dumps and a summary.
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use clap::Args;
+use color_eyre::eyre::{bail, eyre, Result};
+use serde::Serialize;
+use wavedbg_emulator::machine::{Event, LaunchOptions, Machine, Stats};
+use wavedbg_emulator::memory::hexdump;
+
+use crate::cli::{emit, load_program};
+
+/// Options of `wavedbg run`.
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// Kernel source (.s) or object (.wko).
+    kernel: PathBuf,
+    /// Workgroups in the grid (overrides `.grid`).
+    #[arg(long)]
+    grid: Option<u32>,
+    /// Lanes per workgroup, a multiple of 32 (overrides `.workgroup`).
+    #[arg(long)]
+    workgroup: Option<u32>,
+    /// Scheduling seed: 0 is plain round-robin; others explore other interleavings.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// Instructions a wave runs before the scheduler switches.
+    #[arg(long, default_value_t = LaunchOptions::default().quantum)]
+    quantum: u32,
+    /// Workgroups resident at once.
+    #[arg(long, default_value_t = LaunchOptions::default().resident_workgroups)]
+    resident: u32,
+    /// Stop with a fault after this many wave-instructions (0: unlimited).
+    #[arg(long, default_value_t = 100_000_000)]
+    max_instructions: u64,
+    /// Print memory after the run: a buffer NAME, or global:ADDR:LEN (repeatable).
+    #[arg(long, value_name = "NAME|global:ADDR:LEN")]
+    dump: Vec<String>,
+    /// Print the result as JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Serialize)]
+struct Dump {
+    name: String,
+    addr: u64,
+    words: Vec<u32>,
+    #[serde(skip)]
+    bytes: Vec<u8>,
+}
+
+#[derive(Serialize)]
+struct Report {
+    kernel: String,
+    status: &'static str,
+    error: Option<String>,
+    fault: Option<wavedbg_emulator::machine::fault::Fault>,
+    stats: Stats,
+    elapsed_ms: f64,
+    dumps: Vec<Dump>,
+}
+
+fn parse_num(s: &str) -> Option<u64> {
+    match s.strip_prefix("0x") {
+        Some(h) => u64::from_str_radix(h, 16).ok(),
+        None => s.parse().ok(),
+    }
+}
+
+fn dump(m: &Machine, spec: &str) -> Result<Dump> {
+    let (name, addr, len) = if let Some(rest) = spec.strip_prefix("global:") {
+        let (a, l) = rest
+            .split_once(':')
+            .ok_or_else(|| eyre!("--dump {spec}: expected global:ADDR:LEN"))?;
+        let (a, l) = (parse_num(a), parse_num(l));
+        let (Some(a), Some(l)) = (a, l) else {
+            bail!("--dump {spec}: ADDR and LEN must be numbers")
+        };
+        if l > 1 << 24 {
+            bail!("--dump {spec}: at most 16 MiB");
+        }
+        (spec.to_string(), a, l)
+    } else {
+        let buf = m.program().buffer(spec).ok_or_else(|| {
+            let names: Vec<&str> = m
+                .program()
+                .buffers
+                .iter()
+                .map(|b| b.name.as_str())
+                .collect();
+            eyre!(
+                "--dump {spec}: no buffer of that name (buffers: {})",
+                if names.is_empty() {
+                    "none".into()
+                } else {
+                    names.join(", ")
+                }
+            )
+        })?;
+        let base = m.buffer_base(spec).unwrap_or(0);
+        (spec.to_string(), base, buf.size)
+    };
+    let mut bytes = vec![0; len as usize];
+    m.global.read(addr, &mut bytes).ok_or_else(|| {
+        eyre!(
+            "--dump {spec}: {addr:#x}..{:#x} is not allocated global memory",
+            addr + len
+        )
+    })?;
+    let words = bytes
+        .chunks_exact(4)
+        .map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]))
+        .collect();
+    Ok(Dump {
+        name,
+        addr,
+        words,
+        bytes,
+    })
+}
+
+/// Runs the kernel; returns the exit code (0 finished, 1 fault or deadlock).
+pub fn run(args: RunArgs) -> Result<i32> {
+    let program = load_program(&args.kernel)?;
+    let options = LaunchOptions {
+        grid: args.grid,
+        workgroup_lanes: args.workgroup,
+        seed: args.seed,
+        quantum: args.quantum,
+        resident_workgroups: args.resident,
+        max_instructions: (args.max_instructions != 0).then_some(args.max_instructions),
+    };
+    let mut m =
+        Machine::new(&program, options).map_err(|e| eyre!("{}: {e}", args.kernel.display()))?;
+    let start = Instant::now();
+    let event = m.run(None);
+    let elapsed = start.elapsed();
+    let (status, error, fault) = match event {
+        Some(Event::Finished) | None => ("finished", None, None),
+        Some(Event::Fault(f)) => ("fault", Some(f.to_string()), Some(f)),
+        Some(Event::Deadlock(d)) => ("deadlock", Some(d.to_string()), None),
+        Some(Event::Break { .. }) | Some(Event::Stalled) => {
+            ("stalled", Some("no wave can run".into()), None)
+        }
+    };
+    let dumps = args
+        .dump
+        .iter()
+        .map(|d| dump(&m, d))
+        .collect::<Result<Vec<_>>>()?;
+    let report = Report {
+        kernel: program.name.clone(),
+        status,
+        error,
+        fault,
+        stats: m.stats,
+        elapsed_ms: elapsed.as_secs_f64() * 1e3,
+        dumps,
+    };
+    if args.json {
+        emit(&(serde_json::to_string_pretty(&report)? + "\n"))?;
+    } else {
+        let mut out = String::new();
+        for d in &report.dumps {
+            out.push_str(&format!(
+                "{} ({} bytes at {:#x}):\n",
+                d.name,
+                d.bytes.len(),
+                d.addr
+            ));
+            out.push_str(&hexdump(&d.bytes, d.addr));
+        }
+        let s = &report.stats;
+        let secs = elapsed.as_secs_f64().max(1e-9);
+        out.push_str(&format!(
+            "{}: {} waves, {} wave-instructions, {} lane-ops in {:.3} ms ({:.1} M wave-instr/s)\n",
+            report.kernel,
+            s.waves_launched,
+            s.wave_instructions,
+            s.lane_ops,
+            report.elapsed_ms,
+            s.wave_instructions as f64 / secs / 1e6
+        ));
+        if let Some(e) = &report.error {
+            out.push_str(&format!("error: {e}\n"));
+        }
+        emit(&out)?;
+    }
+    Ok(if status == "finished" { 0 } else { 1 })
+}
