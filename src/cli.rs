@@ -53,11 +53,7 @@ enum Command {
 /// Runs the command line; returns the process exit code.
 pub fn run(cli: Cli) -> Result<i32> {
     match cli.command {
-        None => {
-            emit("wavedbg: a debugger for wave32 SIMT GPU kernels. Try `wavedbg --help`.\n\n")?;
-            emit(&Isa::get().listing())?;
-            Ok(0)
-        }
+        None => crate::run::demo(),
         Some(Command::Isa { json, markdown }) => {
             let isa = Isa::get();
             if json {
