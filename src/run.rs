@@ -160,7 +160,7 @@ fn run_program(program: &wavedbg_emulator::program::Program, args: RunArgs) -> R
         max_instructions: (args.max_instructions != 0).then_some(args.max_instructions),
     };
     let mut m =
-        Machine::new(&program, options).map_err(|e| eyre!("{}: {e}", args.kernel.display()))?;
+        Machine::new(program, options).map_err(|e| eyre!("{}: {e}", args.kernel.display()))?;
     let start = Instant::now();
     let event = m.run(None);
     let elapsed = start.elapsed();

@@ -28,7 +28,7 @@ pub fn decode_all(code: &[u32]) -> Vec<Line> {
         let addr = i as u64 * 4;
         match Instr::decode(&code[i..]) {
             Ok(instr) => {
-                let n = instr.len() as usize / 4;
+                let n = instr.size_bytes() as usize / 4;
                 out.push(Line {
                     addr,
                     words: code[i..i + n].to_vec(),

@@ -278,7 +278,7 @@ impl Assembler<'_> {
                 };
                 let count = count.min(MAX_BUFFER_BYTES as i64 / elem.size() as i64 + 1);
                 for i in 0..count {
-                    bytes.extend(elem.from_f64(start + step * i as f64));
+                    bytes.extend(elem.encode_f64(start + step * i as f64));
                 }
             }
         }
@@ -437,7 +437,7 @@ impl Elem {
         })
     }
 
-    fn from_f64(self, v: f64) -> Vec<u8> {
+    fn encode_f64(self, v: f64) -> Vec<u8> {
         match self {
             Elem::U8 => vec![v as i64 as u8],
             Elem::U16 => (v as i64 as u16).to_le_bytes().to_vec(),

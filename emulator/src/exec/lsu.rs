@@ -59,7 +59,7 @@ fn target(
         if off < 0 || off as u64 + bytes > size {
             return Err(fault(FaultKind::OutOfWindow { space, size }, off as u64));
         }
-        if off as u64 % align != 0 {
+        if !(off as u64).is_multiple_of(align) {
             return Err(fault(
                 FaultKind::Misaligned {
                     space,
@@ -71,7 +71,7 @@ fn target(
         Ok(off as u64)
     };
     let global = |addr: u64| -> Result<Target, ExecFault> {
-        if addr % align != 0 {
+        if !addr.is_multiple_of(align) {
             return Err(fault(
                 FaultKind::Misaligned {
                     space: Space::Global,
@@ -385,7 +385,7 @@ fn uld(
         UldMode::Plain | UldMode::Indexed => {
             let base = w.u[r] as u64 | (w.u[r + 1] as u64) << 32;
             let addr = base.wrapping_add(index).wrapping_add(i.imm as u64);
-            if addr % 4 != 0 {
+            if !addr.is_multiple_of(4) {
                 return Err(fault(
                     FaultKind::Misaligned {
                         space: Space::Global,
@@ -413,7 +413,7 @@ fn uld(
             let off = index as i64 + i.imm;
             for (k, v) in vals.iter_mut().enumerate().take(n) {
                 if let Some(addr) = desc.check(off + 4 * k as i64, 4) {
-                    if addr % 4 != 0 {
+                    if !addr.is_multiple_of(4) {
                         return Err(fault(
                             FaultKind::Misaligned {
                                 space: Space::Global,

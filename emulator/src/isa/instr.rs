@@ -95,7 +95,7 @@ impl Instr {
     }
 
     /// Length in bytes (4 or 8).
-    pub fn len(&self) -> u32 {
+    pub fn size_bytes(&self) -> u32 {
         self.def().len as u32
     }
 

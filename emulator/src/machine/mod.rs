@@ -237,7 +237,7 @@ impl Machine {
             launch.workgroup_lanes = l;
         }
         if launch.workgroup_lanes == 0
-            || launch.workgroup_lanes % 32 != 0
+            || !launch.workgroup_lanes.is_multiple_of(32)
             || launch.workgroup_lanes > 1024
         {
             return Err(LaunchError::Shape(format!(
@@ -327,7 +327,7 @@ impl Machine {
 
     /// The decoded instruction at a byte address.
     pub fn instr_at(&self, pc: u64) -> Option<&Decoded> {
-        if pc % 4 != 0 {
+        if !pc.is_multiple_of(4) {
             return None;
         }
         match self.code.get((pc / 4) as usize)? {
@@ -515,7 +515,8 @@ impl Machine {
             return None;
         }
         let pc = self.waves[w].pc;
-        let d = match (pc % 4 == 0)
+        let d = match pc
+            .is_multiple_of(4)
             .then(|| self.code.get((pc / 4) as usize))
             .flatten()
         {
