@@ -2,7 +2,7 @@
 //! source file with directives, labels (the program's own, plus `L_xxxx` for branch targets
 //! that have none) and `.word` for words that are not instructions.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
 
 use crate::isa::Instr;
@@ -22,12 +22,18 @@ pub struct Line {
 /// Decodes a code image into lines: each legal instruction once, and each undecodable word
 /// alone (so decoding resynchronises on the next word).
 pub fn decode_all(code: &[u32]) -> Vec<Line> {
+    decode_with_breaks(code, &BTreeSet::new())
+}
+
+/// Like [`decode_all`], but no instruction may span an address in `breaks` (label
+/// addresses): a 64-bit word pair that would is shown as `.word` so the label stays.
+pub fn decode_with_breaks(code: &[u32], breaks: &BTreeSet<u64>) -> Vec<Line> {
     let mut out = Vec::new();
     let mut i = 0;
     while i < code.len() {
         let addr = i as u64 * 4;
         match Instr::decode(&code[i..]) {
-            Ok(instr) => {
+            Ok(instr) if instr.size_bytes() == 4 || !breaks.contains(&(addr + 4)) => {
                 let n = instr.size_bytes() as usize / 4;
                 out.push(Line {
                     addr,
@@ -36,7 +42,7 @@ pub fn decode_all(code: &[u32]) -> Vec<Line> {
                 });
                 i += n;
             }
-            Err(_) => {
+            _ => {
                 out.push(Line {
                     addr,
                     words: vec![code[i]],
@@ -49,7 +55,9 @@ pub fn decode_all(code: &[u32]) -> Vec<Line> {
     out
 }
 
-/// Labels for a listing: the program's, plus `L_xxxx` for unnamed branch targets.
+/// Labels for a listing: the program's, plus `L_xxxx` for unnamed branch targets that are
+/// the start of a line or the end of the code (others stay relative, `.+N`). Generated
+/// names never collide with the program's.
 pub fn labels_for(
     program_labels: &BTreeMap<String, u64>,
     lines: &[Line],
@@ -58,12 +66,24 @@ pub fn labels_for(
     for (name, addr) in program_labels {
         by_addr.entry(*addr).or_default().push(name.clone());
     }
+    let end = lines
+        .last()
+        .map_or(0, |l| l.addr + l.words.len() as u64 * 4);
+    let starts: BTreeSet<u64> = lines.iter().map(|l| l.addr).chain([end]).collect();
     for line in lines {
-        if let Some(target) = line.instr.and_then(|i| i.branch_target(line.addr)) {
-            by_addr
-                .entry(target)
-                .or_insert_with(|| vec![format!("L_{target:04x}")]);
+        let Some(target) = line.instr.and_then(|i| i.branch_target(line.addr)) else {
+            continue;
+        };
+        if !starts.contains(&target) || by_addr.contains_key(&target) {
+            continue;
         }
+        let mut name = format!("L_{target:04x}");
+        let mut k = 1;
+        while program_labels.contains_key(&name) {
+            name = format!("L_{target:04x}_{k}");
+            k += 1;
+        }
+        by_addr.insert(target, vec![name]);
     }
     by_addr
 }
@@ -118,7 +138,8 @@ pub fn disassemble(program: &Program) -> String {
 
 /// Disassembles bare code (no directives) into assembler source with labels.
 pub fn disassemble_code(code: &[u32], program_labels: &BTreeMap<String, u64>) -> String {
-    let lines = decode_all(code);
+    let breaks: BTreeSet<u64> = program_labels.values().copied().collect();
+    let lines = decode_with_breaks(code, &breaks);
     let labels = labels_for(program_labels, &lines);
     let mut out = String::new();
     for line in &lines {
@@ -133,19 +154,11 @@ pub fn disassemble_code(code: &[u32], program_labels: &BTreeMap<String, u64>) ->
         };
         let _ = writeln!(out, "    {text:<48} ; {:04x}", line.addr);
     }
-    // Labels past the last instruction (e.g. a branch to the end).
+    // Labels at the end of the code (e.g. a branch to the end).
     let end = code.len() as u64 * 4;
-    for (addr, names) in labels.range(end..) {
+    for names in labels.range(end..=end).map(|(_, n)| n) {
         for n in names {
-            let _ = writeln!(
-                out,
-                "{n}:{}",
-                if *addr == end {
-                    ""
-                } else {
-                    " ; beyond the code"
-                }
-            );
+            let _ = writeln!(out, "{n}:");
         }
     }
     out

@@ -79,7 +79,7 @@ fn check_reencode(words: &[u32]) -> Result<(), TestCaseError> {
             .encode_words()
             .map_err(|e| TestCaseError::fail(format!("{words:08x?} decoded to {i:?} but: {e}")))?;
         prop_assert_eq!(&enc[..], &words[..enc.len()], "{:?}", i);
-        prop_assert_eq!(enc.len() as u32 * 4, i.len());
+        prop_assert_eq!(enc.len() as u32 * 4, i.size_bytes());
         // Decoding is a function of the instruction's own words only.
         prop_assert_eq!(Instr::decode(&enc), Ok(i));
     }
@@ -159,7 +159,7 @@ proptest! {
     #[test]
     fn legal_instr_encode_decode_encode(instr in any_legal_instr()) {
         let words = instr.encode_words().unwrap();
-        prop_assert_eq!(words.len() as u32 * 4, instr.len());
+        prop_assert_eq!(words.len() as u32 * 4, instr.size_bytes());
         let back = Instr::decode(&words).unwrap();
         prop_assert_eq!(back, instr);
         prop_assert_eq!(back.encode_words().unwrap(), words);
@@ -192,7 +192,7 @@ proptest! {
             src.push_str(&i.text(pc));
             src.push('\n');
             code.extend(i.encode_words().unwrap());
-            pc += i.len() as u64;
+            pc += i.size_bytes() as u64;
         }
         let p = assemble(&src, "p.s", None)
             .map_err(|e| TestCaseError::fail(format!("rejected:\n{src}\n{e}")))?;
@@ -386,8 +386,10 @@ fn check_assembles_without_panic(src: &str) -> Result<(), TestCaseError> {
     Ok(())
 }
 
+// Unknown mnemonics are the assembler's slow path (a "did you mean" search over every
+// mnemonic, ~2 ms each in a debug build), so the text properties run fewer cases.
 proptest! {
-    #![proptest_config(config(1500))]
+    #![proptest_config(config(300))]
 
     #[test]
     fn assembling_printable_text_never_panics(src in "(\\PC{0,40}\n?){0,6}") {
@@ -463,5 +465,90 @@ fn assembling_unicode_lines_never_panics() {
                 assert!(d.col >= 1 && d.col <= d.source_line.chars().count() as u32 + 1);
             }
         }
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Known panics (see the reasons). Each input must give an error, not a panic.
+// ---------------------------------------------------------------------------------------
+
+fn assert_no_panic(src: &str) {
+    let r = std::panic::catch_unwind(|| assemble(src, "p.s", None).map(|_| ()));
+    match r {
+        Ok(res) => {
+            let e = res.expect_err("should be rejected");
+            assert!(!e.0.is_empty());
+        }
+        Err(_) => panic!("the assembler panicked on {src:?}"),
+    }
+}
+
+#[test]
+fn huge_relative_branch_target_is_an_error() {
+    assert_no_panic("nop\nbr .+9223372036854775807");
+}
+
+#[test]
+fn huge_tuple_register_is_an_error() {
+    assert_no_panic("vmov v[4294967295:4294967295], v1");
+    assert_no_panic("ld.global.b64 v[4294967294:4294967295], v[0:1]");
+}
+
+#[test]
+fn huge_arg_register_is_an_error() {
+    assert_no_panic(".arg u[4294967295:4294967295], 5");
+}
+
+fn extreme_number() -> impl Strategy<Value = String> {
+    prop_oneof![
+        number(),
+        prop::sample::select(vec![
+            "4294967295",
+            "4294967294",
+            "9223372036854775807",
+            "9223372036854775806",
+            "18446744073709551615",
+        ])
+        .prop_map(str::to_string),
+    ]
+}
+
+fn extreme_operand() -> impl Strategy<Value = String> {
+    prop_oneof![
+        operand(),
+        (
+            prop::sample::select(vec!['v', 'u']),
+            extreme_number(),
+            extreme_number()
+        )
+            .prop_map(|(p, a, b)| format!("{p}[{a}:{b}]")),
+        (prop::sample::select(vec!['v', 'u']), extreme_number())
+            .prop_map(|(p, a)| format!("{p}[{a}:{a}]")),
+        (prop::sample::select(vec!["+", "-"]), extreme_number())
+            .prop_map(|(s, n)| format!(".{s}{n}")),
+    ]
+}
+
+proptest! {
+    #![proptest_config(config(300))]
+
+    /// Like `assembling_random_lines_never_panics`, with huge register numbers and relative
+    /// targets: finds the three panics above.
+    #[test]
+    fn assembling_lines_with_extreme_numbers_never_panics(
+        lines in prop::collection::vec(
+            (
+                prop_oneof![
+                    head(),
+                    prop::sample::select(vec!["br", "br.uz u1,", "vmov", "umov", ".arg"])
+                        .prop_map(str::to_string),
+                ],
+                prop::collection::vec(extreme_operand(), 0..4),
+            )
+                .prop_map(|(h, ops)| format!("nop\n{h} {}", ops.join(", "))),
+            1..6,
+        ),
+    ) {
+        check_assembles_without_panic(&lines.join("\n"))?;
     }
 }

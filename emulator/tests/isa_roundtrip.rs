@@ -144,7 +144,7 @@ fn every_definition_encode_decode_roundtrip() {
                 "{}: word count",
                 def.mnemonic()
             );
-            assert_eq!(instr.len(), def.len as u32);
+            assert_eq!(instr.size_bytes(), def.len as u32);
             let (word, len) = instr.encode().unwrap();
             assert_eq!(len, def.len as u32);
             assert_eq!(words[0], word as u32);

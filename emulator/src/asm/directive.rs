@@ -143,7 +143,19 @@ impl Assembler<'_> {
                     return;
                 };
                 let full = self.base_dir.join(path);
-                match std::fs::read(&full) {
+                // Read at most one byte more than fits, so `/dev/zero` cannot run forever.
+                let room =
+                    self.program.buffers[idx].size - self.program.buffers[idx].init.len() as u64;
+                let read = std::fs::File::open(&full).and_then(|f| {
+                    use std::io::Read;
+                    let mut bytes = Vec::new();
+                    f.take(room + 1).read_to_end(&mut bytes).map(|_| bytes)
+                });
+                match read {
+                    Ok(bytes) if bytes.len() as u64 > room => {
+                        let len = std::fs::metadata(&full).map_or(0, |m| m.len());
+                        self.fits(ops[1], idx, len.max(bytes.len() as u64));
+                    }
                     Ok(bytes) => self.append(ops[1], idx, &bytes),
                     Err(e) => self.error(
                         ops[1],
@@ -201,6 +213,23 @@ impl Assembler<'_> {
         idx
     }
 
+    /// Whether `n` more bytes fit in buffer `idx` (reporting the overflow if not).
+    fn fits(&mut self, span: Span, idx: usize, n: u64) -> bool {
+        let buf = &self.program.buffers[idx];
+        if buf.init.len() as u64 + n <= buf.size {
+            return true;
+        }
+        let (name, size, have) = (buf.name.clone(), buf.size, buf.init.len());
+        self.error(
+            span,
+            format!("initial contents overflow buffer `{name}`"),
+            Some(format!(
+                "the buffer holds {size} bytes; {have} are already initialised and this adds {n}"
+            )),
+        );
+        false
+    }
+
     fn append(&mut self, span: Span, idx: usize, bytes: &[u8]) {
         let buf = &mut self.program.buffers[idx];
         if buf.init.len() as u64 + bytes.len() as u64 > buf.size {
@@ -254,7 +283,10 @@ impl Assembler<'_> {
                 else {
                     return;
                 };
-                for _ in 0..count.min(MAX_BUFFER_BYTES as i64 / v.len() as i64 + 1) {
+                if !self.fits(ops[0], idx, count as u64 * v.len() as u64) {
+                    return;
+                }
+                for _ in 0..count {
                     bytes.extend(&v);
                 }
             }
@@ -269,14 +301,17 @@ impl Assembler<'_> {
                         .unwrap_or(Some(d))
                 };
                 let (Some(start), Some(step)) = (arg(3, 0.0), arg(4, 1.0)) else {
+                    let bad = if arg(3, 0.0).is_none() { 3 } else { 4 };
                     self.error(
-                        ops[3],
+                        ops[bad],
                         "START and STEP must be numbers".into(),
                         Some(format!("usage: {usage}")),
                     );
                     return;
                 };
-                let count = count.min(MAX_BUFFER_BYTES as i64 / elem.size() as i64 + 1);
+                if !self.fits(ops[0], idx, count as u64 * elem.size() as u64) {
+                    return;
+                }
                 for i in 0..count {
                     bytes.extend(elem.encode_f64(start + step * i as f64));
                 }
@@ -320,7 +355,19 @@ impl Assembler<'_> {
             return;
         };
         let need = value.regs() as u32;
-        if count != need && !(count == 1 && first + need <= 64) {
+        // u64 arithmetic: the register number comes from the user and may be huge.
+        if first as u64 + need as u64 > 64 {
+            self.error(
+                ops[0],
+                format!(
+                    "registers u{first}..u{} do not exist",
+                    first as u64 + need as u64 - 1
+                ),
+                Some("u0-u63 exist".into()),
+            );
+            return;
+        }
+        if count != need && count != 1 {
             self.error(
                 ops[0],
                 format!(
@@ -328,14 +375,6 @@ impl Assembler<'_> {
                     if need == 1 { "" } else { "s" }
                 ),
                 Some(format!("write u[{first}:{}]", first + need - 1)),
-            );
-            return;
-        }
-        if first + need > 64 {
-            self.error(
-                ops[0],
-                format!("registers u{first}..u{} do not exist", first + need - 1),
-                Some("u0-u63 exist".into()),
             );
             return;
         }

@@ -302,12 +302,15 @@ impl<'a> Assembler<'a> {
                                 Some(if count == 1 {
                                     format!("write a single register, e.g. {p}{first}")
                                 } else {
-                                    format!("write {p}[{first}:{}]", first + count as u32 - 1)
+                                    format!(
+                                        "write {p}[{first}:{}]",
+                                        first as u64 + count as u64 - 1
+                                    )
                                 }),
                             ));
                         }
                     }
-                    if first + count as u32 > file.count() {
+                    if first as u64 + count as u64 > file.count() as u64 {
                         return Err((
                             format!("register `{text}` does not exist"),
                             Some(format!("{p}0-{p}{} exist; this operand needs {count} consecutive register{}", file.count() - 1, if count == 1 { "" } else { "s" })),
@@ -337,16 +340,19 @@ impl<'a> Assembler<'a> {
                 )
             }),
             OperandKind::Imm(ImmKind::Rel14) => {
-                let target = if let Some(off) = text.strip_prefix('.') {
+                // A label wins over the relative form, so labels may begin with `.`.
+                let target = if let Some(a) = self.program.labels.get(text) {
+                    *a as i64
+                } else if let Some(off) = text.strip_prefix('.') {
                     let rel = text::parse_int(off.trim()).ok_or_else(|| {
                         (
                             format!("bad relative target `{text}`"),
                             Some("write a label, or .+N / .-N bytes".into()),
                         )
                     })?;
-                    addr as i64 + rel
-                } else if let Some(a) = self.program.labels.get(text) {
-                    *a as i64
+                    (addr as i64)
+                        .checked_add(rel)
+                        .ok_or_else(|| (format!("branch target `{text}` is out of reach"), None))?
                 } else {
                     let names: Vec<&str> = self.program.labels.keys().map(String::as_str).collect();
                     let near = text::nearest(text, &names, 3);

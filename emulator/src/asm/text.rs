@@ -123,9 +123,17 @@ pub(crate) fn parse_int(text: &str) -> Option<i64> {
         Some(r) => (true, r.to_string()),
         None => (false, t.strip_prefix('+').unwrap_or(&t).to_string()),
     };
+    // from_str_radix accepts a sign: allow digits only after the prefix.
+    let digits = |s: &str, radix: u32| s.chars().all(|c| c.is_digit(radix)) && !s.is_empty();
     let v = if let Some(h) = t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
+        if !digits(h, 16) {
+            return None;
+        }
         i64::from_str_radix(h, 16).ok()?
     } else if let Some(b) = t.strip_prefix("0b").or_else(|| t.strip_prefix("0B")) {
+        if !digits(b, 2) {
+            return None;
+        }
         i64::from_str_radix(b, 2).ok()?
     } else if !t.is_empty() && t.bytes().all(|c| c.is_ascii_digit()) {
         t.parse().ok()?
