@@ -2,6 +2,7 @@
 //! machine and its semantics, and the debug engine. No terminal, network or CLI code.
 
 pub mod asm;
+pub mod debug;
 pub mod disasm;
 pub mod exec;
 pub mod isa;

@@ -421,3 +421,8 @@ fn quote_list(items: &[&str]) -> String {
         .collect::<Vec<_>>()
         .join(", ")
 }
+
+/// The closest of `names` to `word`, if any is plausibly a typo of it (for hints).
+pub fn nearest_word<'a>(word: &str, names: &[&'a str]) -> Option<&'a str> {
+    text::nearest(word, names, 1).into_iter().next()
+}

@@ -139,48 +139,60 @@ fn targets(
 
 fn read(ctx: &mut Ctx<'_>, t: Target, lane: usize, buf: &mut [u8], kind: AccessKind) {
     let n = buf.len() as u32;
-    match t {
+    let (space, addr) = match t {
         Target::Global(a) => {
             // Checked by `target`; an unmapped read cannot happen here.
             let _ = ctx.global.read(a, buf);
-            ctx.record(Space::Global, a, n, lane, kind);
+            (Space::Global, a)
         }
         Target::Shared(o) => {
             ctx.shared.read(o, buf);
-            ctx.record(Space::Shared, o, n, lane, kind);
+            (Space::Shared, o)
         }
         Target::Scratch(o) => {
             ctx.wave
                 .scratch
                 .read(lane as u64 * ctx.scratch_bytes + o, buf);
-            ctx.record(Space::Scratch, o, n, lane, kind);
+            (Space::Scratch, o)
         }
-        Target::Dropped => buf.fill(0),
-    }
+        Target::Dropped => {
+            buf.fill(0);
+            return;
+        }
+    };
+    // For an atomic, what it reads is the old value of what it then writes.
+    ctx.record(space, addr, n, lane, kind, buf);
 }
 
 fn write(ctx: &mut Ctx<'_>, t: Target, lane: usize, data: &[u8], kind: AccessKind) {
     let n = data.len() as u32;
+    let mut old = [0u8; 16];
+    let old = &mut old[..data.len()];
+    // Atomics were recorded when they read; plain stores record here, with the bytes they
+    // overwrite, but only when a watchpoint wants them.
+    let log = kind == AccessKind::Write;
     match t {
         Target::Global(a) => {
-            let _ = ctx.global.write(a, data);
-            if kind == AccessKind::Write {
-                ctx.record(Space::Global, a, n, lane, kind);
+            if log && ctx.watched(Space::Global, a, n) {
+                let _ = ctx.global.read(a, old);
+                ctx.record(Space::Global, a, n, lane, kind, old);
             }
+            let _ = ctx.global.write(a, data);
         }
         Target::Shared(o) => {
-            ctx.shared.write(o, data);
-            if kind == AccessKind::Write {
-                ctx.record(Space::Shared, o, n, lane, kind);
+            if log && ctx.watched(Space::Shared, o, n) {
+                ctx.shared.read(o, old);
+                ctx.record(Space::Shared, o, n, lane, kind, old);
             }
+            ctx.shared.write(o, data);
         }
         Target::Scratch(o) => {
-            ctx.wave
-                .scratch
-                .write(lane as u64 * ctx.scratch_bytes + o, data);
-            if kind == AccessKind::Write {
-                ctx.record(Space::Scratch, o, n, lane, kind);
+            let at = lane as u64 * ctx.scratch_bytes + o;
+            if log && ctx.watched(Space::Scratch, o, n) {
+                ctx.wave.scratch.read(at, old);
+                ctx.record(Space::Scratch, o, n, lane, kind, old);
             }
+            ctx.wave.scratch.write(at, data);
         }
         Target::Dropped => {}
     }
@@ -406,7 +418,7 @@ fn uld(
                     buf[4 * k + 3],
                 ]);
             }
-            ctx.record(Space::Global, addr, 4 * n as u32, 0, AccessKind::Read);
+            ctx.record(Space::Global, addr, 4 * n as u32, 0, AccessKind::Read, &[]);
         }
         UldMode::Buf | UldMode::BufIndexed => {
             let desc = BufferDescriptor::from_dwords([w.u[r], w.u[r + 1], w.u[r + 2], w.u[r + 3]]);
@@ -427,7 +439,7 @@ fn uld(
                         .read_le(addr, 4)
                         .ok_or_else(|| fault(FaultKind::Unmapped, addr))?;
                     *v = word as u32;
-                    ctx.record(Space::Global, addr, 4, 0, AccessKind::Read);
+                    ctx.record(Space::Global, addr, 4, 0, AccessKind::Read, &[]);
                 }
             }
         }

@@ -6,6 +6,7 @@
 mod alu;
 mod lsu;
 pub mod op;
+pub mod reference;
 mod xlane;
 
 use crate::isa::{Counter, Instr, Latency};
@@ -107,6 +108,43 @@ pub struct Access {
     pub lane: u8,
     /// Read, write or both.
     pub kind: AccessKind,
+    /// For writes and atomics: the bytes before the access (the first `len`, up to 16).
+    pub old: [u8; 16],
+}
+
+/// Records the memory accesses that touch watched ranges (the debugger's watchpoints).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct AccessLog {
+    /// Watched ranges: space, first byte, one past the last byte. Empty: record nothing.
+    pub filter: Vec<(Space, u64, u64)>,
+    /// Accesses of the last instruction that touched a watched range.
+    pub hits: Vec<Access>,
+}
+
+impl AccessLog {
+    /// A log for these watched ranges.
+    pub fn new(mut filter: Vec<(Space, u64, u64)>) -> Self {
+        filter.sort_by_key(|&(s, lo, _)| (s as u8, lo));
+        Self {
+            filter,
+            hits: Vec::new(),
+        }
+    }
+
+    /// Whether an access touches a watched range.
+    #[inline]
+    pub fn wants(&self, space: Space, addr: u64, len: u32) -> bool {
+        let end = addr.saturating_add(len as u64);
+        // Ranges are sorted by (space, start): those starting before `end` are a prefix.
+        let upto = self
+            .filter
+            .partition_point(|&(s, lo, _)| (s as u8, lo) < (space as u8, end));
+        self.filter[..upto]
+            .iter()
+            .rev()
+            .take_while(|&&(s, _, _)| s == space)
+            .any(|&(_, _, hi)| hi > addr)
+    }
 }
 
 /// Everything one instruction may touch.
@@ -121,11 +159,19 @@ pub struct Ctx<'a> {
     pub launch: &'a LaunchConfig,
     /// Scratch bytes per lane.
     pub scratch_bytes: u64,
-    /// When set, memory accesses are appended here (for watchpoints).
-    pub accesses: Option<&'a mut Vec<Access>>,
+    /// When set, accesses to watched ranges are recorded here.
+    pub accesses: Option<&'a mut AccessLog>,
 }
 
 impl Ctx<'_> {
+    /// Whether an access is watched (so the caller should record it, with old bytes).
+    #[inline]
+    pub(crate) fn watched(&self, space: Space, addr: u64, len: u32) -> bool {
+        self.accesses
+            .as_deref()
+            .is_some_and(|log| log.wants(space, addr, len))
+    }
+
     pub(crate) fn record(
         &mut self,
         space: Space,
@@ -133,15 +179,22 @@ impl Ctx<'_> {
         len: u32,
         lane: usize,
         kind: AccessKind,
+        old: &[u8],
     ) {
         if let Some(log) = self.accesses.as_deref_mut() {
-            log.push(Access {
-                space,
-                addr,
-                len,
-                lane: lane as u8,
-                kind,
-            });
+            if log.wants(space, addr, len) {
+                let mut o = [0u8; 16];
+                let n = old.len().min(16);
+                o[..n].copy_from_slice(&old[..n]);
+                log.hits.push(Access {
+                    space,
+                    addr,
+                    len,
+                    lane: lane as u8,
+                    kind,
+                    old: o,
+                });
+            }
         }
     }
 

@@ -14,7 +14,7 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-use crate::exec::{self, Access, Ctx, Decoded, Flow};
+use crate::exec::{self, AccessLog, Ctx, Decoded, Flow};
 use crate::isa::Instr;
 use crate::memory::{BufferDescriptor, GlobalMemory, PagedBytes};
 use crate::program::{ArgValue, LaunchConfig, Program};
@@ -199,8 +199,8 @@ pub struct Machine {
     pub stats: Stats,
     /// `brk` faults (plain runs) instead of raising [`Event::Break`] (the debugger).
     pub break_is_fault: bool,
-    /// When set, memory accesses of the last instruction are recorded here.
-    pub accesses: Option<Vec<Access>>,
+    /// When set, accesses of the last instruction to watched ranges are recorded here.
+    pub accesses: Option<AccessLog>,
 }
 
 /// Decodes a code image once.
@@ -497,12 +497,16 @@ impl Machine {
     /// Executes one instruction of the scheduled wave.
     pub fn step(&mut self) -> Option<Event> {
         match self.schedule() {
-            Ok(w) => {
-                self.left = self.left.saturating_sub(1);
-                self.step_wave(w)
-            }
+            Ok(w) => self.step_scheduled(w),
             Err(e) => Some(e),
         }
+    }
+
+    /// Executes one instruction of wave `w` as picked by [`Machine::schedule`] (counting
+    /// against its quantum). The debugger schedules, checks breakpoints, then calls this.
+    pub fn step_scheduled(&mut self, w: usize) -> Option<Event> {
+        self.left = self.left.saturating_sub(1);
+        self.step_wave(w)
     }
 
     /// Executes one instruction of wave `w` (which must be Ready or Stopped; the caller
@@ -550,7 +554,7 @@ impl Machine {
         let s = self.slot_of(w);
         let exec_mask = self.waves[w].exec;
         if let Some(log) = &mut self.accesses {
-            log.clear();
+            log.hits.clear();
         }
         let scratch_bytes = self.launch.scratch_bytes as u64;
         let result = {
@@ -645,5 +649,133 @@ impl Machine {
                 return Some(e);
             }
         }
+    }
+}
+
+/// Why a debugger memory access failed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum MemoryError {
+    /// Global memory not allocated.
+    #[error("{addr:#x}..{end:#x} is not allocated global memory")]
+    Unmapped {
+        /// First byte.
+        addr: u64,
+        /// One past the last byte.
+        end: u64,
+    },
+    /// Outside the shared window or the lane's scratch.
+    #[error("{space} {addr:#x}..{end:#x} is outside the {size}-byte window", space = space.name())]
+    OutOfWindow {
+        /// Space.
+        space: Space,
+        /// First byte.
+        addr: u64,
+        /// One past the last byte.
+        end: u64,
+        /// Window size.
+        size: u64,
+    },
+    /// The wave's workgroup is not resident (finished).
+    #[error("wave {0} is not resident")]
+    NoWave(usize),
+}
+
+use crate::memory::Space;
+
+impl Machine {
+    fn window(
+        &self,
+        space: Space,
+        wave: usize,
+        lane: u8,
+        addr: u64,
+        n: u64,
+    ) -> Result<(usize, u64), MemoryError> {
+        if wave >= self.waves.len() {
+            return Err(MemoryError::NoWave(wave));
+        }
+        let size = match space {
+            Space::Shared => self.slots[self.slot_of(wave)].shared.len(),
+            _ => self.launch.scratch_bytes as u64,
+        };
+        let end = addr.saturating_add(n);
+        if end > size {
+            return Err(MemoryError::OutOfWindow {
+                space,
+                addr,
+                end,
+                size,
+            });
+        }
+        let off = if space == Space::Scratch {
+            lane as u64 % 32 * size + addr
+        } else {
+            addr
+        };
+        Ok((self.slot_of(wave), off))
+    }
+
+    /// Reads memory as the debugger sees it: global addresses, the shared window of wave
+    /// `wave`'s workgroup, or the scratch of lane `lane` of wave `wave`.
+    pub fn read_space(
+        &self,
+        space: Space,
+        wave: usize,
+        lane: u8,
+        addr: u64,
+        out: &mut [u8],
+    ) -> Result<(), MemoryError> {
+        let n = out.len() as u64;
+        match space {
+            Space::Global => self.global.read(addr, out).ok_or(MemoryError::Unmapped {
+                addr,
+                end: addr.saturating_add(n),
+            }),
+            Space::Shared => {
+                let (slot, off) = self.window(space, wave, lane, addr, n)?;
+                self.slots[slot].shared.read(off, out);
+                Ok(())
+            }
+            Space::Scratch => {
+                let (_, off) = self.window(space, wave, lane, addr, n)?;
+                self.waves[wave].scratch.read(off, out);
+                Ok(())
+            }
+        }
+    }
+
+    /// Writes memory as [`Machine::read_space`] reads it.
+    pub fn write_space(
+        &mut self,
+        space: Space,
+        wave: usize,
+        lane: u8,
+        addr: u64,
+        data: &[u8],
+    ) -> Result<(), MemoryError> {
+        let n = data.len() as u64;
+        match space {
+            Space::Global => self.global.write(addr, data).ok_or(MemoryError::Unmapped {
+                addr,
+                end: addr.saturating_add(n),
+            }),
+            Space::Shared => {
+                let (slot, off) = self.window(space, wave, lane, addr, n)?;
+                self.slots[slot].shared.write(off, data);
+                Ok(())
+            }
+            Space::Scratch => {
+                let (_, off) = self.window(space, wave, lane, addr, n)?;
+                self.waves[wave].scratch.write(off, data);
+                Ok(())
+            }
+        }
+    }
+
+    /// The index in [`Machine::waves`] of a resident wave by global id.
+    pub fn wave_index(&self, id: u32) -> Option<usize> {
+        self.waves
+            .iter()
+            .position(|w| w.id == id && (w.alive() || w.state == WaveState::Exited))
     }
 }

@@ -286,3 +286,30 @@ pub fn hexdump(bytes: &[u8], base: u64) -> String {
     }
     out
 }
+
+impl PagedBytes {
+    /// Byte ranges `[start, end)` where `self` differs from `before` (an earlier snapshot
+    /// of the same array). Pages still shared with the snapshot are skipped without
+    /// comparing bytes, so this is cheap when little changed.
+    pub fn changed_since(&self, before: &PagedBytes) -> Vec<(u64, u64)> {
+        let mut out: Vec<(u64, u64)> = Vec::new();
+        for (i, page) in self.pages.iter().enumerate() {
+            let Some(old) = before.pages.get(i) else {
+                break;
+            };
+            if Arc::ptr_eq(page, old) {
+                continue;
+            }
+            for (j, (a, b)) in page.iter().zip(old.iter()).enumerate() {
+                if a != b {
+                    let at = (i * PAGE + j) as u64;
+                    match out.last_mut() {
+                        Some(last) if last.1 == at => last.1 = at + 1,
+                        _ => out.push((at, at + 1)),
+                    }
+                }
+            }
+        }
+        out
+    }
+}

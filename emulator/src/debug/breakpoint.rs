@@ -1,0 +1,224 @@
+//! Breakpoints and watchpoints: what is armed, and whether a wave hits it.
+
+use serde::{Deserialize, Serialize};
+
+use super::expr::Expr;
+use crate::exec::{Access, AccessKind};
+use crate::machine::Machine;
+use crate::memory::Space;
+
+/// Lane mask of lanes `0..32`.
+pub const ALL_LANES: u32 = u32::MAX;
+
+/// Wave, workgroup and lane filters of a breakpoint.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Filters {
+    /// Only this wave (global id).
+    pub wave: Option<u32>,
+    /// Only waves of this workgroup.
+    pub workgroup: Option<u32>,
+    /// Only this lane (it must be active, and the condition is evaluated only there).
+    pub lane: Option<u8>,
+}
+
+/// A condition as written and as parsed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Condition {
+    /// The text, for listings and sessions.
+    pub text: String,
+    /// The parsed expression.
+    pub expr: Expr,
+}
+
+/// A breakpoint.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Breakpoint {
+    /// Number (shared with watchpoints, as in gdb).
+    pub id: u32,
+    /// Code address.
+    pub addr: u64,
+    /// The location as the user wrote it (`loop`, `0x40`, `loop+8`).
+    pub location: String,
+    /// Condition evaluated per active lane; the breakpoint stops if any lane satisfies it.
+    pub condition: Option<Condition>,
+    /// Filters.
+    pub filters: Filters,
+    /// Hits still to ignore.
+    pub ignore: u32,
+    /// Times the breakpoint was reached with its filters and condition satisfied.
+    pub hits: u64,
+    /// Deleted after the first stop.
+    pub temporary: bool,
+    /// Armed.
+    pub enabled: bool,
+}
+
+impl Breakpoint {
+    /// The lanes for which wave `w` at this breakpoint satisfies filters and condition;
+    /// `None` if it does not stop. Lanes are the active lanes (or EXEC when no lane matters).
+    pub fn lanes(&self, m: &Machine, w: usize) -> Result<Option<u32>, String> {
+        let wave = &m.waves[w];
+        if self.filters.wave.is_some_and(|id| id != wave.id)
+            || self.filters.workgroup.is_some_and(|g| g != wave.workgroup)
+        {
+            return Ok(None);
+        }
+        let mut candidates = wave.exec;
+        if let Some(l) = self.filters.lane {
+            candidates &= 1 << (l & 31);
+            if candidates == 0 {
+                return Ok(None);
+            }
+        }
+        let Some(cond) = &self.condition else {
+            return Ok(Some(candidates));
+        };
+        if !cond.expr.per_lane() {
+            let v = cond
+                .expr
+                .eval(m, w, self.filters.lane)
+                .map_err(|e| e.to_string())?;
+            return Ok((v != 0).then_some(candidates));
+        }
+        let mut lanes = 0;
+        for l in 0..32u8 {
+            if candidates >> l & 1 == 1
+                && cond.expr.eval(m, w, Some(l)).map_err(|e| e.to_string())? != 0
+            {
+                lanes |= 1 << l;
+            }
+        }
+        Ok((lanes != 0).then_some(lanes))
+    }
+}
+
+/// What accesses trigger a watchpoint.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum WatchKind {
+    /// Writes (`watch`); atomics count.
+    Write,
+    /// Reads (`rwatch`); atomics count.
+    Read,
+    /// Reads and writes (`awatch`).
+    Access,
+}
+
+impl WatchKind {
+    /// Whether an access of `kind` triggers this watchpoint.
+    pub fn triggered_by(self, kind: AccessKind) -> bool {
+        match self {
+            WatchKind::Write => kind != AccessKind::Read,
+            WatchKind::Read => kind != AccessKind::Write,
+            WatchKind::Access => true,
+        }
+    }
+
+    /// The command that creates it.
+    pub fn command(self) -> &'static str {
+        match self {
+            WatchKind::Write => "watch",
+            WatchKind::Read => "rwatch",
+            WatchKind::Access => "awatch",
+        }
+    }
+}
+
+/// Which instance of a space a watchpoint covers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Scope {
+    /// Global memory.
+    Global,
+    /// The shared memory of one workgroup, or of every workgroup.
+    Shared(Option<u32>),
+    /// The scratch of one lane of one wave (global wave id).
+    Scratch {
+        /// Wave id.
+        wave: u32,
+        /// Lane.
+        lane: u8,
+    },
+}
+
+impl Scope {
+    /// The space.
+    pub fn space(self) -> Space {
+        match self {
+            Scope::Global => Space::Global,
+            Scope::Shared(_) => Space::Shared,
+            Scope::Scratch { .. } => Space::Scratch,
+        }
+    }
+}
+
+/// A watchpoint on a byte range.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Watchpoint {
+    /// Number.
+    pub id: u32,
+    /// Trigger.
+    pub kind: WatchKind,
+    /// Where.
+    pub scope: Scope,
+    /// First byte.
+    pub addr: u64,
+    /// Length in bytes (at least 1).
+    pub len: u64,
+    /// Value condition, evaluated after the access.
+    pub condition: Option<Condition>,
+    /// Times triggered.
+    pub hits: u64,
+    /// Armed.
+    pub enabled: bool,
+}
+
+impl Watchpoint {
+    /// Whether this watchpoint covers memory that wave `w` can touch (its workgroup's shared
+    /// memory, or its own scratch).
+    pub fn applies_to(&self, m: &Machine, w: usize) -> bool {
+        let wave = &m.waves[w];
+        match self.scope {
+            Scope::Global | Scope::Shared(None) => true,
+            Scope::Shared(Some(g)) => wave.workgroup == g,
+            Scope::Scratch { wave: id, .. } => wave.id == id,
+        }
+    }
+
+    /// The lanes of `accesses` (made by wave `w`) that trigger this watchpoint.
+    pub fn lanes_hit(&self, m: &Machine, w: usize, accesses: &[Access]) -> u32 {
+        if !self.enabled || !self.applies_to(m, w) {
+            return 0;
+        }
+        let end = self.addr.saturating_add(self.len);
+        let mut lanes = 0;
+        for a in accesses {
+            let in_range = a.space == self.scope.space()
+                && a.addr < end
+                && a.addr.saturating_add(a.len as u64) > self.addr;
+            let lane_ok = match self.scope {
+                Scope::Scratch { lane, .. } => a.lane == lane,
+                _ => true,
+            };
+            if in_range && lane_ok && self.kind.triggered_by(a.kind) {
+                lanes |= 1 << a.lane;
+            }
+        }
+        lanes
+    }
+
+    /// The lane whose scratch is watched (0 for other spaces).
+    pub fn lane(&self) -> u8 {
+        match self.scope {
+            Scope::Scratch { lane, .. } => lane,
+            _ => 0,
+        }
+    }
+
+    /// Reads the watched bytes as wave `w` sees them.
+    pub fn read(&self, m: &Machine, w: usize) -> Option<Vec<u8>> {
+        let mut buf = vec![0; self.len.min(4096) as usize];
+        m.read_space(self.scope.space(), w, self.lane(), self.addr, &mut buf)
+            .ok()?;
+        Some(buf)
+    }
+}

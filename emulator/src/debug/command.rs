@@ -1,0 +1,590 @@
+//! The command language: gdb-familiar commands parsed once into [`Command`] values, which
+//! [`crate::debug::Engine::execute`] runs. The same language serves the TUI, the REPL,
+//! replay scripts and the GDB server's `monitor`.
+
+use super::breakpoint::{Filters, WatchKind};
+
+/// Every command: name, aliases, usage, one-line description, details.
+pub const HELP: &[(&str, &[&str], &str, &str)] = &[
+    ("break", &["b", "br"], "break LOCATION [if EXPR] [wave N] [workgroup N] [lane N]", "set a breakpoint at a label, label+OFFSET or address; the condition is evaluated per active lane and stops when any lane satisfies it"),
+    ("tbreak", &[], "tbreak LOCATION [if EXPR] [wave N] [workgroup N] [lane N]", "set a temporary breakpoint (deleted when hit)"),
+    ("delete", &["d"], "delete [N]", "delete breakpoint or watchpoint N (all without N)"),
+    ("disable", &[], "disable N", "disable breakpoint or watchpoint N"),
+    ("enable", &[], "enable N", "enable breakpoint or watchpoint N"),
+    ("ignore", &[], "ignore N COUNT", "ignore the next COUNT hits of breakpoint N"),
+    ("condition", &[], "condition N [EXPR]", "set (or remove) the condition of breakpoint or watchpoint N"),
+    ("watch", &[], "watch [SPACE:]ADDR [LEN] [if EXPR] [workgroup N|all] [wave N] [lane N]", "stop after any instruction that writes the range (atomics count); SPACE is global (default), shared (the selected wave's workgroup unless `workgroup` is given) or scratch (the selected lane unless `wave`/`lane` are given)"),
+    ("rwatch", &[], "rwatch [SPACE:]ADDR [LEN] [if EXPR] [workgroup N|all] [wave N] [lane N]", "stop after any instruction that reads the range (atomics count)"),
+    ("awatch", &[], "awatch [SPACE:]ADDR [LEN] [if EXPR] [workgroup N|all] [wave N] [lane N]", "stop after any instruction that reads or writes the range"),
+    ("continue", &["c", "cont"], "continue", "run all waves until a breakpoint, watchpoint, fault, deadlock, interrupt or the end"),
+    ("stepi", &["si"], "stepi [N]", "execute N instructions (default 1) of the selected wave, others frozen; with scheduler-locking off, every ready wave advances one instruction per step"),
+    ("advance", &["until", "u"], "advance LOCATION | advance barrier", "continue until the selected wave reaches LOCATION; `advance barrier` runs the selected wave alone to its next barrier"),
+    ("finish", &[], "finish", "run the selected wave alone until it exits"),
+    ("interrupt", &[], "interrupt", "stop a run in progress (Ctrl-C does the same)"),
+    ("restart", &["run", "r"], "restart", "restart the launch from the beginning, keeping breakpoints and watchpoints"),
+    ("wave", &["thread"], "wave N", "select wave N (global wave id)"),
+    ("lane", &[], "lane N", "select lane N (0-31)"),
+    ("info", &["i"], "info waves|lanes|registers [REG]|breakpoints|watchpoints|changes", "show waves, the selected wave's lanes, registers (all, or one v register across lanes), breakpoints, watchpoints, or what changed since the previous stop"),
+    ("print", &["p"], "print[/x|/d|/u|/f|/t|/c] EXPR", "evaluate an expression: registers v3, v3[5], u2, exec, pc, lane, wave; memory global:ADDR, shared:ADDR, scratch:ADDR (a u32); labels; numbers; C operators; s32(x) reads x as signed. A bare vector register shows all 32 lanes"),
+    ("x", &[], "x/NFS [SPACE:]ADDR", "examine memory: N units, format F (x d u t f c), size S (b h w g); SPACE global (default), shared (the selected wave's workgroup) or scratch (the selected lane)"),
+    ("set", &[], "set REG = VALUE | set vN[L] = VALUE | set SPACE:ADDR = VALUE | set scheduler-locking on|off", "change a register (vN sets every lane), one lane, a u32 in memory, or a setting"),
+    ("disassemble", &["disas"], "disassemble [LOCATION]", "disassemble around LOCATION (default: the selected wave's PC); `=>` marks the PC, `B` breakpoints"),
+    ("expect", &[], "expect EXPR OP VALUE", "assert EXPR OP VALUE (OP: == != < <= > >=); fails loudly with both values (for scripts)"),
+    ("help", &["h"], "help [COMMAND]", "list commands, or describe one"),
+];
+
+/// Which instance of a space a watch command names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WatchWhere {
+    /// Global memory.
+    Global,
+    /// Shared memory: of workgroup N, of all (`Some(None)`), or the selected wave's (`None`).
+    Shared(Option<Option<u32>>),
+    /// Scratch: of the given wave and lane, each defaulting to the selection.
+    Scratch(Option<u32>, Option<u8>),
+}
+
+/// What `info` shows.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Info {
+    /// The wave list.
+    Waves,
+    /// The selected wave's lanes.
+    Lanes,
+    /// Registers, or one register.
+    Registers(Option<String>),
+    /// Breakpoints and watchpoints.
+    Breakpoints,
+    /// Watchpoints.
+    Watchpoints,
+    /// Changes since the previous stop.
+    Changes,
+}
+
+/// Comparison operators of `expect`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ExpectOp {
+    /// `==`
+    Eq,
+    /// `!=`
+    Ne,
+    /// `<`
+    Lt,
+    /// `<=`
+    Le,
+    /// `>`
+    Gt,
+    /// `>=`
+    Ge,
+}
+
+impl ExpectOp {
+    /// The operator's text.
+    pub fn text(self) -> &'static str {
+        match self {
+            ExpectOp::Eq => "==",
+            ExpectOp::Ne => "!=",
+            ExpectOp::Lt => "<",
+            ExpectOp::Le => "<=",
+            ExpectOp::Gt => ">",
+            ExpectOp::Ge => ">=",
+        }
+    }
+
+    /// Applies it.
+    pub fn holds(self, a: i64, b: i64) -> bool {
+        match self {
+            ExpectOp::Eq => a == b,
+            ExpectOp::Ne => a != b,
+            ExpectOp::Lt => a < b,
+            ExpectOp::Le => a <= b,
+            ExpectOp::Gt => a > b,
+            ExpectOp::Ge => a >= b,
+        }
+    }
+}
+
+/// A parsed command.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Command {
+    /// `break` / `tbreak`.
+    Break {
+        /// Location text.
+        location: String,
+        /// Condition text.
+        condition: Option<String>,
+        /// Filters.
+        filters: Filters,
+        /// `tbreak`.
+        temporary: bool,
+    },
+    /// `delete [N]`.
+    Delete(Option<u32>),
+    /// `enable N` / `disable N`.
+    Enable(u32, bool),
+    /// `ignore N COUNT`.
+    Ignore(u32, u32),
+    /// `condition N [EXPR]`.
+    Condition(u32, Option<String>),
+    /// `watch` / `rwatch` / `awatch`.
+    Watch {
+        /// Kind.
+        kind: WatchKind,
+        /// Space and instance.
+        place: WatchWhere,
+        /// Address expression.
+        addr: String,
+        /// Length in bytes.
+        len: u64,
+        /// Condition.
+        condition: Option<String>,
+    },
+    /// `continue`.
+    Continue,
+    /// `stepi [N]`.
+    Stepi(u64),
+    /// `advance LOCATION`.
+    Advance(String),
+    /// `advance barrier`.
+    AdvanceBarrier,
+    /// `finish`.
+    Finish,
+    /// `interrupt`.
+    Interrupt,
+    /// `restart`.
+    Restart,
+    /// `wave N`.
+    Wave(u32),
+    /// `lane N`.
+    Lane(u32),
+    /// `info ...`.
+    Info(Info),
+    /// `print[/F] EXPR`.
+    Print {
+        /// Format letter.
+        format: Option<char>,
+        /// Expression text.
+        expr: String,
+    },
+    /// `x/NFS ADDR`.
+    Examine {
+        /// Units.
+        count: u64,
+        /// Format letter.
+        format: char,
+        /// Unit size in bytes.
+        size: usize,
+        /// Address expression (with optional space prefix).
+        addr: String,
+    },
+    /// `set TARGET = VALUE`.
+    Set {
+        /// Target text (register, `vN[L]`, `SPACE:ADDR`).
+        target: String,
+        /// Value expression.
+        value: String,
+    },
+    /// `set scheduler-locking on|off`.
+    SchedulerLocking(bool),
+    /// `disassemble [LOCATION]`.
+    Disassemble(Option<String>),
+    /// `expect EXPR OP VALUE`.
+    Expect {
+        /// Left side.
+        lhs: String,
+        /// Operator.
+        op: ExpectOp,
+        /// Right side.
+        rhs: String,
+    },
+    /// `help [COMMAND]`.
+    Help(Option<String>),
+}
+
+/// A command that could not be parsed: what was wrong and the right form.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{message}{}", usage.as_ref().map(|u| format!("\nusage: {u}")).unwrap_or_default())]
+pub struct CommandError {
+    /// What was wrong.
+    pub message: String,
+    /// The command's usage, when known.
+    pub usage: Option<String>,
+}
+
+/// The canonical name of a command or alias.
+pub fn canonical(word: &str) -> Option<&'static str> {
+    HELP.iter()
+        .find(|(n, aliases, _, _)| *n == word || aliases.contains(&word))
+        .map(|(n, ..)| *n)
+}
+
+/// The usage line of a command.
+pub fn usage(name: &str) -> Option<&'static str> {
+    HELP.iter()
+        .find(|(n, ..)| *n == name)
+        .map(|(_, _, u, _)| *u)
+}
+
+fn error(name: &str, message: impl Into<String>) -> CommandError {
+    CommandError {
+        message: message.into(),
+        usage: usage(name).map(str::to_string),
+    }
+}
+
+fn number(name: &str, s: &str) -> Result<u64, CommandError> {
+    super::expr::parse_number(s.trim())
+        .map(|v| v as u64)
+        .ok_or_else(|| error(name, format!("`{}` is not a number", s.trim())))
+}
+
+/// Splits trailing `wave N`, `workgroup N|all` and `lane N` filters off `text`.
+fn split_filters(
+    name: &str,
+    mut text: &str,
+) -> Result<(String, Filters, Option<Option<u32>>), CommandError> {
+    let mut f = Filters::default();
+    let mut group: Option<Option<u32>> = None;
+    loop {
+        let t = text.trim_end();
+        let Some((head, last)) = t.rsplit_once(char::is_whitespace) else {
+            break;
+        };
+        let Some((head2, key)) = head
+            .trim_end()
+            .rsplit_once(char::is_whitespace)
+            .or(Some(("", head.trim_end())))
+        else {
+            break;
+        };
+        match key {
+            "wave" => f.wave = Some(number(name, last)? as u32),
+            "lane" => {
+                let l = number(name, last)?;
+                if l >= 32 {
+                    return Err(error(name, format!("lane {l} out of range (0-31)")));
+                }
+                f.lane = Some(l as u8);
+            }
+            "workgroup" | "wg" if last == "all" => group = Some(None),
+            "workgroup" | "wg" => {
+                let g = number(name, last)? as u32;
+                f.workgroup = Some(g);
+                group = Some(Some(g));
+            }
+            _ => break,
+        }
+        text = head2;
+    }
+    Ok((text.trim().to_string(), f, group))
+}
+
+/// Splits `... if EXPR` into the part before and the condition.
+fn split_if(text: &str) -> (String, Option<String>) {
+    let t = text.trim();
+    if let Some(rest) = t.strip_prefix("if ") {
+        return (String::new(), Some(rest.trim().to_string()));
+    }
+    match t.find(" if ") {
+        Some(i) => (
+            t[..i].trim().to_string(),
+            Some(t[i + 4..].trim().to_string()),
+        ),
+        None => (t.to_string(), None),
+    }
+}
+
+/// Parses one command line. Empty lines and `#` comments give `Ok(None)`.
+pub fn parse(line: &str) -> Result<Option<Command>, CommandError> {
+    let line = line.trim();
+    if line.is_empty() || line.starts_with('#') {
+        return Ok(None);
+    }
+    let (head, rest) = line
+        .split_once(char::is_whitespace)
+        .map_or((line, ""), |(h, r)| (h, r.trim()));
+    let (word, slash) = head
+        .split_once('/')
+        .map_or((head, None), |(w, s)| (w, Some(s)));
+    let Some(name) = canonical(word) else {
+        let names: Vec<&str> = HELP.iter().map(|(n, ..)| *n).collect();
+        let near = crate::asm::nearest_word(word, &names);
+        return Err(CommandError {
+            message: format!(
+                "unknown command `{word}`{}",
+                near.map(|n| format!(" (did you mean `{n}`?)"))
+                    .unwrap_or_default()
+            ),
+            usage: Some("help lists every command".into()),
+        });
+    };
+    if slash.is_some() && !matches!(name, "print" | "x") {
+        return Err(error(name, format!("`{name}` takes no /FORMAT")));
+    }
+    let need = |what: &str| -> Result<(), CommandError> {
+        if rest.is_empty() {
+            Err(error(name, format!("`{name}` needs {what}")))
+        } else {
+            Ok(())
+        }
+    };
+    let id = |s: &str| number(name, s).map(|v| v as u32);
+    let cmd = match name {
+        "break" | "tbreak" => {
+            need("a location")?;
+            let (body, filters, _) = split_filters(name, rest)?;
+            let (location, condition) = split_if(&body);
+            if location.is_empty() || location.contains(char::is_whitespace) {
+                return Err(error(name, format!("bad location `{location}`")));
+            }
+            Command::Break {
+                location,
+                condition,
+                filters,
+                temporary: name == "tbreak",
+            }
+        }
+        "delete" => Command::Delete(if rest.is_empty() {
+            None
+        } else {
+            Some(id(rest)?)
+        }),
+        "disable" | "enable" => {
+            need("a breakpoint number")?;
+            Command::Enable(id(rest)?, name == "enable")
+        }
+        "ignore" => {
+            let (a, b) = rest
+                .split_once(char::is_whitespace)
+                .ok_or_else(|| error(name, "needs a number and a count"))?;
+            Command::Ignore(id(a)?, id(b)?)
+        }
+        "condition" => {
+            need("a breakpoint number")?;
+            let (n, expr) = rest
+                .split_once(char::is_whitespace)
+                .map_or((rest, ""), |(a, b)| (a, b.trim()));
+            Command::Condition(id(n)?, (!expr.is_empty()).then(|| expr.to_string()))
+        }
+        "watch" | "rwatch" | "awatch" => {
+            need("an address")?;
+            let kind = match name {
+                "watch" => WatchKind::Write,
+                "rwatch" => WatchKind::Read,
+                _ => WatchKind::Access,
+            };
+            let (body, filters, group) = split_filters(name, rest)?;
+            let (target, condition) = split_if(&body);
+            let mut parts = target.split_whitespace();
+            let addr_text = parts
+                .next()
+                .ok_or_else(|| error(name, "needs an address"))?;
+            let len = match parts.next() {
+                Some(l) => number(name, l)?,
+                None => 4,
+            };
+            if parts.next().is_some() {
+                return Err(error(name, format!("unexpected text in `{target}`")));
+            }
+            let (place, addr) = match addr_text.split_once(':') {
+                Some(("global", a)) => (WatchWhere::Global, a),
+                Some(("shared", a)) => (WatchWhere::Shared(group), a),
+                Some(("scratch", a)) => (WatchWhere::Scratch(filters.wave, filters.lane), a),
+                Some((s, _)) => {
+                    return Err(error(
+                        name,
+                        format!("unknown space `{s}` (global, shared, scratch)"),
+                    ))
+                }
+                None => (WatchWhere::Global, addr_text),
+            };
+            Command::Watch {
+                kind,
+                place,
+                addr: addr.to_string(),
+                len,
+                condition,
+            }
+        }
+        "continue" => Command::Continue,
+        "stepi" => Command::Stepi(if rest.is_empty() {
+            1
+        } else {
+            number(name, rest)?
+        }),
+        "advance" => {
+            need("a location")?;
+            if rest == "barrier" {
+                Command::AdvanceBarrier
+            } else {
+                Command::Advance(rest.to_string())
+            }
+        }
+        "finish" => Command::Finish,
+        "interrupt" => Command::Interrupt,
+        "restart" => Command::Restart,
+        "wave" => {
+            need("a wave id")?;
+            Command::Wave(id(rest)?)
+        }
+        "lane" => {
+            need("a lane")?;
+            Command::Lane(id(rest)?)
+        }
+        "info" => {
+            let (what, arg) = rest
+                .split_once(char::is_whitespace)
+                .map_or((rest, ""), |(a, b)| (a, b.trim()));
+            Command::Info(match what {
+                "waves" | "threads" | "w" => Info::Waves,
+                "lanes" | "l" => Info::Lanes,
+                "registers" | "reg" | "r" | "all-registers" => {
+                    Info::Registers((!arg.is_empty()).then(|| arg.to_string()))
+                }
+                "breakpoints" | "break" | "b" => Info::Breakpoints,
+                "watchpoints" | "watch" => Info::Watchpoints,
+                "changes" => Info::Changes,
+                _ => return Err(error(name, format!("unknown `info {what}`"))),
+            })
+        }
+        "print" => {
+            need("an expression")?;
+            let format = match slash {
+                None => None,
+                Some(f) if f.len() == 1 && "xdutfco".contains(f) => f.chars().next(),
+                Some(f) => {
+                    return Err(error(
+                        name,
+                        format!("unknown format `/{f}` (x d u t f c o)"),
+                    ))
+                }
+            };
+            Command::Print {
+                format,
+                expr: rest.to_string(),
+            }
+        }
+        "x" => {
+            need("an address")?;
+            let spec = slash.unwrap_or("");
+            let digits: String = spec.chars().take_while(char::is_ascii_digit).collect();
+            let count = if digits.is_empty() {
+                1
+            } else {
+                number(name, &digits)?
+            };
+            let (mut format, mut size) = ('x', 4);
+            for c in spec[digits.len()..].chars() {
+                match c {
+                    'x' | 'd' | 'u' | 't' | 'f' | 'c' | 'o' => format = c,
+                    'b' => size = 1,
+                    'h' => size = 2,
+                    'w' => size = 4,
+                    'g' => size = 8,
+                    _ => return Err(error(name, format!("unknown format or size letter `{c}`"))),
+                }
+            }
+            if count == 0 || count > 4096 {
+                return Err(error(name, "count must be 1 to 4096"));
+            }
+            Command::Examine {
+                count,
+                format,
+                size,
+                addr: rest.to_string(),
+            }
+        }
+        "set" => {
+            if let Some(v) = rest.strip_prefix("scheduler-locking") {
+                match v.trim() {
+                    "on" | "step" => Command::SchedulerLocking(true),
+                    "off" => Command::SchedulerLocking(false),
+                    _ => return Err(error(name, "set scheduler-locking on|off")),
+                }
+            } else {
+                let body = rest.strip_prefix("var ").unwrap_or(rest);
+                let (target, value) = body
+                    .split_once('=')
+                    .ok_or_else(|| error(name, "needs `TARGET = VALUE`"))?;
+                if target.trim().is_empty() || value.trim().is_empty() {
+                    return Err(error(name, "needs `TARGET = VALUE`"));
+                }
+                Command::Set {
+                    target: target.trim().to_string(),
+                    value: value.trim().to_string(),
+                }
+            }
+        }
+        "disassemble" => Command::Disassemble((!rest.is_empty()).then(|| rest.to_string())),
+        "expect" => {
+            need("an assertion")?;
+            let ops = [
+                ("==", ExpectOp::Eq),
+                ("!=", ExpectOp::Ne),
+                ("<=", ExpectOp::Le),
+                (">=", ExpectOp::Ge),
+                ("<", ExpectOp::Lt),
+                (">", ExpectOp::Gt),
+            ];
+            // The last comparison operator outside brackets splits the two sides.
+            let found = ops
+                .iter()
+                .filter_map(|(t, op)| rest.rfind(t).map(|i| (i, *t, *op)))
+                .max_by_key(|(i, t, _)| (*i + t.len(), t.len()));
+            let Some((i, t, op)) = found else {
+                return Err(error(
+                    name,
+                    "needs a comparison: EXPR OP VALUE with OP one of == != < <= > >=",
+                ));
+            };
+            let (lhs, rhs) = (rest[..i].trim(), rest[i + t.len()..].trim());
+            if lhs.is_empty() || rhs.is_empty() {
+                return Err(error(name, "needs both sides of the comparison"));
+            }
+            Command::Expect {
+                lhs: lhs.to_string(),
+                op,
+                rhs: rhs.to_string(),
+            }
+        }
+        "help" => Command::Help((!rest.is_empty()).then(|| rest.to_string())),
+        _ => return Err(error(name, "not implemented")),
+    };
+    Ok(Some(cmd))
+}
+
+/// The help text: all commands, or one.
+pub fn help(topic: Option<&str>) -> Result<String, CommandError> {
+    match topic {
+        None => {
+            let mut s = String::from("Commands (`help COMMAND` for details):\n");
+            for (n, aliases, _, about) in HELP {
+                let short: String = about.split(';').next().unwrap_or(about).to_string();
+                let a = if aliases.is_empty() {
+                    String::new()
+                } else {
+                    format!(" ({})", aliases.join(", "))
+                };
+                s.push_str(&format!("  {:<22} {short}\n", format!("{n}{a}")));
+            }
+            Ok(s)
+        }
+        Some(t) => {
+            let name = canonical(t.trim()).ok_or_else(|| CommandError {
+                message: format!("no command `{t}`"),
+                usage: Some("help lists every command".into()),
+            })?;
+            let (n, aliases, usage, about) = HELP
+                .iter()
+                .find(|(n, ..)| *n == name)
+                .copied()
+                .unwrap_or(HELP[0]);
+            let a = if aliases.is_empty() {
+                String::new()
+            } else {
+                format!("\naliases: {}", aliases.join(", "))
+            };
+            Ok(format!("{usage}\n{n}: {about}{a}\n"))
+        }
+    }
+}

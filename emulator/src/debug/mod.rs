@@ -1,0 +1,826 @@
+//! The debug engine: one API and one typed stop event for every front end (TUI, REPL,
+//! replay scripts, the GDB server). It runs the machine under breakpoints (per-lane
+//! conditions, filters, ignore counts), exact watchpoints on global, shared and scratch
+//! byte ranges, stepping with or without scheduler locking, and interrupts from another
+//! thread; the command language ([`command`]) parses into typed commands that run here.
+
+pub mod breakpoint;
+pub mod command;
+pub mod expr;
+mod run_command;
+pub mod view;
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+use crate::exec::AccessKind;
+use crate::machine::fault::Fault;
+use crate::machine::wave::WaveState;
+use crate::machine::{Deadlock, Event, LaunchError, LaunchOptions, Machine};
+use crate::memory::Space;
+use crate::program::Program;
+use breakpoint::{Breakpoint, Condition, Filters, Scope, WatchKind, Watchpoint};
+pub use run_command::{CommandOutput, ExpectOutcome};
+
+/// One watchpoint trigger: who touched the range, and the values before and after.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WatchHit {
+    /// Watchpoint number.
+    pub id: u32,
+    /// Its kind.
+    pub kind: WatchKind,
+    /// Space.
+    pub space: Space,
+    /// Watched address and length.
+    pub addr: u64,
+    /// Length.
+    pub len: u64,
+    /// Lanes that touched the range.
+    pub lanes: u32,
+    /// PC of the accessing instruction (the wave's PC is already past it: the stop is
+    /// precise, right after the access).
+    pub pc: u64,
+    /// How they touched it (the strongest: read-write beats write beats read).
+    pub access: AccessKind,
+    /// Bytes before the instruction.
+    pub old: Vec<u8>,
+    /// Bytes after it.
+    pub new: Vec<u8>,
+}
+
+/// Why execution stopped.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StopReason {
+    /// A breakpoint; `lanes` satisfied its condition (or were active).
+    Breakpoint {
+        /// Number.
+        id: u32,
+        /// Lanes.
+        lanes: u32,
+    },
+    /// One or more watchpoints triggered by the instruction just executed.
+    Watchpoint(Vec<WatchHit>),
+    /// A step finished.
+    Step,
+    /// `advance`/`until` reached its address, or a wave reached its barrier or exited.
+    Reached(String),
+    /// The program's `brk` instruction.
+    BreakInstruction,
+    /// A wave faulted.
+    Fault(Fault),
+    /// A barrier can never complete.
+    Deadlock(Deadlock),
+    /// Every wave has exited.
+    Finished,
+    /// Interrupted (Ctrl-C, `interrupt`).
+    Interrupted,
+    /// Nothing can run the way asked (e.g. the selected wave waits at a barrier while the
+    /// other waves are frozen).
+    Blocked(String),
+    /// A breakpoint condition could not be evaluated.
+    ConditionError {
+        /// Breakpoint number.
+        id: u32,
+        /// The error.
+        message: String,
+    },
+}
+
+/// A stop, with everything a front end needs to show it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StopEvent {
+    /// Why.
+    pub reason: StopReason,
+    /// The wave concerned (index in [`Machine::waves`]), if any.
+    pub wave: Option<usize>,
+    /// Its global id.
+    pub wave_id: Option<u32>,
+    /// Its PC at the stop.
+    pub pc: Option<u64>,
+    /// Wave-instructions executed since the launch.
+    pub instructions: u64,
+}
+
+impl StopEvent {
+    /// Whether the launch is over (finished, faulted or deadlocked).
+    pub fn is_terminal(&self) -> bool {
+        matches!(
+            self.reason,
+            StopReason::Finished | StopReason::Fault(_) | StopReason::Deadlock(_)
+        )
+    }
+}
+
+/// How a run proceeds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    /// All waves, as the scheduler picks them.
+    All,
+    /// Only one wave (the others frozen).
+    Wave(usize),
+}
+
+/// When a run ends on its own (besides breakpoints, watchpoints, faults...).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Goal {
+    /// Never.
+    None,
+    /// After this many instructions of the run's wave (or of all waves for Mode::All).
+    Steps(u64),
+    /// When wave `.0` reaches address `.1`.
+    Address(usize, u64),
+    /// When the wave arrives at a barrier.
+    Barrier(usize),
+    /// When the wave exits.
+    Exit(usize),
+}
+
+/// A handle that interrupts a running engine from another thread.
+#[derive(Debug, Clone)]
+pub struct InterruptHandle(Arc<AtomicBool>);
+
+impl InterruptHandle {
+    /// Asks the engine to stop as soon as possible (checked every few hundred instructions).
+    pub fn interrupt(&self) {
+        self.0.store(true, Ordering::Relaxed);
+    }
+}
+
+/// The debugger engine.
+#[derive(Debug, Clone)]
+pub struct Engine {
+    machine: Machine,
+    initial: Machine,
+    last_stop: Machine,
+    breakpoints: Vec<Breakpoint>,
+    watchpoints: Vec<Watchpoint>,
+    next_id: u32,
+    /// Per code word: whether an enabled breakpoint is there.
+    armed: Vec<bool>,
+    /// Selected wave (index into the machine's waves).
+    pub selected_wave: usize,
+    /// Selected lane.
+    pub selected_lane: u8,
+    /// `set scheduler-locking on`: stepping moves only the selected wave.
+    pub scheduler_locking: bool,
+    interrupt: Arc<AtomicBool>,
+    /// The wave and PC of the breakpoint we stopped at: resuming steps over it once.
+    resume_over: Option<(usize, u64)>,
+    last: Option<StopEvent>,
+}
+
+/// Instructions between interrupt checks.
+const POLL: u64 = 256;
+
+impl Engine {
+    /// Launches `program` under the debugger.
+    pub fn new(program: &Program, options: LaunchOptions) -> Result<Engine, LaunchError> {
+        let mut machine = Machine::new(program, options)?;
+        machine.break_is_fault = false;
+        let armed = vec![false; machine.code().len()];
+        Ok(Engine {
+            initial: machine.clone(),
+            last_stop: machine.clone(),
+            machine,
+            breakpoints: Vec::new(),
+            watchpoints: Vec::new(),
+            next_id: 1,
+            armed,
+            selected_wave: 0,
+            selected_lane: 0,
+            scheduler_locking: true,
+            interrupt: Arc::new(AtomicBool::new(false)),
+            resume_over: None,
+            last: None,
+        })
+    }
+
+    /// The machine (read-only: front ends inspect it).
+    pub fn machine(&self) -> &Machine {
+        &self.machine
+    }
+
+    /// The machine for writes (`set` commands, the GDB server's register writes).
+    pub fn machine_mut(&mut self) -> &mut Machine {
+        &mut self.machine
+    }
+
+    /// The machine as it was at the previous stop (for change highlighting).
+    pub fn previous(&self) -> &Machine {
+        &self.last_stop
+    }
+
+    /// The last stop, if any.
+    pub fn last_stop(&self) -> Option<&StopEvent> {
+        self.last.as_ref()
+    }
+
+    /// A handle to interrupt a run from another thread.
+    pub fn interrupt_handle(&self) -> InterruptHandle {
+        InterruptHandle(self.interrupt.clone())
+    }
+
+    /// Breakpoints, in creation order.
+    pub fn breakpoints(&self) -> &[Breakpoint] {
+        &self.breakpoints
+    }
+
+    /// Watchpoints, in creation order.
+    pub fn watchpoints(&self) -> &[Watchpoint] {
+        &self.watchpoints
+    }
+
+    /// Resolves a location: a label, `label+N`, `*ADDR` or an address.
+    pub fn resolve_location(&self, text: &str) -> Result<u64, String> {
+        let t = text.trim().trim_start_matches('*');
+        let (base, off) = match t.split_once('+') {
+            Some((b, o)) => (
+                b.trim(),
+                expr::parse_number(o.trim()).ok_or_else(|| format!("bad offset in `{text}`"))?,
+            ),
+            None => (t, 0),
+        };
+        let addr = match expr::parse_number(base) {
+            Some(a) => a,
+            None => match self.machine.program().labels.get(base) {
+                Some(a) => *a as i64,
+                None => {
+                    let names: Vec<&str> = self
+                        .machine
+                        .program()
+                        .labels
+                        .keys()
+                        .map(String::as_str)
+                        .collect();
+                    return Err(format!(
+                        "no label `{base}`{}",
+                        if names.is_empty() {
+                            String::new()
+                        } else {
+                            format!(" (labels: {})", names.join(", "))
+                        }
+                    ));
+                }
+            },
+        } + off;
+        let addr = addr as u64;
+        if self.machine.instr_at(addr).is_none() {
+            return Err(format!("{addr:#x} is not the start of an instruction"));
+        }
+        Ok(addr)
+    }
+
+    fn take_id(&mut self) -> u32 {
+        let id = self.next_id;
+        self.next_id += 1;
+        id
+    }
+
+    fn rearm(&mut self) {
+        self.armed.iter_mut().for_each(|a| *a = false);
+        for b in self.breakpoints.iter().filter(|b| b.enabled) {
+            if let Some(a) = self.armed.get_mut((b.addr / 4) as usize) {
+                *a = true;
+            }
+        }
+        let filter: Vec<(Space, u64, u64)> = self
+            .watchpoints
+            .iter()
+            .filter(|w| w.enabled)
+            .map(|w| (w.scope.space(), w.addr, w.addr.saturating_add(w.len)))
+            .collect();
+        self.machine.accesses = (!filter.is_empty()).then(|| crate::exec::AccessLog::new(filter));
+    }
+
+    /// Sets a breakpoint; returns its number.
+    pub fn add_breakpoint(
+        &mut self,
+        location: &str,
+        condition: Option<&str>,
+        filters: Filters,
+        temporary: bool,
+    ) -> Result<u32, String> {
+        let addr = self.resolve_location(location)?;
+        let condition = parse_condition(condition)?;
+        if let Some(l) = filters.lane {
+            if l >= 32 {
+                return Err(format!("lane {l} out of range (0-31)"));
+            }
+        }
+        let id = self.take_id();
+        self.breakpoints.push(Breakpoint {
+            id,
+            addr,
+            location: location.trim().to_string(),
+            condition,
+            filters,
+            ignore: 0,
+            hits: 0,
+            temporary,
+            enabled: true,
+        });
+        self.rearm();
+        Ok(id)
+    }
+
+    /// Sets a watchpoint; returns its number.
+    pub fn add_watchpoint(
+        &mut self,
+        kind: WatchKind,
+        scope: Scope,
+        addr: u64,
+        len: u64,
+        condition: Option<&str>,
+    ) -> Result<u32, String> {
+        if len == 0 || len > 1 << 20 {
+            return Err("watch length must be 1 byte to 1 MiB".into());
+        }
+        let probe = Watchpoint {
+            id: 0,
+            kind,
+            scope,
+            addr,
+            len,
+            condition: None,
+            hits: 0,
+            enabled: true,
+        };
+        // The range must exist (in the selected wave's view for shared and scratch).
+        let w = match scope {
+            Scope::Scratch { wave, .. } => self
+                .machine
+                .wave_index(wave)
+                .ok_or(format!("no wave {wave}"))?,
+            Scope::Shared(Some(g)) => self
+                .machine
+                .waves
+                .iter()
+                .position(|w| w.workgroup == g)
+                .ok_or(format!("workgroup {g} is not resident"))?,
+            _ => self.selected_wave,
+        };
+        let mut buf = vec![0; len as usize];
+        self.machine
+            .read_space(scope.space(), w, probe.lane(), addr, &mut buf)
+            .map_err(|e| e.to_string())?;
+        let condition = parse_condition(condition)?;
+        let id = self.take_id();
+        self.watchpoints.push(Watchpoint {
+            id,
+            condition,
+            ..probe
+        });
+        self.rearm();
+        Ok(id)
+    }
+
+    /// Deletes breakpoints/watchpoints by number (all when `None`).
+    pub fn delete(&mut self, id: Option<u32>) -> Result<(), String> {
+        match id {
+            None => {
+                self.breakpoints.clear();
+                self.watchpoints.clear();
+            }
+            Some(id) => {
+                let before = self.breakpoints.len() + self.watchpoints.len();
+                self.breakpoints.retain(|b| b.id != id);
+                self.watchpoints.retain(|w| w.id != id);
+                if before == self.breakpoints.len() + self.watchpoints.len() {
+                    return Err(format!("no breakpoint or watchpoint number {id}"));
+                }
+            }
+        }
+        self.rearm();
+        Ok(())
+    }
+
+    /// Enables or disables a breakpoint/watchpoint.
+    pub fn set_enabled(&mut self, id: u32, enabled: bool) -> Result<(), String> {
+        if let Some(b) = self.breakpoints.iter_mut().find(|b| b.id == id) {
+            b.enabled = enabled;
+        } else if let Some(w) = self.watchpoints.iter_mut().find(|w| w.id == id) {
+            w.enabled = enabled;
+        } else {
+            return Err(format!("no breakpoint or watchpoint number {id}"));
+        }
+        self.rearm();
+        Ok(())
+    }
+
+    /// Sets a breakpoint's ignore count.
+    pub fn set_ignore(&mut self, id: u32, count: u32) -> Result<(), String> {
+        let b = self
+            .breakpoints
+            .iter_mut()
+            .find(|b| b.id == id)
+            .ok_or(format!("no breakpoint number {id}"))?;
+        b.ignore = count;
+        Ok(())
+    }
+
+    /// Sets or clears a breakpoint's condition.
+    pub fn set_condition(&mut self, id: u32, condition: Option<&str>) -> Result<(), String> {
+        let c = parse_condition(condition)?;
+        if let Some(b) = self.breakpoints.iter_mut().find(|b| b.id == id) {
+            b.condition = c;
+        } else if let Some(w) = self.watchpoints.iter_mut().find(|w| w.id == id) {
+            w.condition = c;
+        } else {
+            return Err(format!("no breakpoint or watchpoint number {id}"));
+        }
+        Ok(())
+    }
+
+    /// Selects a wave by global id.
+    pub fn select_wave(&mut self, id: u32) -> Result<(), String> {
+        self.selected_wave = self.machine.wave_index(id).ok_or_else(|| {
+            let ids: Vec<String> = self
+                .machine
+                .waves
+                .iter()
+                .map(|w| w.id.to_string())
+                .collect();
+            format!("no resident wave {id} (resident: {})", ids.join(", "))
+        })?;
+        Ok(())
+    }
+
+    /// Selects a lane.
+    pub fn select_lane(&mut self, lane: u32) -> Result<(), String> {
+        if lane >= 32 {
+            return Err(format!("lane {lane} out of range (0-31)"));
+        }
+        self.selected_lane = lane as u8;
+        Ok(())
+    }
+
+    /// Restarts the launch from the beginning, keeping breakpoints and watchpoints.
+    pub fn restart(&mut self) {
+        self.machine = self.initial.clone();
+        self.last_stop = self.machine.clone();
+        self.resume_over = None;
+        self.last = None;
+        self.selected_wave = 0;
+        self.rearm();
+    }
+
+    /// Continues all waves until something stops them.
+    pub fn continue_all(&mut self) -> StopEvent {
+        self.run(Mode::All, Goal::None)
+    }
+
+    /// Steps `n` instructions: with scheduler locking, of the selected wave only (others
+    /// frozen); without, every ready wave advances one instruction per step, in order.
+    pub fn step(&mut self, n: u64) -> StopEvent {
+        if self.scheduler_locking {
+            self.run(Mode::Wave(self.selected_wave), Goal::Steps(n.max(1)))
+        } else {
+            self.step_all(n.max(1))
+        }
+    }
+
+    /// Steps every ready wave by one instruction, `n` times.
+    pub fn step_all(&mut self, n: u64) -> StopEvent {
+        self.begin();
+        for _ in 0..n {
+            let ready: Vec<usize> = (0..self.machine.waves.len())
+                .filter(|&i| self.machine.waves[i].state == WaveState::Ready)
+                .collect();
+            if ready.is_empty() {
+                let e = match self.machine.schedule() {
+                    Err(e) => self.machine_event(e, Some(self.selected_wave)),
+                    Ok(_) => self.event(StopReason::Step, Some(self.selected_wave)),
+                };
+                return self.finish(e);
+            }
+            for w in ready {
+                if let Some(stop) = self.run_one(w) {
+                    return self.finish(stop);
+                }
+            }
+        }
+        self.finish(self.event(StopReason::Step, Some(self.selected_wave)))
+    }
+
+    /// Continues (all waves run) until the selected wave reaches `addr`.
+    pub fn advance(&mut self, addr: u64) -> StopEvent {
+        let w = self.selected_wave;
+        self.run(Mode::All, Goal::Address(w, addr))
+    }
+
+    /// Runs the selected wave alone until it arrives at a barrier.
+    pub fn advance_to_barrier(&mut self) -> StopEvent {
+        let w = self.selected_wave;
+        self.run(Mode::Wave(w), Goal::Barrier(w))
+    }
+
+    /// Runs the selected wave alone until it exits.
+    pub fn finish_wave(&mut self) -> StopEvent {
+        let w = self.selected_wave;
+        self.run(Mode::Wave(w), Goal::Exit(w))
+    }
+
+    fn event(&self, reason: StopReason, wave: Option<usize>) -> StopEvent {
+        let w = wave.and_then(|i| self.machine.waves.get(i));
+        StopEvent {
+            reason,
+            wave: wave.filter(|_| w.is_some()),
+            wave_id: w.map(|w| w.id),
+            pc: w.map(|w| w.pc),
+            instructions: self.machine.stats.wave_instructions,
+        }
+    }
+
+    /// Records a stop: selects its wave, snapshots for change tracking.
+    fn finish(&mut self, stop: StopEvent) -> StopEvent {
+        if let Some(w) = stop.wave {
+            self.selected_wave = w;
+        }
+        if let StopReason::Breakpoint { id, lanes } = &stop.reason {
+            if self.filters_lane_of(*id).is_none()
+                && lanes >> self.selected_lane & 1 == 0
+                && *lanes != 0
+            {
+                self.selected_lane = lanes.trailing_zeros() as u8;
+            }
+            self.resume_over = stop.wave.zip(stop.pc);
+            if self.breakpoints.iter().any(|b| b.id == *id && b.temporary) {
+                self.breakpoints.retain(|b| b.id != *id);
+                self.rearm();
+            }
+        }
+        self.interrupt.store(false, Ordering::Relaxed);
+        self.last = Some(stop.clone());
+        stop
+    }
+
+    fn filters_lane_of(&self, id: u32) -> Option<u8> {
+        self.breakpoints
+            .iter()
+            .find(|b| b.id == id)
+            .and_then(|b| b.filters.lane)
+    }
+
+    /// Saves the state at the start of a resumption, for change highlighting at its stop.
+    fn begin(&mut self) {
+        self.last_stop = self.machine.clone();
+        // An interrupt requested while nothing ran is stale.
+        self.interrupt.store(false, Ordering::Relaxed);
+    }
+
+    fn run(&mut self, mode: Mode, goal: Goal) -> StopEvent {
+        self.begin();
+        let mut done = 0u64;
+        loop {
+            match goal {
+                Goal::Steps(n) if done >= n => {
+                    let w = match mode {
+                        Mode::Wave(w) => Some(w),
+                        Mode::All => Some(self.selected_wave),
+                    };
+                    return self.finish(self.event(StopReason::Step, w));
+                }
+                Goal::Address(w, a)
+                    if done > 0 && self.machine.waves.get(w).is_some_and(|x| x.pc == a) =>
+                {
+                    return self
+                        .finish(self.event(StopReason::Reached(format!("{a:#x}")), Some(w)));
+                }
+                _ => {}
+            }
+            if done.is_multiple_of(POLL) && self.interrupt.swap(false, Ordering::Relaxed) {
+                let w = match mode {
+                    Mode::Wave(w) => w,
+                    Mode::All => self.live_wave(),
+                };
+                return self.finish(self.event(StopReason::Interrupted, Some(w)));
+            }
+            let w = match mode {
+                Mode::All => match self.machine.schedule() {
+                    Ok(w) => w,
+                    Err(e) => return self.finish(self.machine_event(e, None)),
+                },
+                Mode::Wave(w) => {
+                    let Some(wave) = self.machine.waves.get(w) else {
+                        return self
+                            .finish(self.event(StopReason::Blocked(format!("no wave {w}")), None));
+                    };
+                    match wave.state {
+                        WaveState::Ready | WaveState::Stopped => w,
+                        WaveState::AtBarrier => {
+                            let why = "the wave waits at a barrier for the other waves of its workgroup, which are frozen (continue, or set scheduler-locking off)";
+                            return self
+                                .finish(self.event(StopReason::Blocked(why.into()), Some(w)));
+                        }
+                        WaveState::Exited => {
+                            let reason = if goal == Goal::Exit(w) {
+                                StopReason::Reached("exit".into())
+                            } else {
+                                StopReason::Blocked("the wave has exited".into())
+                            };
+                            return self.finish(self.event(reason, Some(w)));
+                        }
+                        WaveState::Faulted => {
+                            return self.finish(self.event(
+                                StopReason::Blocked("the wave has faulted".into()),
+                                Some(w),
+                            ))
+                        }
+                    }
+                }
+            };
+            if let Some(stop) = self.run_one(w) {
+                return self.finish(stop);
+            }
+            done += 1;
+            let wave = &self.machine.waves[w];
+            match goal {
+                Goal::Barrier(g) if g == w && wave.state == WaveState::AtBarrier => {
+                    return self.finish(self.event(StopReason::Reached("barrier".into()), Some(w)));
+                }
+                Goal::Exit(g) if g == w && wave.state == WaveState::Exited => {
+                    return self.finish(self.event(StopReason::Reached("exit".into()), Some(w)));
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// A wave worth reporting on an interrupt: the selected one if alive, else any ready one.
+    fn live_wave(&self) -> usize {
+        let alive = |i: usize| self.machine.waves.get(i).is_some_and(|w| w.alive());
+        if alive(self.selected_wave) {
+            return self.selected_wave;
+        }
+        (0..self.machine.waves.len())
+            .find(|&i| alive(i))
+            .unwrap_or(self.selected_wave)
+    }
+
+    fn machine_event(&self, e: Event, wave: Option<usize>) -> StopEvent {
+        match e {
+            Event::Fault(f) => {
+                let w = self.machine.wave_index(f.wave).or(wave);
+                self.event(StopReason::Fault(f), w)
+            }
+            Event::Deadlock(d) => {
+                let w = d
+                    .waiting
+                    .first()
+                    .and_then(|(id, _)| self.machine.wave_index(*id));
+                self.event(StopReason::Deadlock(d), w)
+            }
+            Event::Break { wave, .. } => self.event(StopReason::BreakInstruction, Some(wave)),
+            Event::Finished => self.event(StopReason::Finished, None),
+            Event::Stalled => self.event(StopReason::Blocked("no wave can run".into()), wave),
+        }
+    }
+
+    /// Executes one instruction of wave `w`, checking breakpoints before and watchpoints
+    /// after it. Returns a stop, if any.
+    fn run_one(&mut self, w: usize) -> Option<StopEvent> {
+        let pc = self.machine.waves[w].pc;
+        let skip = self
+            .resume_over
+            .take_if(|&mut (rw, rpc)| rw == w && rpc == pc)
+            .is_some();
+        if !skip && self.armed.get((pc / 4) as usize).copied().unwrap_or(false) {
+            if let Some(stop) = self.check_breakpoints(w, pc) {
+                return Some(stop);
+            }
+        }
+        let event = self.machine.step_scheduled(w);
+        // A memory instruction that touched a watched range did not fault, exit or
+        // deadlock, so its event (if any) cannot be lost by reporting the watchpoint.
+        if self
+            .machine
+            .accesses
+            .as_ref()
+            .is_some_and(|l| !l.hits.is_empty())
+        {
+            if let Some(stop) = self.check_watchpoints(w, pc) {
+                return Some(stop);
+            }
+        }
+        event.map(|e| self.machine_event(e, Some(w)))
+    }
+
+    fn check_breakpoints(&mut self, w: usize, pc: u64) -> Option<StopEvent> {
+        let ids: Vec<usize> = (0..self.breakpoints.len())
+            .filter(|&i| self.breakpoints[i].enabled && self.breakpoints[i].addr == pc)
+            .collect();
+        for i in ids {
+            match self.breakpoints[i].lanes(&self.machine, w) {
+                Ok(None) => {}
+                Ok(Some(lanes)) => {
+                    let b = &mut self.breakpoints[i];
+                    b.hits += 1;
+                    if b.ignore > 0 {
+                        b.ignore -= 1;
+                        continue;
+                    }
+                    let id = b.id;
+                    return Some(self.event(StopReason::Breakpoint { id, lanes }, Some(w)));
+                }
+                Err(message) => {
+                    let id = self.breakpoints[i].id;
+                    return Some(self.event(StopReason::ConditionError { id, message }, Some(w)));
+                }
+            }
+        }
+        None
+    }
+
+    fn check_watchpoints(&mut self, w: usize, pc: u64) -> Option<StopEvent> {
+        let accesses = self
+            .machine
+            .accesses
+            .as_ref()
+            .map(|l| l.hits.clone())
+            .unwrap_or_default();
+        if accesses.is_empty() {
+            return None;
+        }
+        let mut hits = Vec::new();
+        for i in 0..self.watchpoints.len() {
+            let wp = &self.watchpoints[i];
+            let lanes = wp.lanes_hit(&self.machine, w, &accesses);
+            if lanes == 0 {
+                continue;
+            }
+            if let Some(c) = &wp.condition {
+                let lane = lanes.trailing_zeros() as u8;
+                match c.expr.eval(&self.machine, w, Some(lane)) {
+                    Ok(0) => continue,
+                    Ok(_) => {}
+                    Err(e) => {
+                        let id = wp.id;
+                        return Some(self.event(
+                            StopReason::ConditionError {
+                                id,
+                                message: e.to_string(),
+                            },
+                            Some(w),
+                        ));
+                    }
+                }
+            }
+            let access = accesses
+                .iter()
+                .filter(|a| lanes >> a.lane & 1 == 1)
+                .map(|a| a.kind)
+                .max_by_key(|k| match k {
+                    AccessKind::Read => 0,
+                    AccessKind::Write => 1,
+                    AccessKind::ReadWrite => 2,
+                })
+                .unwrap_or(AccessKind::Read);
+            let new = wp.read(&self.machine, w).unwrap_or_default();
+            // Undo the instruction's writes, last first, to recover the bytes before it.
+            let mut old = new.clone();
+            for a in accesses
+                .iter()
+                .rev()
+                .filter(|a| a.kind != AccessKind::Read && lanes >> a.lane & 1 == 1)
+            {
+                for k in 0..(a.len as u64).min(16) {
+                    let at = a.addr + k;
+                    if at >= wp.addr && at < wp.addr + old.len() as u64 {
+                        old[(at - wp.addr) as usize] = a.old[k as usize];
+                    }
+                }
+            }
+            let wp = &mut self.watchpoints[i];
+            wp.hits += 1;
+            hits.push(WatchHit {
+                id: wp.id,
+                kind: wp.kind,
+                space: wp.scope.space(),
+                addr: wp.addr,
+                len: wp.len,
+                lanes,
+                pc,
+                access,
+                old,
+                new,
+            });
+        }
+        if hits.is_empty() {
+            return None;
+        }
+        Some(self.event(StopReason::Watchpoint(hits), Some(w)))
+    }
+}
+
+fn parse_condition(text: Option<&str>) -> Result<Option<Condition>, String> {
+    match text.map(str::trim).filter(|t| !t.is_empty()) {
+        None => Ok(None),
+        Some(t) => {
+            let expr = expr::parse(t).map_err(|e| format!("bad condition `{t}`: {e}"))?;
+            Ok(Some(Condition {
+                text: t.to_string(),
+                expr,
+            }))
+        }
+    }
+}

@@ -1,0 +1,461 @@
+//! Runs parsed commands on the engine and renders their output as text.
+
+use std::fmt::Write;
+
+use super::breakpoint::Scope;
+use super::command::{self, Command, CommandError, ExpectOp, Info, WatchWhere};
+use super::expr::{self, Expr};
+use super::{view, Engine, StopEvent};
+use crate::memory::Space;
+
+/// The result of an `expect`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExpectOutcome {
+    /// Whether it held.
+    pub passed: bool,
+    /// The assertion as written.
+    pub text: String,
+}
+
+/// What a command produced.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CommandOutput {
+    /// Text to show (ends with a newline unless empty).
+    pub text: String,
+    /// The stop, for commands that ran the machine.
+    pub stop: Option<StopEvent>,
+    /// The outcome, for `expect`.
+    pub expect: Option<ExpectOutcome>,
+}
+
+impl CommandOutput {
+    fn text(text: String) -> Self {
+        Self {
+            text,
+            ..Default::default()
+        }
+    }
+}
+
+fn cmd_err(name: &str, message: impl Into<String>) -> CommandError {
+    CommandError {
+        message: message.into(),
+        usage: command::usage(name).map(str::to_string),
+    }
+}
+
+/// Splits `SPACE:EXPR` (space defaults to global).
+fn space_prefix(text: &str) -> (Space, &str) {
+    for (p, s) in [
+        ("global:", Space::Global),
+        ("shared:", Space::Shared),
+        ("scratch:", Space::Scratch),
+    ] {
+        if let Some(rest) = text.trim().strip_prefix(p) {
+            return (s, rest);
+        }
+    }
+    (Space::Global, text.trim())
+}
+
+impl Engine {
+    /// Parses and runs one line of the command language. Empty lines and comments produce
+    /// empty output.
+    pub fn execute_line(&mut self, line: &str) -> Result<CommandOutput, CommandError> {
+        match command::parse(line)? {
+            Some(cmd) => self.execute(&cmd),
+            None => Ok(CommandOutput::default()),
+        }
+    }
+
+    fn eval(&self, name: &str, text: &str, lane: Option<u8>) -> Result<i64, CommandError> {
+        let e = expr::parse(text)
+            .map_err(|e| cmd_err(name, format!("bad expression `{text}`: {e}")))?;
+        let lane = lane.or(Some(self.selected_lane));
+        e.eval(self.machine(), self.selected_wave, lane)
+            .map_err(|e| cmd_err(name, format!("cannot evaluate `{text}`: {}", e.message)))
+    }
+
+    fn stopped(&mut self, stop: StopEvent) -> CommandOutput {
+        let mut text = view::describe_stop(self, &stop);
+        text.push('\n');
+        CommandOutput {
+            text,
+            stop: Some(stop),
+            expect: None,
+        }
+    }
+
+    /// Runs a parsed command.
+    pub fn execute(&mut self, cmd: &Command) -> Result<CommandOutput, CommandError> {
+        Ok(match cmd {
+            Command::Break {
+                location,
+                condition,
+                filters,
+                temporary,
+            } => {
+                let name = if *temporary { "tbreak" } else { "break" };
+                let id = self
+                    .add_breakpoint(location, condition.as_deref(), *filters, *temporary)
+                    .map_err(|e| cmd_err(name, e))?;
+                let addr = self
+                    .breakpoints()
+                    .iter()
+                    .find(|b| b.id == id)
+                    .map_or(0, |b| b.addr);
+                CommandOutput::text(format!(
+                    "{} {id} at {}{}\n",
+                    if *temporary {
+                        "Temporary breakpoint"
+                    } else {
+                        "Breakpoint"
+                    },
+                    view::pc_text(self.machine(), addr),
+                    condition
+                        .as_ref()
+                        .map(|c| format!(" if {c}"))
+                        .unwrap_or_default()
+                ))
+            }
+            Command::Delete(id) => {
+                self.delete(*id).map_err(|e| cmd_err("delete", e))?;
+                CommandOutput::default()
+            }
+            Command::Enable(id, on) => {
+                self.set_enabled(*id, *on)
+                    .map_err(|e| cmd_err(if *on { "enable" } else { "disable" }, e))?;
+                CommandOutput::default()
+            }
+            Command::Ignore(id, n) => {
+                self.set_ignore(*id, *n).map_err(|e| cmd_err("ignore", e))?;
+                CommandOutput::text(format!(
+                    "Will ignore next {n} crossings of breakpoint {id}.\n"
+                ))
+            }
+            Command::Condition(id, c) => {
+                self.set_condition(*id, c.as_deref())
+                    .map_err(|e| cmd_err("condition", e))?;
+                CommandOutput::default()
+            }
+            Command::Watch {
+                kind,
+                place,
+                addr,
+                len,
+                condition,
+            } => {
+                let name = kind.command();
+                let a = self.eval(name, addr, None)? as u64;
+                let wave = self
+                    .machine()
+                    .waves
+                    .get(self.selected_wave)
+                    .ok_or_else(|| cmd_err(name, "no wave selected"))?;
+                let scope = match place {
+                    WatchWhere::Global => Scope::Global,
+                    WatchWhere::Shared(None) => Scope::Shared(Some(wave.workgroup)),
+                    WatchWhere::Shared(Some(g)) => Scope::Shared(*g),
+                    WatchWhere::Scratch(w, l) => Scope::Scratch {
+                        wave: w.unwrap_or(wave.id),
+                        lane: l.unwrap_or(self.selected_lane),
+                    },
+                };
+                let id = self
+                    .add_watchpoint(*kind, scope, a, *len, condition.as_deref())
+                    .map_err(|e| cmd_err(name, e))?;
+                let what = match scope {
+                    Scope::Global => format!("global:{a:#x}"),
+                    Scope::Shared(None) => format!("shared:{a:#x} (every workgroup)"),
+                    Scope::Shared(Some(g)) => format!("shared:{a:#x} (workgroup {g})"),
+                    Scope::Scratch { wave, lane } => {
+                        format!("scratch:{a:#x} (wave {wave} lane {lane})")
+                    }
+                };
+                let kind_text = match kind {
+                    super::breakpoint::WatchKind::Write => "Hardware watchpoint",
+                    super::breakpoint::WatchKind::Read => "Hardware read watchpoint",
+                    super::breakpoint::WatchKind::Access => {
+                        "Hardware access (read/write) watchpoint"
+                    }
+                };
+                CommandOutput::text(format!(
+                    "{kind_text} {id}: {what}, {len} byte{}\n",
+                    if *len == 1 { "" } else { "s" }
+                ))
+            }
+            Command::Continue => {
+                let s = self.continue_all();
+                self.stopped(s)
+            }
+            Command::Stepi(n) => {
+                let s = self.step(*n);
+                self.stopped(s)
+            }
+            Command::Advance(loc) => {
+                let a = self
+                    .resolve_location(loc)
+                    .map_err(|e| cmd_err("advance", e))?;
+                let s = self.advance(a);
+                self.stopped(s)
+            }
+            Command::AdvanceBarrier => {
+                let s = self.advance_to_barrier();
+                self.stopped(s)
+            }
+            Command::Finish => {
+                let s = self.finish_wave();
+                self.stopped(s)
+            }
+            // Commands run one at a time, so no run is in progress when this one runs; front
+            // ends interrupt a run through `Engine::interrupt_handle` (Ctrl-C, Esc).
+            Command::Interrupt => CommandOutput::text(
+                "Nothing is running (Ctrl-C interrupts a run in progress).\n".into(),
+            ),
+            Command::Restart => {
+                self.restart();
+                CommandOutput::text(format!(
+                    "Restarted: {} waves resident, all at {}.\n",
+                    self.machine().waves.len(),
+                    view::pc_text(self.machine(), 0)
+                ))
+            }
+            Command::Wave(id) => {
+                self.select_wave(*id).map_err(|e| cmd_err("wave", e))?;
+                let w = &self.machine().waves[self.selected_wave];
+                CommandOutput::text(format!(
+                    "[Switching to wave {} (workgroup {}), {}]\n  {}: {}\n",
+                    w.id,
+                    w.workgroup,
+                    w.state.name(),
+                    view::pc_text(self.machine(), w.pc),
+                    view::instr_text(self.machine(), w.pc)
+                ))
+            }
+            Command::Lane(l) => {
+                self.select_lane(*l).map_err(|e| cmd_err("lane", e))?;
+                let w = &self.machine().waves[self.selected_wave];
+                CommandOutput::text(format!(
+                    "[Switching to lane {l} of wave {} ({})]\n",
+                    w.id,
+                    if w.exec >> l & 1 == 1 {
+                        "active"
+                    } else {
+                        "inactive"
+                    }
+                ))
+            }
+            Command::Info(what) => CommandOutput::text(match what {
+                Info::Waves => view::waves_table(self),
+                Info::Lanes => view::lanes_table(self),
+                Info::Registers(None) => view::registers(self, self.selected_wave),
+                Info::Registers(Some(r)) => self.print(None, r)?,
+                Info::Breakpoints => view::breakpoint_table(self, false),
+                Info::Watchpoints => view::breakpoint_table(self, true),
+                Info::Changes => view::changes_text(self),
+            }),
+            Command::Print { format, expr } => CommandOutput::text(self.print(*format, expr)?),
+            Command::Examine {
+                count,
+                format,
+                size,
+                addr,
+            } => CommandOutput::text(self.examine(*count, *format, *size, addr)?),
+            Command::Set { target, value } => {
+                self.set(target, value)?;
+                CommandOutput::default()
+            }
+            Command::SchedulerLocking(on) => {
+                self.scheduler_locking = *on;
+                CommandOutput::default()
+            }
+            Command::Disassemble(loc) => {
+                let center = match loc {
+                    Some(l) => self
+                        .resolve_location(l)
+                        .map_err(|e| cmd_err("disassemble", e))?,
+                    None => self
+                        .machine()
+                        .waves
+                        .get(self.selected_wave)
+                        .map_or(0, |w| w.pc),
+                };
+                CommandOutput::text(view::disassembly(self, center, 6, 10))
+            }
+            Command::Expect { lhs, op, rhs } => {
+                let a = self.eval("expect", lhs, None)?;
+                let b = self.eval("expect", rhs, None)?;
+                let passed = op.holds(a, b);
+                let text = format!("{lhs} {} {rhs}", op.text());
+                let out = if passed {
+                    format!("expect ok: {text}\n")
+                } else {
+                    let why = match op {
+                        ExpectOp::Eq => "they differ",
+                        _ => "it does not hold",
+                    };
+                    format!("expect FAILED: {text}: left side {lhs} = {a} ({a:#x}), right side {rhs} = {b} ({b:#x}); {why}\n")
+                };
+                CommandOutput {
+                    text: out,
+                    stop: None,
+                    expect: Some(ExpectOutcome { passed, text }),
+                }
+            }
+            Command::Help(topic) => CommandOutput::text(command::help(topic.as_deref())?),
+        })
+    }
+
+    fn print(&self, format: Option<char>, text: &str) -> Result<String, CommandError> {
+        let e = expr::parse(text)
+            .map_err(|e| cmd_err("print", format!("bad expression `{text}`: {e}")))?;
+        let fmt = format.unwrap_or('u');
+        if let Expr::VReg(r, None) = e {
+            return Ok(view::lane_view(
+                self,
+                self.selected_wave,
+                r as usize,
+                format.unwrap_or('x'),
+            ));
+        }
+        let w = self.selected_wave;
+        if e.per_lane() {
+            let m = self.machine();
+            let exec = m.waves.get(w).map_or(0, |w| w.exec);
+            let mut s = format!("{text} (by lane; inactive lanes in parentheses):\n");
+            for row in 0..4u8 {
+                let _ = write!(s, "  [{:>2}]", row * 8);
+                for l in row * 8..row * 8 + 8 {
+                    let v = e
+                        .eval(m, w, Some(l))
+                        .map_err(|e| cmd_err("print", e.message))?;
+                    let v = view::format_value(v as u64, fmt, 8);
+                    if exec >> l & 1 == 1 {
+                        let _ = write!(s, "  {v:>11} ");
+                    } else {
+                        let _ = write!(s, " ({v:>11})");
+                    }
+                }
+                s.push('\n');
+            }
+            return Ok(s);
+        }
+        let v = e
+            .eval(self.machine(), w, Some(self.selected_lane))
+            .map_err(|e| cmd_err("print", e.message))?;
+        // Registers and memory are 32-bit: show them at that width unless the value is wider.
+        let size = if (v as u64) >> 32 == 0 || (v as u64) >> 31 == 0x1_ffff_ffff {
+            4
+        } else {
+            8
+        };
+        let shown = match (format, &e) {
+            (None, Expr::Exec) => format!(
+                "{:#010x} ({} active: {})",
+                v as u32,
+                (v as u32).count_ones(),
+                crate::machine::fault::lanes_text(v as u32)
+            ),
+            (None, Expr::Pc) => view::pc_text(self.machine(), v as u64),
+            (None, _) if v < 0 => v.to_string(),
+            _ => view::format_value(v as u64, fmt, size),
+        };
+        Ok(format!("{text} = {shown}\n"))
+    }
+
+    fn examine(
+        &self,
+        count: u64,
+        format: char,
+        size: usize,
+        text: &str,
+    ) -> Result<String, CommandError> {
+        let (space, rest) = space_prefix(text);
+        let addr = self.eval("x", rest, None)? as u64;
+        let total = count * size as u64;
+        let mut buf = vec![0u8; total as usize];
+        self.machine()
+            .read_space(
+                space,
+                self.selected_wave,
+                self.selected_lane,
+                addr,
+                &mut buf,
+            )
+            .map_err(|e| cmd_err("x", format!("cannot access memory: {e}")))?;
+        let per_row = (16 / size).max(1);
+        let mut s = String::new();
+        for (row, chunk) in buf.chunks(per_row * size).enumerate() {
+            let _ = write!(
+                s,
+                "{}:{:#x}:",
+                space.name(),
+                addr + (row * per_row * size) as u64
+            );
+            for unit in chunk.chunks(size) {
+                let mut b = [0u8; 8];
+                b[..unit.len()].copy_from_slice(unit);
+                let _ = write!(
+                    s,
+                    " {}",
+                    view::format_value(u64::from_le_bytes(b), format, size)
+                );
+            }
+            s.push('\n');
+        }
+        Ok(s)
+    }
+
+    fn set(&mut self, target: &str, value: &str) -> Result<(), CommandError> {
+        let v = self.eval("set", value, None)?;
+        let (w, lane) = (self.selected_wave, self.selected_lane);
+        if self.machine().waves.get(w).is_none() {
+            return Err(cmd_err("set", "no wave selected"));
+        }
+        let t = target.trim().trim_start_matches('$');
+        if t.contains(':') {
+            let (space, rest) = space_prefix(t);
+            let addr = self.eval("set", rest, None)? as u64;
+            return self
+                .machine_mut()
+                .write_space(space, w, lane, addr, &(v as u32).to_le_bytes())
+                .map_err(|e| cmd_err("set", format!("cannot access memory: {e}")));
+        }
+        let target_expr =
+            expr::parse(t).map_err(|e| cmd_err("set", format!("bad target `{t}`: {e}")))?;
+        let index = match &target_expr {
+            Expr::VReg(_, Some(i)) => {
+                let l = i
+                    .eval(self.machine(), w, Some(lane))
+                    .map_err(|e| cmd_err("set", e.message))?;
+                if !(0..32).contains(&l) {
+                    return Err(cmd_err("set", format!("lane {l} out of range (0-31)")));
+                }
+                Some(l as usize)
+            }
+            _ => None,
+        };
+        let wave = &mut self.machine_mut().waves[w];
+        match target_expr {
+            Expr::VReg(r, None) => wave.v[r as usize] = [v as u32; 32],
+            Expr::VReg(r, Some(_)) => wave.v[r as usize][index.unwrap_or(0)] = v as u32,
+            Expr::UReg(r) => wave.u[r as usize] = v as u32,
+            Expr::Exec => wave.exec = v as u32,
+            Expr::Pc => {
+                if v % 4 != 0 || v < 0 {
+                    return Err(cmd_err("set", "pc must be a multiple of 4"));
+                }
+                wave.pc = v as u64
+            }
+            _ => {
+                return Err(cmd_err(
+                    "set",
+                    format!(
+                        "cannot assign to `{t}` (registers vN, vN[L], uN, exec, pc, or SPACE:ADDR)"
+                    ),
+                ))
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,541 @@
+//! Text views of the engine's state, shared by every front end: stop descriptions, wave
+//! and lane tables, register and lane views with change markers, memory dumps,
+//! disassembly with PC and breakpoint markers, breakpoint lists.
+
+use std::fmt::Write;
+
+use super::breakpoint::{Scope, WatchKind};
+use super::{Engine, StopEvent, StopReason, WatchHit};
+use crate::disasm;
+use crate::isa::{Counter, RegFile};
+use crate::machine::fault::lanes_text;
+use crate::machine::Machine;
+
+/// `0x0010 <loop+4>`.
+pub fn pc_text(m: &Machine, pc: u64) -> String {
+    let p = m.program();
+    let best = p
+        .labels
+        .iter()
+        .filter(|(_, a)| **a <= pc)
+        .max_by_key(|(n, a)| (**a, std::cmp::Reverse((*n).clone())));
+    match best {
+        Some((name, a)) if *a == pc => format!("{pc:#06x} <{name}>"),
+        Some((name, a)) => format!("{pc:#06x} <{name}+{}>", pc - a),
+        None => format!("{pc:#06x}"),
+    }
+}
+
+/// The instruction at `pc` as text, with label names for branch targets.
+pub fn instr_text(m: &Machine, pc: u64) -> String {
+    match m.instr_at(pc) {
+        Some(d) => {
+            let mut s = String::new();
+            let labels = &m.program().labels;
+            let _ = d.instr.write(&mut s, pc, &|a| {
+                labels
+                    .iter()
+                    .find(|(_, x)| **x == a)
+                    .map(|(n, _)| n.clone())
+            });
+            s
+        }
+        None => match m.program().code.get((pc / 4) as usize) {
+            Some(w) => format!(".word {w:#010x}  (not an instruction)"),
+            None => "(outside the code)".to_string(),
+        },
+    }
+}
+
+fn bytes_hex(b: &[u8]) -> String {
+    if b.len() <= 8 && !b.is_empty() {
+        let mut v = [0u8; 8];
+        v[..b.len()].copy_from_slice(b);
+        format!("{:#0w$x}", u64::from_le_bytes(v), w = 2 + 2 * b.len())
+    } else {
+        b.iter()
+            .map(|x| format!("{x:02x}"))
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+}
+
+fn watch_target(space: crate::memory::Space, addr: u64, len: u64) -> String {
+    format!(
+        "{}:{addr:#x} ({len} byte{})",
+        space.name(),
+        if len == 1 { "" } else { "s" }
+    )
+}
+
+fn describe_hit(m: &Machine, wave_id: Option<u32>, h: &WatchHit) -> String {
+    let kind = match h.kind {
+        WatchKind::Write => "Hardware watchpoint",
+        WatchKind::Read => "Hardware read watchpoint",
+        WatchKind::Access => "Hardware access (read/write) watchpoint",
+    };
+    let verb = match h.access {
+        crate::exec::AccessKind::Read => "read",
+        crate::exec::AccessKind::Write => "written",
+        crate::exec::AccessKind::ReadWrite => "read and written (atomic)",
+    };
+    let mut s = format!(
+        "{kind} {}: {}\n  {verb} by wave {} lane{} {} at {}: {}\n",
+        h.id,
+        watch_target(h.space, h.addr, h.len),
+        wave_id.map_or("?".into(), |w| w.to_string()),
+        if h.lanes.count_ones() == 1 { "" } else { "s" },
+        lanes_text(h.lanes),
+        pc_text(m, h.pc),
+        instr_text(m, h.pc)
+    );
+    if h.access == crate::exec::AccessKind::Read {
+        let _ = write!(s, "  Value = {}", bytes_hex(&h.new));
+    } else {
+        let _ = write!(
+            s,
+            "  Old value = {}\n  New value = {}",
+            bytes_hex(&h.old),
+            bytes_hex(&h.new)
+        );
+    }
+    s
+}
+
+/// Describes a stop the way gdb would.
+pub fn describe_stop(e: &Engine, stop: &StopEvent) -> String {
+    let m = e.machine();
+    let at = |pc: Option<u64>| {
+        pc.map(|pc| format!("{}: {}", pc_text(m, pc), instr_text(m, pc)))
+            .unwrap_or_default()
+    };
+    let wave = stop.wave_id.map_or(String::new(), |id| {
+        let wg = stop
+            .wave
+            .and_then(|i| m.waves.get(i))
+            .map_or(0, |w| w.workgroup);
+        format!("wave {id} (workgroup {wg})")
+    });
+    match &stop.reason {
+        StopReason::Breakpoint { id, lanes } => {
+            format!(
+                "Breakpoint {id}, {wave}, lane{} {}\n  {}",
+                if lanes.count_ones() == 1 { "" } else { "s" },
+                lanes_text(*lanes),
+                at(stop.pc)
+            )
+        }
+        StopReason::Watchpoint(hits) => {
+            let mut s: Vec<String> = hits
+                .iter()
+                .map(|h| describe_hit(m, stop.wave_id, h))
+                .collect();
+            s.push(format!("  next: {}", at(stop.pc)));
+            s.join("\n")
+        }
+        StopReason::Step => format!("{wave}\n  {}", at(stop.pc)),
+        StopReason::Reached(what) => format!("{wave} reached {what}\n  {}", at(stop.pc)),
+        StopReason::BreakInstruction => {
+            format!("Break instruction (brk), {wave}\n  {}", at(stop.pc))
+        }
+        StopReason::Fault(f) => {
+            let (sig, _) = f.signal();
+            format!("Program received signal {sig}: {f}")
+        }
+        StopReason::Deadlock(d) => format!("Deadlock: {d}"),
+        StopReason::Finished => format!(
+            "All waves exited ({} wave-instructions, {} lane-ops).",
+            m.stats.wave_instructions, m.stats.lane_ops
+        ),
+        StopReason::Interrupted => format!("Interrupted, {wave}\n  {}", at(stop.pc)),
+        StopReason::Blocked(why) => format!("Cannot run {wave}: {why}"),
+        StopReason::ConditionError { id, message } => format!(
+            "Error in condition of {id}: {message}; stopped, {wave}\n  {}",
+            at(stop.pc)
+        ),
+    }
+}
+
+/// `info waves`.
+pub fn waves_table(e: &Engine) -> String {
+    let m = e.machine();
+    let mut s = String::from("  Wave  WG  Idx  State        PC                       Active\n");
+    for (i, w) in m.waves.iter().enumerate() {
+        let _ = writeln!(
+            s,
+            "{} {:>4} {:>3} {:>4}  {:<11}  {:<24} {:>2}/32",
+            if i == e.selected_wave { "*" } else { " " },
+            w.id,
+            w.workgroup,
+            w.index,
+            w.state.name(),
+            pc_text(m, w.pc),
+            w.exec.count_ones()
+        );
+    }
+    s
+}
+
+/// `info lanes`: the selected wave's lanes.
+pub fn lanes_table(e: &Engine) -> String {
+    let m = e.machine();
+    let Some(w) = m.waves.get(e.selected_wave) else {
+        return "no wave selected\n".into();
+    };
+    let mut s = format!(
+        "wave {}: EXEC = {:#010x} ({} active)\n",
+        w.id,
+        w.exec,
+        w.exec.count_ones()
+    );
+    for l in 0..32u8 {
+        let _ = writeln!(
+            s,
+            "{} lane {l:>2}  {}",
+            if l == e.selected_lane { "*" } else { " " },
+            if w.exec >> l & 1 == 1 {
+                "active"
+            } else {
+                "inactive"
+            }
+        );
+    }
+    s
+}
+
+/// The lanes of v register `reg` whose value differs from the previous stop.
+pub fn changed_lanes(e: &Engine, wave: usize, reg: usize) -> u32 {
+    let (now, before) = (&e.machine().waves, &e.previous().waves);
+    match (now.get(wave), before.get(wave)) {
+        (Some(a), Some(b)) if a.id == b.id => (0..32)
+            .filter(|&l| a.v[reg][l] != b.v[reg][l])
+            .fold(0, |m, l| m | 1 << l),
+        _ => 0,
+    }
+}
+
+/// A v register across all 32 lanes: inactive lanes in parentheses, changed lanes with `*`.
+pub fn lane_view(e: &Engine, wave: usize, reg: usize, fmt: char) -> String {
+    let m = e.machine();
+    let Some(w) = m.waves.get(wave) else {
+        return String::new();
+    };
+    let changed = changed_lanes(e, wave, reg);
+    let mut s = format!("v{reg} (wave {}, EXEC {:#010x}):\n", w.id, w.exec);
+    for row in 0..4 {
+        let _ = write!(s, "  [{:>2}]", row * 8);
+        for l in row * 8..row * 8 + 8 {
+            let v = format_value(w.v[reg][l] as u64, fmt, 4);
+            let active = w.exec >> l & 1 == 1;
+            let mark = if changed >> l & 1 == 1 { '*' } else { ' ' };
+            if active {
+                let _ = write!(s, "  {v:>11}{mark}");
+            } else {
+                let _ = write!(s, " ({v:>11}){mark}");
+            }
+        }
+        s.push('\n');
+    }
+    s
+}
+
+/// Formats a value: x hex, d signed, u unsigned, t binary, f float, c char.
+pub fn format_value(v: u64, fmt: char, size: usize) -> String {
+    let bits = size * 8;
+    let mask = if bits >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << bits) - 1
+    };
+    let v = v & mask;
+    match fmt {
+        'x' => format!("{v:#0w$x}", w = 2 + size * 2),
+        'd' => {
+            let shift = 64 - bits as u32;
+            (((v << shift) as i64) >> shift).to_string()
+        }
+        't' => format!("{v:0w$b}", w = bits),
+        'o' => format!("{v:#o}"),
+        'c' => {
+            let c = (v as u8) as char;
+            if c.is_ascii_graphic() || c == ' ' {
+                format!("'{c}'")
+            } else {
+                format!("'\\x{:02x}'", v as u8)
+            }
+        }
+        'f' if size == 4 => format!("{}", f32::from_bits(v as u32)),
+        'f' if size == 8 => format!("{}", f64::from_bits(v)),
+        _ => v.to_string(),
+    }
+}
+
+/// `info registers`: PC, EXEC, counters, outstanding registers and u registers (changed ones
+/// marked `*`).
+pub fn registers(e: &Engine, wave: usize) -> String {
+    let m = e.machine();
+    let Some(w) = m.waves.get(wave) else {
+        return "no wave\n".into();
+    };
+    let prev = e.previous().waves.get(wave).filter(|p| p.id == w.id);
+    let mark = |changed: bool| if changed { "*" } else { " " };
+    let mut s = format!(
+        "wave {} (workgroup {}, index {}), {}\n  pc   {}{}\n  exec {:#010x}{} {:032b}\n",
+        w.id,
+        w.workgroup,
+        w.index,
+        w.state.name(),
+        pc_text(m, w.pc),
+        mark(prev.is_some_and(|p| p.pc != w.pc)),
+        w.exec,
+        mark(prev.is_some_and(|p| p.exec != w.exec)),
+        w.exec.reverse_bits()
+    );
+    let counters: Vec<String> = Counter::ALL
+        .iter()
+        .map(|c| format!("{}={}", c.name(), w.counter(*c)))
+        .collect();
+    let _ = writeln!(s, "  counters {}", counters.join(" "));
+    let mut pending = Vec::new();
+    for c in Counter::ALL {
+        for o in &w.outstanding[c.index()] {
+            if let Some(r) = o.regs {
+                let p = if r.file == RegFile::Vector { 'v' } else { 'u' };
+                let regs = if r.count == 1 {
+                    format!("{p}{}", r.first)
+                } else {
+                    format!("{p}[{}:{}]", r.first, r.first + r.count - 1)
+                };
+                pending.push(format!("{regs} ({} from {:#06x})", c.name(), o.pc));
+            }
+        }
+    }
+    if !pending.is_empty() {
+        let _ = writeln!(s, "  outstanding {}", pending.join(", "));
+    }
+    for row in 0..8 {
+        let _ = write!(s, " ");
+        for r in row * 8..row * 8 + 8 {
+            let changed = prev.is_some_and(|p| p.u[r] != w.u[r]);
+            let _ = write!(s, " u{r:<2}={:#010x}{}", w.u[r], mark(changed));
+        }
+        s.push('\n');
+    }
+    s
+}
+
+/// Disassembly of `count` instructions around `center` (`=>` marks the PC, `B` breakpoints).
+pub fn disassembly(e: &Engine, center: u64, before: usize, after: usize) -> String {
+    let m = e.machine();
+    let lines = disasm::decode_all(&m.program().code);
+    let labels = disasm::labels_for(&m.program().labels, &lines);
+    let pc = m.waves.get(e.selected_wave).map(|w| w.pc);
+    let idx = lines
+        .iter()
+        .position(|l| l.addr >= center)
+        .unwrap_or(lines.len().saturating_sub(1));
+    let lo = idx.saturating_sub(before);
+    let hi = (idx + after + 1).min(lines.len());
+    let mut s = String::new();
+    for line in &lines[lo..hi] {
+        if let Some(names) = labels.get(&line.addr) {
+            for n in names {
+                let _ = writeln!(s, "{n}:");
+            }
+        }
+        let bp = e
+            .breakpoints()
+            .iter()
+            .any(|b| b.addr == line.addr && b.enabled);
+        let text = match &line.instr {
+            Some(i) => disasm::instr_text(i, line.addr, &labels),
+            None => format!(".word {:#010x}", line.words[0]),
+        };
+        let _ = writeln!(
+            s,
+            "{}{} {:#06x}  {text}",
+            if Some(line.addr) == pc { "=>" } else { "  " },
+            if bp { "B" } else { " " },
+            line.addr
+        );
+    }
+    s
+}
+
+/// `info breakpoints` / `info watchpoints`.
+pub fn breakpoint_table(e: &Engine, watch_only: bool) -> String {
+    let m = e.machine();
+    if e.breakpoints().is_empty() && e.watchpoints().is_empty()
+        || watch_only && e.watchpoints().is_empty()
+    {
+        return if watch_only {
+            "No watchpoints.\n".into()
+        } else {
+            "No breakpoints or watchpoints.\n".into()
+        };
+    }
+    let mut s = String::from("Num  Type            Disp  Enb  Address          What\n");
+    if !watch_only {
+        for b in e.breakpoints() {
+            let _ = writeln!(
+                s,
+                "{:<4} breakpoint      {:<5} {:<4} {:<16} {}",
+                b.id,
+                if b.temporary { "del" } else { "keep" },
+                if b.enabled { "y" } else { "n" },
+                format!("{:#06x}", b.addr),
+                pc_text(m, b.addr)
+            );
+            let mut extra = Vec::new();
+            if let Some(c) = &b.condition {
+                extra.push(format!("stop only if {}", c.text));
+            }
+            if let Some(w) = b.filters.wave {
+                extra.push(format!("wave {w} only"));
+            }
+            if let Some(g) = b.filters.workgroup {
+                extra.push(format!("workgroup {g} only"));
+            }
+            if let Some(l) = b.filters.lane {
+                extra.push(format!("lane {l} only"));
+            }
+            if b.hits > 0 {
+                extra.push(format!(
+                    "breakpoint already hit {} time{}",
+                    b.hits,
+                    if b.hits == 1 { "" } else { "s" }
+                ));
+            }
+            if b.ignore > 0 {
+                extra.push(format!("will ignore next {} crossings", b.ignore));
+            }
+            for x in extra {
+                let _ = writeln!(s, "        {x}");
+            }
+        }
+    }
+    for w in e.watchpoints() {
+        let scope = match w.scope {
+            Scope::Global => String::new(),
+            Scope::Shared(None) => " (every workgroup)".into(),
+            Scope::Shared(Some(g)) => format!(" (workgroup {g})"),
+            Scope::Scratch { wave, lane } => format!(" (wave {wave} lane {lane})"),
+        };
+        let kind = match w.kind {
+            WatchKind::Write => "hw watchpoint",
+            WatchKind::Read => "read watchpoint",
+            WatchKind::Access => "acc watchpoint",
+        };
+        let _ = writeln!(
+            s,
+            "{:<4} {:<15} keep  {:<4} {:<16} {}{scope}",
+            w.id,
+            kind,
+            if w.enabled { "y" } else { "n" },
+            "",
+            watch_target(w.scope.space(), w.addr, w.len)
+        );
+        if let Some(c) = &w.condition {
+            let _ = writeln!(s, "        stop only if {}", c.text);
+        }
+        if w.hits > 0 {
+            let _ = writeln!(
+                s,
+                "        watchpoint already hit {} time{}",
+                w.hits,
+                if w.hits == 1 { "" } else { "s" }
+            );
+        }
+    }
+    s
+}
+
+/// What changed since the previous stop: registers of every resident wave and memory.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Changes {
+    /// (wave index, register name, lanes for v registers).
+    pub registers: Vec<(usize, String, u32)>,
+    /// (space name, scope, first byte, one past the last).
+    pub memory: Vec<(String, String, u64, u64)>,
+}
+
+/// Computes what changed since the previous stop.
+pub fn changes(e: &Engine) -> Changes {
+    let (now, before) = (e.machine(), e.previous());
+    let mut c = Changes::default();
+    for (i, w) in now.waves.iter().enumerate() {
+        let Some(p) = before.waves.get(i).filter(|p| p.id == w.id) else {
+            continue;
+        };
+        if w.pc != p.pc {
+            c.registers.push((i, "pc".into(), 0));
+        }
+        if w.exec != p.exec {
+            c.registers.push((i, "exec".into(), 0));
+        }
+        for r in 0..w.u.len() {
+            if w.u[r] != p.u[r] {
+                c.registers.push((i, format!("u{r}"), 0));
+            }
+        }
+        for r in 0..w.v.len() {
+            let lanes = (0..32)
+                .filter(|&l| w.v[r][l] != p.v[r][l])
+                .fold(0u32, |m, l| m | 1 << l);
+            if lanes != 0 {
+                c.registers.push((i, format!("v{r}"), lanes));
+            }
+        }
+        for (a, b) in w.scratch.changed_since(&p.scratch) {
+            let size = now.launch().scratch_bytes.max(1) as u64;
+            c.memory.push((
+                "scratch".into(),
+                format!("wave {} lane {}", w.id, a / size),
+                a % size,
+                (b - 1) % size + 1,
+            ));
+        }
+    }
+    for (a, b) in now
+        .global
+        .allocations()
+        .iter()
+        .zip(before.global.allocations())
+    {
+        for (lo, hi) in a.data.changed_since(&b.data) {
+            c.memory
+                .push(("global".into(), a.name.clone(), a.base + lo, a.base + hi));
+        }
+    }
+    for (s, p) in now.slots.iter().zip(&before.slots) {
+        if let (Some(g), true) = (s.workgroup, s.workgroup == p.workgroup) {
+            for (lo, hi) in s.shared.changed_since(&p.shared) {
+                c.memory
+                    .push(("shared".into(), format!("workgroup {g}"), lo, hi));
+            }
+        }
+    }
+    c
+}
+
+/// `info changes`.
+pub fn changes_text(e: &Engine) -> String {
+    let c = changes(e);
+    if c.registers.is_empty() && c.memory.is_empty() {
+        return "Nothing changed since the previous stop.\n".into();
+    }
+    let m = e.machine();
+    let mut s = String::new();
+    for (w, name, lanes) in &c.registers {
+        let id = m.waves[*w].id;
+        if *lanes != 0 {
+            let _ = writeln!(s, "wave {id}: {name} lanes {}", lanes_text(*lanes));
+        } else {
+            let _ = writeln!(s, "wave {id}: {name}");
+        }
+    }
+    for (space, scope, lo, hi) in &c.memory {
+        let _ = writeln!(s, "{space} {scope}: {lo:#x}..{hi:#x} ({} bytes)", hi - lo);
+    }
+    s
+}
