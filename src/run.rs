@@ -168,9 +168,13 @@ fn run_program(program: &wavedbg_emulator::program::Program, args: RunArgs) -> R
         Some(Event::Finished) | None => ("finished", None, None),
         Some(Event::Fault(f)) => ("fault", Some(f.to_string()), Some(f)),
         Some(Event::Deadlock(d)) => ("deadlock", Some(d.to_string()), None),
-        Some(Event::Break { .. }) | Some(Event::Stalled) => {
-            ("stalled", Some("no wave can run".into()), None)
-        }
+        // The debugger's events: a plain run arms no breakpoints or watchpoints.
+        Some(
+            Event::Break { .. }
+            | Event::Stalled
+            | Event::BreakpointHit { .. }
+            | Event::WatchHit { .. },
+        ) => ("stalled", Some("no wave can run".into()), None),
     };
     let dumps = args
         .dump

@@ -588,3 +588,85 @@ pub fn help(topic: Option<&str>) -> Result<String, CommandError> {
         }
     }
 }
+
+/// docs/commands.md: the guide text plus the reference generated from [`HELP`] (a test
+/// keeps the committed file up to date).
+pub fn markdown() -> String {
+    let mut s = String::from(COMMANDS_GUIDE);
+    s.push_str("\n## Reference\n\n| command | aliases | usage | what it does |\n|---|---|---|---|\n");
+    for (n, aliases, usage, about) in HELP {
+        s.push_str(&format!(
+            "| `{n}` | {} | `{}` | {} |\n",
+            if aliases.is_empty() { "-".to_string() } else { aliases.iter().map(|a| format!("`{a}`")).collect::<Vec<_>>().join(" ") },
+            usage.replace('|', "\\|"),
+            about.replace('|', "\\|")
+        ));
+    }
+    s
+}
+
+const COMMANDS_GUIDE: &str = "# The command language
+
+One command language drives the TUI's command line, the REPL, replay scripts and the GDB
+server's `monitor`. It follows gdb where gdb has an equivalent. Commands parse into typed
+values once and then run on the debug engine; a malformed command says what is wrong and
+prints the command's usage. `help` lists the commands and `help COMMAND` describes one.
+This file is generated from the same table as `help` (`emulator/src/debug/command.rs`).
+
+## Waves, lanes and stops
+
+Waves are numbered by their global id (`workgroup * waves_per_workgroup + index`); `wave N`
+selects one, `lane N` a lane of it. Commands that read lane values (`print v3`,
+conditions, `scratch:` memory) use the selected lane unless an index is given (`v3[5]`).
+Every stop selects the wave it concerns. A stop is one of: breakpoint (with the lanes that
+satisfied the condition), watchpoint (wave, accessing PC, lanes, old and new values), step
+done, a location reached, the `brk` instruction, a fault (reported as the signal gdb would
+show: SIGSEGV, SIGBUS, SIGILL, SIGTRAP), a deadlock, all waves exited, or an interrupt.
+
+## Stepping and scheduler locking
+
+`set scheduler-locking on` (the default): `stepi N` executes N instructions of the selected
+wave while every other wave stays frozen. `set scheduler-locking off`: each step advances
+every ready wave by one instruction, in wave order. `continue` always runs all waves under
+the deterministic scheduler (docs/scheduling.md). `advance barrier` runs the selected wave
+alone until it arrives at a barrier, `finish` until it exits; if it must wait for frozen
+waves the stop says so instead of hanging.
+
+## Breakpoints
+
+`break LOCATION` takes a label, `label+OFFSET`, or an address (`0x40`, `*0x40`). A
+condition is evaluated for every active lane (restricted to `lane N` when given) and the
+breakpoint stops when any lane satisfies it; the stop lists those lanes. `wave N` and
+`workgroup N` restrict it to a wave or workgroup. `ignore N COUNT` skips the next COUNT
+hits; `info breakpoints` shows hit counts. Continuing from a breakpoint steps over it once.
+
+## Watchpoints
+
+`watch`, `rwatch` and `awatch` stop right after an instruction that writes, reads, or
+touches any byte of the range; atomics count as both read and write. They are exact and
+unlimited in number. The stop names the wave, the PC of the accessing instruction, every
+lane that touched the range, and the old and new values (a write of an unchanged value
+still stops: every store is reported). `shared:` watches the selected wave's workgroup
+unless `workgroup N` or `workgroup all` is given; `scratch:` watches the selected lane of
+the selected wave unless `wave N` and `lane N` are given.
+
+## Expressions
+
+Numbers (decimal, `0x`, `0b`, `0o`), registers `v3` (the selected lane), `v3[5]`, `u2`,
+`exec`, `pc`, `lane`, `wave`, labels (their address), memory `global:ADDR`,
+`shared:ADDR`, `scratch:ADDR` (a little-endian u32), and the C operators
+`+ - * / % << >> < <= > >= == != & ^ | && || ! ~` with C precedence and parentheses.
+Values are 64-bit integers; registers and memory read as unsigned 32-bit values, and
+`s32(x)` reinterprets the low 32 bits as signed (`s32(v3) < 0`).
+
+## Formats
+
+`print/F` and `x/NFS` take a format letter `x` (hex), `d` (signed), `u` (unsigned), `t`
+(binary), `f` (float), `c` (char), `o` (octal); `x` also takes a size `b` (1 byte), `h` (2),
+`w` (4, the default) or `g` (8).
+
+## Scripts
+
+Replay scripts hold one command per line; `#` starts a comment. `expect EXPR OP VALUE`
+asserts a relation and, when it fails, prints both sides' values.
+";

@@ -155,8 +155,9 @@ pub struct Engine {
     breakpoints: Vec<Breakpoint>,
     watchpoints: Vec<Watchpoint>,
     next_id: u32,
-    /// Per code word: whether an enabled breakpoint is there.
-    armed: Vec<bool>,
+    /// Per code word: the indexes of the enabled breakpoints there (empty: none), so the
+    /// hot loop pays one indexed load per instruction however many breakpoints exist.
+    armed: Vec<Vec<usize>>,
     /// Selected wave (index into the machine's waves).
     pub selected_wave: usize,
     /// Selected lane.
@@ -177,7 +178,7 @@ impl Engine {
     pub fn new(program: &Program, options: LaunchOptions) -> Result<Engine, LaunchError> {
         let mut machine = Machine::new(program, options)?;
         machine.break_is_fault = false;
-        let armed = vec![false; machine.code().len()];
+        let armed = vec![Vec::new(); machine.code().len()];
         Ok(Engine {
             initial: machine.clone(),
             last_stop: machine.clone(),
@@ -277,12 +278,13 @@ impl Engine {
     }
 
     fn rearm(&mut self) {
-        self.armed.iter_mut().for_each(|a| *a = false);
-        for b in self.breakpoints.iter().filter(|b| b.enabled) {
+        self.armed.iter_mut().for_each(Vec::clear);
+        for (i, b) in self.breakpoints.iter().enumerate().filter(|(_, b)| b.enabled) {
             if let Some(a) = self.armed.get_mut((b.addr / 4) as usize) {
-                *a = true;
+                a.push(i);
             }
         }
+        self.machine.break_at = if self.armed.iter().any(|a| !a.is_empty()) { self.armed.iter().map(|a| !a.is_empty()).collect() } else { Vec::new() };
         let filter: Vec<(Space, u64, u64)> = self
             .watchpoints
             .iter()
@@ -569,6 +571,9 @@ impl Engine {
     }
 
     fn run(&mut self, mode: Mode, goal: Goal) -> StopEvent {
+        if mode == Mode::All && matches!(goal, Goal::None | Goal::Address(..)) {
+            return self.run_all(goal);
+        }
         self.begin();
         let mut done = 0u64;
         loop {
@@ -646,6 +651,59 @@ impl Engine {
         }
     }
 
+    /// Runs all waves through the machine's own loop, which reports breakpoint addresses
+    /// and watched accesses as events: with nothing armed the engine adds nothing per
+    /// instruction, and armed but not hit it adds one indexed load.
+    fn run_all(&mut self, goal: Goal) -> StopEvent {
+        self.begin();
+        let target = match goal {
+            Goal::Address(w, a) => {
+                // A temporary internal breakpoint; resume over it if the wave is already there.
+                if self.machine.break_at.is_empty() {
+                    self.machine.break_at = vec![false; self.machine.code().len()];
+                }
+                if let Some(b) = self.machine.break_at.get_mut((a / 4) as usize) {
+                    *b = true;
+                }
+                if self.machine.waves.get(w).is_some_and(|x| x.pc == a) && self.resume_over.is_none() {
+                    self.resume_over = Some((w, a));
+                }
+                Some((w, a))
+            }
+            _ => None,
+        };
+        self.machine.skip_break = self.resume_over.take();
+        let stop = loop {
+            if self.interrupt.swap(false, Ordering::Relaxed) {
+                let w = self.live_wave();
+                break self.event(StopReason::Interrupted, Some(w));
+            }
+            match self.machine.run(Some(POLL)) {
+                None => continue,
+                Some(Event::BreakpointHit { wave, pc }) => {
+                    if target == Some((wave, pc)) {
+                        break self.event(StopReason::Reached(format!("{pc:#x}")), Some(wave));
+                    }
+                    let hit = if self.armed.get((pc / 4) as usize).is_some_and(|a| !a.is_empty()) { self.check_breakpoints(wave, pc) } else { None };
+                    match hit {
+                        Some(stop) => break stop,
+                        None => self.machine.skip_break = Some((wave, pc)),
+                    }
+                }
+                Some(Event::WatchHit { wave, pc }) => {
+                    if let Some(stop) = self.check_watchpoints(wave, pc) {
+                        break stop;
+                    }
+                }
+                Some(e) => break self.machine_event(e, None),
+            }
+        };
+        if target.is_some() {
+            self.rearm();
+        }
+        self.finish(stop)
+    }
+
     /// A wave worth reporting on an interrupt: the selected one if alive, else any ready one.
     fn live_wave(&self) -> usize {
         let alive = |i: usize| self.machine.waves.get(i).is_some_and(|w| w.alive());
@@ -673,6 +731,8 @@ impl Engine {
             Event::Break { wave, .. } => self.event(StopReason::BreakInstruction, Some(wave)),
             Event::Finished => self.event(StopReason::Finished, None),
             Event::Stalled => self.event(StopReason::Blocked("no wave can run".into()), wave),
+            // Handled by the run loop before they get here.
+            Event::BreakpointHit { wave, .. } | Event::WatchHit { wave, .. } => self.event(StopReason::Step, Some(wave)),
         }
     }
 
@@ -684,7 +744,7 @@ impl Engine {
             .resume_over
             .take_if(|&mut (rw, rpc)| rw == w && rpc == pc)
             .is_some();
-        if !skip && self.armed.get((pc / 4) as usize).copied().unwrap_or(false) {
+        if !skip && self.armed.get((pc / 4) as usize).is_some_and(|a| !a.is_empty()) {
             if let Some(stop) = self.check_breakpoints(w, pc) {
                 return Some(stop);
             }
@@ -706,10 +766,9 @@ impl Engine {
     }
 
     fn check_breakpoints(&mut self, w: usize, pc: u64) -> Option<StopEvent> {
-        let ids: Vec<usize> = (0..self.breakpoints.len())
-            .filter(|&i| self.breakpoints[i].enabled && self.breakpoints[i].addr == pc)
-            .collect();
-        for i in ids {
+        let slot = (pc / 4) as usize;
+        for k in 0..self.armed.get(slot).map_or(0, Vec::len) {
+            let i = self.armed[slot][k];
             match self.breakpoints[i].lanes(&self.machine, w) {
                 Ok(None) => {}
                 Ok(Some(lanes)) => {

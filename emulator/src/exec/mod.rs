@@ -116,25 +116,33 @@ pub struct Access {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct AccessLog {
     /// Watched ranges: space, first byte, one past the last byte. Empty: record nothing.
-    pub filter: Vec<(Space, u64, u64)>,
+    filter: Vec<(Space, u64, u64)>,
     /// Accesses of the last instruction that touched a watched range.
     pub hits: Vec<Access>,
+    /// Per space: the lowest watched byte and one past the highest (a quick reject).
+    bounds: [(u64, u64); 3],
 }
 
 impl AccessLog {
     /// A log for these watched ranges.
     pub fn new(mut filter: Vec<(Space, u64, u64)>) -> Self {
         filter.sort_by_key(|&(s, lo, _)| (s as u8, lo));
-        Self {
-            filter,
-            hits: Vec::new(),
+        let mut bounds = [(u64::MAX, 0); 3];
+        for &(s, lo, hi) in &filter {
+            let b = &mut bounds[s as usize];
+            *b = (b.0.min(lo), b.1.max(hi));
         }
+        Self { filter, hits: Vec::new(), bounds }
     }
 
     /// Whether an access touches a watched range.
     #[inline]
     pub fn wants(&self, space: Space, addr: u64, len: u32) -> bool {
         let end = addr.saturating_add(len as u64);
+        let (lo, hi) = self.bounds[space as usize];
+        if end <= lo || addr >= hi {
+            return false;
+        }
         // Ranges are sorted by (space, start): those starting before `end` are a prefix.
         let upto = self
             .filter

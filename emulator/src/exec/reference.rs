@@ -38,7 +38,7 @@ use super::op::{
 use super::{AccessKind, Ctx, Decoded, ExecFault, Flow};
 use crate::isa::{Counter, RegFile};
 use crate::machine::fault::FaultKind;
-use crate::machine::wave::RegRange;
+use crate::machine::wave::{RegRange, Wave};
 use crate::memory::{BufferDescriptor, Space};
 
 /// Lanes of a wave.
@@ -130,7 +130,12 @@ fn mapped(ctx: &Ctx<'_>, addr: u64, size: u64) -> bool {
 }
 
 /// A global address: misaligned before unmapped (choice).
-fn global_place(ctx: &Ctx<'_>, addr: u64, size: u64, align: u64) -> Result<Place, (FaultKind, u64)> {
+fn global_place(
+    ctx: &Ctx<'_>,
+    addr: u64,
+    size: u64,
+    align: u64,
+) -> Result<Place, (FaultKind, u64)> {
     if addr % align != 0 {
         return Err((
             FaultKind::Misaligned {
@@ -259,28 +264,39 @@ fn check_lanes(
     }
 }
 
-/// Reads `out.len()` bytes for `lane` and records the access.
-fn read_place(ctx: &mut Ctx<'_>, p: Place, lane: usize, out: &mut [u8], kind: AccessKind) {
-    let n = out.len() as u32;
+/// Reads `out.len()` bytes for `lane` (zeros for a dropped access), recording nothing.
+fn peek(ctx: &Ctx<'_>, p: Place, lane: usize, out: &mut [u8]) {
     match p {
         Place::Global(a) => {
             if ctx.global.read(a, out).is_none() {
                 // Checked before: cannot happen.
                 out.fill(0);
             }
-            ctx.record(Space::Global, a, n, lane, kind);
         }
-        Place::Shared(o) => {
-            ctx.shared.read(o, out);
-            ctx.record(Space::Shared, o, n, lane, kind);
-        }
-        Place::Scratch(o) => {
-            let at = lane as u64 * ctx.scratch_bytes + o;
-            ctx.wave.scratch.read(at, out);
-            ctx.record(Space::Scratch, o, n, lane, kind);
-        }
+        Place::Shared(o) => ctx.shared.read(o, out),
+        Place::Scratch(o) => ctx
+            .wave
+            .scratch
+            .read(lane as u64 * ctx.scratch_bytes + o, out),
         Place::Nowhere => out.fill(0),
     }
+}
+
+/// Records one lane's access for the watchpoints (a dropped access touches nothing).
+/// `old` is the memory's content before the access.
+fn record(ctx: &mut Ctx<'_>, p: Place, lane: usize, len: u32, kind: AccessKind, old: &[u8]) {
+    match p {
+        Place::Global(a) => ctx.record(Space::Global, a, len, lane, kind, old),
+        Place::Shared(o) => ctx.record(Space::Shared, o, len, lane, kind, old),
+        Place::Scratch(o) => ctx.record(Space::Scratch, o, len, lane, kind, old),
+        Place::Nowhere => {}
+    }
+}
+
+/// Reads `out.len()` bytes for `lane` and records the access.
+fn read_place(ctx: &mut Ctx<'_>, p: Place, lane: usize, out: &mut [u8], kind: AccessKind) {
+    peek(ctx, p, lane, out);
+    record(ctx, p, lane, out.len() as u32, kind, out);
 }
 
 /// Writes bytes for `lane` (nothing for a dropped access). Records nothing: the caller
@@ -365,15 +381,11 @@ fn store(
             data.extend_from_slice(&ctx.wave.v[rd + k][lane].to_le_bytes());
         }
         data.truncate(bytes as usize);
+        // Recorded with the bytes it overwrites.
+        let mut before = vec![0u8; data.len()];
+        peek(ctx, p, lane, &mut before);
+        record(ctx, p, lane, bytes as u32, AccessKind::Write, &before);
         write_place(ctx, p, lane, &data);
-        match p {
-            Place::Global(a) => ctx.record(Space::Global, a, bytes as u32, lane, AccessKind::Write),
-            Place::Shared(o) => ctx.record(Space::Shared, o, bytes as u32, lane, AccessKind::Write),
-            Place::Scratch(o) => {
-                ctx.record(Space::Scratch, o, bytes as u32, lane, AccessKind::Write)
-            }
-            Place::Nowhere => {}
-        }
     }
     ctx.issue(d, pc, None);
     Ok(Flow::Next)
@@ -529,7 +541,13 @@ fn atomic(
             *x = ctx.wave.v[rd + k][lane];
         }
         let mut buf = [0u8; 8];
-        read_place(ctx, p, lane, &mut buf[..size as usize], AccessKind::ReadWrite);
+        read_place(
+            ctx,
+            p,
+            lane,
+            &mut buf[..size as usize],
+            AccessKind::ReadWrite,
+        );
         let old = u64::from_le_bytes(buf);
         let new = if wide {
             let data = pair(v[0], v[1]);
@@ -596,12 +614,14 @@ fn uniform_load(
             if !mapped(ctx, addr, 4 * n as u64) {
                 return Err(fault(FaultKind::Unmapped, addr));
             }
+            let mut bytes = vec![0u8; 4 * n];
+            let _ = ctx.global.read(addr, &mut bytes);
             for (k, val) in vals.iter_mut().enumerate() {
-                let mut b = [0u8; 4];
-                let _ = ctx.global.read(addr + 4 * k as u64, &mut b);
-                *val = u32::from_le_bytes(b);
+                let b = &bytes[4 * k..4 * k + 4];
+                *val = u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
             }
-            ctx.record(Space::Global, addr, len, 0, AccessKind::Read);
+            // (Lane 0 stands for the wave.)
+            ctx.record(Space::Global, addr, len, 0, AccessKind::Read, &bytes);
         }
         // A = DESC.base (+ u2) + sext(imm); each dword is checked on its own: out of
         // bounds (or null) reads 0.
@@ -624,7 +644,7 @@ fn uniform_load(
                 let mut b = [0u8; 4];
                 let _ = ctx.global.read(addr, &mut b);
                 *val = u32::from_le_bytes(b);
-                ctx.record(Space::Global, addr, 4, 0, AccessKind::Read);
+                ctx.record(Space::Global, addr, 4, 0, AccessKind::Read, &b);
             }
         }
     }
@@ -684,7 +704,9 @@ fn cross_lane(ctx: &mut Ctx<'_>, d: &Decoded) -> Result<Flow, ExecFault> {
     // Sources first: rd may be rs1.
     let s1: [u32; N] = w.v[rs1];
     let s2: [u32; N] = w.v[rs2];
-    let u2: u32 = w.u[rs2];
+    // The uniform source (`.vu`, `writelane`, `readlane.u`), read only by the forms that
+    // have one: elsewhere rs2 may name a vector register.
+    let u2 = |w: &Wave| w.u[rs2];
     match d.op {
         Op::Shfl { mode, src } => {
             for lane in 0..N {
@@ -693,7 +715,7 @@ fn cross_lane(ctx: &mut Ctx<'_>, d: &Decoded) -> Result<Flow, ExecFault> {
                 }
                 let x: u64 = match (src, mode) {
                     (ShflSrc::Vector, _) => s2[lane] as u64,
-                    (ShflSrc::Uniform, _) => u2 as u64,
+                    (ShflSrc::Uniform, _) => u2(w) as u64,
                     // .vi rot: (lane + imm) & 31 with the signed immediate.
                     (ShflSrc::Imm, ShflMode::Rot) => (i.imm.rem_euclid(32)) as u64,
                     // .vi up/down/xor: imm[4:0].
@@ -704,7 +726,7 @@ fn cross_lane(ctx: &mut Ctx<'_>, d: &Decoded) -> Result<Flow, ExecFault> {
         }
         Op::ShflBcast { src } => {
             let x = match src {
-                ShflSrc::Uniform => u2 as i64,
+                ShflSrc::Uniform => u2(w) as i64,
                 _ => i.imm,
             };
             let from = (x & 31) as usize;
@@ -736,7 +758,7 @@ fn cross_lane(ctx: &mut Ctx<'_>, d: &Decoded) -> Result<Flow, ExecFault> {
                     len: 0,
                 });
             }
-            w.v[rd][lane as usize] = u2;
+            w.v[rd][lane as usize] = u2(w);
         }
         Op::Readfirst => {
             let mut first = 0;
@@ -748,7 +770,7 @@ fn cross_lane(ctx: &mut Ctx<'_>, d: &Decoded) -> Result<Flow, ExecFault> {
             w.u[rd] = s1[first];
         }
         Op::Readlane { uniform } => {
-            let x = if uniform { u2 as i64 } else { i.imm };
+            let x = if uniform { u2(w) as i64 } else { i.imm };
             w.u[rd] = s1[(x & 31) as usize];
         }
         Op::Deriv { y, coarse } => {

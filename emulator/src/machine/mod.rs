@@ -123,6 +123,22 @@ pub enum Event {
     Finished,
     /// No wave can run: the remaining ones are stopped by the debugger.
     Stalled,
+    /// The scheduled wave is about to execute an instruction marked in
+    /// [`Machine::break_at`]; nothing was executed. The debugger decides whether to stop,
+    /// and sets [`Machine::skip_break`] to go on.
+    BreakpointHit {
+        /// Index of the wave in [`Machine::waves`].
+        wave: usize,
+        /// Its PC.
+        pc: u64,
+    },
+    /// The instruction just executed touched a range of [`Machine::accesses`]' filter.
+    WatchHit {
+        /// Index of the wave.
+        wave: usize,
+        /// PC of the accessing instruction.
+        pc: u64,
+    },
 }
 
 /// Execution statistics.
@@ -201,6 +217,11 @@ pub struct Machine {
     pub break_is_fault: bool,
     /// When set, accesses of the last instruction to watched ranges are recorded here.
     pub accesses: Option<AccessLog>,
+    /// Per code word: stop with [`Event::BreakpointHit`] before executing it (empty: never).
+    pub break_at: Vec<bool>,
+    /// Lets wave `.0` execute the instruction at `.1` once despite [`Machine::break_at`]
+    /// (resuming from a breakpoint).
+    pub skip_break: Option<(usize, u64)>,
 }
 
 /// Decodes a code image once.
@@ -271,6 +292,8 @@ impl Machine {
             stats: Stats::default(),
             break_is_fault: true,
             accesses: None,
+            break_at: Vec::new(),
+            skip_break: None,
         };
         m.check_args()?;
         for _ in 0..resident {
@@ -496,10 +519,27 @@ impl Machine {
 
     /// Executes one instruction of the scheduled wave.
     pub fn step(&mut self) -> Option<Event> {
-        match self.schedule() {
-            Ok(w) => self.step_scheduled(w),
-            Err(e) => Some(e),
+        let w = match self.schedule() {
+            Ok(w) => w,
+            Err(e) => return Some(e),
+        };
+        // Debugger hooks: one indexed load per instruction when breakpoints are set, and
+        // a length check when watchpoints are.
+        if !self.break_at.is_empty() {
+            let pc = self.waves[w].pc;
+            if self.break_at.get((pc / 4) as usize).copied().unwrap_or(false) && self.skip_break.take_if(|s| *s == (w, pc)).is_none() {
+                return Some(Event::BreakpointHit { wave: w, pc });
+            }
         }
+        let pc = self.waves[w].pc;
+        let event = self.step_scheduled(w);
+        if self.skip_break.is_some_and(|s| s.0 == w) {
+            self.skip_break = None;
+        }
+        if event.is_none() && self.accesses.as_ref().is_some_and(|l| !l.hits.is_empty()) {
+            return Some(Event::WatchHit { wave: w, pc });
+        }
+        event
     }
 
     /// Executes one instruction of wave `w` as picked by [`Machine::schedule`] (counting
