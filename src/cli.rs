@@ -11,7 +11,7 @@ use wavedbg_emulator::program::Program;
 
 /// wavedbg: a debugger for wave32 SIMT GPU kernels.
 ///
-/// Without a subcommand, runs the built-in demo kernel and shows its result.
+/// Without a subcommand, opens the full-screen debugger on a built-in demo kernel.
 #[derive(Debug, Parser)]
 #[command(name = "wavedbg", version, about, long_about = None)]
 pub struct Cli {
@@ -48,12 +48,95 @@ enum Command {
     /// Run a kernel to completion; print the requested memory dumps and a summary, or the
     /// fault with its context (exit code 1 on a fault or deadlock).
     Run(crate::run::RunArgs),
+    /// Open the full-screen debugger (the built-in demo kernel when none is given).
+    Tui {
+        /// Kernel source (.s) or object (.wko).
+        kernel: Option<PathBuf>,
+        /// Start from a saved session (its kernel is used when none is given).
+        #[arg(long)]
+        session: Option<PathBuf>,
+        /// Write what you do to this replayable command script.
+        #[arg(long)]
+        record: Option<PathBuf>,
+        #[command(flatten)]
+        launch: crate::launch::LaunchArgs,
+    },
+    /// A line-oriented debugger with history, completion and the command language.
+    Repl {
+        /// Kernel source (.s) or object (.wko).
+        kernel: Option<PathBuf>,
+        /// Start from a saved session (its kernel is used when none is given).
+        #[arg(long)]
+        session: Option<PathBuf>,
+        /// Write what you do to this replayable command script.
+        #[arg(long)]
+        record: Option<PathBuf>,
+        #[command(flatten)]
+        launch: crate::launch::LaunchArgs,
+    },
+    /// Run a command script or a saved session's command log without a terminal and print
+    /// a deterministic transcript (exit code 1 if an expect fails or a command errors).
+    Replay(crate::replay::ReplayArgs),
+    /// Serve a kernel over the GDB remote protocol so gdb and lldb can attach.
+    Serve {
+        /// Kernel source (.s) or object (.wko).
+        kernel: Option<PathBuf>,
+        /// Address to listen on.
+        #[arg(long, default_value = "127.0.0.1:9000")]
+        listen: std::net::SocketAddr,
+        /// Allow listening on an address other than loopback (the protocol grants full
+        /// memory access to whoever connects).
+        #[arg(long)]
+        allow_remote: bool,
+        /// Start from a saved session.
+        #[arg(long)]
+        session: Option<PathBuf>,
+        #[command(flatten)]
+        launch: crate::launch::LaunchArgs,
+    },
 }
 
 /// Runs the command line; returns the process exit code.
 pub fn run(cli: Cli) -> Result<i32> {
     match cli.command {
-        None => crate::run::demo(),
+        None => tui(None, None, None, &crate::launch::LaunchArgs::default()),
+        Some(Command::Tui {
+            kernel,
+            session,
+            record,
+            launch,
+        }) => tui(kernel.as_deref(), session.as_deref(), record, &launch),
+        Some(Command::Repl {
+            kernel,
+            session,
+            record,
+            launch,
+        }) => crate::repl::run(
+            kernel.as_deref(),
+            session.as_deref(),
+            record.as_deref(),
+            &launch,
+        ),
+        Some(Command::Replay(args)) => crate::replay::run(args),
+        Some(Command::Serve {
+            kernel,
+            listen,
+            allow_remote,
+            session,
+            launch,
+        }) => {
+            if !listen.ip().is_loopback() {
+                if !allow_remote {
+                    return Err(eyre!("refusing to listen on {listen}: the GDB protocol gives whoever connects full access to the kernel's memory; pass --allow-remote to do it anyway"));
+                }
+                eprintln!("warning: listening on {listen}: anyone who can reach it gets full memory access through the GDB protocol");
+            }
+            let engine =
+                crate::launch::open_engine(kernel.as_deref(), session.as_deref(), &launch)?;
+            wavedbg_gdb::serve(engine, wavedbg_gdb::ServeOptions { listen })
+                .map_err(|e| eyre!("{e}"))?;
+            Ok(0)
+        }
         Some(Command::Isa { json, markdown }) => {
             let isa = Isa::get();
             if json {
@@ -130,5 +213,26 @@ pub fn emit(text: &str) -> Result<()> {
     match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
         Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(e.into()),
         _ => Ok(()),
+    }
+}
+
+fn tui(
+    kernel: Option<&Path>,
+    session: Option<&Path>,
+    record: Option<PathBuf>,
+    launch: &crate::launch::LaunchArgs,
+) -> Result<i32> {
+    let engine = crate::launch::open_engine(kernel, session, launch)?;
+    let options = wavedbg_tui::TuiOptions {
+        record,
+        history: wavedbg_emulator::debug::session::history_path(),
+    };
+    match wavedbg_tui::run(engine, options) {
+        Ok(()) => Ok(0),
+        Err(e @ wavedbg_tui::TuiError::NotATerminal) => {
+            eprintln!("wavedbg: {e}");
+            Ok(2)
+        }
+        Err(e) => Err(eyre!("{e}")),
     }
 }

@@ -1,6 +1,9 @@
 //! The `wavedbg` command line.
 
 mod cli;
+mod launch;
+mod repl;
+mod replay;
 mod run;
 
 use clap::Parser;

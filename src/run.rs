@@ -127,29 +127,6 @@ pub fn run(args: RunArgs) -> Result<i32> {
     run_program(&program, args)
 }
 
-/// The built-in demo kernel (scripts/reduce.s), embedded so it runs from any directory.
-pub const DEMO: &str = include_str!("../scripts/reduce.s");
-
-/// Runs the built-in demo and dumps its output buffer.
-pub fn demo() -> Result<i32> {
-    let program =
-        wavedbg_emulator::asm::assemble(DEMO, "demo/reduce.s", None).map_err(|e| eyre!("{e}"))?;
-    emit("wavedbg: a debugger for wave32 SIMT GPU kernels (`wavedbg --help`).\n\nRunning the built-in demo, a parallel reduction (scripts/reduce.s):\n\n")?;
-    let defaults = LaunchOptions::default();
-    let args = RunArgs {
-        kernel: "demo".into(),
-        grid: None,
-        workgroup: None,
-        seed: 0,
-        quantum: defaults.quantum,
-        resident: defaults.resident_workgroups,
-        max_instructions: 100_000_000,
-        dump: vec!["out".into()],
-        json: false,
-    };
-    run_program(&program, args)
-}
-
 fn run_program(program: &wavedbg_emulator::program::Program, args: RunArgs) -> Result<i32> {
     let options = LaunchOptions {
         grid: args.grid,

@@ -3,6 +3,7 @@
 
 pub mod asm;
 pub mod debug;
+pub mod demo;
 pub mod disasm;
 pub mod exec;
 pub mod isa;

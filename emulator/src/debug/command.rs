@@ -24,12 +24,16 @@ pub const HELP: &[(&str, &[&str], &str, &str)] = &[
     ("restart", &["run", "r"], "restart", "restart the launch from the beginning, keeping breakpoints and watchpoints"),
     ("wave", &["thread"], "wave N", "select wave N (global wave id)"),
     ("lane", &[], "lane N", "select lane N (0-31)"),
-    ("info", &["i"], "info waves|lanes|registers [REG]|breakpoints|watchpoints|changes", "show waves, the selected wave's lanes, registers (all, or one v register across lanes), breakpoints, watchpoints, or what changed since the previous stop"),
+    ("info", &["i"], "info waves|lanes|registers [REG]|breakpoints|watchpoints|changes|display", "show waves, the selected wave's lanes, registers (all, or one v register across lanes), breakpoints, watchpoints, or what changed since the previous stop"),
     ("print", &["p"], "print[/x|/d|/u|/f|/t|/c] EXPR", "evaluate an expression: registers v3, v3[5], u2, exec, pc, lane, wave; memory global:ADDR, shared:ADDR, scratch:ADDR (a u32); labels; numbers; C operators; s32(x) reads x as signed. A bare vector register shows all 32 lanes"),
     ("x", &[], "x/NFS [SPACE:]ADDR", "examine memory: N units, format F (x d u t f c), size S (b h w g); SPACE global (default), shared (the selected wave's workgroup) or scratch (the selected lane)"),
     ("set", &[], "set REG = VALUE | set vN[L] = VALUE | set SPACE:ADDR = VALUE | set scheduler-locking on|off", "change a register (vN sets every lane), one lane, a u32 in memory, or a setting"),
     ("disassemble", &["disas"], "disassemble [LOCATION]", "disassemble around LOCATION (default: the selected wave's PC); `=>` marks the PC, `B` breakpoints"),
     ("expect", &[], "expect EXPR OP VALUE", "assert EXPR OP VALUE (OP: == != < <= > >=); fails loudly with both values (for scripts)"),
+    ("display", &[], "display [/F] EXPR", "show EXPR after every stop (a bare vector register shows all lanes); without EXPR, show the displays now"),
+    ("undisplay", &[], "undisplay [N]", "remove display N (all without N)"),
+    ("save", &[], "save FILE", "save the session (kernel, launch settings, breakpoints, watchpoints, displays, selection, command log) as RON, atomically"),
+    ("load", &[], "load FILE", "load a saved session for this kernel: relaunch with its settings and restore its breakpoints, watchpoints, displays and selection"),
     ("help", &["h"], "help [COMMAND]", "list commands, or describe one"),
 ];
 
@@ -59,6 +63,8 @@ pub enum Info {
     Watchpoints,
     /// Changes since the previous stop.
     Changes,
+    /// The display expressions.
+    Display,
 }
 
 /// Comparison operators of `expect`.
@@ -197,6 +203,14 @@ pub enum Command {
         /// Right side.
         rhs: String,
     },
+    /// `display [EXPR]`.
+    Display(Option<String>),
+    /// `undisplay [N]`.
+    Undisplay(Option<u32>),
+    /// `save FILE`.
+    Save(String),
+    /// `load FILE`.
+    Load(String),
     /// `help [COMMAND]`.
     Help(Option<String>),
 }
@@ -318,7 +332,7 @@ pub fn parse(line: &str) -> Result<Option<Command>, CommandError> {
             usage: Some("help lists every command".into()),
         });
     };
-    if slash.is_some() && !matches!(name, "print" | "x") {
+    if slash.is_some() && !matches!(name, "print" | "x" | "display") {
         return Err(error(name, format!("`{name}` takes no /FORMAT")));
     }
     let need = |what: &str| -> Result<(), CommandError> {
@@ -444,6 +458,7 @@ pub fn parse(line: &str) -> Result<Option<Command>, CommandError> {
                 "breakpoints" | "break" | "b" => Info::Breakpoints,
                 "watchpoints" | "watch" => Info::Watchpoints,
                 "changes" => Info::Changes,
+                "display" | "displays" => Info::Display,
                 _ => return Err(error(name, format!("unknown `info {what}`"))),
             })
         }
@@ -547,6 +562,27 @@ pub fn parse(line: &str) -> Result<Option<Command>, CommandError> {
                 rhs: rhs.to_string(),
             }
         }
+        "display" => {
+            let text = match slash {
+                Some(f) => format!("/{f} {rest}"),
+                None => rest.to_string(),
+            };
+            Command::Display((!text.trim().is_empty()).then(|| text.trim().to_string()))
+        }
+        "undisplay" => Command::Undisplay(if rest.is_empty() {
+            None
+        } else {
+            Some(id(rest)?)
+        }),
+        "save" | "load" => {
+            need("a file name")?;
+            let file = rest.trim_matches('"').to_string();
+            if name == "save" {
+                Command::Save(file)
+            } else {
+                Command::Load(file)
+            }
+        }
         "help" => Command::Help((!rest.is_empty()).then(|| rest.to_string())),
         _ => return Err(error(name, "not implemented")),
     };
@@ -593,11 +629,21 @@ pub fn help(topic: Option<&str>) -> Result<String, CommandError> {
 /// keeps the committed file up to date).
 pub fn markdown() -> String {
     let mut s = String::from(COMMANDS_GUIDE);
-    s.push_str("\n## Reference\n\n| command | aliases | usage | what it does |\n|---|---|---|---|\n");
+    s.push_str(
+        "\n## Reference\n\n| command | aliases | usage | what it does |\n|---|---|---|---|\n",
+    );
     for (n, aliases, usage, about) in HELP {
         s.push_str(&format!(
             "| `{n}` | {} | `{}` | {} |\n",
-            if aliases.is_empty() { "-".to_string() } else { aliases.iter().map(|a| format!("`{a}`")).collect::<Vec<_>>().join(" ") },
+            if aliases.is_empty() {
+                "-".to_string()
+            } else {
+                aliases
+                    .iter()
+                    .map(|a| format!("`{a}`"))
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            },
             usage.replace('|', "\\|"),
             about.replace('|', "\\|")
         ));

@@ -8,6 +8,7 @@ pub mod breakpoint;
 pub mod command;
 pub mod expr;
 mod run_command;
+pub mod session;
 pub mod view;
 
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -168,6 +169,12 @@ pub struct Engine {
     /// The wave and PC of the breakpoint we stopped at: resuming steps over it once.
     resume_over: Option<(usize, u64)>,
     last: Option<StopEvent>,
+    /// Expressions shown after every stop (`display`).
+    displays: Vec<String>,
+    /// Every command line run through [`Engine::execute_line`], for sessions and replay.
+    log: Vec<String>,
+    /// The kernel's path as the front end opened it (recorded in sessions).
+    kernel_path: Option<String>,
 }
 
 /// Instructions between interrupt checks.
@@ -193,6 +200,9 @@ impl Engine {
             interrupt: Arc::new(AtomicBool::new(false)),
             resume_over: None,
             last: None,
+            displays: Vec::new(),
+            log: Vec::new(),
+            kernel_path: None,
         })
     }
 
@@ -279,12 +289,21 @@ impl Engine {
 
     fn rearm(&mut self) {
         self.armed.iter_mut().for_each(Vec::clear);
-        for (i, b) in self.breakpoints.iter().enumerate().filter(|(_, b)| b.enabled) {
+        for (i, b) in self
+            .breakpoints
+            .iter()
+            .enumerate()
+            .filter(|(_, b)| b.enabled)
+        {
             if let Some(a) = self.armed.get_mut((b.addr / 4) as usize) {
                 a.push(i);
             }
         }
-        self.machine.break_at = if self.armed.iter().any(|a| !a.is_empty()) { self.armed.iter().map(|a| !a.is_empty()).collect() } else { Vec::new() };
+        self.machine.break_at = if self.armed.iter().any(|a| !a.is_empty()) {
+            self.armed.iter().map(|a| !a.is_empty()).collect()
+        } else {
+            Vec::new()
+        };
         let filter: Vec<(Space, u64, u64)> = self
             .watchpoints
             .iter()
@@ -454,6 +473,36 @@ impl Engine {
         }
         self.selected_lane = lane as u8;
         Ok(())
+    }
+
+    /// Launches the program again with other launch options (a session's), keeping
+    /// breakpoints, watchpoints and displays.
+    pub fn relaunch(&mut self, options: LaunchOptions) -> Result<(), LaunchError> {
+        let mut machine = Machine::new(&self.machine.program().clone(), options)?;
+        machine.break_is_fault = false;
+        self.initial = machine;
+        self.restart();
+        Ok(())
+    }
+
+    /// Records the kernel's path (for sessions).
+    pub fn set_kernel_path(&mut self, path: &str) {
+        self.kernel_path = Some(path.to_string());
+    }
+
+    /// The kernel's path, if the front end gave one.
+    pub fn kernel_path(&self) -> Option<&str> {
+        self.kernel_path.as_deref()
+    }
+
+    /// The command lines run so far.
+    pub fn log(&self) -> &[String] {
+        &self.log
+    }
+
+    /// The display expressions.
+    pub fn displays(&self) -> &[String] {
+        &self.displays
     }
 
     /// Restarts the launch from the beginning, keeping breakpoints and watchpoints.
@@ -665,7 +714,9 @@ impl Engine {
                 if let Some(b) = self.machine.break_at.get_mut((a / 4) as usize) {
                     *b = true;
                 }
-                if self.machine.waves.get(w).is_some_and(|x| x.pc == a) && self.resume_over.is_none() {
+                if self.machine.waves.get(w).is_some_and(|x| x.pc == a)
+                    && self.resume_over.is_none()
+                {
                     self.resume_over = Some((w, a));
                 }
                 Some((w, a))
@@ -684,7 +735,15 @@ impl Engine {
                     if target == Some((wave, pc)) {
                         break self.event(StopReason::Reached(format!("{pc:#x}")), Some(wave));
                     }
-                    let hit = if self.armed.get((pc / 4) as usize).is_some_and(|a| !a.is_empty()) { self.check_breakpoints(wave, pc) } else { None };
+                    let hit = if self
+                        .armed
+                        .get((pc / 4) as usize)
+                        .is_some_and(|a| !a.is_empty())
+                    {
+                        self.check_breakpoints(wave, pc)
+                    } else {
+                        None
+                    };
                     match hit {
                         Some(stop) => break stop,
                         None => self.machine.skip_break = Some((wave, pc)),
@@ -732,7 +791,9 @@ impl Engine {
             Event::Finished => self.event(StopReason::Finished, None),
             Event::Stalled => self.event(StopReason::Blocked("no wave can run".into()), wave),
             // Handled by the run loop before they get here.
-            Event::BreakpointHit { wave, .. } | Event::WatchHit { wave, .. } => self.event(StopReason::Step, Some(wave)),
+            Event::BreakpointHit { wave, .. } | Event::WatchHit { wave, .. } => {
+                self.event(StopReason::Step, Some(wave))
+            }
         }
     }
 
@@ -744,7 +805,12 @@ impl Engine {
             .resume_over
             .take_if(|&mut (rw, rpc)| rw == w && rpc == pc)
             .is_some();
-        if !skip && self.armed.get((pc / 4) as usize).is_some_and(|a| !a.is_empty()) {
+        if !skip
+            && self
+                .armed
+                .get((pc / 4) as usize)
+                .is_some_and(|a| !a.is_empty())
+        {
             if let Some(stop) = self.check_breakpoints(w, pc) {
                 return Some(stop);
             }

@@ -62,9 +62,39 @@ impl Engine {
     /// Parses and runs one line of the command language. Empty lines and comments produce
     /// empty output.
     pub fn execute_line(&mut self, line: &str) -> Result<CommandOutput, CommandError> {
-        match command::parse(line)? {
+        let cmd = command::parse(line)?;
+        if let Some(c) = &cmd {
+            // The log replays the session: commands that only manage files stay out of it.
+            if !matches!(c, Command::Save(_) | Command::Load(_)) {
+                self.log.push(line.trim().to_string());
+            }
+        }
+        match cmd {
             Some(cmd) => self.execute(&cmd),
             None => Ok(CommandOutput::default()),
+        }
+    }
+
+    /// The display expressions evaluated now, one block per display.
+    pub fn display_text(&self) -> String {
+        (0..self.displays.len())
+            .map(|i| self.display_one(i))
+            .collect()
+    }
+
+    /// Display `i` (0-based) evaluated now, numbered from 1.
+    fn display_one(&self, i: usize) -> String {
+        let d = &self.displays[i];
+        let (format, expr) = match d.strip_prefix('/') {
+            Some(rest) => {
+                let (f, e) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
+                (f.chars().next(), e.trim())
+            }
+            None => (None, d.as_str()),
+        };
+        match self.print(format, expr) {
+            Ok(t) => format!("{}: {t}", i + 1),
+            Err(e) => format!("{}: {d}: {}\n", i + 1, e.message),
         }
     }
 
@@ -79,6 +109,7 @@ impl Engine {
     fn stopped(&mut self, stop: StopEvent) -> CommandOutput {
         let mut text = view::describe_stop(self, &stop);
         text.push('\n');
+        text.push_str(&self.display_text());
         CommandOutput {
             text,
             stop: Some(stop),
@@ -253,6 +284,17 @@ impl Engine {
                 Info::Breakpoints => view::breakpoint_table(self, false),
                 Info::Watchpoints => view::breakpoint_table(self, true),
                 Info::Changes => view::changes_text(self),
+                Info::Display => {
+                    if self.displays.is_empty() {
+                        "There are no displays.\n".to_string()
+                    } else {
+                        self.displays
+                            .iter()
+                            .enumerate()
+                            .map(|(i, d)| format!("{}: {d}\n", i + 1))
+                            .collect()
+                    }
+                }
             }),
             Command::Print { format, expr } => CommandOutput::text(self.print(*format, expr)?),
             Command::Examine {
@@ -301,6 +343,52 @@ impl Engine {
                     stop: None,
                     expect: Some(ExpectOutcome { passed, text }),
                 }
+            }
+            Command::Display(None) => CommandOutput::text(self.display_text()),
+            Command::Display(Some(d)) => {
+                // Check it parses now rather than at every stop.
+                let expr = d.strip_prefix('/').map_or(d.as_str(), |r| {
+                    r.split_once(char::is_whitespace).map_or("", |(_, e)| e)
+                });
+                expr::parse(expr.trim()).map_err(|e| {
+                    cmd_err("display", format!("bad expression `{}`: {e}", expr.trim()))
+                })?;
+                self.displays.push(d.clone());
+                CommandOutput::text(self.display_one(self.displays.len() - 1))
+            }
+            Command::Undisplay(None) => {
+                self.displays.clear();
+                CommandOutput::default()
+            }
+            Command::Undisplay(Some(n)) => {
+                if *n == 0 || *n as usize > self.displays.len() {
+                    return Err(cmd_err("undisplay", format!("no display number {n}")));
+                }
+                self.displays.remove(*n as usize - 1);
+                CommandOutput::default()
+            }
+            Command::Save(file) => {
+                let s = super::session::Session::capture(self);
+                s.save(std::path::Path::new(file))
+                    .map_err(|e| cmd_err("save", e.to_string()))?;
+                CommandOutput::text(format!(
+                    "Saved session to {file} ({} breakpoints, {} watchpoints, {} commands).\n",
+                    s.breakpoints.len(),
+                    s.watchpoints.len(),
+                    s.log.len()
+                ))
+            }
+            Command::Load(file) => {
+                let s = super::session::Session::load(std::path::Path::new(file))
+                    .map_err(|e| cmd_err("load", e.to_string()))?;
+                if let Some(mine) = self.kernel_path() {
+                    if !s.kernel.is_empty() && s.kernel != mine {
+                        return Err(cmd_err("load", format!("{file} is a session of kernel {}, not {mine}; open it with `--session {file}` on that kernel", s.kernel)));
+                    }
+                }
+                s.apply(self, file)
+                    .map_err(|e| cmd_err("load", e.to_string()))?;
+                CommandOutput::text(format!("Loaded session {file}: {} breakpoints, {} watchpoints, {} displays; launch restarted.\n", s.breakpoints.len(), s.watchpoints.len(), s.displays.len()))
             }
             Command::Help(topic) => CommandOutput::text(command::help(topic.as_deref())?),
         })

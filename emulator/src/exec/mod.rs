@@ -132,7 +132,11 @@ impl AccessLog {
             let b = &mut bounds[s as usize];
             *b = (b.0.min(lo), b.1.max(hi));
         }
-        Self { filter, hits: Vec::new(), bounds }
+        Self {
+            filter,
+            hits: Vec::new(),
+            bounds,
+        }
     }
 
     /// Whether an access touches a watched range.

@@ -136,7 +136,7 @@ fn global_place(
     size: u64,
     align: u64,
 ) -> Result<Place, (FaultKind, u64)> {
-    if addr % align != 0 {
+    if !addr.is_multiple_of(align) {
         return Err((
             FaultKind::Misaligned {
                 space: Space::Global,
@@ -209,7 +209,7 @@ fn lane_place(
                     offset as u64,
                 ));
             }
-            if offset as u64 % align != 0 {
+            if !(offset as u64).is_multiple_of(align) {
                 return Err((
                     FaultKind::Misaligned {
                         space,
@@ -395,21 +395,19 @@ fn store(
 /// the first, quieted (choice).
 fn minimum_number(a: u32, b: u32) -> u32 {
     let (x, y) = (fl(a), fl(b));
-    if x.is_nan() && y.is_nan() {
-        a | QUIET
-    } else if x.is_nan() {
-        b
-    } else if y.is_nan() {
-        a
-    } else if x < y {
-        a
-    } else if y < x {
-        b
-    } else if a >> 31 == 1 {
-        // Equal: only +0 and -0 can differ, and -0 is the smaller.
-        a
-    } else {
-        b
+    match (x.is_nan(), y.is_nan()) {
+        (true, true) => a | QUIET,
+        (true, false) => b,
+        (false, true) => a,
+        (false, false) => {
+            // Equal values: only +0 and -0 differ, and -0 is the smaller.
+            let pick_a = x < y || (x == y && a >> 31 == 1);
+            if pick_a {
+                a
+            } else {
+                b
+            }
+        }
     }
 }
 
@@ -417,20 +415,18 @@ fn minimum_number(a: u32, b: u32) -> u32 {
 /// the first, quieted (choice).
 fn maximum_number(a: u32, b: u32) -> u32 {
     let (x, y) = (fl(a), fl(b));
-    if x.is_nan() && y.is_nan() {
-        a | QUIET
-    } else if x.is_nan() {
-        b
-    } else if y.is_nan() {
-        a
-    } else if x > y {
-        a
-    } else if y > x {
-        b
-    } else if a >> 31 == 0 {
-        a
-    } else {
-        b
+    match (x.is_nan(), y.is_nan()) {
+        (true, true) => a | QUIET,
+        (true, false) => b,
+        (false, true) => a,
+        (false, false) => {
+            let pick_a = x > y || (x == y && a >> 31 == 0);
+            if pick_a {
+                a
+            } else {
+                b
+            }
+        }
     }
 }
 
@@ -608,7 +604,7 @@ fn uniform_load(
             let addr = pair(u[rs1], u[rs1 + 1])
                 .wrapping_add(index)
                 .wrapping_add(i.imm as u64);
-            if addr % 4 != 0 {
+            if !addr.is_multiple_of(4) {
                 return Err(fault(misaligned, addr));
             }
             if !mapped(ctx, addr, 4 * n as u64) {
@@ -635,7 +631,7 @@ fn uniform_load(
                     continue;
                 }
                 let addr = desc.base.wrapping_add(offset as u64);
-                if addr % 4 != 0 {
+                if !addr.is_multiple_of(4) {
                     return Err(fault(misaligned, addr));
                 }
                 if !mapped(ctx, addr, 4) {

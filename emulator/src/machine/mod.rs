@@ -527,7 +527,13 @@ impl Machine {
         // a length check when watchpoints are.
         if !self.break_at.is_empty() {
             let pc = self.waves[w].pc;
-            if self.break_at.get((pc / 4) as usize).copied().unwrap_or(false) && self.skip_break.take_if(|s| *s == (w, pc)).is_none() {
+            if self
+                .break_at
+                .get((pc / 4) as usize)
+                .copied()
+                .unwrap_or(false)
+                && self.skip_break.take_if(|s| *s == (w, pc)).is_none()
+            {
                 return Some(Event::BreakpointHit { wave: w, pc });
             }
         }

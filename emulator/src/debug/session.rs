@@ -1,0 +1,435 @@
+//! Sessions: a debugging session saved as RON (kernel, launch settings and seed,
+//! breakpoints, watchpoints, displays, selection, and the log of commands run), written
+//! atomically and read back with line and column in every error.
+
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use super::breakpoint::{Filters, Scope, WatchKind};
+use super::Engine;
+use crate::machine::LaunchOptions;
+
+/// The session format's version; a file with another is refused.
+pub const SESSION_VERSION: u32 = 1;
+
+/// A breakpoint as saved.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BreakpointSpec {
+    /// Location as written (`loop`, `0x40`).
+    pub location: String,
+    /// Condition text.
+    pub condition: Option<String>,
+    /// Filters.
+    pub filters: Filters,
+    /// Temporary.
+    pub temporary: bool,
+    /// Enabled.
+    pub enabled: bool,
+    /// Remaining ignore count.
+    pub ignore: u32,
+}
+
+/// A watchpoint as saved.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WatchpointSpec {
+    /// Kind.
+    pub kind: WatchKind,
+    /// Space and instance.
+    pub scope: Scope,
+    /// First byte.
+    pub addr: u64,
+    /// Length.
+    pub len: u64,
+    /// Condition text.
+    pub condition: Option<String>,
+    /// Enabled.
+    pub enabled: bool,
+}
+
+/// A saved debugging session.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Session {
+    /// [`SESSION_VERSION`].
+    pub format_version: u32,
+    /// The kernel's path as opened.
+    pub kernel: String,
+    /// Launch settings, including the scheduling seed.
+    pub launch: LaunchOptions,
+    /// Breakpoints.
+    pub breakpoints: Vec<BreakpointSpec>,
+    /// Watchpoints.
+    pub watchpoints: Vec<WatchpointSpec>,
+    /// Display expressions.
+    pub displays: Vec<String>,
+    /// Selected wave (global id).
+    pub selected_wave: u32,
+    /// Selected lane.
+    pub selected_lane: u8,
+    /// Scheduler locking.
+    pub scheduler_locking: bool,
+    /// Every command run, in order (replayable with `wavedbg replay`).
+    pub log: Vec<String>,
+}
+
+/// Why a session could not be read or written.
+#[derive(Debug, thiserror::Error)]
+pub enum SessionError {
+    /// The file could not be read or written.
+    #[error("{path}: {source}")]
+    Io {
+        /// File.
+        path: String,
+        /// Cause.
+        source: std::io::Error,
+    },
+    /// Malformed or truncated RON.
+    #[error("{path}:{line}:{col}: not a valid session: {message}")]
+    Parse {
+        /// File.
+        path: String,
+        /// Line (1-based).
+        line: usize,
+        /// Column (1-based).
+        col: usize,
+        /// What the parser said.
+        message: String,
+    },
+    /// Written by another version.
+    #[error("{path}: session format version {found} is not supported (this wavedbg reads version {SESSION_VERSION})")]
+    Version {
+        /// File.
+        path: String,
+        /// Version found.
+        found: u32,
+    },
+    /// The session does not fit the kernel (a breakpoint location that no longer exists...).
+    #[error("{path}: {message}")]
+    Apply {
+        /// File.
+        path: String,
+        /// What failed.
+        message: String,
+    },
+}
+
+impl Session {
+    /// Captures the engine's session.
+    pub fn capture(e: &Engine) -> Session {
+        let m = e.machine();
+        Session {
+            format_version: SESSION_VERSION,
+            kernel: e.kernel_path().unwrap_or_default().to_string(),
+            launch: *m.options(),
+            breakpoints: e
+                .breakpoints()
+                .iter()
+                .map(|b| BreakpointSpec {
+                    location: b.location.clone(),
+                    condition: b.condition.as_ref().map(|c| c.text.clone()),
+                    filters: b.filters,
+                    temporary: b.temporary,
+                    enabled: b.enabled,
+                    ignore: b.ignore,
+                })
+                .collect(),
+            watchpoints: e
+                .watchpoints()
+                .iter()
+                .map(|w| WatchpointSpec {
+                    kind: w.kind,
+                    scope: w.scope,
+                    addr: w.addr,
+                    len: w.len,
+                    condition: w.condition.as_ref().map(|c| c.text.clone()),
+                    enabled: w.enabled,
+                })
+                .collect(),
+            displays: e.displays().to_vec(),
+            selected_wave: m.waves.get(e.selected_wave).map_or(0, |w| w.id),
+            selected_lane: e.selected_lane,
+            scheduler_locking: e.scheduler_locking,
+            log: e.log().to_vec(),
+        }
+    }
+
+    /// RON text.
+    pub fn to_ron(&self) -> String {
+        let cfg = ron::ser::PrettyConfig::new().depth_limit(3);
+        ron::ser::to_string_pretty(self, cfg).unwrap_or_default()
+    }
+
+    /// Parses RON text; `path` names it in errors.
+    pub fn from_ron(text: &str, path: &str) -> Result<Session, SessionError> {
+        // Check the version first, so a future file gets the version message rather than a
+        // complaint about a field it added.
+        let spanned = |e: ron::error::SpannedError| SessionError::Parse {
+            path: path.to_string(),
+            line: e.position.line,
+            col: e.position.col,
+            message: e.code.to_string(),
+        };
+        let opts = ron::Options::default();
+        if let Ok(probe) = opts.from_str::<ProbeOrAny>(text) {
+            if let Some(v) = probe.version() {
+                if v != SESSION_VERSION {
+                    return Err(SessionError::Version {
+                        path: path.to_string(),
+                        found: v,
+                    });
+                }
+            }
+        }
+        let s: Session = opts.from_str(text).map_err(spanned)?;
+        if s.format_version != SESSION_VERSION {
+            return Err(SessionError::Version {
+                path: path.to_string(),
+                found: s.format_version,
+            });
+        }
+        Ok(s)
+    }
+
+    /// Writes the session atomically: a temporary file beside the target, then a rename,
+    /// so an interrupted save never leaves a broken file.
+    pub fn save(&self, path: &Path) -> Result<(), SessionError> {
+        write_atomically(path, self.to_ron().as_bytes()).map_err(|source| SessionError::Io {
+            path: path.display().to_string(),
+            source,
+        })
+    }
+
+    /// Reads a session file.
+    pub fn load(path: &Path) -> Result<Session, SessionError> {
+        let p = path.display().to_string();
+        let text = std::fs::read_to_string(path).map_err(|source| SessionError::Io {
+            path: p.clone(),
+            source,
+        })?;
+        Session::from_ron(&text, &p)
+    }
+
+    /// Applies the session to an engine opened on its kernel: relaunches with its launch
+    /// settings and re-creates breakpoints, watchpoints, displays and the selection. On
+    /// error the engine is left as it was.
+    pub fn apply(&self, e: &mut Engine, path: &str) -> Result<(), SessionError> {
+        let err = |message: String| SessionError::Apply {
+            path: path.to_string(),
+            message,
+        };
+        let mut next = e.clone();
+        next.relaunch(self.launch).map_err(|x| err(x.to_string()))?;
+        next.delete(None).map_err(err)?;
+        for b in &self.breakpoints {
+            let id = next
+                .add_breakpoint(&b.location, b.condition.as_deref(), b.filters, b.temporary)
+                .map_err(|m| err(format!("breakpoint at {}: {m}", b.location)))?;
+            next.set_ignore(id, b.ignore).map_err(err)?;
+            if !b.enabled {
+                next.set_enabled(id, false).map_err(err)?;
+            }
+        }
+        for w in &self.watchpoints {
+            let id = next
+                .add_watchpoint(w.kind, w.scope, w.addr, w.len, w.condition.as_deref())
+                .map_err(|m| err(format!("watchpoint at {:#x}: {m}", w.addr)))?;
+            if !w.enabled {
+                next.set_enabled(id, false).map_err(err)?;
+            }
+        }
+        next.displays = self.displays.clone();
+        if next.select_wave(self.selected_wave).is_err() {
+            next.selected_wave = 0;
+        }
+        next.select_lane(self.selected_lane as u32).map_err(err)?;
+        next.scheduler_locking = self.scheduler_locking;
+        next.log = self.log.clone();
+        *e = next;
+        Ok(())
+    }
+}
+
+/// Reads just the version of whatever RON struct the text holds.
+#[derive(Deserialize)]
+struct ProbeOrAny {
+    #[serde(default)]
+    format_version: Option<u32>,
+}
+
+impl ProbeOrAny {
+    fn version(&self) -> Option<u32> {
+        self.format_version
+    }
+}
+
+/// Writes a file through a temporary file and a rename.
+pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    use std::io::Write;
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "session".into());
+    let tmp = dir.join(format!(".{name}.tmp{}", std::process::id()));
+    let result = (|| {
+        let mut f = std::fs::File::create(&tmp)?;
+        f.write_all(bytes)?;
+        f.sync_all()?;
+        std::fs::rename(&tmp, path)
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result
+}
+
+/// A command script: `#!` header lines naming the kernel and launch settings, then one
+/// command per line (`#` comments and blank lines are skipped when run).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Script {
+    /// `#! kernel PATH`.
+    pub kernel: Option<String>,
+    /// `#! seed N`, `#! grid N`, `#! workgroup N`, `#! quantum N`, `#! resident N`,
+    /// `#! max-instructions N`.
+    pub launch: LaunchOptions,
+    /// Commands with their 1-based line numbers.
+    pub commands: Vec<(usize, String)>,
+}
+
+impl Script {
+    /// Parses a script; header errors name the line.
+    pub fn parse(text: &str, path: &str) -> Result<Script, SessionError> {
+        let mut s = Script {
+            kernel: None,
+            launch: LaunchOptions {
+                max_instructions: Some(100_000_000),
+                ..LaunchOptions::default()
+            },
+            commands: Vec::new(),
+        };
+        for (i, line) in text.lines().enumerate() {
+            let t = line.trim();
+            if let Some(h) = t.strip_prefix("#!") {
+                let (key, value) = h
+                    .trim()
+                    .split_once(char::is_whitespace)
+                    .unwrap_or((h.trim(), ""));
+                let value = value.trim();
+                let bad = |what: &str| SessionError::Parse {
+                    path: path.to_string(),
+                    line: i + 1,
+                    col: 1,
+                    message: what.to_string(),
+                };
+                let num = || {
+                    value
+                        .parse::<u64>()
+                        .map_err(|_| bad(&format!("`#! {key}` needs a number, found `{value}`")))
+                };
+                match key {
+                    "kernel" => s.kernel = Some(value.to_string()),
+                    "seed" => s.launch.seed = num()?,
+                    "grid" => s.launch.grid = Some(num()? as u32),
+                    "workgroup" => s.launch.workgroup_lanes = Some(num()? as u32),
+                    "quantum" => s.launch.quantum = num()? as u32,
+                    "resident" => s.launch.resident_workgroups = num()? as u32,
+                    "max-instructions" => s.launch.max_instructions = Some(num()?).filter(|n| *n > 0),
+                    _ => return Err(bad(&format!("unknown header `#! {key}` (kernel, seed, grid, workgroup, quantum, resident, max-instructions)"))),
+                }
+            } else if !t.is_empty() && !t.starts_with('#') {
+                s.commands.push((i + 1, t.to_string()));
+            }
+        }
+        Ok(s)
+    }
+
+    /// The script a session's log replays.
+    pub fn from_session(session: &Session) -> Script {
+        Script {
+            kernel: (!session.kernel.is_empty()).then(|| session.kernel.clone()),
+            launch: session.launch,
+            commands: session
+                .log
+                .iter()
+                .enumerate()
+                .map(|(i, c)| (i + 1, c.clone()))
+                .collect(),
+        }
+    }
+
+    /// The header lines for a kernel and launch settings.
+    pub fn header(kernel: &str, launch: &LaunchOptions) -> String {
+        let mut h = format!("#! kernel {kernel}\n#! seed {}\n", launch.seed);
+        let d = LaunchOptions::default();
+        if let Some(g) = launch.grid {
+            h.push_str(&format!("#! grid {g}\n"));
+        }
+        if let Some(w) = launch.workgroup_lanes {
+            h.push_str(&format!("#! workgroup {w}\n"));
+        }
+        if launch.quantum != d.quantum {
+            h.push_str(&format!("#! quantum {}\n", launch.quantum));
+        }
+        if launch.resident_workgroups != d.resident_workgroups {
+            h.push_str(&format!("#! resident {}\n", launch.resident_workgroups));
+        }
+        if let Some(n) = launch.max_instructions {
+            h.push_str(&format!("#! max-instructions {n}\n"));
+        }
+        h
+    }
+}
+
+/// Writes what a user does into a replayable script, line by line as it happens, so a bug
+/// found interactively becomes a regression test (`--record FILE`).
+#[derive(Debug)]
+pub struct Recorder {
+    file: std::fs::File,
+}
+
+impl Recorder {
+    /// Creates the script with its header.
+    pub fn create(path: &Path, e: &Engine) -> std::io::Result<Recorder> {
+        use std::io::Write;
+        let mut file = std::fs::File::create(path)?;
+        let kernel = e.kernel_path().unwrap_or("KERNEL.s");
+        write!(
+            file,
+            "# recorded by wavedbg\n{}",
+            Script::header(kernel, e.machine().options())
+        )?;
+        file.flush()?;
+        Ok(Recorder { file })
+    }
+
+    /// Appends one command line.
+    pub fn record(&mut self, line: &str) -> std::io::Result<()> {
+        use std::io::Write;
+        let line = line.trim();
+        if line.is_empty() {
+            return Ok(());
+        }
+        writeln!(self.file, "{line}")?;
+        self.file.flush()
+    }
+}
+
+/// The command-history file shared by the REPL and the TUI's command line:
+/// `$WAVEDBG_HISTORY`, else `$XDG_STATE_HOME/wavedbg/history`, else
+/// `~/.local/state/wavedbg/history`, else `.wavedbg_history` in the current directory.
+pub fn history_path() -> std::path::PathBuf {
+    use std::path::PathBuf;
+    if let Some(p) = std::env::var_os("WAVEDBG_HISTORY") {
+        return PathBuf::from(p);
+    }
+    let state = std::env::var_os("XDG_STATE_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".local/state")));
+    match state {
+        Some(dir) => dir.join("wavedbg").join("history"),
+        None => PathBuf::from(".wavedbg_history"),
+    }
+}

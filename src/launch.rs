@@ -1,0 +1,98 @@
+//! Opening a kernel under the debugger: launch options shared by `tui`, `repl`, `serve`
+//! and `replay`, and the session a front end may start from.
+
+use std::path::{Path, PathBuf};
+
+use clap::Args;
+use color_eyre::eyre::{eyre, Result};
+use wavedbg_emulator::debug::session::Session;
+use wavedbg_emulator::debug::Engine;
+use wavedbg_emulator::machine::LaunchOptions;
+
+use crate::cli::load_program;
+
+/// Launch settings (override the kernel's directives).
+#[derive(Debug, Clone, Args)]
+pub struct LaunchArgs {
+    /// Workgroups in the grid (overrides `.grid`).
+    #[arg(long)]
+    pub grid: Option<u32>,
+    /// Lanes per workgroup, a multiple of 32 (overrides `.workgroup`).
+    #[arg(long)]
+    pub workgroup: Option<u32>,
+    /// Scheduling seed: 0 is plain round-robin; others explore other interleavings.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Instructions a wave runs before the scheduler switches.
+    #[arg(long, default_value_t = LaunchOptions::default().quantum)]
+    pub quantum: u32,
+    /// Workgroups resident at once.
+    #[arg(long, default_value_t = LaunchOptions::default().resident_workgroups)]
+    pub resident: u32,
+    /// Fault after this many wave-instructions (default: unlimited under the debugger;
+    /// interrupt a runaway kernel with Ctrl-C).
+    #[arg(long)]
+    pub max_instructions: Option<u64>,
+}
+
+impl Default for LaunchArgs {
+    fn default() -> Self {
+        let d = LaunchOptions::default();
+        Self {
+            grid: None,
+            workgroup: None,
+            seed: 0,
+            quantum: d.quantum,
+            resident: d.resident_workgroups,
+            max_instructions: None,
+        }
+    }
+}
+
+impl LaunchArgs {
+    /// The machine's launch options.
+    pub fn options(&self) -> LaunchOptions {
+        LaunchOptions {
+            grid: self.grid,
+            workgroup_lanes: self.workgroup,
+            seed: self.seed,
+            quantum: self.quantum,
+            resident_workgroups: self.resident,
+            max_instructions: self.max_instructions.filter(|n| *n > 0),
+        }
+    }
+}
+
+/// Opens a kernel (or the session's kernel when none is given, or the built-in demo when
+/// neither is) under the debugger, and applies the session if one is given.
+pub fn open_engine(
+    kernel: Option<&Path>,
+    session: Option<&Path>,
+    launch: &LaunchArgs,
+) -> Result<Engine> {
+    let loaded = session
+        .map(Session::load)
+        .transpose()
+        .map_err(|e| eyre!("{e}"))?;
+    let kernel: Option<PathBuf> = match (kernel, &loaded) {
+        (Some(k), _) => Some(k.to_path_buf()),
+        (None, Some(s)) if !s.kernel.is_empty() && !s.kernel.starts_with("demo:") => {
+            Some(PathBuf::from(&s.kernel))
+        }
+        _ => None,
+    };
+    let (program, name) = match &kernel {
+        Some(k) => (load_program(k)?, k.display().to_string()),
+        None => (
+            wavedbg_emulator::demo::program(),
+            wavedbg_emulator::demo::NAME.to_string(),
+        ),
+    };
+    let mut engine = Engine::new(&program, launch.options()).map_err(|e| eyre!("{name}: {e}"))?;
+    engine.set_kernel_path(&name);
+    if let (Some(s), Some(path)) = (loaded, session) {
+        s.apply(&mut engine, &path.display().to_string())
+            .map_err(|e| eyre!("{e}"))?;
+    }
+    Ok(engine)
+}

@@ -1,0 +1,156 @@
+//! `wavedbg replay`: run a command script or a session's log without a terminal and print
+//! a deterministic transcript; compare it with a golden file or bless one.
+
+use std::path::{Path, PathBuf};
+
+use clap::Args;
+use color_eyre::eyre::{eyre, Result};
+use wavedbg_emulator::debug::session::{write_atomically, Script, Session};
+use wavedbg_emulator::debug::Engine;
+
+use crate::cli::{emit, load_program};
+
+/// Options of `wavedbg replay`.
+#[derive(Debug, Args)]
+pub struct ReplayArgs {
+    /// A command script (one command per line, `#` comments, `#! kernel PATH` header) or a
+    /// saved session (.ron), whose command log is replayed.
+    file: PathBuf,
+    /// The kernel (overrides the script's `#! kernel` line or the session's kernel).
+    #[arg(long)]
+    kernel: Option<PathBuf>,
+    /// Compare the transcript with this golden file and show a diff if it differs.
+    #[arg(long, value_name = "GOLDEN")]
+    check: Option<PathBuf>,
+    /// With --check: rewrite the golden file with this transcript.
+    #[arg(long, requires = "check")]
+    bless: bool,
+}
+
+/// The result of replaying a script.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Transcript {
+    /// Every command with its output, then the summary line.
+    pub text: String,
+    /// Expects that held.
+    pub passed: usize,
+    /// Expects that failed.
+    pub failed: usize,
+    /// Commands that reported an error.
+    pub errors: usize,
+}
+
+/// Finds a script's kernel: as written, relative to the script's folder, then to the
+/// current directory.
+fn resolve_kernel(name: &str, script: &Path) -> PathBuf {
+    let p = PathBuf::from(name);
+    if p.is_absolute() {
+        return p;
+    }
+    let beside = script.parent().map(|d| d.join(&p));
+    match beside {
+        Some(b) if b.exists() => b,
+        _ => p,
+    }
+}
+
+/// Runs the commands on `engine` and builds the transcript.
+pub fn transcript(engine: &mut Engine, commands: &[(usize, String)]) -> Transcript {
+    let mut t = Transcript {
+        text: String::new(),
+        passed: 0,
+        failed: 0,
+        errors: 0,
+    };
+    for (_, line) in commands {
+        t.text.push_str(&format!("(wavedbg) {line}\n"));
+        match engine.execute_line(line) {
+            Ok(out) => {
+                t.text.push_str(&out.text);
+                match out.expect {
+                    Some(e) if e.passed => t.passed += 1,
+                    Some(_) => t.failed += 1,
+                    None => {}
+                }
+            }
+            Err(e) => {
+                t.errors += 1;
+                t.text.push_str(&format!("error: {e}\n"));
+            }
+        }
+    }
+    if t.errors > 0 {
+        t.text.push_str(&format!(
+            "{} command{} failed\n",
+            t.errors,
+            if t.errors == 1 { "" } else { "s" }
+        ));
+    }
+    t.text
+        .push_str(&format!("{} passed, {} failed\n", t.passed, t.failed));
+    t
+}
+
+/// Opens a script or session file: the engine it runs on and its commands.
+pub fn open(file: &Path, kernel_override: Option<&Path>) -> Result<(Engine, Vec<(usize, String)>)> {
+    let text = std::fs::read_to_string(file).map_err(|e| eyre!("{}: {e}", file.display()))?;
+    let name = file.display().to_string();
+    let is_session =
+        file.extension().is_some_and(|e| e == "ron") || text.trim_start().starts_with('(');
+    let script = if is_session {
+        Script::from_session(&Session::from_ron(&text, &name).map_err(|e| eyre!("{e}"))?)
+    } else {
+        Script::parse(&text, &name).map_err(|e| eyre!("{e}"))?
+    };
+    let (program, kernel_name) = match (kernel_override, &script.kernel) {
+        (Some(k), _) => (load_program(k)?, k.display().to_string()),
+        (None, Some(k)) if k.starts_with("demo:") => (wavedbg_emulator::demo::program(), k.clone()),
+        (None, Some(k)) => (load_program(&resolve_kernel(k, file))?, k.clone()),
+        (None, None) => {
+            return Err(eyre!(
+                "{name}: no kernel: add a `#! kernel PATH` line or pass --kernel"
+            ))
+        }
+    };
+    let mut engine =
+        Engine::new(&program, script.launch).map_err(|e| eyre!("{kernel_name}: {e}"))?;
+    engine.set_kernel_path(&kernel_name);
+    Ok((engine, script.commands))
+}
+
+/// Runs `wavedbg replay`.
+pub fn run(args: ReplayArgs) -> Result<i32> {
+    let (mut engine, commands) = open(&args.file, args.kernel.as_deref())?;
+    let t = transcript(&mut engine, &commands);
+    let ok = t.failed == 0 && t.errors == 0;
+    let Some(golden) = &args.check else {
+        emit(&t.text)?;
+        return Ok(if ok { 0 } else { 1 });
+    };
+    if args.bless {
+        write_atomically(golden, t.text.as_bytes())
+            .map_err(|e| eyre!("{}: {e}", golden.display()))?;
+        eprintln!("blessed {}", golden.display());
+        return Ok(if ok { 0 } else { 1 });
+    }
+    let expected = std::fs::read_to_string(golden)
+        .map_err(|e| eyre!("{}: {e} (create it with --bless)", golden.display()))?;
+    if expected == t.text {
+        eprintln!("transcript matches {}", golden.display());
+        return Ok(if ok { 0 } else { 1 });
+    }
+    let diff = similar::TextDiff::from_lines(&expected, &t.text);
+    let mut out = format!(
+        "transcript differs from {} (- golden, + now):\n",
+        golden.display()
+    );
+    out.push_str(
+        &diff
+            .unified_diff()
+            .context_radius(3)
+            .header("golden", "now")
+            .to_string(),
+    );
+    emit(&out)?;
+    Ok(1)
+}
