@@ -62,19 +62,21 @@ fn options() -> LaunchOptions {
 #[divan::bench]
 fn bare_machine(b: Bencher) {
     let p = program();
-    b.with_inputs(|| Machine::new(&p, options()).expect("launch")).bench_local_values(|mut m| {
-        assert_eq!(m.run(None), Some(Event::Finished));
-        m.stats.wave_instructions
-    });
+    b.with_inputs(|| Machine::new(&p, options()).expect("launch"))
+        .bench_local_values(|mut m| {
+            assert_eq!(m.run(None), Some(Event::Finished));
+            m.stats.wave_instructions
+        });
 }
 
 #[divan::bench]
 fn engine_nothing_armed(b: Bencher) {
     let p = program();
-    b.with_inputs(|| Engine::new(&p, options()).expect("launch")).bench_local_values(|mut e| {
-        assert_eq!(e.continue_all().reason, StopReason::Finished);
-        e.machine().stats.wave_instructions
-    });
+    b.with_inputs(|| Engine::new(&p, options()).expect("launch"))
+        .bench_local_values(|mut e| {
+            assert_eq!(e.continue_all().reason, StopReason::Finished);
+            e.machine().stats.wave_instructions
+        });
 }
 
 /// 100 breakpoints on executed instructions whose wave filter never matches, and 32
@@ -84,13 +86,25 @@ fn armed(p: &Program) -> Engine {
     let addrs: Vec<u64> = p.lines.iter().map(|(a, _)| *a).collect();
     for i in 0..100 {
         let a = addrs[i % addrs.len()];
-        let f = Filters { wave: Some(1_000_000 + i as u32), ..Filters::default() };
-        e.add_breakpoint(&format!("{a:#x}"), None, f, false).expect("breakpoint");
+        let f = Filters {
+            wave: Some(1_000_000 + i as u32),
+            ..Filters::default()
+        };
+        e.add_breakpoint(&format!("{a:#x}"), None, f, false)
+            .expect("breakpoint");
     }
     let spare = e.machine().buffer_base("spare").expect("spare");
     for i in 0..16u64 {
-        e.add_watchpoint(WatchKind::Access, Scope::Global, spare + 64 * i, 8, None).expect("watch");
-        e.add_watchpoint(WatchKind::Write, Scope::Shared(None), 1024 + 64 * i, 8, None).expect("watch");
+        e.add_watchpoint(WatchKind::Access, Scope::Global, spare + 64 * i, 8, None)
+            .expect("watch");
+        e.add_watchpoint(
+            WatchKind::Write,
+            Scope::Shared(None),
+            1024 + 64 * i,
+            8,
+            None,
+        )
+        .expect("watch");
     }
     e
 }
@@ -103,4 +117,3 @@ fn engine_100_breakpoints_32_watchpoints_not_hit(b: Bencher) {
         e.machine().stats.wave_instructions
     });
 }
-

@@ -11,5 +11,8 @@ fn docs_commands_md_matches_the_command_table() {
         std::fs::write(path, &generated).expect("write docs/commands.md");
     }
     let committed = std::fs::read_to_string(path).unwrap_or_default();
-    assert!(committed == generated, "docs/commands.md is out of date: run `WAVEDBG_BLESS=1 cargo test --test commands_docs`");
+    assert!(
+        committed == generated,
+        "docs/commands.md is out of date: run `WAVEDBG_BLESS=1 cargo test --test commands_docs`"
+    );
 }
