@@ -21,6 +21,7 @@
     ld.ubase.b32 v1, u[0:1], v0, 0
     wait.vm 0
     xred.add.u32 u8, v1
+combine:
     ushli u9, u4, 2             ; out offset
     vmov.u v2, u9
     vmov.u v3, u8

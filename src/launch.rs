@@ -96,3 +96,16 @@ pub fn open_engine(
     }
     Ok(engine)
 }
+
+/// A path named inside a script or session file: as written if absolute, else relative to
+/// that file's folder when it exists there, else relative to the current directory.
+pub fn resolve_beside(name: &str, file: &Path) -> PathBuf {
+    let p = PathBuf::from(name);
+    if p.is_absolute() {
+        return p;
+    }
+    match file.parent().map(|d| d.join(&p)) {
+        Some(b) if b.exists() => b,
+        _ => p,
+    }
+}

@@ -9,6 +9,7 @@ use wavedbg_emulator::debug::session::{write_atomically, Script, Session};
 use wavedbg_emulator::debug::Engine;
 
 use crate::cli::{emit, load_program};
+use crate::launch::resolve_beside;
 
 /// Options of `wavedbg replay`.
 #[derive(Debug, Args)]
@@ -38,20 +39,6 @@ pub struct Transcript {
     pub failed: usize,
     /// Commands that reported an error.
     pub errors: usize,
-}
-
-/// Finds a script's kernel: as written, relative to the script's folder, then to the
-/// current directory.
-fn resolve_kernel(name: &str, script: &Path) -> PathBuf {
-    let p = PathBuf::from(name);
-    if p.is_absolute() {
-        return p;
-    }
-    let beside = script.parent().map(|d| d.join(&p));
-    match beside {
-        Some(b) if b.exists() => b,
-        _ => p,
-    }
 }
 
 /// Runs the commands on `engine` and builds the transcript.
@@ -105,7 +92,7 @@ pub fn open(file: &Path, kernel_override: Option<&Path>) -> Result<(Engine, Vec<
     let (program, kernel_name) = match (kernel_override, &script.kernel) {
         (Some(k), _) => (load_program(k)?, k.display().to_string()),
         (None, Some(k)) if k.starts_with("demo:") => (wavedbg_emulator::demo::program(), k.clone()),
-        (None, Some(k)) => (load_program(&resolve_kernel(k, file))?, k.clone()),
+        (None, Some(k)) => (load_program(&resolve_beside(k, file))?, k.clone()),
         (None, None) => {
             return Err(eyre!(
                 "{name}: no kernel: add a `#! kernel PATH` line or pass --kernel"

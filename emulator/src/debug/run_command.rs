@@ -424,6 +424,7 @@ impl Engine {
                         let _ = write!(s, " ({v:>11})");
                     }
                 }
+                s.truncate(s.trim_end().len());
                 s.push('\n');
             }
             return Ok(s);

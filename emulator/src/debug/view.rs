@@ -89,14 +89,43 @@ fn describe_hit(m: &Machine, wave_id: Option<u32>, h: &WatchHit) -> String {
         pc_text(m, h.pc),
         instr_text(m, h.pc)
     );
-    if h.access == crate::exec::AccessKind::Read {
-        let _ = write!(s, "  Value = {}", bytes_hex(&h.new));
-    } else {
+    if h.len <= 16 {
+        if h.access == crate::exec::AccessKind::Read {
+            let _ = write!(s, "  Value = {}", bytes_hex(&h.new));
+        } else {
+            let _ = write!(
+                s,
+                "  Old value = {}\n  New value = {}",
+                bytes_hex(&h.old),
+                bytes_hex(&h.new)
+            );
+        }
+        return s;
+    }
+    // A large range: show the 16-byte rows that changed (or, for reads, the first row).
+    let rows: Vec<usize> = (0..h.new.len().div_ceil(16))
+        .filter(|r| {
+            h.old[r * 16..(r * 16 + 16).min(h.old.len())]
+                != h.new[r * 16..(r * 16 + 16).min(h.new.len())]
+        })
+        .collect();
+    if rows.is_empty() {
+        let _ = write!(s, "  Value unchanged ({} bytes)", h.len);
+    }
+    for (i, r) in rows.iter().enumerate() {
+        if i == 4 {
+            let _ = write!(s, "\n  ... {} more changed rows", rows.len() - 4);
+            break;
+        }
+        let (a, b) = (r * 16, (r * 16 + 16).min(h.new.len()));
         let _ = write!(
             s,
-            "  Old value = {}\n  New value = {}",
-            bytes_hex(&h.old),
-            bytes_hex(&h.new)
+            "{}  {}:{:#x}: Old {} New {}",
+            if i == 0 { "" } else { "\n" },
+            h.space.name(),
+            h.addr + a as u64,
+            bytes_hex(&h.old[a..b]),
+            bytes_hex(&h.new[a..b])
         );
     }
     s
@@ -134,6 +163,7 @@ pub fn describe_stop(e: &Engine, stop: &StopEvent) -> String {
             s.join("\n")
         }
         StopReason::Step => format!("{wave}\n  {}", at(stop.pc)),
+        StopReason::Reached(what) if what == "exit" => format!("{wave} exited"),
         StopReason::Reached(what) => format!("{wave} reached {what}\n  {}", at(stop.pc)),
         StopReason::BreakInstruction => {
             format!("Break instruction (brk), {wave}\n  {}", at(stop.pc))
@@ -234,6 +264,7 @@ pub fn lane_view(e: &Engine, wave: usize, reg: usize, fmt: char) -> String {
                 let _ = write!(s, " ({v:>11}){mark}");
             }
         }
+        s.truncate(s.trim_end().len());
         s.push('\n');
     }
     s
@@ -319,6 +350,7 @@ pub fn registers(e: &Engine, wave: usize) -> String {
             let changed = prev.is_some_and(|p| p.u[r] != w.u[r]);
             let _ = write!(s, " u{r:<2}={:#010x}{}", w.u[r], mark(changed));
         }
+        s.truncate(s.trim_end().len());
         s.push('\n');
     }
     s

@@ -1,0 +1,270 @@
+//! Sessions, the REPL and replay end to end through the `wavedbg` binary: every example
+//! script and session replays to its golden transcript; a recorded REPL run replays to the
+//! identical transcript; failures, diffs, bad session files.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn wavedbg(args: &[&str], stdin: Option<&str>) -> (i32, String, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_wavedbg"))
+        .args(args)
+        .current_dir(root())
+        .env(
+            "WAVEDBG_HISTORY",
+            std::env::temp_dir().join(format!("wavedbg-test-history-{}", std::process::id())),
+        )
+        .stdin(if stdin.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start wavedbg");
+    if let Some(input) = stdin {
+        child
+            .stdin
+            .take()
+            .expect("stdin")
+            .write_all(input.as_bytes())
+            .expect("write stdin");
+    }
+    let out = child.wait_with_output().expect("wait");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn files(dir: &str, ext: &str) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(root().join(dir))
+        .expect("dir")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|e| e == ext))
+        .collect();
+    v.sort();
+    v
+}
+
+fn rel(p: &Path) -> String {
+    p.strip_prefix(root()).unwrap_or(p).display().to_string()
+}
+
+#[test]
+fn every_example_script_replays_to_its_golden_transcript() {
+    let scripts = files("scripts/replay", "wdb");
+    assert!(scripts.len() >= 4);
+    for s in scripts {
+        let golden = s.with_extension("golden");
+        let (code, out, err) = wavedbg(&["replay", &rel(&s), "--check", &rel(&golden)], None);
+        assert_eq!(code, 0, "{}: {out}{err}", s.display());
+    }
+}
+
+#[test]
+fn every_example_session_replays_to_its_golden_transcript() {
+    let sessions = files("sessions", "ron");
+    assert!(!sessions.is_empty());
+    for s in sessions {
+        let golden = s.with_extension("golden");
+        let (code, out, err) = wavedbg(&["replay", &rel(&s), "--check", &rel(&golden)], None);
+        assert_eq!(code, 0, "{}: {out}{err}", s.display());
+    }
+}
+
+#[test]
+fn replay_is_byte_identical_and_ends_with_the_summary() {
+    let (c1, a, _) = wavedbg(&["replay", "scripts/replay/reduce_per_wave_sums.wdb"], None);
+    let (c2, b, _) = wavedbg(&["replay", "scripts/replay/reduce_per_wave_sums.wdb"], None);
+    assert_eq!((c1, c2), (0, 0));
+    assert_eq!(a, b);
+    assert_eq!(a.lines().last(), Some("6 passed, 0 failed"));
+}
+
+#[test]
+fn a_failing_expect_says_what_differed_and_fails_the_run() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let script = dir.path().join("fail.wdb");
+    let kernel = root().join("scripts/reduce.s");
+    std::fs::write(&script, format!("#! kernel {}\nbreak combine\ncontinue\nexpect u8 == 7\nexpect wave == 0\nbogus command\n", kernel.display())).expect("write");
+    let (code, out, _) = wavedbg(&["replay", script.to_str().expect("utf8")], None);
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.contains("expect FAILED: u8 == 7: left side u8 = 528 (0x210), right side 7 = 7 (0x7)"),
+        "{out}"
+    );
+    assert!(out.contains("error: unknown command `bogus`"), "{out}");
+    assert!(out.contains("1 command failed"), "{out}");
+    assert_eq!(out.lines().last(), Some("1 passed, 1 failed"));
+}
+
+#[test]
+fn check_shows_a_diff_and_bless_rewrites_the_golden() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let golden = dir.path().join("g.golden");
+    std::fs::write(&golden, "(wavedbg) something else\n").expect("write");
+    let script = "scripts/replay/reduce_per_wave_sums.wdb";
+    let g = golden.to_str().expect("utf8");
+    let (code, out, _) = wavedbg(&["replay", script, "--check", g], None);
+    assert_eq!(code, 1);
+    assert!(
+        out.contains("transcript differs")
+            && out.contains("-(wavedbg) something else")
+            && out.contains("+(wavedbg) break combine"),
+        "{out}"
+    );
+    let (code, _, err) = wavedbg(&["replay", script, "--check", g, "--bless"], None);
+    assert_eq!(code, 0, "{err}");
+    let (code, _, err) = wavedbg(&["replay", script, "--check", g], None);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("matches"), "{err}");
+}
+
+#[test]
+fn a_recorded_repl_run_replays_to_the_identical_transcript() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let record = dir.path().join("rec.wdb");
+    let commands = "break next_word if v1 > 250\ncontinue\np v1\nstepi 3\ninfo changes\nwatch shared:64 4\ncontinue\nexpect v1[31] == 255\nquit\n";
+    let kernel = root().join("scripts/histogram.s");
+    let (code, repl_out, err) = wavedbg(
+        &[
+            "repl",
+            kernel.to_str().expect("utf8"),
+            "--seed",
+            "3",
+            "--record",
+            record.to_str().expect("utf8"),
+        ],
+        Some(commands),
+    );
+    assert_eq!(code, 0, "{err}");
+    let recorded = std::fs::read_to_string(&record).expect("recording");
+    assert!(
+        recorded.contains("#! seed 3") && recorded.contains("break next_word if v1 > 250"),
+        "{recorded}"
+    );
+    let (code, t1, _) = wavedbg(&["replay", record.to_str().expect("utf8")], None);
+    assert_eq!(code, 0, "{t1}");
+    let (_, t2, _) = wavedbg(&["replay", record.to_str().expect("utf8")], None);
+    assert_eq!(t1, t2, "replay is deterministic");
+    // The REPL printed exactly the outputs the transcript holds (minus the echoed commands).
+    let outputs: String = t1
+        .lines()
+        .filter(|l| !l.starts_with("(wavedbg) ") && !l.ends_with(" failed"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    for line in outputs.lines() {
+        assert!(
+            repl_out.contains(line),
+            "REPL output lacks `{line}`:\n{repl_out}"
+        );
+    }
+}
+
+#[test]
+fn sessions_save_atomically_and_load_back() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let file = dir.path().join("s.ron");
+    let f = file.to_str().expect("utf8");
+    let kernel = root().join("scripts/histogram.s");
+    let k = kernel.to_str().expect("utf8");
+    let input = format!(
+        "break next_word wave 3\nwatch shared:16 8\ndisplay v1[2]\nlane 5\nsave {f}\nquit\n"
+    );
+    let (code, out, err) = wavedbg(&["repl", k, "--seed", "9"], Some(&input));
+    assert_eq!(code, 0, "{out}{err}");
+    let names: Vec<String> = std::fs::read_dir(dir.path())
+        .expect("dir")
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(
+        names,
+        vec!["s.ron".to_string()],
+        "no temporary file left behind"
+    );
+    let text = std::fs::read_to_string(&file).expect("session");
+    assert!(
+        text.contains("format_version: 1")
+            && text.contains("seed: 9")
+            && text.contains("next_word"),
+        "{text}"
+    );
+    let (code, out, err) = wavedbg(
+        &["repl", "--session", f],
+        Some("info breakpoints\ninfo display\nquit\n"),
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("wave 3 only")
+            && out.contains("shared:0x10 (8 bytes)")
+            && out.contains("1: v1[2]"),
+        "{out}"
+    );
+}
+
+#[test]
+fn broken_session_files_give_clear_errors_and_change_nothing() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let good = dir.path().join("good.ron");
+    let kernel = root().join("scripts/histogram.s");
+    let k = kernel.to_str().expect("utf8");
+    let (code, _, err) = wavedbg(
+        &["repl", k],
+        Some(&format!("break next_word\nsave {}\nquit\n", good.display())),
+    );
+    assert_eq!(code, 0, "{err}");
+    let text = std::fs::read_to_string(&good).expect("session");
+    let cases = [
+        (
+            "truncated.ron",
+            text[..text.len() / 2].to_string(),
+            "truncated.ron:",
+        ),
+        (
+            "garbage.ron",
+            "this is not RON at all".to_string(),
+            "garbage.ron:1:",
+        ),
+        (
+            "future.ron",
+            text.replace("format_version: 1", "format_version: 99"),
+            "version 99 is not supported",
+        ),
+        (
+            "typo.ron",
+            text.replace("breakpoints:", "brakepoints:"),
+            "typo.ron:",
+        ),
+    ];
+    for (name, content, expected) in cases {
+        let path = dir.path().join(name);
+        std::fs::write(&path, content).expect("write");
+        let p = path.to_str().expect("utf8");
+        // At startup: a clear error, non-zero exit.
+        let (code, out, err) = wavedbg(&["repl", k, "--session", p], Some("quit\n"));
+        assert_ne!(code, 0, "{name}: {out}");
+        assert!(err.contains(expected), "{name}: {err}");
+        // From inside: the error is shown and the current breakpoints stay.
+        let (code, out, _) = wavedbg(
+            &["repl", k],
+            Some(&format!("break merged\nload {p}\ninfo breakpoints\nquit\n")),
+        );
+        assert_eq!(code, 0);
+        assert!(
+            out.contains("error:") && out.contains(expected),
+            "{name}: {out}"
+        );
+        assert!(
+            out.contains("<merged>"),
+            "{name}: breakpoints unchanged: {out}"
+        );
+    }
+}
