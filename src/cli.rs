@@ -49,31 +49,9 @@ enum Command {
     /// fault with its context (exit code 1 on a fault or deadlock).
     Run(crate::run::RunArgs),
     /// Open the full-screen debugger (the built-in demo kernel when none is given).
-    Tui {
-        /// Kernel source (.s) or object (.wko).
-        kernel: Option<PathBuf>,
-        /// Start from a saved session (its kernel is used when none is given).
-        #[arg(long)]
-        session: Option<PathBuf>,
-        /// Write what you do to this replayable command script.
-        #[arg(long)]
-        record: Option<PathBuf>,
-        #[command(flatten)]
-        launch: crate::launch::LaunchArgs,
-    },
+    Tui(crate::launch::DebugArgs),
     /// A line-oriented debugger with history, completion and the command language.
-    Repl {
-        /// Kernel source (.s) or object (.wko).
-        kernel: Option<PathBuf>,
-        /// Start from a saved session (its kernel is used when none is given).
-        #[arg(long)]
-        session: Option<PathBuf>,
-        /// Write what you do to this replayable command script.
-        #[arg(long)]
-        record: Option<PathBuf>,
-        #[command(flatten)]
-        launch: crate::launch::LaunchArgs,
-    },
+    Repl(crate::launch::DebugArgs),
     /// Run a command script or a saved session's command log without a terminal and print
     /// a deterministic transcript (exit code 1 if an expect fails or a command errors).
     Replay(crate::replay::ReplayArgs),
@@ -99,24 +77,9 @@ enum Command {
 /// Runs the command line; returns the process exit code.
 pub fn run(cli: Cli) -> Result<i32> {
     match cli.command {
-        None => tui(None, None, None, &crate::launch::LaunchArgs::default()),
-        Some(Command::Tui {
-            kernel,
-            session,
-            record,
-            launch,
-        }) => tui(kernel.as_deref(), session.as_deref(), record, &launch),
-        Some(Command::Repl {
-            kernel,
-            session,
-            record,
-            launch,
-        }) => crate::repl::run(
-            kernel.as_deref(),
-            session.as_deref(),
-            record.as_deref(),
-            &launch,
-        ),
+        None => tui(crate::launch::DebugArgs::default()),
+        Some(Command::Tui(args)) => tui(args),
+        Some(Command::Repl(args)) => crate::repl::run(&args),
         Some(Command::Replay(args)) => crate::replay::run(args),
         Some(Command::Serve {
             kernel,
@@ -151,7 +114,11 @@ pub fn run(cli: Cli) -> Result<i32> {
         Some(Command::Asm { input, output }) => {
             let program = load_source(&input)?;
             let out = output.unwrap_or_else(|| input.with_extension("wko"));
-            write_atomically(&out, program.to_object().as_bytes())?;
+            wavedbg_emulator::debug::session::write_atomically(
+                &out,
+                program.to_object().as_bytes(),
+            )
+            .wrap_err_with(|| format!("cannot write {}", out.display()))?;
             eprintln!(
                 "{}: kernel `{}`, {} bytes of code -> {}",
                 input.display(),
@@ -186,26 +153,6 @@ pub fn load_program(path: &Path) -> Result<Program> {
     }
 }
 
-/// Writes a file by writing a temporary file beside it and renaming it over the target,
-/// so a crash never leaves a half-written file.
-fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
-    let dir = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let name = path
-        .file_name()
-        .ok_or_else(|| eyre!("{} is not a file name", path.display()))?;
-    let tmp = dir.join(format!(
-        ".{}.tmp{}",
-        name.to_string_lossy(),
-        std::process::id()
-    ));
-    std::fs::write(&tmp, bytes).wrap_err_with(|| format!("cannot write {}", tmp.display()))?;
-    std::fs::rename(&tmp, path).wrap_err_with(|| format!("cannot replace {}", path.display()))?;
-    Ok(())
-}
-
 /// Writes to stdout; a closed pipe (`wavedbg isa | head`) ends output quietly.
 pub fn emit(text: &str) -> Result<()> {
     use std::io::Write;
@@ -216,15 +163,14 @@ pub fn emit(text: &str) -> Result<()> {
     }
 }
 
-fn tui(
-    kernel: Option<&Path>,
-    session: Option<&Path>,
-    record: Option<PathBuf>,
-    launch: &crate::launch::LaunchArgs,
-) -> Result<i32> {
-    let engine = crate::launch::open_engine(kernel, session, launch)?;
+fn tui(args: crate::launch::DebugArgs) -> Result<i32> {
+    let engine = crate::launch::open_engine(
+        args.kernel.as_deref(),
+        args.session.as_deref(),
+        &args.launch,
+    )?;
     let options = wavedbg_tui::TuiOptions {
-        record,
+        record: args.record,
         history: wavedbg_emulator::debug::session::history_path(),
     };
     match wavedbg_tui::run(engine, options) {

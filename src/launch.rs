@@ -11,6 +11,23 @@ use wavedbg_emulator::machine::LaunchOptions;
 
 use crate::cli::load_program;
 
+/// What the interactive debuggers (`tui`, `repl`) are opened on.
+#[derive(Debug, Clone, Default, Args)]
+pub struct DebugArgs {
+    /// Kernel source (.s) or object (.wko); the built-in demo when neither this nor a
+    /// session names one.
+    pub kernel: Option<PathBuf>,
+    /// Start from a saved session (its kernel is used when none is given).
+    #[arg(long)]
+    pub session: Option<PathBuf>,
+    /// Write what you do to this replayable command script.
+    #[arg(long)]
+    pub record: Option<PathBuf>,
+    /// Launch settings.
+    #[command(flatten)]
+    pub launch: LaunchArgs,
+}
+
 /// Launch settings (override the kernel's directives).
 #[derive(Debug, Clone, Args)]
 pub struct LaunchArgs {

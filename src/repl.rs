@@ -3,7 +3,6 @@
 //! hints from history, Ctrl-C to interrupt a run and Ctrl-D to quit.
 
 use std::borrow::Cow;
-use std::path::Path;
 use std::sync::Mutex;
 
 use color_eyre::eyre::{eyre, Result};
@@ -19,7 +18,7 @@ use wavedbg_emulator::debug::session::{history_path, Recorder};
 use wavedbg_emulator::debug::{Engine, InterruptHandle};
 
 use crate::cli::emit;
-use crate::launch::{open_engine, LaunchArgs};
+use crate::launch::{open_engine, DebugArgs};
 
 const PROMPT: &str = "(wavedbg) ";
 
@@ -146,13 +145,13 @@ fn install_interrupt(handle: InterruptHandle) -> Result<()> {
 }
 
 /// Runs the REPL.
-pub fn run(
-    kernel: Option<&Path>,
-    session: Option<&Path>,
-    record: Option<&Path>,
-    launch: &LaunchArgs,
-) -> Result<i32> {
-    let mut engine = open_engine(kernel, session, launch)?;
+pub fn run(args: &DebugArgs) -> Result<i32> {
+    let mut engine = open_engine(
+        args.kernel.as_deref(),
+        args.session.as_deref(),
+        &args.launch,
+    )?;
+    let record = args.record.as_deref();
     install_interrupt(engine.interrupt_handle())?;
     let mut recorder = record
         .map(|p| Recorder::create(p, &engine).map_err(|e| eyre!("{}: {e}", p.display())))

@@ -26,6 +26,12 @@
 //! - all sources are read before any destination is written (`exec.and.save u1, u1`
 //!   narrows EXEC by the old `u1`).
 //!
+//! Like the fast path it issues async operations with `Ctx::issue` (the registers a load
+//! or `.rtn` atomic writes, even under EXEC 0) and reports each lane's memory access to
+//! the watchpoint log with `Ctx::record` (stores and atomics with the bytes they
+//! overwrite); a wide float atomic, which no instruction encodes, is an illegal
+//! instruction here.
+//!
 //! Speed does not matter here; clarity does.
 
 // The plain `for lane in 0..32` loops are the point of this file.

@@ -78,11 +78,6 @@ impl Isa {
         let mut out = String::new();
         for d in self.defs() {
             let r = d.row;
-            let fields: Vec<String> = r
-                .fields
-                .iter()
-                .map(|(k, v)| format!("{k}={v:#x}"))
-                .collect();
             let _ = writeln!(
                 out,
                 "{:<30} {:<5} {:<3} op={:#04x} {:<22} {:<9} {:<12} {}",
@@ -90,7 +85,7 @@ impl Isa {
                 r.unit.name(),
                 r.format,
                 r.opcode,
-                fields.join(" "),
+                fields_text(r),
                 r.latency,
                 r.flags,
                 r.syntax
@@ -145,11 +140,6 @@ impl Isa {
             out.push_str("| mnemonic | unit | format | opcode | fields | latency | flags | operands | semantics |\n|---|---|---|---|---|---|---|---|---|\n");
             for d in self.defs().iter().filter(|d| d.row.origin == origin) {
                 let r = d.row;
-                let fields: Vec<String> = r
-                    .fields
-                    .iter()
-                    .map(|(k, v)| format!("{k}={v:#x}"))
-                    .collect();
                 let _ = writeln!(
                     out,
                     "| `{}` | {} | {} | {:#04x} | {} | {} | {} | {} | {} |",
@@ -157,7 +147,7 @@ impl Isa {
                     r.unit.name(),
                     r.format,
                     r.opcode,
-                    fields.join(" "),
+                    fields_text(r),
                     r.latency,
                     r.flags,
                     if r.syntax.is_empty() {
@@ -171,6 +161,15 @@ impl Isa {
         }
         out
     }
+}
+
+/// Function fields as `f5=0x3 sp=0x1 f2=0x0`.
+fn fields_text(r: &super::InstrRow) -> String {
+    r.fields
+        .iter()
+        .map(|(k, v)| format!("{k}={v:#x}"))
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 const MD_HEAD: &str = "# The wavedbg instruction set
