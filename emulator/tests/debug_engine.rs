@@ -755,8 +755,10 @@ fn condition_errors_stop_with_the_message() {
         other => panic!("{other:?}"),
     }
     assert_eq!(stop.pc, Some(label(&e, "here")));
-    // Fixing the condition lets the run go on.
+    // Fixing the condition and starting again stops on it (resuming in place steps over the
+    // breakpoint at the current PC, as gdb does).
     e.set_condition(id, Some("lane == 1")).unwrap();
+    e.restart();
     let stop = e.continue_all();
     assert_eq!(breakpoint_of(&stop), (id, 0b10));
     e.set_condition(id, None).unwrap();
@@ -1495,7 +1497,6 @@ fn fault_stops_with_wave_lanes_and_pc() {
 /// `None`) because the faulted wave is looked up with `wave_index`, which skips faulted
 /// waves; the stop does not select the faulting wave either.
 #[test]
-#[ignore = "engine bug: a fault reached by continue has no wave, wave_id or pc in its StopEvent"]
 fn fault_reached_by_continue_names_the_wave() {
     let mut e = engine(FAULT);
     let bad = label(&e, "bad");
@@ -1766,7 +1767,6 @@ fn the_same_session_twice_gives_the_same_stops() {
 /// event): the stale log is reported as a second hit "written by" `.word 0xffffffff`, and
 /// the illegal-instruction fault is lost.
 #[test]
-#[ignore = "engine bug: a fault right after a watchpoint hit is reported as a stale watchpoint hit and lost"]
 fn fault_right_after_a_watchpoint_hit_is_reported_when_stepping() {
     let src = r#"
 .kernel t
@@ -1795,7 +1795,6 @@ bad:
 /// barrier at once, the engine misses that it arrived and runs the wave on, alone, to its
 /// exit (reporting `Blocked("the wave has exited")`).
 #[test]
-#[ignore = "engine bug: advance barrier on the last wave to arrive runs past the barrier to the wave's exit"]
 fn advance_barrier_on_the_last_wave_to_arrive_stops_at_the_barrier() {
     let mut e = engine(BARRIER);
     let after = label(&e, "after_barrier");
@@ -1815,7 +1814,6 @@ fn advance_barrier_on_the_last_wave_to_arrive_stops_at_the_barrier() {
 /// With scheduler locking off, `stepi N` steps every ready wave N times without ever
 /// looking at the interrupt flag: `stepi 1000000000` on an endless loop cannot be stopped.
 #[test]
-#[ignore = "engine bug: stepping with scheduler-locking off cannot be interrupted"]
 fn interrupt_stops_an_unlocked_step_of_an_endless_loop() {
     let mut e = engine_with(
         SPIN,
@@ -1850,7 +1848,6 @@ fn interrupt_stops_an_unlocked_step_of_an_endless_loop() {
 /// `stepi` lands on a breakpoint address, `continue` reports that breakpoint at once,
 /// without executing anything.
 #[test]
-#[ignore = "engine bug: continue after stepping onto a breakpoint address re-reports it without moving"]
 fn continue_after_stepping_onto_a_breakpoint_makes_progress() {
     let mut e = one_wave_loop();
     let id = bp(&mut e, "loop");
@@ -1866,7 +1863,6 @@ fn continue_after_stepping_onto_a_breakpoint_makes_progress() {
 /// Likewise after a condition error: once reported, resuming must get past it (the user
 /// fixes the condition later); here every `continue` reports the same error in place.
 #[test]
-#[ignore = "engine bug: continue after a breakpoint condition error re-reports it without moving"]
 fn continue_after_a_condition_error_makes_progress() {
     let mut e = engine(COND);
     e.add_breakpoint("here", Some("1 / (lane - lane)"), Filters::default(), false)
@@ -1880,7 +1876,6 @@ fn continue_after_a_condition_error_makes_progress() {
 /// A faulted wave is still resident (`info waves` lists it) and is what the user wants to
 /// inspect after a fault; `wave N` refuses it with "no resident wave N (resident: N, ...)".
 #[test]
-#[ignore = "engine bug: a faulted wave cannot be selected"]
 fn a_faulted_wave_can_be_selected_for_inspection() {
     let src = r#"
 .kernel t
@@ -1910,7 +1905,6 @@ other:
 /// the stop must be terminal, not `Blocked("no wave can run")` (shown as
 /// "Cannot run : no wave can run", with no wave named).
 #[test]
-#[ignore = "engine bug: the end of a launch with a faulted wave is reported as Blocked, not terminal"]
 fn continuing_after_a_fault_ends_terminally() {
     let src = r#"
 .kernel t
@@ -1935,7 +1929,6 @@ other:
 /// gdb resets hit counts when the program is run again (`run` clears them); `restart`
 /// keeps the counts of the previous launch.
 #[test]
-#[ignore = "engine bug: restart keeps breakpoint and watchpoint hit counts of the previous launch"]
 fn restart_resets_hit_counts() {
     let mut e = one_wave_loop();
     bp(&mut e, "loop");

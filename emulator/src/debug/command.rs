@@ -446,6 +446,7 @@ pub fn parse(line: &str) -> Result<Option<Command>, CommandError> {
             Command::Lane(id(rest)?)
         }
         "info" => {
+            need("a topic: waves, lanes, registers, breakpoints, watchpoints, changes or display")?;
             let (what, arg) = rest
                 .split_once(char::is_whitespace)
                 .map_or((rest, ""), |(a, b)| (a, b.trim()));

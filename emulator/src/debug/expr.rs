@@ -90,9 +90,16 @@ pub struct ExprError {
     pub message: String,
 }
 
+/// The position of an error that is not about the text (an evaluation error).
+pub const NO_POS: usize = usize::MAX;
+
 impl fmt::Display for ExprError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} (at column {})", self.message, self.pos + 1)
+        if self.pos == NO_POS {
+            write!(f, "{}", self.message)
+        } else {
+            write!(f, "{} (at column {})", self.message, self.pos + 1)
+        }
     }
 }
 
@@ -340,7 +347,7 @@ impl Expr {
             message: format!("no wave {wave}"),
         })?;
         let need_lane = || {
-            lane.ok_or(ExprError { pos: 0, message: "this expression needs a lane: select one with `lane N` or index the register, e.g. v3[5]".into() })
+            lane.ok_or(ExprError { pos: NO_POS, message: "this expression needs a lane: select one with `lane N` or index the register, e.g. v3[5]".into() })
         };
         Ok(match self {
             Expr::Num(n) => *n,
@@ -348,7 +355,7 @@ impl Expr {
             Expr::VReg(r, Some(i)) => {
                 let l = i.eval(m, wave, lane)?;
                 if !(0..32).contains(&l) {
-                    return err(0, format!("lane {l} out of range (0-31)"));
+                    return err(NO_POS, format!("lane {l} out of range (0-31)"));
                 }
                 w.v[*r as usize][l as usize] as i64
             }
@@ -409,7 +416,7 @@ impl Expr {
                 let y = b.eval(m, wave, lane)?;
                 match op {
                     BinOp::Mul => x.wrapping_mul(y),
-                    BinOp::Div | BinOp::Rem if y == 0 => return err(0, "division by zero"),
+                    BinOp::Div | BinOp::Rem if y == 0 => return err(NO_POS, "division by zero"),
                     BinOp::Div => x.wrapping_div(y),
                     BinOp::Rem => x.wrapping_rem(y),
                     BinOp::Add => x.wrapping_add(y),

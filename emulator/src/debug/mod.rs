@@ -78,6 +78,8 @@ pub enum StopReason {
     /// Nothing can run the way asked (e.g. the selected wave waits at a barrier while the
     /// other waves are frozen).
     Blocked(String),
+    /// The launch cannot go on: the waves left have faulted (the text says what is left).
+    Terminated(String),
     /// A breakpoint condition could not be evaluated.
     ConditionError {
         /// Breakpoint number.
@@ -107,7 +109,10 @@ impl StopEvent {
     pub fn is_terminal(&self) -> bool {
         matches!(
             self.reason,
-            StopReason::Finished | StopReason::Fault(_) | StopReason::Deadlock(_)
+            StopReason::Finished
+                | StopReason::Fault(_)
+                | StopReason::Deadlock(_)
+                | StopReason::Terminated(_)
         )
     }
 }
@@ -512,6 +517,8 @@ impl Engine {
         self.resume_over = None;
         self.last = None;
         self.selected_wave = 0;
+        self.breakpoints.iter_mut().for_each(|b| b.hits = 0);
+        self.watchpoints.iter_mut().for_each(|w| w.hits = 0);
         self.rearm();
     }
 
@@ -548,6 +555,9 @@ impl Engine {
                 if let Some(stop) = self.run_one(w) {
                     return self.finish(stop);
                 }
+            }
+            if self.interrupt.swap(false, Ordering::Relaxed) {
+                return self.finish(self.event(StopReason::Interrupted, Some(self.selected_wave)));
             }
         }
         self.finish(self.event(StopReason::Step, Some(self.selected_wave)))
@@ -587,6 +597,9 @@ impl Engine {
         if let Some(w) = stop.wave {
             self.selected_wave = w;
         }
+        if let StopReason::ConditionError { .. } = &stop.reason {
+            self.resume_over = stop.wave.zip(stop.pc);
+        }
         if let StopReason::Breakpoint { id, lanes } = &stop.reason {
             if self.filters_lane_of(*id).is_none()
                 && lanes >> self.selected_lane & 1 == 0
@@ -615,6 +628,19 @@ impl Engine {
     /// Saves the state at the start of a resumption, for change highlighting at its stop.
     fn begin(&mut self) {
         self.last_stop = self.machine.clone();
+        // As gdb does, resuming steps over a breakpoint at the selected wave's PC (we may
+        // have arrived there by stepping, or stopped there on a condition error).
+        if self.resume_over.is_none() {
+            if let Some(w) = self.machine.waves.get(self.selected_wave) {
+                if self
+                    .armed
+                    .get((w.pc / 4) as usize)
+                    .is_some_and(|a| !a.is_empty())
+                {
+                    self.resume_over = Some((self.selected_wave, w.pc));
+                }
+            }
+        }
         // An interrupt requested while nothing ran is stale.
         self.interrupt.store(false, Ordering::Relaxed);
     }
@@ -683,13 +709,23 @@ impl Engine {
                     }
                 }
             };
+            let was_barrier = matches!(goal, Goal::Barrier(_))
+                && self
+                    .machine
+                    .waves
+                    .get(w)
+                    .and_then(|x| self.machine.instr_at(x.pc))
+                    .is_some_and(|d| d.op == crate::exec::Op::Barrier);
             if let Some(stop) = self.run_one(w) {
                 return self.finish(stop);
             }
             done += 1;
             let wave = &self.machine.waves[w];
             match goal {
-                Goal::Barrier(g) if g == w && wave.state == WaveState::AtBarrier => {
+                // The last wave to arrive releases the barrier at once: it counts as arrived.
+                Goal::Barrier(g)
+                    if g == w && (wave.state == WaveState::AtBarrier || was_barrier) =>
+                {
                     return self.finish(self.event(StopReason::Reached("barrier".into()), Some(w)));
                 }
                 Goal::Exit(g) if g == w && wave.state == WaveState::Exited => {
@@ -789,7 +825,37 @@ impl Engine {
             }
             Event::Break { wave, .. } => self.event(StopReason::BreakInstruction, Some(wave)),
             Event::Finished => self.event(StopReason::Finished, None),
-            Event::Stalled => self.event(StopReason::Blocked("no wave can run".into()), wave),
+            Event::Stalled => {
+                let m = &self.machine;
+                let faulted: Vec<String> = m
+                    .waves
+                    .iter()
+                    .filter(|w| w.state == WaveState::Faulted)
+                    .map(|w| w.id.to_string())
+                    .collect();
+                if faulted.is_empty() {
+                    self.event(StopReason::Blocked("no wave can run".into()), wave)
+                } else {
+                    let exited = m
+                        .waves
+                        .iter()
+                        .filter(|w| w.state == WaveState::Exited)
+                        .count();
+                    let why = format!(
+                        "faulted wave{} {} cannot go on; {exited} resident wave{} exited{}",
+                        if faulted.len() == 1 { "" } else { "s" },
+                        faulted.join(", "),
+                        if exited == 1 { "" } else { "s" },
+                        if m.workgroups_pending() > 0 {
+                            format!("; {} workgroups never ran", m.workgroups_pending())
+                        } else {
+                            String::new()
+                        }
+                    );
+                    let w = m.waves.iter().position(|w| w.state == WaveState::Faulted);
+                    self.event(StopReason::Terminated(why), w)
+                }
+            }
             // Handled by the run loop before they get here.
             Event::BreakpointHit { wave, .. } | Event::WatchHit { wave, .. } => {
                 self.event(StopReason::Step, Some(wave))

@@ -280,7 +280,9 @@ impl Engine {
                 Info::Waves => view::waves_table(self),
                 Info::Lanes => view::lanes_table(self),
                 Info::Registers(None) => view::registers(self, self.selected_wave),
-                Info::Registers(Some(r)) => self.print(None, r)?,
+                Info::Registers(Some(r)) => self
+                    .print(None, r)
+                    .map_err(|e| cmd_err("info", e.message))?,
                 Info::Breakpoints => view::breakpoint_table(self, false),
                 Info::Watchpoints => view::breakpoint_table(self, true),
                 Info::Changes => view::changes_text(self),

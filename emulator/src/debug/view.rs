@@ -178,7 +178,9 @@ pub fn describe_stop(e: &Engine, stop: &StopEvent) -> String {
             m.stats.wave_instructions, m.stats.lane_ops
         ),
         StopReason::Interrupted => format!("Interrupted, {wave}\n  {}", at(stop.pc)),
+        StopReason::Blocked(why) if wave.is_empty() => format!("Cannot run: {why}"),
         StopReason::Blocked(why) => format!("Cannot run {wave}: {why}"),
+        StopReason::Terminated(why) => format!("The launch is over: {why}."),
         StopReason::ConditionError { id, message } => format!(
             "Error in condition of {id}: {message}; stopped, {wave}\n  {}",
             at(stop.pc)
@@ -258,8 +260,9 @@ pub fn lane_view(e: &Engine, wave: usize, reg: usize, fmt: char) -> String {
             let v = format_value(w.v[reg][l] as u64, fmt, 4);
             let active = w.exec >> l & 1 == 1;
             let mark = if changed >> l & 1 == 1 { '*' } else { ' ' };
+            // Both forms are 15 columns wide, so columns line up.
             if active {
-                let _ = write!(s, "  {v:>11}{mark}");
+                let _ = write!(s, "  {v:>11} {mark}");
             } else {
                 let _ = write!(s, " ({v:>11}){mark}");
             }
@@ -295,9 +298,33 @@ pub fn format_value(v: u64, fmt: char, size: usize) -> String {
                 format!("'\\x{:02x}'", v as u8)
             }
         }
-        'f' if size == 4 => format!("{}", f32::from_bits(v as u32)),
-        'f' if size == 8 => format!("{}", f64::from_bits(v)),
+        'f' if size == 4 => {
+            let x = f32::from_bits(v as u32);
+            float_text(x as f64, format!("{x}"), 9)
+        }
+        'f' if size == 8 => {
+            let x = f64::from_bits(v);
+            float_text(x, format!("{x}"), 17)
+        }
         _ => v.to_string(),
+    }
+}
+
+/// A float like C's `%g`: plain for moderate magnitudes, exponent form otherwise, with up to
+/// `digits` significant digits.
+fn float_text(x: f64, plain: String, digits: usize) -> String {
+    if x == 0.0 || !x.is_finite() || (1e-4..1e16).contains(&x.abs()) {
+        if plain.len() <= digits + 3 {
+            return plain;
+        }
+    }
+    let e = format!("{x:.*e}", digits.saturating_sub(1));
+    // Trim trailing zeros of the mantissa: 1.50000000e3 -> 1.5e3.
+    match e.split_once('e') {
+        Some((m, exp)) if m.contains('.') => {
+            format!("{}e{exp}", m.trim_end_matches('0').trim_end_matches('.'))
+        }
+        _ => e,
     }
 }
 
@@ -547,6 +574,17 @@ pub fn changes(e: &Engine) -> Changes {
             }
         }
     }
+    // Neighbouring runs (within 16 bytes) read better as one range.
+    let mut merged: Vec<(String, String, u64, u64)> = Vec::new();
+    for m in c.memory {
+        match merged.last_mut() {
+            Some(last) if last.0 == m.0 && last.1 == m.1 && m.2 <= last.3 + 16 => {
+                last.3 = last.3.max(m.3)
+            }
+            _ => merged.push(m),
+        }
+    }
+    c.memory = merged;
     c
 }
 

@@ -438,6 +438,11 @@ impl Machine {
         wave / self.waves_per_group()
     }
 
+    /// Workgroups not dispatched yet.
+    pub fn workgroups_pending(&self) -> u32 {
+        self.launch.grid - self.next_workgroup
+    }
+
     /// Whether every workgroup has been dispatched and all waves have exited.
     pub fn finished(&self) -> bool {
         self.next_workgroup >= self.launch.grid
@@ -558,6 +563,11 @@ impl Machine {
     /// Executes one instruction of wave `w` (which must be Ready or Stopped; the caller
     /// decides). Returns an event when the run cannot simply go on.
     pub fn step_wave(&mut self, w: usize) -> Option<Event> {
+        // Clear first: an instruction that faults before touching memory must not leave the
+        // previous instruction's accesses behind.
+        if let Some(log) = &mut self.accesses {
+            log.hits.clear();
+        }
         if w >= self.waves.len()
             || !self.waves[w].alive()
             || self.waves[w].state == WaveState::AtBarrier
@@ -599,9 +609,6 @@ impl Machine {
         }
         let s = self.slot_of(w);
         let exec_mask = self.waves[w].exec;
-        if let Some(log) = &mut self.accesses {
-            log.hits.clear();
-        }
         let scratch_bytes = self.launch.scratch_bytes as u64;
         let result = {
             let mut ctx = Ctx {
@@ -820,8 +827,6 @@ impl Machine {
 
     /// The index in [`Machine::waves`] of a resident wave by global id.
     pub fn wave_index(&self, id: u32) -> Option<usize> {
-        self.waves
-            .iter()
-            .position(|w| w.id == id && (w.alive() || w.state == WaveState::Exited))
+        self.waves.iter().position(|w| w.id == id)
     }
 }
