@@ -3,9 +3,6 @@
 //! commands with a suggestion, missing or invalid arguments with the usage line, bad
 //! expressions, lanes and waves out of range, memory outside its window). A replayed
 //! script must give byte-identical output.
-//!
-//! Tests marked `#[ignore = "engine bug: ..."]` assert the behaviour a gdb user expects
-//! where the engine currently does something else.
 
 use std::collections::BTreeSet;
 use std::path::PathBuf;

@@ -5,9 +5,6 @@
 //! the `brk` instruction), watchpoints (global, shared of one or every workgroup, one
 //! lane's scratch, read/write/access, atomics, conditions, many at once), faults, deadlocks
 //! and change tracking, asserted on the typed stop event and on the machine state.
-//!
-//! Tests marked `#[ignore = "engine bug: ..."]` assert the behaviour the issue (or a gdb
-//! user) expects where the engine currently does something else.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
