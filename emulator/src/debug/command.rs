@@ -712,6 +712,25 @@ Values are 64-bit integers; registers and memory read as unsigned 32-bit values,
 (binary), `f` (float), `c` (char), `o` (octal); `x` also takes a size `b` (1 byte), `h` (2),
 `w` (4, the default) or `g` (8).
 
+## Displays and sessions
+
+`display EXPR` (or `display/F EXPR`) shows an expression after every stop, numbered;
+`undisplay N` removes one and `info display` lists them. `save FILE` writes the session
+(kernel, launch settings and seed, breakpoints, watchpoints, displays, selection and the log
+of commands) and `load FILE` restores one (docs/sessions.md).
+
+## When the launch ends
+
+`continue` ends with `All waves exited` when every workgroup has run, with the fault when
+a wave faults (continuing then runs the other waves), with a deadlock report when a barrier
+can never complete, and with `The launch is over` when only faulted waves are left.
+
+## Limits
+
+Shared memory exists only for resident workgroups: a watchpoint on `shared:` of a
+workgroup that has not been dispatched yet (when the grid is larger than `--resident`)
+cannot be set until it is resident; `workgroup all` covers every workgroup as it arrives.
+
 ## Scripts
 
 Replay scripts hold one command per line; `#` starts a comment. `expect EXPR OP VALUE`
