@@ -313,10 +313,9 @@ pub fn format_value(v: u64, fmt: char, size: usize) -> String {
 /// A float like C's `%g`: plain for moderate magnitudes, exponent form otherwise, with up to
 /// `digits` significant digits.
 fn float_text(x: f64, plain: String, digits: usize) -> String {
-    if x == 0.0 || !x.is_finite() || (1e-4..1e16).contains(&x.abs()) {
-        if plain.len() <= digits + 3 {
-            return plain;
-        }
+    let moderate = x == 0.0 || !x.is_finite() || (1e-4..1e16).contains(&x.abs());
+    if moderate && plain.len() <= digits + 3 {
+        return plain;
     }
     let e = format!("{x:.*e}", digits.saturating_sub(1));
     // Trim trailing zeros of the mantissa: 1.50000000e3 -> 1.5e3.
