@@ -1,8 +1,27 @@
-//! Terminal user interface for wavedbg (built on the debug engine).
+//! Terminal user interface for wavedbg: a full-screen debugger (ratatui + crossterm) on the
+//! debug engine.
+//!
+//! The crate keeps state apart from drawing: [`app`] holds the debugger state and turns
+//! keys and mouse clicks into command lines of the command language, which run on the
+//! engine (long runs on a [`worker`] thread, so the screen never freezes); [`ui`] draws
+//! that state, one pane per file, and is tested with ratatui's `TestBackend`.
 
+pub mod app;
+pub mod completion;
+pub mod editor;
+pub mod history;
+mod terminal;
+pub mod ui;
+pub mod worker;
+
+use std::io::IsTerminal;
 use std::path::PathBuf;
+use std::time::Duration;
 
+use crossterm::event::{self, Event};
 use wavedbg_emulator::debug::Engine;
+
+pub use app::App;
 
 /// How the TUI is started.
 #[derive(Debug, Clone, Default)]
@@ -22,10 +41,76 @@ pub enum TuiError {
     /// Terminal I/O failed.
     #[error("terminal: {0}")]
     Io(#[from] std::io::Error),
+    /// The `--record` script could not be created.
+    #[error("cannot record to {path}: {error}")]
+    Record {
+        /// The script's path.
+        path: PathBuf,
+        /// Why.
+        error: std::io::Error,
+    },
+    /// The engine panicked while running a command (the panic was reported).
+    #[error("the debug engine stopped unexpectedly while running `{0}`")]
+    EngineLost(String),
 }
 
+/// How long the event loop waits for input while idle, and while a run is in progress
+/// (the latter bounds how quickly progress and the run's end show up).
+const IDLE_POLL: Duration = Duration::from_millis(250);
+const BUSY_POLL: Duration = Duration::from_millis(30);
+
 /// Runs the full-screen debugger on `engine` until the user quits.
+///
+/// Fails with [`TuiError::NotATerminal`] (before touching the terminal) when standard
+/// output is not a terminal. The terminal is restored on return, on error and on panic.
 pub fn run(engine: Engine, options: TuiOptions) -> Result<(), TuiError> {
-    let _ = (engine, options);
-    Err(TuiError::NotATerminal)
+    if !std::io::stdout().is_terminal() {
+        return Err(TuiError::NotATerminal);
+    }
+    let mut app = App::new(engine, &options)?;
+    // The panic hook (chained in front of color-eyre's) is installed before raw mode.
+    terminal::install_panic_hook();
+    let mut guard = terminal::Guard::enter()?;
+    let result = event_loop(&mut guard, &mut app);
+    app.shutdown();
+    drop(guard);
+    result
+}
+
+fn event_loop(guard: &mut terminal::Guard, app: &mut App) -> Result<(), TuiError> {
+    let mut dirty = true;
+    while !app.quit {
+        if app.tick()? {
+            dirty = true;
+        }
+        if dirty {
+            let terminal = guard.terminal();
+            let mut hits = ui::HitMap::default();
+            terminal.draw(|frame| hits = ui::draw(frame, app))?;
+            app.hits = hits;
+            dirty = false;
+        }
+        let wait = if app.is_running() {
+            BUSY_POLL
+        } else {
+            IDLE_POLL
+        };
+        if event::poll(wait)? {
+            // Drain what is queued before redrawing, so held keys do not lag.
+            loop {
+                match event::read()? {
+                    Event::Key(k) => app.on_key(k),
+                    Event::Mouse(m) => app.on_mouse(m),
+                    Event::Resize(..) => guard.terminal().autoresize()?,
+                    Event::Paste(text) => app.on_paste(&text),
+                    _ => {}
+                }
+                if app.quit || !event::poll(Duration::ZERO)? {
+                    break;
+                }
+            }
+            dirty = true;
+        }
+    }
+    Ok(())
 }

@@ -1,0 +1,128 @@
+//! The command line's editing state: the text and a cursor (a char index).
+
+/// A one-line editor.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct LineEditor {
+    text: String,
+    /// Cursor position in chars.
+    cursor: usize,
+}
+
+impl LineEditor {
+    /// An empty line.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The text.
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+
+    /// The cursor position, in chars.
+    pub fn cursor(&self) -> usize {
+        self.cursor
+    }
+
+    /// Replaces the text and puts the cursor at its end.
+    pub fn set(&mut self, text: &str) {
+        self.text = text.to_string();
+        self.cursor = self.text.chars().count();
+    }
+
+    fn byte(&self, chars: usize) -> usize {
+        self.text
+            .char_indices()
+            .nth(chars)
+            .map_or(self.text.len(), |(i, _)| i)
+    }
+
+    /// Inserts text at the cursor.
+    pub fn insert(&mut self, s: &str) {
+        let s: String = s.chars().filter(|c| !c.is_control()).collect();
+        let at = self.byte(self.cursor);
+        self.text.insert_str(at, &s);
+        self.cursor += s.chars().count();
+    }
+
+    /// Deletes the char before the cursor.
+    pub fn backspace(&mut self) {
+        if self.cursor > 0 {
+            self.cursor -= 1;
+            let at = self.byte(self.cursor);
+            self.text.remove(at);
+        }
+    }
+
+    /// Deletes the char under the cursor.
+    pub fn delete(&mut self) {
+        if self.cursor < self.text.chars().count() {
+            let at = self.byte(self.cursor);
+            self.text.remove(at);
+        }
+    }
+
+    /// Deletes the word before the cursor (Ctrl-W).
+    pub fn delete_word(&mut self) {
+        let before: Vec<char> = self.text.chars().take(self.cursor).collect();
+        let mut i = before.len();
+        while i > 0 && before[i - 1] == ' ' {
+            i -= 1;
+        }
+        while i > 0 && before[i - 1] != ' ' {
+            i -= 1;
+        }
+        let (a, b) = (self.byte(i), self.byte(self.cursor));
+        self.text.replace_range(a..b, "");
+        self.cursor = i;
+    }
+
+    /// Moves the cursor by `delta` chars.
+    pub fn move_by(&mut self, delta: isize) {
+        let n = self.text.chars().count() as isize;
+        self.cursor = (self.cursor as isize + delta).clamp(0, n) as usize;
+    }
+
+    /// Moves the cursor to the start.
+    pub fn home(&mut self) {
+        self.cursor = 0;
+    }
+
+    /// Moves the cursor to the end.
+    pub fn end(&mut self) {
+        self.cursor = self.text.chars().count();
+    }
+
+    /// The text before the cursor.
+    pub fn before_cursor(&self) -> &str {
+        &self.text[..self.byte(self.cursor)]
+    }
+
+    /// Replaces the text before the cursor, keeping what follows it.
+    pub fn replace_before_cursor(&mut self, new: &str) {
+        let rest = self.text[self.byte(self.cursor)..].to_string();
+        self.text = format!("{new}{rest}");
+        self.cursor = new.chars().count();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn edits() {
+        let mut e = LineEditor::new();
+        e.insert("brek main");
+        e.move_by(-6);
+        e.backspace();
+        e.insert("ea");
+        assert_eq!(e.text(), "break main");
+        e.end();
+        e.delete_word();
+        assert_eq!(e.text(), "break ");
+        e.home();
+        e.delete();
+        assert_eq!(e.text(), "reak ");
+    }
+}

@@ -1,0 +1,107 @@
+//! Breakpoints and watchpoints: number, enabled (`●`/`○`), kind, where, hits, condition.
+
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Paragraph;
+use ratatui::Frame;
+use wavedbg_emulator::debug::breakpoint::{Scope, WatchKind};
+use wavedbg_emulator::debug::view;
+
+use super::{theme, window, HitMap};
+use crate::app::{App, Pane};
+
+/// Draws the pane.
+pub fn draw(frame: &mut Frame, area: Rect, app: &App, hits: &mut HitMap) {
+    let e = &app.engine;
+    let m = e.machine();
+    let mut rows: Vec<Line> = Vec::new();
+    for b in e.breakpoints() {
+        let mut extra = String::new();
+        if b.hits > 0 {
+            extra.push_str(&format!("  hits {}", b.hits));
+        }
+        if let Some(c) = &b.condition {
+            extra.push_str(&format!("  if {}", c.text));
+        }
+        if b.temporary {
+            extra.push_str("  (temporary)");
+        }
+        rows.push(Line::from(vec![
+            Span::raw(format!("{:>3} ", b.id)),
+            if b.enabled {
+                Span::styled("●", theme::breakpoint())
+            } else {
+                Span::styled("○", theme::dim())
+            },
+            Span::raw(format!(" break  {}", view::pc_text(m, b.addr))),
+            Span::styled(extra, theme::dim()),
+        ]));
+    }
+    for w in e.watchpoints() {
+        let kind = match w.kind {
+            WatchKind::Write => "watch ",
+            WatchKind::Read => "rwatch",
+            WatchKind::Access => "awatch",
+        };
+        let scope = match w.scope {
+            Scope::Global => String::new(),
+            Scope::Shared(None) => " every workgroup".into(),
+            Scope::Shared(Some(g)) => format!(" workgroup {g}"),
+            Scope::Scratch { wave, lane } => format!(" wave {wave} lane {lane}"),
+        };
+        let mut extra = String::new();
+        if w.hits > 0 {
+            extra.push_str(&format!("  hits {}", w.hits));
+        }
+        if let Some(c) = &w.condition {
+            extra.push_str(&format!("  if {}", c.text));
+        }
+        rows.push(Line::from(vec![
+            Span::raw(format!("{:>3} ", w.id)),
+            if w.enabled {
+                Span::styled("◆", theme::watched())
+            } else {
+                Span::styled("◇", theme::dim())
+            },
+            Span::raw(format!(
+                " {kind} {}:{:#x} ({} byte{}){scope}",
+                w.scope.space().name(),
+                w.addr,
+                w.len,
+                if w.len == 1 { "" } else { "s" }
+            )),
+            Span::styled(extra, theme::dim()),
+        ]));
+    }
+    if rows.is_empty() {
+        let hint = "None. F9/b sets a breakpoint on the code cursor; t in Memory watches a word; or :break, :watch.";
+        frame.render_widget(
+            Paragraph::new(Line::styled(hint, theme::dim()))
+                .wrap(ratatui::widgets::Wrap { trim: true }),
+            area,
+        );
+        return;
+    }
+    let h = area.height as usize;
+    let start = window(app.bp_cursor, h, rows.len());
+    let focused = app.focus == Pane::Breakpoints;
+    let shown: Vec<Line> = rows
+        .into_iter()
+        .enumerate()
+        .skip(start)
+        .take(h)
+        .map(|(i, line)| {
+            hits.item(
+                Pane::Breakpoints,
+                Rect::new(area.x, area.y + (i - start) as u16, area.width, 1),
+                i,
+            );
+            if i == app.bp_cursor && focused {
+                line.patch_style(theme::cursor())
+            } else {
+                line
+            }
+        })
+        .collect();
+    super::put_lines(frame, area, &shown);
+}

@@ -1,0 +1,176 @@
+//! The memory hex view: global memory (one buffer at a time), the selected wave's
+//! workgroup's shared memory, or the selected lane's scratch. Watched bytes are marked
+//! (`W` in the gutter, coloured bytes), bytes changed since the last stop too (`*`).
+
+use ratatui::layout::Rect;
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Paragraph;
+use ratatui::Frame;
+use wavedbg_emulator::machine::Machine;
+use wavedbg_emulator::memory::Space;
+
+use super::{theme, HitMap};
+use crate::app::{App, Pane, SPACES};
+
+fn read(m: &Machine, space: Space, wave: usize, lane: u8, addr: u64, n: usize) -> Option<Vec<u8>> {
+    let mut buf = vec![0u8; n];
+    if wave >= m.waves.len() {
+        return None;
+    }
+    m.read_space(space, wave, lane, addr, &mut buf).ok()?;
+    Some(buf)
+}
+
+/// Draws the pane.
+pub fn draw(frame: &mut Frame, area: Rect, app: &App, hits: &mut HitMap) {
+    let h = area.height as usize;
+    if h < 2 {
+        return;
+    }
+    let m = app.engine.machine();
+    let (wave, lane) = (app.engine.selected_wave, app.engine.selected_lane);
+    let space = app.mem_space;
+    let focused = app.focus == Pane::Memory;
+    // The space selector and where we are.
+    let mut head: Vec<Span> = Vec::new();
+    for s in SPACES {
+        let style = if s == space {
+            theme::tab_active()
+        } else {
+            theme::tab()
+        };
+        head.push(Span::styled(format!(" {} ", s.name()), style));
+    }
+    let Some((lo, hi)) = app.mem_region() else {
+        head.push(Span::raw("  (empty in this launch; m switches)"));
+        frame.render_widget(Paragraph::new(Line::from(head)), area);
+        return;
+    };
+    let scope = match space {
+        Space::Global => m
+            .global
+            .allocations()
+            .iter()
+            .find(|a| a.base == lo)
+            .map_or(String::new(), |a| format!("buffer `{}`", a.name)),
+        Space::Shared => m
+            .waves
+            .get(wave)
+            .map_or(String::new(), |w| format!("workgroup {}", w.workgroup)),
+        Space::Scratch => m
+            .waves
+            .get(wave)
+            .map_or(String::new(), |w| format!("wave {} lane {lane}", w.id)),
+    };
+    head.push(Span::styled(
+        format!("  {scope} {lo:#x}..{hi:#x} @{:#x}", app.mem_addr()),
+        theme::dim(),
+    ));
+    let mut lines = vec![Line::from(head)];
+    let addr_w = format!("{:x}", hi.saturating_sub(1)).len().max(4);
+    let width = area.width as usize;
+    let fixed = 2 + addr_w + 3;
+    // Bytes per row, and whether the ASCII column fits.
+    let (bpr, ascii_col): (u64, bool) = if width >= fixed + 16 * 3 + 4 + 16 {
+        (16, true)
+    } else if width >= fixed + 16 * 3 + 3 {
+        (16, false)
+    } else if width >= fixed + 8 * 3 + 2 + 8 {
+        (8, true)
+    } else {
+        (4, false)
+    };
+    hits.mem_bytes_per_row = bpr;
+    let rows = h - 1;
+    let cursor = app.mem_addr();
+    let lo_row = lo / bpr * bpr;
+    let cur_row = cursor / bpr * bpr;
+    let last_row = (hi - 1) / bpr * bpr;
+    let mut top = cur_row.saturating_sub(rows as u64 / 2 * bpr).max(lo_row);
+    let span_rows = (last_row - lo_row) / bpr + 1;
+    if span_rows > rows as u64 && top + (rows as u64 - 1) * bpr > last_row {
+        top = last_row - (rows as u64 - 1) * bpr;
+    }
+    let watched = app.watched_ranges();
+    for r in 0..rows as u64 {
+        let row = top + r * bpr;
+        if row > last_row {
+            break;
+        }
+        let start = row.max(lo);
+        let end = (row + bpr).min(hi);
+        let now = read(m, space, wave, lane, start, (end - start) as usize);
+        let before = read(
+            &app.baseline,
+            space,
+            wave,
+            lane,
+            start,
+            (end - start) as usize,
+        );
+        let mut hex = Vec::with_capacity(bpr as usize * 2);
+        let mut ascii = String::with_capacity(bpr as usize);
+        let (mut any_watch, mut any_change) = (false, false);
+        for k in 0..bpr {
+            let a = row + k;
+            if k > 0 && k % 4 == 0 {
+                hex.push(Span::raw(" "));
+            }
+            if a < start || a >= end {
+                hex.push(Span::raw("   "));
+                ascii.push(' ');
+                continue;
+            }
+            let i = (a - start) as usize;
+            let byte = now.as_ref().map(|b| b[i]);
+            let changed = match (&now, &before) {
+                (Some(n), Some(b)) => n[i] != b[i],
+                _ => false,
+            };
+            let watch = watched
+                .iter()
+                .any(|(wa, wl, _)| a >= *wa && a < wa.saturating_add(*wl));
+            any_watch |= watch;
+            any_change |= changed;
+            let mut style = if changed {
+                theme::changed()
+            } else if watch {
+                theme::watched()
+            } else {
+                Style::new()
+            };
+            if watch {
+                style = style.add_modifier(ratatui::style::Modifier::UNDERLINED);
+            }
+            if a >= cursor && a < cursor + 4 {
+                style = if focused {
+                    style.patch(theme::cursor())
+                } else {
+                    style.add_modifier(ratatui::style::Modifier::BOLD)
+                };
+            }
+            hex.push(Span::styled(
+                byte.map_or("??".to_string(), |b| format!("{b:02x}")),
+                style,
+            ));
+            hex.push(Span::raw(" "));
+            ascii.push(match byte {
+                Some(b) if b.is_ascii_graphic() || b == b' ' => b as char,
+                Some(_) => '.',
+                None => '?',
+            });
+        }
+        let mut spans = vec![
+            Span::styled(if any_watch { "W" } else { " " }, theme::watched()),
+            Span::styled(if any_change { "*" } else { " " }, theme::changed()),
+            Span::styled(format!("{row:0addr_w$x}: "), theme::dim()),
+        ];
+        spans.extend(hex);
+        if ascii_col {
+            spans.push(Span::styled(format!(" {ascii}"), theme::dim()));
+        }
+        lines.push(Line::from(spans));
+    }
+    super::put_lines(frame, area, &lines);
+}

@@ -1,0 +1,282 @@
+//! The TUI's state and input handling, without a terminal: keys become engine commands,
+//! runs go to the worker and come back, interrupts land quickly.
+
+mod common;
+
+use std::time::{Duration, Instant};
+
+use common::*;
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
+use wavedbg_emulator::debug::StopReason;
+use wavedbg_tui::app::{App, Pane};
+use wavedbg_tui::TuiOptions;
+
+#[test]
+fn s_steps_the_selected_wave_and_c_continues_to_a_breakpoint_set_with_b() {
+    let mut app = demo();
+    let pc0 = app.selected_pc();
+    keys(&mut app, "s");
+    assert_ne!(app.selected_pc(), pc0);
+    assert_eq!(app.engine.machine().stats.wave_instructions, 1);
+    // Put the cursor on `next_word` and toggle a breakpoint there.
+    let addr = app.engine.machine().program().labels["next_word"];
+    app.code_cursor = app.code_index(addr).expect("a line at the label");
+    press(&mut app, KeyCode::F(9));
+    assert_eq!(app.engine.breakpoints().len(), 1);
+    assert_eq!(app.engine.breakpoints()[0].addr, addr);
+    keys(&mut app, "c");
+    let stop = app.engine.last_stop().expect("stopped");
+    assert!(
+        matches!(stop.reason, StopReason::Breakpoint { id: 1, .. }),
+        "{stop:?}"
+    );
+    assert_eq!(app.selected_pc(), Some(addr));
+    assert!(app.status.0.starts_with("Breakpoint 1"), "{}", app.status.0);
+    // The cursor follows the PC; b again removes the breakpoint.
+    assert_eq!(app.code_cursor, app.code_index(addr).unwrap_or(usize::MAX));
+    keys(&mut app, "b");
+    assert!(app.engine.breakpoints().is_empty());
+}
+
+#[test]
+fn step_all_advances_every_ready_wave() {
+    let mut app = demo();
+    keys(&mut app, "S");
+    let m = app.engine.machine();
+    assert!(m.waves.iter().all(|w| w.pc == 4), "every wave stepped once");
+    assert!(app.engine.scheduler_locking, "the setting is restored");
+}
+
+#[test]
+fn w_and_l_select_waves_and_lanes() {
+    let mut app = demo();
+    keys(&mut app, "w");
+    assert_eq!(app.engine.selected_wave, 1);
+    keys(&mut app, "WW");
+    assert_eq!(
+        app.engine.selected_wave,
+        app.engine.machine().waves.len() - 1
+    );
+    keys(&mut app, "l");
+    assert_eq!(app.engine.selected_lane, 1);
+    keys(&mut app, "LL");
+    assert_eq!(app.engine.selected_lane, 31);
+}
+
+#[test]
+fn tab_moves_focus_and_arrows_move_in_the_focused_pane() {
+    let mut app = demo();
+    assert_eq!(app.focus, Pane::Code);
+    press(&mut app, KeyCode::Down);
+    assert_eq!(app.code_cursor, 1);
+    press(&mut app, KeyCode::Tab);
+    assert_eq!(app.focus, Pane::Waves);
+    press(&mut app, KeyCode::Char('j'));
+    assert_eq!(app.engine.selected_wave, 1);
+    press(&mut app, KeyCode::BackTab);
+    press(&mut app, KeyCode::BackTab);
+    assert_eq!(app.focus, Pane::Console);
+    keys(&mut app, "3");
+    assert_eq!(app.focus, Pane::Lanes);
+    press(&mut app, KeyCode::Down);
+    assert_eq!(app.engine.selected_lane, 1);
+    press(&mut app, KeyCode::Right);
+    assert_eq!(app.lane_offset, 1);
+}
+
+#[test]
+fn the_command_line_runs_commands_with_history_and_completion() {
+    let dir = std::env::temp_dir().join(format!("wavedbg-tui-app-{}", std::process::id()));
+    let _ = std::fs::create_dir_all(&dir);
+    let history = dir.join("history");
+    std::fs::write(&history, "#V2\nprint u6\n").expect("writes the history");
+    let options = TuiOptions {
+        record: Some(dir.join("rec.wdbg")),
+        history: history.clone(),
+    };
+    let mut app = App::new(common::demo().engine, &options).expect("starts");
+    keys(&mut app, ":");
+    assert!(app.editor.is_some());
+    keys(&mut app, "adv");
+    press(&mut app, KeyCode::Tab);
+    assert_eq!(app.editor.as_ref().map(|e| e.text()), Some("advance "));
+    keys(&mut app, "next_w");
+    press(&mut app, KeyCode::Tab);
+    assert_eq!(
+        app.editor.as_ref().map(|e| e.text()),
+        Some("advance next_word ")
+    );
+    press(&mut app, KeyCode::Enter);
+    assert!(app.editor.is_none());
+    let addr = app.engine.machine().program().labels["next_word"];
+    assert_eq!(app.selected_pc(), Some(addr));
+    // History: Up recalls the last line, then the one from the file.
+    keys(&mut app, ":");
+    press(&mut app, KeyCode::Up);
+    assert_eq!(
+        app.editor.as_ref().map(|e| e.text()),
+        Some("advance next_word")
+    );
+    press(&mut app, KeyCode::Up);
+    assert_eq!(app.editor.as_ref().map(|e| e.text()), Some("print u6"));
+    press(&mut app, KeyCode::Esc);
+    assert!(app.editor.is_none());
+    let saved = std::fs::read_to_string(&history).unwrap_or_default();
+    assert_eq!(saved, "#V2\nprint u6\nadvance next_word\n");
+    // Keys that act on the engine are recorded as commands.
+    keys(&mut app, "s");
+    let rec = std::fs::read_to_string(dir.join("rec.wdbg")).unwrap_or_default();
+    assert!(rec.contains("\nadvance next_word\nstepi\n"), "{rec}");
+    // An unknown command is an error on the message line.
+    keys(&mut app, ":bogus");
+    press(&mut app, KeyCode::Enter);
+    assert!(app
+        .message
+        .as_ref()
+        .is_some_and(|m| m.error && m.text.contains("unknown command")));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_long_continue_keeps_the_ui_live_reports_progress_and_stops_within_100ms() {
+    let mut app = App::new(engine_of(SPIN), &TuiOptions::default()).expect("starts");
+    app.on_key(KeyEvent::new(KeyCode::F(5), KeyModifiers::NONE));
+    assert!(app.is_running());
+    // The UI thread is free: progress shows up while the run goes on.
+    let start = Instant::now();
+    let mut seen = 0;
+    while start.elapsed() < Duration::from_secs(5) {
+        app.tick().expect("alive");
+        seen = app.progress().map_or(0, |p| p.instructions);
+        if seen > 100_000 {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    assert!(seen > 100_000, "progress reported: {seen}");
+    assert_eq!(app.progress().map(|p| p.waves_remaining), Some(1));
+    // Engine keys are refused while running; navigation still works.
+    app.on_key(KeyEvent::new(KeyCode::Char('s'), KeyModifiers::NONE));
+    assert!(app.message.as_ref().is_some_and(|m| m.error));
+    app.on_key(KeyEvent::new(KeyCode::Tab, KeyModifiers::NONE));
+    assert_eq!(app.focus, Pane::Waves);
+    // q asks first.
+    app.on_key(KeyEvent::new(KeyCode::Char('q'), KeyModifiers::NONE));
+    assert!(app.confirm_quit && !app.quit);
+    app.on_key(KeyEvent::new(KeyCode::Char('n'), KeyModifiers::NONE));
+    assert!(!app.confirm_quit && !app.quit);
+    // Esc interrupts.
+    let t = Instant::now();
+    app.on_key(KeyEvent::new(KeyCode::Esc, KeyModifiers::NONE));
+    while app.is_running() && t.elapsed() < Duration::from_secs(2) {
+        app.tick().expect("alive");
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    let took = t.elapsed();
+    assert!(!app.is_running());
+    assert!(took < Duration::from_millis(100), "interrupt took {took:?}");
+    let stop = app.engine.last_stop().expect("stopped");
+    assert_eq!(stop.reason, StopReason::Interrupted);
+    assert!(app.status.0.starts_with("Interrupted"), "{}", app.status.0);
+    // The slices were invisible: one continue in the log.
+    assert_eq!(app.engine.log(), ["continue"]);
+}
+
+#[test]
+fn ctrl_c_interrupts_and_q_during_a_run_quits_after_yes() {
+    let mut app = App::new(engine_of(SPIN), &TuiOptions::default()).expect("starts");
+    app.submit(&["continue"]);
+    std::thread::sleep(Duration::from_millis(20));
+    app.on_key(KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL));
+    app.wait_idle(Duration::from_secs(2)).expect("alive");
+    assert!(!app.is_running());
+    app.submit(&["continue"]);
+    app.on_key(KeyEvent::new(KeyCode::Char('q'), KeyModifiers::NONE));
+    app.on_key(KeyEvent::new(KeyCode::Char('y'), KeyModifiers::NONE));
+    assert!(app.quit);
+    app.shutdown();
+    assert!(!app.is_running());
+}
+
+#[test]
+fn a_sliced_continue_ends_where_an_uninterrupted_one_does() {
+    let mut app = demo();
+    run(&mut app, &["break merged", "continue"]);
+    let mut plain = demo_engine();
+    plain.execute_line("break merged").expect("sets");
+    let stop = plain.execute_line("continue").expect("runs").stop;
+    assert_eq!(app.engine.last_stop(), stop.as_ref());
+    assert_eq!(app.engine.selected_wave, plain.selected_wave);
+}
+
+fn demo_engine() -> wavedbg_emulator::debug::Engine {
+    wavedbg_tui::app::demo_engine(None).expect("demo")
+}
+
+#[test]
+fn mouse_clicks_select_panes_waves_and_lanes() {
+    let mut app = demo();
+    let buf = draw(&mut app, 120, 40);
+    // Click on wave 3's row in the waves pane.
+    let (x, y) = find(&buf, "   3   0  ready").expect("wave 3 is listed");
+    app.on_mouse(MouseEvent {
+        kind: MouseEventKind::Down(MouseButton::Left),
+        column: x + 2,
+        row: y,
+        modifiers: KeyModifiers::NONE,
+    });
+    app.wait_idle(Duration::from_secs(2)).expect("alive");
+    assert_eq!(app.focus, Pane::Waves);
+    assert_eq!(app.engine.selected_wave, 3);
+    // Click on lane 17's row of the lane grid.
+    let buf = draw(&mut app, 120, 40);
+    let (x, y) = find(&buf, " 17  ").expect("lane 17 is shown");
+    app.on_mouse(MouseEvent {
+        kind: MouseEventKind::Down(MouseButton::Left),
+        column: x + 1,
+        row: y,
+        modifiers: KeyModifiers::NONE,
+    });
+    app.wait_idle(Duration::from_secs(2)).expect("alive");
+    assert_eq!(app.focus, Pane::Lanes);
+    assert_eq!(app.engine.selected_lane, 17);
+}
+
+#[test]
+fn memory_keys_switch_spaces_and_t_toggles_a_watchpoint() {
+    let mut app = demo();
+    let _ = draw(&mut app, 120, 40);
+    keys(&mut app, "5");
+    assert_eq!(app.focus, Pane::Memory);
+    keys(&mut app, "n");
+    let out = app.engine.machine().global.by_name("out").map(|a| a.base);
+    assert_eq!(Some(app.mem_addr()), out);
+    keys(&mut app, "t");
+    assert_eq!(app.engine.watchpoints().len(), 1);
+    assert_eq!(Some(app.engine.watchpoints()[0].addr), out);
+    keys(&mut app, "c");
+    let stop = app.engine.last_stop().expect("stopped");
+    assert!(matches!(stop.reason, StopReason::Watchpoint(_)), "{stop:?}");
+    keys(&mut app, "t");
+    assert!(app.engine.watchpoints().is_empty());
+    keys(&mut app, "m");
+    assert_eq!(app.mem_space, wavedbg_emulator::memory::Space::Shared);
+    // TUI commands: lanes and mem.
+    keys(&mut app, ":lanes v9 v1-v2");
+    press(&mut app, KeyCode::Enter);
+    assert_eq!(app.lane_regs, [9, 1, 2]);
+    keys(&mut app, ":mem global out");
+    press(&mut app, KeyCode::Enter);
+    assert_eq!(Some(app.mem_addr()), out);
+}
+
+#[test]
+fn help_opens_with_question_mark_and_any_key_closes_it() {
+    let mut app = demo();
+    keys(&mut app, "?");
+    assert!(app.help);
+    press(&mut app, KeyCode::Esc);
+    assert!(!app.help);
+    keys(&mut app, "q");
+    assert!(app.quit);
+}
