@@ -210,7 +210,7 @@ impl App {
         let m = engine.machine();
         let lines = disasm::decode_all(&m.program().code);
         let labels = disasm::labels_for(&m.program().labels, &lines);
-        let code = lines
+        let code: Vec<CodeLine> = lines
             .iter()
             .map(|l| CodeLine {
                 addr: l.addr,
@@ -221,6 +221,7 @@ impl App {
                 },
             })
             .collect();
+        let default_regs = kernel_vregs(&code);
         let first_global = m.global.allocations().first().map_or(0, |a| a.base);
         let status = format!(
             "{}: {} waves resident, {} workgroups of {} lanes. Press ? for help.",
@@ -236,7 +237,7 @@ impl App {
             code,
             focus: Pane::Code,
             code_cursor: 0,
-            lane_regs: (0..VREGS).collect(),
+            lane_regs: default_regs,
             lane_offset: 0,
             regs_scroll: 0,
             mem_space: Space::Global,
@@ -450,6 +451,9 @@ impl App {
         if stopped || relaunched {
             self.follow_pc();
         }
+        if stopped {
+            self.show_changed_regs();
+        }
         self.message = last;
         let nbp = self.engine.breakpoints().len() + self.engine.watchpoints().len();
         self.bp_cursor = self.bp_cursor.min(nbp.saturating_sub(1));
@@ -638,6 +642,29 @@ impl App {
             })
             .map(|wp| (wp.addr, wp.len, wp.enabled))
             .collect()
+    }
+
+    /// After a stop, scrolls the lane grid to the first changed register if none of the
+    /// registers shown changed (so stepping shows what the instruction wrote).
+    fn show_changed_regs(&mut self) {
+        let wi = self.engine.selected_wave;
+        let (Some(w), Some(b)) = (
+            self.engine.machine().waves.get(wi),
+            self.baseline.waves.get(wi),
+        ) else {
+            return;
+        };
+        if w.id != b.id {
+            return;
+        }
+        let changed = |r: usize| w.v[r] != b.v[r];
+        let shown = self.hits.lane_regs.max(1);
+        if self.shown_regs(shown).iter().any(|&r| changed(r)) {
+            return;
+        }
+        if let Some(i) = self.lane_regs.iter().position(|&r| changed(r)) {
+            self.lane_offset = i;
+        }
     }
 
     /// The v registers shown first-to-last in the lane grid for `count` columns.
@@ -1182,6 +1209,38 @@ fn stop_status(e: &Engine, stop: &StopEvent) -> (String, StatusKind) {
         StopReason::Step | StopReason::Reached(_) | StopReason::Interrupted => StatusKind::Stopped,
     };
     (lines.join("  |  "), kind)
+}
+
+/// The v registers the kernel names, in order (every register if it names none).
+fn kernel_vregs(code: &[CodeLine]) -> Vec<usize> {
+    let mut used = [false; VREGS];
+    for l in code {
+        let b = l.text.as_bytes();
+        for i in 0..b.len() {
+            let starts = b[i] == b'v' && (i == 0 || !b[i - 1].is_ascii_alphanumeric());
+            if !starts {
+                continue;
+            }
+            let digits: String = l.text[i + 1..]
+                .chars()
+                .take_while(char::is_ascii_digit)
+                .collect();
+            let ends = b
+                .get(i + 1 + digits.len())
+                .is_none_or(|c| !c.is_ascii_alphanumeric() && *c != b'.');
+            if let (Ok(r), true) = (digits.parse::<usize>(), ends) {
+                if r < VREGS {
+                    used[r] = true;
+                }
+            }
+        }
+    }
+    let regs: Vec<usize> = (0..VREGS).filter(|r| used[*r]).collect();
+    if regs.is_empty() {
+        (0..VREGS).collect()
+    } else {
+        regs
+    }
 }
 
 /// Parses `v1 v4 v9-v12` (empty: every register).

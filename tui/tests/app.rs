@@ -280,3 +280,19 @@ fn help_opens_with_question_mark_and_any_key_closes_it() {
     keys(&mut app, "q");
     assert!(app.quit);
 }
+
+#[test]
+fn the_lane_grid_shows_the_kernels_registers_and_follows_changes() {
+    let mut app = demo();
+    assert_eq!(
+        app.lane_regs,
+        (0..10).collect::<Vec<_>>(),
+        "v0-v9 appear in the demo"
+    );
+    let _ = draw(&mut app, 120, 40);
+    run(&mut app, &["stepi 7"]);
+    assert_eq!(app.lane_offset, 0, "v0-v2 changed and are shown");
+    // `vmovi v7, 1` changes only v7: the grid scrolls to it.
+    run(&mut app, &["stepi"]);
+    assert_eq!(app.shown_regs(3).first(), Some(&7));
+}

@@ -26,9 +26,9 @@ pub const HELP: &[&str] = &[
     "  m M  n p    Memory: global/shared/scratch; next / previous buffer",
     "  .           Code: back to the PC      mouse: click panes, waves, lanes",
     "Command line:",
-    "  :           the command language (try `help`, `print v3`, `watch out 4`)",
+    "  :           the command language (try `help`, `print v3`, `info changes`)",
     "  Up Down Tab history, completion;      Enter runs, Esc cancels",
-    "  :lanes v1 v4-v6   lane-grid registers; :mem shared 0x40   memory view",
+    "  :lanes v1 v4-v6   lane-grid registers (:lanes: all); :mem out, :mem shared 0x40",
     "Marks: => PC  -> other waves  ● breakpoint  * changed since the last stop",
     "       (n) dimmed: inactive lane   W watched memory      q quits",
 ];
