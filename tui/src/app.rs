@@ -376,11 +376,15 @@ impl App {
                 lines.join("; ")
             ));
         } else {
+            let before = lines
+                .iter()
+                .any(|l| worker::moves_machine(l))
+                .then(|| self.engine.machine().clone());
             let results = lines
                 .iter()
                 .map(|l| (l.to_string(), self.engine.execute_line(l)))
                 .collect();
-            self.absorb(results, None);
+            self.absorb(results, before);
         }
     }
 

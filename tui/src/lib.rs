@@ -83,6 +83,10 @@ fn event_loop(guard: &mut terminal::Guard, app: &mut App) -> Result<(), TuiError
         if app.tick()? {
             dirty = true;
         }
+        if !terminal::active() {
+            // A panic elsewhere restored the terminal and reported itself; draw no more.
+            return Err(TuiError::EngineLost("a command".into()));
+        }
         if dirty {
             let terminal = guard.terminal();
             let mut hits = ui::HitMap::default();

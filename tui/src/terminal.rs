@@ -32,6 +32,11 @@ pub fn restore() {
     }
 }
 
+/// Whether the terminal is still set up (a panic on the engine thread restores it).
+pub fn active() -> bool {
+    ACTIVE.load(Ordering::SeqCst)
+}
+
 /// Installs (once) a panic hook that restores the terminal and then runs the hook that was
 /// there before (color-eyre's, installed by the `wavedbg` binary at start-up), so the
 /// report lands on a usable screen.

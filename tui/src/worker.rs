@@ -47,8 +47,23 @@ pub fn waves_remaining(m: &Machine) -> u64 {
     total.saturating_sub(gone)
 }
 
-/// Whether a command line runs the machine (and so goes to the worker).
+/// `stepi N` up to this many instructions runs at once on the UI thread (it takes well
+/// under a millisecond), so keys pressed quickly (a held `s`) all count.
+pub const QUICK_STEPS: u64 = 1000;
+
+/// Whether a command line may run the machine for long (and so goes to the worker).
 pub fn runs_machine(line: &str) -> bool {
+    match command::parse(line) {
+        Ok(Some(Command::Stepi(n))) => n > QUICK_STEPS,
+        Ok(Some(
+            Command::Continue | Command::Advance(_) | Command::AdvanceBarrier | Command::Finish,
+        )) => true,
+        _ => false,
+    }
+}
+
+/// Whether a command line runs the machine at all (its stop updates change tracking).
+pub fn moves_machine(line: &str) -> bool {
     matches!(
         command::parse(line),
         Ok(Some(
@@ -134,6 +149,11 @@ impl Job {
     pub fn interrupt(&self) {
         self.user_stop.store(true, Ordering::SeqCst);
         self.interrupt.interrupt();
+    }
+
+    /// Whether the job reports progress as it goes (it runs `continue` in slices).
+    pub fn sliced(&self) -> bool {
+        self.sliced
     }
 
     /// Whether the user asked the run to stop.

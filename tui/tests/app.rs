@@ -296,3 +296,15 @@ fn the_lane_grid_shows_the_kernels_registers_and_follows_changes() {
     run(&mut app, &["stepi"]);
     assert_eq!(app.shown_regs(3).first(), Some(&7));
 }
+
+#[test]
+fn quick_steps_run_at_once_so_repeated_keys_all_count() {
+    let mut app = demo();
+    for _ in 0..7 {
+        app.on_key(KeyEvent::new(KeyCode::Char('s'), KeyModifiers::NONE));
+    }
+    assert!(!app.is_running());
+    assert_eq!(app.engine.machine().stats.wave_instructions, 7);
+    // Change tracking compares with the state before the last step.
+    assert_eq!(app.baseline.stats.wave_instructions, 6);
+}
