@@ -45,6 +45,21 @@ pub fn max_number(a: u32, b: u32) -> u32 {
     }
 }
 
+/// The NaN every f32 arithmetic result that is NaN becomes (docs/memory.md): NaN payloads
+/// are not propagated, since the compiler may reorder commutative operands and the result
+/// must be the same on every build and platform.
+pub const CANONICAL_NAN: u32 = 0x7fc0_0000;
+
+/// An f32 arithmetic result as bits, NaN canonicalised.
+#[inline]
+pub fn canon(x: f32) -> u32 {
+    if x.is_nan() {
+        CANONICAL_NAN
+    } else {
+        x.to_bits()
+    }
+}
+
 fn quiet(nan: u32) -> u32 {
     nan | 0x0040_0000
 }
@@ -71,9 +86,9 @@ pub fn alu(op: AluOp, a: u32, b: u32) -> u32 {
         AluOp::MaxI => (a as i32).max(b as i32) as u32,
         AluOp::MinU => a.min(b),
         AluOp::MaxU => a.max(b),
-        AluOp::FAdd => (f(a) + f(b)).to_bits(),
-        AluOp::FSub => (f(a) - f(b)).to_bits(),
-        AluOp::FMul => (f(a) * f(b)).to_bits(),
+        AluOp::FAdd => canon(f(a) + f(b)),
+        AluOp::FSub => canon(f(a) - f(b)),
+        AluOp::FMul => canon(f(a) * f(b)),
         AluOp::FMin => min_number(a, b),
         AluOp::FMax => max_number(a, b),
         AluOp::Mov => b,
@@ -273,7 +288,7 @@ pub(super) fn execute(ctx: &mut Ctx<'_>, d: &Decoded, pc: u64) -> Result<Flow, E
         Op::VFma => {
             let (a, b, c) = (w.v[rs1], w.v[rs2], w.v[rs3]);
             let out: [u32; LANES] =
-                std::array::from_fn(|l| f(a[l]).mul_add(f(b[l]), f(c[l])).to_bits());
+                std::array::from_fn(|l| canon(f(a[l]).mul_add(f(b[l]), f(c[l]))));
             merge(&mut w.v[rd], &out, exec);
         }
         Op::VSel => {

@@ -362,7 +362,9 @@ pub fn atomic(op: AtomOp, wide: bool, old: u64, data: u64, data1: u64) -> u64 {
                 o - 1
             }
         }
-        AtomOp::FAdd => (f32::from_bits(o as u32) + f32::from_bits(v as u32)).to_bits() as u64,
+        AtomOp::FAdd => {
+            super::alu::canon(f32::from_bits(o as u32) + f32::from_bits(v as u32)) as u64
+        }
         AtomOp::FMin => min_number(o as u32, v as u32) as u64,
         AtomOp::FMax => max_number(o as u32, v as u32) as u64,
     };

@@ -50,6 +50,15 @@ use crate::memory::{BufferDescriptor, Space};
 /// Lanes of a wave.
 const N: usize = 32;
 
+/// An arithmetic result's bits: every NaN becomes 0x7fc00000 (payloads are not carried).
+fn nan_free(x: f32) -> u32 {
+    if x.is_nan() {
+        0x7fc0_0000
+    } else {
+        x.to_bits()
+    }
+}
+
 /// The quiet bit of an f32 NaN.
 const QUIET: u32 = 0x0040_0000;
 
@@ -470,7 +479,7 @@ fn atomic32(op: AtomOp, old: u32, data: u32, data1: u32) -> u32 {
                 old - 1
             }
         }
-        AtomOp::FAdd => (fl(old) + fl(data)).to_bits(),
+        AtomOp::FAdd => nan_free(fl(old) + fl(data)),
         AtomOp::FMin => minimum_number(old, data),
         AtomOp::FMax => maximum_number(old, data),
     }
@@ -787,7 +796,7 @@ fn cross_lane(ctx: &mut Ctx<'_>, d: &Decoded) -> Result<Flow, ExecFault> {
                     (false, true) => (quad + 1, quad),
                     (true, true) => (quad + 2, quad),
                 };
-                w.v[rd][lane] = (fl(s1[plus]) - fl(s1[minus])).to_bits();
+                w.v[rd][lane] = nan_free(fl(s1[plus]) - fl(s1[minus]));
             }
         }
         Op::XscanAdd => {
@@ -911,9 +920,9 @@ fn alu(op: AluOp, a: u32, b: u32) -> u32 {
                 b
             }
         }
-        AluOp::FAdd => (fl(a) + fl(b)).to_bits(),
-        AluOp::FSub => (fl(a) - fl(b)).to_bits(),
-        AluOp::FMul => (fl(a) * fl(b)).to_bits(),
+        AluOp::FAdd => nan_free(fl(a) + fl(b)),
+        AluOp::FSub => nan_free(fl(a) - fl(b)),
+        AluOp::FMul => nan_free(fl(a) * fl(b)),
         AluOp::FMin => minimum_number(a, b),
         AluOp::FMax => maximum_number(a, b),
         AluOp::Mov => b,
@@ -1165,7 +1174,7 @@ fn base(ctx: &mut Ctx<'_>, d: &Decoded, pc: u64) -> Result<Flow, ExecFault> {
                 if is_active(exec, lane) {
                     let (a, b, c) = (w.v[rs1][lane], w.v[rs2][lane], w.v[rs3][lane]);
                     // One rounding.
-                    w.v[rd][lane] = fl(a).mul_add(fl(b), fl(c)).to_bits();
+                    w.v[rd][lane] = nan_free(fl(a).mul_add(fl(b), fl(c)));
                 }
             }
         }

@@ -105,7 +105,7 @@ pub(super) fn execute(ctx: &mut Ctx<'_>, d: &Decoded) -> Result<Flow, ExecFault>
                 } else {
                     (l | bit, l & !bit)
                 };
-                (f(s1[hi]) - f(s1[lo])).to_bits()
+                super::alu::canon(f(s1[hi]) - f(s1[lo]))
             });
             merge(&mut w.v[rd], &out, exec);
         }
