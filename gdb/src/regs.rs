@@ -1,0 +1,316 @@
+//! Register numbering, the `g` packet layout and the target description XML.
+//!
+//! Stock gdb and lldb accept no unknown architecture, so the server describes itself as
+//! `i386:x86-64` with `osabi none`: the required `org.gnu.gdb.i386.core` feature carries
+//! its 40 registers (numbers 0-39, as gdb numbers them), of which only `rip` means
+//! something (the wave's PC); the others read as zero and ignore writes. The wave's own
+//! registers follow in two project features:
+//!
+//! | numbers   | registers   | size       | feature              |
+//! |-----------|-------------|------------|----------------------|
+//! | 0-15      | rax ... r15 | 64 bits    | org.gnu.gdb.i386.core (inert; rsp reads as [`RSP_VALUE`]) |
+//! | 16        | rip         | 64 bits    | org.gnu.gdb.i386.core (the wave's PC) |
+//! | 17-39     | eflags, segments, st0-st7, x87 control | 32/80 bits | org.gnu.gdb.i386.core (inert) |
+//! | 40        | exec        | 32 bits    | org.wavedbg.wave     |
+//! | 41-104    | u0-u63      | 32 bits    | org.wavedbg.wave     |
+//! | 105-232   | v0-v127     | 32 x 32 bits (a `<vector>` of int32, one element per lane) | org.wavedbg.vector |
+//!
+//! The `g` packet holds registers 0-104 only (536 bytes): gdb fetches a vector register
+//! with `p` when it is first used, so a stop does not move 16 KiB of vector state.
+
+use std::fmt::Write;
+use std::num::NonZeroUsize;
+
+use gdbstub::arch::{Arch, RegId, Registers};
+use gdbstub_arch::x86::reg::id::X86_64CoreRegId;
+use gdbstub_arch::x86::reg::{X86SegmentRegs, X87FpuInternalRegs, F80};
+use wavedbg_emulator::machine::wave::{LANES, UREGS, VREGS};
+
+/// Number of the x86 core registers (inert except `rip`).
+pub const CORE_REGS: usize = 40;
+/// gdb's number of `rip` (the wave's PC).
+pub const RIP: usize = 16;
+/// gdb's number of `rsp`.
+pub const RSP: usize = 7;
+/// The value `rsp` reads as. gdb's amd64 unwinder, finding no prologue, takes `rsp - 8` as
+/// the frame's base, and a base of 0 marks the outermost frame: so no caller is unwound
+/// from the kernel's bytes (`until`, `advance` and `bt` would otherwise chase a return
+/// address read from the code).
+pub const RSP_VALUE: u64 = 8;
+/// gdb's number of `rbp`.
+pub const RBP: usize = 6;
+/// Number of `exec`.
+pub const EXEC: usize = CORE_REGS;
+/// Number of `u0`.
+pub const U0: usize = EXEC + 1;
+/// Number of `v0`.
+pub const V0: usize = U0 + UREGS;
+/// One past the last register number.
+pub const NUM_REGS: usize = V0 + VREGS;
+/// Bytes of one vector register (32 lanes of 32 bits).
+pub const VREG_BYTES: usize = LANES * 4;
+
+/// Bytes of the x86 core registers in the `g` packet.
+const CORE_BYTES: usize = 16 * 8 + 8 + 4 + 6 * 4 + 8 * 10 + 8 * 4;
+/// Bytes of the `g` packet: the core registers, `exec` and `u0`-`u63`.
+pub const G_BYTES: usize = CORE_BYTES + 4 + UREGS * 4;
+
+/// A register as gdb numbers it.
+#[derive(Debug, Clone, Copy)]
+pub enum WaveRegId {
+    /// One of the 40 x86 core registers (only `rip` means something).
+    Core(X86_64CoreRegId),
+    /// The EXEC mask.
+    Exec,
+    /// A uniform register.
+    U(u8),
+    /// A vector register (all 32 lanes).
+    V(u8),
+}
+
+impl WaveRegId {
+    /// Whether this is `rip` (the wave's PC).
+    pub fn is_pc(&self) -> bool {
+        matches!(self, WaveRegId::Core(X86_64CoreRegId::Rip))
+    }
+}
+
+impl RegId for WaveRegId {
+    fn from_raw_id(id: usize) -> Option<(Self, Option<NonZeroUsize>)> {
+        let (reg, size) = match id {
+            0..CORE_REGS => {
+                let (r, size) = X86_64CoreRegId::from_raw_id(id)?;
+                (WaveRegId::Core(r), size?.get())
+            }
+            EXEC => (WaveRegId::Exec, 4),
+            U0..V0 => (WaveRegId::U((id - U0) as u8), 4),
+            V0..NUM_REGS => (WaveRegId::V((id - V0) as u8), VREG_BYTES),
+            _ => return None,
+        };
+        Some((reg, NonZeroUsize::new(size)))
+    }
+
+    fn to_raw_id(&self) -> Option<usize> {
+        Some(match *self {
+            WaveRegId::Core(X86_64CoreRegId::Rip) => RIP,
+            WaveRegId::Core(X86_64CoreRegId::Gpr(n)) if (n as usize) < 16 => n as usize,
+            WaveRegId::Core(_) => return None,
+            WaveRegId::Exec => EXEC,
+            WaveRegId::U(n) => U0 + n as usize,
+            WaveRegId::V(n) => V0 + n as usize,
+        })
+    }
+}
+
+/// The registers of the `g` packet: the inert x86 core around `rip`, then `exec` and the
+/// uniform registers. Vector registers are not in it (they travel with `p`/`P`).
+#[derive(Debug, Default, Clone, PartialEq)]
+pub struct WaveRegs {
+    /// rax ... r15 (zero; rsp is sent as [`RSP_VALUE`]).
+    pub gpr: [u64; 16],
+    /// The wave's PC.
+    pub pc: u64,
+    /// eflags (always zero).
+    pub eflags: u32,
+    /// Segment registers (always zero).
+    pub segments: X86SegmentRegs,
+    /// st0-st7 (always zero).
+    pub st: [F80; 8],
+    /// x87 control registers (always zero).
+    pub fpu: X87FpuInternalRegs,
+    /// EXEC.
+    pub exec: u32,
+    /// u0-u63.
+    pub u: Vec<u32>,
+    /// Whether `exec` and `u` were present in a `G` packet.
+    pub has_wave_part: bool,
+}
+
+impl Registers for WaveRegs {
+    type ProgramCounter = u64;
+
+    fn pc(&self) -> u64 {
+        self.pc
+    }
+
+    fn gdb_serialize(&self, mut write_byte: impl FnMut(Option<u8>)) {
+        let mut bytes = |b: &[u8]| b.iter().for_each(|x| write_byte(Some(*x)));
+        for (n, r) in self.gpr.iter().enumerate() {
+            let v = if n == RSP { RSP_VALUE } else { *r };
+            bytes(&v.to_le_bytes());
+        }
+        bytes(&self.pc.to_le_bytes());
+        bytes(&self.eflags.to_le_bytes());
+        let mut rest = Vec::with_capacity(G_BYTES);
+        self.segments.gdb_serialize(|b| rest.push(b.unwrap_or(0)));
+        for st in &self.st {
+            rest.extend_from_slice(st);
+        }
+        self.fpu.gdb_serialize(|b| rest.push(b.unwrap_or(0)));
+        rest.extend_from_slice(&self.exec.to_le_bytes());
+        for k in 0..UREGS {
+            rest.extend_from_slice(&self.u.get(k).copied().unwrap_or(0).to_le_bytes());
+        }
+        bytes(&rest);
+    }
+
+    /// Accepts the core registers alone or followed by `exec` and `u0`-`u63`; only `rip`,
+    /// `exec` and the uniform registers are kept.
+    fn gdb_deserialize(&mut self, bytes: &[u8]) -> Result<(), ()> {
+        if bytes.len() != CORE_BYTES && bytes.len() < G_BYTES {
+            return Err(());
+        }
+        let word = |at: usize| -> u32 {
+            let mut b = [0u8; 4];
+            b.copy_from_slice(&bytes[at..at + 4]);
+            u32::from_le_bytes(b)
+        };
+        let mut pc = [0u8; 8];
+        pc.copy_from_slice(&bytes[RIP * 8..RIP * 8 + 8]);
+        self.pc = u64::from_le_bytes(pc);
+        if bytes.len() >= G_BYTES {
+            self.has_wave_part = true;
+            self.exec = word(CORE_BYTES);
+            self.u = (0..UREGS).map(|k| word(CORE_BYTES + 4 + 4 * k)).collect();
+        }
+        Ok(())
+    }
+}
+
+/// The architecture as gdbstub sees it: 64-bit addresses, our registers, and breakpoint
+/// kinds taken as given (gdb on x86 sends kind 1 and never patches memory).
+#[derive(Debug)]
+pub enum WaveArch {}
+
+impl Arch for WaveArch {
+    type Usize = u64;
+    type Registers = WaveRegs;
+    type BreakpointKind = usize;
+    type RegId = WaveRegId;
+}
+
+/// The target description sent for `qXfer:features:read:target.xml`.
+pub fn target_xml() -> String {
+    let mut x = String::with_capacity(24 * 1024);
+    x.push_str(concat!(
+        "<?xml version=\"1.0\"?>\n",
+        "<!DOCTYPE target SYSTEM \"gdb-target.dtd\">\n",
+        "<target version=\"1.0\">\n",
+        "<architecture>i386:x86-64</architecture>\n",
+        "<osabi>none</osabi>\n",
+        "<feature name=\"org.gnu.gdb.i386.core\">\n",
+    ));
+    let gprs = [
+        "rax", "rbx", "rcx", "rdx", "rsi", "rdi", "rbp", "rsp", "r8", "r9", "r10", "r11", "r12",
+        "r13", "r14", "r15",
+    ];
+    for (n, name) in gprs.iter().enumerate() {
+        let _ = writeln!(
+            x,
+            "  <reg name=\"{name}\" bitsize=\"64\" type=\"int64\" regnum=\"{n}\"/>"
+        );
+    }
+    let _ = writeln!(
+        x,
+        "  <reg name=\"rip\" bitsize=\"64\" type=\"code_ptr\" regnum=\"{RIP}\" generic=\"pc\"/>"
+    );
+    let mut n = RIP + 1;
+    for name in ["eflags", "cs", "ss", "ds", "es", "fs", "gs"] {
+        let _ = writeln!(
+            x,
+            "  <reg name=\"{name}\" bitsize=\"32\" type=\"int32\" regnum=\"{n}\"/>"
+        );
+        n += 1;
+    }
+    for k in 0..8 {
+        let _ = writeln!(
+            x,
+            "  <reg name=\"st{k}\" bitsize=\"80\" type=\"i387_ext\" regnum=\"{n}\"/>"
+        );
+        n += 1;
+    }
+    for name in [
+        "fctrl", "fstat", "ftag", "fiseg", "fioff", "foseg", "fooff", "fop",
+    ] {
+        let _ = writeln!(
+            x,
+            "  <reg name=\"{name}\" bitsize=\"32\" type=\"int\" regnum=\"{n}\"/>"
+        );
+        n += 1;
+    }
+    debug_assert_eq!(n, CORE_REGS);
+    x.push_str("</feature>\n<feature name=\"org.wavedbg.wave\">\n");
+    let _ = writeln!(
+        x,
+        "  <reg name=\"exec\" bitsize=\"32\" type=\"uint32\" regnum=\"{EXEC}\" group=\"general\"/>"
+    );
+    for k in 0..UREGS {
+        let _ = writeln!(
+            x,
+            "  <reg name=\"u{k}\" bitsize=\"32\" type=\"uint32\" regnum=\"{}\" group=\"general\"/>",
+            U0 + k
+        );
+    }
+    x.push_str("</feature>\n<feature name=\"org.wavedbg.vector\">\n");
+    let _ = writeln!(
+        x,
+        "  <vector id=\"vec32i32\" type=\"int32\" count=\"{LANES}\"/>"
+    );
+    for k in 0..VREGS {
+        let _ = writeln!(
+            x,
+            "  <reg name=\"v{k}\" bitsize=\"{}\" type=\"vec32i32\" regnum=\"{}\" group=\"vector\" encoding=\"vector\" format=\"vector-uint32\"/>",
+            VREG_BYTES * 8,
+            V0 + k
+        );
+    }
+    x.push_str("</feature>\n</target>\n");
+    x
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbering_covers_every_register_once() {
+        let mut g = 0;
+        for id in 0..NUM_REGS {
+            let (reg, size) = WaveRegId::from_raw_id(id).expect("known register");
+            let size = size.expect("sized").get();
+            if id < V0 {
+                g += size;
+            }
+            if let Some(raw) = reg.to_raw_id() {
+                assert_eq!(raw, id);
+            }
+        }
+        assert_eq!(g, G_BYTES);
+        assert!(WaveRegId::from_raw_id(NUM_REGS).is_none());
+    }
+
+    #[test]
+    fn g_packet_round_trips_pc_exec_and_uniforms() {
+        let regs = WaveRegs {
+            pc: 0x40,
+            exec: 0xffff_0000,
+            u: (0..64).collect(),
+            ..Default::default()
+        };
+        let mut bytes = Vec::new();
+        regs.gdb_serialize(|b| bytes.push(b.unwrap_or(0)));
+        assert_eq!(bytes.len(), G_BYTES);
+        let mut back = WaveRegs::default();
+        back.gdb_deserialize(&bytes).expect("valid");
+        assert_eq!((back.pc, back.exec, back.u[63]), (0x40, 0xffff_0000, 63));
+        assert!(back.gdb_deserialize(&bytes[..100]).is_err());
+    }
+
+    #[test]
+    fn description_names_every_register() {
+        let x = target_xml();
+        assert_eq!(x.matches("<reg ").count(), NUM_REGS);
+        assert!(x.contains("regnum=\"232\""));
+        assert!(x.contains("<architecture>i386:x86-64</architecture>"));
+    }
+}

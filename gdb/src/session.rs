@@ -1,0 +1,338 @@
+//! One client connection: feeds framed packets to gdbstub's state machine, runs the
+//! kernel when a packet resumes it, and reports the stop.
+//!
+//! gdbstub ends its state machine on any packet it cannot parse. A hostile or malformed
+//! packet must not end the session, so the packet is answered with `E01` and a fresh state
+//! machine takes over, brought to the same protocol state by replaying (silently) the
+//! packets that set it up: `qSupported`, `QStartNoAckMode`, `!` and the last `Hg`/`Hc`.
+//! Memory reads larger than [`MAX_ACCESS`] are refused before gdbstub sees them. A panic
+//! while handling a packet is caught the same way.
+
+use std::io;
+use std::net::TcpStream;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+use gdbstub::stub::state_machine::GdbStubStateMachine;
+use gdbstub::stub::{DisconnectReason, GdbStub, MultiThreadStopReason};
+use gdbstub_arch::x86::reg::id::X86_64CoreRegId;
+
+use crate::conn::{Incoming, Reader, Wire, MAX_PACKET};
+use crate::memory::MAX_ACCESS;
+use crate::regs::WaveRegId;
+use crate::run::Plan;
+use crate::target::WaveTarget;
+
+type Machine = GdbStubStateMachine<'static, WaveTarget, Wire>;
+
+/// How a connection ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum End {
+    /// The client detached (`D`).
+    Detached,
+    /// The client killed the kernel (`k` outside extended mode).
+    Killed,
+    /// The connection closed without either.
+    Closed,
+}
+
+/// The packets that put gdbstub into the client's protocol state.
+#[derive(Debug, Default)]
+struct Replay {
+    qsupported: Option<Vec<u8>>,
+    no_ack: bool,
+    extended: bool,
+    hg: Option<Vec<u8>>,
+    hc: Option<Vec<u8>>,
+}
+
+fn packet(body: &[u8]) -> Vec<u8> {
+    let sum = body.iter().fold(0u8, |a, b| a.wrapping_add(*b));
+    let mut p = vec![b'$'];
+    p.extend_from_slice(body);
+    p.extend_from_slice(format!("#{sum:02x}").as_bytes());
+    p
+}
+
+impl Replay {
+    fn note(&mut self, body: &[u8], whole: &[u8]) {
+        if body.starts_with(b"qSupported") {
+            self.qsupported = Some(whole.to_vec());
+        } else if body == b"QStartNoAckMode" {
+            self.no_ack = true;
+        } else if body == b"!" {
+            self.extended = true;
+        } else if body.starts_with(b"Hg") {
+            self.hg = Some(whole.to_vec());
+        } else if body.starts_with(b"Hc") {
+            self.hc = Some(whole.to_vec());
+        }
+    }
+
+    fn packets(&self) -> Vec<Vec<u8>> {
+        let mut v = Vec::new();
+        v.extend(self.qsupported.clone());
+        if self.no_ack {
+            v.push(packet(b"QStartNoAckMode"));
+        }
+        if self.extended {
+            v.push(packet(b"!"));
+        }
+        v.extend(self.hg.clone());
+        v.extend(self.hc.clone());
+        v
+    }
+}
+
+fn io_err(e: impl std::fmt::Display) -> io::Error {
+    io::Error::other(e.to_string())
+}
+
+/// A fresh state machine in the client's protocol state.
+fn new_machine(target: &mut WaveTarget, wire: &Wire, replay: &Replay) -> io::Result<Machine> {
+    let stub = GdbStub::<WaveTarget, Wire>::builder(wire.clone())
+        .packet_buffer_size(MAX_PACKET)
+        .build()
+        .map_err(io_err)?;
+    let mut sm = stub.run_state_machine(target).map_err(io_err)?;
+    wire.set_mute(true);
+    for p in replay.packets() {
+        for &b in &p {
+            sm = match sm {
+                GdbStubStateMachine::Idle(s) => match s.incoming_data(target, b) {
+                    Ok(sm) => sm,
+                    // Every replayed packet succeeded once; if one fails now, go on without.
+                    Err(_) => {
+                        let stub = GdbStub::<WaveTarget, Wire>::builder(wire.clone())
+                            .packet_buffer_size(MAX_PACKET)
+                            .build()
+                            .map_err(io_err)?;
+                        stub.run_state_machine(target).map_err(io_err)?
+                    }
+                },
+                other => other,
+            };
+        }
+    }
+    wire.set_mute(false);
+    Ok(sm)
+}
+
+/// `mADDR,LEN` / `xADDR,LEN`: the length asked for.
+fn read_len(body: &[u8]) -> Option<u64> {
+    if !matches!(body.first(), Some(b'm' | b'x')) {
+        return None;
+    }
+    let text = std::str::from_utf8(body.get(1..)?).ok()?;
+    let (_, len) = text.split_once(',')?;
+    u64::from_str_radix(len, 16).ok().or(Some(u64::MAX))
+}
+
+fn printable(body: &[u8]) -> String {
+    let s: String = body
+        .iter()
+        .take(60)
+        .map(|&b| {
+            if (0x20..0x7f).contains(&b) {
+                (b as char).to_string()
+            } else {
+                format!("\\x{b:02x}")
+            }
+        })
+        .collect();
+    if body.len() > 60 {
+        format!("{s}...")
+    } else {
+        s
+    }
+}
+
+/// Answers a packet with an error without gdbstub (acking it first in ack mode).
+fn reject(wire: &Wire, errno: u8) -> io::Result<()> {
+    if !wire.no_ack() {
+        wire.send_raw(b"+")?;
+    }
+    wire.send_packet(format!("E{errno:02x}").as_bytes())
+}
+
+/// Feeds one whole packet to an idle state machine; `None` when the packet killed the
+/// kernel and ends the server.
+fn feed(
+    sm: Machine,
+    target: &mut WaveTarget,
+    wire: &Wire,
+    replay: &mut Replay,
+    p: &[u8],
+) -> io::Result<Option<Machine>> {
+    let body = &p[1..p.len() - 3];
+    if read_len(body).is_some_and(|n| n > MAX_ACCESS) {
+        reject(wire, 22)?;
+        return Ok(Some(sm));
+    }
+    if body == b"k" {
+        // gdbstub answers `k` with `OK` when it supports extended mode, but lldb expects a
+        // process status; gdb sends `vKill` instead.
+        if !wire.no_ack() {
+            wire.send_raw(b"+")?;
+        }
+        wire.send_packet(b"X09")?;
+        if target.extended {
+            target.restart();
+            return Ok(Some(sm));
+        }
+        return Ok(None);
+    }
+    target.bare_continue = matches!(body.first(), Some(b'c' | b'C'));
+    let result = catch_unwind(AssertUnwindSafe(|| {
+        let mut sm = sm;
+        for &b in p {
+            sm = match sm {
+                GdbStubStateMachine::Idle(s) => s.incoming_data(target, b)?,
+                other => other,
+            };
+        }
+        Ok::<_, gdbstub::stub::GdbStubError<String, io::Error>>(sm)
+    }));
+    target.bare_continue = false;
+    match result {
+        Ok(Ok(sm)) => {
+            replay.note(body, p);
+            if body == b"QStartNoAckMode" {
+                wire.set_no_ack(true);
+            }
+            Ok(Some(sm))
+        }
+        Ok(Err(e)) if e.is_connection_error() => Err(io_err(e)),
+        failed => {
+            let why = match failed {
+                Ok(Err(e)) => e.to_string(),
+                _ => "panic".to_string(),
+            };
+            eprintln!("wavedbg: rejected packet `{}`: {why}", printable(body));
+            wire.discard();
+            reject(wire, 1)?;
+            new_machine(target, wire, replay).map(Some)
+        }
+    }
+}
+
+/// Reports a stop, with the wave's PC in the reply.
+fn report(
+    sm: gdbstub::stub::state_machine::GdbStubStateMachineInner<
+        'static,
+        gdbstub::stub::state_machine::state::Running,
+        WaveTarget,
+        Wire,
+    >,
+    target: &mut WaveTarget,
+    reason: MultiThreadStopReason<u64>,
+    wave: Option<usize>,
+) -> io::Result<Machine> {
+    let pc = wave
+        .and_then(|w| target.engine.machine().waves.get(w))
+        .map_or(0, |w| w.pc)
+        .to_le_bytes();
+    // What gdb reads after every stop, so a step costs no register packet.
+    let sp = crate::regs::RSP_VALUE.to_le_bytes();
+    let zero = [0u8; 8];
+    let regs: [(WaveRegId, &[u8]); 3] = [
+        (WaveRegId::Core(X86_64CoreRegId::Rip), &pc),
+        (
+            WaveRegId::Core(X86_64CoreRegId::Gpr(crate::regs::RSP as u8)),
+            &sp,
+        ),
+        (
+            WaveRegId::Core(X86_64CoreRegId::Gpr(crate::regs::RBP as u8)),
+            &zero,
+        ),
+    ];
+    let mut it = regs.into_iter();
+    sm.report_stop_with_regs(target, reason, &mut it)
+        .map_err(io_err)
+}
+
+/// Serves one connection until it ends.
+pub fn run(target: &mut WaveTarget, stream: TcpStream) -> io::Result<End> {
+    target.new_client();
+    let wire = Wire::new(stream.try_clone()?)?;
+    let mut reader = Reader::new(stream);
+    let result = drive(target, &wire, &mut reader);
+    wire.shutdown();
+    result
+}
+
+fn drive(target: &mut WaveTarget, wire: &Wire, reader: &mut Reader) -> io::Result<End> {
+    let mut replay = Replay::default();
+    let mut sm = new_machine(target, wire, &replay)?;
+    let interrupt = target.engine.interrupt_handle();
+    let ctrl_c = target.ctrl_c.clone();
+    loop {
+        sm = match sm {
+            GdbStubStateMachine::Idle(s) => {
+                let item = reader.recv();
+                let sm = GdbStubStateMachine::Idle(s);
+                match item {
+                    Incoming::Packet(p) => match feed(sm, target, wire, &mut replay, &p)? {
+                        Some(sm) => sm,
+                        None => return Ok(End::Killed),
+                    },
+                    Incoming::Nack => {
+                        wire.resend()?;
+                        sm
+                    }
+                    Incoming::BadChecksum => {
+                        if wire.no_ack() {
+                            wire.send_packet(b"E01")?;
+                        } else {
+                            wire.send_raw(b"-")?;
+                        }
+                        sm
+                    }
+                    Incoming::Oversized => {
+                        reject(wire, 7)?;
+                        sm
+                    }
+                    Incoming::Closed => return Ok(End::Closed),
+                }
+            }
+            GdbStubStateMachine::Running(s) => {
+                let plan = target.plan.take().unwrap_or(Plan::All);
+                // A single step is one instruction: no need to watch for Ctrl-C.
+                let out = if target.is_quick(plan) {
+                    target.execute(plan)
+                } else {
+                    reader.watch(&interrupt, &ctrl_c, || target.execute(plan))
+                };
+                if !out.console.is_empty() {
+                    wire.console(&out.console)?;
+                }
+                report(s, target, out.reason, out.wave)?
+            }
+            // Ctrl-C never reaches gdbstub (the reader interrupts the engine itself).
+            GdbStubStateMachine::CtrlCInterrupt(s) => s
+                .interrupt_handled(target, None::<MultiThreadStopReason<u64>>)
+                .map_err(io_err)?,
+            GdbStubStateMachine::Disconnected(s) => match s.get_reason() {
+                DisconnectReason::Kill => return Ok(End::Killed),
+                DisconnectReason::Disconnect => return Ok(End::Detached),
+                DisconnectReason::TargetExited(_) | DisconnectReason::TargetTerminated(_) => {
+                    // The launch is over; the next `run` or client starts it again.
+                    target.restart();
+                    s.return_to_idle()
+                }
+            },
+        };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn read_lengths_are_parsed() {
+        assert_eq!(read_len(b"m1000,40"), Some(0x40));
+        assert_eq!(read_len(b"m1000,zz"), Some(u64::MAX));
+        assert_eq!(read_len(b"M1000,4:00000000"), None);
+        assert_eq!(read_len(b"qSupported"), None);
+    }
+}
