@@ -13,61 +13,14 @@ use rustyline::hint::{Hinter, HistoryHinter};
 use rustyline::history::{DefaultHistory, History};
 use rustyline::validate::Validator;
 use rustyline::{Context, Editor, Helper};
-use wavedbg_emulator::debug::command::HELP;
+use wavedbg_emulator::debug::completion::Words;
 use wavedbg_emulator::debug::session::{history_path, Recorder};
-use wavedbg_emulator::debug::{Engine, InterruptHandle};
+use wavedbg_emulator::debug::InterruptHandle;
 
 use crate::cli::emit;
 use crate::launch::{open_engine, DebugArgs};
 
 const PROMPT: &str = "(wavedbg) ";
-
-/// Completion words: commands, registers, labels, buffers, `info` topics.
-struct Words {
-    commands: Vec<String>,
-    names: Vec<String>,
-}
-
-impl Words {
-    fn of(engine: &Engine) -> Words {
-        let mut commands: Vec<String> = HELP.iter().map(|(n, ..)| n.to_string()).collect();
-        commands.extend(["quit".to_string()]);
-        let p = engine.machine().program();
-        let mut names: Vec<String> = p.labels.keys().cloned().collect();
-        names.extend(p.buffers.iter().map(|b| b.name.clone()));
-        names.extend((0..128).map(|i| format!("v{i}")));
-        names.extend((0..64).map(|i| format!("u{i}")));
-        names.extend(
-            [
-                "exec",
-                "pc",
-                "lane",
-                "wave",
-                "global:",
-                "shared:",
-                "scratch:",
-                "barrier",
-                "scheduler-locking",
-                "on",
-                "off",
-            ]
-            .map(String::from),
-        );
-        names.extend(
-            [
-                "waves",
-                "lanes",
-                "registers",
-                "breakpoints",
-                "watchpoints",
-                "changes",
-                "display",
-            ]
-            .map(String::from),
-        );
-        Words { commands, names }
-    }
-}
 
 struct ReplHelper {
     words: Words,
@@ -83,25 +36,17 @@ impl Completer for ReplHelper {
         pos: usize,
         _ctx: &Context<'_>,
     ) -> rustyline::Result<(usize, Vec<Pair>)> {
-        let before = &line[..pos];
-        let start = before
-            .rfind(|c: char| c.is_whitespace() || c == '[' || c == '(' || c == ',')
-            .map_or(0, |i| i + 1);
-        let word = &before[start..];
-        let pool = if before[..start].trim().is_empty() {
-            &self.words.commands
-        } else {
-            &self.words.names
-        };
-        let pairs = pool
-            .iter()
-            .filter(|w| w.starts_with(word))
-            .map(|w| Pair {
-                display: w.clone(),
-                replacement: w.clone(),
-            })
-            .collect();
-        Ok((start, pairs))
+        let (start, words) = self.words.candidates(&line[..pos]);
+        Ok((
+            start,
+            words
+                .into_iter()
+                .map(|w| Pair {
+                    display: w.clone(),
+                    replacement: w,
+                })
+                .collect(),
+        ))
     }
 }
 
@@ -159,7 +104,7 @@ pub fn run(args: &DebugArgs) -> Result<i32> {
     let mut rl: Editor<ReplHelper, DefaultHistory> =
         Editor::new().map_err(|e| eyre!("cannot start the line editor: {e}"))?;
     rl.set_helper(Some(ReplHelper {
-        words: Words::of(&engine),
+        words: Words::of(&engine, &["quit"]),
         hinter: HistoryHinter::new(),
     }));
     let history = history_path();

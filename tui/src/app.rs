@@ -232,7 +232,7 @@ impl App {
         );
         let mut app = App {
             baseline: engine.previous().clone(),
-            words: Words::of(&engine),
+            words: Words::of(&engine, crate::completion::TUI_COMMANDS),
             engine,
             code,
             focus: Pane::Code,

@@ -1,60 +1,10 @@
 //! Tab completion for the command line: command names first, then registers, labels,
 //! buffer names, memory spaces and `info` topics (the same words as the REPL's).
 
-use wavedbg_emulator::debug::command::HELP;
-use wavedbg_emulator::debug::Engine;
+pub use wavedbg_emulator::debug::completion::Words;
 
 /// Commands the TUI handles itself (besides the command language).
 pub const TUI_COMMANDS: &[&str] = &["lanes", "mem", "quit"];
-
-/// Completion words.
-#[derive(Debug, Clone, Default)]
-pub struct Words {
-    commands: Vec<String>,
-    names: Vec<String>,
-}
-
-impl Words {
-    /// The words for `engine`'s kernel.
-    pub fn of(engine: &Engine) -> Words {
-        let mut commands: Vec<String> = HELP.iter().map(|(n, ..)| n.to_string()).collect();
-        commands.extend(TUI_COMMANDS.iter().map(|s| s.to_string()));
-        commands.sort();
-        commands.dedup();
-        let p = engine.machine().program();
-        let mut names: Vec<String> = p.labels.keys().cloned().collect();
-        names.extend(p.buffers.iter().map(|b| b.name.clone()));
-        names.extend((0..128).map(|i| format!("v{i}")));
-        names.extend((0..64).map(|i| format!("u{i}")));
-        names.extend(
-            [
-                "exec",
-                "pc",
-                "lane",
-                "wave",
-                "global:",
-                "shared:",
-                "scratch:",
-                "global",
-                "shared",
-                "scratch",
-                "barrier",
-                "scheduler-locking",
-                "on",
-                "off",
-                "waves",
-                "lanes",
-                "registers",
-                "breakpoints",
-                "watchpoints",
-                "changes",
-                "display",
-            ]
-            .map(String::from),
-        );
-        Words { commands, names }
-    }
-}
 
 /// What a Tab press produced.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -67,20 +17,7 @@ pub struct Completion {
 
 /// Completes the word that ends at the end of `before` (the text before the cursor).
 pub fn complete(before: &str, words: &Words) -> Completion {
-    let start = before
-        .rfind(|c: char| c.is_whitespace() || c == '[' || c == '(' || c == ',' || c == '=')
-        .map_or(0, |i| i + 1);
-    let word = &before[start..];
-    let pool = if before[..start].trim().is_empty() {
-        &words.commands
-    } else {
-        &words.names
-    };
-    let candidates: Vec<String> = pool
-        .iter()
-        .filter(|w| w.starts_with(word))
-        .cloned()
-        .collect();
+    let (start, candidates) = words.candidates(before);
     let line = match candidates.as_slice() {
         [] => before.to_string(),
         [one] => {

@@ -6,6 +6,7 @@
 
 pub mod breakpoint;
 pub mod command;
+pub mod completion;
 pub mod expr;
 mod run_command;
 pub mod session;
