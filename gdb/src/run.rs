@@ -120,50 +120,17 @@ impl WaveTarget {
         self.outcome(stop)
     }
 
-    fn blocked(&self, why: &str, w: Option<usize>) -> StopEvent {
-        let m = self.engine.machine();
-        let wave = w.and_then(|w| m.waves.get(w));
-        StopEvent {
-            reason: StopReason::Blocked(why.to_string()),
-            wave: w.filter(|_| wave.is_some()),
-            wave_id: wave.map(|x| x.id),
-            pc: wave.map(|x| x.pc),
-            instructions: m.stats.wave_instructions,
-        }
-    }
-
-    /// Runs wave `w` alone for up to `n` instructions.
+    /// Runs wave `w` alone for up to `n` instructions (`u64::MAX`: until a stop).
     fn locked_steps(&mut self, w: usize, n: u64) -> StopEvent {
-        if w >= self.engine.machine().waves.len() {
-            return self.blocked(&format!("no thread {}", w + 1), None);
-        }
-        self.engine.selected_wave = w;
-        let saved = self.engine.scheduler_locking;
-        self.engine.scheduler_locking = true;
-        let stop = self.engine.step(n);
-        self.engine.scheduler_locking = saved;
-        stop
+        self.engine.run_wave(w, n)
     }
 
     fn step_wave(&mut self, w: usize, others: bool) -> StopEvent {
-        let at_barrier = |t: &Self| {
-            t.engine.machine().waves.get(w).map(|x| x.state) == Some(WaveState::AtBarrier)
-        };
-        if others && at_barrier(self) {
-            // The barrier releases the wave once the rest of its workgroup arrives.
-            while at_barrier(self) {
-                if self.ctrl_c.swap(false, Ordering::SeqCst) {
-                    let mut s = self.blocked("", Some(w));
-                    s.reason = StopReason::Interrupted;
-                    return s;
-                }
-                let s = self.engine.step_all(1);
-                if s.reason != StopReason::Step {
-                    return s;
-                }
-            }
+        if others {
+            self.engine.step_wave_releasing(w)
+        } else {
+            self.engine.run_wave(w, 1)
         }
-        self.locked_steps(w, 1)
     }
 
     fn first_listed(&self) -> Option<usize> {

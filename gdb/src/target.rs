@@ -330,7 +330,8 @@ impl MultiThreadBase for WaveTarget {
         let w = tid.get() - 1;
         let alive = self.listed(w);
         if alive {
-            self.engine.selected_wave = w;
+            // Cannot fail: `listed` checked the index.
+            let _ = self.engine.select_wave_index(w);
         }
         Ok(alive)
     }

@@ -538,6 +538,50 @@ impl Engine {
         }
     }
 
+    /// Runs wave `w` (an index into the machine's waves) alone, the others frozen, for `n`
+    /// instructions or, with `n == u64::MAX`, until something stops it. Selects the wave.
+    pub fn run_wave(&mut self, w: usize, n: u64) -> StopEvent {
+        if w >= self.machine.waves.len() {
+            return self
+                .finish(self.event(StopReason::Blocked(format!("no wave with index {w}")), None));
+        }
+        self.selected_wave = w;
+        let goal = if n == u64::MAX {
+            Goal::None
+        } else {
+            Goal::Steps(n.max(1))
+        };
+        self.run(Mode::Wave(w), goal)
+    }
+
+    /// Steps wave `w` by one instruction; if it waits at a barrier, the other waves run
+    /// (one instruction each per round, interruptibly) until the barrier releases it.
+    pub fn step_wave_releasing(&mut self, w: usize) -> StopEvent {
+        let at_barrier = |e: &Self| {
+            e.machine
+                .waves
+                .get(w)
+                .is_some_and(|x| x.state == WaveState::AtBarrier)
+        };
+        while at_barrier(self) {
+            let s = self.step_all(1);
+            if s.reason != StopReason::Step {
+                return s;
+            }
+        }
+        self.run_wave(w, 1)
+    }
+
+    /// Selects a wave by its index in the machine's waves (front ends that number waves by
+    /// index, such as the GDB server's threads).
+    pub fn select_wave_index(&mut self, w: usize) -> Result<(), String> {
+        if w >= self.machine.waves.len() {
+            return Err(format!("no wave with index {w}"));
+        }
+        self.selected_wave = w;
+        Ok(())
+    }
+
     /// Steps every ready wave by one instruction, `n` times.
     pub fn step_all(&mut self, n: u64) -> StopEvent {
         self.begin();
@@ -642,8 +686,8 @@ impl Engine {
                 }
             }
         }
-        // An interrupt requested while nothing ran is stale.
-        self.interrupt.store(false, Ordering::Relaxed);
+        // An interrupt requested just before the run starts (gdb's Ctrl-C racing its own
+        // `continue`) still stops it; each stop consumes the request (see `finish`).
     }
 
     fn run(&mut self, mode: Mode, goal: Goal) -> StopEvent {
