@@ -4,6 +4,9 @@
 //! expressions, lanes and waves out of range, memory outside its window). A replayed
 //! script must give byte-identical output.
 
+mod kernels;
+use kernels::{ATOMIC, BRK, COND, DEADLOCK, FAULT};
+
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 
@@ -82,25 +85,6 @@ after_gstore:
     end
 "#;
 
-/// Two waves add 1 per lane to a counter, then load it without waiting.
-const ATOMIC: &str = r#"
-.kernel atom
-.workgroup 64
-.buffer counter, 64
-.arg u[0:1], counter
-    vmovi v1, 1
-    vmovi v2, 0
-add:
-    atom.ubase.add.u32 v1, u[0:1], v2, 0
-after_add:
-    wait.vst 0
-load:
-    ld.ubase.b32 v5, u[0:1], v2, 0
-after_load:
-    wait.vm 0
-    end
-"#;
-
 /// Two waves spill 100 * wave + lane to scratch offset 8 of every lane.
 const SCRATCH: &str = r#"
 .kernel scr
@@ -115,18 +99,6 @@ spill:
     st.scratch.b32 v4, v8, 8
 after_spill:
     wait.vst 0
-    end
-"#;
-
-/// One wave: lanes 28-31 inactive at `here`, v3 = 4 * lane.
-const COND: &str = r#"
-.kernel cond
-    vlaneid v0
-    vmuli.u32 v3, v0, 4
-    umovi u7, 0x0fffffff
-    exec.set u7
-here:
-    vaddi.u32 v3, v3, 1
     end
 "#;
 
@@ -171,37 +143,6 @@ ready:
     vadd.u32 v7, v7, v9
     st.ubase.b32 v7, u[0:1], v2, 128
     wait.vst 0
-    end
-"#;
-
-const BRK: &str = r#"
-.kernel brk
-    vmovi v1, 5
-    brk
-after_brk:
-    vmovi v1, 6
-    end
-"#;
-
-const FAULT: &str = r#"
-.kernel fault
-.shared 64
-    vlaneid v0
-    vshli v2, v0, 2
-bad:
-    st.shared.b32 v0, v2, 0
-    end
-"#;
-
-const DEADLOCK: &str = r#"
-.kernel dl
-.workgroup 64
-    uwaveid u5
-    br.unz u5, quit
-wait_here:
-    barrier
-    end
-quit:
     end
 "#;
 

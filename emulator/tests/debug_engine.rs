@@ -6,6 +6,9 @@
 //! lane's scratch, read/write/access, atomics, conditions, many at once), faults, deadlocks
 //! and change tracking, asserted on the typed stop event and on the machine state.
 
+mod kernels;
+use kernels::{ATOMIC, BRK, COND, DEADLOCK, FAULT};
+
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -58,18 +61,6 @@ store:
 /// Instructions one wave of LOOP executes.
 const LOOP_WAVE_INSTRUCTIONS: u64 = 26;
 
-/// One wave; lanes 28-31 inactive at `here`; v3 = 4 * lane.
-const COND: &str = r#"
-.kernel cond
-    vlaneid v0
-    vmuli.u32 v3, v0, 4
-    umovi u7, 0x0fffffff
-    exec.set u7
-here:
-    vaddi.u32 v3, v3, 1
-    end
-"#;
-
 /// Two waves of one workgroup write shared memory, meet at a barrier, then each reads the
 /// other's slot.
 const BARRIER: &str = r#"
@@ -104,16 +95,6 @@ const SPIN: &str = r#"
 spin:
     vaddi.u32 v1, v1, 1
     br spin
-"#;
-
-/// `brk` between two moves.
-const BRK: &str = r#"
-.kernel brk
-    vmovi v1, 5
-    brk
-after_brk:
-    vmovi v1, 6
-    end
 "#;
 
 /// Four waves (two workgroups). Lanes 0, 4, ..., 28 of each wave store 100 * wave + lane to
@@ -170,49 +151,6 @@ after_spill:
 spill2:
     st.scratch.b32 v4, v8, 8
     wait.vst 0
-    end
-"#;
-
-/// Two waves; each adds 1 per lane to a global counter with an atomic, then loads it.
-const ATOMIC: &str = r#"
-.kernel atom
-.workgroup 64
-.buffer counter, 64
-.arg u[0:1], counter
-    vmovi v1, 1
-    vmovi v2, 0
-add:
-    atom.ubase.add.u32 v1, u[0:1], v2, 0
-after_add:
-    wait.vst 0
-load:
-    ld.ubase.b32 v5, u[0:1], v2, 0
-after_load:
-    wait.vm 0
-    end
-"#;
-
-/// Lanes 16-31 store outside the 64-byte shared window.
-const FAULT: &str = r#"
-.kernel fault
-.shared 64
-    vlaneid v0
-    vshli v2, v0, 2
-bad:
-    st.shared.b32 v0, v2, 0
-    end
-"#;
-
-/// Wave 1 exits while wave 0 waits at the barrier.
-const DEADLOCK: &str = r#"
-.kernel dl
-.workgroup 64
-    uwaveid u5
-    br.unz u5, quit
-wait_here:
-    barrier
-    end
-quit:
     end
 "#;
 
