@@ -1,51 +1,18 @@
 //! Runs command lines on a worker thread, so a long `continue` never freezes the screen.
 //!
-//! The worker owns the engine for the run and hands it back when done. `continue` runs in
-//! slices: the UI interrupts the engine every [`SLICE`] to sample progress (instructions
-//! executed, waves remaining), and the worker resumes it unless the user asked to stop. A
-//! slice boundary is invisible in the result: the selection is kept, and the final stop is
-//! the one an uninterrupted run reaches.
+//! The worker owns the engine for the run and hands it back when done; the UI keeps the
+//! engine's interrupt handle (Esc, Ctrl-C) and its progress handle (instructions executed,
+//! waves remaining, published by the engine as it runs).
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Receiver, TryRecvError};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use wavedbg_emulator::debug::command::{self, Command, CommandError};
-use wavedbg_emulator::debug::{view, CommandOutput, Engine, InterruptHandle, StopReason};
-use wavedbg_emulator::machine::Machine;
-
-/// How often a sliced run reports progress.
-pub const SLICE: Duration = Duration::from_millis(100);
-
-/// Progress of a run, as last sampled.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Progress {
-    /// Wave-instructions executed since the launch.
-    pub instructions: u64,
-    /// Waves not yet exited (resident or still to be dispatched).
-    pub waves_remaining: u64,
-}
-
-impl Progress {
-    /// Samples `m`.
-    pub fn of(m: &Machine) -> Progress {
-        Progress {
-            instructions: m.stats.wave_instructions,
-            waves_remaining: waves_remaining(m),
-        }
-    }
-}
-
-/// Waves of the launch that have not exited: the resident ones still alive plus those of
-/// workgroups not dispatched yet.
-pub fn waves_remaining(m: &Machine) -> u64 {
-    let total = m.launch().grid as u64 * m.launch().waves_per_workgroup() as u64;
-    let alive = m.waves.iter().filter(|w| w.alive()).count() as u64;
-    let gone = m.stats.waves_launched.saturating_sub(alive);
-    total.saturating_sub(gone)
-}
+pub use wavedbg_emulator::debug::Progress;
+use wavedbg_emulator::debug::{CommandOutput, Engine, InterruptHandle, ProgressHandle};
 
 /// `stepi N` up to this many instructions runs at once on the UI thread (it takes well
 /// under a millisecond), so keys pressed quickly (a held `s`) all count.
@@ -76,10 +43,6 @@ pub fn moves_machine(line: &str) -> bool {
     )
 }
 
-fn is_continue(line: &str) -> bool {
-    matches!(command::parse(line), Ok(Some(Command::Continue)))
-}
-
 /// The worker thread died (the engine panicked; the panic hook reported it).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct WorkerLost;
@@ -100,13 +63,11 @@ pub struct Job {
     thread: Option<JoinHandle<()>>,
     interrupt: InterruptHandle,
     user_stop: Arc<AtomicBool>,
-    progress: Arc<Mutex<Progress>>,
+    progress: ProgressHandle,
     /// The lines being run.
     pub lines: Vec<String>,
     /// When it started.
     pub started: Instant,
-    last_slice: Instant,
-    sliced: bool,
 }
 
 impl Job {
@@ -115,18 +76,14 @@ impl Job {
         let (tx, rx) = mpsc::channel();
         let interrupt = engine.interrupt_handle();
         let user_stop = Arc::new(AtomicBool::new(false));
-        let progress = Arc::new(Mutex::new(Progress::of(engine.machine())));
-        let sliced = lines.iter().any(|l| is_continue(l));
-        let (stop, prog, job_lines) = (user_stop.clone(), progress.clone(), lines.clone());
+        let progress = engine.progress_handle();
+        let job_lines = lines.clone();
         let thread = std::thread::Builder::new()
             .name("wavedbg-engine".into())
             .spawn(move || {
                 let results = job_lines
                     .iter()
-                    .map(|line| {
-                        let r = run_line(&mut engine, line, &stop, &prog);
-                        (line.clone(), r)
-                    })
+                    .map(|line| (line.clone(), engine.execute_line(line)))
                     .collect();
                 let _ = tx.send(Done { engine, results });
             });
@@ -140,8 +97,6 @@ impl Job {
             progress,
             lines,
             started: Instant::now(),
-            last_slice: Instant::now(),
-            sliced,
         }
     }
 
@@ -151,11 +106,6 @@ impl Job {
         self.interrupt.interrupt();
     }
 
-    /// Whether the job reports progress as it goes (it runs `continue` in slices).
-    pub fn sliced(&self) -> bool {
-        self.sliced
-    }
-
     /// Whether the user asked the run to stop.
     pub fn stopping(&self) -> bool {
         self.user_stop.load(Ordering::SeqCst)
@@ -163,18 +113,18 @@ impl Job {
 
     /// The last progress sample.
     pub fn progress(&self) -> Progress {
-        self.progress.lock().map(|p| *p).unwrap_or_default()
+        self.progress.get()
     }
 
-    /// Drives the job: interrupts for a progress sample when a slice is due, repeats a
-    /// user's interrupt until it lands. Returns the result when the job is over, `Err` if
-    /// the worker died (it panicked).
+    /// Returns the result when the job is over, `Err` if the worker died (it panicked).
     pub fn poll(&mut self) -> Result<Option<Done>, WorkerLost> {
         match self.rx.try_recv() {
             Ok(done) => {
                 if let Some(t) = self.thread.take() {
                     let _ = t.join();
                 }
+                // A request that came as the run ended by itself must not stop the next one.
+                self.interrupt.cancel();
                 return Ok(Some(done));
             }
             Err(TryRecvError::Disconnected) => {
@@ -184,13 +134,6 @@ impl Job {
                 return Err(WorkerLost);
             }
             Err(TryRecvError::Empty) => {}
-        }
-        if self.stopping() {
-            // The worker may have been between slices when the first request came.
-            self.interrupt.interrupt();
-        } else if self.sliced && self.last_slice.elapsed() >= SLICE {
-            self.last_slice = Instant::now();
-            self.interrupt.interrupt();
         }
         Ok(None)
     }
@@ -208,43 +151,4 @@ impl Job {
             std::thread::sleep(Duration::from_millis(1));
         }
     }
-}
-
-fn run_line(
-    engine: &mut Engine,
-    line: &str,
-    user_stop: &AtomicBool,
-    progress: &Mutex<Progress>,
-) -> Result<CommandOutput, CommandError> {
-    let (wave, lane) = (engine.selected_wave, engine.selected_lane);
-    let mut out = engine.execute_line(line)?;
-    if !is_continue(line) {
-        return Ok(out);
-    }
-    // A slice ended: sample progress and resume, unless the user interrupted.
-    while out
-        .stop
-        .as_ref()
-        .is_some_and(|s| s.reason == StopReason::Interrupted)
-        && !user_stop.load(Ordering::SeqCst)
-    {
-        if let Ok(mut p) = progress.lock() {
-            *p = Progress::of(engine.machine());
-        }
-        engine.selected_wave = wave;
-        engine.selected_lane = lane;
-        let stop = engine.continue_all();
-        let mut text = view::describe_stop(engine, &stop);
-        text.push('\n');
-        text.push_str(&engine.display_text());
-        out = CommandOutput {
-            text,
-            stop: Some(stop),
-            expect: None,
-        };
-    }
-    if let Ok(mut p) = progress.lock() {
-        *p = Progress::of(engine.machine());
-    }
-    Ok(out)
 }

@@ -178,7 +178,7 @@ fn a_long_continue_keeps_the_ui_live_reports_progress_and_stops_within_100ms() {
     let stop = app.engine.last_stop().expect("stopped");
     assert_eq!(stop.reason, StopReason::Interrupted);
     assert!(app.status.0.starts_with("Interrupted"), "{}", app.status.0);
-    // The slices were invisible: one continue in the log.
+    // One continue in the log.
     assert_eq!(app.engine.log(), ["continue"]);
 }
 
@@ -199,7 +199,7 @@ fn ctrl_c_interrupts_and_q_during_a_run_quits_after_yes() {
 }
 
 #[test]
-fn a_sliced_continue_ends_where_an_uninterrupted_one_does() {
+fn a_continue_on_the_worker_ends_where_a_direct_one_does() {
     let mut app = demo();
     run(&mut app, &["break merged", "continue"]);
     let mut plain = demo_engine();
@@ -207,6 +207,8 @@ fn a_sliced_continue_ends_where_an_uninterrupted_one_does() {
     let stop = plain.execute_line("continue").expect("runs").stop;
     assert_eq!(app.engine.last_stop(), stop.as_ref());
     assert_eq!(app.engine.selected_wave, plain.selected_wave);
+    // Change highlighting covers the whole run: the previous state is the launch.
+    assert_eq!(app.engine.previous().stats.wave_instructions, 0);
 }
 
 fn demo_engine() -> wavedbg_emulator::debug::Engine {

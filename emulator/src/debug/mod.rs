@@ -12,7 +12,7 @@ mod run_command;
 pub mod session;
 pub mod view;
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 
 use crate::exec::AccessKind;
@@ -148,8 +148,45 @@ pub struct InterruptHandle(Arc<AtomicBool>);
 
 impl InterruptHandle {
     /// Asks the engine to stop as soon as possible (checked every few hundred instructions).
+    /// A request made just before a run starts stops that run; each stop consumes it.
     pub fn interrupt(&self) {
         self.0.store(true, Ordering::Relaxed);
+    }
+
+    /// Withdraws a request the engine has not acted on (the run it was meant for ended by
+    /// itself), so it does not stop the next run.
+    pub fn cancel(&self) {
+        self.0.store(false, Ordering::Relaxed);
+    }
+}
+
+/// How far a run has got, readable from another thread while the engine runs.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Progress {
+    /// Wave-instructions executed since the launch.
+    pub instructions: u64,
+    /// Waves of the launch not exited yet: resident ones still alive, plus those of
+    /// workgroups not dispatched yet.
+    pub waves_remaining: u64,
+}
+
+/// Reads a running engine's [`Progress`] from another thread (the engine publishes it
+/// every few hundred instructions and at every stop).
+#[derive(Debug, Clone, Default)]
+pub struct ProgressHandle(Arc<[AtomicU64; 2]>);
+
+impl ProgressHandle {
+    /// The last published progress.
+    pub fn get(&self) -> Progress {
+        Progress {
+            instructions: self.0[0].load(Ordering::Relaxed),
+            waves_remaining: self.0[1].load(Ordering::Relaxed),
+        }
+    }
+
+    fn publish(&self, m: &Machine) {
+        self.0[0].store(m.stats.wave_instructions, Ordering::Relaxed);
+        self.0[1].store(m.waves_remaining(), Ordering::Relaxed);
     }
 }
 
@@ -172,6 +209,7 @@ pub struct Engine {
     /// `set scheduler-locking on`: stepping moves only the selected wave.
     pub scheduler_locking: bool,
     interrupt: Arc<AtomicBool>,
+    progress: ProgressHandle,
     /// The wave and PC of the breakpoint we stopped at: resuming steps over it once.
     resume_over: Option<(usize, u64)>,
     last: Option<StopEvent>,
@@ -204,6 +242,7 @@ impl Engine {
             selected_lane: 0,
             scheduler_locking: true,
             interrupt: Arc::new(AtomicBool::new(false)),
+            progress: ProgressHandle::default(),
             resume_over: None,
             last: None,
             displays: Vec::new(),
@@ -230,6 +269,11 @@ impl Engine {
     /// The last stop, if any.
     pub fn last_stop(&self) -> Option<&StopEvent> {
         self.last.as_ref()
+    }
+
+    /// A handle to read a run's progress from another thread.
+    pub fn progress_handle(&self) -> ProgressHandle {
+        self.progress.clone()
     }
 
     /// A handle to interrupt a run from another thread.
@@ -639,6 +683,7 @@ impl Engine {
 
     /// Records a stop: selects its wave, snapshots for change tracking.
     fn finish(&mut self, stop: StopEvent) -> StopEvent {
+        self.progress.publish(&self.machine);
         if let Some(w) = stop.wave {
             self.selected_wave = w;
         }
@@ -712,6 +757,9 @@ impl Engine {
                         .finish(self.event(StopReason::Reached(format!("{a:#x}")), Some(w)));
                 }
                 _ => {}
+            }
+            if done.is_multiple_of(POLL) {
+                self.progress.publish(&self.machine);
             }
             if done.is_multiple_of(POLL) && self.interrupt.swap(false, Ordering::Relaxed) {
                 let w = match mode {
@@ -810,6 +858,7 @@ impl Engine {
                 let w = self.live_wave();
                 break self.event(StopReason::Interrupted, Some(w));
             }
+            self.progress.publish(&self.machine);
             match self.machine.run(Some(POLL)) {
                 None => continue,
                 Some(Event::BreakpointHit { wave, pc }) => {

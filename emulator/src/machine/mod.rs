@@ -438,6 +438,13 @@ impl Machine {
         wave / self.waves_per_group()
     }
 
+    /// Waves of the launch that have not exited: resident ones still alive, plus those of
+    /// workgroups not dispatched yet.
+    pub fn waves_remaining(&self) -> u64 {
+        let alive = self.waves.iter().filter(|w| w.alive()).count() as u64;
+        alive + self.workgroups_pending() as u64 * self.waves_per_group() as u64
+    }
+
     /// Workgroups not dispatched yet.
     pub fn workgroups_pending(&self) -> u32 {
         self.launch.grid - self.next_workgroup

@@ -36,21 +36,13 @@ pub fn draw_status(frame: &mut Frame, area: Rect, app: &App) {
         (
             " RUNNING ",
             Color::Yellow,
-            if job.sliced() {
-                format!(
-                    "{what} `{}`: {} instructions, {} waves remaining, {:.1} s  (Esc interrupts)",
-                    job.lines.join("; "),
-                    thousands(p.instructions),
-                    p.waves_remaining,
-                    job.started.elapsed().as_secs_f64()
-                )
-            } else {
-                format!(
-                    "{what} `{}`: {:.1} s  (Esc interrupts)",
-                    job.lines.join("; "),
-                    job.started.elapsed().as_secs_f64()
-                )
-            },
+            format!(
+                "{what} `{}`: {} instructions, {} waves remaining, {:.1} s  (Esc interrupts)",
+                job.lines.join("; "),
+                thousands(p.instructions),
+                p.waves_remaining,
+                job.started.elapsed().as_secs_f64()
+            ),
         )
     } else {
         let (text, kind) = &app.status;
