@@ -46,8 +46,9 @@ pub struct LaunchArgs {
     /// Workgroups resident at once.
     #[arg(long, default_value_t = LaunchOptions::default().resident_workgroups)]
     pub resident: u32,
-    /// Fault after this many wave-instructions (default: unlimited under the debugger;
-    /// interrupt a runaway kernel with Ctrl-C).
+    /// Fault after this many wave-instructions; 0 is unlimited (default: 100,000,000 for
+    /// `run` and `replay`, unlimited under the debugger, where Ctrl-C interrupts a runaway
+    /// kernel).
     #[arg(long)]
     pub max_instructions: Option<u64>,
 }

@@ -6,6 +6,7 @@ use std::time::Instant;
 use clap::Args;
 use color_eyre::eyre::{bail, eyre, Result};
 use serde::Serialize;
+use wavedbg_emulator::debug::expr::parse_number;
 use wavedbg_emulator::machine::{Event, LaunchOptions, Machine, Stats};
 use wavedbg_emulator::memory::hexdump;
 
@@ -16,24 +17,9 @@ use crate::cli::{emit, load_program};
 pub struct RunArgs {
     /// Kernel source (.s) or object (.wko).
     kernel: PathBuf,
-    /// Workgroups in the grid (overrides `.grid`).
-    #[arg(long)]
-    grid: Option<u32>,
-    /// Lanes per workgroup, a multiple of 32 (overrides `.workgroup`).
-    #[arg(long)]
-    workgroup: Option<u32>,
-    /// Scheduling seed: 0 is plain round-robin; others explore other interleavings.
-    #[arg(long, default_value_t = 0)]
-    seed: u64,
-    /// Instructions a wave runs before the scheduler switches.
-    #[arg(long, default_value_t = LaunchOptions::default().quantum)]
-    quantum: u32,
-    /// Workgroups resident at once.
-    #[arg(long, default_value_t = LaunchOptions::default().resident_workgroups)]
-    resident: u32,
-    /// Stop with a fault after this many wave-instructions (0: unlimited).
-    #[arg(long, default_value_t = 100_000_000)]
-    max_instructions: u64,
+    /// Launch settings.
+    #[command(flatten)]
+    launch: crate::launch::LaunchArgs,
     /// Print memory after the run: a buffer NAME, or global:ADDR:LEN (repeatable).
     #[arg(long, value_name = "NAME|global:ADDR:LEN")]
     dump: Vec<String>,
@@ -62,19 +48,15 @@ struct Report {
     dumps: Vec<Dump>,
 }
 
-fn parse_num(s: &str) -> Option<u64> {
-    match s.strip_prefix("0x") {
-        Some(h) => u64::from_str_radix(h, 16).ok(),
-        None => s.parse().ok(),
-    }
-}
-
 fn dump(m: &Machine, spec: &str) -> Result<Dump> {
     let (name, addr, len) = if let Some(rest) = spec.strip_prefix("global:") {
         let (a, l) = rest
             .split_once(':')
             .ok_or_else(|| eyre!("--dump {spec}: expected global:ADDR:LEN"))?;
-        let (a, l) = (parse_num(a), parse_num(l));
+        let (a, l) = (
+            parse_number(a).map(|v| v as u64),
+            parse_number(l).map(|v| v as u64),
+        );
         let (Some(a), Some(l)) = (a, l) else {
             bail!("--dump {spec}: ADDR and LEN must be numbers")
         };
@@ -128,14 +110,12 @@ pub fn run(args: RunArgs) -> Result<i32> {
 }
 
 fn run_program(program: &wavedbg_emulator::program::Program, args: RunArgs) -> Result<i32> {
-    let options = LaunchOptions {
-        grid: args.grid,
-        workgroup_lanes: args.workgroup,
-        seed: args.seed,
-        quantum: args.quantum,
-        resident_workgroups: args.resident,
-        max_instructions: (args.max_instructions != 0).then_some(args.max_instructions),
-    };
+    let mut options = args.launch.options();
+    // A plain run must end: without --max-instructions it gets the machine's budget
+    // (0 still means unlimited).
+    if args.launch.max_instructions.is_none() {
+        options.max_instructions = LaunchOptions::default().max_instructions;
+    }
     let mut m =
         Machine::new(program, options).map_err(|e| eyre!("{}: {e}", args.kernel.display()))?;
     let start = Instant::now();

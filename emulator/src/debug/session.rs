@@ -304,10 +304,7 @@ impl Script {
     pub fn parse(text: &str, path: &str) -> Result<Script, SessionError> {
         let mut s = Script {
             kernel: None,
-            launch: LaunchOptions {
-                max_instructions: Some(100_000_000),
-                ..LaunchOptions::default()
-            },
+            launch: LaunchOptions::default(),
             commands: Vec::new(),
         };
         for (i, line) in text.lines().enumerate() {

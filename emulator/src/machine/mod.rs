@@ -203,6 +203,8 @@ pub struct Machine {
     pub global: GlobalMemory,
     /// Base address of each declared buffer, in declaration order.
     pub buffer_bases: Vec<u64>,
+    /// The uniform registers every wave starts with (the kernel's arguments).
+    initial_u: [u32; wave::UREGS],
     /// Resident waves: slot `s` owns waves `s * W .. (s + 1) * W`.
     pub waves: Vec<Wave>,
     /// Resident workgroup slots.
@@ -222,6 +224,62 @@ pub struct Machine {
     /// Lets wave `.0` execute the instruction at `.1` once despite [`Machine::break_at`]
     /// (resuming from a breakpoint).
     pub skip_break: Option<(usize, u64)>,
+}
+
+/// Checks that every argument names a declared buffer and fits in u0-u63.
+fn check_args(program: &Program) -> Result<(), LaunchError> {
+    for a in &program.args {
+        if let ArgValue::Address(n) | ArgValue::Descriptor(n) = &a.value {
+            if program.buffer(n).is_none() {
+                return Err(LaunchError::UnknownBuffer {
+                    reg: a.reg,
+                    name: n.clone(),
+                });
+            }
+        }
+        if a.reg as usize + a.value.regs() as usize > wave::UREGS {
+            return Err(LaunchError::Shape(format!(
+                "argument at u{} runs past u63",
+                a.reg
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// The uniform registers every wave starts with: the `.arg` values, buffer addresses and
+/// descriptors (computed once per launch, not per workgroup).
+fn initial_uniforms(program: &Program, buffer_bases: &[u64]) -> [u32; wave::UREGS] {
+    let mut args = [0u32; wave::UREGS];
+    for a in &program.args {
+        let r = a.reg as usize;
+        // `check_args` verified every name and that the registers fit.
+        let base = |n: &str| {
+            let i = program
+                .buffers
+                .iter()
+                .position(|b| b.name == n)
+                .unwrap_or(0);
+            (
+                buffer_bases.get(i).copied().unwrap_or(0),
+                program.buffers.get(i).map_or(0, |b| b.size),
+            )
+        };
+        match &a.value {
+            ArgValue::Value(v) => args[r] = *v,
+            ArgValue::Address(n) => {
+                let (b, _) = base(n);
+                args[r] = b as u32;
+                args[r + 1] = (b >> 32) as u32;
+            }
+            ArgValue::Descriptor(n) => {
+                let (b, size) = base(n);
+                let d = BufferDescriptor::new(b, size.min(u32::MAX as u64) as u32).to_dwords();
+                args[r..r + 4].copy_from_slice(&d);
+            }
+        }
+    }
+    args
 }
 
 /// Decodes a code image once.
@@ -274,7 +332,9 @@ impl Machine {
             .buffers
             .iter()
             .map(|b| global.allocate(&b.name, b.size, &b.init))
-            .collect();
+            .collect::<Vec<u64>>();
+        check_args(program)?;
+        let initial_u = initial_uniforms(program, &buffer_bases);
         let resident = options.resident_workgroups.max(1).min(launch.grid);
         let mut m = Machine {
             program: Arc::new(program.clone()),
@@ -283,6 +343,7 @@ impl Machine {
             options,
             global,
             buffer_bases,
+            initial_u,
             waves: Vec::new(),
             slots: Vec::new(),
             next_workgroup: 0,
@@ -295,7 +356,6 @@ impl Machine {
             break_at: Vec::new(),
             skip_break: None,
         };
-        m.check_args()?;
         for _ in 0..resident {
             m.slots.push(Slot {
                 workgroup: None,
@@ -306,26 +366,6 @@ impl Machine {
         }
         m.left = m.quantum();
         Ok(m)
-    }
-
-    fn check_args(&self) -> Result<(), LaunchError> {
-        for a in &self.program.args {
-            if let ArgValue::Address(n) | ArgValue::Descriptor(n) = &a.value {
-                if self.program.buffer(n).is_none() {
-                    return Err(LaunchError::UnknownBuffer {
-                        reg: a.reg,
-                        name: n.clone(),
-                    });
-                }
-            }
-            if a.reg as usize + a.value.regs() as usize > wave::UREGS {
-                return Err(LaunchError::Shape(format!(
-                    "argument at u{} runs past u63",
-                    a.reg
-                )));
-            }
-        }
-        Ok(())
     }
 
     /// The program.
@@ -391,38 +431,9 @@ impl Machine {
             workgroup: Some(wg),
             shared: PagedBytes::zeroed(self.launch.shared_bytes as u64),
         };
-        let mut args = [0u32; wave::UREGS];
-        for a in &self.program.args {
-            let r = a.reg as usize;
-            let base = |n: &str| {
-                let i = self
-                    .program
-                    .buffers
-                    .iter()
-                    .position(|b| b.name == n)
-                    .unwrap_or(0);
-                (
-                    self.buffer_bases.get(i).copied().unwrap_or(0),
-                    self.program.buffers.get(i).map_or(0, |b| b.size),
-                )
-            };
-            match &a.value {
-                ArgValue::Value(v) => args[r] = *v,
-                ArgValue::Address(n) => {
-                    let (b, _) = base(n);
-                    args[r] = b as u32;
-                    args[r + 1] = (b >> 32) as u32;
-                }
-                ArgValue::Descriptor(n) => {
-                    let (b, size) = base(n);
-                    let d = BufferDescriptor::new(b, size.min(u32::MAX as u64) as u32).to_dwords();
-                    args[r..r + 4].copy_from_slice(&d);
-                }
-            }
-        }
         for i in 0..wpg {
             let mut w = Wave::new(wg * wpg as u32 + i as u32, wg, i as u32, scratch);
-            w.u = args;
+            w.u = self.initial_u;
             let idx = s * wpg + i;
             if idx < self.waves.len() {
                 self.waves[idx] = w;
