@@ -118,28 +118,18 @@ impl StopEvent {
     }
 }
 
-/// How a run proceeds.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Mode {
-    /// All waves, as the scheduler picks them.
-    All,
-    /// Only one wave (the others frozen).
-    Wave(usize),
-}
-
-/// When a run ends on its own (besides breakpoints, watchpoints, faults...).
+/// When a run of one wave alone ends on its own (besides breakpoints, watchpoints,
+/// faults...).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Goal {
     /// Never.
     None,
-    /// After this many instructions of the run's wave (or of all waves for Mode::All).
+    /// After this many instructions.
     Steps(u64),
-    /// When wave `.0` reaches address `.1`.
-    Address(usize, u64),
     /// When the wave arrives at a barrier.
-    Barrier(usize),
+    Barrier,
     /// When the wave exits.
-    Exit(usize),
+    Exit,
 }
 
 /// A handle that interrupts a running engine from another thread.
@@ -569,14 +559,14 @@ impl Engine {
 
     /// Continues all waves until something stops them.
     pub fn continue_all(&mut self) -> StopEvent {
-        self.run(Mode::All, Goal::None)
+        self.run_all(None)
     }
 
     /// Steps `n` instructions: with scheduler locking, of the selected wave only (others
     /// frozen); without, every ready wave advances one instruction per step, in order.
     pub fn step(&mut self, n: u64) -> StopEvent {
         if self.scheduler_locking {
-            self.run(Mode::Wave(self.selected_wave), Goal::Steps(n.max(1)))
+            self.run_alone(self.selected_wave, Goal::Steps(n.max(1)))
         } else {
             self.step_all(n.max(1))
         }
@@ -595,7 +585,7 @@ impl Engine {
         } else {
             Goal::Steps(n.max(1))
         };
-        self.run(Mode::Wave(w), goal)
+        self.run_alone(w, goal)
     }
 
     /// Steps wave `w` by one instruction; if it waits at a barrier, the other waves run
@@ -655,19 +645,19 @@ impl Engine {
     /// Continues (all waves run) until the selected wave reaches `addr`.
     pub fn advance(&mut self, addr: u64) -> StopEvent {
         let w = self.selected_wave;
-        self.run(Mode::All, Goal::Address(w, addr))
+        self.run_all(Some((w, addr)))
     }
 
     /// Runs the selected wave alone until it arrives at a barrier.
     pub fn advance_to_barrier(&mut self) -> StopEvent {
         let w = self.selected_wave;
-        self.run(Mode::Wave(w), Goal::Barrier(w))
+        self.run_alone(w, Goal::Barrier)
     }
 
     /// Runs the selected wave alone until it exits.
     pub fn finish_wave(&mut self) -> StopEvent {
         let w = self.selected_wave;
-        self.run(Mode::Wave(w), Goal::Exit(w))
+        self.run_alone(w, Goal::Exit)
     }
 
     fn event(&self, reason: StopReason, wave: Option<usize>) -> StopEvent {
@@ -735,26 +725,15 @@ impl Engine {
         // `continue`) still stops it; each stop consumes the request (see `finish`).
     }
 
-    fn run(&mut self, mode: Mode, goal: Goal) -> StopEvent {
-        if mode == Mode::All && matches!(goal, Goal::None | Goal::Address(..)) {
-            return self.run_all(goal);
-        }
+    /// Runs wave `w` alone (the others frozen), checking breakpoints and watchpoints at
+    /// every instruction.
+    fn run_alone(&mut self, w: usize, goal: Goal) -> StopEvent {
         self.begin();
         let mut done = 0u64;
         loop {
             match goal {
                 Goal::Steps(n) if done >= n => {
-                    let w = match mode {
-                        Mode::Wave(w) => Some(w),
-                        Mode::All => Some(self.selected_wave),
-                    };
-                    return self.finish(self.event(StopReason::Step, w));
-                }
-                Goal::Address(w, a)
-                    if done > 0 && self.machine.waves.get(w).is_some_and(|x| x.pc == a) =>
-                {
-                    return self
-                        .finish(self.event(StopReason::Reached(format!("{a:#x}")), Some(w)));
+                    return self.finish(self.event(StopReason::Step, Some(w)));
                 }
                 _ => {}
             }
@@ -762,47 +741,24 @@ impl Engine {
                 self.progress.publish(&self.machine);
             }
             if done.is_multiple_of(POLL) && self.interrupt.swap(false, Ordering::Relaxed) {
-                let w = match mode {
-                    Mode::Wave(w) => w,
-                    Mode::All => self.live_wave(),
-                };
                 return self.finish(self.event(StopReason::Interrupted, Some(w)));
             }
-            let w = match mode {
-                Mode::All => match self.machine.schedule() {
-                    Ok(w) => w,
-                    Err(e) => return self.finish(self.machine_event(e, None)),
-                },
-                Mode::Wave(w) => {
-                    let Some(wave) = self.machine.waves.get(w) else {
-                        return self
-                            .finish(self.event(StopReason::Blocked(format!("no wave {w}")), None));
-                    };
-                    match wave.state {
-                        WaveState::Ready | WaveState::Stopped => w,
-                        WaveState::AtBarrier => {
-                            let why = "the wave waits at a barrier for the other waves of its workgroup, which are frozen (continue, or set scheduler-locking off)";
-                            return self
-                                .finish(self.event(StopReason::Blocked(why.into()), Some(w)));
-                        }
-                        WaveState::Exited => {
-                            let reason = if goal == Goal::Exit(w) {
-                                StopReason::Reached("exit".into())
-                            } else {
-                                StopReason::Blocked("the wave has exited".into())
-                            };
-                            return self.finish(self.event(reason, Some(w)));
-                        }
-                        WaveState::Faulted => {
-                            return self.finish(self.event(
-                                StopReason::Blocked("the wave has faulted".into()),
-                                Some(w),
-                            ))
-                        }
-                    }
-                }
+            let Some(wave) = self.machine.waves.get(w) else {
+                return self.finish(self.event(StopReason::Blocked(format!("no wave {w}")), None));
             };
-            let was_barrier = matches!(goal, Goal::Barrier(_))
+            let blocked = match wave.state {
+                WaveState::Ready | WaveState::Stopped => None,
+                WaveState::AtBarrier => Some(StopReason::Blocked(
+                    "the wave waits at a barrier for the other waves of its workgroup, which are frozen (continue, or set scheduler-locking off)".into(),
+                )),
+                WaveState::Exited if goal == Goal::Exit => Some(StopReason::Reached("exit".into())),
+                WaveState::Exited => Some(StopReason::Blocked("the wave has exited".into())),
+                WaveState::Faulted => Some(StopReason::Blocked("the wave has faulted".into())),
+            };
+            if let Some(reason) = blocked {
+                return self.finish(self.event(reason, Some(w)));
+            }
+            let was_barrier = goal == Goal::Barrier
                 && self
                     .machine
                     .waves
@@ -816,12 +772,10 @@ impl Engine {
             let wave = &self.machine.waves[w];
             match goal {
                 // The last wave to arrive releases the barrier at once: it counts as arrived.
-                Goal::Barrier(g)
-                    if g == w && (wave.state == WaveState::AtBarrier || was_barrier) =>
-                {
+                Goal::Barrier if wave.state == WaveState::AtBarrier || was_barrier => {
                     return self.finish(self.event(StopReason::Reached("barrier".into()), Some(w)));
                 }
-                Goal::Exit(g) if g == w && wave.state == WaveState::Exited => {
+                Goal::Exit if wave.state == WaveState::Exited => {
                     return self.finish(self.event(StopReason::Reached("exit".into()), Some(w)));
                 }
                 _ => {}
@@ -832,26 +786,20 @@ impl Engine {
     /// Runs all waves through the machine's own loop, which reports breakpoint addresses
     /// and watched accesses as events: with nothing armed the engine adds nothing per
     /// instruction, and armed but not hit it adds one indexed load.
-    fn run_all(&mut self, goal: Goal) -> StopEvent {
+    fn run_all(&mut self, target: Option<(usize, u64)>) -> StopEvent {
         self.begin();
-        let target = match goal {
-            Goal::Address(w, a) => {
-                // A temporary internal breakpoint; resume over it if the wave is already there.
-                if self.machine.break_at.is_empty() {
-                    self.machine.break_at = vec![false; self.machine.code().len()];
-                }
-                if let Some(b) = self.machine.break_at.get_mut((a / 4) as usize) {
-                    *b = true;
-                }
-                if self.machine.waves.get(w).is_some_and(|x| x.pc == a)
-                    && self.resume_over.is_none()
-                {
-                    self.resume_over = Some((w, a));
-                }
-                Some((w, a))
+        if let Some((w, a)) = target {
+            // A temporary internal breakpoint; resume over it if the wave is already there.
+            if self.machine.break_at.is_empty() {
+                self.machine.break_at = vec![false; self.machine.code().len()];
             }
-            _ => None,
-        };
+            if let Some(b) = self.machine.break_at.get_mut((a / 4) as usize) {
+                *b = true;
+            }
+            if self.machine.waves.get(w).is_some_and(|x| x.pc == a) && self.resume_over.is_none() {
+                self.resume_over = Some((w, a));
+            }
+        }
         self.machine.skip_break = self.resume_over.take();
         let stop = loop {
             if self.interrupt.swap(false, Ordering::Relaxed) {
