@@ -170,8 +170,8 @@ impl Session {
             message: e.code.to_string(),
         };
         let opts = ron::Options::default();
-        if let Ok(probe) = opts.from_str::<ProbeOrAny>(text) {
-            if let Some(v) = probe.version() {
+        if let Ok(probe) = opts.from_str::<VersionProbe>(text) {
+            if let Some(v) = probe.format_version {
                 if v != SESSION_VERSION {
                     return Err(SessionError::Version {
                         path: path.to_string(),
@@ -251,15 +251,9 @@ impl Session {
 
 /// Reads just the version of whatever RON struct the text holds.
 #[derive(Deserialize)]
-struct ProbeOrAny {
+struct VersionProbe {
     #[serde(default)]
     format_version: Option<u32>,
-}
-
-impl ProbeOrAny {
-    fn version(&self) -> Option<u32> {
-        self.format_version
-    }
 }
 
 /// Writes a file through a temporary file and a rename.
