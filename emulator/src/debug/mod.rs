@@ -801,12 +801,19 @@ impl Engine {
             }
         }
         self.machine.skip_break = self.resume_over.take();
+        let mut published = 0;
         let stop = loop {
             if self.interrupt.swap(false, Ordering::Relaxed) {
                 let w = self.live_wave();
                 break self.event(StopReason::Interrupted, Some(w));
             }
-            self.progress.publish(&self.machine);
+            // Breakpoint events come back here at every hit: publish at most every POLL
+            // instructions, not at every event.
+            let now = self.machine.stats.wave_instructions;
+            if now >= published + POLL {
+                self.progress.publish(&self.machine);
+                published = now;
+            }
             match self.machine.run(Some(POLL)) {
                 None => continue,
                 Some(Event::BreakpointHit { wave, pc }) => {
