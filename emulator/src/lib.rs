@@ -10,3 +10,13 @@ pub mod isa;
 pub mod machine;
 pub mod memory;
 pub mod program;
+
+/// What an I/O error says, for a user: `No such file or directory`, without Rust's
+/// ` (os error 2)` suffix.
+pub fn io_reason(e: &std::io::Error) -> String {
+    let text = e.to_string();
+    match text.rfind(" (os error ") {
+        Some(i) if text.ends_with(')') => text[..i].to_string(),
+        _ => text,
+    }
+}

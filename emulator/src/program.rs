@@ -8,6 +8,21 @@ use serde::{Deserialize, Serialize};
 /// The container format's version; bumped on incompatible changes.
 pub const OBJECT_FORMAT_VERSION: u32 = 1;
 
+/// Largest buffer a kernel may declare (1 GiB): keeps a typo from allocating the machine.
+pub const MAX_BUFFER_BYTES: u64 = 1 << 30;
+/// Largest total of all buffers (16 GiB; pages are shared zero pages until written).
+pub const MAX_GLOBAL_BYTES: u64 = 16 << 30;
+/// Most buffers a kernel may declare.
+pub const MAX_BUFFERS: usize = 4096;
+/// Largest shared window per workgroup (1 MiB).
+pub const MAX_SHARED_BYTES: u64 = 1 << 20;
+/// Largest scratch per lane (64 KiB).
+pub const MAX_SCRATCH_BYTES: u64 = 1 << 16;
+/// Most lanes in a workgroup.
+pub const MAX_WORKGROUP_LANES: u32 = 1024;
+/// Most code words (16 Mi words, 64 MiB of code).
+pub const MAX_CODE_WORDS: usize = 1 << 24;
+
 /// Launch settings from the kernel's directives (overridable on the command line).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LaunchConfig {
@@ -110,6 +125,9 @@ pub enum ObjectError {
     /// Not a valid RON document of the expected shape.
     #[error("not a wavedbg kernel object: {0}")]
     Parse(String),
+    /// Well-formed, but not a kernel that can run.
+    #[error("invalid kernel object: {0}")]
+    Invalid(#[from] ProgramError),
     /// Written by an incompatible version.
     #[error(
         "kernel object format version {found} is not supported (expected {OBJECT_FORMAT_VERSION})"
@@ -120,7 +138,176 @@ pub enum ObjectError {
     },
 }
 
+/// Why a program is not a kernel that can run: the same checks for the assembler's output
+/// and for a `.wko` object read from disk, which is not trusted.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ProgramError {
+    /// No code at all.
+    #[error("no instructions: a kernel needs at least one instruction")]
+    NoInstructions,
+    /// Too much code.
+    #[error("{words} code words is more than the {MAX_CODE_WORDS} allowed")]
+    CodeTooLarge {
+        /// Words found.
+        words: usize,
+    },
+    /// Bad workgroup size.
+    #[error("workgroup size {0} is not a multiple of 32 in 32..={MAX_WORKGROUP_LANES}")]
+    WorkgroupLanes(u32),
+    /// An empty grid.
+    #[error("the grid has no workgroups")]
+    EmptyGrid,
+    /// Shared memory over the limit.
+    #[error(
+        "{0} bytes of shared memory per workgroup is more than the {MAX_SHARED_BYTES} allowed"
+    )]
+    SharedTooLarge(u32),
+    /// Scratch over the limit.
+    #[error("{0} bytes of scratch per lane is more than the {MAX_SCRATCH_BYTES} allowed")]
+    ScratchTooLarge(u32),
+    /// Too many buffers.
+    #[error("{0} buffers is more than the {MAX_BUFFERS} allowed")]
+    TooManyBuffers(usize),
+    /// A buffer of a bad size.
+    #[error("buffer `{name}` has size {size}: a buffer holds 1 to {MAX_BUFFER_BYTES} bytes")]
+    BufferSize {
+        /// Buffer name.
+        name: String,
+        /// Size found.
+        size: u64,
+    },
+    /// All buffers together over the limit.
+    #[error("the buffers take {total} bytes in all, more than the {MAX_GLOBAL_BYTES} allowed")]
+    GlobalTooLarge {
+        /// Total bytes.
+        total: u64,
+    },
+    /// Initial contents longer than the buffer.
+    #[error("buffer `{name}` has {init} bytes of initial contents but holds only {size}")]
+    InitTooLong {
+        /// Buffer name.
+        name: String,
+        /// Initial bytes.
+        init: usize,
+        /// Size.
+        size: u64,
+    },
+    /// Two buffers of one name.
+    #[error("buffer `{0}` is declared twice")]
+    DuplicateBuffer(String),
+    /// An argument names a buffer the kernel does not declare.
+    #[error("argument u{reg} names unknown buffer `{name}`")]
+    UnknownBuffer {
+        /// First register.
+        reg: u8,
+        /// Buffer name.
+        name: String,
+    },
+    /// An argument's registers run past the last uniform register.
+    #[error("argument at u{0} runs past u63")]
+    ArgRegisters(u8),
+    /// A label outside the code.
+    #[error("label `{name}` at {addr:#x} is outside the code ({code_bytes} bytes)")]
+    LabelOutside {
+        /// Label.
+        name: String,
+        /// Its address.
+        addr: u64,
+        /// Code size.
+        code_bytes: u64,
+    },
+    /// The line table is not sorted by address or points outside the code.
+    #[error("the line table is not in address order inside the code (entry {0})")]
+    LineTable(usize),
+}
+
 impl Program {
+    /// Checks everything the machine relies on: sizes within the documented limits, names
+    /// that resolve, registers that exist, a line table in order. The assembler and the
+    /// object loader both call it, so a kernel from either is held to the same limits.
+    pub fn validate(&self) -> Result<(), ProgramError> {
+        if self.code.is_empty() {
+            return Err(ProgramError::NoInstructions);
+        }
+        if self.code.len() > MAX_CODE_WORDS {
+            return Err(ProgramError::CodeTooLarge {
+                words: self.code.len(),
+            });
+        }
+        let l = &self.launch;
+        if l.workgroup_lanes == 0
+            || !l.workgroup_lanes.is_multiple_of(32)
+            || l.workgroup_lanes > MAX_WORKGROUP_LANES
+        {
+            return Err(ProgramError::WorkgroupLanes(l.workgroup_lanes));
+        }
+        if l.grid == 0 {
+            return Err(ProgramError::EmptyGrid);
+        }
+        if l.shared_bytes as u64 > MAX_SHARED_BYTES {
+            return Err(ProgramError::SharedTooLarge(l.shared_bytes));
+        }
+        if l.scratch_bytes as u64 > MAX_SCRATCH_BYTES {
+            return Err(ProgramError::ScratchTooLarge(l.scratch_bytes));
+        }
+        if self.buffers.len() > MAX_BUFFERS {
+            return Err(ProgramError::TooManyBuffers(self.buffers.len()));
+        }
+        let mut total = 0u64;
+        for (i, b) in self.buffers.iter().enumerate() {
+            if b.size == 0 || b.size > MAX_BUFFER_BYTES {
+                return Err(ProgramError::BufferSize {
+                    name: b.name.clone(),
+                    size: b.size,
+                });
+            }
+            if b.init.len() as u64 > b.size {
+                return Err(ProgramError::InitTooLong {
+                    name: b.name.clone(),
+                    init: b.init.len(),
+                    size: b.size,
+                });
+            }
+            if self.buffers[..i].iter().any(|o| o.name == b.name) {
+                return Err(ProgramError::DuplicateBuffer(b.name.clone()));
+            }
+            total += b.size;
+        }
+        if total > MAX_GLOBAL_BYTES {
+            return Err(ProgramError::GlobalTooLarge { total });
+        }
+        for a in &self.args {
+            if let ArgValue::Address(n) | ArgValue::Descriptor(n) = &a.value {
+                if self.buffer(n).is_none() {
+                    return Err(ProgramError::UnknownBuffer {
+                        reg: a.reg,
+                        name: n.clone(),
+                    });
+                }
+            }
+            if a.reg as usize + a.value.regs() as usize > crate::machine::wave::UREGS {
+                return Err(ProgramError::ArgRegisters(a.reg));
+            }
+        }
+        let code_bytes = self.code_bytes();
+        if let Some((name, &addr)) = self.labels.iter().find(|(_, a)| **a > code_bytes) {
+            return Err(ProgramError::LabelOutside {
+                name: name.clone(),
+                addr,
+                code_bytes,
+            });
+        }
+        for (i, w) in self.lines.windows(2).enumerate() {
+            if w[0].0 >= w[1].0 {
+                return Err(ProgramError::LineTable(i + 1));
+            }
+        }
+        if let Some(i) = self.lines.iter().position(|(a, _)| *a >= code_bytes) {
+            return Err(ProgramError::LineTable(i));
+        }
+        Ok(())
+    }
+
     /// A program with no code and default launch settings.
     pub fn empty(name: &str) -> Self {
         Self {
@@ -151,6 +338,7 @@ impl Program {
                 found: p.format_version,
             });
         }
+        p.validate()?;
         Ok(p)
     }
 

@@ -785,7 +785,7 @@ label: ; a label then a comment
     let dir = scratch_dir("semicolon");
     std::fs::write(dir.join("a;b.bin"), [1u8, 2, 3]).unwrap();
     let p = assemble(
-        ".buffer b, 4\n.file b, \"a;b.bin\" ; comment",
+        ".buffer b, 4\n.file b, \"a;b.bin\" ; comment\nend",
         "x.s",
         Some(&dir),
     )
@@ -1055,9 +1055,15 @@ fn defaults_without_directives() {
         (32, 1, 0, 0)
     );
     assert!(p.buffers.is_empty() && p.args.is_empty() && p.labels.is_empty());
-    let p = ok("");
-    assert!(p.code.is_empty());
-    assert_eq!(p, Program::empty("kernel"));
+    // A kernel with no instructions is an assembler error (it could only fault).
+    assert_eq!(
+        one("").message,
+        "no instructions: a kernel needs at least one instruction"
+    );
+    let mut empty = Program::empty("kernel");
+    empty.code = p.code.clone();
+    empty.lines = p.lines.clone();
+    assert_eq!(p, empty);
 }
 
 #[test]
@@ -1115,10 +1121,11 @@ top: vmovi v1, 1.5
     // Stable: serializing again gives the same text.
     assert_eq!(back.to_object(), text);
     let _ = std::fs::remove_dir_all(&dir);
-    assert_eq!(
-        Program::from_object(&Program::empty("e").to_object()).unwrap(),
-        Program::empty("e")
-    );
+    // An object is held to the assembler's limits: one with no code is refused.
+    assert!(matches!(
+        Program::from_object(&Program::empty("e").to_object()),
+        Err(ObjectError::Invalid(_))
+    ));
 }
 
 #[test]
@@ -1156,7 +1163,12 @@ fn file_directive_relative_to_base_dir() {
     let dir = scratch_dir("rel");
     std::fs::create_dir_all(dir.join("sub")).unwrap();
     std::fs::write(dir.join("sub").join("v.bin"), [4u8, 3]).unwrap();
-    let p = assemble(".buffer b, 2\n.file b, \"sub/v.bin\"", "r.s", Some(&dir)).unwrap();
+    let p = assemble(
+        ".buffer b, 2\n.file b, \"sub/v.bin\"\nend",
+        "r.s",
+        Some(&dir),
+    )
+    .unwrap();
     assert_eq!(p.buffers[0].init, vec![4, 3]);
     // Without a base directory the path is relative to the current directory.
     let e = assemble(

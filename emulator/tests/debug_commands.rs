@@ -630,7 +630,10 @@ fn malformed_commands_say_what_is_wrong_and_show_the_usage() {
         ),
         ("expect == 1", "needs both sides of the comparison"),
         ("expect u6 ==", "needs both sides of the comparison"),
-        ("expect v3 + == 1", "bad expression `v3 +`"),
+        (
+            "expect v3 + == 1",
+            "bad expression `v3 + == 1`: unexpected `== 1` (at column 6)",
+        ),
         ("expect nosuch == 1", "cannot evaluate `nosuch`"),
     ] {
         fails_with_usage(&mut e, line, what);
@@ -1500,9 +1503,14 @@ fn print_scalars_in_every_format() {
     ] {
         assert_eq!(run(&mut e, line), format!("{expect}\n"), "{line}");
     }
-    // v3 without an index at the selected lane in an expression.
+    // `lane` in print is the selected lane (issue: `p lane` printed all 32 lanes).
     run(&mut e, "lane 6");
-    assert_eq!(run(&mut e, "p v3[lane]").lines().count(), 5, "per lane");
+    assert_eq!(
+        run(&mut e, "p v3[lane]").lines().count(),
+        1,
+        "the selected lane"
+    );
+    assert_eq!(run(&mut e, "p lane"), "lane = 6\n");
     assert_eq!(
         run(&mut e, "expect v3 == 24").lines().next(),
         Some("expect ok: v3 == 24")

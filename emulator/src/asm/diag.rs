@@ -21,8 +21,33 @@ pub struct Diagnostic {
     pub hint: Option<String>,
 }
 
+impl Diagnostic {
+    /// An error about the file as a whole (unreadable, no instructions): no line, no
+    /// snippet.
+    pub fn file_level(file: &str, message: String) -> Diagnostic {
+        Diagnostic {
+            file: file.to_string(),
+            line: 0,
+            col: 0,
+            len: 0,
+            message,
+            source_line: String::new(),
+            hint: None,
+        }
+    }
+}
+
 impl fmt::Display for Diagnostic {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.line == 0 {
+            // A message that already names the file (`cannot read FILE: ...`) is shown
+            // alone.
+            return if self.message.contains(&self.file) {
+                write!(f, "{}", self.message)
+            } else {
+                write!(f, "{}: error: {}", self.file, self.message)
+            };
+        }
         writeln!(
             f,
             "{}:{}:{}: error: {}",

@@ -4,7 +4,9 @@
 use super::text::{self, Span, Token};
 use super::Assembler;
 use crate::isa::RegFile;
-use crate::program::{ArgDef, ArgValue, BufferDef};
+use crate::program::{
+    ArgDef, ArgValue, BufferDef, MAX_BUFFER_BYTES, MAX_SCRATCH_BYTES, MAX_SHARED_BYTES,
+};
 
 /// Every directive with its usage, for hints.
 const DIRECTIVES: &[(&str, &str)] = &[
@@ -29,13 +31,6 @@ const DIRECTIVES: &[(&str, &str)] = &[
         ".arg u[0:1], NAME | .arg u[4:7], desc NAME | .arg u8, VALUE",
     ),
 ];
-
-/// Largest buffer a kernel may declare (1 GiB): keeps a typo from allocating the machine.
-pub const MAX_BUFFER_BYTES: u64 = 1 << 30;
-/// Largest shared window per workgroup (1 MiB).
-pub const MAX_SHARED_BYTES: u64 = 1 << 20;
-/// Largest scratch per lane (64 KiB).
-pub const MAX_SCRATCH_BYTES: u64 = 1 << 16;
 
 impl Assembler<'_> {
     pub(super) fn directive(&mut self, line: &str, head: Span, ops: &[Span]) {

@@ -25,15 +25,10 @@ pub fn assemble(source: &str, file: &str, base_dir: Option<&Path>) -> Result<Pro
 pub fn assemble_file(path: &Path) -> Result<Program, AsmErrors> {
     let name = path.display().to_string();
     let source = std::fs::read_to_string(path).map_err(|e| {
-        AsmErrors(vec![Diagnostic {
-            file: name.clone(),
-            line: 0,
-            col: 0,
-            len: 0,
-            message: format!("cannot read: {e}"),
-            source_line: String::new(),
-            hint: None,
-        }])
+        AsmErrors(vec![Diagnostic::file_level(
+            &name,
+            format!("cannot read {name}: {}", crate::io_reason(&e)),
+        )])
     })?;
     let mut p = assemble(&source, &name, path.parent())?;
     p.source = Some(name);
@@ -52,7 +47,8 @@ struct Pending {
 }
 
 pub(crate) struct Assembler<'a> {
-    source: &'a str,
+    /// The source's lines, split once (diagnostics and the second pass index them).
+    lines: Vec<&'a str>,
     file: String,
     base_dir: PathBuf,
     errors: Vec<Diagnostic>,
@@ -67,7 +63,7 @@ pub(crate) struct Assembler<'a> {
 impl<'a> Assembler<'a> {
     fn new(source: &'a str, file: &str, base_dir: Option<&Path>) -> Self {
         Self {
-            source,
+            lines: source.lines().collect(),
             file: file.to_string(),
             base_dir: base_dir.map(Path::to_path_buf).unwrap_or_default(),
             errors: Vec::new(),
@@ -80,9 +76,10 @@ impl<'a> Assembler<'a> {
     }
 
     fn line_text(&self, line: u32) -> &'a str {
-        self.source
-            .lines()
-            .nth(line.saturating_sub(1) as usize)
+        (line as usize)
+            .checked_sub(1)
+            .and_then(|i| self.lines.get(i))
+            .copied()
             .unwrap_or("")
     }
 
@@ -116,7 +113,8 @@ impl<'a> Assembler<'a> {
 
     fn run(mut self) -> Result<Program, AsmErrors> {
         let mut addr = 0u64;
-        for (i, raw) in self.source.lines().enumerate() {
+        for i in 0..self.lines.len() {
+            let raw = self.lines[i];
             self.line_no = i as u32 + 1;
             let line = text::strip_comment(raw);
             let mut rest = Span::new(0, line.len());
@@ -208,6 +206,14 @@ impl<'a> Assembler<'a> {
             }
         }
         directive::finish(&mut self);
+        if self.errors.is_empty() {
+            // The limits every kernel is held to, assembled or loaded (the directives
+            // already checked most of them where they were written).
+            if let Err(e) = self.program.validate() {
+                self.errors
+                    .push(Diagnostic::file_level(&self.file, e.to_string()));
+            }
+        }
         if self.errors.is_empty() {
             Ok(self.program)
         } else {

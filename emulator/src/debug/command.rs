@@ -252,6 +252,18 @@ fn number(name: &str, s: &str) -> Result<u64, CommandError> {
         .ok_or_else(|| error(name, format!("`{}` is not a number", s.trim())))
 }
 
+/// A number that must fit in 32 bits (ids, counts): a larger one is an error, never
+/// silently truncated.
+fn number32(name: &str, s: &str) -> Result<u32, CommandError> {
+    let v = number(name, s)?;
+    u32::try_from(v).map_err(|_| {
+        error(
+            name,
+            format!("`{}` is out of range (0-{})", s.trim(), u32::MAX),
+        )
+    })
+}
+
 /// Splits trailing `wave N`, `workgroup N|all` and `lane N` filters off `text`.
 fn split_filters(
     name: &str,
@@ -272,7 +284,7 @@ fn split_filters(
             break;
         };
         match key {
-            "wave" => f.wave = Some(number(name, last)? as u32),
+            "wave" => f.wave = Some(number32(name, last)?),
             "lane" => {
                 let l = number(name, last)?;
                 if l >= 32 {
@@ -282,7 +294,7 @@ fn split_filters(
             }
             "workgroup" | "wg" if last == "all" => group = Some(None),
             "workgroup" | "wg" => {
-                let g = number(name, last)? as u32;
+                let g = number32(name, last)?;
                 f.workgroup = Some(g);
                 group = Some(Some(g));
             }
@@ -342,7 +354,7 @@ pub fn parse(line: &str) -> Result<Option<Command>, CommandError> {
             Ok(())
         }
     };
-    let id = |s: &str| number(name, s).map(|v| v as u32);
+    let id = |s: &str| number32(name, s);
     let cmd = match name {
         "break" | "tbreak" => {
             need("a location")?;
@@ -534,29 +546,33 @@ pub fn parse(line: &str) -> Result<Option<Command>, CommandError> {
         "disassemble" => Command::Disassemble((!rest.is_empty()).then(|| rest.to_string())),
         "expect" => {
             need("an assertion")?;
-            let ops = [
-                ("==", ExpectOp::Eq),
-                ("!=", ExpectOp::Ne),
-                ("<=", ExpectOp::Le),
-                (">=", ExpectOp::Ge),
-                ("<", ExpectOp::Lt),
-                (">", ExpectOp::Gt),
-            ];
-            // The last comparison operator outside brackets splits the two sides.
-            let found = ops
-                .iter()
-                .filter_map(|(t, op)| rest.rfind(t).map(|i| (i, *t, *op)))
-                .max_by_key(|(i, t, _)| (*i + t.len(), t.len()));
-            let Some((i, t, op)) = found else {
-                return Err(error(
-                    name,
-                    "needs a comparison: EXPR OP VALUE with OP one of == != < <= > >=",
-                ));
-            };
-            let (lhs, rhs) = (rest[..i].trim(), rest[i + t.len()..].trim());
-            if lhs.is_empty() || rhs.is_empty() {
+            // One expression whose root operator is the comparison: `16 == 1 << 4`
+            // compares 16 with 1 << 4, as C would parse it.
+            let usage = "needs a comparison: EXPR OP VALUE with OP one of == != < <= > >=";
+            const CMP: [&str; 6] = ["==", "!=", "<=", ">=", "<", ">"];
+            if CMP.iter().any(|t| rest.starts_with(t) || rest.ends_with(t)) {
                 return Err(error(name, "needs both sides of the comparison"));
             }
+            let (_, root) = super::expr::parse_with_root(rest)
+                .map_err(|e| error(name, format!("bad expression `{rest}`: {e}")))?;
+            let Some((i, j)) = root else {
+                return Err(error(name, usage));
+            };
+            let op = match &rest[i..j] {
+                "==" => ExpectOp::Eq,
+                "!=" => ExpectOp::Ne,
+                "<=" => ExpectOp::Le,
+                ">=" => ExpectOp::Ge,
+                "<" => ExpectOp::Lt,
+                ">" => ExpectOp::Gt,
+                other => {
+                    return Err(error(
+                        name,
+                        format!("{usage} (the outermost operator is `{other}`; add parentheses)"),
+                    ))
+                }
+            };
+            let (lhs, rhs) = (rest[..i].trim(), rest[j..].trim());
             Command::Expect {
                 lhs: lhs.to_string(),
                 op,

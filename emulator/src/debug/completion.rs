@@ -60,9 +60,12 @@ impl Words {
     /// Completes the word ending at the end of `before` (the text before the cursor):
     /// where that word starts, and every word it can become, in order.
     pub fn candidates(&self, before: &str) -> (usize, Vec<String>) {
+        // The word starts after the last separator, which may be wider than one byte
+        // (a no-break space is two).
         let start = before
-            .rfind(|c: char| c.is_whitespace() || matches!(c, '[' | '(' | ',' | '='))
-            .map_or(0, |i| i + 1);
+            .char_indices()
+            .rfind(|&(_, c)| c.is_whitespace() || matches!(c, '[' | '(' | ',' | '='))
+            .map_or(0, |(i, c)| i + c.len_utf8());
         let word = &before[start..];
         let pool = if before[..start].trim().is_empty() {
             &self.commands

@@ -108,6 +108,11 @@ impl std::error::Error for ExprError {}
 struct Parser<'a> {
     s: &'a str,
     pos: usize,
+    /// The span of the last binary operator built outside any brackets: after a whole
+    /// expression is parsed, that is the root's operator (the root is built last).
+    top_op: Option<(usize, usize)>,
+    /// How many brackets, calls and unary operators enclose the current position.
+    nesting: usize,
 }
 
 fn err<T>(pos: usize, message: impl Into<String>) -> Result<T, ExprError> {
@@ -117,40 +122,73 @@ fn err<T>(pos: usize, message: impl Into<String>) -> Result<T, ExprError> {
     })
 }
 
+/// The deepest expression tree the parser builds. Evaluation and dropping recurse over the
+/// tree, so an unbounded depth (3,000 parentheses in a `monitor print`, or a chain of
+/// thousands of `+`) would overflow the stack, which no `catch_unwind` can recover.
+pub const MAX_DEPTH: usize = 256;
+
+/// A parsed subtree and its height (a leaf is 1).
+type Sub = (Expr, usize);
+
 /// Parses an expression.
 pub fn parse(text: &str) -> Result<Expr, ExprError> {
-    let mut p = Parser { s: text, pos: 0 };
-    let e = p.binary(0)?;
+    parse_with_root(text).map(|(e, _)| e)
+}
+
+/// Parses an expression and returns, with it, the byte span of its root operator when the
+/// root is a binary operation (`expect A OP B` splits there, so `16 == 1 << 4` is `16` and
+/// `1 << 4`).
+pub fn parse_with_root(text: &str) -> Result<(Expr, Option<(usize, usize)>), ExprError> {
+    let mut p = Parser {
+        s: text,
+        pos: 0,
+        top_op: None,
+        nesting: 0,
+    };
+    let (e, _) = p.binary(0)?;
     p.ws();
     if p.pos < p.s.len() {
         return err(p.pos, format!("unexpected `{}`", &p.s[p.pos..]));
     }
-    Ok(e)
+    let root = match e {
+        Expr::Binary(..) => p.top_op,
+        _ => None,
+    };
+    Ok((e, root))
 }
 
-const LEVELS: &[&[(&str, BinOp)]] = &[
-    &[("||", BinOp::Or)],
-    &[("&&", BinOp::And)],
-    &[("|", BinOp::BitOr)],
-    &[("^", BinOp::BitXor)],
-    &[("&", BinOp::BitAnd)],
-    &[("==", BinOp::Eq), ("!=", BinOp::Ne)],
-    &[
-        ("<=", BinOp::Le),
-        (">=", BinOp::Ge),
-        ("<<", BinOp::Shl),
-        (">>", BinOp::Shr),
-        ("<", BinOp::Lt),
-        (">", BinOp::Gt),
-    ],
-    &[("+", BinOp::Add), ("-", BinOp::Sub)],
-    &[("*", BinOp::Mul), ("/", BinOp::Div), ("%", BinOp::Rem)],
+/// Binary operators by C precedence: one level per row of C's table, loosest first (a
+/// higher level binds tighter). Two-character tokens come first so that the longest
+/// token matches (`<<` before `<`, `||` before `|`).
+const OPERATORS: &[(&str, BinOp, usize)] = &[
+    ("||", BinOp::Or, 0),
+    ("&&", BinOp::And, 1),
+    ("==", BinOp::Eq, 5),
+    ("!=", BinOp::Ne, 5),
+    ("<=", BinOp::Le, 6),
+    (">=", BinOp::Ge, 6),
+    ("<<", BinOp::Shl, 7),
+    (">>", BinOp::Shr, 7),
+    ("|", BinOp::BitOr, 2),
+    ("^", BinOp::BitXor, 3),
+    ("&", BinOp::BitAnd, 4),
+    ("<", BinOp::Lt, 6),
+    (">", BinOp::Gt, 6),
+    ("+", BinOp::Add, 8),
+    ("-", BinOp::Sub, 8),
+    ("*", BinOp::Mul, 9),
+    ("/", BinOp::Div, 9),
+    ("%", BinOp::Rem, 9),
 ];
 
 impl Parser<'_> {
     fn ws(&mut self) {
-        while self.s[self.pos..].starts_with(|c: char| c.is_whitespace()) {
-            self.pos += 1;
+        // Step by characters: a no-break space is whitespace of two bytes.
+        while let Some(c) = self.s[self.pos..].chars().next() {
+            if !c.is_whitespace() {
+                break;
+            }
+            self.pos += c.len_utf8();
         }
     }
 
@@ -164,42 +202,63 @@ impl Parser<'_> {
         }
     }
 
-    /// Precedence climbing; shifts share the relational level's table but bind tighter.
-    fn binary(&mut self, level: usize) -> Result<Expr, ExprError> {
-        if level >= LEVELS.len() {
-            return self.unary();
+    /// A node over children of height `h`: checks the depth bound.
+    fn node(&self, e: Expr, h: usize, at: usize) -> Result<Sub, ExprError> {
+        if h + 1 > MAX_DEPTH {
+            return err(at, format!("expression nested deeper than {MAX_DEPTH}"));
         }
-        let mut lhs = self.binary(level + 1)?;
+        Ok((e, h + 1))
+    }
+
+    /// Enters a bracket, call or unary operator (bounded, so the parser's own recursion
+    /// is bounded too).
+    fn enter(&mut self, at: usize) -> Result<(), ExprError> {
+        self.nesting += 1;
+        if self.nesting > MAX_DEPTH {
+            return err(at, format!("expression nested deeper than {MAX_DEPTH}"));
+        }
+        Ok(())
+    }
+
+    /// Precedence climbing, left-associative at every level: operators of level
+    /// `min_level` or tighter. One frame per nesting of tighter operators, not one per
+    /// level, so the recursion per bracket stays small.
+    fn binary(&mut self, min_level: usize) -> Result<Sub, ExprError> {
+        let (mut lhs, mut h) = self.unary()?;
         loop {
             self.ws();
             let rest = &self.s[self.pos..];
-            let found = LEVELS[level].iter().find(|(t, _)| {
-                rest.starts_with(t)
-                    // `|` must not match `||`, `&` not `&&`, `<` not `<<`.
-                    && !(t.len() == 1 && rest[1..].starts_with(*t))
-            });
-            let Some(&(tok, op)) = found else {
-                return Ok(lhs);
+            let Some(&(tok, op, level)) = OPERATORS.iter().find(|(t, ..)| rest.starts_with(t))
+            else {
+                return Ok((lhs, h));
             };
-            if matches!(op, BinOp::Shl | BinOp::Shr) {
-                // Shifts bind tighter than comparisons: parse them as a sub-level.
-                self.pos += tok.len();
-                let rhs = self.binary(level + 1)?;
-                lhs = Expr::Binary(op, Box::new(lhs), Box::new(rhs));
-                continue;
+            if level < min_level {
+                return Ok((lhs, h));
             }
+            let at = self.pos;
             self.pos += tok.len();
-            let rhs = self.binary(level + 1)?;
-            lhs = Expr::Binary(op, Box::new(lhs), Box::new(rhs));
+            let (rhs, rh) = self.binary(level + 1)?;
+            if self.nesting == 0 {
+                self.top_op = Some((at, at + tok.len()));
+            }
+            (lhs, h) = self.node(
+                Expr::Binary(op, Box::new(lhs), Box::new(rhs)),
+                h.max(rh),
+                at,
+            )?;
         }
     }
 
-    fn unary(&mut self) -> Result<Expr, ExprError> {
+    fn unary(&mut self) -> Result<Sub, ExprError> {
         self.ws();
+        let at = self.pos;
         for (t, op) in [("-", UnOp::Neg), ("!", UnOp::Not), ("~", UnOp::BitNot)] {
             if self.s[self.pos..].starts_with(t) && !self.s[self.pos..].starts_with("!=") {
                 self.pos += 1;
-                return Ok(Expr::Unary(op, Box::new(self.unary()?)));
+                self.enter(at)?;
+                let (a, h) = self.unary()?;
+                self.nesting -= 1;
+                return self.node(Expr::Unary(op, Box::new(a)), h, at);
             }
         }
         self.primary()
@@ -210,20 +269,27 @@ impl Parser<'_> {
         while self.s[self.pos..]
             .starts_with(|c: char| c.is_ascii_alphanumeric() || c == '_' || c == '.' || c == '$')
         {
-            self.pos += self.s[self.pos..].chars().next().map_or(1, char::len_utf8);
+            self.pos += 1;
         }
         &self.s[start..self.pos]
     }
 
-    fn primary(&mut self) -> Result<Expr, ExprError> {
+    /// An expression inside brackets that `close` ends.
+    fn bracketed(&mut self, at: usize, close: &str) -> Result<Sub, ExprError> {
+        self.enter(at)?;
+        let inner = self.binary(0)?;
+        self.nesting -= 1;
+        if !self.eat(close) {
+            return err(self.pos, format!("expected `{close}`"));
+        }
+        Ok(inner)
+    }
+
+    fn primary(&mut self) -> Result<Sub, ExprError> {
         self.ws();
         let start = self.pos;
         if self.eat("(") {
-            let e = self.binary(0)?;
-            if !self.eat(")") {
-                return err(self.pos, "expected `)`");
-            }
-            return Ok(e);
+            return self.bracketed(start, ")");
         }
         let w = self.word().to_string();
         if w.is_empty() {
@@ -238,10 +304,12 @@ impl Parser<'_> {
         }
         let w = w.strip_prefix('$').unwrap_or(&w).to_string();
         if w.starts_with(|c: char| c.is_ascii_digit()) {
-            return parse_number(&w).map(Expr::Num).ok_or(ExprError {
-                pos: start,
-                message: format!("bad number `{w}`"),
-            });
+            return parse_number(&w)
+                .map(|n| (Expr::Num(n), 1))
+                .ok_or(ExprError {
+                    pos: start,
+                    message: format!("bad number `{w}`"),
+                });
         }
         if let Some(space) = match w.as_str() {
             "global" => Some(Space::Global),
@@ -250,7 +318,10 @@ impl Parser<'_> {
             _ => None,
         } {
             if self.eat(":") {
-                return Ok(Expr::Mem(space, Box::new(self.primary()?)));
+                self.enter(start)?;
+                let (a, h) = self.primary()?;
+                self.nesting -= 1;
+                return self.node(Expr::Mem(space, Box::new(a)), h, start);
             }
         }
         if self.eat("(") {
@@ -264,26 +335,20 @@ impl Parser<'_> {
                     )
                 }
             };
-            let e = self.binary(0)?;
-            if !self.eat(")") {
-                return err(self.pos, "expected `)`");
-            }
-            return Ok(Expr::Call(f, Box::new(e)));
+            let (e, h) = self.bracketed(start, ")")?;
+            return self.node(Expr::Call(f, Box::new(e)), h, start);
         }
         if let Some(n) = reg_number(&w, 'v', 128) {
             if self.eat("[") {
-                let idx = self.binary(0)?;
-                if !self.eat("]") {
-                    return err(self.pos, "expected `]`");
-                }
-                return Ok(Expr::VReg(n, Some(Box::new(idx))));
+                let (idx, h) = self.bracketed(start, "]")?;
+                return self.node(Expr::VReg(n, Some(Box::new(idx))), h, start);
             }
-            return Ok(Expr::VReg(n, None));
+            return Ok((Expr::VReg(n, None), 1));
         }
         if let Some(n) = reg_number(&w, 'u', 64) {
-            return Ok(Expr::UReg(n));
+            return Ok((Expr::UReg(n), 1));
         }
-        Ok(match w.as_str() {
+        let leaf = match w.as_str() {
             "exec" => Expr::Exec,
             "pc" => Expr::Pc,
             "lane" => Expr::Lane,
@@ -296,7 +361,8 @@ impl Parser<'_> {
                 return err(start, format!("no register `{w}` (v0-v127, u0-u63)"))
             }
             _ => Expr::Label(w),
-        })
+        };
+        Ok((leaf, 1))
     }
 }
 
@@ -336,6 +402,20 @@ impl Expr {
             Expr::VReg(_, Some(i)) => i.per_lane(),
             Expr::Mem(_, a) | Expr::Unary(_, a) | Expr::Call(_, a) => a.per_lane(),
             Expr::Binary(_, a, b) => a.per_lane() || b.per_lane(),
+            _ => false,
+        }
+    }
+
+    /// Whether the value depends on per-lane data: a vector register without an index or
+    /// scratch memory. `print` shows such an expression for every lane; anything else,
+    /// `lane` included, it evaluates at the selected lane (`p lane`, `p v3[lane]`).
+    pub fn reads_lane_data(&self) -> bool {
+        match self {
+            Expr::VReg(_, None) | Expr::Mem(Space::Scratch, _) => true,
+            Expr::VReg(_, Some(a)) | Expr::Mem(_, a) | Expr::Unary(_, a) | Expr::Call(_, a) => {
+                a.reads_lane_data()
+            }
+            Expr::Binary(_, a, b) => a.reads_lane_data() || b.reads_lane_data(),
             _ => false,
         }
     }

@@ -219,6 +219,8 @@ impl Engine {
                 let s = self.continue_all();
                 self.stopped(s)
             }
+            // As gdb: a count of zero executes nothing.
+            Command::Stepi(0) => CommandOutput::text("stepi 0: no instruction executed.\n".into()),
             Command::Stepi(n) => {
                 let s = self.step(*n);
                 self.stopped(s)
@@ -409,7 +411,7 @@ impl Engine {
             ));
         }
         let w = self.selected_wave;
-        if e.per_lane() {
+        if e.reads_lane_data() {
             let m = self.machine();
             let exec = m.waves.get(w).map_or(0, |w| w.exec);
             let mut s = format!("{text} (by lane; inactive lanes in parentheses):\n");

@@ -57,15 +57,13 @@ pub enum LaunchError {
     /// Bad launch shape.
     #[error("invalid launch: {0}")]
     Shape(String),
-    /// An argument names a buffer the kernel does not declare.
-    #[error("argument u{reg} names unknown buffer `{name}`")]
-    UnknownBuffer {
-        /// First register.
-        reg: u8,
-        /// Buffer name.
-        name: String,
-    },
+    /// The program is not a valid kernel.
+    #[error(transparent)]
+    Program(#[from] crate::program::ProgramError),
 }
+
+/// Most waves resident at once: the register files of this many waves take 64 MiB.
+pub const MAX_RESIDENT_WAVES: u32 = 4096;
 
 /// A barrier that can never complete.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -226,34 +224,13 @@ pub struct Machine {
     pub skip_break: Option<(usize, u64)>,
 }
 
-/// Checks that every argument names a declared buffer and fits in u0-u63.
-fn check_args(program: &Program) -> Result<(), LaunchError> {
-    for a in &program.args {
-        if let ArgValue::Address(n) | ArgValue::Descriptor(n) = &a.value {
-            if program.buffer(n).is_none() {
-                return Err(LaunchError::UnknownBuffer {
-                    reg: a.reg,
-                    name: n.clone(),
-                });
-            }
-        }
-        if a.reg as usize + a.value.regs() as usize > wave::UREGS {
-            return Err(LaunchError::Shape(format!(
-                "argument at u{} runs past u63",
-                a.reg
-            )));
-        }
-    }
-    Ok(())
-}
-
 /// The uniform registers every wave starts with: the `.arg` values, buffer addresses and
 /// descriptors (computed once per launch, not per workgroup).
 fn initial_uniforms(program: &Program, buffer_bases: &[u64]) -> [u32; wave::UREGS] {
     let mut args = [0u32; wave::UREGS];
     for a in &program.args {
         let r = a.reg as usize;
-        // `check_args` verified every name and that the registers fit.
+        // `Program::validate` verified every name and that the registers fit.
         let base = |n: &str| {
             let i = program
                 .buffers
@@ -315,17 +292,26 @@ impl Machine {
         if let Some(l) = options.workgroup_lanes {
             launch.workgroup_lanes = l;
         }
+        program.validate()?;
         if launch.workgroup_lanes == 0
             || !launch.workgroup_lanes.is_multiple_of(32)
-            || launch.workgroup_lanes > 1024
+            || launch.workgroup_lanes > crate::program::MAX_WORKGROUP_LANES
         {
             return Err(LaunchError::Shape(format!(
-                "workgroup size {} is not a multiple of 32 in 32..=1024",
-                launch.workgroup_lanes
+                "workgroup size {} is not a multiple of 32 in 32..={}",
+                launch.workgroup_lanes,
+                crate::program::MAX_WORKGROUP_LANES
             )));
         }
         if launch.grid == 0 {
             return Err(LaunchError::Shape("the grid has no workgroups".into()));
+        }
+        let resident = options.resident_workgroups.max(1).min(launch.grid);
+        if resident as u64 * launch.waves_per_workgroup() as u64 > MAX_RESIDENT_WAVES as u64 {
+            return Err(LaunchError::Shape(format!(
+                "{resident} resident workgroups of {} waves is more than {MAX_RESIDENT_WAVES} resident waves",
+                launch.waves_per_workgroup()
+            )));
         }
         let mut global = GlobalMemory::default();
         let buffer_bases = program
@@ -333,9 +319,7 @@ impl Machine {
             .iter()
             .map(|b| global.allocate(&b.name, b.size, &b.init))
             .collect::<Vec<u64>>();
-        check_args(program)?;
         let initial_u = initial_uniforms(program, &buffer_bases);
-        let resident = options.resident_workgroups.max(1).min(launch.grid);
         let mut m = Machine {
             program: Arc::new(program.clone()),
             code: Arc::new(decode_code(&program.code)),
