@@ -96,9 +96,9 @@ fn uld_x_index_is_zero_extended() {
     let base = m.waves[0].u[0] as u64 | (m.waves[0].u[1] as u64) << 32;
     assert_eq!(f.addr, Some(base + 0xffff_fffc + 8));
     // The buffer forms index the same way: an offset past the descriptor's size reads 0.
-    let mut m = machine(&format!(
-        ".buffer b, 64\n.init b, u32, 11, 22\n.arg u[0:3], desc b\numovi u6, 0xfffffffc\nuld.bufx.b32 u5, u[0:3], u6, 8\nend\n"
-    ));
+    let mut m = machine(
+        ".buffer b, 64\n.init b, u32, 11, 22\n.arg u[0:3], desc b\numovi u6, 0xfffffffc\nuld.bufx.b32 u5, u[0:3], u6, 8\nend\n",
+    );
     step_ok_n(&mut m, 1);
     m.waves[0].u[5] = 0x1234;
     step_ok_n(&mut m, 1);
