@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 
 use clap::{Parser, Subcommand};
 use color_eyre::eyre::{eyre, Result, WrapErr};
-use wavedbg_emulator::asm::{self, AsmErrors};
+use wavedbg_emulator::asm;
 use wavedbg_emulator::disasm;
 use wavedbg_emulator::isa::Isa;
 use wavedbg_emulator::program::Program;
@@ -139,7 +139,7 @@ pub fn run(cli: Cli) -> Result<i32> {
 
 /// Assembles a source file, turning diagnostics into a report.
 fn load_source(path: &Path) -> Result<Program> {
-    asm::assemble_file(path).map_err(|e: AsmErrors| eyre!("{e}"))
+    Ok(asm::assemble_file(path)?)
 }
 
 /// Loads a kernel: a .wko object, or anything else as assembler source.
@@ -147,7 +147,7 @@ pub fn load_program(path: &Path) -> Result<Program> {
     if path.extension().is_some_and(|e| e == "wko") {
         let text = std::fs::read_to_string(path)
             .wrap_err_with(|| format!("cannot read {}", path.display()))?;
-        Program::from_object(&text).map_err(|e| eyre!("{}: {e}", path.display()))
+        Program::from_object(&text).wrap_err_with(|| path.display().to_string())
     } else {
         load_source(path)
     }

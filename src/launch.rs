@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use clap::Args;
-use color_eyre::eyre::{eyre, Result};
+use color_eyre::eyre::{Result, WrapErr};
 use wavedbg_emulator::debug::session::Session;
 use wavedbg_emulator::debug::Engine;
 use wavedbg_emulator::machine::LaunchOptions;
@@ -88,15 +88,11 @@ pub fn open_engine(
     session: Option<&Path>,
     launch: &LaunchArgs,
 ) -> Result<Engine> {
-    let loaded = session
-        .map(Session::load)
-        .transpose()
-        .map_err(|e| eyre!("{e}"))?;
-    let kernel: Option<PathBuf> = match (kernel, &loaded) {
-        (Some(k), _) => Some(k.to_path_buf()),
-        (None, Some(s)) if !s.kernel.is_empty() && !s.kernel.starts_with("demo:") => {
-            Some(PathBuf::from(&s.kernel))
-        }
+    let loaded = session.map(Session::load).transpose()?;
+    // A session names its kernel relative to the session file (docs/sessions.md).
+    let kernel: Option<PathBuf> = match (kernel, &loaded, session) {
+        (Some(k), ..) => Some(k.to_path_buf()),
+        (None, Some(s), Some(file)) => s.kernel_file(file),
         _ => None,
     };
     let (program, name) = match &kernel {
@@ -106,24 +102,10 @@ pub fn open_engine(
             wavedbg_emulator::demo::NAME.to_string(),
         ),
     };
-    let mut engine = Engine::new(&program, launch.options()).map_err(|e| eyre!("{name}: {e}"))?;
+    let mut engine = Engine::new(&program, launch.options()).wrap_err_with(|| name.clone())?;
     engine.set_kernel_path(&name);
     if let (Some(s), Some(path)) = (loaded, session) {
-        s.apply(&mut engine, &path.display().to_string())
-            .map_err(|e| eyre!("{e}"))?;
+        s.apply(&mut engine, &path.display().to_string())?;
     }
     Ok(engine)
-}
-
-/// A path named inside a script or session file: as written if absolute, else relative to
-/// that file's folder when it exists there, else relative to the current directory.
-pub fn resolve_beside(name: &str, file: &Path) -> PathBuf {
-    let p = PathBuf::from(name);
-    if p.is_absolute() {
-        return p;
-    }
-    match file.parent().map(|d| d.join(&p)) {
-        Some(b) if b.exists() => b,
-        _ => p,
-    }
 }

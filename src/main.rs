@@ -4,13 +4,22 @@ mod cli;
 mod launch;
 mod repl;
 mod replay;
+mod report;
 mod run;
 
 use clap::Parser;
 
-fn main() -> color_eyre::Result<()> {
-    color_eyre::install()?;
+fn main() {
+    if let Err(e) = report::install_panic_report() {
+        eprintln!("{}", report::user_message(&e));
+    }
     let cli = cli::Cli::parse();
-    let code = cli::run(cli)?;
+    let code = match cli::run(cli) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("{}", report::user_message(&e));
+            1
+        }
+    };
     std::process::exit(code);
 }

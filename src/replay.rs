@@ -4,12 +4,11 @@
 use std::path::{Path, PathBuf};
 
 use clap::Args;
-use color_eyre::eyre::{eyre, Result};
-use wavedbg_emulator::debug::session::{write_atomically, Script, Session};
+use color_eyre::eyre::{eyre, Result, WrapErr};
+use wavedbg_emulator::debug::session::{resolve_beside, write_atomically, Script, Session};
 use wavedbg_emulator::debug::Engine;
 
 use crate::cli::{emit, load_program};
-use crate::launch::resolve_beside;
 
 /// Options of `wavedbg replay`.
 #[derive(Debug, Args)]
@@ -39,6 +38,35 @@ pub struct Transcript {
     pub failed: usize,
     /// Commands that reported an error.
     pub errors: usize,
+    /// Why the run failed, one line per failing command or expect (`line N: ...`).
+    pub failures: Vec<String>,
+}
+
+impl Transcript {
+    /// Whether every command ran and every expect held.
+    pub fn ok(&self) -> bool {
+        self.failures.is_empty()
+    }
+
+    /// Why the run failed, for a message on stderr: the first few failures.
+    pub fn why(&self) -> String {
+        const SHOWN: usize = 5;
+        let mut s = format!(
+            "{} command{} failed and {} expect{} failed",
+            self.errors,
+            if self.errors == 1 { "" } else { "s" },
+            self.failed,
+            if self.failed == 1 { "" } else { "s" }
+        );
+        for f in self.failures.iter().take(SHOWN) {
+            s.push_str("\n  ");
+            s.push_str(f);
+        }
+        if self.failures.len() > SHOWN {
+            s.push_str(&format!("\n  ... and {} more", self.failures.len() - SHOWN));
+        }
+        s
+    }
 }
 
 /// Runs the commands on `engine` and builds the transcript.
@@ -48,20 +76,28 @@ pub fn transcript(engine: &mut Engine, commands: &[(usize, String)]) -> Transcri
         passed: 0,
         failed: 0,
         errors: 0,
+        failures: Vec::new(),
     };
-    for (_, line) in commands {
+    for (n, line) in commands {
         t.text.push_str(&format!("(wavedbg) {line}\n"));
         match engine.execute_line(line) {
             Ok(out) => {
                 t.text.push_str(&out.text);
                 match out.expect {
                     Some(e) if e.passed => t.passed += 1,
-                    Some(_) => t.failed += 1,
+                    Some(e) => {
+                        t.failed += 1;
+                        t.failures
+                            .push(format!("line {n}: expect FAILED: {}", e.text));
+                    }
                     None => {}
                 }
             }
             Err(e) => {
                 t.errors += 1;
+                let first = e.to_string();
+                let first = first.lines().next().unwrap_or_default();
+                t.failures.push(format!("line {n}: `{line}`: {first}"));
                 t.text.push_str(&format!("error: {e}\n"));
             }
         }
@@ -80,27 +116,30 @@ pub fn transcript(engine: &mut Engine, commands: &[(usize, String)]) -> Transcri
 
 /// Opens a script or session file: the engine it runs on and its commands.
 pub fn open(file: &Path, kernel_override: Option<&Path>) -> Result<(Engine, Vec<(usize, String)>)> {
-    let text = std::fs::read_to_string(file).map_err(|e| eyre!("{}: {e}", file.display()))?;
+    let text = std::fs::read_to_string(file)
+        .wrap_err_with(|| format!("cannot read {}", file.display()))?;
     let name = file.display().to_string();
     let is_session =
         file.extension().is_some_and(|e| e == "ron") || text.trim_start().starts_with('(');
     let script = if is_session {
-        Script::from_session(&Session::from_ron(&text, &name).map_err(|e| eyre!("{e}"))?)
+        Script::from_session(&Session::from_ron(&text, &name)?)
     } else {
-        Script::parse(&text, &name).map_err(|e| eyre!("{e}"))?
+        Script::parse(&text, &name)?
     };
     let (program, kernel_name) = match (kernel_override, &script.kernel) {
         (Some(k), _) => (load_program(k)?, k.display().to_string()),
         (None, Some(k)) if k.starts_with("demo:") => (wavedbg_emulator::demo::program(), k.clone()),
-        (None, Some(k)) => (load_program(&resolve_beside(k, file))?, k.clone()),
+        (None, Some(k)) => {
+            let path = resolve_beside(k, file);
+            (load_program(&path)?, path.display().to_string())
+        }
         (None, None) => {
             return Err(eyre!(
                 "{name}: no kernel: add a `#! kernel PATH` line or pass --kernel"
             ))
         }
     };
-    let mut engine =
-        Engine::new(&program, script.launch).map_err(|e| eyre!("{kernel_name}: {e}"))?;
+    let mut engine = Engine::new(&program, script.launch).wrap_err_with(|| kernel_name.clone())?;
     engine.set_kernel_path(&kernel_name);
     Ok((engine, script.commands))
 }
@@ -109,22 +148,39 @@ pub fn open(file: &Path, kernel_override: Option<&Path>) -> Result<(Engine, Vec<
 pub fn run(args: ReplayArgs) -> Result<i32> {
     let (mut engine, commands) = open(&args.file, args.kernel.as_deref())?;
     let t = transcript(&mut engine, &commands);
-    let ok = t.failed == 0 && t.errors == 0;
+    let code = if t.ok() { 0 } else { 1 };
     let Some(golden) = &args.check else {
         emit(&t.text)?;
-        return Ok(if ok { 0 } else { 1 });
+        return Ok(code);
     };
     if args.bless {
+        // A golden file is a promise that the run passes: never bless a failing one.
+        if !t.ok() {
+            eprintln!(
+                "not blessing {}: the run failed ({})",
+                golden.display(),
+                t.why()
+            );
+            return Ok(1);
+        }
         write_atomically(golden, t.text.as_bytes())
-            .map_err(|e| eyre!("{}: {e}", golden.display()))?;
+            .wrap_err_with(|| format!("cannot write {}", golden.display()))?;
         eprintln!("blessed {}", golden.display());
-        return Ok(if ok { 0 } else { 1 });
+        return Ok(0);
     }
     let expected = std::fs::read_to_string(golden)
-        .map_err(|e| eyre!("{}: {e} (create it with --bless)", golden.display()))?;
+        .wrap_err_with(|| format!("cannot read {} (create it with --bless)", golden.display()))?;
     if expected == t.text {
-        eprintln!("transcript matches {}", golden.display());
-        return Ok(if ok { 0 } else { 1 });
+        if t.ok() {
+            eprintln!("transcript matches {}", golden.display());
+        } else {
+            eprintln!(
+                "transcript matches {}, but the run failed ({})",
+                golden.display(),
+                t.why()
+            );
+        }
+        return Ok(code);
     }
     let diff = similar::TextDiff::from_lines(&expected, &t.text);
     let mut out = format!(

@@ -386,7 +386,7 @@ impl Engine {
                 let s = super::session::Session::load(std::path::Path::new(file))
                     .map_err(|e| cmd_err("load", e.to_string()))?;
                 if let Some(mine) = self.kernel_path() {
-                    if !s.kernel.is_empty() && s.kernel != mine {
+                    if !s.is_for_kernel(std::path::Path::new(file), mine) {
                         return Err(cmd_err("load", format!("{file} is a session of kernel {}, not {mine}; open it with `--session {file}` on that kernel", s.kernel)));
                     }
                 }

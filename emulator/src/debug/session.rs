@@ -2,7 +2,7 @@
 //! breakpoints, watchpoints, displays, selection, and the log of commands run), written
 //! atomically and read back with line and column in every error.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
@@ -75,9 +75,17 @@ pub struct Session {
 /// Why a session could not be read or written.
 #[derive(Debug, thiserror::Error)]
 pub enum SessionError {
-    /// The file could not be read or written.
-    #[error("{path}: {source}")]
-    Io {
+    /// The file could not be read.
+    #[error("cannot read {path}: {}", crate::io_reason(source))]
+    Read {
+        /// File.
+        path: String,
+        /// Cause.
+        source: std::io::Error,
+    },
+    /// The file could not be written.
+    #[error("cannot write {path}: {}", crate::io_reason(source))]
+    Write {
         /// File.
         path: String,
         /// Cause.
@@ -191,18 +199,40 @@ impl Session {
     }
 
     /// Writes the session atomically: a temporary file beside the target, then a rename,
-    /// so an interrupted save never leaves a broken file.
+    /// so an interrupted save never leaves a broken file. The kernel's path is written
+    /// relative to the session file's folder, so the session opens from any directory.
     pub fn save(&self, path: &Path) -> Result<(), SessionError> {
-        write_atomically(path, self.to_ron().as_bytes()).map_err(|source| SessionError::Io {
+        let mut s = self.clone();
+        s.kernel = path_for_file(&self.kernel, path);
+        write_atomically(path, s.to_ron().as_bytes()).map_err(|source| SessionError::Write {
             path: path.display().to_string(),
             source,
         })
     }
 
+    /// Whether this session (read from `file`) is one of the kernel opened as `kernel`:
+    /// the same file, however the two paths are spelled.
+    pub fn is_for_kernel(&self, file: &Path, kernel: &str) -> bool {
+        match self.kernel_file(file) {
+            None => self.kernel.is_empty() || self.kernel == kernel,
+            Some(k) => match (std::fs::canonicalize(&k), std::fs::canonicalize(kernel)) {
+                (Ok(a), Ok(b)) => a == b,
+                _ => k == Path::new(kernel),
+            },
+        }
+    }
+
+    /// The kernel this session (read from `file`) names: resolved beside the session file
+    /// ([`resolve_beside`]); `None` for the built-in demo or no kernel.
+    pub fn kernel_file(&self, file: &Path) -> Option<PathBuf> {
+        (!self.kernel.is_empty() && !self.kernel.starts_with("demo:"))
+            .then(|| resolve_beside(&self.kernel, file))
+    }
+
     /// Reads a session file.
     pub fn load(path: &Path) -> Result<Session, SessionError> {
         let p = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|source| SessionError::Io {
+        let text = std::fs::read_to_string(path).map_err(|source| SessionError::Read {
             path: p.clone(),
             source,
         })?;
@@ -254,6 +284,47 @@ impl Session {
 struct VersionProbe {
     #[serde(default)]
     format_version: Option<u32>,
+}
+
+/// A path named inside a script or session file: as written if absolute, else relative to
+/// that file's folder when it exists there, else relative to the current directory (files
+/// written before paths were stored relative to their file).
+pub fn resolve_beside(name: &str, file: &Path) -> PathBuf {
+    let p = PathBuf::from(name);
+    if p.is_absolute() {
+        return p;
+    }
+    match file.parent().map(|d| d.join(&p)) {
+        Some(b) if b.exists() => b,
+        _ => p,
+    }
+}
+
+/// How a file written at `file` should name `target` (a path as the user gave it,
+/// relative to the current directory): relative to `file`'s folder, so that
+/// [`resolve_beside`] finds it from anywhere. Names that are not files (`demo:...`, empty)
+/// and paths that cannot be resolved are kept as they are.
+pub fn path_for_file(target: &str, file: &Path) -> String {
+    if target.is_empty() || target.starts_with("demo:") {
+        return target.to_string();
+    }
+    let dir = file
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let (Ok(t), Ok(d)) = (std::fs::canonicalize(target), std::fs::canonicalize(dir)) else {
+        return target.to_string();
+    };
+    let (tc, dc): (Vec<_>, Vec<_>) = (t.components().collect(), d.components().collect());
+    let common = tc.iter().zip(&dc).take_while(|(a, b)| a == b).count();
+    let mut rel = PathBuf::new();
+    for _ in common..dc.len() {
+        rel.push("..");
+    }
+    for c in &tc[common..] {
+        rel.push(c);
+    }
+    rel.to_str().map_or_else(|| target.to_string(), str::to_string)
 }
 
 /// Writes a file through a temporary file and a rename.
@@ -386,11 +457,11 @@ impl Recorder {
     pub fn create(path: &Path, e: &Engine) -> std::io::Result<Recorder> {
         use std::io::Write;
         let mut file = std::fs::File::create(path)?;
-        let kernel = e.kernel_path().unwrap_or("KERNEL.s");
+        let kernel = path_for_file(e.kernel_path().unwrap_or("KERNEL.s"), path);
         write!(
             file,
             "# recorded by wavedbg\n{}",
-            Script::header(kernel, e.machine().options())
+            Script::header(&kernel, e.machine().options())
         )?;
         file.flush()?;
         Ok(Recorder { file })
@@ -411,8 +482,7 @@ impl Recorder {
 /// The command-history file shared by the REPL and the TUI's command line:
 /// `$WAVEDBG_HISTORY`, else `$XDG_STATE_HOME/wavedbg/history`, else
 /// `~/.local/state/wavedbg/history`, else `.wavedbg_history` in the current directory.
-pub fn history_path() -> std::path::PathBuf {
-    use std::path::PathBuf;
+pub fn history_path() -> PathBuf {
     if let Some(p) = std::env::var_os("WAVEDBG_HISTORY") {
         return PathBuf::from(p);
     }
