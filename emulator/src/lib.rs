@@ -6,10 +6,12 @@ pub mod debug;
 pub mod demo;
 pub mod disasm;
 pub mod exec;
+pub mod fault;
 pub mod isa;
 pub mod machine;
 pub mod memory;
 pub mod program;
+pub mod wave;
 
 /// What an I/O error says, for a user: `No such file or directory`, without Rust's
 /// ` (os error 2)` suffix.

@@ -285,7 +285,7 @@ impl Program {
                     });
                 }
             }
-            if a.reg as usize + a.value.regs() as usize > crate::machine::wave::UREGS {
+            if a.reg as usize + a.value.regs() as usize > crate::wave::UREGS {
                 return Err(ProgramError::ArgRegisters(a.reg));
             }
         }

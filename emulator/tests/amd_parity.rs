@@ -13,7 +13,7 @@
 
 use wavedbg_emulator::asm::assemble;
 use wavedbg_emulator::isa::Isa;
-use wavedbg_emulator::machine::fault::FaultKind;
+use wavedbg_emulator::fault::FaultKind;
 use wavedbg_emulator::machine::{Event, LaunchOptions, Machine};
 use wavedbg_emulator::memory::Space;
 
@@ -667,7 +667,7 @@ fn ds_write_b64_matches_st_shared_b64_when_8_aligned() {
 // GCN DS: observable differences (our documented behaviour)
 // ---------------------------------------------------------------------------------------
 
-fn fault_of(e: Option<Event>) -> wavedbg_emulator::machine::fault::Fault {
+fn fault_of(e: Option<Event>) -> wavedbg_emulator::fault::Fault {
     match e {
         Some(Event::Fault(f)) => f,
         other => panic!("expected a fault, got {other:?}"),

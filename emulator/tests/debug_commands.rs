@@ -13,7 +13,7 @@ use std::path::PathBuf;
 use wavedbg_emulator::asm::{assemble, assemble_file};
 use wavedbg_emulator::debug::command::{self, CommandError, HELP};
 use wavedbg_emulator::debug::{CommandOutput, Engine, StopEvent, StopReason};
-use wavedbg_emulator::machine::wave::WaveState;
+use wavedbg_emulator::wave::WaveState;
 use wavedbg_emulator::machine::LaunchOptions;
 use wavedbg_emulator::program::Program;
 

@@ -17,8 +17,8 @@ use wavedbg_emulator::asm::assemble;
 use wavedbg_emulator::debug::breakpoint::{Filters, Scope, WatchKind};
 use wavedbg_emulator::debug::{Engine, StopEvent, StopReason, WatchHit};
 use wavedbg_emulator::exec::AccessKind;
-use wavedbg_emulator::machine::fault::FaultKind;
-use wavedbg_emulator::machine::wave::WaveState;
+use wavedbg_emulator::fault::FaultKind;
+use wavedbg_emulator::wave::WaveState;
 use wavedbg_emulator::machine::LaunchOptions;
 use wavedbg_emulator::memory::Space;
 

@@ -49,8 +49,8 @@ use wavedbg_emulator::exec::{reference, Access, AccessKind, AccessLog, Ctx, Flow
 use wavedbg_emulator::isa::{
     Counter, ImmKind, Instr, InstrId, Isa, OperandDef, OperandKind, RegFile, Slot, Unit,
 };
-use wavedbg_emulator::machine::fault::FaultKind;
-use wavedbg_emulator::machine::wave::Wave;
+use wavedbg_emulator::fault::FaultKind;
+use wavedbg_emulator::wave::Wave;
 use wavedbg_emulator::machine::{Event, LaunchOptions, Machine};
 use wavedbg_emulator::memory::Space;
 use wavedbg_emulator::program::Program;

@@ -4,8 +4,8 @@
 use proptest::prelude::*;
 use wavedbg_emulator::asm::assemble;
 use wavedbg_emulator::isa::{Instr, Isa, OperandKind};
-use wavedbg_emulator::machine::fault::FaultKind;
-use wavedbg_emulator::machine::wave::WaveState;
+use wavedbg_emulator::fault::FaultKind;
+use wavedbg_emulator::wave::WaveState;
 use wavedbg_emulator::machine::{Event, LaunchOptions, Machine};
 use wavedbg_emulator::program::Program;
 

@@ -19,8 +19,8 @@ use std::collections::BTreeSet;
 
 use common::*;
 use wavedbg_emulator::isa::{Counter, RegFile, Unit};
-use wavedbg_emulator::machine::fault::FaultKind;
-use wavedbg_emulator::machine::wave::WaveState;
+use wavedbg_emulator::fault::FaultKind;
+use wavedbg_emulator::wave::WaveState;
 use wavedbg_emulator::machine::Machine;
 use wavedbg_emulator::memory::Space;
 

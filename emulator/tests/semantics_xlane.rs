@@ -15,8 +15,8 @@ use std::collections::BTreeSet;
 
 use common::*;
 use wavedbg_emulator::isa::Unit;
-use wavedbg_emulator::machine::fault::FaultKind;
-use wavedbg_emulator::machine::wave::WaveState;
+use wavedbg_emulator::fault::FaultKind;
+use wavedbg_emulator::wave::WaveState;
 use wavedbg_emulator::machine::Machine;
 
 /// More masks for cross-lane work: one lane per quad, and lane 31 alone.

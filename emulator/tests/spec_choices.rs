@@ -4,7 +4,7 @@
 mod common;
 use common::{fill_v, get_v, machine, set_v, step_fault, step_ok, LANES};
 
-use wavedbg_emulator::machine::fault::FaultKind;
+use wavedbg_emulator::fault::FaultKind;
 
 /// A machine whose first instruction is `instr`, with EXEC set to `exec` by hand.
 fn with_exec(instr: &str, exec: u32) -> wavedbg_emulator::machine::Machine {

@@ -16,8 +16,8 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 
 use crate::exec::AccessKind;
-use crate::machine::fault::Fault;
-use crate::machine::wave::WaveState;
+use crate::fault::Fault;
+use crate::wave::WaveState;
 use crate::machine::{Deadlock, Event, LaunchError, LaunchOptions, Machine};
 use crate::memory::Space;
 use crate::program::Program;

@@ -447,7 +447,7 @@ impl Engine {
                 "{:#010x} ({} active: {})",
                 v as u32,
                 (v as u32).count_ones(),
-                crate::machine::fault::lanes_text(v as u32)
+                crate::fault::lanes_text(v as u32)
             ),
             (None, Expr::Pc) => view::pc_text(self.machine(), v as u64),
             (None, _) if v < 0 => v.to_string(),

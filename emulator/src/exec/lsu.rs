@@ -9,8 +9,8 @@ use super::alu::{max_number, min_number};
 use super::op::{AddrMode, AtomOp, Op, UldMode};
 use super::{merge, AccessKind, Ctx, Decoded, ExecFault, Flow};
 use crate::isa::RegFile;
-use crate::machine::fault::FaultKind;
-use crate::machine::wave::{RegRange, LANES};
+use crate::fault::FaultKind;
+use crate::wave::{RegRange, LANES};
 use crate::memory::{BufferDescriptor, Space};
 
 /// Where one lane's access goes.

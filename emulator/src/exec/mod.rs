@@ -10,8 +10,8 @@ pub mod reference;
 mod xlane;
 
 use crate::isa::{Counter, Instr, Latency};
-use crate::machine::fault::FaultKind;
-use crate::machine::wave::{RegRange, Wave, LANES};
+use crate::fault::FaultKind;
+use crate::wave::{RegRange, Wave, LANES};
 use crate::memory::{GlobalMemory, PagedBytes, Space};
 use crate::program::LaunchConfig;
 pub use op::Op;

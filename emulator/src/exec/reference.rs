@@ -43,8 +43,8 @@ use super::op::{
 };
 use super::{AccessKind, Ctx, Decoded, ExecFault, Flow};
 use crate::isa::{Counter, RegFile};
-use crate::machine::fault::FaultKind;
-use crate::machine::wave::{RegRange, Wave};
+use crate::fault::FaultKind;
+use crate::wave::{RegRange, Wave};
 use crate::memory::{BufferDescriptor, Space};
 
 /// Lanes of a wave.

@@ -7,8 +7,8 @@
 
 use super::op::{Op, RedOp, ShflMode, ShflSrc, VoteKind};
 use super::{merge, Ctx, Decoded, ExecFault, Flow};
-use crate::machine::fault::FaultKind;
-use crate::machine::wave::LANES;
+use crate::fault::FaultKind;
+use crate::wave::LANES;
 
 fn f(x: u32) -> f32 {
     f32::from_bits(x)

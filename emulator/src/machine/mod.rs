@@ -7,8 +7,9 @@
 //! SplitMix64 generator seeded with it. The same program, launch and seed give the same
 //! interleaving. A snapshot is a clone: memory pages are shared copy-on-write.
 
-pub mod fault;
-pub mod wave;
+// The old paths of the wave state and faults, which now live below both the machine and
+// the semantics (`crate::wave`, `crate::fault`).
+pub use crate::{fault, wave};
 
 use std::sync::Arc;
 
@@ -18,8 +19,8 @@ use crate::exec::{self, AccessLog, Ctx, Decoded, Flow};
 use crate::isa::Instr;
 use crate::memory::{BufferDescriptor, GlobalMemory, PagedBytes};
 use crate::program::{ArgValue, LaunchConfig, Program};
-use fault::{Fault, FaultKind};
-use wave::{Wave, WaveState};
+use crate::fault::{Fault, FaultKind};
+use crate::wave::{Wave, WaveState};
 
 /// Launch settings beyond the kernel's own.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

@@ -10,7 +10,7 @@ use std::collections::BTreeSet;
 
 use wavedbg_emulator::asm::assemble;
 use wavedbg_emulator::isa::{Counter, Isa, Origin, RegFile, Unit};
-use wavedbg_emulator::machine::fault::Fault;
+use wavedbg_emulator::fault::Fault;
 use wavedbg_emulator::machine::{Event, LaunchOptions, Machine};
 
 /// Lanes per wave.
