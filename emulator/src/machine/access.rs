@@ -1,0 +1,128 @@
+//! Memory as the debugger reads and writes it: global addresses, a workgroup's shared
+//! window, a lane's scratch.
+
+use super::Machine;
+use crate::memory::Space;
+
+/// Why a debugger memory access failed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum MemoryError {
+    /// Global memory not allocated.
+    #[error("{addr:#x}..{end:#x} is not allocated global memory")]
+    Unmapped {
+        /// First byte.
+        addr: u64,
+        /// One past the last byte.
+        end: u64,
+    },
+    /// Outside the shared window or the lane's scratch.
+    #[error("{space} {addr:#x}..{end:#x} is outside the {size}-byte window", space = space.name())]
+    OutOfWindow {
+        /// Space.
+        space: Space,
+        /// First byte.
+        addr: u64,
+        /// One past the last byte.
+        end: u64,
+        /// Window size.
+        size: u64,
+    },
+    /// The wave's workgroup is not resident (finished).
+    #[error("wave {0} is not resident")]
+    NoWave(usize),
+}
+
+/// Where a checked debugger access lands: the bytes to read or write and the offset in them.
+enum Place {
+    /// Global memory at this address (checked as allocated).
+    Global(u64),
+    /// The shared memory of this slot, at this offset.
+    Shared(usize, u64),
+    /// The scratch of this wave (index), at this offset (the lane's part included).
+    Scratch(usize, u64),
+}
+
+impl Machine {
+    /// Checks an `n`-byte access and says where it lands; reads and writes share it.
+    fn place(
+        &self,
+        space: Space,
+        wave: usize,
+        lane: u8,
+        addr: u64,
+        n: u64,
+    ) -> Result<Place, MemoryError> {
+        if space == Space::Global {
+            return if self.global.is_mapped(addr, n) {
+                Ok(Place::Global(addr))
+            } else {
+                Err(MemoryError::Unmapped {
+                    addr,
+                    end: addr.saturating_add(n),
+                })
+            };
+        }
+        if wave >= self.waves.len() {
+            return Err(MemoryError::NoWave(wave));
+        }
+        let size = match space {
+            Space::Shared => self.slots[self.slot_of(wave)].shared.len(),
+            _ => self.launch.scratch_bytes as u64,
+        };
+        let end = addr.saturating_add(n);
+        if end > size {
+            return Err(MemoryError::OutOfWindow {
+                space,
+                addr,
+                end,
+                size,
+            });
+        }
+        Ok(if space == Space::Scratch {
+            Place::Scratch(wave, lane as u64 % 32 * size + addr)
+        } else {
+            Place::Shared(self.slot_of(wave), addr)
+        })
+    }
+
+    /// Reads memory as the debugger sees it: global addresses, the shared window of wave
+    /// `wave`'s workgroup, or the scratch of lane `lane` of wave `wave`.
+    pub fn read_space(
+        &self,
+        space: Space,
+        wave: usize,
+        lane: u8,
+        addr: u64,
+        out: &mut [u8],
+    ) -> Result<(), MemoryError> {
+        match self.place(space, wave, lane, addr, out.len() as u64)? {
+            // `place` checked the mapping.
+            Place::Global(a) => drop(self.global.read(a, out)),
+            Place::Shared(slot, off) => self.slots[slot].shared.read(off, out),
+            Place::Scratch(w, off) => self.waves[w].scratch.read(off, out),
+        }
+        Ok(())
+    }
+
+    /// Writes memory as [`Machine::read_space`] reads it.
+    pub fn write_space(
+        &mut self,
+        space: Space,
+        wave: usize,
+        lane: u8,
+        addr: u64,
+        data: &[u8],
+    ) -> Result<(), MemoryError> {
+        match self.place(space, wave, lane, addr, data.len() as u64)? {
+            Place::Global(a) => drop(self.global.write(a, data)),
+            Place::Shared(slot, off) => self.slots[slot].shared.write(off, data),
+            Place::Scratch(w, off) => self.waves[w].scratch.write(off, data),
+        }
+        Ok(())
+    }
+
+    /// The index in [`Machine::waves`] of a resident wave by global id.
+    pub fn wave_index(&self, id: u32) -> Option<usize> {
+        self.waves.iter().position(|w| w.id == id)
+    }
+}

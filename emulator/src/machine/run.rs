@@ -1,0 +1,191 @@
+//! Running instructions: one step of the scheduled wave or of a chosen one, the events a
+//! step raises (faults, breakpoints, watch hits, `brk`), and runs to an instruction budget.
+
+use super::{CodeWord, Event, Machine};
+use crate::exec::{self, Ctx, Decoded, Flow};
+use crate::fault::{Fault, FaultKind};
+use crate::wave::WaveState;
+
+impl Machine {
+    /// Executes one instruction of the scheduled wave.
+    pub fn step(&mut self) -> Option<Event> {
+        let w = match self.schedule() {
+            Ok(w) => w,
+            Err(e) => return Some(e),
+        };
+        // Debugger hooks: one indexed load per instruction when breakpoints are set, and
+        // a length check when watchpoints are.
+        if !self.break_at.is_empty() {
+            let pc = self.waves[w].pc;
+            if self
+                .break_at
+                .get((pc / 4) as usize)
+                .copied()
+                .unwrap_or(false)
+                && self.skip_break.take_if(|s| *s == (w, pc)).is_none()
+            {
+                return Some(Event::BreakpointHit { wave: w, pc });
+            }
+        }
+        let pc = self.waves[w].pc;
+        let event = self.step_scheduled(w);
+        if self.skip_break.is_some_and(|s| s.0 == w) {
+            self.skip_break = None;
+        }
+        if event.is_none() && self.accesses.as_ref().is_some_and(|l| !l.hits.is_empty()) {
+            return Some(Event::WatchHit { wave: w, pc });
+        }
+        event
+    }
+
+    /// Executes one instruction of wave `w` as picked by [`Machine::schedule`] (counting
+    /// against its quantum). The debugger schedules, checks breakpoints, then calls this.
+    pub fn step_scheduled(&mut self, w: usize) -> Option<Event> {
+        self.left = self.left.saturating_sub(1);
+        self.step_wave(w)
+    }
+
+    /// Executes one instruction of wave `w` (which must be Ready or Stopped; the caller
+    /// decides). Returns an event when the run cannot simply go on.
+    pub fn step_wave(&mut self, w: usize) -> Option<Event> {
+        // Clear first: an instruction that faults before touching memory must not leave the
+        // previous instruction's accesses behind.
+        if let Some(log) = &mut self.accesses {
+            log.hits.clear();
+        }
+        if w >= self.waves.len()
+            || !self.waves[w].alive()
+            || self.waves[w].state == WaveState::AtBarrier
+        {
+            return None;
+        }
+        let pc = self.waves[w].pc;
+        let d = match pc
+            .is_multiple_of(4)
+            .then(|| self.code.get((pc / 4) as usize))
+            .flatten()
+        {
+            Some(CodeWord::Instr(d)) => *d,
+            Some(CodeWord::Illegal(reason)) => {
+                return Some(self.fault(
+                    w,
+                    FaultKind::IllegalInstruction {
+                        reason: reason.clone(),
+                    },
+                    0,
+                    None,
+                    0,
+                    None,
+                ));
+            }
+            _ => return Some(self.fault(w, FaultKind::BadPc, 0, None, 0, None)),
+        };
+        if let Some(limit) = self.options.max_instructions {
+            if self.stats.wave_instructions >= limit {
+                return Some(self.fault(
+                    w,
+                    FaultKind::BudgetExhausted { limit },
+                    0,
+                    None,
+                    0,
+                    Some(d),
+                ));
+            }
+        }
+        let s = self.slot_of(w);
+        let exec_mask = self.waves[w].exec;
+        let scratch_bytes = self.launch.scratch_bytes as u64;
+        let result = {
+            let mut ctx = Ctx {
+                wave: &mut self.waves[w],
+                shared: &mut self.slots[s].shared,
+                global: &mut self.global,
+                launch: &self.launch,
+                scratch_bytes,
+                accesses: self.accesses.as_mut(),
+            };
+            exec::execute(&mut ctx, &d, pc)
+        };
+        self.stats.wave_instructions += 1;
+        self.stats.lane_ops += exec_mask.count_ones() as u64;
+        self.waves[w].executed += 1;
+        let next = pc + d.len as u64;
+        match result {
+            Ok(Flow::Next) => self.waves[w].pc = next,
+            Ok(Flow::Jump(t)) => self.waves[w].pc = t,
+            Ok(Flow::Barrier) => {
+                self.waves[w].pc = next;
+                self.waves[w].state = WaveState::AtBarrier;
+                self.try_release(s);
+                if let Some(dl) = self.deadlock_in(s, false) {
+                    return Some(Event::Deadlock(dl));
+                }
+            }
+            Ok(Flow::Break) => {
+                if self.break_is_fault {
+                    return Some(self.fault(w, FaultKind::Break, 0, None, 0, Some(d)));
+                }
+                self.waves[w].pc = next;
+                return Some(Event::Break { wave: w, pc });
+            }
+            Ok(Flow::End) => {
+                self.waves[w].pc = next;
+                self.waves[w].state = WaveState::Exited;
+                return self.on_exit(s);
+            }
+            Err(e) => return Some(self.fault(w, e.kind, e.lanes, e.addr, e.len, Some(d))),
+        }
+        None
+    }
+
+    fn on_exit(&mut self, s: usize) -> Option<Event> {
+        if let Some(dl) = self.deadlock_in(s, false) {
+            return Some(Event::Deadlock(dl));
+        }
+        let wpg = self.waves_per_group();
+        if self.waves[s * wpg..(s + 1) * wpg]
+            .iter()
+            .all(|w| w.state == WaveState::Exited)
+        {
+            self.stats.workgroups_finished += 1;
+            self.dispatch(s);
+        }
+        self.finished().then_some(Event::Finished)
+    }
+
+    fn fault(
+        &mut self,
+        w: usize,
+        kind: FaultKind,
+        lanes: u32,
+        addr: Option<u64>,
+        len: u32,
+        d: Option<Decoded>,
+    ) -> Event {
+        let wave = &mut self.waves[w];
+        wave.state = WaveState::Faulted;
+        Event::Fault(Fault {
+            kind,
+            wave: wave.id,
+            workgroup: wave.workgroup,
+            lanes,
+            pc: wave.pc,
+            addr,
+            len,
+            instr: d.map(|d| d.instr.text(wave.pc)),
+        })
+    }
+
+    /// Runs until an event, or until `limit` more instructions have executed (`None`).
+    pub fn run(&mut self, limit: Option<u64>) -> Option<Event> {
+        let stop_at = limit.map(|l| self.stats.wave_instructions.saturating_add(l));
+        loop {
+            if stop_at.is_some_and(|s| self.stats.wave_instructions >= s) {
+                return None;
+            }
+            if let Some(e) = self.step() {
+                return Some(e);
+            }
+        }
+    }
+}

@@ -1,0 +1,173 @@
+//! Which wave runs next: deterministic round-robin or seeded SplitMix64 (docs/scheduling.md),
+//! barrier release, and the deadlock a barrier that can never complete ends in.
+
+use serde::{Deserialize, Serialize};
+
+use super::{Event, Machine};
+use crate::wave::{Wave, WaveState};
+
+/// A barrier that can never complete.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Deadlock {
+    /// Workgroup.
+    pub workgroup: u32,
+    /// Waves waiting at a barrier, with their PCs.
+    pub waiting: Vec<(u32, u64)>,
+    /// Waves that will never arrive (exited or faulted).
+    pub missing: Vec<(u32, WaveState)>,
+}
+
+impl std::fmt::Display for Deadlock {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let waiting: Vec<String> = self
+            .waiting
+            .iter()
+            .map(|(w, pc)| format!("wave {w} at pc {pc:#06x}"))
+            .collect();
+        let missing: Vec<String> = self
+            .missing
+            .iter()
+            .map(|(w, s)| format!("wave {w} ({})", s.name()))
+            .collect();
+        write!(
+            f,
+            "deadlock in workgroup {}: {} wait{} at a barrier that {} will never reach",
+            self.workgroup,
+            waiting.join(", "),
+            if self.waiting.len() == 1 { "s" } else { "" },
+            if missing.is_empty() {
+                "no other wave".to_string()
+            } else {
+                missing.join(", ")
+            }
+        )
+    }
+}
+
+/// SplitMix64: tiny, seedable, and the same on every platform.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct SplitMix64(pub(super) u64);
+
+impl SplitMix64 {
+    pub(super) fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    pub(super) fn below(&mut self, n: u64) -> u64 {
+        self.next() % n.max(1)
+    }
+}
+
+impl Machine {
+    pub(super) fn quantum(&mut self) -> u32 {
+        let q = self.options.quantum.max(1);
+        match &mut self.rng {
+            Some(r) => 1 + r.below(2 * q as u64) as u32,
+            None => q,
+        }
+    }
+
+    pub(super) fn waves_per_group(&self) -> usize {
+        self.launch.waves_per_workgroup() as usize
+    }
+
+    /// The slot index of a wave index.
+    pub fn slot_of(&self, wave: usize) -> usize {
+        wave / self.waves_per_group()
+    }
+
+    /// Waves of the launch that have not exited: resident ones still alive, plus those of
+    /// workgroups not dispatched yet.
+    pub fn waves_remaining(&self) -> u64 {
+        let alive = self.waves.iter().filter(|w| w.alive()).count() as u64;
+        alive + self.workgroups_pending() as u64 * self.waves_per_group() as u64
+    }
+
+    /// Workgroups not dispatched yet.
+    pub fn workgroups_pending(&self) -> u32 {
+        self.launch.grid - self.next_workgroup
+    }
+
+    /// Whether every workgroup has been dispatched and all waves have exited.
+    pub fn finished(&self) -> bool {
+        self.next_workgroup >= self.launch.grid
+            && self.waves.iter().all(|w| w.state == WaveState::Exited)
+    }
+
+    /// Picks the wave to run next, or reports why none can.
+    pub fn schedule(&mut self) -> Result<usize, Event> {
+        let n = self.waves.len();
+        let runnable = |w: &Wave| w.state == WaveState::Ready;
+        if self.left > 0 && self.waves.get(self.current).is_some_and(runnable) {
+            return Ok(self.current);
+        }
+        let ready: Vec<usize> = (1..=n)
+            .map(|k| (self.current + k) % n)
+            .filter(|&i| runnable(&self.waves[i]))
+            .collect();
+        let Some(&first) = ready.first() else {
+            return Err(self.idle_reason());
+        };
+        let pick = match &mut self.rng {
+            Some(r) => ready[r.below(ready.len() as u64) as usize],
+            None => first,
+        };
+        self.current = pick;
+        self.left = self.quantum();
+        Ok(pick)
+    }
+
+    fn idle_reason(&self) -> Event {
+        if self.finished() {
+            return Event::Finished;
+        }
+        for s in 0..self.slots.len() {
+            if let Some(d) = self.deadlock_in(s, true) {
+                return Event::Deadlock(d);
+            }
+        }
+        Event::Stalled
+    }
+
+    /// A deadlock in slot `s`: waves wait at a barrier that exited or faulted waves (or,
+    /// when `global` is set because nothing else can run, stopped waves) will never reach.
+    pub(super) fn deadlock_in(&self, s: usize, global: bool) -> Option<Deadlock> {
+        let wpg = self.waves_per_group();
+        let group = &self.waves[s * wpg..(s + 1) * wpg];
+        // A waiting wave's PC is already past its (32-bit) barrier: report the barrier's.
+        let waiting: Vec<(u32, u64)> = group
+            .iter()
+            .filter(|w| w.state == WaveState::AtBarrier)
+            .map(|w| (w.id, w.pc.wrapping_sub(4)))
+            .collect();
+        if waiting.is_empty() {
+            return None;
+        }
+        let missing: Vec<(u32, WaveState)> = group
+            .iter()
+            .filter(|w| !w.alive())
+            .map(|w| (w.id, w.state))
+            .collect();
+        let stuck = group
+            .iter()
+            .all(|w| w.state != WaveState::Ready && w.state != WaveState::Stopped);
+        (!missing.is_empty() || (global && stuck)).then(|| Deadlock {
+            workgroup: group[0].workgroup,
+            waiting,
+            missing,
+        })
+    }
+
+    /// Releases slot `s`'s barrier if every wave has arrived.
+    pub(super) fn try_release(&mut self, s: usize) {
+        let wpg = self.waves_per_group();
+        let group = &mut self.waves[s * wpg..(s + 1) * wpg];
+        if group.iter().all(|w| w.state == WaveState::AtBarrier) {
+            group.iter_mut().for_each(|w| w.state = WaveState::Ready);
+        }
+    }
+}
