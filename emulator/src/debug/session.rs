@@ -324,7 +324,8 @@ pub fn path_for_file(target: &str, file: &Path) -> String {
     for c in &tc[common..] {
         rel.push(c);
     }
-    rel.to_str().map_or_else(|| target.to_string(), str::to_string)
+    rel.to_str()
+        .map_or_else(|| target.to_string(), str::to_string)
 }
 
 /// Writes a file through a temporary file and a rename.

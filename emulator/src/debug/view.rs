@@ -7,8 +7,8 @@ use std::fmt::Write;
 use super::breakpoint::{Scope, WatchKind};
 use super::{Engine, StopEvent, StopReason, WatchHit};
 use crate::disasm;
-use crate::isa::{Counter, RegFile};
 use crate::fault::lanes_text;
+use crate::isa::{Counter, RegFile};
 use crate::machine::Machine;
 
 /// `0x0010 <loop+4>`.

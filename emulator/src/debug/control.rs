@@ -1,0 +1,308 @@
+//! Run control: continue, stepping with or without scheduler locking, advance, finish, and
+//! the loops that run one wave alone or all waves until something stops them.
+
+use std::sync::atomic::Ordering;
+
+use super::{Engine, StopEvent, StopReason};
+use crate::machine::Event;
+use crate::wave::WaveState;
+
+/// When a run of one wave alone ends on its own (besides breakpoints, watchpoints,
+/// faults...).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Goal {
+    /// Never.
+    None,
+    /// After this many instructions.
+    Steps(u64),
+    /// When the wave arrives at a barrier.
+    Barrier,
+    /// When the wave exits.
+    Exit,
+}
+
+/// Instructions between interrupt checks.
+const POLL: u64 = 256;
+
+impl Engine {
+    /// Continues all waves until something stops them.
+    pub fn continue_all(&mut self) -> StopEvent {
+        self.run_all(None)
+    }
+
+    /// Steps `n` instructions: with scheduler locking, of the selected wave only (others
+    /// frozen); without, every ready wave advances one instruction per step, in order.
+    pub fn step(&mut self, n: u64) -> StopEvent {
+        if self.scheduler_locking {
+            self.run_alone(self.selected_wave, Goal::Steps(n.max(1)))
+        } else {
+            self.step_all(n.max(1))
+        }
+    }
+
+    /// Runs wave `w` (an index into the machine's waves) alone, the others frozen, for `n`
+    /// instructions or, with `n == u64::MAX`, until something stops it. Selects the wave.
+    pub fn run_wave(&mut self, w: usize, n: u64) -> StopEvent {
+        if w >= self.machine.waves.len() {
+            return self
+                .finish(self.event(StopReason::Blocked(format!("no wave with index {w}")), None));
+        }
+        self.selected_wave = w;
+        let goal = if n == u64::MAX {
+            Goal::None
+        } else {
+            Goal::Steps(n.max(1))
+        };
+        self.run_alone(w, goal)
+    }
+
+    /// Steps wave `w` by one instruction; if it waits at a barrier, the other waves run
+    /// (one instruction each per round, interruptibly) until the barrier releases it.
+    pub fn step_wave_releasing(&mut self, w: usize) -> StopEvent {
+        let at_barrier = |e: &Self| {
+            e.machine
+                .waves
+                .get(w)
+                .is_some_and(|x| x.state == WaveState::AtBarrier)
+        };
+        while at_barrier(self) {
+            let s = self.step_all(1);
+            if s.reason != StopReason::Step {
+                return s;
+            }
+        }
+        self.run_wave(w, 1)
+    }
+
+    /// Steps every ready wave by one instruction, `n` times.
+    pub fn step_all(&mut self, n: u64) -> StopEvent {
+        self.begin();
+        for _ in 0..n {
+            let ready: Vec<usize> = (0..self.machine.waves.len())
+                .filter(|&i| self.machine.waves[i].state == WaveState::Ready)
+                .collect();
+            if ready.is_empty() {
+                let e = match self.machine.schedule() {
+                    Err(e) => self.machine_event(e, Some(self.selected_wave)),
+                    Ok(_) => self.event(StopReason::Step, Some(self.selected_wave)),
+                };
+                return self.finish(e);
+            }
+            for w in ready {
+                if let Some(stop) = self.run_one(w) {
+                    return self.finish(stop);
+                }
+            }
+            if self.interrupt.swap(false, Ordering::Relaxed) {
+                return self.finish(self.event(StopReason::Interrupted, Some(self.selected_wave)));
+            }
+        }
+        self.finish(self.event(StopReason::Step, Some(self.selected_wave)))
+    }
+
+    /// Continues (all waves run) until the selected wave reaches `addr`.
+    pub fn advance(&mut self, addr: u64) -> StopEvent {
+        let w = self.selected_wave;
+        self.run_all(Some((w, addr)))
+    }
+
+    /// Runs the selected wave alone until it arrives at a barrier.
+    pub fn advance_to_barrier(&mut self) -> StopEvent {
+        let w = self.selected_wave;
+        self.run_alone(w, Goal::Barrier)
+    }
+
+    /// Runs the selected wave alone until it exits.
+    pub fn finish_wave(&mut self) -> StopEvent {
+        let w = self.selected_wave;
+        self.run_alone(w, Goal::Exit)
+    }
+
+    /// Saves the state at the start of a resumption, for change highlighting at its stop.
+    fn begin(&mut self) {
+        self.last_stop = self.machine.clone();
+        // As gdb does, resuming steps over a breakpoint at the selected wave's PC (we may
+        // have arrived there by stepping, or stopped there on a condition error).
+        if self.resume_over.is_none() {
+            if let Some(w) = self.machine.waves.get(self.selected_wave) {
+                if self
+                    .armed
+                    .get((w.pc / 4) as usize)
+                    .is_some_and(|a| !a.is_empty())
+                {
+                    self.resume_over = Some((self.selected_wave, w.pc));
+                }
+            }
+        }
+        // An interrupt requested just before the run starts (gdb's Ctrl-C racing its own
+        // `continue`) still stops it; each stop consumes the request (see `finish`).
+    }
+
+    /// Runs wave `w` alone (the others frozen), checking breakpoints and watchpoints at
+    /// every instruction.
+    fn run_alone(&mut self, w: usize, goal: Goal) -> StopEvent {
+        self.begin();
+        let mut done = 0u64;
+        loop {
+            match goal {
+                Goal::Steps(n) if done >= n => {
+                    return self.finish(self.event(StopReason::Step, Some(w)));
+                }
+                _ => {}
+            }
+            if done.is_multiple_of(POLL) {
+                self.progress.publish(&self.machine);
+            }
+            if done.is_multiple_of(POLL) && self.interrupt.swap(false, Ordering::Relaxed) {
+                return self.finish(self.event(StopReason::Interrupted, Some(w)));
+            }
+            let Some(wave) = self.machine.waves.get(w) else {
+                return self.finish(self.event(StopReason::Blocked(format!("no wave {w}")), None));
+            };
+            let blocked = match wave.state {
+                WaveState::Ready | WaveState::Stopped => None,
+                WaveState::AtBarrier => Some(StopReason::Blocked(
+                    "the wave waits at a barrier for the other waves of its workgroup, which are frozen (continue, or set scheduler-locking off)".into(),
+                )),
+                WaveState::Exited if goal == Goal::Exit => Some(StopReason::Reached("exit".into())),
+                WaveState::Exited => Some(StopReason::Blocked("the wave has exited".into())),
+                WaveState::Faulted => Some(StopReason::Blocked("the wave has faulted".into())),
+            };
+            if let Some(reason) = blocked {
+                return self.finish(self.event(reason, Some(w)));
+            }
+            let was_barrier = goal == Goal::Barrier
+                && self
+                    .machine
+                    .waves
+                    .get(w)
+                    .and_then(|x| self.machine.instr_at(x.pc))
+                    .is_some_and(|d| d.op == crate::exec::Op::Barrier);
+            if let Some(stop) = self.run_one(w) {
+                return self.finish(stop);
+            }
+            done += 1;
+            let wave = &self.machine.waves[w];
+            match goal {
+                // The last wave to arrive releases the barrier at once: it counts as arrived.
+                Goal::Barrier if wave.state == WaveState::AtBarrier || was_barrier => {
+                    return self.finish(self.event(StopReason::Reached("barrier".into()), Some(w)));
+                }
+                Goal::Exit if wave.state == WaveState::Exited => {
+                    return self.finish(self.event(StopReason::Reached("exit".into()), Some(w)));
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// Runs all waves through the machine's own loop, which reports breakpoint addresses
+    /// and watched accesses as events: with nothing armed the engine adds nothing per
+    /// instruction, and armed but not hit it adds one indexed load.
+    fn run_all(&mut self, target: Option<(usize, u64)>) -> StopEvent {
+        self.begin();
+        if let Some((w, a)) = target {
+            // A temporary internal breakpoint; resume over it if the wave is already there.
+            if self.machine.break_at.is_empty() {
+                self.machine.break_at = vec![false; self.machine.code().len()];
+            }
+            if let Some(b) = self.machine.break_at.get_mut((a / 4) as usize) {
+                *b = true;
+            }
+            if self.machine.waves.get(w).is_some_and(|x| x.pc == a) && self.resume_over.is_none() {
+                self.resume_over = Some((w, a));
+            }
+        }
+        self.machine.skip_break = self.resume_over.take();
+        let mut published = 0;
+        let stop = loop {
+            if self.interrupt.swap(false, Ordering::Relaxed) {
+                let w = self.live_wave();
+                break self.event(StopReason::Interrupted, Some(w));
+            }
+            // Breakpoint events come back here at every hit: publish at most every POLL
+            // instructions, not at every event.
+            let now = self.machine.stats.wave_instructions;
+            if now >= published + POLL {
+                self.progress.publish(&self.machine);
+                published = now;
+            }
+            match self.machine.run(Some(POLL)) {
+                None => continue,
+                Some(Event::BreakpointHit { wave, pc }) => {
+                    if target == Some((wave, pc)) {
+                        break self.event(StopReason::Reached(format!("{pc:#x}")), Some(wave));
+                    }
+                    let hit = if self
+                        .armed
+                        .get((pc / 4) as usize)
+                        .is_some_and(|a| !a.is_empty())
+                    {
+                        self.check_breakpoints(wave, pc)
+                    } else {
+                        None
+                    };
+                    match hit {
+                        Some(stop) => break stop,
+                        None => self.machine.skip_break = Some((wave, pc)),
+                    }
+                }
+                Some(Event::WatchHit { wave, pc }) => {
+                    if let Some(stop) = self.check_watchpoints(wave, pc) {
+                        break stop;
+                    }
+                }
+                Some(e) => break self.machine_event(e, None),
+            }
+        };
+        if target.is_some() {
+            self.rearm();
+        }
+        self.finish(stop)
+    }
+
+    /// A wave worth reporting on an interrupt: the selected one if alive, else any ready one.
+    fn live_wave(&self) -> usize {
+        let alive = |i: usize| self.machine.waves.get(i).is_some_and(|w| w.alive());
+        if alive(self.selected_wave) {
+            return self.selected_wave;
+        }
+        (0..self.machine.waves.len())
+            .find(|&i| alive(i))
+            .unwrap_or(self.selected_wave)
+    }
+
+    /// Executes one instruction of wave `w`, checking breakpoints before and watchpoints
+    /// after it. Returns a stop, if any.
+    fn run_one(&mut self, w: usize) -> Option<StopEvent> {
+        let pc = self.machine.waves[w].pc;
+        let skip = self
+            .resume_over
+            .take_if(|&mut (rw, rpc)| rw == w && rpc == pc)
+            .is_some();
+        if !skip
+            && self
+                .armed
+                .get((pc / 4) as usize)
+                .is_some_and(|a| !a.is_empty())
+        {
+            if let Some(stop) = self.check_breakpoints(w, pc) {
+                return Some(stop);
+            }
+        }
+        let event = self.machine.step_scheduled(w);
+        // A memory instruction that touched a watched range did not fault, exit or
+        // deadlock, so its event (if any) cannot be lost by reporting the watchpoint.
+        if self
+            .machine
+            .accesses
+            .as_ref()
+            .is_some_and(|l| !l.hits.is_empty())
+        {
+            if let Some(stop) = self.check_watchpoints(w, pc) {
+                return Some(stop);
+            }
+        }
+        event.map(|e| self.machine_event(e, Some(w)))
+    }
+}

@@ -1,0 +1,345 @@
+//! Breakpoints and watchpoints: resolving locations, creating, enabling, conditions and
+//! ignore counts, and checking them as the machine runs.
+
+use super::breakpoint::{Breakpoint, Condition, Filters, Scope, WatchKind, Watchpoint};
+use super::{expr, Engine, StopEvent, StopReason, WatchHit};
+use crate::exec::AccessKind;
+use crate::memory::Space;
+
+fn parse_condition(text: Option<&str>) -> Result<Option<Condition>, String> {
+    match text.map(str::trim).filter(|t| !t.is_empty()) {
+        None => Ok(None),
+        Some(t) => {
+            let expr = expr::parse(t).map_err(|e| format!("bad condition `{t}`: {e}"))?;
+            Ok(Some(Condition {
+                text: t.to_string(),
+                expr,
+            }))
+        }
+    }
+}
+
+impl Engine {
+    /// Resolves a location: a label, `label+N`, `*ADDR` or an address.
+    pub fn resolve_location(&self, text: &str) -> Result<u64, String> {
+        let t = text.trim().trim_start_matches('*');
+        let (base, off) = match t.split_once('+') {
+            Some((b, o)) => (
+                b.trim(),
+                expr::parse_number(o.trim()).ok_or_else(|| format!("bad offset in `{text}`"))?,
+            ),
+            None => (t, 0),
+        };
+        let addr = match expr::parse_number(base) {
+            Some(a) => a,
+            None => match self.machine.program().labels.get(base) {
+                Some(a) => *a as i64,
+                None => {
+                    let names: Vec<&str> = self
+                        .machine
+                        .program()
+                        .labels
+                        .keys()
+                        .map(String::as_str)
+                        .collect();
+                    return Err(format!(
+                        "no label `{base}`{}",
+                        if names.is_empty() {
+                            String::new()
+                        } else {
+                            format!(" (labels: {})", names.join(", "))
+                        }
+                    ));
+                }
+            },
+        } + off;
+        let addr = addr as u64;
+        if self.machine.instr_at(addr).is_none() {
+            return Err(format!("{addr:#x} is not the start of an instruction"));
+        }
+        Ok(addr)
+    }
+
+    fn take_id(&mut self) -> u32 {
+        let id = self.next_id;
+        self.next_id += 1;
+        id
+    }
+
+    pub(super) fn rearm(&mut self) {
+        self.armed.iter_mut().for_each(Vec::clear);
+        for (i, b) in self
+            .breakpoints
+            .iter()
+            .enumerate()
+            .filter(|(_, b)| b.enabled)
+        {
+            if let Some(a) = self.armed.get_mut((b.addr / 4) as usize) {
+                a.push(i);
+            }
+        }
+        self.machine.break_at = if self.armed.iter().any(|a| !a.is_empty()) {
+            self.armed.iter().map(|a| !a.is_empty()).collect()
+        } else {
+            Vec::new()
+        };
+        let filter: Vec<(Space, u64, u64)> = self
+            .watchpoints
+            .iter()
+            .filter(|w| w.enabled)
+            .map(|w| (w.scope.space(), w.addr, w.addr.saturating_add(w.len)))
+            .collect();
+        self.machine.accesses = (!filter.is_empty()).then(|| crate::exec::AccessLog::new(filter));
+    }
+
+    /// Sets a breakpoint; returns its number.
+    pub fn add_breakpoint(
+        &mut self,
+        location: &str,
+        condition: Option<&str>,
+        filters: Filters,
+        temporary: bool,
+    ) -> Result<u32, String> {
+        let addr = self.resolve_location(location)?;
+        let condition = parse_condition(condition)?;
+        if let Some(l) = filters.lane {
+            if l >= 32 {
+                return Err(format!("lane {l} out of range (0-31)"));
+            }
+        }
+        let id = self.take_id();
+        self.breakpoints.push(Breakpoint {
+            id,
+            addr,
+            location: location.trim().to_string(),
+            condition,
+            filters,
+            ignore: 0,
+            hits: 0,
+            temporary,
+            enabled: true,
+        });
+        self.rearm();
+        Ok(id)
+    }
+
+    /// Sets a watchpoint; returns its number.
+    pub fn add_watchpoint(
+        &mut self,
+        kind: WatchKind,
+        scope: Scope,
+        addr: u64,
+        len: u64,
+        condition: Option<&str>,
+    ) -> Result<u32, String> {
+        if len == 0 || len > 1 << 20 {
+            return Err("watch length must be 1 byte to 1 MiB".into());
+        }
+        let probe = Watchpoint {
+            id: 0,
+            kind,
+            scope,
+            addr,
+            len,
+            condition: None,
+            hits: 0,
+            enabled: true,
+        };
+        // The range must exist (in the selected wave's view for shared and scratch).
+        let w = match scope {
+            Scope::Scratch { wave, .. } => self
+                .machine
+                .wave_index(wave)
+                .ok_or(format!("no wave {wave}"))?,
+            Scope::Shared(Some(g)) => self
+                .machine
+                .waves
+                .iter()
+                .position(|w| w.workgroup == g)
+                .ok_or(format!("workgroup {g} is not resident"))?,
+            _ => self.selected_wave,
+        };
+        let mut buf = vec![0; len as usize];
+        self.machine
+            .read_space(scope.space(), w, probe.lane(), addr, &mut buf)
+            .map_err(|e| e.to_string())?;
+        let condition = parse_condition(condition)?;
+        let id = self.take_id();
+        self.watchpoints.push(Watchpoint {
+            id,
+            condition,
+            ..probe
+        });
+        self.rearm();
+        Ok(id)
+    }
+
+    /// Deletes breakpoints/watchpoints by number (all when `None`).
+    pub fn delete(&mut self, id: Option<u32>) -> Result<(), String> {
+        match id {
+            None => {
+                self.breakpoints.clear();
+                self.watchpoints.clear();
+            }
+            Some(id) => {
+                let before = self.breakpoints.len() + self.watchpoints.len();
+                self.breakpoints.retain(|b| b.id != id);
+                self.watchpoints.retain(|w| w.id != id);
+                if before == self.breakpoints.len() + self.watchpoints.len() {
+                    return Err(format!("no breakpoint or watchpoint number {id}"));
+                }
+            }
+        }
+        self.rearm();
+        Ok(())
+    }
+
+    /// Enables or disables a breakpoint/watchpoint.
+    pub fn set_enabled(&mut self, id: u32, enabled: bool) -> Result<(), String> {
+        if let Some(b) = self.breakpoints.iter_mut().find(|b| b.id == id) {
+            b.enabled = enabled;
+        } else if let Some(w) = self.watchpoints.iter_mut().find(|w| w.id == id) {
+            w.enabled = enabled;
+        } else {
+            return Err(format!("no breakpoint or watchpoint number {id}"));
+        }
+        self.rearm();
+        Ok(())
+    }
+
+    /// Sets a breakpoint's ignore count.
+    pub fn set_ignore(&mut self, id: u32, count: u32) -> Result<(), String> {
+        let b = self
+            .breakpoints
+            .iter_mut()
+            .find(|b| b.id == id)
+            .ok_or(format!("no breakpoint number {id}"))?;
+        b.ignore = count;
+        Ok(())
+    }
+
+    /// Sets or clears a breakpoint's condition.
+    pub fn set_condition(&mut self, id: u32, condition: Option<&str>) -> Result<(), String> {
+        let c = parse_condition(condition)?;
+        if let Some(b) = self.breakpoints.iter_mut().find(|b| b.id == id) {
+            b.condition = c;
+        } else if let Some(w) = self.watchpoints.iter_mut().find(|w| w.id == id) {
+            w.condition = c;
+        } else {
+            return Err(format!("no breakpoint or watchpoint number {id}"));
+        }
+        Ok(())
+    }
+
+    pub(super) fn filters_lane_of(&self, id: u32) -> Option<u8> {
+        self.breakpoints
+            .iter()
+            .find(|b| b.id == id)
+            .and_then(|b| b.filters.lane)
+    }
+
+    pub(super) fn check_breakpoints(&mut self, w: usize, pc: u64) -> Option<StopEvent> {
+        let slot = (pc / 4) as usize;
+        for k in 0..self.armed.get(slot).map_or(0, Vec::len) {
+            let i = self.armed[slot][k];
+            match self.breakpoints[i].lanes(&self.machine, w) {
+                Ok(None) => {}
+                Ok(Some(lanes)) => {
+                    let b = &mut self.breakpoints[i];
+                    b.hits += 1;
+                    if b.ignore > 0 {
+                        b.ignore -= 1;
+                        continue;
+                    }
+                    let id = b.id;
+                    return Some(self.event(StopReason::Breakpoint { id, lanes }, Some(w)));
+                }
+                Err(message) => {
+                    let id = self.breakpoints[i].id;
+                    return Some(self.event(StopReason::ConditionError { id, message }, Some(w)));
+                }
+            }
+        }
+        None
+    }
+
+    pub(super) fn check_watchpoints(&mut self, w: usize, pc: u64) -> Option<StopEvent> {
+        let accesses = self
+            .machine
+            .accesses
+            .as_ref()
+            .map(|l| l.hits.clone())
+            .unwrap_or_default();
+        if accesses.is_empty() {
+            return None;
+        }
+        let mut hits = Vec::new();
+        for i in 0..self.watchpoints.len() {
+            let wp = &self.watchpoints[i];
+            let lanes = wp.lanes_hit(&self.machine, w, &accesses);
+            if lanes == 0 {
+                continue;
+            }
+            if let Some(c) = &wp.condition {
+                let lane = lanes.trailing_zeros() as u8;
+                match c.expr.eval(&self.machine, w, Some(lane)) {
+                    Ok(0) => continue,
+                    Ok(_) => {}
+                    Err(e) => {
+                        let id = wp.id;
+                        return Some(self.event(
+                            StopReason::ConditionError {
+                                id,
+                                message: e.to_string(),
+                            },
+                            Some(w),
+                        ));
+                    }
+                }
+            }
+            let access = accesses
+                .iter()
+                .filter(|a| lanes >> a.lane & 1 == 1)
+                .map(|a| a.kind)
+                .max_by_key(|k| match k {
+                    AccessKind::Read => 0,
+                    AccessKind::Write => 1,
+                    AccessKind::ReadWrite => 2,
+                })
+                .unwrap_or(AccessKind::Read);
+            let new = wp.read(&self.machine, w).unwrap_or_default();
+            // Undo the instruction's writes, last first, to recover the bytes before it.
+            let mut old = new.clone();
+            for a in accesses
+                .iter()
+                .rev()
+                .filter(|a| a.kind != AccessKind::Read && lanes >> a.lane & 1 == 1)
+            {
+                for k in 0..(a.len as u64).min(16) {
+                    let at = a.addr + k;
+                    if at >= wp.addr && at < wp.addr + old.len() as u64 {
+                        old[(at - wp.addr) as usize] = a.old[k as usize];
+                    }
+                }
+            }
+            let wp = &mut self.watchpoints[i];
+            wp.hits += 1;
+            hits.push(WatchHit {
+                id: wp.id,
+                kind: wp.kind,
+                space: wp.scope.space(),
+                addr: wp.addr,
+                len: wp.len,
+                lanes,
+                pc,
+                access,
+                old,
+                new,
+            });
+        }
+        if hits.is_empty() {
+            return None;
+        }
+        Some(self.event(StopReason::Watchpoint(hits), Some(w)))
+    }
+}

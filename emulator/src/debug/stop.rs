@@ -1,0 +1,199 @@
+//! The one typed stop event every front end receives: why the run stopped, where, and
+//! the watchpoint hits with their old and new values.
+
+use std::sync::atomic::Ordering;
+
+use super::breakpoint::WatchKind;
+use super::Engine;
+use crate::exec::AccessKind;
+use crate::fault::Fault;
+use crate::machine::{Deadlock, Event};
+use crate::memory::Space;
+use crate::wave::WaveState;
+
+/// One watchpoint trigger: who touched the range, and the values before and after.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WatchHit {
+    /// Watchpoint number.
+    pub id: u32,
+    /// Its kind.
+    pub kind: WatchKind,
+    /// Space.
+    pub space: Space,
+    /// Watched address and length.
+    pub addr: u64,
+    /// Length.
+    pub len: u64,
+    /// Lanes that touched the range.
+    pub lanes: u32,
+    /// PC of the accessing instruction (the wave's PC is already past it: the stop is
+    /// precise, right after the access).
+    pub pc: u64,
+    /// How they touched it (the strongest: read-write beats write beats read).
+    pub access: AccessKind,
+    /// Bytes before the instruction.
+    pub old: Vec<u8>,
+    /// Bytes after it.
+    pub new: Vec<u8>,
+}
+
+/// Why execution stopped.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StopReason {
+    /// A breakpoint; `lanes` satisfied its condition (or were active).
+    Breakpoint {
+        /// Number.
+        id: u32,
+        /// Lanes.
+        lanes: u32,
+    },
+    /// One or more watchpoints triggered by the instruction just executed.
+    Watchpoint(Vec<WatchHit>),
+    /// A step finished.
+    Step,
+    /// `advance`/`until` reached its address, or a wave reached its barrier or exited.
+    Reached(String),
+    /// The program's `brk` instruction.
+    BreakInstruction,
+    /// A wave faulted.
+    Fault(Fault),
+    /// A barrier can never complete.
+    Deadlock(Deadlock),
+    /// Every wave has exited.
+    Finished,
+    /// Interrupted (Ctrl-C, `interrupt`).
+    Interrupted,
+    /// Nothing can run the way asked (e.g. the selected wave waits at a barrier while the
+    /// other waves are frozen).
+    Blocked(String),
+    /// The launch cannot go on: the waves left have faulted (the text says what is left).
+    Terminated(String),
+    /// A breakpoint condition could not be evaluated.
+    ConditionError {
+        /// Breakpoint number.
+        id: u32,
+        /// The error.
+        message: String,
+    },
+}
+
+/// A stop, with everything a front end needs to show it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StopEvent {
+    /// Why.
+    pub reason: StopReason,
+    /// The wave concerned (index in [`Machine::waves`]), if any.
+    pub wave: Option<usize>,
+    /// Its global id.
+    pub wave_id: Option<u32>,
+    /// Its PC at the stop.
+    pub pc: Option<u64>,
+    /// Wave-instructions executed since the launch.
+    pub instructions: u64,
+}
+
+impl StopEvent {
+    /// Whether the launch is over (finished, faulted or deadlocked).
+    pub fn is_terminal(&self) -> bool {
+        matches!(
+            self.reason,
+            StopReason::Finished
+                | StopReason::Fault(_)
+                | StopReason::Deadlock(_)
+                | StopReason::Terminated(_)
+        )
+    }
+}
+
+impl Engine {
+    pub(super) fn event(&self, reason: StopReason, wave: Option<usize>) -> StopEvent {
+        let w = wave.and_then(|i| self.machine.waves.get(i));
+        StopEvent {
+            reason,
+            wave: wave.filter(|_| w.is_some()),
+            wave_id: w.map(|w| w.id),
+            pc: w.map(|w| w.pc),
+            instructions: self.machine.stats.wave_instructions,
+        }
+    }
+
+    /// Records a stop: selects its wave, snapshots for change tracking.
+    pub(super) fn finish(&mut self, stop: StopEvent) -> StopEvent {
+        self.progress.publish(&self.machine);
+        if let Some(w) = stop.wave {
+            self.selected_wave = w;
+        }
+        if let StopReason::ConditionError { .. } = &stop.reason {
+            self.resume_over = stop.wave.zip(stop.pc);
+        }
+        if let StopReason::Breakpoint { id, lanes } = &stop.reason {
+            if self.filters_lane_of(*id).is_none()
+                && lanes >> self.selected_lane & 1 == 0
+                && *lanes != 0
+            {
+                self.selected_lane = lanes.trailing_zeros() as u8;
+            }
+            self.resume_over = stop.wave.zip(stop.pc);
+            if self.breakpoints.iter().any(|b| b.id == *id && b.temporary) {
+                self.breakpoints.retain(|b| b.id != *id);
+                self.rearm();
+            }
+        }
+        self.interrupt.store(false, Ordering::Relaxed);
+        self.last = Some(stop.clone());
+        stop
+    }
+
+    pub(super) fn machine_event(&self, e: Event, wave: Option<usize>) -> StopEvent {
+        match e {
+            Event::Fault(f) => {
+                let w = self.machine.wave_index(f.wave).or(wave);
+                self.event(StopReason::Fault(f), w)
+            }
+            Event::Deadlock(d) => {
+                let w = d
+                    .waiting
+                    .first()
+                    .and_then(|(id, _)| self.machine.wave_index(*id));
+                self.event(StopReason::Deadlock(d), w)
+            }
+            Event::Break { wave, .. } => self.event(StopReason::BreakInstruction, Some(wave)),
+            Event::Finished => self.event(StopReason::Finished, None),
+            Event::Stalled => {
+                let m = &self.machine;
+                let faulted: Vec<String> = m
+                    .waves
+                    .iter()
+                    .filter(|w| w.state == WaveState::Faulted)
+                    .map(|w| w.id.to_string())
+                    .collect();
+                if faulted.is_empty() {
+                    self.event(StopReason::Blocked("no wave can run".into()), wave)
+                } else {
+                    let exited = m
+                        .waves
+                        .iter()
+                        .filter(|w| w.state == WaveState::Exited)
+                        .count();
+                    let why = format!(
+                        "faulted wave{} {} cannot go on; {exited} resident wave{} exited{}",
+                        if faulted.len() == 1 { "" } else { "s" },
+                        faulted.join(", "),
+                        if exited == 1 { "" } else { "s" },
+                        if m.workgroups_pending() > 0 {
+                            format!("; {} workgroups never ran", m.workgroups_pending())
+                        } else {
+                            String::new()
+                        }
+                    );
+                    let w = m.waves.iter().position(|w| w.state == WaveState::Faulted);
+                    self.event(StopReason::Terminated(why), w)
+                }
+            }
+            // Handled by the run loop before they get here.
+            Event::BreakpointHit { wave, .. } | Event::WatchHit { wave, .. } => {
+                self.event(StopReason::Step, Some(wave))
+            }
+        }
+    }
+}
