@@ -18,9 +18,9 @@ use wavedbg_emulator::debug::breakpoint::{Filters, Scope, WatchKind};
 use wavedbg_emulator::debug::{Engine, StopEvent, StopReason, WatchHit};
 use wavedbg_emulator::exec::AccessKind;
 use wavedbg_emulator::fault::FaultKind;
-use wavedbg_emulator::wave::WaveState;
 use wavedbg_emulator::machine::LaunchOptions;
 use wavedbg_emulator::memory::Space;
+use wavedbg_emulator::wave::WaveState;
 
 // ---------------------------------------------------------------------------------------
 // Kernels
@@ -572,24 +572,28 @@ fn bad_breakpoint_locations_are_rejected() {
     let mut e = one_wave_loop();
     let no_label = e
         .add_breakpoint("nowhere", None, Filters::default(), false)
-        .unwrap_err();
+        .unwrap_err()
+        .to_string();
     assert!(no_label.contains("no label `nowhere`"), "{no_label}");
     assert!(no_label.contains("loop"), "lists the labels: {no_label}");
     // 0x10 is the second word of the 64-bit vmuli at 0x0c.
     let inside = e
         .add_breakpoint("0x10", None, Filters::default(), false)
-        .unwrap_err();
+        .unwrap_err()
+        .to_string();
     assert!(
         inside.contains("not the start of an instruction"),
         "{inside}"
     );
     let past = e
         .add_breakpoint("0x10000", None, Filters::default(), false)
-        .unwrap_err();
+        .unwrap_err()
+        .to_string();
     assert!(past.contains("not the start of an instruction"), "{past}");
     let cond = e
         .add_breakpoint("loop", Some("v3 >"), Filters::default(), false)
-        .unwrap_err();
+        .unwrap_err()
+        .to_string();
     assert!(cond.contains("bad condition"), "{cond}");
     let lane = e
         .add_breakpoint(
@@ -601,7 +605,8 @@ fn bad_breakpoint_locations_are_rejected() {
             },
             false,
         )
-        .unwrap_err();
+        .unwrap_err()
+        .to_string();
     assert!(lane.contains("lane 32 out of range"), "{lane}");
     assert!(e.breakpoints().is_empty());
 }
@@ -1186,7 +1191,8 @@ fn scratch_watchpoint_bad_targets() {
             4,
             None,
         )
-        .unwrap_err();
+        .unwrap_err()
+        .to_string();
     assert!(no_wave.contains("no wave 7"), "{no_wave}");
     let outside = e
         .add_watchpoint(
@@ -1196,23 +1202,28 @@ fn scratch_watchpoint_bad_targets() {
             4,
             None,
         )
-        .unwrap_err();
+        .unwrap_err()
+        .to_string();
     assert!(outside.contains("outside the 16-byte window"), "{outside}");
     let shared = e
         .add_watchpoint(WatchKind::Write, Scope::Shared(Some(0)), 0, 4, None)
-        .unwrap_err();
+        .unwrap_err()
+        .to_string();
     assert!(shared.contains("outside the 0-byte window"), "{shared}");
     let group = e
         .add_watchpoint(WatchKind::Write, Scope::Shared(Some(3)), 0, 4, None)
-        .unwrap_err();
+        .unwrap_err()
+        .to_string();
     assert!(group.contains("workgroup 3 is not resident"), "{group}");
     let unmapped = e
         .add_watchpoint(WatchKind::Write, Scope::Global, 0x10, 4, None)
-        .unwrap_err();
+        .unwrap_err()
+        .to_string();
     assert!(unmapped.contains("not allocated"), "{unmapped}");
     let empty = e
         .add_watchpoint(WatchKind::Write, Scope::Global, 0x10, 0, None)
-        .unwrap_err();
+        .unwrap_err()
+        .to_string();
     assert!(empty.contains("1 byte to 1 MiB"), "{empty}");
     assert!(e.watchpoints().is_empty());
 }
@@ -1309,7 +1320,8 @@ fn watch_condition_filters_hits() {
     let mut e = engine(WRITERS);
     let err = e
         .add_watchpoint(WatchKind::Write, Scope::Global, counter, 4, Some("1 +"))
-        .unwrap_err();
+        .unwrap_err()
+        .to_string();
     assert!(err.contains("bad condition"), "{err}");
 }
 
@@ -1579,12 +1591,12 @@ fn selecting_waves_and_lanes() {
     let mut e = engine(LOOP);
     e.select_wave(3).unwrap();
     assert_eq!(e.selected_wave, 3);
-    let err = e.select_wave(4).unwrap_err();
+    let err = e.select_wave(4).unwrap_err().to_string();
     assert!(err.contains("no resident wave 4"), "{err}");
     assert!(err.contains("0, 1, 2, 3"), "{err}");
     e.select_lane(31).unwrap();
     assert_eq!(e.selected_lane, 31);
-    let err = e.select_lane(32).unwrap_err();
+    let err = e.select_lane(32).unwrap_err().to_string();
     assert!(err.contains("lane 32 out of range"), "{err}");
     assert_eq!(e.selected_lane, 31);
 }

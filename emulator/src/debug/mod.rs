@@ -8,6 +8,7 @@ pub mod breakpoint;
 pub mod command;
 pub mod completion;
 mod control;
+mod error;
 pub mod expr;
 mod handle;
 mod points;
@@ -22,6 +23,7 @@ use std::sync::Arc;
 use crate::machine::{LaunchError, LaunchOptions, Machine};
 use crate::program::Program;
 use breakpoint::{Breakpoint, Watchpoint};
+pub use error::EngineError;
 pub use handle::{InterruptHandle, Progress, ProgressHandle};
 pub use run_command::{CommandOutput, ExpectOutcome};
 pub use stop::{StopEvent, StopReason, WatchHit};
@@ -125,23 +127,21 @@ impl Engine {
     }
 
     /// Selects a wave by global id.
-    pub fn select_wave(&mut self, id: u32) -> Result<(), String> {
-        self.selected_wave = self.machine.wave_index(id).ok_or_else(|| {
-            let ids: Vec<String> = self
-                .machine
-                .waves
-                .iter()
-                .map(|w| w.id.to_string())
-                .collect();
-            format!("no resident wave {id} (resident: {})", ids.join(", "))
-        })?;
+    pub fn select_wave(&mut self, id: u32) -> Result<(), EngineError> {
+        self.selected_wave = self
+            .machine
+            .wave_index(id)
+            .ok_or_else(|| EngineError::NoWave {
+                id,
+                resident: self.machine.waves.iter().map(|w| w.id).collect(),
+            })?;
         Ok(())
     }
 
     /// Selects a lane.
-    pub fn select_lane(&mut self, lane: u32) -> Result<(), String> {
+    pub fn select_lane(&mut self, lane: u32) -> Result<(), EngineError> {
         if lane >= 32 {
-            return Err(format!("lane {lane} out of range (0-31)"));
+            return Err(EngineError::LaneOutOfRange(lane as u64));
         }
         self.selected_lane = lane as u8;
         Ok(())
@@ -191,9 +191,9 @@ impl Engine {
 
     /// Selects a wave by its index in the machine's waves (front ends that number waves by
     /// index, such as the GDB server's threads).
-    pub fn select_wave_index(&mut self, w: usize) -> Result<(), String> {
+    pub fn select_wave_index(&mut self, w: usize) -> Result<(), EngineError> {
         if w >= self.machine.waves.len() {
-            return Err(format!("no wave with index {w}"));
+            return Err(EngineError::NoWaveIndex(w));
         }
         self.selected_wave = w;
         Ok(())

@@ -2,15 +2,18 @@
 //! ignore counts, and checking them as the machine runs.
 
 use super::breakpoint::{Breakpoint, Condition, Filters, Scope, WatchKind, Watchpoint};
-use super::{expr, Engine, StopEvent, StopReason, WatchHit};
+use super::{expr, Engine, EngineError, StopEvent, StopReason, WatchHit};
 use crate::exec::AccessKind;
 use crate::memory::Space;
 
-fn parse_condition(text: Option<&str>) -> Result<Option<Condition>, String> {
+fn parse_condition(text: Option<&str>) -> Result<Option<Condition>, EngineError> {
     match text.map(str::trim).filter(|t| !t.is_empty()) {
         None => Ok(None),
         Some(t) => {
-            let expr = expr::parse(t).map_err(|e| format!("bad condition `{t}`: {e}"))?;
+            let expr = expr::parse(t).map_err(|error| EngineError::BadCondition {
+                text: t.to_string(),
+                error,
+            })?;
             Ok(Some(Condition {
                 text: t.to_string(),
                 expr,
@@ -21,12 +24,13 @@ fn parse_condition(text: Option<&str>) -> Result<Option<Condition>, String> {
 
 impl Engine {
     /// Resolves a location: a label, `label+N`, `*ADDR` or an address.
-    pub fn resolve_location(&self, text: &str) -> Result<u64, String> {
+    pub fn resolve_location(&self, text: &str) -> Result<u64, EngineError> {
         let t = text.trim().trim_start_matches('*');
         let (base, off) = match t.split_once('+') {
             Some((b, o)) => (
                 b.trim(),
-                expr::parse_number(o.trim()).ok_or_else(|| format!("bad offset in `{text}`"))?,
+                expr::parse_number(o.trim())
+                    .ok_or_else(|| EngineError::BadOffset(text.to_string()))?,
             ),
             None => (t, 0),
         };
@@ -35,27 +39,16 @@ impl Engine {
             None => match self.machine.program().labels.get(base) {
                 Some(a) => *a as i64,
                 None => {
-                    let names: Vec<&str> = self
-                        .machine
-                        .program()
-                        .labels
-                        .keys()
-                        .map(String::as_str)
-                        .collect();
-                    return Err(format!(
-                        "no label `{base}`{}",
-                        if names.is_empty() {
-                            String::new()
-                        } else {
-                            format!(" (labels: {})", names.join(", "))
-                        }
-                    ));
+                    return Err(EngineError::NoLabel {
+                        name: base.to_string(),
+                        labels: self.machine.program().labels.keys().cloned().collect(),
+                    });
                 }
             },
         } + off;
         let addr = addr as u64;
         if self.machine.instr_at(addr).is_none() {
-            return Err(format!("{addr:#x} is not the start of an instruction"));
+            return Err(EngineError::NotAnInstruction(addr));
         }
         Ok(addr)
     }
@@ -99,12 +92,12 @@ impl Engine {
         condition: Option<&str>,
         filters: Filters,
         temporary: bool,
-    ) -> Result<u32, String> {
+    ) -> Result<u32, EngineError> {
         let addr = self.resolve_location(location)?;
         let condition = parse_condition(condition)?;
         if let Some(l) = filters.lane {
             if l >= 32 {
-                return Err(format!("lane {l} out of range (0-31)"));
+                return Err(EngineError::LaneOutOfRange(l as u64));
             }
         }
         let id = self.take_id();
@@ -131,9 +124,9 @@ impl Engine {
         addr: u64,
         len: u64,
         condition: Option<&str>,
-    ) -> Result<u32, String> {
+    ) -> Result<u32, EngineError> {
         if len == 0 || len > 1 << 20 {
-            return Err("watch length must be 1 byte to 1 MiB".into());
+            return Err(EngineError::WatchLength(len));
         }
         let probe = Watchpoint {
             id: 0,
@@ -150,19 +143,18 @@ impl Engine {
             Scope::Scratch { wave, .. } => self
                 .machine
                 .wave_index(wave)
-                .ok_or(format!("no wave {wave}"))?,
+                .ok_or(EngineError::NoWaveId(wave))?,
             Scope::Shared(Some(g)) => self
                 .machine
                 .waves
                 .iter()
                 .position(|w| w.workgroup == g)
-                .ok_or(format!("workgroup {g} is not resident"))?,
+                .ok_or(EngineError::WorkgroupNotResident(g))?,
             _ => self.selected_wave,
         };
         let mut buf = vec![0; len as usize];
         self.machine
-            .read_space(scope.space(), w, probe.lane(), addr, &mut buf)
-            .map_err(|e| e.to_string())?;
+            .read_space(scope.space(), w, probe.lane(), addr, &mut buf)?;
         let condition = parse_condition(condition)?;
         let id = self.take_id();
         self.watchpoints.push(Watchpoint {
@@ -175,7 +167,7 @@ impl Engine {
     }
 
     /// Deletes breakpoints/watchpoints by number (all when `None`).
-    pub fn delete(&mut self, id: Option<u32>) -> Result<(), String> {
+    pub fn delete(&mut self, id: Option<u32>) -> Result<(), EngineError> {
         match id {
             None => {
                 self.breakpoints.clear();
@@ -186,7 +178,7 @@ impl Engine {
                 self.breakpoints.retain(|b| b.id != id);
                 self.watchpoints.retain(|w| w.id != id);
                 if before == self.breakpoints.len() + self.watchpoints.len() {
-                    return Err(format!("no breakpoint or watchpoint number {id}"));
+                    return Err(EngineError::NoPoint(id));
                 }
             }
         }
@@ -195,38 +187,38 @@ impl Engine {
     }
 
     /// Enables or disables a breakpoint/watchpoint.
-    pub fn set_enabled(&mut self, id: u32, enabled: bool) -> Result<(), String> {
+    pub fn set_enabled(&mut self, id: u32, enabled: bool) -> Result<(), EngineError> {
         if let Some(b) = self.breakpoints.iter_mut().find(|b| b.id == id) {
             b.enabled = enabled;
         } else if let Some(w) = self.watchpoints.iter_mut().find(|w| w.id == id) {
             w.enabled = enabled;
         } else {
-            return Err(format!("no breakpoint or watchpoint number {id}"));
+            return Err(EngineError::NoPoint(id));
         }
         self.rearm();
         Ok(())
     }
 
     /// Sets a breakpoint's ignore count.
-    pub fn set_ignore(&mut self, id: u32, count: u32) -> Result<(), String> {
+    pub fn set_ignore(&mut self, id: u32, count: u32) -> Result<(), EngineError> {
         let b = self
             .breakpoints
             .iter_mut()
             .find(|b| b.id == id)
-            .ok_or(format!("no breakpoint number {id}"))?;
+            .ok_or(EngineError::NoBreakpoint(id))?;
         b.ignore = count;
         Ok(())
     }
 
     /// Sets or clears a breakpoint's condition.
-    pub fn set_condition(&mut self, id: u32, condition: Option<&str>) -> Result<(), String> {
+    pub fn set_condition(&mut self, id: u32, condition: Option<&str>) -> Result<(), EngineError> {
         let c = parse_condition(condition)?;
         if let Some(b) = self.breakpoints.iter_mut().find(|b| b.id == id) {
             b.condition = c;
         } else if let Some(w) = self.watchpoints.iter_mut().find(|w| w.id == id) {
             w.condition = c;
         } else {
-            return Err(format!("no breakpoint or watchpoint number {id}"));
+            return Err(EngineError::NoPoint(id));
         }
         Ok(())
     }

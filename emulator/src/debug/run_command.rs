@@ -37,9 +37,9 @@ impl CommandOutput {
     }
 }
 
-fn cmd_err(name: &str, message: impl Into<String>) -> CommandError {
+fn cmd_err(name: &str, message: impl std::fmt::Display) -> CommandError {
     CommandError {
-        message: message.into(),
+        message: message.to_string(),
         usage: command::usage(name).map(str::to_string),
     }
 }

@@ -243,35 +243,36 @@ impl Session {
     /// settings and re-creates breakpoints, watchpoints, displays and the selection. On
     /// error the engine is left as it was.
     pub fn apply(&self, e: &mut Engine, path: &str) -> Result<(), SessionError> {
-        let err = |message: String| SessionError::Apply {
+        let err = |message: &dyn std::fmt::Display| SessionError::Apply {
             path: path.to_string(),
-            message,
+            message: message.to_string(),
         };
         let mut next = e.clone();
-        next.relaunch(self.launch).map_err(|x| err(x.to_string()))?;
-        next.delete(None).map_err(err)?;
+        next.relaunch(self.launch).map_err(|x| err(&x))?;
+        next.delete(None).map_err(|x| err(&x))?;
         for b in &self.breakpoints {
             let id = next
                 .add_breakpoint(&b.location, b.condition.as_deref(), b.filters, b.temporary)
-                .map_err(|m| err(format!("breakpoint at {}: {m}", b.location)))?;
-            next.set_ignore(id, b.ignore).map_err(err)?;
+                .map_err(|m| err(&format!("breakpoint at {}: {m}", b.location)))?;
+            next.set_ignore(id, b.ignore).map_err(|x| err(&x))?;
             if !b.enabled {
-                next.set_enabled(id, false).map_err(err)?;
+                next.set_enabled(id, false).map_err(|x| err(&x))?;
             }
         }
         for w in &self.watchpoints {
             let id = next
                 .add_watchpoint(w.kind, w.scope, w.addr, w.len, w.condition.as_deref())
-                .map_err(|m| err(format!("watchpoint at {:#x}: {m}", w.addr)))?;
+                .map_err(|m| err(&format!("watchpoint at {:#x}: {m}", w.addr)))?;
             if !w.enabled {
-                next.set_enabled(id, false).map_err(err)?;
+                next.set_enabled(id, false).map_err(|x| err(&x))?;
             }
         }
         next.displays = self.displays.clone();
         if next.select_wave(self.selected_wave).is_err() {
             next.selected_wave = 0;
         }
-        next.select_lane(self.selected_lane as u32).map_err(err)?;
+        next.select_lane(self.selected_lane as u32)
+            .map_err(|x| err(&x))?;
         next.scheduler_locking = self.scheduler_locking;
         next.log = self.log.clone();
         *e = next;

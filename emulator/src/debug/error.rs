@@ -1,0 +1,79 @@
+//! Why an engine operation was refused: one typed error for every front end, which prints
+//! it (the REPL, the TUI, replay) or maps it to a protocol error (the GDB server's errno).
+
+use super::expr::ExprError;
+use crate::machine::MemoryError;
+
+/// An engine operation that could not be done; nothing was changed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum EngineError {
+    /// A location names no label.
+    #[error("no label `{name}`{}", labels_hint(.labels))]
+    NoLabel {
+        /// The name given.
+        name: String,
+        /// The kernel's labels, for the message.
+        labels: Vec<String>,
+    },
+    /// A `label+N` whose offset is not a number.
+    #[error("bad offset in `{0}`")]
+    BadOffset(String),
+    /// An address that is not the start of an instruction.
+    #[error("{0:#x} is not the start of an instruction")]
+    NotAnInstruction(u64),
+    /// A condition that does not parse.
+    #[error("bad condition `{text}`: {error}")]
+    BadCondition {
+        /// The condition as written.
+        text: String,
+        /// Why it does not parse.
+        error: ExprError,
+    },
+    /// A lane number out of range.
+    #[error("lane {0} out of range (0-31)")]
+    LaneOutOfRange(u64),
+    /// A watchpoint length out of range.
+    #[error("watch length must be 1 byte to 1 MiB")]
+    WatchLength(u64),
+    /// No resident wave with this global id.
+    #[error("no resident wave {id} (resident: {})", join(.resident))]
+    NoWave {
+        /// The id given.
+        id: u32,
+        /// The resident waves' ids.
+        resident: Vec<u32>,
+    },
+    /// No resident wave with this global id (a scratch watchpoint's wave).
+    #[error("no wave {0}")]
+    NoWaveId(u32),
+    /// No wave at this index of the machine's waves.
+    #[error("no wave with index {0}")]
+    NoWaveIndex(usize),
+    /// A workgroup that is not resident.
+    #[error("workgroup {0} is not resident")]
+    WorkgroupNotResident(u32),
+    /// A watched range that does not exist.
+    #[error(transparent)]
+    Memory(#[from] MemoryError),
+    /// No breakpoint or watchpoint with this number.
+    #[error("no breakpoint or watchpoint number {0}")]
+    NoPoint(u32),
+    /// No breakpoint with this number (ignore counts are for breakpoints).
+    #[error("no breakpoint number {0}")]
+    NoBreakpoint(u32),
+}
+
+fn labels_hint(labels: &[String]) -> String {
+    if labels.is_empty() {
+        String::new()
+    } else {
+        format!(" (labels: {})", labels.join(", "))
+    }
+}
+
+fn join(ids: &[u32]) -> String {
+    ids.iter()
+        .map(u32::to_string)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
