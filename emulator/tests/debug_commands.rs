@@ -12,10 +12,10 @@ use std::path::PathBuf;
 
 use wavedbg_emulator::asm::{assemble, assemble_file};
 use wavedbg_emulator::debug::command::{self, CommandError, HELP};
-use wavedbg_emulator::debug::{CommandOutput, Engine, StopEvent, StopReason};
-use wavedbg_emulator::wave::WaveState;
+use wavedbg_emulator::debug::{CommandOutput, Engine, Reached, StopEvent, StopReason};
 use wavedbg_emulator::machine::LaunchOptions;
 use wavedbg_emulator::program::Program;
+use wavedbg_emulator::wave::WaveState;
 
 // ---------------------------------------------------------------------------------------
 // Kernels
@@ -1245,7 +1245,7 @@ fn advance_until_u_and_finish() {
         text,
         "wave 1 (workgroup 0) reached 0x40\n  0x0040 <after>: ushli u7, u4, 6\n"
     );
-    assert_eq!(s.reason, StopReason::Reached("0x40".into()));
+    assert_eq!(s.reason, StopReason::Reached(Reached::Address(0x40)));
     assert_eq!(run(&mut e, "p v1[31]"), "v1[31] = 3\n");
     let (text, _) = stop(&mut e, "until store");
     assert_eq!(
@@ -1260,7 +1260,7 @@ fn advance_until_u_and_finish() {
         "{text}"
     );
     let (text, s) = stop(&mut e, "finish");
-    assert_eq!(s.reason, StopReason::Reached("exit".into()));
+    assert_eq!(s.reason, StopReason::Reached(Reached::Exit));
     assert!(text.starts_with("wave 3 (workgroup 1) "), "{text}");
     assert!(text.contains("exit"), "{text}");
     assert!(run(&mut e, "info waves").contains("*    3   1    1  exited "));
@@ -1274,7 +1274,7 @@ fn advance_barrier_and_a_blocked_step() {
     let mut e = engine(BARRIER);
     run(&mut e, "wave 1");
     let (text, s) = stop(&mut e, "advance barrier");
-    assert_eq!(s.reason, StopReason::Reached("barrier".into()));
+    assert_eq!(s.reason, StopReason::Reached(Reached::Barrier));
     assert_eq!(
         text,
         "wave 1 (workgroup 0) reached barrier\n  0x0030 <after_barrier>: nop\n"

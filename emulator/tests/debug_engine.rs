@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 
 use wavedbg_emulator::asm::assemble;
 use wavedbg_emulator::debug::breakpoint::{Filters, Scope, WatchKind};
-use wavedbg_emulator::debug::{Engine, StopEvent, StopReason, WatchHit};
+use wavedbg_emulator::debug::{Engine, Reached, StopEvent, StopReason, WatchHit};
 use wavedbg_emulator::exec::AccessKind;
 use wavedbg_emulator::fault::FaultKind;
 use wavedbg_emulator::machine::LaunchOptions;
@@ -288,8 +288,8 @@ fn stepi_with_scheduler_locking_moves_only_the_selected_wave() {
     // Stepping the selected wave past its end stops when it has exited.
     let stop = e.step(100);
     assert!(
-        matches!(&stop.reason, StopReason::Blocked(why) if why.contains("exited"))
-            || stop.reason == StopReason::Reached("exit".into()),
+        matches!(&stop.reason, StopReason::Blocked(why) if why.to_string().contains("exited"))
+            || stop.reason == StopReason::Reached(Reached::Exit),
         "{stop:?}"
     );
     assert!(!stop.is_terminal(), "the other waves can still run");
@@ -321,7 +321,7 @@ fn stepi_without_scheduler_locking_advances_every_ready_wave() {
     e.select_wave(0).unwrap();
     assert_eq!(
         e.advance_to_barrier().reason,
-        StopReason::Reached("barrier".into())
+        StopReason::Reached(Reached::Barrier)
     );
     let after = label(&e, "after_barrier");
     e.scheduler_locking = false;
@@ -355,7 +355,7 @@ fn advance_to_a_label() {
     e.select_wave(1).unwrap();
     let after = label(&e, "after");
     let stop = e.advance(after);
-    assert_eq!(stop.reason, StopReason::Reached(format!("{after:#x}")));
+    assert_eq!(stop.reason, StopReason::Reached(Reached::Address(after)));
     assert_eq!(stop.wave, Some(1));
     assert_eq!(stop.pc, Some(after));
     let w = &e.machine().waves[1];
@@ -374,7 +374,7 @@ fn advance_to_the_barrier_runs_the_selected_wave_alone() {
     e.select_wave(1).unwrap();
     let after = label(&e, "after_barrier");
     let stop = e.advance_to_barrier();
-    assert_eq!(stop.reason, StopReason::Reached("barrier".into()));
+    assert_eq!(stop.reason, StopReason::Reached(Reached::Barrier));
     assert_eq!(stop.wave_id, Some(1));
     assert_eq!(stop.pc, Some(after));
     assert_eq!(states(&e), vec![WaveState::Ready, WaveState::AtBarrier]);
@@ -383,7 +383,7 @@ fn advance_to_the_barrier_runs_the_selected_wave_alone() {
     // With the other wave frozen the barrier cannot complete: stepping says so.
     let stop = e.step(1);
     assert!(
-        matches!(&stop.reason, StopReason::Blocked(why) if why.contains("barrier")),
+        matches!(&stop.reason, StopReason::Blocked(why) if why.to_string().contains("barrier")),
         "{stop:?}"
     );
     assert_eq!(pcs(&e), vec![0, after]);
@@ -401,7 +401,7 @@ fn finish_runs_the_selected_wave_to_its_exit() {
     let mut e = engine(LOOP);
     e.select_wave(3).unwrap();
     let stop = e.finish_wave();
-    assert_eq!(stop.reason, StopReason::Reached("exit".into()));
+    assert_eq!(stop.reason, StopReason::Reached(Reached::Exit));
     assert_eq!(stop.wave_id, Some(3));
     assert_eq!(e.machine().waves[3].state, WaveState::Exited);
     assert_eq!(e.machine().waves[3].executed, LOOP_WAVE_INSTRUCTIONS);
@@ -411,7 +411,7 @@ fn finish_runs_the_selected_wave_to_its_exit() {
     assert_eq!(global_u32(&e, out), 0, "wave 0 did not run");
     // Finishing an exited wave reports it again without running anything.
     let stop = e.finish_wave();
-    assert_eq!(stop.reason, StopReason::Reached("exit".into()));
+    assert_eq!(stop.reason, StopReason::Reached(Reached::Exit));
     assert_eq!(stop.instructions, LOOP_WAVE_INSTRUCTIONS);
     finish_all(&mut e);
 }
@@ -1508,7 +1508,7 @@ fn deadlock_found_while_stepping_the_exiting_wave() {
     e.select_wave(0).unwrap();
     assert_eq!(
         e.advance_to_barrier().reason,
-        StopReason::Reached("barrier".into())
+        StopReason::Reached(Reached::Barrier)
     );
     e.select_wave(1).unwrap();
     let stop = e.finish_wave();
@@ -1747,11 +1747,11 @@ fn advance_barrier_on_the_last_wave_to_arrive_stops_at_the_barrier() {
     e.select_wave(1).unwrap();
     assert_eq!(
         e.advance_to_barrier().reason,
-        StopReason::Reached("barrier".into())
+        StopReason::Reached(Reached::Barrier)
     );
     e.select_wave(0).unwrap();
     let stop = e.advance_to_barrier();
-    assert_eq!(stop.reason, StopReason::Reached("barrier".into()));
+    assert_eq!(stop.reason, StopReason::Reached(Reached::Barrier));
     assert_eq!(stop.wave_id, Some(0));
     assert_eq!(pcs(&e), vec![after, after]);
     assert_eq!(states(&e), vec![WaveState::Ready, WaveState::Ready]);

@@ -3,6 +3,7 @@
 
 use std::sync::atomic::Ordering;
 
+use super::stop::{Blocked, Reached};
 use super::{Engine, StopEvent, StopReason};
 use crate::machine::Event;
 use crate::wave::WaveState;
@@ -44,8 +45,7 @@ impl Engine {
     /// instructions or, with `n == u64::MAX`, until something stops it. Selects the wave.
     pub fn run_wave(&mut self, w: usize, n: u64) -> StopEvent {
         if w >= self.machine.waves.len() {
-            return self
-                .finish(self.event(StopReason::Blocked(format!("no wave with index {w}")), None));
+            return self.finish(self.event(StopReason::Blocked(Blocked::NoWave(w)), None));
         }
         self.selected_wave = w;
         let goal = if n == u64::MAX {
@@ -157,16 +157,14 @@ impl Engine {
                 return self.finish(self.event(StopReason::Interrupted, Some(w)));
             }
             let Some(wave) = self.machine.waves.get(w) else {
-                return self.finish(self.event(StopReason::Blocked(format!("no wave {w}")), None));
+                return self.finish(self.event(StopReason::Blocked(Blocked::NoWave(w)), None));
             };
             let blocked = match wave.state {
                 WaveState::Ready | WaveState::Stopped => None,
-                WaveState::AtBarrier => Some(StopReason::Blocked(
-                    "the wave waits at a barrier for the other waves of its workgroup, which are frozen (continue, or set scheduler-locking off)".into(),
-                )),
-                WaveState::Exited if goal == Goal::Exit => Some(StopReason::Reached("exit".into())),
-                WaveState::Exited => Some(StopReason::Blocked("the wave has exited".into())),
-                WaveState::Faulted => Some(StopReason::Blocked("the wave has faulted".into())),
+                WaveState::AtBarrier => Some(StopReason::Blocked(Blocked::AtBarrier)),
+                WaveState::Exited if goal == Goal::Exit => Some(StopReason::Reached(Reached::Exit)),
+                WaveState::Exited => Some(StopReason::Blocked(Blocked::Exited)),
+                WaveState::Faulted => Some(StopReason::Blocked(Blocked::Faulted)),
             };
             if let Some(reason) = blocked {
                 return self.finish(self.event(reason, Some(w)));
@@ -186,10 +184,10 @@ impl Engine {
             match goal {
                 // The last wave to arrive releases the barrier at once: it counts as arrived.
                 Goal::Barrier if wave.state == WaveState::AtBarrier || was_barrier => {
-                    return self.finish(self.event(StopReason::Reached("barrier".into()), Some(w)));
+                    return self.finish(self.event(StopReason::Reached(Reached::Barrier), Some(w)));
                 }
                 Goal::Exit if wave.state == WaveState::Exited => {
-                    return self.finish(self.event(StopReason::Reached("exit".into()), Some(w)));
+                    return self.finish(self.event(StopReason::Reached(Reached::Exit), Some(w)));
                 }
                 _ => {}
             }
@@ -231,7 +229,7 @@ impl Engine {
                 None => continue,
                 Some(Event::BreakpointHit { wave, pc }) => {
                     if target == Some((wave, pc)) {
-                        break self.event(StopReason::Reached(format!("{pc:#x}")), Some(wave));
+                        break self.event(StopReason::Reached(Reached::Address(pc)), Some(wave));
                     }
                     let hit = if self
                         .armed

@@ -26,7 +26,7 @@ use breakpoint::{Breakpoint, Watchpoint};
 pub use error::EngineError;
 pub use handle::{InterruptHandle, Progress, ProgressHandle};
 pub use run_command::{CommandOutput, ExpectOutcome};
-pub use stop::{StopEvent, StopReason, WatchHit};
+pub use stop::{Blocked, Reached, StopEvent, StopReason, Terminated, WatchHit};
 
 /// The debugger engine.
 #[derive(Debug, Clone)]

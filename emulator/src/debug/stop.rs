@@ -37,6 +37,77 @@ pub struct WatchHit {
     pub new: Vec<u8>,
 }
 
+/// What a run to a goal reached.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reached {
+    /// The `advance` address.
+    Address(u64),
+    /// The wave's barrier (`advance barrier`).
+    Barrier,
+    /// The wave's end (`finish`).
+    Exit,
+}
+
+impl std::fmt::Display for Reached {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Reached::Address(a) => write!(f, "{a:#x}"),
+            Reached::Barrier => f.write_str("barrier"),
+            Reached::Exit => f.write_str("exit"),
+        }
+    }
+}
+
+/// Why nothing could run the way the front end asked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum Blocked {
+    /// No wave at this index.
+    #[error("no wave with index {0}")]
+    NoWave(usize),
+    /// The wave waits at a barrier while the others are frozen.
+    #[error("the wave waits at a barrier for the other waves of its workgroup, which are frozen (continue, or set scheduler-locking off)")]
+    AtBarrier,
+    /// The wave has exited.
+    #[error("the wave has exited")]
+    Exited,
+    /// The wave has faulted.
+    #[error("the wave has faulted")]
+    Faulted,
+    /// Every wave is stopped by the debugger or waiting.
+    #[error("no wave can run")]
+    NoWaveCanRun,
+}
+
+/// What is left of a launch that cannot go on because its remaining waves faulted.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Terminated {
+    /// Global ids of the faulted waves.
+    pub faulted: Vec<u32>,
+    /// Resident waves that exited.
+    pub exited: usize,
+    /// Workgroups never dispatched.
+    pub never_ran: u32,
+}
+
+impl std::fmt::Display for Terminated {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let plural = |n: usize| if n == 1 { "" } else { "s" };
+        let ids: Vec<String> = self.faulted.iter().map(u32::to_string).collect();
+        write!(
+            f,
+            "faulted wave{} {} cannot go on; {} resident wave{} exited",
+            plural(self.faulted.len()),
+            ids.join(", "),
+            self.exited,
+            plural(self.exited)
+        )?;
+        if self.never_ran > 0 {
+            write!(f, "; {} workgroups never ran", self.never_ran)?;
+        }
+        Ok(())
+    }
+}
+
 /// Why execution stopped.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum StopReason {
@@ -52,7 +123,7 @@ pub enum StopReason {
     /// A step finished.
     Step,
     /// `advance`/`until` reached its address, or a wave reached its barrier or exited.
-    Reached(String),
+    Reached(Reached),
     /// The program's `brk` instruction.
     BreakInstruction,
     /// A wave faulted.
@@ -65,9 +136,9 @@ pub enum StopReason {
     Interrupted,
     /// Nothing can run the way asked (e.g. the selected wave waits at a barrier while the
     /// other waves are frozen).
-    Blocked(String),
-    /// The launch cannot go on: the waves left have faulted (the text says what is left).
-    Terminated(String),
+    Blocked(Blocked),
+    /// The launch cannot go on: the waves left have faulted.
+    Terminated(Terminated),
     /// A breakpoint condition could not be evaluated.
     ConditionError {
         /// Breakpoint number.
@@ -161,31 +232,24 @@ impl Engine {
             Event::Finished => self.event(StopReason::Finished, None),
             Event::Stalled => {
                 let m = &self.machine;
-                let faulted: Vec<String> = m
+                let faulted: Vec<u32> = m
                     .waves
                     .iter()
                     .filter(|w| w.state == WaveState::Faulted)
-                    .map(|w| w.id.to_string())
+                    .map(|w| w.id)
                     .collect();
                 if faulted.is_empty() {
-                    self.event(StopReason::Blocked("no wave can run".into()), wave)
+                    self.event(StopReason::Blocked(Blocked::NoWaveCanRun), wave)
                 } else {
-                    let exited = m
-                        .waves
-                        .iter()
-                        .filter(|w| w.state == WaveState::Exited)
-                        .count();
-                    let why = format!(
-                        "faulted wave{} {} cannot go on; {exited} resident wave{} exited{}",
-                        if faulted.len() == 1 { "" } else { "s" },
-                        faulted.join(", "),
-                        if exited == 1 { "" } else { "s" },
-                        if m.workgroups_pending() > 0 {
-                            format!("; {} workgroups never ran", m.workgroups_pending())
-                        } else {
-                            String::new()
-                        }
-                    );
+                    let why = Terminated {
+                        faulted,
+                        exited: m
+                            .waves
+                            .iter()
+                            .filter(|w| w.state == WaveState::Exited)
+                            .count(),
+                        never_ran: m.workgroups_pending(),
+                    };
                     let w = m.waves.iter().position(|w| w.state == WaveState::Faulted);
                     self.event(StopReason::Terminated(why), w)
                 }

@@ -5,7 +5,7 @@
 use std::fmt::Write;
 
 use super::breakpoint::{Scope, WatchKind};
-use super::{Engine, StopEvent, StopReason, WatchHit};
+use super::{Engine, Reached, StopEvent, StopReason, WatchHit};
 use crate::disasm;
 use crate::fault::lanes_text;
 use crate::isa::{Counter, RegFile};
@@ -163,7 +163,7 @@ pub fn describe_stop(e: &Engine, stop: &StopEvent) -> String {
             s.join("\n")
         }
         StopReason::Step => format!("{wave}\n  {}", at(stop.pc)),
-        StopReason::Reached(what) if what == "exit" => format!("{wave} exited"),
+        StopReason::Reached(Reached::Exit) => format!("{wave} exited"),
         StopReason::Reached(what) => format!("{wave} reached {what}\n  {}", at(stop.pc)),
         StopReason::BreakInstruction => {
             format!("Break instruction (brk), {wave}\n  {}", at(stop.pc))
