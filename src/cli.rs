@@ -116,7 +116,7 @@ pub fn run(cli: Cli) -> Result<i32> {
             let out = output.unwrap_or_else(|| input.with_extension("wko"));
             wavedbg_emulator::debug::session::write_atomically(
                 &out,
-                program.to_object().as_bytes(),
+                program.to_object()?.as_bytes(),
             )
             .wrap_err_with(|| format!("cannot write {}", out.display()))?;
             eprintln!(

@@ -125,6 +125,9 @@ pub enum ObjectError {
     /// Not a valid RON document of the expected shape.
     #[error("not a wavedbg kernel object: {0}")]
     Parse(String),
+    /// The program could not be written as RON.
+    #[error("cannot serialise the kernel object: {0}")]
+    Serialize(String),
     /// Well-formed, but not a kernel that can run.
     #[error("invalid kernel object: {0}")]
     Invalid(#[from] ProgramError),
@@ -323,11 +326,11 @@ impl Program {
         }
     }
 
-    /// Serializes to the `.wko` container (RON text).
-    pub fn to_object(&self) -> String {
+    /// Serializes to the `.wko` container (RON text). An error is returned, never an
+    /// empty text that a caller would write as an empty file.
+    pub fn to_object(&self) -> Result<String, ObjectError> {
         let cfg = ron::ser::PrettyConfig::new().depth_limit(2);
-        // Serializing plain data into a String cannot fail.
-        ron::ser::to_string_pretty(self, cfg).unwrap_or_default()
+        ron::ser::to_string_pretty(self, cfg).map_err(|e| ObjectError::Serialize(e.to_string()))
     }
 
     /// Reads a `.wko` container.

@@ -1114,16 +1114,16 @@ top: vmovi v1, 1.5
 ";
     let mut p = assemble(src, "o.s", Some(&dir)).unwrap();
     p.source = Some("o.s".into());
-    let text = p.to_object();
+    let text = p.to_object().unwrap();
     assert!(text.contains("format_version: 1"), "{text}");
     let back = Program::from_object(&text).unwrap();
     assert_eq!(back, p);
     // Stable: serializing again gives the same text.
-    assert_eq!(back.to_object(), text);
+    assert_eq!(back.to_object().unwrap(), text);
     let _ = std::fs::remove_dir_all(&dir);
     // An object is held to the assembler's limits: one with no code is refused.
     assert!(matches!(
-        Program::from_object(&Program::empty("e").to_object()),
+        Program::from_object(&Program::empty("e").to_object().unwrap()),
         Err(ObjectError::Invalid(_))
     ));
 }
@@ -1148,6 +1148,7 @@ fn object_errors_are_clear() {
     let p = ok(".kernel v\nnop");
     let text = p
         .to_object()
+        .unwrap()
         .replace("format_version: 1", "format_version: 99");
     match Program::from_object(&text) {
         Err(e @ ObjectError::Version { found: 99 }) => {

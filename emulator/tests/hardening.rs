@@ -217,7 +217,7 @@ fn ron_loaders_refuse_deep_nesting() {
 fn object_with(edit: impl FnOnce(&mut Program)) -> String {
     let mut p = assemble(COND, "t.s", None).expect("kernel assembles");
     edit(&mut p);
-    p.to_object()
+    p.to_object().expect("serialises")
 }
 
 #[test]

@@ -91,6 +91,9 @@ pub enum SessionError {
         /// Cause.
         source: std::io::Error,
     },
+    /// The session could not be written as RON.
+    #[error("cannot serialise the session: {0}")]
+    Serialize(String),
     /// Malformed or truncated RON.
     #[error("{path}:{line}:{col}: not a valid session: {message}")]
     Parse {
@@ -161,10 +164,11 @@ impl Session {
         }
     }
 
-    /// RON text.
-    pub fn to_ron(&self) -> String {
+    /// RON text; an error rather than an empty text (which would be saved as an empty
+    /// file).
+    pub fn to_ron(&self) -> Result<String, SessionError> {
         let cfg = ron::ser::PrettyConfig::new().depth_limit(3);
-        ron::ser::to_string_pretty(self, cfg).unwrap_or_default()
+        ron::ser::to_string_pretty(self, cfg).map_err(|e| SessionError::Serialize(e.to_string()))
     }
 
     /// Parses RON text; `path` names it in errors.
@@ -204,7 +208,7 @@ impl Session {
     pub fn save(&self, path: &Path) -> Result<(), SessionError> {
         let mut s = self.clone();
         s.kernel = path_for_file(&self.kernel, path);
-        write_atomically(path, s.to_ron().as_bytes()).map_err(|source| SessionError::Write {
+        write_atomically(path, s.to_ron()?.as_bytes()).map_err(|source| SessionError::Write {
             path: path.display().to_string(),
             source,
         })
