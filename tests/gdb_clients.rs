@@ -4,8 +4,9 @@
 //! script with a timeout, and asserts on the client's output. Outside CI (`CI` unset) a
 //! missing client skips its test with a message; in CI it fails.
 //!
-//! A last test needs no client: it sends random and malformed packets over a raw TCP
-//! connection and checks that the server still answers `?`.
+//! The tests that need no client speak the protocol over a raw TCP connection: random and
+//! malformed packets (the server still answers `?`), the exact error replies to lenient
+//! packets, idempotent `Z`/`z`, and a second client refused while one is attached.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
@@ -71,10 +72,31 @@ const FAULT: &str = "\
     end
 ";
 
+/// Each lane of each wave stores `128 * wave index + lane` to offset 4 of its scratch (at
+/// `scratched`, after the store).
+const SCRATCH: &str = "\
+.kernel scratch
+.workgroup 64
+.grid 1
+.scratch 16
+    vlaneid v0
+    uwaveid u5
+    ushli u7, u5, 7
+    vadd.u32.u v3, v0, u7
+    umovi u6, 4
+    vmov.u v1, u6
+    st.scratch.b32 v3, v1, 0
+    wait.vst 0
+scratched:
+    end
+";
+
 /// Where the kernel's `out` buffer is (the first global allocation).
 const OUT: &str = "0x100000000";
-/// The shared-memory window (docs/gdb.md).
-const SHARED: &str = "0xffff800000000000";
+/// The shared memory of workgroup 0 (docs/gdb.md: workgroup W at + (W << 20)).
+const SHARED: &str = "0x8000000000000000";
+/// The shared memory of workgroup 1.
+const SHARED1: &str = "0x8000000000100000";
 
 fn bin() -> &'static str {
     env!("CARGO_BIN_EXE_wavedbg")
@@ -115,10 +137,16 @@ struct Server {
 
 impl Server {
     fn start(kernel: &Path) -> Server {
+        Server::start_with(kernel, &[])
+    }
+
+    /// With more `wavedbg serve` options (`--resident 1`).
+    fn start_with(kernel: &Path, options: &[&str]) -> Server {
         let mut child = Command::new(bin())
             .arg("serve")
             .arg(kernel)
             .args(["--listen", "127.0.0.1:0"])
+            .args(options)
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
@@ -386,13 +414,13 @@ continue
         &server,
         &[
             "Hardware watchpoint 1: *(unsigned int *)(0x100000000+4)",
-            "Hardware watchpoint 2: *(unsigned int *)(0xffff800000000000+8)",
+            "Hardware watchpoint 2: *(unsigned int *)(0x8000000000000000+8)",
             "Thread 1 hit Hardware watchpoint 1",
             "Old value = 0\nNew value = 8\n",
             "hit Hardware watchpoint 2",
             "Old value = 0\nNew value = 9\n",
             "lane 2 at",
-            "0xffff800000000000:\t0x00000007\t0x00000008\t0x00000009\t0x0000000a",
+            "0x8000000000000000:\t0x00000007\t0x00000008\t0x00000009\t0x0000000a",
             "[Inferior 1 (process 1) exited normally]",
         ],
     );
@@ -552,6 +580,9 @@ thread step-inst
 memory read -s 4 -c 4 -f x {OUT}
 watchpoint set expression -w write -s 4 -- {SHARED}+8
 process continue
+memory write -s 4 {SHARED1}+0x40 0x12345678
+memory read -s 4 -c 1 -f x {SHARED1}+0x40
+memory read -s 4 -c 1 -f x {SHARED}+0x40
 process plugin packet monitor why
 process plugin packet monitor info waves
 process kill
@@ -570,10 +601,17 @@ process kill
             // Only lane 0 was active when wave 0 stored.
             "0x100000000: 0x00000007 0x00000000 0x00000000 0x00000000",
             "stop reason = watchpoint 1",
+            // lldb's memory packets name no thread: the address names the workgroup.
+            "0x8000000000100040: 0x12345678",
+            "0x8000000000000040: 0x",
             "written by wave 1 lane 2",
             "Wave  WG  Idx  State",
             "exited with status = 9",
         ],
+    );
+    assert!(
+        !out.contains("0x8000000000000040: 0x12345678"),
+        "workgroup 0 is not workgroup 1:\n{out}"
     );
     // Wave 1 had run its first quantum (to 0x2c) when wave 0 reached the breakpoint; the
     // step moves it on while wave 0 stays. (lldb 14 in batch mode sometimes sends a second
@@ -732,9 +770,486 @@ fn hostile_packets_never_crash_the_server() {
         "no stop reply to `?`: {reply:?}\n{}",
         server.log()
     );
+    // Monitor expressions nested thousands deep (a 12 KB and a 20 KB qRcmd) are answered
+    // with an error as console output, and the server goes on.
+    let mut c = Raw {
+        s: s.try_clone().expect("clone"),
+        pending: Vec::new(),
+    };
+    c.s.set_read_timeout(Some(Duration::from_secs(30)))
+        .expect("timeout");
+    let parens = format!("print {}1{}", "(".repeat(3000), ")".repeat(3000));
+    let terms = format!("print 1{}", "+1".repeat(4999));
+    for cmd in [&parens, &terms] {
+        let out = c.monitor(cmd);
+        assert!(
+            out.contains("nested deeper than"),
+            "an error for a {}-byte expression: {out:?}\n{}",
+            cmd.len(),
+            server.log()
+        );
+        assert!(c.ask(b"qfThreadInfo").starts_with('m'), "still serving");
+    }
+    assert!(c.ask(b"?").starts_with("T05thread:"));
     assert!(
         server.child.try_wait().ok().flatten().is_none(),
         "the server is still running"
     );
     eprintln!("server log:\n{}", server.log());
+}
+
+/// A raw protocol client: one packet at a time, in no-ack mode after the handshake.
+struct Raw {
+    s: TcpStream,
+    pending: Vec<u8>,
+}
+
+/// `$body#cs`.
+fn packet(body: &[u8]) -> Vec<u8> {
+    let sum = body.iter().fold(0u8, |a, b| a.wrapping_add(*b));
+    let mut p = vec![b'$'];
+    p.extend_from_slice(body);
+    p.extend_from_slice(format!("#{sum:02x}").as_bytes());
+    p
+}
+
+/// Undoes run-length encoding (`X*n` repeats X `n - 29` more times).
+fn unrle(body: &[u8]) -> Vec<u8> {
+    let mut out: Vec<u8> = Vec::with_capacity(body.len());
+    let mut i = 0;
+    while i < body.len() {
+        if body[i] == b'*' && i + 1 < body.len() {
+            let last = out.last().copied().unwrap_or(b'0');
+            out.extend(std::iter::repeat_n(
+                last,
+                (body[i + 1] as usize).saturating_sub(29),
+            ));
+            i += 2;
+        } else {
+            out.push(body[i]);
+            i += 1;
+        }
+    }
+    out
+}
+
+fn unhex(text: &str) -> String {
+    let bytes: Vec<u8> = (0..text.len() / 2)
+        .filter_map(|i| u8::from_str_radix(&text[2 * i..2 * i + 2], 16).ok())
+        .collect();
+    String::from_utf8_lossy(&bytes).into_owned()
+}
+
+impl Raw {
+    fn connect(addr: &str) -> Raw {
+        let s = TcpStream::connect(addr).expect("connect");
+        s.set_read_timeout(Some(Duration::from_secs(30)))
+            .expect("timeout");
+        let mut raw = Raw {
+            s,
+            pending: Vec::new(),
+        };
+        let features = raw.ask(b"qSupported:multiprocess+");
+        assert!(features.contains("PacketSize="), "{features}");
+        assert_eq!(raw.ask(b"QStartNoAckMode"), "OK");
+        raw
+    }
+
+    fn send(&mut self, body: &[u8]) {
+        self.s.write_all(&packet(body)).expect("send");
+    }
+
+    /// The next packet's body (acks skipped), or `None` when the server closed.
+    fn next(&mut self) -> Option<String> {
+        let mut buf = [0u8; 65536];
+        loop {
+            if let Some(start) = self.pending.iter().position(|&b| b == b'$') {
+                if let Some(hash) = self.pending[start..].iter().position(|&b| b == b'#') {
+                    let end = start + hash + 3;
+                    if self.pending.len() >= end {
+                        let body = unrle(&self.pending[start + 1..start + hash]);
+                        self.pending.drain(..end);
+                        return Some(String::from_utf8_lossy(&body).into_owned());
+                    }
+                }
+            }
+            match self.s.read(&mut buf) {
+                Ok(0) => return None,
+                Ok(n) => self.pending.extend_from_slice(&buf[..n]),
+                Err(e) => panic!("no reply from the server: {e}"),
+            }
+        }
+    }
+
+    /// Sends a packet and returns the reply's body.
+    fn ask(&mut self, body: &[u8]) -> String {
+        self.send(body);
+        self.next().expect("the server closed the connection")
+    }
+
+    /// Sends a resume packet and returns the stop reply (console output skipped).
+    fn resume(&mut self, body: &[u8]) -> String {
+        self.send(body);
+        loop {
+            let reply = self.next().expect("the server closed the connection");
+            if !reply.starts_with('O') || reply == "OK" {
+                return reply;
+            }
+        }
+    }
+
+    /// `monitor CMD`: the console output, up to the final `OK` (or the error reply).
+    fn monitor(&mut self, cmd: &str) -> String {
+        let hex: String = cmd.bytes().map(|b| format!("{b:02x}")).collect();
+        self.send(format!("qRcmd,{hex}").as_bytes());
+        let mut out = String::new();
+        loop {
+            let reply = self.next().expect("the server closed the connection");
+            match reply.strip_prefix('O') {
+                Some(text) if reply != "OK" => out.push_str(&unhex(text)),
+                _ => {
+                    if reply != "OK" {
+                        out.push_str(&reply);
+                    }
+                    return out;
+                }
+            }
+        }
+    }
+}
+
+/// A watchpoint's address alone says which workgroup it watches, whichever thread is
+/// current when gdb (re)inserts it: the repro on scripts/histogram.s where a watchpoint
+/// deleted and re-created after `thread 9` kept the workgroup of its first insertion.
+#[test]
+fn gdb_watchpoint_address_names_its_workgroup() {
+    if !have("gdb") {
+        return;
+    }
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let k = root.join("scripts/histogram.s");
+    let helpers = root.join("scripts/wavedbg.gdb");
+    let next_word = label_addr(&k, "next_word");
+    let server = Server::start(&k);
+    let script = format!(
+        "source {}
+break *{next_word:#x}
+continue
+delete
+watch *(unsigned int *)({SHARED}+8)
+continue
+python print('first-stop:', gdb.selected_thread().details)
+delete
+thread 9
+python print('current:', gdb.selected_thread().details)
+printf \"helper: %#lx\\n\", $_shared(8)
+watch *(unsigned int *)({SHARED}+8)
+continue
+python print('same-address-stop:', gdb.selected_thread().details)
+delete
+watch *(unsigned int *)({SHARED1}+8)
+continue
+python print('workgroup-1-stop:', gdb.selected_thread().details)
+monitor why
+x/2xw {SHARED1}
+xshared 2
+windows
+kill
+",
+        helpers.display()
+    );
+    let out = gdb("gdb", &server, &script, false, None);
+    check(
+        &out,
+        &server,
+        &[
+            "first-stop: wave 4 wg 0",
+            "current: wave 8 wg 1",
+            // The address of workgroup 0 still means workgroup 0 from a thread of workgroup 1.
+            "same-address-stop: wave ",
+            "workgroup-1-stop: wave ",
+            "helper: 0x8000000000100008\n",
+            "Hardware watchpoint at 0x8000000000100008 (shared:0x8 of workgroup 1, 4 bytes)",
+            "0x8000000000100000:\t0x",
+            "  shared:  0x8000000000100000..0x8000000000100400",
+        ],
+    );
+    let wg = |marker: &str| -> String {
+        let line = out
+            .lines()
+            .find(|l| l.starts_with(marker))
+            .unwrap_or_default();
+        line.split(" wg ")
+            .nth(1)
+            .and_then(|r| r.split_whitespace().next())
+            .unwrap_or("?")
+            .to_string()
+    };
+    assert_eq!(wg("same-address-stop:"), "0", "{out}");
+    assert_eq!(wg("workgroup-1-stop:"), "1", "{out}");
+}
+
+/// Shared memory of a workgroup that is not resident yet cannot be read, but can be
+/// watched: the watchpoint stops in that workgroup once it runs. Scratch windows name their
+/// wave and lane; a wave that is not resident has none.
+#[test]
+fn gdb_watches_a_pending_workgroup_and_reads_any_lanes_scratch() {
+    if !have("gdb") {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("tempdir");
+    let k = kernel(&dir, "gdbtest.s", KERNEL);
+    // One workgroup resident at a time: workgroup 1 waits for workgroup 0 to finish.
+    let server = Server::start_with(&k, &["--resident", "1"]);
+    let script = format!(
+        "python
+try:
+    gdb.execute('x/1xw {SHARED1}')
+except gdb.MemoryError as e:
+    print('not resident:', e)
+end
+watch *(unsigned int *)({SHARED1}+8)
+continue
+python print('stop:', gdb.selected_thread().details)
+x/4xw {SHARED1}
+kill
+"
+    );
+    let out = gdb("gdb", &server, &script, false, None);
+    check(
+        &out,
+        &server,
+        &[
+            "not resident: Cannot access memory at address 0x8000000000100000",
+            "Hardware watchpoint 1: *(unsigned int *)(0x8000000000100000+8)",
+            "stop: wave 2 wg 1",
+            "New value = 9\n",
+            "0x8000000000100000:\t0x00000007\t0x00000008\t0x00000009\t0x0000000a",
+        ],
+    );
+
+    let k = kernel(&dir, "scratch.s", SCRATCH);
+    let scratched = label_addr(&k, "scratched");
+    let server = Server::start(&k);
+    {
+        // Wave 2 is not in the grid: it has no scratch to read.
+        let mut c = Raw::connect(&server.addr);
+        assert_eq!(c.ask(b"mc000000000400004,4"), "E0e");
+        assert_eq!(
+            c.ask(b"mc000000000050004,4"),
+            "00000000",
+            "lane 5 of wave 0"
+        );
+    }
+    // Scratch of wave V lane L at 0xc000000000000000 + (V << 21) + (L << 16).
+    let script = format!(
+        "break *{scratched:#x}
+continue
+continue
+x/1xw 0xc000000000000000 + (0 << 21) + (5 << 16) + 4
+x/1xw 0xc000000000000000 + (1 << 21) + (31 << 16) + 4
+kill
+"
+    );
+    let out = gdb("gdb", &server, &script, false, None);
+    check(
+        &out,
+        &server,
+        &[
+            "0xc000000000050004:\t0x00000005",
+            "0xc0000000003f0004:\t0x0000009f",
+        ],
+    );
+}
+
+/// `Z` and `z` are idempotent: a retransmitted `Z` leaves one breakpoint (or watchpoint),
+/// which one `z` removes, so the kernel then runs to its end.
+#[test]
+fn z_packets_are_idempotent() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let k = kernel(&dir, "gdbtest.s", KERNEL);
+    let store = label_addr(&k, "store");
+    for (insert, remove) in [
+        (format!("Z0,{store:x},1"), format!("z0,{store:x},1")),
+        ("Z2,100000004,4".to_string(), "z2,100000004,4".to_string()),
+        (
+            "Z4,8000000000000008,4".to_string(),
+            "z4,8000000000000008,4".to_string(),
+        ),
+    ] {
+        let server = Server::start(&k);
+        let mut c = Raw::connect(&server.addr);
+        assert_eq!(c.ask(insert.as_bytes()), "OK");
+        assert_eq!(c.ask(insert.as_bytes()), "OK", "a retransmitted {insert}");
+        let listed = c.monitor("info breakpoints");
+        assert_eq!(
+            listed.matches(" at 0x").count(),
+            1,
+            "one entry after {insert} twice:\n{listed}"
+        );
+        assert_eq!(c.ask(remove.as_bytes()), "OK");
+        assert!(
+            c.ask(remove.as_bytes()).starts_with('E'),
+            "nothing left to remove"
+        );
+        let stop = c.resume(b"vCont;c:p1.-1");
+        assert!(
+            stop.starts_with("W00"),
+            "no breakpoint or watchpoint is left after {remove}: {stop}"
+        );
+    }
+}
+
+/// A second client is refused at once with a message (a raw connection, then gdb), and the
+/// first goes on undisturbed.
+#[test]
+fn a_second_client_is_refused_at_once() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let k = kernel(&dir, "gdbtest.s", KERNEL);
+    let server = Server::start(&k);
+    let mut first = Raw::connect(&server.addr);
+    assert!(first.ask(b"?").starts_with("T05thread:"));
+
+    let started = Instant::now();
+    let mut second = TcpStream::connect(&server.addr).expect("connect");
+    second
+        .set_read_timeout(Some(Duration::from_secs(20)))
+        .expect("timeout");
+    second
+        .write_all(&packet(b"qSupported:multiprocess+"))
+        .expect("send");
+    let mut reply = Vec::new();
+    let _ = second.read_to_end(&mut reply);
+    let reply = String::from_utf8_lossy(&reply);
+    assert!(
+        reply.contains("$E.wavedbg: another client (127.0.0.1:")
+            && reply.contains("is attached; the server serves one at a time#"),
+        "refused with a reason: {reply:?}\n{}",
+        server.log()
+    );
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "refused at once, not after {:?}",
+        started.elapsed()
+    );
+
+    if have("gdb") {
+        let started = Instant::now();
+        let out = gdb("gdb", &server, "info threads\n", false, None);
+        check(
+            &out,
+            &server,
+            &[
+                "Remote failure reply: E.wavedbg: another client",
+                "No threads.",
+            ],
+        );
+        assert!(
+            started.elapsed() < Duration::from_secs(20),
+            "gdb gave up quickly, not after {:?}",
+            started.elapsed()
+        );
+    }
+    // The first client is still served.
+    assert!(first.ask(b"?").starts_with("T05thread:"));
+    assert_eq!(first.ask(b"m100000000,4"), "00000000");
+    assert!(server
+        .log()
+        .contains("wavedbg: refused a client from 127.0.0.1:"));
+}
+
+/// The server and gdb agree: `monitor why` and `monitor info watchpoints` name gdb's
+/// watchpoint by its address at every stop (gdb removes it while stopped; no engine number
+/// that grows per resume), `monitor wave`, register `set` and `set scheduler-locking` are
+/// refused with what to do instead, `monitor delete` keeps gdb's watchpoint, and after an
+/// extended-remote `kill` there are no threads until `run`.
+#[test]
+fn gdb_and_the_server_agree_on_watchpoints_threads_and_the_process() {
+    if !have("gdb") {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("tempdir");
+    let k = kernel(&dir, "gdbtest.s", KERNEL);
+    let mut server = Server::start(&k);
+    let script = format!(
+        "awatch *(unsigned int *)({SHARED}+8)
+continue
+monitor why
+monitor info watchpoints
+monitor delete
+continue
+monitor why
+monitor info breakpoints
+monitor wave 1
+monitor set u8 = 1
+monitor set scheduler-locking on
+info threads 1
+kill
+info threads
+monitor threads
+monitor info waves
+run
+info threads 1
+monitor threads
+detach
+"
+    );
+    let out = gdb("gdb", &server, &script, true, None);
+    let label = "Hardware access (read/write) watchpoint at 0x8000000000000008 (shared:0x8 of workgroup 0, 4 bytes)";
+    check(
+        &out,
+        &server,
+        &[
+            "Hardware access (read/write) watchpoint 1: *(unsigned int *)(0x8000000000000000+8)",
+            "written by wave 0 lane 2",
+            "written by wave 1 lane 2",
+            "Inserted by the client (which numbers them itself):\n  Hardware access",
+            "use `thread 2` (wave 1 is in thread 2",
+            "the client caches registers",
+            "the client decides which waves run",
+            "[Inferior 1 (process 1) killed]",
+            "No threads.",
+            "No threads: the kernel is not running",
+            "The kernel is not running (killed, or the launch ended)",
+            "Thread 1.1 (wave 0 wg 0 ready",
+        ],
+    );
+    // Two stops (and two resumptions), the same name each time.
+    assert_eq!(out.matches(label).count(), 4, "{out}");
+    assert!(
+        !out.contains("watchpoint 2:") && !out.contains("watchpoint 3:"),
+        "no engine numbers: {out}"
+    );
+    assert!(server.wait_exit(Duration::from_secs(10)).is_some());
+}
+
+/// Packets gdbstub would accept leniently are errors: `Hg` of a thread that does not
+/// exist, `M` whose length disagrees with its data, `m` without an address, `vCont` of a
+/// thread that does not exist; a bare `qSupported` gets the features reply.
+#[test]
+fn lenient_packets_are_errors() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let k = kernel(&dir, "gdbtest.s", KERNEL);
+    let server = Server::start(&k);
+    let mut c = Raw::connect(&server.addr);
+    assert!(
+        c.ask(b"qSupported").starts_with("PacketSize="),
+        "a bare qSupported"
+    );
+    assert_eq!(c.ask(b"Hgp1.63"), "E03");
+    assert_eq!(c.ask(b"Hg63"), "E03");
+    assert_eq!(c.ask(b"Hgp1.4"), "OK");
+    assert_eq!(c.ask(b"M100000000,8:01020304"), "E16");
+    assert_eq!(c.ask(b"M100000000,2:01020304"), "E16");
+    assert_eq!(c.ask(b"m100000000,4"), "00000000", "nothing was written");
+    assert_eq!(c.ask(b"m,4"), "E16");
+    assert_eq!(c.ask(b"mx,4"), "E16");
+    assert_eq!(c.ask(b"X100000000,4:ab"), "E16");
+    assert_eq!(c.ask(b"vCont;c:ffff"), "E03");
+    assert_eq!(c.ask(b"vCont;s:p1.63"), "E03");
+    // Nothing ran: every wave is still at its first instruction.
+    assert_eq!(c.ask(b"Hgp1.1"), "OK");
+    assert_eq!(c.ask(b"p10"), "0000000000000000");
+    assert!(c.ask(b"?").starts_with("T05thread:"));
+    drop(server);
 }

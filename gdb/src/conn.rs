@@ -19,7 +19,7 @@ use std::time::Duration;
 use wavedbg_emulator::debug::InterruptHandle;
 
 /// The largest packet body accepted; larger packets are dropped and answered with an error.
-pub const MAX_PACKET: usize = 0x4000;
+pub const MAX_PACKET: usize = 0x8000;
 
 /// What the reader delivers.
 #[derive(Debug, Clone, PartialEq, Eq)]

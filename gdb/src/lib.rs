@@ -8,6 +8,7 @@
 //! - [`regs`]: register numbering, the `g` packet, the target description XML;
 //! - [`memory`]: the address windows and bounded, checked accesses;
 //! - [`conn`]: the TCP connection (packet framing, Ctrl-C, buffered writes);
+//! - [`validate`]: strict checks of raw packets that gdbstub would parse leniently;
 //! - [`target`]: the gdbstub `Target` and its extensions;
 //! - [`run`]: running the kernel for a resume packet and the stop reply;
 //! - [`monitor`]: `monitor` commands;
@@ -22,8 +23,12 @@ pub mod regs;
 pub mod run;
 pub mod session;
 pub mod target;
+pub mod validate;
 
-use std::net::{SocketAddr, TcpListener};
+use std::io::{Read, Write};
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
 
 use wavedbg_emulator::debug::Engine;
 
@@ -47,7 +52,9 @@ pub enum ServeError {
 /// Serves `engine` over the GDB remote protocol until a client detaches or kills it.
 ///
 /// Prints `wavedbg: GDB server listening on ADDR` on stderr once it accepts connections.
-/// One client is served at a time; when a connection closes without a detach or kill (the
+/// One client is served at a time: another that connects meanwhile is refused at once (its
+/// first packet is answered `E.` with the reason, which gdb prints, and the connection is
+/// closed; the server's stderr says so too). When a connection closes without a detach or kill (the
 /// client crashed or went away), the server keeps the kernel as it is and waits for the
 /// next client. When the launch ends (all waves exited, or the client resumed after a
 /// fault), it restarts from the beginning for the next `run` or client. Listening on a
@@ -64,9 +71,18 @@ pub fn serve_on(engine: Engine, listener: TcpListener) -> Result<(), ServeError>
     let mut target = WaveTarget::new(engine);
     target.files_allowed = addr.ip().is_loopback();
     loop {
+        listener.set_nonblocking(false)?;
         let (stream, peer) = listener.accept()?;
+        stream.set_nonblocking(false)?;
         eprintln!("wavedbg: client connected from {peer}");
-        match session::run(&mut target, stream) {
+        let done = AtomicBool::new(false);
+        let ended = std::thread::scope(|scope| {
+            scope.spawn(|| refuse_others(&listener, &done, peer));
+            // Stop the refuser even if the session panics, or the scope would never end.
+            let _done = SetOnDrop(&done);
+            session::run(&mut target, stream)
+        });
+        match ended {
             Ok(session::End::Detached) => {
                 eprintln!("wavedbg: client detached; server done");
                 return Ok(());
@@ -82,5 +98,90 @@ pub fn serve_on(engine: Engine, listener: TcpListener) -> Result<(), ServeError>
                 eprintln!("wavedbg: connection failed ({e}); waiting for another client");
             }
         }
+    }
+}
+
+/// How often the listener is polled for other clients while one is served.
+const REFUSE_POLL: Duration = Duration::from_millis(50);
+/// How long a refused client gets to send its first packet (and then to close).
+const REFUSE_WAIT: Duration = Duration::from_secs(5);
+
+struct SetOnDrop<'a>(&'a AtomicBool);
+
+impl Drop for SetOnDrop<'_> {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::SeqCst);
+    }
+}
+
+/// While a client is served, refuses every other that connects (until `done`). Without
+/// this a second client would wait in the listen backlog, hang, and get a broken session.
+fn refuse_others(listener: &TcpListener, done: &AtomicBool, attached: SocketAddr) {
+    if listener.set_nonblocking(true).is_err() {
+        return;
+    }
+    while !done.load(Ordering::SeqCst) {
+        match listener.accept() {
+            Ok((stream, peer)) => {
+                eprintln!(
+                    "wavedbg: refused a client from {peer}: the client from {attached} is attached (one at a time)"
+                );
+                // A thread each, so a silent client cannot delay the next refusal.
+                std::thread::spawn(move || refuse(stream, attached));
+            }
+            Err(_) => std::thread::sleep(REFUSE_POLL),
+        }
+    }
+}
+
+/// Answers a refused client's first packet with an error that says why, and closes.
+fn refuse(mut stream: TcpStream, attached: SocketAddr) {
+    let _ = stream.set_nonblocking(false);
+    let _ = stream.set_read_timeout(Some(REFUSE_WAIT));
+    // Wait for the first whole packet (`$...#xx`): gdb reads the reply to its `qSupported`.
+    let mut seen = Vec::new();
+    let mut buf = [0u8; 4096];
+    while !first_packet_done(&seen) {
+        match stream.read(&mut buf) {
+            Ok(0) | Err(_) => return,
+            Ok(n) => seen.extend_from_slice(&buf[..n]),
+        }
+        if seen.len() > 1 << 16 {
+            break;
+        }
+    }
+    let body = format!(
+        "E.wavedbg: another client ({attached}) is attached; the server serves one at a time"
+    );
+    let sum = body.bytes().fold(0u8, |a, b| a.wrapping_add(b));
+    let _ = stream.write_all(format!("+${body}#{sum:02x}").as_bytes());
+    // Close our side, then wait for the client's: closing with its next packet unread
+    // would reset the connection, and the client could lose the reply.
+    let _ = stream.shutdown(std::net::Shutdown::Write);
+    while matches!(stream.read(&mut buf), Ok(n) if n > 0) {}
+}
+
+/// Whether `seen` holds a whole packet: `$`, a body, `#` and two checksum digits.
+fn first_packet_done(seen: &[u8]) -> bool {
+    seen.iter()
+        .position(|&b| b == b'$')
+        .and_then(|start| {
+            let hash = seen[start..].iter().position(|&b| b == b'#')?;
+            Some(start + hash)
+        })
+        .is_some_and(|hash| seen.len() >= hash + 3)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_first_packet_is_whole_with_its_checksum() {
+        assert!(!first_packet_done(b"+"));
+        assert!(!first_packet_done(b"+$qSupported:x"));
+        assert!(!first_packet_done(b"+$qSupported#3"));
+        assert!(first_packet_done(b"+$qSupported#37"));
+        assert!(first_packet_done(b"--$?#3f"));
     }
 }

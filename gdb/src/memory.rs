@@ -1,31 +1,45 @@
 //! The address windows gdb and lldb see, and bounded, checked reads and writes in them.
 //!
 //! The kernel has three memory spaces (docs/memory.md) but a debugger has one address
-//! space, so the server maps them into windows:
+//! space, so the server maps them into windows. Every address says by itself which memory
+//! it means: no packet depends on a selected thread or lane (lldb's memory packets name no
+//! thread, and gdb removes and reinserts its watchpoints around every resumption, from
+//! whichever thread is current then).
 //!
 //! | window  | addresses | contents |
 //! |---------|-----------|----------|
 //! | code    | `0` ... code size | the kernel's instruction words, read-only |
 //! | global  | each buffer at its own address (from `0x1_0000_0000`) | global memory |
-//! | shared  | [`SHARED_BASE`] + offset | the shared memory of the selected wave's workgroup |
-//! | scratch | [`SCRATCH_BASE`] + offset | the scratch of the selected lane of the selected wave |
+//! | shared  | [`SHARED_BASE`] + (W << 20) + offset | the shared memory of workgroup W |
+//! | scratch | [`SCRATCH_BASE`] + (V << 21) + (L << 16) + offset | the scratch of lane L of wave V |
 //!
-//! The selected wave is the thread of the packet (gdb sends `Hg` before memory packets);
-//! the selected lane is the engine's (`monitor lane N`). Every window is readable in whole
-//! multiples of [`GRANULE`] bytes: bytes past the real end (up to the next multiple) read
-//! as zero, because lldb reads memory in 512-byte lines and lldb 14 crashes later when such
-//! a read comes back short. Writes must lie inside the real window. A read or write
-//! succeeds whole or fails whole: a short read is never returned.
+//! The field widths follow the machine's limits: shared memory is at most 1 MiB per
+//! workgroup (20 bits), scratch at most 64 KiB per lane (16 bits), 32 lanes (5 bits), and
+//! workgroup and wave ids are 32-bit, so every window fits below 2^63 + 2^53 and the two
+//! regions never overlap each other or global memory (at most 16 GiB from 4 GiB).
+//! V is the global wave id (`workgroup * waves_per_workgroup + index`), not the gdb thread.
+//!
+//! Only resident memory can be read or written: a workgroup not dispatched yet has no
+//! shared memory, a wave not resident has no scratch, and such accesses fail with a message.
+//! Every window is readable in whole multiples of [`GRANULE`] bytes: bytes past the real
+//! end (up to the next multiple) read as zero, because lldb reads memory in 512-byte lines
+//! and lldb 14 crashes later when such a read comes back short. Writes must lie inside the
+//! real window. A read or write succeeds whole or fails whole: a short read is never
+//! returned.
 
 use wavedbg_emulator::machine::{CodeWord, Machine};
 use wavedbg_emulator::memory::Space;
 
-/// First address of the shared-memory window.
-pub const SHARED_BASE: u64 = 0xffff_8000_0000_0000;
-/// First address of the scratch window.
-pub const SCRATCH_BASE: u64 = 0xffff_9000_0000_0000;
-/// How far each window may extend (shared and scratch offsets are 32-bit).
-pub const WINDOW_SPAN: u64 = 1 << 32;
+/// First address of the shared-memory windows (workgroup 0).
+pub const SHARED_BASE: u64 = 0x8000_0000_0000_0000;
+/// Bits of the offset in one workgroup's shared window (shared memory is at most 1 MiB).
+pub const SHARED_OFFSET_BITS: u32 = 20;
+/// First address of the scratch windows (wave 0, lane 0).
+pub const SCRATCH_BASE: u64 = 0xc000_0000_0000_0000;
+/// Bits of the offset in one lane's scratch window (scratch is at most 64 KiB a lane).
+pub const SCRATCH_OFFSET_BITS: u32 = 16;
+/// Where the wave id starts in a scratch address: above the offset and 5 bits of lane.
+pub const SCRATCH_WAVE_SHIFT: u32 = SCRATCH_OFFSET_BITS + 5;
 /// Windows are readable in multiples of this many bytes.
 pub const GRANULE: u64 = 512;
 /// The most bytes one memory packet may read or write.
@@ -38,19 +52,48 @@ pub enum Window {
     Code(u64),
     /// Global memory (the address itself).
     Global(u64),
-    /// The selected wave's shared memory, at this offset.
-    Shared(u64),
-    /// The selected lane's scratch, at this offset.
-    Scratch(u64),
+    /// The shared memory of a workgroup.
+    Shared {
+        /// Workgroup id.
+        workgroup: u32,
+        /// Offset in its shared memory.
+        offset: u64,
+    },
+    /// The scratch of one lane of one wave.
+    Scratch {
+        /// Global wave id.
+        wave: u32,
+        /// Lane (0-31).
+        lane: u8,
+        /// Offset in the lane's scratch.
+        offset: u64,
+    },
+    /// Above the global space but in no window (an id wider than 32 bits).
+    Invalid,
 }
 
 impl Window {
     /// Classifies an address.
     pub fn of(addr: u64) -> Window {
-        if (SHARED_BASE..SHARED_BASE + WINDOW_SPAN).contains(&addr) {
-            Window::Shared(addr - SHARED_BASE)
-        } else if (SCRATCH_BASE..SCRATCH_BASE + WINDOW_SPAN).contains(&addr) {
-            Window::Scratch(addr - SCRATCH_BASE)
+        if addr >= SCRATCH_BASE {
+            let rel = addr - SCRATCH_BASE;
+            match u32::try_from(rel >> SCRATCH_WAVE_SHIFT) {
+                Ok(wave) => Window::Scratch {
+                    wave,
+                    lane: ((rel >> SCRATCH_OFFSET_BITS) & 31) as u8,
+                    offset: rel & ((1 << SCRATCH_OFFSET_BITS) - 1),
+                },
+                Err(_) => Window::Invalid,
+            }
+        } else if addr >= SHARED_BASE {
+            let rel = addr - SHARED_BASE;
+            match u32::try_from(rel >> SHARED_OFFSET_BITS) {
+                Ok(workgroup) => Window::Shared {
+                    workgroup,
+                    offset: rel & ((1 << SHARED_OFFSET_BITS) - 1),
+                },
+                Err(_) => Window::Invalid,
+            }
         } else if addr < wavedbg_emulator::memory::GLOBAL_BASE {
             Window::Code(addr)
         } else {
@@ -58,14 +101,102 @@ impl Window {
         }
     }
 
-    /// The memory space, and the offset in it, for engine watchpoints.
+    /// The address of `offset` in the shared memory of `workgroup`.
+    pub fn shared_addr(workgroup: u32, offset: u64) -> u64 {
+        SHARED_BASE + ((workgroup as u64) << SHARED_OFFSET_BITS) + offset
+    }
+
+    /// The address of `offset` in the scratch of lane `lane` of wave `wave` (global id).
+    pub fn scratch_addr(wave: u32, lane: u8, offset: u64) -> u64 {
+        SCRATCH_BASE
+            + ((wave as u64) << SCRATCH_WAVE_SHIFT)
+            + (((lane & 31) as u64) << SCRATCH_OFFSET_BITS)
+            + offset
+    }
+
+    /// The memory space, and the address in it the engine uses (global address, or offset
+    /// in the shared memory or the lane's scratch).
     pub fn space(self) -> Option<(Space, u64)> {
         match self {
-            Window::Code(_) => None,
+            Window::Code(_) | Window::Invalid => None,
             Window::Global(a) => Some((Space::Global, a)),
-            Window::Shared(o) => Some((Space::Shared, o)),
-            Window::Scratch(o) => Some((Space::Scratch, o)),
+            Window::Shared { offset, .. } => Some((Space::Shared, offset)),
+            Window::Scratch { offset, .. } => Some((Space::Scratch, offset)),
         }
+    }
+
+    /// The window in words: `shared:0x8 of workgroup 3`, `global:0x100000004`.
+    pub fn describe(self) -> String {
+        match self {
+            Window::Code(o) => format!("code:{o:#x}"),
+            Window::Global(a) => format!("global:{a:#x}"),
+            Window::Shared { workgroup, offset } => {
+                format!("shared:{offset:#x} of workgroup {workgroup}")
+            }
+            Window::Scratch { wave, lane, offset } => {
+                format!("scratch:{offset:#x} of wave {wave} lane {lane}")
+            }
+            Window::Invalid => "no window".into(),
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Window::Code(_) => "code",
+            Window::Global(_) => "global",
+            Window::Shared { .. } => "shared",
+            Window::Scratch { .. } => "scratch",
+            Window::Invalid => "no",
+        }
+    }
+}
+
+/// Whether a workgroup's shared memory exists now.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Residency {
+    /// Resident (or finished in a slot not reused yet): a wave index of it.
+    Resident(usize),
+    /// Not dispatched yet.
+    Pending,
+    /// Finished, and its slot holds another workgroup.
+    Gone,
+    /// Beyond the grid.
+    Outside,
+}
+
+/// Where workgroup `wg` is.
+pub fn workgroup(m: &Machine, wg: u32) -> Residency {
+    if let Some(i) = m.waves.iter().position(|w| w.workgroup == wg) {
+        return Residency::Resident(i);
+    }
+    let grid = m.launch().grid;
+    if wg >= grid {
+        Residency::Outside
+    } else if wg >= grid - m.workgroups_pending() {
+        Residency::Pending
+    } else {
+        Residency::Gone
+    }
+}
+
+/// Why the memory of a window cannot be reached now (`None`: it can).
+pub fn unreachable(m: &Machine, w: Window) -> Option<String> {
+    match w {
+        Window::Shared { workgroup: wg, .. } => match workgroup(m, wg) {
+            Residency::Resident(_) => None,
+            Residency::Pending => Some(format!("workgroup {wg} is not resident yet")),
+            Residency::Gone => Some(format!("workgroup {wg} has finished")),
+            Residency::Outside => Some(format!(
+                "no workgroup {wg} (the grid has {})",
+                m.launch().grid
+            )),
+        },
+        Window::Scratch { wave, .. } => m
+            .wave_index(wave)
+            .is_none()
+            .then(|| format!("wave {wave} is not resident")),
+        Window::Invalid => Some("the address is in no window".into()),
+        Window::Code(_) | Window::Global(_) => None,
     }
 }
 
@@ -90,44 +221,53 @@ fn padded(len: u64) -> u64 {
     len.div_ceil(GRANULE).saturating_mul(GRANULE)
 }
 
-/// The real size of the window an address falls in, and the offset of the address in it;
-/// `None` when it is in no window (unallocated global memory).
-fn locate(m: &Machine, wave: usize, w: Window) -> Option<(u64, u64)> {
+/// The memory behind a window: the wave index to read it as, the lane, the real size and
+/// the offset of the address in it.
+struct Place {
+    wave: usize,
+    lane: u8,
+    size: u64,
+    offset: u64,
+}
+
+fn locate(m: &Machine, addr: u64, w: Window) -> Result<Place, AccessError> {
+    let unmapped = || fail(EFAULT, format!("{addr:#x} is not mapped"));
+    let place = |wave, lane, size, offset| Place {
+        wave,
+        lane,
+        size,
+        offset,
+    };
     match w {
-        Window::Code(o) => Some((m.program().code.len() as u64 * 4, o)),
+        Window::Code(o) => Ok(place(0, 0, m.program().code.len() as u64 * 4, o)),
         Window::Global(a) => m
             .global
             .allocations()
             .iter()
             .rev()
             .find(|x| x.base <= a)
-            .map(|x| (x.data.len(), a - x.base)),
-        Window::Shared(o) => {
-            (wave < m.waves.len()).then(|| (m.slots[m.slot_of(wave)].shared.len(), o))
-        }
-        Window::Scratch(o) => {
-            (wave < m.waves.len()).then_some((m.launch().scratch_bytes as u64, o))
-        }
+            .map(|x| place(0, 0, x.data.len(), a - x.base))
+            .ok_or_else(unmapped),
+        Window::Shared {
+            workgroup: wg,
+            offset,
+        } => match workgroup(m, wg) {
+            Residency::Resident(i) => Ok(place(i, 0, m.slots[m.slot_of(i)].shared.len(), offset)),
+            _ => Err(fail(
+                EFAULT,
+                unreachable(m, w).unwrap_or_else(|| format!("{addr:#x} is not mapped")),
+            )),
+        },
+        Window::Scratch { wave, lane, offset } => match m.wave_index(wave) {
+            Some(i) => Ok(place(i, lane, m.launch().scratch_bytes as u64, offset)),
+            None => Err(fail(EFAULT, format!("wave {wave} is not resident"))),
+        },
+        Window::Invalid => Err(unmapped()),
     }
 }
 
-fn window_name(w: Window) -> &'static str {
-    match w {
-        Window::Code(_) => "code",
-        Window::Global(_) => "global",
-        Window::Shared(_) => "shared",
-        Window::Scratch(_) => "scratch",
-    }
-}
-
-/// Reads `out.len()` bytes at `addr` as wave `wave` (index) and lane `lane` see them.
-pub fn read(
-    m: &Machine,
-    wave: usize,
-    lane: u8,
-    addr: u64,
-    out: &mut [u8],
-) -> Result<(), AccessError> {
+/// Reads `out.len()` bytes at `addr`.
+pub fn read(m: &Machine, addr: u64, out: &mut [u8]) -> Result<(), AccessError> {
     let n = out.len() as u64;
     if n > MAX_ACCESS {
         return Err(fail(EINVAL, format!("read of {n} bytes is too large")));
@@ -136,19 +276,19 @@ pub fn read(
         return Ok(());
     }
     let w = Window::of(addr);
-    let (size, off) =
-        locate(m, wave, w).ok_or_else(|| fail(EFAULT, format!("{addr:#x} is not mapped")))?;
-    let end = off
+    let p = locate(m, addr, w)?;
+    let end = p
+        .offset
         .checked_add(n)
         .ok_or_else(|| fail(EFAULT, "address overflow".into()))?;
-    if end > padded(size) {
+    if end > padded(p.size) {
         return Err(fail(
             EFAULT,
-            format!("{addr:#x}+{n} is outside the {} window", window_name(w)),
+            format!("{addr:#x}+{n} is outside the {} window", w.name()),
         ));
     }
     out.fill(0);
-    let real = size.saturating_sub(off).min(n) as usize;
+    let real = p.size.saturating_sub(p.offset).min(n) as usize;
     if real == 0 {
         return Ok(());
     }
@@ -164,7 +304,7 @@ pub fn read(
         }
         _ => {
             let (space, a) = w.space().ok_or_else(|| fail(EFAULT, "no space".into()))?;
-            m.read_space(space, wave, lane, a, part)
+            m.read_space(space, p.wave, p.lane, a, part)
                 .map_err(|e| fail(EFAULT, e.to_string()))
         }
     }
@@ -172,13 +312,7 @@ pub fn read(
 
 /// Writes `data` at `addr` as [`read`] reads it; the code is read-only and the padding
 /// past a window's end cannot be written.
-pub fn write(
-    m: &mut Machine,
-    wave: usize,
-    lane: u8,
-    addr: u64,
-    data: &[u8],
-) -> Result<(), AccessError> {
+pub fn write(m: &mut Machine, addr: u64, data: &[u8]) -> Result<(), AccessError> {
     let n = data.len() as u64;
     if n > MAX_ACCESS {
         return Err(fail(EINVAL, format!("write of {n} bytes is too large")));
@@ -187,10 +321,12 @@ pub fn write(
         return Ok(());
     }
     let w = Window::of(addr);
-    let Some((space, a)) = w.space() else {
+    if let Window::Code(_) = w {
         return Err(fail(EROFS, "the code is read-only".into()));
-    };
-    m.write_space(space, wave, lane, a, data)
+    }
+    let p = locate(m, addr, w)?;
+    let (space, a) = w.space().ok_or_else(|| fail(EFAULT, "no space".into()))?;
+    m.write_space(space, p.wave, p.lane, a, data)
         .map_err(|e| fail(EFAULT, e.to_string()))
 }
 
@@ -199,8 +335,9 @@ pub fn is_instruction(m: &Machine, pc: u64) -> bool {
     pc.is_multiple_of(4) && matches!(m.code().get((pc / 4) as usize), Some(CodeWord::Instr(_)))
 }
 
-/// A description of the windows for `monitor windows`.
-pub fn describe(m: &Machine, wave: usize, lane: u8) -> String {
+/// A description of the windows for `monitor windows`, with the addresses of wave `wave`'s
+/// (index) workgroup and scratch.
+pub fn describe(m: &Machine, wave: Option<usize>) -> String {
     use std::fmt::Write;
     let mut s = String::new();
     let _ = writeln!(
@@ -219,25 +356,27 @@ pub fn describe(m: &Machine, wave: usize, lane: u8) -> String {
             a.data.len()
         );
     }
-    match m.waves.get(wave) {
-        Some(wv) => {
-            let shared = m.slots[m.slot_of(wave)].shared.len();
-            let _ = writeln!(
-                s,
-                "shared:  {SHARED_BASE:#x}..{:#x} workgroup {} (of wave {}, {shared} bytes)",
-                SHARED_BASE + shared,
-                wv.workgroup,
-                wv.id
-            );
-            let scratch = m.launch().scratch_bytes as u64;
-            let _ = writeln!(
-                s,
-                "scratch: {SCRATCH_BASE:#x}..{:#x} lane {lane} of wave {} ({scratch} bytes)",
-                SCRATCH_BASE + scratch,
-                wv.id
-            );
-        }
-        None => s.push_str("shared, scratch: no wave selected\n"),
+    let shared = m.launch().shared_bytes;
+    let scratch = m.launch().scratch_bytes;
+    let _ = writeln!(
+        s,
+        "shared:  {SHARED_BASE:#x} + (W << {SHARED_OFFSET_BITS}) + offset: workgroup W ({shared} bytes each)"
+    );
+    let _ = writeln!(
+        s,
+        "scratch: {SCRATCH_BASE:#x} + (V << {SCRATCH_WAVE_SHIFT}) + (L << {SCRATCH_OFFSET_BITS}) + offset: lane L of wave V ({scratch} bytes each)"
+    );
+    if let Some(wv) = wave.and_then(|i| m.waves.get(i)) {
+        let sh = Window::shared_addr(wv.workgroup, 0);
+        let sc = Window::scratch_addr(wv.id, 0, 0);
+        let _ = writeln!(
+            s,
+            "wave {} (workgroup {}):\n  shared:  {sh:#x}..{:#x}\n  scratch: {sc:#x}..{:#x} (lane 0; lane L at + (L << {SCRATCH_OFFSET_BITS}))",
+            wv.id,
+            wv.workgroup,
+            sh + shared as u64,
+            sc + scratch as u64,
+        );
     }
     let _ = writeln!(
         s,
@@ -251,11 +390,12 @@ mod tests {
     use super::*;
     use wavedbg_emulator::machine::LaunchOptions;
 
-    fn machine() -> Machine {
+    /// Two workgroups of two waves; `resident` of them at once.
+    fn machine(resident: u32) -> Machine {
         let src = "\
 .kernel t
 .workgroup 64
-.grid 2
+.grid 3
 .shared 16
 .scratch 8
 .buffer out, 40
@@ -263,66 +403,154 @@ mod tests {
     end
 ";
         let p = wavedbg_emulator::asm::assemble(src, "t.s", None).expect("assembles");
-        Machine::new(&p, LaunchOptions::default()).expect("launches")
+        let options = LaunchOptions {
+            resident_workgroups: resident,
+            ..LaunchOptions::default()
+        };
+        Machine::new(&p, options).expect("launches")
     }
 
     #[test]
     fn windows_are_classified() {
         assert_eq!(Window::of(0x10), Window::Code(0x10));
         assert_eq!(Window::of(0x1_0000_0004), Window::Global(0x1_0000_0004));
-        assert_eq!(Window::of(SHARED_BASE + 8), Window::Shared(8));
-        assert_eq!(Window::of(SCRATCH_BASE + 4), Window::Scratch(4));
-        assert_eq!(Window::of(u64::MAX), Window::Global(u64::MAX));
+        assert_eq!(
+            Window::of(SHARED_BASE + 8),
+            Window::Shared {
+                workgroup: 0,
+                offset: 8
+            }
+        );
+        // Shared word 8 of workgroup 3 (docs/gdb.md).
+        assert_eq!(Window::shared_addr(3, 4 * 8), 0x8000_0000_0030_0020);
+        assert_eq!(
+            Window::of(0x8000_0000_0030_0020),
+            Window::Shared {
+                workgroup: 3,
+                offset: 0x20
+            }
+        );
+        // Lane 5's scratch of wave 9 (docs/gdb.md).
+        assert_eq!(Window::scratch_addr(9, 5, 0), 0xc000_0000_0125_0000);
+        assert_eq!(
+            Window::of(0xc000_0000_0125_0004),
+            Window::Scratch {
+                wave: 9,
+                lane: 5,
+                offset: 4
+            }
+        );
+        // The largest ids still name windows; wider ones name none.
+        let last = Window::shared_addr(u32::MAX, (1 << SHARED_OFFSET_BITS) - 1);
+        assert!(last < SCRATCH_BASE);
+        assert!(matches!(
+            Window::of(last),
+            Window::Shared {
+                workgroup: u32::MAX,
+                ..
+            }
+        ));
+        assert_eq!(Window::of(last + 1), Window::Invalid);
+        let last = Window::scratch_addr(u32::MAX, 31, (1 << SCRATCH_OFFSET_BITS) - 1);
+        assert!(matches!(
+            Window::of(last),
+            Window::Scratch {
+                wave: u32::MAX,
+                lane: 31,
+                ..
+            }
+        ));
+        assert_eq!(Window::of(last + 1), Window::Invalid);
+        assert_eq!(Window::of(u64::MAX), Window::Invalid);
     }
 
     #[test]
     fn reads_are_whole_and_padded_to_512_bytes() {
-        let mut m = machine();
-        write(&mut m, 0, 0, 0x1_0000_0000, &[1, 2, 3, 4]).expect("global write");
+        let mut m = machine(2);
+        write(&mut m, 0x1_0000_0000, &[1, 2, 3, 4]).expect("global write");
         let mut b = [0xaa; 512];
-        read(&m, 0, 0, 0x1_0000_0000, &mut b).expect("a whole line of a 40-byte buffer");
+        read(&m, 0x1_0000_0000, &mut b).expect("a whole line of a 40-byte buffer");
         assert_eq!(&b[..5], &[1, 2, 3, 4, 0]);
         assert!(b[40..].iter().all(|&x| x == 0));
         // Past the padded end: the whole read fails, nothing partial.
         let mut c = [0u8; 8];
-        assert!(read(&m, 0, 0, 0x1_0000_0000 + 508, &mut c).is_err());
+        assert!(read(&m, 0x1_0000_0000 + 508, &mut c).is_err());
         // Padding cannot be written.
-        assert!(write(&mut m, 0, 0, 0x1_0000_0000 + 40, &[1]).is_err());
+        assert!(write(&mut m, 0x1_0000_0000 + 40, &[1]).is_err());
         // Unmapped global memory and oversized accesses fail.
-        assert!(read(&m, 0, 0, 0x2_0000_0000, &mut c).is_err());
+        assert!(read(&m, 0x2_0000_0000, &mut c).is_err());
         let mut big = vec![0u8; MAX_ACCESS as usize + 1];
         assert_eq!(
-            read(&m, 0, 0, 0x1_0000_0000, &mut big).map_err(|e| e.errno),
+            read(&m, 0x1_0000_0000, &mut big).map_err(|e| e.errno),
             Err(EINVAL)
         );
+        // A shared or scratch line reads whole too (lldb), never into the next window.
+        let mut line = [0xaa; 512];
+        read(&m, Window::shared_addr(1, 0), &mut line).expect("a shared line");
+        assert!(line.iter().all(|&x| x == 0));
+        read(&m, Window::scratch_addr(2, 31, 0), &mut line).expect("a scratch line");
+        assert!(read(&m, Window::shared_addr(1, 0) + 8, &mut line).is_err());
     }
 
     #[test]
-    fn shared_follows_the_wave_and_scratch_the_lane() {
-        let mut m = machine();
+    fn the_address_names_the_workgroup_and_the_lane() {
+        let mut m = machine(2);
         // Waves 0-1 are workgroup 0, waves 2-3 workgroup 1.
-        write(&mut m, 1, 0, SHARED_BASE + 4, &[7]).expect("shared write");
+        write(&mut m, Window::shared_addr(1, 4), &[7]).expect("shared write");
         let mut b = [0u8; 1];
-        read(&m, 0, 0, SHARED_BASE + 4, &mut b).expect("same workgroup");
+        read(&m, Window::shared_addr(1, 4), &mut b).expect("workgroup 1");
         assert_eq!(b, [7]);
-        read(&m, 2, 0, SHARED_BASE + 4, &mut b).expect("other workgroup");
+        read(&m, Window::shared_addr(0, 4), &mut b).expect("workgroup 0");
         assert_eq!(b, [0]);
-        write(&mut m, 0, 5, SCRATCH_BASE + 2, &[9]).expect("scratch write");
-        read(&m, 0, 5, SCRATCH_BASE + 2, &mut b).expect("lane 5");
+        let mut direct = [0u8; 1];
+        m.read_space(Space::Shared, 2, 0, 4, &mut direct)
+            .expect("engine view");
+        assert_eq!(direct, [7]);
+        write(&mut m, Window::scratch_addr(3, 5, 2), &[9]).expect("scratch write");
+        read(&m, Window::scratch_addr(3, 5, 2), &mut b).expect("wave 3 lane 5");
         assert_eq!(b, [9]);
-        read(&m, 0, 6, SCRATCH_BASE + 2, &mut b).expect("lane 6");
+        read(&m, Window::scratch_addr(3, 6, 2), &mut b).expect("lane 6");
         assert_eq!(b, [0]);
-        assert!(write(&mut m, 0, 0, SHARED_BASE + 16, &[1]).is_err());
-        assert!(read(&m, 9, 0, SHARED_BASE, &mut b).is_err());
+        read(&m, Window::scratch_addr(2, 5, 2), &mut b).expect("wave 2");
+        assert_eq!(b, [0]);
+        m.read_space(Space::Scratch, 3, 5, 2, &mut direct)
+            .expect("engine view");
+        assert_eq!(direct, [9]);
+        // Writes stay inside the real window.
+        assert!(write(&mut m, Window::shared_addr(0, 16), &[1]).is_err());
+        assert!(write(&mut m, Window::scratch_addr(0, 0, 8), &[1]).is_err());
+    }
+
+    #[test]
+    fn memory_that_is_not_resident_is_an_error() {
+        let m = machine(1);
+        let mut b = [0u8; 4];
+        let err = |addr| read(&m, addr, &mut [0u8; 4]).map_err(|e| e.message);
+        assert!(read(&m, Window::shared_addr(0, 0), &mut b).is_ok());
+        assert_eq!(
+            err(Window::shared_addr(1, 0)),
+            Err("workgroup 1 is not resident yet".into())
+        );
+        assert_eq!(
+            err(Window::shared_addr(7, 0)),
+            Err("no workgroup 7 (the grid has 3)".into())
+        );
+        assert_eq!(
+            err(Window::scratch_addr(2, 0, 0)),
+            Err("wave 2 is not resident".into())
+        );
+        assert_eq!(workgroup(&m, 0), Residency::Resident(0));
+        assert_eq!(workgroup(&m, 2), Residency::Pending);
+        assert!(err(Window::shared_addr(u32::MAX, 0) + (1 << 20)).is_err());
     }
 
     #[test]
     fn code_is_readable_and_read_only() {
-        let mut m = machine();
+        let mut m = machine(2);
         let mut b = [0u8; 4];
-        read(&m, 0, 0, 0, &mut b).expect("code");
+        read(&m, 0, &mut b).expect("code");
         assert_eq!(u32::from_le_bytes(b), m.program().code[0]);
-        assert_eq!(write(&mut m, 0, 0, 0, &b).map_err(|e| e.errno), Err(EROFS));
+        assert_eq!(write(&mut m, 0, &b).map_err(|e| e.errno), Err(EROFS));
         assert!(is_instruction(&m, 0));
         assert!(!is_instruction(&m, 2));
     }

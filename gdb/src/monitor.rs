@@ -1,18 +1,29 @@
 //! `monitor` commands: the command language (docs/commands.md) on the engine, plus a few
 //! of the server's own.
 //!
-//! Commands act on the engine's selected wave, which follows the thread gdb last read
-//! registers or memory of (and every stop); `monitor wave N` selects by global wave id
-//! and `monitor lane N` selects the lane whose scratch the scratch window shows.
-//! Commands that run the kernel (`continue`, `stepi`, `advance`, `finish`, `restart`,
-//! `load`) are refused: gdb would not know the kernel moved. `save` and `load` write and
-//! read files on the server's machine, so they are refused when the server listens on a
-//! non-loopback address.
+//! Commands act on the engine's selected wave, which follows every stop and gdb's
+//! `thread N`; `monitor lane N` selects the lane the lane views show. Nothing here may
+//! leave the client believing something the server does not, so these are refused, each
+//! with what to do instead:
+//! - commands that run the kernel (`continue`, `stepi`, `advance`, `finish`, `restart`,
+//!   `load`): gdb would not know the kernel moved;
+//! - `wave N`: gdb's current thread would stay behind (`thread T` does both);
+//! - `set` of a register (gdb caches registers; `set var $u8 = 1` writes through it) and
+//!   `set scheduler-locking` (gdb's own setting decides what runs);
+//! - `delete`, `enable`, `disable`, `condition`, `ignore` of a breakpoint or watchpoint the
+//!   client inserted (`delete` without a number deletes only the engine's own);
+//! - while there is no process (after an extended-remote `kill`), anything that looks at
+//!   waves: there are none until `run`.
+//!
+//! `why`, `info breakpoints` and `info watchpoints` name the client's breakpoints and
+//! watchpoints by address, as the client does not tell the server its numbers. `save` and
+//! `load` write and read files on the server's machine, so they are refused when the server
+//! listens on a non-loopback address.
 
 use std::fmt::Write;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-use wavedbg_emulator::debug::command::{self, Command};
+use wavedbg_emulator::debug::command::{self, Command, Info};
 use wavedbg_emulator::debug::view;
 
 use crate::memory;
@@ -23,13 +34,22 @@ pub const SERVER_HELP: &str = "\
 Server commands (wavedbg serve):
   why                    describe the last stop (fault text, watchpoint lanes, deadlock)
   threads                gdb thread ids and the waves in them
-  windows                the address windows: code, global buffers, shared, scratch
+  windows                the address windows, and those of the selected wave:
+                         shared of workgroup W at 0x8000000000000000 + (W << 20),
+                         scratch of wave V lane L at 0xc000000000000000 + (V << 21) + (L << 16)
   disassemble [LOC]      the kernel's own disassembly (gdb's x/i decodes x86)
-Run control stays with the client: continue, stepi, Ctrl-C, kill.
+Run control, the current thread and registers stay with the client: use its continue,
+stepi, Ctrl-C, kill, `thread N` and `set var $REG = VALUE`.
 ";
 
 fn refused(cmd: &Command, files_allowed: bool) -> Option<&'static str> {
     match cmd {
+        Command::SchedulerLocking(_) => Some(
+            "the client decides which waves run: use its `set scheduler-locking on|step|off`\n",
+        ),
+        Command::Set { target, .. } if !target.contains(':') => Some(
+            "the client caches registers: change them there (gdb: `set var $u8 = 1`, `set var $v3[5] = 1`; lldb: `register write`)\n",
+        ),
         Command::Continue
         | Command::Stepi(_)
         | Command::Advance(_)
@@ -49,8 +69,159 @@ fn refused(cmd: &Command, files_allowed: bool) -> Option<&'static str> {
     }
 }
 
+/// Whether a command needs the waves of a running kernel (refused while there is none).
+fn needs_process(cmd: &Command) -> bool {
+    !matches!(
+        cmd,
+        Command::Help(_)
+            | Command::Info(Info::Breakpoints | Info::Watchpoints | Info::Display)
+            | Command::Break { .. }
+            | Command::Delete(_)
+            | Command::Enable(..)
+            | Command::Ignore(..)
+            | Command::Condition(..)
+            | Command::Disassemble(Some(_))
+            | Command::Undisplay(_)
+            | Command::Save(_)
+    )
+}
+
+const NO_PROCESS: &str =
+    "The kernel is not running (killed, or the launch ended): `run` starts it again.\n";
+
+/// Refuses what would make the client's view and the server's differ (module docs).
+fn conflicts(t: &WaveTarget, cmd: &Command) -> Option<String> {
+    let owned = |id: &u32| {
+        t.client_owns(*id).then(|| {
+            format!("{id} was inserted by the client: delete or change it there (it numbers it otherwise)\n")
+        })
+    };
+    match cmd {
+        Command::Wave(id) => {
+            let m = t.engine().machine();
+            Some(match m.wave_index(*id).filter(|&i| t.listed(i)) {
+                Some(i) => format!(
+                    "the client selects threads: use `thread {}` (wave {id} is in thread {}; lldb: `thread select {}`)\n",
+                    i + 1,
+                    i + 1,
+                    i + 1
+                ),
+                None => format!("wave {id} is not in any thread (`monitor threads` lists them)\n"),
+            })
+        }
+        Command::Delete(Some(id))
+        | Command::Enable(id, _)
+        | Command::Ignore(id, _)
+        | Command::Condition(id, _) => owned(id),
+        _ => None,
+    }
+}
+
+/// `delete` without a number: the engine's own breakpoints and watchpoints, not the
+/// client's.
+fn delete_own(t: &mut WaveTarget) {
+    let e = t.engine();
+    let own: Vec<u32> = e
+        .breakpoints()
+        .iter()
+        .map(|b| b.id)
+        .chain(e.watchpoints().iter().map(|w| w.id))
+        .filter(|id| !t.client_owns(*id))
+        .collect();
+    for id in own {
+        let _ = t.engine.delete(Some(id));
+    }
+}
+
+/// `info breakpoints` / `info watchpoints`: the engine's own (numbered), then the client's
+/// (by address, as the client numbers them itself).
+pub fn points(t: &WaveTarget, watch_only: bool) -> String {
+    let e = t.engine();
+    let m = e.machine();
+    let mut own = String::new();
+    let mut header = "";
+    let mut keep = true;
+    let table = view::breakpoint_table(e, watch_only);
+    for line in table.lines() {
+        if line.starts_with("Num ") {
+            header = line;
+            continue;
+        }
+        if line.starts_with("No ") {
+            continue;
+        }
+        // An entry's first line starts with its number; its details are indented.
+        if let Some(id) = line
+            .split_whitespace()
+            .next()
+            .filter(|_| !line.starts_with(' '))
+            .and_then(|w| w.parse::<u32>().ok())
+        {
+            keep = !t.client_owns(id);
+        }
+        if keep {
+            own.push_str(line);
+            own.push('\n');
+        }
+    }
+    let mut s = String::new();
+    if !own.is_empty() {
+        let _ = writeln!(s, "{header}\n{own}");
+        s.pop();
+    }
+    let breaks = if watch_only { &[][..] } else { &t.breaks[..] };
+    if !breaks.is_empty() || !t.watches.is_empty() {
+        s.push_str("Inserted by the client (which numbers them itself):\n");
+        for b in breaks {
+            let kind = if b.hw {
+                "Hardware breakpoint"
+            } else {
+                "Breakpoint"
+            };
+            let _ = writeln!(s, "  {kind} at {}", view::pc_text(m, b.addr));
+        }
+        for w in &t.watches {
+            let _ = writeln!(s, "  {}", w.label());
+        }
+    }
+    if s.is_empty() {
+        s.push_str(if watch_only {
+            "No watchpoints.\n"
+        } else {
+            "No breakpoints or watchpoints.\n"
+        });
+    }
+    s
+}
+
+/// `why`: the engine's description of the last stop, with the client's breakpoints and
+/// watchpoints named by address instead of the engine's numbers.
+pub fn why(t: &WaveTarget) -> String {
+    let Some(stop) = t.engine().last_stop() else {
+        return "The kernel has not stopped yet (it is at its launch).\n".into();
+    };
+    let text = view::describe_stop(t.engine(), stop);
+    let mut out = String::new();
+    for line in text.lines() {
+        let relabeled = t.stop_labels.iter().find_map(|(id, label)| {
+            if let Some(rest) = line.strip_prefix(&format!("Breakpoint {id}, ")) {
+                return Some(format!("{label}, {rest}"));
+            }
+            // `Hardware [read |access (read/write) ]watchpoint N: space:addr (len)`.
+            (line.starts_with("Hardware ") && line.contains(&format!(" watchpoint {id}: ")))
+                .then(|| label.clone())
+        });
+        out.push_str(relabeled.as_deref().unwrap_or(line));
+        out.push('\n');
+    }
+    out
+}
+
 /// gdb thread ids and the waves in them.
 pub fn threads(t: &WaveTarget) -> String {
+    if t.no_process {
+        return "No threads: the kernel is not running (`run` starts it again).\n".into();
+    }
     let e = t.engine();
     let m = e.machine();
     let mut s = String::from("thread  wave  workgroup  state       pc\n");
@@ -79,16 +250,13 @@ pub fn run(t: &mut WaveTarget, line: &str) -> String {
         .split_once(char::is_whitespace)
         .map_or((line, ""), |(w, r)| (w, r.trim()));
     match word {
-        "why" => {
-            return match t.engine().last_stop() {
-                Some(s) => format!("{}\n", view::describe_stop(t.engine(), s)),
-                None => "The kernel has not stopped yet (it is at its launch).\n".into(),
-            }
-        }
+        "why" if t.no_process => return NO_PROCESS.into(),
+        "why" => return why(t),
         "threads" => return threads(t),
         "windows" => {
             let e = t.engine();
-            return memory::describe(e.machine(), e.selected_wave, e.selected_lane);
+            let wave = (!t.no_process).then_some(e.selected_wave);
+            return memory::describe(e.machine(), wave);
         }
         "help" if rest.is_empty() => {
             let base = command::help(None).unwrap_or_default();
@@ -102,6 +270,21 @@ pub fn run(t: &mut WaveTarget, line: &str) -> String {
             if let Some(why) = refused(&cmd, t.files_allowed) {
                 return why.to_string();
             }
+            if let Some(why) = conflicts(t, &cmd) {
+                return why;
+            }
+            if t.no_process && needs_process(&cmd) {
+                return NO_PROCESS.into();
+            }
+            match cmd {
+                Command::Delete(None) => {
+                    delete_own(t);
+                    return String::new();
+                }
+                Command::Info(Info::Breakpoints) => return points(t, false),
+                Command::Info(Info::Watchpoints) => return points(t, true),
+                _ => {}
+            }
         }
         Ok(None) => return String::new(),
     }
@@ -110,5 +293,91 @@ pub fn run(t: &mut WaveTarget, line: &str) -> String {
         Ok(Ok(out)) => out.text,
         Ok(Err(e)) => format!("{e}\n"),
         Err(_) => "internal error: the command failed (the server goes on)\n".into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::memory::Window;
+    use crate::run::Plan;
+    use gdbstub::target::ext::breakpoints::{HwWatchpoint, SwBreakpoint, WatchKind};
+    use wavedbg_emulator::debug::Engine;
+    use wavedbg_emulator::machine::LaunchOptions;
+
+    /// Each lane stores its id to shared word `lane` of its workgroup (2 waves).
+    fn target() -> WaveTarget {
+        let src = "\
+.kernel t
+.workgroup 64
+.grid 1
+.shared 128
+    vlaneid v0
+    vshli v1, v0, 2
+    st.shared.b32 v0, v1, 0
+    wait.ls 0
+    end
+";
+        let p = wavedbg_emulator::asm::assemble(src, "t.s", None).expect("assembles");
+        WaveTarget::new(Engine::new(&p, LaunchOptions::default()).expect("launches"))
+    }
+
+    #[test]
+    fn why_and_info_name_the_clients_points_by_address() {
+        let mut t = target();
+        let a = Window::shared_addr(0, 8);
+        assert!(t.add_hw_watchpoint(a, 4, WatchKind::Write).is_ok());
+        assert!(t.add_sw_breakpoint(4, 1).is_ok());
+        let own = run(&mut t, "watch shared:12");
+        assert!(own.contains("watchpoint 3"), "{own}");
+        // The client resumes past its breakpoint: it removes it and steps over it.
+        assert!(t.remove_sw_breakpoint(4, 1).is_ok());
+        let _ = t.execute(Plan::All);
+        let why = run(&mut t, "why");
+        assert!(
+            why.starts_with(
+                "Hardware watchpoint at 0x8000000000000008 (shared:0x8 of workgroup 0, 4 bytes)\n  written by wave 0 lane 2"
+            ),
+            "{why}"
+        );
+        // The engine's own watchpoint keeps its number (3).
+        assert!(
+            why.contains("Hardware watchpoint 3: shared:0xc (4 bytes)"),
+            "{why}"
+        );
+        let info = run(&mut t, "info watchpoints");
+        assert!(info.contains("3    hw watchpoint"), "{info}");
+        assert!(
+            info.contains("Inserted by the client (which numbers them itself):\n  Hardware watchpoint at 0x8000000000000008"),
+            "{info}"
+        );
+        assert!(!info.contains("\n1 ") && !info.contains("\n2 "), "{info}");
+        // `delete` deletes the engine's own only; the client's cannot be deleted here.
+        let gdb_id = t.watches[0].engine_id;
+        assert!(run(&mut t, &format!("delete {gdb_id}")).contains("inserted by the client"));
+        assert!(run(&mut t, "delete").is_empty());
+        assert_eq!(t.engine().watchpoints().len(), 1);
+        assert!(run(&mut t, "info breakpoints").starts_with("Inserted by the client"));
+    }
+
+    #[test]
+    fn what_would_desynchronize_the_client_is_refused() {
+        let mut t = target();
+        assert!(run(&mut t, "wave 1").contains("use `thread 2`"));
+        assert!(run(&mut t, "thread 1").contains("use `thread 2`"));
+        assert!(run(&mut t, "wave 7").contains("wave 7 is not in any thread"));
+        assert_eq!(t.engine().selected_wave, 0);
+        assert!(run(&mut t, "set u8 = 1").contains("the client caches registers"));
+        assert!(run(&mut t, "set v3[2] = 1").contains("the client caches registers"));
+        assert!(run(&mut t, "set scheduler-locking off").contains("the client decides"));
+        assert!(
+            run(&mut t, "set shared:4 = 7").is_empty(),
+            "memory may be set"
+        );
+        assert!(run(&mut t, "continue").contains("run control belongs to the client"));
+        t.no_process = true;
+        assert!(run(&mut t, "threads").starts_with("No threads"));
+        assert!(run(&mut t, "info waves").contains("not running"));
+        assert!(run(&mut t, "info breakpoints").starts_with("No breakpoints"));
     }
 }

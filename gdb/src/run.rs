@@ -104,6 +104,8 @@ impl WaveTarget {
     /// Runs a plan to its stop.
     pub(crate) fn execute(&mut self, plan: Plan) -> Outcome {
         self.ctrl_c.store(false, Ordering::SeqCst);
+        // What the client removed and did not insert again before resuming goes now.
+        self.settle_points();
         if let Some(signal) = self.terminal {
             return Outcome {
                 reason: MultiThreadStopReason::Terminated(signal),
@@ -133,6 +135,35 @@ impl WaveTarget {
         }
     }
 
+    /// How a stop names the client's breakpoints and watchpoints: by address, as gdb
+    /// shows them (gdb's own numbers never reach the server).
+    fn labels(&self, stop: &StopEvent) -> Vec<(u32, String)> {
+        let m = self.engine.machine();
+        match &stop.reason {
+            StopReason::Breakpoint { id, .. } => self
+                .breaks
+                .iter()
+                .filter(|b| b.engine_id == *id)
+                .map(|b| {
+                    let kind = if b.hw {
+                        "Hardware breakpoint"
+                    } else {
+                        "Breakpoint"
+                    };
+                    (*id, format!("{kind} at {}", view::pc_text(m, b.addr)))
+                })
+                .collect(),
+            StopReason::Watchpoint(hits) => hits
+                .iter()
+                .filter_map(|h| {
+                    let w = self.watches.iter().find(|w| w.engine_id == h.id)?;
+                    Some((h.id, w.label()))
+                })
+                .collect(),
+            _ => Vec::new(),
+        }
+    }
+
     fn first_listed(&self) -> Option<usize> {
         (0..self.engine.machine().waves.len()).find(|&w| self.listed(w))
     }
@@ -140,6 +171,7 @@ impl WaveTarget {
     /// The stop reply (and console text) for an engine stop.
     pub(crate) fn outcome(&mut self, stop: StopEvent) -> Outcome {
         self.last_stop_wave = stop.wave;
+        self.stop_labels = self.labels(&stop);
         let wave = stop.wave.or_else(|| self.first_listed());
         let describe = |t: &Self| format!("{}\n", view::describe_stop(&t.engine, &stop));
         let signal = |sig: Signal| match wave.and_then(|w| Tid::new(w + 1)) {
@@ -149,7 +181,7 @@ impl WaveTarget {
         let tid = wave.and_then(|w| Tid::new(w + 1));
         let (reason, console) = match &stop.reason {
             StopReason::Breakpoint { id, .. } => {
-                let mine = self.breaks.values().any(|(e, _)| e == id);
+                let mine = self.breaks.iter().any(|b| b.engine_id == *id);
                 match tid {
                     Some(tid) if mine => (MultiThreadStopReason::SwBreak(tid), String::new()),
                     _ => (signal(Signal::SIGTRAP), describe(self)),

@@ -5,8 +5,11 @@
 //! packet must not end the session, so the packet is answered with `E01` and a fresh state
 //! machine takes over, brought to the same protocol state by replaying (silently) the
 //! packets that set it up: `qSupported`, `QStartNoAckMode`, `!` and the last `Hg`/`Hc`.
-//! Memory reads larger than [`MAX_ACCESS`] are refused before gdbstub sees them. A panic
-//! while handling a packet is caught the same way.
+//! Before gdbstub sees a packet, [`crate::validate`] checks what gdbstub would parse
+//! leniently (empty or `x` hex digits, lengths that disagree with the data, threads that do
+//! not exist) and the packet is answered with an error; memory reads larger than
+//! [`MAX_ACCESS`] are refused the same way. A panic while handling a packet is caught like
+//! a parse failure.
 
 use std::io;
 use std::net::TcpStream;
@@ -21,6 +24,7 @@ use crate::memory::MAX_ACCESS;
 use crate::regs::WaveRegId;
 use crate::run::Plan;
 use crate::target::WaveTarget;
+use crate::validate::{self, Verdict};
 
 type Machine = GdbStubStateMachine<'static, WaveTarget, Wire>;
 
@@ -168,6 +172,18 @@ fn feed(
         reject(wire, 22)?;
         return Ok(Some(sm));
     }
+    let rewritten;
+    let (p, body) = match validate::check(body, &|w| target.listed(w)) {
+        Verdict::Pass => (p, body),
+        Verdict::Reject(errno) => {
+            reject(wire, errno)?;
+            return Ok(Some(sm));
+        }
+        Verdict::Rewrite(b) => {
+            rewritten = packet(&b);
+            (&rewritten[..], &rewritten[1..rewritten.len() - 3])
+        }
+    };
     if body == b"k" {
         // gdbstub answers `k` with `OK` when it supports extended mode, but lldb expects a
         // process status; gdb sends `vKill` instead.
@@ -177,6 +193,7 @@ fn feed(
         wire.send_packet(b"X09")?;
         if target.extended {
             target.restart();
+            target.no_process = true;
             return Ok(Some(sm));
         }
         return Ok(None);
@@ -315,8 +332,10 @@ fn drive(target: &mut WaveTarget, wire: &Wire, reader: &mut Reader) -> io::Resul
                 DisconnectReason::Kill => return Ok(End::Killed),
                 DisconnectReason::Disconnect => return Ok(End::Detached),
                 DisconnectReason::TargetExited(_) | DisconnectReason::TargetTerminated(_) => {
-                    // The launch is over; the next `run` or client starts it again.
+                    // The launch is over: no threads until the next `run` or client
+                    // starts it again.
                     target.restart();
+                    target.no_process = true;
                     s.return_to_idle()
                 }
             },

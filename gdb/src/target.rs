@@ -6,11 +6,17 @@
 //! can come back with another wave in it (`info threads` shows which wave, through
 //! `qThreadExtraInfo`). Exited waves are dropped from the thread list, except the wave of
 //! the last stop, which stays listed until the next resumption so the client can still
-//! read it. Faulted waves stay listed.
+//! read it. Faulted waves stay listed. After an extended-remote `kill`, and after the
+//! launch ended, there is no process: no thread is listed until `run` starts it again.
+//!
+//! Breakpoints and watchpoints of the client (Z packets) are idempotent, as the protocol
+//! wants: inserting one twice leaves one, and one `z` removes it. gdb removes them all at
+//! every stop and inserts them again before resuming, so a `z` only marks an entry as
+//! removed, and the engine's breakpoint goes when the kernel next runs without it being
+//! inserted again: while stopped, `monitor info breakpoints` still lists what gdb has.
 //!
 //! Each extension trait below says when the client uses it.
 
-use std::collections::HashMap;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
@@ -48,16 +54,50 @@ use crate::run::Plan;
 const ESRCH: u8 = 3;
 const EINVAL: u8 = 22;
 const ENOENT: u8 = 2;
+const EFAULT: u8 = 14;
 
-/// A gdb watchpoint (Z2/Z3/Z4) and the engine watchpoint behind it.
+/// A client breakpoint (Z0/Z1) and the engine breakpoint behind it.
+#[derive(Debug, Clone)]
+pub(crate) struct GdbBreak {
+    pub addr: u64,
+    /// Z1 (`hbreak`) rather than Z0: a distinct breakpoint to the protocol.
+    pub hw: bool,
+    /// The engine's breakpoint number.
+    pub engine_id: u32,
+    /// Cleared by `z`; the entry goes when the kernel next runs (see the module docs).
+    pub inserted: bool,
+}
+
+/// A client watchpoint (Z2/Z3/Z4) and the engine watchpoint behind it.
 #[derive(Debug, Clone)]
 pub(crate) struct GdbWatch {
-    /// The address as gdb sent it (in a window).
+    /// The address as the client sent it: it names its window (see [`crate::memory`]).
     pub addr: u64,
     pub len: u64,
     pub kind: WatchKind,
     /// The engine's watchpoint number.
     pub engine_id: u32,
+    /// Cleared by `z`; the entry goes when the kernel next runs.
+    pub inserted: bool,
+}
+
+impl GdbWatch {
+    /// What gdb calls it, and what it watches: `Hardware watchpoint at 0x8000000000100008
+    /// (shared:0x8 of workgroup 1, 4 bytes)`.
+    pub(crate) fn label(&self) -> String {
+        let kind = match self.kind {
+            WatchKind::Write => "Hardware watchpoint",
+            WatchKind::Read => "Hardware read watchpoint",
+            WatchKind::ReadWrite => "Hardware access (read/write) watchpoint",
+        };
+        format!(
+            "{kind} at {:#x} ({}, {} byte{})",
+            self.addr,
+            Window::of(self.addr).describe(),
+            self.len,
+            if self.len == 1 { "" } else { "s" }
+        )
+    }
 }
 
 /// How the client asked the waves to resume, collected from `vCont` actions.
@@ -78,15 +118,18 @@ pub struct WaveTarget {
     /// Set by the serve loop when the packet being handled is a bare `c`/`C` (lldb's
     /// `process continue`), which gdbstub maps to the last stopped wave only.
     pub(crate) bare_continue: bool,
-    /// gdb breakpoints: address -> (engine number, insertions).
-    pub(crate) breaks: HashMap<u64, (u32, u32)>,
+    /// The client's breakpoints.
+    pub(crate) breaks: Vec<GdbBreak>,
+    /// The client's watchpoints.
     pub(crate) watches: Vec<GdbWatch>,
-    /// The scope a watched shared/scratch address got when it was first inserted: gdb
-    /// removes and reinserts watchpoints around every resumption, and the workgroup (or
-    /// lane) watched must not follow whichever wave stopped last.
-    scopes: HashMap<(u64, u64, u8), Scope>,
     /// `!` was received: kill restarts the launch instead of ending the server.
     pub(crate) extended: bool,
+    /// There is no process (killed in extended mode, or the launch ended): no thread is
+    /// listed until `run`.
+    pub(crate) no_process: bool,
+    /// How the last stop names the client's breakpoints and watchpoints (engine number,
+    /// gdb-style name), for `monitor why`: gdb numbers them on its own.
+    pub(crate) stop_labels: Vec<(u32, String)>,
     /// The wave of the last stop (listed even if it exited).
     pub(crate) last_stop_wave: Option<usize>,
     /// The launch ended in a deadlock: resuming terminates it with this signal.
@@ -98,9 +141,6 @@ pub struct WaveTarget {
     pub(crate) ctrl_c: Arc<AtomicBool>,
     /// `monitor save` may write files (the server listens on loopback only).
     pub(crate) files_allowed: bool,
-    /// The client is lldb (it asked `qHostInfo`): lldb reads memory without selecting a
-    /// thread first, so the shared and scratch windows follow the engine's selected wave.
-    lldb: std::cell::Cell<bool>,
 }
 
 impl WaveTarget {
@@ -112,16 +152,16 @@ impl WaveTarget {
             actions: Actions::default(),
             plan: None,
             bare_continue: false,
-            breaks: HashMap::new(),
+            breaks: Vec::new(),
             watches: Vec::new(),
-            scopes: HashMap::new(),
             extended: false,
+            no_process: false,
+            stop_labels: Vec::new(),
             last_stop_wave: None,
             terminal: None,
             last_fault: None,
             ctrl_c: Arc::new(AtomicBool::new(false)),
             files_allowed: true,
-            lldb: std::cell::Cell::new(false),
         }
     }
 
@@ -133,46 +173,37 @@ impl WaveTarget {
     /// The wave index of a thread id, if that wave exists.
     pub(crate) fn wave_of(&self, tid: Tid) -> Result<usize, TargetError<String>> {
         let w = tid.get() - 1;
-        if w < self.engine.machine().waves.len() {
+        if !self.no_process && w < self.engine.machine().waves.len() {
             Ok(w)
         } else {
             Err(TargetError::Errno(ESRCH))
         }
     }
 
-    /// The wave whose shared and scratch windows a memory packet addresses.
-    fn memory_wave(&self, tid: Tid) -> Result<usize, TargetError<String>> {
-        if self.lldb.get() && self.engine.selected_wave < self.engine.machine().waves.len() {
-            Ok(self.engine.selected_wave)
-        } else {
-            self.wave_of(tid)
-        }
-    }
-
     /// Whether thread `w` (index) is listed.
     pub(crate) fn listed(&self, w: usize) -> bool {
-        self.engine.machine().waves.get(w).is_some_and(|x| {
-            x.alive()
-                || x.state == wavedbg_emulator::machine::wave::WaveState::Faulted
-                || self.last_stop_wave == Some(w)
-        })
+        !self.no_process
+            && self.engine.machine().waves.get(w).is_some_and(|x| {
+                x.alive()
+                    || x.state == wavedbg_emulator::machine::wave::WaveState::Faulted
+                    || self.last_stop_wave == Some(w)
+            })
     }
 
     /// Forgets the previous client: its protocol state, and the breakpoints and
     /// watchpoints it inserted but never removed (it went away without detaching).
     pub(crate) fn new_client(&mut self) {
-        self.lldb.set(false);
         self.extended = false;
+        self.no_process = false;
         self.bare_continue = false;
         self.plan = None;
         self.actions = Actions::default();
-        for (_, (id, _)) in self.breaks.drain() {
-            let _ = self.engine.delete(Some(id));
+        for b in std::mem::take(&mut self.breaks) {
+            let _ = self.engine.delete(Some(b.engine_id));
         }
         for w in std::mem::take(&mut self.watches) {
             let _ = self.engine.delete(Some(w.engine_id));
         }
-        self.scopes.clear();
     }
 
     /// Restarts the launch from the beginning (gdb's breakpoints and watchpoints stay).
@@ -182,41 +213,94 @@ impl WaveTarget {
         self.last_fault = None;
         self.last_stop_wave = None;
         self.plan = None;
+        self.stop_labels.clear();
     }
 
-    fn kind_code(kind: WatchKind) -> u8 {
-        match kind {
-            WatchKind::Write => 0,
-            WatchKind::Read => 1,
-            WatchKind::ReadWrite => 2,
+    /// Whether an engine breakpoint or watchpoint number is the client's.
+    pub(crate) fn client_owns(&self, id: u32) -> bool {
+        self.breaks.iter().any(|b| b.engine_id == id)
+            || self.watches.iter().any(|w| w.engine_id == id)
+    }
+
+    /// Deletes the client's breakpoints and watchpoints that were removed and not inserted
+    /// again: called when the kernel is about to run.
+    pub(crate) fn settle_points(&mut self) {
+        let (keep, gone): (Vec<_>, Vec<_>) = std::mem::take(&mut self.breaks)
+            .into_iter()
+            .partition(|b| b.inserted);
+        self.breaks = keep;
+        for b in gone {
+            let _ = self.engine.delete(Some(b.engine_id));
+        }
+        let (keep, gone): (Vec<_>, Vec<_>) = std::mem::take(&mut self.watches)
+            .into_iter()
+            .partition(|w| w.inserted);
+        self.watches = keep;
+        for w in gone {
+            let _ = self.engine.delete(Some(w.engine_id));
         }
     }
 
-    fn add_break(&mut self, addr: u64) -> TargetResult<bool, Self> {
-        if let Some((_, n)) = self.breaks.get_mut(&addr) {
-            *n += 1;
+    fn add_break(&mut self, addr: u64, hw: bool) -> TargetResult<bool, Self> {
+        if let Some(b) = self
+            .breaks
+            .iter_mut()
+            .find(|b| b.addr == addr && b.hw == hw)
+        {
+            b.inserted = true;
             return Ok(true);
         }
-        let id = self
+        let engine_id = self
             .engine
             .add_breakpoint(&format!("{addr:#x}"), None, Filters::default(), false)
             .map_err(|_| TargetError::Errno(EINVAL))?;
-        self.breaks.insert(addr, (id, 1));
+        self.breaks.push(GdbBreak {
+            addr,
+            hw,
+            engine_id,
+            inserted: true,
+        });
         Ok(true)
     }
 
-    fn remove_break(&mut self, addr: u64) -> TargetResult<bool, Self> {
-        match self.breaks.get_mut(&addr) {
-            Some((_, n)) if *n > 1 => {
-                *n -= 1;
-                Ok(true)
-            }
-            Some(&mut (id, _)) => {
-                self.breaks.remove(&addr);
-                let _ = self.engine.delete(Some(id));
+    fn remove_break(&mut self, addr: u64, hw: bool) -> TargetResult<bool, Self> {
+        match self
+            .breaks
+            .iter_mut()
+            .find(|b| b.addr == addr && b.hw == hw && b.inserted)
+        {
+            Some(b) => {
+                b.inserted = false;
                 Ok(true)
             }
             None => Err(TargetError::Errno(ENOENT)),
+        }
+    }
+
+    /// The engine scope, offset and condition of a watchpoint at a window address: the
+    /// address alone says which workgroup or lane it means. A workgroup not dispatched yet
+    /// is watched in every workgroup's shared memory, with a condition on the wave id that
+    /// only its waves satisfy (the engine takes a specific workgroup only once resident).
+    fn watch_scope(&self, addr: u64) -> Result<(Scope, u64, Option<String>), u8> {
+        let m = self.engine.machine();
+        match Window::of(addr) {
+            Window::Global(a) => Ok((Scope::Global, a, None)),
+            Window::Shared { workgroup, offset } => match memory::workgroup(m, workgroup) {
+                memory::Residency::Resident(_) => {
+                    Ok((Scope::Shared(Some(workgroup)), offset, None))
+                }
+                memory::Residency::Pending => {
+                    let per = m.launch().waves_per_workgroup() as u64;
+                    let first = workgroup as u64 * per;
+                    let cond = format!("wave >= {first} && wave < {}", first + per);
+                    Ok((Scope::Shared(None), offset, Some(cond)))
+                }
+                memory::Residency::Gone | memory::Residency::Outside => Err(EFAULT),
+            },
+            Window::Scratch { wave, lane, offset } => {
+                Ok((Scope::Scratch { wave, lane }, offset, None))
+            }
+            Window::Code(_) | Window::Invalid => Err(EINVAL),
         }
     }
 }
@@ -294,20 +378,16 @@ impl MultiThreadBase for WaveTarget {
         Some(self)
     }
 
-    /// The window's wave is the packet's thread (gdb sends `Hg` first), or for lldb the
-    /// engine's selected wave.
-    fn read_addrs(&mut self, start: u64, data: &mut [u8], tid: Tid) -> TargetResult<usize, Self> {
-        let w = self.memory_wave(tid)?;
-        let lane = self.engine.selected_lane;
-        memory::read(self.engine.machine(), w, lane, start, data)
+    /// The address names its window (workgroup, wave and lane included): the packet's
+    /// thread plays no part.
+    fn read_addrs(&mut self, start: u64, data: &mut [u8], _tid: Tid) -> TargetResult<usize, Self> {
+        memory::read(self.engine.machine(), start, data)
             .map_err(|e| TargetError::Errno(e.errno))?;
         Ok(data.len())
     }
 
-    fn write_addrs(&mut self, start: u64, data: &[u8], tid: Tid) -> TargetResult<(), Self> {
-        let w = self.memory_wave(tid)?;
-        let lane = self.engine.selected_lane;
-        memory::write(self.engine.machine_mut(), w, lane, start, data)
+    fn write_addrs(&mut self, start: u64, data: &[u8], _tid: Tid) -> TargetResult<(), Self> {
+        memory::write(self.engine.machine_mut(), start, data)
             .map_err(|e| TargetError::Errno(e.errno))
     }
 
@@ -328,6 +408,7 @@ impl MultiThreadBase for WaveTarget {
     /// reads every thread.)
     fn is_thread_alive(&mut self, tid: Tid) -> Result<bool, String> {
         let w = tid.get() - 1;
+        // (`listed` is false for every thread when there is no process.)
         let alive = self.listed(w);
         if alive {
             // Cannot fail: `listed` checked the index.
@@ -494,26 +575,26 @@ impl Breakpoints for WaveTarget {
 /// `break` (Z0: gdb sends kind 1 and never patches memory).
 impl SwBreakpoint for WaveTarget {
     fn add_sw_breakpoint(&mut self, addr: u64, _kind: usize) -> TargetResult<bool, Self> {
-        self.add_break(addr)
+        self.add_break(addr, false)
     }
 
     fn remove_sw_breakpoint(&mut self, addr: u64, _kind: usize) -> TargetResult<bool, Self> {
-        self.remove_break(addr)
+        self.remove_break(addr, false)
     }
 }
 
 /// `hbreak` (Z1): the same breakpoints.
 impl HwBreakpoint for WaveTarget {
     fn add_hw_breakpoint(&mut self, addr: u64, _kind: usize) -> TargetResult<bool, Self> {
-        self.add_break(addr)
+        self.add_break(addr, true)
     }
 
     fn remove_hw_breakpoint(&mut self, addr: u64, _kind: usize) -> TargetResult<bool, Self> {
-        self.remove_break(addr)
+        self.remove_break(addr, true)
     }
 }
 
-/// `watch`/`rwatch`/`awatch` (Z2/Z3/Z4) on global memory or the shared/scratch windows.
+/// `watch`/`rwatch`/`awatch` (Z2/Z3/Z4) on global memory or a shared or scratch window.
 impl HwWatchpoint for WaveTarget {
     fn add_hw_watchpoint(
         &mut self,
@@ -521,30 +602,15 @@ impl HwWatchpoint for WaveTarget {
         len: u64,
         kind: WatchKind,
     ) -> TargetResult<bool, Self> {
-        let key = (addr, len, Self::kind_code(kind));
-        let window = Window::of(addr);
-        let Some((_, offset)) = window.space() else {
-            return Err(TargetError::Errno(EINVAL));
-        };
-        let scope = match self.scopes.get(&key) {
-            Some(s) => *s,
-            None => {
-                let m = self.engine.machine();
-                let wave = m.waves.get(self.engine.selected_wave);
-                let scope = match window {
-                    Window::Shared(_) => {
-                        Scope::Shared(Some(wave.ok_or(TargetError::Errno(ESRCH))?.workgroup))
-                    }
-                    Window::Scratch(_) => Scope::Scratch {
-                        wave: wave.ok_or(TargetError::Errno(ESRCH))?.id,
-                        lane: self.engine.selected_lane,
-                    },
-                    _ => Scope::Global,
-                };
-                self.scopes.insert(key, scope);
-                scope
-            }
-        };
+        if let Some(w) = self
+            .watches
+            .iter_mut()
+            .find(|w| w.addr == addr && w.len == len && w.kind == kind)
+        {
+            w.inserted = true;
+            return Ok(true);
+        }
+        let (scope, offset, condition) = self.watch_scope(addr).map_err(TargetError::Errno)?;
         let engine_kind = match kind {
             WatchKind::Write => breakpoint::WatchKind::Write,
             WatchKind::Read => breakpoint::WatchKind::Read,
@@ -552,13 +618,17 @@ impl HwWatchpoint for WaveTarget {
         };
         let engine_id = self
             .engine
-            .add_watchpoint(engine_kind, scope, offset, len, None)
-            .map_err(|_| TargetError::Errno(EINVAL))?;
+            .add_watchpoint(engine_kind, scope, offset, len, condition.as_deref())
+            .map_err(|e| {
+                eprintln!("wavedbg: cannot watch {addr:#x}+{len}: {e}");
+                TargetError::Errno(EINVAL)
+            })?;
         self.watches.push(GdbWatch {
             addr,
             len,
             kind,
             engine_id,
+            inserted: true,
         });
         Ok(true)
     }
@@ -569,16 +639,17 @@ impl HwWatchpoint for WaveTarget {
         len: u64,
         kind: WatchKind,
     ) -> TargetResult<bool, Self> {
-        let Some(i) = self
+        match self
             .watches
-            .iter()
-            .position(|w| w.addr == addr && w.len == len && w.kind == kind)
-        else {
-            return Err(TargetError::Errno(ENOENT));
-        };
-        let w = self.watches.remove(i);
-        let _ = self.engine.delete(Some(w.engine_id));
-        Ok(true)
+            .iter_mut()
+            .find(|w| w.addr == addr && w.len == len && w.kind == kind && w.inserted)
+        {
+            Some(w) => {
+                w.inserted = false;
+                Ok(true)
+            }
+            None => Err(TargetError::Errno(ENOENT)),
+        }
     }
 }
 
@@ -616,10 +687,12 @@ impl MonitorCmd for WaveTarget {
 impl ExtendedMode for WaveTarget {
     fn run(&mut self, _filename: Option<&[u8]>, _args: Args<'_, '_>) -> TargetResult<Pid, Self> {
         self.restart();
+        self.no_process = false;
         Pid::new(1).ok_or(TargetError::NonFatal)
     }
 
     fn attach(&mut self, _pid: Pid) -> TargetResult<(), Self> {
+        self.no_process = false;
         Ok(())
     }
 
@@ -634,6 +707,7 @@ impl ExtendedMode for WaveTarget {
     fn kill(&mut self, _pid: Option<Pid>) -> TargetResult<ShouldTerminate, Self> {
         if self.extended {
             self.restart();
+            self.no_process = true;
             Ok(ShouldTerminate::No)
         } else {
             Ok(ShouldTerminate::Yes)
@@ -642,6 +716,7 @@ impl ExtendedMode for WaveTarget {
 
     fn restart(&mut self) -> Result<(), String> {
         WaveTarget::restart(self);
+        self.no_process = false;
         Ok(())
     }
 
@@ -674,10 +749,132 @@ impl TargetDescriptionXmlOverride for WaveTarget {
 /// `qHostInfo` (lldb).
 impl HostInfo for WaveTarget {
     fn host_info(&self, write: &mut dyn FnMut(&HostInfoResponse<'_>)) -> Result<(), String> {
-        self.lldb.set(true);
         write(&HostInfoResponse::Triple("x86_64-unknown-none"));
         write(&HostInfoResponse::Endianness(Endianness::Little));
         write(&HostInfoResponse::PointerSize(8));
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use wavedbg_emulator::machine::LaunchOptions;
+
+    /// Two workgroups of two waves, one resident at a time.
+    fn target() -> WaveTarget {
+        let src = "\
+.kernel t
+.workgroup 64
+.grid 2
+.shared 16
+.scratch 8
+.buffer out, 64
+.arg u[0:1], out
+    end
+";
+        let p = wavedbg_emulator::asm::assemble(src, "t.s", None).expect("assembles");
+        let options = LaunchOptions {
+            resident_workgroups: 1,
+            ..LaunchOptions::default()
+        };
+        WaveTarget::new(Engine::new(&p, options).expect("launches"))
+    }
+
+    #[test]
+    fn z_packets_are_idempotent() {
+        let mut t = target();
+        let shared = Window::shared_addr(0, 8);
+        for _ in 0..2 {
+            assert_eq!(t.add_sw_breakpoint(0, 1).ok(), Some(true));
+            assert_eq!(
+                t.add_hw_watchpoint(shared, 4, WatchKind::Write).ok(),
+                Some(true)
+            );
+        }
+        assert_eq!(t.engine.breakpoints().len(), 1);
+        assert_eq!(t.engine.watchpoints().len(), 1);
+        // A hardware breakpoint at the same address is another breakpoint to the protocol.
+        assert_eq!(t.add_hw_breakpoint(0, 1).ok(), Some(true));
+        assert_eq!(t.engine.breakpoints().len(), 2);
+        assert!(t.remove_sw_breakpoint(0, 1).is_ok());
+        assert!(t.remove_sw_breakpoint(0, 1).is_err(), "one z removes it");
+        assert!(t.remove_hw_watchpoint(shared, 4, WatchKind::Write).is_ok());
+        assert!(t.remove_hw_watchpoint(shared, 4, WatchKind::Write).is_err());
+        // Removed ones stay listed while stopped and go when the kernel runs.
+        assert_eq!(t.engine.watchpoints().len(), 1);
+        t.settle_points();
+        assert_eq!(t.engine.watchpoints().len(), 0);
+        assert_eq!(t.engine.breakpoints().len(), 1, "the Z1 breakpoint stays");
+    }
+
+    #[test]
+    fn a_reinserted_watchpoint_keeps_its_engine_number() {
+        let mut t = target();
+        let a = Window::shared_addr(0, 4);
+        assert!(t.add_hw_watchpoint(a, 4, WatchKind::Write).is_ok());
+        let id = t.engine.watchpoints()[0].id;
+        // gdb at a stop, then before resuming.
+        assert!(t.remove_hw_watchpoint(a, 4, WatchKind::Write).is_ok());
+        assert!(t.add_hw_watchpoint(a, 4, WatchKind::Write).is_ok());
+        t.settle_points();
+        assert_eq!(t.engine.watchpoints().len(), 1);
+        assert_eq!(t.engine.watchpoints()[0].id, id);
+    }
+
+    #[test]
+    fn the_address_gives_the_watch_scope() {
+        let mut t = target();
+        // Whichever wave is selected, the address decides.
+        let _ = t.engine.select_wave_index(1);
+        let scope = |t: &WaveTarget, a| t.watch_scope(a);
+        assert_eq!(
+            scope(&t, Window::shared_addr(0, 8)),
+            Ok((Scope::Shared(Some(0)), 8, None))
+        );
+        assert_eq!(
+            scope(&t, Window::scratch_addr(1, 5, 4)),
+            Ok((Scope::Scratch { wave: 1, lane: 5 }, 4, None))
+        );
+        assert_eq!(
+            scope(&t, 0x1_0000_0004),
+            Ok((Scope::Global, 0x1_0000_0004, None))
+        );
+        // Workgroup 1 is not resident yet: only its waves (2 and 3) trigger.
+        assert_eq!(
+            scope(&t, Window::shared_addr(1, 8)),
+            Ok((
+                Scope::Shared(None),
+                8,
+                Some("wave >= 2 && wave < 4".to_string())
+            ))
+        );
+        assert!(t
+            .add_hw_watchpoint(Window::shared_addr(1, 8), 4, WatchKind::Write)
+            .is_ok());
+        assert_eq!(scope(&t, Window::shared_addr(2, 0)), Err(EFAULT));
+        assert_eq!(scope(&t, 0x10), Err(EINVAL));
+        // Wave 2 is not resident: the engine cannot watch its scratch.
+        assert!(t
+            .add_hw_watchpoint(Window::scratch_addr(2, 0, 0), 4, WatchKind::Write)
+            .is_err());
+    }
+
+    #[test]
+    fn no_thread_is_listed_without_a_process() {
+        let mut t = target();
+        let mut n = 0;
+        let _ = t.list_active_threads(&mut |_| n += 1);
+        assert_eq!(n, 2);
+        t.extended = true;
+        assert!(matches!(t.kill(None), Ok(ShouldTerminate::No)));
+        let mut n = 0;
+        let _ = t.list_active_threads(&mut |_| n += 1);
+        assert_eq!(n, 0);
+        assert!(t.wave_of(Tid::new(1).expect("tid")).is_err());
+        assert!(ExtendedMode::restart(&mut t).is_ok());
+        let mut n = 0;
+        let _ = t.list_active_threads(&mut |_| n += 1);
+        assert_eq!(n, 2);
     }
 }
