@@ -58,6 +58,12 @@ pub enum EngineError {
     /// No breakpoint or watchpoint with this number.
     #[error("no breakpoint or watchpoint number {0}")]
     NoPoint(u32),
+    /// A register that does not exist.
+    #[error("no register `{0}` (v0-v127, u0-u63)")]
+    NoRegister(String),
+    /// A program counter that is not a multiple of 4.
+    #[error("pc must be a multiple of 4, not {0:#x}")]
+    PcMisaligned(u64),
     /// No breakpoint with this number (ignore counts are for breakpoints).
     #[error("no breakpoint number {0}")]
     NoBreakpoint(u32),

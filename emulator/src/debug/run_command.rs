@@ -5,7 +5,7 @@ use std::fmt::Write;
 use super::breakpoint::Scope;
 use super::command::{self, Command, CommandError, ExpectOp, Info, WatchWhere};
 use super::expr::{self, Expr};
-use super::{view, Engine, StopEvent};
+use super::{view, Engine, RegisterWrite, StopEvent};
 use crate::memory::Space;
 
 /// The result of an `expect`.
@@ -510,8 +510,7 @@ impl Engine {
             let (space, rest) = space_prefix(t);
             let addr = self.eval("set", rest, None)? as u64;
             return self
-                .machine_mut()
-                .write_space(space, w, lane, addr, &(v as u32).to_le_bytes())
+                .write_memory(space, w, lane, addr, &(v as u32).to_le_bytes())
                 .map_err(|e| cmd_err("set", format!("cannot access memory: {e}")));
         }
         let target_expr =
@@ -528,17 +527,26 @@ impl Engine {
             }
             _ => None,
         };
-        let wave = &mut self.machine_mut().waves[w];
-        match target_expr {
-            Expr::VReg(r, None) => wave.v[r as usize] = [v as u32; 32],
-            Expr::VReg(r, Some(_)) => wave.v[r as usize][index.unwrap_or(0)] = v as u32,
-            Expr::UReg(r) => wave.u[r as usize] = v as u32,
-            Expr::Exec => wave.exec = v as u32,
+        let write = match target_expr {
+            Expr::VReg(reg, None) => RegisterWrite::V {
+                reg,
+                lanes: [v as u32; 32],
+            },
+            Expr::VReg(reg, Some(_)) => RegisterWrite::VLane {
+                reg,
+                lane: index.unwrap_or(0) as u8,
+                value: v as u32,
+            },
+            Expr::UReg(reg) => RegisterWrite::U {
+                reg,
+                value: v as u32,
+            },
+            Expr::Exec => RegisterWrite::Exec(v as u32),
             Expr::Pc => {
                 if v % 4 != 0 || v < 0 {
                     return Err(cmd_err("set", "pc must be a multiple of 4"));
                 }
-                wave.pc = v as u64
+                RegisterWrite::Pc(v as u64)
             }
             _ => {
                 return Err(cmd_err(
@@ -548,7 +556,7 @@ impl Engine {
                     ),
                 ))
             }
-        }
-        Ok(())
+        };
+        self.write_register(w, write).map_err(|e| cmd_err("set", e))
     }
 }

@@ -1,0 +1,93 @@
+//! Changing the stopped machine: registers and memory, as `set` in the command language
+//! and the GDB server's register and memory writes do. Front ends change state only
+//! through these methods, never through the machine's fields.
+
+use super::{Engine, EngineError};
+use crate::memory::Space;
+use crate::wave::{LANES, UREGS, VREGS};
+
+/// A register write of one wave.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RegisterWrite {
+    /// `vN` in one lane.
+    VLane {
+        /// Register number.
+        reg: u8,
+        /// Lane.
+        lane: u8,
+        /// New value.
+        value: u32,
+    },
+    /// `vN` in every lane, active or not.
+    V {
+        /// Register number.
+        reg: u8,
+        /// New value of each lane.
+        lanes: [u32; LANES],
+    },
+    /// `uN`.
+    U {
+        /// Register number.
+        reg: u8,
+        /// New value.
+        value: u32,
+    },
+    /// The EXEC mask.
+    Exec(u32),
+    /// The program counter (a multiple of 4).
+    Pc(u64),
+}
+
+impl Engine {
+    /// Writes a register of wave `wave` (an index into the machine's waves).
+    pub fn write_register(&mut self, wave: usize, write: RegisterWrite) -> Result<(), EngineError> {
+        let w = self
+            .machine
+            .waves
+            .get_mut(wave)
+            .ok_or(EngineError::NoWaveIndex(wave))?;
+        let vreg = |reg: u8| {
+            if (reg as usize) < VREGS {
+                Ok(reg as usize)
+            } else {
+                Err(EngineError::NoRegister(format!("v{reg}")))
+            }
+        };
+        match write {
+            RegisterWrite::VLane { reg, lane, value } => {
+                if lane as usize >= LANES {
+                    return Err(EngineError::LaneOutOfRange(lane as u64));
+                }
+                w.v[vreg(reg)?][lane as usize] = value;
+            }
+            RegisterWrite::V { reg, lanes } => w.v[vreg(reg)?] = lanes,
+            RegisterWrite::U { reg, value } => {
+                if reg as usize >= UREGS {
+                    return Err(EngineError::NoRegister(format!("u{reg}")));
+                }
+                w.u[reg as usize] = value;
+            }
+            RegisterWrite::Exec(mask) => w.exec = mask,
+            RegisterWrite::Pc(pc) => {
+                if pc % 4 != 0 {
+                    return Err(EngineError::PcMisaligned(pc));
+                }
+                w.pc = pc;
+            }
+        }
+        Ok(())
+    }
+
+    /// Writes memory as [`crate::machine::Machine::read_space`] reads it: a global address,
+    /// the shared window of wave `wave`'s workgroup, or lane `lane`'s scratch.
+    pub fn write_memory(
+        &mut self,
+        space: Space,
+        wave: usize,
+        lane: u8,
+        addr: u64,
+        data: &[u8],
+    ) -> Result<(), EngineError> {
+        Ok(self.machine.write_space(space, wave, lane, addr, data)?)
+    }
+}
