@@ -122,6 +122,24 @@ impl WatchKind {
             WatchKind::Access => "awatch",
         }
     }
+
+    /// Its name at a stop and when it is set, as gdb says it ("Hardware watchpoint").
+    pub fn name(self) -> &'static str {
+        match self {
+            WatchKind::Write => "Hardware watchpoint",
+            WatchKind::Read => "Hardware read watchpoint",
+            WatchKind::Access => "Hardware access (read/write) watchpoint",
+        }
+    }
+
+    /// Its type column in a breakpoint table, as gdb's `info breakpoints` shows it.
+    pub fn table_name(self) -> &'static str {
+        match self {
+            WatchKind::Write => "hw watchpoint",
+            WatchKind::Read => "read watchpoint",
+            WatchKind::Access => "acc watchpoint",
+        }
+    }
 }
 
 /// Which instance of a space a watchpoint covers.
@@ -141,6 +159,27 @@ pub enum Scope {
 }
 
 impl Scope {
+    /// Whether the scope covers an access by lane `lane` of wave `wave_id` of workgroup
+    /// `workgroup` (global memory and every-workgroup shared memory cover all of them).
+    pub fn covers(self, workgroup: u32, wave_id: u32, lane: u8) -> bool {
+        match self {
+            Scope::Global | Scope::Shared(None) => true,
+            Scope::Shared(Some(g)) => workgroup == g,
+            Scope::Scratch { wave, lane: l } => wave_id == wave && lane == l,
+        }
+    }
+
+    /// Which instance it names, for messages: "" (global), " (workgroup 3)",
+    /// " (every workgroup)", " (wave 9 lane 5)".
+    pub fn instance_text(self) -> String {
+        match self {
+            Scope::Global => String::new(),
+            Scope::Shared(None) => " (every workgroup)".into(),
+            Scope::Shared(Some(g)) => format!(" (workgroup {g})"),
+            Scope::Scratch { wave, lane } => format!(" (wave {wave} lane {lane})"),
+        }
+    }
+
     /// The space.
     pub fn space(self) -> Space {
         match self {
@@ -173,20 +212,12 @@ pub struct Watchpoint {
 }
 
 impl Watchpoint {
-    /// Whether this watchpoint covers memory that wave `w` can touch (its workgroup's shared
-    /// memory, or its own scratch).
-    pub fn applies_to(&self, m: &Machine, w: usize) -> bool {
-        let wave = &m.waves[w];
-        match self.scope {
-            Scope::Global | Scope::Shared(None) => true,
-            Scope::Shared(Some(g)) => wave.workgroup == g,
-            Scope::Scratch { wave: id, .. } => wave.id == id,
-        }
-    }
-
     /// The lanes of `accesses` (made by wave `w`) that trigger this watchpoint.
     pub fn lanes_hit(&self, m: &Machine, w: usize, accesses: &[Access]) -> u32 {
-        if !self.enabled || !self.applies_to(m, w) {
+        let Some(wave) = m.waves.get(w) else {
+            return 0;
+        };
+        if !self.enabled {
             return 0;
         }
         let end = self.addr.saturating_add(self.len);
@@ -195,11 +226,10 @@ impl Watchpoint {
             let in_range = a.space == self.scope.space()
                 && a.addr < end
                 && a.addr.saturating_add(a.len as u64) > self.addr;
-            let lane_ok = match self.scope {
-                Scope::Scratch { lane, .. } => a.lane == lane,
-                _ => true,
-            };
-            if in_range && lane_ok && self.kind.triggered_by(a.kind) {
+            if in_range
+                && self.scope.covers(wave.workgroup, wave.id, a.lane)
+                && self.kind.triggered_by(a.kind)
+            {
                 lanes |= 1 << a.lane;
             }
         }

@@ -195,23 +195,11 @@ impl Engine {
                 let id = self
                     .add_watchpoint(*kind, scope, a, *len, condition.as_deref())
                     .map_err(|e| cmd_err(name, e))?;
-                let what = match scope {
-                    Scope::Global => format!("global:{a:#x}"),
-                    Scope::Shared(None) => format!("shared:{a:#x} (every workgroup)"),
-                    Scope::Shared(Some(g)) => format!("shared:{a:#x} (workgroup {g})"),
-                    Scope::Scratch { wave, lane } => {
-                        format!("scratch:{a:#x} (wave {wave} lane {lane})")
-                    }
-                };
-                let kind_text = match kind {
-                    super::breakpoint::WatchKind::Write => "Hardware watchpoint",
-                    super::breakpoint::WatchKind::Read => "Hardware read watchpoint",
-                    super::breakpoint::WatchKind::Access => {
-                        "Hardware access (read/write) watchpoint"
-                    }
-                };
                 CommandOutput::text(format!(
-                    "{kind_text} {id}: {what}, {len} byte{}\n",
+                    "{} {id}: {}:{a:#x}{}, {len} byte{}\n",
+                    kind.name(),
+                    scope.space().name(),
+                    scope.instance_text(),
                     if *len == 1 { "" } else { "s" }
                 ))
             }

@@ -4,7 +4,6 @@
 
 use std::fmt::Write;
 
-use super::breakpoint::{Scope, WatchKind};
 use super::{Engine, Reached, StopEvent, StopReason, WatchHit};
 use crate::disasm;
 use crate::fault::lanes_text;
@@ -69,11 +68,7 @@ fn watch_target(space: crate::memory::Space, addr: u64, len: u64) -> String {
 }
 
 fn describe_hit(m: &Machine, wave_id: Option<u32>, h: &WatchHit) -> String {
-    let kind = match h.kind {
-        WatchKind::Write => "Hardware watchpoint",
-        WatchKind::Read => "Hardware read watchpoint",
-        WatchKind::Access => "Hardware access (read/write) watchpoint",
-    };
+    let kind = h.kind.name();
     let verb = match h.access {
         crate::exec::AccessKind::Read => "read",
         crate::exec::AccessKind::Write => "written",
@@ -473,17 +468,8 @@ pub fn breakpoint_table(e: &Engine, watch_only: bool) -> String {
         }
     }
     for w in e.watchpoints() {
-        let scope = match w.scope {
-            Scope::Global => String::new(),
-            Scope::Shared(None) => " (every workgroup)".into(),
-            Scope::Shared(Some(g)) => format!(" (workgroup {g})"),
-            Scope::Scratch { wave, lane } => format!(" (wave {wave} lane {lane})"),
-        };
-        let kind = match w.kind {
-            WatchKind::Write => "hw watchpoint",
-            WatchKind::Read => "read watchpoint",
-            WatchKind::Access => "acc watchpoint",
-        };
+        let scope = w.scope.instance_text();
+        let kind = w.kind.table_name();
         let _ = writeln!(
             s,
             "{:<4} {:<15} keep  {:<4} {:<16} {}{scope}",
