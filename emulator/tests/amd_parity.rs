@@ -12,8 +12,8 @@
 //! inputs. Tests of differences assert our documented behaviour (docs/memory.md).
 
 use wavedbg_emulator::asm::assemble;
-use wavedbg_emulator::isa::Isa;
 use wavedbg_emulator::fault::FaultKind;
+use wavedbg_emulator::isa::Isa;
 use wavedbg_emulator::machine::{Event, LaunchOptions, Machine};
 use wavedbg_emulator::memory::Space;
 

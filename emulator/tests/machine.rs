@@ -3,11 +3,11 @@
 
 use proptest::prelude::*;
 use wavedbg_emulator::asm::assemble;
-use wavedbg_emulator::isa::{Instr, Isa, OperandKind};
 use wavedbg_emulator::fault::FaultKind;
-use wavedbg_emulator::wave::WaveState;
+use wavedbg_emulator::isa::{Instr, Isa, OperandKind};
 use wavedbg_emulator::machine::{Event, LaunchOptions, Machine};
 use wavedbg_emulator::program::Program;
+use wavedbg_emulator::wave::WaveState;
 
 fn program(src: &str) -> Program {
     assemble(src, "test.s", None).unwrap_or_else(|e| panic!("{e}"))

@@ -18,11 +18,11 @@ mod common;
 use std::collections::BTreeSet;
 
 use common::*;
-use wavedbg_emulator::isa::{Counter, RegFile, Unit};
 use wavedbg_emulator::fault::FaultKind;
-use wavedbg_emulator::wave::WaveState;
+use wavedbg_emulator::isa::{Counter, RegFile, Unit};
 use wavedbg_emulator::machine::Machine;
 use wavedbg_emulator::memory::Space;
+use wavedbg_emulator::wave::WaveState;
 
 // ---------------------------------------------------------------------------------------
 // Layout of the test machine

@@ -14,10 +14,10 @@ mod common;
 use std::collections::BTreeSet;
 
 use common::*;
-use wavedbg_emulator::isa::Unit;
 use wavedbg_emulator::fault::FaultKind;
-use wavedbg_emulator::wave::WaveState;
+use wavedbg_emulator::isa::Unit;
 use wavedbg_emulator::machine::Machine;
+use wavedbg_emulator::wave::WaveState;
 
 /// More masks for cross-lane work: one lane per quad, and lane 31 alone.
 const XMASKS: [u32; 9] = [

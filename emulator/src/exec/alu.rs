@@ -2,8 +2,8 @@
 
 use super::op::{AluOp, BrCond, CmpOp, CvtOp, ExecOp, IdKind, Op, Src};
 use super::{merge, Ctx, Decoded, ExecFault, Flow};
-use crate::isa::Counter;
 use crate::fault::FaultKind;
+use crate::isa::Counter;
 use crate::wave::LANES;
 
 /// IEEE 754-2019 minimumNumber on f32 bits: a NaN operand yields the other; -0 < +0.

@@ -8,10 +8,10 @@
 use super::alu::{max_number, min_number};
 use super::op::{AddrMode, AtomOp, Op, UldMode};
 use super::{merge, AccessKind, Ctx, Decoded, ExecFault, Flow};
-use crate::isa::RegFile;
 use crate::fault::FaultKind;
-use crate::wave::{RegRange, LANES};
+use crate::isa::RegFile;
 use crate::memory::{BufferDescriptor, Space};
+use crate::wave::{RegRange, LANES};
 
 /// Where one lane's access goes.
 #[derive(Debug, Clone, Copy)]

@@ -6,14 +6,16 @@
 mod alu;
 mod lsu;
 pub mod op;
+/// The reference interpreter, compiled only for tests (feature `reference`).
+#[cfg(feature = "reference")]
 pub mod reference;
 mod xlane;
 
-use crate::isa::{Counter, Instr, Latency};
 use crate::fault::FaultKind;
-use crate::wave::{RegRange, Wave, LANES};
+use crate::isa::{Counter, Instr, Latency};
 use crate::memory::{GlobalMemory, PagedBytes, Space};
 use crate::program::LaunchConfig;
+use crate::wave::{RegRange, Wave, LANES};
 pub use op::Op;
 
 /// An instruction decoded once, with its operation resolved.

@@ -9,8 +9,8 @@
 use std::collections::BTreeSet;
 
 use wavedbg_emulator::asm::assemble;
-use wavedbg_emulator::isa::{Counter, Isa, Origin, RegFile, Unit};
 use wavedbg_emulator::fault::Fault;
+use wavedbg_emulator::isa::{Counter, Isa, Origin, RegFile, Unit};
 use wavedbg_emulator::machine::{Event, LaunchOptions, Machine};
 
 /// Lanes per wave.
