@@ -177,8 +177,8 @@ impl Session {
         // complaint about a field it added.
         let spanned = |e: ron::error::SpannedError| SessionError::Parse {
             path: path.to_string(),
-            line: e.position.line,
-            col: e.position.col,
+            line: e.span.start.line,
+            col: e.span.start.col,
             message: e.code.to_string(),
         };
         let opts = ron::Options::default();
