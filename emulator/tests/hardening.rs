@@ -563,3 +563,26 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn the_command_log_is_bounded() {
+    use wavedbg_emulator::debug::MAX_LOG;
+    let mut e = engine(COND);
+    for _ in 0..MAX_LOG + 5 {
+        e.execute_line("p 1").expect("prints");
+    }
+    assert_eq!(e.log().len(), MAX_LOG);
+    assert!(e.log_truncated());
+    let dir = std::env::temp_dir().join(format!("wavedbg-log-bound-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let file = dir.join("s.ron");
+    let out = e
+        .execute_line(&format!("save {}", file.display()))
+        .expect("saves");
+    assert!(
+        out.text.contains("holds only the first 100000 commands"),
+        "{}",
+        out.text
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -55,11 +55,17 @@ pub struct Engine {
     last: Option<StopEvent>,
     /// Expressions shown after every stop (`display`).
     displays: Vec<String>,
-    /// Every command line run through [`Engine::execute_line`], for sessions and replay.
+    /// Every command line run through [`Engine::execute_line`], for sessions and replay
+    /// (at most [`MAX_LOG`]).
     log: Vec<String>,
+    /// Commands run after the log was full.
+    log_dropped: u64,
     /// The kernel's path as the front end opened it (recorded in sessions).
     kernel_path: Option<String>,
 }
+
+/// The most commands the engine's log keeps (sessions save it for replay).
+pub const MAX_LOG: usize = 100_000;
 
 impl Engine {
     /// Launches `program` under the debugger.
@@ -84,6 +90,7 @@ impl Engine {
             last: None,
             displays: Vec::new(),
             log: Vec::new(),
+            log_dropped: 0,
             kernel_path: None,
         })
     }
@@ -169,9 +176,24 @@ impl Engine {
         self.kernel_path.as_deref()
     }
 
-    /// The command lines run so far.
+    /// The command lines run so far (the first [`MAX_LOG`]).
     pub fn log(&self) -> &[String] {
         &self.log
+    }
+
+    /// Whether more commands ran than the log keeps.
+    pub fn log_truncated(&self) -> bool {
+        self.log_dropped > 0
+    }
+
+    /// Appends to the command log, which is bounded: a session driven by a script for
+    /// days must not grow without limit.
+    fn record_command(&mut self, line: &str) {
+        if self.log.len() < MAX_LOG {
+            self.log.push(line.to_string());
+        } else {
+            self.log_dropped += 1;
+        }
     }
 
     /// The display expressions.

@@ -66,7 +66,7 @@ impl Engine {
         if let Some(c) = &cmd {
             // The log replays the session: commands that only manage files stay out of it.
             if !matches!(c, Command::Save(_) | Command::Load(_)) {
-                self.log.push(line.trim().to_string());
+                self.record_command(line.trim());
             }
         }
         match cmd {
@@ -363,12 +363,16 @@ impl Engine {
                 let s = super::session::Session::capture(self);
                 s.save(std::path::Path::new(file))
                     .map_err(|e| cmd_err("save", e.to_string()))?;
-                CommandOutput::text(format!(
+                let mut text = format!(
                     "Saved session to {file} ({} breakpoints, {} watchpoints, {} commands).\n",
                     s.breakpoints.len(),
                     s.watchpoints.len(),
                     s.log.len()
-                ))
+                );
+                if self.log_truncated() {
+                    text.push_str(&format!("Warning: the command log holds only the first {} commands of this session; replaying it stops there.\n", super::MAX_LOG));
+                }
+                CommandOutput::text(text)
             }
             Command::Load(file) => {
                 let s = super::session::Session::load(std::path::Path::new(file))
