@@ -5,7 +5,7 @@
 //! script must give byte-identical output.
 
 mod kernels;
-use kernels::{ATOMIC, BRK, COND, DEADLOCK, FAULT};
+use kernels::{ATOMIC, BRK, COND, DEADLOCK, FAULT, LOOP, WRITERS};
 
 use std::collections::BTreeSet;
 use std::path::PathBuf;
@@ -20,70 +20,6 @@ use wavedbg_emulator::wave::WaveState;
 // ---------------------------------------------------------------------------------------
 // Kernels
 // ---------------------------------------------------------------------------------------
-
-/// Two workgroups of two waves; each lane loops three times (v1 counts, v3 = 4 * lane + k)
-/// and stores v3 to out[gid].
-const LOOP: &str = r#"
-.kernel loop
-.workgroup 64
-.grid 2
-.buffer out, 1024
-.arg u[0:1], out
-    uwgid u4
-    uwaveid u5
-    vlaneid v0
-    vmuli.u32 v3, v0, 4
-    umovi u6, 3
-    vmovi v1, 0
-loop:
-    vaddi.u32 v1, v1, 1
-    vaddi.u32 v3, v3, 1
-    uaddi u6, u6, -1
-    br.unz u6, loop
-after:
-    ushli u7, u4, 6
-    ushli u8, u5, 5
-    uadd u7, u7, u8
-    vadd.u32.u v2, v0, u7
-    vshli v2, v2, 2
-store:
-    st.ubase.b32 v3, u[0:1], v2, 0
-    wait.vst 0
-    end
-"#;
-
-/// Four waves; lanes 0, 4, ..., 28 store 100 * wave + lane to shared:0 (lanes 1, 5, ...
-/// to shared:4, ...), then every lane stores it to out[gid] after a barrier.
-const WRITERS: &str = r#"
-.kernel writers
-.workgroup 64
-.grid 2
-.shared 64
-.buffer out, 512
-.arg u[0:1], out
-    uwgid u4
-    uwaveid u5
-    ushli u6, u4, 1
-    uadd u6, u6, u5
-    vlaneid v0
-    vandi v2, v0, 3
-    vshli v2, v2, 2
-    umuli u7, u6, 100
-    vadd.u32.u v4, v0, u7
-store:
-    st.shared.b32 v4, v2, 0
-after_store:
-    wait.ls 0
-    barrier
-    ushli u8, u6, 5
-    vadd.u32.u v5, v0, u8
-    vshli v5, v5, 2
-gstore:
-    st.ubase.b32 v4, u[0:1], v5, 0
-after_gstore:
-    wait.vst 0
-    end
-"#;
 
 /// Two waves spill 100 * wave + lane to scratch offset 8 of every lane.
 const SCRATCH: &str = r#"
