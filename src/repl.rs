@@ -3,7 +3,9 @@
 //! hints from history, Ctrl-C to interrupt a run and Ctrl-D to quit.
 
 use std::borrow::Cow;
-use std::sync::Mutex;
+use std::io::IsTerminal;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::thread::JoinHandle;
 
 use color_eyre::eyre::{eyre, Result};
 use rustyline::completion::{Completer, Pair};
@@ -69,24 +71,129 @@ impl Validator for ReplHelper {}
 
 impl Helper for ReplHelper {}
 
-/// Routes Ctrl-C to the engine while a command runs (rustyline reads Ctrl-C as a key
-/// while editing, so the handler only fires during runs).
-fn install_interrupt(handle: InterruptHandle) -> Result<()> {
-    static CURRENT: Mutex<Option<InterruptHandle>> = Mutex::new(None);
-    if let Ok(mut c) = CURRENT.lock() {
-        *c = Some(handle);
-    }
-    let result = ctrlc::set_handler(|| {
-        if let Ok(c) = CURRENT.lock() {
-            if let Some(h) = c.as_ref() {
-                h.interrupt();
-            }
+/// Routes SIGINT to the engine while a command runs.
+///
+/// rustyline (17, without its `signal-hook` feature) installs its own SIGINT handler in
+/// `Editor::new` and keeps it for the editor's life: at the prompt it turns `kill -INT` into
+/// a cancelled line, and Ctrl-C is a key there anyway (raw mode has no ISIG). While a
+/// command runs the terminal is back in cooked mode, so Ctrl-C arrives as SIGINT, and
+/// rustyline's handler would only note it in a pipe nobody reads. So around each command
+/// the router swaps in signal-hook's handler, captured before the editor existed, and puts
+/// rustyline's back afterwards. (The `signal-hook` feature, which leaves SIGINT alone, is
+/// no way out: in 17.0.2 it makes rustyline wait in `select` with keys still buffered, so a
+/// line pasted with its newline is not accepted until the next key.)
+///
+/// A thread reads SIGINT from signal-hook's self-pipe, so nothing but a write happens in
+/// the handler, and interrupts the engine only while a command runs.
+struct SigintRouter {
+    state: Arc<Mutex<CommandState>>,
+    engine: InterruptHandle,
+    signals: signal_hook::iterator::Handle,
+    thread: Option<JoinHandle<()>>,
+    /// signal-hook's SIGINT disposition, installed while a command runs.
+    ours: libc::sigaction,
+    /// The disposition it replaced for the command (rustyline's, on a terminal).
+    saved: Option<libc::sigaction>,
+}
+
+#[derive(Default)]
+struct CommandState {
+    running: bool,
+    interrupted: bool,
+}
+
+/// Sets SIGINT's disposition to `new`; returns the one it replaces.
+fn swap_sigint(new: Option<&libc::sigaction>) -> std::io::Result<libc::sigaction> {
+    // SAFETY: an all-zero sigaction is a valid value to be overwritten, and `new`, when
+    // given, is a disposition read back from the kernel earlier, so it is valid to set.
+    unsafe {
+        let mut old: libc::sigaction = std::mem::zeroed();
+        let new = new.map_or(std::ptr::null(), |n| n as *const libc::sigaction);
+        if libc::sigaction(libc::SIGINT, new, &mut old) == 0 {
+            Ok(old)
+        } else {
+            Err(std::io::Error::last_os_error())
         }
-    });
-    match result {
-        Ok(()) | Err(ctrlc::Error::MultipleHandlers) => Ok(()),
-        Err(e) => Err(eyre!("cannot install the Ctrl-C handler: {e}")),
     }
+}
+
+impl SigintRouter {
+    /// Registers the SIGINT handler. Call it before the editor is created, which saves
+    /// this disposition and installs its own.
+    fn install(engine: InterruptHandle) -> Result<SigintRouter> {
+        let mut signals = signal_hook::iterator::Signals::new([signal_hook::consts::SIGINT])
+            .map_err(|e| eyre!("cannot install the Ctrl-C handler: {e}"))?;
+        let ours = swap_sigint(None).map_err(|e| eyre!("cannot read the Ctrl-C handler: {e}"))?;
+        let handle = signals.handle();
+        let state = Arc::new(Mutex::new(CommandState::default()));
+        let (thread_state, thread_engine) = (state.clone(), engine.clone());
+        let thread = std::thread::Builder::new()
+            .name("wavedbg-sigint".into())
+            .spawn(move || {
+                for _ in signals.forever() {
+                    // The lock orders this against `end`, so no request outlives its command.
+                    let mut s = lock(&thread_state);
+                    if s.running {
+                        s.interrupted = true;
+                        thread_engine.interrupt();
+                    }
+                }
+            })
+            .map_err(|e| eyre!("cannot start the Ctrl-C thread: {e}"))?;
+        Ok(SigintRouter {
+            state,
+            engine,
+            signals: handle,
+            thread: Some(thread),
+            ours,
+            saved: None,
+        })
+    }
+
+    /// A command starts: SIGINT now interrupts it.
+    fn begin(&mut self) -> Result<()> {
+        // Our handler first: a SIGINT before `running` is set is dropped, not left in
+        // rustyline's pipe to cancel a later line.
+        let saved = swap_sigint(Some(&self.ours))
+            .map_err(|e| eyre!("cannot install the Ctrl-C handler: {e}"))?;
+        self.saved = Some(saved);
+        *lock(&self.state) = CommandState {
+            running: true,
+            interrupted: false,
+        };
+        Ok(())
+    }
+
+    /// The command is over; returns whether a SIGINT came while it ran.
+    fn end(&mut self) -> Result<bool> {
+        let interrupted = {
+            let mut s = lock(&self.state);
+            s.running = false;
+            // A request the engine did not act on (the command ended first) must not stop
+            // the next run.
+            self.engine.cancel();
+            std::mem::take(&mut s.interrupted)
+        };
+        if let Some(saved) = self.saved.take() {
+            swap_sigint(Some(&saved))
+                .map_err(|e| eyre!("cannot restore the line editor's Ctrl-C handler: {e}"))?;
+        }
+        Ok(interrupted)
+    }
+}
+
+impl Drop for SigintRouter {
+    fn drop(&mut self) {
+        self.signals.close();
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+/// The state even if a thread panicked holding it (it is two flags, always consistent).
+fn lock(state: &Mutex<CommandState>) -> MutexGuard<'_, CommandState> {
+    state.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 /// Runs the REPL.
@@ -97,16 +204,18 @@ pub fn run(args: &DebugArgs) -> Result<i32> {
         &args.launch,
     )?;
     let record = args.record.as_deref();
-    install_interrupt(engine.interrupt_handle())?;
     let mut recorder = record
         .map(|p| Recorder::create(p, &engine).map_err(|e| eyre!("{}: {e}", p.display())))
         .transpose()?;
+    let mut sigint = SigintRouter::install(engine.interrupt_handle())?;
     let mut rl: Editor<ReplHelper, DefaultHistory> =
         Editor::new().map_err(|e| eyre!("cannot start the line editor: {e}"))?;
     rl.set_helper(Some(ReplHelper {
         words: Words::of(&engine, &["quit"]),
         hinter: HistoryHinter::new(),
     }));
+    // Ctrl-C in a terminal echoes `^C` with no newline; the stop goes on a line of its own.
+    let terminal = std::io::stdin().is_terminal();
     let history = history_path();
     if let Some(dir) = history.parent() {
         let _ = std::fs::create_dir_all(dir);
@@ -144,7 +253,12 @@ pub fn run(args: &DebugArgs) -> Result<i32> {
         if let Some(r) = recorder.as_mut() {
             r.record(trimmed).map_err(|e| eyre!("recording: {e}"))?;
         }
-        match engine.execute_line(trimmed) {
+        sigint.begin()?;
+        let result = engine.execute_line(trimmed);
+        if sigint.end()? && terminal {
+            emit("\n")?;
+        }
+        match result {
             Ok(out) => emit(&out.text)?,
             Err(e) => emit(&format!("error: {e}\n"))?,
         }

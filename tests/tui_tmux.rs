@@ -1,14 +1,21 @@
-//! End-to-end test of the full-screen debugger in a real terminal: tmux runs `wavedbg` in
-//! a detached session at 120x40; the test types keys with `send-keys` and reads the screen
-//! with `capture-pane`, polling with timeouts. It steps, sets a breakpoint from the command
+//! End-to-end tests of the full-screen debugger in a real terminal: tmux runs `wavedbg` in
+//! a detached session at 120x40; the tests type keys with `send-keys` and read the screen
+//! with `capture-pane`, polling with timeouts. One steps, sets a breakpoint from the command
 //! line, continues to it, opens the help, quits, and checks the shell prompt works after.
+//! The others end the TUI from outside with SIGTERM, SIGINT and SIGHUP (once while a long
+//! run is in progress) and check, through tmux's view of the pane's modes, that the
+//! terminal was restored (main screen, mouse reporting off, cursor shown), that the exit
+//! status is 128+signal, and that the shell works after; and closing the terminal ends it.
 //!
 //! tmux is installed by .ci/run; outside CI (CI unset) a missing tmux skips the test with a
 //! message.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::{Duration, Instant};
+
+/// How long any one expected screen may take (generous: CI machines are shared).
+const TIMEOUT: Duration = Duration::from_secs(20);
 
 /// A private tmux server (its own socket), killed when dropped.
 struct Tmux {
@@ -52,7 +59,7 @@ impl Tmux {
         String::from_utf8_lossy(&out.stdout).into_owned()
     }
 
-    /// Polls the screen until `pred` holds (10 s at most).
+    /// Polls the screen until `pred` holds.
     fn wait_for(&self, what: &str, pred: impl Fn(&str) -> bool) -> String {
         let start = Instant::now();
         loop {
@@ -60,7 +67,7 @@ impl Tmux {
             if pred(&s) {
                 return s;
             }
-            if start.elapsed() > Duration::from_secs(10) {
+            if start.elapsed() > TIMEOUT {
                 panic!("timed out waiting for {what}; the screen:\n{s}");
             }
             std::thread::sleep(Duration::from_millis(25));
@@ -69,6 +76,12 @@ impl Tmux {
 
     fn wait_text(&self, text: &str) -> String {
         self.wait_for(&format!("`{text}`"), |s| s.contains(text))
+    }
+
+    /// tmux's view of the pane's modes, e.g. `#{alternate_on}`.
+    fn format(&self, format: &str) -> String {
+        let out = self.cmd(&["display-message", "-p", "-t", "main", format]);
+        String::from_utf8_lossy(&out.stdout).trim().to_owned()
     }
 }
 
@@ -86,20 +99,23 @@ fn tmux_available() -> bool {
         .is_ok_and(|o| o.status.success())
 }
 
-#[test]
-fn step_break_continue_help_quit_in_a_real_terminal() {
+/// A tmux server for the test `name` (tests run in parallel, so each has its own socket and
+/// directory), with a shell in session `main` at 120x40; `None` (the test skips) when tmux
+/// is missing outside CI.
+fn start(name: &str) -> Option<Tmux> {
     if !tmux_available() {
         if std::env::var_os("CI").is_some() {
             panic!("tmux is required in CI (.ci/run installs it)");
         }
-        eprintln!("SKIPPED: tmux is not installed (apt-get install tmux); the TUI end-to-end test did not run");
-        return;
+        eprintln!("SKIPPED: tmux is not installed (apt-get install tmux); the TUI end-to-end test {name} did not run");
+        return None;
     }
-    let dir = std::env::temp_dir().join(format!("wavedbg-tmux-{}", std::process::id()));
+    let id = format!("{name}-{}", std::process::id());
+    let dir = std::env::temp_dir().join(format!("wavedbg-tmux-{id}"));
     std::fs::create_dir_all(&dir).expect("temp dir");
     let t = Tmux {
-        socket: format!("wavedbg-test-{}", std::process::id()),
-        dir: dir.clone(),
+        socket: format!("wavedbg-test-{id}"),
+        dir,
     };
     t.ok(&[
         "new-session",
@@ -110,12 +126,23 @@ fn step_break_continue_help_quit_in_a_real_terminal() {
         "120",
         "-y",
         "40",
-        "sh",
+        "env PS1='tui-test$ ' sh",
     ]);
-    // A shell prompt we can recognise, then the debugger on the built-in demo.
-    t.type_text("PS1='tui-test$ '");
-    t.keys(&["Enter"]);
-    t.wait_text("tui-test$");
+    // A prompt we can recognise, set before the shell starts, so seeing it means the shell
+    // is ready (typing `PS1=...` instead echoes the prompt's text before the shell reads it).
+    t.wait_for("the shell prompt", |s| {
+        s.lines().any(|l| l.starts_with("tui-test$"))
+    });
+    Some(t)
+}
+
+#[test]
+fn step_break_continue_help_quit_in_a_real_terminal() {
+    let Some(t) = start("keys") else {
+        return;
+    };
+    let dir = t.dir.clone();
+    // The debugger on the built-in demo.
     let history = dir.join("history");
     t.type_text(&format!(
         "WAVEDBG_HISTORY={} {}",
@@ -168,4 +195,160 @@ fn step_break_continue_help_quit_in_a_real_terminal() {
     // The command typed in the TUI went into the shared history.
     let h = std::fs::read_to_string(&history).unwrap_or_default();
     assert!(h.lines().any(|l| l == "break next_word"), "history: {h:?}");
+}
+
+/// Whether the process is alive (its /proc entry exists and it is not a zombie).
+fn alive(pid: &str) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|s| {
+        !s.rsplit(')')
+            .next()
+            .unwrap_or("")
+            .trim_start()
+            .starts_with('Z')
+    })
+}
+
+/// The pid the launcher wrote (it `exec`s the TUI, so the pid is the TUI's).
+fn read_pid(path: &Path) -> String {
+    let start = Instant::now();
+    loop {
+        let text = std::fs::read_to_string(path).unwrap_or_default();
+        let pid = text.trim();
+        if !pid.is_empty() && pid.chars().all(|c| c.is_ascii_digit()) {
+            return pid.to_owned();
+        }
+        assert!(start.elapsed() < TIMEOUT, "no pid in {}", path.display());
+        std::thread::sleep(Duration::from_millis(25));
+    }
+}
+
+/// The pane's terminal modes that the TUI sets and must undo.
+const MODES: &str = "alt=#{alternate_on} mouse=#{mouse_any_flag}#{mouse_standard_flag}#{mouse_button_flag}#{mouse_all_flag}#{mouse_sgr_flag} cursor=#{cursor_flag}";
+
+/// Starts the TUI (on `kernel`, or the demo), optionally starts a run that never ends, sends
+/// `signal` from outside, and checks the terminal was restored, the exit status is
+/// `128 + number` and the shell works.
+fn signal_restores_the_terminal(name: &str, signal: &str, number: i32, kernel: Option<&str>) {
+    let Some(t) = start(name) else {
+        return;
+    };
+    let pid_file = t.dir.join("pid");
+    let kernel_arg = match kernel {
+        Some(source) => {
+            let path = t.dir.join("spin.s");
+            std::fs::write(&path, source).expect("write the kernel");
+            format!(" tui {}", path.display())
+        }
+        None => String::new(),
+    };
+    // The launcher writes its pid and `exec`s the TUI, so the signal goes to the TUI alone
+    // and the interactive shell reports its exit status after.
+    t.type_text(&format!(
+        "WAVEDBG_HISTORY={} sh -c 'echo $$ > {}; exec {}{kernel_arg}'",
+        t.dir.join("history").display(),
+        pid_file.display(),
+        env!("CARGO_BIN_EXE_wavedbg"),
+    ));
+    t.keys(&["Enter"]);
+    t.wait_text(" READY ");
+    let pid = read_pid(&pid_file);
+    // tmux keeps one mouse tracking mode (the last one set), so only "any" is sure to be 1.
+    assert_eq!(
+        t.format("alt=#{alternate_on} mouse=#{mouse_any_flag} cursor=#{cursor_flag}"),
+        "alt=1 mouse=1 cursor=0",
+        "the TUI did not set the modes this test expects to see undone"
+    );
+    if kernel.is_some() {
+        // Ctrl-C typed in the TUI is a key, not a signal: while idle it only explains
+        // itself, and during a run it interrupts the run; either way the TUI stays.
+        t.keys(&["C-c"]);
+        t.wait_text("Ctrl-C and Esc interrupt a run");
+        t.keys(&["c"]);
+        t.wait_text(" RUNNING ");
+        std::thread::sleep(Duration::from_millis(300));
+        t.keys(&["C-c"]);
+        t.wait_text("Interrupted");
+        assert!(alive(&pid), "Ctrl-C in the TUI ended it");
+        // Now a run the signal has to get through.
+        t.keys(&["c"]);
+        t.wait_text(" RUNNING ");
+        std::thread::sleep(Duration::from_millis(300));
+    }
+    let status = Command::new("sh")
+        .arg("-c")
+        .arg(format!("kill -{signal} {pid}"))
+        .status()
+        .unwrap_or_else(|e| panic!("cannot run kill: {e}"));
+    assert!(status.success(), "kill -{signal} {pid} failed");
+    let start = Instant::now();
+    while alive(&pid) {
+        assert!(
+            start.elapsed() < Duration::from_secs(5),
+            "the TUI did not exit within 5 s of SIG{signal}"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    t.wait_for("the shell prompt", |s| {
+        s.lines().any(|l| l.starts_with("tui-test$")) && !s.contains(" READY ")
+    });
+    assert_eq!(
+        t.format(MODES),
+        "alt=0 mouse=00000 cursor=1",
+        "SIG{signal} left the terminal in the TUI's modes; the screen:\n{}",
+        t.screen()
+    );
+    t.type_text("echo status=$? ok");
+    t.keys(&["Enter"]);
+    let want = format!("status={} ok", 128 + number);
+    t.wait_for(&format!("`{want}`"), |s| s.lines().any(|l| l == want));
+}
+
+const SPIN: &str = ".kernel spin\nspin:\n    br spin    ; forever\n";
+
+#[test]
+fn sigterm_during_a_long_run_restores_the_terminal() {
+    signal_restores_the_terminal("term", "TERM", 15, Some(SPIN));
+}
+
+#[test]
+fn sigint_from_outside_restores_the_terminal() {
+    signal_restores_the_terminal("int", "INT", 2, None);
+}
+
+#[test]
+fn sighup_restores_the_terminal() {
+    signal_restores_the_terminal("hup", "HUP", 1, None);
+}
+
+/// Closing the terminal (the pane goes away, the TUI gets SIGHUP and its reads fail) while a
+/// run is in progress ends the TUI instead of leaving it spinning.
+#[test]
+fn closing_the_terminal_ends_the_tui() {
+    let Some(t) = start("close") else {
+        return;
+    };
+    let pid_file = t.dir.join("pid");
+    let kernel = t.dir.join("spin.s");
+    std::fs::write(&kernel, SPIN).expect("write the kernel");
+    t.type_text(&format!(
+        "WAVEDBG_HISTORY={} sh -c 'echo $$ > {}; exec {} tui {}'",
+        t.dir.join("history").display(),
+        pid_file.display(),
+        env!("CARGO_BIN_EXE_wavedbg"),
+        kernel.display()
+    ));
+    t.keys(&["Enter"]);
+    t.wait_text(" READY ");
+    let pid = read_pid(&pid_file);
+    t.keys(&["c"]);
+    t.wait_text(" RUNNING ");
+    t.ok(&["kill-pane", "-t", "main"]);
+    let start = Instant::now();
+    while alive(&pid) {
+        assert!(
+            start.elapsed() < Duration::from_secs(8),
+            "the TUI still runs 8 s after its terminal was closed"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
 }

@@ -63,23 +63,40 @@ const BUSY_POLL: Duration = Duration::from_millis(30);
 ///
 /// Fails with [`TuiError::NotATerminal`] (before touching the terminal) when standard
 /// output is not a terminal. The terminal is restored on return, on error and on panic.
+///
+/// SIGTERM, SIGINT or SIGHUP from outside (a `kill`, a closed terminal) also restore the
+/// terminal, after stopping a run in progress; then the process ends by that signal, as if
+/// it had not been caught (exit status 128 + the signal's number), and this never returns.
 pub fn run(engine: Engine, options: TuiOptions) -> Result<(), TuiError> {
     if !std::io::stdout().is_terminal() {
         return Err(TuiError::NotATerminal);
     }
     let mut app = App::new(engine, &options)?;
-    // The panic hook (chained in front of color-eyre's) is installed before raw mode.
+    // The panic hook (chained in front of color-eyre's) is installed before raw mode, and
+    // so are the signal handlers: no moment is left where a signal or a panic ends the
+    // process with the terminal still set up.
     terminal::install_panic_hook();
+    let signals = terminal::Signals::catch()?;
     let mut guard = terminal::Guard::enter()?;
-    let result = event_loop(&mut guard, &mut app);
+    let result = event_loop(&mut guard, &mut app, &signals);
     app.shutdown();
     drop(guard);
+    // Checked whatever the loop returned: after SIGHUP the terminal may be gone too.
+    if let Some(signal) = signals.caught() {
+        drop(app);
+        terminal::end_by(signal);
+    }
     result
 }
 
-fn event_loop(guard: &mut terminal::Guard, app: &mut App) -> Result<(), TuiError> {
+fn event_loop(
+    guard: &mut terminal::Guard,
+    app: &mut App,
+    signals: &terminal::Signals,
+) -> Result<(), TuiError> {
     let mut dirty = true;
-    while !app.quit {
+    // A caught signal is seen within one poll (`IDLE_POLL` at most).
+    while !app.quit && signals.caught().is_none() {
         if app.tick()? {
             dirty = true;
         }

@@ -1,9 +1,12 @@
 //! Terminal setup and restoration: raw mode, the alternate screen and mouse capture are
-//! undone on every way out (return, error, panic).
+//! undone on every way out (return, error, panic, and SIGTERM, SIGINT or SIGHUP, which
+//! [`Signals`] turns into a request to quit, with a watchdog should the loop not answer).
 
-use std::io::{self, Stdout};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Once;
+use std::io::{self, Read, Stdout};
+use std::os::unix::net::UnixStream;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{mpsc, Arc, Mutex, Once, PoisonError};
+use std::time::Duration;
 
 use crossterm::event::{
     DisableBracketedPaste, DisableMouseCapture, EnableBracketedPaste, EnableMouseCapture,
@@ -12,6 +15,8 @@ use crossterm::terminal::{self as ct, EnterAlternateScreen, LeaveAlternateScreen
 use crossterm::{cursor, execute};
 use ratatui::backend::CrosstermBackend;
 use ratatui::Terminal;
+use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+use signal_hook::flag;
 
 /// Whether the terminal is currently set up by us (the panic hook restores it only then).
 static ACTIVE: AtomicBool = AtomicBool::new(false);
@@ -90,4 +95,123 @@ impl Drop for Guard {
     fn drop(&mut self) {
         restore();
     }
+}
+
+/// The signals that would end the process with the terminal still set up. (Ctrl-C typed in
+/// the TUI is not among them: raw mode turns it into a key.)
+const TERMINATING: [i32; 3] = [SIGTERM, SIGINT, SIGHUP];
+
+/// How long the event loop has, after a signal, to quit and restore the terminal before the
+/// watchdog does it: the loop sees the request within a poll and stops a run at once.
+const GRACE: Duration = Duration::from_secs(2);
+
+/// The flags the signal handlers set, registered once per process (signal-hook cannot
+/// truly unregister: its handler stays and would swallow the signal).
+struct Flags {
+    /// When set, a signal gets its default action at once: outside the TUI, and for a
+    /// second signal while the first is being handled (so a stuck TUI still dies).
+    default_action: Arc<AtomicBool>,
+    /// The signal caught (0: none).
+    caught: Arc<AtomicUsize>,
+}
+
+impl Flags {
+    fn register() -> io::Result<Flags> {
+        let flags = Flags {
+            default_action: Arc::new(AtomicBool::new(true)),
+            caught: Arc::new(AtomicUsize::new(0)),
+        };
+        let (wake_rx, wake_tx) = UnixStream::pair()?;
+        for signal in TERMINATING {
+            // In this order (signal-hook runs actions in registration order): the default
+            // action if it is due, else arm it for the next signal, record which one came
+            // and wake the watchdog. Only atomic stores and a pipe write run in the handler.
+            flag::register_conditional_default(signal, flags.default_action.clone())?;
+            flag::register(signal, flags.default_action.clone())?;
+            flag::register_usize(signal, flags.caught.clone(), signal as usize)?;
+            signal_hook::low_level::pipe::register(signal, wake_tx.try_clone()?)?;
+        }
+        let caught = flags.caught.clone();
+        std::thread::Builder::new()
+            .name("wavedbg-signals".into())
+            .spawn(move || watchdog(wake_rx, &caught))?;
+        Ok(flags)
+    }
+}
+
+/// Ends the process if the event loop has not done so within [`GRACE`] of a signal. The
+/// loop can miss the request: once the terminal is hung up (closed), crossterm 0.28's
+/// `event::poll` keeps retrying reads that return nothing and never comes back.
+fn watchdog(mut wake: UnixStream, caught: &AtomicUsize) {
+    let mut byte = [0u8; 1];
+    loop {
+        match wake.read(&mut byte) {
+            Ok(0) => return,
+            Ok(_) => {}
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(_) => return,
+        }
+        std::thread::sleep(GRACE);
+        let signal = caught.load(Ordering::SeqCst);
+        let Ok(signal @ 1..) = i32::try_from(signal) else {
+            continue;
+        };
+        // The terminal may be stuck too (a full, unread pty): restore from another thread
+        // and give up on it after a moment rather than hang here.
+        let (done_tx, done_rx) = mpsc::channel();
+        let restorer = std::thread::Builder::new().spawn(move || {
+            restore();
+            let _ = done_tx.send(());
+        });
+        if restorer.is_ok() {
+            let _ = done_rx.recv_timeout(Duration::from_millis(500));
+        }
+        end_by(signal);
+    }
+}
+
+/// SIGTERM, SIGINT and SIGHUP caught while the TUI runs: instead of ending the process with
+/// the terminal in raw mode and the alternate screen, each is recorded for the event loop,
+/// which quits so the terminal is restored, and then [`end_by`] ends the process with it.
+/// Dropping this gives the signals their default action back.
+pub struct Signals {
+    flags: Arc<Flags>,
+}
+
+impl Signals {
+    /// Starts catching the signals.
+    pub fn catch() -> io::Result<Signals> {
+        static FLAGS: Mutex<Option<Arc<Flags>>> = Mutex::new(None);
+        let mut registered = FLAGS.lock().unwrap_or_else(PoisonError::into_inner);
+        let flags = match registered.as_ref() {
+            Some(f) => f.clone(),
+            None => registered.insert(Arc::new(Flags::register()?)).clone(),
+        };
+        flags.caught.store(0, Ordering::SeqCst);
+        flags.default_action.store(false, Ordering::SeqCst);
+        Ok(Signals { flags })
+    }
+
+    /// The signal caught, if any.
+    pub fn caught(&self) -> Option<i32> {
+        match self.flags.caught.load(Ordering::SeqCst) {
+            0 => None,
+            n => i32::try_from(n).ok(),
+        }
+    }
+}
+
+impl Drop for Signals {
+    fn drop(&mut self) {
+        self.flags.default_action.store(true, Ordering::SeqCst);
+    }
+}
+
+/// Ends the process by `signal` with its default action, as if it had not been caught, so
+/// the parent sees the conventional status (a shell shows 128 + the signal's number). Call
+/// it after the terminal is restored.
+pub fn end_by(signal: i32) -> ! {
+    let _ = signal_hook::low_level::emulate_default_handler(signal);
+    // Not reached for the terminating signals; the shell's status, should it be.
+    std::process::exit(128 + signal)
 }

@@ -1,0 +1,292 @@
+//! End-to-end test of `wavedbg repl` in a real terminal: tmux runs the REPL in a detached
+//! session on a kernel that loops forever; the test types with `send-keys` and reads the
+//! screen with `capture-pane`, polling with timeouts. Piped stdin cannot catch these bugs:
+//! only on a terminal does rustyline switch raw mode and signal handlers around each line.
+//!
+//! It checks that Ctrl-C typed during `continue` and an outside `kill -INT` both interrupt
+//! the run (the stop is printed, the prompt comes back, the session still answers), that
+//! Ctrl-C and `kill -INT` at the prompt only cancel the line, that a line arriving with its
+//! newline in one write is run at once, and that Ctrl-D ends the REPL with a working shell
+//! after.
+//!
+//! tmux is installed by .ci/run; outside CI (CI unset) a missing tmux skips the test with a
+//! message.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::time::{Duration, Instant};
+
+/// How long any one expected screen may take (generous: CI machines are shared).
+const TIMEOUT: Duration = Duration::from_secs(20);
+
+/// A private tmux server (its own socket), killed when dropped.
+struct Tmux {
+    socket: String,
+    dir: PathBuf,
+}
+
+impl Tmux {
+    fn cmd(&self, args: &[&str]) -> Output {
+        Command::new("tmux")
+            .arg("-L")
+            .arg(&self.socket)
+            .arg("-f")
+            .arg("/dev/null")
+            .args(args)
+            .output()
+            .unwrap_or_else(|e| panic!("cannot run tmux {args:?}: {e}"))
+    }
+
+    fn ok(&self, args: &[&str]) {
+        let out = self.cmd(args);
+        assert!(
+            out.status.success(),
+            "tmux {args:?} failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+
+    fn keys(&self, keys: &[&str]) {
+        let mut args = vec!["send-keys", "-t", "main"];
+        args.extend(keys);
+        self.ok(&args);
+    }
+
+    fn type_text(&self, text: &str) {
+        self.ok(&["send-keys", "-t", "main", "-l", text]);
+    }
+
+    /// The screen and its scrollback, trailing blank lines dropped.
+    fn screen(&self) -> String {
+        let out = self.cmd(&["capture-pane", "-p", "-S", "-500", "-t", "main"]);
+        let text = String::from_utf8_lossy(&out.stdout);
+        text.trim_end().to_owned()
+    }
+
+    /// Polls the screen until `pred` holds.
+    fn wait_for(&self, what: &str, pred: impl Fn(&str) -> bool) -> String {
+        let start = Instant::now();
+        loop {
+            let s = self.screen();
+            if pred(&s) {
+                return s;
+            }
+            if start.elapsed() > TIMEOUT {
+                panic!("timed out waiting for {what}; the screen:\n{s}");
+            }
+            std::thread::sleep(Duration::from_millis(25));
+        }
+    }
+}
+
+impl Drop for Tmux {
+    fn drop(&mut self) {
+        let _ = self.cmd(&["kill-server"]);
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+fn tmux_available() -> bool {
+    Command::new("tmux")
+        .arg("-V")
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+const PROMPT: &str = "(wavedbg)";
+
+/// The last line of the screen is an empty REPL prompt (capture-pane trims its space).
+fn at_prompt(s: &str) -> bool {
+    s.lines().last().is_some_and(|l| l.trim_end() == PROMPT)
+}
+
+fn count(s: &str, needle: &str) -> usize {
+    s.matches(needle).count()
+}
+
+/// Sends `signal` to `pid` with the shell's `kill` (present wherever tmux runs a shell).
+fn kill(signal: &str, pid: &str) {
+    let status = Command::new("sh")
+        .arg("-c")
+        .arg(format!("kill -{signal} {pid}"))
+        .status()
+        .unwrap_or_else(|e| panic!("cannot run kill: {e}"));
+    assert!(status.success(), "kill -{signal} {pid} failed");
+}
+
+/// The pid the REPL's launcher wrote (it `exec`s the REPL, so the pid is the REPL's).
+fn read_pid(path: &Path) -> String {
+    let start = Instant::now();
+    loop {
+        let text = std::fs::read_to_string(path).unwrap_or_default();
+        let pid = text.trim();
+        if !pid.is_empty() && pid.chars().all(|c| c.is_ascii_digit()) {
+            return pid.to_owned();
+        }
+        assert!(start.elapsed() < TIMEOUT, "no pid in {}", path.display());
+        std::thread::sleep(Duration::from_millis(25));
+    }
+}
+
+/// Whether the process is alive (its /proc entry exists and it is not a zombie).
+fn alive(pid: &str) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|s| {
+        !s.rsplit(')')
+            .next()
+            .unwrap_or("")
+            .trim_start()
+            .starts_with('Z')
+    })
+}
+
+/// Types `continue`, lets the endless loop run, interrupts it with `interrupt` and checks
+/// the stop is reported, the prompt is back and the session still answers `p pc`.
+fn interrupt_a_run(t: &Tmux, interrupt: impl Fn(), how: &str) {
+    let before = count(&t.screen(), "Interrupted");
+    t.type_text("continue");
+    t.keys(&["Enter"]);
+    t.wait_for("`continue` to start", |s| {
+        s.lines().last().is_some_and(|l| l.ends_with("continue"))
+    });
+    std::thread::sleep(Duration::from_millis(300));
+    let s = t.screen();
+    assert!(
+        s.lines().last().is_some_and(|l| l.ends_with("continue")),
+        "the endless loop ended by itself:\n{s}"
+    );
+    interrupt();
+    t.wait_for(&format!("the run to stop on {how}"), |s| {
+        count(s, "Interrupted") > before && at_prompt(s)
+    });
+    let answers = count(&t.screen(), "pc = 0x");
+    t.type_text("p pc");
+    t.keys(&["Enter"]);
+    t.wait_for(&format!("`p pc` to answer after {how}"), |s| {
+        count(s, "pc = 0x") > answers && at_prompt(s)
+    });
+}
+
+#[test]
+fn ctrl_c_and_sigint_interrupt_a_run_in_a_real_terminal() {
+    if !tmux_available() {
+        if std::env::var_os("CI").is_some() {
+            panic!("tmux is required in CI (.ci/run installs it)");
+        }
+        eprintln!("SKIPPED: tmux is not installed (apt-get install tmux); the REPL end-to-end test did not run");
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("wavedbg-repl-tmux-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let t = Tmux {
+        socket: format!("wavedbg-repl-test-{}", std::process::id()),
+        dir: dir.clone(),
+    };
+    let kernel = dir.join("spin.s");
+    std::fs::write(&kernel, ".kernel spin\nspin:\n    br spin    ; forever\n")
+        .expect("write the kernel");
+    t.ok(&[
+        "new-session",
+        "-d",
+        "-s",
+        "main",
+        "-x",
+        "200",
+        "-y",
+        "40",
+        "env PS1='repl-test$ ' sh",
+    ]);
+    // A prompt we can recognise, set before the shell starts, so seeing it means the shell
+    // is ready (typing `PS1=...` instead echoes the prompt's text before the shell reads it).
+    t.wait_for("the shell prompt", |s| {
+        s.lines().any(|l| l.starts_with("repl-test$"))
+    });
+    // The launcher writes its pid and `exec`s the REPL: that pid is the REPL's, and the
+    // interactive shell stays the parent, to be checked after.
+    let pid_file = dir.join("pid");
+    t.type_text(&format!(
+        "WAVEDBG_HISTORY={} sh -c 'echo $$ > {}; exec {} repl {}'",
+        dir.join("history").display(),
+        pid_file.display(),
+        env!("CARGO_BIN_EXE_wavedbg"),
+        kernel.display()
+    ));
+    t.keys(&["Enter"]);
+    t.wait_for("the REPL prompt", |s| {
+        s.contains("Ctrl-D quits") && at_prompt(s)
+    });
+    let pid = read_pid(&pid_file);
+
+    // Ctrl-C typed in the terminal during a run.
+    interrupt_a_run(&t, || t.keys(&["C-c"]), "Ctrl-C");
+
+    // Ctrl-C at the prompt cancels the line and keeps the REPL (twice, to be sure).
+    for _ in 0..2 {
+        let notes = count(&t.screen(), "Quit with Ctrl-D");
+        t.type_text("info wav");
+        t.keys(&["C-c"]);
+        t.wait_for("Ctrl-C at the prompt", |s| {
+            count(s, "Quit with Ctrl-D") > notes && at_prompt(s)
+        });
+    }
+    assert!(alive(&pid), "Ctrl-C at the prompt ended the REPL");
+
+    // SIGINT from outside during a run.
+    interrupt_a_run(&t, || kill("INT", &pid), "kill -INT");
+
+    // SIGINT from outside at the prompt does what Ctrl-C does there: the line is cancelled,
+    // the REPL stays, and a later command is not cut short by a stale request.
+    let notes = count(&t.screen(), "Quit with Ctrl-D");
+    t.type_text("info wav");
+    // rustyline notices a signal only when it interrupts its read: let it finish drawing
+    // the line and wait for input first.
+    t.wait_for("the typed line", |s| {
+        s.lines().last().is_some_and(|l| l.ends_with("info wav"))
+    });
+    std::thread::sleep(Duration::from_millis(100));
+    kill("INT", &pid);
+    t.wait_for("kill -INT at the prompt", |s| {
+        count(s, "Quit with Ctrl-D") > notes && at_prompt(s)
+    });
+    assert!(alive(&pid), "kill -INT at the prompt ended the REPL");
+    t.type_text("stepi 3");
+    t.keys(&["Enter"]);
+    let s = t.wait_for("`stepi 3` to finish", |s| {
+        at_prompt(s)
+            && s.lines()
+                .rev()
+                .nth(1)
+                .is_some_and(|l| !l.ends_with("stepi 3"))
+    });
+    let tail: Vec<&str> = s.lines().rev().take(4).collect();
+    assert!(
+        !tail.iter().any(|l| l.contains("Interrupted")),
+        "a SIGINT at the prompt interrupted the next command:\n{s}"
+    );
+
+    // The session is intact: the waves are listed. The line and its Enter go in one write,
+    // as a paste does: the editor must not wait for another key to see the newline.
+    t.keys(&["info waves", "Enter"]);
+    t.wait_for("`info waves`", |s| {
+        s.lines()
+            .any(|l| l.contains("0x0000 <spin>") && l.contains("32/32"))
+            && at_prompt(s)
+    });
+
+    // Ctrl-D quits; the shell is back and usable.
+    t.keys(&["C-d"]);
+    t.wait_for("the shell prompt", |s| {
+        s.lines()
+            .last()
+            .is_some_and(|l| l.starts_with("repl-test$"))
+    });
+    t.type_text("echo status=$? done-$$");
+    t.keys(&["Enter"]);
+    t.wait_for("the echo", |s| {
+        s.lines().any(|l| {
+            l.starts_with("status=0 done-")
+                && l.len() > 14
+                && l[14..].chars().all(|c| c.is_ascii_digit())
+        })
+    });
+    assert!(!alive(&pid), "the REPL is still running after Ctrl-D");
+}
