@@ -1,13 +1,14 @@
 //! Subcommands: thin wrappers over the emulator crate.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use clap::{Parser, Subcommand};
 use color_eyre::eyre::{eyre, Result, WrapErr};
-use wavedbg_emulator::asm;
 use wavedbg_emulator::disasm;
 use wavedbg_emulator::isa::Isa;
-use wavedbg_emulator::program::Program;
+
+use crate::load::{load_program, load_source};
+use crate::output::emit;
 
 /// wavedbg: a debugger for wave32 SIMT GPU kernels.
 ///
@@ -96,8 +97,7 @@ pub fn run(cli: Cli) -> Result<i32> {
             }
             let engine =
                 crate::launch::open_engine(kernel.as_deref(), session.as_deref(), &launch)?;
-            wavedbg_gdb::serve(engine, wavedbg_gdb::ServeOptions { listen })
-                .map_err(|e| eyre!("{e}"))?;
+            wavedbg_gdb::serve(engine, wavedbg_gdb::ServeOptions { listen })?;
             Ok(0)
         }
         Some(Command::Isa { json, markdown }) => {
@@ -137,32 +137,6 @@ pub fn run(cli: Cli) -> Result<i32> {
     }
 }
 
-/// Assembles a source file, turning diagnostics into a report.
-fn load_source(path: &Path) -> Result<Program> {
-    Ok(asm::assemble_file(path)?)
-}
-
-/// Loads a kernel: a .wko object, or anything else as assembler source.
-pub fn load_program(path: &Path) -> Result<Program> {
-    if path.extension().is_some_and(|e| e == "wko") {
-        let text = std::fs::read_to_string(path)
-            .wrap_err_with(|| format!("cannot read {}", path.display()))?;
-        Program::from_object(&text).wrap_err_with(|| path.display().to_string())
-    } else {
-        load_source(path)
-    }
-}
-
-/// Writes to stdout; a closed pipe (`wavedbg isa | head`) ends output quietly.
-pub fn emit(text: &str) -> Result<()> {
-    use std::io::Write;
-    let mut out = std::io::stdout().lock();
-    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
-        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(e.into()),
-        _ => Ok(()),
-    }
-}
-
 fn tui(args: crate::launch::DebugArgs) -> Result<i32> {
     let engine = crate::launch::open_engine(
         args.kernel.as_deref(),
@@ -179,6 +153,6 @@ fn tui(args: crate::launch::DebugArgs) -> Result<i32> {
             eprintln!("wavedbg: {e}");
             Ok(2)
         }
-        Err(e) => Err(eyre!("{e}")),
+        Err(e) => Err(e.into()),
     }
 }

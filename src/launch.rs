@@ -9,7 +9,7 @@ use wavedbg_emulator::debug::session::Session;
 use wavedbg_emulator::debug::Engine;
 use wavedbg_emulator::machine::LaunchOptions;
 
-use crate::cli::load_program;
+use crate::load::load_program;
 
 /// What the interactive debuggers (`tui`, `repl`) are opened on.
 #[derive(Debug, Clone, Default, Args)]

@@ -2,6 +2,8 @@
 
 mod cli;
 mod launch;
+mod load;
+mod output;
 mod repl;
 mod replay;
 mod report;

@@ -7,7 +7,7 @@ use std::io::IsTerminal;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::thread::JoinHandle;
 
-use color_eyre::eyre::{eyre, Result};
+use color_eyre::eyre::{Result, WrapErr};
 use rustyline::completion::{Completer, Pair};
 use rustyline::error::ReadlineError;
 use rustyline::highlight::Highlighter;
@@ -19,8 +19,8 @@ use wavedbg_emulator::debug::completion::Words;
 use wavedbg_emulator::debug::session::{history_path, Recorder};
 use wavedbg_emulator::debug::InterruptHandle;
 
-use crate::cli::emit;
 use crate::launch::{open_engine, DebugArgs};
+use crate::output::emit;
 
 const PROMPT: &str = "(wavedbg) ";
 
@@ -122,8 +122,8 @@ impl SigintRouter {
     /// this disposition and installs its own.
     fn install(engine: InterruptHandle) -> Result<SigintRouter> {
         let mut signals = signal_hook::iterator::Signals::new([signal_hook::consts::SIGINT])
-            .map_err(|e| eyre!("cannot install the Ctrl-C handler: {e}"))?;
-        let ours = swap_sigint(None).map_err(|e| eyre!("cannot read the Ctrl-C handler: {e}"))?;
+            .wrap_err("cannot install the Ctrl-C handler")?;
+        let ours = swap_sigint(None).wrap_err("cannot read the Ctrl-C handler")?;
         let handle = signals.handle();
         let state = Arc::new(Mutex::new(CommandState::default()));
         let (thread_state, thread_engine) = (state.clone(), engine.clone());
@@ -139,7 +139,7 @@ impl SigintRouter {
                     }
                 }
             })
-            .map_err(|e| eyre!("cannot start the Ctrl-C thread: {e}"))?;
+            .wrap_err("cannot start the Ctrl-C thread")?;
         Ok(SigintRouter {
             state,
             engine,
@@ -154,8 +154,7 @@ impl SigintRouter {
     fn begin(&mut self) -> Result<()> {
         // Our handler first: a SIGINT before `running` is set is dropped, not left in
         // rustyline's pipe to cancel a later line.
-        let saved = swap_sigint(Some(&self.ours))
-            .map_err(|e| eyre!("cannot install the Ctrl-C handler: {e}"))?;
+        let saved = swap_sigint(Some(&self.ours)).wrap_err("cannot install the Ctrl-C handler")?;
         self.saved = Some(saved);
         *lock(&self.state) = CommandState {
             running: true,
@@ -176,7 +175,7 @@ impl SigintRouter {
         };
         if let Some(saved) = self.saved.take() {
             swap_sigint(Some(&saved))
-                .map_err(|e| eyre!("cannot restore the line editor's Ctrl-C handler: {e}"))?;
+                .wrap_err("cannot restore the line editor's Ctrl-C handler")?;
         }
         Ok(interrupted)
     }
@@ -205,11 +204,14 @@ pub fn run(args: &DebugArgs) -> Result<i32> {
     )?;
     let record = args.record.as_deref();
     let mut recorder = record
-        .map(|p| Recorder::create(p, &engine).map_err(|e| eyre!("{}: {e}", p.display())))
+        .map(|p| {
+            Recorder::create(p, &engine)
+                .wrap_err_with(|| format!("cannot record to {}", p.display()))
+        })
         .transpose()?;
     let mut sigint = SigintRouter::install(engine.interrupt_handle())?;
     let mut rl: Editor<ReplHelper, DefaultHistory> =
-        Editor::new().map_err(|e| eyre!("cannot start the line editor: {e}"))?;
+        Editor::new().wrap_err("cannot start the line editor")?;
     rl.set_helper(Some(ReplHelper {
         words: Words::of(&engine, &["quit"]),
         hinter: HistoryHinter::new(),
@@ -237,7 +239,7 @@ pub fn run(args: &DebugArgs) -> Result<i32> {
                 continue;
             }
             Err(ReadlineError::Eof) => break,
-            Err(e) => return Err(eyre!("reading input: {e}")),
+            Err(e) => return Err(e).wrap_err("reading input"),
         };
         let trimmed = line.trim();
         if trimmed.is_empty() {
@@ -251,7 +253,7 @@ pub fn run(args: &DebugArgs) -> Result<i32> {
             break;
         }
         if let Some(r) = recorder.as_mut() {
-            r.record(trimmed).map_err(|e| eyre!("recording: {e}"))?;
+            r.record(trimmed).wrap_err("recording")?;
         }
         sigint.begin()?;
         let result = engine.execute_line(trimmed);

@@ -8,7 +8,8 @@ use color_eyre::eyre::{eyre, Result, WrapErr};
 use wavedbg_emulator::debug::session::{resolve_beside, write_atomically, Script, Session};
 use wavedbg_emulator::debug::Engine;
 
-use crate::cli::{emit, load_program};
+use crate::load::load_program;
+use crate::output::emit;
 
 /// Options of `wavedbg replay`.
 #[derive(Debug, Args)]

@@ -4,13 +4,14 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use clap::Args;
-use color_eyre::eyre::{bail, eyre, Result};
+use color_eyre::eyre::{bail, eyre, Result, WrapErr};
 use serde::Serialize;
 use wavedbg_emulator::debug::expr::parse_number;
 use wavedbg_emulator::machine::{Event, LaunchOptions, Machine, Stats};
 use wavedbg_emulator::memory::hexdump;
 
-use crate::cli::{emit, load_program};
+use crate::load::load_program;
+use crate::output::emit;
 
 /// Options of `wavedbg run`.
 #[derive(Debug, Args)]
@@ -117,7 +118,7 @@ fn run_program(program: &wavedbg_emulator::program::Program, args: RunArgs) -> R
         options.max_instructions = LaunchOptions::default().max_instructions;
     }
     let mut m =
-        Machine::new(program, options).map_err(|e| eyre!("{}: {e}", args.kernel.display()))?;
+        Machine::new(program, options).wrap_err_with(|| args.kernel.display().to_string())?;
     let start = Instant::now();
     let event = m.run(None);
     let elapsed = start.elapsed();
