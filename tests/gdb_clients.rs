@@ -72,6 +72,21 @@ const FAULT: &str = "\
     end
 ";
 
+/// Every lane stores a word 2 bytes past a word boundary: a misaligned access (SIGBUS).
+const MISALIGNED: &str = "\
+.kernel misaligned
+.workgroup 32
+.grid 1
+.buffer out, 256
+.arg u[0:1], out
+    vlaneid v0
+    vshli v1, v0, 2
+    vori v1, v1, 2
+    st.ubase.b32 v0, u[0:1], v1, 0
+    wait.vst 0
+    end
+";
+
 /// Each lane of each wave stores `128 * wave index + lane` to offset 4 of its scratch (at
 /// `scratched`, after the store).
 const SCRATCH: &str = "\
@@ -547,6 +562,27 @@ fn gdb_fault_is_a_signal_with_its_text() {
 #[test]
 fn gdb_multiarch_fault_is_a_signal_with_its_text() {
     gdb_reports_a_fault("gdb-multiarch");
+}
+
+/// A misaligned access stops as SIGBUS, which the protocol numbers 10: the fault's Linux
+/// number (7) would reach gdb as SIGEMT.
+#[test]
+fn gdb_misaligned_access_is_sigbus() {
+    if !have("gdb") {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("tempdir");
+    let k = kernel(&dir, "misaligned.s", MISALIGNED);
+    let server = Server::start(&k);
+    let out = gdb("gdb", &server, "continue\n", false, None);
+    check(
+        &out,
+        &server,
+        &[
+            "misaligned global access of 4 bytes",
+            "received signal SIGBUS, Bus error.",
+        ],
+    );
 }
 
 #[test]

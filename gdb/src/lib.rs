@@ -4,21 +4,39 @@
 //! 32-element vector register, memory windows expose global, shared and scratch memory,
 //! and `monitor` runs the command language. docs/gdb.md is the user's walkthrough.
 //!
-//! Files, one concern each:
+//! # Module map
+//!
+//! One concern per file. Dependencies point down this list, never up (a module uses only
+//! modules listed below it), so there are no import circles:
+//!
+//! - this file: listening, one client at a time ([`serve`]); uses [`session`], [`target`];
+//! - [`session`]: one connection's protocol loop: feeds packets to gdbstub, runs the plan
+//!   of a resume packet, reports the stop; uses [`run`], [`target`], [`validate`],
+//!   [`conn`], [`plan`], [`regs`], [`memory`], [`codes`];
+//! - [`run`]: running the kernel for a [`plan::Plan`] and the stop reply for the engine's
+//!   stop; uses [`target`], [`plan`], [`points`], [`codes`];
+//! - [`target`]: the gdbstub `Target` ([`WaveTarget`]) in `target/mod.rs`, one file per
+//!   extension beside it (base, single_register, memory, breakpoints, watchpoints, resume,
+//!   monitor, extended_mode, thread_extra_info, target_description, host_info: the module
+//!   docs list what each holds). The extensions use `target/mod.rs` and the modules below,
+//!   never each other except `base` → `memory`;
+//! - [`plan`]: plain data: the `vCont` actions and the [`plan::Plan`] they make;
+//! - [`points`]: plain data: the client's breakpoints and watchpoints and their names;
+//!   uses [`memory`];
+//! - [`memory`]: the address windows and bounded, checked accesses; uses [`codes`];
 //! - [`regs`]: register numbering, the `g` packet, the target description XML;
-//! - [`memory`]: the address windows and bounded, checked accesses;
+//! - [`validate`]: strict checks of raw packets that gdbstub would parse leniently; uses
+//!   [`codes`];
 //! - [`conn`]: the TCP connection (packet framing, Ctrl-C, buffered writes);
-//! - [`validate`]: strict checks of raw packets that gdbstub would parse leniently;
-//! - [`target`]: the gdbstub `Target` and its extensions;
-//! - [`run`]: running the kernel for a resume packet and the stop reply;
-//! - [`monitor`]: `monitor` commands;
-//! - [`session`]: one connection's protocol loop; this file: listening.
+//! - [`codes`]: errno and signal numbers of replies (engine errors mapped in one place).
 
 #![warn(missing_docs)]
 
+pub mod codes;
 pub mod conn;
 pub mod memory;
-pub mod monitor;
+pub mod plan;
+pub mod points;
 pub mod regs;
 pub mod run;
 pub mod session;
@@ -170,6 +188,23 @@ fn first_packet_done(seen: &[u8]) -> bool {
             Some(start + hash)
         })
         .is_some_and(|hash| seen.len() >= hash + 3)
+}
+
+/// What the crate's unit tests share.
+#[cfg(test)]
+pub(crate) mod testing {
+    use wavedbg_emulator::debug::Engine;
+    use wavedbg_emulator::machine::LaunchOptions;
+
+    /// An engine on a kernel's source, with up to `resident` workgroups resident at once.
+    pub(crate) fn engine(src: &str, resident: u32) -> Engine {
+        let p = wavedbg_emulator::asm::assemble(src, "t.s", None).expect("assembles");
+        let options = LaunchOptions {
+            resident_workgroups: resident,
+            ..LaunchOptions::default()
+        };
+        Engine::new(&p, options).expect("launches")
+    }
 }
 
 #[cfg(test)]

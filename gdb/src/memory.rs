@@ -25,10 +25,14 @@
 //! end (up to the next multiple) read as zero, because lldb reads memory in 512-byte lines
 //! and lldb 14 crashes later when such a read comes back short. Writes must lie inside the
 //! real window. A read or write succeeds whole or fails whole: a short read is never
-//! returned.
+//! returned. Reads look at the machine; writes go through the engine
+//! (`Engine::write_memory`), as every front end's do.
 
+use wavedbg_emulator::debug::Engine;
 use wavedbg_emulator::machine::{CodeWord, Machine};
 use wavedbg_emulator::memory::Space;
+
+use crate::codes::{self, EFAULT, EINVAL, EROFS};
 
 /// First address of the shared-memory windows (workgroup 0).
 pub const SHARED_BASE: u64 = 0x8000_0000_0000_0000;
@@ -209,10 +213,6 @@ pub struct AccessError {
     pub errno: u8,
 }
 
-const EFAULT: u8 = 14;
-const EINVAL: u8 = 22;
-const EROFS: u8 = 30;
-
 fn fail(errno: u8, message: String) -> AccessError {
     AccessError { message, errno }
 }
@@ -266,16 +266,21 @@ fn locate(m: &Machine, addr: u64, w: Window) -> Result<Place, AccessError> {
     }
 }
 
+/// Checks the size of an access of `n` bytes at `addr`: its window, or `None` when it is
+/// empty (nothing to do).
+fn sized(addr: u64, n: u64, verb: &str) -> Result<Option<Window>, AccessError> {
+    if n > MAX_ACCESS {
+        return Err(fail(EINVAL, format!("{verb} of {n} bytes is too large")));
+    }
+    Ok((n > 0).then(|| Window::of(addr)))
+}
+
 /// Reads `out.len()` bytes at `addr`.
 pub fn read(m: &Machine, addr: u64, out: &mut [u8]) -> Result<(), AccessError> {
     let n = out.len() as u64;
-    if n > MAX_ACCESS {
-        return Err(fail(EINVAL, format!("read of {n} bytes is too large")));
-    }
-    if n == 0 {
+    let Some(w) = sized(addr, n, "read")? else {
         return Ok(());
-    }
-    let w = Window::of(addr);
+    };
     let p = locate(m, addr, w)?;
     let end = p
         .offset
@@ -310,24 +315,19 @@ pub fn read(m: &Machine, addr: u64, out: &mut [u8]) -> Result<(), AccessError> {
     }
 }
 
-/// Writes `data` at `addr` as [`read`] reads it; the code is read-only and the padding
-/// past a window's end cannot be written.
-pub fn write(m: &mut Machine, addr: u64, data: &[u8]) -> Result<(), AccessError> {
-    let n = data.len() as u64;
-    if n > MAX_ACCESS {
-        return Err(fail(EINVAL, format!("write of {n} bytes is too large")));
-    }
-    if n == 0 {
+/// Writes `data` at `addr` as [`read`] reads it, through the engine; the code is read-only
+/// and the padding past a window's end cannot be written.
+pub fn write(e: &mut Engine, addr: u64, data: &[u8]) -> Result<(), AccessError> {
+    let Some(w) = sized(addr, data.len() as u64, "write")? else {
         return Ok(());
-    }
-    let w = Window::of(addr);
+    };
     if let Window::Code(_) = w {
         return Err(fail(EROFS, "the code is read-only".into()));
     }
-    let p = locate(m, addr, w)?;
+    let p = locate(e.machine(), addr, w)?;
     let (space, a) = w.space().ok_or_else(|| fail(EFAULT, "no space".into()))?;
-    m.write_space(space, p.wave, p.lane, a, data)
-        .map_err(|e| fail(EFAULT, e.to_string()))
+    e.write_memory(space, p.wave, p.lane, a, data)
+        .map_err(|err| fail(codes::errno(&err), err.to_string()))
 }
 
 /// Whether an instruction starts at `pc` (for breakpoints and PC writes).
@@ -388,10 +388,9 @@ pub fn describe(m: &Machine, wave: Option<usize>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use wavedbg_emulator::machine::LaunchOptions;
 
-    /// Two workgroups of two waves; `resident` of them at once.
-    fn machine(resident: u32) -> Machine {
+    /// Three workgroups of two waves; `resident` of them at once.
+    fn engine(resident: u32) -> Engine {
         let src = "\
 .kernel t
 .workgroup 64
@@ -402,12 +401,7 @@ mod tests {
 .arg u[0:1], out
     end
 ";
-        let p = wavedbg_emulator::asm::assemble(src, "t.s", None).expect("assembles");
-        let options = LaunchOptions {
-            resident_workgroups: resident,
-            ..LaunchOptions::default()
-        };
-        Machine::new(&p, options).expect("launches")
+        crate::testing::engine(src, resident)
     }
 
     #[test]
@@ -466,67 +460,70 @@ mod tests {
 
     #[test]
     fn reads_are_whole_and_padded_to_512_bytes() {
-        let mut m = machine(2);
-        write(&mut m, 0x1_0000_0000, &[1, 2, 3, 4]).expect("global write");
+        let mut e = engine(2);
+        write(&mut e, 0x1_0000_0000, &[1, 2, 3, 4]).expect("global write");
         let mut b = [0xaa; 512];
-        read(&m, 0x1_0000_0000, &mut b).expect("a whole line of a 40-byte buffer");
+        read(e.machine(), 0x1_0000_0000, &mut b).expect("a whole line of a 40-byte buffer");
         assert_eq!(&b[..5], &[1, 2, 3, 4, 0]);
         assert!(b[40..].iter().all(|&x| x == 0));
         // Past the padded end: the whole read fails, nothing partial.
         let mut c = [0u8; 8];
-        assert!(read(&m, 0x1_0000_0000 + 508, &mut c).is_err());
+        assert!(read(e.machine(), 0x1_0000_0000 + 508, &mut c).is_err());
         // Padding cannot be written.
-        assert!(write(&mut m, 0x1_0000_0000 + 40, &[1]).is_err());
+        assert!(write(&mut e, 0x1_0000_0000 + 40, &[1]).is_err());
         // Unmapped global memory and oversized accesses fail.
-        assert!(read(&m, 0x2_0000_0000, &mut c).is_err());
+        assert!(read(e.machine(), 0x2_0000_0000, &mut c).is_err());
         let mut big = vec![0u8; MAX_ACCESS as usize + 1];
         assert_eq!(
-            read(&m, 0x1_0000_0000, &mut big).map_err(|e| e.errno),
+            read(e.machine(), 0x1_0000_0000, &mut big).map_err(|e| e.errno),
             Err(EINVAL)
         );
         // A shared or scratch line reads whole too (lldb), never into the next window.
         let mut line = [0xaa; 512];
-        read(&m, Window::shared_addr(1, 0), &mut line).expect("a shared line");
+        read(e.machine(), Window::shared_addr(1, 0), &mut line).expect("a shared line");
         assert!(line.iter().all(|&x| x == 0));
-        read(&m, Window::scratch_addr(2, 31, 0), &mut line).expect("a scratch line");
-        assert!(read(&m, Window::shared_addr(1, 0) + 8, &mut line).is_err());
+        read(e.machine(), Window::scratch_addr(2, 31, 0), &mut line).expect("a scratch line");
+        assert!(read(e.machine(), Window::shared_addr(1, 0) + 8, &mut line).is_err());
     }
 
     #[test]
     fn the_address_names_the_workgroup_and_the_lane() {
-        let mut m = machine(2);
+        let mut e = engine(2);
         // Waves 0-1 are workgroup 0, waves 2-3 workgroup 1.
-        write(&mut m, Window::shared_addr(1, 4), &[7]).expect("shared write");
+        write(&mut e, Window::shared_addr(1, 4), &[7]).expect("shared write");
         let mut b = [0u8; 1];
-        read(&m, Window::shared_addr(1, 4), &mut b).expect("workgroup 1");
+        read(e.machine(), Window::shared_addr(1, 4), &mut b).expect("workgroup 1");
         assert_eq!(b, [7]);
-        read(&m, Window::shared_addr(0, 4), &mut b).expect("workgroup 0");
+        read(e.machine(), Window::shared_addr(0, 4), &mut b).expect("workgroup 0");
         assert_eq!(b, [0]);
         let mut direct = [0u8; 1];
-        m.read_space(Space::Shared, 2, 0, 4, &mut direct)
+        e.machine()
+            .read_space(Space::Shared, 2, 0, 4, &mut direct)
             .expect("engine view");
         assert_eq!(direct, [7]);
-        write(&mut m, Window::scratch_addr(3, 5, 2), &[9]).expect("scratch write");
-        read(&m, Window::scratch_addr(3, 5, 2), &mut b).expect("wave 3 lane 5");
+        write(&mut e, Window::scratch_addr(3, 5, 2), &[9]).expect("scratch write");
+        read(e.machine(), Window::scratch_addr(3, 5, 2), &mut b).expect("wave 3 lane 5");
         assert_eq!(b, [9]);
-        read(&m, Window::scratch_addr(3, 6, 2), &mut b).expect("lane 6");
+        read(e.machine(), Window::scratch_addr(3, 6, 2), &mut b).expect("lane 6");
         assert_eq!(b, [0]);
-        read(&m, Window::scratch_addr(2, 5, 2), &mut b).expect("wave 2");
+        read(e.machine(), Window::scratch_addr(2, 5, 2), &mut b).expect("wave 2");
         assert_eq!(b, [0]);
-        m.read_space(Space::Scratch, 3, 5, 2, &mut direct)
+        e.machine()
+            .read_space(Space::Scratch, 3, 5, 2, &mut direct)
             .expect("engine view");
         assert_eq!(direct, [9]);
         // Writes stay inside the real window.
-        assert!(write(&mut m, Window::shared_addr(0, 16), &[1]).is_err());
-        assert!(write(&mut m, Window::scratch_addr(0, 0, 8), &[1]).is_err());
+        assert!(write(&mut e, Window::shared_addr(0, 16), &[1]).is_err());
+        assert!(write(&mut e, Window::scratch_addr(0, 0, 8), &[1]).is_err());
     }
 
     #[test]
     fn memory_that_is_not_resident_is_an_error() {
-        let m = machine(1);
+        let e = engine(1);
+        let m = e.machine();
         let mut b = [0u8; 4];
-        let err = |addr| read(&m, addr, &mut [0u8; 4]).map_err(|e| e.message);
-        assert!(read(&m, Window::shared_addr(0, 0), &mut b).is_ok());
+        let err = |addr| read(m, addr, &mut [0u8; 4]).map_err(|e| e.message);
+        assert!(read(m, Window::shared_addr(0, 0), &mut b).is_ok());
         assert_eq!(
             err(Window::shared_addr(1, 0)),
             Err("workgroup 1 is not resident yet".into())
@@ -539,19 +536,19 @@ mod tests {
             err(Window::scratch_addr(2, 0, 0)),
             Err("wave 2 is not resident".into())
         );
-        assert_eq!(workgroup(&m, 0), Residency::Resident(0));
-        assert_eq!(workgroup(&m, 2), Residency::Pending);
+        assert_eq!(workgroup(m, 0), Residency::Resident(0));
+        assert_eq!(workgroup(m, 2), Residency::Pending);
         assert!(err(Window::shared_addr(u32::MAX, 0) + (1 << 20)).is_err());
     }
 
     #[test]
     fn code_is_readable_and_read_only() {
-        let mut m = machine(2);
+        let mut e = engine(2);
         let mut b = [0u8; 4];
-        read(&m, 0, &mut b).expect("code");
-        assert_eq!(u32::from_le_bytes(b), m.program().code[0]);
-        assert_eq!(write(&mut m, 0, &b).map_err(|e| e.errno), Err(EROFS));
-        assert!(is_instruction(&m, 0));
-        assert!(!is_instruction(&m, 2));
+        read(e.machine(), 0, &mut b).expect("code");
+        assert_eq!(u32::from_le_bytes(b), e.machine().program().code[0]);
+        assert_eq!(write(&mut e, 0, &b).map_err(|e| e.errno), Err(EROFS));
+        assert!(is_instruction(e.machine(), 0));
+        assert!(!is_instruction(e.machine(), 2));
     }
 }

@@ -68,13 +68,6 @@ pub enum WaveRegId {
     V(u8),
 }
 
-impl WaveRegId {
-    /// Whether this is `rip` (the wave's PC).
-    pub fn is_pc(&self) -> bool {
-        matches!(self, WaveRegId::Core(X86_64CoreRegId::Rip))
-    }
-}
-
 impl RegId for WaveRegId {
     fn from_raw_id(id: usize) -> Option<(Self, Option<NonZeroUsize>)> {
         let (reg, size) = match id {
@@ -189,6 +182,14 @@ impl Arch for WaveArch {
     type RegId = WaveRegId;
 }
 
+/// One `<reg>` of the target description; `extra` holds further attributes.
+fn reg(x: &mut String, name: &str, bits: usize, ty: &str, regnum: usize, extra: &str) {
+    let _ = writeln!(
+        x,
+        "  <reg name=\"{name}\" bitsize=\"{bits}\" type=\"{ty}\" regnum=\"{regnum}\"{extra}/>"
+    );
+}
+
 /// The target description sent for `qXfer:features:read:target.xml`.
 pub fn target_xml() -> String {
     let mut x = String::with_capacity(24 * 1024);
@@ -205,63 +206,40 @@ pub fn target_xml() -> String {
         "r13", "r14", "r15",
     ];
     for (n, name) in gprs.iter().enumerate() {
-        let _ = writeln!(
-            x,
-            "  <reg name=\"{name}\" bitsize=\"64\" type=\"int64\" regnum=\"{n}\"/>"
-        );
+        reg(&mut x, name, 64, "int64", n, "");
     }
-    let _ = writeln!(
-        x,
-        "  <reg name=\"rip\" bitsize=\"64\" type=\"code_ptr\" regnum=\"{RIP}\" generic=\"pc\"/>"
-    );
-    let mut n = RIP + 1;
-    for name in ["eflags", "cs", "ss", "ds", "es", "fs", "gs"] {
-        let _ = writeln!(
-            x,
-            "  <reg name=\"{name}\" bitsize=\"32\" type=\"int32\" regnum=\"{n}\"/>"
-        );
-        n += 1;
-    }
-    for k in 0..8 {
-        let _ = writeln!(
-            x,
-            "  <reg name=\"st{k}\" bitsize=\"80\" type=\"i387_ext\" regnum=\"{n}\"/>"
-        );
-        n += 1;
-    }
-    for name in [
+    reg(&mut x, "rip", 64, "code_ptr", RIP, " generic=\"pc\"");
+    let segments = ["eflags", "cs", "ss", "ds", "es", "fs", "gs"].map(|r| (r.into(), 32, "int32"));
+    let st = (0..8).map(|k| (format!("st{k}"), 80, "i387_ext"));
+    let x87 = [
         "fctrl", "fstat", "ftag", "fiseg", "fioff", "foseg", "fooff", "fop",
-    ] {
-        let _ = writeln!(
-            x,
-            "  <reg name=\"{name}\" bitsize=\"32\" type=\"int\" regnum=\"{n}\"/>"
-        );
-        n += 1;
+    ]
+    .map(|r| (r.into(), 32, "int"));
+    let after_rip = segments.into_iter().chain(st).chain(x87);
+    for (k, (name, bits, ty)) in after_rip.enumerate() {
+        reg(&mut x, &name, bits, ty, RIP + 1 + k, "");
     }
-    debug_assert_eq!(n, CORE_REGS);
+    debug_assert_eq!(x.matches("<reg ").count(), CORE_REGS);
     x.push_str("</feature>\n<feature name=\"org.wavedbg.wave\">\n");
-    let _ = writeln!(
-        x,
-        "  <reg name=\"exec\" bitsize=\"32\" type=\"uint32\" regnum=\"{EXEC}\" group=\"general\"/>"
-    );
+    let general = " group=\"general\"";
+    reg(&mut x, "exec", 32, "uint32", EXEC, general);
     for k in 0..UREGS {
-        let _ = writeln!(
-            x,
-            "  <reg name=\"u{k}\" bitsize=\"32\" type=\"uint32\" regnum=\"{}\" group=\"general\"/>",
-            U0 + k
-        );
+        reg(&mut x, &format!("u{k}"), 32, "uint32", U0 + k, general);
     }
     x.push_str("</feature>\n<feature name=\"org.wavedbg.vector\">\n");
     let _ = writeln!(
         x,
         "  <vector id=\"vec32i32\" type=\"int32\" count=\"{LANES}\"/>"
     );
+    let vector = " group=\"vector\" encoding=\"vector\" format=\"vector-uint32\"";
     for k in 0..VREGS {
-        let _ = writeln!(
-            x,
-            "  <reg name=\"v{k}\" bitsize=\"{}\" type=\"vec32i32\" regnum=\"{}\" group=\"vector\" encoding=\"vector\" format=\"vector-uint32\"/>",
+        reg(
+            &mut x,
+            &format!("v{k}"),
             VREG_BYTES * 8,
-            V0 + k
+            "vec32i32",
+            V0 + k,
+            vector,
         );
     }
     x.push_str("</feature>\n</target>\n");

@@ -1,15 +1,6 @@
-//! Running the kernel for a resume packet, and the stop reply that reports it.
-//!
-//! gdb's actions map onto the engine like this:
-//!
-//! - a default continue (`vCont;c`, `c` with `Hc-1`, or lldb's bare `c`): every wave runs
-//!   under the deterministic scheduler ([`Engine::continue_all`]);
-//! - a step of one wave (`vCont;s:TID`, with or without a default continue): that wave
-//!   executes one instruction while the others stay put. A wave waiting at a barrier
-//!   first lets the other waves run (one instruction each, in turn) until the barrier
-//!   releases it, unless gdb locked the scheduler;
-//! - a continue of one wave only (`set scheduler-locking on`, then `continue`): that wave
-//!   runs alone until something stops it.
+//! Running the kernel for a resume packet, and the stop reply that reports it: the serve
+//! loop ([`crate::session`]) runs the [`Plan`] that [`crate::target`] collected from the
+//! packet ([`crate::plan`] says how gdb's actions map onto plans), then reports the stop.
 //!
 //! Every stop names the wave and the reason: a gdb breakpoint as `swbreak`, a gdb
 //! watchpoint as `watch`/`rwatch`/`awatch` with its address, a step or an interrupt as
@@ -22,49 +13,15 @@
 
 use std::sync::atomic::Ordering;
 
-use gdbstub::common::{Signal, Tid};
+use gdbstub::common::Signal;
 use gdbstub::stub::MultiThreadStopReason;
 use wavedbg_emulator::debug::{view, StopEvent, StopReason};
 use wavedbg_emulator::machine::wave::WaveState;
 
-use crate::target::{Actions, WaveTarget};
-
-/// What the serve loop runs for a resume packet.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Plan {
-    /// Every wave runs.
-    All,
-    /// One wave (index) runs alone.
-    Alone(usize),
-    /// One wave executes one instruction; `others` may run if it must wait for them.
-    Step {
-        /// Wave index.
-        wave: usize,
-        /// Whether the scheduler is unlocked.
-        others: bool,
-    },
-}
-
-impl Plan {
-    /// The plan for a `vCont`'s actions; `bare` is set for a bare `c` packet.
-    pub(crate) fn from_actions(a: &Actions, bare: bool, listed: impl Fn(usize) -> bool) -> Plan {
-        if let Some(wave) = a.step {
-            return Plan::Step {
-                wave,
-                others: !a.locked,
-            };
-        }
-        if bare || !a.locked {
-            return Plan::All;
-        }
-        let mut waves = a.continues.iter().copied().filter(|&w| listed(w));
-        match (waves.next(), waves.next()) {
-            (Some(w), None) => Plan::Alone(w),
-            // Several named waves: the engine runs one wave or all of them.
-            _ => Plan::All,
-        }
-    }
-}
+use crate::codes;
+use crate::plan::Plan;
+use crate::points::Relabel;
+use crate::target::{thread_id, WaveTarget};
 
 /// A stop to report.
 #[derive(Debug, Clone)]
@@ -75,17 +32,6 @@ pub struct Outcome {
     pub console: String,
     /// The wave whose PC goes into the stop reply.
     pub wave: Option<usize>,
-}
-
-fn signal_named(name: &str) -> Signal {
-    match name {
-        "SIGILL" => Signal::SIGILL,
-        "SIGBUS" => Signal::SIGBUS,
-        "SIGSEGV" => Signal::SIGSEGV,
-        "SIGXCPU" => Signal::SIGXCPU,
-        "SIGABRT" => Signal::SIGABRT,
-        _ => Signal::SIGTRAP,
-    }
 }
 
 impl WaveTarget {
@@ -116,87 +62,64 @@ impl WaveTarget {
         self.last_stop_wave = None;
         let stop = match plan {
             Plan::All => self.engine.continue_all(),
-            Plan::Alone(w) => self.locked_steps(w, u64::MAX),
-            Plan::Step { wave, others } => self.step_wave(wave, others),
+            // Until something stops it.
+            Plan::Alone(w) => self.engine.run_wave(w, u64::MAX),
+            Plan::Step { wave, others: true } => self.engine.step_wave_releasing(wave),
+            Plan::Step {
+                wave,
+                others: false,
+            } => self.engine.run_wave(wave, 1),
         };
         self.outcome(stop)
     }
 
-    /// Runs wave `w` alone for up to `n` instructions (`u64::MAX`: until a stop).
-    fn locked_steps(&mut self, w: usize, n: u64) -> StopEvent {
-        self.engine.run_wave(w, n)
-    }
-
-    fn step_wave(&mut self, w: usize, others: bool) -> StopEvent {
-        if others {
-            self.engine.step_wave_releasing(w)
-        } else {
-            self.engine.run_wave(w, 1)
-        }
-    }
-
     /// How a stop names the client's breakpoints and watchpoints: by address, as gdb
     /// shows them (gdb's own numbers never reach the server).
-    fn labels(&self, stop: &StopEvent) -> Vec<(u32, String)> {
-        let m = self.engine.machine();
+    fn labels(&self, stop: &StopEvent) -> Vec<Relabel> {
         match &stop.reason {
             StopReason::Breakpoint { id, .. } => self
                 .breaks
-                .iter()
-                .filter(|b| b.engine_id == *id)
-                .map(|b| {
-                    let kind = if b.hw {
-                        "Hardware breakpoint"
-                    } else {
-                        "Breakpoint"
-                    };
-                    (*id, format!("{kind} at {}", view::pc_text(m, b.addr)))
-                })
+                .by_engine_id(*id)
+                .map(|b| Relabel::breakpoint(*id, &b.at, self.engine.machine()))
+                .into_iter()
                 .collect(),
             StopReason::Watchpoint(hits) => hits
                 .iter()
                 .filter_map(|h| {
-                    let w = self.watches.iter().find(|w| w.engine_id == h.id)?;
-                    Some((h.id, w.label()))
+                    let w = self.watches.by_engine_id(h.id)?;
+                    Some(Relabel::watchpoint(h.id, &w.at))
                 })
                 .collect(),
             _ => Vec::new(),
         }
     }
 
-    fn first_listed(&self) -> Option<usize> {
-        (0..self.engine.machine().waves.len()).find(|&w| self.listed(w))
-    }
-
     /// The stop reply (and console text) for an engine stop.
     pub(crate) fn outcome(&mut self, stop: StopEvent) -> Outcome {
         self.last_stop_wave = stop.wave;
         self.stop_labels = self.labels(&stop);
-        let wave = stop.wave.or_else(|| self.first_listed());
+        let wave = stop.wave.or_else(|| self.listed_waves().next());
+        let tid = wave.and_then(thread_id);
         let describe = |t: &Self| format!("{}\n", view::describe_stop(&t.engine, &stop));
-        let signal = |sig: Signal| match wave.and_then(|w| Tid::new(w + 1)) {
-            Some(tid) => MultiThreadStopReason::SignalWithThread { tid, signal: sig },
-            None => MultiThreadStopReason::Signal(sig),
+        let signal = |signal: Signal| match tid {
+            Some(tid) => MultiThreadStopReason::SignalWithThread { tid, signal },
+            None => MultiThreadStopReason::Signal(signal),
         };
-        let tid = wave.and_then(|w| Tid::new(w + 1));
         let (reason, console) = match &stop.reason {
-            StopReason::Breakpoint { id, .. } => {
-                let mine = self.breaks.iter().any(|b| b.engine_id == *id);
-                match tid {
-                    Some(tid) if mine => (MultiThreadStopReason::SwBreak(tid), String::new()),
-                    _ => (signal(Signal::SIGTRAP), describe(self)),
+            StopReason::Breakpoint { id, .. } => match tid {
+                Some(tid) if self.breaks.by_engine_id(*id).is_some() => {
+                    (MultiThreadStopReason::SwBreak(tid), String::new())
                 }
-            }
+                _ => (signal(Signal::SIGTRAP), describe(self)),
+            },
             StopReason::Watchpoint(hits) => {
-                let gdb = hits
-                    .iter()
-                    .find_map(|h| self.watches.iter().find(|w| w.engine_id == h.id));
+                let gdb = hits.iter().find_map(|h| self.watches.by_engine_id(h.id));
                 match (gdb, tid) {
                     (Some(w), Some(tid)) => (
                         MultiThreadStopReason::Watch {
                             tid,
-                            kind: w.kind,
-                            addr: w.addr,
+                            kind: w.at.kind,
+                            addr: w.at.addr,
                         },
                         String::new(),
                     ),
@@ -209,7 +132,8 @@ impl WaveTarget {
             | StopReason::Blocked(_)
             | StopReason::ConditionError { .. } => (signal(Signal::SIGTRAP), describe(self)),
             StopReason::Fault(f) => {
-                let sig = signal_named(f.signal().0);
+                let (_, number) = f.signal();
+                let sig = codes::signal(number);
                 self.last_fault = Some(sig);
                 (signal(sig), describe(self))
             }
@@ -233,33 +157,48 @@ impl WaveTarget {
 
 #[cfg(test)]
 mod tests {
+    use gdbstub::target::ext::breakpoints::{HwWatchpoint, SwBreakpoint, WatchKind};
+
     use super::*;
+    use crate::memory::Window;
+    use crate::target::monitor::run;
+    use crate::target::monitor::tests::target;
 
     #[test]
-    fn plans_follow_gdb_actions() {
-        let all = |_| true;
-        let step = Actions {
-            step: Some(2),
-            ..Default::default()
-        };
-        assert_eq!(
-            Plan::from_actions(&step, false, all),
-            Plan::Step {
-                wave: 2,
-                others: true
-            }
+    fn why_and_info_name_the_clients_points_by_address() {
+        let mut t = target();
+        let a = Window::shared_addr(0, 8);
+        assert!(t.add_hw_watchpoint(a, 4, WatchKind::Write).is_ok());
+        assert!(t.add_sw_breakpoint(4, 1).is_ok());
+        let own = run(&mut t, "watch shared:12");
+        assert!(own.contains("watchpoint 3"), "{own}");
+        // The client resumes past its breakpoint: it removes it and steps over it.
+        assert!(t.remove_sw_breakpoint(4, 1).is_ok());
+        let _ = t.execute(Plan::All);
+        let why = run(&mut t, "why");
+        assert!(
+            why.starts_with(
+                "Hardware watchpoint at 0x8000000000000008 (shared:0x8 of workgroup 0, 4 bytes)\n  written by wave 0 lane 2"
+            ),
+            "{why}"
         );
-        let locked = Actions {
-            continues: vec![1],
-            locked: true,
-            ..Default::default()
-        };
-        assert_eq!(Plan::from_actions(&locked, false, all), Plan::Alone(1));
-        // lldb's bare `c` arrives as a locked continue of the last wave: run them all.
-        assert_eq!(Plan::from_actions(&locked, true, all), Plan::All);
-        assert_eq!(
-            Plan::from_actions(&Actions::default(), false, all),
-            Plan::All
+        // The engine's own watchpoint keeps its number (3).
+        assert!(
+            why.contains("Hardware watchpoint 3: shared:0xc (4 bytes)"),
+            "{why}"
         );
+        let info = run(&mut t, "info watchpoints");
+        assert!(info.contains("3    hw watchpoint"), "{info}");
+        assert!(
+            info.contains("Inserted by the client (which numbers them itself):\n  Hardware watchpoint at 0x8000000000000008"),
+            "{info}"
+        );
+        assert!(!info.contains("\n1 ") && !info.contains("\n2 "), "{info}");
+        // `delete` deletes the engine's own only; the client's cannot be deleted here.
+        let gdb_id = t.watches[0].engine_id;
+        assert!(run(&mut t, &format!("delete {gdb_id}")).contains("inserted by the client"));
+        assert!(run(&mut t, "delete").is_empty());
+        assert_eq!(t.engine().watchpoints().len(), 1);
+        assert!(run(&mut t, "info breakpoints").starts_with("Inserted by the client"));
     }
 }

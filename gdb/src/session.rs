@@ -19,10 +19,11 @@ use gdbstub::stub::state_machine::GdbStubStateMachine;
 use gdbstub::stub::{DisconnectReason, GdbStub, MultiThreadStopReason};
 use gdbstub_arch::x86::reg::id::X86_64CoreRegId;
 
+use crate::codes::{E2BIG, EINVAL, EPERM};
 use crate::conn::{Incoming, Reader, Wire, MAX_PACKET};
 use crate::memory::MAX_ACCESS;
-use crate::regs::WaveRegId;
-use crate::run::Plan;
+use crate::plan::Plan;
+use crate::regs::{self, WaveRegId};
 use crate::target::WaveTarget;
 use crate::validate::{self, Verdict};
 
@@ -91,13 +92,18 @@ fn io_err(e: impl std::fmt::Display) -> io::Error {
     io::Error::other(e.to_string())
 }
 
-/// A fresh state machine in the client's protocol state.
-fn new_machine(target: &mut WaveTarget, wire: &Wire, replay: &Replay) -> io::Result<Machine> {
+/// A fresh state machine in the initial protocol state.
+fn fresh_machine(target: &mut WaveTarget, wire: &Wire) -> io::Result<Machine> {
     let stub = GdbStub::<WaveTarget, Wire>::builder(wire.clone())
         .packet_buffer_size(MAX_PACKET)
         .build()
         .map_err(io_err)?;
-    let mut sm = stub.run_state_machine(target).map_err(io_err)?;
+    stub.run_state_machine(target).map_err(io_err)
+}
+
+/// A fresh state machine in the client's protocol state.
+fn new_machine(target: &mut WaveTarget, wire: &Wire, replay: &Replay) -> io::Result<Machine> {
+    let mut sm = fresh_machine(target, wire)?;
     wire.set_mute(true);
     for p in replay.packets() {
         for &b in &p {
@@ -105,13 +111,7 @@ fn new_machine(target: &mut WaveTarget, wire: &Wire, replay: &Replay) -> io::Res
                 GdbStubStateMachine::Idle(s) => match s.incoming_data(target, b) {
                     Ok(sm) => sm,
                     // Every replayed packet succeeded once; if one fails now, go on without.
-                    Err(_) => {
-                        let stub = GdbStub::<WaveTarget, Wire>::builder(wire.clone())
-                            .packet_buffer_size(MAX_PACKET)
-                            .build()
-                            .map_err(io_err)?;
-                        stub.run_state_machine(target).map_err(io_err)?
-                    }
+                    Err(_) => fresh_machine(target, wire)?,
                 },
                 other => other,
             };
@@ -169,7 +169,7 @@ fn feed(
 ) -> io::Result<Option<Machine>> {
     let body = &p[1..p.len() - 3];
     if read_len(body).is_some_and(|n| n > MAX_ACCESS) {
-        reject(wire, 22)?;
+        reject(wire, EINVAL)?;
         return Ok(Some(sm));
     }
     let rewritten;
@@ -226,7 +226,7 @@ fn feed(
             };
             eprintln!("wavedbg: rejected packet `{}`: {why}", printable(body));
             wire.discard();
-            reject(wire, 1)?;
+            reject(wire, EPERM)?;
             new_machine(target, wire, replay).map(Some)
         }
     }
@@ -249,16 +249,13 @@ fn report(
         .map_or(0, |w| w.pc)
         .to_le_bytes();
     // What gdb reads after every stop, so a step costs no register packet.
-    let sp = crate::regs::RSP_VALUE.to_le_bytes();
+    let sp = regs::RSP_VALUE.to_le_bytes();
     let zero = [0u8; 8];
     let regs: [(WaveRegId, &[u8]); 3] = [
         (WaveRegId::Core(X86_64CoreRegId::Rip), &pc),
+        (WaveRegId::Core(X86_64CoreRegId::Gpr(regs::RSP as u8)), &sp),
         (
-            WaveRegId::Core(X86_64CoreRegId::Gpr(crate::regs::RSP as u8)),
-            &sp,
-        ),
-        (
-            WaveRegId::Core(X86_64CoreRegId::Gpr(crate::regs::RBP as u8)),
+            WaveRegId::Core(X86_64CoreRegId::Gpr(regs::RBP as u8)),
             &zero,
         ),
     ];
@@ -305,7 +302,7 @@ fn drive(target: &mut WaveTarget, wire: &Wire, reader: &mut Reader) -> io::Resul
                         sm
                     }
                     Incoming::Oversized => {
-                        reject(wire, 7)?;
+                        reject(wire, E2BIG)?;
                         sm
                     }
                     Incoming::Closed => return Ok(End::Closed),

@@ -8,6 +8,8 @@
 //! packet, so the serve loop ([`crate::session`]) runs every packet through [`check`]
 //! first: a packet that fails is answered with an error and never reaches gdbstub.
 
+use crate::codes::{EINVAL, ESRCH};
+
 /// What to do with a packet.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Verdict {
@@ -18,11 +20,6 @@ pub enum Verdict {
     /// Answer `Exx` with this errno.
     Reject(u8),
 }
-
-/// No such thread.
-pub const ESRCH: u8 = 3;
-/// Malformed.
-pub const EINVAL: u8 = 22;
 
 /// The body gdbstub gets for a `qSupported` without features: an unknown feature, which
 /// the protocol says to ignore, so nothing is negotiated (as with no list at all).

@@ -1,5 +1,6 @@
-//! `monitor` commands: the command language (docs/commands.md) on the engine, plus a few
-//! of the server's own.
+//! `MonitorCmd`: gdbstub calls it for `qRcmd`, gdb's `monitor CMD` and lldb's `process
+//! plugin packet monitor CMD`. It runs the command language (docs/commands.md) on the
+//! engine, plus a few of the server's own.
 //!
 //! Commands act on the engine's selected wave, which follows every stop and gdb's
 //! `thread N`; `monitor lane N` selects the lane the lane views show. Nothing here may
@@ -23,11 +24,20 @@
 use std::fmt::Write;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
+use gdbstub::target::ext::monitor_cmd::{ConsoleOutput, MonitorCmd};
 use wavedbg_emulator::debug::command::{self, Command, Info};
 use wavedbg_emulator::debug::view;
 
+use super::WaveTarget;
 use crate::memory;
-use crate::target::WaveTarget;
+
+impl MonitorCmd for WaveTarget {
+    fn handle_monitor_cmd(&mut self, cmd: &[u8], mut out: ConsoleOutput<'_>) -> Result<(), String> {
+        let text = run(self, &String::from_utf8_lossy(cmd));
+        out.write_raw(text.as_bytes());
+        Ok(())
+    }
+}
 
 /// The server's own commands, for `monitor help`.
 pub const SERVER_HELP: &str = "\
@@ -100,12 +110,10 @@ fn conflicts(t: &WaveTarget, cmd: &Command) -> Option<String> {
         Command::Wave(id) => {
             let m = t.engine().machine();
             Some(match m.wave_index(*id).filter(|&i| t.listed(i)) {
-                Some(i) => format!(
-                    "the client selects threads: use `thread {}` (wave {id} is in thread {}; lldb: `thread select {}`)\n",
-                    i + 1,
-                    i + 1,
-                    i + 1
-                ),
+                Some(i) => {
+                    let tid = i + 1;
+                    format!("the client selects threads: use `thread {tid}` (wave {id} is in thread {tid}; lldb: `thread select {tid}`)\n")
+                }
                 None => format!("wave {id} is not in any thread (`monitor threads` lists them)\n"),
             })
         }
@@ -128,9 +136,7 @@ fn delete_own(t: &mut WaveTarget) {
         .chain(e.watchpoints().iter().map(|w| w.id))
         .filter(|id| !t.client_owns(*id))
         .collect();
-    for id in own {
-        let _ = t.engine.delete(Some(id));
-    }
+    t.delete_points(own);
 }
 
 /// `info breakpoints` / `info watchpoints`: the engine's own (numbered), then the client's
@@ -173,15 +179,10 @@ pub fn points(t: &WaveTarget, watch_only: bool) -> String {
     if !breaks.is_empty() || !t.watches.is_empty() {
         s.push_str("Inserted by the client (which numbers them itself):\n");
         for b in breaks {
-            let kind = if b.hw {
-                "Hardware breakpoint"
-            } else {
-                "Breakpoint"
-            };
-            let _ = writeln!(s, "  {kind} at {}", view::pc_text(m, b.addr));
+            let _ = writeln!(s, "  {}", b.at.label(m));
         }
-        for w in &t.watches {
-            let _ = writeln!(s, "  {}", w.label());
+        for w in t.watches.iter() {
+            let _ = writeln!(s, "  {}", w.at.label());
         }
     }
     if s.is_empty() {
@@ -203,14 +204,7 @@ pub fn why(t: &WaveTarget) -> String {
     let text = view::describe_stop(t.engine(), stop);
     let mut out = String::new();
     for line in text.lines() {
-        let relabeled = t.stop_labels.iter().find_map(|(id, label)| {
-            if let Some(rest) = line.strip_prefix(&format!("Breakpoint {id}, ")) {
-                return Some(format!("{label}, {rest}"));
-            }
-            // `Hardware [read |access (read/write) ]watchpoint N: space:addr (len)`.
-            (line.starts_with("Hardware ") && line.contains(&format!(" watchpoint {id}: ")))
-                .then(|| label.clone())
-        });
+        let relabeled = t.stop_labels.iter().find_map(|r| r.apply(line));
         out.push_str(relabeled.as_deref().unwrap_or(line));
         out.push('\n');
     }
@@ -297,16 +291,11 @@ pub fn run(t: &mut WaveTarget, line: &str) -> String {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
-    use crate::memory::Window;
-    use crate::run::Plan;
-    use gdbstub::target::ext::breakpoints::{HwWatchpoint, SwBreakpoint, WatchKind};
-    use wavedbg_emulator::debug::Engine;
-    use wavedbg_emulator::machine::LaunchOptions;
 
     /// Each lane stores its id to shared word `lane` of its workgroup (2 waves).
-    fn target() -> WaveTarget {
+    pub(crate) fn target() -> WaveTarget {
         let src = "\
 .kernel t
 .workgroup 64
@@ -318,46 +307,7 @@ mod tests {
     wait.ls 0
     end
 ";
-        let p = wavedbg_emulator::asm::assemble(src, "t.s", None).expect("assembles");
-        WaveTarget::new(Engine::new(&p, LaunchOptions::default()).expect("launches"))
-    }
-
-    #[test]
-    fn why_and_info_name_the_clients_points_by_address() {
-        let mut t = target();
-        let a = Window::shared_addr(0, 8);
-        assert!(t.add_hw_watchpoint(a, 4, WatchKind::Write).is_ok());
-        assert!(t.add_sw_breakpoint(4, 1).is_ok());
-        let own = run(&mut t, "watch shared:12");
-        assert!(own.contains("watchpoint 3"), "{own}");
-        // The client resumes past its breakpoint: it removes it and steps over it.
-        assert!(t.remove_sw_breakpoint(4, 1).is_ok());
-        let _ = t.execute(Plan::All);
-        let why = run(&mut t, "why");
-        assert!(
-            why.starts_with(
-                "Hardware watchpoint at 0x8000000000000008 (shared:0x8 of workgroup 0, 4 bytes)\n  written by wave 0 lane 2"
-            ),
-            "{why}"
-        );
-        // The engine's own watchpoint keeps its number (3).
-        assert!(
-            why.contains("Hardware watchpoint 3: shared:0xc (4 bytes)"),
-            "{why}"
-        );
-        let info = run(&mut t, "info watchpoints");
-        assert!(info.contains("3    hw watchpoint"), "{info}");
-        assert!(
-            info.contains("Inserted by the client (which numbers them itself):\n  Hardware watchpoint at 0x8000000000000008"),
-            "{info}"
-        );
-        assert!(!info.contains("\n1 ") && !info.contains("\n2 "), "{info}");
-        // `delete` deletes the engine's own only; the client's cannot be deleted here.
-        let gdb_id = t.watches[0].engine_id;
-        assert!(run(&mut t, &format!("delete {gdb_id}")).contains("inserted by the client"));
-        assert!(run(&mut t, "delete").is_empty());
-        assert_eq!(t.engine().watchpoints().len(), 1);
-        assert!(run(&mut t, "info breakpoints").starts_with("Inserted by the client"));
+        WaveTarget::new(crate::testing::engine(src, 8))
     }
 
     #[test]

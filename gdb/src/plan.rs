@@ -1,0 +1,95 @@
+//! What a resume packet asks for, as plain data: the [`Actions`] gdbstub hands the target
+//! one by one while it parses a `vCont` (or `c`/`s`), and the [`Plan`] the serve loop runs
+//! once the packet is handled ([`crate::run`]).
+//!
+//! gdb's actions map onto the engine like this:
+//!
+//! - a default continue (`vCont;c`, `c` with `Hc-1`, or lldb's bare `c`): every wave runs
+//!   under the deterministic scheduler;
+//! - a step of one wave (`vCont;s:TID`, with or without a default continue): that wave
+//!   executes one instruction while the others stay put. A wave waiting at a barrier
+//!   first lets the other waves run (one instruction each, in turn) until the barrier
+//!   releases it, unless gdb locked the scheduler;
+//! - a continue of one wave only (`set scheduler-locking on`, then `continue`): that wave
+//!   runs alone until something stops it.
+
+/// How the client asked the waves to resume, collected from `vCont` actions.
+#[derive(Debug, Default, Clone)]
+pub struct Actions {
+    /// Wave indexes to continue.
+    pub continues: Vec<usize>,
+    /// The wave index to step.
+    pub step: Option<usize>,
+    /// No default continue: only the named waves may run.
+    pub locked: bool,
+}
+
+/// What the serve loop runs for a resume packet.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Plan {
+    /// Every wave runs.
+    All,
+    /// One wave (index) runs alone.
+    Alone(usize),
+    /// One wave executes one instruction; `others` may run if it must wait for them.
+    Step {
+        /// Wave index.
+        wave: usize,
+        /// Whether the scheduler is unlocked.
+        others: bool,
+    },
+}
+
+impl Plan {
+    /// The plan for a `vCont`'s actions; `bare` is set for a bare `c` packet.
+    pub(crate) fn from_actions(a: &Actions, bare: bool, listed: impl Fn(usize) -> bool) -> Plan {
+        if let Some(wave) = a.step {
+            return Plan::Step {
+                wave,
+                others: !a.locked,
+            };
+        }
+        if bare || !a.locked {
+            return Plan::All;
+        }
+        let mut waves = a.continues.iter().copied().filter(|&w| listed(w));
+        match (waves.next(), waves.next()) {
+            (Some(w), None) => Plan::Alone(w),
+            // Several named waves: the engine runs one wave or all of them.
+            _ => Plan::All,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn plans_follow_gdb_actions() {
+        let all = |_| true;
+        let step = Actions {
+            step: Some(2),
+            ..Default::default()
+        };
+        assert_eq!(
+            Plan::from_actions(&step, false, all),
+            Plan::Step {
+                wave: 2,
+                others: true
+            }
+        );
+        let locked = Actions {
+            continues: vec![1],
+            locked: true,
+            ..Default::default()
+        };
+        assert_eq!(Plan::from_actions(&locked, false, all), Plan::Alone(1));
+        // lldb's bare `c` arrives as a locked continue of the last wave: run them all.
+        assert_eq!(Plan::from_actions(&locked, true, all), Plan::All);
+        assert_eq!(
+            Plan::from_actions(&Actions::default(), false, all),
+            Plan::All
+        );
+    }
+}

@@ -1,0 +1,264 @@
+//! The gdbstub `Target`: the debug engine seen as a multi-threaded process whose threads
+//! are the resident waves. This file holds the struct, the helpers the extensions share and
+//! the `Target` impl that says which extensions exist; each extension is in its own file,
+//! whose docs say when gdbstub calls it:
+//!
+//! - [`base`]: the thread list, `g`/`G` registers and `m`/`M`/`X` memory (`MultiThreadBase`);
+//! - [`single_register`]: `p`/`P`, one register (`SingleRegisterAccess`);
+//! - [`memory`]: reads and writes at window addresses, for [`base`];
+//! - [`breakpoints`]: Z0/Z1 (`Breakpoints`, `SwBreakpoint`, `HwBreakpoint`);
+//! - [`watchpoints`]: Z2-Z4 (`HwWatchpoint`);
+//! - [`resume`]: `vCont`/`c`/`s` actions (`MultiThreadResume`, single step, scheduler
+//!   locking);
+//! - [`monitor`]: `qRcmd`, the `monitor` commands (`MonitorCmd`);
+//! - [`extended_mode`]: `!`, `vRun`, `R`, `vKill` (`ExtendedMode`);
+//! - [`thread_extra_info`]: `qThreadExtraInfo` (`ThreadExtraInfo`);
+//! - [`target_description`]: the register layout for `qXfer:features:read:target.xml`
+//!   (`TargetDescriptionXmlOverride`);
+//! - [`host_info`]: `qHostInfo`, lldb's (`HostInfo`).
+//!
+//! Thread ids are wave indexes plus one (gdb reserves 0). A wave index is a slot position:
+//! when a workgroup finishes, the next one is dispatched into the same slot, so a thread id
+//! can come back with another wave in it (`info threads` shows which wave, through
+//! `qThreadExtraInfo`). Exited waves are dropped from the thread list, except the wave of
+//! the last stop, which stays listed until the next resumption so the client can still
+//! read it. Faulted waves stay listed. After an extended-remote `kill`, and after the
+//! launch ended, there is no process: no thread is listed until `run` starts it again.
+//!
+//! The extensions depend on this file and on the plain modules below it ([`crate::plan`],
+//! [`crate::points`], [`crate::memory`], [`crate::regs`], [`crate::codes`]), never on
+//! [`crate::run`] or [`crate::session`], which sit on top.
+
+pub mod base;
+pub mod breakpoints;
+pub mod extended_mode;
+pub mod host_info;
+pub mod memory;
+pub mod monitor;
+pub mod resume;
+pub mod single_register;
+pub mod target_description;
+pub mod thread_extra_info;
+pub mod watchpoints;
+
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+
+use gdbstub::common::{Signal, Tid};
+use gdbstub::target::ext::base::BaseOps;
+use gdbstub::target::ext::breakpoints::BreakpointsOps;
+use gdbstub::target::ext::extended_mode::ExtendedModeOps;
+use gdbstub::target::ext::host_info::HostInfoOps;
+use gdbstub::target::ext::monitor_cmd::MonitorCmdOps;
+use gdbstub::target::ext::target_description_xml_override::TargetDescriptionXmlOverrideOps;
+use gdbstub::target::{Target, TargetError};
+use wavedbg_emulator::debug::{Engine, EngineError};
+use wavedbg_emulator::machine::wave::WaveState;
+
+use crate::codes::{self, ESRCH};
+use crate::plan::{Actions, Plan};
+use crate::points::{BreakAt, ClientPoints, Relabel, WatchAt};
+use crate::regs::{self, WaveArch};
+
+/// The engine as a gdbstub target.
+pub struct WaveTarget {
+    pub(crate) engine: Engine,
+    xml: String,
+    pub(crate) actions: Actions,
+    /// What the serve loop runs next (set by `resume`).
+    pub(crate) plan: Option<Plan>,
+    /// Set by the serve loop when the packet being handled is a bare `c`/`C` (lldb's
+    /// `process continue`), which gdbstub maps to the last stopped wave only.
+    pub(crate) bare_continue: bool,
+    /// The client's breakpoints.
+    pub(crate) breaks: ClientPoints<BreakAt>,
+    /// The client's watchpoints.
+    pub(crate) watches: ClientPoints<WatchAt>,
+    /// `!` was received: kill restarts the launch instead of ending the server.
+    pub(crate) extended: bool,
+    /// There is no process (killed in extended mode, or the launch ended): no thread is
+    /// listed until `run`.
+    pub(crate) no_process: bool,
+    /// How the last stop names the client's breakpoints and watchpoints, for `monitor
+    /// why`: gdb numbers them on its own.
+    pub(crate) stop_labels: Vec<Relabel>,
+    /// The wave of the last stop (listed even if it exited).
+    pub(crate) last_stop_wave: Option<usize>,
+    /// The launch ended in a deadlock: resuming terminates it with this signal.
+    pub(crate) terminal: Option<Signal>,
+    /// The signal of the last fault (the launch ends with it when only faulted waves are
+    /// left).
+    pub(crate) last_fault: Option<Signal>,
+    /// Set on Ctrl-C while the kernel runs (checked by loops the engine does not poll).
+    pub(crate) ctrl_c: Arc<AtomicBool>,
+    /// `monitor save` may write files (the server listens on loopback only).
+    pub(crate) files_allowed: bool,
+}
+
+/// The wave index of a thread id.
+pub(crate) fn wave_index(tid: Tid) -> usize {
+    tid.get() - 1
+}
+
+/// The thread id of a wave index.
+pub(crate) fn thread_id(wave: usize) -> Option<Tid> {
+    Tid::new(wave + 1)
+}
+
+/// The error reply for an engine operation that was refused.
+pub(crate) fn refused(e: &EngineError) -> TargetError<String> {
+    TargetError::Errno(codes::errno(e))
+}
+
+impl WaveTarget {
+    /// Wraps an engine.
+    pub fn new(engine: Engine) -> WaveTarget {
+        WaveTarget {
+            engine,
+            xml: regs::target_xml(),
+            actions: Actions::default(),
+            plan: None,
+            bare_continue: false,
+            breaks: ClientPoints::default(),
+            watches: ClientPoints::default(),
+            extended: false,
+            no_process: false,
+            stop_labels: Vec::new(),
+            last_stop_wave: None,
+            terminal: None,
+            last_fault: None,
+            ctrl_c: Arc::new(AtomicBool::new(false)),
+            files_allowed: true,
+        }
+    }
+
+    /// The engine.
+    pub fn engine(&self) -> &Engine {
+        &self.engine
+    }
+
+    /// The wave index of a thread id, if that wave exists.
+    pub(crate) fn wave_of(&self, tid: Tid) -> Result<usize, TargetError<String>> {
+        let w = wave_index(tid);
+        if !self.no_process && w < self.engine.machine().waves.len() {
+            Ok(w)
+        } else {
+            Err(TargetError::Errno(ESRCH))
+        }
+    }
+
+    /// Whether thread `w` (index) is listed.
+    pub(crate) fn listed(&self, w: usize) -> bool {
+        !self.no_process
+            && self.engine.machine().waves.get(w).is_some_and(|x| {
+                x.alive() || x.state == WaveState::Faulted || self.last_stop_wave == Some(w)
+            })
+    }
+
+    /// The listed threads' wave indexes, in order.
+    pub(crate) fn listed_waves(&self) -> impl Iterator<Item = usize> + '_ {
+        (0..self.engine.machine().waves.len()).filter(|&w| self.listed(w))
+    }
+
+    /// Forgets the previous client: its protocol state, and the breakpoints and
+    /// watchpoints it inserted but never removed (it went away without detaching).
+    pub(crate) fn new_client(&mut self) {
+        self.extended = false;
+        self.no_process = false;
+        self.bare_continue = false;
+        self.plan = None;
+        self.actions = Actions::default();
+        let gone = [self.breaks.take_all(), self.watches.take_all()];
+        self.delete_points(gone.concat());
+    }
+
+    /// Restarts the launch from the beginning (gdb's breakpoints and watchpoints stay).
+    pub(crate) fn restart(&mut self) {
+        self.engine.restart();
+        self.terminal = None;
+        self.last_fault = None;
+        self.last_stop_wave = None;
+        self.plan = None;
+        self.stop_labels.clear();
+    }
+
+    /// Whether an engine breakpoint or watchpoint number is the client's.
+    pub(crate) fn client_owns(&self, id: u32) -> bool {
+        self.breaks.by_engine_id(id).is_some() || self.watches.by_engine_id(id).is_some()
+    }
+
+    /// Deletes the client's breakpoints and watchpoints that were removed and not inserted
+    /// again: called when the kernel is about to run.
+    pub(crate) fn settle_points(&mut self) {
+        let gone = [self.breaks.take_removed(), self.watches.take_removed()];
+        self.delete_points(gone.concat());
+    }
+
+    fn delete_points(&mut self, ids: Vec<u32>) {
+        for id in ids {
+            // Cannot fail but for a point already gone, which is what is wanted.
+            let _ = self.engine.delete(Some(id));
+        }
+    }
+}
+
+impl Target for WaveTarget {
+    type Arch = WaveArch;
+    type Error = String;
+
+    fn base_ops(&mut self) -> BaseOps<'_, WaveArch, String> {
+        BaseOps::MultiThread(self)
+    }
+
+    /// lldb would ask `qRegisterInfo` first; answering nothing sends it to target.xml.
+    fn use_lldb_register_info(&self) -> bool {
+        false
+    }
+
+    /// Z0-Z4 packets carry breakpoints and watchpoints.
+    fn support_breakpoints(&mut self) -> Option<BreakpointsOps<'_, Self>> {
+        Some(self)
+    }
+
+    /// `monitor CMD` (gdb) / `process plugin packet monitor CMD` (lldb).
+    fn support_monitor_cmd(&mut self) -> Option<MonitorCmdOps<'_, Self>> {
+        Some(self)
+    }
+
+    /// `target extended-remote`: `run` restarts the launch, `kill` keeps the server.
+    fn support_extended_mode(&mut self) -> Option<ExtendedModeOps<'_, Self>> {
+        Some(self)
+    }
+
+    /// The register layout (see [`crate::regs`]), read by gdb and lldb at connection.
+    fn support_target_description_xml_override(
+        &mut self,
+    ) -> Option<TargetDescriptionXmlOverrideOps<'_, Self>> {
+        Some(self)
+    }
+
+    /// `qHostInfo`: only lldb asks.
+    fn support_host_info(&mut self) -> Option<HostInfoOps<'_, Self>> {
+        Some(self)
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+
+    /// Two workgroups of two waves, one resident at a time.
+    pub(crate) fn target() -> WaveTarget {
+        let src = "\
+.kernel t
+.workgroup 64
+.grid 2
+.shared 16
+.scratch 8
+.buffer out, 64
+.arg u[0:1], out
+    end
+";
+        WaveTarget::new(crate::testing::engine(src, 1))
+    }
+}

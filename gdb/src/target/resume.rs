@@ -1,0 +1,62 @@
+//! `MultiThreadResume`, `MultiThreadSingleStep` and `MultiThreadSchedulerLocking`: while
+//! gdbstub parses a resume packet (`vCont`, `c`, `s`) it calls these with each action;
+//! `resume` then turns the collected [`Actions`] into the [`Plan`] the serve loop runs
+//! ([`crate::run`]) once the packet is handled.
+
+use gdbstub::common::{Signal, Tid};
+use gdbstub::target::ext::base::multithread::{
+    MultiThreadResume, MultiThreadSchedulerLocking, MultiThreadSchedulerLockingOps,
+    MultiThreadSingleStep, MultiThreadSingleStepOps,
+};
+
+use super::{wave_index, WaveTarget};
+use crate::plan::{Actions, Plan};
+
+impl MultiThreadResume for WaveTarget {
+    fn resume(&mut self) -> Result<(), String> {
+        let a = std::mem::take(&mut self.actions);
+        let bare = std::mem::take(&mut self.bare_continue);
+        self.plan = Some(Plan::from_actions(&a, bare, |w| self.listed(w)));
+        Ok(())
+    }
+
+    fn clear_resume_actions(&mut self) -> Result<(), String> {
+        self.actions = Actions::default();
+        Ok(())
+    }
+
+    fn set_resume_action_continue(
+        &mut self,
+        tid: Tid,
+        _signal: Option<Signal>,
+    ) -> Result<(), String> {
+        self.actions.continues.push(wave_index(tid));
+        Ok(())
+    }
+
+    #[inline(always)]
+    fn support_single_step(&mut self) -> Option<MultiThreadSingleStepOps<'_, Self>> {
+        Some(self)
+    }
+
+    #[inline(always)]
+    fn support_scheduler_locking(&mut self) -> Option<MultiThreadSchedulerLockingOps<'_, Self>> {
+        Some(self)
+    }
+}
+
+/// `vCont;s:TID`: stepi of one wave (gdb also steps a wave off a breakpoint this way).
+impl MultiThreadSingleStep for WaveTarget {
+    fn set_resume_action_step(&mut self, tid: Tid, _signal: Option<Signal>) -> Result<(), String> {
+        self.actions.step = Some(wave_index(tid));
+        Ok(())
+    }
+}
+
+/// A `vCont` without a default continue: only the named waves may run.
+impl MultiThreadSchedulerLocking for WaveTarget {
+    fn set_resume_action_scheduler_lock(&mut self) -> Result<(), String> {
+        self.actions.locked = true;
+        Ok(())
+    }
+}

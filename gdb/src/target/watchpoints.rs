@@ -1,0 +1,136 @@
+//! `HwWatchpoint`: gdbstub calls it for `Z2`-`Z4` and `z2`-`z4` (`watch`, `rwatch`,
+//! `awatch`) on global memory or a shared or scratch window. The address alone says which
+//! workgroup, or which wave and lane, a watchpoint watches ([`crate::memory`]); each
+//! client watchpoint is an engine watchpoint, and `Z` and `z` are idempotent (see
+//! [`crate::points`]).
+
+use gdbstub::target::ext::breakpoints::{HwWatchpoint, WatchKind};
+use gdbstub::target::{TargetError, TargetResult};
+use wavedbg_emulator::debug::breakpoint::Scope;
+
+use super::{refused, WaveTarget};
+use crate::codes::{EFAULT, EINVAL, ENOENT};
+use crate::memory::{self, Residency, Window};
+use crate::points::WatchAt;
+
+impl WaveTarget {
+    /// The engine scope, offset and condition of a watchpoint at a window address: the
+    /// address alone says which workgroup or lane it means. A workgroup not dispatched yet
+    /// is watched in every workgroup's shared memory, with a condition on the wave id that
+    /// only its waves satisfy (the engine takes a specific workgroup only once resident).
+    pub(super) fn watch_scope(&self, addr: u64) -> Result<(Scope, u64, Option<String>), u8> {
+        let m = self.engine.machine();
+        match Window::of(addr) {
+            Window::Global(a) => Ok((Scope::Global, a, None)),
+            Window::Shared { workgroup, offset } => match memory::workgroup(m, workgroup) {
+                Residency::Resident(_) => Ok((Scope::Shared(Some(workgroup)), offset, None)),
+                Residency::Pending => {
+                    let per = m.launch().waves_per_workgroup() as u64;
+                    let first = workgroup as u64 * per;
+                    let cond = format!("wave >= {first} && wave < {}", first + per);
+                    Ok((Scope::Shared(None), offset, Some(cond)))
+                }
+                Residency::Gone | Residency::Outside => Err(EFAULT),
+            },
+            Window::Scratch { wave, lane, offset } => {
+                Ok((Scope::Scratch { wave, lane }, offset, None))
+            }
+            Window::Code(_) | Window::Invalid => Err(EINVAL),
+        }
+    }
+}
+
+impl HwWatchpoint for WaveTarget {
+    fn add_hw_watchpoint(
+        &mut self,
+        addr: u64,
+        len: u64,
+        kind: WatchKind,
+    ) -> TargetResult<bool, Self> {
+        let at = WatchAt { addr, len, kind };
+        if self.watches.reinsert(&at) {
+            return Ok(true);
+        }
+        let (scope, offset, condition) = self.watch_scope(addr).map_err(TargetError::Errno)?;
+        let engine_id = self
+            .engine
+            .add_watchpoint(at.engine_kind(), scope, offset, len, condition.as_deref())
+            .map_err(|e| {
+                eprintln!("wavedbg: cannot watch {addr:#x}+{len}: {e}");
+                refused(&e)
+            })?;
+        self.watches.insert(at, engine_id);
+        Ok(true)
+    }
+
+    fn remove_hw_watchpoint(
+        &mut self,
+        addr: u64,
+        len: u64,
+        kind: WatchKind,
+    ) -> TargetResult<bool, Self> {
+        if self.watches.remove(&WatchAt { addr, len, kind }) {
+            Ok(true)
+        } else {
+            Err(TargetError::Errno(ENOENT))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::target::tests::target;
+
+    #[test]
+    fn a_reinserted_watchpoint_keeps_its_engine_number() {
+        let mut t = target();
+        let a = Window::shared_addr(0, 4);
+        assert!(t.add_hw_watchpoint(a, 4, WatchKind::Write).is_ok());
+        let id = t.engine.watchpoints()[0].id;
+        // gdb at a stop, then before resuming.
+        assert!(t.remove_hw_watchpoint(a, 4, WatchKind::Write).is_ok());
+        assert!(t.add_hw_watchpoint(a, 4, WatchKind::Write).is_ok());
+        t.settle_points();
+        assert_eq!(t.engine.watchpoints().len(), 1);
+        assert_eq!(t.engine.watchpoints()[0].id, id);
+    }
+
+    #[test]
+    fn the_address_gives_the_watch_scope() {
+        let mut t = target();
+        // Whichever wave is selected, the address decides.
+        let _ = t.engine.select_wave_index(1);
+        let scope = |t: &WaveTarget, a| t.watch_scope(a);
+        assert_eq!(
+            scope(&t, Window::shared_addr(0, 8)),
+            Ok((Scope::Shared(Some(0)), 8, None))
+        );
+        assert_eq!(
+            scope(&t, Window::scratch_addr(1, 5, 4)),
+            Ok((Scope::Scratch { wave: 1, lane: 5 }, 4, None))
+        );
+        assert_eq!(
+            scope(&t, 0x1_0000_0004),
+            Ok((Scope::Global, 0x1_0000_0004, None))
+        );
+        // Workgroup 1 is not resident yet: only its waves (2 and 3) trigger.
+        assert_eq!(
+            scope(&t, Window::shared_addr(1, 8)),
+            Ok((
+                Scope::Shared(None),
+                8,
+                Some("wave >= 2 && wave < 4".to_string())
+            ))
+        );
+        assert!(t
+            .add_hw_watchpoint(Window::shared_addr(1, 8), 4, WatchKind::Write)
+            .is_ok());
+        assert_eq!(scope(&t, Window::shared_addr(2, 0)), Err(EFAULT));
+        assert_eq!(scope(&t, 0x10), Err(EINVAL));
+        // Wave 2 is not resident: the engine cannot watch its scratch.
+        assert!(t
+            .add_hw_watchpoint(Window::scratch_addr(2, 0, 0), 4, WatchKind::Write)
+            .is_err());
+    }
+}
