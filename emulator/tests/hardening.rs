@@ -586,3 +586,101 @@ fn the_command_log_is_bounded() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+// ---------------------------------------------------------------------------------------
+// Typed commands: the text of a command parses back to the same command
+// ---------------------------------------------------------------------------------------
+
+#[test]
+fn every_kind_of_command_prints_as_text_that_parses_back() {
+    for line in [
+        "break loop if v1 > 3 wave 2 workgroup 1 lane 5",
+        "tbreak 0x40",
+        "delete",
+        "delete 3",
+        "enable 2",
+        "disable 2",
+        "ignore 1 4",
+        "condition 1",
+        "condition 1 v3 == 2",
+        "watch 0x100000000",
+        "rwatch shared:16 8 workgroup all",
+        "awatch shared:16 8 if v1 > 0 workgroup 3",
+        "watch scratch:8 4 wave 2 lane 7",
+        "watch scratch:8",
+        "continue",
+        "stepi",
+        "stepi 5",
+        "stepi all",
+        "stepi all 3",
+        "advance here",
+        "advance barrier",
+        "finish",
+        "interrupt",
+        "restart",
+        "wave 3",
+        "lane 4",
+        "info waves",
+        "info lanes",
+        "info registers",
+        "info registers v3",
+        "info breakpoints",
+        "info watchpoints",
+        "info changes",
+        "info display",
+        "p v3 + 1",
+        "p/x lane",
+        "x/4xw global:0x100000000",
+        "x/2dg 0x100000000",
+        "x/8ub shared:0",
+        "set v3 = 5",
+        "set var u2 = 1 == 1",
+        "set scheduler-locking off",
+        "disassemble",
+        "disassemble here",
+        "expect 16 == 1 << 4",
+        "display",
+        "display /x v1",
+        "undisplay",
+        "undisplay 2",
+        "save s.ron",
+        "load s.ron",
+        "help",
+        "help stepi",
+    ] {
+        let cmd = command::parse(line)
+            .unwrap_or_else(|e| panic!("{line}: {e}"))
+            .expect("a command");
+        let text = cmd.to_string();
+        assert_eq!(command::parse(&text), Ok(Some(cmd)), "{line} -> {text}");
+    }
+}
+
+#[test]
+fn stepi_all_steps_every_ready_wave_whatever_the_locking() {
+    let mut e = engine(kernels::LOOP);
+    let before: Vec<u64> = e.machine().waves.iter().map(|w| w.pc).collect();
+    let out = e
+        .run_command(&command::Command::StepiAll(1))
+        .expect("steps");
+    assert!(e.scheduler_locking, "the setting is untouched");
+    let after: Vec<u64> = e.machine().waves.iter().map(|w| w.pc).collect();
+    assert!(
+        before.iter().zip(&after).all(|(b, a)| a > b),
+        "{before:?} -> {after:?}\n{}",
+        out.text
+    );
+    assert_eq!(e.log().last().map(String::as_str), Some("stepi all 1"));
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 1024, ..ProptestConfig::default() })]
+
+    #[test]
+    fn a_parsed_command_prints_as_text_that_parses_back(line in command_line()) {
+        if let Ok(Some(cmd)) = command::parse(&line) {
+            let text = cmd.to_string();
+            prop_assert_eq!(command::parse(&text), Ok(Some(cmd)), "{} -> {}", line, text);
+        }
+    }
+}

@@ -17,7 +17,7 @@ pub const HELP: &[(&str, &[&str], &str, &str)] = &[
     ("rwatch", &[], "rwatch [SPACE:]ADDR [LEN] [if EXPR] [workgroup N|all] [wave N] [lane N]", "stop after any instruction that reads the range (atomics count)"),
     ("awatch", &[], "awatch [SPACE:]ADDR [LEN] [if EXPR] [workgroup N|all] [wave N] [lane N]", "stop after any instruction that reads or writes the range"),
     ("continue", &["c", "cont"], "continue", "run all waves until a breakpoint, watchpoint, fault, deadlock, interrupt or the end"),
-    ("stepi", &["si"], "stepi [N]", "execute N instructions (default 1) of the selected wave, others frozen; with scheduler-locking off, every ready wave advances one instruction per step"),
+    ("stepi", &["si"], "stepi [all] [N]", "execute N instructions (default 1) of the selected wave, others frozen; with scheduler-locking off, or with `all`, every ready wave advances one instruction per step"),
     ("advance", &["until", "u"], "advance LOCATION | advance barrier", "continue until the selected wave reaches LOCATION; `advance barrier` runs the selected wave alone to its next barrier"),
     ("finish", &[], "finish", "run the selected wave alone until it exits"),
     ("interrupt", &[], "interrupt", "stop a run in progress (Ctrl-C does the same)"),
@@ -149,6 +149,9 @@ pub enum Command {
     Continue,
     /// `stepi [N]`.
     Stepi(u64),
+    /// `stepi all [N]`: every ready wave advances N instructions, whatever
+    /// scheduler-locking says (the TUI's "step all waves").
+    StepiAll(u64),
     /// `advance LOCATION`.
     Advance(String),
     /// `advance barrier`.
@@ -213,6 +216,126 @@ pub enum Command {
     Load(String),
     /// `help [COMMAND]`.
     Help(Option<String>),
+}
+
+/// The command-language text of a command: what [`parse`] reads back as the same command
+/// (front ends build typed commands and record this text).
+impl std::fmt::Display for Command {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let opt = |o: &Option<String>| o.as_ref().map(|t| format!(" {t}")).unwrap_or_default();
+        let cond = |c: &Option<String>| c.as_ref().map(|t| format!(" if {t}")).unwrap_or_default();
+        match self {
+            Command::Break {
+                location,
+                condition,
+                filters,
+                temporary,
+            } => {
+                let name = if *temporary { "tbreak" } else { "break" };
+                write!(f, "{name} {location}{}", cond(condition))?;
+                if let Some(w) = filters.wave {
+                    write!(f, " wave {w}")?;
+                }
+                if let Some(g) = filters.workgroup {
+                    write!(f, " workgroup {g}")?;
+                }
+                if let Some(l) = filters.lane {
+                    write!(f, " lane {l}")?;
+                }
+                Ok(())
+            }
+            Command::Delete(n) => write!(f, "delete{}", opt(&n.map(|n| n.to_string()))),
+            Command::Enable(n, true) => write!(f, "enable {n}"),
+            Command::Enable(n, false) => write!(f, "disable {n}"),
+            Command::Ignore(n, c) => write!(f, "ignore {n} {c}"),
+            Command::Condition(n, c) => write!(f, "condition {n}{}", opt(c)),
+            Command::Watch {
+                kind,
+                place,
+                addr,
+                len,
+                condition,
+            } => {
+                let space = match place {
+                    WatchWhere::Global => "global",
+                    WatchWhere::Shared(_) => "shared",
+                    WatchWhere::Scratch(..) => "scratch",
+                };
+                write!(
+                    f,
+                    "{} {space}:{addr} {len}{}",
+                    kind.command(),
+                    cond(condition)
+                )?;
+                match place {
+                    WatchWhere::Shared(Some(None)) => write!(f, " workgroup all"),
+                    WatchWhere::Shared(Some(Some(g))) => write!(f, " workgroup {g}"),
+                    WatchWhere::Scratch(w, l) => {
+                        if let Some(w) = w {
+                            write!(f, " wave {w}")?;
+                        }
+                        if let Some(l) = l {
+                            write!(f, " lane {l}")?;
+                        }
+                        Ok(())
+                    }
+                    _ => Ok(()),
+                }
+            }
+            Command::Continue => f.write_str("continue"),
+            Command::Stepi(n) => write!(f, "stepi {n}"),
+            Command::StepiAll(n) => write!(f, "stepi all {n}"),
+            Command::Advance(l) => write!(f, "advance {l}"),
+            Command::AdvanceBarrier => f.write_str("advance barrier"),
+            Command::Finish => f.write_str("finish"),
+            Command::Interrupt => f.write_str("interrupt"),
+            Command::Restart => f.write_str("restart"),
+            Command::Wave(n) => write!(f, "wave {n}"),
+            Command::Lane(n) => write!(f, "lane {n}"),
+            Command::Info(i) => match i {
+                Info::Waves => f.write_str("info waves"),
+                Info::Lanes => f.write_str("info lanes"),
+                Info::Registers(r) => write!(f, "info registers{}", opt(r)),
+                Info::Breakpoints => f.write_str("info breakpoints"),
+                Info::Watchpoints => f.write_str("info watchpoints"),
+                Info::Changes => f.write_str("info changes"),
+                Info::Display => f.write_str("info display"),
+            },
+            Command::Print { format, expr } => match format {
+                Some(c) => write!(f, "print/{c} {expr}"),
+                None => write!(f, "print {expr}"),
+            },
+            Command::Examine {
+                count,
+                format,
+                size,
+                addr,
+            } => {
+                let unit = match size {
+                    1 => 'b',
+                    2 => 'h',
+                    8 => 'g',
+                    _ => 'w',
+                };
+                write!(f, "x/{count}{format}{unit} {addr}")
+            }
+            Command::Set { target, value } => write!(f, "set {target} = {value}"),
+            Command::SchedulerLocking(on) => {
+                write!(
+                    f,
+                    "set scheduler-locking {}",
+                    if *on { "on" } else { "off" }
+                )
+            }
+            Command::Disassemble(l) => write!(f, "disassemble{}", opt(l)),
+            Command::Expect { lhs, op, rhs } => write!(f, "expect {lhs} {} {rhs}", op.text()),
+            Command::Display(d) => write!(f, "display{}", opt(d)),
+            Command::Undisplay(n) => write!(f, "undisplay{}", opt(&n.map(|n| n.to_string()))),
+            Command::Save(file) => write!(f, "save {file}"),
+            Command::Load(file) => write!(f, "load {file}"),
+            Command::Help(t) => write!(f, "help{}", opt(t)),
+        }
+    }
 }
 
 /// A command that could not be parsed: what was wrong and the right form.
@@ -433,11 +556,22 @@ pub fn parse(line: &str) -> Result<Option<Command>, CommandError> {
             }
         }
         "continue" => Command::Continue,
-        "stepi" => Command::Stepi(if rest.is_empty() {
-            1
-        } else {
-            number(name, rest)?
-        }),
+        "stepi" => {
+            let (all, count) = match rest.strip_prefix("all") {
+                Some(r) if r.is_empty() || r.starts_with(char::is_whitespace) => (true, r.trim()),
+                _ => (false, rest),
+            };
+            let n = if count.is_empty() {
+                1
+            } else {
+                number(name, count)?
+            };
+            if all {
+                Command::StepiAll(n)
+            } else {
+                Command::Stepi(n)
+            }
+        }
         "advance" => {
             need("a location")?;
             if rest == "barrier" {

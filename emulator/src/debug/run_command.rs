@@ -62,11 +62,24 @@ impl Engine {
     /// Parses and runs one line of the command language. Empty lines and comments produce
     /// empty output.
     pub fn execute_line(&mut self, line: &str) -> Result<CommandOutput, CommandError> {
-        let cmd = command::parse(line)?;
+        self.execute_parsed(line.trim(), command::parse(line)?)
+    }
+
+    /// Runs a typed command, as a front end builds it (a key in the TUI), and records its
+    /// text ([`Command`]'s `Display`) in the log as [`Engine::execute_line`] records a line.
+    pub fn run_command(&mut self, cmd: &Command) -> Result<CommandOutput, CommandError> {
+        self.execute_parsed(&cmd.to_string(), Some(cmd.clone()))
+    }
+
+    fn execute_parsed(
+        &mut self,
+        line: &str,
+        cmd: Option<Command>,
+    ) -> Result<CommandOutput, CommandError> {
         if let Some(c) = &cmd {
             // The log replays the session: commands that only manage files stay out of it.
             if !matches!(c, Command::Save(_) | Command::Load(_)) {
-                self.record_command(line.trim());
+                self.record_command(line);
             }
         }
         match cmd {
@@ -211,6 +224,13 @@ impl Engine {
             Command::Stepi(0) => CommandOutput::text("stepi 0: no instruction executed.\n".into()),
             Command::Stepi(n) => {
                 let s = self.step(*n);
+                self.stopped(s)
+            }
+            Command::StepiAll(0) => {
+                CommandOutput::text("stepi all 0: no instruction executed.\n".into())
+            }
+            Command::StepiAll(n) => {
+                let s = self.step_all(*n);
                 self.stopped(s)
             }
             Command::Advance(loc) => {
