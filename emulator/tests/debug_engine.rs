@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 
 use wavedbg_emulator::asm::assemble;
 use wavedbg_emulator::debug::breakpoint::{Filters, Scope, WatchKind};
-use wavedbg_emulator::debug::{Engine, Reached, StopEvent, StopReason, WatchHit};
+use wavedbg_emulator::debug::{Engine, Reached, RegisterWrite, StopEvent, StopReason, WatchHit};
 use wavedbg_emulator::exec::AccessKind;
 use wavedbg_emulator::fault::FaultKind;
 use wavedbg_emulator::machine::LaunchOptions;
@@ -1577,7 +1577,8 @@ fn previous_is_the_state_at_the_previous_stop() {
     let now: Vec<u32> = e.machine().waves[0].v[3].to_vec();
     assert!(before.iter().zip(&now).all(|(b, n)| n - b == 1));
     // Inspection does not move the snapshot; the next resumption does.
-    e.machine_mut().waves[0].u[20] = 9;
+    e.write_register(0, RegisterWrite::U { reg: 20, value: 9 })
+        .unwrap();
     assert_eq!(e.previous().waves[0].u[20], 0);
     e.step(1);
     assert_eq!(e.previous().waves[0].u[20], 9);
@@ -1589,7 +1590,15 @@ fn register_and_memory_writes_are_seen_by_the_kernel() {
     bp(&mut e, "after");
     e.continue_all();
     // Change v3 of lane 5 and the loop result of every lane via the machine.
-    e.machine_mut().waves[0].v[3][5] = 0xdead;
+    e.write_register(
+        0,
+        RegisterWrite::VLane {
+            reg: 3,
+            lane: 5,
+            value: 0xdead,
+        },
+    )
+    .unwrap();
     let out = e.machine().buffer_base("out").unwrap();
     finish_all(&mut e);
     assert_eq!(global_u32(&e, out + 4 * 5), 0xdead);
@@ -1599,7 +1608,7 @@ fn register_and_memory_writes_are_seen_by_the_kernel() {
     let mut e = one_wave_loop();
     bp(&mut e, "store");
     e.continue_all();
-    e.machine_mut().waves[0].exec = 1;
+    e.write_register(0, RegisterWrite::Exec(1)).unwrap();
     finish_all(&mut e);
     assert_eq!(global_u32(&e, out), 3);
     assert_eq!(global_u32(&e, out + 4), 0);

@@ -679,8 +679,8 @@ fn lockstep(
     max_steps: usize,
 ) -> Result<Outcome, String> {
     let slot = slow.slot_of(wv);
-    fast.break_is_fault = false;
-    fast.accesses = Some(watch_everything());
+    fast.set_break_is_fault(false);
+    fast.set_access_log(Some(watch_everything()));
     let mut out = Outcome::default();
     for _ in 0..max_steps {
         let pc = slow.waves[wv].pc;
@@ -748,7 +748,7 @@ fn lockstep(
         compare_state(&fast, &slow).map_err(|e| format!("after `{text}` at pc {pc:#x}: {e}"))?;
         match result {
             Ok(_) => {
-                let fast_hits = fast.accesses.as_ref().map_or(&[][..], |l| &l.hits[..]);
+                let fast_hits = fast.access_log().map_or(&[][..], |l| &l.hits[..]);
                 let (a, b) = (normalized(fast_hits), normalized(&log.hits));
                 if a != b {
                     return Err(format!(

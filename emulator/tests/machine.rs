@@ -311,7 +311,7 @@ fn brk_faults_in_plain_runs_and_stops_under_the_debugger() {
     let mut m = Machine::new(&p, LaunchOptions::default()).expect("launch");
     assert!(matches!(m.run(None), Some(Event::Fault(f)) if f.kind == FaultKind::Break));
     let mut m = Machine::new(&p, LaunchOptions::default()).expect("launch");
-    m.break_is_fault = false;
+    m.set_break_is_fault(false);
     assert_eq!(m.run(None), Some(Event::Break { wave: 0, pc: 4 }));
     assert_eq!(m.waves[0].pc, 8);
     assert_eq!(m.run(None), Some(Event::Finished));

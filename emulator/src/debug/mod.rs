@@ -100,11 +100,6 @@ impl Engine {
         &self.machine
     }
 
-    /// The machine for writes (`set` commands, the GDB server's register writes).
-    pub fn machine_mut(&mut self) -> &mut Machine {
-        &mut self.machine
-    }
-
     /// The machine as it was at the previous stop (for change highlighting).
     pub fn previous(&self) -> &Machine {
         &self.last_stop

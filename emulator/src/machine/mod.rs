@@ -40,7 +40,7 @@ pub enum Event {
     Fault(Fault),
     /// A barrier can never complete.
     Deadlock(Deadlock),
-    /// A wave executed `brk` (only when [`Machine::break_is_fault`] is off); its PC is past it.
+    /// A wave executed `brk` (only when [`Machine::set_break_is_fault`] turned faulting off); its PC is past it.
     Break {
         /// Index of the wave in [`Machine::waves`].
         wave: usize,
@@ -52,15 +52,15 @@ pub enum Event {
     /// No wave can run: the remaining ones are stopped by the debugger.
     Stalled,
     /// The scheduled wave is about to execute an instruction marked in
-    /// [`Machine::break_at`]; nothing was executed. The debugger decides whether to stop,
-    /// and sets [`Machine::skip_break`] to go on.
+    /// the debugger's breakpoint marks; nothing was executed. The debugger decides whether to stop,
+    /// and lets the wave past it to go on.
     BreakpointHit {
         /// Index of the wave in [`Machine::waves`].
         wave: usize,
         /// Its PC.
         pc: u64,
     },
-    /// The instruction just executed touched a range of [`Machine::accesses`]' filter.
+    /// The instruction just executed touched a range of the access log's filter ([`Machine::set_access_log`]).
     WatchHit {
         /// Index of the wave.
         wave: usize,
@@ -115,14 +115,14 @@ pub struct Machine {
     /// Statistics.
     pub stats: Stats,
     /// `brk` faults (plain runs) instead of raising [`Event::Break`] (the debugger).
-    pub break_is_fault: bool,
+    pub(crate) break_is_fault: bool,
     /// When set, accesses of the last instruction to watched ranges are recorded here.
-    pub accesses: Option<AccessLog>,
+    pub(crate) accesses: Option<AccessLog>,
     /// Per code word: stop with [`Event::BreakpointHit`] before executing it (empty: never).
-    pub break_at: Vec<bool>,
+    pub(crate) break_at: Vec<bool>,
     /// Lets wave `.0` execute the instruction at `.1` once despite [`Machine::break_at`]
     /// (resuming from a breakpoint).
-    pub skip_break: Option<(usize, u64)>,
+    pub(crate) skip_break: Option<(usize, u64)>,
 }
 
 impl Machine {
@@ -155,6 +155,23 @@ impl Machine {
             CodeWord::Instr(d) => Some(d),
             _ => None,
         }
+    }
+
+    /// Whether `brk` faults (plain runs, the default) or raises [`Event::Break`] (under a
+    /// debugger).
+    pub fn set_break_is_fault(&mut self, fault: bool) {
+        self.break_is_fault = fault;
+    }
+
+    /// Starts (or, with `None`, stops) recording the accesses of each instruction to the
+    /// log's watched ranges; [`Event::WatchHit`] reports them.
+    pub fn set_access_log(&mut self, log: Option<AccessLog>) {
+        self.accesses = log;
+    }
+
+    /// The access log, when one is set.
+    pub fn access_log(&self) -> Option<&AccessLog> {
+        self.accesses.as_ref()
     }
 
     /// Base address of a buffer by name.
