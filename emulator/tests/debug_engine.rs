@@ -1831,3 +1831,59 @@ fn restart_resets_hit_counts() {
     assert_eq!(e.breakpoints()[0].hits, 0);
     assert_eq!(e.watchpoints()[0].hits, 0);
 }
+
+/// A workgroup (or a wave of one) that is not dispatched yet can be watched: the range is
+/// checked against the window it will have; one that has finished cannot.
+#[test]
+fn watchpoints_on_workgroups_and_waves_still_to_come() {
+    let one_resident = LaunchOptions {
+        resident_workgroups: 1,
+        ..LaunchOptions::default()
+    };
+    let mut e = engine_with(WRITERS, one_resident);
+    assert_eq!(e.machine().waves.len(), 2, "only workgroup 0 is resident");
+    let id = e
+        .add_watchpoint(WatchKind::Write, Scope::Shared(Some(1)), 0, 4, None)
+        .expect("workgroup 1 is still to come");
+    // Outside the window workgroup 1 will have, or outside the grid: refused.
+    let outside = e
+        .add_watchpoint(WatchKind::Write, Scope::Shared(Some(1)), 64, 4, None)
+        .unwrap_err()
+        .to_string();
+    assert!(outside.contains("outside the 64-byte window"), "{outside}");
+    let no_group = e
+        .add_watchpoint(WatchKind::Write, Scope::Shared(Some(2)), 0, 4, None)
+        .unwrap_err()
+        .to_string();
+    assert_eq!(no_group, "workgroup 2 is not in the grid (0-1)");
+    let stop = e.continue_all();
+    let hit = &watch_hits(&stop)[0];
+    assert_eq!(hit.id, id);
+    let wave = &e.machine().waves[stop.wave.expect("a wave")];
+    assert_eq!(wave.workgroup, 1, "only workgroup 1's stores trigger it");
+    // Workgroup 0 has finished by now: its memory is gone.
+    let gone = e
+        .add_watchpoint(WatchKind::Write, Scope::Shared(Some(0)), 0, 4, None)
+        .unwrap_err()
+        .to_string();
+    assert_eq!(gone, "workgroup 0 has finished");
+
+    // The scratch of a wave still to come (wave 3 is in workgroup 1).
+    let mut e = engine_with(
+        ".workgroup 64\n.grid 2\n.scratch 16\n vmovi v1, 7\n vmovi v2, 0\n st.scratch.b32 v1, v2, 4\n wait.ls 0\n end\n",
+        one_resident,
+    );
+    let id = e
+        .add_watchpoint(
+            WatchKind::Write,
+            Scope::Scratch { wave: 3, lane: 9 },
+            4,
+            4,
+            None,
+        )
+        .expect("wave 3 is still to come");
+    let stop = e.continue_all();
+    let hit = &watch_hits(&stop)[0];
+    assert_eq!((hit.id, hit.lanes), (id, 1 << 9));
+    assert_eq!(e.machine().waves[stop.wave.expect("a wave")].id, 3);
+}

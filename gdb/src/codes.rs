@@ -31,7 +31,9 @@ pub fn errno(e: &EngineError) -> u8 {
         EngineError::NoWave { .. } | EngineError::NoWaveId(_) | EngineError::NoWaveIndex(_) => {
             ESRCH
         }
-        EngineError::Memory(_) | EngineError::WorkgroupNotResident(_) => EFAULT,
+        EngineError::Memory(_)
+        | EngineError::WorkgroupFinished(_)
+        | EngineError::WorkgroupNotInGrid { .. } => EFAULT,
         EngineError::NoPoint(_) | EngineError::NoBreakpoint(_) => ENOENT,
         EngineError::NoLabel { .. }
         | EngineError::BadOffset(_)

@@ -877,9 +877,11 @@ can never complete, and with `The launch is over` when only faulted waves are le
 
 ## Limits
 
-Shared memory exists only for resident workgroups: a watchpoint on `shared:` of a
-workgroup that has not been dispatched yet (when the grid is larger than `--resident`)
-cannot be set until it is resident; `workgroup all` covers every workgroup as it arrives.
+A watchpoint on `shared:` of a workgroup that has not been dispatched yet (when the grid
+is larger than `--resident`), or on the scratch of a wave of one, can be set before it
+arrives: the range is checked against the window it will have, and the watchpoint stops
+when that workgroup touches it. A workgroup that has finished cannot be watched (its
+memory is gone); `workgroup all` covers every workgroup as it arrives.
 
 ## Scripts
 

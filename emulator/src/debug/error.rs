@@ -43,15 +43,23 @@ pub enum EngineError {
         /// The resident waves' ids.
         resident: Vec<u32>,
     },
-    /// No resident wave with this global id (a scratch watchpoint's wave).
-    #[error("no wave {0}")]
+    /// No wave with this global id, resident or to come (a scratch watchpoint's wave).
+    #[error("no wave {0} (it has finished)")]
     NoWaveId(u32),
     /// No wave at this index of the machine's waves.
     #[error("no wave with index {0}")]
     NoWaveIndex(usize),
-    /// A workgroup that is not resident.
-    #[error("workgroup {0} is not resident")]
-    WorkgroupNotResident(u32),
+    /// A workgroup that has run and finished: its memory is gone.
+    #[error("workgroup {0} has finished")]
+    WorkgroupFinished(u32),
+    /// A workgroup outside the grid.
+    #[error("workgroup {workgroup} is not in the grid (0-{})", grid.saturating_sub(1))]
+    WorkgroupNotInGrid {
+        /// The workgroup given.
+        workgroup: u32,
+        /// Workgroups in the grid.
+        grid: u32,
+    },
     /// A watched range that does not exist.
     #[error(transparent)]
     Memory(#[from] MemoryError),

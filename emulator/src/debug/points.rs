@@ -138,23 +138,32 @@ impl Engine {
             hits: 0,
             enabled: true,
         };
-        // The range must exist (in the selected wave's view for shared and scratch).
-        let w = match scope {
-            Scope::Scratch { wave, .. } => self
-                .machine
+        // The range must exist: in a resident wave's view, or, for a workgroup (or a wave
+        // of one) not dispatched yet, within the window it will have.
+        let m = &self.machine;
+        let per = m.launch().waves_per_workgroup();
+        let resident = match scope {
+            Scope::Scratch { wave, .. } => m
                 .wave_index(wave)
-                .ok_or(EngineError::NoWaveId(wave))?,
-            Scope::Shared(Some(g)) => self
-                .machine
+                .ok_or(wave / per)
+                .map_err(|g| self.check_pending(g, scope, addr, len, EngineError::NoWaveId(wave))),
+            Scope::Shared(Some(g)) => m
                 .waves
                 .iter()
                 .position(|w| w.workgroup == g)
-                .ok_or(EngineError::WorkgroupNotResident(g))?,
-            _ => self.selected_wave,
+                .ok_or(g)
+                .map_err(|g| {
+                    self.check_pending(g, scope, addr, len, EngineError::WorkgroupFinished(g))
+                }),
+            _ => Ok(self.selected_wave),
         };
-        let mut buf = vec![0; len as usize];
-        self.machine
-            .read_space(scope.space(), w, probe.lane(), addr, &mut buf)?;
+        match resident {
+            Ok(w) => {
+                let mut buf = vec![0; len as usize];
+                m.read_space(scope.space(), w, probe.lane(), addr, &mut buf)?;
+            }
+            Err(pending) => pending?,
+        }
         let condition = parse_condition(condition)?;
         let id = self.take_id();
         self.watchpoints.push(Watchpoint {
@@ -164,6 +173,44 @@ impl Engine {
         });
         self.rearm();
         Ok(id)
+    }
+
+    /// Checks a watched range of workgroup `g`, which is not resident: it must be still to
+    /// come (`gone` otherwise) and the range inside the window its waves will have.
+    fn check_pending(
+        &self,
+        g: u32,
+        scope: Scope,
+        addr: u64,
+        len: u64,
+        gone: EngineError,
+    ) -> Result<(), EngineError> {
+        let launch = self.machine.launch();
+        if g >= launch.grid {
+            return Err(EngineError::WorkgroupNotInGrid {
+                workgroup: g,
+                grid: launch.grid,
+            });
+        }
+        let dispatched = launch.grid - self.machine.workgroups_pending();
+        if g < dispatched {
+            return Err(gone);
+        }
+        let size = match scope.space() {
+            crate::memory::Space::Shared => launch.shared_bytes as u64,
+            _ => launch.scratch_bytes as u64,
+        };
+        let end = addr.saturating_add(len);
+        if end > size {
+            return Err(crate::machine::MemoryError::OutOfWindow {
+                space: scope.space(),
+                addr,
+                end,
+                size,
+            }
+            .into());
+        }
+        Ok(())
     }
 
     /// Deletes breakpoints/watchpoints by number (all when `None`).

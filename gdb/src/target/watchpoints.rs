@@ -14,27 +14,21 @@ use crate::memory::{self, Residency, Window};
 use crate::points::WatchAt;
 
 impl WaveTarget {
-    /// The engine scope, offset and condition of a watchpoint at a window address: the
-    /// address alone says which workgroup or lane it means. A workgroup not dispatched yet
-    /// is watched in every workgroup's shared memory, with a condition on the wave id that
-    /// only its waves satisfy (the engine takes a specific workgroup only once resident).
-    pub(super) fn watch_scope(&self, addr: u64) -> Result<(Scope, u64, Option<String>), u8> {
+    /// The engine scope and offset of a watchpoint at a window address: the address alone
+    /// says which workgroup or lane it means. A workgroup not dispatched yet (or a wave of
+    /// one) is watched as well as a resident one; one that has finished is refused.
+    pub(super) fn watch_scope(&self, addr: u64) -> Result<(Scope, u64), u8> {
         let m = self.engine.machine();
         match Window::of(addr) {
-            Window::Global(a) => Ok((Scope::Global, a, None)),
+            Window::Global(a) => Ok((Scope::Global, a)),
+            // The engine watches a workgroup still to come as well as a resident one.
             Window::Shared { workgroup, offset } => match memory::workgroup(m, workgroup) {
-                Residency::Resident(_) => Ok((Scope::Shared(Some(workgroup)), offset, None)),
-                Residency::Pending => {
-                    let per = m.launch().waves_per_workgroup() as u64;
-                    let first = workgroup as u64 * per;
-                    let cond = format!("wave >= {first} && wave < {}", first + per);
-                    Ok((Scope::Shared(None), offset, Some(cond)))
+                Residency::Resident(_) | Residency::Pending => {
+                    Ok((Scope::Shared(Some(workgroup)), offset))
                 }
                 Residency::Gone | Residency::Outside => Err(EFAULT),
             },
-            Window::Scratch { wave, lane, offset } => {
-                Ok((Scope::Scratch { wave, lane }, offset, None))
-            }
+            Window::Scratch { wave, lane, offset } => Ok((Scope::Scratch { wave, lane }, offset)),
             Window::Code(_) | Window::Invalid => Err(EINVAL),
         }
     }
@@ -51,10 +45,10 @@ impl HwWatchpoint for WaveTarget {
         if self.watches.reinsert(&at) {
             return Ok(true);
         }
-        let (scope, offset, condition) = self.watch_scope(addr).map_err(TargetError::Errno)?;
+        let (scope, offset) = self.watch_scope(addr).map_err(TargetError::Errno)?;
         let engine_id = self
             .engine
-            .add_watchpoint(at.engine_kind(), scope, offset, len, condition.as_deref())
+            .add_watchpoint(at.engine_kind(), scope, offset, len, None)
             .map_err(|e| {
                 eprintln!("wavedbg: cannot watch {addr:#x}+{len}: {e}");
                 refused(&e)
@@ -104,33 +98,26 @@ mod tests {
         let scope = |t: &WaveTarget, a| t.watch_scope(a);
         assert_eq!(
             scope(&t, Window::shared_addr(0, 8)),
-            Ok((Scope::Shared(Some(0)), 8, None))
+            Ok((Scope::Shared(Some(0)), 8))
         );
         assert_eq!(
             scope(&t, Window::scratch_addr(1, 5, 4)),
-            Ok((Scope::Scratch { wave: 1, lane: 5 }, 4, None))
+            Ok((Scope::Scratch { wave: 1, lane: 5 }, 4))
         );
-        assert_eq!(
-            scope(&t, 0x1_0000_0004),
-            Ok((Scope::Global, 0x1_0000_0004, None))
-        );
-        // Workgroup 1 is not resident yet: only its waves (2 and 3) trigger.
+        assert_eq!(scope(&t, 0x1_0000_0004), Ok((Scope::Global, 0x1_0000_0004)));
+        // Workgroup 1 is not resident yet: watched as itself.
         assert_eq!(
             scope(&t, Window::shared_addr(1, 8)),
-            Ok((
-                Scope::Shared(None),
-                8,
-                Some("wave >= 2 && wave < 4".to_string())
-            ))
+            Ok((Scope::Shared(Some(1)), 8))
         );
         assert!(t
             .add_hw_watchpoint(Window::shared_addr(1, 8), 4, WatchKind::Write)
             .is_ok());
         assert_eq!(scope(&t, Window::shared_addr(2, 0)), Err(EFAULT));
         assert_eq!(scope(&t, 0x10), Err(EINVAL));
-        // Wave 2 is not resident: the engine cannot watch its scratch.
+        // Wave 2 (of workgroup 1) is not resident yet: its scratch is watched too.
         assert!(t
             .add_hw_watchpoint(Window::scratch_addr(2, 0, 0), 4, WatchKind::Write)
-            .is_err());
+            .is_ok());
     }
 }
