@@ -8,26 +8,17 @@ use crate::wave::LANES;
 
 /// IEEE 754-2019 minimumNumber on f32 bits: a NaN operand yields the other; -0 < +0.
 pub fn min_number(a: u32, b: u32) -> u32 {
-    let (x, y) = (f32::from_bits(a), f32::from_bits(b));
-    if x.is_nan() {
-        return if y.is_nan() { quiet(a) } else { b };
-    }
-    if y.is_nan() {
-        return a;
-    }
-    if x == y {
-        // Equal values: pick -0 over +0 (the one with the sign bit).
-        return if a & 0x8000_0000 != 0 { a } else { b };
-    }
-    if x < y {
-        a
-    } else {
-        b
-    }
+    min_max_number(a, b, false)
 }
 
 /// IEEE 754-2019 maximumNumber on f32 bits: a NaN operand yields the other; +0 > -0.
 pub fn max_number(a: u32, b: u32) -> u32 {
+    min_max_number(a, b, true)
+}
+
+/// minimumNumber (`max` false) or maximumNumber (`max` true): two NaNs give the first,
+/// quieted; equal values are told apart by the sign (-0 < +0).
+fn min_max_number(a: u32, b: u32, max: bool) -> u32 {
     let (x, y) = (f32::from_bits(a), f32::from_bits(b));
     if x.is_nan() {
         return if y.is_nan() { quiet(a) } else { b };
@@ -35,10 +26,13 @@ pub fn max_number(a: u32, b: u32) -> u32 {
     if y.is_nan() {
         return a;
     }
-    if x == y {
-        return if a & 0x8000_0000 == 0 { a } else { b };
-    }
-    if x > y {
+    let a_first = if x == y {
+        // Equal values (only the zeros differ): -0 is the smaller.
+        (a & 0x8000_0000 != 0) != max
+    } else {
+        (x < y) != max
+    };
+    if a_first {
         a
     } else {
         b

@@ -395,18 +395,21 @@ fn uld(
         addr: Some(addr),
         len: 4 * dwords as u32,
     };
+    let misaligned = |addr: u64| {
+        fault(
+            FaultKind::Misaligned {
+                space: Space::Global,
+                align: 4,
+            },
+            addr,
+        )
+    };
     match mode {
         UldMode::Plain | UldMode::Indexed => {
             let base = w.u[r] as u64 | (w.u[r + 1] as u64) << 32;
             let addr = base.wrapping_add(index).wrapping_add(i.imm as u64);
             if !addr.is_multiple_of(4) {
-                return Err(fault(
-                    FaultKind::Misaligned {
-                        space: Space::Global,
-                        align: 4,
-                    },
-                    addr,
-                ));
+                return Err(misaligned(addr));
             }
             let mut buf = [0u8; 64];
             ctx.global
@@ -428,13 +431,7 @@ fn uld(
             for (k, v) in vals.iter_mut().enumerate().take(n) {
                 if let Some(addr) = desc.check(off + 4 * k as i64, 4) {
                     if !addr.is_multiple_of(4) {
-                        return Err(fault(
-                            FaultKind::Misaligned {
-                                space: Space::Global,
-                                align: 4,
-                            },
-                            addr,
-                        ));
+                        return Err(misaligned(addr));
                     }
                     let word = ctx
                         .global
