@@ -827,7 +827,9 @@ wave while every other wave stays frozen. `set scheduler-locking off`: each step
 every ready wave by one instruction, in wave order. `continue` always runs all waves under
 the deterministic scheduler (docs/scheduling.md). `advance barrier` runs the selected wave
 alone until it arrives at a barrier, `finish` until it exits; if it must wait for frozen
-waves the stop says so instead of hanging.
+waves the stop says so instead of hanging. `stepi all [N]` advances every ready wave N
+times whatever the setting (the TUI's `S`). `stepi 0` executes nothing and says so, as gdb
+does.
 
 ## Breakpoints
 
@@ -852,9 +854,14 @@ the selected wave unless `wave N` and `lane N` are given.
 Numbers (decimal, `0x`, `0b`, `0o`), registers `v3` (the selected lane), `v3[5]`, `u2`,
 `exec`, `pc`, `lane`, `wave`, labels (their address), memory `global:ADDR`,
 `shared:ADDR`, `scratch:ADDR` (a little-endian u32), and the C operators
-`+ - * / % << >> < <= > >= == != & ^ | && || ! ~` with C precedence and parentheses.
-Values are 64-bit integers; registers and memory read as unsigned 32-bit values, and
-`s32(x)` reinterprets the low 32 bits as signed (`s32(v3) < 0`).
+`+ - * / % << >> < <= > >= == != & ^ | && || ! ~` with C precedence (every C level its
+own: `8 > 1 << 2` is `8 > 4`) and parentheses, nested at most 256 deep. Values are 64-bit
+integers; registers and memory read as unsigned 32-bit values, and `s32(x)` reinterprets
+the low 32 bits as signed (`s32(v3) < 0`). In `print`, an expression that reads per-lane
+data (a vector register without an index, `scratch:`) is shown for every lane; anything
+else is evaluated at the selected lane, so `p lane` is the selected lane and
+`p v3[lane]` its `v3`. In a breakpoint condition `lane` is each lane tested. `expect`
+takes one expression whose outermost operator is a comparison (`expect 16 == 1 << 4`).
 
 ## Formats
 
