@@ -73,15 +73,18 @@ impl Helper for ReplHelper {}
 
 /// Routes SIGINT to the engine while a command runs.
 ///
-/// rustyline (17, without its `signal-hook` feature) installs its own SIGINT handler in
-/// `Editor::new` and keeps it for the editor's life: at the prompt it turns `kill -INT` into
-/// a cancelled line, and Ctrl-C is a key there anyway (raw mode has no ISIG). While a
-/// command runs the terminal is back in cooked mode, so Ctrl-C arrives as SIGINT, and
-/// rustyline's handler would only note it in a pipe nobody reads. So around each command
-/// the router swaps in signal-hook's handler, captured before the editor existed, and puts
-/// rustyline's back afterwards. (The `signal-hook` feature, which leaves SIGINT alone, is
-/// no way out: in 17.0.2 it makes rustyline wait in `select` with keys still buffered, so a
-/// line pasted with its newline is not accepted until the next key.)
+/// rustyline (19, without its `signal-hook` feature) installs its own SIGINT handler for
+/// each `readline` (when it sets up the terminal reader) and puts back the disposition it
+/// found when that `readline` returns: at the prompt it turns `kill -INT` into a cancelled
+/// line, and Ctrl-C is a key there anyway (raw mode has no ISIG). While a command runs the
+/// terminal is back in cooked mode, so Ctrl-C arrives as SIGINT, and must reach the engine,
+/// not a rustyline pipe nobody reads. So around each command the router installs
+/// signal-hook's handler, captured before the editor existed, and afterwards puts back
+/// whatever was there. (rustyline 17 kept its handler for the editor's whole life, which is
+/// why the router swaps rather than relies on rustyline restoring it: it works with both.
+/// The `signal-hook` feature, which leaves SIGINT alone, is no way out: in 17.0.2 it made
+/// rustyline wait in `select` with keys still buffered, so a line pasted with its newline
+/// was not accepted until the next key.)
 ///
 /// A thread reads SIGINT from signal-hook's self-pipe, so nothing but a write happens in
 /// the handler, and interrupts the engine only while a command runs.
@@ -211,7 +214,8 @@ pub fn run(args: &DebugArgs) -> Result<i32> {
         .transpose()?;
     let mut sigint = SigintRouter::install(engine.interrupt_handle())?;
     let mut rl: Editor<ReplHelper, DefaultHistory> =
-        Editor::new().wrap_err("cannot start the line editor")?;
+        Editor::with_config(wavedbg_tui::history::config())
+            .wrap_err("cannot start the line editor")?;
     rl.set_helper(Some(ReplHelper {
         words: Words::of(&engine, &["quit"]),
         hinter: HistoryHinter::new(),

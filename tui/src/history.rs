@@ -1,47 +1,71 @@
-//! The command history shared with the REPL: one command per line in a plain file (a
-//! leading `#V2` header line, written by the REPL's line editor, is skipped). Lines typed on
-//! the command line are appended as they are run.
+//! The command history shared with the REPL. Both use one implementation, rustyline's
+//! [`FileHistory`]: the same file format (a `#V2` header line, then one command per line,
+//! newlines and backslashes escaped), the same locking and merging when both append to the
+//! file. This module adds what the TUI's command line needs on top: browsing with Up/Down
+//! and the draft typed before browsing began. Lines typed on the command line are appended
+//! as they are run.
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
+use rustyline::history::{FileHistory, History as _, SearchDirection};
+use rustyline::Config;
+
 /// Command history with a browsing position.
-#[derive(Debug, Clone, Default)]
 pub struct History {
     path: Option<PathBuf>,
-    entries: Vec<String>,
+    file: FileHistory,
     /// Index being shown while browsing (`None`: not browsing).
     pos: Option<usize>,
     /// What was typed before browsing began.
     draft: String,
+    /// The entry being shown while browsing.
+    shown: String,
 }
 
-/// Keep at most this many entries in memory.
-const MAX: usize = 1000;
+impl std::fmt::Debug for History {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("History")
+            .field("path", &self.path)
+            .field("entries", &self.file.len())
+            .field("pos", &self.pos)
+            .finish()
+    }
+}
+
+impl Default for History {
+    fn default() -> History {
+        History {
+            path: None,
+            file: FileHistory::with_config(&config()),
+            pos: None,
+            draft: String::new(),
+            shown: String::new(),
+        }
+    }
+}
+
+/// Keep at most this many entries.
+pub const MAX: usize = 1000;
+
+/// The line-editor settings of the shared history ([`MAX`] entries, a line repeating the
+/// last one not added): the REPL's editor is built with them too, so both front ends keep
+/// and trim the file alike.
+pub fn config() -> Config {
+    Config::builder()
+        .max_history_size(MAX)
+        .and_then(|b| b.history_ignore_dups(true))
+        .map(|b| b.build())
+        .unwrap_or_default()
+}
 
 impl History {
     /// Loads the history file at `path` (a missing or unreadable file gives an empty
     /// history); new lines are appended to it.
     pub fn load(path: &Path) -> History {
-        let text = std::fs::read_to_string(path).unwrap_or_default();
-        let mut entries: Vec<String> = Vec::new();
-        for (i, line) in text.lines().enumerate() {
-            if i == 0 && line.starts_with("#V") {
-                continue;
-            }
-            let line = line.trim();
-            if !line.is_empty() && entries.last().map(String::as_str) != Some(line) {
-                entries.push(line.to_string());
-            }
-        }
-        let skip = entries.len().saturating_sub(MAX);
-        entries.drain(..skip);
-        History {
-            path: Some(path.to_path_buf()),
-            entries,
-            pos: None,
-            draft: String::new(),
-        }
+        let mut h = History::default();
+        let _ = h.file.load(path);
+        h.path = Some(path.to_path_buf());
+        h
     }
 
     /// A history kept in memory only.
@@ -50,8 +74,8 @@ impl History {
     }
 
     /// The entries, oldest first.
-    pub fn entries(&self) -> &[String] {
-        &self.entries
+    pub fn entries(&self) -> Vec<String> {
+        self.file.iter().cloned().collect()
     }
 
     /// Adds a line (unless it repeats the last one) and appends it to the file. A file that
@@ -59,22 +83,21 @@ impl History {
     pub fn add(&mut self, line: &str) {
         self.pos = None;
         let line = line.trim();
-        if line.is_empty() || self.entries.last().map(String::as_str) == Some(line) {
+        if line.is_empty() || !self.file.add(line).unwrap_or(false) {
             return;
         }
-        self.entries.push(line.to_string());
         if let Some(path) = &self.path {
             if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
                 let _ = std::fs::create_dir_all(dir);
             }
-            if let Ok(mut f) = std::fs::OpenOptions::new()
-                .create(true)
-                .append(true)
-                .open(path)
-            {
-                let _ = writeln!(f, "{line}");
-            }
+            let _ = self.file.append(path);
         }
+    }
+
+    fn entry(&mut self, i: usize) -> Option<&str> {
+        let e = self.file.get(i, SearchDirection::Forward).ok()??;
+        self.shown = e.entry.into_owned();
+        Some(&self.shown)
     }
 
     /// The previous (older) entry while browsing; `current` is the line being edited,
@@ -83,20 +106,20 @@ impl History {
         let next = match self.pos {
             None => {
                 self.draft = current.to_string();
-                self.entries.len().checked_sub(1)?
+                self.file.len().checked_sub(1)?
             }
             Some(p) => p.checked_sub(1)?,
         };
         self.pos = Some(next);
-        self.entries.get(next).map(String::as_str)
+        self.entry(next)
     }
 
     /// The next (newer) entry, or the draft after the newest.
     pub fn newer(&mut self) -> Option<&str> {
         let p = self.pos?;
-        if p + 1 < self.entries.len() {
+        if p + 1 < self.file.len() {
             self.pos = Some(p + 1);
-            self.entries.get(p + 1).map(String::as_str)
+            self.entry(p + 1)
         } else {
             self.pos = None;
             Some(&self.draft)

@@ -1,15 +1,20 @@
-//! Terminal user interface for wavedbg: a full-screen debugger (ratatui + crossterm) on the
-//! debug engine.
+//! Terminal user interface for wavedbg: a full-screen debugger (ratatui, with crossterm
+//! taken through `ratatui::crossterm`) on the debug engine.
 //!
-//! The crate keeps state apart from drawing: [`app`] holds the debugger state and turns
-//! keys and mouse clicks into command lines of the command language, which run on the
-//! engine (long runs on a [`worker`] thread, so the screen never freezes); [`ui`] draws
-//! that state, one pane per file, and is tested with ratatui's `TestBackend`.
+//! The crate keeps state apart from drawing, and dependencies point one way: [`app`] holds
+//! the debugger state and turns keys and mouse clicks into typed commands of the command
+//! language, which run on the engine (long runs on a [`worker`] thread, so the screen
+//! never freezes); [`ui`] draws that state, one pane per file, and is tested with
+//! ratatui's `TestBackend`; [`hits`] carries what the last frame drew where back to the
+//! state (for clicks and page sizes) without either module importing the other.
+//! [`history`] is the command history shared with the REPL (rustyline's file history).
 
 pub mod app;
 pub mod completion;
 pub mod editor;
 pub mod history;
+pub mod hits;
+pub mod pane;
 mod terminal;
 pub mod ui;
 pub mod worker;
@@ -18,7 +23,7 @@ use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use crossterm::event::{self, Event};
+use ratatui::crossterm::event::{self, Event};
 use wavedbg_emulator::debug::Engine;
 
 pub use app::App;
@@ -106,7 +111,7 @@ fn event_loop(
         }
         if dirty {
             let terminal = guard.terminal();
-            let mut hits = ui::HitMap::default();
+            let mut hits = hits::HitMap::default();
             terminal.draw(|frame| hits = ui::draw(frame, app))?;
             app.hits = hits;
             dirty = false;

@@ -8,12 +8,12 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{mpsc, Arc, Mutex, Once, PoisonError};
 use std::time::Duration;
 
-use crossterm::event::{
+use ratatui::backend::CrosstermBackend;
+use ratatui::crossterm::event::{
     DisableBracketedPaste, DisableMouseCapture, EnableBracketedPaste, EnableMouseCapture,
 };
-use crossterm::terminal::{self as ct, EnterAlternateScreen, LeaveAlternateScreen};
-use crossterm::{cursor, execute};
-use ratatui::backend::CrosstermBackend;
+use ratatui::crossterm::terminal::{self as ct, EnterAlternateScreen, LeaveAlternateScreen};
+use ratatui::crossterm::{cursor, execute};
 use ratatui::Terminal;
 use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
 use signal_hook::flag;
@@ -140,7 +140,7 @@ impl Flags {
 }
 
 /// Ends the process if the event loop has not done so within [`GRACE`] of a signal. The
-/// loop can miss the request: once the terminal is hung up (closed), crossterm 0.28's
+/// loop can miss the request: once the terminal is hung up (closed), crossterm's (seen with 0.28)
 /// `event::poll` keeps retrying reads that return nothing and never comes back.
 fn watchdog(mut wake: UnixStream, caught: &AtomicUsize) {
     let mut byte = [0u8; 1];

@@ -1,4 +1,4 @@
-//! Runs command lines on a worker thread, so a long `continue` never freezes the screen.
+//! Runs commands on a worker thread, so a long `continue` never freezes the screen.
 //!
 //! The worker owns the engine for the run and hands it back when done; the UI keeps the
 //! engine's interrupt handle (Esc, Ctrl-C) and its progress handle (instructions executed,
@@ -18,29 +18,83 @@ use wavedbg_emulator::debug::{CommandOutput, Engine, InterruptHandle, ProgressHa
 /// under a millisecond), so keys pressed quickly (a held `s`) all count.
 pub const QUICK_STEPS: u64 = 1000;
 
-/// Whether a command line may run the machine for long (and so goes to the worker).
-pub fn runs_machine(line: &str) -> bool {
-    match command::parse(line) {
-        Ok(Some(Command::Stepi(n))) => n > QUICK_STEPS,
-        Ok(Some(
-            Command::Continue | Command::Advance(_) | Command::AdvanceBarrier | Command::Finish,
-        )) => true,
-        _ => false,
+/// One command to run: the text it is echoed and recorded as, and the command (a key's
+/// typed command, or a typed line parsed once; `Ok(None)`: a blank line or a comment).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Planned {
+    /// The command-language text.
+    pub text: String,
+    /// The command, or why the text is not one.
+    pub command: Result<Option<Command>, CommandError>,
+}
+
+impl Planned {
+    /// A command built by the front end (a key): its text is the command's own.
+    pub fn typed(cmd: Command) -> Planned {
+        Planned {
+            text: command_text(&cmd),
+            command: Ok(Some(cmd)),
+        }
+    }
+
+    /// A line of the command language, parsed here once.
+    pub fn parsed(line: &str) -> Planned {
+        Planned {
+            text: line.trim().to_string(),
+            command: command::parse(line),
+        }
+    }
+
+    /// Runs it on `engine` (which logs the command's text).
+    pub fn run(&self, engine: &mut Engine) -> Result<CommandOutput, CommandError> {
+        match &self.command {
+            Ok(Some(cmd)) => engine.run_command(cmd),
+            Ok(None) => Ok(CommandOutput::default()),
+            Err(e) => Err(e.clone()),
+        }
+    }
+
+    /// Whether it may run the machine for long (and so goes to the worker).
+    pub fn runs_machine(&self) -> bool {
+        match &self.command {
+            Ok(Some(Command::Stepi(n) | Command::StepiAll(n))) => *n > QUICK_STEPS,
+            Ok(Some(
+                Command::Continue | Command::Advance(_) | Command::AdvanceBarrier | Command::Finish,
+            )) => true,
+            _ => false,
+        }
+    }
+
+    /// Whether it runs the machine at all (its stop updates change tracking).
+    pub fn moves_machine(&self) -> bool {
+        matches!(
+            &self.command,
+            Ok(Some(
+                Command::Continue
+                    | Command::Stepi(_)
+                    | Command::StepiAll(_)
+                    | Command::Advance(_)
+                    | Command::AdvanceBarrier
+                    | Command::Finish
+            ))
+        )
+    }
+
+    /// Whether it starts the kernel again (every wave at the start).
+    pub fn relaunches(&self) -> bool {
+        matches!(&self.command, Ok(Some(Command::Restart | Command::Load(_))))
     }
 }
 
-/// Whether a command line runs the machine at all (its stop updates change tracking).
-pub fn moves_machine(line: &str) -> bool {
-    matches!(
-        command::parse(line),
-        Ok(Some(
-            Command::Continue
-                | Command::Stepi(_)
-                | Command::Advance(_)
-                | Command::AdvanceBarrier
-                | Command::Finish
-        ))
-    )
+/// The text a typed command is echoed and recorded as: its command-language text, in the
+/// short form a user types for a single step (`stepi`, `stepi all`; `Display` writes the
+/// count out).
+fn command_text(cmd: &Command) -> String {
+    match cmd {
+        Command::Stepi(1) => "stepi".into(),
+        Command::StepiAll(1) => "stepi all".into(),
+        c => c.to_string(),
+    }
 }
 
 /// The worker thread died (the engine panicked; the panic hook reported it).
@@ -52,8 +106,8 @@ pub struct WorkerLost;
 pub struct Done {
     /// The engine.
     pub engine: Engine,
-    /// Each line with its result.
-    pub results: Vec<(String, Result<CommandOutput, CommandError>)>,
+    /// Each command with its result.
+    pub results: Vec<(Planned, Result<CommandOutput, CommandError>)>,
 }
 
 /// A job in progress.
@@ -64,26 +118,29 @@ pub struct Job {
     interrupt: InterruptHandle,
     user_stop: Arc<AtomicBool>,
     progress: ProgressHandle,
-    /// The lines being run.
-    pub lines: Vec<String>,
+    /// The commands being run.
+    pub commands: Vec<Planned>,
     /// When it started.
     pub started: Instant,
 }
 
 impl Job {
-    /// Starts running `lines` on `engine` in a new thread.
-    pub fn start(mut engine: Engine, lines: Vec<String>) -> Job {
+    /// Starts running `commands` on `engine` in a new thread.
+    pub fn start(mut engine: Engine, commands: Vec<Planned>) -> Job {
         let (tx, rx) = mpsc::channel();
         let interrupt = engine.interrupt_handle();
         let user_stop = Arc::new(AtomicBool::new(false));
         let progress = engine.progress_handle();
-        let job_lines = lines.clone();
+        let job_commands = commands.clone();
         let thread = std::thread::Builder::new()
             .name("wavedbg-engine".into())
             .spawn(move || {
-                let results = job_lines
-                    .iter()
-                    .map(|line| (line.clone(), engine.execute_line(line)))
+                let results = job_commands
+                    .into_iter()
+                    .map(|c| {
+                        let result = c.run(&mut engine);
+                        (c, result)
+                    })
                     .collect();
                 let _ = tx.send(Done { engine, results });
             });
@@ -95,9 +152,15 @@ impl Job {
             interrupt,
             user_stop,
             progress,
-            lines,
+            commands,
             started: Instant::now(),
         }
+    }
+
+    /// The commands' text, separated by `; `.
+    pub fn text(&self) -> String {
+        let texts: Vec<&str> = self.commands.iter().map(|c| c.text.as_str()).collect();
+        texts.join("; ")
     }
 
     /// Asks the run to stop as soon as possible (within a few hundred instructions).

@@ -6,7 +6,9 @@ mod common;
 use std::time::{Duration, Instant};
 
 use common::*;
-use crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
+use ratatui::crossterm::event::{
+    KeyCode, KeyEvent, KeyModifiers, MouseButton, MouseEvent, MouseEventKind,
+};
 use wavedbg_emulator::debug::StopReason;
 use wavedbg_tui::app::{App, Pane};
 use wavedbg_tui::TuiOptions;
@@ -309,4 +311,28 @@ fn quick_steps_run_at_once_so_repeated_keys_all_count() {
     assert_eq!(app.engine.machine().stats.wave_instructions, 7);
     // Change tracking compares with the state before the last step.
     assert_eq!(app.baseline.stats.wave_instructions, 6);
+}
+
+#[test]
+fn the_lane_grid_finds_registers_named_only_through_tuples() {
+    // v4 and v5 appear only as the 64-bit pair `v[4:5]` (no `vN` in the disassembly).
+    let kernel = ".kernel pair\n.workgroup 32\n.grid 1\n    ld.global.b64 v[4:5], v[4:5], 0\n    wait.vm 0\n    end\n";
+    let app = App::new(engine_of(kernel), &TuiOptions::default()).expect("starts");
+    assert_eq!(app.lane_regs, [4, 5]);
+}
+
+#[test]
+fn step_all_is_one_recorded_command() {
+    let dir = std::env::temp_dir().join(format!("wavedbg-tui-stepall-{}", std::process::id()));
+    let _ = std::fs::create_dir_all(&dir);
+    let options = TuiOptions {
+        record: Some(dir.join("rec.wdbg")),
+        history: Default::default(),
+    };
+    let mut app = App::new(common::demo().engine, &options).expect("starts");
+    keys(&mut app, "Ss");
+    let rec = std::fs::read_to_string(dir.join("rec.wdbg")).unwrap_or_default();
+    assert!(rec.ends_with("\nstepi all\nstepi\n"), "{rec}");
+    assert!(!rec.contains("scheduler-locking"), "{rec}");
+    let _ = std::fs::remove_dir_all(&dir);
 }

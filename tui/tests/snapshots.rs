@@ -6,7 +6,7 @@
 mod common;
 
 use common::*;
-use crossterm::event::KeyCode;
+use ratatui::crossterm::event::KeyCode;
 use ratatui::style::{Color, Modifier};
 
 /// At a breakpoint in the middle of the demo: every pane has something to show.

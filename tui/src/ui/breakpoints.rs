@@ -7,8 +7,10 @@ use ratatui::Frame;
 use wavedbg_emulator::debug::breakpoint::{Scope, WatchKind};
 use wavedbg_emulator::debug::view;
 
-use super::{theme, window, HitMap};
-use crate::app::{App, Pane};
+use super::{theme, window};
+use crate::app::App;
+use crate::hits::HitMap;
+use crate::pane::Pane;
 
 /// Draws the pane.
 pub fn draw(frame: &mut Frame, area: Rect, app: &App, hits: &mut HitMap) {

@@ -5,8 +5,10 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::Frame;
 
-use super::{theme, window, HitMap};
-use crate::app::{App, Pane};
+use super::{theme, window};
+use crate::app::App;
+use crate::hits::HitMap;
+use crate::pane::Pane;
 
 /// Draws the pane.
 pub fn draw(frame: &mut Frame, area: Rect, app: &App, hits: &mut HitMap) {

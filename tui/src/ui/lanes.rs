@@ -7,8 +7,10 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 use ratatui::Frame;
 
-use super::{theme, HitMap};
-use crate::app::{App, Pane};
+use super::theme;
+use crate::app::App;
+use crate::hits::HitMap;
+use crate::pane::Pane;
 
 /// Width of a lane label (`> 12 `, `>(12)` when inactive) and of a value cell
 /// (` 0000002a*`).

@@ -10,8 +10,10 @@ use ratatui::Frame;
 use wavedbg_emulator::machine::Machine;
 use wavedbg_emulator::memory::Space;
 
-use super::{theme, HitMap};
-use crate::app::{App, Pane, SPACES};
+use super::theme;
+use crate::app::{App, SPACES};
+use crate::hits::HitMap;
+use crate::pane::Pane;
 
 fn read(m: &Machine, space: Space, wave: usize, lane: u8, addr: u64, n: usize) -> Option<Vec<u8>> {
     let mut buf = vec![0u8; n];

@@ -1,5 +1,6 @@
 //! Drawing: the layout and one file per pane. Drawing only reads the [`App`]; it returns a
-//! [`HitMap`] telling where things were drawn, for mouse clicks and page sizes.
+//! [`HitMap`] telling where things were drawn, for mouse clicks and page sizes. Nothing in
+//! [`crate::app`] depends on this module.
 
 mod breakpoints;
 mod code;
@@ -12,57 +13,14 @@ mod status;
 pub mod theme;
 mod waves;
 
-use ratatui::layout::{Constraint, Layout, Position, Rect};
+use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph};
 use ratatui::Frame;
 
-use crate::app::{App, Pane};
-
-/// Something clickable drawn at `area`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Hit {
-    /// Where.
-    pub area: Rect,
-    /// The pane it belongs to.
-    pub pane: Pane,
-    /// The item: code line, wave index, lane, breakpoint list row (`None`: the pane).
-    pub item: Option<usize>,
-}
-
-/// Where the last frame drew things.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct HitMap {
-    /// Clickable areas; later ones lie on top.
-    pub hits: Vec<Hit>,
-    /// Inner height of each pane as drawn (0: not shown), by [`Pane::index`].
-    pub rows: [u16; 7],
-    /// Bytes per row in the memory view.
-    pub mem_bytes_per_row: u64,
-    /// Registers per block in the lane grid.
-    pub lane_regs: usize,
-    /// Whether the layout was the compact (tabbed) one.
-    pub compact: bool,
-}
-
-impl HitMap {
-    /// The topmost hit at a cell.
-    pub fn at(&self, x: u16, y: u16) -> Option<Hit> {
-        self.hits
-            .iter()
-            .rev()
-            .find(|h| h.area.contains(Position { x, y }))
-            .copied()
-    }
-
-    fn item(&mut self, pane: Pane, area: Rect, item: usize) {
-        self.hits.push(Hit {
-            area,
-            pane,
-            item: Some(item),
-        });
-    }
-}
+use crate::app::App;
+use crate::hits::{Hit, HitMap};
+use crate::pane::Pane;
 
 /// Terminals at least this wide and tall show every pane at once; smaller ones show one
 /// pane at a time under a tab bar.

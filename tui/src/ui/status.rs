@@ -38,7 +38,7 @@ pub fn draw_status(frame: &mut Frame, area: Rect, app: &App) {
             Color::Yellow,
             format!(
                 "{what} `{}`: {} instructions, {} waves remaining, {:.1} s  (Esc interrupts)",
-                job.lines.join("; "),
+                job.text(),
                 thousands(p.instructions),
                 p.waves_remaining,
                 job.started.elapsed().as_secs_f64()

@@ -7,8 +7,10 @@ use ratatui::Frame;
 use wavedbg_emulator::debug::view;
 use wavedbg_emulator::machine::wave::WaveState;
 
-use super::{theme, window, HitMap};
-use crate::app::{App, Pane};
+use super::{theme, window};
+use crate::app::App;
+use crate::hits::HitMap;
+use crate::pane::Pane;
 
 fn state_style(s: WaveState) -> Style {
     match s {

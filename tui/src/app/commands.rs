@@ -1,0 +1,147 @@
+//! The actions keys and the command line trigger: the command line's own commands, step,
+//! breakpoints and wave selection, each sent to the engine as a command.
+
+use wavedbg_emulator::debug::breakpoint::Filters;
+use wavedbg_emulator::debug::command::Command;
+use wavedbg_emulator::debug::view;
+
+use super::lanes::{parse_regs, regs_text};
+use super::state::{App, LineKind};
+
+impl App {
+    /// Runs a line typed on the command line: TUI commands (`quit`, `lanes`, `mem`) here,
+    /// the command language on the engine. The line goes into the history.
+    pub fn run_typed(&mut self, line: &str) {
+        let line = line.trim();
+        if line.is_empty() {
+            return;
+        }
+        self.history.add(line);
+        let (head, rest) = line
+            .split_once(char::is_whitespace)
+            .map_or((line, ""), |(h, r)| (h, r.trim()));
+        match head {
+            "q" | "quit" | "exit" => self.request_quit(),
+            "lanes" => {
+                self.log(&format!("(wavedbg) {line}"), LineKind::Command);
+                match parse_regs(rest) {
+                    Ok(regs) => {
+                        self.lane_regs = regs;
+                        self.lane_offset = 0;
+                        self.say(format!("Lane grid: {}", regs_text(&self.lane_regs)));
+                    }
+                    Err(e) => self.complain(e),
+                }
+            }
+            "mem" => {
+                self.log(&format!("(wavedbg) {line}"), LineKind::Command);
+                if let Err(e) = self.mem_command(rest) {
+                    self.complain(e);
+                }
+            }
+            _ => self.submit(&[line]),
+        }
+    }
+
+    // ----- actions -----
+
+    /// Steps the selected wave one instruction (others frozen).
+    ///
+    /// With scheduler-locking on (the default) that is `stepi`. The command language has no
+    /// "this wave only" step whatever the setting, so after `set scheduler-locking off` the
+    /// setting is switched on around the step (three recorded commands).
+    pub fn step(&mut self) {
+        if self.engine.scheduler_locking {
+            self.submit_commands(vec![Command::Stepi(1)]);
+        } else {
+            self.submit_commands(vec![
+                Command::SchedulerLocking(true),
+                Command::Stepi(1),
+                Command::SchedulerLocking(false),
+            ]);
+        }
+    }
+
+    /// Steps every ready wave one instruction.
+    /// (`stepi all`, whatever scheduler-locking says).
+    pub fn step_all(&mut self) {
+        self.submit_commands(vec![Command::StepiAll(1)]);
+    }
+
+    /// Runs until something stops the machine (`continue`).
+    pub fn continue_run(&mut self) {
+        self.submit_commands(vec![Command::Continue]);
+    }
+
+    /// Runs the selected wave to the disassembly cursor's line (`advance *ADDR`).
+    pub fn advance_to_cursor(&mut self) {
+        if let Some(addr) = self.code.get(self.code_cursor).map(|l| l.addr) {
+            self.submit_commands(vec![Command::Advance(format!("*{addr:#06x}"))]);
+        }
+    }
+
+    /// Sets a breakpoint on the disassembly cursor's line, or deletes the ones there.
+    pub fn toggle_breakpoint(&mut self) {
+        let Some(addr) = self.code.get(self.code_cursor).map(|l| l.addr) else {
+            return;
+        };
+        let deletes: Vec<Command> = self
+            .engine
+            .breakpoints()
+            .iter()
+            .filter(|b| b.addr == addr)
+            .map(|b| Command::Delete(Some(b.id)))
+            .collect();
+        if deletes.is_empty() {
+            self.submit_commands(vec![Command::Break {
+                location: format!("*{addr:#06x}"),
+                condition: None,
+                filters: Filters::default(),
+                temporary: false,
+            }]);
+            if self.message.as_ref().is_some_and(|m| !m.error) {
+                self.say(format!(
+                    "Breakpoint at {} (F9/b on the line again removes it)",
+                    view::pc_text(self.engine.machine(), addr)
+                ));
+            }
+        } else {
+            self.submit_commands(deletes);
+            self.say(format!(
+                "Deleted the breakpoint at {}",
+                view::pc_text(self.engine.machine(), addr)
+            ));
+        }
+    }
+
+    pub(super) fn select_wave_by(&mut self, delta: isize) {
+        let m = self.engine.machine();
+        let n = m.waves.len() as isize;
+        if n == 0 {
+            return;
+        }
+        let mut i = self.engine.selected_wave as isize;
+        for _ in 0..n {
+            i = (i + delta).rem_euclid(n);
+            let w = &m.waves[i as usize];
+            if m.wave_index(w.id) == Some(i as usize) {
+                let cmd = Command::Wave(w.id);
+                self.submit_commands(vec![cmd]);
+                self.follow_pc();
+                return;
+            }
+        }
+    }
+
+    /// Selects the wave at index `i` of the machine's waves.
+    pub fn select_wave_index(&mut self, i: usize) {
+        let Some(w) = self.engine.machine().waves.get(i) else {
+            return;
+        };
+        if i != self.engine.selected_wave {
+            let cmd = Command::Wave(w.id);
+            self.submit_commands(vec![cmd]);
+            self.follow_pc();
+        }
+    }
+}

@@ -1,0 +1,121 @@
+//! The lane grid: which v registers it shows, scrolling to what a stop changed, and lane
+//! selection.
+
+use wavedbg_emulator::debug::command::Command;
+use wavedbg_emulator::isa::{OperandKind, RegFile};
+use wavedbg_emulator::machine::wave::VREGS;
+use wavedbg_emulator::machine::{CodeWord, Machine};
+
+use super::state::App;
+
+impl App {
+    /// After a stop, scrolls the lane grid to the first changed register if none of the
+    /// registers shown changed (so stepping shows what the instruction wrote).
+    pub(super) fn show_changed_regs(&mut self) {
+        let wi = self.engine.selected_wave;
+        let (Some(w), Some(b)) = (
+            self.engine.machine().waves.get(wi),
+            self.baseline.waves.get(wi),
+        ) else {
+            return;
+        };
+        if w.id != b.id {
+            return;
+        }
+        let changed = |r: usize| w.v[r] != b.v[r];
+        let shown = self.hits.lane_regs.max(1);
+        if self.shown_regs(shown).iter().any(|&r| changed(r)) {
+            return;
+        }
+        if let Some(i) = self.lane_regs.iter().position(|&r| changed(r)) {
+            self.lane_offset = i;
+        }
+    }
+
+    /// The v registers shown first-to-last in the lane grid for `count` columns.
+    pub fn shown_regs(&self, count: usize) -> &[usize] {
+        let start = self.lane_offset.min(self.lane_regs.len().saturating_sub(1));
+        let end = (start + count).min(self.lane_regs.len());
+        &self.lane_regs[start..end]
+    }
+
+    /// Selects lane `lane`.
+    pub fn select_lane(&mut self, lane: u8) {
+        if lane < 32 && lane != self.engine.selected_lane {
+            self.submit_commands(vec![Command::Lane(u32::from(lane))]);
+        }
+    }
+
+    pub(super) fn select_lane_by(&mut self, delta: i32) {
+        let l = (self.engine.selected_lane as i32 + delta).rem_euclid(32) as u8;
+        self.select_lane(l);
+    }
+}
+
+/// The v registers the kernel's instructions name, in order (every register if they name
+/// none), from the decoded operands: a tuple operand (`v[4:5]`) names each of its
+/// registers.
+pub(super) fn kernel_vregs(m: &Machine) -> Vec<usize> {
+    let mut used = [false; VREGS];
+    for word in m.code() {
+        let CodeWord::Instr(d) = word else { continue };
+        for op in &d.instr.def().operands {
+            if let OperandKind::Reg {
+                file: RegFile::Vector,
+                count,
+            } = op.kind
+            {
+                let first = d.instr.get(op.slot);
+                for r in first..first + i64::from(count) {
+                    if let Some(u) = usize::try_from(r).ok().and_then(|r| used.get_mut(r)) {
+                        *u = true;
+                    }
+                }
+            }
+        }
+    }
+    let regs: Vec<usize> = (0..VREGS).filter(|r| used[*r]).collect();
+    if regs.is_empty() {
+        (0..VREGS).collect()
+    } else {
+        regs
+    }
+}
+
+/// Parses `v1 v4 v9-v12` (empty: every register).
+pub(super) fn parse_regs(text: &str) -> Result<Vec<usize>, String> {
+    if text.trim().is_empty() {
+        return Ok((0..VREGS).collect());
+    }
+    let reg = |s: &str| -> Result<usize, String> {
+        s.trim()
+            .strip_prefix('v')
+            .and_then(|n| n.parse::<usize>().ok())
+            .filter(|n| *n < VREGS)
+            .ok_or_else(|| format!("lanes: `{s}` is not a v register (v0-v{})", VREGS - 1))
+    };
+    let mut out = Vec::new();
+    for word in text.split(|c: char| c.is_whitespace() || c == ',') {
+        if word.is_empty() {
+            continue;
+        }
+        match word.split_once('-') {
+            Some((a, b)) => {
+                let (a, b) = (reg(a)?, reg(b)?);
+                out.extend(a.min(b)..=a.max(b));
+            }
+            None => out.push(reg(word)?),
+        }
+    }
+    Ok(out)
+}
+
+pub(super) fn regs_text(regs: &[usize]) -> String {
+    if regs.len() == VREGS {
+        return "all v registers".into();
+    }
+    regs.iter()
+        .map(|r| format!("v{r}"))
+        .collect::<Vec<_>>()
+        .join(" ")
+}

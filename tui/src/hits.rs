@@ -1,0 +1,52 @@
+//! Where the last frame drew things: drawing ([`crate::ui`]) fills a [`HitMap`], the state
+//! ([`crate::app`]) reads it for mouse clicks and page sizes. It lives apart from both so
+//! that neither imports the other.
+
+use ratatui::layout::{Position, Rect};
+
+use crate::pane::Pane;
+
+/// Something clickable drawn at `area`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Hit {
+    /// Where.
+    pub area: Rect,
+    /// The pane it belongs to.
+    pub pane: Pane,
+    /// The item: code line, wave index, lane, breakpoint list row (`None`: the pane).
+    pub item: Option<usize>,
+}
+
+/// Where the last frame drew things.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct HitMap {
+    /// Clickable areas; later ones lie on top.
+    pub hits: Vec<Hit>,
+    /// Inner height of each pane as drawn (0: not shown), by [`Pane::index`].
+    pub rows: [u16; 7],
+    /// Bytes per row in the memory view.
+    pub mem_bytes_per_row: u64,
+    /// Registers per block in the lane grid.
+    pub lane_regs: usize,
+    /// Whether the layout was the compact (tabbed) one.
+    pub compact: bool,
+}
+
+impl HitMap {
+    /// The topmost hit at a cell.
+    pub fn at(&self, x: u16, y: u16) -> Option<Hit> {
+        self.hits
+            .iter()
+            .rev()
+            .find(|h| h.area.contains(Position { x, y }))
+            .copied()
+    }
+
+    pub(crate) fn item(&mut self, pane: Pane, area: Rect, item: usize) {
+        self.hits.push(Hit {
+            area,
+            pane,
+            item: Some(item),
+        });
+    }
+}
