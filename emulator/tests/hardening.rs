@@ -670,7 +670,7 @@ fn stepi_all_steps_every_ready_wave_whatever_the_locking() {
         "{before:?} -> {after:?}\n{}",
         out.text
     );
-    assert_eq!(e.log().last().map(String::as_str), Some("stepi all 1"));
+    assert_eq!(e.log().last().map(String::as_str), Some("stepi all"));
 }
 
 proptest! {

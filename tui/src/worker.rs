@@ -32,7 +32,7 @@ impl Planned {
     /// A command built by the front end (a key): its text is the command's own.
     pub fn typed(cmd: Command) -> Planned {
         Planned {
-            text: command_text(&cmd),
+            text: cmd.to_string(),
             command: Ok(Some(cmd)),
         }
     }
@@ -45,10 +45,10 @@ impl Planned {
         }
     }
 
-    /// Runs it on `engine` (which logs the command's text).
+    /// Runs it on `engine`, which logs its text (as typed, for a `:` line).
     pub fn run(&self, engine: &mut Engine) -> Result<CommandOutput, CommandError> {
         match &self.command {
-            Ok(Some(cmd)) => engine.run_command(cmd),
+            Ok(Some(cmd)) => engine.run_command_as(cmd, &self.text),
             Ok(None) => Ok(CommandOutput::default()),
             Err(e) => Err(e.clone()),
         }
@@ -83,17 +83,6 @@ impl Planned {
     /// Whether it starts the kernel again (every wave at the start).
     pub fn relaunches(&self) -> bool {
         matches!(&self.command, Ok(Some(Command::Restart | Command::Load(_))))
-    }
-}
-
-/// The text a typed command is echoed and recorded as: its command-language text, in the
-/// short form a user types for a single step (`stepi`, `stepi all`; `Display` writes the
-/// count out).
-fn command_text(cmd: &Command) -> String {
-    match cmd {
-        Command::Stepi(1) => "stepi".into(),
-        Command::StepiAll(1) => "stepi all".into(),
-        c => c.to_string(),
     }
 }
 

@@ -283,7 +283,10 @@ impl std::fmt::Display for Command {
                 }
             }
             Command::Continue => f.write_str("continue"),
+            // The short forms for one step, as a user types them.
+            Command::Stepi(1) => f.write_str("stepi"),
             Command::Stepi(n) => write!(f, "stepi {n}"),
+            Command::StepiAll(1) => f.write_str("stepi all"),
             Command::StepiAll(n) => write!(f, "stepi all {n}"),
             Command::Advance(l) => write!(f, "advance {l}"),
             Command::AdvanceBarrier => f.write_str("advance barrier"),

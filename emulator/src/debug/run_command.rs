@@ -71,6 +71,16 @@ impl Engine {
         self.execute_parsed(&cmd.to_string(), Some(cmd.clone()))
     }
 
+    /// Runs a command that a front end parsed from `line` (once) and logs `line` as the
+    /// user typed it, as [`Engine::execute_line`] would.
+    pub fn run_command_as(
+        &mut self,
+        cmd: &Command,
+        line: &str,
+    ) -> Result<CommandOutput, CommandError> {
+        self.execute_parsed(line.trim(), Some(cmd.clone()))
+    }
+
     fn execute_parsed(
         &mut self,
         line: &str,
