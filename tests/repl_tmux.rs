@@ -12,86 +12,12 @@
 //! tmux is installed by .ci/run; outside CI (CI unset) a missing tmux skips the test with a
 //! message.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::path::Path;
+use std::process::Command;
 use std::time::{Duration, Instant};
 
-/// How long any one expected screen may take (generous: CI machines are shared).
-const TIMEOUT: Duration = Duration::from_secs(20);
-
-/// A private tmux server (its own socket), killed when dropped.
-struct Tmux {
-    socket: String,
-    dir: PathBuf,
-}
-
-impl Tmux {
-    fn cmd(&self, args: &[&str]) -> Output {
-        Command::new("tmux")
-            .arg("-L")
-            .arg(&self.socket)
-            .arg("-f")
-            .arg("/dev/null")
-            .args(args)
-            .output()
-            .unwrap_or_else(|e| panic!("cannot run tmux {args:?}: {e}"))
-    }
-
-    fn ok(&self, args: &[&str]) {
-        let out = self.cmd(args);
-        assert!(
-            out.status.success(),
-            "tmux {args:?} failed: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-    }
-
-    fn keys(&self, keys: &[&str]) {
-        let mut args = vec!["send-keys", "-t", "main"];
-        args.extend(keys);
-        self.ok(&args);
-    }
-
-    fn type_text(&self, text: &str) {
-        self.ok(&["send-keys", "-t", "main", "-l", text]);
-    }
-
-    /// The screen and its scrollback, trailing blank lines dropped.
-    fn screen(&self) -> String {
-        let out = self.cmd(&["capture-pane", "-p", "-S", "-500", "-t", "main"]);
-        let text = String::from_utf8_lossy(&out.stdout);
-        text.trim_end().to_owned()
-    }
-
-    /// Polls the screen until `pred` holds.
-    fn wait_for(&self, what: &str, pred: impl Fn(&str) -> bool) -> String {
-        let start = Instant::now();
-        loop {
-            let s = self.screen();
-            if pred(&s) {
-                return s;
-            }
-            if start.elapsed() > TIMEOUT {
-                panic!("timed out waiting for {what}; the screen:\n{s}");
-            }
-            std::thread::sleep(Duration::from_millis(25));
-        }
-    }
-}
-
-impl Drop for Tmux {
-    fn drop(&mut self) {
-        let _ = self.cmd(&["kill-server"]);
-        let _ = std::fs::remove_dir_all(&self.dir);
-    }
-}
-
-fn tmux_available() -> bool {
-    Command::new("tmux")
-        .arg("-V")
-        .output()
-        .is_ok_and(|o| o.status.success())
-}
+mod tmux;
+use tmux::{tmux_available, Tmux, TIMEOUT};
 
 const PROMPT: &str = "(wavedbg)";
 
@@ -180,6 +106,7 @@ fn ctrl_c_and_sigint_interrupt_a_run_in_a_real_terminal() {
     let t = Tmux {
         socket: format!("wavedbg-repl-test-{}", std::process::id()),
         dir: dir.clone(),
+        scrollback: true,
     };
     let kernel = dir.join("spin.s");
     std::fs::write(&kernel, ".kernel spin\nspin:\n    br spin    ; forever\n")

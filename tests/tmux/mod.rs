@@ -1,0 +1,115 @@
+//! A private tmux server for the real-terminal tests (tests/tui_tmux.rs,
+//! tests/repl_tmux.rs): its own socket and folder, keys in with `send-keys`, the screen
+//! out with `capture-pane`, polling with a timeout, killed when dropped.
+
+#![allow(dead_code)] // Each test binary uses part of the harness.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+use std::time::{Duration, Instant};
+
+/// How long any one expected screen may take (generous: CI machines are shared).
+pub const TIMEOUT: Duration = Duration::from_secs(20);
+
+/// A private tmux server (its own socket), killed when dropped.
+pub struct Tmux {
+    /// The server's socket name.
+    pub socket: String,
+    /// A folder of the test's own, removed when dropped.
+    pub dir: PathBuf,
+    /// Whether [`Tmux::screen`] includes the scrollback (the REPL scrolls; the TUI does not).
+    pub scrollback: bool,
+}
+
+impl Tmux {
+    /// Runs a tmux command on this server.
+    pub fn cmd(&self, args: &[&str]) -> Output {
+        Command::new("tmux")
+            .arg("-L")
+            .arg(&self.socket)
+            .arg("-f")
+            .arg("/dev/null")
+            .args(args)
+            .output()
+            .unwrap_or_else(|e| panic!("cannot run tmux {args:?}: {e}"))
+    }
+
+    /// Runs a tmux command that must succeed.
+    pub fn ok(&self, args: &[&str]) {
+        let out = self.cmd(args);
+        assert!(
+            out.status.success(),
+            "tmux {args:?} failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+
+    /// Sends keys (tmux key names) to the session `main`.
+    pub fn keys(&self, keys: &[&str]) {
+        let mut args = vec!["send-keys", "-t", "main"];
+        args.extend(keys);
+        self.ok(&args);
+    }
+
+    /// Types text literally.
+    pub fn type_text(&self, text: &str) {
+        self.ok(&["send-keys", "-t", "main", "-l", text]);
+    }
+
+    /// The screen (with the scrollback when [`Tmux::scrollback`] is set, trailing blank
+    /// lines dropped).
+    pub fn screen(&self) -> String {
+        let out = if self.scrollback {
+            self.cmd(&["capture-pane", "-p", "-S", "-500", "-t", "main"])
+        } else {
+            self.cmd(&["capture-pane", "-p", "-t", "main"])
+        };
+        let text = String::from_utf8_lossy(&out.stdout);
+        if self.scrollback {
+            text.trim_end().to_owned()
+        } else {
+            text.into_owned()
+        }
+    }
+
+    /// Polls the screen until `pred` holds.
+    pub fn wait_for(&self, what: &str, pred: impl Fn(&str) -> bool) -> String {
+        let start = Instant::now();
+        loop {
+            let s = self.screen();
+            if pred(&s) {
+                return s;
+            }
+            if start.elapsed() > TIMEOUT {
+                panic!("timed out waiting for {what}; the screen:\n{s}");
+            }
+            std::thread::sleep(Duration::from_millis(25));
+        }
+    }
+
+    /// Polls until the screen shows `text`.
+    pub fn wait_text(&self, text: &str) -> String {
+        self.wait_for(&format!("`{text}`"), |s| s.contains(text))
+    }
+
+    /// tmux's view of the pane's modes, e.g. `#{alternate_on}`.
+    pub fn format(&self, format: &str) -> String {
+        let out = self.cmd(&["display-message", "-p", "-t", "main", format]);
+        String::from_utf8_lossy(&out.stdout).trim().to_owned()
+    }
+}
+
+impl Drop for Tmux {
+    fn drop(&mut self) {
+        let _ = self.cmd(&["kill-server"]);
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// Whether tmux can be run.
+pub fn tmux_available() -> bool {
+    Command::new("tmux")
+        .arg("-V")
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
