@@ -1213,16 +1213,37 @@ fn maximum_number(a: u32, b: u32) -> u32 {
     }
 }
 
-/// The new memory value of a 32-bit atomic (spec rows, docs/memory.md).
-fn atomic32(op: Rmw, old: u32, data: u32, data1: u32) -> u32 {
-    match op {
+/// The new memory value of an atomic of `bits` (32 or 64; spec rows, docs/memory.md),
+/// computed on the values zero-extended to 64 bits; `None` for a 64-bit float operation,
+/// which no instruction encodes ([`decode`] never makes one).
+fn atomic_value(op: Rmw, bits: u32, old: u64, data: u64, data1: u64) -> Option<u64> {
+    let mask = if bits == 64 {
+        u64::MAX
+    } else {
+        (1u64 << bits) - 1
+    };
+    // Signed comparisons on the operand width.
+    let signed = |x: u64| ((x << (64 - bits)) as i64) >> (64 - bits);
+    let value = match op {
         Rmw::Add => old.wrapping_add(data),
         Rmw::Sub => old.wrapping_sub(data),
         Rmw::And => old & data,
         Rmw::Or => old | data,
         Rmw::Xor => old ^ data,
-        Rmw::MinSigned => (old as i32).min(data as i32) as u32,
-        Rmw::MaxSigned => (old as i32).max(data as i32) as u32,
+        Rmw::MinSigned => {
+            if signed(old) <= signed(data) {
+                old
+            } else {
+                data
+            }
+        }
+        Rmw::MaxSigned => {
+            if signed(old) >= signed(data) {
+                old
+            } else {
+                data
+            }
+        }
         Rmw::MinUnsigned => old.min(data),
         Rmw::MaxUnsigned => old.max(data),
         Rmw::Exchange => data,
@@ -1247,49 +1268,12 @@ fn atomic32(op: Rmw, old: u32, data: u32, data1: u32) -> u32 {
                 old - 1
             }
         }
-        Rmw::FloatAdd => arith(fl(old) + fl(data)),
-        Rmw::FloatMin => minimum_number(old, data),
-        Rmw::FloatMax => maximum_number(old, data),
-    }
-}
-
-/// The new memory value of a 64-bit atomic; `None` for the float operations, which have
-/// no 64-bit form ([`decode`] never makes one).
-fn atomic64(op: Rmw, old: u64, data: u64, data1: u64) -> Option<u64> {
-    Some(match op {
-        Rmw::Add => old.wrapping_add(data),
-        Rmw::Sub => old.wrapping_sub(data),
-        Rmw::And => old & data,
-        Rmw::Or => old | data,
-        Rmw::Xor => old ^ data,
-        Rmw::MinSigned => (old as i64).min(data as i64) as u64,
-        Rmw::MaxSigned => (old as i64).max(data as i64) as u64,
-        Rmw::MinUnsigned => old.min(data),
-        Rmw::MaxUnsigned => old.max(data),
-        Rmw::Exchange => data,
-        Rmw::CompareExchange => {
-            if old == data {
-                data1
-            } else {
-                old
-            }
-        }
-        Rmw::Increment => {
-            if old >= data {
-                0
-            } else {
-                old + 1
-            }
-        }
-        Rmw::Decrement => {
-            if old == 0 || old > data {
-                data
-            } else {
-                old - 1
-            }
-        }
-        Rmw::FloatAdd | Rmw::FloatMin | Rmw::FloatMax => return None,
-    })
+        Rmw::FloatAdd | Rmw::FloatMin | Rmw::FloatMax if bits == 64 => return None,
+        Rmw::FloatAdd => arith(fl(old as u32) + fl(data as u32)) as u64,
+        Rmw::FloatMin => minimum_number(old as u32, data as u32) as u64,
+        Rmw::FloatMax => maximum_number(old as u32, data as u32) as u64,
+    };
+    Some(value & mask)
 }
 
 fn atomic(
@@ -1329,14 +1313,13 @@ fn atomic(
             AccessKind::ReadWrite,
         );
         let old = u64::from_le_bytes(buf);
-        let new = if wide {
-            let (data, data1) = (pair(v[0], v[1]), pair(v[2], v[3]));
-            match atomic64(op, old, data, data1) {
-                Some(x) => x,
-                None => return Err(illegal(i, "no 64-bit float atomic")),
-            }
+        let (bits, data, data1) = if wide {
+            (64, pair(v[0], v[1]), pair(v[2], v[3]))
         } else {
-            atomic32(op, old as u32, v[0], v[1]) as u64
+            (32, v[0] as u64, v[1] as u64)
+        };
+        let Some(new) = atomic_value(op, bits, old, data, data1) else {
+            return Err(illegal(i, "no 64-bit float atomic"));
         };
         write_place(ctx, p, lane, &new.to_le_bytes()[..size as usize]);
         // `.rtn`: the old value (0 for a dropped buffer access) to v[d] (v[d:d+1]).
