@@ -613,6 +613,8 @@ fn every_kind_of_command_prints_as_text_that_parses_back() {
         "stepi 5",
         "stepi all",
         "stepi all 3",
+        "stepi alone",
+        "stepi alone 4",
         "advance here",
         "advance barrier",
         "finish",

@@ -57,27 +57,14 @@ impl Planned {
     /// Whether it may run the machine for long (and so goes to the worker).
     pub fn runs_machine(&self) -> bool {
         match &self.command {
-            Ok(Some(Command::Stepi(n) | Command::StepiAll(n))) => *n > QUICK_STEPS,
-            Ok(Some(
-                Command::Continue | Command::Advance(_) | Command::AdvanceBarrier | Command::Finish,
-            )) => true,
+            Ok(Some(c)) if c.runs_machine() => c.step_count().is_none_or(|n| n > QUICK_STEPS),
             _ => false,
         }
     }
 
     /// Whether it runs the machine at all (its stop updates change tracking).
     pub fn moves_machine(&self) -> bool {
-        matches!(
-            &self.command,
-            Ok(Some(
-                Command::Continue
-                    | Command::Stepi(_)
-                    | Command::StepiAll(_)
-                    | Command::Advance(_)
-                    | Command::AdvanceBarrier
-                    | Command::Finish
-            ))
-        )
+        matches!(&self.command, Ok(Some(c)) if c.runs_machine())
     }
 
     /// Whether it starts the kernel again (every wave at the start).

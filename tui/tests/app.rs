@@ -322,7 +322,7 @@ fn the_lane_grid_finds_registers_named_only_through_tuples() {
 }
 
 #[test]
-fn step_all_is_one_recorded_command() {
+fn step_keys_are_one_recorded_command_each() {
     let dir = std::env::temp_dir().join(format!("wavedbg-tui-stepall-{}", std::process::id()));
     let _ = std::fs::create_dir_all(&dir);
     let options = TuiOptions {
@@ -333,6 +333,18 @@ fn step_all_is_one_recorded_command() {
     keys(&mut app, "Ss");
     let rec = std::fs::read_to_string(dir.join("rec.wdbg")).unwrap_or_default();
     assert!(rec.ends_with("\nstepi all\nstepi\n"), "{rec}");
+    assert!(!rec.contains("scheduler-locking"), "{rec}");
+    // With scheduler-locking off, `s` still steps the selected wave alone, in one command
+    // that leaves the setting as the user set it.
+    app.engine.scheduler_locking = false;
+    let pcs: Vec<u64> = app.engine.machine().waves.iter().map(|w| w.pc).collect();
+    keys(&mut app, "s");
+    let after: Vec<u64> = app.engine.machine().waves.iter().map(|w| w.pc).collect();
+    let moved = pcs.iter().zip(&after).filter(|(a, b)| a != b).count();
+    assert_eq!(moved, 1, "one wave stepped: {pcs:?} -> {after:?}");
+    assert!(!app.engine.scheduler_locking);
+    let rec = std::fs::read_to_string(dir.join("rec.wdbg")).unwrap_or_default();
+    assert!(rec.ends_with("\nstepi alone\n"), "{rec}");
     assert!(!rec.contains("scheduler-locking"), "{rec}");
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -17,7 +17,7 @@ pub const HELP: &[(&str, &[&str], &str, &str)] = &[
     ("rwatch", &[], "rwatch [SPACE:]ADDR [LEN] [if EXPR] [workgroup N|all] [wave N] [lane N]", "stop after any instruction that reads the range (atomics count)"),
     ("awatch", &[], "awatch [SPACE:]ADDR [LEN] [if EXPR] [workgroup N|all] [wave N] [lane N]", "stop after any instruction that reads or writes the range"),
     ("continue", &["c", "cont"], "continue", "run all waves until a breakpoint, watchpoint, fault, deadlock, interrupt or the end"),
-    ("stepi", &["si"], "stepi [all] [N]", "execute N instructions (default 1) of the selected wave, others frozen; with scheduler-locking off, or with `all`, every ready wave advances one instruction per step"),
+    ("stepi", &["si"], "stepi [all|alone] [N]", "execute N instructions (default 1) of the selected wave, others frozen; with scheduler-locking off, or with `all`, every ready wave advances one instruction per step; `alone` steps the selected wave alone whatever the setting"),
     ("advance", &["until", "u"], "advance LOCATION | advance barrier", "continue until the selected wave reaches LOCATION; `advance barrier` runs the selected wave alone to its next barrier"),
     ("finish", &[], "finish", "run the selected wave alone until it exits"),
     ("interrupt", &[], "interrupt", "stop a run in progress (Ctrl-C does the same)"),
@@ -152,6 +152,9 @@ pub enum Command {
     /// `stepi all [N]`: every ready wave advances N instructions, whatever
     /// scheduler-locking says (the TUI's "step all waves").
     StepiAll(u64),
+    /// `stepi alone [N]`: the selected wave alone advances N instructions, whatever
+    /// scheduler-locking says (the TUI's "step the selected wave").
+    StepiAlone(u64),
     /// `advance LOCATION`.
     Advance(String),
     /// `advance barrier`.
@@ -216,6 +219,32 @@ pub enum Command {
     Load(String),
     /// `help [COMMAND]`.
     Help(Option<String>),
+}
+
+impl Command {
+    /// Whether it runs the machine (continue, the steps, advance, finish): front ends use
+    /// this to route it (the TUI's worker, the GDB server's refusal of run control in
+    /// `monitor`), so a new run-control command is handled everywhere at once.
+    pub fn runs_machine(&self) -> bool {
+        matches!(
+            self,
+            Command::Continue
+                | Command::Stepi(_)
+                | Command::StepiAll(_)
+                | Command::StepiAlone(_)
+                | Command::Advance(_)
+                | Command::AdvanceBarrier
+                | Command::Finish
+        )
+    }
+
+    /// The instruction count of a step command (`None` for the others).
+    pub fn step_count(&self) -> Option<u64> {
+        match self {
+            Command::Stepi(n) | Command::StepiAll(n) | Command::StepiAlone(n) => Some(*n),
+            _ => None,
+        }
+    }
 }
 
 /// The command-language text of a command: what [`parse`] reads back as the same command
@@ -288,6 +317,8 @@ impl std::fmt::Display for Command {
             Command::Stepi(n) => write!(f, "stepi {n}"),
             Command::StepiAll(1) => f.write_str("stepi all"),
             Command::StepiAll(n) => write!(f, "stepi all {n}"),
+            Command::StepiAlone(1) => f.write_str("stepi alone"),
+            Command::StepiAlone(n) => write!(f, "stepi alone {n}"),
             Command::Advance(l) => write!(f, "advance {l}"),
             Command::AdvanceBarrier => f.write_str("advance barrier"),
             Command::Finish => f.write_str("finish"),
@@ -560,20 +591,23 @@ pub fn parse(line: &str) -> Result<Option<Command>, CommandError> {
         }
         "continue" => Command::Continue,
         "stepi" => {
-            let (all, count) = match rest.strip_prefix("all") {
-                Some(r) if r.is_empty() || r.starts_with(char::is_whitespace) => (true, r.trim()),
-                _ => (false, rest),
+            let word = |w: &str| {
+                rest.strip_prefix(w)
+                    .filter(|r| r.is_empty() || r.starts_with(char::is_whitespace))
+                    .map(str::trim)
             };
-            let n = if count.is_empty() {
+            let (make, count): (fn(u64) -> Command, &str) = if let Some(r) = word("all") {
+                (Command::StepiAll, r)
+            } else if let Some(r) = word("alone") {
+                (Command::StepiAlone, r)
+            } else {
+                (Command::Stepi, rest)
+            };
+            make(if count.is_empty() {
                 1
             } else {
                 number(name, count)?
-            };
-            if all {
-                Command::StepiAll(n)
-            } else {
-                Command::Stepi(n)
-            }
+            })
         }
         "advance" => {
             need("a location")?;
@@ -831,7 +865,8 @@ every ready wave by one instruction, in wave order. `continue` always runs all w
 the deterministic scheduler (docs/scheduling.md). `advance barrier` runs the selected wave
 alone until it arrives at a barrier, `finish` until it exits; if it must wait for frozen
 waves the stop says so instead of hanging. `stepi all [N]` advances every ready wave N
-times whatever the setting (the TUI's `S`). `stepi 0` executes nothing and says so, as gdb
+times whatever the setting (the TUI's `S`), and `stepi alone [N]` the selected wave alone
+(the TUI's `s`). `stepi 0` executes nothing and says so, as gdb
 does.
 
 ## Breakpoints

@@ -243,6 +243,13 @@ impl Engine {
                 let s = self.step_all(*n);
                 self.stopped(s)
             }
+            Command::StepiAlone(0) => {
+                CommandOutput::text("stepi alone 0: no instruction executed.\n".into())
+            }
+            Command::StepiAlone(n) => {
+                let s = self.run_wave(self.selected_wave, *n);
+                self.stopped(s)
+            }
             Command::Advance(loc) => {
                 let a = self
                     .resolve_location(loc)

@@ -60,12 +60,7 @@ fn refused(cmd: &Command, files_allowed: bool) -> Option<&'static str> {
         Command::Set { target, .. } if !target.contains(':') => Some(
             "the client caches registers: change them there (gdb: `set var $u8 = 1`, `set var $v3[5] = 1`; lldb: `register write`)\n",
         ),
-        Command::Continue
-        | Command::Stepi(_)
-        | Command::Advance(_)
-        | Command::AdvanceBarrier
-        | Command::Finish
-        | Command::Interrupt => {
+        c if c.runs_machine() || matches!(c, Command::Interrupt) => {
             Some("run control belongs to the client: use continue, stepi, until or Ctrl-C there\n")
         }
         Command::Restart => Some(
@@ -324,7 +319,22 @@ pub(crate) mod tests {
             run(&mut t, "set shared:4 = 7").is_empty(),
             "memory may be set"
         );
-        assert!(run(&mut t, "continue").contains("run control belongs to the client"));
+        for line in [
+            "continue",
+            "stepi",
+            "stepi all",
+            "stepi alone 3",
+            "finish",
+            "advance barrier",
+        ] {
+            let pcs: Vec<u64> = t.engine().machine().waves.iter().map(|w| w.pc).collect();
+            assert!(
+                run(&mut t, line).contains("run control belongs to the client"),
+                "{line}"
+            );
+            let after: Vec<u64> = t.engine().machine().waves.iter().map(|w| w.pc).collect();
+            assert_eq!(pcs, after, "`monitor {line}` ran nothing");
+        }
         t.no_process = true;
         assert!(run(&mut t, "threads").starts_with("No threads"));
         assert!(run(&mut t, "info waves").contains("not running"));

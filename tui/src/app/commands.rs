@@ -47,19 +47,16 @@ impl App {
 
     /// Steps the selected wave one instruction (others frozen).
     ///
-    /// With scheduler-locking on (the default) that is `stepi`. The command language has no
-    /// "this wave only" step whatever the setting, so after `set scheduler-locking off` the
-    /// setting is switched on around the step (three recorded commands).
+    /// With scheduler-locking on (the default) that is `stepi`; after `set
+    /// scheduler-locking off` it is `stepi alone`, one command that leaves the setting as
+    /// it is.
     pub fn step(&mut self) {
-        if self.engine.scheduler_locking {
-            self.submit_commands(vec![Command::Stepi(1)]);
+        let cmd = if self.engine.scheduler_locking {
+            Command::Stepi(1)
         } else {
-            self.submit_commands(vec![
-                Command::SchedulerLocking(true),
-                Command::Stepi(1),
-                Command::SchedulerLocking(false),
-            ]);
-        }
+            Command::StepiAlone(1)
+        };
+        self.submit_commands(vec![cmd]);
     }
 
     /// Steps every ready wave one instruction.
