@@ -465,7 +465,7 @@ fn malformed_commands_say_what_is_wrong_and_show_the_usage() {
         ),
         (
             "watch shared:0 4 workgroup 7",
-            "workgroup 7 is not resident",
+            "workgroup 7 is not in the grid (0-1)",
         ),
         (
             "watch scratch:0 4",

@@ -44,7 +44,7 @@ pub enum EngineError {
         resident: Vec<u32>,
     },
     /// No wave with this global id, resident or to come (a scratch watchpoint's wave).
-    #[error("no wave {0} (it has finished)")]
+    #[error("no wave {0} (not resident, not to come)")]
     NoWaveId(u32),
     /// No wave at this index of the machine's waves.
     #[error("no wave with index {0}")]

@@ -143,17 +143,27 @@ impl Engine {
         let m = &self.machine;
         let per = m.launch().waves_per_workgroup();
         let resident = match scope {
-            Scope::Scratch { wave, .. } => m
-                .wave_index(wave)
-                .ok_or(wave / per)
-                .map_err(|g| self.check_pending(g, scope, addr, len, EngineError::NoWaveId(wave))),
+            Scope::Scratch { wave, .. } => m.wave_index(wave).ok_or(wave / per).map_err(|g| {
+                let none = || EngineError::NoWaveId(wave);
+                self.check_pending(g, scope, addr, len, none, none)
+            }),
             Scope::Shared(Some(g)) => m
                 .waves
                 .iter()
                 .position(|w| w.workgroup == g)
                 .ok_or(g)
                 .map_err(|g| {
-                    self.check_pending(g, scope, addr, len, EngineError::WorkgroupFinished(g))
+                    self.check_pending(
+                        g,
+                        scope,
+                        addr,
+                        len,
+                        || EngineError::WorkgroupFinished(g),
+                        || EngineError::WorkgroupNotInGrid {
+                            workgroup: g,
+                            grid: self.machine.launch().grid,
+                        },
+                    )
                 }),
             _ => Ok(self.selected_wave),
         };
@@ -175,26 +185,25 @@ impl Engine {
         Ok(id)
     }
 
-    /// Checks a watched range of workgroup `g`, which is not resident: it must be still to
-    /// come (`gone` otherwise) and the range inside the window its waves will have.
+    /// Checks a watched range of workgroup `g`, which is not resident: it must be in the
+    /// grid (`outside` otherwise) and still to come (`gone` otherwise), and the range inside
+    /// the window its waves will have.
     fn check_pending(
         &self,
         g: u32,
         scope: Scope,
         addr: u64,
         len: u64,
-        gone: EngineError,
+        gone: impl FnOnce() -> EngineError,
+        outside: impl FnOnce() -> EngineError,
     ) -> Result<(), EngineError> {
         let launch = self.machine.launch();
         if g >= launch.grid {
-            return Err(EngineError::WorkgroupNotInGrid {
-                workgroup: g,
-                grid: launch.grid,
-            });
+            return Err(outside());
         }
         let dispatched = launch.grid - self.machine.workgroups_pending();
         if g < dispatched {
-            return Err(gone);
+            return Err(gone());
         }
         let size = match scope.space() {
             crate::memory::Space::Shared => launch.shared_bytes as u64,
