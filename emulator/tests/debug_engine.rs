@@ -1148,7 +1148,10 @@ fn scratch_watchpoint_bad_targets() {
         .add_watchpoint(WatchKind::Write, Scope::Shared(Some(3)), 0, 4, None)
         .unwrap_err()
         .to_string();
-    assert!(group.contains("workgroup 3 is not in the grid (0-0)"), "{group}");
+    assert!(
+        group.contains("workgroup 3 is not in the grid (0-0)"),
+        "{group}"
+    );
     let unmapped = e
         .add_watchpoint(WatchKind::Write, Scope::Global, 0x10, 4, None)
         .unwrap_err()
