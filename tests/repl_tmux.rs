@@ -17,7 +17,7 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 mod tmux;
-use tmux::{tmux_available, Tmux, TIMEOUT};
+use tmux::{Tmux, TIMEOUT};
 
 const PROMPT: &str = "(wavedbg)";
 
@@ -94,39 +94,13 @@ fn interrupt_a_run(t: &Tmux, interrupt: impl Fn(), how: &str) {
 
 #[test]
 fn ctrl_c_and_sigint_interrupt_a_run_in_a_real_terminal() {
-    if !tmux_available() {
-        if std::env::var_os("CI").is_some() {
-            panic!("tmux is required in CI (.ci/run installs it)");
-        }
-        eprintln!("SKIPPED: tmux is not installed (apt-get install tmux); the REPL end-to-end test did not run");
+    let Some(t) = tmux::start("repl", "repl-test$ ", (200, 40), true) else {
         return;
-    }
-    let dir = std::env::temp_dir().join(format!("wavedbg-repl-tmux-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    let t = Tmux {
-        socket: format!("wavedbg-repl-test-{}", std::process::id()),
-        dir: dir.clone(),
-        scrollback: true,
     };
+    let dir = t.dir.clone();
     let kernel = dir.join("spin.s");
     std::fs::write(&kernel, ".kernel spin\nspin:\n    br spin    ; forever\n")
         .expect("write the kernel");
-    t.ok(&[
-        "new-session",
-        "-d",
-        "-s",
-        "main",
-        "-x",
-        "200",
-        "-y",
-        "40",
-        "env PS1='repl-test$ ' sh",
-    ]);
-    // A prompt we can recognise, set before the shell starts, so seeing it means the shell
-    // is ready (typing `PS1=...` instead echoes the prompt's text before the shell reads it).
-    t.wait_for("the shell prompt", |s| {
-        s.lines().any(|l| l.starts_with("repl-test$"))
-    });
     // The launcher writes its pid and `exec`s the REPL: that pid is the REPL's, and the
     // interactive shell stays the parent, to be checked after.
     let pid_file = dir.join("pid");

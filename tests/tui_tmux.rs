@@ -15,44 +15,11 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 mod tmux;
-use tmux::{tmux_available, Tmux, TIMEOUT};
+use tmux::{Tmux, TIMEOUT};
 
-/// A tmux server for the test `name` (tests run in parallel, so each has its own socket and
-/// directory), with a shell in session `main` at 120x40; `None` (the test skips) when tmux
-/// is missing outside CI.
+/// A tmux server with a shell at 120x40 for the test `name`.
 fn start(name: &str) -> Option<Tmux> {
-    if !tmux_available() {
-        if std::env::var_os("CI").is_some() {
-            panic!("tmux is required in CI (.ci/run installs it)");
-        }
-        eprintln!("SKIPPED: tmux is not installed (apt-get install tmux); the TUI end-to-end test {name} did not run");
-        return None;
-    }
-    let id = format!("{name}-{}", std::process::id());
-    let dir = std::env::temp_dir().join(format!("wavedbg-tmux-{id}"));
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    let t = Tmux {
-        socket: format!("wavedbg-test-{id}"),
-        dir,
-        scrollback: false,
-    };
-    t.ok(&[
-        "new-session",
-        "-d",
-        "-s",
-        "main",
-        "-x",
-        "120",
-        "-y",
-        "40",
-        "env PS1='tui-test$ ' sh",
-    ]);
-    // A prompt we can recognise, set before the shell starts, so seeing it means the shell
-    // is ready (typing `PS1=...` instead echoes the prompt's text before the shell reads it).
-    t.wait_for("the shell prompt", |s| {
-        s.lines().any(|l| l.starts_with("tui-test$"))
-    });
-    Some(t)
+    tmux::start(name, "tui-test$ ", (120, 40), false)
 }
 
 #[test]

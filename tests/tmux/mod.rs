@@ -106,6 +106,52 @@ impl Drop for Tmux {
     }
 }
 
+/// A tmux server for the test `name` (tests run in parallel, so each has its own socket
+/// and folder), with a shell in session `main` of `width`x`height` whose prompt is
+/// `prompt`; `None` (the test skips) when tmux is missing outside CI.
+pub fn start(
+    name: &str,
+    prompt: &str,
+    (width, height): (u16, u16),
+    scrollback: bool,
+) -> Option<Tmux> {
+    if !tmux_available() {
+        if std::env::var_os("CI").is_some() {
+            panic!("tmux is required in CI (.ci/run installs it)");
+        }
+        eprintln!("SKIPPED: tmux is not installed (apt-get install tmux); the terminal test {name} did not run");
+        return None;
+    }
+    let id = format!("{name}-{}", std::process::id());
+    let dir = std::env::temp_dir().join(format!("wavedbg-tmux-{id}"));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let t = Tmux {
+        socket: format!("wavedbg-test-{id}"),
+        dir,
+        scrollback,
+    };
+    let (w, h) = (width.to_string(), height.to_string());
+    let shell = format!("env PS1='{prompt}' sh");
+    t.ok(&[
+        "new-session",
+        "-d",
+        "-s",
+        "main",
+        "-x",
+        &w,
+        "-y",
+        &h,
+        &shell,
+    ]);
+    // A prompt set before the shell starts, so seeing it means the shell is ready (typing
+    // `PS1=...` instead echoes the prompt's text before the shell reads it).
+    let ready = prompt.trim_end();
+    t.wait_for("the shell prompt", |s| {
+        s.lines().any(|l| l.starts_with(ready))
+    });
+    Some(t)
+}
+
 /// Whether tmux can be run.
 pub fn tmux_available() -> bool {
     Command::new("tmux")
