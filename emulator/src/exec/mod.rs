@@ -5,18 +5,18 @@
 
 mod alu;
 mod lsu;
-pub mod op;
 /// The reference interpreter, compiled only for tests (feature `reference`).
 #[cfg(feature = "reference")]
 pub mod reference;
 mod xlane;
 
 use crate::fault::FaultKind;
+pub use crate::isa::op;
+pub use crate::isa::Op;
 use crate::isa::{Counter, Instr, Latency};
 use crate::memory::{GlobalMemory, PagedBytes, Space};
 use crate::program::LaunchConfig;
 use crate::wave::{RegRange, Wave, LANES};
-pub use op::Op;
 
 /// An instruction decoded once, with its operation resolved.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -32,18 +32,18 @@ pub struct Decoded {
 }
 
 impl Decoded {
-    /// Resolves an instruction's operation.
-    pub fn new(instr: Instr) -> Option<Self> {
+    /// Resolves an instruction's operation (from its table row).
+    pub fn new(instr: Instr) -> Self {
         let def = instr.def();
-        Some(Self {
+        Self {
             instr,
-            op: op::op_of(def.mnemonic())?,
+            op: def.op(),
             len: def.len,
             counter: match def.latency {
                 Latency::Async(c) => Some(c),
                 Latency::Fixed(_) => None,
             },
-        })
+        }
     }
 }
 

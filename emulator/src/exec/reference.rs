@@ -17,7 +17,7 @@
 //! emulator against a simple one).
 //!
 //! It shares no semantic code with the fast path. It never sees the fast path's decoding
-//! (`Decoded`, `op_of` and the enums of `exec/op.rs`): it takes the bare [`Instr`] and reads
+//! (`Decoded`, the table's `Op` column and the enums of `isa/op.rs`): it takes the bare [`Instr`] and reads
 //! what to do from the mnemonic text ([`decode`], written here) and from the table row
 //! (which registers and immediates the operand syntax names, the `async:` counter).
 //! Arithmetic, comparisons, conversions, the minimumNumber/maximumNumber rules, shuffles,

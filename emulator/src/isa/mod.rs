@@ -9,6 +9,7 @@ mod base_rows;
 pub mod format;
 mod instr;
 mod listing;
+pub mod op;
 pub mod operand;
 mod spec_rows;
 pub mod table;
@@ -19,6 +20,7 @@ use std::sync::OnceLock;
 pub use format::{FieldDef, FormatDef, FORMATS};
 pub use instr::{DecodeError, EncodeError, Instr};
 pub use listing::IsaEntry;
+pub use op::Op;
 pub use operand::{ImmKind, OperandDef, OperandKind, RegFile, Slot};
 pub use table::{InstrRow, Origin, Unit};
 
@@ -135,6 +137,11 @@ impl InstrDef {
     /// The mnemonic.
     pub fn mnemonic(&self) -> &'static str {
         self.row.mnemonic
+    }
+
+    /// The operation it performs.
+    pub fn op(&self) -> Op {
+        self.row.op
     }
 
     /// The operand in `slot`, if the instruction has one.

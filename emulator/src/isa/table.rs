@@ -3,6 +3,8 @@
 
 use serde::Serialize;
 
+use super::op::Op;
+
 /// The execution unit an instruction belongs to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -62,6 +64,8 @@ pub struct InstrRow {
     pub semantics: &'static str,
     /// Spec row or project-defined.
     pub origin: Origin,
+    /// The operation `exec` performs: semantics are bound to the row here, once.
+    pub op: Op,
 }
 
 impl InstrRow {
@@ -78,6 +82,7 @@ impl InstrRow {
         syntax: &'static str,
         semantics: &'static str,
         origin: Origin,
+        op: Op,
     ) -> Self {
         Self {
             unit,
@@ -90,6 +95,7 @@ impl InstrRow {
             syntax,
             semantics,
             origin,
+            op,
         }
     }
 }

@@ -19,18 +19,13 @@ pub fn decode_code(code: &[u32]) -> Vec<CodeWord> {
     let mut out = Vec::with_capacity(code.len());
     while out.len() < code.len() {
         match Instr::decode(&code[out.len()..]) {
-            Ok(instr) => match Decoded::new(instr) {
-                Some(d) => {
-                    out.push(CodeWord::Instr(d));
-                    if d.len == 8 {
-                        out.push(CodeWord::Inside);
-                    }
+            Ok(instr) => {
+                let d = Decoded::new(instr);
+                out.push(CodeWord::Instr(d));
+                if d.len == 8 {
+                    out.push(CodeWord::Inside);
                 }
-                None => out.push(CodeWord::Illegal(format!(
-                    "no semantics for {}",
-                    instr.def().mnemonic()
-                ))),
-            },
+            }
             Err(e) => out.push(CodeWord::Illegal(e.to_string())),
         }
     }
