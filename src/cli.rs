@@ -56,6 +56,9 @@ enum Command {
     /// Run a command script or a saved session's command log without a terminal and print
     /// a deterministic transcript (exit code 1 if an expect fails or a command errors).
     Replay(crate::replay::ReplayArgs),
+    /// Measure the emulator: throughput on a fixed set of kernels against native Rust, the
+    /// cost of an armed debugger, and the cost of one resume as the grid grows.
+    Bench(crate::bench::BenchArgs),
     /// Serve a kernel over the GDB remote protocol so gdb and lldb can attach.
     Serve {
         /// Kernel source (.s) or object (.wko).
@@ -129,6 +132,7 @@ pub fn run(cli: Cli) -> Result<i32> {
             Ok(0)
         }
         Some(Command::Run(args)) => crate::run::run(args),
+        Some(Command::Bench(args)) => crate::bench::run(args),
         Some(Command::Disasm { file }) => {
             let program = load_program(&file)?;
             emit(&disasm::disassemble(&program))?;

@@ -1,5 +1,6 @@
 //! The `wavedbg` command line.
 
+mod bench;
 mod cli;
 mod launch;
 mod load;

@@ -2,6 +2,7 @@
 //! machine and its semantics, and the debug engine. No terminal, network or CLI code.
 
 pub mod asm;
+pub mod bench;
 pub mod debug;
 pub mod demo;
 pub mod disasm;

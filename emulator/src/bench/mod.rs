@@ -1,0 +1,393 @@
+//! `wavedbg bench`: the interpreter's throughput on a fixed set of kernels, each against a
+//! native Rust implementation of the same computation timed in the same run, plus what the
+//! debugger costs (an armed engine against the bare machine) and what one resume costs
+//! as the grid grows. Figures and the commands that reproduce them: docs/performance.md.
+//!
+//! Timing stays out of the test suite; the suite runs [`run`] in quick mode only to check
+//! that every kernel computes what its native version does.
+
+mod kernels;
+
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+
+pub use kernels::Kernel;
+
+use crate::asm::assemble;
+use crate::debug::breakpoint::{Filters, Scope, WatchKind};
+use crate::debug::{Engine, StopReason};
+use crate::machine::{Event, LaunchError, LaunchOptions, Machine};
+use crate::memory::Space;
+use crate::program::Program;
+
+/// Wave counts every kernel runs at.
+pub const WAVE_COUNTS: [u32; 2] = [1, 8];
+
+/// One benchmark case's figures. Rates are per second of the fastest run.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Measurement {
+    /// The kernel (or `armed-<kernel>`, `engine-stepi`).
+    pub kernel: String,
+    /// Resident waves.
+    pub waves: u32,
+    /// Wave-instructions of one run (for `engine-stepi`: the steps timed).
+    pub wave_instructions: u64,
+    /// Lane operations of one run: the sum over instructions of their active lanes.
+    pub lane_ops: u64,
+    /// Seconds of the fastest run.
+    pub seconds: f64,
+    /// Wave-instructions per second.
+    pub wave_instructions_per_s: f64,
+    /// Lane operations per second.
+    pub lane_ops_per_s: f64,
+    /// The native implementation's rate, counted in the same lane operations.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub native_lane_ops_per_s: Option<f64>,
+    /// Emulated over native throughput (1.0 would be native speed).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub vs_native: Option<f64>,
+    /// Armed cases: throughput over the bare machine's on the same kernel and waves.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub vs_bare: Option<f64>,
+    /// `engine-stepi` at many waves: cost of one `stepi` over its cost at 2 waves.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub vs_two_waves: Option<f64>,
+}
+
+/// Why a benchmark could not run (a defect of the emulator, never of the machine).
+#[derive(Debug, thiserror::Error)]
+pub enum BenchError {
+    /// A benchmark kernel did not assemble.
+    #[error("benchmark kernel {kernel}: {message}")]
+    Assemble {
+        /// The kernel.
+        kernel: &'static str,
+        /// The assembler's report.
+        message: String,
+    },
+    /// A benchmark kernel did not launch.
+    #[error("benchmark kernel {kernel}: {source}")]
+    Launch {
+        /// The kernel.
+        kernel: &'static str,
+        /// Why.
+        source: LaunchError,
+    },
+    /// A run ended in something other than completion.
+    #[error("benchmark kernel {kernel} at {waves} waves stopped: {event}")]
+    Stopped {
+        /// The kernel.
+        kernel: &'static str,
+        /// Waves.
+        waves: u32,
+        /// What happened.
+        event: String,
+    },
+    /// The emulator's result differs from the native implementation's.
+    #[error("benchmark kernel {kernel} at {waves} waves: word {word} of `out` is {got:#x}, the native computation gives {want:#x}")]
+    Mismatch {
+        /// The kernel.
+        kernel: &'static str,
+        /// Waves.
+        waves: u32,
+        /// Word index in `out`.
+        word: usize,
+        /// Emulated.
+        got: u32,
+        /// Native.
+        want: u32,
+    },
+}
+
+/// How long to measure.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BenchOptions {
+    /// Short runs (the whole suite in a few seconds) for a quick look and for tests.
+    pub quick: bool,
+}
+
+impl BenchOptions {
+    fn iterations(self, k: Kernel) -> u32 {
+        if self.quick {
+            k.iterations() / 8
+        } else {
+            k.iterations()
+        }
+    }
+
+    /// Time spent repeating each measurement (the fastest repetition counts).
+    fn budget(self) -> Duration {
+        Duration::from_millis(if self.quick { 60 } else { 1000 })
+    }
+}
+
+/// Runs every case, calling `each` as each measurement completes (for live output).
+pub fn run(
+    options: BenchOptions,
+    mut each: impl FnMut(&Measurement),
+) -> Result<Vec<Measurement>, BenchError> {
+    let mut out = Vec::new();
+    let mut push = |m: Measurement, out: &mut Vec<Measurement>| {
+        each(&m);
+        out.push(m);
+    };
+    for k in Kernel::ALL {
+        for waves in WAVE_COUNTS {
+            push(kernel_case(options, k, waves)?, &mut out);
+        }
+    }
+    for waves in WAVE_COUNTS {
+        let bare = out
+            .iter()
+            .find(|m| m.kernel == Kernel::Mixed.name() && m.waves == waves)
+            .map(|m| m.lane_ops_per_s);
+        let mut m = armed_case(options, waves)?;
+        m.vs_bare = bare.map(|b| m.lane_ops_per_s / b);
+        push(m, &mut out);
+    }
+    let small = stepi_case(options, 2)?;
+    let mut large = stepi_case(options, 256)?;
+    large.vs_two_waves = Some(large.seconds / small.seconds);
+    push(small, &mut out);
+    push(large, &mut out);
+    Ok(out)
+}
+
+/// Runs kernel `k` once at `waves` waves and `iters` iterations and checks its `out`
+/// buffer against the native implementation (the test suite's use of the benchmarks).
+pub fn verify(k: Kernel, waves: u32, iters: u32) -> Result<(), BenchError> {
+    let p = program(k, waves, iters)?;
+    let mut m = Machine::new(&p, launch_options()).map_err(|source| BenchError::Launch {
+        kernel: k.name(),
+        source,
+    })?;
+    let event = m.run(None);
+    if event != Some(Event::Finished) {
+        return Err(BenchError::Stopped {
+            kernel: k.name(),
+            waves,
+            event: format!("{event:?}"),
+        });
+    }
+    check(&m, k, waves, &k.native(waves, iters))
+}
+
+fn program(k: Kernel, waves: u32, iters: u32) -> Result<Program, BenchError> {
+    assemble(&k.source(waves, iters), "bench.s", None).map_err(|e| BenchError::Assemble {
+        kernel: k.name(),
+        message: e.to_string(),
+    })
+}
+
+fn launch_options() -> LaunchOptions {
+    LaunchOptions {
+        max_instructions: None,
+        ..LaunchOptions::default()
+    }
+}
+
+/// Repeats `once` until the budget is spent; returns the fastest time and the last value.
+fn fastest<T>(
+    budget: Duration,
+    mut once: impl FnMut() -> Result<(Duration, T), BenchError>,
+) -> Result<(Duration, T), BenchError> {
+    let start = Instant::now();
+    let (mut best, mut value) = once()?;
+    while start.elapsed() < budget {
+        let (t, v) = once()?;
+        best = best.min(t);
+        value = v;
+    }
+    Ok((best, value))
+}
+
+fn measurement(kernel: String, waves: u32, instrs: u64, lane_ops: u64, t: Duration) -> Measurement {
+    let s = t.as_secs_f64().max(1e-9);
+    Measurement {
+        kernel,
+        waves,
+        wave_instructions: instrs,
+        lane_ops,
+        seconds: s,
+        wave_instructions_per_s: instrs as f64 / s,
+        lane_ops_per_s: lane_ops as f64 / s,
+        native_lane_ops_per_s: None,
+        vs_native: None,
+        vs_bare: None,
+        vs_two_waves: None,
+    }
+}
+
+fn kernel_case(options: BenchOptions, k: Kernel, waves: u32) -> Result<Measurement, BenchError> {
+    let iters = options.iterations(k);
+    let p = program(k, waves, iters)?;
+    let want = k.native(waves, iters);
+    let (t, m) = fastest(options.budget(), || {
+        let mut m = Machine::new(&p, launch_options()).map_err(|source| BenchError::Launch {
+            kernel: k.name(),
+            source,
+        })?;
+        let start = Instant::now();
+        let event = m.run(None);
+        let t = start.elapsed();
+        if event != Some(Event::Finished) {
+            return Err(BenchError::Stopped {
+                kernel: k.name(),
+                waves,
+                event: format!("{event:?}"),
+            });
+        }
+        Ok((t, m))
+    })?;
+    check(&m, k, waves, &want)?;
+    let (native, _) = fastest(options.budget() / 4, || {
+        let start = Instant::now();
+        let r = std::hint::black_box(k.native(waves, iters));
+        Ok((start.elapsed(), r.len()))
+    })?;
+    let mut r = measurement(
+        k.name().to_string(),
+        waves,
+        m.stats.wave_instructions,
+        m.stats.lane_ops,
+        t,
+    );
+    let native_rate = m.stats.lane_ops as f64 / native.as_secs_f64().max(1e-9);
+    r.native_lane_ops_per_s = Some(native_rate);
+    r.vs_native = Some(r.lane_ops_per_s / native_rate);
+    Ok(r)
+}
+
+fn check(m: &Machine, k: Kernel, waves: u32, want: &[u32]) -> Result<(), BenchError> {
+    let base = m.buffer_base("out").unwrap_or_default();
+    let mut bytes = vec![0u8; want.len() * 4];
+    let read = m.read_space(Space::Global, 0, 0, base, &mut bytes);
+    let got = bytes
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]));
+    for (word, (got, &want)) in got.zip(want).enumerate() {
+        if got != want || read.is_err() {
+            return Err(BenchError::Mismatch {
+                kernel: k.name(),
+                waves,
+                word,
+                got,
+                want,
+            });
+        }
+    }
+    Ok(())
+}
+
+/// The mixed kernel under the engine with 100 breakpoints on executed instructions whose
+/// wave filter never matches, and 32 watchpoints on memory next to what it touches (16
+/// global, 16 shared): every instruction reaches a breakpoint and every access is checked.
+fn armed_case(options: BenchOptions, waves: u32) -> Result<Measurement, BenchError> {
+    let k = Kernel::Mixed;
+    let iters = options.iterations(k);
+    // A spare buffer to watch, just past the data.
+    let source = k
+        .source(waves, iters)
+        .replacen(".arg", ".buffer spare, 4096\n.arg", 1);
+    let p = assemble(&source, "bench.s", None).map_err(|e| BenchError::Assemble {
+        kernel: k.name(),
+        message: e.to_string(),
+    })?;
+    let want = k.native(waves, iters);
+    let (t, e) = fastest(options.budget(), || {
+        let mut e = armed(&p).map_err(|source| BenchError::Launch {
+            kernel: k.name(),
+            source,
+        })?;
+        let start = Instant::now();
+        let stop = e.continue_all();
+        let t = start.elapsed();
+        if stop.reason != StopReason::Finished {
+            return Err(BenchError::Stopped {
+                kernel: k.name(),
+                waves,
+                event: format!("{:?}", stop.reason),
+            });
+        }
+        Ok((t, e))
+    })?;
+    check(e.machine(), k, waves, &want)?;
+    let stats = e.machine().stats;
+    Ok(measurement(
+        format!("armed-{}", k.name()),
+        waves,
+        stats.wave_instructions,
+        stats.lane_ops,
+        t,
+    ))
+}
+
+fn armed(p: &Program) -> Result<Engine, LaunchError> {
+    let mut e = Engine::new(p, launch_options())?;
+    let addrs: Vec<u64> = p.lines.iter().map(|(a, _)| *a).collect();
+    for i in 0..100 {
+        let Some(a) = addrs.get(i % addrs.len().max(1)) else {
+            break;
+        };
+        let f = Filters {
+            wave: Some(1_000_000 + i as u32),
+            ..Filters::default()
+        };
+        // Addresses come from the program's own line table: placing them cannot fail.
+        let _ = e.add_breakpoint(&format!("{a:#x}"), None, f, false);
+    }
+    if let Some(spare) = e.machine().buffer_base("spare") {
+        for i in 0..16u64 {
+            let _ = e.add_watchpoint(WatchKind::Access, Scope::Global, spare + 64 * i, 8, None);
+            let _ = e.add_watchpoint(
+                WatchKind::Write,
+                Scope::Shared(None),
+                1024 + 64 * i,
+                8,
+                None,
+            );
+        }
+    }
+    Ok(e)
+}
+
+/// One `stepi` at a time (each a full resume and stop of the engine) on the integer
+/// kernel with `waves` resident waves.
+fn stepi_case(options: BenchOptions, waves: u32) -> Result<Measurement, BenchError> {
+    let k = Kernel::IntAlu;
+    let p = program(k, 1, k.iterations())?;
+    let per_group = waves.min(32);
+    let launch = LaunchOptions {
+        workgroup_lanes: Some(per_group * 32),
+        grid: Some(waves / per_group),
+        resident_workgroups: waves / per_group,
+        ..launch_options()
+    };
+    let steps: u64 = if options.quick { 200 } else { 2000 };
+    let (t, _) = fastest(options.budget(), || {
+        let mut e = Engine::new(&p, launch.clone()).map_err(|source| BenchError::Launch {
+            kernel: k.name(),
+            source,
+        })?;
+        let start = Instant::now();
+        for _ in 0..steps {
+            let stop = e.step(1);
+            if stop.reason != StopReason::Step {
+                return Err(BenchError::Stopped {
+                    kernel: k.name(),
+                    waves,
+                    event: format!("{:?}", stop.reason),
+                });
+            }
+        }
+        Ok((start.elapsed(), ()))
+    })?;
+    Ok(measurement(
+        "engine-stepi".to_string(),
+        waves,
+        steps,
+        steps * 32,
+        t,
+    ))
+}
