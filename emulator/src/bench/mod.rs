@@ -366,7 +366,7 @@ fn stepi_case(options: BenchOptions, waves: u32) -> Result<Measurement, BenchErr
     };
     let steps: u64 = if options.quick { 200 } else { 2000 };
     let (t, _) = fastest(options.budget(), || {
-        let mut e = Engine::new(&p, launch.clone()).map_err(|source| BenchError::Launch {
+        let mut e = Engine::new(&p, launch).map_err(|source| BenchError::Launch {
             kernel: k.name(),
             source,
         })?;
