@@ -117,3 +117,18 @@ fn engine_100_breakpoints_32_watchpoints_not_hit(b: Bencher) {
         e.machine().stats.wave_instructions
     });
 }
+
+#[divan::bench(args = [2, 256])]
+fn stepi_resume(b: Bencher, waves: u32) {
+    let k = wavedbg_emulator::bench::Kernel::IntAlu;
+    let p = assemble(&k.source(1, 100_000), "k.s", None).expect("asm");
+    let per = waves.min(32);
+    let o = LaunchOptions {
+        workgroup_lanes: Some(per * 32),
+        grid: Some(waves / per),
+        resident_workgroups: waves / per,
+        ..options()
+    };
+    let mut e = Engine::new(&p, o).expect("launch");
+    b.bench_local(|| e.step(1));
+}

@@ -147,6 +147,40 @@ impl Wave {
         })
     }
 
+    /// Makes `self` equal to `other`, which it was a copy of before some execution: a
+    /// wave that has not executed since (same id, same instruction count) only had its
+    /// scheduling state changed, so its registers and scratch are not copied. Debugger
+    /// edits break that rule; after one, clone instead.
+    pub fn sync_from(&mut self, other: &Wave) {
+        let Wave {
+            id,
+            workgroup,
+            index,
+            pc,
+            exec,
+            v,
+            u,
+            state,
+            outstanding,
+            scratch,
+            executed,
+        } = other;
+        let ran = self.id != *id || self.executed != *executed;
+        self.id = *id;
+        self.workgroup = *workgroup;
+        self.index = *index;
+        self.pc = *pc;
+        self.exec = *exec;
+        self.state = *state;
+        self.executed = *executed;
+        if ran {
+            self.v.clone_from(v);
+            self.u = *u;
+            self.outstanding.clone_from(outstanding);
+            self.scratch.sync_from(scratch);
+        }
+    }
+
     /// Whether the wave can still run (not exited or faulted).
     pub fn alive(&self) -> bool {
         !matches!(self.state, WaveState::Exited | WaveState::Faulted)

@@ -43,6 +43,24 @@ proptest! {
         prop_assert!(!matches!(e, Event::Stalled));
     }
 
+    /// The machine counts ended waves instead of scanning them: the count must agree with
+    /// a scan at every step, through faults, exits and dispatch of later workgroups.
+    #[test]
+    fn waves_remaining_matches_a_scan(code in prop::collection::vec(any::<u32>(), 1..32), seed in any::<u64>()) {
+        let mut p = random_program(code);
+        p.code.push(0x40); // fall into `end` eventually
+        let mut m = Machine::new(&p, LaunchOptions { resident_workgroups: 1, grid: Some(3), ..opts(seed) }).expect("launch");
+        for _ in 0..2_000 {
+            let alive = m.waves.iter().filter(|w| w.alive()).count() as u64;
+            let scan = alive + m.workgroups_pending() as u64 * 2;
+            prop_assert_eq!(m.waves_remaining(), scan);
+            // Faults end one wave; the others (and later workgroups) go on.
+            if m.step().is_some_and(|e| matches!(e, Event::Finished | Event::Deadlock(_) | Event::Stalled)) {
+                break;
+            }
+        }
+    }
+
     #[test]
     fn random_legal_instructions_never_panic(
         picks in prop::collection::vec((any::<u16>(), any::<[u32; 5]>()), 1..48),

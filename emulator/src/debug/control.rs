@@ -120,7 +120,13 @@ impl Engine {
 
     /// Saves the state at the start of a resumption, for change highlighting at its stop.
     fn begin(&mut self) {
-        self.last_stop = self.machine.clone();
+        // O(what ran since the previous resume), not O(machine): see `Machine::sync_from`.
+        if std::mem::take(&mut self.edited) {
+            self.last_stop.clone_from(&self.machine);
+        } else {
+            self.last_stop.sync_from(&self.machine);
+        }
+        self.machine.clear_touched();
         // As gdb does, resuming steps over a breakpoint at the selected wave's PC (we may
         // have arrived there by stepping, or stopped there on a condition error).
         if self.resume_over.is_none() {

@@ -41,6 +41,7 @@ pub enum RegisterWrite {
 impl Engine {
     /// Writes a register of wave `wave` (an index into the machine's waves).
     pub fn write_register(&mut self, wave: usize, write: RegisterWrite) -> Result<(), EngineError> {
+        self.edited = true;
         let w = self
             .machine
             .waves

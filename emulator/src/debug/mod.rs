@@ -62,6 +62,9 @@ pub struct Engine {
     log_dropped: u64,
     /// The kernel's path as the front end opened it (recorded in sessions).
     kernel_path: Option<String>,
+    /// A register was written since the last resume: the next snapshot is a full copy
+    /// (an incremental one only sees what execution changed).
+    edited: bool,
 }
 
 /// The most commands the engine's log keeps (sessions save it for replay).
@@ -92,6 +95,7 @@ impl Engine {
             log: Vec::new(),
             log_dropped: 0,
             kernel_path: None,
+            edited: false,
         })
     }
 

@@ -116,7 +116,10 @@ impl Machine {
         match self.place(space, wave, lane, addr, data.len() as u64)? {
             Place::Global(a) => drop(self.global.write(a, data)),
             Place::Shared(slot, off) => self.slots[slot].shared.write(off, data),
-            Place::Scratch(w, off) => self.waves[w].scratch.write(off, data),
+            Place::Scratch(w, off) => {
+                self.touch(w);
+                self.waves[w].scratch.write(off, data);
+            }
         }
         Ok(())
     }

@@ -139,6 +139,8 @@ impl Machine {
             waves: Vec::new(),
             slots: Vec::new(),
             next_workgroup: 0,
+            ended: 0,
+            touched: Default::default(),
             rng: (options.seed != 0).then_some(SplitMix64(options.seed)),
             current: 0,
             left: 0,
@@ -178,6 +180,7 @@ impl Machine {
             let mut w = Wave::new(wg * wpg as u32 + i as u32, wg, i as u32, scratch);
             w.u = self.initial_u;
             let idx = s * wpg + i;
+            self.touch(idx);
             if idx < self.waves.len() {
                 self.waves[idx] = w;
             } else {

@@ -109,6 +109,8 @@ pub struct Machine {
     /// Resident workgroup slots.
     pub slots: Vec<Slot>,
     next_workgroup: u32,
+    /// Waves of the launch that exited or faulted (so the count remaining is O(1)).
+    ended: u64,
     rng: Option<SplitMix64>,
     current: usize,
     left: u32,
@@ -123,9 +125,114 @@ pub struct Machine {
     /// Lets wave `.0` execute the instruction at `.1` once despite [`Machine::break_at`]
     /// (resuming from a breakpoint).
     pub(crate) skip_break: Option<(usize, u64)>,
+    /// Waves that may have changed since [`Machine::clear_touched`], as a flag per wave
+    /// and a list, so a snapshot refresh visits only them.
+    touched: Touched,
+}
+
+/// The set of waves changed since a point: a flag per wave and the list of set flags.
+#[derive(Debug, Clone, Default)]
+struct Touched {
+    flag: Vec<bool>,
+    list: Vec<u32>,
+}
+
+impl Touched {
+    #[inline]
+    fn mark(&mut self, w: usize) {
+        if w >= self.flag.len() {
+            self.flag.resize(w + 1, false);
+        }
+        if !self.flag[w] {
+            self.flag[w] = true;
+            self.list.push(w as u32);
+        }
+    }
+
+    fn clear(&mut self) {
+        for &w in &self.list {
+            self.flag[w as usize] = false;
+        }
+        self.list.clear();
+    }
 }
 
 impl Machine {
+    /// Makes `self` equal to `other`, which it was a copy of (by clone or `sync_from`)
+    /// when `other`'s touched set was last cleared ([`Machine::clear_touched`]): only the
+    /// waves `other` touched since are visited, and memory pages nobody wrote are shared,
+    /// so refreshing a snapshot after a `stepi` costs one wave, not the grid. Valid when
+    /// `other` changed by execution and [`Machine::write_space`] only; after register
+    /// edits, clone instead.
+    pub fn sync_from(&mut self, other: &Machine) {
+        let Machine {
+            program,
+            code,
+            launch,
+            options,
+            global,
+            buffer_bases,
+            initial_u,
+            waves,
+            slots,
+            next_workgroup,
+            ended,
+            rng,
+            current,
+            left,
+            stats,
+            break_is_fault,
+            accesses,
+            break_at,
+            skip_break,
+            touched,
+        } = other;
+        if !Arc::ptr_eq(&self.program, program)
+            || self.waves.len() != waves.len()
+            || self.slots.len() != slots.len()
+        {
+            self.clone_from(other);
+            return;
+        }
+        self.code = Arc::clone(code);
+        self.launch = *launch;
+        self.options = *options;
+        self.global.sync_from(global);
+        self.buffer_bases.clone_from(buffer_bases);
+        self.initial_u = *initial_u;
+        for &w in &touched.list {
+            if let (Some(mine), Some(theirs)) =
+                (self.waves.get_mut(w as usize), waves.get(w as usize))
+            {
+                mine.sync_from(theirs);
+            }
+        }
+        for (mine, theirs) in self.slots.iter_mut().zip(slots) {
+            mine.workgroup = theirs.workgroup;
+            mine.shared.sync_from(&theirs.shared);
+        }
+        self.next_workgroup = *next_workgroup;
+        self.ended = *ended;
+        self.rng = *rng;
+        self.current = *current;
+        self.left = *left;
+        self.stats = *stats;
+        self.break_is_fault = *break_is_fault;
+        self.accesses.clone_from(accesses);
+        self.break_at.clone_from(break_at);
+        self.skip_break = *skip_break;
+    }
+
+    /// Starts a new touched set: call after making a snapshot of this machine.
+    pub fn clear_touched(&mut self) {
+        self.touched.clear();
+    }
+
+    #[inline]
+    pub(crate) fn touch(&mut self, w: usize) {
+        self.touched.mark(w);
+    }
+
     /// The program.
     pub fn program(&self) -> &Program {
         &self.program

@@ -59,6 +59,7 @@ impl Machine {
         {
             return None;
         }
+        self.touch(w);
         let pc = self.waves[w].pc;
         let d = match pc
             .is_multiple_of(4)
@@ -131,6 +132,7 @@ impl Machine {
             Ok(Flow::End) => {
                 self.waves[w].pc = next;
                 self.waves[w].state = WaveState::Exited;
+                self.ended += 1;
                 return self.on_exit(s);
             }
             Err(e) => return Some(self.fault(w, e.kind, e.lanes, e.addr, e.len, Some(d))),
@@ -162,6 +164,7 @@ impl Machine {
         len: u32,
         d: Option<Decoded>,
     ) -> Event {
+        self.ended += 1;
         let wave = &mut self.waves[w];
         wave.state = WaveState::Faulted;
         Event::Fault(Fault {

@@ -83,8 +83,7 @@ impl Machine {
     /// Waves of the launch that have not exited: resident ones still alive, plus those of
     /// workgroups not dispatched yet.
     pub fn waves_remaining(&self) -> u64 {
-        let alive = self.waves.iter().filter(|w| w.alive()).count() as u64;
-        alive + self.workgroups_pending() as u64 * self.waves_per_group() as u64
+        (self.launch.grid as u64 * self.waves_per_group() as u64).saturating_sub(self.ended)
     }
 
     /// Workgroups not dispatched yet.
@@ -168,6 +167,7 @@ impl Machine {
         let group = &mut self.waves[s * wpg..(s + 1) * wpg];
         if group.iter().all(|w| w.state == WaveState::AtBarrier) {
             group.iter_mut().for_each(|w| w.state = WaveState::Ready);
+            (s * wpg..(s + 1) * wpg).for_each(|w| self.touch(w));
         }
     }
 }

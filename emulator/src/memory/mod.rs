@@ -107,6 +107,21 @@ impl PagedBytes {
         self.write(off, &v.to_le_bytes()[..n]);
     }
 
+    /// Makes `self` equal to `other`, which it was earlier a copy of, touching only the
+    /// pages that differ (a snapshot refresh costs the pages written since, not the size).
+    pub fn sync_from(&mut self, other: &PagedBytes) {
+        if self.pages.len() != other.pages.len() {
+            self.clone_from(other);
+            return;
+        }
+        self.len = other.len;
+        for (mine, theirs) in self.pages.iter_mut().zip(&other.pages) {
+            if !Arc::ptr_eq(mine, theirs) {
+                *mine = Arc::clone(theirs);
+            }
+        }
+    }
+
     /// All bytes (for dumps and tests).
     pub fn to_vec(&self) -> Vec<u8> {
         let mut v = vec![0; self.len as usize];
@@ -152,6 +167,23 @@ impl GlobalMemory {
             data,
         });
         base
+    }
+
+    /// Makes `self` equal to `other` by [`PagedBytes::sync_from`] on each allocation.
+    pub fn sync_from(&mut self, other: &GlobalMemory) {
+        let same_layout = self.allocs.len() == other.allocs.len()
+            && self
+                .allocs
+                .iter()
+                .zip(&other.allocs)
+                .all(|(a, b)| a.base == b.base && a.name == b.name);
+        if !same_layout {
+            self.clone_from(other);
+            return;
+        }
+        for (mine, theirs) in self.allocs.iter_mut().zip(&other.allocs) {
+            mine.data.sync_from(&theirs.data);
+        }
     }
 
     /// The allocations, in address order.
