@@ -1376,3 +1376,30 @@ fn the_families_cover_every_definition() {
         assert_eq!(n, 1, "{} ({s:?}) is in {n} families", d.mnemonic());
     }
 }
+
+/// Lock-step on both execution paths: this process uses the SIMD path where the host has
+/// the features; a child process re-runs every test of this file on the portable path
+/// (`WAVEDBG_SIMD=0`), so both are checked against the reference in one `cargo test`.
+#[test]
+fn both_simd_and_portable_paths() {
+    use wavedbg_emulator::exec::simd;
+    if std::env::var_os("WAVEDBG_SIMD").is_some() {
+        // The child: make sure the switch took.
+        assert!(!simd::enabled(), "WAVEDBG_SIMD=0 must select the portable path");
+        return;
+    }
+    assert_eq!(simd::enabled(), simd::host_has_simd());
+    let exe = std::env::current_exe().expect("test binary");
+    let out = std::process::Command::new(exe)
+        .env("WAVEDBG_SIMD", "0")
+        .args(["--test-threads", "2"])
+        .output()
+        .expect("re-run the lock-step tests");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "lock-step on the portable path failed:\n{text}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(text.contains("both_simd_and_portable_paths ... ok"), "{text}");
+}

@@ -8,6 +8,7 @@ mod lsu;
 /// The reference interpreter, compiled only for tests (feature `reference`).
 #[cfg(feature = "reference")]
 pub mod reference;
+pub mod simd;
 mod xlane;
 
 use crate::fault::FaultKind;

@@ -141,6 +141,10 @@ impl Machine {
             next_workgroup: 0,
             ended: 0,
             touched: Default::default(),
+            wave_slots: (0..resident * launch.waves_per_workgroup())
+                .map(|w| w / launch.waves_per_workgroup())
+                .collect(),
+            lanes_of: (u32::MAX, 32),
             rng: (options.seed != 0).then_some(SplitMix64(options.seed)),
             current: 0,
             left: 0,

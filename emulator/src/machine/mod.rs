@@ -128,6 +128,11 @@ pub struct Machine {
     /// Waves that may have changed since [`Machine::clear_touched`], as a flag per wave
     /// and a list, so a snapshot refresh visits only them.
     touched: Touched,
+    /// The slot of each resident wave (a lookup instead of a division per instruction).
+    wave_slots: Arc<[u32]>,
+    /// The last EXEC mask counted and its active lanes (popcount once per mask change,
+    /// not per instruction: the default x86-64 target has no popcount instruction).
+    lanes_of: (u32, u32),
 }
 
 /// The set of waves changed since a point: a flag per wave and the list of set flags.
@@ -186,6 +191,8 @@ impl Machine {
             break_at,
             skip_break,
             touched,
+            wave_slots,
+            lanes_of,
         } = other;
         if !Arc::ptr_eq(&self.program, program)
             || self.waves.len() != waves.len()
@@ -221,6 +228,8 @@ impl Machine {
         self.accesses.clone_from(accesses);
         self.break_at.clone_from(break_at);
         self.skip_break = *skip_break;
+        self.wave_slots = Arc::clone(wave_slots);
+        self.lanes_of = *lanes_of;
     }
 
     /// Starts a new touched set: call after making a snapshot of this machine.

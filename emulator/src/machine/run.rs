@@ -108,7 +108,10 @@ impl Machine {
             exec::execute(&mut ctx, &d, pc)
         };
         self.stats.wave_instructions += 1;
-        self.stats.lane_ops += exec_mask.count_ones() as u64;
+        if self.lanes_of.0 != exec_mask {
+            self.lanes_of = (exec_mask, exec_mask.count_ones());
+        }
+        self.stats.lane_ops += self.lanes_of.1 as u64;
         self.waves[w].executed += 1;
         let next = pc + d.len as u64;
         match result {
@@ -183,11 +186,33 @@ impl Machine {
     pub fn run(&mut self, limit: Option<u64>) -> Option<Event> {
         let stop_at = limit.map(|l| self.stats.wave_instructions.saturating_add(l));
         loop {
-            if stop_at.is_some_and(|s| self.stats.wave_instructions >= s) {
+            let now = self.stats.wave_instructions;
+            if stop_at.is_some_and(|s| now >= s) {
                 return None;
             }
-            if let Some(e) = self.step() {
-                return Some(e);
+            if !self.break_at.is_empty() || self.accesses.is_some() {
+                if let Some(e) = self.step() {
+                    return Some(e);
+                }
+                continue;
+            }
+            // No debugger hooks: run the scheduled wave for the rest of its quantum in a
+            // tight loop (the same instructions `step` would run, one call per quantum
+            // instead of one per instruction).
+            let w = match self.schedule() {
+                Ok(w) => w,
+                Err(e) => return Some(e),
+            };
+            let budget = stop_at.map_or(u64::MAX, |s| s - now);
+            let n = (self.left as u64).min(budget).max(1);
+            for _ in 0..n {
+                self.left = self.left.saturating_sub(1);
+                if let Some(e) = self.step_wave(w) {
+                    return Some(e);
+                }
+                if self.waves[w].state != WaveState::Ready {
+                    break;
+                }
             }
         }
     }

@@ -77,7 +77,10 @@ impl Machine {
 
     /// The slot index of a wave index.
     pub fn slot_of(&self, wave: usize) -> usize {
-        wave / self.waves_per_group()
+        match self.wave_slots.get(wave) {
+            Some(&s) => s as usize,
+            None => wave / self.waves_per_group(),
+        }
     }
 
     /// Waves of the launch that have not exited: resident ones still alive, plus those of
@@ -104,16 +107,31 @@ impl Machine {
         if self.left > 0 && self.waves.get(self.current).is_some_and(runnable) {
             return Ok(self.current);
         }
-        let ready: Vec<usize> = (1..=n)
-            .map(|k| (self.current + k) % n)
-            .filter(|&i| runnable(&self.waves[i]))
-            .collect();
-        let Some(&first) = ready.first() else {
-            return Err(self.idle_reason());
+        // Candidates in round-robin order after the current wave: current+1, ..., current.
+        let start = (self.current + 1).min(n);
+        let order = || {
+            self.waves[start..]
+                .iter()
+                .enumerate()
+                .map(move |(i, w)| (start + i, w))
+                .chain(self.waves[..start].iter().enumerate())
+                .filter(|(_, w)| runnable(w))
+                .map(|(i, _)| i)
         };
-        let pick = match &mut self.rng {
-            Some(r) => ready[r.below(ready.len() as u64) as usize],
-            None => first,
+        let pick = match self.rng {
+            None => order().next(),
+            Some(mut r) => match order().count() {
+                // No draw when nothing is ready: the sequence depends only on real picks.
+                0 => None,
+                count => {
+                    let k = r.below(count as u64) as usize;
+                    self.rng = Some(r);
+                    order().nth(k)
+                }
+            },
+        };
+        let Some(pick) = pick else {
+            return Err(self.idle_reason());
         };
         self.current = pick;
         self.left = self.quantum();
