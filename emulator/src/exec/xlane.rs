@@ -16,6 +16,7 @@ fn f(x: u32) -> f32 {
 
 /// The source lane of a shuffle for `lane` with selector `x` (the delta, index or mask).
 /// Up/down deltas are not truncated: a delta past the wave selects the lane's own value.
+#[inline(always)]
 pub fn shuffle_source(mode: ShflMode, lane: u32, x: u32) -> u32 {
     match mode {
         ShflMode::Idx => x & 31,
@@ -48,16 +49,24 @@ pub(super) fn execute(ctx: &mut Ctx<'_>, d: &Decoded) -> Result<Flow, ExecFault>
     let active = |l: usize| exec >> l & 1 == 1;
     match d.op {
         Op::Shfl { mode, src } => {
-            let out: [u32; LANES] = std::array::from_fn(|l| {
-                let x = match src {
-                    ShflSrc::Vector => w.v[rs2][l],
-                    ShflSrc::Uniform => w.u[rs2],
-                    // .vi: up/down/xor use imm[4:0]; rot adds the signed immediate, then & 31.
-                    ShflSrc::Imm if mode == ShflMode::Rot => i.imm as u32,
-                    ShflSrc::Imm => i.imm as u32 & 31,
+            let x = match src {
+                ShflSrc::Vector => w.v[rs2],
+                ShflSrc::Uniform => [w.u[rs2]; LANES],
+                // .vi: up/down/xor use imm[4:0]; rot adds the signed immediate, then & 31.
+                ShflSrc::Imm if mode == ShflMode::Rot => [i.imm as u32; LANES],
+                ShflSrc::Imm => [i.imm as u32 & 31; LANES],
+            };
+            // One loop per mode (the mode folds into `shuffle_source`); sources are < 32.
+            macro_rules! per_mode {
+                ($($m:ident)*) => {
+                    match mode {
+                        $(ShflMode::$m => std::array::from_fn(|l| {
+                            s1[(shuffle_source(ShflMode::$m, l as u32, x[l]) & 31) as usize]
+                        }),)*
+                    }
                 };
-                s1[shuffle_source(mode, l as u32, x) as usize]
-            });
+            }
+            let out: [u32; LANES] = per_mode!(Idx Up Down Xor Rot);
             merge(&mut w.v[rd], &out, exec);
         }
         Op::ShflBcast { src } => {
