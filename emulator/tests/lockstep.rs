@@ -1385,7 +1385,10 @@ fn both_simd_and_portable_paths() {
     use wavedbg_emulator::exec::simd;
     if std::env::var_os("WAVEDBG_SIMD").is_some() {
         // The child: make sure the switch took.
-        assert!(!simd::enabled(), "WAVEDBG_SIMD=0 must select the portable path");
+        assert!(
+            !simd::enabled(),
+            "WAVEDBG_SIMD=0 must select the portable path"
+        );
         return;
     }
     assert_eq!(simd::enabled(), simd::host_has_simd());
@@ -1401,5 +1404,8 @@ fn both_simd_and_portable_paths() {
         "lock-step on the portable path failed:\n{text}\n{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    assert!(text.contains("both_simd_and_portable_paths ... ok"), "{text}");
+    assert!(
+        text.contains("both_simd_and_portable_paths ... ok"),
+        "{text}"
+    );
 }
