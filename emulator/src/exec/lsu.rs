@@ -13,16 +13,6 @@ use crate::isa::RegFile;
 use crate::memory::{BufferDescriptor, Space};
 use crate::wave::{RegRange, LANES};
 
-/// Where one lane's access goes.
-#[derive(Debug, Clone, Copy)]
-enum Target {
-    Global(u64),
-    Shared(u64),
-    Scratch(u64),
-    /// A buffer access out of bounds or through a null descriptor: reads 0, writes dropped.
-    Dropped,
-}
-
 /// Required alignment of an access of `bytes` (docs/memory.md): natural up to 4 bytes for
 /// loads and stores; atomics are naturally aligned (4 or 8).
 fn alignment(bytes: u64, atomic: bool) -> u64 {
@@ -33,169 +23,263 @@ fn alignment(bytes: u64, atomic: bool) -> u64 {
     }
 }
 
-/// Computes and checks one lane's target.
-fn target(
-    ctx: &Ctx<'_>,
-    d: &Decoded,
-    mode: AddrMode,
-    lane: usize,
-    bytes: u64,
-    atomic: bool,
-) -> Result<Target, ExecFault> {
-    let i = d.instr;
-    let w = &*ctx.wave;
-    let s1 = w.v[i.rs1 as usize][lane];
-    // The decoder already sign-extended imm24.
-    let imm = i.imm;
-    let align = alignment(bytes, atomic);
-    let fault = |kind: FaultKind, addr: u64| ExecFault {
-        kind,
-        lanes: 1 << lane,
-        addr: Some(addr),
-        len: bytes as u32,
-    };
-    let window = |space: Space, size: u64| -> Result<u64, ExecFault> {
-        let off = s1 as i64 + imm;
-        if off < 0 || off as u64 + bytes > size {
-            return Err(fault(FaultKind::OutOfWindow { space, size }, off as u64));
+/// Every lane's checked access of one instruction, computed before anything is touched.
+struct Targets {
+    /// The space all lanes access (one instruction addresses one space).
+    space: Space,
+    /// Lanes that access memory: active, and not dropped by a buffer bounds check.
+    mask: u32,
+    /// Per lane: the address as watchpoints name it (a global address, or the offset in
+    /// the shared window or in the lane's scratch).
+    addr: [u64; LANES],
+    /// Per lane: the global allocation (0 for shared and scratch).
+    object: [u32; LANES],
+    /// Per lane: the offset in the object's bytes (for scratch, from the wave's base).
+    off: [u64; LANES],
+}
+
+impl Targets {
+    fn new() -> Self {
+        Targets {
+            space: Space::Global,
+            mask: 0,
+            addr: [0; LANES],
+            object: [0; LANES],
+            off: [0; LANES],
         }
-        if !(off as u64).is_multiple_of(align) {
-            return Err(fault(
-                FaultKind::Misaligned {
-                    space,
-                    align: align as u32,
-                },
-                off as u64,
-            ));
-        }
-        Ok(off as u64)
-    };
-    let global = |addr: u64| -> Result<Target, ExecFault> {
-        if !addr.is_multiple_of(align) {
-            return Err(fault(
-                FaultKind::Misaligned {
-                    space: Space::Global,
-                    align: align as u32,
-                },
-                addr,
-            ));
-        }
-        if !ctx.global.is_mapped(addr, bytes) {
-            return Err(fault(FaultKind::Unmapped, addr));
-        }
-        Ok(Target::Global(addr))
-    };
-    match mode {
-        AddrMode::Global => {
-            let base = s1 as u64 | (w.v[i.rs1 as usize + 1][lane] as u64) << 32;
-            global(base.wrapping_add(imm as u64))
-        }
-        AddrMode::Ubase => {
-            let r = i.rs2 as usize;
-            let base = w.u[r] as u64 | (w.u[r + 1] as u64) << 32;
-            global(base.wrapping_add(s1 as u64).wrapping_add(imm as u64))
-        }
-        AddrMode::Buf => {
-            let r = i.rs2 as usize;
-            let desc = BufferDescriptor::from_dwords([w.u[r], w.u[r + 1], w.u[r + 2], w.u[r + 3]]);
-            match desc.check(s1 as i64 + imm, bytes) {
-                Some(addr) => global(addr),
-                None => Ok(Target::Dropped),
-            }
-        }
-        AddrMode::Shared => window(Space::Shared, ctx.shared.len()).map(Target::Shared),
-        AddrMode::Scratch => window(Space::Scratch, ctx.scratch_bytes).map(Target::Scratch),
+    }
+
+    /// The accessing lanes, in ascending order.
+    fn lanes(&self) -> Lanes {
+        Lanes(self.mask)
     }
 }
 
-/// Checks every active lane; returns the targets or one fault naming all faulting lanes.
+/// The set bits of a lane mask, lowest first.
+struct Lanes(u32);
+
+impl Iterator for Lanes {
+    type Item = usize;
+
+    #[inline]
+    fn next(&mut self) -> Option<usize> {
+        if self.0 == 0 {
+            return None;
+        }
+        let l = self.0.trailing_zeros() as usize;
+        self.0 &= self.0 - 1;
+        Some(l)
+    }
+}
+
+/// Computes and checks every active lane's access; returns the targets or one fault
+/// naming all faulting lanes (kind and address from the lowest one).
 fn targets(
     ctx: &Ctx<'_>,
     d: &Decoded,
     mode: AddrMode,
     bytes: u64,
     atomic: bool,
-) -> Result<[Option<Target>; LANES], ExecFault> {
-    let exec = ctx.wave.exec;
-    let mut out = [None; LANES];
+    t: &mut Targets,
+) -> Result<(), ExecFault> {
+    let i = d.instr;
+    let w = &*ctx.wave;
+    let exec = w.exec;
+    let s1 = w.v[i.rs1 as usize];
+    // The decoder already sign-extended imm24.
+    let imm = i.imm;
+    let align = alignment(bytes, atomic);
+    let space = match mode {
+        AddrMode::Global | AddrMode::Ubase | AddrMode::Buf => Space::Global,
+        AddrMode::Shared => Space::Shared,
+        AddrMode::Scratch => Space::Scratch,
+    };
+    // Only the entries of lanes in the mask are written, and only they are read.
+    t.space = space;
+    t.mask = exec;
     let mut first: Option<ExecFault> = None;
-    for (lane, slot) in out.iter_mut().enumerate() {
-        if exec >> lane & 1 == 0 {
-            continue;
+    let mut fail = |lane: usize, kind: FaultKind, addr: u64| match &mut first {
+        Some(f) => f.lanes |= 1 << lane,
+        None => {
+            first = Some(ExecFault {
+                kind,
+                lanes: 1 << lane,
+                addr: Some(addr),
+                len: bytes as u32,
+            })
         }
-        match target(ctx, d, mode, lane, bytes, atomic) {
-            Ok(t) => *slot = Some(t),
-            Err(e) => match &mut first {
-                Some(f) => f.lanes |= e.lanes,
-                None => first = Some(e),
-            },
+    };
+    match mode {
+        AddrMode::Global | AddrMode::Ubase | AddrMode::Buf => {
+            // Addresses of all lanes at once, then the checks lane by lane.
+            match mode {
+                AddrMode::Global => {
+                    let hi = w.v[i.rs1 as usize + 1];
+                    for l in 0..LANES {
+                        let base = s1[l] as u64 | (hi[l] as u64) << 32;
+                        t.addr[l] = base.wrapping_add(imm as u64);
+                    }
+                }
+                AddrMode::Ubase => {
+                    let r = i.rs2 as usize;
+                    let base = w.u[r] as u64 | (w.u[r + 1] as u64) << 32;
+                    for (a, &x) in t.addr.iter_mut().zip(&s1) {
+                        *a = base.wrapping_add(x as u64).wrapping_add(imm as u64);
+                    }
+                }
+                _ => {
+                    let r = i.rs2 as usize;
+                    let desc =
+                        BufferDescriptor::from_dwords([w.u[r], w.u[r + 1], w.u[r + 2], w.u[r + 3]]);
+                    for (l, &x) in s1.iter().enumerate() {
+                        match desc.check(x as i64 + imm, bytes) {
+                            Some(a) => t.addr[l] = a,
+                            // Out of bounds or null: reads 0, writes dropped.
+                            None => t.mask &= !(1 << l),
+                        }
+                    }
+                }
+            }
+            let mut hint = 0;
+            for l in Lanes(t.mask) {
+                let addr = t.addr[l];
+                // Alignments are powers of two: a mask, not a division.
+                if addr & (align - 1) != 0 {
+                    let kind = FaultKind::Misaligned {
+                        space,
+                        align: align as u32,
+                    };
+                    fail(l, kind, addr);
+                    continue;
+                }
+                match ctx.global.locate_hint(addr, bytes, &mut hint) {
+                    Some((alloc, off)) => {
+                        t.object[l] = alloc as u32;
+                        t.off[l] = off;
+                    }
+                    None => fail(l, FaultKind::Unmapped, addr),
+                }
+            }
+        }
+        AddrMode::Shared | AddrMode::Scratch => {
+            let size = if space == Space::Shared {
+                ctx.shared.len()
+            } else {
+                ctx.scratch_bytes
+            };
+            for l in Lanes(t.mask) {
+                let off = s1[l] as i64 + imm;
+                if off < 0 || off as u64 + bytes > size {
+                    fail(l, FaultKind::OutOfWindow { space, size }, off as u64);
+                    continue;
+                }
+                if off as u64 & (align - 1) != 0 {
+                    let kind = FaultKind::Misaligned {
+                        space,
+                        align: align as u32,
+                    };
+                    fail(l, kind, off as u64);
+                    continue;
+                }
+                t.addr[l] = off as u64;
+                t.off[l] = if space == Space::Scratch {
+                    l as u64 * ctx.scratch_bytes + off as u64
+                } else {
+                    off as u64
+                };
+            }
         }
     }
     match first {
         Some(f) => Err(f),
-        None => Ok(out),
+        None => Ok(()),
     }
 }
 
-fn read(ctx: &mut Ctx<'_>, t: Target, lane: usize, buf: &mut [u8], kind: AccessKind) {
-    let n = buf.len() as u32;
-    let (space, addr) = match t {
-        Target::Global(a) => {
-            // Checked by `target`; an unmapped read cannot happen here.
-            let _ = ctx.global.read(a, buf);
-            (Space::Global, a)
-        }
-        Target::Shared(o) => {
-            ctx.shared.read(o, buf);
-            (Space::Shared, o)
-        }
-        Target::Scratch(o) => {
-            ctx.wave
-                .scratch
-                .read(lane as u64 * ctx.scratch_bytes + o, buf);
-            (Space::Scratch, o)
-        }
-        Target::Dropped => {
-            buf.fill(0);
-            return;
-        }
-    };
-    // For an atomic, what it reads is the old value of what it then writes.
-    ctx.record(space, addr, n, lane, kind, buf);
+/// The bytes lane accesses of `t` go to: one allocation, the shared window or the scratch.
+fn object<'c>(ctx: &'c Ctx<'_>, t: &Targets, lane: usize) -> Option<&'c crate::memory::PagedBytes> {
+    match t.space {
+        Space::Global => ctx.global.bytes(t.object[lane] as usize),
+        Space::Shared => Some(&*ctx.shared),
+        Space::Scratch => Some(&ctx.wave.scratch),
+    }
 }
 
-fn write(ctx: &mut Ctx<'_>, t: Target, lane: usize, data: &[u8], kind: AccessKind) {
-    let n = data.len() as u32;
-    let mut old = [0u8; 16];
-    let old = &mut old[..data.len()];
-    // Atomics were recorded when they read; plain stores record here, with the bytes they
-    // overwrite, but only when a watchpoint wants them.
-    let log = kind == AccessKind::Write;
-    match t {
-        Target::Global(a) => {
-            if log && ctx.watched(Space::Global, a, n) {
-                let _ = ctx.global.read(a, old);
-                ctx.record(Space::Global, a, n, lane, kind, old);
-            }
-            let _ = ctx.global.write(a, data);
-        }
-        Target::Shared(o) => {
-            if log && ctx.watched(Space::Shared, o, n) {
-                ctx.shared.read(o, old);
-                ctx.record(Space::Shared, o, n, lane, kind, old);
-            }
-            ctx.shared.write(o, data);
-        }
-        Target::Scratch(o) => {
-            let at = lane as u64 * ctx.scratch_bytes + o;
-            if log && ctx.watched(Space::Scratch, o, n) {
-                ctx.wave.scratch.read(at, old);
-                ctx.record(Space::Scratch, o, n, lane, kind, old);
-            }
-            ctx.wave.scratch.write(at, data);
-        }
-        Target::Dropped => {}
+/// [`object`], writable.
+fn object_mut<'c>(
+    ctx: &'c mut Ctx<'_>,
+    t: &Targets,
+    lane: usize,
+) -> Option<&'c mut crate::memory::PagedBytes> {
+    match t.space {
+        Space::Global => ctx.global.bytes_mut(t.object[lane] as usize),
+        Space::Shared => Some(&mut *ctx.shared),
+        Space::Scratch => Some(&mut ctx.wave.scratch),
     }
+}
+
+/// One lane's read of `n <= 16` bytes as a little-endian value, recorded when a watchpoint
+/// wants it (for an atomic, what it reads is the old value of what it then writes).
+fn read(ctx: &mut Ctx<'_>, t: &Targets, lane: usize, n: usize, kind: AccessKind) -> u128 {
+    let value = object(ctx, t, lane).map_or(0, |b| b.read_small(t.off[lane], n));
+    if ctx.accesses.is_some() {
+        let bytes = value.to_le_bytes();
+        ctx.record(t.space, t.addr[lane], n as u32, lane, kind, &bytes[..n]);
+    }
+    value
+}
+
+/// Whether any lane's access touches a watched range (then lanes go one at a time, each
+/// recording the bytes it overwrites).
+fn any_watched(ctx: &Ctx<'_>, t: &Targets, n: u32) -> bool {
+    ctx.accesses.is_some() && t.lanes().any(|l| ctx.watched(t.space, t.addr[l], n))
+}
+
+/// Replaces each accessing lane's `n` bytes with `f(lane, old)`, in lane order: one lane at
+/// a time, recording the old bytes as a `kind` access (a store's write, an atomic's
+/// read-modify-write), when any lane is watched; otherwise lanes are
+/// grouped into runs on one memory object, and copy-on-write is paid once per run of
+/// lanes on a page ([`crate::memory::PagedBytes::update_run`]).
+fn update_lanes(
+    ctx: &mut Ctx<'_>,
+    t: &Targets,
+    n: usize,
+    kind: AccessKind,
+    mut f: impl FnMut(usize, u128) -> u128,
+) {
+    if any_watched(ctx, t, n as u32) {
+        for lane in t.lanes() {
+            let old = read(ctx, t, lane, n, kind);
+            let new = f(lane, old).to_le_bytes();
+            if let Some(b) = object_mut(ctx, t, lane) {
+                b.write(t.off[lane], &new[..n]);
+            }
+        }
+        return;
+    }
+    let mut lanes = [0usize; LANES];
+    let mut offs = [0u64; LANES];
+    let mut count = 0;
+    let mut run_object = None;
+    let mut flush =
+        |ctx: &mut Ctx<'_>, count: usize, lanes: &[usize; LANES], offs: &[u64; LANES]| {
+            if count > 0 {
+                if let Some(b) = object_mut(ctx, t, lanes[0]) {
+                    b.update_run(&offs[..count], n, |k, old| f(lanes[k], old));
+                }
+            }
+        };
+    for lane in t.lanes() {
+        if run_object != Some(t.object[lane]) {
+            flush(ctx, count, &lanes, &offs);
+            run_object = Some(t.object[lane]);
+            count = 0;
+        }
+        lanes[count] = lane;
+        offs[count] = t.off[lane];
+        count += 1;
+    }
+    flush(ctx, count, &lanes, &offs);
 }
 
 fn counter_regs(file: RegFile, first: u8, count: u8) -> Option<RegRange> {
@@ -206,14 +290,12 @@ pub(super) fn execute(ctx: &mut Ctx<'_>, d: &Decoded, pc: u64) -> Result<Flow, E
     match d.op {
         Op::Load { mode, ty } => {
             let bytes = ty.bytes as u64;
-            let t = targets(ctx, d, mode, bytes, false)?;
+            let mut t = Targets::new();
+            targets(ctx, d, mode, bytes, false, &mut t)?;
             let dwords = (ty.bytes as usize).div_ceil(4);
             let mut out = [[0u32; LANES]; 4];
-            for (lane, tgt) in t.iter().enumerate() {
-                let Some(tgt) = *tgt else { continue };
-                let mut buf = [0u8; 16];
-                read(ctx, tgt, lane, &mut buf[..bytes as usize], AccessKind::Read);
-                let raw = u128::from_le_bytes(buf);
+            for lane in t.lanes() {
+                let raw = read(ctx, &t, lane, bytes as usize, AccessKind::Read);
                 let v0 = match (ty.bytes, ty.signed) {
                     (1, true) => raw as u8 as i8 as i32 as u32,
                     (2, true) => raw as u16 as i16 as i32 as u32,
@@ -231,16 +313,19 @@ pub(super) fn execute(ctx: &mut Ctx<'_>, d: &Decoded, pc: u64) -> Result<Flow, E
             ctx.issue(d, pc, counter_regs(RegFile::Vector, rd as u8, dwords as u8));
         }
         Op::Store { mode, bytes } => {
-            let t = targets(ctx, d, mode, bytes as u64, false)?;
+            let mut t = Targets::new();
+            targets(ctx, d, mode, bytes as u64, false, &mut t)?;
             let rd = d.instr.rd as usize;
-            for (lane, tgt) in t.iter().enumerate() {
-                let Some(tgt) = *tgt else { continue };
-                let mut buf = [0u8; 16];
-                for k in 0..(bytes as usize).div_ceil(4) {
-                    buf[4 * k..4 * k + 4].copy_from_slice(&ctx.wave.v[rd + k][lane].to_le_bytes());
+            let mut data = [0u128; LANES];
+            for k in 0..(bytes as usize).div_ceil(4) {
+                let reg = ctx.wave.v[rd + k];
+                for (lane, x) in data.iter_mut().enumerate() {
+                    *x |= (reg[lane] as u128) << (32 * k);
                 }
-                write(ctx, tgt, lane, &buf[..bytes as usize], AccessKind::Write);
             }
+            update_lanes(ctx, &t, bytes as usize, AccessKind::Write, |lane, _| {
+                data[lane]
+            });
             ctx.issue(d, pc, None);
         }
         Op::Atomic {
@@ -250,43 +335,37 @@ pub(super) fn execute(ctx: &mut Ctx<'_>, d: &Decoded, pc: u64) -> Result<Flow, E
             rtn,
         } => {
             let bytes = if wide { 8 } else { 4 };
-            let t = targets(ctx, d, mode, bytes, true)?;
+            let mut t = Targets::new();
+            targets(ctx, d, mode, bytes, true, &mut t)?;
             let rd = d.instr.rd as usize;
             let words = if wide { 2 } else { 1 };
             let mut old_out = [[0u32; LANES]; 2];
-            for (lane, tgt) in t.iter().enumerate() {
-                let Some(tgt) = *tgt else { continue };
-                let reg = |k: usize| ctx.wave.v[rd + k][lane] as u64;
-                let data0 = if wide { reg(0) | reg(1) << 32 } else { reg(0) };
-                let data1 = if op == AtomOp::CmpXchg {
-                    if wide {
-                        reg(2) | reg(3) << 32
-                    } else {
-                        reg(1)
-                    }
-                } else {
-                    0
-                };
-                let mut buf = [0u8; 8];
-                read(
-                    ctx,
-                    tgt,
-                    lane,
-                    &mut buf[..bytes as usize],
-                    AccessKind::ReadWrite,
-                );
-                let old = u64::from_le_bytes(buf);
-                let new = atomic(op, wide, old, data0, data1);
-                write(
-                    ctx,
-                    tgt,
-                    lane,
-                    &new.to_le_bytes()[..bytes as usize],
-                    AccessKind::ReadWrite,
-                );
+            // Data (and compare-exchange's second operand): low and high words per lane.
+            let zero = [0u32; LANES];
+            let reg = |k: usize| ctx.wave.v[rd + k];
+            let (d_lo, d_hi) = (reg(0), if wide { reg(1) } else { zero });
+            let (c_lo, c_hi) = match (op, wide) {
+                (AtomOp::CmpXchg, true) => (reg(2), reg(3)),
+                (AtomOp::CmpXchg, false) => (reg(1), zero),
+                _ => (zero, zero),
+            };
+            let pair = |lo: &[u32; LANES], hi: &[u32; LANES], l: usize| {
+                lo[l] as u64 | (hi[l] as u64) << 32
+            };
+            let mut apply = |lane: usize, old: u64| {
                 old_out[0][lane] = old as u32;
                 old_out[1][lane] = (old >> 32) as u32;
-            }
+                let data0 = pair(&d_lo, &d_hi, lane);
+                atomic(op, wide, old, data0, pair(&c_lo, &c_hi, lane))
+            };
+            // The read is recorded (with the old bytes) when a watchpoint wants it.
+            update_lanes(
+                ctx,
+                &t,
+                bytes as usize,
+                AccessKind::ReadWrite,
+                |lane, old| apply(lane, old as u64) as u128,
+            );
             if rtn {
                 let exec = ctx.wave.exec;
                 for (k, o) in old_out.iter().enumerate().take(words) {

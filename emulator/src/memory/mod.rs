@@ -95,6 +95,81 @@ impl PagedBytes {
         }
     }
 
+    /// Reads `n <= 16` bytes at `off` as a little-endian value (bytes past the end read
+    /// as zero). The common case, inside one page, is one fixed-size copy.
+    #[inline]
+    pub fn read_small(&self, off: u64, n: usize) -> u128 {
+        match n {
+            1 => self.read_n::<1>(off),
+            2 => self.read_n::<2>(off),
+            4 => self.read_n::<4>(off),
+            8 => self.read_n::<8>(off),
+            12 => self.read_n::<12>(off),
+            _ => self.read_n::<16>(off),
+        }
+    }
+
+    #[inline(always)]
+    fn read_n<const N: usize>(&self, off: u64) -> u128 {
+        let within = off as usize % PAGE;
+        match self.pages.get(off as usize / PAGE) {
+            Some(p) if within + N <= PAGE => get::<N>(&p[within..within + N]),
+            _ => {
+                let mut b = [0u8; 16];
+                self.read(off, &mut b[..N]);
+                u128::from_le_bytes(b)
+            }
+        }
+    }
+
+    /// For each offset in order, replaces the `n <= 16` bytes there with `f(k, old)`
+    /// (little-endian; `k` is the offset's index). Copy-on-write is paid once per run of
+    /// consecutive offsets on one page, not once per offset; later offsets see earlier
+    /// updates, as one-at-a-time writes would.
+    pub fn update_run(&mut self, offs: &[u64], n: usize, f: impl FnMut(usize, u128) -> u128) {
+        match n {
+            1 => self.update_run_n::<1>(offs, f),
+            2 => self.update_run_n::<2>(offs, f),
+            4 => self.update_run_n::<4>(offs, f),
+            8 => self.update_run_n::<8>(offs, f),
+            12 => self.update_run_n::<12>(offs, f),
+            _ => self.update_run_n::<16>(offs, f),
+        }
+    }
+
+    #[inline(always)]
+    fn update_run_n<const N: usize>(
+        &mut self,
+        offs: &[u64],
+        mut f: impl FnMut(usize, u128) -> u128,
+    ) {
+        let fits = |off: u64| (off as usize % PAGE) + N <= PAGE;
+        let mut k = 0;
+        while k < offs.len() {
+            let page = offs[k] as usize / PAGE;
+            match self.pages.get_mut(page) {
+                Some(p) if fits(offs[k]) => {
+                    let p = Arc::make_mut(p);
+                    while let Some(&off) = offs.get(k) {
+                        if off as usize / PAGE != page || !fits(off) {
+                            break;
+                        }
+                        let w = off as usize % PAGE;
+                        let new = f(k, get::<N>(&p[w..w + N])).to_le_bytes();
+                        p[w..w + N].copy_from_slice(&new[..N]);
+                        k += 1;
+                    }
+                }
+                _ => {
+                    let old = self.read_n::<N>(offs[k]);
+                    let new = f(k, old).to_le_bytes();
+                    self.write(offs[k], &new[..N]);
+                    k += 1;
+                }
+            }
+        }
+    }
+
     /// Reads a little-endian value of up to 8 bytes.
     pub fn read_le(&self, off: u64, n: usize) -> u64 {
         let mut b = [0u8; 8];
@@ -127,6 +202,20 @@ impl PagedBytes {
         let mut v = vec![0; self.len as usize];
         self.read(0, &mut v);
         v
+    }
+}
+
+/// `N` (1, 2, 4, 8, 12 or 16) little-endian bytes as a value: the common sizes as one load
+/// of their width (byte copies into a wider buffer would stall store forwarding).
+#[inline(always)]
+fn get<const N: usize>(b: &[u8]) -> u128 {
+    let at = |i: usize| b.get(i).copied().unwrap_or(0);
+    match N {
+        1 => at(0) as u128,
+        2 => u16::from_le_bytes([at(0), at(1)]) as u128,
+        4 => u32::from_le_bytes([at(0), at(1), at(2), at(3)]) as u128,
+        8 => u64::from_le_bytes(std::array::from_fn(at)) as u128,
+        _ => u128::from_le_bytes(std::array::from_fn(|i| if i < N { at(i) } else { 0 })),
     }
 }
 
@@ -194,6 +283,32 @@ impl GlobalMemory {
     /// The allocation named `name`.
     pub fn by_name(&self, name: &str) -> Option<&Allocation> {
         self.allocs.iter().find(|a| a.name == name)
+    }
+
+    /// The allocation holding `[addr, addr + n)` and the offset in it, trying allocation
+    /// `*hint` first (the previous lane's, usually) and updating it.
+    #[inline]
+    pub fn locate_hint(&self, addr: u64, n: u64, hint: &mut usize) -> Option<(usize, u64)> {
+        if let Some(a) = self.allocs.get(*hint) {
+            if let Some(off) = addr.checked_sub(a.base) {
+                if a.data.contains(off, n) {
+                    return Some((*hint, off));
+                }
+            }
+        }
+        let found = self.locate(addr, n)?;
+        *hint = found.0;
+        Some(found)
+    }
+
+    /// The bytes of allocation `i` (an index from [`GlobalMemory::locate_hint`]).
+    pub fn bytes(&self, i: usize) -> Option<&PagedBytes> {
+        self.allocs.get(i).map(|a| &a.data)
+    }
+
+    /// The bytes of allocation `i`, writable.
+    pub fn bytes_mut(&mut self, i: usize) -> Option<&mut PagedBytes> {
+        self.allocs.get_mut(i).map(|a| &mut a.data)
     }
 
     fn locate(&self, addr: u64, n: u64) -> Option<(usize, u64)> {
