@@ -1890,3 +1890,55 @@ fn watchpoints_on_workgroups_and_waves_still_to_come() {
     assert_eq!((hit.id, hit.lanes), (id, 1 << 9));
     assert_eq!(e.machine().waves[stop.wave.expect("a wave")].id, 3);
 }
+
+/// The machine pre-filters breakpoint marks by wave and workgroup (so a breakpoint other
+/// waves pass costs no event): filters still select exactly the waves they name, a filter
+/// naming a wave or workgroup outside the launch never stops and counts no hits, and an
+/// unfiltered breakpoint at the same address still stops every wave.
+#[test]
+fn wave_and_workgroup_filters_select_exactly_their_waves() {
+    let mut e = engine(LOOP);
+    let only = |wave: Option<u32>, workgroup: Option<u32>| Filters {
+        wave,
+        workgroup,
+        ..Default::default()
+    };
+    let never = e
+        .add_breakpoint("loop", None, only(Some(1_000), None), false)
+        .unwrap();
+    let never_wg = e
+        .add_breakpoint("loop", None, only(None, Some(7)), false)
+        .unwrap();
+    let w3 = e
+        .add_breakpoint("loop", None, only(Some(3), Some(1)), false)
+        .unwrap();
+    let s = e.continue_all();
+    assert_eq!(breakpoint_of(&s).0, w3);
+    assert_eq!(s.wave_id, Some(3));
+    // Wave 3 is in workgroup 1: a filter pair that cannot both match never stops.
+    e.delete(Some(w3)).unwrap();
+    let mismatch = e
+        .add_breakpoint("loop", None, only(Some(3), Some(0)), false)
+        .unwrap();
+    let end = e.continue_all();
+    assert_eq!(end.reason, StopReason::Finished, "{end:?}");
+    for id in [never, never_wg, mismatch] {
+        let b = e.breakpoints().iter().find(|b| b.id == id).unwrap();
+        assert_eq!(b.hits, 0, "breakpoint {id}");
+    }
+    e.restart();
+    let any = e
+        .add_breakpoint("loop", None, Filters::default(), false)
+        .unwrap();
+    let mut waves = std::collections::BTreeSet::new();
+    for _ in 0..4 {
+        let s = e.continue_all();
+        assert_eq!(breakpoint_of(&s).0, any);
+        waves.insert(s.wave_id.unwrap());
+    }
+    assert_eq!(
+        waves.len(),
+        4,
+        "every wave stops at an unfiltered breakpoint"
+    );
+}

@@ -5,7 +5,7 @@ use std::sync::atomic::Ordering;
 
 use super::stop::{Blocked, Reached};
 use super::{Engine, StopEvent, StopReason};
-use crate::machine::Event;
+use crate::machine::{BreakAt, Event};
 use crate::wave::WaveState;
 
 /// When a run of one wave alone ends on its own (besides breakpoints, watchpoints,
@@ -208,10 +208,10 @@ impl Engine {
         if let Some((w, a)) = target {
             // A temporary internal breakpoint; resume over it if the wave is already there.
             if self.machine.break_at.is_empty() {
-                self.machine.break_at = vec![false; self.machine.code().len()];
+                self.machine.break_at = vec![BreakAt::No; self.machine.code().len()];
             }
             if let Some(b) = self.machine.break_at.get_mut((a / 4) as usize) {
-                *b = true;
+                *b = BreakAt::Any;
             }
             if self.machine.waves.get(w).is_some_and(|x| x.pc == a) && self.resume_over.is_none() {
                 self.resume_over = Some((w, a));

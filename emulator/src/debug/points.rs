@@ -4,6 +4,7 @@
 use super::breakpoint::{Breakpoint, Condition, Filters, Scope, WatchKind, Watchpoint};
 use super::{expr, Engine, EngineError, StopEvent, StopReason, WatchHit};
 use crate::exec::AccessKind;
+use crate::machine::BreakAt;
 use crate::memory::Space;
 
 fn parse_condition(text: Option<&str>) -> Result<Option<Condition>, EngineError> {
@@ -71,8 +72,33 @@ impl Engine {
                 a.push(i);
             }
         }
+        // The machine stops only waves some breakpoint's wave and workgroup filters can
+        // match; the engine decides the rest (lanes, conditions, ignore counts). A filter
+        // naming a wave or workgroup outside the launch can never match.
+        let launch = self.machine.launch();
+        let waves = launch.grid as u64 * launch.waves_per_workgroup() as u64;
+        let grid = launch.grid;
         self.machine.break_at = if self.armed.iter().any(|a| !a.is_empty()) {
-            self.armed.iter().map(|a| !a.is_empty()).collect()
+            self.armed
+                .iter()
+                .map(|a| {
+                    let filters: Vec<(Option<u32>, Option<u32>)> = a
+                        .iter()
+                        .map(|&i| {
+                            let f = &self.breakpoints[i].filters;
+                            (f.wave, f.workgroup)
+                        })
+                        .filter(|&(w, g)| {
+                            w.is_none_or(|w| (w as u64) < waves) && g.is_none_or(|g| g < grid)
+                        })
+                        .collect();
+                    match filters.as_slice() {
+                        [] => BreakAt::No,
+                        f if f.contains(&(None, None)) => BreakAt::Any,
+                        _ => BreakAt::Only(filters.into()),
+                    }
+                })
+                .collect()
         } else {
             Vec::new()
         };

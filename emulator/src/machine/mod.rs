@@ -121,7 +121,7 @@ pub struct Machine {
     /// When set, accesses of the last instruction to watched ranges are recorded here.
     pub(crate) accesses: Option<AccessLog>,
     /// Per code word: stop with [`Event::BreakpointHit`] before executing it (empty: never).
-    pub(crate) break_at: Vec<bool>,
+    pub(crate) break_at: Vec<BreakAt>,
     /// Lets wave `.0` execute the instruction at `.1` once despite [`Machine::break_at`]
     /// (resuming from a breakpoint).
     pub(crate) skip_break: Option<(usize, u64)>,
@@ -133,6 +133,34 @@ pub struct Machine {
     /// The last EXEC mask counted and its active lanes (popcount once per mask change,
     /// not per instruction: the default x86-64 target has no popcount instruction).
     lanes_of: (u32, u32),
+}
+
+/// Which waves a breakpoint mark on a code word stops (before the debugger evaluates the
+/// rest: lanes, conditions, ignore counts).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) enum BreakAt {
+    /// No mark.
+    #[default]
+    No,
+    /// Every wave.
+    Any,
+    /// Only waves matching one of these `(wave id, workgroup)` filters (`None`: any):
+    /// breakpoints whose wave or workgroup filter no wave here can match cost no event.
+    Only(Arc<[(Option<u32>, Option<u32>)]>),
+}
+
+impl BreakAt {
+    /// Whether the mark stops wave `id` of workgroup `workgroup`.
+    #[inline]
+    pub(crate) fn stops(&self, id: u32, workgroup: u32) -> bool {
+        match self {
+            BreakAt::No => false,
+            BreakAt::Any => true,
+            BreakAt::Only(filters) => filters
+                .iter()
+                .any(|&(w, g)| w.is_none_or(|w| w == id) && g.is_none_or(|g| g == workgroup)),
+        }
+    }
 }
 
 /// The set of waves changed since a point: a flag per wave and the list of set flags.

@@ -9,19 +9,24 @@ use crate::wave::WaveState;
 impl Machine {
     /// Executes one instruction of the scheduled wave.
     pub fn step(&mut self) -> Option<Event> {
-        let w = match self.schedule() {
-            Ok(w) => w,
-            Err(e) => return Some(e),
-        };
-        // Debugger hooks: one indexed load per instruction when breakpoints are set, and
-        // a length check when watchpoints are.
+        match self.schedule() {
+            Ok(w) => self.step_hooked(w),
+            Err(e) => Some(e),
+        }
+    }
+
+    /// One instruction of the scheduled wave `w` with the debugger's hooks: a breakpoint
+    /// mark on its PC (one indexed load when breakpoints are set) and watched accesses (a
+    /// length check when watchpoints are).
+    #[inline]
+    fn step_hooked(&mut self, w: usize) -> Option<Event> {
         if !self.break_at.is_empty() {
-            let pc = self.waves[w].pc;
+            let wave = &self.waves[w];
+            let pc = wave.pc;
             if self
                 .break_at
                 .get((pc / 4) as usize)
-                .copied()
-                .unwrap_or(false)
+                .is_some_and(|b| b.stops(wave.id, wave.workgroup))
                 && self.skip_break.take_if(|s| *s == (w, pc)).is_none()
             {
                 return Some(Event::BreakpointHit { wave: w, pc });
@@ -190,27 +195,26 @@ impl Machine {
             if stop_at.is_some_and(|s| now >= s) {
                 return None;
             }
-            if !self.break_at.is_empty() || self.accesses.is_some() {
-                if let Some(e) = self.step() {
-                    return Some(e);
-                }
-                continue;
-            }
-            // No debugger hooks: run the scheduled wave for the rest of its quantum in a
-            // tight loop (the same instructions `step` would run, one call per quantum
-            // instead of one per instruction).
+            // Run the scheduled wave for the rest of its quantum in a tight loop (the same
+            // instructions `step` would run, one schedule per quantum instead of one per
+            // instruction), with the debugger's hooks only when they are set.
             let w = match self.schedule() {
                 Ok(w) => w,
                 Err(e) => return Some(e),
             };
             let budget = stop_at.map_or(u64::MAX, |s| s - now);
             let n = (self.left as u64).min(budget).max(1);
+            let hooked = !self.break_at.is_empty() || self.accesses.is_some();
             for _ in 0..n {
-                self.left = self.left.saturating_sub(1);
-                if let Some(e) = self.step_wave(w) {
-                    return Some(e);
+                let event = if hooked {
+                    self.step_hooked(w)
+                } else {
+                    self.step_scheduled(w)
+                };
+                if event.is_some() {
+                    return event;
                 }
-                if self.waves[w].state != WaveState::Ready {
+                if self.waves[w].state != WaveState::Ready || self.left == 0 {
                     break;
                 }
             }
