@@ -65,6 +65,74 @@ pub struct Outstanding {
     pub regs: Option<RegRange>,
 }
 
+/// A wave's 128 vector registers, register-major (`v[reg][lane]`). Storage is allocated
+/// up to the highest register written; the rest read as zero, as at launch. A kernel
+/// using v0-v15 costs 2 KiB per wave instead of 16 KiB, which is what lets a launch of
+/// 1,024 resident waves (and the debugger's snapshot of it) stay small.
+#[derive(Debug, Clone, Default)]
+pub struct VRegs {
+    regs: Vec<[u32; LANES]>,
+}
+
+static ZERO_REG: [u32; LANES] = [0; LANES];
+
+impl VRegs {
+    /// Always [`VREGS`]: every register exists, allocated or not.
+    pub fn len(&self) -> usize {
+        VREGS
+    }
+
+    /// Never empty (see [`VRegs::len`]).
+    pub fn is_empty(&self) -> bool {
+        false
+    }
+
+    /// Every register in order.
+    pub fn iter(&self) -> impl Iterator<Item = &[u32; LANES]> {
+        (0..VREGS).map(move |r| &self[r])
+    }
+
+    /// Registers with storage (the rest are zero).
+    pub fn allocated(&self) -> usize {
+        self.regs.len()
+    }
+}
+
+impl std::ops::Index<usize> for VRegs {
+    type Output = [u32; LANES];
+
+    #[inline]
+    fn index(&self, r: usize) -> &[u32; LANES] {
+        match self.regs.get(r) {
+            Some(v) => v,
+            None if r < VREGS => &ZERO_REG,
+            None => panic!("vector register v{r} does not exist (v0-v{})", VREGS - 1),
+        }
+    }
+}
+
+impl std::ops::IndexMut<usize> for VRegs {
+    #[inline]
+    fn index_mut(&mut self, r: usize) -> &mut [u32; LANES] {
+        if r >= self.regs.len() {
+            assert!(
+                r < VREGS,
+                "vector register v{r} does not exist (v0-v{})",
+                VREGS - 1
+            );
+            self.regs.resize(r + 1, [0; LANES]);
+        }
+        &mut self.regs[r]
+    }
+}
+
+impl PartialEq for VRegs {
+    /// Register values, however much storage each side has.
+    fn eq(&self, other: &VRegs) -> bool {
+        (0..VREGS).all(|r| self[r] == other[r])
+    }
+}
+
 /// One wave's architectural state.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Wave {
@@ -79,7 +147,7 @@ pub struct Wave {
     /// Active-lane mask.
     pub exec: u32,
     /// Vector registers, register-major: `v[reg][lane]`.
-    pub v: Vec<[u32; LANES]>,
+    pub v: VRegs,
     /// Uniform registers.
     pub u: [u32; UREGS],
     /// Scheduling state.
@@ -101,7 +169,7 @@ impl Wave {
             index,
             pc: 0,
             exec: u32::MAX,
-            v: vec![[0; LANES]; VREGS],
+            v: VRegs::default(),
             u: [0; UREGS],
             state: WaveState::Ready,
             outstanding: Default::default(),

@@ -376,7 +376,7 @@ fn parity_shared64(ours: &str, rtn: bool, op: Op64) {
             w.v[5][lane] = (c[2] >> 32) as u32;
             lds.store(ds_addr(addr, OFFSET, 8), 8, c[0]);
         }
-        let before: Vec<[u32; LANES]> = w.v[2..6].to_vec();
+        let before: Vec<[u32; LANES]> = (2..6).map(|r| w.v[r]).collect();
         m.slots[0].shared.write(0, &lds.0);
 
         let mut vdst = [0u64; LANES];
@@ -410,7 +410,7 @@ fn parity_shared64(ours: &str, rtn: bool, op: Op64) {
             );
         }
         assert_eq!(got, lds, "{ours}: LDS elsewhere untouched");
-        assert_eq!(&v[4..6], &before[2..4], "{ours}: data1 is not written");
+        assert_eq!([v[4], v[5]], before[2..4], "{ours}: data1 is not written");
     }
 }
 
