@@ -1,5 +1,6 @@
 //! stepi round trips per second through real gdb: against `wavedbg serve` (in this
-//! process) stepping a kernel's endless loop, and in the same run against `gdbserver`
+//! process) stepping a kernel's endless loop at 4 and at 256 resident waves (each one a
+//! gdb thread), and in the same run against `gdbserver`
 //! stepping a native C loop compiled with gcc. Results go to docs/performance.md
 //! ("GDB stepping").
 //!
@@ -78,10 +79,15 @@ fn measure(target: &str, setup: &[&str], n: u32, dir: &Path) -> Option<(f64, f64
     Some((it.next()?, it.next()?))
 }
 
-fn wavedbg_case(n: u32, dir: &Path) -> Option<(f64, f64)> {
+/// The spin kernel with `waves` resident waves (up to 32 per workgroup).
+fn wavedbg_case(n: u32, waves: u32, dir: &Path) -> Option<(f64, f64)> {
     let program = wavedbg_emulator::asm::assemble(SPIN, "spin.s", None).ok()?;
+    let per_group = waves.min(32);
     let options = LaunchOptions {
         max_instructions: None,
+        workgroup_lanes: Some(per_group * 32),
+        grid: Some(waves / per_group),
+        resident_workgroups: waves / per_group,
         ..LaunchOptions::default()
     };
     let engine = Engine::new(&program, options).ok()?;
@@ -152,9 +158,13 @@ fn main() {
     println!("{gdb_version}; {n} steps per case");
     println!("| server | `stepi` commands/s | `stepi {n}`: steps/s |");
     println!("|---|---|---|");
-    match wavedbg_case(n, &dir) {
-        Some((s, b)) => println!("| wavedbg serve (kernel loop) | {s:.0} | {b:.0} |"),
-        None => println!("| wavedbg serve (kernel loop) | failed | failed |"),
+    for waves in [4, 256] {
+        match wavedbg_case(n, waves, &dir) {
+            Some((s, b)) => {
+                println!("| wavedbg serve (kernel loop, {waves} waves) | {s:.0} | {b:.0} |")
+            }
+            None => println!("| wavedbg serve (kernel loop, {waves} waves) | failed | failed |"),
+        }
     }
     match gdbserver_case(n, &dir) {
         Some((s, b)) => println!("| gdbserver (native C loop) | {s:.0} | {b:.0} |"),
