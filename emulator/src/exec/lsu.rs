@@ -352,20 +352,24 @@ pub(super) fn execute(ctx: &mut Ctx<'_>, d: &Decoded, pc: u64) -> Result<Flow, E
             let pair = |lo: &[u32; LANES], hi: &[u32; LANES], l: usize| {
                 lo[l] as u64 | (hi[l] as u64) << 32
             };
-            let mut apply = |lane: usize, old: u64| {
-                old_out[0][lane] = old as u32;
-                old_out[1][lane] = (old >> 32) as u32;
-                let data0 = pair(&d_lo, &d_hi, lane);
-                atomic(op, wide, old, data0, pair(&c_lo, &c_hi, lane))
-            };
-            // The read is recorded (with the old bytes) when a watchpoint wants it.
-            update_lanes(
-                ctx,
-                &t,
-                bytes as usize,
-                AccessKind::ReadWrite,
-                |lane, old| apply(lane, old as u64) as u128,
-            );
+            // One loop per operation: the operation folds into `atomic`, no switch per lane.
+            macro_rules! per_op {
+                ($($o:ident)*) => {
+                    match op {
+                        $(AtomOp::$o => {
+                            // The read is recorded (with the old bytes) when a watchpoint wants it.
+                            update_lanes(ctx, &t, bytes as usize, AccessKind::ReadWrite, |lane, old| {
+                                let old = old as u64;
+                                old_out[0][lane] = old as u32;
+                                old_out[1][lane] = (old >> 32) as u32;
+                                let data0 = pair(&d_lo, &d_hi, lane);
+                                atomic(AtomOp::$o, wide, old, data0, pair(&c_lo, &c_hi, lane)) as u128
+                            })
+                        })*
+                    }
+                };
+            }
+            per_op!(Add Sub And Or Xor MinS MaxS MinU MaxU Xchg CmpXchg Inc Dec FAdd FMin FMax);
             if rtn {
                 let exec = ctx.wave.exec;
                 for (k, o) in old_out.iter().enumerate().take(words) {
@@ -387,6 +391,7 @@ pub(super) fn execute(ctx: &mut Ctx<'_>, d: &Decoded, pc: u64) -> Result<Flow, E
 }
 
 /// One atomic read-modify-write: the new memory value from the old one and the data.
+#[inline(always)]
 pub fn atomic(op: AtomOp, wide: bool, old: u64, data: u64, data1: u64) -> u64 {
     let mask = if wide { u64::MAX } else { 0xffff_ffff };
     let (o, v) = (old & mask, data & mask);
