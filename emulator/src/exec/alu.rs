@@ -2,9 +2,11 @@
 
 use super::op::{AluOp, BrCond, CmpOp, CvtOp, ExecOp, IdKind, Op, Src};
 use super::simd::simd_fn;
-use super::{merge, Ctx, Decoded, ExecFault, Flow};
+use super::{lane_mask, merge, Ctx, Decoded, ExecFault, Flow};
 use crate::fault::FaultKind;
 use crate::isa::Counter;
+use crate::program::LaunchConfig;
+use crate::wave::Wave;
 use crate::wave::LANES;
 
 /// IEEE 754-2019 minimumNumber on f32 bits: a NaN operand yields the other; -0 < +0.
@@ -135,27 +137,35 @@ fn lanes(
     exec: u32,
     f: impl Fn(u32, u32) -> u32,
 ) {
-    for l in 0..LANES {
-        let m = 0u32.wrapping_sub((exec >> l) & 1);
-        dst[l] = (f(a[l], b[l]) & m) | (dst[l] & !m);
+    if exec == u32::MAX {
+        // All lanes active (the common case): no blend at all. This also keeps the AVX2
+        // build from turning the blend into masked stores, which stall the next
+        // instruction's loads of the same register.
+        for l in 0..LANES {
+            dst[l] = f(a[l], b[l]);
+        }
+    } else {
+        for l in 0..LANES {
+            let m = lane_mask(exec, l);
+            dst[l] = (f(a[l], b[l]) & m) | (dst[l] & !m);
+        }
     }
 }
 
-// The integer and plain f32 loops stay on the portable path: SSE2 vectorises them, and
-// the AVX2 build measured slower (LLVM turns the EXEC blend into masked stores, which
-// stall the next instruction's loads). FMA is the one that gains (no `fmaf` call).
-/// A vector ALU operation on all 32 lanes, written to the active lanes of `dst`. Each
-/// arm passes [`alu`] a constant operation, which inlining folds, so the semantics are
-/// written once and every arm is a plain vector loop.
-fn valu(op: AluOp, dst: &mut [u32; LANES], a: &[u32; LANES], b: &[u32; LANES], exec: u32) {
-    macro_rules! per_op {
-        ($($v:ident)*) => {
-            match op {
-                $(AluOp::$v => lanes(dst, a, b, exec, |x, y| alu(AluOp::$v, x, y)),)*
-            }
-        };
+simd_fn! {
+    /// A vector ALU operation on all 32 lanes, written to the active lanes of `dst`. Each
+    /// arm passes [`alu`] a constant operation, which inlining folds, so the semantics are
+    /// written once and every arm is a plain vector loop.
+    fn valu(op: AluOp, dst: &mut [u32; LANES], a: &[u32; LANES], b: &[u32; LANES], exec: u32) {
+        macro_rules! per_op {
+            ($($v:ident)*) => {
+                match op {
+                    $(AluOp::$v => lanes(dst, a, b, exec, |x, y| alu(AluOp::$v, x, y)),)*
+                }
+            };
+        }
+        per_op!(Add Sub Mul MulHi And Or Xor Shl Shr Sra MinI MaxI MinU MaxU FAdd FSub FMul FMin FMax Mov)
     }
-    per_op!(Add Sub Mul MulHi And Or Xor Shl Shr Sra MinI MaxI MinU MaxU FAdd FSub FMul FMin FMax Mov)
 }
 
 /// A comparison on all 32 lanes, as a lane mask (one loop per comparison, as [`valu`]).
@@ -178,7 +188,7 @@ simd_fn! {
     /// `d = fma(a, b, c)` (f32, one rounding) on the active lanes of `dst`.
     fn vfma(dst: &mut [u32; LANES], a: [u32; LANES], b: [u32; LANES], c: [u32; LANES], exec: u32) {
         for l in 0..LANES {
-            let m = 0u32.wrapping_sub((exec >> l) & 1);
+            let m = lane_mask(exec, l);
             let r = canon(f(a[l]).mul_add(f(b[l]), f(c[l])));
             dst[l] = (r & m) | (dst[l] & !m);
         }
@@ -186,8 +196,19 @@ simd_fn! {
 }
 
 pub(super) fn execute(ctx: &mut Ctx<'_>, d: &Decoded, pc: u64) -> Result<Flow, ExecFault> {
+    execute_on(ctx.wave, ctx.launch, d, pc)
+}
+
+/// The base group on one wave: it touches nothing but the wave's registers, PC and
+/// counters (and reads the launch shape for ids).
+#[inline]
+pub(super) fn execute_on(
+    w: &mut Wave,
+    launch: &LaunchConfig,
+    d: &Decoded,
+    pc: u64,
+) -> Result<Flow, ExecFault> {
     let i = d.instr;
-    let w = &mut *ctx.wave;
     let exec = w.exec;
     let (rd, rs1, rs2, rs3) = (
         i.rd as usize,
@@ -256,7 +277,7 @@ pub(super) fn execute(ctx: &mut Ctx<'_>, d: &Decoded, pc: u64) -> Result<Flow, E
             }
         },
         Op::Id(kind) => {
-            let l = ctx.launch;
+            let l = launch;
             w.u[rd] = match kind {
                 IdKind::Wave => w.index,
                 IdKind::Workgroup => w.workgroup,

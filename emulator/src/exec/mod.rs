@@ -221,17 +221,102 @@ impl Ctx<'_> {
     }
 }
 
+/// Each lane's bit of an EXEC mask.
+const LANE_BIT: [u32; LANES] = {
+    let mut b = [0; LANES];
+    let mut l = 0;
+    while l < LANES {
+        b[l] = 1 << l;
+        l += 1;
+    }
+    b
+};
+
+/// All ones for a lane set in `exec`, zero otherwise. Written as a compare of `exec & bit`
+/// so it vectorises with plain SIMD compares (a per-lane variable shift has no SSE2 form).
+#[inline(always)]
+pub(crate) fn lane_mask(exec: u32, l: usize) -> u32 {
+    if exec & LANE_BIT[l] != 0 {
+        u32::MAX
+    } else {
+        0
+    }
+}
+
 /// Merges `new` into `dst` for the lanes set in `exec` (branch-free).
 #[inline]
 pub fn merge(dst: &mut [u32; LANES], new: &[u32; LANES], exec: u32) {
     for l in 0..LANES {
-        let m = 0u32.wrapping_sub((exec >> l) & 1);
+        let m = lane_mask(exec, l);
         dst[l] = (new[l] & m) | (dst[l] & !m);
     }
 }
 
+/// Whether an operation touches only its wave's registers, PC and counters, and always
+/// goes on to the next instruction or a branch target (the machine runs these in its
+/// fast loop, [`execute_on_wave`]): not memory, not cross-lane, not the ones that end,
+/// stop or park the wave.
+#[inline]
+pub fn is_wave_local(op: Op) -> bool {
+    // Exhaustive, so a new operation has to be placed on one side.
+    match op {
+        Op::Nop
+        | Op::Wait(_)
+        | Op::Branch(_)
+        | Op::UAlu(..)
+        | Op::UCmp(..)
+        | Op::UAdd64(_)
+        | Op::Exec(_)
+        | Op::Id(_)
+        | Op::VAlu(..)
+        | Op::VLaneId
+        | Op::VCvt(_)
+        | Op::VCmp(_)
+        | Op::VAdd64(_)
+        | Op::VMovU64
+        | Op::VAdd64U
+        | Op::VMad
+        | Op::VFma
+        | Op::VSel => true,
+        Op::CacheInvalidate
+        | Op::CacheWriteBack
+        | Op::Load { .. }
+        | Op::Store { .. }
+        | Op::Atomic { .. }
+        | Op::Uld { .. }
+        | Op::Shfl { .. }
+        | Op::ShflBcast { .. }
+        | Op::QuadSwizzle
+        | Op::Writelane
+        | Op::Readfirst
+        | Op::Readlane { .. }
+        | Op::Deriv { .. }
+        | Op::XscanAdd
+        | Op::Ballot
+        | Op::Vote(_)
+        | Op::Xred(_)
+        | Op::End
+        | Op::Brk
+        | Op::Trap
+        | Op::Barrier => false,
+    }
+}
+
+/// Executes a wave-local instruction ([`is_wave_local`]) on `wave`: the same semantics as
+/// [`execute`], without the memory context.
+#[inline]
+pub fn execute_on_wave(
+    wave: &mut Wave,
+    launch: &LaunchConfig,
+    d: &Decoded,
+    pc: u64,
+) -> Result<Flow, ExecFault> {
+    alu::execute_on(wave, launch, d, pc)
+}
+
 /// Executes one instruction at `pc` on `ctx.wave`. Registers and memory change only if it
 /// does not fault.
+#[inline(always)]
 pub fn execute(ctx: &mut Ctx<'_>, d: &Decoded, pc: u64) -> Result<Flow, ExecFault> {
     match d.op {
         Op::CacheInvalidate | Op::CacheWriteBack => {

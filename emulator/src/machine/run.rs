@@ -148,6 +148,73 @@ impl Machine {
         None
     }
 
+    /// Runs up to `n` instructions of the ready wave `w` while they are wave-local
+    /// ([`exec::is_wave_local`]: registers, PC and counters only, never ending or parking
+    /// the wave, never touching memory, so no watchpoint can fire), with the
+    /// per-instruction bookkeeping of [`Machine::step_wave`] reduced to what they need.
+    /// Stops before anything else (memory, cross-lane, control, an undecodable word, the
+    /// instruction budget, a breakpoint mark that stops this wave), which `step_wave` or
+    /// the hooked step then runs. Returns the instructions executed.
+    fn run_wave_local(&mut self, w: usize, n: u64) -> u64 {
+        let budget = self
+            .options
+            .max_instructions
+            .map_or(u64::MAX, |l| l.saturating_sub(self.stats.wave_instructions));
+        let n = n.min(budget);
+        if n == 0
+            || self
+                .waves
+                .get(w)
+                .is_none_or(|x| x.state != WaveState::Ready)
+        {
+            return 0;
+        }
+        self.touch(w);
+        if let Some(log) = &mut self.accesses {
+            log.hits.clear();
+        }
+        let (code, launch, break_at) = (&self.code, &self.launch, &self.break_at);
+        let (stats, lanes_of) = (&mut self.stats, &mut self.lanes_of);
+        let wave = &mut self.waves[w];
+        let mut done = 0;
+        while done < n {
+            let pc = wave.pc;
+            if !break_at.is_empty()
+                && break_at
+                    .get((pc / 4) as usize)
+                    .is_some_and(|b| b.stops(wave.id, wave.workgroup))
+            {
+                break;
+            }
+            let Some(CodeWord::Instr(d)) = pc
+                .is_multiple_of(4)
+                .then(|| code.get((pc / 4) as usize))
+                .flatten()
+            else {
+                break;
+            };
+            if !exec::is_wave_local(d.op) {
+                break;
+            }
+            let exec_mask = wave.exec;
+            match exec::execute_on_wave(wave, launch, d, pc) {
+                Ok(Flow::Next) => wave.pc = pc + d.len as u64,
+                Ok(Flow::Jump(t)) => wave.pc = t,
+                // Wave-local operations only go on or branch, and change nothing when they
+                // fail; anything else is left to `step_wave`, which runs it again.
+                _ => break,
+            }
+            if lanes_of.0 != exec_mask {
+                *lanes_of = (exec_mask, exec_mask.count_ones());
+            }
+            stats.wave_instructions += 1;
+            stats.lane_ops += lanes_of.1 as u64;
+            wave.executed += 1;
+            done += 1;
+        }
+        done
+    }
+
     fn on_exit(&mut self, s: usize) -> Option<Event> {
         if let Some(dl) = self.deadlock_in(s, false) {
             return Some(Event::Deadlock(dl));
@@ -205,12 +272,25 @@ impl Machine {
             let budget = stop_at.map_or(u64::MAX, |s| s - now);
             let n = (self.left as u64).min(budget).max(1);
             let hooked = !self.break_at.is_empty() || self.accesses.is_some();
-            for _ in 0..n {
+            let mut k = 0;
+            while k < n {
+                // Wave-local instructions in the tightest loop (watchpoints cannot fire on
+                // them, and it stops before a breakpoint mark); the rest one at a time. A
+                // wave resuming over a breakpoint takes one hooked step first.
+                if self.skip_break.is_none() {
+                    let done = self.run_wave_local(w, n - k);
+                    self.left = self.left.saturating_sub(done as u32);
+                    k += done;
+                    if k >= n {
+                        break;
+                    }
+                }
                 let event = if hooked {
                     self.step_hooked(w)
                 } else {
                     self.step_scheduled(w)
                 };
+                k += 1;
                 if event.is_some() {
                     return event;
                 }
