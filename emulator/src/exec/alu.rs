@@ -6,8 +6,8 @@ use super::{lane_mask, merge, Ctx, Decoded, ExecFault, Flow};
 use crate::fault::FaultKind;
 use crate::isa::Counter;
 use crate::program::LaunchConfig;
-use crate::wave::Wave;
 use crate::wave::LANES;
+use crate::wave::{VRegs, Wave};
 
 /// IEEE 754-2019 minimumNumber on f32 bits: a NaN operand yields the other; -0 < +0.
 pub fn min_number(a: u32, b: u32) -> u32 {
@@ -152,15 +152,30 @@ fn lanes(
     }
 }
 
+/// The second source of a vector ALU operation: a register, or one value for every lane
+/// (a uniform register or the immediate).
+#[derive(Clone, Copy)]
+enum Second {
+    Reg(usize),
+    Splat(u32),
+}
+
 simd_fn! {
-    /// A vector ALU operation on all 32 lanes, written to the active lanes of `dst`. Each
-    /// arm passes [`alu`] a constant operation, which inlining folds, so the semantics are
-    /// written once and every arm is a plain vector loop.
-    fn valu(op: AluOp, dst: &mut [u32; LANES], a: &[u32; LANES], b: &[u32; LANES], exec: u32) {
+    /// A vector ALU operation on all 32 lanes, `v[rd] = op(v[rs1], b)` on the active lanes.
+    /// Each arm passes [`alu`] a constant operation, which inlining folds, so the semantics
+    /// are written once and every arm is a plain vector loop. The sources are read here,
+    /// in the function that computes on them, so they stay in vector registers.
+    fn valu(op: AluOp, v: &mut VRegs, rd: usize, rs1: usize, b: Second, exec: u32) {
+        let a = v[rs1];
+        let b = match b {
+            Second::Reg(r) => v[r],
+            Second::Splat(x) => [x; LANES],
+        };
+        let dst = &mut v[rd];
         macro_rules! per_op {
-            ($($v:ident)*) => {
+            ($($o:ident)*) => {
                 match op {
-                    $(AluOp::$v => lanes(dst, a, b, exec, |x, y| alu(AluOp::$v, x, y)),)*
+                    $(AluOp::$o => lanes(dst, &a, &b, exec, |x, y| alu(AluOp::$o, x, y)),)*
                 }
             };
         }
@@ -287,14 +302,14 @@ pub(super) fn execute_on(
             };
         }
         Op::VAlu(op, src) => {
-            let (a, b) = match src {
+            let b = match src {
                 // `vmov rd, rs1`: the moved value is the first operand.
-                Src::Reg if op == AluOp::Mov => (w.v[rs1], w.v[rs1]),
-                Src::Reg => (w.v[rs1], w.v[rs2]),
-                Src::Uniform => (w.v[rs1], [w.u[rs2]; LANES]),
-                Src::Imm => (w.v[rs1], [imm; LANES]),
+                Src::Reg if op == AluOp::Mov => Second::Reg(rs1),
+                Src::Reg => Second::Reg(rs2),
+                Src::Uniform => Second::Splat(w.u[rs2]),
+                Src::Imm => Second::Splat(imm),
             };
-            valu(op, &mut w.v[rd], &a, &b, exec);
+            valu(op, &mut w.v, rd, rs1, b, exec);
         }
         Op::VLaneId => {
             let ids: [u32; LANES] = std::array::from_fn(|l| l as u32);
