@@ -19,8 +19,8 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
+use wavedbg_emulator::bench::resident_waves;
 use wavedbg_emulator::debug::Engine;
-use wavedbg_emulator::machine::LaunchOptions;
 
 const SPIN: &str = "\
 .kernel spin
@@ -82,15 +82,7 @@ fn measure(target: &str, setup: &[&str], n: u32, dir: &Path) -> Option<(f64, f64
 /// The spin kernel with `waves` resident waves (up to 32 per workgroup).
 fn wavedbg_case(n: u32, waves: u32, dir: &Path) -> Option<(f64, f64)> {
     let program = wavedbg_emulator::asm::assemble(SPIN, "spin.s", None).ok()?;
-    let per_group = waves.min(32);
-    let options = LaunchOptions {
-        max_instructions: None,
-        workgroup_lanes: Some(per_group * 32),
-        grid: Some(waves / per_group),
-        resident_workgroups: waves / per_group,
-        ..LaunchOptions::default()
-    };
-    let engine = Engine::new(&program, options).ok()?;
+    let engine = Engine::new(&program, resident_waves(waves)).ok()?;
     let listener = TcpListener::bind("127.0.0.1:0").ok()?;
     let addr = listener.local_addr().ok()?;
     std::thread::spawn(move || wavedbg_gdb::serve_on(engine, listener));

@@ -173,11 +173,24 @@ pub fn verify(k: Kernel, waves: u32, iters: u32) -> Result<(), BenchError> {
     check(&m, k, waves, &k.native(waves, iters))
 }
 
-fn program(k: Kernel, waves: u32, iters: u32) -> Result<Program, BenchError> {
+/// Kernel `k` assembled for `waves` waves and `iters` iterations.
+pub fn program(k: Kernel, waves: u32, iters: u32) -> Result<Program, BenchError> {
     assemble(&k.source(waves, iters), "bench.s", None).map_err(|e| BenchError::Assemble {
         kernel: k.name(),
         message: e.to_string(),
     })
+}
+
+/// Launch options for `waves` resident waves (a multiple of 32 above 32): workgroups of up
+/// to 32 waves, all resident, no instruction budget.
+pub fn resident_waves(waves: u32) -> LaunchOptions {
+    let per_group = waves.clamp(1, 32);
+    LaunchOptions {
+        workgroup_lanes: Some(per_group * 32),
+        grid: Some((waves / per_group).max(1)),
+        resident_workgroups: (waves / per_group).max(1),
+        ..launch_options()
+    }
 }
 
 fn launch_options() -> LaunchOptions {
@@ -280,9 +293,8 @@ fn check(m: &Machine, k: Kernel, waves: u32, want: &[u32]) -> Result<(), BenchEr
     Ok(())
 }
 
-/// The mixed kernel under the engine with 100 breakpoints on executed instructions whose
-/// wave filter never matches, and 32 watchpoints on memory next to what it touches (16
-/// global, 16 shared): every instruction reaches a breakpoint and every access is checked.
+/// The mixed kernel under [`armed_engine`]: breakpoints on every instruction and
+/// watchpoints beside every access, none hit.
 fn armed_case(options: BenchOptions, waves: u32) -> Result<Measurement, BenchError> {
     let k = Kernel::Mixed;
     let iters = options.iterations(k);
@@ -296,7 +308,7 @@ fn armed_case(options: BenchOptions, waves: u32) -> Result<Measurement, BenchErr
     })?;
     let want = k.native(waves, iters);
     let (t, e) = fastest(options.budget(), || {
-        let mut e = armed(&p).map_err(|source| BenchError::Launch {
+        let mut e = armed_engine(&p).map_err(|source| BenchError::Launch {
             kernel: k.name(),
             source,
         })?;
@@ -323,7 +335,22 @@ fn armed_case(options: BenchOptions, waves: u32) -> Result<Measurement, BenchErr
     ))
 }
 
-fn armed(p: &Program) -> Result<Engine, LaunchError> {
+/// The mixed kernel with a spare buffer (`spare`, 4 KiB) for [`armed_engine`] to watch.
+pub fn armed_program(waves: u32, iters: u32) -> Result<Program, BenchError> {
+    let k = Kernel::Mixed;
+    let source = k
+        .source(waves, iters)
+        .replacen(".arg", ".buffer spare, 4096\n.arg", 1);
+    assemble(&source, "bench.s", None).map_err(|e| BenchError::Assemble {
+        kernel: k.name(),
+        message: e.to_string(),
+    })
+}
+
+/// An engine on `p` ([`armed_program`]) with 100 breakpoints on its instructions whose
+/// wave filters match no wave, and 32 watchpoints next to what it touches (16 on `spare`,
+/// 16 in every workgroup's shared memory): armed, never hit.
+pub fn armed_engine(p: &Program) -> Result<Engine, LaunchError> {
     let mut e = Engine::new(p, launch_options())?;
     let addrs: Vec<u64> = p.lines.iter().map(|(a, _)| *a).collect();
     for i in 0..100 {
@@ -357,13 +384,7 @@ fn armed(p: &Program) -> Result<Engine, LaunchError> {
 fn stepi_case(options: BenchOptions, waves: u32) -> Result<Measurement, BenchError> {
     let k = Kernel::IntAlu;
     let p = program(k, 1, k.iterations())?;
-    let per_group = waves.min(32);
-    let launch = LaunchOptions {
-        workgroup_lanes: Some(per_group * 32),
-        grid: Some(waves / per_group),
-        resident_workgroups: waves / per_group,
-        ..launch_options()
-    };
+    let launch = resident_waves(waves);
     let steps: u64 = if options.quick { 200 } else { 2000 };
     let (t, _) = fastest(options.budget(), || {
         let mut e = Engine::new(&p, launch).map_err(|source| BenchError::Launch {

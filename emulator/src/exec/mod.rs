@@ -252,54 +252,71 @@ pub fn merge(dst: &mut [u32; LANES], new: &[u32; LANES], exec: u32) {
     }
 }
 
+/// Where an operation's semantics live, and what it may touch.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OpClass {
+    /// Cache maintenance: counted on its counter, nothing else is modelled.
+    Cache,
+    /// Loads, stores, atomics and uniform loads (`lsu.rs`).
+    Memory,
+    /// Cross-lane operations (`xlane.rs`).
+    CrossLane,
+    /// The base group's operations on the wave's registers, PC and counters that always
+    /// go on or branch (`alu.rs`): the machine runs these in its tight loop.
+    WaveLocal,
+    /// The base group's operations that end, stop or park the wave (`alu.rs`).
+    Control,
+}
+
+impl OpClass {
+    /// The class of an operation.
+    #[inline]
+    pub fn of(op: Op) -> OpClass {
+        // Exhaustive, so a new operation has to be placed.
+        match op {
+            Op::CacheInvalidate | Op::CacheWriteBack => OpClass::Cache,
+            Op::Load { .. } | Op::Store { .. } | Op::Atomic { .. } | Op::Uld { .. } => {
+                OpClass::Memory
+            }
+            Op::Shfl { .. }
+            | Op::ShflBcast { .. }
+            | Op::QuadSwizzle
+            | Op::Writelane
+            | Op::Readfirst
+            | Op::Readlane { .. }
+            | Op::Deriv { .. }
+            | Op::XscanAdd
+            | Op::Ballot
+            | Op::Vote(_)
+            | Op::Xred(_) => OpClass::CrossLane,
+            Op::Nop
+            | Op::Wait(_)
+            | Op::Branch(_)
+            | Op::UAlu(..)
+            | Op::UCmp(..)
+            | Op::UAdd64(_)
+            | Op::Exec(_)
+            | Op::Id(_)
+            | Op::VAlu(..)
+            | Op::VLaneId
+            | Op::VCvt(_)
+            | Op::VCmp(_)
+            | Op::VAdd64(_)
+            | Op::VMovU64
+            | Op::VAdd64U
+            | Op::VMad
+            | Op::VFma
+            | Op::VSel => OpClass::WaveLocal,
+            Op::End | Op::Brk | Op::Trap | Op::Barrier => OpClass::Control,
+        }
+    }
+}
+
 /// Whether an operation touches only its wave's registers, PC and counters, and always
-/// goes on to the next instruction or a branch target (the machine runs these in its
-/// fast loop, [`execute_on_wave`]): not memory, not cross-lane, not the ones that end,
-/// stop or park the wave.
+/// goes on to the next instruction or a branch target ([`OpClass::WaveLocal`]).
 #[inline]
 pub fn is_wave_local(op: Op) -> bool {
-    // Exhaustive, so a new operation has to be placed on one side.
-    match op {
-        Op::Nop
-        | Op::Wait(_)
-        | Op::Branch(_)
-        | Op::UAlu(..)
-        | Op::UCmp(..)
-        | Op::UAdd64(_)
-        | Op::Exec(_)
-        | Op::Id(_)
-        | Op::VAlu(..)
-        | Op::VLaneId
-        | Op::VCvt(_)
-        | Op::VCmp(_)
-        | Op::VAdd64(_)
-        | Op::VMovU64
-        | Op::VAdd64U
-        | Op::VMad
-        | Op::VFma
-        | Op::VSel => true,
-        Op::CacheInvalidate
-        | Op::CacheWriteBack
-        | Op::Load { .. }
-        | Op::Store { .. }
-        | Op::Atomic { .. }
-        | Op::Uld { .. }
-        | Op::Shfl { .. }
-        | Op::ShflBcast { .. }
-        | Op::QuadSwizzle
-        | Op::Writelane
-        | Op::Readfirst
-        | Op::Readlane { .. }
-        | Op::Deriv { .. }
-        | Op::XscanAdd
-        | Op::Ballot
-        | Op::Vote(_)
-        | Op::Xred(_)
-        | Op::End
-        | Op::Brk
-        | Op::Trap
-        | Op::Barrier => false,
-    }
+    OpClass::of(op) == OpClass::WaveLocal
 }
 
 /// Executes a wave-local instruction ([`is_wave_local`]) on `wave`: the same semantics as
@@ -318,25 +335,13 @@ pub fn execute_on_wave(
 /// does not fault.
 #[inline(always)]
 pub fn execute(ctx: &mut Ctx<'_>, d: &Decoded, pc: u64) -> Result<Flow, ExecFault> {
-    match d.op {
-        Op::CacheInvalidate | Op::CacheWriteBack => {
+    match OpClass::of(d.op) {
+        OpClass::Cache => {
             ctx.issue(d, pc, None);
             Ok(Flow::Next)
         }
-        Op::Load { .. } | Op::Store { .. } | Op::Atomic { .. } | Op::Uld { .. } => {
-            lsu::execute(ctx, d, pc)
-        }
-        Op::Shfl { .. }
-        | Op::ShflBcast { .. }
-        | Op::QuadSwizzle
-        | Op::Writelane
-        | Op::Readfirst
-        | Op::Readlane { .. }
-        | Op::Deriv { .. }
-        | Op::XscanAdd
-        | Op::Ballot
-        | Op::Vote(_)
-        | Op::Xred(_) => xlane::execute(ctx, d),
-        _ => alu::execute(ctx, d, pc),
+        OpClass::Memory => lsu::execute(ctx, d, pc),
+        OpClass::CrossLane => xlane::execute(ctx, d),
+        OpClass::WaveLocal | OpClass::Control => alu::execute(ctx, d, pc),
     }
 }
