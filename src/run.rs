@@ -131,7 +131,8 @@ fn run_program(program: &wavedbg_emulator::program::Program, args: RunArgs) -> R
             Event::Break { .. }
             | Event::Stalled
             | Event::BreakpointHit { .. }
-            | Event::WatchHit { .. },
+            | Event::WatchHit { .. }
+            | Event::StopBefore,
         ) => ("stalled", Some("no wave can run".into()), None),
     };
     let dumps = args

@@ -364,6 +364,12 @@ fn every_command_and_alias_runs() {
         ("undisplay", "undisplay".to_string()),
         ("save", format!("save {}", file.display())),
         ("load", format!("load {}", file.display())),
+        ("reverse-stepi", "stepi 3".to_string()),
+        ("reverse-stepi", "reverse-stepi".to_string()),
+        ("reverse-stepi", "rsi 1".to_string()),
+        ("goto", "goto 1".to_string()),
+        ("goto", "info history".to_string()),
+        ("goto", "set history-size 64".to_string()),
     ];
     for (command, line) in &later {
         if command::canonical(command).is_none() {

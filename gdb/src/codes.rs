@@ -42,7 +42,8 @@ pub fn errno(e: &EngineError) -> u8 {
         | EngineError::LaneOutOfRange(_)
         | EngineError::WatchLength(_)
         | EngineError::NoRegister(_)
-        | EngineError::PcMisaligned(_) => EINVAL,
+        | EngineError::PcMisaligned(_)
+        | EngineError::BeyondHistory { .. } => EINVAL,
     }
 }
 

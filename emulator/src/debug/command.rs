@@ -18,13 +18,15 @@ pub const HELP: &[(&str, &[&str], &str, &str)] = &[
     ("awatch", &[], "awatch [SPACE:]ADDR [LEN] [if EXPR] [workgroup N|all] [wave N] [lane N]", "stop after any instruction that reads or writes the range"),
     ("continue", &["c", "cont"], "continue", "run all waves until a breakpoint, watchpoint, fault, deadlock, interrupt or the end"),
     ("stepi", &["si"], "stepi [all|alone] [N]", "execute N instructions (default 1) of the selected wave, others frozen; with scheduler-locking off, or with `all`, every ready wave advances one instruction per step; `alone` steps the selected wave alone whatever the setting"),
+    ("reverse-stepi", &["rsi"], "reverse-stepi [N]", "run the selected wave N instructions (default 1) backwards: the whole machine as it was right before that instruction; at the start of the history, as far back as it goes"),
+    ("goto", &[], "goto N", "put the whole machine where it was when the launch had executed N instructions (the count every stop shows), back or forward within the recorded history"),
     ("advance", &["until", "u"], "advance LOCATION | advance barrier", "continue until the selected wave reaches LOCATION; `advance barrier` runs the selected wave alone to its next barrier"),
     ("finish", &[], "finish", "run the selected wave alone until it exits"),
     ("interrupt", &[], "interrupt", "stop a run in progress (Ctrl-C does the same)"),
     ("restart", &["run", "r"], "restart", "restart the launch from the beginning, keeping breakpoints and watchpoints"),
     ("wave", &["thread"], "wave N", "select wave N (global wave id)"),
     ("lane", &[], "lane N", "select lane N (0-31)"),
-    ("info", &["i"], "info waves|lanes|registers [REG]|breakpoints|watchpoints|changes|display", "show waves, the selected wave's lanes, registers (all, or one v register across lanes), breakpoints, watchpoints, or what changed since the previous stop"),
+    ("info", &["i"], "info waves|lanes|registers [REG]|breakpoints|watchpoints|changes|display|history", "show waves, the selected wave's lanes, registers (all, or one v register across lanes), breakpoints, watchpoints, or what changed since the previous stop"),
     ("print", &["p"], "print[/x|/d|/u|/f|/t|/c] EXPR", "evaluate an expression: registers v3, v3[5], u2, exec, pc, lane, wave; memory global:ADDR, shared:ADDR, scratch:ADDR (a u32); labels; numbers; C operators; s32(x) reads x as signed. A bare vector register shows all 32 lanes"),
     ("x", &[], "x/NFS [SPACE:]ADDR", "examine memory: N units, format F (x d u t f c), size S (b h w g); SPACE global (default), shared (the selected wave's workgroup) or scratch (the selected lane)"),
     ("set", &[], "set REG = VALUE | set vN[L] = VALUE | set SPACE:ADDR = VALUE | set scheduler-locking on|off", "change a register (vN sets every lane), one lane, a u32 in memory, or a setting"),
@@ -65,6 +67,8 @@ pub enum Info {
     Changes,
     /// The display expressions.
     Display,
+    /// The time-travel record.
+    History,
 }
 
 /// Comparison operators of `expect`.
@@ -155,6 +159,10 @@ pub enum Command {
     /// `stepi alone [N]`: the selected wave alone advances N instructions, whatever
     /// scheduler-locking says (the TUI's "step the selected wave").
     StepiAlone(u64),
+    /// `reverse-stepi [N]`.
+    ReverseStepi(u64),
+    /// `goto N`.
+    Goto(u64),
     /// `advance LOCATION`.
     Advance(String),
     /// `advance barrier`.
@@ -198,6 +206,8 @@ pub enum Command {
     },
     /// `set scheduler-locking on|off`.
     SchedulerLocking(bool),
+    /// `set history-size N`: the bound on time-travel snapshots, in MiB.
+    HistorySize(u64),
     /// `disassemble [LOCATION]`.
     Disassemble(Option<String>),
     /// `expect EXPR OP VALUE`.
@@ -232,6 +242,8 @@ impl Command {
                 | Command::Stepi(_)
                 | Command::StepiAll(_)
                 | Command::StepiAlone(_)
+                | Command::ReverseStepi(_)
+                | Command::Goto(_)
                 | Command::Advance(_)
                 | Command::AdvanceBarrier
                 | Command::Finish
@@ -319,6 +331,9 @@ impl std::fmt::Display for Command {
             Command::StepiAll(n) => write!(f, "stepi all {n}"),
             Command::StepiAlone(1) => f.write_str("stepi alone"),
             Command::StepiAlone(n) => write!(f, "stepi alone {n}"),
+            Command::ReverseStepi(1) => f.write_str("reverse-stepi"),
+            Command::ReverseStepi(n) => write!(f, "reverse-stepi {n}"),
+            Command::Goto(n) => write!(f, "goto {n}"),
             Command::Advance(l) => write!(f, "advance {l}"),
             Command::AdvanceBarrier => f.write_str("advance barrier"),
             Command::Finish => f.write_str("finish"),
@@ -334,6 +349,7 @@ impl std::fmt::Display for Command {
                 Info::Watchpoints => f.write_str("info watchpoints"),
                 Info::Changes => f.write_str("info changes"),
                 Info::Display => f.write_str("info display"),
+                Info::History => f.write_str("info history"),
             },
             Command::Print { format, expr } => match format {
                 Some(c) => write!(f, "print/{c} {expr}"),
@@ -361,6 +377,7 @@ impl std::fmt::Display for Command {
                     if *on { "on" } else { "off" }
                 )
             }
+            Command::HistorySize(mib) => write!(f, "set history-size {mib}"),
             Command::Disassemble(l) => write!(f, "disassemble{}", opt(l)),
             Command::Expect { lhs, op, rhs } => write!(f, "expect {lhs} {} {rhs}", op.text()),
             Command::Display(d) => write!(f, "display{}", opt(d)),
@@ -609,6 +626,15 @@ pub fn parse(line: &str) -> Result<Option<Command>, CommandError> {
                 number(name, count)?
             })
         }
+        "reverse-stepi" => Command::ReverseStepi(if rest.is_empty() {
+            1
+        } else {
+            number(name, rest)?
+        }),
+        "goto" => {
+            need("an instruction count")?;
+            Command::Goto(number(name, rest)?)
+        }
         "advance" => {
             need("a location")?;
             if rest == "barrier" {
@@ -629,7 +655,7 @@ pub fn parse(line: &str) -> Result<Option<Command>, CommandError> {
             Command::Lane(id(rest)?)
         }
         "info" => {
-            need("a topic: waves, lanes, registers, breakpoints, watchpoints, changes or display")?;
+            need("a topic: waves, lanes, registers, breakpoints, watchpoints, changes, display or history")?;
             let (what, arg) = rest
                 .split_once(char::is_whitespace)
                 .map_or((rest, ""), |(a, b)| (a, b.trim()));
@@ -643,6 +669,7 @@ pub fn parse(line: &str) -> Result<Option<Command>, CommandError> {
                 "watchpoints" | "watch" => Info::Watchpoints,
                 "changes" => Info::Changes,
                 "display" | "displays" => Info::Display,
+                "history" => Info::History,
                 _ => return Err(error(name, format!("unknown `info {what}`"))),
             })
         }
@@ -694,7 +721,13 @@ pub fn parse(line: &str) -> Result<Option<Command>, CommandError> {
             }
         }
         "set" => {
-            if let Some(v) = rest.strip_prefix("scheduler-locking") {
+            if let Some(v) = rest.strip_prefix("history-size") {
+                let v = v.trim();
+                if v.is_empty() {
+                    return Err(error(name, "set history-size MIB"));
+                }
+                Command::HistorySize(number(name, v)?)
+            } else if let Some(v) = rest.strip_prefix("scheduler-locking") {
                 match v.trim() {
                     "on" | "step" => Command::SchedulerLocking(true),
                     "off" => Command::SchedulerLocking(false),

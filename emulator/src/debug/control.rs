@@ -119,7 +119,7 @@ impl Engine {
     }
 
     /// Saves the state at the start of a resumption, for change highlighting at its stop.
-    fn begin(&mut self) {
+    pub(super) fn begin(&mut self) {
         // O(what ran since the previous resume), not O(machine): see `Machine::sync_from`.
         if std::mem::take(&mut self.edited) {
             self.last_stop.clone_from(&self.machine);
@@ -231,7 +231,10 @@ impl Engine {
                 self.progress.publish(&self.machine);
                 published = now;
             }
-            match self.machine.run(Some(POLL)) {
+            let start = self.machine.stats.wave_instructions;
+            let event = self.machine.run(Some(POLL));
+            self.record_run(start);
+            match event {
                 None => continue,
                 Some(Event::BreakpointHit { wave, pc }) => {
                     if target == Some((wave, pc)) {
@@ -294,7 +297,9 @@ impl Engine {
                 return Some(stop);
             }
         }
+        let start = self.machine.stats.wave_instructions;
         let event = self.machine.step_scheduled(w);
+        self.record_step(w, start);
         // A memory instruction that touched a watched range did not fault, exit or
         // deadlock, so its event (if any) cannot be lost by reporting the watchpoint.
         if self

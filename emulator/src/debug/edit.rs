@@ -3,6 +3,7 @@
 //! through these methods, never through the machine's fields.
 
 use super::{Engine, EngineError};
+use crate::machine::Machine;
 use crate::memory::Space;
 use crate::wave::{LANES, UREGS, VREGS};
 
@@ -38,12 +39,10 @@ pub enum RegisterWrite {
     Pc(u64),
 }
 
-impl Engine {
-    /// Writes a register of wave `wave` (an index into the machine's waves).
-    pub fn write_register(&mut self, wave: usize, write: RegisterWrite) -> Result<(), EngineError> {
-        self.edited = true;
-        let w = self
-            .machine
+impl RegisterWrite {
+    /// Writes the register of wave `wave` of `m`.
+    pub(crate) fn apply(self, m: &mut Machine, wave: usize) -> Result<(), EngineError> {
+        let w = m
             .waves
             .get_mut(wave)
             .ok_or(EngineError::NoWaveIndex(wave))?;
@@ -54,7 +53,7 @@ impl Engine {
                 Err(EngineError::NoRegister(format!("v{reg}")))
             }
         };
-        match write {
+        match self {
             RegisterWrite::VLane { reg, lane, value } => {
                 if lane as usize >= LANES {
                     return Err(EngineError::LaneOutOfRange(lane as u64));
@@ -78,6 +77,16 @@ impl Engine {
         }
         Ok(())
     }
+}
+
+impl Engine {
+    /// Writes a register of wave `wave` (an index into the machine's waves).
+    pub fn write_register(&mut self, wave: usize, write: RegisterWrite) -> Result<(), EngineError> {
+        write.apply(&mut self.machine, wave)?;
+        self.edited = true;
+        self.record_register(wave, write);
+        Ok(())
+    }
 
     /// Writes memory as [`crate::machine::Machine::read_space`] reads it: a global address,
     /// the shared window of wave `wave`'s workgroup, or lane `lane`'s scratch.
@@ -89,6 +98,8 @@ impl Engine {
         addr: u64,
         data: &[u8],
     ) -> Result<(), EngineError> {
-        Ok(self.machine.write_space(space, wave, lane, addr, data)?)
+        self.machine.write_space(space, wave, lane, addr, data)?;
+        self.record_memory(space, wave, lane, addr, data);
+        Ok(())
     }
 }

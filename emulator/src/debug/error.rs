@@ -7,6 +7,14 @@ use crate::machine::MemoryError;
 /// An engine operation that could not be done; nothing was changed.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum EngineError {
+    /// `goto` past the end of the recorded history.
+    #[error("instruction count {count} is beyond the recorded history, which ends at {end} (continue or stepi to go further)")]
+    BeyondHistory {
+        /// The count asked for.
+        count: u64,
+        /// The last count recorded.
+        end: u64,
+    },
     /// A location names no label.
     #[error("no label `{name}`{}", labels_hint(.labels))]
     NoLabel {

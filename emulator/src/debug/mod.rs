@@ -12,6 +12,7 @@ mod edit;
 mod error;
 pub mod expr;
 mod handle;
+mod history;
 mod points;
 mod run_command;
 pub mod session;
@@ -27,6 +28,7 @@ use breakpoint::{Breakpoint, Watchpoint};
 pub use edit::RegisterWrite;
 pub use error::EngineError;
 pub use handle::{InterruptHandle, Progress, ProgressHandle};
+pub use history::{History, HistoryInfo, DEFAULT_HISTORY_BYTES};
 pub use run_command::{CommandOutput, ExpectOutcome};
 pub use stop::{Blocked, Reached, StopEvent, StopReason, Terminated, WatchHit};
 
@@ -65,6 +67,8 @@ pub struct Engine {
     /// A register was written since the last resume: the next snapshot is a full copy
     /// (an incremental one only sees what execution changed).
     edited: bool,
+    /// The time-travel record of this launch.
+    history: History,
 }
 
 /// The most commands the engine's log keeps (sessions save it for replay).
@@ -76,6 +80,7 @@ impl Engine {
         let mut machine = Machine::new(program, options)?;
         machine.break_is_fault = false;
         let armed = vec![Vec::new(); machine.code().len()];
+        let history = History::new(&machine, DEFAULT_HISTORY_BYTES);
         Ok(Engine {
             initial: machine.clone(),
             last_stop: machine.clone(),
@@ -96,6 +101,7 @@ impl Engine {
             log_dropped: 0,
             kernel_path: None,
             edited: false,
+            history,
         })
     }
 
@@ -204,6 +210,7 @@ impl Engine {
     pub fn restart(&mut self) {
         self.machine = self.initial.clone();
         self.last_stop = self.machine.clone();
+        self.history = History::new(&self.machine, self.history.info(0).limit);
         self.resume_over = None;
         self.last = None;
         self.selected_wave = 0;

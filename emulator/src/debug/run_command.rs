@@ -250,6 +250,17 @@ impl Engine {
                 let s = self.run_wave(self.selected_wave, *n);
                 self.stopped(s)
             }
+            Command::ReverseStepi(0) => {
+                CommandOutput::text("reverse-stepi 0: nothing to undo.\n".into())
+            }
+            Command::ReverseStepi(n) => {
+                let s = self.reverse_step(*n);
+                self.stopped(s)
+            }
+            Command::Goto(n) => {
+                let s = self.goto(*n).map_err(|e| cmd_err("goto", e))?;
+                self.stopped(s)
+            }
             Command::Advance(loc) => {
                 let a = self
                     .resolve_location(loc)
@@ -313,6 +324,7 @@ impl Engine {
                 Info::Breakpoints => view::breakpoint_table(self, false),
                 Info::Watchpoints => view::breakpoint_table(self, true),
                 Info::Changes => view::changes_text(self),
+                Info::History => view::history_text(self),
                 Info::Display => {
                     if self.displays.is_empty() {
                         "There are no displays.\n".to_string()
@@ -338,6 +350,11 @@ impl Engine {
             }
             Command::SchedulerLocking(on) => {
                 self.scheduler_locking = *on;
+                CommandOutput::default()
+            }
+            Command::HistorySize(mib) => {
+                let bytes = usize::try_from(mib.saturating_mul(1 << 20)).unwrap_or(usize::MAX);
+                self.set_history_size(bytes);
                 CommandOutput::default()
             }
             Command::Disassemble(loc) => {

@@ -46,6 +46,8 @@ pub enum Reached {
     Barrier,
     /// The wave's end (`finish`).
     Exit,
+    /// A point of the recorded history by its instruction count (`goto`).
+    Count(u64),
 }
 
 impl std::fmt::Display for Reached {
@@ -54,6 +56,7 @@ impl std::fmt::Display for Reached {
             Reached::Address(a) => write!(f, "{a:#x}"),
             Reached::Barrier => f.write_str("barrier"),
             Reached::Exit => f.write_str("exit"),
+            Reached::Count(n) => write!(f, "instruction {n}"),
         }
     }
 }
@@ -76,6 +79,10 @@ pub enum Blocked {
     /// Every wave is stopped by the debugger or waiting.
     #[error("no wave can run")]
     NoWaveCanRun,
+    /// A reverse command reached the start of the recorded history (the launch, or the
+    /// wave's first instruction).
+    #[error("no more reverse-execution history")]
+    HistoryStart,
 }
 
 /// What is left of a launch that cannot go on because its remaining waves faulted.
@@ -258,6 +265,8 @@ impl Engine {
             Event::BreakpointHit { wave, .. } | Event::WatchHit { wave, .. } => {
                 self.event(StopReason::Step, Some(wave))
             }
+            // Only history replays set a stop-before point, and they consume it.
+            Event::StopBefore => self.event(StopReason::Step, wave),
         }
     }
 }

@@ -4,7 +4,7 @@
 
 use std::fmt::Write;
 
-use super::{Engine, Reached, StopEvent, StopReason, WatchHit};
+use super::{Blocked, Engine, Reached, StopEvent, StopReason, WatchHit};
 use crate::disasm;
 use crate::fault::lanes_text;
 use crate::isa::{Counter, RegFile};
@@ -173,6 +173,13 @@ pub fn describe_stop(e: &Engine, stop: &StopEvent) -> String {
             m.stats.wave_instructions, m.stats.lane_ops
         ),
         StopReason::Interrupted => format!("Interrupted, {wave}\n  {}", at(stop.pc)),
+        // As gdb says it; the machine is at the earliest point it could reach.
+        StopReason::Blocked(Blocked::HistoryStart) => {
+            format!(
+                "No more reverse-execution history.\n{wave}\n  {}",
+                at(stop.pc)
+            )
+        }
         StopReason::Blocked(why) if wave.is_empty() => format!("Cannot run: {why}"),
         StopReason::Blocked(why) => format!("Cannot run {wave}: {why}"),
         StopReason::Terminated(why) => format!("The launch is over: {why}."),
@@ -593,4 +600,27 @@ pub fn changes_text(e: &Engine) -> String {
         let _ = writeln!(s, "{space} {scope}: {lo:#x}..{hi:#x} ({} bytes)", hi - lo);
     }
     s
+}
+
+/// `info history`: the time-travel record.
+pub fn history_text(e: &Engine) -> String {
+    let now = e.machine().stats.wave_instructions;
+    let h = e.history().info(now);
+    let mib = |b: usize| b as f64 / (1 << 20) as f64;
+    let mut out = format!(
+        "Recorded history: instructions 0 to {} (the launch to the newest point), now at {}.\n",
+        h.end, h.now
+    );
+    out += &format!(
+        "{} record entries; {} snapshots, {:.1} MiB of {:.0} MiB (set history-size), one every {} instructions or more.\n",
+        h.entries,
+        h.snapshots,
+        mib(h.bytes),
+        mib(h.limit),
+        h.spacing
+    );
+    if h.now < h.end {
+        out += "In the past: stepping or continuing from here replaces the recorded future.\n";
+    }
+    out
 }

@@ -153,6 +153,7 @@ impl Machine {
             accesses: None,
             break_at: Vec::new(),
             skip_break: None,
+            stop_before: None,
         };
         for _ in 0..resident {
             m.slots.push(Slot {

@@ -51,6 +51,9 @@ pub enum Event {
     Finished,
     /// No wave can run: the remaining ones are stopped by the debugger.
     Stalled,
+    /// A [`Machine::stop_before`] point was reached: nothing was executed, and the
+    /// scheduler is as it was before it picked the wave (time travel's replays end here).
+    StopBefore,
     /// The scheduled wave is about to execute an instruction marked in
     /// the debugger's breakpoint marks; nothing was executed. The debugger decides whether to stop,
     /// and lets the wave past it to go on.
@@ -125,6 +128,8 @@ pub struct Machine {
     /// Lets wave `.0` execute the instruction at `.1` once despite [`Machine::break_at`]
     /// (resuming from a breakpoint).
     pub(crate) skip_break: Option<(usize, u64)>,
+    /// Stop (with [`Event::StopBefore`]) right before this instruction would execute.
+    pub(crate) stop_before: Option<StopBefore>,
     /// Waves that may have changed since [`Machine::clear_touched`], as a flag per wave
     /// and a list, so a snapshot refresh visits only them.
     touched: Touched,
@@ -133,6 +138,23 @@ pub struct Machine {
     /// The last EXEC mask counted and its active lanes (popcount once per mask change,
     /// not per instruction: the default x86-64 target has no popcount instruction).
     lanes_of: (u32, u32),
+}
+
+/// A point right before an instruction executes, where a replay stops.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum StopBefore {
+    /// Before the instruction that would make the launch's count `.0 + 1`.
+    Count(u64),
+    /// Before wave index `wave` (global id `id`) executes its instruction number
+    /// `executed + 1`.
+    Wave {
+        /// Index in the machine's waves.
+        wave: usize,
+        /// Its global id (a slot holds other waves over time).
+        id: u32,
+        /// Its instruction count at the point.
+        executed: u64,
+    },
 }
 
 /// Which waves a breakpoint mark on a code word stops (before the debugger evaluates the
@@ -218,6 +240,7 @@ impl Machine {
             accesses,
             break_at,
             skip_break,
+            stop_before,
             touched,
             wave_slots,
             lanes_of,
@@ -256,8 +279,59 @@ impl Machine {
         self.accesses.clone_from(accesses);
         self.break_at.clone_from(break_at);
         self.skip_break = *skip_break;
+        self.stop_before = *stop_before;
         self.wave_slots = Arc::clone(wave_slots);
         self.lanes_of = *lanes_of;
+    }
+
+    /// Removes the debugger's hooks (breakpoint marks, the access log, resume-over and
+    /// stop-before points): a snapshot for time travel replays without them.
+    pub(crate) fn strip_hooks(&mut self) {
+        self.break_at = Vec::new();
+        self.accesses = None;
+        self.skip_break = None;
+        self.stop_before = None;
+    }
+
+    /// Whether the machine is at `s`, with nothing more to run to reach it.
+    pub(crate) fn stops_at(&self, s: StopBefore) -> bool {
+        match s {
+            StopBefore::Count(n) => self.stats.wave_instructions == n,
+            StopBefore::Wave { .. } => false,
+        }
+    }
+
+    /// An estimate of the memory a snapshot of this machine holds on its own: register
+    /// storage and wave state, and 4 KiB for each memory page not shared with `prev`
+    /// (pages are copy-on-write: unchanged ones cost one pointer).
+    pub(crate) fn snapshot_bytes(&self, prev: Option<&Machine>) -> usize {
+        let waves: usize = self
+            .waves
+            .iter()
+            .map(|w| w.v.allocated() * 128 + std::mem::size_of::<crate::wave::Wave>())
+            .sum();
+        let pages = |mine: &PagedBytes, theirs: Option<&PagedBytes>| match theirs {
+            Some(t) => mine.pages_not_shared_with(t),
+            None => mine.page_count(),
+        };
+        let mut own_pages = 0;
+        for (i, w) in self.waves.iter().enumerate() {
+            own_pages += pages(
+                &w.scratch,
+                prev.and_then(|p| p.waves.get(i)).map(|x| &x.scratch),
+            );
+        }
+        for (i, s) in self.slots.iter().enumerate() {
+            own_pages += pages(
+                &s.shared,
+                prev.and_then(|p| p.slots.get(i)).map(|x| &x.shared),
+            );
+        }
+        for (i, a) in self.global.allocations().iter().enumerate() {
+            let theirs = prev.and_then(|p| p.global.bytes(i));
+            own_pages += pages(&a.data, theirs);
+        }
+        waves + own_pages * 4096
     }
 
     /// Starts a new touched set: call after making a snapshot of this machine.
@@ -268,6 +342,13 @@ impl Machine {
     #[inline]
     pub(crate) fn touch(&mut self, w: usize) {
         self.touched.mark(w);
+    }
+
+    /// The scheduler's state: the current wave, the instructions left in its quantum, and
+    /// the seeded generator's state (`None`: round-robin). Two machines with equal waves,
+    /// memory and scheduler state run on identically.
+    pub fn scheduler_state(&self) -> (usize, u32, Option<u64>) {
+        (self.current, self.left, self.rng.map(|r| r.0))
     }
 
     /// The program.

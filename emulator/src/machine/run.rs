@@ -1,7 +1,7 @@
 //! Running instructions: one step of the scheduled wave or of a chosen one, the events a
 //! step raises (faults, breakpoints, watch hits, `brk`), and runs to an instruction budget.
 
-use super::{CodeWord, Event, Machine};
+use super::{CodeWord, Event, Machine, StopBefore};
 use crate::exec::{self, Ctx, Decoded, Flow};
 use crate::fault::{Fault, FaultKind};
 use crate::wave::WaveState;
@@ -46,8 +46,24 @@ impl Machine {
     /// Executes one instruction of wave `w` as picked by [`Machine::schedule`] (counting
     /// against its quantum). The debugger schedules, checks breakpoints, then calls this.
     pub fn step_scheduled(&mut self, w: usize) -> Option<Event> {
+        if self.stop_before.is_some_and(|s| self.stops_before(s, w)) {
+            return Some(Event::StopBefore);
+        }
         self.left = self.left.saturating_sub(1);
         self.step_wave(w)
+    }
+
+    fn stops_before(&self, s: StopBefore, w: usize) -> bool {
+        match s {
+            StopBefore::Count(n) => self.stats.wave_instructions == n,
+            StopBefore::Wave { wave, id, executed } => {
+                w == wave
+                    && self
+                        .waves
+                        .get(w)
+                        .is_some_and(|x| x.id == id && x.executed == executed)
+            }
+        }
     }
 
     /// Executes one instruction of wave `w` (which must be Ready or Stopped; the caller
@@ -265,19 +281,24 @@ impl Machine {
             // Run the scheduled wave for the rest of its quantum in a tight loop (the same
             // instructions `step` would run, one schedule per quantum instead of one per
             // instruction), with the debugger's hooks only when they are set.
+            // A stop before the quantum's first instruction leaves the scheduler as it was,
+            // so a stop is the same state however the run that reaches it is split.
+            let before = (self.current, self.left, self.rng);
             let w = match self.schedule() {
                 Ok(w) => w,
                 Err(e) => return Some(e),
             };
             let budget = stop_at.map_or(u64::MAX, |s| s - now);
             let n = (self.left as u64).min(budget).max(1);
-            let hooked = !self.break_at.is_empty() || self.accesses.is_some();
+            let hooked =
+                !self.break_at.is_empty() || self.accesses.is_some() || self.stop_before.is_some();
+            let first = self.stats.wave_instructions;
             let mut k = 0;
             while k < n {
                 // Wave-local instructions in the tightest loop (watchpoints cannot fire on
                 // them, and it stops before a breakpoint mark); the rest one at a time. A
                 // wave resuming over a breakpoint takes one hooked step first.
-                if self.skip_break.is_none() {
+                if self.skip_break.is_none() && self.stop_before.is_none() {
                     let done = self.run_wave_local(w, n - k);
                     self.left = self.left.saturating_sub(done as u32);
                     k += done;
@@ -291,8 +312,13 @@ impl Machine {
                     self.step_scheduled(w)
                 };
                 k += 1;
-                if event.is_some() {
-                    return event;
+                if let Some(e) = event {
+                    if matches!(e, Event::BreakpointHit { .. } | Event::StopBefore)
+                        && self.stats.wave_instructions == first
+                    {
+                        (self.current, self.left, self.rng) = before;
+                    }
+                    return Some(e);
                 }
                 if self.waves[w].state != WaveState::Ready || self.left == 0 {
                     break;

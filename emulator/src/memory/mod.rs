@@ -197,6 +197,21 @@ impl PagedBytes {
         }
     }
 
+    /// Pages (4 KiB each).
+    pub fn page_count(&self) -> usize {
+        self.pages.len()
+    }
+
+    /// Pages that are not the very same page in `other` (a copy made earlier): what a
+    /// snapshot of this array holds beyond `other`.
+    pub fn pages_not_shared_with(&self, other: &PagedBytes) -> usize {
+        self.pages
+            .iter()
+            .enumerate()
+            .filter(|(i, p)| other.pages.get(*i).is_none_or(|q| !Arc::ptr_eq(p, q)))
+            .count()
+    }
+
     /// All bytes (for dumps and tests).
     pub fn to_vec(&self) -> Vec<u8> {
         let mut v = vec![0; self.len as usize];

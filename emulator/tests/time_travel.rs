@@ -1,0 +1,275 @@
+//! Time travel: any recorded point is reached again exactly (waves, memory, counters and
+//! the scheduler's state), backwards and forwards, after any mix of run-control commands
+//! and edits; reverse-stepi lands right before the wave's earlier instruction; the
+//! snapshot memory stays under its bound.
+
+use proptest::prelude::*;
+use wavedbg_emulator::asm::assemble;
+use wavedbg_emulator::debug::breakpoint::Filters;
+use wavedbg_emulator::debug::{Blocked, Engine, RegisterWrite, StopReason};
+use wavedbg_emulator::machine::{LaunchOptions, Machine};
+use wavedbg_emulator::memory::Space;
+
+const KERNELS: [(&str, &str); 5] = [
+    ("histogram.s", include_str!("../../scripts/histogram.s")),
+    ("reduce.s", include_str!("../../scripts/reduce.s")),
+    ("bitonic.s", include_str!("../../scripts/bitonic.s")),
+    ("scan.s", include_str!("../../scripts/scan.s")),
+    ("divergent.s", include_str!("../../scripts/divergent.s")),
+];
+
+fn engine(which: usize, seed: u64) -> Engine {
+    let (name, src) = KERNELS[which];
+    let p = assemble(src, name, None).expect("example kernel");
+    Engine::new(
+        &p,
+        LaunchOptions {
+            seed,
+            quantum: 5,
+            ..LaunchOptions::default()
+        },
+    )
+    .expect("launch")
+}
+
+/// Everything that decides what the machine does next.
+fn same(a: &Machine, b: &Machine) -> Result<(), String> {
+    if a.stats != b.stats {
+        return Err(format!("stats {:?} vs {:?}", a.stats, b.stats));
+    }
+    if a.scheduler_state() != b.scheduler_state() {
+        return Err(format!(
+            "scheduler {:?} vs {:?}",
+            a.scheduler_state(),
+            b.scheduler_state()
+        ));
+    }
+    if a.waves != b.waves {
+        let i = (0..a.waves.len()).find(|&i| a.waves[i] != b.waves[i]);
+        return Err(format!("wave index {i:?} differs"));
+    }
+    if a.slots != b.slots || a.global != b.global {
+        return Err("memory differs".into());
+    }
+    Ok(())
+}
+
+#[derive(Debug, Clone)]
+enum Action {
+    Continue,
+    Step(u64),
+    StepAll(u64),
+    StepAlone(u64),
+    Select(usize),
+    Break(usize),
+    Unbreak,
+    EditU(u8, u32),
+    EditMemory(u64, u8),
+}
+
+fn action() -> impl Strategy<Value = Action> {
+    prop_oneof![
+        2 => Just(Action::Continue),
+        3 => (1u64..30).prop_map(Action::Step),
+        2 => (1u64..6).prop_map(Action::StepAll),
+        1 => (1u64..20).prop_map(Action::StepAlone),
+        2 => (0usize..64).prop_map(Action::Select),
+        2 => (0usize..1000).prop_map(Action::Break),
+        1 => Just(Action::Unbreak),
+        1 => (8u8..16, any::<u32>()).prop_map(|(r, v)| Action::EditU(r, v)),
+        1 => (0u64..64, any::<u8>()).prop_map(|(a, v)| Action::EditMemory(a, v)),
+    ]
+}
+
+/// Runs the actions, recording the machine after each (by instruction count; a count
+/// recorded twice keeps only the later state, which is where `goto` lands).
+fn drive(e: &mut Engine, actions: &[Action]) -> Vec<(u64, Machine)> {
+    let mut points: Vec<(u64, Machine)> =
+        vec![(e.machine().stats.wave_instructions, e.machine().clone())];
+    let lines: Vec<u64> = e
+        .machine()
+        .program()
+        .lines
+        .iter()
+        .map(|(a, _)| *a)
+        .collect();
+    for a in actions {
+        match a {
+            Action::Continue => drop(e.continue_all()),
+            Action::Step(n) => drop(e.step(*n)),
+            Action::StepAll(n) => drop(e.step_all(*n)),
+            Action::StepAlone(n) => drop(e.run_wave(e.selected_wave, *n)),
+            Action::Select(w) => drop(e.select_wave_index(w % e.machine().waves.len())),
+            Action::Break(i) => {
+                let at = lines[i % lines.len()];
+                drop(e.add_breakpoint(&format!("{at:#x}"), None, Filters::default(), true));
+            }
+            Action::Unbreak => drop(e.delete(None)),
+            Action::EditU(reg, value) => {
+                let w = e.selected_wave;
+                drop(e.write_register(
+                    w,
+                    RegisterWrite::U {
+                        reg: *reg,
+                        value: *value,
+                    },
+                ));
+            }
+            Action::EditMemory(off, v) => {
+                let base = e.machine().global.allocations()[0].base;
+                drop(e.write_memory(Space::Global, 0, 0, base + off, &[*v]));
+            }
+        }
+        let now = e.machine().stats.wave_instructions;
+        points.retain(|(c, _)| *c != now);
+        points.push((now, e.machine().clone()));
+    }
+    points
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    /// 48 cases of up to 30 actions, then up to 12 gotos each: several hundred points.
+    #[test]
+    fn goto_reaches_every_recorded_point_exactly(
+        which in 0usize..KERNELS.len(),
+        seed in prop::sample::select(vec![0u64, 1, 7]),
+        actions in prop::collection::vec(action(), 1..30),
+        picks in prop::collection::vec(any::<prop::sample::Index>(), 1..12),
+    ) {
+        let mut e = engine(which, seed);
+        let points = drive(&mut e, &actions);
+        for pick in picks {
+            let (count, want) = &points[pick.index(points.len())];
+            let stop = e.goto(*count).map_err(|err| TestCaseError::fail(err.to_string()))?;
+            prop_assert_eq!(stop.instructions, *count);
+            if let Err(why) = same(e.machine(), want) {
+                return Err(TestCaseError::fail(format!("goto {count}: {why}")));
+            }
+        }
+        // And back to the newest point, where the record ends.
+        let (end, want) = points.iter().max_by_key(|(c, _)| *c).expect("points");
+        e.goto(*end).map_err(|err| TestCaseError::fail(err.to_string()))?;
+        if let Err(why) = same(e.machine(), want) {
+            return Err(TestCaseError::fail(format!("goto end {end}: {why}")));
+        }
+    }
+
+    /// Going back and then running something else replaces the recorded future: the
+    /// points before the branch and the new ones are all reached exactly.
+    #[test]
+    fn a_new_future_replaces_the_old_one(
+        which in 0usize..KERNELS.len(),
+        seed in prop::sample::select(vec![0u64, 3]),
+        first in prop::collection::vec(action(), 1..20),
+        branch in any::<prop::sample::Index>(),
+        second in prop::collection::vec(action(), 1..20),
+        picks in prop::collection::vec(any::<prop::sample::Index>(), 1..10),
+    ) {
+        let mut e = engine(which, seed);
+        let old = drive(&mut e, &first);
+        let (at, _) = old[branch.index(old.len())];
+        e.goto(at).map_err(|err| TestCaseError::fail(err.to_string()))?;
+        let mut points: Vec<(u64, Machine)> = old.into_iter().filter(|(c, _)| *c < at).collect();
+        let new = drive(&mut e, &second);
+        points.retain(|(c, _)| new.iter().all(|(n, _)| n != c));
+        points.extend(new);
+        for pick in picks {
+            let (count, want) = &points[pick.index(points.len())];
+            e.goto(*count).map_err(|err| TestCaseError::fail(err.to_string()))?;
+            if let Err(why) = same(e.machine(), want) {
+                return Err(TestCaseError::fail(format!("goto {count} (branched at {at}): {why}")));
+            }
+        }
+    }
+
+    /// After any mix of commands, single steps of one wave (others frozen), then
+    /// reverse-stepi k: the whole machine is as it was k steps earlier, right before that
+    /// wave's instruction.
+    #[test]
+    fn reverse_stepi_lands_right_before_the_earlier_instruction(
+        which in 0usize..KERNELS.len(),
+        actions in prop::collection::vec(action(), 0..20),
+        steps in 1usize..12,
+        backs in prop::collection::vec(1u64..12, 1..4),
+    ) {
+        let mut e = engine(which, 0);
+        drive(&mut e, &actions);
+        let w = e.selected_wave;
+        let mut states = vec![e.machine().clone()];
+        for _ in 0..steps {
+            if e.run_wave(w, 1).reason != StopReason::Step {
+                break;
+            }
+            states.push(e.machine().clone());
+        }
+        let mut at = states.len() - 1;
+        for back in backs {
+            let executed = e.machine().waves[w].executed;
+            let stop = e.reverse_step(back);
+            if executed == 0 {
+                prop_assert_eq!(stop.reason, StopReason::Blocked(Blocked::HistoryStart));
+                break;
+            }
+            prop_assert_eq!(e.machine().waves[w].executed, executed - back.min(executed));
+            if (back as usize) <= at {
+                at -= back as usize;
+                if let Err(why) = same(e.machine(), &states[at]) {
+                    return Err(TestCaseError::fail(format!("{back} back: {why}")));
+                }
+            } else {
+                break;
+            }
+        }
+    }
+}
+
+#[test]
+fn reverse_stepi_at_the_start_of_history_says_so() {
+    let mut e = engine(0, 0);
+    let stop = e.reverse_step(1);
+    assert_eq!(stop.reason, StopReason::Blocked(Blocked::HistoryStart));
+    e.step(3);
+    let stop = e.reverse_step(10);
+    assert_eq!(
+        stop.reason,
+        StopReason::Blocked(Blocked::HistoryStart),
+        "only 3 to undo"
+    );
+    assert_eq!(e.machine().waves[0].executed, 0);
+    assert_eq!(e.machine().waves[0].pc, 0);
+}
+
+#[test]
+fn goto_past_the_record_is_an_error_and_changes_nothing() {
+    let mut e = engine(1, 0);
+    e.step(5);
+    let before = e.machine().clone();
+    assert!(e.goto(1_000_000).is_err());
+    assert!(same(e.machine(), &before).is_ok());
+}
+
+/// A small bound: snapshots thin out (every other one dropped, spacing doubled) and stay
+/// under it, and every point is still reachable.
+#[test]
+fn snapshot_memory_stays_under_the_bound() {
+    use wavedbg_emulator::bench::{program, resident_waves, Kernel};
+    let p = program(Kernel::IntAlu, 1, 1_000_000).expect("kernel");
+    let mut e = Engine::new(&p, resident_waves(64)).expect("launch");
+    let bound = 512 << 10;
+    e.set_history_size(bound);
+    let mut points = Vec::new();
+    for i in 0..40 {
+        e.run_wave(i % 64, 20_000);
+        points.push((e.machine().stats.wave_instructions, e.machine().clone()));
+        let h = e.history().info(e.machine().stats.wave_instructions);
+        assert!(h.bytes <= bound || h.snapshots <= 2, "{h:?}");
+    }
+    let h = e.history().info(0);
+    assert!(h.spacing > 50_000 && h.snapshots >= 2, "thinned out: {h:?}");
+    for (count, want) in points.iter().rev().step_by(7) {
+        e.goto(*count).expect("goto");
+        same(e.machine(), want).expect("the same state");
+    }
+}
