@@ -370,6 +370,9 @@ fn every_command_and_alias_runs() {
         ("goto", "goto 1".to_string()),
         ("goto", "info history".to_string()),
         ("goto", "set history-size 64".to_string()),
+        ("reverse-continue", "reverse-continue".to_string()),
+        ("reverse-continue", "rc".to_string()),
+        ("last-write", "last-write u6".to_string()),
     ];
     for (command, line) in &later {
         if command::canonical(command).is_none() {

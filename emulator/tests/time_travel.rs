@@ -264,7 +264,7 @@ fn snapshot_memory_stays_under_the_bound() {
         e.run_wave(i % 64, 20_000);
         points.push((e.machine().stats.wave_instructions, e.machine().clone()));
         let h = e.history().info(e.machine().stats.wave_instructions);
-        assert!(h.bytes <= bound || h.snapshots <= 2, "{h:?}");
+        assert!(h.bytes <= bound || h.snapshots == 1, "{h:?}");
     }
     let h = e.history().info(0);
     assert!(h.spacing > 50_000 && h.snapshots >= 2, "thinned out: {h:?}");
@@ -272,4 +272,170 @@ fn snapshot_memory_stays_under_the_bound() {
         e.goto(*count).expect("goto");
         same(e.machine(), want).expect("the same state");
     }
+}
+
+fn histogram() -> Engine {
+    engine(0, 0)
+}
+
+/// reverse-continue goes back through the breakpoint hits continue went through, in
+/// reverse order, to the same waves and instruction counts; then to the start.
+#[test]
+fn reverse_continue_retraces_breakpoint_hits() {
+    let mut e = histogram();
+    e.add_breakpoint("next_word", None, Filters::default(), false)
+        .expect("breakpoint");
+    let mut hits = Vec::new();
+    for _ in 0..6 {
+        let s = e.continue_all();
+        assert!(matches!(s.reason, StopReason::Breakpoint { .. }), "{s:?}");
+        hits.push((s.wave_id, s.pc, s.instructions));
+    }
+    for want in hits.iter().rev().skip(1) {
+        let s = e.reverse_continue();
+        assert!(matches!(s.reason, StopReason::Breakpoint { .. }), "{s:?}");
+        assert_eq!((s.wave_id, s.pc, s.instructions), *want);
+    }
+    let s = e.reverse_continue();
+    assert_eq!(s.reason, StopReason::Blocked(Blocked::HistoryStart));
+    assert_eq!(e.machine().stats.wave_instructions, 0);
+    // And forward again: the same hits.
+    for want in &hits {
+        let s = e.continue_all();
+        assert_eq!((s.wave_id, s.pc, s.instructions), *want);
+    }
+}
+
+/// A watchpoint fires in reverse right before the instruction that made the access,
+/// with the values it found and left.
+#[test]
+fn reverse_continue_stops_at_the_previous_watchpoint_hit() {
+    use wavedbg_emulator::debug::breakpoint::{Scope, WatchKind};
+    let mut e = histogram();
+    e.add_watchpoint(WatchKind::Write, Scope::Shared(None), 0, 4, None)
+        .expect("watch");
+    let mut hits = Vec::new();
+    for _ in 0..5 {
+        let s = e.continue_all();
+        let StopReason::Watchpoint(h) = &s.reason else {
+            panic!("{s:?}");
+        };
+        hits.push((
+            s.wave_id,
+            h[0].pc,
+            s.instructions,
+            h[0].old.clone(),
+            h[0].new.clone(),
+        ));
+    }
+    for (wave, pc, after, old, new) in hits.iter().rev() {
+        let s = e.reverse_continue();
+        let StopReason::Watchpoint(h) = &s.reason else {
+            panic!("{s:?}");
+        };
+        assert_eq!(s.wave_id, *wave);
+        assert_eq!(h[0].pc, *pc);
+        assert_eq!(s.pc, Some(*pc), "right before the accessing instruction");
+        assert_eq!(s.instructions, after - 1);
+        assert_eq!((&h[0].old, &h[0].new), (old, new));
+    }
+}
+
+/// last-write on the histogram's shared bins, walked back three times, against an
+/// independent search: the same launch stepped one instruction at a time on a plain
+/// machine, noting every change of the word and which lanes' addresses name it.
+#[test]
+fn last_write_names_the_wave_lane_and_instruction() {
+    use wavedbg_emulator::debug::WriteTarget;
+    let (name, src) = KERNELS[0];
+    let p = assemble(src, name, None).expect("kernel");
+    let options = LaunchOptions {
+        quantum: 5,
+        ..LaunchOptions::default()
+    };
+    let mut e = Engine::new(&p, options).expect("launch");
+    assert_eq!(e.continue_all().reason, StopReason::Finished);
+    let end = e.machine().stats.wave_instructions;
+    for bin in [0u64, 4, 40, 1020] {
+        // Independently: (count before, wave id, lanes naming the word) of each change of
+        // workgroup 0's shared word `bin`.
+        let mut m = Machine::new(&p, options).expect("launch");
+        let mut changes = Vec::new();
+        let word = |m: &Machine| {
+            let mut b = [0u8; 4];
+            let _ = m.read_space(Space::Shared, 0, 0, bin, &mut b);
+            b
+        };
+        while m.stats.wave_instructions < end {
+            let Ok(w) = m.schedule() else { break };
+            let before = word(&m);
+            let count = m.stats.wave_instructions;
+            let wave = m.waves[w].clone();
+            let _ = m.step_scheduled(w);
+            if m.waves[w].workgroup == 0 && word(&m) != before {
+                let d = m.instr_at(wave.pc).expect("an instruction");
+                let lanes = (0..32u32)
+                    .filter(|&l| wave.exec >> l & 1 == 1)
+                    .filter(|&l| {
+                        (wave.v[d.instr.rs1 as usize][l as usize] as i64 + d.instr.imm) as u64
+                            == bin
+                    })
+                    .fold(0u32, |a, l| a | 1 << l);
+                changes.push((count, wave.id, lanes, wave.pc));
+            }
+        }
+        assert!(changes.len() >= 3, "bin {bin}: {} changes", changes.len());
+        e.select_wave(0).expect("wave 0");
+        let target = WriteTarget::Memory {
+            space: Space::Shared,
+            addr: bin,
+            len: 4,
+            workgroup: 0,
+            wave: 0,
+            lane: 0,
+        };
+        let mut before = end;
+        for want in changes.iter().rev().take(3) {
+            let got = e.last_write(&target, before).expect("a write");
+            assert_eq!((got.count, got.wave, got.lanes, got.pc), *want, "bin {bin}");
+            before = got.count;
+        }
+    }
+}
+
+/// The command forms, as a user types them.
+#[test]
+fn time_travel_commands() {
+    let mut e = histogram();
+    let run = |e: &mut Engine, line: &str| {
+        e.execute_line(line)
+            .unwrap_or_else(|err| panic!("{line}: {err}"))
+            .text
+    };
+    run(&mut e, "stepi 10");
+    assert_eq!(e.machine().waves[0].executed, 10);
+    assert!(run(&mut e, "rsi").contains("wave 0"));
+    assert_eq!(e.machine().waves[0].executed, 9);
+    assert!(run(&mut e, "reverse-stepi 5").contains("wave 0"));
+    assert_eq!(e.machine().waves[0].executed, 4);
+    assert!(run(&mut e, "goto 7").contains("reached instruction 7"));
+    assert!(run(&mut e, "info history").contains("now at 7"));
+    run(&mut e, "continue");
+    // A register's write is a change of its value: v1 = lane id + 32 * wave index.
+    let text = run(&mut e, "last-write v1[3]");
+    assert!(
+        text.contains("written by wave 0 (workgroup 0), lane 3"),
+        "{text}"
+    );
+    assert!(
+        text.contains("before: 0x00000000") && text.contains("after:  0x00000003"),
+        "{text}"
+    );
+    let again = run(&mut e, "last-write v1[3]");
+    assert!(
+        again.contains("no write before"),
+        "a repeat walks further back: {again}"
+    );
+    assert!(run(&mut e, "reverse-continue").contains("No more reverse-execution history"));
+    assert!(e.execute_line("goto 99999999").is_err());
 }

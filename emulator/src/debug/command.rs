@@ -19,6 +19,8 @@ pub const HELP: &[(&str, &[&str], &str, &str)] = &[
     ("continue", &["c", "cont"], "continue", "run all waves until a breakpoint, watchpoint, fault, deadlock, interrupt or the end"),
     ("stepi", &["si"], "stepi [all|alone] [N]", "execute N instructions (default 1) of the selected wave, others frozen; with scheduler-locking off, or with `all`, every ready wave advances one instruction per step; `alone` steps the selected wave alone whatever the setting"),
     ("reverse-stepi", &["rsi"], "reverse-stepi [N]", "run the selected wave N instructions (default 1) backwards: the whole machine as it was right before that instruction; at the start of the history, as far back as it goes"),
+    ("reverse-continue", &["rc"], "reverse-continue", "run backwards to the previous point where a breakpoint or watchpoint stops (a watchpoint: right before the instruction that made the access, with the values it found and left), or to the start of the history"),
+    ("last-write", &[], "last-write [SPACE:]ADDR [LEN] | last-write vN[L] | last-write uN", "name the last write before now of memory, a vector register (one lane or any) or a uniform register of the selected wave: the wave, lanes, PC, instruction count and the values before and after; repeat it to walk further back (the machine stays where it is; `goto` the count to see it)"),
     ("goto", &[], "goto N", "put the whole machine where it was when the launch had executed N instructions (the count every stop shows), back or forward within the recorded history"),
     ("advance", &["until", "u"], "advance LOCATION | advance barrier", "continue until the selected wave reaches LOCATION; `advance barrier` runs the selected wave alone to its next barrier"),
     ("finish", &[], "finish", "run the selected wave alone until it exits"),
@@ -163,6 +165,10 @@ pub enum Command {
     ReverseStepi(u64),
     /// `goto N`.
     Goto(u64),
+    /// `reverse-continue`.
+    ReverseContinue,
+    /// `last-write TARGET` (a memory range or a register, as written).
+    LastWrite(String),
     /// `advance LOCATION`.
     Advance(String),
     /// `advance barrier`.
@@ -243,6 +249,7 @@ impl Command {
                 | Command::StepiAll(_)
                 | Command::StepiAlone(_)
                 | Command::ReverseStepi(_)
+                | Command::ReverseContinue
                 | Command::Goto(_)
                 | Command::Advance(_)
                 | Command::AdvanceBarrier
@@ -334,6 +341,8 @@ impl std::fmt::Display for Command {
             Command::ReverseStepi(1) => f.write_str("reverse-stepi"),
             Command::ReverseStepi(n) => write!(f, "reverse-stepi {n}"),
             Command::Goto(n) => write!(f, "goto {n}"),
+            Command::ReverseContinue => f.write_str("reverse-continue"),
+            Command::LastWrite(t) => write!(f, "last-write {t}"),
             Command::Advance(l) => write!(f, "advance {l}"),
             Command::AdvanceBarrier => f.write_str("advance barrier"),
             Command::Finish => f.write_str("finish"),
@@ -631,6 +640,11 @@ pub fn parse(line: &str) -> Result<Option<Command>, CommandError> {
         } else {
             number(name, rest)?
         }),
+        "reverse-continue" => Command::ReverseContinue,
+        "last-write" => {
+            need("a memory address or a register")?;
+            Command::LastWrite(rest.to_string())
+        }
         "goto" => {
             need("an instruction count")?;
             Command::Goto(number(name, rest)?)

@@ -88,11 +88,19 @@ impl Engine {
                 };
                 return self.finish(e);
             }
+            // One record entry per round: which waves step is decided by the machine's
+            // state at its start, so a replay can step the same ones.
+            let start = self.machine.stats.wave_instructions;
+            let mut stepped = 0;
             for w in ready {
-                if let Some(stop) = self.run_one(w) {
+                let (stop, did) = self.run_one(w);
+                stepped += did as u64;
+                if let Some(stop) = stop {
+                    self.record_round(stepped, start);
                     return self.finish(stop);
                 }
             }
+            self.record_round(stepped, start);
             if self.interrupt.swap(false, Ordering::Relaxed) {
                 return self.finish(self.event(StopReason::Interrupted, Some(self.selected_wave)));
             }
@@ -182,7 +190,12 @@ impl Engine {
                     .get(w)
                     .and_then(|x| self.machine.instr_at(x.pc))
                     .is_some_and(|d| d.op == crate::exec::Op::Barrier);
-            if let Some(stop) = self.run_one(w) {
+            let start = self.machine.stats.wave_instructions;
+            let (stop, did) = self.run_one(w);
+            if did {
+                self.record_step(w, start);
+            }
+            if let Some(stop) = stop {
                 return self.finish(stop);
             }
             done += 1;
@@ -280,8 +293,9 @@ impl Engine {
     }
 
     /// Executes one instruction of wave `w`, checking breakpoints before and watchpoints
-    /// after it. Returns a stop, if any.
-    fn run_one(&mut self, w: usize) -> Option<StopEvent> {
+    /// after it. Returns a stop, if any, and whether the wave was stepped (a breakpoint
+    /// stops before it is).
+    fn run_one(&mut self, w: usize) -> (Option<StopEvent>, bool) {
         let pc = self.machine.waves[w].pc;
         let skip = self
             .resume_over
@@ -294,12 +308,10 @@ impl Engine {
                 .is_some_and(|a| !a.is_empty())
         {
             if let Some(stop) = self.check_breakpoints(w, pc) {
-                return Some(stop);
+                return (Some(stop), false);
             }
         }
-        let start = self.machine.stats.wave_instructions;
         let event = self.machine.step_scheduled(w);
-        self.record_step(w, start);
         // A memory instruction that touched a watched range did not fault, exit or
         // deadlock, so its event (if any) cannot be lost by reporting the watchpoint.
         if self
@@ -309,9 +321,9 @@ impl Engine {
             .is_some_and(|l| !l.hits.is_empty())
         {
             if let Some(stop) = self.check_watchpoints(w, pc) {
-                return Some(stop);
+                return (Some(stop), true);
             }
         }
-        event.map(|e| self.machine_event(e, Some(w)))
+        (event.map(|e| self.machine_event(e, Some(w))), true)
     }
 }

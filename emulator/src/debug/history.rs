@@ -26,6 +26,9 @@ enum Change {
     /// `Machine::step_scheduled` on wave `.0`, `.1` times in a row (the debugger picked
     /// it: a stepi, or a run of one wave alone).
     Step(usize, u64),
+    /// A round of `stepi all`: the first `.0` of the waves ready at its start, in index
+    /// order, each stepped once.
+    Round(u64),
     /// A register write.
     Register(usize, RegisterWrite),
     /// A memory write.
@@ -55,7 +58,7 @@ struct Snapshot {
 }
 
 /// The record of a launch under the debugger, and where in it the machine is.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct History {
     log: Vec<Entry>,
     snapshots: Vec<Snapshot>,
@@ -124,14 +127,22 @@ impl History {
             machine,
             bytes,
         });
-        // Over the bound: keep the launch and every other snapshot after it, and space
-        // the next ones twice as far apart.
-        while self.bytes() > self.limit && self.snapshots.len() > 2 {
-            let mut i = 0;
-            self.snapshots.retain(|_| {
-                i += 1;
-                i == 1 || i % 2 == 0
-            });
+        self.thin();
+    }
+
+    /// Over the bound: keep the launch and every other snapshot after it (or only the
+    /// launch), and space the next ones twice as far apart.
+    fn thin(&mut self) {
+        while self.bytes() > self.limit && self.snapshots.len() > 1 {
+            if self.snapshots.len() > 2 {
+                let mut i = 0;
+                self.snapshots.retain(|_| {
+                    i += 1;
+                    i == 1 || i % 2 == 0
+                });
+            } else {
+                self.snapshots.truncate(1);
+            }
             self.spacing = self.spacing.saturating_mul(2);
         }
     }
@@ -139,14 +150,7 @@ impl History {
     /// Sets the bound on snapshot memory.
     pub(super) fn set_limit(&mut self, limit: usize) {
         self.limit = limit;
-        while self.bytes() > self.limit && self.snapshots.len() > 2 {
-            let mut i = 0;
-            self.snapshots.retain(|_| {
-                i += 1;
-                i == 1 || i % 2 == 0
-            });
-            self.spacing = self.spacing.saturating_mul(2);
-        }
+        self.thin();
     }
 
     /// Forgets the recorded future when the machine, moved into the past, changes: the
@@ -173,6 +177,15 @@ impl History {
                 ..
             }) if done > 0 => Some(Entry {
                 change: Change::Step(*w, done),
+                start: *start,
+                end: self.cursor_count,
+            }),
+            Some(Entry {
+                change: Change::Round(_),
+                start,
+                ..
+            }) if done > 0 => Some(Entry {
+                change: Change::Round(done),
                 start: *start,
                 end: self.cursor_count,
             }),
@@ -288,6 +301,14 @@ impl History {
                         }
                     }
                 }
+                Change::Round(k) => {
+                    for (j, w) in ready_waves(&m).into_iter().take(*k as usize).enumerate() {
+                        if let Some(Event::StopBefore) = m.step_scheduled(w) {
+                            m.stop_before = None;
+                            return Some((m, (i, j as u64)));
+                        }
+                    }
+                }
                 Change::Register(w, write) => {
                     let _ = write.apply(&mut m, *w);
                 }
@@ -311,11 +332,194 @@ impl History {
     }
 }
 
+/// The waves ready at the start of a `stepi all` round, in index order.
+fn ready_waves(m: &Machine) -> Vec<usize> {
+    (0..m.waves.len())
+        .filter(|&i| m.waves[i].state == crate::wave::WaveState::Ready)
+        .collect()
+}
+
+/// Which side of an instruction a walk is on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Side {
+    Before,
+    After,
+}
+
+/// A wave's instruction seen by a walk: the wave index, its global id, and how many
+/// instructions it had executed before this one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Seen {
+    wave: usize,
+    id: u32,
+    executed: u64,
+    pc: u64,
+}
+
+impl History {
+    /// Replays from snapshot `k` one instruction at a time until the count reaches
+    /// `until`, calling `visit` right before and right after each instruction (the
+    /// machine carries `accesses`, so the accesses of the instruction are in its log).
+    fn walk(
+        &self,
+        k: usize,
+        until: u64,
+        accesses: Option<crate::exec::AccessLog>,
+        mut visit: impl FnMut(Side, Seen, &mut Machine),
+    ) {
+        let Some(snap) = self.snapshots.get(k) else {
+            return;
+        };
+        let mut m = snap.machine.clone();
+        m.accesses = accesses;
+        let one = |m: &mut Machine, w: usize, visit: &mut dyn FnMut(Side, Seen, &mut Machine)| {
+            let Some(x) = m.waves.get(w) else {
+                return;
+            };
+            let seen = Seen {
+                wave: w,
+                id: x.id,
+                executed: x.executed,
+                pc: x.pc,
+            };
+            visit(Side::Before, seen, m);
+            let _ = m.step_scheduled(w);
+            visit(Side::After, seen, m);
+        };
+        for e in self.log.iter().skip(snap.entry) {
+            match &e.change {
+                Change::Run(_) => {
+                    let target = e.end.min(until);
+                    while m.stats.wave_instructions < target {
+                        match m.schedule() {
+                            Ok(w) => one(&mut m, w, &mut visit),
+                            Err(_) => return,
+                        }
+                    }
+                }
+                Change::Step(w, times) => {
+                    for _ in 0..*times {
+                        if m.stats.wave_instructions >= until {
+                            return;
+                        }
+                        one(&mut m, *w, &mut visit);
+                    }
+                }
+                Change::Round(k) => {
+                    for w in ready_waves(&m).into_iter().take(*k as usize) {
+                        if m.stats.wave_instructions >= until {
+                            return;
+                        }
+                        one(&mut m, w, &mut visit);
+                    }
+                }
+                Change::Register(w, write) => {
+                    let _ = write.apply(&mut m, *w);
+                }
+                Change::Memory {
+                    space,
+                    wave,
+                    lane,
+                    addr,
+                    data,
+                } => {
+                    let _ = m.write_space(*space, *wave, *lane, *addr, data);
+                }
+            }
+            if m.stats.wave_instructions >= until {
+                return;
+            }
+        }
+    }
+
+    /// The snapshots to search backwards from count `now`, newest first, each with the
+    /// count its segment ends at.
+    fn segments_before(&self, now: u64) -> Vec<(usize, u64)> {
+        let mut out = Vec::new();
+        for k in (0..self.snapshots.len()).rev() {
+            let start = self.snapshots[k].machine.stats.wave_instructions;
+            if start >= now && k > 0 {
+                continue;
+            }
+            let end = self
+                .snapshots
+                .get(k + 1)
+                .map_or(now, |s| s.machine.stats.wave_instructions.min(now));
+            out.push((k, end));
+        }
+        out
+    }
+}
+
+/// What `last-write` looks for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum WriteTarget {
+    /// Bytes of memory: global, the shared memory of workgroup `workgroup`, or the scratch
+    /// of lane `lane` of wave `wave` (global ids).
+    Memory {
+        /// Space.
+        space: Space,
+        /// Address (global) or offset (shared, scratch).
+        addr: u64,
+        /// Bytes.
+        len: u64,
+        /// For shared memory: the workgroup.
+        workgroup: u32,
+        /// For scratch: the wave's global id.
+        wave: u32,
+        /// For scratch: the lane.
+        lane: u8,
+    },
+    /// Vector register `reg` of wave `wave` (global id): one lane, or any.
+    Vector {
+        /// Wave.
+        wave: u32,
+        /// Register.
+        reg: u8,
+        /// Lane (`None`: any lane).
+        lane: Option<u8>,
+    },
+    /// Uniform register `reg` of wave `wave` (global id).
+    Uniform {
+        /// Wave.
+        wave: u32,
+        /// Register.
+        reg: u8,
+    },
+}
+
+/// The answer of `last-write`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LastWrite {
+    /// The instruction count before the writing instruction (it was instruction
+    /// `count + 1`; `goto count` shows the machine right before it).
+    pub count: u64,
+    /// The writing wave's global id.
+    pub wave: u32,
+    /// Its workgroup.
+    pub workgroup: u32,
+    /// Lanes that wrote.
+    pub lanes: u32,
+    /// The instruction's address.
+    pub pc: u64,
+    /// Bytes before (memory), or the register value(s) before, little-endian.
+    pub old: Vec<u8>,
+    /// Bytes after.
+    pub new: Vec<u8>,
+}
+
 impl Engine {
     /// Records a change made to the machine (the run-control and edit paths call this).
     pub(super) fn record_run(&mut self, start: u64) {
         let done = self.machine.stats.wave_instructions - start;
         self.history.record(Change::Run(done), start, &self.machine);
+    }
+
+    pub(super) fn record_round(&mut self, stepped: u64, start: u64) {
+        if stepped > 0 {
+            self.history
+                .record(Change::Round(stepped), start, &self.machine);
+        }
     }
 
     pub(super) fn record_step(&mut self, w: usize, start: u64) {
@@ -427,5 +631,216 @@ impl Engine {
             }
             None => self.finish(self.event(StopReason::Blocked(Blocked::HistoryStart), Some(w))),
         }
+    }
+
+    /// `reverse-continue`: back to the previous point where a breakpoint or watchpoint
+    /// stops (a watchpoint stops right before the instruction that made the access, with
+    /// the values it found and left); at none, the start of the history. Breakpoints'
+    /// ignore counts do not apply backwards, and no hit counts change.
+    pub fn reverse_continue(&mut self) -> StopEvent {
+        let now = self.machine.stats.wave_instructions;
+        let history = std::mem::take(&mut self.history);
+        let (breakpoints, watchpoints) = (self.breakpoints.clone(), self.watchpoints.clone());
+        self.breakpoints.iter_mut().for_each(|b| b.ignore = 0);
+        let accesses = self.machine.accesses.clone();
+        let mut found: Option<(Seen, u64, StopReason)> = None;
+        for (k, end) in history.segments_before(now) {
+            let mut last = None;
+            history.walk(k, end, accesses.clone(), |side, seen, m| {
+                let count = m.stats.wave_instructions;
+                let stop = match side {
+                    Side::Before if count < now => {
+                        let armed = self
+                            .armed
+                            .get((seen.pc / 4) as usize)
+                            .is_some_and(|a| !a.is_empty());
+                        armed.then(|| {
+                            std::mem::swap(&mut self.machine, m);
+                            let stop = self.check_breakpoints(seen.wave, seen.pc);
+                            std::mem::swap(&mut self.machine, m);
+                            stop
+                        })
+                    }
+                    Side::After if count <= now => {
+                        let hit = m.accesses.as_ref().is_some_and(|l| !l.hits.is_empty());
+                        hit.then(|| {
+                            std::mem::swap(&mut self.machine, m);
+                            let stop = self.check_watchpoints(seen.wave, seen.pc);
+                            std::mem::swap(&mut self.machine, m);
+                            stop
+                        })
+                    }
+                    _ => None,
+                };
+                if let Some(stop) = stop.flatten() {
+                    last = Some((seen, count, stop.reason));
+                }
+            });
+            if last.is_some() {
+                found = last;
+                break;
+            }
+        }
+        self.breakpoints = breakpoints;
+        self.watchpoints = watchpoints;
+        self.history = history;
+        match found {
+            Some((seen, _, reason)) => {
+                let target = StopBefore::Wave {
+                    wave: seen.wave,
+                    id: seen.id,
+                    executed: seen.executed,
+                };
+                match self.history.replay_to(target) {
+                    Some((m, at)) => self.arrive(m, at, Some(seen.wave), reason),
+                    None => {
+                        self.finish(self.event(StopReason::Blocked(Blocked::HistoryStart), None))
+                    }
+                }
+            }
+            None => match self.history.replay_to(StopBefore::Count(0)) {
+                Some((m, at)) => {
+                    let w = self.selected_wave;
+                    self.arrive(m, at, Some(w), StopReason::Blocked(Blocked::HistoryStart))
+                }
+                None => self.finish(self.event(StopReason::Blocked(Blocked::HistoryStart), None)),
+            },
+        }
+    }
+
+    /// `last-write`: the last write to `target` before instruction count `before` (the
+    /// machine stays where it is). A register's write is a change of its value.
+    pub fn last_write(&mut self, target: &WriteTarget, before: u64) -> Option<LastWrite> {
+        let history = std::mem::take(&mut self.history);
+        let filter = match target {
+            WriteTarget::Memory {
+                space, addr, len, ..
+            } => Some(crate::exec::AccessLog::new(vec![(
+                *space,
+                *addr,
+                addr.saturating_add(*len),
+            )])),
+            _ => None,
+        };
+        let read_reg = |m: &Machine, wave: u32, reg: u8, lane: Option<u8>, uniform: bool| {
+            let w = m.waves.iter().find(|w| w.id == wave)?;
+            Some(if uniform {
+                w.u.get(reg as usize)?.to_le_bytes().to_vec()
+            } else {
+                let v = w.v[reg as usize];
+                match lane {
+                    Some(l) => v.get(l as usize)?.to_le_bytes().to_vec(),
+                    None => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
+                }
+            })
+        };
+        let mut found = None;
+        for (k, end) in history.segments_before(before) {
+            let mut last = None;
+            let mut old_reg: Option<Vec<u8>> = None;
+            history.walk(k, end, filter.clone(), |side, seen, m| {
+                let count = m.stats.wave_instructions;
+                let Some(w) = m.waves.get(seen.wave) else {
+                    return;
+                };
+                match (target, side) {
+                    (
+                        WriteTarget::Memory {
+                            space,
+                            addr,
+                            len,
+                            workgroup,
+                            wave,
+                            lane,
+                        },
+                        Side::After,
+                    ) => {
+                        let Some(log) = &m.accesses else { return };
+                        let mine = |a: &crate::exec::Access| {
+                            matches!(
+                                a.kind,
+                                crate::exec::AccessKind::Write | crate::exec::AccessKind::ReadWrite
+                            ) && a.space == *space
+                                && match space {
+                                    Space::Global => true,
+                                    Space::Shared => w.workgroup == *workgroup,
+                                    Space::Scratch => w.id == *wave && a.lane == *lane,
+                                }
+                        };
+                        let writes: Vec<_> = log.hits.iter().filter(|a| mine(a)).collect();
+                        if let Some(first) = writes.first() {
+                            let lanes = writes.iter().fold(0u32, |l, a| l | 1 << a.lane);
+                            // The first writing lane's bytes before; what the range holds after.
+                            let n = (*len).min(16) as usize;
+                            let mut old = vec![0u8; n];
+                            let skip = addr.saturating_sub(first.addr) as usize;
+                            for (i, b) in old.iter_mut().enumerate() {
+                                if let Some(&x) = first.old.get(skip + i) {
+                                    *b = x;
+                                }
+                            }
+                            let mut new = vec![0u8; n];
+                            let _ = m.read_space(*space, seen.wave, *lane, *addr, &mut new);
+                            last = Some(LastWrite {
+                                count: count - 1,
+                                wave: w.id,
+                                workgroup: w.workgroup,
+                                lanes,
+                                pc: seen.pc,
+                                old,
+                                new,
+                            });
+                        }
+                    }
+                    (WriteTarget::Vector { wave, reg, lane }, side) if w.id == *wave => {
+                        let now = read_reg(m, *wave, *reg, *lane, false);
+                        if side == Side::After && old_reg.is_some() && now != old_reg {
+                            let (old, new) = (
+                                old_reg.clone().unwrap_or_default(),
+                                now.clone().unwrap_or_default(),
+                            );
+                            let lanes = old
+                                .chunks(4)
+                                .zip(new.chunks(4))
+                                .enumerate()
+                                .filter(|(_, (a, b))| a != b)
+                                .fold(0u32, |l, (i, _)| l | 1 << lane.map_or(i as u8, |x| x));
+                            last = Some(LastWrite {
+                                count: count - 1,
+                                wave: w.id,
+                                workgroup: w.workgroup,
+                                lanes,
+                                pc: seen.pc,
+                                old,
+                                new,
+                            });
+                        }
+                        old_reg = now;
+                    }
+                    (WriteTarget::Uniform { wave, reg }, side) if w.id == *wave => {
+                        let now = read_reg(m, *wave, *reg, None, true);
+                        if side == Side::After && old_reg.is_some() && now != old_reg {
+                            last = Some(LastWrite {
+                                count: count - 1,
+                                wave: w.id,
+                                workgroup: w.workgroup,
+                                lanes: 0,
+                                pc: seen.pc,
+                                old: old_reg.clone().unwrap_or_default(),
+                                new: now.clone().unwrap_or_default(),
+                            });
+                        }
+                        old_reg = now;
+                    }
+                    _ => {}
+                }
+            });
+            if last.is_some() {
+                found = last;
+                break;
+            }
+        }
+        self.history = history;
+        found
     }
 }

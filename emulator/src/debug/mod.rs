@@ -28,7 +28,7 @@ use breakpoint::{Breakpoint, Watchpoint};
 pub use edit::RegisterWrite;
 pub use error::EngineError;
 pub use handle::{InterruptHandle, Progress, ProgressHandle};
-pub use history::{History, HistoryInfo, DEFAULT_HISTORY_BYTES};
+pub use history::{History, HistoryInfo, LastWrite, WriteTarget, DEFAULT_HISTORY_BYTES};
 pub use run_command::{CommandOutput, ExpectOutcome};
 pub use stop::{Blocked, Reached, StopEvent, StopReason, Terminated, WatchHit};
 
@@ -69,6 +69,8 @@ pub struct Engine {
     edited: bool,
     /// The time-travel record of this launch.
     history: History,
+    /// The previous `last-write` target and answer (a repeat walks further back).
+    last_write_walk: Option<(WriteTarget, u64)>,
 }
 
 /// The most commands the engine's log keeps (sessions save it for replay).
@@ -102,6 +104,7 @@ impl Engine {
             kernel_path: None,
             edited: false,
             history,
+            last_write_walk: None,
         })
     }
 

@@ -1,5 +1,6 @@
 //! Runs parsed commands on the engine and renders their output as text.
 
+use crate::debug::WriteTarget;
 use std::fmt::Write;
 
 use super::breakpoint::Scope;
@@ -140,6 +141,124 @@ impl Engine {
         }
     }
 
+    /// `last-write TARGET`: parses the target (for the selected wave and lane), searches
+    /// before now, or before the previous answer when the same target is asked again.
+    fn last_write_command(&mut self, text: &str) -> Result<String, CommandError> {
+        let name = "last-write";
+        let wave = self
+            .machine()
+            .waves
+            .get(self.selected_wave)
+            .ok_or_else(|| cmd_err(name, "no wave selected"))?;
+        let (id, workgroup) = (wave.id, wave.workgroup);
+        let t = text.trim();
+        let reg = |s: &str, prefix: char, max: usize| -> Option<u8> {
+            let n: usize = s.strip_prefix(prefix)?.parse().ok()?;
+            (n < max).then_some(n as u8)
+        };
+        let target = if let Some(r) = reg(t, 'u', crate::wave::UREGS) {
+            WriteTarget::Uniform { wave: id, reg: r }
+        } else if let Some(r) = reg(t, 'v', crate::wave::VREGS) {
+            WriteTarget::Vector {
+                wave: id,
+                reg: r,
+                lane: None,
+            }
+        } else if let Some((r, l)) = t
+            .strip_suffix(']')
+            .and_then(|x| x.split_once('['))
+            .and_then(|(r, l)| {
+                Some((
+                    reg(r, 'v', crate::wave::VREGS)?,
+                    l.trim().parse::<u8>().ok()?,
+                ))
+            })
+        {
+            if l as usize >= crate::wave::LANES {
+                return Err(cmd_err(name, format!("lane {l} is out of range (0-31)")));
+            }
+            WriteTarget::Vector {
+                wave: id,
+                reg: r,
+                lane: Some(l),
+            }
+        } else {
+            let mut parts = t.split_whitespace();
+            let at = parts.next().unwrap_or_default();
+            let len = match parts.next() {
+                Some(n) => n
+                    .parse::<u64>()
+                    .ok()
+                    .filter(|n| (1..=16).contains(n))
+                    .ok_or_else(|| cmd_err(name, format!("bad length `{n}` (1 to 16 bytes)")))?,
+                None => 4,
+            };
+            let (space, addr) = match at.split_once(':') {
+                Some(("global", a)) => (Space::Global, a),
+                Some(("shared", a)) => (Space::Shared, a),
+                Some(("scratch", a)) => (Space::Scratch, a),
+                Some((s, _)) => {
+                    return Err(cmd_err(
+                        name,
+                        format!("unknown space `{s}` (global, shared, scratch)"),
+                    ))
+                }
+                None => (Space::Global, at),
+            };
+            let addr = self.eval(name, addr, None)? as u64;
+            WriteTarget::Memory {
+                space,
+                addr,
+                len,
+                workgroup,
+                wave: id,
+                lane: self.selected_lane,
+            }
+        };
+        let now = self.machine().stats.wave_instructions;
+        let before = match &self.last_write_walk {
+            Some((t, count)) if *t == target && *count < now => *count,
+            _ => now,
+        };
+        let hex = |b: &[u8]| -> String {
+            b.chunks(4)
+                .map(|c| {
+                    let mut w = [0u8; 4];
+                    w[..c.len()].copy_from_slice(c);
+                    format!("{:#010x}", u32::from_le_bytes(w))
+                })
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
+        match self.last_write(&target, before) {
+            Some(found) => {
+                self.last_write_walk = Some((target, found.count));
+                let lanes = match found.lanes.count_ones() {
+                    0 => String::new(),
+                    1 => format!(", lane {}", crate::fault::lanes_text(found.lanes)),
+                    _ => format!(", lanes {}", crate::fault::lanes_text(found.lanes)),
+                };
+                Ok(format!(
+                    "{t}: written by wave {} (workgroup {}){lanes}, at {} ({}), instruction {} (goto {} for the machine right before it)\n  before: {}\n  after:  {}\n",
+                    found.wave,
+                    found.workgroup,
+                    view::pc_text(self.machine(), found.pc),
+                    view::instr_text(self.machine(), found.pc),
+                    found.count + 1,
+                    found.count,
+                    hex(&found.old),
+                    hex(&found.new),
+                ))
+            }
+            None => {
+                self.last_write_walk = None;
+                Ok(format!(
+                    "{t}: no write before instruction {before} in the recorded history.\n"
+                ))
+            }
+        }
+    }
+
     /// Runs a parsed command.
     pub fn execute(&mut self, cmd: &Command) -> Result<CommandOutput, CommandError> {
         Ok(match cmd {
@@ -257,6 +376,11 @@ impl Engine {
                 let s = self.reverse_step(*n);
                 self.stopped(s)
             }
+            Command::ReverseContinue => {
+                let s = self.reverse_continue();
+                self.stopped(s)
+            }
+            Command::LastWrite(text) => CommandOutput::text(self.last_write_command(text)?),
             Command::Goto(n) => {
                 let s = self.goto(*n).map_err(|e| cmd_err("goto", e))?;
                 self.stopped(s)
