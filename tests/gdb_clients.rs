@@ -441,6 +441,57 @@ continue
     );
 }
 
+/// Time travel through gdb's own commands: `reverse-stepi` lands right before the
+/// wave's previous instruction, `reverse-continue` goes back to the previous breakpoint
+/// hit and then to the start ("No more reverse-execution history."), and a watchpoint
+/// fires in reverse with the value before and after the write, undone.
+fn gdb_runs_backwards(client: &str) {
+    if !have(client) {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("tempdir");
+    let k = kernel(&dir, "gdbtest.s", KERNEL);
+    let store = label_addr(&k, "store");
+    let server = Server::start(&k);
+    let script = format!(
+        "break *{store:#x}
+continue
+continue
+delete
+stepi
+reverse-stepi
+printf \"back at %#lx\\n\", $pc
+break *{store:#x}
+reverse-continue
+printf \"previous hit at %#lx\\n\", $pc
+reverse-continue
+delete
+watch *(unsigned int *)({OUT}+4)
+continue
+stepi
+reverse-continue
+printf \"before the store at %#lx\\n\", $pc
+x/2xw {OUT}
+kill
+"
+    );
+    let out = gdb(client, &server, &script, false, None);
+    check(
+        &out,
+        &server,
+        &[
+            &format!("back at {store:#x}"),
+            "hit Breakpoint 2",
+            &format!("previous hit at {store:#x}"),
+            "No more reverse-execution history.",
+            "Old value = 0\nNew value = 8\n",
+            "Old value = 8\nNew value = 0\n",
+            &format!("before the store at {store:#x}"),
+            &format!("{OUT}:\t0x00000000\t0x00000000"),
+        ],
+    );
+}
+
 /// Ctrl-C stops an endless loop and reports SIGINT in a live wave.
 fn gdb_interrupts_an_endless_loop(client: &str) {
     if !have(client) {
@@ -542,6 +593,16 @@ fn gdb_watchpoints_on_global_and_shared_memory() {
 #[test]
 fn gdb_multiarch_watchpoints_on_global_and_shared_memory() {
     gdb_watches_global_and_shared("gdb-multiarch");
+}
+
+#[test]
+fn gdb_reverse_stepi_and_reverse_continue() {
+    gdb_runs_backwards("gdb");
+}
+
+#[test]
+fn gdb_multiarch_reverse_stepi_and_reverse_continue() {
+    gdb_runs_backwards("gdb-multiarch");
 }
 
 #[test]

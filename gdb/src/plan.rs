@@ -38,6 +38,10 @@ pub enum Plan {
         /// Whether the scheduler is unlocked.
         others: bool,
     },
+    /// `reverse-stepi` of one wave (index): the machine one of its instructions back.
+    ReverseStep(usize),
+    /// `reverse-continue`: back to the previous breakpoint or watchpoint stop.
+    ReverseCont,
 }
 
 impl Plan {

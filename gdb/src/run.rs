@@ -15,7 +15,8 @@ use std::sync::atomic::Ordering;
 
 use gdbstub::common::Signal;
 use gdbstub::stub::MultiThreadStopReason;
-use wavedbg_emulator::debug::{view, StopEvent, StopReason};
+use gdbstub::target::ext::base::reverse_exec::ReplayLogPosition;
+use wavedbg_emulator::debug::{view, Blocked, StopEvent, StopReason};
 use wavedbg_emulator::machine::wave::WaveState;
 
 use crate::codes;
@@ -43,6 +44,7 @@ impl WaveTarget {
                     || self.engine.machine().waves.get(wave).map(|w| w.state)
                         != Some(WaveState::AtBarrier)
             }
+            Plan::ReverseStep(_) => true,
             _ => false,
         }
     }
@@ -69,6 +71,12 @@ impl WaveTarget {
                 wave,
                 others: false,
             } => self.engine.run_wave(wave, 1),
+            Plan::ReverseStep(w) => {
+                // The wave gdb names is the one that goes back.
+                let _ = self.engine.select_wave_index(w);
+                self.engine.reverse_step(1)
+            }
+            Plan::ReverseCont => self.engine.reverse_continue(),
         };
         self.outcome(stop)
     }
@@ -128,6 +136,14 @@ impl WaveTarget {
             }
             StopReason::Step | StopReason::Reached(_) => (signal(Signal::SIGTRAP), String::new()),
             StopReason::Interrupted => (signal(Signal::SIGINT), String::new()),
+            // At the start of the history gdb says "No more reverse-execution history."
+            StopReason::Blocked(Blocked::HistoryStart) => (
+                MultiThreadStopReason::ReplayLog {
+                    tid,
+                    pos: ReplayLogPosition::Begin,
+                },
+                String::new(),
+            ),
             StopReason::BreakInstruction
             | StopReason::Blocked(_)
             | StopReason::ConditionError { .. } => (signal(Signal::SIGTRAP), describe(self)),

@@ -36,6 +36,7 @@ pub mod host_info;
 pub mod memory;
 pub mod monitor;
 pub mod resume;
+pub mod reverse;
 pub mod single_register;
 pub mod target_description;
 pub mod thread_extra_info;

@@ -1,4 +1,5 @@
-//! `MultiThreadResume`, `MultiThreadSingleStep` and `MultiThreadSchedulerLocking`: while
+//! `MultiThreadResume`, `MultiThreadSingleStep` and `MultiThreadSchedulerLocking` (and
+//! the reverse extensions, [`super::reverse`], which gdbstub finds here): while
 //! gdbstub parses a resume packet (`vCont`, `c`, `s`) it calls these with each action;
 //! `resume` then turns the collected [`Actions`] into the [`Plan`] the serve loop runs
 //! ([`crate::run`]) once the packet is handled.
@@ -8,6 +9,8 @@ use gdbstub::target::ext::base::multithread::{
     MultiThreadResume, MultiThreadSchedulerLocking, MultiThreadSchedulerLockingOps,
     MultiThreadSingleStep, MultiThreadSingleStepOps,
 };
+
+use gdbstub::target::ext::base::reverse_exec::{ReverseContOps, ReverseStepOps};
 
 use super::{wave_index, WaveTarget};
 use crate::plan::{Actions, Plan};
@@ -41,6 +44,16 @@ impl MultiThreadResume for WaveTarget {
 
     #[inline(always)]
     fn support_scheduler_locking(&mut self) -> Option<MultiThreadSchedulerLockingOps<'_, Self>> {
+        Some(self)
+    }
+
+    #[inline(always)]
+    fn support_reverse_step(&mut self) -> Option<ReverseStepOps<'_, Tid, Self>> {
+        Some(self)
+    }
+
+    #[inline(always)]
+    fn support_reverse_cont(&mut self) -> Option<ReverseContOps<'_, Tid, Self>> {
         Some(self)
     }
 }
