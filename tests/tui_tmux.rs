@@ -83,6 +83,54 @@ fn step_break_continue_help_quit_in_a_real_terminal() {
     assert!(h.lines().any(|l| l == "break next_word"), "history: {h:?}");
 }
 
+/// Time travel from the keyboard: `r` steps the selected wave back (the status line shows
+/// how far back of the recorded history), `R` goes back to the previous breakpoint hit,
+/// and at the start of the history says so.
+#[test]
+fn reverse_keys_in_a_real_terminal() {
+    let Some(t) = start("reverse") else {
+        return;
+    };
+    let history = t.dir.join("history");
+    t.type_text(&format!(
+        "WAVEDBG_HISTORY={} {}",
+        history.display(),
+        env!("CARGO_BIN_EXE_wavedbg")
+    ));
+    t.keys(&["Enter"]);
+    t.wait_text(" READY ");
+    for n in 1..=3 {
+        t.keys(&["s"]);
+        t.wait_for("a step", |s| s.contains(&format!("| {n} instr")));
+    }
+    t.keys(&["r"]);
+    let s = t.wait_for("a step back", |s| s.contains("| 2 of 3 instr"));
+    assert!(s.contains(" STOPPED "), "{s}");
+    // Two breakpoint hits forward, then back to the first with R.
+    t.keys(&[":"]);
+    t.type_text("break next_word");
+    t.keys(&["Enter"]);
+    t.wait_text("Breakpoint 1 at 0x006c <next_word>");
+    t.keys(&["c"]);
+    t.wait_text("Breakpoint 1, wave 0");
+    t.keys(&["c"]);
+    t.wait_text("Breakpoint 1, wave 1");
+    t.keys(&["R"]);
+    t.wait_for("the previous hit", |s| {
+        s.matches("Breakpoint 1, wave 0").count() >= 2
+    });
+    t.keys(&["R"]);
+    let s = t.wait_text("No more reverse-execution history.");
+    assert!(s.contains("| 0 of "), "{s}");
+    t.keys(&["?"]);
+    t.wait_text("r R  step back, continue back");
+    t.keys(&["Escape"]);
+    t.keys(&["q"]);
+    t.wait_for("the shell prompt", |s| {
+        s.lines().any(|l| l.starts_with("tui-test$"))
+    });
+}
+
 /// Whether the process is alive (its /proc entry exists and it is not a zombie).
 fn alive(pid: &str) -> bool {
     std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|s| {

@@ -65,6 +65,17 @@ impl App {
         self.submit_commands(vec![Command::StepiAll(1)]);
     }
 
+    /// The selected wave one instruction back: the whole machine as it was right before
+    /// it (`reverse-stepi`).
+    pub fn reverse_step(&mut self) {
+        self.submit_commands(vec![Command::ReverseStepi(1)]);
+    }
+
+    /// Back to the previous breakpoint or watchpoint stop (`reverse-continue`).
+    pub fn reverse_continue(&mut self) {
+        self.submit_commands(vec![Command::ReverseContinue]);
+    }
+
     /// Runs until something stops the machine (`continue`).
     pub fn continue_run(&mut self) {
         self.submit_commands(vec![Command::Continue]);

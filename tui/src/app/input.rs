@@ -103,7 +103,7 @@ impl App {
         let engine_key = matches!(
             k.code,
             KeyCode::F(5 | 9 | 11)
-                | KeyCode::Char('c' | 's' | 'S' | 'b' | 'a' | 'w' | 'W' | 'l' | 'L')
+                | KeyCode::Char('c' | 's' | 'S' | 'r' | 'R' | 'b' | 'a' | 'w' | 'W' | 'l' | 'L')
         );
         if !engine_key {
             return;
@@ -116,6 +116,8 @@ impl App {
             KeyCode::F(5) | KeyCode::Char('c') => self.continue_run(),
             KeyCode::F(11) | KeyCode::Char('s') => self.step(),
             KeyCode::Char('S') => self.step_all(),
+            KeyCode::Char('r') => self.reverse_step(),
+            KeyCode::Char('R') => self.reverse_continue(),
             KeyCode::F(9) | KeyCode::Char('b') => self.toggle_breakpoint(),
             KeyCode::Char('a') => self.advance_to_cursor(),
             KeyCode::Char('w') => self.select_wave_by(1),

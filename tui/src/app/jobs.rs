@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use wavedbg_emulator::debug::command::{Command, CommandError};
-use wavedbg_emulator::debug::{view, CommandOutput, Engine, StopEvent, StopReason};
+use wavedbg_emulator::debug::{view, Blocked, CommandOutput, Engine, StopEvent, StopReason};
 use wavedbg_emulator::machine::Machine;
 
 use super::state::{App, LineKind, Message, StatusKind};
@@ -210,6 +210,8 @@ pub(super) fn stop_status(e: &Engine, stop: &StopEvent) -> (String, StatusKind) 
         | StopReason::Watchpoint(_)
         | StopReason::BreakInstruction => StatusKind::Hit,
         StopReason::Finished => StatusKind::Finished,
+        // Time travel at the start of the history stops like a step.
+        StopReason::Blocked(Blocked::HistoryStart) => StatusKind::Stopped,
         StopReason::Fault(_)
         | StopReason::Deadlock(_)
         | StopReason::Blocked(_)

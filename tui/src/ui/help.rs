@@ -13,7 +13,7 @@ pub const HELP: &[&str] = &[
     "Run:",
     "  F5  c       continue all waves        Esc Ctrl-C  interrupt a run",
     "  F11 s       step the selected wave    S           step all waves",
-    "  a           advance to the code cursor line",
+    "  a           advance to the code cursor line  r R  step back, continue back",
     "Breakpoints and watchpoints:",
     "  F9  b       toggle a breakpoint on the code cursor line",
     "  t           (Memory) toggle a 4-byte watchpoint on the cursor word",

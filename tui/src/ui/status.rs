@@ -58,13 +58,20 @@ pub fn draw_status(frame: &mut Frame, area: Rect, app: &App) {
     let right = if app.job.is_some() {
         String::new()
     } else {
+        // In the past (after time travel), also where the recorded history ends.
+        let now = m.stats.wave_instructions;
+        let end = app.engine.history().info(now).end;
+        let count = if end > now {
+            format!("{} of {} instr", thousands(now), thousands(end))
+        } else {
+            format!("{} instr", thousands(now))
+        };
         format!(
-            " wave {} lane {} | {} instr ",
+            " wave {} lane {} | {count} ",
             m.waves
                 .get(app.engine.selected_wave)
                 .map_or("-".to_string(), |w| w.id.to_string()),
             app.engine.selected_lane,
-            thousands(m.stats.wave_instructions)
         )
     };
     let avail = (area.width as usize).saturating_sub(badge.len() + 1 + right.chars().count());
