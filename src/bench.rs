@@ -55,6 +55,15 @@ fn row(m: &Measurement) -> String {
     if let Some(r) = m.vs_two_waves {
         notes.push(format!("{r:.2}x the cost at 2 waves"));
     }
+    if let Some(b) = m.snapshot_bytes {
+        notes.push(format!(
+            "{:.1} ms after {} instructions (forward at {}/s), snapshots {:.0} MiB",
+            m.seconds * 1e3,
+            m.wave_instructions,
+            si(m.wave_instructions_per_s),
+            b as f64 / (1 << 20) as f64
+        ));
+    }
     if m.kernel == "engine-stepi" {
         notes.push(format!(
             "{:.1} us per stepi",

@@ -53,6 +53,9 @@ pub struct Measurement {
     /// `engine-stepi` at many waves: cost of one `stepi` over its cost at 2 waves.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub vs_two_waves: Option<f64>,
+    /// Time-travel cases: the snapshots' memory after the forward run.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub snapshot_bytes: Option<u64>,
 }
 
 /// Why a benchmark could not run (a defect of the emulator, never of the machine).
@@ -151,6 +154,82 @@ pub fn run(
     large.vs_two_waves = Some(large.seconds / small.seconds);
     push(small, &mut out);
     push(large, &mut out);
+    for m in time_travel_cases(options)? {
+        push(m, &mut out);
+    }
+    Ok(out)
+}
+
+/// Time travel after a long run: the mixed kernel in 256 resident waves continued for 10
+/// million wave-instructions (1 million with `--quick`) under the engine, which records
+/// it; then one `reverse-stepi`, and one `last-write` of a word the kernel keeps writing.
+/// `seconds` is the answer's latency; `wave_instructions` the length of the history.
+fn time_travel_cases(options: BenchOptions) -> Result<Vec<Measurement>, BenchError> {
+    let k = Kernel::Mixed;
+    let total: u64 = if options.quick { 1_000_000 } else { 10_000_000 };
+    let p = program(k, 32, u32::MAX / 2)?;
+    let launch = LaunchOptions {
+        // The run ends on its instruction budget: a fault of the wave that reaches it.
+        max_instructions: Some(total),
+        ..resident_waves(256)
+    };
+    let mut e = Engine::new(&p, launch).map_err(|source| BenchError::Launch {
+        kernel: k.name(),
+        source,
+    })?;
+    let start = Instant::now();
+    let stop = e.continue_all();
+    let forward = start.elapsed();
+    if e.machine().stats.wave_instructions != total {
+        return Err(BenchError::Stopped {
+            kernel: k.name(),
+            waves: 256,
+            event: format!("{:?}", stop.reason),
+        });
+    }
+    let history = e.history().info(total);
+    let mut out = Vec::new();
+    let mut case = |name: &str, t: Duration| {
+        let mut m = measurement(name.to_string(), 256, total, total * 32, t);
+        m.wave_instructions_per_s = total as f64 / forward.as_secs_f64().max(1e-9);
+        m.lane_ops_per_s = m.wave_instructions_per_s * 32.0;
+        m.snapshot_bytes = Some(history.bytes as u64);
+        out.push(m);
+    };
+    // Back one instruction of a wave that ran long ago in the history's terms: the
+    // selected one (whose last instruction can be anywhere in the last quanta).
+    let start = Instant::now();
+    let back = e.reverse_step(1);
+    let reverse = start.elapsed();
+    if back.reason != StopReason::Step {
+        return Err(BenchError::Stopped {
+            kernel: "reverse-stepi",
+            waves: 256,
+            event: format!("{:?}", back.reason),
+        });
+    }
+    case("reverse-stepi", reverse);
+    let base = e.machine().buffer_base("out").unwrap_or_default();
+    let target = crate::debug::WriteTarget::Memory {
+        space: crate::memory::Space::Global,
+        addr: base + 4 * 1_000,
+        len: 4,
+        workgroup: 0,
+        wave: 0,
+        lane: 0,
+    };
+    let now = e.machine().stats.wave_instructions;
+    let start = Instant::now();
+    let found = e.last_write(&target, now);
+    let last = start.elapsed();
+    if found.is_none() {
+        return Err(BenchError::Stopped {
+            kernel: "last-write",
+            waves: 256,
+            event: "no write found".into(),
+        });
+    }
+    case("last-write", last);
     Ok(out)
 }
 
@@ -229,6 +308,7 @@ fn measurement(kernel: String, waves: u32, instrs: u64, lane_ops: u64, t: Durati
         vs_native: None,
         vs_bare: None,
         vs_two_waves: None,
+        snapshot_bytes: None,
     }
 }
 
