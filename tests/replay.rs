@@ -268,3 +268,36 @@ fn broken_session_files_give_clear_errors_and_change_nothing() {
         );
     }
 }
+
+/// A session saved after time travel (reverse-stepi, goto, reverse-continue, last-write)
+/// replays to the same transcript as the run that saved it.
+#[test]
+fn a_session_saved_after_time_travel_replays_to_the_same_transcript() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let file = dir.path().join("tt.ron");
+    let f = file.to_str().expect("utf8");
+    let script = dir.path().join("tt.wdb");
+    let kernel = root().join("scripts/histogram.s");
+    let commands = "break next_word\ncontinue\ncontinue\nstepi 3\nreverse-stepi 2\nreverse-continue\ngoto 300\nlast-write shared:0\nlast-write shared:0\nrsi\ninfo history\np v1[3]\n";
+    std::fs::write(
+        &script,
+        format!("#! kernel {}\n{commands}save {f}\n", kernel.display()),
+    )
+    .expect("script");
+    let (code, first, err) = wavedbg(&["replay", script.to_str().expect("utf8")], None);
+    assert_eq!(code, 0, "{first}{err}");
+    let (code, again, err) = wavedbg(&["replay", f], None);
+    assert_eq!(code, 0, "{again}{err}");
+    let upto_save = first.split("(wavedbg) save").next().unwrap_or_default();
+    assert!(
+        upto_save.contains("No more") || upto_save.contains("reached instruction 300"),
+        "{upto_save}"
+    );
+    assert_eq!(
+        again
+            .trim_end()
+            .trim_end_matches("0 passed, 0 failed")
+            .trim_end(),
+        upto_save.trim_end()
+    );
+}

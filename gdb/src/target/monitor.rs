@@ -61,7 +61,7 @@ fn refused(cmd: &Command, files_allowed: bool) -> Option<&'static str> {
             "the client caches registers: change them there (gdb: `set var $u8 = 1`, `set var $v3[5] = 1`; lldb: `register write`)\n",
         ),
         c if c.runs_machine() || matches!(c, Command::Interrupt) => {
-            Some("run control belongs to the client: use continue, stepi, until or Ctrl-C there\n")
+            Some("run control belongs to the client: use continue, stepi, until, reverse-stepi, reverse-continue or Ctrl-C there\n")
         }
         Command::Restart => Some(
             "restart from the client: `target extended-remote` then `run`, or kill and reconnect\n",
