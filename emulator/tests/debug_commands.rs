@@ -119,10 +119,24 @@ fn script(name: &str) -> Program {
     assemble_file(&path).unwrap_or_else(|e| panic!("{e}"))
 }
 
-/// Runs a line that must succeed; returns its output.
+/// Runs a line that must succeed; returns its output. A stop's first line must end with
+/// the launch's instruction count (`[count N]`, which `goto` takes); it is checked here and
+/// removed, so the tests below compare the rest exactly.
 fn out(e: &mut Engine, line: &str) -> CommandOutput {
-    e.execute_line(line)
-        .unwrap_or_else(|err| panic!("`{line}` failed:\n{err}"))
+    let mut o = e
+        .execute_line(line)
+        .unwrap_or_else(|err| panic!("`{line}` failed:\n{err}"));
+    if let Some(s) = o.stop.as_ref().filter(|s| s.reason != StopReason::Finished) {
+        let count = format!(" [count {}]", s.instructions);
+        let first = o.text.lines().next().unwrap_or_default();
+        assert!(
+            first.ends_with(&count),
+            "`{line}`: no `{count}` in {:?}",
+            o.text
+        );
+        o.text = o.text.replacen(&count, "", 1);
+    }
+    o
 }
 
 /// Runs a line that must succeed; returns its text.

@@ -128,6 +128,20 @@ fn describe_hit(m: &Machine, wave_id: Option<u32>, h: &WatchHit) -> String {
 
 /// Describes a stop the way gdb would.
 pub fn describe_stop(e: &Engine, stop: &StopEvent) -> String {
+    let text = describe_stop_reason(e, stop);
+    // Every stop names the launch's instruction count, which `goto` takes (the end of the
+    // launch says it already).
+    if stop.reason == StopReason::Finished {
+        return text;
+    }
+    let count = format!(" [count {}]", stop.instructions);
+    match text.split_once('\n') {
+        Some((first, rest)) => format!("{first}{count}\n{rest}"),
+        None => text + &count,
+    }
+}
+
+fn describe_stop_reason(e: &Engine, stop: &StopEvent) -> String {
     let m = e.machine();
     let at = |pc: Option<u64>| {
         pc.map(|pc| format!("{}: {}", pc_text(m, pc), instr_text(m, pc)))
