@@ -26,6 +26,9 @@ fn engine(which: usize, seed: u64) -> Engine {
         LaunchOptions {
             seed,
             quantum: 5,
+            // An edit can send a loop spinning: the budget ends it (a fault that executes
+            // nothing, recorded and replayed like the rest).
+            max_instructions: Some(300_000),
             ..LaunchOptions::default()
         },
     )

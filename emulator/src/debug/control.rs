@@ -247,6 +247,7 @@ impl Engine {
             let start = self.machine.stats.wave_instructions;
             let event = self.machine.run(Some(POLL));
             self.record_run(start);
+            self.record_fault(&event);
             match event {
                 None => continue,
                 Some(Event::BreakpointHit { wave, pc }) => {

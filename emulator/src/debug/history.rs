@@ -29,6 +29,9 @@ enum Change {
     /// A round of `stepi all`: the first `.0` of the waves ready at its start, in index
     /// order, each stepped once.
     Round(u64),
+    /// A run that stopped on a fault raised without executing an instruction (an illegal
+    /// word, a PC outside the code, the budget): replayed as a run to its next event.
+    Fault,
     /// A register write.
     Register(usize, RegisterWrite),
     /// A memory write.
@@ -39,6 +42,28 @@ enum Change {
         addr: u64,
         data: Vec<u8>,
     },
+}
+
+impl Change {
+    /// Applies a recorded edit (a register or memory write) to `m`; runs and steps are
+    /// replayed by their callers.
+    fn apply_edit(&self, m: &mut Machine) {
+        match self {
+            Change::Register(w, write) => {
+                let _ = write.apply(m, *w);
+            }
+            Change::Memory {
+                space,
+                wave,
+                lane,
+                addr,
+                data,
+            } => {
+                let _ = m.write_space(*space, *wave, *lane, *addr, data);
+            }
+            Change::Run(_) | Change::Step(..) | Change::Round(_) | Change::Fault => {}
+        }
+    }
 }
 
 /// A change and the launch's instruction counts before and after it.
@@ -121,6 +146,9 @@ impl History {
         let mut machine = m.clone();
         machine.strip_hooks();
         let bytes = machine.snapshot_bytes(self.snapshots.last().map(|s| &s.machine));
+        // A large machine is copied less often: at least 16 bytes of snapshot per
+        // instruction between them, so copying stays a small part of a run.
+        self.spacing = self.spacing.max(bytes as u64 / 16);
         self.last_snapshot = m.stats.wave_instructions;
         self.snapshots.push(Snapshot {
             entry: self.log.len(),
@@ -309,18 +337,13 @@ impl History {
                         }
                     }
                 }
-                Change::Register(w, write) => {
-                    let _ = write.apply(&mut m, *w);
+                Change::Fault => {
+                    if let Some(Event::StopBefore) = m.run(None) {
+                        m.stop_before = None;
+                        return Some((m, (i, 0)));
+                    }
                 }
-                Change::Memory {
-                    space,
-                    wave,
-                    lane,
-                    addr,
-                    data,
-                } => {
-                    let _ = m.write_space(*space, *wave, *lane, *addr, data);
-                }
+                edit @ (Change::Register(..) | Change::Memory { .. }) => edit.apply_edit(&mut m),
             }
         }
         // The end of the record: the point is the present (a count equal to now).
@@ -413,18 +436,12 @@ impl History {
                         one(&mut m, w, &mut visit);
                     }
                 }
-                Change::Register(w, write) => {
-                    let _ = write.apply(&mut m, *w);
+                Change::Fault => {
+                    if let Ok(w) = m.schedule() {
+                        one(&mut m, w, &mut visit);
+                    }
                 }
-                Change::Memory {
-                    space,
-                    wave,
-                    lane,
-                    addr,
-                    data,
-                } => {
-                    let _ = m.write_space(*space, *wave, *lane, *addr, data);
-                }
+                edit @ (Change::Register(..) | Change::Memory { .. }) => edit.apply_edit(&mut m),
             }
             if m.stats.wave_instructions >= until {
                 return;
@@ -513,6 +530,22 @@ impl Engine {
     pub(super) fn record_run(&mut self, start: u64) {
         let done = self.machine.stats.wave_instructions - start;
         self.history.record(Change::Run(done), start, &self.machine);
+    }
+
+    /// After a run that stopped on `event`: a fault that executed nothing is recorded too.
+    pub(super) fn record_fault(&mut self, event: &Option<Event>) {
+        use crate::fault::FaultKind;
+        if let Some(Event::Fault(f)) = event {
+            if matches!(
+                f.kind,
+                FaultKind::IllegalInstruction { .. }
+                    | FaultKind::BadPc
+                    | FaultKind::BudgetExhausted { .. }
+            ) {
+                let now = self.machine.stats.wave_instructions;
+                self.history.record(Change::Fault, now, &self.machine);
+            }
+        }
     }
 
     pub(super) fn record_round(&mut self, stepped: u64, start: u64) {

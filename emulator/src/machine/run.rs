@@ -53,7 +53,13 @@ impl Machine {
         self.step_wave(w)
     }
 
+    /// Only before a step that executes an instruction: a step that does nothing or raises
+    /// a fault without executing (an illegal word, a PC outside the code, the instruction
+    /// budget) is part of the point before the next instruction.
     fn stops_before(&self, s: StopBefore, w: usize) -> bool {
+        if !self.next_step_executes(w) {
+            return false;
+        }
         match s {
             StopBefore::Count(n) => self.stats.wave_instructions == n,
             StopBefore::Wave { wave, id, executed } => {
@@ -64,6 +70,25 @@ impl Machine {
                         .is_some_and(|x| x.id == id && x.executed == executed)
             }
         }
+    }
+
+    /// Whether stepping wave `w` now executes an instruction (counted in the statistics).
+    fn next_step_executes(&self, w: usize) -> bool {
+        let Some(wave) = self.waves.get(w) else {
+            return false;
+        };
+        let budget_left = self
+            .options
+            .max_instructions
+            .is_none_or(|l| self.stats.wave_instructions < l);
+        wave.alive()
+            && wave.state != WaveState::AtBarrier
+            && budget_left
+            && wave.pc.is_multiple_of(4)
+            && matches!(
+                self.code.get((wave.pc / 4) as usize),
+                Some(CodeWord::Instr(_))
+            )
     }
 
     /// Executes one instruction of wave `w` (which must be Ready or Stopped; the caller
