@@ -442,3 +442,39 @@ fn time_travel_commands() {
     assert!(run(&mut e, "reverse-continue").contains("No more reverse-execution history"));
     assert!(e.execute_line("goto 99999999").is_err());
 }
+
+/// Hostile time-travel requests answer, never panic: registers and lanes out of range,
+/// counts past anything, a zero bound, addresses nobody maps.
+#[test]
+fn hostile_time_travel_requests_are_answered() {
+    use wavedbg_emulator::debug::WriteTarget;
+    let mut e = histogram();
+    e.step(5);
+    for line in [
+        "last-write v200",
+        "last-write v3[40]",
+        "last-write u99",
+        "last-write global:0xffffffffffffffff 16",
+        "last-write shared:0x7fffffff 17",
+        "last-write scratch:-1",
+        "goto 18446744073709551615",
+        "reverse-stepi 18446744073709551615",
+        "set history-size 0",
+        "set history-size 18446744073709551615",
+        "rsi 0",
+    ] {
+        let _ = e.execute_line(line);
+    }
+    let weird = WriteTarget::Vector {
+        wave: 0,
+        reg: 255,
+        lane: Some(200),
+    };
+    assert_eq!(e.last_write(&weird, u64::MAX), None);
+    e.set_history_size(0);
+    e.continue_all();
+    let end = e.machine().stats.wave_instructions;
+    e.goto(end / 2)
+        .expect("reachable from the launch snapshot alone");
+    assert_eq!(e.machine().stats.wave_instructions, end / 2);
+}

@@ -760,6 +760,10 @@ impl Engine {
             Some(if uniform {
                 w.u.get(reg as usize)?.to_le_bytes().to_vec()
             } else {
+                // A register past v127 has no value (and no writes).
+                if reg as usize >= crate::wave::VREGS {
+                    return None;
+                }
                 let v = w.v[reg as usize];
                 match lane {
                     Some(l) => v.get(l as usize)?.to_le_bytes().to_vec(),
@@ -815,7 +819,7 @@ impl Engine {
                             let mut new = vec![0u8; n];
                             let _ = m.read_space(*space, seen.wave, *lane, *addr, &mut new);
                             last = Some(LastWrite {
-                                count: count - 1,
+                                count: count.saturating_sub(1),
                                 wave: w.id,
                                 workgroup: w.workgroup,
                                 lanes,
@@ -839,7 +843,7 @@ impl Engine {
                                 .filter(|(_, (a, b))| a != b)
                                 .fold(0u32, |l, (i, _)| l | 1 << lane.map_or(i as u8, |x| x));
                             last = Some(LastWrite {
-                                count: count - 1,
+                                count: count.saturating_sub(1),
                                 wave: w.id,
                                 workgroup: w.workgroup,
                                 lanes,
@@ -854,7 +858,7 @@ impl Engine {
                         let now = read_reg(m, *wave, *reg, None, true);
                         if side == Side::After && old_reg.is_some() && now != old_reg {
                             last = Some(LastWrite {
-                                count: count - 1,
+                                count: count.saturating_sub(1),
                                 wave: w.id,
                                 workgroup: w.workgroup,
                                 lanes: 0,
