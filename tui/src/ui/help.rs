@@ -28,7 +28,7 @@ pub const HELP: &[&str] = &[
     "Command line:",
     "  :           the command language (try `help`, `print v3`, `info changes`)",
     "  Up Down Tab history, completion;      Enter runs, Esc cancels",
-    "  :lanes v1 v4-v6   lane-grid registers (:lanes: all); :mem out, :mem shared 0x40",
+    "  :lanes v1 v4-v6  grid registers (:lanes: all)   :mem out   :mem shared 0x40",
     "Marks: => PC  -> other waves  ● breakpoint  * changed since the last stop",
     "       (n) dimmed: inactive lane   W watched memory      q quits",
 ];
@@ -66,4 +66,22 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
         ),
         rect,
     );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::HELP;
+
+    /// The overlay is never cut at the smallest supported width: 80 columns, 78 inside
+    /// the borders.
+    #[test]
+    fn every_help_line_fits_80_columns() {
+        for l in HELP {
+            assert!(
+                l.chars().count() <= 78,
+                "{} columns: {l}",
+                l.chars().count()
+            );
+        }
+    }
 }
