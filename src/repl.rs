@@ -15,6 +15,7 @@ use rustyline::hint::{Hinter, HistoryHinter};
 use rustyline::history::{DefaultHistory, History};
 use rustyline::validate::Validator;
 use rustyline::{Context, Editor, Helper};
+use wavedbg_emulator::debug::command;
 use wavedbg_emulator::debug::completion::Words;
 use wavedbg_emulator::debug::session::{history_path, Recorder};
 use wavedbg_emulator::debug::InterruptHandle;
@@ -235,6 +236,7 @@ pub fn run(args: &DebugArgs) -> Result<i32> {
         m.launch().grid,
         m.launch().workgroup_lanes
     ))?;
+    let mut last: Option<command::Command> = None;
     loop {
         let line = match rl.readline(PROMPT) {
             Ok(l) => l,
@@ -247,6 +249,24 @@ pub fn run(args: &DebugArgs) -> Result<i32> {
         };
         let trimmed = line.trim();
         if trimmed.is_empty() {
+            // As gdb: Enter repeats a step or continue, and `x` goes on from where it ended.
+            let Some(cmd) = last.as_ref().and_then(|c| engine.repeat_of(c)) else {
+                continue;
+            };
+            let text = cmd.to_string();
+            if let Some(r) = recorder.as_mut() {
+                r.record(&text).wrap_err("recording")?;
+            }
+            sigint.begin()?;
+            let result = engine.run_command(&cmd);
+            if sigint.end()? && terminal {
+                emit("\n")?;
+            }
+            match result {
+                Ok(out) => emit(&out.text)?,
+                Err(e) => emit(&format!("error: {e}\n"))?,
+            }
+            last = Some(cmd);
             continue;
         }
         if rl.history_mut().add(trimmed).unwrap_or(false) {
@@ -260,7 +280,15 @@ pub fn run(args: &DebugArgs) -> Result<i32> {
             r.record(trimmed).wrap_err("recording")?;
         }
         sigint.begin()?;
-        let result = engine.execute_line(trimmed);
+        // Parsed once here, so an empty line can repeat the command.
+        let result = match command::parse(trimmed) {
+            Ok(Some(cmd)) => {
+                let r = engine.run_command_as(&cmd, trimmed);
+                last = Some(cmd);
+                r
+            }
+            _ => engine.execute_line(trimmed),
+        };
         if sigint.end()? && terminal {
             emit("\n")?;
         }

@@ -301,3 +301,42 @@ fn a_session_saved_after_time_travel_replays_to_the_same_transcript() {
         upto_save.trim_end()
     );
 }
+
+/// As gdb's Enter: an empty line repeats a step or a continue, and `x` goes on from where
+/// the previous one ended; after other commands it does nothing.
+#[test]
+fn enter_repeats_steps_and_examine_goes_on() {
+    let kernel = root().join("scripts/histogram.s");
+    let k = kernel.to_str().expect("utf8");
+    let (code, out, err) = wavedbg(
+        &["repl", k],
+        Some("stepi\n\n\nx/2xw 0x100000000\n\nbreak next_word\n\nreverse-stepi\n\nquit\n"),
+    );
+    assert_eq!(code, 0, "{out}{err}");
+    for want in [
+        "[count 1]",
+        "[count 2]",
+        "[count 3]",
+        "global:0x100000000:",
+        "global:0x100000008:",
+        "Breakpoint 1 at 0x006c <next_word>",
+    ] {
+        assert!(out.contains(want), "missing {want:?} in\n{out}");
+    }
+    assert_eq!(
+        out.matches("Breakpoint 1 at").count(),
+        1,
+        "break is not repeated:\n{out}"
+    );
+    // reverse-stepi, then Enter: two back from 3, through 2 to 1 again.
+    assert_eq!(
+        out.matches("wave 0 (workgroup 0) [count 2]").count(),
+        2,
+        "{out}"
+    );
+    assert_eq!(
+        out.matches("wave 0 (workgroup 0) [count 1]").count(),
+        2,
+        "{out}"
+    );
+}

@@ -71,6 +71,8 @@ pub struct Engine {
     history: History,
     /// The previous `last-write` target and answer (a repeat walks further back).
     last_write_walk: Option<(WriteTarget, u64)>,
+    /// Where the last `x` ended, as `SPACE:ADDR` (Enter continues from there).
+    next_examine: Option<String>,
 }
 
 /// The most commands the engine's log keeps (sessions save it for replay).
@@ -105,6 +107,7 @@ impl Engine {
             edited: false,
             history,
             last_write_walk: None,
+            next_examine: None,
         })
     }
 

@@ -259,6 +259,32 @@ impl Engine {
         }
     }
 
+    /// The command an empty line repeats after `cmd`, as gdb's Enter does: the steps and
+    /// continues (forward and reverse) again, and `x` with the same format from where the
+    /// previous one ended; `None` for the others.
+    pub fn repeat_of(&self, cmd: &Command) -> Option<Command> {
+        match cmd {
+            Command::Stepi(_)
+            | Command::StepiAll(_)
+            | Command::StepiAlone(_)
+            | Command::ReverseStepi(_)
+            | Command::Continue
+            | Command::ReverseContinue => Some(cmd.clone()),
+            Command::Examine {
+                count,
+                format,
+                size,
+                ..
+            } => self.next_examine.as_ref().map(|addr| Command::Examine {
+                count: *count,
+                format: *format,
+                size: *size,
+                addr: addr.clone(),
+            }),
+            _ => None,
+        }
+    }
+
     /// Runs a parsed command.
     pub fn execute(&mut self, cmd: &Command) -> Result<CommandOutput, CommandError> {
         Ok(match cmd {
@@ -627,7 +653,7 @@ impl Engine {
     }
 
     fn examine(
-        &self,
+        &mut self,
         count: u64,
         format: char,
         size: usize,
@@ -646,6 +672,8 @@ impl Engine {
                 &mut buf,
             )
             .map_err(|e| cmd_err("x", format!("cannot access memory: {e}")))?;
+        // Where an `x` repeated with Enter goes on from.
+        self.next_examine = Some(format!("{}:{:#x}", space.name(), addr.wrapping_add(total)));
         let per_row = (16 / size).max(1);
         let mut s = String::new();
         for (row, chunk) in buf.chunks(per_row * size).enumerate() {
