@@ -12,12 +12,11 @@
 //! tmux is installed by .ci/run; outside CI (CI unset) a missing tmux skips the test with a
 //! message.
 
-use std::path::Path;
 use std::process::Command;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 mod tmux;
-use tmux::{Tmux, TIMEOUT};
+use tmux::{alive, read_pid, Tmux};
 
 const PROMPT: &str = "(wavedbg)";
 
@@ -38,31 +37,6 @@ fn kill(signal: &str, pid: &str) {
         .status()
         .unwrap_or_else(|e| panic!("cannot run kill: {e}"));
     assert!(status.success(), "kill -{signal} {pid} failed");
-}
-
-/// The pid the REPL's launcher wrote (it `exec`s the REPL, so the pid is the REPL's).
-fn read_pid(path: &Path) -> String {
-    let start = Instant::now();
-    loop {
-        let text = std::fs::read_to_string(path).unwrap_or_default();
-        let pid = text.trim();
-        if !pid.is_empty() && pid.chars().all(|c| c.is_ascii_digit()) {
-            return pid.to_owned();
-        }
-        assert!(start.elapsed() < TIMEOUT, "no pid in {}", path.display());
-        std::thread::sleep(Duration::from_millis(25));
-    }
-}
-
-/// Whether the process is alive (its /proc entry exists and it is not a zombie).
-fn alive(pid: &str) -> bool {
-    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|s| {
-        !s.rsplit(')')
-            .next()
-            .unwrap_or("")
-            .trim_start()
-            .starts_with('Z')
-    })
 }
 
 /// Types `continue`, lets the endless loop run, interrupts it with `interrupt` and checks

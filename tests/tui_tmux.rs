@@ -10,12 +10,11 @@
 //! tmux is installed by .ci/run; outside CI (CI unset) a missing tmux skips the test with a
 //! message.
 
-use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
 mod tmux;
-use tmux::{Tmux, TIMEOUT};
+use tmux::{alive, read_pid, Tmux};
 
 /// A tmux server with a shell at 120x40 for the test `name`.
 fn start(name: &str) -> Option<Tmux> {
@@ -129,31 +128,6 @@ fn reverse_keys_in_a_real_terminal() {
     t.wait_for("the shell prompt", |s| {
         s.lines().any(|l| l.starts_with("tui-test$"))
     });
-}
-
-/// Whether the process is alive (its /proc entry exists and it is not a zombie).
-fn alive(pid: &str) -> bool {
-    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|s| {
-        !s.rsplit(')')
-            .next()
-            .unwrap_or("")
-            .trim_start()
-            .starts_with('Z')
-    })
-}
-
-/// The pid the launcher wrote (it `exec`s the TUI, so the pid is the TUI's).
-fn read_pid(path: &Path) -> String {
-    let start = Instant::now();
-    loop {
-        let text = std::fs::read_to_string(path).unwrap_or_default();
-        let pid = text.trim();
-        if !pid.is_empty() && pid.chars().all(|c| c.is_ascii_digit()) {
-            return pid.to_owned();
-        }
-        assert!(start.elapsed() < TIMEOUT, "no pid in {}", path.display());
-        std::thread::sleep(Duration::from_millis(25));
-    }
 }
 
 /// The pane's terminal modes that the TUI sets and must undo.

@@ -159,3 +159,29 @@ pub fn tmux_available() -> bool {
         .output()
         .is_ok_and(|o| o.status.success())
 }
+
+/// Whether the process is alive (its /proc entry exists and it is not a zombie).
+pub fn alive(pid: &str) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|s| {
+        !s.rsplit(')')
+            .next()
+            .unwrap_or("")
+            .trim_start()
+            .starts_with('Z')
+    })
+}
+
+/// The pid a launcher wrote to `path` (it `exec`s the program under test, so the pid is
+/// that program's), waited for up to [`TIMEOUT`].
+pub fn read_pid(path: &std::path::Path) -> String {
+    let start = Instant::now();
+    loop {
+        let text = std::fs::read_to_string(path).unwrap_or_default();
+        let pid = text.trim();
+        if !pid.is_empty() && pid.chars().all(|c| c.is_ascii_digit()) {
+            return pid.to_owned();
+        }
+        assert!(start.elapsed() < TIMEOUT, "no pid in {}", path.display());
+        std::thread::sleep(Duration::from_millis(25));
+    }
+}
