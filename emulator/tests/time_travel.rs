@@ -439,6 +439,17 @@ fn time_travel_commands() {
         again.contains("no write before"),
         "a repeat walks further back: {again}"
     );
+    // A uniform register: wave 8's u7 goes 0x100 -> 0x400 (ushli u7, u7, 2).
+    run(&mut e, "wave 8");
+    let u = run(&mut e, "last-write u7");
+    assert!(
+        u.contains("written by wave 8 (workgroup 1), at 0x0048"),
+        "{u}"
+    );
+    assert!(
+        u.contains("before: 0x00000100") && u.contains("after:  0x00000400"),
+        "{u}"
+    );
     assert!(run(&mut e, "reverse-continue").contains("No more reverse-execution history"));
     assert!(e.execute_line("goto 99999999").is_err());
 }

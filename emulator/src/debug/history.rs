@@ -755,21 +755,27 @@ impl Engine {
             )])),
             _ => None,
         };
-        let read_reg = |m: &Machine, wave: u32, reg: u8, lane: Option<u8>, uniform: bool| {
-            let w = m.waves.iter().find(|w| w.id == wave)?;
-            Some(if uniform {
-                w.u.get(reg as usize)?.to_le_bytes().to_vec()
-            } else {
+        // A register target: its wave, and its value (little-endian) in a wave.
+        let reg_wave = match target {
+            WriteTarget::Vector { wave, .. } | WriteTarget::Uniform { wave, .. } => Some(*wave),
+            WriteTarget::Memory { .. } => None,
+        };
+        let reg_value = |w: &crate::wave::Wave| -> Option<Vec<u8>> {
+            match *target {
+                WriteTarget::Uniform { reg, .. } => {
+                    Some(w.u.get(reg as usize)?.to_le_bytes().to_vec())
+                }
                 // A register past v127 has no value (and no writes).
-                if reg as usize >= crate::wave::VREGS {
-                    return None;
+                WriteTarget::Vector { reg, .. } if reg as usize >= crate::wave::VREGS => None,
+                WriteTarget::Vector { reg, lane, .. } => {
+                    let v = &w.v[reg as usize];
+                    Some(match lane {
+                        Some(l) => v.get(l as usize)?.to_le_bytes().to_vec(),
+                        None => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
+                    })
                 }
-                let v = w.v[reg as usize];
-                match lane {
-                    Some(l) => v.get(l as usize)?.to_le_bytes().to_vec(),
-                    None => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
-                }
-            })
+                WriteTarget::Memory { .. } => None,
+            }
         };
         let mut found = None;
         for (k, end) in history.segments_before(before) {
@@ -829,19 +835,21 @@ impl Engine {
                             });
                         }
                     }
-                    (WriteTarget::Vector { wave, reg, lane }, side) if w.id == *wave => {
-                        let now = read_reg(m, *wave, *reg, *lane, false);
+                    (_, side) if reg_wave == Some(w.id) => {
+                        let now = reg_value(w);
                         if side == Side::After && old_reg.is_some() && now != old_reg {
-                            let (old, new) = (
-                                old_reg.clone().unwrap_or_default(),
-                                now.clone().unwrap_or_default(),
-                            );
-                            let lanes = old
-                                .chunks(4)
-                                .zip(new.chunks(4))
-                                .enumerate()
-                                .filter(|(_, (a, b))| a != b)
-                                .fold(0u32, |l, (i, _)| l | 1 << lane.map_or(i as u8, |x| x));
+                            let old = old_reg.take().unwrap_or_default();
+                            let new = now.clone().unwrap_or_default();
+                            let lanes = match target {
+                                WriteTarget::Vector { lane: Some(l), .. } => 1 << l,
+                                WriteTarget::Vector { lane: None, .. } => old
+                                    .chunks(4)
+                                    .zip(new.chunks(4))
+                                    .enumerate()
+                                    .filter(|(_, (a, b))| a != b)
+                                    .fold(0u32, |l, (i, _)| l | 1 << i),
+                                _ => 0,
+                            };
                             last = Some(LastWrite {
                                 count: count.saturating_sub(1),
                                 wave: w.id,
@@ -850,21 +858,6 @@ impl Engine {
                                 pc: seen.pc,
                                 old,
                                 new,
-                            });
-                        }
-                        old_reg = now;
-                    }
-                    (WriteTarget::Uniform { wave, reg }, side) if w.id == *wave => {
-                        let now = read_reg(m, *wave, *reg, None, true);
-                        if side == Side::After && old_reg.is_some() && now != old_reg {
-                            last = Some(LastWrite {
-                                count: count.saturating_sub(1),
-                                wave: w.id,
-                                workgroup: w.workgroup,
-                                lanes: 0,
-                                pc: seen.pc,
-                                old: old_reg.clone().unwrap_or_default(),
-                                new: now.clone().unwrap_or_default(),
                             });
                         }
                         old_reg = now;

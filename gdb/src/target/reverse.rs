@@ -7,21 +7,18 @@
 use gdbstub::common::Tid;
 use gdbstub::target::ext::base::reverse_exec::{ReverseCont, ReverseStep};
 
-use super::{wave_index, WaveTarget};
+use super::WaveTarget;
 use crate::plan::Plan;
 
 /// `bs`: the wave one instruction back (the whole machine as it was right before it).
 ///
 /// gdb names the thread with `Hc`, and without scheduler-locking it sends "any thread"
-/// (`Hc p1.0`), which gdbstub turns into the first one. The wave meant is gdb's current
-/// thread: the one the last stop or gdb's `thread N` selected.
+/// (`Hc p1.0`), which gdbstub turns into the first one, so `tid` cannot be trusted. The
+/// wave meant is gdb's current thread, which the engine's selection follows: the last
+/// stop selects its wave, and gdb's `thread N` (a `T` packet) selects that one.
 impl ReverseStep<Tid> for WaveTarget {
-    fn reverse_step(&mut self, tid: Tid) -> Result<(), String> {
-        let w = match wave_index(tid) {
-            0 => self.engine.selected_wave,
-            w => w,
-        };
-        self.plan = Some(Plan::ReverseStep(w));
+    fn reverse_step(&mut self, _tid: Tid) -> Result<(), String> {
+        self.plan = Some(Plan::ReverseStep(self.engine.selected_wave));
         Ok(())
     }
 }
