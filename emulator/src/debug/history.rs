@@ -134,6 +134,21 @@ impl History {
         h
     }
 
+    /// The launch state: the first snapshot (thinning never drops it).
+    pub(super) fn launch(&self) -> Option<&Machine> {
+        self.snapshots.first().map(|s| &s.machine)
+    }
+
+    /// Forgets everything recorded after the launch.
+    pub(super) fn restart(&mut self) {
+        self.log.clear();
+        self.snapshots.truncate(1);
+        self.cursor = None;
+        self.cursor_count = 0;
+        self.spacing = FIRST_SPACING;
+        self.last_snapshot = 0;
+    }
+
     fn end_count(&self) -> u64 {
         self.log.last().map_or(0, |e| e.end)
     }

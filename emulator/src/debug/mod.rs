@@ -36,7 +36,6 @@ pub use stop::{Blocked, Reached, StopEvent, StopReason, Terminated, WatchHit};
 #[derive(Debug, Clone)]
 pub struct Engine {
     machine: Machine,
-    initial: Machine,
     last_stop: Machine,
     breakpoints: Vec<Breakpoint>,
     watchpoints: Vec<Watchpoint>,
@@ -86,7 +85,6 @@ impl Engine {
         let armed = vec![Vec::new(); machine.code().len()];
         let history = History::new(&machine, DEFAULT_HISTORY_BYTES);
         Ok(Engine {
-            initial: machine.clone(),
             last_stop: machine.clone(),
             machine,
             breakpoints: Vec::new(),
@@ -172,7 +170,7 @@ impl Engine {
     pub fn relaunch(&mut self, options: LaunchOptions) -> Result<(), LaunchError> {
         let mut machine = Machine::new(&self.machine.program().clone(), options)?;
         machine.break_is_fault = false;
-        self.initial = machine;
+        self.history = History::new(&machine, self.history.info(0).limit);
         self.restart();
         Ok(())
     }
@@ -214,9 +212,13 @@ impl Engine {
 
     /// Restarts the launch from the beginning, keeping breakpoints and watchpoints.
     pub fn restart(&mut self) {
-        self.machine = self.initial.clone();
+        // The launch state is the history's first snapshot, which is never dropped.
+        self.history.restart();
+        if let Some(launch) = self.history.launch() {
+            self.machine = launch.clone();
+        }
+        self.machine.break_is_fault = false;
         self.last_stop = self.machine.clone();
-        self.history = History::new(&self.machine, self.history.info(0).limit);
         self.resume_over = None;
         self.last = None;
         self.selected_wave = 0;
