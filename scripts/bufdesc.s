@@ -18,10 +18,11 @@
 ;   row 3  ld.buf.b32  src, offset 4l - 8     lanes 0, 1 are at a negative offset: 0
 ;   row 4  ld.buf.b32  through a descriptor narrowed to 40 bytes: lanes 0..9 only
 ;   row 5  ld.buf.b32  through a null descriptor (flags 0): all 0
-; and then both workgroups
-;   - st.buf.b32 3 * src[l] to dst (16 words): lanes 16..31 are dropped;
-;   - atom.buf.add.u32 l + 1 to cnt[l / 4] (4 words): lanes 16..31 are dropped;
-;   - st.buf.b32 through the null descriptor: every lane dropped.
+; and then
+;   - workgroup 0 only: st.buf.b32 3 * src[l] to dst (16 words): lanes 16..31 are
+;     dropped (both workgroups storing to dst would race, even with equal values);
+;   - both: atom.buf.add.u32 l + 1 to cnt[l / 4] (4 words): lanes 16..31 are dropped;
+;   - both: st.buf.b32 through the null descriptor: every lane dropped.
 ;
 ; Registers:
 ;   u[0:1] probe address, u[4:7] src descriptor, u[8:11] dst descriptor,
@@ -71,7 +72,9 @@
     st.ubase.b32 v7, u[0:1], v10, 640
 
     vmuli.u32 v8, v2, 3
+    br.unz u16, dst_done                 ; one workgroup writes dst
     st.buf.b32 v8, u[8:11], v1, 0        ; dst is 64 bytes: lanes 16..31 dropped
+dst_done:
     vshri v9, v0, 2
     vshli v9, v9, 2                      ; 4 * (lane / 4)
     vaddi.u32 v11, v0, 1

@@ -75,6 +75,7 @@ fill_arr:
     vmuli.u32 v13, v11, 100
     vadd.u32 v13, v13, v1       ; 100 * k + gid
     st.scratch.b32 v13, v12, 64
+    wait.vst 0                  ; the next k overwrites v13: the store must have read it
     uaddi u10, u10, 1
     ucmpi.lt.u32 u11, u10, 8
     br.unz u11, fill_arr

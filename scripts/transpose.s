@@ -51,6 +51,7 @@ load_row:
     vadd.u32.u v5, v1, u12
     wait.vm 0
     st.shared.b32 v4, v5, 0
+    wait.ls 0                   ; the next row reloads v4: the store must have read it
     uaddi u8, u8, 1
     uaddi u9, u9, -1
     br.unz u9, load_row
@@ -74,6 +75,7 @@ store_row:
     vadd.u32.u v3, v1, u10
     wait.ls 0
     st.ubase.b32 v4, u[2:3], v3, 0
+    wait.vst 0                  ; the next row reloads v4: the store must have read it
     uaddi u8, u8, 1
     uaddi u9, u9, -1
     br.unz u9, store_row

@@ -49,6 +49,11 @@ enum Command {
     /// Run a kernel to completion; print the requested memory dumps and a summary, or the
     /// fault with its context (exit code 1 on a fault or deadlock).
     Run(crate::run::RunArgs),
+    /// Run a kernel with every sanitizer detector on (races, barrier misuse, uninitialised
+    /// reads, registers used before their wait) and report each distinct finding once;
+    /// with --seeds N, also compare every buffer across N seeded schedules (exit code 1
+    /// if anything was found).
+    Check(crate::check::CheckArgs),
     /// Open the full-screen debugger (the built-in demo kernel when none is given).
     Tui(crate::launch::DebugArgs),
     /// A line-oriented debugger with history, completion and the command language.
@@ -132,6 +137,7 @@ pub fn run(cli: Cli) -> Result<i32> {
             Ok(0)
         }
         Some(Command::Run(args)) => crate::run::run(args),
+        Some(Command::Check(args)) => crate::check::run(args),
         Some(Command::Bench(args)) => crate::bench::run(args),
         Some(Command::Disasm { file }) => {
             let program = load_program(&file)?;

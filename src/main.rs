@@ -1,6 +1,7 @@
 //! The `wavedbg` command line.
 
 mod bench;
+mod check;
 mod cli;
 mod launch;
 mod load;

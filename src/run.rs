@@ -132,6 +132,7 @@ fn run_program(program: &wavedbg_emulator::program::Program, args: RunArgs) -> R
             | Event::Stalled
             | Event::BreakpointHit { .. }
             | Event::WatchHit { .. }
+            | Event::Finding { .. }
             | Event::StopBefore,
         ) => ("stalled", Some("no wave can run".into()), None),
     };

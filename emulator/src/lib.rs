@@ -3,6 +3,7 @@
 
 pub mod asm;
 pub mod bench;
+pub mod check;
 pub mod debug;
 pub mod demo;
 pub mod disasm;

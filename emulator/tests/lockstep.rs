@@ -710,6 +710,7 @@ fn lockstep(
                 launch: &launch,
                 scratch_bytes: launch.scratch_bytes as u64,
                 accesses: Some(&mut log),
+                trace: None,
             };
             reference::execute(&mut ctx, &instr, pc)
         };

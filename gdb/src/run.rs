@@ -144,7 +144,10 @@ impl WaveTarget {
                 },
                 String::new(),
             ),
+            // A sanitizer finding: a trap, with both sides on gdb's console (`monitor why`
+            // and `monitor info findings` show it again).
             StopReason::BreakInstruction
+            | StopReason::Finding(_)
             | StopReason::Blocked(_)
             | StopReason::ConditionError { .. } => (signal(Signal::SIGTRAP), describe(self)),
             StopReason::Fault(f) => {

@@ -28,10 +28,11 @@ pub const HELP: &[(&str, &[&str], &str, &str)] = &[
     ("restart", &["run", "r"], "restart", "restart the launch from the beginning, keeping breakpoints and watchpoints"),
     ("wave", &["thread"], "wave N", "select wave N (global wave id)"),
     ("lane", &[], "lane N", "select lane N (0-31)"),
-    ("info", &["i"], "info waves|lanes|registers [REG]|breakpoints|watchpoints|changes|display|history", "show waves, the selected wave's lanes, registers (all, or one v register across lanes), breakpoints, watchpoints, or what changed since the previous stop"),
+    ("info", &["i"], "info waves|lanes|registers [REG]|breakpoints|watchpoints|changes|display|history|findings", "show waves, the selected wave's lanes, registers (all, or one v register across lanes), breakpoints, watchpoints, what changed since the previous stop, the time-travel record, or the sanitizer's findings"),
     ("print", &["p"], "print[/x|/d|/u|/f|/t|/c] EXPR", "evaluate an expression: registers v3, v3[5], u2, exec, pc, lane, wave; memory global:ADDR, shared:ADDR, scratch:ADDR (a u32); labels; numbers; C operators; s32(x) reads x as signed. A bare vector register shows all 32 lanes"),
     ("x", &[], "x/NFS [SPACE:]ADDR", "examine memory: N units, format F (x d u t f c), size S (b h w g); SPACE global (default), shared (the selected wave's workgroup) or scratch (the selected lane)"),
-    ("set", &[], "set REG = VALUE | set vN[L] = VALUE | set SPACE:ADDR = VALUE | set scheduler-locking on|off", "change a register (vN sets every lane), one lane, a u32 in memory, or a setting"),
+    ("set", &[], "set REG = VALUE | set vN[L] = VALUE | set SPACE:ADDR = VALUE | set scheduler-locking on|off | set history-size MIB | set check races|sync|init|hazards|all on|off", "change a register (vN sets every lane), one lane, a u32 in memory, or a setting; `set check` turns sanitizer detectors on or off (a finding stops the run; see docs/sanitizer.md)"),
+    ("why", &[], "why", "explain the last stop again (for a sanitizer finding: both sides, with source lines)"),
     ("disassemble", &["disas"], "disassemble [LOCATION]", "disassemble around LOCATION (default: the selected wave's PC); `=>` marks the PC, `B` breakpoints"),
     ("expect", &[], "expect EXPR OP VALUE", "assert EXPR OP VALUE (OP: == != < <= > >=); fails loudly with both values (for scripts)"),
     ("display", &[], "display [/F] EXPR", "show EXPR after every stop (a bare vector register shows all lanes); without EXPR, show the displays now"),
@@ -71,6 +72,8 @@ pub enum Info {
     Display,
     /// The time-travel record.
     History,
+    /// The sanitizer's findings.
+    Findings,
 }
 
 /// Comparison operators of `expect`.
@@ -214,6 +217,10 @@ pub enum Command {
     SchedulerLocking(bool),
     /// `set history-size N`: the bound on time-travel snapshots, in MiB.
     HistorySize(u64),
+    /// `set check GROUP on|off`: a sanitizer detector group.
+    Check(crate::check::CheckGroup, bool),
+    /// `why`: the last stop, described again.
+    Why,
     /// `disassemble [LOCATION]`.
     Disassemble(Option<String>),
     /// `expect EXPR OP VALUE`.
@@ -359,6 +366,7 @@ impl std::fmt::Display for Command {
                 Info::Changes => f.write_str("info changes"),
                 Info::Display => f.write_str("info display"),
                 Info::History => f.write_str("info history"),
+                Info::Findings => f.write_str("info findings"),
             },
             Command::Print { format, expr } => match format {
                 Some(c) => write!(f, "print/{c} {expr}"),
@@ -387,6 +395,10 @@ impl std::fmt::Display for Command {
                 )
             }
             Command::HistorySize(mib) => write!(f, "set history-size {mib}"),
+            Command::Check(g, on) => {
+                write!(f, "set check {} {}", g.name(), if *on { "on" } else { "off" })
+            }
+            Command::Why => f.write_str("why"),
             Command::Disassemble(l) => write!(f, "disassemble{}", opt(l)),
             Command::Expect { lhs, op, rhs } => write!(f, "expect {lhs} {} {rhs}", op.text()),
             Command::Display(d) => write!(f, "display{}", opt(d)),
@@ -660,6 +672,7 @@ pub fn parse(line: &str) -> Result<Option<Command>, CommandError> {
         "finish" => Command::Finish,
         "interrupt" => Command::Interrupt,
         "restart" => Command::Restart,
+        "why" => Command::Why,
         "wave" => {
             need("a wave id")?;
             Command::Wave(id(rest)?)
@@ -669,7 +682,7 @@ pub fn parse(line: &str) -> Result<Option<Command>, CommandError> {
             Command::Lane(id(rest)?)
         }
         "info" => {
-            need("a topic: waves, lanes, registers, breakpoints, watchpoints, changes, display or history")?;
+            need("a topic: waves, lanes, registers, breakpoints, watchpoints, changes, display, history or findings")?;
             let (what, arg) = rest
                 .split_once(char::is_whitespace)
                 .map_or((rest, ""), |(a, b)| (a, b.trim()));
@@ -684,6 +697,7 @@ pub fn parse(line: &str) -> Result<Option<Command>, CommandError> {
                 "changes" => Info::Changes,
                 "display" | "displays" => Info::Display,
                 "history" => Info::History,
+                "findings" | "checks" => Info::Findings,
                 _ => return Err(error(name, format!("unknown `info {what}`"))),
             })
         }
@@ -741,6 +755,19 @@ pub fn parse(line: &str) -> Result<Option<Command>, CommandError> {
                     return Err(error(name, "set history-size MIB"));
                 }
                 Command::HistorySize(number(name, v)?)
+            } else if let Some(v) = rest.strip_prefix("check ") {
+                let usage = "set check races|sync|init|hazards|all on|off";
+                let mut words = v.split_whitespace();
+                let group = words
+                    .next()
+                    .and_then(crate::check::CheckGroup::parse)
+                    .ok_or_else(|| error(name, usage))?;
+                let on = match (words.next(), words.next()) {
+                    (Some("on"), None) => true,
+                    (Some("off"), None) => false,
+                    _ => return Err(error(name, usage)),
+                };
+                Command::Check(group, on)
             } else if let Some(v) = rest.strip_prefix("scheduler-locking") {
                 match v.trim() {
                     "on" | "step" => Command::SchedulerLocking(true),

@@ -3,6 +3,7 @@
 //! through these methods, never through the machine's fields.
 
 use super::{Engine, EngineError};
+use crate::isa::RegFile;
 use crate::machine::Machine;
 use crate::memory::Space;
 use crate::wave::{LANES, UREGS, VREGS};
@@ -42,6 +43,23 @@ pub enum RegisterWrite {
 impl RegisterWrite {
     /// Writes the register of wave `wave` of `m`.
     pub(crate) fn apply(self, m: &mut Machine, wave: usize) -> Result<(), EngineError> {
+        let written = match self {
+            RegisterWrite::VLane { reg, lane, .. } => {
+                Some((RegFile::Vector, reg, 1u32.checked_shl(lane as u32).unwrap_or(0)))
+            }
+            RegisterWrite::V { reg, .. } => Some((RegFile::Vector, reg, u32::MAX)),
+            RegisterWrite::U { reg, .. } => Some((RegFile::Uniform, reg, u32::MAX)),
+            RegisterWrite::Exec(_) | RegisterWrite::Pc(_) => None,
+        };
+        self.apply_to(m, wave)?;
+        if let (Some((file, reg, lanes)), Some(san)) = (written, m.sanitizer.as_deref_mut()) {
+            // What the debugger writes counts as written, for uninitialised reads.
+            san.note_register_write(wave, file, reg, lanes);
+        }
+        Ok(())
+    }
+
+    fn apply_to(self, m: &mut Machine, wave: usize) -> Result<(), EngineError> {
         let w = m
             .waves
             .get_mut(wave)

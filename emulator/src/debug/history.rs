@@ -34,6 +34,8 @@ enum Change {
     Fault,
     /// A register write.
     Register(usize, RegisterWrite),
+    /// The sanitizer's detectors changed.
+    Checks(crate::check::Checks),
     /// A memory write.
     Memory {
         space: Space,
@@ -61,6 +63,7 @@ impl Change {
             } => {
                 let _ = m.write_space(*space, *wave, *lane, *addr, data);
             }
+            Change::Checks(c) => m.set_checks(*c),
             Change::Run(_) | Change::Step(..) | Change::Round(_) | Change::Fault => {}
         }
     }
@@ -358,7 +361,9 @@ impl History {
                         return Some((m, (i, 0)));
                     }
                 }
-                edit @ (Change::Register(..) | Change::Memory { .. }) => edit.apply_edit(&mut m),
+                edit @ (Change::Register(..) | Change::Memory { .. } | Change::Checks(_)) => {
+                    edit.apply_edit(&mut m)
+                }
             }
         }
         // The end of the record: the point is the present (a count equal to now).
@@ -456,7 +461,9 @@ impl History {
                         one(&mut m, w, &mut visit);
                     }
                 }
-                edit @ (Change::Register(..) | Change::Memory { .. }) => edit.apply_edit(&mut m),
+                edit @ (Change::Register(..) | Change::Memory { .. } | Change::Checks(_)) => {
+                    edit.apply_edit(&mut m)
+                }
             }
             if m.stats.wave_instructions >= until {
                 return;
@@ -579,6 +586,12 @@ impl Engine {
         let start = self.machine.stats.wave_instructions;
         self.history
             .record(Change::Register(w, write), start, &self.machine);
+    }
+
+    pub(super) fn record_checks(&mut self, checks: crate::check::Checks) {
+        let start = self.machine.stats.wave_instructions;
+        self.history
+            .record(Change::Checks(checks), start, &self.machine);
     }
 
     pub(super) fn record_memory(

@@ -5,6 +5,7 @@
 //! thread; the command language ([`command`]) parses into typed commands that run here.
 
 pub mod breakpoint;
+mod checks;
 pub mod command;
 pub mod completion;
 mod control;
@@ -72,6 +73,10 @@ pub struct Engine {
     last_write_walk: Option<(WriteTarget, u64)>,
     /// Where the last `x` ended, as `SPACE:ADDR` (Enter continues from there).
     next_examine: Option<String>,
+    /// The sanitizer's detectors (applied again at every restart).
+    checks: crate::check::Checks,
+    /// The kernel's source file name and text, when readable (findings quote it).
+    source: Option<(String, String)>,
 }
 
 /// The most commands the engine's log keeps (sessions save it for replay).
@@ -106,6 +111,8 @@ impl Engine {
             history,
             last_write_walk: None,
             next_examine: None,
+            checks: crate::check::Checks::default(),
+            source: None,
         })
     }
 
@@ -178,6 +185,11 @@ impl Engine {
     /// Records the kernel's path (for sessions).
     pub fn set_kernel_path(&mut self, path: &str) {
         self.kernel_path = Some(path.to_string());
+        // Best effort: an object file or an unreadable one simply has no source to quote.
+        self.source = (!path.ends_with(".wko"))
+            .then(|| std::fs::read_to_string(path).ok())
+            .flatten()
+            .map(|text| (path.to_string(), text));
     }
 
     /// The kernel's path, if the front end gave one.
@@ -225,6 +237,7 @@ impl Engine {
         self.breakpoints.iter_mut().for_each(|b| b.hits = 0);
         self.watchpoints.iter_mut().for_each(|w| w.hits = 0);
         self.rearm();
+        self.apply_checks();
     }
 
     /// Selects a wave by its index in the machine's waves (front ends that number waves by

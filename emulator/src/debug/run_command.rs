@@ -475,6 +475,7 @@ impl Engine {
                 Info::Watchpoints => view::breakpoint_table(self, true),
                 Info::Changes => view::changes_text(self),
                 Info::History => view::history_text(self),
+                Info::Findings => self.findings_text(),
                 Info::Display => {
                     if self.displays.is_empty() {
                         "There are no displays.\n".to_string()
@@ -502,6 +503,17 @@ impl Engine {
                 self.scheduler_locking = *on;
                 CommandOutput::default()
             }
+            Command::Check(group, on) => {
+                self.set_check(*group, *on);
+                CommandOutput::text(format!(
+                    "Sanitizer: {} on.\n",
+                    self.checks().names()
+                ))
+            }
+            Command::Why => CommandOutput::text(match self.last_stop() {
+                Some(stop) => view::describe_stop(self, &stop.clone()) + "\n",
+                None => "The launch has not run yet.\n".to_string(),
+            }),
             Command::HistorySize(mib) => {
                 let bytes = usize::try_from(mib.saturating_mul(1 << 20)).unwrap_or(usize::MAX);
                 self.set_history_size(bytes);

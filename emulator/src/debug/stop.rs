@@ -146,6 +146,9 @@ pub enum StopReason {
     Blocked(Blocked),
     /// The launch cannot go on: the waves left have faulted.
     Terminated(Terminated),
+    /// The sanitizer found something new in the instruction just executed (the wave's
+    /// PC is past it, as after a watchpoint).
+    Finding(Vec<crate::check::Finding>),
     /// A breakpoint condition could not be evaluated.
     ConditionError {
         /// Breakpoint number.
@@ -264,6 +267,14 @@ impl Engine {
             // Handled by the run loop before they get here.
             Event::BreakpointHit { wave, .. } | Event::WatchHit { wave, .. } => {
                 self.event(StopReason::Step, Some(wave))
+            }
+            Event::Finding { wave, .. } => {
+                let fresh = self
+                    .machine
+                    .sanitizer()
+                    .map(|s| s.fresh().cloned().collect())
+                    .unwrap_or_default();
+                self.event(StopReason::Finding(fresh), Some(wave))
             }
             // Only history replays set a stop-before point, and they consume it.
             Event::StopBefore => self.event(StopReason::Step, wave),

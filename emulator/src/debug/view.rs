@@ -197,6 +197,14 @@ fn describe_stop_reason(e: &Engine, stop: &StopEvent) -> String {
         StopReason::Blocked(why) if wave.is_empty() => format!("Cannot run: {why}"),
         StopReason::Blocked(why) => format!("Cannot run {wave}: {why}"),
         StopReason::Terminated(why) => format!("The launch is over: {why}."),
+        StopReason::Finding(found) => {
+            let mut s: Vec<String> = found
+                .iter()
+                .map(|f| format!("Sanitizer {}", f.describe(m, e.source())))
+                .collect();
+            s.push(format!("  next: {}", at(stop.pc)));
+            s.join("\n")
+        }
         StopReason::ConditionError { id, message } => format!(
             "Error in condition of {id}: {message}; stopped, {wave}\n  {}",
             at(stop.pc)

@@ -282,6 +282,22 @@ fn update_lanes(
     flush(ctx, count, &lanes, &offs);
 }
 
+/// Records every accessing lane of `t` in the sanitizer's trace, when one is on (`data`:
+/// the bytes each lane stores).
+fn trace(ctx: &mut Ctx<'_>, t: &Targets, kind: AccessKind, len: u32, data: Option<&[u128; LANES]>) {
+    if let Some(tr) = ctx.trace.as_deref_mut() {
+        tr.begin(t.space, kind, len);
+        for l in t.lanes() {
+            tr.entries.push(crate::check::TraceEntry {
+                lane: l as u8,
+                addr: t.addr[l],
+                off: t.off[l],
+                data: data.map_or(0, |d| d[l]),
+            });
+        }
+    }
+}
+
 fn counter_regs(file: RegFile, first: u8, count: u8) -> Option<RegRange> {
     Some(RegRange { file, first, count })
 }
@@ -306,6 +322,7 @@ pub(super) fn execute(ctx: &mut Ctx<'_>, d: &Decoded, pc: u64) -> Result<Flow, E
                     o[lane] = (raw >> (32 * k)) as u32;
                 }
             }
+            trace(ctx, &t, AccessKind::Read, ty.bytes as u32, None);
             let (rd, exec) = (d.instr.rd as usize, ctx.wave.exec);
             for (k, o) in out.iter().enumerate().take(dwords) {
                 merge(&mut ctx.wave.v[rd + k], o, exec);
@@ -326,6 +343,7 @@ pub(super) fn execute(ctx: &mut Ctx<'_>, d: &Decoded, pc: u64) -> Result<Flow, E
             update_lanes(ctx, &t, bytes as usize, AccessKind::Write, |lane, _| {
                 data[lane]
             });
+            trace(ctx, &t, AccessKind::Write, bytes as u32, Some(&data));
             ctx.issue(d, pc, None);
         }
         Op::Atomic {
@@ -370,6 +388,7 @@ pub(super) fn execute(ctx: &mut Ctx<'_>, d: &Decoded, pc: u64) -> Result<Flow, E
                 };
             }
             per_op!(Add Sub And Or Xor MinS MaxS MinU MaxU Xchg CmpXchg Inc Dec FAdd FMin FMax);
+            trace(ctx, &t, AccessKind::ReadWrite, bytes as u32, None);
             if rtn {
                 let exec = ctx.wave.exec;
                 for (k, o) in old_out.iter().enumerate().take(words) {
@@ -508,10 +527,22 @@ fn uld(
                 ]);
             }
             ctx.record(Space::Global, addr, 4 * n as u32, 0, AccessKind::Read, &[]);
+            if let Some(tr) = ctx.trace.as_deref_mut() {
+                tr.begin(Space::Global, AccessKind::Read, 4 * n as u32);
+                tr.entries.push(crate::check::TraceEntry {
+                    lane: 0,
+                    addr,
+                    off: addr,
+                    data: 0,
+                });
+            }
         }
         UldMode::Buf | UldMode::BufIndexed => {
             let desc = BufferDescriptor::from_dwords([w.u[r], w.u[r + 1], w.u[r + 2], w.u[r + 3]]);
             let off = index as i64 + i.imm;
+            if let Some(tr) = ctx.trace.as_deref_mut() {
+                tr.begin(Space::Global, AccessKind::Read, 4);
+            }
             for (k, v) in vals.iter_mut().enumerate().take(n) {
                 if let Some(addr) = desc.check(off + 4 * k as i64, 4) {
                     if !addr.is_multiple_of(4) {
@@ -523,6 +554,14 @@ fn uld(
                         .ok_or_else(|| fault(FaultKind::Unmapped, addr))?;
                     *v = word as u32;
                     ctx.record(Space::Global, addr, 4, 0, AccessKind::Read, &[]);
+                    if let Some(tr) = ctx.trace.as_deref_mut() {
+                        tr.entries.push(crate::check::TraceEntry {
+                            lane: 0,
+                            addr,
+                            off: addr,
+                            data: 0,
+                        });
+                    }
                 }
             }
         }

@@ -176,6 +176,8 @@ pub struct Ctx<'a> {
     pub scratch_bytes: u64,
     /// When set, accesses to watched ranges are recorded here.
     pub accesses: Option<&'a mut AccessLog>,
+    /// When set (a sanitizer is on), every lane's memory access is recorded here.
+    pub trace: Option<&'a mut crate::check::MemTrace>,
 }
 
 impl Ctx<'_> {

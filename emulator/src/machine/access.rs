@@ -113,7 +113,17 @@ impl Machine {
         addr: u64,
         data: &[u8],
     ) -> Result<(), MemoryError> {
-        match self.place(space, wave, lane, addr, data.len() as u64)? {
+        let place = self.place(space, wave, lane, addr, data.len() as u64)?;
+        if let Some(san) = self.sanitizer.as_deref_mut() {
+            // What the debugger writes counts as written, for uninitialised reads.
+            let (s, off) = match place {
+                Place::Shared(slot, off) => (slot, off),
+                Place::Scratch(_, off) => (0, off),
+                Place::Global(a) => (0, a),
+            };
+            san.note_memory_write(space, s, wave, off, data.len() as u64);
+        }
+        match place {
             Place::Global(a) => drop(self.global.write(a, data)),
             Place::Shared(slot, off) => self.slots[slot].shared.write(off, data),
             Place::Scratch(w, off) => {

@@ -154,6 +154,7 @@ impl Machine {
             break_at: Vec::new(),
             skip_break: None,
             stop_before: None,
+            sanitizer: None,
         };
         for _ in 0..resident {
             m.slots.push(Slot {

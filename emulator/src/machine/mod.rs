@@ -26,6 +26,7 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
+use crate::check::{Checks, Sanitizer};
 use crate::exec::{AccessLog, Decoded};
 use crate::fault::Fault;
 use crate::memory::{GlobalMemory, PagedBytes};
@@ -61,6 +62,14 @@ pub enum Event {
         /// Index of the wave in [`Machine::waves`].
         wave: usize,
         /// Its PC.
+        pc: u64,
+    },
+    /// The instruction just executed made a sanitizer finding not seen before
+    /// ([`Machine::set_checks`], [`Machine::sanitizer`]); it executed.
+    Finding {
+        /// Index of the wave.
+        wave: usize,
+        /// PC of the instruction.
         pc: u64,
     },
     /// The instruction just executed touched a range of the access log's filter ([`Machine::set_access_log`]).
@@ -138,6 +147,8 @@ pub struct Machine {
     /// The last EXEC mask counted and its active lanes (popcount once per mask change,
     /// not per instruction: the default x86-64 target has no popcount instruction).
     lanes_of: (u32, u32),
+    /// The sanitizer, while any detector is on (`None`: nothing is checked or paid).
+    pub(crate) sanitizer: Option<Box<Sanitizer>>,
 }
 
 /// A point right before an instruction executes, where a replay stops.
@@ -244,6 +255,7 @@ impl Machine {
             touched,
             wave_slots,
             lanes_of,
+            sanitizer,
         } = other;
         if !Arc::ptr_eq(&self.program, program)
             || self.waves.len() != waves.len()
@@ -282,6 +294,7 @@ impl Machine {
         self.stop_before = *stop_before;
         self.wave_slots = Arc::clone(wave_slots);
         self.lanes_of = *lanes_of;
+        self.sanitizer.clone_from(sanitizer);
     }
 
     /// Removes the debugger's hooks (breakpoint marks, the access log, resume-over and
@@ -331,7 +344,7 @@ impl Machine {
             let theirs = prev.and_then(|p| p.global.bytes(i));
             own_pages += pages(&a.data, theirs);
         }
-        waves + own_pages * 4096
+        waves + own_pages * 4096 + self.sanitizer.as_ref().map_or(0, |s| s.bytes())
     }
 
     /// Starts a new touched set: call after making a snapshot of this machine.
@@ -397,6 +410,43 @@ impl Machine {
     /// The access log, when one is set.
     pub fn access_log(&self) -> Option<&AccessLog> {
         self.accesses.as_ref()
+    }
+
+    /// Turns the sanitizer's detectors on or off (all off removes it, and its findings).
+    /// Turned on mid-launch, uninitialised reads are reported only for waves and
+    /// workgroups that start from then on (what was written before is not known).
+    pub fn set_checks(&mut self, checks: Checks) {
+        match (&mut self.sanitizer, checks.any()) {
+            (_, false) => self.sanitizer = None,
+            (Some(s), true) => s.set_checks(checks),
+            (None, true) => {
+                let preloaded = self
+                    .program
+                    .args
+                    .iter()
+                    .map(|a| {
+                        let n = match a.value {
+                            crate::program::ArgValue::Value(_) => 1,
+                            crate::program::ArgValue::Address(_) => 2,
+                            crate::program::ArgValue::Descriptor(_) => 4,
+                        };
+                        (a.reg as u32..a.reg as u32 + n)
+                            .fold(0u64, |m, r| m | 1u64.checked_shl(r).unwrap_or(0))
+                    })
+                    .fold(0, |m, x| m | x);
+                self.sanitizer = Some(Box::new(Sanitizer::new(checks, &self.code, preloaded)));
+            }
+        }
+    }
+
+    /// The detectors that are on.
+    pub fn checks(&self) -> Checks {
+        self.sanitizer.as_ref().map_or(Checks::default(), |s| s.checks())
+    }
+
+    /// The sanitizer, while a detector is on: its findings.
+    pub fn sanitizer(&self) -> Option<&Sanitizer> {
+        self.sanitizer.as_deref()
     }
 
     /// Base address of a buffer by name.

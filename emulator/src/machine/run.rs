@@ -140,6 +140,42 @@ impl Machine {
             }
         }
         let s = self.slot_of(w);
+        if let Some(san) = self.sanitizer.as_deref_mut() {
+            let wpg = self.launch.waves_per_workgroup() as usize;
+            let group = &self.waves[s * wpg..((s + 1) * wpg).min(self.waves.len())];
+            san.before(
+                w,
+                s,
+                &self.waves[w],
+                || group.iter().all(|x| x.executed == 0),
+                pc,
+            );
+        }
+        let event = self.execute_at(w, s, pc, d);
+        let Some(san) = self.sanitizer.as_deref_mut() else {
+            return event;
+        };
+        // A fault executed nothing; whatever else happened, the instruction did.
+        let ok = !matches!(event, Some(Event::Fault(_)));
+        san.after(
+            w,
+            s,
+            &self.waves[w],
+            &d,
+            pc,
+            ok,
+            self.stats.wave_instructions,
+        );
+        match event {
+            None if san.has_fresh() => Some(Event::Finding { wave: w, pc }),
+            e => e,
+        }
+    }
+
+    /// Executes the decoded instruction `d` at `pc` of wave `w` (in slot `s`) and moves
+    /// the wave on: PC, barrier, end, fault.
+    #[inline(always)]
+    fn execute_at(&mut self, w: usize, s: usize, pc: u64, d: Decoded) -> Option<Event> {
         let exec_mask = self.waves[w].exec;
         let scratch_bytes = self.launch.scratch_bytes as u64;
         let result = {
@@ -150,6 +186,7 @@ impl Machine {
                 launch: &self.launch,
                 scratch_bytes,
                 accesses: self.accesses.as_mut(),
+                trace: self.sanitizer.as_deref_mut().map(|x| &mut x.trace),
             };
             exec::execute(&mut ctx, &d, pc)
         };
@@ -166,9 +203,16 @@ impl Machine {
             Ok(Flow::Barrier) => {
                 self.waves[w].pc = next;
                 self.waves[w].state = WaveState::AtBarrier;
+                if let Some(san) = self.sanitizer.as_deref_mut() {
+                    let wpg = self.launch.waves_per_workgroup() as usize;
+                    let group = &self.waves[s * wpg..(s + 1) * wpg];
+                    if group.iter().all(|x| x.state == WaveState::AtBarrier) {
+                        san.release(s, group);
+                    }
+                }
                 self.try_release(s);
                 if let Some(dl) = self.deadlock_in(s, false) {
-                    return Some(Event::Deadlock(dl));
+                    return Some(self.deadlock_event(s, dl));
                 }
             }
             Ok(Flow::Break) => {
@@ -187,6 +231,17 @@ impl Machine {
             Err(e) => return Some(self.fault(w, e.kind, e.lanes, e.addr, e.len, Some(d))),
         }
         None
+    }
+
+    /// A deadlock of slot `s` as an event, and as a finding when the sanitizer checks
+    /// barriers.
+    pub(super) fn deadlock_event(&mut self, s: usize, dl: super::Deadlock) -> Event {
+        if let Some(san) = self.sanitizer.as_deref_mut() {
+            let wpg = self.launch.waves_per_workgroup() as usize;
+            let group = &self.waves[s * wpg..((s + 1) * wpg).min(self.waves.len())];
+            san.deadlock(group, self.stats.wave_instructions);
+        }
+        Event::Deadlock(dl)
     }
 
     /// Runs up to `n` instructions of the ready wave `w` while they are wave-local
@@ -258,7 +313,7 @@ impl Machine {
 
     fn on_exit(&mut self, s: usize) -> Option<Event> {
         if let Some(dl) = self.deadlock_in(s, false) {
-            return Some(Event::Deadlock(dl));
+            return Some(self.deadlock_event(s, dl));
         }
         let wpg = self.waves_per_group();
         if self.waves[s * wpg..(s + 1) * wpg]
@@ -315,15 +370,21 @@ impl Machine {
             };
             let budget = stop_at.map_or(u64::MAX, |s| s - now);
             let n = (self.left as u64).min(budget).max(1);
-            let hooked =
-                !self.break_at.is_empty() || self.accesses.is_some() || self.stop_before.is_some();
+            let hooked = !self.break_at.is_empty()
+                || self.accesses.is_some()
+                || self.stop_before.is_some()
+                || self.sanitizer.is_some();
             let first = self.stats.wave_instructions;
             let mut k = 0;
             while k < n {
                 // Wave-local instructions in the tightest loop (watchpoints cannot fire on
                 // them, and it stops before a breakpoint mark); the rest one at a time. A
                 // wave resuming over a breakpoint takes one hooked step first.
-                if self.skip_break.is_none() && self.stop_before.is_none() {
+                // The sanitizer checks every instruction's registers: no tight loop.
+                if self.skip_break.is_none()
+                    && self.stop_before.is_none()
+                    && self.sanitizer.is_none()
+                {
                     let done = self.run_wave_local(w, n - k);
                     self.left = self.left.saturating_sub(done as u32);
                     k += done;

@@ -138,13 +138,13 @@ impl Machine {
         Ok(pick)
     }
 
-    fn idle_reason(&self) -> Event {
+    fn idle_reason(&mut self) -> Event {
         if self.finished() {
             return Event::Finished;
         }
         for s in 0..self.slots.len() {
             if let Some(d) = self.deadlock_in(s, true) {
-                return Event::Deadlock(d);
+                return self.deadlock_event(s, d);
             }
         }
         Event::Stalled

@@ -208,6 +208,7 @@ pub(super) fn stop_status(e: &Engine, stop: &StopEvent) -> (String, StatusKind) 
     let kind = match stop.reason {
         StopReason::Breakpoint { .. }
         | StopReason::Watchpoint(_)
+        | StopReason::Finding(_)
         | StopReason::BreakInstruction => StatusKind::Hit,
         StopReason::Finished => StatusKind::Finished,
         // Time travel at the start of the history stops like a step.

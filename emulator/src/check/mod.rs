@@ -1,0 +1,1015 @@
+//! The kernel sanitizer: detectors for the bugs stepping does not show (docs/sanitizer.md).
+//!
+//! - **races**: two waves touch the same bytes of shared or global memory, one of them
+//!   with a plain (non-atomic) write, with no barrier of their workgroup between them;
+//!   and one store whose lanes write different values to one address.
+//! - **hazards**: a register read or overwritten while an asynchronous load still has
+//!   to write it, and a store's data register overwritten before its wait.
+//! - **init**: shared memory and scratch read before anything wrote them in this launch,
+//!   and registers read before written (the `.arg` registers are preloaded).
+//! - **sync**: lanes that were inactive at a barrier rejoining their wave, waves released
+//!   from different barriers, and barriers that can never complete.
+//!
+//! The machine holds a [`Sanitizer`] only while a detector is on; without one it pays a
+//! pointer test per memory instruction and nothing in its tight loop. A finding raises
+//! [`crate::machine::Event::Finding`] the first time it is seen (later sightings of the
+//! same kind at the same instructions are counted).
+
+mod regs;
+mod report;
+pub use report::Source;
+mod shadow;
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+
+use crate::exec::{AccessKind, Decoded};
+use crate::isa::{Counter, RegFile};
+use crate::machine::CodeWord;
+use crate::memory::Space;
+use crate::wave::{Wave, WaveState, LANES};
+use regs::{RegUse, Special};
+use shadow::{Conflict, InitBits, RaceShadow, Ref};
+
+/// Which detector groups are on.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Checks {
+    /// Shared and global races, same-instruction conflicts.
+    pub races: bool,
+    /// Barrier misuse.
+    pub sync: bool,
+    /// Uninitialised memory and registers.
+    pub init: bool,
+    /// Registers used before their wait.
+    pub hazards: bool,
+}
+
+impl Checks {
+    /// Every detector.
+    pub const ALL: Checks = Checks {
+        races: true,
+        sync: true,
+        init: true,
+        hazards: true,
+    };
+
+    /// Whether any detector is on.
+    pub fn any(self) -> bool {
+        self.races || self.sync || self.init || self.hazards
+    }
+
+    /// Whether a group is on (`All`: every one).
+    pub fn get(self, group: CheckGroup) -> bool {
+        match group {
+            CheckGroup::Races => self.races,
+            CheckGroup::Sync => self.sync,
+            CheckGroup::Init => self.init,
+            CheckGroup::Hazards => self.hazards,
+            CheckGroup::All => self == Checks::ALL,
+        }
+    }
+
+    /// Turns a group (or all) on or off.
+    pub fn set(&mut self, group: CheckGroup, on: bool) {
+        match group {
+            CheckGroup::Races => self.races = on,
+            CheckGroup::Sync => self.sync = on,
+            CheckGroup::Init => self.init = on,
+            CheckGroup::Hazards => self.hazards = on,
+            CheckGroup::All => {
+                *self = if on { Checks::ALL } else { Checks::default() };
+            }
+        }
+    }
+
+    /// The groups that are on, by name (`none` when none is).
+    pub fn names(self) -> String {
+        let on: Vec<&str> = CheckGroup::GROUPS
+            .iter()
+            .filter(|g| self.get(**g))
+            .map(|g| g.name())
+            .collect();
+        if on.is_empty() {
+            "none".into()
+        } else {
+            on.join(" ")
+        }
+    }
+}
+
+/// A detector group, as `set check GROUP on|off` names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CheckGroup {
+    /// Data races and same-instruction conflicts.
+    Races,
+    /// Barrier misuse.
+    Sync,
+    /// Uninitialised reads.
+    Init,
+    /// Reads and writes before their wait.
+    Hazards,
+    /// Every group.
+    All,
+}
+
+impl CheckGroup {
+    /// The four groups (without `All`).
+    pub const GROUPS: [CheckGroup; 4] = [
+        CheckGroup::Races,
+        CheckGroup::Sync,
+        CheckGroup::Init,
+        CheckGroup::Hazards,
+    ];
+
+    /// The name in the command language.
+    pub const fn name(self) -> &'static str {
+        match self {
+            CheckGroup::Races => "races",
+            CheckGroup::Sync => "sync",
+            CheckGroup::Init => "init",
+            CheckGroup::Hazards => "hazards",
+            CheckGroup::All => "all",
+        }
+    }
+
+    /// Parses a name.
+    pub fn parse(s: &str) -> Option<CheckGroup> {
+        CheckGroup::GROUPS
+            .into_iter()
+            .chain([CheckGroup::All])
+            .find(|g| g.name() == s)
+    }
+}
+
+/// What a finding is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum FindingKind {
+    /// Two waves access the same bytes, one with a plain write, with no barrier between.
+    Race,
+    /// Active lanes of one store write different values to the same address.
+    SameInstruction,
+    /// A register is read while an outstanding load (or returning atomic) will write it.
+    ReadBeforeWait,
+    /// A register is overwritten while an outstanding load will write it.
+    WriteBeforeWait,
+    /// A store's (or atomic's) data register is overwritten before its wait.
+    StoreDataOverwritten,
+    /// Shared memory or scratch is read before anything wrote it in this launch.
+    UninitMemory,
+    /// A register is read before anything wrote it (in the lanes that read it).
+    UninitRegister,
+    /// Lanes that were inactive at a barrier become active again in the same wave: they
+    /// skipped a barrier the rest of their wave waited at.
+    BarrierDivergence,
+    /// The waves of a workgroup were released from barriers at different PCs.
+    BarrierMismatch,
+    /// A barrier can never complete: waves of the workgroup exited or faulted.
+    BarrierDeadlock,
+}
+
+impl FindingKind {
+    /// The detector group that finds it.
+    pub const fn group(self) -> CheckGroup {
+        match self {
+            FindingKind::Race | FindingKind::SameInstruction => CheckGroup::Races,
+            FindingKind::ReadBeforeWait
+            | FindingKind::WriteBeforeWait
+            | FindingKind::StoreDataOverwritten => CheckGroup::Hazards,
+            FindingKind::UninitMemory | FindingKind::UninitRegister => CheckGroup::Init,
+            FindingKind::BarrierDivergence
+            | FindingKind::BarrierMismatch
+            | FindingKind::BarrierDeadlock => CheckGroup::Sync,
+        }
+    }
+
+    /// Errors make results wrong or undefined on hardware; warnings make them depend on
+    /// something the program does not control (lane order, which barrier).
+    pub const fn severity(self) -> Severity {
+        match self {
+            FindingKind::SameInstruction | FindingKind::BarrierMismatch => Severity::Warning,
+            _ => Severity::Error,
+        }
+    }
+
+    /// A short name, as reports print it.
+    pub const fn name(self) -> &'static str {
+        match self {
+            FindingKind::Race => "data race",
+            FindingKind::SameInstruction => "same-instruction conflict",
+            FindingKind::ReadBeforeWait => "read before wait",
+            FindingKind::WriteBeforeWait => "overwrite before wait",
+            FindingKind::StoreDataOverwritten => "store data overwritten before wait",
+            FindingKind::UninitMemory => "uninitialised memory read",
+            FindingKind::UninitRegister => "uninitialised register read",
+            FindingKind::BarrierDivergence => "divergent barrier",
+            FindingKind::BarrierMismatch => "barrier mismatch",
+            FindingKind::BarrierDeadlock => "barrier deadlock",
+        }
+    }
+}
+
+/// How bad a finding is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    /// The result is wrong or undefined on hardware.
+    Error,
+    /// The result depends on an order the program does not fix.
+    Warning,
+}
+
+/// How an instruction touched memory.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum MemAccess {
+    /// A plain read.
+    Read,
+    /// A plain write.
+    Write,
+    /// An atomic read-modify-write.
+    Atomic,
+}
+
+impl MemAccess {
+    /// Its name.
+    pub const fn name(self) -> &'static str {
+        match self {
+            MemAccess::Read => "read",
+            MemAccess::Write => "write",
+            MemAccess::Atomic => "atomic",
+        }
+    }
+
+    fn of(kind: AccessKind) -> MemAccess {
+        match kind {
+            AccessKind::Read => MemAccess::Read,
+            AccessKind::Write => MemAccess::Write,
+            AccessKind::ReadWrite => MemAccess::Atomic,
+        }
+    }
+}
+
+/// One instruction of one wave in a finding.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Site {
+    /// Global wave id.
+    pub wave: u32,
+    /// Its workgroup.
+    pub workgroup: u32,
+    /// The lanes concerned.
+    pub lanes: u32,
+    /// The instruction's address.
+    pub pc: u64,
+    /// How it touched memory, for memory findings.
+    pub access: Option<MemAccess>,
+    /// Its workgroup's barrier epoch (barriers completed before it), for races.
+    pub epoch: Option<u32>,
+}
+
+/// A wave's place in a barrier finding.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct WaveAt {
+    /// Global wave id.
+    pub wave: u32,
+    /// Its PC (a waiting wave's barrier).
+    pub pc: u64,
+    /// Its state.
+    pub state: WaveState,
+}
+
+/// One finding: what, where, and the other side of it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Finding {
+    /// What.
+    pub kind: FindingKind,
+    /// The instruction at which it was found (for a race, the later access).
+    pub at: Site,
+    /// The other side: the earlier access of a race, the instruction that issued the
+    /// outstanding operation, the barrier the lanes skipped.
+    pub other: Option<Site>,
+    /// The memory space, for memory findings.
+    pub space: Option<Space>,
+    /// The first address concerned (global address, shared offset, scratch offset).
+    pub addr: Option<u64>,
+    /// Bytes at `addr`.
+    pub len: u32,
+    /// The register concerned.
+    pub reg: Option<(RegFile, u8)>,
+    /// The counter of the outstanding operation, for hazards.
+    pub counter: Option<Counter>,
+    /// Every wave of the workgroup, for barrier mismatches and deadlocks.
+    pub waves: Vec<WaveAt>,
+    /// How many times it was seen (instruction executions).
+    pub count: u64,
+    /// The launch's instruction count when it was first seen.
+    pub first_at: u64,
+}
+
+impl Finding {
+    fn new(kind: FindingKind, at: Site) -> Finding {
+        Finding {
+            kind,
+            at,
+            other: None,
+            space: None,
+            addr: None,
+            len: 0,
+            reg: None,
+            counter: None,
+            waves: Vec::new(),
+            count: 1,
+            first_at: 0,
+        }
+    }
+
+    /// What makes two sightings the same finding: the kind, the two instructions and the
+    /// register.
+    fn key(&self) -> Key {
+        (
+            self.kind,
+            self.at.pc,
+            self.other.map(|o| o.pc),
+            self.reg,
+            self.space,
+        )
+    }
+}
+
+type Key = (
+    FindingKind,
+    u64,
+    Option<u64>,
+    Option<(RegFile, u8)>,
+    Option<Space>,
+);
+
+/// One lane's memory access of the current instruction, as the semantics report it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct TraceEntry {
+    /// The lane (0 for uniform loads).
+    pub lane: u8,
+    /// The address as watchpoints name it (global address, shared or scratch offset).
+    pub addr: u64,
+    /// For scratch, the offset in the wave's scratch (lane part included); else `addr`.
+    pub off: u64,
+    /// For stores, the bytes written (little-endian).
+    pub data: u128,
+}
+
+/// The memory accesses of one instruction (filled by the semantics when a sanitizer is
+/// on; one instruction accesses one space, one way, one size).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct MemTrace {
+    /// The space.
+    pub space: Option<Space>,
+    /// How.
+    pub kind: Option<AccessKind>,
+    /// Bytes per entry.
+    pub len: u32,
+    /// One entry per accessing lane (or per dword of a uniform buffer load).
+    pub entries: Vec<TraceEntry>,
+}
+
+impl MemTrace {
+    /// Starts an instruction's trace.
+    pub fn begin(&mut self, space: Space, kind: AccessKind, len: u32) {
+        self.space = Some(space);
+        self.kind = Some(kind);
+        self.len = len;
+        self.entries.clear();
+    }
+
+    fn clear(&mut self) {
+        self.space = None;
+        self.kind = None;
+        self.entries.clear();
+    }
+}
+
+/// Per resident wave: what the detectors know of it.
+#[derive(Debug, Clone)]
+struct WaveShadow {
+    /// The global id it describes (a slot's waves change when workgroups finish).
+    id: u32,
+    /// Whether it was seen from its first instruction (otherwise nothing is known of
+    /// what was written before: no uninitialised reads are reported).
+    known: bool,
+    /// Per vector register: the lanes written.
+    v: Vec<u32>,
+    /// Uniform registers written.
+    u: u64,
+    /// Lanes inactive at a barrier this wave passed, and that barrier.
+    skipped: u32,
+    skipped_at: u64,
+    /// Scratch bytes written (offsets in the wave's scratch).
+    scratch: InitBits,
+}
+
+/// Per resident workgroup slot.
+#[derive(Debug, Clone, Default)]
+struct SlotShadow {
+    workgroup: Option<u32>,
+    known: bool,
+    /// Barriers completed.
+    epoch: u32,
+    /// Shared bytes written.
+    init: InitBits,
+    /// Shared accesses for races.
+    race: RaceShadow,
+}
+
+/// A finding of the current instruction, before it is merged with earlier sightings.
+#[derive(Debug, Clone)]
+struct Candidate(Finding);
+
+/// The sanitizer's state: detectors, shadow state, findings. Cloned with the machine
+/// (snapshots share shadow pages until written).
+#[derive(Debug, Clone)]
+pub struct Sanitizer {
+    checks: Checks,
+    uses: Arc<[RegUse]>,
+    /// `.arg` registers, preloaded in every wave.
+    preloaded: u64,
+    waves: Vec<WaveShadow>,
+    slots: Vec<SlotShadow>,
+    global: RaceShadow,
+    findings: Vec<Finding>,
+    index: HashMap<Key, usize>,
+    /// Findings first seen by the last instruction.
+    fresh: Vec<usize>,
+    /// The current instruction's findings.
+    pending: Vec<Candidate>,
+    /// EXEC before the current instruction.
+    exec_before: u32,
+    /// The current instruction's memory accesses.
+    pub(crate) trace: MemTrace,
+}
+
+impl Sanitizer {
+    /// A sanitizer for a machine running `code`, with `.arg` registers `preloaded` (a
+    /// bit per uniform register).
+    pub(crate) fn new(checks: Checks, code: &[CodeWord], preloaded: u64) -> Sanitizer {
+        Sanitizer {
+            checks,
+            uses: code.iter().map(RegUse::of).collect(),
+            preloaded,
+            waves: Vec::new(),
+            slots: Vec::new(),
+            global: RaceShadow::default(),
+            findings: Vec::new(),
+            index: HashMap::new(),
+            fresh: Vec::new(),
+            pending: Vec::new(),
+            exec_before: 0,
+            trace: MemTrace::default(),
+        }
+    }
+
+    /// The detectors that are on.
+    pub fn checks(&self) -> Checks {
+        self.checks
+    }
+
+    /// Changes the detectors (state of those turned off is kept but no longer used).
+    pub(crate) fn set_checks(&mut self, checks: Checks) {
+        self.checks = checks;
+    }
+
+    /// Every distinct finding so far, in the order first seen.
+    pub fn findings(&self) -> &[Finding] {
+        &self.findings
+    }
+
+    /// The findings first seen by the last instruction.
+    pub fn fresh(&self) -> impl Iterator<Item = &Finding> {
+        self.fresh.iter().filter_map(|&i| self.findings.get(i))
+    }
+
+    /// Whether the last instruction found something new.
+    pub(crate) fn has_fresh(&self) -> bool {
+        !self.fresh.is_empty()
+    }
+
+    /// An estimate of the bytes of shadow state (for snapshot accounting).
+    pub(crate) fn bytes(&self) -> usize {
+        let slots: usize = self
+            .slots
+            .iter()
+            .map(|s| s.init.bytes() + s.race.bytes())
+            .sum();
+        let waves: usize = self
+            .waves
+            .iter()
+            .map(|w| w.v.len() * 4 + w.scratch.bytes() + 64)
+            .sum();
+        slots + waves + self.global.bytes() + self.findings.len() * 160
+    }
+
+    fn wave_shadow(&mut self, w: usize, wave: &Wave) -> &mut WaveShadow {
+        if self.waves.len() <= w {
+            self.waves.resize_with(w + 1, || WaveShadow {
+                id: u32::MAX,
+                known: false,
+                v: Vec::new(),
+                u: 0,
+                skipped: 0,
+                skipped_at: 0,
+                scratch: InitBits::default(),
+            });
+        }
+        let preloaded = self.preloaded;
+        let s = &mut self.waves[w];
+        if s.id != wave.id {
+            let known = wave.executed == 0;
+            *s = WaveShadow {
+                id: wave.id,
+                known,
+                v: if known { Vec::new() } else { vec![u32::MAX; 128] },
+                u: if known { preloaded } else { u64::MAX },
+                skipped: 0,
+                skipped_at: 0,
+                scratch: InitBits::default(),
+            };
+        }
+        s
+    }
+
+    fn slot_shadow(&mut self, s: usize, workgroup: u32, fresh: bool) -> &mut SlotShadow {
+        if self.slots.len() <= s {
+            self.slots.resize_with(s + 1, SlotShadow::default);
+        }
+        let slot = &mut self.slots[s];
+        if slot.workgroup != Some(workgroup) {
+            *slot = SlotShadow {
+                workgroup: Some(workgroup),
+                known: fresh,
+                ..SlotShadow::default()
+            };
+        }
+        slot
+    }
+
+    fn push(&mut self, f: Finding) {
+        let key = f.key();
+        if let Some(c) = self.pending.iter_mut().find(|c| c.0.key() == key) {
+            c.0.at.lanes |= f.at.lanes;
+            if let (Some(o), Some(n)) = (&mut c.0.other, f.other) {
+                o.lanes |= n.lanes;
+            }
+            return;
+        }
+        self.pending.push(Candidate(f));
+    }
+
+    /// Before wave `w` executes `d` at `pc`: register hazards and uninitialised register
+    /// reads (they depend only on the state before it).
+    pub(crate) fn before(
+        &mut self,
+        w: usize,
+        s: usize,
+        wave: &Wave,
+        group_fresh: impl FnOnce() -> bool,
+        pc: u64,
+    ) {
+        self.fresh.clear();
+        self.pending.clear();
+        self.trace.clear();
+        self.exec_before = wave.exec;
+        if self.slots.get(s).is_none_or(|x| x.workgroup != Some(wave.workgroup)) {
+            let fresh = group_fresh();
+            self.slot_shadow(s, wave.workgroup, fresh);
+        }
+        let Some(u) = self.uses.get((pc / 4) as usize).copied() else {
+            return;
+        };
+        let site = |lanes: u32| Site {
+            wave: wave.id,
+            workgroup: wave.workgroup,
+            lanes,
+            pc,
+            access: None,
+            epoch: None,
+        };
+        if self.checks.hazards && wave.outstanding.iter().any(|q| !q.is_empty()) {
+            for r in u.reads() {
+                for reg in r.regs() {
+                    if let Some((c, o)) = wave.pending_write(r.file, reg) {
+                        let mut f = Finding::new(FindingKind::ReadBeforeWait, site(wave.exec));
+                        f.other = Some(Site {
+                            pc: o.pc,
+                            ..site(0)
+                        });
+                        f.reg = Some((r.file, reg));
+                        f.counter = Some(c);
+                        self.push(f);
+                    }
+                }
+            }
+            for r in u.writes() {
+                for reg in r.regs() {
+                    if let Some((c, o)) = wave.pending_write(r.file, reg) {
+                        let mut f = Finding::new(FindingKind::WriteBeforeWait, site(wave.exec));
+                        f.other = Some(Site {
+                            pc: o.pc,
+                            ..site(0)
+                        });
+                        f.reg = Some((r.file, reg));
+                        f.counter = Some(c);
+                        self.push(f);
+                    }
+                    // A store's data is read when it leaves, not when it issues.
+                    for c in Counter::ALL {
+                        for o in &wave.outstanding[c.index()] {
+                            let data = self
+                                .uses
+                                .get((o.pc / 4) as usize)
+                                .and_then(|x| x.data);
+                            if data.is_some_and(|d| d.file == r.file && d.contains(reg)) {
+                                let mut f = Finding::new(
+                                    FindingKind::StoreDataOverwritten,
+                                    site(wave.exec),
+                                );
+                                f.other = Some(Site {
+                                    pc: o.pc,
+                                    ..site(0)
+                                });
+                                f.reg = Some((r.file, reg));
+                                f.counter = Some(c);
+                                self.push(f);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        if self.checks.init {
+            let exec = wave.exec;
+            let shadow = self.wave_shadow(w, wave);
+            if !shadow.known {
+                return;
+            }
+            let mut found = Vec::new();
+            for r in u.reads() {
+                for reg in r.regs() {
+                    let missing = match r.file {
+                        RegFile::Uniform => {
+                            if shadow.u >> reg & 1 == 0 {
+                                exec.max(1)
+                            } else {
+                                0
+                            }
+                        }
+                        RegFile::Vector => {
+                            let lanes = match u.special {
+                                Special::ReadLane(None) => 1 << (wave.u[u.lane_reg as usize] & 31),
+                                Special::ReadLane(Some(l)) => 1 << (l & 31),
+                                Special::ReadFirst => {
+                                    if exec == 0 {
+                                        1
+                                    } else {
+                                        1 << exec.trailing_zeros()
+                                    }
+                                }
+                                _ => exec,
+                            };
+                            lanes & !shadow.v.get(reg as usize).copied().unwrap_or(0)
+                        }
+                    };
+                    if missing != 0 {
+                        found.push((r.file, reg, missing));
+                    }
+                }
+            }
+            for (file, reg, lanes) in found {
+                let mut f = Finding::new(FindingKind::UninitRegister, site(lanes));
+                f.reg = Some((file, reg));
+                self.push(f);
+            }
+        }
+    }
+
+    /// After wave `w` (in slot `s`) executed the instruction at `pc` (`ok`: without a
+    /// fault): memory accesses against the shadow state, register writes, barrier skips.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn after(
+        &mut self,
+        w: usize,
+        s: usize,
+        wave: &Wave,
+        d: &Decoded,
+        pc: u64,
+        ok: bool,
+        count: u64,
+    ) {
+        if ok {
+            let exec = self.exec_before;
+            let u = self.uses.get((pc / 4) as usize).copied();
+            if self.checks.init {
+                if let Some(u) = u {
+                    let shadow = self.wave_shadow(w, wave);
+                    for r in u.writes() {
+                        for reg in r.regs() {
+                            match r.file {
+                                RegFile::Uniform => shadow.u |= 1 << reg,
+                                RegFile::Vector => {
+                                    let lanes = match u.special {
+                                        Special::WriteLane(l) => 1u32.checked_shl(l as u32).unwrap_or(0),
+                                        _ => exec,
+                                    };
+                                    if shadow.v.len() <= reg as usize {
+                                        shadow.v.resize(reg as usize + 1, 0);
+                                    }
+                                    shadow.v[reg as usize] |= lanes;
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            if self.checks.sync {
+                let shadow = self.wave_shadow(w, wave);
+                if d.op == crate::exec::Op::Barrier {
+                    shadow.skipped |= !exec;
+                    shadow.skipped_at = pc;
+                }
+                let back = wave.exec & shadow.skipped;
+                if back != 0 {
+                    shadow.skipped &= !wave.exec;
+                    let barrier = shadow.skipped_at;
+                    let site = Site {
+                        wave: wave.id,
+                        workgroup: wave.workgroup,
+                        lanes: back,
+                        pc,
+                        access: None,
+                        epoch: None,
+                    };
+                    let mut f = Finding::new(FindingKind::BarrierDivergence, site);
+                    f.other = Some(Site {
+                        pc: barrier,
+                        lanes: back,
+                        ..site
+                    });
+                    self.push(f);
+                }
+            }
+            if self.trace.space.is_some() {
+                self.memory(w, s, wave, pc);
+            }
+        }
+        self.commit(count);
+    }
+
+    /// Checks the current instruction's memory accesses.
+    fn memory(&mut self, w: usize, s: usize, wave: &Wave, pc: u64) {
+        let trace = std::mem::take(&mut self.trace);
+        let (Some(space), Some(kind)) = (trace.space, trace.kind) else {
+            self.trace = trace;
+            return;
+        };
+        let access = MemAccess::of(kind);
+        let len = trace.len;
+        let site = Site {
+            wave: wave.id,
+            workgroup: wave.workgroup,
+            lanes: 0,
+            pc,
+            access: Some(access),
+            epoch: None,
+        };
+        let epoch = self.slot_shadow(s, wave.workgroup, false).epoch;
+        // Uninitialised reads: shared and scratch, lane by lane.
+        if self.checks.init && space != Space::Global {
+            let reads = access != MemAccess::Write;
+            let known = match space {
+                Space::Shared => self.slots[s].known,
+                _ => self.wave_shadow(w, wave).known,
+            };
+            let mut missing = 0u32;
+            let mut first = None;
+            for e in &trace.entries {
+                let bits = match space {
+                    Space::Shared => &mut self.slots[s].init,
+                    _ => &mut self.waves[w].scratch,
+                };
+                if reads && known && !bits.all_set(e.off, len) {
+                    missing |= 1 << e.lane;
+                    first.get_or_insert(e.addr);
+                }
+                bits.set(e.off, len);
+            }
+            if missing != 0 {
+                let mut f = Finding::new(FindingKind::UninitMemory, Site { lanes: missing, ..site });
+                f.space = Some(space);
+                f.addr = first;
+                f.len = len;
+                self.push(f);
+            }
+        }
+        if self.checks.races && space != Space::Scratch {
+            let me = Ref::new(wave.id, wave.workgroup, epoch, pc, access);
+            let mut conflicts: Vec<(Conflict, u8, u64)> = Vec::new();
+            for e in &trace.entries {
+                let shadow = match space {
+                    Space::Shared => &mut self.slots[s].race,
+                    _ => &mut self.global,
+                };
+                shadow.access(e.addr, len, me.with_lane(e.lane), &mut |c| {
+                    conflicts.push((c, e.lane, e.addr));
+                });
+            }
+            for (c, lane, addr) in conflicts {
+                let mut f = Finding::new(
+                    FindingKind::Race,
+                    Site {
+                        lanes: 1 << lane,
+                        epoch: Some(epoch),
+                        ..site
+                    },
+                );
+                f.other = Some(c.prior.site());
+                f.space = Some(space);
+                f.addr = Some(addr);
+                f.len = len;
+                self.push(f);
+            }
+            if access == MemAccess::Write && trace.entries.len() > 1 {
+                self.same_instruction(&trace, space, site);
+            }
+        }
+        self.trace = trace;
+    }
+
+    /// Lanes of one store writing different bytes to the same address.
+    fn same_instruction(&mut self, trace: &MemTrace, space: Space, site: Site) {
+        let len = trace.len as u64;
+        let mut order: Vec<&TraceEntry> = trace.entries.iter().collect();
+        order.sort_by_key(|e| (e.addr, e.lane));
+        let mut lanes = 0u32;
+        let mut first = None;
+        for (i, a) in order.iter().enumerate() {
+            for b in &order[i + 1..] {
+                if b.addr >= a.addr + len {
+                    break;
+                }
+                // Compare the overlapping bytes.
+                let shift = b.addr - a.addr;
+                let overlap = len - shift;
+                let mask = if overlap >= 16 {
+                    u128::MAX
+                } else {
+                    (1u128 << (8 * overlap)) - 1
+                };
+                if (a.data >> (8 * shift)) & mask != b.data & mask {
+                    lanes |= 1 << a.lane | 1 << b.lane;
+                    first.get_or_insert(b.addr);
+                }
+            }
+        }
+        if lanes != 0 {
+            let mut f = Finding::new(FindingKind::SameInstruction, Site { lanes, ..site });
+            f.space = Some(space);
+            f.addr = first;
+            f.len = trace.len;
+            self.push(f);
+        }
+    }
+
+    /// The waves of slot `s` are all at a barrier and about to be released.
+    pub(crate) fn release(&mut self, s: usize, group: &[Wave]) {
+        let Some(first) = group.first() else {
+            return;
+        };
+        let epoch = {
+            let slot = self.slot_shadow(s, first.workgroup, false);
+            slot.epoch += 1;
+            slot.epoch
+        };
+        if !self.checks.sync {
+            return;
+        }
+        // A waiting wave's PC is past its (32-bit) barrier.
+        let at = |w: &Wave| w.pc.wrapping_sub(4);
+        if group.iter().any(|w| at(w) != at(first)) {
+            let last = group.iter().max_by_key(|w| w.executed).unwrap_or(first);
+            let mut f = Finding::new(
+                FindingKind::BarrierMismatch,
+                Site {
+                    wave: last.id,
+                    workgroup: last.workgroup,
+                    lanes: last.exec,
+                    pc: at(last),
+                    access: None,
+                    epoch: Some(epoch - 1),
+                },
+            );
+            if let Some(o) = group.iter().find(|w| at(w) != at(last)) {
+                f.other = Some(Site {
+                    wave: o.id,
+                    workgroup: o.workgroup,
+                    lanes: o.exec,
+                    pc: at(o),
+                    access: None,
+                    epoch: Some(epoch - 1),
+                });
+            }
+            f.waves = group
+                .iter()
+                .map(|w| WaveAt {
+                    wave: w.id,
+                    pc: at(w),
+                    state: w.state,
+                })
+                .collect();
+            self.push(f);
+        }
+    }
+
+    /// A barrier of `group` can never complete.
+    pub(crate) fn deadlock(&mut self, group: &[Wave], count: u64) {
+        if !self.checks.sync {
+            return;
+        }
+        let Some(waiting) = group.iter().find(|w| w.state == WaveState::AtBarrier) else {
+            return;
+        };
+        let site = |w: &Wave, pc: u64| Site {
+            wave: w.id,
+            workgroup: w.workgroup,
+            lanes: w.exec,
+            pc,
+            access: None,
+            epoch: None,
+        };
+        let mut f = Finding::new(FindingKind::BarrierDeadlock, site(waiting, waiting.pc.wrapping_sub(4)));
+        if let Some(gone) = group.iter().find(|w| !w.alive()) {
+            f.other = Some(site(gone, gone.pc.wrapping_sub(4)));
+        }
+        f.waves = group
+            .iter()
+            .map(|w| WaveAt {
+                wave: w.id,
+                pc: if w.state == WaveState::AtBarrier || w.state == WaveState::Exited {
+                    w.pc.wrapping_sub(4)
+                } else {
+                    w.pc
+                },
+                state: w.state,
+            })
+            .collect();
+        self.fresh.clear();
+        self.pending.clear();
+        self.push(f);
+        self.commit(count);
+    }
+
+    /// Merges the current instruction's findings into the list.
+    fn commit(&mut self, count: u64) {
+        for Candidate(mut f) in std::mem::take(&mut self.pending) {
+            let key = f.key();
+            match self.index.get(&key) {
+                Some(&i) => self.findings[i].count += 1,
+                None => {
+                    f.first_at = count;
+                    self.index.insert(key, self.findings.len());
+                    self.fresh.push(self.findings.len());
+                    self.findings.push(f);
+                }
+            }
+        }
+    }
+
+    /// A debugger write to memory: the bytes count as written.
+    pub(crate) fn note_memory_write(&mut self, space: Space, s: usize, w: usize, off: u64, len: u64) {
+        let bits = match space {
+            Space::Shared => self.slots.get_mut(s).map(|x| &mut x.init),
+            Space::Scratch => self.waves.get_mut(w).map(|x| &mut x.scratch),
+            Space::Global => None,
+        };
+        if let Some(b) = bits {
+            b.set(off, len as u32);
+        }
+    }
+
+    /// A debugger write to a register: the lanes count as written.
+    pub(crate) fn note_register_write(&mut self, w: usize, file: RegFile, reg: u8, lanes: u32) {
+        if let Some(s) = self.waves.get_mut(w) {
+            match file {
+                RegFile::Uniform => s.u |= 1u64.checked_shl(reg as u32).unwrap_or(0),
+                RegFile::Vector => {
+                    if s.v.len() <= reg as usize {
+                        s.v.resize(reg as usize + 1, 0);
+                    }
+                    s.v[reg as usize] |= lanes;
+                }
+            }
+        }
+    }
+}
+
+/// The number of lanes in a wave (for masks in reports).
+pub const WAVE_LANES: usize = LANES;

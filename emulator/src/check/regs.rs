@@ -1,0 +1,162 @@
+//! Which registers an instruction reads and writes, from its table row's operands and its
+//! operation (computed once per code word when a sanitizer starts).
+
+use crate::exec::Op;
+use crate::isa::{OperandKind, RegFile, Slot};
+use crate::machine::CodeWord;
+
+/// Consecutive registers of one file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Range {
+    pub file: RegFile,
+    pub first: u8,
+    pub count: u8,
+}
+
+impl Range {
+    const EMPTY: Range = Range {
+        file: RegFile::Vector,
+        first: 0,
+        count: 0,
+    };
+
+    /// The registers, those past the end of the file left out.
+    pub fn regs(self) -> impl Iterator<Item = u8> {
+        let end = (self.first as u32 + self.count as u32).min(self.file.count());
+        (self.first as u32..end).map(|r| r as u8)
+    }
+
+    pub fn contains(self, reg: u8) -> bool {
+        (self.first as u32..self.first as u32 + self.count as u32).contains(&(reg as u32))
+    }
+}
+
+/// Lanes read or written other than the active ones.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Special {
+    /// Active lanes.
+    None,
+    /// `writelane`: this lane only, whatever EXEC.
+    WriteLane(u8),
+    /// `readlane`: this lane (`None`: the lane in uniform register `lane_reg`).
+    ReadLane(Option<u8>),
+    /// `readfirst`: the lowest active lane (lane 0 when none).
+    ReadFirst,
+}
+
+/// An instruction's register reads and writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct RegUse {
+    reads: [Range; 4],
+    nreads: u8,
+    writes: [Range; 2],
+    nwrites: u8,
+    /// The data registers of a store or an atomic without return, which must not change
+    /// before its wait.
+    pub data: Option<Range>,
+    pub special: Special,
+    /// For [`Special::ReadLane`]`(None)`: the uniform register holding the lane.
+    pub lane_reg: u8,
+}
+
+impl RegUse {
+    const NONE: RegUse = RegUse {
+        reads: [Range::EMPTY; 4],
+        nreads: 0,
+        writes: [Range::EMPTY; 2],
+        nwrites: 0,
+        data: None,
+        special: Special::None,
+        lane_reg: 0,
+    };
+
+    pub fn reads(&self) -> impl Iterator<Item = Range> + '_ {
+        self.reads[..self.nreads as usize].iter().copied()
+    }
+
+    pub fn writes(&self) -> impl Iterator<Item = Range> + '_ {
+        self.writes[..self.nwrites as usize].iter().copied()
+    }
+
+    fn read(&mut self, r: Range) {
+        if (self.nreads as usize) < self.reads.len() {
+            self.reads[self.nreads as usize] = r;
+            self.nreads += 1;
+        }
+    }
+
+    fn write(&mut self, r: Range) {
+        if (self.nwrites as usize) < self.writes.len() {
+            self.writes[self.nwrites as usize] = r;
+            self.nwrites += 1;
+        }
+    }
+
+    /// The registers a code word's instruction reads and writes (none for data words).
+    pub fn of(word: &CodeWord) -> RegUse {
+        let CodeWord::Instr(d) = word else {
+            return RegUse::NONE;
+        };
+        let mut u = RegUse::NONE;
+        let def = d.instr.def();
+        let reg = |slot: Slot| {
+            def.operand(slot).and_then(|o| match o.kind {
+                OperandKind::Reg { file, count } => Some(Range {
+                    file,
+                    first: d.instr.get(slot) as u8,
+                    count,
+                }),
+                _ => None,
+            })
+        };
+        let sources = [Slot::Rs1, Slot::Rs2, Slot::Rs3];
+        for r in sources.into_iter().filter_map(reg) {
+            u.read(r);
+        }
+        let rd = reg(Slot::Rd);
+        match d.op {
+            Op::Store { .. } => {
+                if let Some(r) = rd {
+                    u.read(r);
+                    u.data = Some(r);
+                }
+            }
+            Op::Atomic { rtn, wide, .. } => {
+                if let Some(r) = rd {
+                    u.read(r);
+                    if rtn {
+                        u.write(Range {
+                            count: if wide { 2 } else { 1 },
+                            ..r
+                        });
+                    } else {
+                        u.data = Some(r);
+                    }
+                }
+            }
+            Op::Writelane => {
+                if let Some(r) = rd {
+                    u.write(r);
+                }
+                u.special = Special::WriteLane(d.instr.get(Slot::Rs1) as u8);
+            }
+            op => {
+                if let Some(r) = rd {
+                    u.write(r);
+                }
+                u.special = match op {
+                    Op::Readfirst => Special::ReadFirst,
+                    Op::Readlane { uniform: false } => {
+                        Special::ReadLane(Some(d.instr.get(Slot::Imm) as u8))
+                    }
+                    Op::Readlane { uniform: true } => {
+                        u.lane_reg = d.instr.get(Slot::Rs2) as u8;
+                        Special::ReadLane(None)
+                    }
+                    _ => Special::None,
+                };
+            }
+        }
+        u
+    }
+}

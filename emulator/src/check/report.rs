@@ -1,0 +1,178 @@
+//! Findings as text: what was found, and each side with wave, lanes, PC, instruction and
+//! source line.
+
+use std::fmt::Write;
+
+use super::{Finding, FindingKind, Severity, Site};
+use crate::debug::view::{instr_text, pc_text};
+use crate::fault::lanes_text;
+use crate::isa::RegFile;
+use crate::machine::Machine;
+
+/// The kernel's source text, to quote the lines of a finding's instructions.
+#[derive(Debug, Clone, Copy)]
+pub struct Source<'a> {
+    /// The file name as reports print it.
+    pub name: &'a str,
+    /// Its text.
+    pub text: &'a str,
+}
+
+impl Finding {
+    /// The finding as a report prints it: a headline, then one line per side (wave,
+    /// lanes, PC, instruction, `file:line`), with the source line quoted when `source` is
+    /// given.
+    pub fn describe(&self, m: &Machine, source: Option<Source<'_>>) -> String {
+        let mut s = format!(
+            "{}: {}",
+            match self.kind.severity() {
+                Severity::Error => "error",
+                Severity::Warning => "warning",
+            },
+            self.headline()
+        );
+        if self.count > 1 {
+            let _ = write!(s, " ({} times)", self.count);
+        }
+        let (first, second) = self.roles();
+        s.push('\n');
+        s.push_str(&site_line(m, first, &self.at, source));
+        if let (Some(o), Some(role)) = (&self.other, second) {
+            s.push('\n');
+            s.push_str(&site_line(m, role, o, source));
+        }
+        if !self.waves.is_empty() {
+            let waves: Vec<String> = self
+                .waves
+                .iter()
+                .map(|w| format!("wave {} {} at {:#06x}", w.wave, w.state.name(), w.pc))
+                .collect();
+            let _ = write!(s, "\n  waves: {}", waves.join(", "));
+        }
+        s
+    }
+
+    /// One line: what was found and on what.
+    pub fn headline(&self) -> String {
+        let reg = self.reg.map(|(f, r)| {
+            format!(
+                "{}{r}",
+                match f {
+                    RegFile::Vector => 'v',
+                    RegFile::Uniform => 'u',
+                }
+            )
+        });
+        let reg = reg.unwrap_or_default();
+        let mem = match (self.space, self.addr) {
+            (Some(space), Some(a)) => format!(
+                "{}:{a:#x} ({} byte{})",
+                space.name(),
+                self.len,
+                if self.len == 1 { "" } else { "s" }
+            ),
+            _ => String::new(),
+        };
+        let counter = self.counter.map_or("", |c| c.name());
+        match self.kind {
+            FindingKind::Race => {
+                let between = if self.other.is_some_and(|o| o.workgroup != self.at.workgroup) {
+                    format!(
+                        "between workgroups {} and {} (no synchronisation but atomics)",
+                        self.other.map_or(0, |o| o.workgroup),
+                        self.at.workgroup
+                    )
+                } else {
+                    format!(
+                        "in workgroup {}, no barrier between (epoch {})",
+                        self.at.workgroup,
+                        self.at.epoch.unwrap_or(0)
+                    )
+                };
+                format!("data race on {mem} {between}")
+            }
+            FindingKind::SameInstruction => format!(
+                "lanes {} of one store write different values to {mem} (the last lane wins)",
+                lanes_text(self.at.lanes)
+            ),
+            FindingKind::ReadBeforeWait => format!(
+                "{reg} is read before wait.{counter} retires the load that writes it (undefined on hardware)"
+            ),
+            FindingKind::WriteBeforeWait => format!(
+                "{reg} is overwritten before wait.{counter} retires the load that writes it (the load may land after)"
+            ),
+            FindingKind::StoreDataOverwritten => format!(
+                "{reg} holds the data of a store not yet retired by wait.{counter}, and is overwritten"
+            ),
+            FindingKind::UninitMemory => {
+                format!("{mem} is read before anything wrote it in this launch")
+            }
+            FindingKind::UninitRegister => format!(
+                "{reg} is read before it was written (lane{} {})",
+                if self.at.lanes.count_ones() == 1 { "" } else { "s" },
+                lanes_text(self.at.lanes)
+            ),
+            FindingKind::BarrierDivergence => format!(
+                "lane{} {} skipped a barrier the rest of wave {} waited at, and rejoin it",
+                if self.at.lanes.count_ones() == 1 { "" } else { "s" },
+                lanes_text(self.at.lanes),
+                self.at.wave
+            ),
+            FindingKind::BarrierMismatch => format!(
+                "the waves of workgroup {} were released from barriers at different PCs",
+                self.at.workgroup
+            ),
+            FindingKind::BarrierDeadlock => format!(
+                "a barrier of workgroup {} can never complete: waves exited or faulted",
+                self.at.workgroup
+            ),
+        }
+    }
+
+    /// The names of the two sides.
+    fn roles(&self) -> (&'static str, Option<&'static str>) {
+        match self.kind {
+            FindingKind::Race => ("now", Some("before")),
+            FindingKind::SameInstruction
+            | FindingKind::UninitMemory
+            | FindingKind::UninitRegister => ("at", None),
+            FindingKind::ReadBeforeWait
+            | FindingKind::WriteBeforeWait
+            | FindingKind::StoreDataOverwritten => ("at", Some("issued")),
+            FindingKind::BarrierDivergence => ("rejoin", Some("barrier")),
+            FindingKind::BarrierMismatch => ("barrier", Some("other")),
+            FindingKind::BarrierDeadlock => ("waiting", Some("gone")),
+        }
+    }
+}
+
+fn site_line(m: &Machine, role: &str, site: &Site, source: Option<Source<'_>>) -> String {
+    let mut s = format!("  {role:<7} wave {} (workgroup {})", site.wave, site.workgroup);
+    if site.lanes != 0 {
+        let _ = write!(
+            s,
+            " lane{} {}",
+            if site.lanes.count_ones() == 1 { "" } else { "s" },
+            lanes_text(site.lanes)
+        );
+    }
+    if let Some(a) = site.access {
+        let _ = write!(s, " {}", a.name());
+    }
+    let _ = write!(s, " at {}: {}", pc_text(m, site.pc), instr_text(m, site.pc));
+    if let Some(line) = m.program().line_at(site.pc) {
+        let file = source
+            .map(|x| x.name)
+            .or(m.program().source.as_deref())
+            .unwrap_or(&m.program().name);
+        let _ = write!(s, "  ({file}:{line})");
+        if let Some(text) = source.and_then(|x| {
+            x.text
+                .lines()
+                .nth((line as usize).checked_sub(1)?)
+        }) {
+            let _ = write!(s, "\n          | {}", text.trim());
+        }
+    }
+    s
+}
