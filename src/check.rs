@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use clap::Args;
 use color_eyre::eyre::{Result, WrapErr};
 use serde_json::{json, Value};
-use wavedbg_emulator::check::{Checks, Finding, Severity, Site, Source};
+use wavedbg_emulator::check::{Checks, Finding, FindingKey, Severity, Site, Source};
 use wavedbg_emulator::machine::{Event, LaunchOptions, Machine};
 use wavedbg_emulator::program::Program;
 
@@ -161,10 +161,10 @@ pub fn run(args: CheckArgs) -> Result<i32> {
     let first = run_checked(&program, options, &name)?;
     // Every run's findings, merged: the same finding in two runs is one, counted in both.
     let mut found: Vec<Finding> = Vec::new();
-    let mut index: HashMap<(String, u64, Option<u64>), usize> = HashMap::new();
+    let mut index: HashMap<FindingKey, usize> = HashMap::new();
     let mut merge = |run: &Run, found: &mut Vec<Finding>| {
         for f in run.machine.sanitizer().map_or(&[][..], |s| s.findings()) {
-            let key = (format!("{:?}{:?}{:?}", f.kind, f.reg, f.space), f.at.pc, f.other.map(|o| o.pc));
+            let key = f.key();
             match index.get(&key) {
                 Some(&i) => found[i].count += f.count,
                 None => {

@@ -59,8 +59,12 @@ fn rel(p: &Path) -> String {
 
 #[test]
 fn every_example_script_replays_to_its_golden_transcript() {
-    let scripts = files("scripts/replay", "wdb");
+    let mut scripts = files("scripts/replay", "wdb");
     assert!(scripts.len() >= 4);
+    // The planted-bug kernels' scripts, which stop on each sanitizer finding.
+    let bugs = files("scripts/bugs", "wdb");
+    assert!(bugs.len() >= 3);
+    scripts.extend(bugs);
     for s in scripts {
         let golden = s.with_extension("golden");
         let (code, out, err) = wavedbg(&["replay", &rel(&s), "--check", &rel(&golden)], None);

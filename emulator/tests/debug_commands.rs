@@ -387,6 +387,10 @@ fn every_command_and_alias_runs() {
         ("reverse-continue", "reverse-continue".to_string()),
         ("reverse-continue", "rc".to_string()),
         ("last-write", "last-write u6".to_string()),
+        ("set", "set check all on".to_string()),
+        ("why", "why".to_string()),
+        ("info", "info findings".to_string()),
+        ("set", "set check all off".to_string()),
     ];
     for (command, line) in &later {
         if command::canonical(command).is_none() {

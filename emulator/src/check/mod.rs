@@ -326,20 +326,20 @@ impl Finding {
         }
     }
 
-    /// What makes two sightings the same finding: the kind, the two instructions and the
-    /// register.
-    fn key(&self) -> Key {
-        (
-            self.kind,
-            self.at.pc,
-            self.other.map(|o| o.pc),
-            self.reg,
-            self.space,
-        )
+    /// What makes two sightings the same finding: the kind, the two instructions (for a
+    /// race, in either order), the register and the space.
+    pub fn key(&self) -> FindingKey {
+        let (mut a, mut b) = (self.at.pc, self.other.map(|o| o.pc));
+        // A race is the same whichever of its two accesses came first.
+        if let (FindingKind::Race, Some(o)) = (self.kind, b) {
+            (a, b) = (a.min(o), Some(a.max(o)));
+        }
+        (self.kind, a, b, self.reg, self.space)
     }
 }
 
-type Key = (
+/// What identifies a finding across sightings ([`Finding::key`]).
+pub type FindingKey = (
     FindingKind,
     u64,
     Option<u64>,
@@ -438,7 +438,7 @@ pub struct Sanitizer {
     slots: Vec<SlotShadow>,
     global: RaceShadow,
     findings: Vec<Finding>,
-    index: HashMap<Key, usize>,
+    index: HashMap<FindingKey, usize>,
     /// Findings first seen by the last instruction.
     fresh: Vec<usize>,
     /// The current instruction's findings.
