@@ -175,7 +175,11 @@ pub fn run(args: CheckArgs) -> Result<i32> {
         }
     };
     merge(&first, &mut found);
-    let mut errors: Vec<(u64, String)> = first.error.iter().map(|e| (first.seed, e.clone())).collect();
+    let mut errors: Vec<(u64, String)> = first
+        .error
+        .iter()
+        .map(|e| (first.seed, e.clone()))
+        .collect();
     let mut difference = None;
     for k in 1..=args.seeds {
         let seed = options.seed.wrapping_add(k);

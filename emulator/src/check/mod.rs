@@ -528,7 +528,11 @@ impl Sanitizer {
             *s = WaveShadow {
                 id: wave.id,
                 known,
-                v: if known { Vec::new() } else { vec![u32::MAX; 128] },
+                v: if known {
+                    Vec::new()
+                } else {
+                    vec![u32::MAX; 128]
+                },
                 u: if known { preloaded } else { u64::MAX },
                 skipped: 0,
                 skipped_at: 0,
@@ -579,7 +583,11 @@ impl Sanitizer {
         self.pending.clear();
         self.trace.clear();
         self.exec_before = wave.exec;
-        if self.slots.get(s).is_none_or(|x| x.workgroup != Some(wave.workgroup)) {
+        if self
+            .slots
+            .get(s)
+            .is_none_or(|x| x.workgroup != Some(wave.workgroup))
+        {
             let fresh = group_fresh();
             self.slot_shadow(s, wave.workgroup, fresh);
         }
@@ -624,10 +632,7 @@ impl Sanitizer {
                     // A store's data is read when it leaves, not when it issues.
                     for c in Counter::ALL {
                         for o in &wave.outstanding[c.index()] {
-                            let data = self
-                                .uses
-                                .get((o.pc / 4) as usize)
-                                .and_then(|x| x.data);
+                            let data = self.uses.get((o.pc / 4) as usize).and_then(|x| x.data);
                             if data.is_some_and(|d| d.file == r.file && d.contains(reg)) {
                                 let mut f = Finding::new(
                                     FindingKind::StoreDataOverwritten,
@@ -717,7 +722,9 @@ impl Sanitizer {
                                 RegFile::Uniform => shadow.u |= 1 << reg,
                                 RegFile::Vector => {
                                     let lanes = match u.special {
-                                        Special::WriteLane(l) => 1u32.checked_shl(l as u32).unwrap_or(0),
+                                        Special::WriteLane(l) => {
+                                            1u32.checked_shl(l as u32).unwrap_or(0)
+                                        }
                                         _ => exec,
                                     };
                                     if shadow.v.len() <= reg as usize {
@@ -803,7 +810,13 @@ impl Sanitizer {
                 bits.set(e.off, len);
             }
             if missing != 0 {
-                let mut f = Finding::new(FindingKind::UninitMemory, Site { lanes: missing, ..site });
+                let mut f = Finding::new(
+                    FindingKind::UninitMemory,
+                    Site {
+                        lanes: missing,
+                        ..site
+                    },
+                );
                 f.space = Some(space);
                 f.addr = first;
                 f.len = len;
@@ -945,7 +958,10 @@ impl Sanitizer {
             access: None,
             epoch: None,
         };
-        let mut f = Finding::new(FindingKind::BarrierDeadlock, site(waiting, waiting.pc.wrapping_sub(4)));
+        let mut f = Finding::new(
+            FindingKind::BarrierDeadlock,
+            site(waiting, waiting.pc.wrapping_sub(4)),
+        );
         if let Some(gone) = group.iter().find(|w| !w.alive()) {
             f.other = Some(site(gone, gone.pc.wrapping_sub(4)));
         }
@@ -984,7 +1000,14 @@ impl Sanitizer {
     }
 
     /// A debugger write to memory: the bytes count as written.
-    pub(crate) fn note_memory_write(&mut self, space: Space, s: usize, w: usize, off: u64, len: u64) {
+    pub(crate) fn note_memory_write(
+        &mut self,
+        space: Space,
+        s: usize,
+        w: usize,
+        off: u64,
+        len: u64,
+    ) {
         let bits = match space {
             Space::Shared => self.slots.get_mut(s).map(|x| &mut x.init),
             Space::Scratch => self.waves.get_mut(w).map(|x| &mut x.scratch),

@@ -147,12 +147,19 @@ impl Finding {
 }
 
 fn site_line(m: &Machine, role: &str, site: &Site, source: Option<Source<'_>>) -> String {
-    let mut s = format!("  {role:<7} wave {} (workgroup {})", site.wave, site.workgroup);
+    let mut s = format!(
+        "  {role:<7} wave {} (workgroup {})",
+        site.wave, site.workgroup
+    );
     if site.lanes != 0 {
         let _ = write!(
             s,
             " lane{} {}",
-            if site.lanes.count_ones() == 1 { "" } else { "s" },
+            if site.lanes.count_ones() == 1 {
+                ""
+            } else {
+                "s"
+            },
             lanes_text(site.lanes)
         );
     }
@@ -166,11 +173,8 @@ fn site_line(m: &Machine, role: &str, site: &Site, source: Option<Source<'_>>) -
             .or(m.program().source.as_deref())
             .unwrap_or(&m.program().name);
         let _ = write!(s, "  ({file}:{line})");
-        if let Some(text) = source.and_then(|x| {
-            x.text
-                .lines()
-                .nth((line as usize).checked_sub(1)?)
-        }) {
+        if let Some(text) = source.and_then(|x| x.text.lines().nth((line as usize).checked_sub(1)?))
+        {
             let _ = write!(s, "\n          | {}", text.trim());
         }
     }

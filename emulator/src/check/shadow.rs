@@ -192,7 +192,11 @@ impl InitBits {
         let mut b = off;
         let end = off.saturating_add(len as u64);
         while b < end {
-            let page = Arc::make_mut(self.pages.entry(b / PAGE).or_insert_with(|| Arc::new([0; 64])));
+            let page = Arc::make_mut(
+                self.pages
+                    .entry(b / PAGE)
+                    .or_insert_with(|| Arc::new([0; 64])),
+            );
             page[((b % PAGE) / 64) as usize] |= 1 << (b % 64);
             b += 1;
         }

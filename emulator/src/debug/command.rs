@@ -396,7 +396,12 @@ impl std::fmt::Display for Command {
             }
             Command::HistorySize(mib) => write!(f, "set history-size {mib}"),
             Command::Check(g, on) => {
-                write!(f, "set check {} {}", g.name(), if *on { "on" } else { "off" })
+                write!(
+                    f,
+                    "set check {} {}",
+                    g.name(),
+                    if *on { "on" } else { "off" }
+                )
             }
             Command::Why => f.write_str("why"),
             Command::Disassemble(l) => write!(f, "disassemble{}", opt(l)),

@@ -44,9 +44,11 @@ impl RegisterWrite {
     /// Writes the register of wave `wave` of `m`.
     pub(crate) fn apply(self, m: &mut Machine, wave: usize) -> Result<(), EngineError> {
         let written = match self {
-            RegisterWrite::VLane { reg, lane, .. } => {
-                Some((RegFile::Vector, reg, 1u32.checked_shl(lane as u32).unwrap_or(0)))
-            }
+            RegisterWrite::VLane { reg, lane, .. } => Some((
+                RegFile::Vector,
+                reg,
+                1u32.checked_shl(lane as u32).unwrap_or(0),
+            )),
             RegisterWrite::V { reg, .. } => Some((RegFile::Vector, reg, u32::MAX)),
             RegisterWrite::U { reg, .. } => Some((RegFile::Uniform, reg, u32::MAX)),
             RegisterWrite::Exec(_) | RegisterWrite::Pc(_) => None,

@@ -505,10 +505,7 @@ impl Engine {
             }
             Command::Check(group, on) => {
                 self.set_check(*group, *on);
-                CommandOutput::text(format!(
-                    "Sanitizer: {} on.\n",
-                    self.checks().names()
-                ))
+                CommandOutput::text(format!("Sanitizer: {} on.\n", self.checks().names()))
             }
             Command::Why => CommandOutput::text(match self.last_stop() {
                 Some(stop) => view::describe_stop(self, &stop.clone()) + "\n",

@@ -441,7 +441,9 @@ impl Machine {
 
     /// The detectors that are on.
     pub fn checks(&self) -> Checks {
-        self.sanitizer.as_ref().map_or(Checks::default(), |s| s.checks())
+        self.sanitizer
+            .as_ref()
+            .map_or(Checks::default(), |s| s.checks())
     }
 
     /// The sanitizer, while a detector is on: its findings.

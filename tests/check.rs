@@ -1,0 +1,187 @@
+//! `wavedbg check` end to end: the planted-bug kernels are found (text and JSON), their
+//! fixed versions and every example kernel are clean, and the seeded-schedule comparison
+//! finds an order-dependent result and names the finding that explains it.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn wavedbg(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_wavedbg"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("run wavedbg");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn bug(name: &str) -> String {
+    std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("scripts/bugs")
+            .join(name),
+    )
+    .expect("read the bug kernel")
+}
+
+/// Writes `text` with `from` replaced by `to` (which must occur) to a temporary file.
+fn fixed(dir: &tempfile::TempDir, name: &str, from: &str, to: &str) -> PathBuf {
+    let text = bug(name);
+    assert!(text.contains(from), "{name}: `{from}` not found");
+    let path = dir.path().join(name);
+    std::fs::write(&path, text.replacen(from, to, 1)).expect("write");
+    path
+}
+
+fn json_lines(out: &str) -> Vec<serde_json::Value> {
+    out.lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+        .collect()
+}
+
+#[test]
+fn the_missing_barrier_is_a_race_and_an_order_dependent_result() {
+    let (code, out, err) = wavedbg(&["check", "scripts/bugs/reduce_nobarrier.s", "--seeds", "8"]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(out.contains("error: data race on shared:0x80 (4 bytes) in workgroup 0, no barrier between (epoch 0)"), "{out}");
+    // Both sides, with their source lines.
+    assert!(
+        out.contains(
+            "write at 0x0038: st.shared.b32 v4, v2, 0  (scripts/bugs/reduce_nobarrier.s:34)"
+        ),
+        "{out}"
+    );
+    assert!(
+        out.contains(
+            "read at 0x0048: ld.shared.b32 v5, v2, 128  (scripts/bugs/reduce_nobarrier.s:38)"
+        ),
+        "{out}"
+    );
+    assert!(
+        out.contains("| ld.shared.b32 v5, v2, 128   ; shared[t + 32], stored by wave 1"),
+        "{out}"
+    );
+    assert!(
+        out.contains(
+            "error: shared:0x80 (4 bytes) is read before anything wrote it in this launch"
+        ),
+        "{out}"
+    );
+    assert!(
+        out.contains("error: the result depends on the schedule: out+0x4"),
+        "{out}"
+    );
+    assert!(out.contains("with seed 0 and"), "{out}");
+    assert!(out.contains("  explained by #"), "{out}");
+    // Each distinct finding once: the race of every workgroup and either order is one.
+    assert_eq!(out.matches("error: data race").count(), 1, "{out}");
+}
+
+#[test]
+fn the_load_before_its_wait_is_named_with_the_load() {
+    let (code, out, _) = wavedbg(&["check", "scripts/bugs/load_before_wait.s", "--json"]);
+    assert_eq!(code, 1);
+    let found = json_lines(&out);
+    assert_eq!(found.len(), 1, "{out}");
+    let f = &found[0];
+    assert_eq!(f["kind"], "read-before-wait");
+    assert_eq!(f["severity"], "error");
+    assert_eq!(f["reg"], serde_json::json!(["vector", 3]));
+    assert_eq!(f["counter"], "vm");
+    assert_eq!(f["at"]["pc"], 0x24);
+    assert_eq!(f["at"]["line"], 28);
+    assert_eq!(f["at"]["instruction"], "vmuli.u32 v4, v3, 3");
+    assert_eq!(f["other"]["pc"], 0x1c);
+    assert_eq!(f["other"]["instruction"], "ld.ubase.b32 v3, u[0:1], v2, 0");
+    // Two workgroups, one wave each: seen twice, reported once.
+    assert_eq!(f["count"], 2);
+}
+
+#[test]
+fn the_non_atomic_histogram_races_between_waves() {
+    let (code, out, _) = wavedbg(&[
+        "check",
+        "scripts/bugs/histogram_race.s",
+        "--json",
+        "--seeds",
+        "2",
+    ]);
+    assert_eq!(code, 1);
+    let found = json_lines(&out);
+    let races: Vec<_> = found.iter().filter(|f| f["kind"] == "race").collect();
+    assert!(!races.is_empty(), "{out}");
+    for r in &races {
+        assert_eq!(r["space"], "shared");
+        assert_ne!(r["at"]["wave"], r["other"]["wave"], "{r}");
+        for side in [&r["at"], &r["other"]] {
+            let instr = side["instruction"].as_str().unwrap_or("");
+            assert!(
+                instr.starts_with("st.shared.b32 v7") || instr.starts_with("ld.shared.b32 v7"),
+                "{r}"
+            );
+        }
+    }
+    let diff = found
+        .iter()
+        .find(|f| f["kind"] == "order-dependent-result")
+        .expect("the lost updates change the counts");
+    assert_eq!(diff["buffer"], "out");
+    assert!(diff["explained_by"].is_u64(), "{diff}");
+}
+
+#[test]
+fn the_fixed_kernels_are_clean() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let kernels = [
+        fixed(&dir, "reduce_nobarrier.s", "                                ; BUG: no barrier here", "    barrier"),
+        fixed(&dir, "load_before_wait.s", "    vmuli.u32 v4, v3, 3         ; BUG: v3 is read before wait.vm\n    wait.vm 0", "    wait.vm 0\n    vmuli.u32 v4, v3, 3"),
+        fixed(
+            &dir,
+            "histogram_race.s",
+            "    ld.shared.b32 v7, v6, 0\n    wait.ls 0\n    vaddi.u32 v7, v7, 1\n    st.shared.b32 v7, v6, 0     ; BUG: not atomic",
+            "    vmovi v7, 1\n    atom.shared.add.u32 v7, v6, 0",
+        ),
+    ];
+    for k in &kernels {
+        let k = k.display().to_string();
+        let (code, out, err) = wavedbg(&["check", &k, "--seeds", "6"]);
+        assert_eq!(code, 0, "{k}: {out}{err}");
+        assert!(
+            out.contains(": 0 findings (0 errors, 0 warnings) in 7 runs"),
+            "{out}"
+        );
+        assert!(
+            out.contains("every buffer is identical under 6 seeded schedules"),
+            "{out}"
+        );
+    }
+}
+
+#[test]
+fn every_example_kernel_is_clean_under_every_detector() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts");
+    let mut n = 0;
+    for entry in std::fs::read_dir(&dir).expect("scripts") {
+        let path = entry.expect("entry").path();
+        if path.extension().is_some_and(|e| e == "s") {
+            let p = path.display().to_string();
+            let (code, out, err) = wavedbg(&["check", &p, "--seeds", "3"]);
+            assert_eq!(code, 0, "{p}: {out}{err}");
+            n += 1;
+        }
+    }
+    assert!(n >= 10);
+}
+
+#[test]
+fn a_kernel_that_cannot_be_read_or_launched_is_an_error_not_a_finding() {
+    let (code, _, err) = wavedbg(&["check", "no/such/kernel.s"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("no/such/kernel.s"), "{err}");
+    let (code, _, err) = wavedbg(&["check", "scripts/reduce.s", "--workgroup", "33"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("multiple of 32"), "{err}");
+}
