@@ -149,6 +149,9 @@ pub fn run(
         m.vs_bare = bare.map(|b| m.lane_ops_per_s / b);
         push(m, &mut out);
     }
+    for m in checked_cases(options, &out)? {
+        push(m, &mut out);
+    }
     let small = stepi_case(options, 2)?;
     let mut large = stepi_case(options, 256)?;
     large.vs_two_waves = Some(large.seconds / small.seconds);
@@ -371,6 +374,111 @@ fn check(m: &Machine, k: Kernel, waves: u32, want: &[u32]) -> Result<(), BenchEr
         }
     }
     Ok(())
+}
+
+/// The example kernels of scripts/ (each launch is short: the timing repeats it).
+pub const EXAMPLES: [(&str, &str); 7] = [
+    ("histogram", include_str!("../../../scripts/histogram.s")),
+    ("transpose", include_str!("../../../scripts/transpose.s")),
+    ("scan", include_str!("../../../scripts/scan.s")),
+    (
+        "reduce_shfl",
+        include_str!("../../../scripts/reduce_shfl.s"),
+    ),
+    ("bitonic", include_str!("../../../scripts/bitonic.s")),
+    ("divergent", include_str!("../../../scripts/divergent.s")),
+    ("spill", include_str!("../../../scripts/spill.s")),
+];
+
+/// Runs `p` to the end `repeat` times, bare or with every sanitizer detector on (then
+/// going on past findings); returns the time and the last machine.
+fn launch_repeated(
+    p: &Program,
+    name: &'static str,
+    checked: bool,
+    repeat: u32,
+) -> Result<(Duration, Machine), BenchError> {
+    let mut last = None;
+    let mut total = Duration::ZERO;
+    for _ in 0..repeat {
+        let mut m = Machine::new(p, launch_options()).map_err(|source| BenchError::Launch {
+            kernel: name,
+            source,
+        })?;
+        if checked {
+            m.set_checks(crate::check::Checks::ALL);
+        }
+        let start = Instant::now();
+        let event = loop {
+            match m.run(None) {
+                Some(Event::Finding { .. }) => continue,
+                e => break e,
+            }
+        };
+        total += start.elapsed();
+        if event != Some(Event::Finished) {
+            return Err(BenchError::Stopped {
+                kernel: name,
+                waves: m.waves.len() as u32,
+                event: format!("{event:?}"),
+            });
+        }
+        last = Some(m);
+    }
+    last.map(|m| (total, m)).ok_or(BenchError::Stopped {
+        kernel: name,
+        waves: 0,
+        event: "no launch".into(),
+    })
+}
+
+/// The sanitizer's cost: every kernel at 8 waves and every example kernel, bare and with
+/// every detector on (`checked-<kernel>`, `vs_bare` the ratio of their rates).
+fn checked_cases(
+    options: BenchOptions,
+    bare: &[Measurement],
+) -> Result<Vec<Measurement>, BenchError> {
+    let mut out = Vec::new();
+    let waves = 8;
+    for k in Kernel::ALL {
+        let p = program(k, waves, options.iterations(k))?;
+        let (t, m) = fastest(options.budget(), || launch_repeated(&p, k.name(), true, 1))?;
+        check(&m, k, waves, &k.native(waves, options.iterations(k)))?;
+        let mut r = measurement(
+            format!("checked-{}", k.name()),
+            waves,
+            m.stats.wave_instructions,
+            m.stats.lane_ops,
+            t,
+        );
+        r.vs_bare = bare
+            .iter()
+            .find(|b| b.kernel == k.name() && b.waves == waves)
+            .map(|b| r.lane_ops_per_s / b.lane_ops_per_s);
+        out.push(r);
+    }
+    let repeat = if options.quick { 5 } else { 40 };
+    for (name, source) in EXAMPLES {
+        let p = assemble(source, name, None).map_err(|e| BenchError::Assemble {
+            kernel: name,
+            message: e.to_string(),
+        })?;
+        let (bare_t, m) = fastest(options.budget(), || {
+            launch_repeated(&p, name, false, repeat)
+        })?;
+        let (t, _) = fastest(options.budget(), || launch_repeated(&p, name, true, repeat))?;
+        let n = repeat as u64;
+        let mut r = measurement(
+            format!("checked-{name}"),
+            m.waves.len() as u32,
+            m.stats.wave_instructions * n,
+            m.stats.lane_ops * n,
+            t,
+        );
+        r.vs_bare = Some(bare_t.as_secs_f64() / t.as_secs_f64().max(1e-9));
+        out.push(r);
+    }
+    Ok(out)
 }
 
 /// The mixed kernel under [`armed_engine`]: breakpoints on every instruction and

@@ -416,6 +416,8 @@ struct SlotShadow {
     known: bool,
     /// Barriers completed.
     epoch: u32,
+    /// The current barrier interval, numbered across the launch.
+    epoch_id: u32,
     /// Shared bytes written.
     init: InitBits,
     /// Shared accesses for races.
@@ -434,6 +436,10 @@ pub struct Sanitizer {
     uses: Arc<[RegUse]>,
     /// `.arg` registers, preloaded in every wave.
     preloaded: u64,
+    /// Waves per workgroup.
+    wpg: u32,
+    /// The last barrier interval number given out.
+    next_epoch: u32,
     waves: Vec<WaveShadow>,
     slots: Vec<SlotShadow>,
     global: RaceShadow,
@@ -452,14 +458,16 @@ pub struct Sanitizer {
 impl Sanitizer {
     /// A sanitizer for a machine running `code`, with `.arg` registers `preloaded` (a
     /// bit per uniform register).
-    pub(crate) fn new(checks: Checks, code: &[CodeWord], preloaded: u64) -> Sanitizer {
+    pub(crate) fn new(checks: Checks, code: &[CodeWord], preloaded: u64, wpg: u32) -> Sanitizer {
         Sanitizer {
             checks,
             uses: code.iter().map(RegUse::of).collect(),
             preloaded,
+            wpg,
+            next_epoch: 0,
             waves: Vec::new(),
             slots: Vec::new(),
-            global: RaceShadow::default(),
+            global: RaceShadow::new(wpg),
             findings: Vec::new(),
             index: HashMap::new(),
             fresh: Vec::new(),
@@ -509,7 +517,17 @@ impl Sanitizer {
         slots + waves + self.global.bytes() + self.findings.len() * 160
     }
 
+    #[inline]
     fn wave_shadow(&mut self, w: usize, wave: &Wave) -> &mut WaveShadow {
+        if self.waves.get(w).is_some_and(|s| s.id == wave.id) {
+            return &mut self.waves[w];
+        }
+        self.new_wave_shadow(w, wave)
+    }
+
+    /// The shadow of a wave seen for the first time in its slot.
+    #[cold]
+    fn new_wave_shadow(&mut self, w: usize, wave: &Wave) -> &mut WaveShadow {
         if self.waves.len() <= w {
             self.waves.resize_with(w + 1, || WaveShadow {
                 id: u32::MAX,
@@ -546,15 +564,18 @@ impl Sanitizer {
         if self.slots.len() <= s {
             self.slots.resize_with(s + 1, SlotShadow::default);
         }
-        let slot = &mut self.slots[s];
-        if slot.workgroup != Some(workgroup) {
-            *slot = SlotShadow {
+        if self.slots[s].workgroup != Some(workgroup) {
+            self.next_epoch += 1;
+            self.slots[s] = SlotShadow {
                 workgroup: Some(workgroup),
                 known: fresh,
-                ..SlotShadow::default()
+                epoch: 0,
+                epoch_id: self.next_epoch,
+                init: InitBits::default(),
+                race: RaceShadow::new(self.wpg),
             };
         }
-        slot
+        &mut self.slots[s]
     }
 
     fn push(&mut self, f: Finding) {
@@ -567,6 +588,20 @@ impl Sanitizer {
             return;
         }
         self.pending.push(Candidate(f));
+    }
+
+    /// Makes sure slot `s`'s shadow describes `wave`'s workgroup (`group_fresh`: whether
+    /// none of its waves has executed anything yet, asked only for a new workgroup).
+    #[inline]
+    pub(crate) fn enter_slot(&mut self, s: usize, wave: &Wave, group_fresh: impl FnOnce() -> bool) {
+        if self
+            .slots
+            .get(s)
+            .is_none_or(|x| x.workgroup != Some(wave.workgroup))
+        {
+            let fresh = group_fresh();
+            self.slot_shadow(s, wave.workgroup, fresh);
+        }
     }
 
     /// Before wave `w` executes `d` at `pc`: register hazards and uninitialised register
@@ -789,26 +824,19 @@ impl Sanitizer {
             epoch: None,
         };
         let epoch = self.slot_shadow(s, wave.workgroup, false).epoch;
-        // Uninitialised reads: shared and scratch, lane by lane.
+        // Uninitialised reads: shared and scratch.
         if self.checks.init && space != Space::Global {
-            let reads = access != MemAccess::Write;
             let known = match space {
                 Space::Shared => self.slots[s].known,
                 _ => self.wave_shadow(w, wave).known,
             };
-            let mut missing = 0u32;
-            let mut first = None;
-            for e in &trace.entries {
-                let bits = match space {
-                    Space::Shared => &mut self.slots[s].init,
-                    _ => &mut self.waves[w].scratch,
-                };
-                if reads && known && !bits.all_set(e.off, len) {
-                    missing |= 1 << e.lane;
-                    first.get_or_insert(e.addr);
-                }
-                bits.set(e.off, len);
-            }
+            let bits = match space {
+                Space::Shared => &mut self.slots[s].init,
+                _ => &mut self.waves[w].scratch,
+            };
+            let check = known && access != MemAccess::Write;
+            let (missing, first) =
+                bits.access_all(&trace.entries, len, check, access != MemAccess::Read);
             if missing != 0 {
                 let mut f = Finding::new(
                     FindingKind::UninitMemory,
@@ -824,17 +852,17 @@ impl Sanitizer {
             }
         }
         if self.checks.races && space != Space::Scratch {
-            let me = Ref::new(wave.id, wave.workgroup, epoch, pc, access);
+            let epoch_id = self.slots[s].epoch_id;
+            let wpg = self.wpg;
+            let me = Ref::new(wave.id, epoch_id, pc, access);
             let mut conflicts: Vec<(Conflict, u8, u64)> = Vec::new();
-            for e in &trace.entries {
-                let shadow = match space {
-                    Space::Shared => &mut self.slots[s].race,
-                    _ => &mut self.global,
-                };
-                shadow.access(e.addr, len, me.with_lane(e.lane), &mut |c| {
-                    conflicts.push((c, e.lane, e.addr));
-                });
-            }
+            let shadow = match space {
+                Space::Shared => &mut self.slots[s].race,
+                _ => &mut self.global,
+            };
+            shadow.access_all(&trace.entries, len, me, &mut |e, c| {
+                conflicts.push((c, e.lane, e.addr));
+            });
             for (c, lane, addr) in conflicts {
                 let mut f = Finding::new(
                     FindingKind::Race,
@@ -844,7 +872,7 @@ impl Sanitizer {
                         ..site
                     },
                 );
-                f.other = Some(c.prior.site());
+                f.other = Some(c.prior.site(wpg, Some(epoch)));
                 f.space = Some(space);
                 f.addr = Some(addr);
                 f.len = len;
@@ -897,9 +925,12 @@ impl Sanitizer {
         let Some(first) = group.first() else {
             return;
         };
+        self.next_epoch += 1;
+        let next = self.next_epoch;
         let epoch = {
             let slot = self.slot_shadow(s, first.workgroup, false);
             slot.epoch += 1;
+            slot.epoch_id = next;
             slot.epoch
         };
         if !self.checks.sync {
@@ -984,7 +1015,15 @@ impl Sanitizer {
     }
 
     /// Merges the current instruction's findings into the list.
+    #[inline]
     fn commit(&mut self, count: u64) {
+        if !self.pending.is_empty() {
+            self.commit_pending(count);
+        }
+    }
+
+    #[cold]
+    fn commit_pending(&mut self, count: u64) {
         for Candidate(mut f) in std::mem::take(&mut self.pending) {
             let key = f.key();
             match self.index.get(&key) {
@@ -1014,7 +1053,7 @@ impl Sanitizer {
             Space::Global => None,
         };
         if let Some(b) = bits {
-            b.set(off, len as u32);
+            b.set(off, len);
         }
     }
 

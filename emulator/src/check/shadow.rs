@@ -1,18 +1,21 @@
 //! Shadow memory: per 4-byte word, the last plain write and the last two reads (or
-//! atomics) by different waves, for races; a bit per byte for "written in this launch".
-//! Both are sparse, 4 KiB of memory per page, so their size follows what the kernel
-//! touches, not the buffers' sizes; pages are shared between clones until written.
+//! atomics) by different waves, for races (36 bytes per word, in pages of 1 KiB of
+//! memory); a bit per byte for "written in this launch" (pages of 4 KiB). Both are
+//! sparse, so their size follows what the kernel touches, not the buffers' sizes, and
+//! pages are shared between clones (time-travel snapshots) until written.
 
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::Arc;
 
-use super::{MemAccess, Site};
+use super::{MemAccess, Site, TraceEntry};
 
-/// Bytes of memory per shadow page.
+/// Bytes of memory per init-bits page.
 const PAGE: u64 = 4096;
-/// Words per page.
-const WORDS: usize = (PAGE / 4) as usize;
+/// Bytes of memory per race page (smaller: a race cell is 9 times the word it shadows).
+const RACE_PAGE: u64 = 1024;
+/// Words per race page.
+const WORDS: usize = (RACE_PAGE / 4) as usize;
 
 /// A multiplicative hash of a page number: the keys are small integers, so the standard
 /// library's DoS-resistant hasher would only cost time.
@@ -37,64 +40,91 @@ impl Hasher for PageHasher {
 
 type PageMap<P> = HashMap<u64, Arc<P>, BuildHasherDefault<PageHasher>>;
 
-/// One access as the race shadow keeps it.
+/// One access as the race shadow keeps it, in 12 bytes.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub(super) struct Ref {
     /// Global wave id + 1 (0: no access).
     wave: u32,
-    workgroup: u32,
+    /// The barrier interval of its workgroup, numbered across the launch (so equal ids
+    /// mean the same workgroup and no barrier between).
     epoch: u32,
-    pc: u32,
-    lane: u8,
-    /// The bytes of the word it touched.
-    mask: u8,
-    atomic: bool,
-    write: bool,
+    /// PC / 4 (bits 0-20), lane (21-25), bytes of the word touched (26-29), atomic (30),
+    /// plain write (31).
+    bits: u32,
 }
 
+const LANE_SHIFT: u32 = 21;
+const MASK_SHIFT: u32 = 26;
+const ATOMIC: u32 = 1 << 30;
+const WRITE: u32 = 1 << 31;
+
 impl Ref {
-    pub fn new(wave: u32, workgroup: u32, epoch: u32, pc: u64, access: MemAccess) -> Ref {
+    /// An access by wave `wave` in barrier interval `epoch` at `pc` (PCs past 8 MiB of
+    /// code are not reported exactly: no kernel comes near).
+    pub fn new(wave: u32, epoch: u32, pc: u64, access: MemAccess) -> Ref {
+        let kind = match access {
+            MemAccess::Atomic => ATOMIC,
+            MemAccess::Write => WRITE,
+            MemAccess::Read => 0,
+        };
         Ref {
             wave: wave.wrapping_add(1),
-            workgroup,
             epoch,
-            pc: pc.min(u32::MAX as u64) as u32,
-            lane: 0,
-            mask: 0,
-            atomic: access == MemAccess::Atomic,
-            write: access == MemAccess::Write,
+            bits: ((pc / 4).min((1 << LANE_SHIFT) - 1) as u32) | kind,
         }
     }
 
     pub fn with_lane(self, lane: u8) -> Ref {
-        Ref { lane, ..self }
+        Ref {
+            bits: self.bits & !(31 << LANE_SHIFT) | (lane as u32 & 31) << LANE_SHIFT,
+            ..self
+        }
+    }
+
+    fn with_mask(self, mask: u8) -> Ref {
+        Ref {
+            bits: self.bits & !(15 << MASK_SHIFT) | (mask as u32 & 15) << MASK_SHIFT,
+            ..self
+        }
+    }
+
+    fn mask(self) -> u32 {
+        self.bits >> MASK_SHIFT & 15
+    }
+
+    fn is_write(self) -> bool {
+        self.bits & WRITE != 0
     }
 
     /// Whether `self` (earlier) and `b` (now) are unordered accesses of different waves to
-    /// common bytes: other workgroups are never ordered (this ISA has no synchronisation
-    /// between workgroups but atomics), waves of one workgroup by a barrier between them.
-    fn concurrent(&self, b: &Ref) -> bool {
+    /// common bytes: waves of one workgroup are ordered by a barrier between them (their
+    /// epochs differ), other workgroups never (this ISA has no synchronisation between
+    /// workgroups but atomics). `wpg`: waves per workgroup.
+    #[inline]
+    fn concurrent(&self, b: &Ref, wpg: u32) -> bool {
         self.wave != 0
             && self.wave != b.wave
-            && self.mask & b.mask != 0
-            && (self.workgroup != b.workgroup || self.epoch == b.epoch)
+            && self.mask() & b.mask() != 0
+            && (self.epoch == b.epoch || (self.wave - 1) / wpg.max(1) != (b.wave - 1) / wpg.max(1))
     }
 
-    /// The access as a finding names it.
-    pub fn site(&self) -> Site {
+    /// The access as a finding names it (`epoch`: its workgroup's barrier count, the
+    /// reporting access's when they share a workgroup).
+    pub fn site(&self, wpg: u32, epoch: Option<u32>) -> Site {
+        let wave = self.wave.wrapping_sub(1);
         Site {
-            wave: self.wave.wrapping_sub(1),
-            workgroup: self.workgroup,
-            lanes: 1u32.checked_shl(self.lane as u32).unwrap_or(0),
-            pc: self.pc as u64,
-            access: Some(if self.atomic {
+            wave,
+            workgroup: wave / wpg.max(1),
+            lanes: 1u32 << (self.bits >> LANE_SHIFT & 31),
+            pc: (self.bits & ((1 << LANE_SHIFT) - 1)) as u64 * 4,
+            access: Some(if self.bits & ATOMIC != 0 {
                 MemAccess::Atomic
-            } else if self.write {
+            } else if self.is_write() {
                 MemAccess::Write
             } else {
                 MemAccess::Read
             }),
-            epoch: Some(self.epoch),
+            epoch,
         }
     }
 }
@@ -129,45 +159,100 @@ impl Default for RacePage {
 #[derive(Debug, Clone, Default)]
 pub(super) struct RaceShadow {
     pages: PageMap<RacePage>,
+    /// Waves per workgroup (a wave's workgroup is its id divided by it).
+    wpg: u32,
 }
 
 impl RaceShadow {
-    /// Records an access of `len` bytes at `addr` by `me`, calling `conflict` with every
-    /// earlier access it races with (at most one per word).
-    pub fn access(&mut self, addr: u64, len: u32, me: Ref, conflict: &mut impl FnMut(Conflict)) {
-        let end = addr.saturating_add(len.max(1) as u64);
-        let mut word = addr / 4;
-        while word * 4 < end {
-            let lo = (word * 4).max(addr) - word * 4;
-            let hi = ((word + 1) * 4).min(end) - word * 4;
-            let mask = ((1u16 << hi) - (1u16 << lo)) as u8;
-            let me = Ref { mask, ..me };
-            let page = Arc::make_mut(self.pages.entry(word / WORDS as u64).or_default());
-            let cell = &mut page.0[(word % WORDS as u64) as usize];
-            if me.write {
-                if cell.write.concurrent(&me) {
-                    conflict(Conflict { prior: cell.write });
-                } else if cell.r1.concurrent(&me) {
-                    conflict(Conflict { prior: cell.r1 });
-                } else if cell.r2.concurrent(&me) {
-                    conflict(Conflict { prior: cell.r2 });
+    /// Records the accesses of one instruction (each entry `len` bytes at its `addr`, by
+    /// `me` from the entry's lane), calling `conflict` with every earlier access one races
+    /// with (at most one per word and lane). Runs of entries on one page look the page up
+    /// once.
+    pub fn new(wpg: u32) -> RaceShadow {
+        RaceShadow {
+            pages: PageMap::default(),
+            wpg,
+        }
+    }
+
+    pub fn access_all(
+        &mut self,
+        entries: &[TraceEntry],
+        len: u32,
+        me: Ref,
+        conflict: &mut impl FnMut(&TraceEntry, Conflict),
+    ) {
+        let len = len.max(1) as u64;
+        let wpg = self.wpg;
+        let mut i = 0;
+        while i < entries.len() {
+            let key = entries[i].addr / RACE_PAGE;
+            let page = Arc::make_mut(self.pages.entry(key).or_default());
+            while let Some(e) = entries.get(i) {
+                let end = e.addr.saturating_add(len);
+                if e.addr / RACE_PAGE != key || (end - 1) / RACE_PAGE != key {
+                    break;
                 }
-                cell.write = me;
-            } else {
-                if cell.write.concurrent(&me) {
-                    conflict(Conflict { prior: cell.write });
+                let me = me.with_lane(e.lane);
+                let mut word = e.addr / 4;
+                while word * 4 < end {
+                    let lo = (word * 4).max(e.addr) - word * 4;
+                    let hi = ((word + 1) * 4).min(end) - word * 4;
+                    let mask = ((1u16 << hi) - (1u16 << lo)) as u8;
+                    let cell = &mut page.0[(word % WORDS as u64) as usize];
+                    if let Some(c) = cell.access(me.with_mask(mask), wpg) {
+                        conflict(e, c);
+                    }
+                    word += 1;
                 }
-                if cell.r1.wave != me.wave {
-                    cell.r2 = cell.r1;
-                }
-                cell.r1 = me;
+                i += 1;
             }
-            word += 1;
+            // An access across a page boundary (unaligned wide accesses): word by word.
+            if let Some(e) = entries.get(i).filter(|e| e.addr / RACE_PAGE == key) {
+                let end = e.addr.saturating_add(len);
+                let mut word = e.addr / 4;
+                while word * 4 < end {
+                    let lo = (word * 4).max(e.addr) - word * 4;
+                    let hi = ((word + 1) * 4).min(end) - word * 4;
+                    let mask = ((1u16 << hi) - (1u16 << lo)) as u8;
+                    let page = Arc::make_mut(self.pages.entry(word / WORDS as u64).or_default());
+                    let cell = &mut page.0[(word % WORDS as u64) as usize];
+                    if let Some(c) = cell.access(me.with_lane(e.lane).with_mask(mask), wpg) {
+                        conflict(e, c);
+                    }
+                    word += 1;
+                }
+                i += 1;
+            }
         }
     }
 
     pub fn bytes(&self) -> usize {
         self.pages.len() * std::mem::size_of::<RacePage>()
+    }
+}
+
+impl Cell {
+    /// Records `me`'s access; returns the earlier access it races with, if any.
+    #[inline]
+    fn access(&mut self, me: Ref, wpg: u32) -> Option<Conflict> {
+        if me.is_write() {
+            let prior = [self.write, self.r1, self.r2]
+                .into_iter()
+                .find(|r| r.concurrent(&me, wpg));
+            self.write = me;
+            prior.map(|prior| Conflict { prior })
+        } else {
+            let prior = self
+                .write
+                .concurrent(&me, wpg)
+                .then_some(Conflict { prior: self.write });
+            if self.r1.wave != me.wave {
+                self.r2 = self.r1;
+            }
+            self.r1 = me;
+            prior
+        }
     }
 }
 
@@ -178,31 +263,127 @@ pub(super) struct InitBits {
 }
 
 impl InitBits {
-    /// Whether every byte of `[off, off + len)` was written.
-    pub fn all_set(&self, off: u64, len: u32) -> bool {
-        (off..off.saturating_add(len as u64)).all(|b| {
-            self.pages
-                .get(&(b / PAGE))
-                .is_some_and(|p| p[((b % PAGE) / 64) as usize] >> (b % 64) & 1 == 1)
-        })
+    /// For the accesses of one instruction (each entry `len` bytes at its `off`): the
+    /// entries that touch a byte not written yet (as a lane mask, and the first one's
+    /// address) when `check`, then marks them written when `mark`.
+    pub fn access_all(
+        &mut self,
+        entries: &[TraceEntry],
+        len: u32,
+        check: bool,
+        mark: bool,
+    ) -> (u32, Option<u64>) {
+        let (mut missing, mut first) = (0u32, None);
+        let len = len.max(1) as u64;
+        let mut i = 0;
+        while i < entries.len() {
+            // A run of entries inside one page: it is looked up once.
+            let key = entries[i].off / PAGE;
+            let in_page = |e: &TraceEntry| {
+                e.off / PAGE == key && (e.off.saturating_add(len) - 1) / PAGE == key
+            };
+            let run = entries[i..]
+                .iter()
+                .take_while(|e| in_page(e))
+                .count()
+                .max(1);
+            let run = &entries[i..i + run];
+            i += run.len();
+            if check {
+                let page = self.pages.get(&key);
+                for e in run {
+                    let set = if in_page(e) {
+                        let mut all = page.is_some();
+                        if let Some(p) = page {
+                            for_bits(e.off % PAGE, len, |word, bits| {
+                                all &= p[word] & bits == bits
+                            });
+                        }
+                        all
+                    } else {
+                        self.all_set(e.off, len)
+                    };
+                    if !set {
+                        missing |= 1u32.checked_shl(e.lane as u32).unwrap_or(0);
+                        first.get_or_insert(e.addr);
+                    }
+                }
+            }
+            if mark {
+                if run.len() == 1 || !in_page(&run[0]) {
+                    for e in run {
+                        self.set(e.off, len);
+                    }
+                    continue;
+                }
+                let page = Arc::make_mut(
+                    self.pages
+                        .entry(key)
+                        .or_insert_with(|| Arc::new([0; (PAGE / 64) as usize])),
+                );
+                for e in run {
+                    for_bits(e.off % PAGE, len, |word, bits| page[word] |= bits);
+                }
+            }
+        }
+        (missing, first)
     }
 
-    /// Marks `[off, off + len)` written.
-    pub fn set(&mut self, off: u64, len: u32) {
+    /// Whether every byte of `[off, off + len)` was written.
+    fn all_set(&self, off: u64, len: u64) -> bool {
         let mut b = off;
-        let end = off.saturating_add(len as u64);
+        let end = off.saturating_add(len);
         while b < end {
+            let (key, bit) = (b / PAGE, b % PAGE);
+            let n = (end - b).min(PAGE - bit);
+            let Some(page) = self.pages.get(&key) else {
+                return false;
+            };
+            let mut all = true;
+            for_bits(bit, n, |word, bits| all &= page[word] & bits == bits);
+            if !all {
+                return false;
+            }
+            b += n;
+        }
+        true
+    }
+
+    /// Marks `[off, off + len)` written (also a debugger write).
+    pub fn set(&mut self, off: u64, len: u64) {
+        let mut b = off;
+        let end = off.saturating_add(len);
+        while b < end {
+            let (key, bit) = (b / PAGE, b % PAGE);
+            let n = (end - b).min(PAGE - bit);
             let page = Arc::make_mut(
                 self.pages
-                    .entry(b / PAGE)
-                    .or_insert_with(|| Arc::new([0; 64])),
+                    .entry(key)
+                    .or_insert_with(|| Arc::new([0; (PAGE / 64) as usize])),
             );
-            page[((b % PAGE) / 64) as usize] |= 1 << (b % 64);
-            b += 1;
+            for_bits(bit, n, |word, bits| page[word] |= bits);
+            b += n;
         }
     }
 
     pub fn bytes(&self) -> usize {
         self.pages.len() * (PAGE / 8) as usize
+    }
+}
+
+/// Calls `f(word, bits)` for the 64-bit words of a page's bitmap that cover bytes
+/// `[bit, bit + n)` of the page, with the bits of those bytes.
+#[inline]
+fn for_bits(bit: u64, n: u64, mut f: impl FnMut(usize, u64)) {
+    let (mut b, end) = (bit, bit + n);
+    while b < end {
+        let k = (end - b).min(64 - b % 64);
+        let bits = if k == 64 {
+            u64::MAX
+        } else {
+            ((1u64 << k) - 1) << (b % 64)
+        };
+        f((b / 64) as usize, bits);
+        b += k;
     }
 }

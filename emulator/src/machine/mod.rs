@@ -434,7 +434,12 @@ impl Machine {
                             .fold(0u64, |m, r| m | 1u64.checked_shl(r).unwrap_or(0))
                     })
                     .fold(0, |m, x| m | x);
-                self.sanitizer = Some(Box::new(Sanitizer::new(checks, &self.code, preloaded)));
+                self.sanitizer = Some(Box::new(Sanitizer::new(
+                    checks,
+                    &self.code,
+                    preloaded,
+                    self.launch.waves_per_workgroup(),
+                )));
             }
         }
     }

@@ -250,8 +250,21 @@ impl Machine {
     /// per-instruction bookkeeping of [`Machine::step_wave`] reduced to what they need.
     /// Stops before anything else (memory, cross-lane, control, an undecodable word, the
     /// instruction budget, a breakpoint mark that stops this wave), which `step_wave` or
-    /// the hooked step then runs. Returns the instructions executed.
-    fn run_wave_local(&mut self, w: usize, n: u64) -> u64 {
+    /// the hooked step then runs. Returns the instructions executed, and the finding event
+    /// that ended it early when a sanitizer found something new.
+    fn run_wave_local(&mut self, w: usize, n: u64) -> (u64, Option<Event>) {
+        // Two copies of the loop: without a sanitizer it pays nothing for one.
+        if self.sanitizer.is_some() {
+            self.run_wave_local_as::<true>(w, n)
+        } else {
+            self.run_wave_local_as::<false>(w, n)
+        }
+    }
+
+    /// [`Machine::run_wave_local`], with the sanitizer's register checks when `CHECK`
+    /// (stopping with [`Event::Finding`] after an instruction that found something new).
+    #[inline(always)]
+    fn run_wave_local_as<const CHECK: bool>(&mut self, w: usize, n: u64) -> (u64, Option<Event>) {
         let budget = self
             .options
             .max_instructions
@@ -263,14 +276,23 @@ impl Machine {
                 .get(w)
                 .is_none_or(|x| x.state != WaveState::Ready)
         {
-            return 0;
+            return (0, None);
         }
         self.touch(w);
         if let Some(log) = &mut self.accesses {
             log.hits.clear();
         }
+        let s = self.slot_of(w);
+        if CHECK {
+            let wpg = self.launch.waves_per_workgroup() as usize;
+            let group = &self.waves[s * wpg..((s + 1) * wpg).min(self.waves.len())];
+            if let Some(san) = self.sanitizer.as_deref_mut() {
+                san.enter_slot(s, &self.waves[w], || group.iter().all(|x| x.executed == 0));
+            }
+        }
         let (code, launch, break_at) = (&self.code, &self.launch, &self.break_at);
         let (stats, lanes_of) = (&mut self.stats, &mut self.lanes_of);
+        let mut san = self.sanitizer.as_deref_mut();
         let wave = &mut self.waves[w];
         let mut done = 0;
         while done < n {
@@ -292,6 +314,11 @@ impl Machine {
             if !exec::is_wave_local(d.op) {
                 break;
             }
+            if CHECK {
+                if let Some(san) = san.as_deref_mut() {
+                    san.before(w, s, wave, || false, pc);
+                }
+            }
             let exec_mask = wave.exec;
             match exec::execute_on_wave(wave, launch, d, pc) {
                 Ok(Flow::Next) => wave.pc = pc + d.len as u64,
@@ -307,8 +334,16 @@ impl Machine {
             stats.lane_ops += lanes_of.1 as u64;
             wave.executed += 1;
             done += 1;
+            if CHECK {
+                if let Some(san) = san.as_deref_mut() {
+                    san.after(w, s, wave, d, pc, true, stats.wave_instructions);
+                    if san.has_fresh() {
+                        return (done, Some(Event::Finding { wave: w, pc }));
+                    }
+                }
+            }
         }
-        done
+        (done, None)
     }
 
     fn on_exit(&mut self, s: usize) -> Option<Event> {
@@ -380,14 +415,13 @@ impl Machine {
                 // Wave-local instructions in the tightest loop (watchpoints cannot fire on
                 // them, and it stops before a breakpoint mark); the rest one at a time. A
                 // wave resuming over a breakpoint takes one hooked step first.
-                // The sanitizer checks every instruction's registers: no tight loop.
-                if self.skip_break.is_none()
-                    && self.stop_before.is_none()
-                    && self.sanitizer.is_none()
-                {
-                    let done = self.run_wave_local(w, n - k);
+                if self.skip_break.is_none() && self.stop_before.is_none() {
+                    let (done, event) = self.run_wave_local(w, n - k);
                     self.left = self.left.saturating_sub(done as u32);
                     k += done;
+                    if event.is_some() {
+                        return event;
+                    }
                     if k >= n {
                         break;
                     }
