@@ -90,7 +90,8 @@ impl Run {
         );
     }
 
-    /// The only finding (asserting there is exactly one, raised once).
+    /// The only finding (asserting there is exactly one, raised as one `Event::Finding`
+    /// unless it is a deadlock, which ends the run with `Event::Deadlock` instead).
     fn only(&self) -> &Finding {
         let fs = self.findings();
         assert_eq!(
@@ -99,7 +100,15 @@ impl Run {
             "expected exactly one finding, got:\n{}",
             self.report()
         );
-        fs.first().expect("one finding")
+        let f = fs.first().expect("one finding");
+        let events = usize::from(f.kind != FindingKind::BarrierDeadlock);
+        assert_eq!(
+            self.raised.len(),
+            events,
+            "Finding events {:?}",
+            self.raised
+        );
+        f
     }
 
     fn assert_finished(&self) {
@@ -318,7 +327,8 @@ done:
     assert_clean_under_seeds(fixed, Checks::ALL, "store, wait.ls, barrier, load");
 }
 
-/// Wave 0 zeroes 32 counters; after a barrier both waves do `OP` on them.
+/// Wave 0 zeroes 32 shared words; after a barrier wave 0 runs `WAVE0` and wave 1 `WAVE1`
+/// on them, with no barrier between.
 fn shared_after_init(wave0: &str, wave1: &str) -> String {
     format!(
         "
@@ -517,6 +527,7 @@ fn global_race_fixed_with_atomics_or_disjoint_addresses() {
 }
 
 #[test]
+#[ignore = "sanitizer bug: a race between workgroups gives the earlier access (`other`) the reporting access's barrier epoch instead of its own workgroup's (check/mod.rs: `c.prior.site(wpg, Some(epoch))`)"]
 fn global_race_names_each_sides_barrier_epoch() {
     // Workgroup 0 (one wave) passes two barriers before its store; workgroup 1 stores
     // the same words at once.
@@ -553,7 +564,8 @@ go: st.ubase.b32 v0, u[0:1], v1, 0
 
 #[test]
 fn global_race_with_a_uniform_load() {
-    // Workgroup 0 stores word 1 of `out`; workgroup 1 reads words 0..1 with one uld.b64.
+    // Workgroup 0 stores words 0..31 of `out`; workgroup 1 reads words 0..1 with one
+    // uld.b64.
     let src = |store: &str| {
         format!(
             "
@@ -1179,6 +1191,55 @@ load: ld.shared.b32 v2, v1, 0
 }
 
 #[test]
+fn uninit_memory_reports_every_lane_reading_an_unwritten_word() {
+    // Every lane reads shared word 0, which nobody wrote.
+    let r = run("
+.shared 16
+    vmovi v1, 0
+load: ld.shared.b32 v2, v1, 0
+    wait.ls 0
+    end
+");
+    r.assert_finished();
+    let f = r.only();
+    assert_eq!(f.kind, FindingKind::UninitMemory);
+    assert_eq!(f.at.pc, r.label("load"));
+    assert_eq!(f.addr, Some(0));
+    assert_eq!(
+        f.at.lanes, ALL_LANES,
+        "all 32 lanes read the unwritten word"
+    );
+}
+
+#[test]
+fn uninit_memory_read_again_elsewhere_is_found() {
+    // Lane 0 reads shared word 0 twice, at two instructions; nothing ever writes it.
+    let r = run("
+.shared 16
+    umovi u1, 1
+    exec.and.save u2, u1
+    vmovi v1, 0
+first: ld.shared.b32 v2, v1, 0
+    wait.ls 0
+second: ld.shared.b32 v3, v1, 0
+    wait.ls 0
+    exec.set u2
+    end
+");
+    r.assert_finished();
+    let pcs: Vec<(FindingKind, u64)> = r.findings().iter().map(|f| (f.kind, f.at.pc)).collect();
+    assert_eq!(
+        pcs,
+        vec![
+            (FindingKind::UninitMemory, r.label("first")),
+            (FindingKind::UninitMemory, r.label("second"))
+        ],
+        "{}",
+        r.report()
+    );
+}
+
+#[test]
 fn uninit_scratch_read_before_write() {
     let src = |store: &str| {
         format!(
@@ -1549,7 +1610,7 @@ fn barrier_deadlock_when_a_wave_ends() {
     assert_clean_under_seeds(
         &deadlock("br wait"),
         Checks::ALL,
-        "both waves at the barrier",
+        "all three waves at the barrier",
     );
 }
 
@@ -1557,7 +1618,7 @@ fn barrier_deadlock_when_a_wave_ends() {
 #[ignore = "sanitizer bug: a BarrierDeadlock's `other` names the instruction before a faulted wave's fault (pc - 4 is applied to faulted waves, whose PC is not advanced)"]
 fn barrier_deadlock_names_a_faulted_waves_instruction() {
     let r = run(&deadlock("trap 1"));
-    assert_eq!(r.faults.len(), 1, "wave 1 traps");
+    assert_eq!(r.faults.len(), 1, "wave 2 traps");
     assert_eq!(r.faults[0].pc, r.label("quit"));
     assert!(matches!(r.end, Event::Deadlock(_)), "{:?}", r.end);
     let f = r.only();
@@ -1808,6 +1869,101 @@ use: vmov v4, v2
     assert_eq!(fs[1].reg, Some((RegFile::Vector, 2)));
 }
 
+#[test]
+fn checks_turned_on_mid_launch_do_not_report_earlier_writes() {
+    let src = "
+.shared 16
+    vlaneid v2
+    vmovi v1, 0
+    st.shared.b32 v1, v1, 0
+    wait.ls 0
+    umovi u5, 3
+    nop
+    nop
+    nop
+late: vmov v3, v2
+    ld.shared.b32 v4, v1, 0
+    uadd u6, u5, u5
+    vmov v5, v9
+    wait.ls 0
+    end
+";
+    let p = program(src);
+    let mut m = Machine::new(&p, opts(0)).unwrap();
+    assert_eq!(m.run(Some(5)), None);
+    m.set_checks(Checks::ALL);
+    loop {
+        match m.run(None) {
+            None => continue,
+            Some(Event::Finished) => break,
+            Some(other) => panic!("{other:?}"),
+        }
+    }
+    // What was written before the checks were on is not known: nothing is reported for
+    // this wave (even v9, which nobody wrote).
+    let fs = m.sanitizer().unwrap().findings();
+    assert!(fs.is_empty(), "{fs:?}");
+}
+
+/// A hazard finding's kind, register and counter.
+type Hazard = (FindingKind, Option<(RegFile, u8)>, Option<Counter>);
+
+#[test]
+fn wait_all_retires_every_counter() {
+    let src = |wait: &str| {
+        format!(
+            "
+.buffer in, 128
+.arg u[0:1], in
+.shared 128
+    vlaneid v0
+    vshli v1, v0, 2
+    ld.ubase.b32 v2, u[0:1], v1, 0
+    uld.b32 u4, u[0:1], 0
+    st.shared.b32 v0, v1, 0
+    {wait}
+use: vadd.u32.u v3, v2, u4
+    vmovi v0, 1
+    wait.all
+    end
+"
+        )
+    };
+    let r = run(&src("nop"));
+    r.assert_finished();
+    let mut got: Vec<Hazard> = r
+        .findings()
+        .iter()
+        .map(|f| (f.kind, f.reg, f.counter))
+        .collect();
+    got.sort_by_key(|x| format!("{x:?}"));
+    assert_eq!(
+        got,
+        vec![
+            (
+                FindingKind::ReadBeforeWait,
+                Some((RegFile::Uniform, 4)),
+                Some(Counter::Sm)
+            ),
+            (
+                FindingKind::ReadBeforeWait,
+                Some((RegFile::Vector, 2)),
+                Some(Counter::Vm)
+            ),
+            (
+                FindingKind::StoreDataOverwritten,
+                Some((RegFile::Vector, 0)),
+                Some(Counter::Ls)
+            ),
+        ],
+        "{}",
+        r.report()
+    );
+    let r = run(&src("wait.all"));
+    r.assert_finished();
+    r.assert_clean("wait.all before the uses");
+}
+
 // ---------------------------------------------------------------------------------------
 // Behaviour the module docs promise and the sanitizer does not have
 // ---------------------------------------------------------------------------------------
@@ -1951,147 +2107,4 @@ wr: st.shared.b8 v0, v0, 0
         f.other,
         Some(site(0, 0, 1, r.label("rd"), Some(MemAccess::Read), Some(0)))
     );
-}
-
-#[test]
-#[ignore = "sanitizer bug: an uninitialised shared read marks the bytes written as it goes, so when several lanes of one load read the same unwritten word only the first lane is reported"]
-fn uninit_memory_reports_every_lane_reading_an_unwritten_word() {
-    // Every lane reads shared word 0, which nobody wrote.
-    let r = run("
-.shared 16
-    vmovi v1, 0
-load: ld.shared.b32 v2, v1, 0
-    wait.ls 0
-    end
-");
-    r.assert_finished();
-    let f = r.only();
-    assert_eq!(f.kind, FindingKind::UninitMemory);
-    assert_eq!(f.at.pc, r.label("load"));
-    assert_eq!(f.addr, Some(0));
-    assert_eq!(
-        f.at.lanes, ALL_LANES,
-        "all 32 lanes read the unwritten word"
-    );
-}
-
-#[test]
-#[ignore = "sanitizer bug: an uninitialised shared read marks the bytes as written, so a later read of the same still-unwritten word by another instruction is not reported"]
-fn uninit_memory_read_again_elsewhere_is_found() {
-    // Lane 0 reads shared word 0 twice, at two instructions; nothing ever writes it.
-    let r = run("
-.shared 16
-    umovi u1, 1
-    exec.and.save u2, u1
-    vmovi v1, 0
-first: ld.shared.b32 v2, v1, 0
-    wait.ls 0
-second: ld.shared.b32 v3, v1, 0
-    wait.ls 0
-    exec.set u2
-    end
-");
-    r.assert_finished();
-    let pcs: Vec<(FindingKind, u64)> = r.findings().iter().map(|f| (f.kind, f.at.pc)).collect();
-    assert_eq!(
-        pcs,
-        vec![
-            (FindingKind::UninitMemory, r.label("first")),
-            (FindingKind::UninitMemory, r.label("second"))
-        ],
-        "{}",
-        r.report()
-    );
-}
-
-#[test]
-fn checks_turned_on_mid_launch_do_not_report_earlier_writes() {
-    let src = "
-.shared 16
-    vlaneid v2
-    vmovi v1, 0
-    st.shared.b32 v1, v1, 0
-    wait.ls 0
-    umovi u5, 3
-    nop
-    nop
-    nop
-late: vmov v3, v2
-    ld.shared.b32 v4, v1, 0
-    uadd u6, u5, u5
-    vmov v5, v9
-    wait.ls 0
-    end
-";
-    let p = program(src);
-    let mut m = Machine::new(&p, opts(0)).unwrap();
-    assert_eq!(m.run(Some(5)), None);
-    m.set_checks(Checks::ALL);
-    loop {
-        match m.run(None) {
-            None => continue,
-            Some(Event::Finished) => break,
-            Some(other) => panic!("{other:?}"),
-        }
-    }
-    // What was written before the checks were on is not known: nothing is reported for
-    // this wave (even v9, which nobody wrote).
-    let fs = m.sanitizer().unwrap().findings();
-    assert!(fs.is_empty(), "{fs:?}");
-}
-
-#[test]
-fn wait_all_retires_every_counter() {
-    let src = |wait: &str| {
-        format!(
-            "
-.buffer in, 128
-.arg u[0:1], in
-.shared 128
-    vlaneid v0
-    vshli v1, v0, 2
-    ld.ubase.b32 v2, u[0:1], v1, 0
-    uld.b32 u4, u[0:1], 0
-    st.shared.b32 v0, v1, 0
-    {wait}
-use: vadd.u32.u v3, v2, u4
-    vmovi v0, 1
-    wait.all
-    end
-"
-        )
-    };
-    let r = run(&src("nop"));
-    r.assert_finished();
-    let mut got: Vec<(FindingKind, Option<(RegFile, u8)>, Option<Counter>)> = r
-        .findings()
-        .iter()
-        .map(|f| (f.kind, f.reg, f.counter))
-        .collect();
-    got.sort_by_key(|x| format!("{x:?}"));
-    assert_eq!(
-        got,
-        vec![
-            (
-                FindingKind::ReadBeforeWait,
-                Some((RegFile::Uniform, 4)),
-                Some(Counter::Sm)
-            ),
-            (
-                FindingKind::ReadBeforeWait,
-                Some((RegFile::Vector, 2)),
-                Some(Counter::Vm)
-            ),
-            (
-                FindingKind::StoreDataOverwritten,
-                Some((RegFile::Vector, 0)),
-                Some(Counter::Ls)
-            ),
-        ],
-        "{}",
-        r.report()
-    );
-    let r = run(&src("wait.all"));
-    r.assert_finished();
-    r.assert_clean("wait.all before the uses");
 }

@@ -348,3 +348,38 @@ fn step_keys_are_one_recorded_command_each() {
     assert!(!rec.contains("scheduler-locking"), "{rec}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Two waves of one workgroup: wave 1 stores a word wave 0 then loads, no barrier.
+const RACE: &str = ".kernel race\n.workgroup 64\n.grid 1\n.shared 64\n    uwaveid u0\n    vmovi v1, 0\n    vmovi v2, 7\n    br.uz u0, reader\n    st.shared.b32 v2, v1, 0\n    wait.ls 0\n    end\nreader:\n    ld.shared.b32 v3, v1, 0\n    wait.ls 0\n    end\n";
+
+#[test]
+fn a_sanitizer_finding_stops_the_run_and_marks_both_instructions_in_the_code_pane() {
+    let mut app = App::new(engine_of(RACE), &TuiOptions::default()).expect("the app starts");
+    run(&mut app, &["set check races on", "continue"]);
+    let stop = app.engine.last_stop().expect("stopped");
+    let StopReason::Finding(found) = &stop.reason else {
+        panic!("{:?}", stop.reason);
+    };
+    assert_eq!(found.len(), 1);
+    // Round-robin runs wave 0's load first; wave 1's store races with it.
+    assert_eq!(stop.wave_id, Some(1));
+    for size in [(80, 24), (120, 40), (200, 60)] {
+        let screen = text(&draw(&mut app, size.0, size.1));
+        // The `!` column marks both sides at every size; the side's name follows where
+        // the pane is wide enough.
+        assert!(screen.contains("! 0018  st.shared.b32 v2, v1, 0"), "{size:?}\n{screen}");
+        assert!(screen.contains("! 0028  ld.shared.b32 v3, v1, 0"), "{size:?}\n{screen}");
+        if size.0 != 120 {
+            assert!(screen.contains("v1, 0  ! data race: now"), "{size:?}\n{screen}");
+            assert!(screen.contains("v1, 0  ! data race: before"), "{size:?}\n{screen}");
+        }
+        assert!(
+            screen.contains("Sanitizer error: data race on shared:0x0"),
+            "{size:?}\n{screen}"
+        );
+    }
+    // The next stop clears the marks.
+    run(&mut app, &["continue"]);
+    let screen = text(&draw(&mut app, 120, 40));
+    assert!(!screen.contains("! data race"), "{screen}");
+}

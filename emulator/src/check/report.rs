@@ -129,8 +129,9 @@ impl Finding {
         }
     }
 
-    /// The names of the two sides.
-    fn roles(&self) -> (&'static str, Option<&'static str>) {
+    /// The names of its two sides, as reports label them (`now` and `before` for a race,
+    /// `at` and `issued` for a hazard...); the second is `None` for one-sided findings.
+    pub fn roles(&self) -> (&'static str, Option<&'static str>) {
         match self.kind {
             FindingKind::Race => ("now", Some("before")),
             FindingKind::SameInstruction

@@ -1,5 +1,6 @@
 //! The disassembly: labels, `=>` at the selected wave's PC (`->` where other waves are),
-//! `●`/`○` for enabled/disabled breakpoints, and the cursor.
+//! `●`/`○` for enabled/disabled breakpoints, `!` and the side's name on the instructions
+//! of a sanitizer finding the run stopped at, and the cursor.
 
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
@@ -9,6 +10,7 @@ use super::{theme, window};
 use crate::app::App;
 use crate::hits::HitMap;
 use crate::pane::Pane;
+use wavedbg_emulator::debug::StopReason;
 
 /// Draws the pane.
 pub fn draw(frame: &mut Frame, area: Rect, app: &App, hits: &mut HitMap) {
@@ -19,6 +21,19 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, hits: &mut HitMap) {
     let m = app.engine.machine();
     let pc = app.selected_pc();
     let focused = app.focus == Pane::Code;
+    // The two sides of the findings of the last stop: (pc, "race: before").
+    let marks: Vec<(u64, String)> = match app.engine.last_stop().map(|s| &s.reason) {
+        Some(StopReason::Finding(found)) => found
+            .iter()
+            .flat_map(|f| {
+                let (a, b) = f.roles();
+                let name = f.kind.name();
+                std::iter::once((f.at.pc, format!("{name}: {a}")))
+                    .chain(f.other.zip(b).map(|(o, b)| (o.pc, format!("{name}: {b}"))))
+            })
+            .collect(),
+        _ => Vec::new(),
+    };
     // Rows for the lines around the cursor (labels take rows of their own).
     let lo = app.code_cursor.saturating_sub(h);
     let hi = (app.code_cursor + h + 1).min(app.code.len());
@@ -52,9 +67,15 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, hits: &mut HitMap) {
             .filter(|b| b.addr == l.addr)
             .map(|b| b.enabled)
             .max();
+        let mark: Vec<&str> = marks
+            .iter()
+            .filter(|(a, _)| *a == l.addr)
+            .map(|(_, m)| m.as_str())
+            .collect();
         let bp = match bp {
             Some(true) => Span::styled("●", theme::breakpoint()),
             Some(false) => Span::styled("○", theme::dim()),
+            None if !mark.is_empty() => Span::styled("!", theme::error()),
             None => Span::raw(" "),
         };
         let text_style = if at_pc {
@@ -68,6 +89,12 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, hits: &mut HitMap) {
             Span::styled(format!(" {:04x}  ", l.addr), theme::dim()),
             Span::styled(l.text.clone(), text_style),
         ]);
+        if !mark.is_empty() {
+            line.push_span(Span::styled(
+                format!("  ! {}", mark.join(", ")),
+                theme::error(),
+            ));
+        }
         if i == app.code_cursor && focused {
             line = line.patch_style(theme::cursor());
         }
