@@ -542,6 +542,67 @@ fn gdb_reports_a_fault(client: &str) {
     );
 }
 
+/// Two waves of one workgroup: wave 1 stores a word wave 0 loads, with no barrier.
+const RACE: &str = "\
+.kernel race
+.workgroup 64
+.grid 1
+.shared 64
+    uwaveid u0
+    vmovi v1, 0
+    vmovi v2, 7
+    br.uz u0, reader
+    st.shared.b32 v2, v1, 0
+    wait.ls 0
+    end
+reader:
+    ld.shared.b32 v3, v1, 0
+    wait.ls 0
+    end
+";
+
+/// The sanitizer through `monitor`: a finding stops the run as a trap, with both sides
+/// on the console, and `monitor info findings` lists it.
+fn gdb_stops_at_a_sanitizer_finding(client: &str) {
+    if !have(client) {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("tempdir");
+    let k = kernel(&dir, "race.s", RACE);
+    let server = Server::start(&k);
+    let out = gdb(
+        client,
+        &server,
+        "monitor set check races on\ncontinue\nprint $pc\nmonitor info findings\ncontinue\n",
+        false,
+        None,
+    );
+    check(
+        &out,
+        &server,
+        &[
+            "Sanitizer: races on.",
+            "received signal SIGTRAP, Trace/breakpoint trap.",
+            "Sanitizer error: data race on shared:0x0 (4 bytes) in workgroup 0, no barrier between (epoch 0)",
+            "now     wave 1 (workgroup 0) lanes 0-31 write at 0x0018: st.shared.b32 v2, v1, 0",
+            "before  wave 0 (workgroup 0) lane 31 read at 0x0028 <reader>: ld.shared.b32 v3, v1, 0",
+            "$1 = (void (*)()) 0x20",
+            "Sanitizer: races on; 1 finding.",
+            "exited normally",
+        ],
+    );
+}
+
+#[test]
+fn gdb_stops_at_a_sanitizer_finding_with_both_sides() {
+    gdb_stops_at_a_sanitizer_finding("gdb");
+}
+
+#[test]
+fn gdb_multiarch_stops_at_a_sanitizer_finding_with_both_sides() {
+    gdb_stops_at_a_sanitizer_finding("gdb-multiarch");
+}
+
 /// extended-remote: `run` restarts the launch, `kill` keeps the server.
 fn gdb_extended_remote_restarts(client: &str) {
     if !have(client) {

@@ -2,9 +2,6 @@
 //! the bug, the same kernel fixed (a barrier, a wait, an initialising store, an atomic),
 //! and the exact finding the bug must produce (kind, both sides' waves, lanes and PCs,
 //! space, address, register, counter). PCs are taken from the kernels' labels.
-//!
-//! Tests marked `#[ignore = "sanitizer bug: ..."]` describe the behaviour the module docs
-//! promise and the sanitizer does not (yet) have.
 
 use wavedbg_emulator::asm::assemble;
 use wavedbg_emulator::check::{Checks, Finding, FindingKind, MemAccess, Severity, Site};
@@ -527,7 +524,6 @@ fn global_race_fixed_with_atomics_or_disjoint_addresses() {
 }
 
 #[test]
-#[ignore = "sanitizer bug: a race between workgroups gives the earlier access (`other`) the reporting access's barrier epoch instead of its own workgroup's (check/mod.rs: `c.prior.site(wpg, Some(epoch))`)"]
 fn global_race_names_each_sides_barrier_epoch() {
     // Workgroup 0 (one wave) passes two barriers before its store; workgroup 1 stores
     // the same words at once.
@@ -1615,7 +1611,6 @@ fn barrier_deadlock_when_a_wave_ends() {
 }
 
 #[test]
-#[ignore = "sanitizer bug: a BarrierDeadlock's `other` names the instruction before a faulted wave's fault (pc - 4 is applied to faulted waves, whose PC is not advanced)"]
 fn barrier_deadlock_names_a_faulted_waves_instruction() {
     let r = run(&deadlock("trap 1"));
     assert_eq!(r.faults.len(), 1, "wave 2 traps");
@@ -1987,7 +1982,6 @@ use: shfl.bcast.vi v3, v2, {src}
 }
 
 #[test]
-#[ignore = "sanitizer bug: cross-lane reads (shfl.*, quad.swizzle, fddx/fddy) are checked in the active lanes of the source, not the lanes actually read: a broadcast of the one written lane is reported"]
 fn uninit_register_shfl_broadcast_of_a_written_lane_is_clean() {
     // Lane 0 computes a value; every lane reads lane 0's. Nothing unwritten is read.
     let r = run(&broadcast(1, 0xffff_ffff, 0));
@@ -1996,7 +1990,6 @@ fn uninit_register_shfl_broadcast_of_a_written_lane_is_clean() {
 }
 
 #[test]
-#[ignore = "sanitizer bug: cross-lane reads (shfl.*, quad.swizzle, fddx/fddy) are checked in the active lanes of the source, not the lanes actually read: an unwritten source lane outside EXEC is missed"]
 fn uninit_register_shfl_from_an_unwritten_lane_is_found() {
     // Lanes 0..15 written and active; they all read lane 20, never written (shfl reads
     // its source lane even when inactive).
@@ -2010,7 +2003,6 @@ fn uninit_register_shfl_from_an_unwritten_lane_is_found() {
 }
 
 #[test]
-#[ignore = "sanitizer bug: the race shadow keeps one last plain write per 4-byte word, so a byte store by a third wave hides an earlier write of another byte from the race check"]
 fn race_on_one_byte_survives_a_write_to_another_byte_of_the_word() {
     // Waves 0 and 2 write byte 0 of shared word 0, wave 1 writes byte 1 in between (each
     // wave's store is within its first quantum: they run in wave order), no barrier:
@@ -2044,7 +2036,6 @@ go: st.shared.b8 v2, v0, 0
 }
 
 #[test]
-#[ignore = "sanitizer bug: a BarrierMismatch's `at` is the wave that executed most instructions, not the wave whose barrier completed the release (the one Event::Finding names)"]
 fn barrier_mismatch_is_at_the_wave_that_arrived_last() {
     // Wave 0 runs four nops and reaches its barrier first (round-robin, quantum 8);
     // wave 1 arrives last, having executed fewer instructions.
@@ -2072,7 +2063,6 @@ b: barrier
 }
 
 #[test]
-#[ignore = "sanitizer bug: the race shadow keeps the last two reads per 4-byte word, so byte reads of other bytes by two more waves hide an earlier read from a later conflicting write"]
 fn race_with_a_byte_read_survives_reads_of_other_bytes() {
     // Waves 0, 1, 2 read bytes 0, 1, 2 of shared word 0; then wave 3 writes byte 0 with
     // no barrier: it races with wave 0's read (each wave's access is within its first

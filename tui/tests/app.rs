@@ -367,11 +367,23 @@ fn a_sanitizer_finding_stops_the_run_and_marks_both_instructions_in_the_code_pan
         let screen = text(&draw(&mut app, size.0, size.1));
         // The `!` column marks both sides at every size; the side's name follows where
         // the pane is wide enough.
-        assert!(screen.contains("! 0018  st.shared.b32 v2, v1, 0"), "{size:?}\n{screen}");
-        assert!(screen.contains("! 0028  ld.shared.b32 v3, v1, 0"), "{size:?}\n{screen}");
+        assert!(
+            screen.contains("! 0018  st.shared.b32 v2, v1, 0"),
+            "{size:?}\n{screen}"
+        );
+        assert!(
+            screen.contains("! 0028  ld.shared.b32 v3, v1, 0"),
+            "{size:?}\n{screen}"
+        );
         if size.0 != 120 {
-            assert!(screen.contains("v1, 0  ! data race: now"), "{size:?}\n{screen}");
-            assert!(screen.contains("v1, 0  ! data race: before"), "{size:?}\n{screen}");
+            assert!(
+                screen.contains("v1, 0  ! data race: now"),
+                "{size:?}\n{screen}"
+            );
+            assert!(
+                screen.contains("v1, 0  ! data race: before"),
+                "{size:?}\n{screen}"
+            );
         }
         assert!(
             screen.contains("Sanitizer error: data race on shared:0x0"),

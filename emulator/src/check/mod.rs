@@ -440,6 +440,8 @@ pub struct Sanitizer {
     wpg: u32,
     /// The last barrier interval number given out.
     next_epoch: u32,
+    /// Per barrier interval number: the workgroup's barrier count in it (for reports).
+    epochs: Vec<u32>,
     waves: Vec<WaveShadow>,
     slots: Vec<SlotShadow>,
     global: RaceShadow,
@@ -465,6 +467,7 @@ impl Sanitizer {
             preloaded,
             wpg,
             next_epoch: 0,
+            epochs: Vec::new(),
             waves: Vec::new(),
             slots: Vec::new(),
             global: RaceShadow::new(wpg),
@@ -565,12 +568,12 @@ impl Sanitizer {
             self.slots.resize_with(s + 1, SlotShadow::default);
         }
         if self.slots[s].workgroup != Some(workgroup) {
-            self.next_epoch += 1;
+            let epoch_id = self.new_epoch(0);
             self.slots[s] = SlotShadow {
                 workgroup: Some(workgroup),
                 known: fresh,
                 epoch: 0,
-                epoch_id: self.next_epoch,
+                epoch_id,
                 init: InitBits::default(),
                 race: RaceShadow::new(self.wpg),
             };
@@ -612,6 +615,7 @@ impl Sanitizer {
         s: usize,
         wave: &Wave,
         group_fresh: impl FnOnce() -> bool,
+        d: &Decoded,
         pc: u64,
     ) {
         self.fresh.clear();
@@ -638,7 +642,7 @@ impl Sanitizer {
             epoch: None,
         };
         if self.checks.hazards && wave.outstanding.iter().any(|q| !q.is_empty()) {
-            for r in u.reads() {
+            for (r, _) in u.reads() {
                 for reg in r.regs() {
                     if let Some((c, o)) = wave.pending_write(r.file, reg) {
                         let mut f = Finding::new(FindingKind::ReadBeforeWait, site(wave.exec));
@@ -693,31 +697,22 @@ impl Sanitizer {
                 return;
             }
             let mut found = Vec::new();
-            for r in u.reads() {
+            for (r, gather) in u.reads() {
+                let lanes = match r.file {
+                    RegFile::Vector if gather => crate::exec::xlane::source_lanes(wave, d),
+                    RegFile::Vector => exec,
+                    // A uniform register is one value, read whatever EXEC is.
+                    RegFile::Uniform => 1,
+                };
                 for reg in r.regs() {
+                    let written = match r.file {
+                        RegFile::Uniform => u32::from(shadow.u >> reg & 1 == 1),
+                        RegFile::Vector => shadow.v.get(reg as usize).copied().unwrap_or(0),
+                    };
                     let missing = match r.file {
-                        RegFile::Uniform => {
-                            if shadow.u >> reg & 1 == 0 {
-                                exec.max(1)
-                            } else {
-                                0
-                            }
-                        }
-                        RegFile::Vector => {
-                            let lanes = match u.special {
-                                Special::ReadLane(None) => 1 << (wave.u[u.lane_reg as usize] & 31),
-                                Special::ReadLane(Some(l)) => 1 << (l & 31),
-                                Special::ReadFirst => {
-                                    if exec == 0 {
-                                        1
-                                    } else {
-                                        1 << exec.trailing_zeros()
-                                    }
-                                }
-                                _ => exec,
-                            };
-                            lanes & !shadow.v.get(reg as usize).copied().unwrap_or(0)
-                        }
+                        RegFile::Uniform if written == 0 => exec.max(1),
+                        RegFile::Uniform => 0,
+                        RegFile::Vector => lanes & !written,
                     };
                     if missing != 0 {
                         found.push((r.file, reg, missing));
@@ -854,6 +849,7 @@ impl Sanitizer {
         if self.checks.races && space != Space::Scratch {
             let epoch_id = self.slots[s].epoch_id;
             let wpg = self.wpg;
+            debug_assert_eq!(self.epochs.get(epoch_id as usize), Some(&epoch));
             let me = Ref::new(wave.id, epoch_id, pc, access);
             let mut conflicts: Vec<(Conflict, u8, u64)> = Vec::new();
             let shadow = match space {
@@ -872,7 +868,8 @@ impl Sanitizer {
                         ..site
                     },
                 );
-                f.other = Some(c.prior.site(wpg, Some(epoch)));
+                let theirs = self.epochs.get(c.prior.epoch() as usize).copied();
+                f.other = Some(c.prior.site(wpg, theirs));
                 f.space = Some(space);
                 f.addr = Some(addr);
                 f.len = len;
@@ -921,25 +918,24 @@ impl Sanitizer {
     }
 
     /// The waves of slot `s` are all at a barrier and about to be released.
-    pub(crate) fn release(&mut self, s: usize, group: &[Wave]) {
+    /// `last`: the wave that arrived last (its barrier completes the set).
+    pub(crate) fn release(&mut self, s: usize, group: &[Wave], last: &Wave) {
         let Some(first) = group.first() else {
             return;
         };
-        self.next_epoch += 1;
-        let next = self.next_epoch;
         let epoch = {
             let slot = self.slot_shadow(s, first.workgroup, false);
             slot.epoch += 1;
-            slot.epoch_id = next;
             slot.epoch
         };
+        let id = self.new_epoch(epoch);
+        self.slots[s].epoch_id = id;
         if !self.checks.sync {
             return;
         }
         // A waiting wave's PC is past its (32-bit) barrier.
         let at = |w: &Wave| w.pc.wrapping_sub(4);
         if group.iter().any(|w| at(w) != at(first)) {
-            let last = group.iter().max_by_key(|w| w.executed).unwrap_or(first);
             let mut f = Finding::new(
                 FindingKind::BarrierMismatch,
                 Site {
@@ -989,29 +985,42 @@ impl Sanitizer {
             access: None,
             epoch: None,
         };
-        let mut f = Finding::new(
-            FindingKind::BarrierDeadlock,
-            site(waiting, waiting.pc.wrapping_sub(4)),
-        );
+        // Waiting and exited waves are past their (32-bit) barrier or `end`; a faulted
+        // wave is at the instruction that faulted.
+        let at = |w: &Wave| match w.state {
+            WaveState::AtBarrier | WaveState::Exited => w.pc.wrapping_sub(4),
+            _ => w.pc,
+        };
+        let mut f = Finding::new(FindingKind::BarrierDeadlock, site(waiting, at(waiting)));
         if let Some(gone) = group.iter().find(|w| !w.alive()) {
-            f.other = Some(site(gone, gone.pc.wrapping_sub(4)));
+            f.other = Some(site(gone, at(gone)));
         }
         f.waves = group
             .iter()
             .map(|w| WaveAt {
                 wave: w.id,
-                pc: if w.state == WaveState::AtBarrier || w.state == WaveState::Exited {
-                    w.pc.wrapping_sub(4)
-                } else {
-                    w.pc
-                },
+                pc: at(w),
                 state: w.state,
             })
             .collect();
-        self.fresh.clear();
-        self.pending.clear();
+        // A deadlock is reported again each time the machine is asked to run on: it is one
+        // sighting, not more.
+        if self.index.contains_key(&f.key()) {
+            return;
+        }
         self.push(f);
         self.commit(count);
+    }
+
+    /// A new barrier interval number for a workgroup's interval `epoch`.
+    fn new_epoch(&mut self, epoch: u32) -> u32 {
+        self.next_epoch += 1;
+        let id = self.next_epoch as usize;
+        if self.epochs.len() <= id {
+            self.epochs.resize(id + 1, 0);
+        }
+        self.epochs[id] = epoch;
+        id as u32
     }
 
     /// Merges the current instruction's findings into the list.
@@ -1038,36 +1047,45 @@ impl Sanitizer {
         }
     }
 
-    /// A debugger write to memory: the bytes count as written.
+    /// A debugger write of `len` bytes at `off` (in the shared memory of slot `s`, or in
+    /// the scratch of wave `w`): the bytes count as written. `group_fresh` as for
+    /// [`Sanitizer::enter_slot`].
     pub(crate) fn note_memory_write(
         &mut self,
         space: Space,
-        s: usize,
-        w: usize,
+        (s, w): (usize, usize),
+        wave: &Wave,
+        group_fresh: impl FnOnce() -> bool,
         off: u64,
         len: u64,
     ) {
-        let bits = match space {
-            Space::Shared => self.slots.get_mut(s).map(|x| &mut x.init),
-            Space::Scratch => self.waves.get_mut(w).map(|x| &mut x.scratch),
-            Space::Global => None,
-        };
-        if let Some(b) = bits {
-            b.set(off, len);
+        match space {
+            Space::Shared => {
+                self.enter_slot(s, wave, group_fresh);
+                self.slots[s].init.set(off, len);
+            }
+            Space::Scratch => self.wave_shadow(w, wave).scratch.set(off, len),
+            Space::Global => {}
         }
     }
 
-    /// A debugger write to a register: the lanes count as written.
-    pub(crate) fn note_register_write(&mut self, w: usize, file: RegFile, reg: u8, lanes: u32) {
-        if let Some(s) = self.waves.get_mut(w) {
-            match file {
-                RegFile::Uniform => s.u |= 1u64.checked_shl(reg as u32).unwrap_or(0),
-                RegFile::Vector => {
-                    if s.v.len() <= reg as usize {
-                        s.v.resize(reg as usize + 1, 0);
-                    }
-                    s.v[reg as usize] |= lanes;
+    /// A debugger write to a register of wave `w`: the lanes count as written.
+    pub(crate) fn note_register_write(
+        &mut self,
+        w: usize,
+        wave: &Wave,
+        file: RegFile,
+        reg: u8,
+        lanes: u32,
+    ) {
+        let s = self.wave_shadow(w, wave);
+        match file {
+            RegFile::Uniform => s.u |= 1u64.checked_shl(reg as u32).unwrap_or(0),
+            RegFile::Vector => {
+                if s.v.len() <= reg as usize {
+                    s.v.resize(reg as usize + 1, 0);
                 }
+                s.v[reg as usize] |= lanes;
             }
         }
     }

@@ -31,17 +31,13 @@ impl Range {
     }
 }
 
-/// Lanes read or written other than the active ones.
+/// Lanes written other than the active ones.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Special {
     /// Active lanes.
     None,
     /// `writelane`: this lane only, whatever EXEC.
     WriteLane(u8),
-    /// `readlane`: this lane (`None`: the lane in uniform register `lane_reg`).
-    ReadLane(Option<u8>),
-    /// `readfirst`: the lowest active lane (lane 0 when none).
-    ReadFirst,
 }
 
 /// An instruction's register reads and writes.
@@ -49,29 +45,34 @@ pub(super) enum Special {
 pub(super) struct RegUse {
     reads: [Range; 4],
     nreads: u8,
+    /// Reads (bit per index) whose lanes are those a cross-lane instruction gathers
+    /// ([`crate::exec::xlane::source_lanes`]) rather than the active ones.
+    gather: u8,
     writes: [Range; 2],
     nwrites: u8,
     /// The data registers of a store or an atomic without return, which must not change
     /// before its wait.
     pub data: Option<Range>,
     pub special: Special,
-    /// For [`Special::ReadLane`]`(None)`: the uniform register holding the lane.
-    pub lane_reg: u8,
 }
 
 impl RegUse {
     const NONE: RegUse = RegUse {
         reads: [Range::EMPTY; 4],
         nreads: 0,
+        gather: 0,
         writes: [Range::EMPTY; 2],
         nwrites: 0,
         data: None,
         special: Special::None,
-        lane_reg: 0,
     };
 
-    pub fn reads(&self) -> impl Iterator<Item = Range> + '_ {
-        self.reads[..self.nreads as usize].iter().copied()
+    /// The registers read, each with whether its lanes are gathered.
+    pub fn reads(&self) -> impl Iterator<Item = (Range, bool)> + '_ {
+        self.reads[..self.nreads as usize]
+            .iter()
+            .enumerate()
+            .map(|(i, r)| (*r, self.gather >> i & 1 == 1))
     }
 
     pub fn writes(&self) -> impl Iterator<Item = Range> + '_ {
@@ -109,9 +110,15 @@ impl RegUse {
                 _ => None,
             })
         };
-        let sources = [Slot::Rs1, Slot::Rs2, Slot::Rs3];
-        for r in sources.into_iter().filter_map(reg) {
-            u.read(r);
+        let cross_lane = crate::exec::OpClass::of(d.op) == crate::exec::OpClass::CrossLane;
+        for slot in [Slot::Rs1, Slot::Rs2, Slot::Rs3] {
+            if let Some(r) = reg(slot) {
+                // A cross-lane instruction's first source is read in other lanes.
+                if cross_lane && slot == Slot::Rs1 && r.file == RegFile::Vector {
+                    u.gather |= 1 << u.nreads;
+                }
+                u.read(r);
+            }
         }
         let rd = reg(Slot::Rd);
         match d.op {
@@ -140,21 +147,10 @@ impl RegUse {
                 }
                 u.special = Special::WriteLane(d.instr.get(Slot::Rs1) as u8);
             }
-            op => {
+            _ => {
                 if let Some(r) = rd {
                     u.write(r);
                 }
-                u.special = match op {
-                    Op::Readfirst => Special::ReadFirst,
-                    Op::Readlane { uniform: false } => {
-                        Special::ReadLane(Some(d.instr.get(Slot::Imm) as u8))
-                    }
-                    Op::Readlane { uniform: true } => {
-                        u.lane_reg = d.instr.get(Slot::Rs2) as u8;
-                        Special::ReadLane(None)
-                    }
-                    _ => Special::None,
-                };
             }
         }
         u

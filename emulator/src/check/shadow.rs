@@ -1,6 +1,7 @@
-//! Shadow memory: per 4-byte word, the last plain write and the last two reads (or
-//! atomics) by different waves, for races (36 bytes per word, in pages of 1 KiB of
-//! memory); a bit per byte for "written in this launch" (pages of 4 KiB). Both are
+//! Shadow memory: per 4-byte word (per byte, for words that sub-word accesses touch),
+//! the last plain write and the last two reads (or atomics) by different waves, for
+//! races (36 bytes per word, in pages of 1 KiB of memory); a bit per byte for "written in
+//! this launch" (pages of 4 KiB). Both are
 //! sparse, so their size follows what the kernel touches, not the buffers' sizes, and
 //! pages are shared between clones (time-travel snapshots) until written.
 
@@ -88,6 +89,11 @@ impl Ref {
         }
     }
 
+    /// Its barrier interval number.
+    pub fn epoch(self) -> u32 {
+        self.epoch
+    }
+
     fn mask(self) -> u32 {
         self.bits >> MASK_SHIFT & 15
     }
@@ -108,8 +114,7 @@ impl Ref {
             && (self.epoch == b.epoch || (self.wave - 1) / wpg.max(1) != (b.wave - 1) / wpg.max(1))
     }
 
-    /// The access as a finding names it (`epoch`: its workgroup's barrier count, the
-    /// reporting access's when they share a workgroup).
+    /// The access as a finding names it (`epoch`: its workgroup's barrier count then).
     pub fn site(&self, wpg: u32, epoch: Option<u32>) -> Site {
         let wave = self.wave.wrapping_sub(1);
         Site {
@@ -146,12 +151,51 @@ struct Cell {
     r2: Ref,
 }
 
+/// The cells of 1 KiB of memory. A word touched by a 1- or 2-byte access is split into
+/// four byte cells from then on, so every cell only ever sees accesses of all its bytes
+/// (whole words, or one byte) and keeping the last write and two reads is exact.
 #[derive(Debug, Clone)]
-struct RacePage([Cell; WORDS]);
+struct RacePage {
+    words: [Cell; WORDS],
+    /// Split words: their byte cells.
+    bytes: HashMap<u16, [Cell; 4], BuildHasherDefault<PageHasher>>,
+}
 
 impl Default for RacePage {
     fn default() -> Self {
-        RacePage([Cell::default(); WORDS])
+        RacePage {
+            words: [Cell::default(); WORDS],
+            bytes: HashMap::default(),
+        }
+    }
+}
+
+impl RacePage {
+    /// Records `me` (whose mask says which bytes of word `index` it touches).
+    #[inline]
+    fn access(&mut self, index: usize, me: Ref, wpg: u32) -> Option<Conflict> {
+        if me.mask() == 0xf && self.bytes.is_empty() {
+            return self.words[index].access(me, wpg);
+        }
+        let word = &self.words[index];
+        let bytes = match self.bytes.entry(index as u16) {
+            std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
+            std::collections::hash_map::Entry::Vacant(e) if me.mask() != 0xf => {
+                // Split: each byte inherits the word's history.
+                e.insert(std::array::from_fn(|b| word.narrowed(1 << b)))
+            }
+            std::collections::hash_map::Entry::Vacant(_) => {
+                return self.words[index].access(me, wpg);
+            }
+        };
+        let mut found = None;
+        for (b, cell) in bytes.iter_mut().enumerate() {
+            if me.mask() >> b & 1 == 1 {
+                let c = cell.access(me.with_mask(1 << b), wpg);
+                found = found.or(c);
+            }
+        }
+        found
     }
 }
 
@@ -199,8 +243,8 @@ impl RaceShadow {
                     let lo = (word * 4).max(e.addr) - word * 4;
                     let hi = ((word + 1) * 4).min(end) - word * 4;
                     let mask = ((1u16 << hi) - (1u16 << lo)) as u8;
-                    let cell = &mut page.0[(word % WORDS as u64) as usize];
-                    if let Some(c) = cell.access(me.with_mask(mask), wpg) {
+                    let index = (word % WORDS as u64) as usize;
+                    if let Some(c) = page.access(index, me.with_mask(mask), wpg) {
                         conflict(e, c);
                     }
                     word += 1;
@@ -216,8 +260,9 @@ impl RaceShadow {
                     let hi = ((word + 1) * 4).min(end) - word * 4;
                     let mask = ((1u16 << hi) - (1u16 << lo)) as u8;
                     let page = Arc::make_mut(self.pages.entry(word / WORDS as u64).or_default());
-                    let cell = &mut page.0[(word % WORDS as u64) as usize];
-                    if let Some(c) = cell.access(me.with_lane(e.lane).with_mask(mask), wpg) {
+                    let index = (word % WORDS as u64) as usize;
+                    let me = me.with_lane(e.lane).with_mask(mask);
+                    if let Some(c) = page.access(index, me, wpg) {
                         conflict(e, c);
                     }
                     word += 1;
@@ -228,11 +273,22 @@ impl RaceShadow {
     }
 
     pub fn bytes(&self) -> usize {
-        self.pages.len() * std::mem::size_of::<RacePage>()
+        let split: usize = self.pages.values().map(|p| p.bytes.len()).sum();
+        self.pages.len() * std::mem::size_of::<RacePage>() + split * 4 * std::mem::size_of::<Cell>()
     }
 }
 
 impl Cell {
+    /// The cell of one byte (`mask`) of this whole-word cell.
+    fn narrowed(&self, mask: u8) -> Cell {
+        let n = |r: Ref| if r.wave == 0 { r } else { r.with_mask(mask) };
+        Cell {
+            write: n(self.write),
+            r1: n(self.r1),
+            r2: n(self.r2),
+        }
+    }
+
     /// Records `me`'s access; returns the earlier access it races with, if any.
     #[inline]
     fn access(&mut self, me: Ref, wpg: u32) -> Option<Conflict> {

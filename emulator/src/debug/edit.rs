@@ -54,9 +54,11 @@ impl RegisterWrite {
             RegisterWrite::Exec(_) | RegisterWrite::Pc(_) => None,
         };
         self.apply_to(m, wave)?;
-        if let (Some((file, reg, lanes)), Some(san)) = (written, m.sanitizer.as_deref_mut()) {
+        if let (Some((file, reg, lanes)), Some(san), Some(w)) =
+            (written, m.sanitizer.as_deref_mut(), m.waves.get(wave))
+        {
             // What the debugger writes counts as written, for uninitialised reads.
-            san.note_register_write(wave, file, reg, lanes);
+            san.note_register_write(wave, w, file, reg, lanes);
         }
         Ok(())
     }

@@ -68,6 +68,9 @@ pub struct Session {
     pub selected_lane: u8,
     /// Scheduler locking.
     pub scheduler_locking: bool,
+    /// The sanitizer's detectors (sessions written before they existed have none on).
+    #[serde(default)]
+    pub checks: crate::check::Checks,
     /// Every command run, in order (replayable with `wavedbg replay`).
     pub log: Vec<String>,
 }
@@ -160,6 +163,7 @@ impl Session {
             selected_wave: m.waves.get(e.selected_wave).map_or(0, |w| w.id),
             selected_lane: e.selected_lane,
             scheduler_locking: e.scheduler_locking,
+            checks: e.checks(),
             log: e.log().to_vec(),
         }
     }
@@ -252,6 +256,7 @@ impl Session {
             message: message.to_string(),
         };
         let mut next = e.clone();
+        next.checks = self.checks;
         next.relaunch(self.launch).map_err(|x| err(&x))?;
         next.delete(None).map_err(|x| err(&x))?;
         for b in &self.breakpoints {

@@ -9,7 +9,7 @@ mod lsu;
 #[cfg(feature = "reference")]
 pub mod reference;
 pub mod simd;
-mod xlane;
+pub mod xlane;
 
 use crate::fault::FaultKind;
 pub use crate::isa::op;

@@ -8,7 +8,7 @@
 use super::op::{Op, RedOp, ShflMode, ShflSrc, VoteKind};
 use super::{merge, Ctx, Decoded, ExecFault, Flow};
 use crate::fault::FaultKind;
-use crate::wave::LANES;
+use crate::wave::{Wave, LANES};
 
 fn f(x: u32) -> f32 {
     f32::from_bits(x)
@@ -40,6 +40,93 @@ pub fn shuffle_source(mode: ShflMode, lane: u32, x: u32) -> u32 {
     }
 }
 
+/// Each lane's shuffle selector (the delta, index or mask) of a `shfl` instruction.
+#[inline(always)]
+fn shuffle_selectors(w: &Wave, d: &Decoded, mode: ShflMode, src: ShflSrc) -> [u32; LANES] {
+    let i = d.instr;
+    match src {
+        ShflSrc::Vector => w.v[i.rs2 as usize],
+        ShflSrc::Uniform => [w.u[i.rs2 as usize]; LANES],
+        // .vi: up/down/xor use imm[4:0]; rot adds the signed immediate, then & 31.
+        ShflSrc::Imm if mode == ShflMode::Rot => [i.imm as u32; LANES],
+        ShflSrc::Imm => [i.imm as u32 & 31; LANES],
+    }
+}
+
+/// The lane of a broadcast (`shfl.bcast`).
+#[inline(always)]
+fn broadcast_lane(w: &Wave, d: &Decoded, src: ShflSrc) -> usize {
+    let x = match src {
+        ShflSrc::Uniform => w.u[d.instr.rs2 as usize],
+        _ => d.instr.imm as u32,
+    };
+    (x & 31) as usize
+}
+
+/// The source lane of `quad.swizzle` with selector `sel` for `lane`.
+#[inline(always)]
+fn quad_source(sel: u32, lane: usize) -> usize {
+    (lane & !3) | (sel >> ((lane & 3) * 2) & 3) as usize
+}
+
+/// The two lanes a derivative subtracts for `lane`: (minuend, subtrahend).
+#[inline(always)]
+fn deriv_sources(y: bool, coarse: bool, lane: usize) -> (usize, usize) {
+    let bit = if y { 2 } else { 1 };
+    if coarse {
+        let q = lane & !3;
+        (q + bit, q)
+    } else {
+        (lane | bit, lane & !bit)
+    }
+}
+
+/// The lane `readlane` or `readfirst` reads.
+#[inline(always)]
+fn read_lane(w: &Wave, d: &Decoded) -> usize {
+    match d.op {
+        Op::Readlane { uniform } => {
+            let x = if uniform {
+                w.u[d.instr.rs2 as usize]
+            } else {
+                d.instr.imm as u32
+            };
+            (x & 31) as usize
+        }
+        // readfirst: the lowest active lane; lane 0 when none is.
+        _ if w.exec == 0 => 0,
+        _ => w.exec.trailing_zeros() as usize,
+    }
+}
+
+/// The lanes of the first source register (`rs1`) whose values a cross-lane instruction
+/// uses, for the sanitizer (docs/sanitizer.md): shuffles, swizzles and derivatives read
+/// other lanes, lane reads one lane, the rest their active lanes.
+pub fn source_lanes(w: &Wave, d: &Decoded) -> u32 {
+    let exec = w.exec;
+    let mut m = 0u32;
+    let mut each = |f: &dyn Fn(usize) -> u32| {
+        for l in (0..LANES).filter(|l| exec >> l & 1 == 1) {
+            m |= f(l);
+        }
+    };
+    match d.op {
+        Op::Shfl { mode, src } => {
+            let x = shuffle_selectors(w, d, mode, src);
+            each(&|l| 1 << (shuffle_source(mode, l as u32, x[l]) & 31));
+        }
+        Op::ShflBcast { src } => each(&|_| 1 << broadcast_lane(w, d, src)),
+        Op::QuadSwizzle => each(&|l| 1 << quad_source(d.instr.imm as u32, l)),
+        Op::Deriv { y, coarse } => each(&|l| {
+            let (a, b) = deriv_sources(y, coarse, l);
+            1 << a | 1 << b
+        }),
+        Op::Readlane { .. } | Op::Readfirst => m = 1 << read_lane(w, d),
+        _ => m = exec,
+    }
+    m
+}
+
 pub(super) fn execute(ctx: &mut Ctx<'_>, d: &Decoded) -> Result<Flow, ExecFault> {
     let i = d.instr;
     let w = &mut *ctx.wave;
@@ -49,13 +136,7 @@ pub(super) fn execute(ctx: &mut Ctx<'_>, d: &Decoded) -> Result<Flow, ExecFault>
     let active = |l: usize| exec >> l & 1 == 1;
     match d.op {
         Op::Shfl { mode, src } => {
-            let x = match src {
-                ShflSrc::Vector => w.v[rs2],
-                ShflSrc::Uniform => [w.u[rs2]; LANES],
-                // .vi: up/down/xor use imm[4:0]; rot adds the signed immediate, then & 31.
-                ShflSrc::Imm if mode == ShflMode::Rot => [i.imm as u32; LANES],
-                ShflSrc::Imm => [i.imm as u32 & 31; LANES],
-            };
+            let x = shuffle_selectors(w, d, mode, src);
             // One loop per mode (the mode folds into `shuffle_source`); sources are < 32.
             macro_rules! per_mode {
                 ($($m:ident)*) => {
@@ -70,19 +151,12 @@ pub(super) fn execute(ctx: &mut Ctx<'_>, d: &Decoded) -> Result<Flow, ExecFault>
             merge(&mut w.v[rd], &out, exec);
         }
         Op::ShflBcast { src } => {
-            let x = match src {
-                ShflSrc::Uniform => w.u[rs2],
-                _ => i.imm as u32,
-            };
-            let out = [s1[(x & 31) as usize]; LANES];
+            let out = [s1[broadcast_lane(w, d, src)]; LANES];
             merge(&mut w.v[rd], &out, exec);
         }
         Op::QuadSwizzle => {
             let sel = i.imm as u32;
-            let out: [u32; LANES] = std::array::from_fn(|l| {
-                let q = l & !3;
-                s1[q | (sel >> ((l & 3) * 2) & 3) as usize]
-            });
+            let out: [u32; LANES] = std::array::from_fn(|l| s1[quad_source(sel, l)]);
             merge(&mut w.v[rd], &out, exec);
         }
         Op::Writelane => {
@@ -93,27 +167,10 @@ pub(super) fn execute(ctx: &mut Ctx<'_>, d: &Decoded) -> Result<Flow, ExecFault>
             }
             w.v[rd][lane as usize] = w.u[rs2];
         }
-        Op::Readfirst => {
-            let lane = if exec == 0 {
-                0
-            } else {
-                exec.trailing_zeros() as usize
-            };
-            w.u[rd] = s1[lane];
-        }
-        Op::Readlane { uniform } => {
-            let x = if uniform { w.u[rs2] } else { i.imm as u32 };
-            w.u[rd] = s1[(x & 31) as usize];
-        }
+        Op::Readfirst | Op::Readlane { .. } => w.u[rd] = s1[read_lane(w, d)],
         Op::Deriv { y, coarse } => {
-            let bit = if y { 2 } else { 1 };
             let out: [u32; LANES] = std::array::from_fn(|l| {
-                let (hi, lo) = if coarse {
-                    let q = l & !3;
-                    (q + bit, q)
-                } else {
-                    (l | bit, l & !bit)
-                };
+                let (hi, lo) = deriv_sources(y, coarse, l);
                 super::alu::canon(f(s1[hi]) - f(s1[lo]))
             });
             merge(&mut w.v[rd], &out, exec);

@@ -114,14 +114,18 @@ impl Machine {
         data: &[u8],
     ) -> Result<(), MemoryError> {
         let place = self.place(space, wave, lane, addr, data.len() as u64)?;
-        if let Some(san) = self.sanitizer.as_deref_mut() {
+        let wave_slot = self.slot_of(wave);
+        if let (Some(san), Some(w)) = (self.sanitizer.as_deref_mut(), self.waves.get(wave)) {
             // What the debugger writes counts as written, for uninitialised reads.
+            let wpg = self.launch.waves_per_workgroup() as usize;
             let (s, off) = match place {
                 Place::Shared(slot, off) => (slot, off),
-                Place::Scratch(_, off) => (0, off),
-                Place::Global(a) => (0, a),
+                Place::Scratch(_, off) => (wave_slot, off),
+                Place::Global(a) => (wave_slot, a),
             };
-            san.note_memory_write(space, s, wave, off, data.len() as u64);
+            let group = &self.waves[s * wpg..((s + 1) * wpg).min(self.waves.len())];
+            let fresh = || group.iter().all(|x| x.executed == 0);
+            san.note_memory_write(space, (s, wave), w, fresh, off, data.len() as u64);
         }
         match place {
             Place::Global(a) => drop(self.global.write(a, data)),

@@ -148,6 +148,7 @@ impl Machine {
                 s,
                 &self.waves[w],
                 || group.iter().all(|x| x.executed == 0),
+                &d,
                 pc,
             );
         }
@@ -207,7 +208,7 @@ impl Machine {
                     let wpg = self.launch.waves_per_workgroup() as usize;
                     let group = &self.waves[s * wpg..(s + 1) * wpg];
                     if group.iter().all(|x| x.state == WaveState::AtBarrier) {
-                        san.release(s, group);
+                        san.release(s, group, &self.waves[w]);
                     }
                 }
                 self.try_release(s);
@@ -316,7 +317,7 @@ impl Machine {
             }
             if CHECK {
                 if let Some(san) = san.as_deref_mut() {
-                    san.before(w, s, wave, || false, pc);
+                    san.before(w, s, wave, || false, d, pc);
                 }
             }
             let exec_mask = wave.exec;

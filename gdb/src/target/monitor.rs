@@ -42,12 +42,15 @@ impl MonitorCmd for WaveTarget {
 /// The server's own commands, for `monitor help`.
 pub const SERVER_HELP: &str = "\
 Server commands (wavedbg serve):
-  why                    describe the last stop (fault text, watchpoint lanes, deadlock)
+  why                    describe the last stop (fault text, watchpoint lanes, deadlock,
+                         both sides of a sanitizer finding)
   threads                gdb thread ids and the waves in them
   windows                the address windows, and those of the selected wave:
                          shared of workgroup W at 0x8000000000000000 + (W << 20),
                          scratch of wave V lane L at 0xc000000000000000 + (V << 21) + (L << 16)
   disassemble [LOC]      the kernel's own disassembly (gdb's x/i decodes x86)
+The sanitizer: `monitor set check races|sync|init|hazards|all on|off`, then a finding
+stops the run with SIGTRAP and its description; `monitor info findings` lists them.
 Run control, the current thread and registers stay with the client: use its continue,
 stepi, Ctrl-C, kill, `thread N` and `set var $REG = VALUE`.
 ";

@@ -1,0 +1,198 @@
+//! The sanitizer under the debugger: a finding stops a run right after its instruction
+//! with both sides named; it is reported once; time travel and restarts take the
+//! sanitizer's state back and forth with the machine; sessions replay `set check`.
+
+use wavedbg_emulator::asm::assemble;
+use wavedbg_emulator::check::{CheckGroup, FindingKind};
+use wavedbg_emulator::debug::{Engine, StopEvent, StopReason};
+use wavedbg_emulator::machine::LaunchOptions;
+
+/// Two workgroups of two waves: wave 1 of each stores a word its wave 0 then loads, with
+/// no barrier (round-robin runs the load first), then every wave adds to a counter.
+const RACE: &str = "\
+.kernel race
+.workgroup 64
+.grid 2
+.shared 64
+.buffer out, 64
+.arg u[2:3], out
+    uwaveid u0
+    vmovi v1, 0
+    vmovi v2, 7
+    br.uz u0, reader
+    st.shared.b32 v2, v1, 0
+    wait.ls 0
+    br done
+reader:
+    ld.shared.b32 v3, v1, 0
+    wait.ls 0
+done:
+    vmovi v4, 1
+    atom.ubase.add.u32 v4, u[2:3], v1, 0
+    wait.vst 0
+    end
+";
+
+fn engine() -> Engine {
+    let p = assemble(RACE, "race.s", None).expect("assembles");
+    Engine::new(&p, LaunchOptions::default()).expect("launches")
+}
+
+fn run(e: &mut Engine, line: &str) -> String {
+    e.execute_line(line)
+        .unwrap_or_else(|err| panic!("`{line}`: {err}"))
+        .text
+}
+
+fn stop(e: &mut Engine, line: &str) -> StopEvent {
+    run(e, line);
+    e.last_stop().cloned().expect("a stop")
+}
+
+fn label(e: &Engine, name: &str) -> u64 {
+    e.machine().program().labels[name]
+}
+
+#[test]
+fn a_finding_stops_right_after_its_instruction_with_both_sides() {
+    let mut e = engine();
+    assert!(run(&mut e, "set check races on").contains("Sanitizer: races on."));
+    let s = stop(&mut e, "continue");
+    let StopReason::Finding(found) = &s.reason else {
+        panic!("{:?}", s.reason)
+    };
+    assert_eq!(found.len(), 1);
+    let f = &found[0];
+    assert_eq!(f.kind, FindingKind::Race);
+    let store = label(&e, "reader") - 16;
+    assert_eq!(f.at.pc, store, "the store of wave 1");
+    assert_eq!((f.at.wave, f.at.lanes), (1, u32::MAX));
+    let other = f.other.expect("the earlier load");
+    assert_eq!((other.wave, other.pc), (0, label(&e, "reader")));
+    // The wave is past the store (like after a watchpoint), and selected.
+    assert_eq!(s.wave_id, Some(1));
+    assert_eq!(s.pc, Some(store + 8));
+    let text = run(&mut e, "why");
+    assert!(text.starts_with("Sanitizer error: data race on shared:0x0 (4 bytes) in workgroup 0, no barrier between (epoch 0) [count "), "{text}");
+    assert!(
+        text.contains("  now     wave 1 (workgroup 0) lanes 0-31 write at"),
+        "{text}"
+    );
+    assert!(
+        text.contains("  before  wave 0 (workgroup 0) lane 31 read at"),
+        "{text}"
+    );
+    // The same race in workgroup 1 is the same finding: counted, not stopped at.
+    let s = stop(&mut e, "continue");
+    assert_eq!(s.reason, StopReason::Finished);
+    let info = run(&mut e, "info findings");
+    assert!(
+        info.starts_with("Sanitizer: races on; 1 finding.\n#1 [count "),
+        "{info}"
+    );
+    assert!(info.contains("(2 times)"), "{info}");
+    assert_eq!(e.findings().len(), 1);
+    assert_eq!(e.findings()[0].count, 2);
+}
+
+#[test]
+fn with_the_detectors_off_nothing_stops_and_nothing_is_kept() {
+    let mut e = engine();
+    assert_eq!(stop(&mut e, "continue").reason, StopReason::Finished);
+    assert!(e.findings().is_empty());
+    assert!(
+        run(&mut e, "info findings").starts_with("Sanitizer: off (set check all on); 0 findings.")
+    );
+    // On, then off again before the race.
+    run(&mut e, "restart");
+    run(&mut e, "set check all on");
+    run(&mut e, "set check all off");
+    assert_eq!(stop(&mut e, "continue").reason, StopReason::Finished);
+    assert!(e.machine().sanitizer().is_none());
+}
+
+#[test]
+fn time_travel_takes_the_findings_back_and_replays_them() {
+    let mut e = engine();
+    run(&mut e, "set check races on");
+    let first = stop(&mut e, "continue");
+    let at = first.instructions;
+    // Back one instruction of the selected wave: before the store, the finding unseen.
+    run(&mut e, "reverse-stepi");
+    assert_eq!(e.machine().stats.wave_instructions, at - 1);
+    assert!(e.findings().is_empty(), "{:?}", e.findings());
+    // Forward again: the same stop at the same count.
+    let again = stop(&mut e, "continue");
+    assert_eq!(again.instructions, at);
+    assert_eq!(again.reason, first.reason);
+    // To the launch and back to the end: the findings of the whole run.
+    run(&mut e, "goto 0");
+    assert!(e.findings().is_empty());
+    run(&mut e, &format!("goto {at}"));
+    assert_eq!(e.findings().len(), 1);
+    // reverse-continue does not stop at findings: it goes back to the start.
+    let s = stop(&mut e, "reverse-continue");
+    assert_eq!(s.instructions, 0);
+}
+
+#[test]
+fn detectors_turned_on_mid_launch_are_replayed_at_their_point() {
+    let mut e = engine();
+    run(&mut e, "stepi 2");
+    run(&mut e, "set check races on");
+    let s = stop(&mut e, "continue");
+    assert!(matches!(s.reason, StopReason::Finding(_)));
+    let n = s.instructions;
+    // Replaying from the launch turns the detectors on where they were turned on.
+    run(&mut e, "goto 1");
+    assert!(e.machine().sanitizer().is_none());
+    run(&mut e, &format!("goto {n}"));
+    assert_eq!(e.findings().len(), 1);
+    // A restart keeps them on and finds the race again.
+    run(&mut e, "restart");
+    assert!(e.checks().get(CheckGroup::Races));
+    assert_eq!(stop(&mut e, "continue").instructions, n);
+}
+
+#[test]
+fn a_saved_session_replays_its_detectors() {
+    let mut e = engine();
+    run(&mut e, "set check races on");
+    let n = stop(&mut e, "continue").instructions;
+    let file = std::env::temp_dir().join(format!("wavedbg-sanitizer-{}.ron", std::process::id()));
+    run(&mut e, &format!("save {}", file.display()));
+    // Loading a session relaunches with its settings, the detectors among them.
+    let mut fresh = engine();
+    run(&mut fresh, &format!("load {}", file.display()));
+    assert!(fresh.checks().get(CheckGroup::Races));
+    assert!(!fresh.checks().get(CheckGroup::Init));
+    let again = stop(&mut fresh, "continue");
+    assert!(matches!(again.reason, StopReason::Finding(_)));
+    assert_eq!(again.instructions, n);
+    let _ = std::fs::remove_file(&file);
+}
+
+#[test]
+fn memory_and_registers_the_debugger_writes_count_as_written() {
+    // Wave 0 reads shared word 0 and v9 without writing them.
+    let src = ".kernel k\n.workgroup 32\n.shared 16\n    vmovi v1, 0\n    ld.shared.b32 v2, v1, 0\n    wait.ls 0\n    vadd.u32 v3, v9, v2\n    end\n";
+    let p = assemble(src, "k.s", None).expect("assembles");
+    let mut e = Engine::new(&p, LaunchOptions::default()).expect("launches");
+    run(&mut e, "set check init on");
+    let s = stop(&mut e, "continue");
+    let StopReason::Finding(f) = &s.reason else {
+        panic!("{:?}", s.reason)
+    };
+    assert_eq!(f[0].kind, FindingKind::UninitMemory);
+    let s = stop(&mut e, "continue");
+    let StopReason::Finding(f) = &s.reason else {
+        panic!("{:?}", s.reason)
+    };
+    assert_eq!(f[0].kind, FindingKind::UninitRegister);
+    assert_eq!(f[0].reg.map(|r| r.1), Some(9));
+    // Written by the debugger first, neither is a finding.
+    run(&mut e, "restart");
+    run(&mut e, "set shared:0 = 5");
+    run(&mut e, "set v9 = 1");
+    assert_eq!(stop(&mut e, "continue").reason, StopReason::Finished);
+}
