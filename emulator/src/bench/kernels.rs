@@ -256,6 +256,7 @@ loop:
     wait.vm 0
     vadd.u32 v2, v2, v1
     st.ubase.b32 v2, u[6:7], v1, 0
+    wait.vst 0                  ; the next load overwrites v2: the store must have read it
     vaddi.u32 v1, v1, 128
     vandi v1, v1, 65535
     uaddi u4, u4, -1
@@ -283,6 +284,22 @@ const SHARED_ATOMICS: &str = "
 .shared 4096
     uwaveid u2
     vlaneid v0
+    ; clear the 1024 words (shared memory starts undefined): lane l of wave w clears
+    ; words l + 32w, l + 32w + 32 * waves, ...
+    unumwaves u5
+    ushli u6, u5, 7
+    ushli u3, u2, 7
+    vshli v9, v0, 2
+    vadd.u32.u v9, v9, u3
+    vmovi v10, 0
+    umovi u7, 4096
+clear:
+    st.shared.b32 v10, v9, 0
+    vadd.u32.u v9, v9, u6
+    usub u7, u7, u6
+    br.unz u7, clear
+    wait.ls 0
+    barrier
     vadd.u32.u v8, v0, u2
     vshli v8, v8, 2
     vandi v8, v8, 1020
@@ -339,6 +356,9 @@ const MIXED: &str = "
     vadd.u32.u v1, v1, u3
     vmovi v7, 1
     vandi v8, v1, 1020
+    vmovi v9, 0
+    st.shared.b32 v9, v8, 0     ; each wave clears the counters it adds to
+    wait.ls 0
     umovi u4, ITERS
 loop:
     ld.ubase.b32 v2, u[0:1], v1, 0
@@ -348,6 +368,7 @@ loop:
     vadd.u32 v3, v3, v4
     atom.shared.add.u32 v7, v8, 0
     st.ubase.b32 v3, u[0:1], v1, 0
+    wait.vst 0                  ; the next iteration overwrites v3
     vaddi.u32 v1, v1, 1024
     vandi v1, v1, 65535
     uaddi u4, u4, -1

@@ -30,7 +30,7 @@ use crate::isa::{Counter, RegFile};
 use crate::machine::CodeWord;
 use crate::memory::Space;
 use crate::wave::{Wave, WaveState, LANES};
-use regs::{RegUse, Special};
+use regs::{Range, RegUse, Special};
 use shadow::{Conflict, InitBits, RaceShadow, Ref};
 
 /// Which detector groups are on.
@@ -390,6 +390,13 @@ impl MemTrace {
     }
 }
 
+/// Registers outstanding operations still use, as bits per file (vector, uniform).
+#[derive(Debug, Default)]
+struct Busy {
+    dest: [u128; 2],
+    data: [u128; 2],
+}
+
 /// Per resident wave: what the detectors know of it.
 #[derive(Debug, Clone)]
 struct WaveShadow {
@@ -642,14 +649,16 @@ impl Sanitizer {
             epoch: None,
         };
         if self.checks.hazards && wave.outstanding.iter().any(|q| !q.is_empty()) {
+            // One pass over the outstanding operations; details only for a register hit.
+            let busy = self.busy(wave);
+            let hit = |bits: &[u128; 2], r: Range, reg: u8| {
+                bits[(r.file == RegFile::Uniform) as usize] >> reg & 1 == 1
+            };
             for (r, _) in u.reads() {
-                for reg in r.regs() {
+                for reg in r.regs().filter(|&reg| hit(&busy.dest, r, reg)) {
                     if let Some((c, o)) = wave.pending_write(r.file, reg) {
                         let mut f = Finding::new(FindingKind::ReadBeforeWait, site(wave.exec));
-                        f.other = Some(Site {
-                            pc: o.pc,
-                            ..site(0)
-                        });
+                        f.other = Some(Site { pc: o.pc, ..site(0) });
                         f.reg = Some((r.file, reg));
                         f.counter = Some(c);
                         self.push(f);
@@ -658,15 +667,18 @@ impl Sanitizer {
             }
             for r in u.writes() {
                 for reg in r.regs() {
-                    if let Some((c, o)) = wave.pending_write(r.file, reg) {
-                        let mut f = Finding::new(FindingKind::WriteBeforeWait, site(wave.exec));
-                        f.other = Some(Site {
-                            pc: o.pc,
-                            ..site(0)
-                        });
-                        f.reg = Some((r.file, reg));
-                        f.counter = Some(c);
-                        self.push(f);
+                    if hit(&busy.dest, r, reg) {
+                        if let Some((c, o)) = wave.pending_write(r.file, reg) {
+                            let mut f =
+                                Finding::new(FindingKind::WriteBeforeWait, site(wave.exec));
+                            f.other = Some(Site { pc: o.pc, ..site(0) });
+                            f.reg = Some((r.file, reg));
+                            f.counter = Some(c);
+                            self.push(f);
+                        }
+                    }
+                    if !hit(&busy.data, r, reg) {
+                        continue;
                     }
                     // A store's data is read when it leaves, not when it issues.
                     for c in Counter::ALL {
@@ -677,10 +689,7 @@ impl Sanitizer {
                                     FindingKind::StoreDataOverwritten,
                                     site(wave.exec),
                                 );
-                                f.other = Some(Site {
-                                    pc: o.pc,
-                                    ..site(0)
-                                });
+                                f.other = Some(Site { pc: o.pc, ..site(0) });
                                 f.reg = Some((r.file, reg));
                                 f.counter = Some(c);
                                 self.push(f);
@@ -725,6 +734,35 @@ impl Sanitizer {
                 self.push(f);
             }
         }
+    }
+
+    /// The registers the wave's outstanding operations will write (`dest`) and the data
+    /// registers of its outstanding stores (`data`), as bit sets (vector, uniform).
+    fn busy(&self, wave: &Wave) -> Busy {
+        let mut b = Busy::default();
+        let add = |bits: &mut [u128; 2], r: Range| {
+            for reg in r.regs() {
+                bits[(r.file == RegFile::Uniform) as usize] |= 1 << reg;
+            }
+        };
+        for q in &wave.outstanding {
+            for o in q {
+                if let Some(r) = o.regs {
+                    add(
+                        &mut b.dest,
+                        Range {
+                            file: r.file,
+                            first: r.first,
+                            count: r.count,
+                        },
+                    );
+                }
+                if let Some(d) = self.uses.get((o.pc / 4) as usize).and_then(|x| x.data) {
+                    add(&mut b.data, d);
+                }
+            }
+        }
+        b
     }
 
     /// After wave `w` (in slot `s`) executed the instruction at `pc` (`ok`: without a
@@ -885,8 +923,12 @@ impl Sanitizer {
     /// Lanes of one store writing different bytes to the same address.
     fn same_instruction(&mut self, trace: &MemTrace, space: Space, site: Site) {
         let len = trace.len as u64;
-        let mut order: Vec<&TraceEntry> = trace.entries.iter().collect();
-        order.sort_by_key(|e| (e.addr, e.lane));
+        // At most 32 entries (one per lane): sorted on the stack, by address then lane.
+        let mut buf = [TraceEntry::default(); LANES];
+        let n = trace.entries.len().min(LANES);
+        buf[..n].copy_from_slice(&trace.entries[..n]);
+        let order = &mut buf[..n];
+        order.sort_unstable_by_key(|e| (e.addr, e.lane));
         let mut lanes = 0u32;
         let mut first = None;
         for (i, a) in order.iter().enumerate() {
