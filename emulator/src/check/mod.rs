@@ -29,7 +29,7 @@ use crate::exec::{AccessKind, Decoded};
 use crate::isa::{Counter, RegFile};
 use crate::machine::CodeWord;
 use crate::memory::Space;
-use crate::wave::{Wave, WaveState, LANES};
+use crate::wave::{Outstanding, Wave, WaveState, LANES};
 use regs::{Range, RegUse, Special};
 use shadow::{Conflict, InitBits, RaceShadow, Ref};
 
@@ -390,11 +390,22 @@ impl MemTrace {
     }
 }
 
-/// Registers outstanding operations still use, as bits per file (vector, uniform).
-#[derive(Debug, Default)]
+/// How many of a wave's outstanding operations use each register (vector registers
+/// first, then uniform ones): as destination, and as store data. Kept up to date at
+/// every issue and retirement, so a hazard check costs a load per register however many
+/// operations are in flight.
+#[derive(Debug, Clone)]
 struct Busy {
-    dest: [u128; 2],
-    data: [u128; 2],
+    dest: [u8; 192],
+    data: [u8; 192],
+}
+
+/// A register's index in [`Busy`].
+fn busy_index(file: RegFile, reg: u8) -> usize {
+    match file {
+        RegFile::Vector => reg as usize & 127,
+        RegFile::Uniform => 128 + (reg as usize & 63),
+    }
 }
 
 /// Per resident wave: what the detectors know of it.
@@ -414,6 +425,8 @@ struct WaveShadow {
     skipped_at: u64,
     /// Scratch bytes written (offsets in the wave's scratch).
     scratch: InitBits,
+    /// Registers in use by outstanding operations (`None`: to be counted again).
+    busy: Option<Box<Busy>>,
 }
 
 /// Per resident workgroup slot.
@@ -445,6 +458,9 @@ pub struct Sanitizer {
     preloaded: u64,
     /// Waves per workgroup.
     wpg: u32,
+    /// Shared bytes per workgroup, scratch bytes per lane.
+    shared_bytes: u64,
+    scratch_bytes: u64,
     /// The last barrier interval number given out.
     next_epoch: u32,
     /// Per barrier interval number: the workgroup's barrier count in it (for reports).
@@ -467,12 +483,20 @@ pub struct Sanitizer {
 impl Sanitizer {
     /// A sanitizer for a machine running `code`, with `.arg` registers `preloaded` (a
     /// bit per uniform register).
-    pub(crate) fn new(checks: Checks, code: &[CodeWord], preloaded: u64, wpg: u32) -> Sanitizer {
+    pub(crate) fn new(
+        checks: Checks,
+        code: &[CodeWord],
+        preloaded: u64,
+        launch: &crate::program::LaunchConfig,
+    ) -> Sanitizer {
+        let wpg = launch.waves_per_workgroup();
         Sanitizer {
             checks,
             uses: code.iter().map(RegUse::of).collect(),
             preloaded,
             wpg,
+            shared_bytes: launch.shared_bytes as u64,
+            scratch_bytes: launch.scratch_bytes as u64,
             next_epoch: 0,
             epochs: Vec::new(),
             waves: Vec::new(),
@@ -494,6 +518,10 @@ impl Sanitizer {
 
     /// Changes the detectors (state of those turned off is kept but no longer used).
     pub(crate) fn set_checks(&mut self, checks: Checks) {
+        if checks.hazards != self.checks.hazards {
+            // Register use is not followed while hazards are off.
+            self.waves.iter_mut().for_each(|w| w.busy = None);
+        }
         self.checks = checks;
     }
 
@@ -547,8 +575,10 @@ impl Sanitizer {
                 skipped: 0,
                 skipped_at: 0,
                 scratch: InitBits::default(),
+                busy: None,
             });
         }
+        let scratch = self.scratch_bytes * LANES as u64;
         let preloaded = self.preloaded;
         let s = &mut self.waves[w];
         if s.id != wave.id {
@@ -564,7 +594,8 @@ impl Sanitizer {
                 u: if known { preloaded } else { u64::MAX },
                 skipped: 0,
                 skipped_at: 0,
-                scratch: InitBits::default(),
+                scratch: InitBits::new(scratch),
+                busy: None,
             };
         }
         s
@@ -581,7 +612,7 @@ impl Sanitizer {
                 known: fresh,
                 epoch: 0,
                 epoch_id,
-                init: InitBits::default(),
+                init: InitBits::new(self.shared_bytes),
                 race: RaceShadow::new(self.wpg),
             };
         }
@@ -648,55 +679,14 @@ impl Sanitizer {
             access: None,
             epoch: None,
         };
-        if self.checks.hazards && wave.outstanding.iter().any(|q| !q.is_empty()) {
-            // One pass over the outstanding operations; details only for a register hit.
-            let busy = self.busy(wave);
-            let hit = |bits: &[u128; 2], r: Range, reg: u8| {
-                bits[(r.file == RegFile::Uniform) as usize] >> reg & 1 == 1
-            };
-            for (r, _) in u.reads() {
-                for reg in r.regs().filter(|&reg| hit(&busy.dest, r, reg)) {
-                    if let Some((c, o)) = wave.pending_write(r.file, reg) {
-                        let mut f = Finding::new(FindingKind::ReadBeforeWait, site(wave.exec));
-                        f.other = Some(Site { pc: o.pc, ..site(0) });
-                        f.reg = Some((r.file, reg));
-                        f.counter = Some(c);
-                        self.push(f);
-                    }
-                }
+        if self.checks.hazards {
+            let known = self.waves.get(w).is_some_and(|x| x.id == wave.id && x.busy.is_some());
+            // Only waits and issues retire anything.
+            if !known || d.counter.is_some() || matches!(d.op, crate::exec::Op::Wait(_)) {
+                self.retire(w, wave, d);
             }
-            for r in u.writes() {
-                for reg in r.regs() {
-                    if hit(&busy.dest, r, reg) {
-                        if let Some((c, o)) = wave.pending_write(r.file, reg) {
-                            let mut f =
-                                Finding::new(FindingKind::WriteBeforeWait, site(wave.exec));
-                            f.other = Some(Site { pc: o.pc, ..site(0) });
-                            f.reg = Some((r.file, reg));
-                            f.counter = Some(c);
-                            self.push(f);
-                        }
-                    }
-                    if !hit(&busy.data, r, reg) {
-                        continue;
-                    }
-                    // A store's data is read when it leaves, not when it issues.
-                    for c in Counter::ALL {
-                        for o in &wave.outstanding[c.index()] {
-                            let data = self.uses.get((o.pc / 4) as usize).and_then(|x| x.data);
-                            if data.is_some_and(|d| d.file == r.file && d.contains(reg)) {
-                                let mut f = Finding::new(
-                                    FindingKind::StoreDataOverwritten,
-                                    site(wave.exec),
-                                );
-                                f.other = Some(Site { pc: o.pc, ..site(0) });
-                                f.reg = Some((r.file, reg));
-                                f.counter = Some(c);
-                                self.push(f);
-                            }
-                        }
-                    }
-                }
+            if wave.outstanding.iter().any(|q| !q.is_empty()) {
+                self.hazards(w, wave, &u, pc);
             }
         }
         if self.checks.init {
@@ -736,33 +726,114 @@ impl Sanitizer {
         }
     }
 
-    /// The registers the wave's outstanding operations will write (`dest`) and the data
-    /// registers of its outstanding stores (`data`), as bit sets (vector, uniform).
-    fn busy(&self, wave: &Wave) -> Busy {
-        let mut b = Busy::default();
-        let add = |bits: &mut [u128; 2], r: Range| {
-            for reg in r.regs() {
-                bits[(r.file == RegFile::Uniform) as usize] |= 1 << reg;
-            }
-        };
-        for q in &wave.outstanding {
-            for o in q {
-                if let Some(r) = o.regs {
-                    add(
-                        &mut b.dest,
-                        Range {
-                            file: r.file,
-                            first: r.first,
-                            count: r.count,
-                        },
-                    );
+    /// Registers `u` reads or writes while an outstanding operation still uses them.
+    fn hazards(&mut self, w: usize, wave: &Wave, u: &RegUse, pc: u64) {
+        // The registers in use, from the counts; the details only for those.
+        let mut hits: Vec<(FindingKind, RegFile, u8)> = Vec::new();
+        if let Some(busy) = self.waves.get(w).and_then(|x| x.busy.as_deref()) {
+            let used = |counts: &[u8; 192], file: RegFile, reg: u8| counts[busy_index(file, reg)] > 0;
+            for (r, _) in u.reads() {
+                for reg in r.regs().filter(|&reg| used(&busy.dest, r.file, reg)) {
+                    hits.push((FindingKind::ReadBeforeWait, r.file, reg));
                 }
-                if let Some(d) = self.uses.get((o.pc / 4) as usize).and_then(|x| x.data) {
-                    add(&mut b.data, d);
+            }
+            for r in u.writes() {
+                for reg in r.regs() {
+                    if used(&busy.dest, r.file, reg) {
+                        hits.push((FindingKind::WriteBeforeWait, r.file, reg));
+                    }
+                    if used(&busy.data, r.file, reg) {
+                        hits.push((FindingKind::StoreDataOverwritten, r.file, reg));
+                    }
                 }
             }
         }
-        b
+        let site = |lanes: u32| Site {
+            wave: wave.id,
+            workgroup: wave.workgroup,
+            lanes,
+            pc,
+            access: None,
+            epoch: None,
+        };
+        for (kind, file, reg) in hits {
+            // The issuing operation: the newest that writes the register, or for store
+            // data, every outstanding store whose data it is.
+            let issued: Vec<(Counter, u64)> = match kind {
+                FindingKind::StoreDataOverwritten => Counter::ALL
+                    .into_iter()
+                    .flat_map(|c| wave.outstanding[c.index()].iter().map(move |o| (c, o.pc)))
+                    .filter(|(_, opc)| {
+                        self.uses
+                            .get((opc / 4) as usize)
+                            .and_then(|x| x.data)
+                            .is_some_and(|d| d.file == file && d.contains(reg))
+                    })
+                    .collect(),
+                _ => wave
+                    .pending_write(file, reg)
+                    .map(|(c, o)| (c, o.pc))
+                    .into_iter()
+                    .collect(),
+            };
+            for (c, opc) in issued {
+                let mut f = Finding::new(kind, site(wave.exec));
+                f.other = Some(Site { pc: opc, ..site(0) });
+                f.reg = Some((file, reg));
+                f.counter = Some(c);
+                self.push(f);
+            }
+        }
+    }
+
+    /// Adds (`delta` 1) or removes (`delta` -1) an outstanding operation's registers.
+    fn count_busy(uses: &[RegUse], busy: &mut Busy, o: &Outstanding, delta: i8) {
+        let add = |counts: &mut [u8; 192], file: RegFile, first: u8, count: u8| {
+            for reg in (Range { file, first, count }).regs() {
+                let c = &mut counts[busy_index(file, reg)];
+                *c = c.wrapping_add_signed(delta);
+            }
+        };
+        if let Some(r) = o.regs {
+            add(&mut busy.dest, r.file, r.first, r.count);
+        }
+        if let Some(d) = uses.get((o.pc / 4) as usize).and_then(|x| x.data) {
+            add(&mut busy.data, d.file, d.first, d.count);
+        }
+    }
+
+    /// Brings the wave's register-use counts up to date before `d` executes: counted
+    /// afresh when unknown, and the operations `d` retires removed (a wait, or the oldest
+    /// one an issue to a full counter pushes out; both happen whatever else `d` does).
+    fn retire(&mut self, w: usize, wave: &Wave, d: &Decoded) {
+        self.wave_shadow(w, wave);
+        let (uses, shadow) = (&self.uses, &mut self.waves[w]);
+        let busy = shadow.busy.get_or_insert_with(|| {
+            let mut b = Box::new(Busy {
+                dest: [0; 192],
+                data: [0; 192],
+            });
+            for q in &wave.outstanding {
+                for o in q {
+                    Self::count_busy(uses, &mut b, o, 1);
+                }
+            }
+            b
+        });
+        let mut retire = |c: Counter, keep: usize| {
+            let q = &wave.outstanding[c.index()];
+            for o in q.iter().take(q.len().saturating_sub(keep)) {
+                Self::count_busy(&uses, busy, o, -1);
+            }
+        };
+        match d.op {
+            crate::exec::Op::Wait(Some(c)) => retire(c, d.instr.imm.max(0) as usize),
+            crate::exec::Op::Wait(None) => Counter::ALL.into_iter().for_each(|c| retire(c, 0)),
+            _ => {}
+        }
+        if let Some(c) = d.counter {
+            retire(c, crate::wave::COUNTER_MAX - 1);
+        }
     }
 
     /// After wave `w` (in slot `s`) executed the instruction at `pc` (`ok`: without a
@@ -778,6 +849,17 @@ impl Sanitizer {
         ok: bool,
         count: u64,
     ) {
+        if ok && self.checks.hazards {
+            if let Some(c) = d.counter {
+                self.wave_shadow(w, wave);
+                let (uses, shadow) = (&self.uses, &mut self.waves[w]);
+                if let (Some(busy), Some(o)) =
+                    (shadow.busy.as_deref_mut(), wave.outstanding[c.index()].back())
+                {
+                    Self::count_busy(uses, busy, o, 1);
+                }
+            }
+        }
         if ok {
             let exec = self.exec_before;
             let u = self.uses.get((pc / 4) as usize).copied();

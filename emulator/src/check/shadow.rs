@@ -312,13 +312,31 @@ impl Cell {
     }
 }
 
-/// A bit per byte: written in this launch.
+/// A bit per byte: written in this launch. Once every byte of the window is written
+/// (a kernel that clears its shared memory first), checks cost nothing more.
 #[derive(Debug, Clone, Default)]
 pub(super) struct InitBits {
     pages: PageMap<[u64; (PAGE / 64) as usize]>,
+    /// Bytes of the window, and how many of them are written.
+    size: u64,
+    written: u64,
 }
 
 impl InitBits {
+    /// The bits of a window of `size` bytes, none written.
+    pub fn new(size: u64) -> InitBits {
+        InitBits {
+            pages: PageMap::default(),
+            size,
+            written: 0,
+        }
+    }
+
+    /// Whether every byte of the window is written.
+    fn full(&self) -> bool {
+        self.size > 0 && self.written >= self.size
+    }
+
     /// For the accesses of one instruction (each entry `len` bytes at its `off`): the
     /// entries that touch a byte not written yet (as a lane mask, and the first one's
     /// address) when `check`, then marks them written when `mark`.
@@ -330,57 +348,66 @@ impl InitBits {
         mark: bool,
     ) -> (u32, Option<u64>) {
         let (mut missing, mut first) = (0u32, None);
+        if self.full() {
+            return (0, None);
+        }
         let len = len.max(1) as u64;
         let mut i = 0;
         while i < entries.len() {
             // A run of entries inside one page: it is looked up once.
             let key = entries[i].off / PAGE;
-            let in_page = |e: &TraceEntry| {
-                e.off / PAGE == key && (e.off.saturating_add(len) - 1) / PAGE == key
-            };
-            let run = entries[i..]
-                .iter()
-                .take_while(|e| in_page(e))
-                .count()
-                .max(1);
+            let in_page =
+                |e: &TraceEntry| e.off / PAGE == key && (e.off.saturating_add(len) - 1) / PAGE == key;
+            let run = entries[i..].iter().take_while(|e| in_page(e)).count();
+            if run == 0 {
+                // Across a page boundary: byte ranges page by page.
+                let e = &entries[i];
+                if check && !self.all_set(e.off, len) {
+                    missing |= 1u32.checked_shl(e.lane as u32).unwrap_or(0);
+                    first.get_or_insert(e.addr);
+                }
+                if mark {
+                    self.set(e.off, len);
+                }
+                i += 1;
+                continue;
+            }
             let run = &entries[i..i + run];
             i += run.len();
-            if check {
-                let page = self.pages.get(&key);
-                for e in run {
-                    let set = if in_page(e) {
-                        let mut all = page.is_some();
-                        if let Some(p) = page {
-                            for_bits(e.off % PAGE, len, |word, bits| {
-                                all &= p[word] & bits == bits
-                            });
-                        }
-                        all
-                    } else {
-                        self.all_set(e.off, len)
-                    };
-                    if !set {
-                        missing |= 1u32.checked_shl(e.lane as u32).unwrap_or(0);
-                        first.get_or_insert(e.addr);
-                    }
-                }
-            }
+            let mut added = 0;
             if mark {
-                if run.len() == 1 || !in_page(&run[0]) {
-                    for e in run {
-                        self.set(e.off, len);
-                    }
-                    continue;
-                }
                 let page = Arc::make_mut(
                     self.pages
                         .entry(key)
                         .or_insert_with(|| Arc::new([0; (PAGE / 64) as usize])),
                 );
                 for e in run {
-                    for_bits(e.off % PAGE, len, |word, bits| page[word] |= bits);
+                    let mut all = true;
+                    for_bits(e.off % PAGE, len, |word, bits| {
+                        let old = page[word];
+                        all &= old & bits == bits;
+                        added += (bits & !old).count_ones() as u64;
+                        page[word] = old | bits;
+                    });
+                    if check && !all {
+                        missing |= 1u32.checked_shl(e.lane as u32).unwrap_or(0);
+                        first.get_or_insert(e.addr);
+                    }
+                }
+            } else if check {
+                let page = self.pages.get(&key);
+                for e in run {
+                    let mut all = page.is_some();
+                    if let Some(p) = page {
+                        for_bits(e.off % PAGE, len, |word, bits| all &= p[word] & bits == bits);
+                    }
+                    if !all {
+                        missing |= 1u32.checked_shl(e.lane as u32).unwrap_or(0);
+                        first.get_or_insert(e.addr);
+                    }
                 }
             }
+            self.written += added;
         }
         (missing, first)
     }
@@ -417,7 +444,12 @@ impl InitBits {
                     .entry(key)
                     .or_insert_with(|| Arc::new([0; (PAGE / 64) as usize])),
             );
-            for_bits(bit, n, |word, bits| page[word] |= bits);
+            let mut added = 0;
+            for_bits(bit, n, |word, bits| {
+                added += (bits & !page[word]).count_ones() as u64;
+                page[word] |= bits;
+            });
+            self.written += added;
             b += n;
         }
     }

@@ -438,7 +438,7 @@ impl Machine {
                     checks,
                     &self.code,
                     preloaded,
-                    self.launch.waves_per_workgroup(),
+                    &self.launch,
                 )));
             }
         }
