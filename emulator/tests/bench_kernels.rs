@@ -37,7 +37,10 @@ fn every_benchmark_and_example_kernel_is_clean_under_the_sanitizer() {
         let mut m = Machine::new(&p, LaunchOptions::default()).expect("launches");
         m.set_checks(Checks::ALL);
         let end = m.run(None);
-        let found = m.sanitizer().map(|s| s.findings().to_vec()).unwrap_or_default();
+        let found = m
+            .sanitizer()
+            .map(|s| s.findings().to_vec())
+            .unwrap_or_default();
         assert!(found.is_empty(), "{name}: {:#?}", found);
         assert_eq!(end, Some(Event::Finished), "{name}");
     }

@@ -356,8 +356,6 @@ pub struct TraceEntry {
     pub addr: u64,
     /// For scratch, the offset in the wave's scratch (lane part included); else `addr`.
     pub off: u64,
-    /// For stores, the bytes written (little-endian).
-    pub data: u128,
 }
 
 /// The memory accesses of one instruction (filled by the semantics when a sanitizer is
@@ -372,6 +370,8 @@ pub struct MemTrace {
     pub len: u32,
     /// One entry per accessing lane (or per dword of a uniform buffer load).
     pub entries: Vec<TraceEntry>,
+    /// For stores, the bytes each entry writes (little-endian), in entry order.
+    pub data: Vec<u128>,
 }
 
 impl MemTrace {
@@ -381,12 +381,14 @@ impl MemTrace {
         self.kind = Some(kind);
         self.len = len;
         self.entries.clear();
+        self.data.clear();
     }
 
     fn clear(&mut self) {
         self.space = None;
         self.kind = None;
         self.entries.clear();
+        self.data.clear();
     }
 }
 
@@ -463,8 +465,10 @@ pub struct Sanitizer {
     scratch_bytes: u64,
     /// The last barrier interval number given out.
     next_epoch: u32,
-    /// Per barrier interval number: the workgroup's barrier count in it (for reports).
+    /// Per barrier interval number: the workgroup's barrier count in it (for reports),
+    /// and the workgroup (two accesses in intervals of one workgroup are ordered).
     epochs: Vec<u32>,
+    epoch_wg: Vec<u32>,
     waves: Vec<WaveShadow>,
     slots: Vec<SlotShadow>,
     global: RaceShadow,
@@ -499,9 +503,10 @@ impl Sanitizer {
             scratch_bytes: launch.scratch_bytes as u64,
             next_epoch: 0,
             epochs: Vec::new(),
+            epoch_wg: Vec::new(),
             waves: Vec::new(),
             slots: Vec::new(),
-            global: RaceShadow::new(wpg),
+            global: RaceShadow::default(),
             findings: Vec::new(),
             index: HashMap::new(),
             fresh: Vec::new(),
@@ -606,14 +611,14 @@ impl Sanitizer {
             self.slots.resize_with(s + 1, SlotShadow::default);
         }
         if self.slots[s].workgroup != Some(workgroup) {
-            let epoch_id = self.new_epoch(0);
+            let epoch_id = self.new_epoch(0, workgroup);
             self.slots[s] = SlotShadow {
                 workgroup: Some(workgroup),
                 known: fresh,
                 epoch: 0,
                 epoch_id,
                 init: InitBits::new(self.shared_bytes),
-                race: RaceShadow::new(self.wpg),
+                race: RaceShadow::default(),
             };
         }
         &mut self.slots[s]
@@ -647,6 +652,7 @@ impl Sanitizer {
 
     /// Before wave `w` executes `d` at `pc`: register hazards and uninitialised register
     /// reads (they depend only on the state before it).
+    #[inline]
     pub(crate) fn before(
         &mut self,
         w: usize,
@@ -658,7 +664,9 @@ impl Sanitizer {
     ) {
         self.fresh.clear();
         self.pending.clear();
-        self.trace.clear();
+        if self.trace.space.is_some() {
+            self.trace.clear();
+        }
         self.exec_before = wave.exec;
         if self
             .slots
@@ -680,7 +688,10 @@ impl Sanitizer {
             epoch: None,
         };
         if self.checks.hazards {
-            let known = self.waves.get(w).is_some_and(|x| x.id == wave.id && x.busy.is_some());
+            let known = self
+                .waves
+                .get(w)
+                .is_some_and(|x| x.id == wave.id && x.busy.is_some());
             // Only waits and issues retire anything.
             if !known || d.counter.is_some() || matches!(d.op, crate::exec::Op::Wait(_)) {
                 self.retire(w, wave, d);
@@ -731,7 +742,8 @@ impl Sanitizer {
         // The registers in use, from the counts; the details only for those.
         let mut hits: Vec<(FindingKind, RegFile, u8)> = Vec::new();
         if let Some(busy) = self.waves.get(w).and_then(|x| x.busy.as_deref()) {
-            let used = |counts: &[u8; 192], file: RegFile, reg: u8| counts[busy_index(file, reg)] > 0;
+            let used =
+                |counts: &[u8; 192], file: RegFile, reg: u8| counts[busy_index(file, reg)] > 0;
             for (r, _) in u.reads() {
                 for reg in r.regs().filter(|&reg| used(&busy.dest, r.file, reg)) {
                     hits.push((FindingKind::ReadBeforeWait, r.file, reg));
@@ -823,7 +835,7 @@ impl Sanitizer {
         let mut retire = |c: Counter, keep: usize| {
             let q = &wave.outstanding[c.index()];
             for o in q.iter().take(q.len().saturating_sub(keep)) {
-                Self::count_busy(&uses, busy, o, -1);
+                Self::count_busy(uses, busy, o, -1);
             }
         };
         match d.op {
@@ -839,6 +851,7 @@ impl Sanitizer {
     /// After wave `w` (in slot `s`) executed the instruction at `pc` (`ok`: without a
     /// fault): memory accesses against the shadow state, register writes, barrier skips.
     #[allow(clippy::too_many_arguments)]
+    #[inline]
     pub(crate) fn after(
         &mut self,
         w: usize,
@@ -853,18 +866,18 @@ impl Sanitizer {
             if let Some(c) = d.counter {
                 self.wave_shadow(w, wave);
                 let (uses, shadow) = (&self.uses, &mut self.waves[w]);
-                if let (Some(busy), Some(o)) =
-                    (shadow.busy.as_deref_mut(), wave.outstanding[c.index()].back())
-                {
+                if let (Some(busy), Some(o)) = (
+                    shadow.busy.as_deref_mut(),
+                    wave.outstanding[c.index()].back(),
+                ) {
                     Self::count_busy(uses, busy, o, 1);
                 }
             }
         }
         if ok {
             let exec = self.exec_before;
-            let u = self.uses.get((pc / 4) as usize).copied();
             if self.checks.init {
-                if let Some(u) = u {
+                if let Some(&u) = self.uses.get((pc / 4) as usize) {
                     let shadow = self.wave_shadow(w, wave);
                     for r in u.writes() {
                         for reg in r.regs() {
@@ -889,7 +902,7 @@ impl Sanitizer {
             }
             if self.checks.sync {
                 let shadow = self.wave_shadow(w, wave);
-                if d.op == crate::exec::Op::Barrier {
+                if matches!(d.op, crate::exec::Op::Barrier) {
                     shadow.skipped |= !exec;
                     shadow.skipped_at = pc;
                 }
@@ -976,7 +989,7 @@ impl Sanitizer {
                 Space::Shared => &mut self.slots[s].race,
                 _ => &mut self.global,
             };
-            shadow.access_all(&trace.entries, len, me, &mut |e, c| {
+            shadow.access_all(&trace.entries, len, me, &self.epoch_wg, &mut |e, c| {
                 conflicts.push((c, e.lane, e.addr));
             });
             for (c, lane, addr) in conflicts {
@@ -1005,30 +1018,40 @@ impl Sanitizer {
     /// Lanes of one store writing different bytes to the same address.
     fn same_instruction(&mut self, trace: &MemTrace, space: Space, site: Site) {
         let len = trace.len as u64;
+        // Lanes storing to ascending, disjoint addresses (the common case) cannot conflict.
+        if trace
+            .entries
+            .windows(2)
+            .all(|p| p[0].addr.saturating_add(len) <= p[1].addr)
+        {
+            return;
+        }
         // At most 32 entries (one per lane): sorted on the stack, by address then lane.
-        let mut buf = [TraceEntry::default(); LANES];
+        let mut buf = [(0u64, 0u8, 0u128); LANES];
         let n = trace.entries.len().min(LANES);
-        buf[..n].copy_from_slice(&trace.entries[..n]);
+        for (k, e) in trace.entries.iter().take(n).enumerate() {
+            buf[k] = (e.addr, e.lane, trace.data.get(k).copied().unwrap_or(0));
+        }
         let order = &mut buf[..n];
-        order.sort_unstable_by_key(|e| (e.addr, e.lane));
+        order.sort_unstable_by_key(|e| (e.0, e.1));
         let mut lanes = 0u32;
         let mut first = None;
         for (i, a) in order.iter().enumerate() {
             for b in &order[i + 1..] {
-                if b.addr >= a.addr + len {
+                if b.0 >= a.0 + len {
                     break;
                 }
                 // Compare the overlapping bytes.
-                let shift = b.addr - a.addr;
+                let shift = b.0 - a.0;
                 let overlap = len - shift;
                 let mask = if overlap >= 16 {
                     u128::MAX
                 } else {
                     (1u128 << (8 * overlap)) - 1
                 };
-                if (a.data >> (8 * shift)) & mask != b.data & mask {
-                    lanes |= 1 << a.lane | 1 << b.lane;
-                    first.get_or_insert(b.addr);
+                if (a.2 >> (8 * shift)) & mask != b.2 & mask {
+                    lanes |= 1 << a.1 | 1 << b.1;
+                    first.get_or_insert(b.0);
                 }
             }
         }
@@ -1052,7 +1075,7 @@ impl Sanitizer {
             slot.epoch += 1;
             slot.epoch
         };
-        let id = self.new_epoch(epoch);
+        let id = self.new_epoch(epoch, first.workgroup);
         self.slots[s].epoch_id = id;
         if !self.checks.sync {
             return;
@@ -1136,14 +1159,16 @@ impl Sanitizer {
         self.commit(count);
     }
 
-    /// A new barrier interval number for a workgroup's interval `epoch`.
-    fn new_epoch(&mut self, epoch: u32) -> u32 {
+    /// A new barrier interval number for interval `epoch` of `workgroup`.
+    fn new_epoch(&mut self, epoch: u32, workgroup: u32) -> u32 {
         self.next_epoch += 1;
         let id = self.next_epoch as usize;
         if self.epochs.len() <= id {
             self.epochs.resize(id + 1, 0);
+            self.epoch_wg.resize(id + 1, u32::MAX);
         }
         self.epochs[id] = epoch;
+        self.epoch_wg[id] = workgroup;
         id as u32
     }
 
@@ -1214,6 +1239,3 @@ impl Sanitizer {
         }
     }
 }
-
-/// The number of lanes in a wave (for masks in reports).
-pub const WAVE_LANES: usize = LANES;

@@ -105,13 +105,13 @@ impl Ref {
     /// Whether `self` (earlier) and `b` (now) are unordered accesses of different waves to
     /// common bytes: waves of one workgroup are ordered by a barrier between them (their
     /// epochs differ), other workgroups never (this ISA has no synchronisation between
-    /// workgroups but atomics). `wpg`: waves per workgroup.
+    /// workgroups but atomics). `wg`: the workgroup of each barrier interval number.
     #[inline]
-    fn concurrent(&self, b: &Ref, wpg: u32) -> bool {
+    fn concurrent(&self, b: &Ref, wg: &[u32]) -> bool {
         self.wave != 0
             && self.wave != b.wave
             && self.mask() & b.mask() != 0
-            && (self.epoch == b.epoch || (self.wave - 1) / wpg.max(1) != (b.wave - 1) / wpg.max(1))
+            && (self.epoch == b.epoch || wg.get(self.epoch as usize) != wg.get(b.epoch as usize))
     }
 
     /// The access as a finding names it (`epoch`: its workgroup's barrier count then).
@@ -173,9 +173,9 @@ impl Default for RacePage {
 impl RacePage {
     /// Records `me` (whose mask says which bytes of word `index` it touches).
     #[inline]
-    fn access(&mut self, index: usize, me: Ref, wpg: u32) -> Option<Conflict> {
+    fn access(&mut self, index: usize, me: Ref, wg: &[u32]) -> Option<Conflict> {
         if me.mask() == 0xf && self.bytes.is_empty() {
-            return self.words[index].access(me, wpg);
+            return self.words[index].access(me, wg);
         }
         let word = &self.words[index];
         let bytes = match self.bytes.entry(index as u16) {
@@ -185,13 +185,13 @@ impl RacePage {
                 e.insert(std::array::from_fn(|b| word.narrowed(1 << b)))
             }
             std::collections::hash_map::Entry::Vacant(_) => {
-                return self.words[index].access(me, wpg);
+                return self.words[index].access(me, wg);
             }
         };
         let mut found = None;
         for (b, cell) in bytes.iter_mut().enumerate() {
             if me.mask() >> b & 1 == 1 {
-                let c = cell.access(me.with_mask(1 << b), wpg);
+                let c = cell.access(me.with_mask(1 << b), wg);
                 found = found.or(c);
             }
         }
@@ -203,31 +203,22 @@ impl RacePage {
 #[derive(Debug, Clone, Default)]
 pub(super) struct RaceShadow {
     pages: PageMap<RacePage>,
-    /// Waves per workgroup (a wave's workgroup is its id divided by it).
-    wpg: u32,
 }
 
 impl RaceShadow {
     /// Records the accesses of one instruction (each entry `len` bytes at its `addr`, by
-    /// `me` from the entry's lane), calling `conflict` with every earlier access one races
+    /// `me` from the entry's lane; `wg`: the workgroup of each barrier interval), calling `conflict` with every earlier access one races
     /// with (at most one per word and lane). Runs of entries on one page look the page up
     /// once.
-    pub fn new(wpg: u32) -> RaceShadow {
-        RaceShadow {
-            pages: PageMap::default(),
-            wpg,
-        }
-    }
-
     pub fn access_all(
         &mut self,
         entries: &[TraceEntry],
         len: u32,
         me: Ref,
+        wg: &[u32],
         conflict: &mut impl FnMut(&TraceEntry, Conflict),
     ) {
         let len = len.max(1) as u64;
-        let wpg = self.wpg;
         let mut i = 0;
         while i < entries.len() {
             let key = entries[i].addr / RACE_PAGE;
@@ -238,13 +229,22 @@ impl RaceShadow {
                     break;
                 }
                 let me = me.with_lane(e.lane);
+                // The common access: one aligned word.
+                if len == 4 && e.addr % 4 == 0 {
+                    let index = ((e.addr / 4) % WORDS as u64) as usize;
+                    if let Some(c) = page.access(index, me.with_mask(0xf), wg) {
+                        conflict(e, c);
+                    }
+                    i += 1;
+                    continue;
+                }
                 let mut word = e.addr / 4;
                 while word * 4 < end {
                     let lo = (word * 4).max(e.addr) - word * 4;
                     let hi = ((word + 1) * 4).min(end) - word * 4;
                     let mask = ((1u16 << hi) - (1u16 << lo)) as u8;
                     let index = (word % WORDS as u64) as usize;
-                    if let Some(c) = page.access(index, me.with_mask(mask), wpg) {
+                    if let Some(c) = page.access(index, me.with_mask(mask), wg) {
                         conflict(e, c);
                     }
                     word += 1;
@@ -262,7 +262,7 @@ impl RaceShadow {
                     let page = Arc::make_mut(self.pages.entry(word / WORDS as u64).or_default());
                     let index = (word % WORDS as u64) as usize;
                     let me = me.with_lane(e.lane).with_mask(mask);
-                    if let Some(c) = page.access(index, me, wpg) {
+                    if let Some(c) = page.access(index, me, wg) {
                         conflict(e, c);
                     }
                     word += 1;
@@ -291,17 +291,17 @@ impl Cell {
 
     /// Records `me`'s access; returns the earlier access it races with, if any.
     #[inline]
-    fn access(&mut self, me: Ref, wpg: u32) -> Option<Conflict> {
+    fn access(&mut self, me: Ref, wg: &[u32]) -> Option<Conflict> {
         if me.is_write() {
             let prior = [self.write, self.r1, self.r2]
                 .into_iter()
-                .find(|r| r.concurrent(&me, wpg));
+                .find(|r| r.concurrent(&me, wg));
             self.write = me;
             prior.map(|prior| Conflict { prior })
         } else {
             let prior = self
                 .write
-                .concurrent(&me, wpg)
+                .concurrent(&me, wg)
                 .then_some(Conflict { prior: self.write });
             if self.r1.wave != me.wave {
                 self.r2 = self.r1;
@@ -356,8 +356,9 @@ impl InitBits {
         while i < entries.len() {
             // A run of entries inside one page: it is looked up once.
             let key = entries[i].off / PAGE;
-            let in_page =
-                |e: &TraceEntry| e.off / PAGE == key && (e.off.saturating_add(len) - 1) / PAGE == key;
+            let in_page = |e: &TraceEntry| {
+                e.off / PAGE == key && (e.off.saturating_add(len) - 1) / PAGE == key
+            };
             let run = entries[i..].iter().take_while(|e| in_page(e)).count();
             if run == 0 {
                 // Across a page boundary: byte ranges page by page.
@@ -399,7 +400,9 @@ impl InitBits {
                 for e in run {
                     let mut all = page.is_some();
                     if let Some(p) = page {
-                        for_bits(e.off % PAGE, len, |word, bits| all &= p[word] & bits == bits);
+                        for_bits(e.off % PAGE, len, |word, bits| {
+                            all &= p[word] & bits == bits
+                        });
                     }
                     if !all {
                         missing |= 1u32.checked_shl(e.lane as u32).unwrap_or(0);

@@ -39,6 +39,14 @@ const KEYWORDS: &[&str] = &[
     "watchpoints",
     "changes",
     "display",
+    "history",
+    "history-size",
+    "findings",
+    "check",
+    "races",
+    "sync",
+    "init",
+    "hazards",
 ];
 
 impl Words {

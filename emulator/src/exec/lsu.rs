@@ -292,8 +292,10 @@ fn trace(ctx: &mut Ctx<'_>, t: &Targets, kind: AccessKind, len: u32, data: Optio
                 lane: l as u8,
                 addr: t.addr[l],
                 off: t.off[l],
-                data: data.map_or(0, |d| d[l]),
             });
+            if let Some(d) = data {
+                tr.data.push(d[l]);
+            }
         }
     }
 }
@@ -533,7 +535,6 @@ fn uld(
                     lane: 0,
                     addr,
                     off: addr,
-                    data: 0,
                 });
             }
         }
@@ -559,7 +560,6 @@ fn uld(
                             lane: 0,
                             addr,
                             off: addr,
-                            data: 0,
                         });
                     }
                 }

@@ -187,7 +187,12 @@ impl Machine {
                 launch: &self.launch,
                 scratch_bytes,
                 accesses: self.accesses.as_mut(),
-                trace: self.sanitizer.as_deref_mut().map(|x| &mut x.trace),
+                // Only the memory detectors look at each lane's access.
+                trace: self
+                    .sanitizer
+                    .as_deref_mut()
+                    .filter(|x| x.checks().races || x.checks().init)
+                    .map(|x| &mut x.trace),
             };
             exec::execute(&mut ctx, &d, pc)
         };
