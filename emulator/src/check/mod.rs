@@ -270,6 +270,32 @@ pub struct Site {
     pub epoch: Option<u32>,
 }
 
+impl Site {
+    /// Lanes `lanes` of `wave` at `pc`, not a memory access.
+    pub fn of(wave: &Wave, lanes: u32, pc: u64) -> Site {
+        Site {
+            wave: wave.id,
+            workgroup: wave.workgroup,
+            lanes,
+            pc,
+            access: None,
+            epoch: None,
+        }
+    }
+}
+
+/// Every wave of a workgroup with its PC as `at` gives it, for barrier findings.
+fn waves_at(group: &[Wave], at: impl Fn(&Wave) -> u64) -> Vec<WaveAt> {
+    group
+        .iter()
+        .map(|w| WaveAt {
+            wave: w.id,
+            pc: at(w),
+            state: w.state,
+        })
+        .collect()
+}
+
 /// A wave's place in a barrier finding.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct WaveAt {
@@ -679,14 +705,7 @@ impl Sanitizer {
         let Some(u) = self.uses.get((pc / 4) as usize).copied() else {
             return;
         };
-        let site = |lanes: u32| Site {
-            wave: wave.id,
-            workgroup: wave.workgroup,
-            lanes,
-            pc,
-            access: None,
-            epoch: None,
-        };
+        let site = |lanes: u32| Site::of(wave, lanes, pc);
         if self.checks.hazards {
             let known = self
                 .waves
@@ -760,14 +779,7 @@ impl Sanitizer {
                 }
             }
         }
-        let site = |lanes: u32| Site {
-            wave: wave.id,
-            workgroup: wave.workgroup,
-            lanes,
-            pc,
-            access: None,
-            epoch: None,
-        };
+        let site = |lanes: u32| Site::of(wave, lanes, pc);
         for (kind, file, reg) in hits {
             // The issuing operation: the newest that writes the register, or for store
             // data, every outstanding store whose data it is.
@@ -910,20 +922,9 @@ impl Sanitizer {
                 if back != 0 {
                     shadow.skipped &= !wave.exec;
                     let barrier = shadow.skipped_at;
-                    let site = Site {
-                        wave: wave.id,
-                        workgroup: wave.workgroup,
-                        lanes: back,
-                        pc,
-                        access: None,
-                        epoch: None,
-                    };
-                    let mut f = Finding::new(FindingKind::BarrierDivergence, site);
-                    f.other = Some(Site {
-                        pc: barrier,
-                        lanes: back,
-                        ..site
-                    });
+                    let mut f =
+                        Finding::new(FindingKind::BarrierDivergence, Site::of(wave, back, pc));
+                    f.other = Some(Site::of(wave, back, barrier));
                     self.push(f);
                 }
             }
@@ -944,12 +945,8 @@ impl Sanitizer {
         let access = MemAccess::of(kind);
         let len = trace.len;
         let site = Site {
-            wave: wave.id,
-            workgroup: wave.workgroup,
-            lanes: 0,
-            pc,
             access: Some(access),
-            epoch: None,
+            ..Site::of(wave, 0, pc)
         };
         let epoch = self.slot_shadow(s, wave.workgroup, false).epoch;
         // Uninitialised reads: shared and scratch.
@@ -1083,35 +1080,13 @@ impl Sanitizer {
         // A waiting wave's PC is past its (32-bit) barrier.
         let at = |w: &Wave| w.pc.wrapping_sub(4);
         if group.iter().any(|w| at(w) != at(first)) {
-            let mut f = Finding::new(
-                FindingKind::BarrierMismatch,
-                Site {
-                    wave: last.id,
-                    workgroup: last.workgroup,
-                    lanes: last.exec,
-                    pc: at(last),
-                    access: None,
-                    epoch: Some(epoch - 1),
-                },
-            );
-            if let Some(o) = group.iter().find(|w| at(w) != at(last)) {
-                f.other = Some(Site {
-                    wave: o.id,
-                    workgroup: o.workgroup,
-                    lanes: o.exec,
-                    pc: at(o),
-                    access: None,
-                    epoch: Some(epoch - 1),
-                });
-            }
-            f.waves = group
-                .iter()
-                .map(|w| WaveAt {
-                    wave: w.id,
-                    pc: at(w),
-                    state: w.state,
-                })
-                .collect();
+            let side = |w: &Wave| Site {
+                epoch: Some(epoch - 1),
+                ..Site::of(w, w.exec, at(w))
+            };
+            let mut f = Finding::new(FindingKind::BarrierMismatch, side(last));
+            f.other = group.iter().find(|w| at(w) != at(last)).map(side);
+            f.waves = waves_at(group, at);
             self.push(f);
         }
     }
@@ -1124,14 +1099,7 @@ impl Sanitizer {
         let Some(waiting) = group.iter().find(|w| w.state == WaveState::AtBarrier) else {
             return;
         };
-        let site = |w: &Wave, pc: u64| Site {
-            wave: w.id,
-            workgroup: w.workgroup,
-            lanes: w.exec,
-            pc,
-            access: None,
-            epoch: None,
-        };
+        let site = |w: &Wave, pc: u64| Site::of(w, w.exec, pc);
         // Waiting and exited waves are past their (32-bit) barrier or `end`; a faulted
         // wave is at the instruction that faulted.
         let at = |w: &Wave| match w.state {
@@ -1142,14 +1110,7 @@ impl Sanitizer {
         if let Some(gone) = group.iter().find(|w| !w.alive()) {
             f.other = Some(site(gone, at(gone)));
         }
-        f.waves = group
-            .iter()
-            .map(|w| WaveAt {
-                wave: w.id,
-                pc: at(w),
-                state: w.state,
-            })
-            .collect();
+        f.waves = waves_at(group, at);
         // A deadlock is reported again each time the machine is asked to run on: it is one
         // sighting, not more.
         if self.index.contains_key(&f.key()) {
