@@ -694,14 +694,7 @@ impl Sanitizer {
             self.trace.clear();
         }
         self.exec_before = wave.exec;
-        if self
-            .slots
-            .get(s)
-            .is_none_or(|x| x.workgroup != Some(wave.workgroup))
-        {
-            let fresh = group_fresh();
-            self.slot_shadow(s, wave.workgroup, fresh);
-        }
+        self.enter_slot(s, wave, group_fresh);
         let Some(u) = self.uses.get((pc / 4) as usize).copied() else {
             return;
         };
