@@ -49,7 +49,9 @@ fn run_checked(program: &Program, options: LaunchOptions, name: &str) -> Result<
             Some(Event::Finding { .. }) | None => continue,
             Some(Event::Finished) => break None,
             Some(Event::Fault(f)) => break Some(format!("fault: {f}")),
-            Some(Event::Deadlock(d)) => break Some(format!("deadlock: {d}")),
+            Some(Event::Deadlock(d)) => {
+                break Some(wavedbg_emulator::debug::view::deadlock_text(&m, &d))
+            }
             Some(
                 Event::Stalled
                 | Event::Break { .. }
@@ -124,6 +126,8 @@ fn explain(found: &[Finding], d: &Difference, m: &Machine) -> Option<usize> {
 fn site_json(m: &Machine, s: &Site) -> Value {
     let mut v = serde_json::to_value(s).unwrap_or(Value::Null);
     if let Value::Object(o) = &mut v {
+        // Lane masks as hex strings, as `run --json` prints them.
+        o.insert("lanes".into(), json!(format!("{:#010x}", s.lanes)));
         o.insert("line".into(), json!(m.program().line_at(s.pc)));
         o.insert(
             "instruction".into(),

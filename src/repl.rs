@@ -1,5 +1,6 @@
 //! `wavedbg repl`: the line-oriented debugger (rustyline), with a persistent history shared
-//! with the TUI's command line, completion of commands, registers, labels and buffer names,
+//! with the TUI's command line, completion by context (the words each command takes; a
+//! second Tab lists them), the context after every stop (`set context off` turns it off),
 //! hints from history, Ctrl-C to interrupt a run and Ctrl-D to quit.
 
 use std::borrow::Cow;
@@ -9,16 +10,18 @@ use std::thread::JoinHandle;
 
 use color_eyre::eyre::{Result, WrapErr};
 use rustyline::completion::{Completer, Pair};
+use rustyline::config::Configurer;
 use rustyline::error::ReadlineError;
 use rustyline::highlight::Highlighter;
 use rustyline::hint::{Hinter, HistoryHinter};
 use rustyline::history::{DefaultHistory, History};
 use rustyline::validate::Validator;
-use rustyline::{Context, Editor, Helper};
+use rustyline::{CompletionType, Context, Editor, Helper};
 use wavedbg_emulator::debug::command;
 use wavedbg_emulator::debug::completion::Words;
 use wavedbg_emulator::debug::session::{history_path, Recorder};
-use wavedbg_emulator::debug::InterruptHandle;
+use wavedbg_emulator::debug::view::count;
+use wavedbg_emulator::debug::{CommandOutput, Engine, InterruptHandle};
 
 use crate::launch::{open_engine, DebugArgs};
 use crate::output::emit;
@@ -40,13 +43,19 @@ impl Completer for ReplHelper {
         _ctx: &Context<'_>,
     ) -> rustyline::Result<(usize, Vec<Pair>)> {
         let (start, words) = self.words.candidates(&line[..pos]);
+        // A word completed alone is followed by a space, as in gdb (a space prefix such as
+        // `global:` is not: its address follows).
         Ok((
             start,
             words
                 .into_iter()
                 .map(|w| Pair {
-                    display: w.clone(),
-                    replacement: w,
+                    replacement: if w.ends_with(':') {
+                        w.clone()
+                    } else {
+                        format!("{w} ")
+                    },
+                    display: w,
                 })
                 .collect(),
         ))
@@ -213,10 +222,15 @@ pub fn run(args: &DebugArgs) -> Result<i32> {
                 .wrap_err_with(|| format!("cannot record to {}", p.display()))
         })
         .transpose()?;
+    // As pwndbg: the context after every stop (the engine's default is off, so replay
+    // transcripts stay short).
+    engine.set_context(true);
     let mut sigint = SigintRouter::install(engine.interrupt_handle())?;
     let mut rl: Editor<ReplHelper, DefaultHistory> =
         Editor::with_config(wavedbg_tui::history::config())
             .wrap_err("cannot start the line editor")?;
+    // The first Tab completes the common prefix, a second lists the candidates, as in gdb.
+    rl.set_completion_type(CompletionType::List);
     rl.set_helper(Some(ReplHelper {
         words: Words::of(&engine, &["quit"]),
         hinter: HistoryHinter::new(),
@@ -230,10 +244,10 @@ pub fn run(args: &DebugArgs) -> Result<i32> {
     let _ = rl.load_history(&history);
     let m = engine.machine();
     emit(&format!(
-        "wavedbg: {} ({} waves resident, {} workgroups of {} lanes). `help` lists commands; Ctrl-C interrupts a run, Ctrl-D quits.\n",
+        "wavedbg: {} ({} resident, {} of {} lanes). `help` lists commands; Ctrl-C interrupts a run, Ctrl-D quits.\n",
         engine.kernel_path().unwrap_or("kernel"),
-        m.waves.len(),
-        m.launch().grid,
+        count(m.waves.len() as u64, "wave"),
+        count(m.launch().grid as u64, "workgroup"),
         m.launch().workgroup_lanes
     ))?;
     let mut last: Option<command::Command> = None;
@@ -254,18 +268,17 @@ pub fn run(args: &DebugArgs) -> Result<i32> {
                 continue;
             };
             let text = cmd.to_string();
-            if let Some(r) = recorder.as_mut() {
-                r.record(&text).wrap_err("recording")?;
-            }
+            let before = engine.machine().stats.wave_instructions;
             sigint.begin()?;
             let result = engine.run_command(&cmd);
             if sigint.end()? && terminal {
                 emit("\n")?;
             }
-            match result {
-                Ok(out) => emit(&out.text)?,
-                Err(e) => emit(&format!("error: {e}\n"))?,
+            if let Some(r) = recorder.as_mut() {
+                r.record_outcome(&engine, &text, Some(&cmd), before, &result)
+                    .wrap_err("recording")?;
             }
+            show(&result, &engine, &mut rl)?;
             last = Some(cmd);
             continue;
         }
@@ -276,26 +289,44 @@ pub fn run(args: &DebugArgs) -> Result<i32> {
         if matches!(trimmed, "quit" | "q" | "exit") {
             break;
         }
-        if let Some(r) = recorder.as_mut() {
-            r.record(trimmed).wrap_err("recording")?;
-        }
+        let before = engine.machine().stats.wave_instructions;
         sigint.begin()?;
         // Parsed once here, so an empty line can repeat the command.
-        let result = match command::parse(trimmed) {
-            Ok(Some(cmd)) => {
-                let r = engine.run_command_as(&cmd, trimmed);
-                last = Some(cmd);
-                r
-            }
+        let parsed = command::parse(trimmed);
+        let result = match &parsed {
+            Ok(Some(cmd)) => engine.run_command_as(cmd, trimmed),
             _ => engine.execute_line(trimmed),
         };
         if sigint.end()? && terminal {
             emit("\n")?;
         }
-        match result {
-            Ok(out) => emit(&out.text)?,
-            Err(e) => emit(&format!("error: {e}\n"))?,
+        // Only what replays as it ran is recorded: not a failed command, a failed
+        // expect or a save; an interrupted run as the command that stops there (see
+        // `Recorder::record_outcome`).
+        let cmd = parsed.ok().flatten();
+        if let Some(r) = recorder.as_mut() {
+            r.record_outcome(&engine, trimmed, cmd.as_ref(), before, &result)
+                .wrap_err("recording")?;
         }
+        if cmd.is_some() {
+            last = cmd;
+        }
+        show(&result, &engine, &mut rl)?;
     }
     Ok(0)
+}
+
+/// Prints a command's output or error, and refreshes what completion offers.
+fn show(
+    result: &Result<CommandOutput, command::CommandError>,
+    engine: &Engine,
+    rl: &mut Editor<ReplHelper, DefaultHistory>,
+) -> Result<()> {
+    if let Some(h) = rl.helper_mut() {
+        h.words.refresh(engine);
+    }
+    match result {
+        Ok(out) => emit(&out.text),
+        Err(e) => emit(&format!("error: {e}\n")),
+    }
 }

@@ -7,6 +7,7 @@ use clap::Args;
 use color_eyre::eyre::{bail, eyre, Result, WrapErr};
 use serde::Serialize;
 use wavedbg_emulator::debug::expr::parse_number;
+use wavedbg_emulator::debug::view::{count, deadlock_text};
 use wavedbg_emulator::machine::{Event, LaunchOptions, Machine, Stats};
 use wavedbg_emulator::memory::hexdump;
 
@@ -43,10 +44,39 @@ struct Report {
     kernel: String,
     status: &'static str,
     error: Option<String>,
-    fault: Option<wavedbg_emulator::machine::fault::Fault>,
+    fault: Option<FaultJson>,
     stats: Stats,
     elapsed_ms: f64,
     dumps: Vec<Dump>,
+}
+
+/// A fault as `--json` prints it: the fault's fields, with the lane mask as a hex string
+/// (`"0xffff0000"`), which reads as lanes where a decimal number does not.
+#[derive(Serialize)]
+struct FaultJson {
+    kind: wavedbg_emulator::fault::FaultKind,
+    wave: u32,
+    workgroup: u32,
+    lanes: String,
+    pc: u64,
+    addr: Option<u64>,
+    len: u32,
+    instr: Option<String>,
+}
+
+impl From<wavedbg_emulator::fault::Fault> for FaultJson {
+    fn from(f: wavedbg_emulator::fault::Fault) -> Self {
+        FaultJson {
+            kind: f.kind,
+            wave: f.wave,
+            workgroup: f.workgroup,
+            lanes: format!("{:#010x}", f.lanes),
+            pc: f.pc,
+            addr: f.addr,
+            len: f.len,
+            instr: f.instr,
+        }
+    }
 }
 
 fn dump(m: &Machine, spec: &str) -> Result<Dump> {
@@ -124,8 +154,8 @@ fn run_program(program: &wavedbg_emulator::program::Program, args: RunArgs) -> R
     let elapsed = start.elapsed();
     let (status, error, fault) = match event {
         Some(Event::Finished) | None => ("finished", None, None),
-        Some(Event::Fault(f)) => ("fault", Some(f.to_string()), Some(f)),
-        Some(Event::Deadlock(d)) => ("deadlock", Some(d.to_string()), None),
+        Some(Event::Fault(f)) => ("fault", Some(f.to_string()), Some(f.into())),
+        Some(Event::Deadlock(d)) => ("deadlock", Some(deadlock_text(&m, &d)), None),
         // The debugger's events: a plain run arms no breakpoints or watchpoints.
         Some(
             Event::Break { .. }
@@ -156,9 +186,9 @@ fn run_program(program: &wavedbg_emulator::program::Program, args: RunArgs) -> R
         let mut out = String::new();
         for d in &report.dumps {
             out.push_str(&format!(
-                "{} ({} bytes at {:#x}):\n",
+                "{} ({} at {:#x}):\n",
                 d.name,
-                d.bytes.len(),
+                count(d.bytes.len() as u64, "byte"),
                 d.addr
             ));
             out.push_str(&hexdump(&d.bytes, d.addr));
@@ -166,9 +196,9 @@ fn run_program(program: &wavedbg_emulator::program::Program, args: RunArgs) -> R
         let s = &report.stats;
         let secs = elapsed.as_secs_f64().max(1e-9);
         out.push_str(&format!(
-            "{}: {} waves, {} wave-instructions, {} lane-ops in {:.3} ms ({:.1} M wave-instr/s)\n",
+            "{}: {}, {} wave-instructions, {} lane-ops in {:.3} ms ({:.1} M wave-instr/s)\n",
             report.kernel,
-            s.waves_launched,
+            count(s.waves_launched, "wave"),
             s.wave_instructions,
             s.lane_ops,
             report.elapsed_ms,

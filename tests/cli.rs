@@ -146,3 +146,46 @@ fn no_arguments_without_a_terminal_says_so() {
     assert!(out.is_empty(), "nothing drawn: {out}");
     assert!(err.contains("terminal"), "{err}");
 }
+
+/// `run --json` gives lane masks as hex strings; a deadlock names each waiting wave's PC
+/// and its barrier; disassembly writes a negative arithmetic immediate as it was written.
+#[test]
+fn run_json_lanes_are_hex_and_deadlocks_name_the_barrier() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let src = dir.path().join("oob.s");
+    std::fs::write(&src, ".buffer b, 16\n.arg u[0:1], b\n vlaneid v0\n vshli v0, v0, 2\n ld.ubase.b32 v1, u[0:1], v0, 0\n end\n").expect("write");
+    let (code, out, _) = wavedbg(&["run", src.to_str().expect("utf8"), "--json"]);
+    assert_eq!(code, 1);
+    let v: serde_json::Value = serde_json::from_str(&out).expect("JSON");
+    assert_eq!(v["fault"]["lanes"], "0xfffffff0", "{out}");
+    assert_eq!(v["fault"]["pc"], 12);
+
+    let dl = dir.path().join("dl.s");
+    std::fs::write(
+        &dl,
+        ".workgroup 64\n uwaveid u5\n br.unz u5, quit\nwait_here:\n barrier\n end\nquit:\n end\n",
+    )
+    .expect("write");
+    let (code, out, _) = wavedbg(&["run", dl.to_str().expect("utf8"), "--json"]);
+    assert_eq!(code, 1);
+    let v: serde_json::Value = serde_json::from_str(&out).expect("JSON");
+    assert_eq!(
+        v["error"],
+        "deadlock in workgroup 0: wave 0 (pc 0x000c <wait_here+4>) waits at the barrier at 0x0008 <wait_here>; wave 1 (exited) will never arrive"
+    );
+
+    let neg = dir.path().join("neg.s");
+    std::fs::write(
+        &neg,
+        " uaddi u6, u6, -1\n vmovi v1, -1\n vandi v1, v1, -256\n end\n",
+    )
+    .expect("write");
+    let (code, out, _) = wavedbg(&["disasm", neg.to_str().expect("utf8")]);
+    assert_eq!(code, 0);
+    assert!(
+        out.contains("uaddi u6, u6, -1 ")
+            && out.contains("vmovi v1, -1 ")
+            && out.contains("vandi v1, v1, 0xffffff00 "),
+        "{out}"
+    );
+}

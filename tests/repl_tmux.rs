@@ -165,3 +165,82 @@ fn ctrl_c_and_sigint_interrupt_a_run_in_a_real_terminal() {
     });
     assert!(!alive(&pid), "the REPL is still running after Ctrl-D");
 }
+
+/// Tab completes by context in a real terminal: the first Tab the common prefix, the
+/// second lists the candidates (only `info` topics after `info`, buffers and spaces after
+/// `x`, detector groups after `set check`).
+#[test]
+fn tab_completes_by_context_and_a_second_tab_lists() {
+    let Some(t) = tmux::start("repl-tab", "tab-test$ ", (160, 40), true) else {
+        return;
+    };
+    let kernel = t.dir.join("k.s");
+    std::fs::write(
+        &kernel,
+        ".kernel k\n.buffer out, 64\n.buffer other, 64\n.arg u[0:1], out\nloop:\n    vlaneid v0\n    end\n",
+    )
+    .expect("write the kernel");
+    t.type_text(&format!(
+        "WAVEDBG_HISTORY={} {} repl {}",
+        t.dir.join("history").display(),
+        env!("CARGO_BIN_EXE_wavedbg"),
+        kernel.display()
+    ));
+    t.keys(&["Enter"]);
+    t.wait_for("the REPL prompt", |s| {
+        s.contains("Ctrl-D quits") && at_prompt(s)
+    });
+    // `info b`: two topics; Tab Tab lists them (and no register or label).
+    t.type_text("info b");
+    t.keys(&["Tab"]);
+    t.keys(&["Tab"]);
+    let s = t.wait_for("the listed topics", |s| {
+        s.lines()
+            .any(|l| l.contains("breakpoints") && l.contains("buffers"))
+    });
+    assert!(!s.contains("barrier"), "{s}");
+    // One more letter and Tab completes it; Enter runs it.
+    t.type_text("u");
+    t.keys(&["Tab"]);
+    t.wait_for("`info buffers` completed", |s| {
+        s.lines()
+            .last()
+            .is_some_and(|l| l.ends_with("info buffers"))
+    });
+    t.keys(&["Enter"]);
+    t.wait_for("the buffer table", |s| {
+        s.contains("Name   Address      Bytes  Argument") && at_prompt(s)
+    });
+    // After `x/4xw `: the spaces and buffer names.
+    t.type_text("x/4xw o");
+    t.keys(&["Tab"]);
+    t.keys(&["Tab"]);
+    t.wait_for("the buffers listed", |s| {
+        s.lines().any(|l| l.contains("other") && l.contains("out"))
+    });
+    t.type_text("u");
+    t.keys(&["Tab"]);
+    t.wait_for("`x/4xw out` completed", |s| {
+        s.lines().last().is_some_and(|l| l.ends_with("x/4xw out"))
+    });
+    t.keys(&["Enter"]);
+    t.wait_for("the memory", |s| {
+        s.contains("global:0x100000000:") && at_prompt(s)
+    });
+    // After `set check `: the groups.
+    t.type_text("set check ");
+    t.keys(&["Tab"]);
+    t.keys(&["Tab"]);
+    t.wait_for("the detector groups", |s| {
+        s.lines().any(|l| {
+            ["races", "sync", "init", "hazards", "all"]
+                .iter()
+                .all(|g| l.contains(g))
+        })
+    });
+    t.keys(&["C-u"]);
+    t.keys(&["C-d"]);
+    t.wait_for("the shell prompt", |s| {
+        s.lines().last().is_some_and(|l| l.starts_with("tab-test$"))
+    });
+}

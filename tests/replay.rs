@@ -344,3 +344,133 @@ fn enter_repeats_steps_and_examine_goes_on() {
         "{out}"
     );
 }
+
+/// `wavedbg ARGS` run in `dir`, with `stdin`.
+fn wavedbg_in(dir: &Path, args: &[&str], stdin: &str) -> (i32, String, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_wavedbg"))
+        .args(args)
+        .current_dir(dir)
+        .env(
+            "WAVEDBG_HISTORY",
+            std::env::temp_dir().join(format!("wavedbg-test-history-{}", std::process::id())),
+        )
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start wavedbg");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(stdin.as_bytes())
+        .expect("write stdin");
+    let out = child.wait_with_output().expect("wait");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// A REPL session with mistakes in it (an unknown command, a bad location, a failing
+/// expect) and a `save` records a script without them, whose `#! kernel` line is relative
+/// to the script's folder: it replays to success from any directory.
+#[test]
+fn a_recorded_repl_session_leaves_out_failures_and_saves_and_replays_to_success() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let scripts = dir.path().join("recorded");
+    std::fs::create_dir(&scripts).expect("mkdir");
+    let record = scripts.join("session.wdb");
+    let session = dir.path().join("saved.ron");
+    let commands = format!(
+        "bogus\nbreak nosuch\nbreak next_word\ncontinue\nexpect v1[0] == 12345\nsave {}\nprint v1[3]\nx/2xw in\nload {}\ninfo breakpoints\nstepi\n\nlist\nexpect wave == 0\nquit\n",
+        session.display(),
+        session.display()
+    );
+    // The kernel is named relative to the REPL's directory (the repository root).
+    let (code, out, err) = wavedbg(
+        &[
+            "repl",
+            "scripts/histogram.s",
+            "--record",
+            record.to_str().expect("utf8"),
+        ],
+        Some(&commands),
+    );
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(
+        out.contains("error: unknown command `bogus`")
+            && out.contains("error: no label `nosuch`")
+            && out.contains("expect FAILED")
+            && out.contains("Saved session"),
+        "the REPL showed every outcome:\n{out}"
+    );
+    let recorded = std::fs::read_to_string(&record).expect("recording");
+    for gone in ["bogus", "nosuch", "12345", "save "] {
+        assert!(!recorded.contains(gone), "`{gone}` recorded:\n{recorded}");
+    }
+    // The repeated step (an empty line) is recorded as the command it repeated.
+    assert_eq!(
+        recorded.lines().filter(|l| *l == "stepi").count(),
+        2,
+        "{recorded}"
+    );
+    let saved = std::fs::canonicalize(&session).expect("session saved");
+    assert!(
+        recorded.contains(&format!("load {}\n", saved.display())),
+        "load with the absolute path:\n{recorded}"
+    );
+    let kernel = recorded
+        .lines()
+        .find_map(|l| l.strip_prefix("#! kernel "))
+        .expect("a kernel line");
+    assert!(
+        !Path::new(kernel).is_absolute() && kernel != "scripts/histogram.s",
+        "relative to the script's folder: {kernel}"
+    );
+    assert_eq!(
+        std::fs::canonicalize(scripts.join(kernel)).expect("the kernel beside the script"),
+        std::fs::canonicalize(root().join("scripts/histogram.s")).expect("the kernel")
+    );
+    // Replayed from another directory: every command runs, every expect holds.
+    let elsewhere = tempfile::tempdir().expect("tempdir");
+    let (code, t, err) = wavedbg_in(
+        elsewhere.path(),
+        &["replay", record.to_str().expect("utf8")],
+        "",
+    );
+    assert_eq!(code, 0, "{t}{err}");
+    assert_eq!(t.lines().last(), Some("1 passed, 0 failed"), "{t}");
+    assert!(!t.contains("error:"), "{t}");
+}
+
+/// The REPL shows the context after every stop (the engine's default is off) until
+/// `set context off`; `list` shows the source; counts agree with their nouns.
+#[test]
+fn the_repl_shows_the_context_after_stops_and_lists_the_source() {
+    let (code, out, err) = wavedbg(
+        &[
+            "repl",
+            "scripts/reduce.s",
+            "--grid",
+            "1",
+            "--workgroup",
+            "32",
+        ],
+        Some("stepi\nset context off\nstepi\nlist\ninfo buffers\nquit\n"),
+    );
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(
+        out.starts_with("wavedbg: scripts/reduce.s (1 wave resident, 1 workgroup of 32 lanes)."),
+        "{out}"
+    );
+    assert_eq!(out.matches("-- code --").count(), 1, "{out}");
+    assert_eq!(out.matches("-- exec --").count(), 1, "{out}");
+    assert!(out.contains("=>  0x0004  uwaveid u5"), "{out}");
+    assert!(out.contains("=>   14\t    unumwaves u6"), "{out}");
+    assert!(
+        out.contains("in    0x100000000   1024  u[0:1] (address)"),
+        "{out}"
+    );
+}

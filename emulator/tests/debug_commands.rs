@@ -359,6 +359,8 @@ fn every_command_and_alias_runs() {
         "expect u6 == 3",
     ];
     let mut e = engine(LOOP);
+    // `list` needs the kernel's source.
+    e.set_source("loop.s", LOOP);
     let mut used = BTreeSet::new();
     for line in lines {
         e.execute_line(line)
@@ -391,6 +393,17 @@ fn every_command_and_alias_runs() {
         ("why", "why".to_string()),
         ("info", "info findings".to_string()),
         ("set", "set check all off".to_string()),
+        ("info", "info buffers".to_string()),
+        ("info", "info labels".to_string()),
+        ("list", "list loop".to_string()),
+        ("list", "l".to_string()),
+        ("list", "list -".to_string()),
+        ("context", "context".to_string()),
+        ("context", "ctx".to_string()),
+        ("context", "set context-sections regs,exec".to_string()),
+        ("context", "set context on".to_string()),
+        ("context", "stepi".to_string()),
+        ("context", "set context off".to_string()),
     ];
     for (command, line) in &later {
         if command::canonical(command).is_none() {
@@ -404,7 +417,7 @@ fn every_command_and_alias_runs() {
     let _ = std::fs::remove_file(&file);
     // `advance barrier` is the other form of `advance`.
     let mut e = engine(BARRIER);
-    assert!(run(&mut e, "advance barrier").contains("reached barrier"));
+    assert!(run(&mut e, "advance barrier").contains("reached the barrier at 0x002c <sync>"));
     for (name, aliases, ..) in HELP {
         for w in std::iter::once(name).chain(aliases.iter()) {
             assert!(used.contains(*w), "`{w}` is not exercised");
@@ -631,11 +644,11 @@ fn break_forms_and_info_breakpoints() {
     assert_eq!(run(&mut e, "b *0x3c"), "Breakpoint 4 at 0x003c <loop+24>\n");
     assert_eq!(
         run(&mut e, "break loop if v3 > 100 wave 2"),
-        "Breakpoint 5 at 0x0024 <loop> if v3 > 100\n"
+        "Breakpoint 5 at 0x0024 <loop>, wave 2 if v3 > 100\n"
     );
     assert_eq!(
         run(&mut e, "tbreak store workgroup 1 lane 5"),
-        "Temporary breakpoint 6 at 0x0060 <store>\n"
+        "Temporary breakpoint 6 at 0x0060 <store>, workgroup 1, lane 5\n"
     );
     assert_eq!(run(&mut e, "b 0"), "Breakpoint 7 at 0x0000\n");
     assert_eq!(
@@ -1240,7 +1253,7 @@ fn advance_barrier_and_a_blocked_step() {
     assert_eq!(s.reason, StopReason::Reached(Reached::Barrier));
     assert_eq!(
         text,
-        "wave 1 (workgroup 0) reached barrier\n  0x0030 <after_barrier>: nop\n"
+        "wave 1 (workgroup 0) reached the barrier at 0x002c <sync> and stopped after it, waiting for the other waves of its workgroup\n  next: 0x0030 <after_barrier>: nop\n"
     );
     assert!(
         run(&mut e, "info waves").contains("*    1   0    1  at barrier   0x0030 <after_barrier>")
@@ -1321,9 +1334,11 @@ fn faults_and_deadlocks_are_reported() {
     let mut e = engine(DEADLOCK);
     let (text, s) = stop(&mut e, "c");
     assert!(matches!(s.reason, StopReason::Deadlock(_)));
+    // The deadlock names each waiting wave's PC as `info waves` shows it (past the
+    // barrier) and the barrier it waits at.
     assert_eq!(
         text,
-        "Deadlock: deadlock in workgroup 0: wave 0 at pc 0x0008 waits at a barrier that wave 1 (exited) will never reach\n"
+        "Deadlock: deadlock in workgroup 0: wave 0 (pc 0x000c <wait_here+4>) waits at the barrier at 0x0008 <wait_here>; wave 1 (exited) will never arrive\n"
     );
     let waves = run(&mut e, "info waves");
     assert!(
@@ -1453,7 +1468,8 @@ fn print_scalars_in_every_format() {
         ("p/x exec", "exec = 0x0fffffff"),
         ("p pc", "pc = 0x0018 <here>"),
         ("p/x pc", "pc = 0x00000018"),
-        ("p here", "here = 24"),
+        ("p here", "here = 0x0018 <here>"),
+        ("p/d here", "here = 24"),
         ("p wave", "wave = 0"),
         ("p (1 + 2) * 3 << 1", "(1 + 2) * 3 << 1 = 18"),
         ("p 7 % 3 == 1 && !0", "7 % 3 == 1 && !0 = 1"),
@@ -1729,7 +1745,7 @@ fn disassemble_marks_the_pc_and_breakpoints() {
             "loop:",
             "    0x0024  vaddi.u32 v1, v1, 1",
             "  B 0x002c  vaddi.u32 v3, v3, 1",
-            "    0x0034  uaddi u6, u6, 0xffffffff",
+            "    0x0034  uaddi u6, u6, -1",
             "    0x003c  br.unz u6, loop",
             "after:",
             "    0x0040  ushli u7, u4, 6",
@@ -1961,4 +1977,558 @@ other:
     assert!(s.is_terminal(), "{s:?}");
     // The faulted wave can still be selected for inspection.
     assert!(run(&mut e, "wave 0").starts_with("[Switching to wave 0 (workgroup 0), faulted]"));
+}
+
+// ---------------------------------------------------------------------------------------
+// Buffers and labels, names in expressions, source lines, list, the context, messages
+// ---------------------------------------------------------------------------------------
+
+/// Three buffers: one held by an address argument, one by a descriptor, one by none; a
+/// label `out` shares its name with a buffer.
+const NAMES: &str = r#"
+.kernel names
+.buffer in, 64
+.init in, u32, 7, 8, 9
+.buffer out, 32
+.buffer spare, 1
+.arg u[0:1], in
+.arg u[2:5], desc out
+.arg u6, 5
+    vlaneid v0
+out:
+    vshli v2, v0, 2
+tail:
+    end
+"#;
+
+/// The 1-based line of `src` that contains `needle`.
+fn line_of(src: &str, needle: &str) -> usize {
+    src.lines()
+        .position(|l| l.contains(needle))
+        .unwrap_or_else(|| panic!("no `{needle}` in the kernel"))
+        + 1
+}
+
+/// An engine that holds `src` as its source, as one opened from a .s file does.
+fn with_source(src: &str) -> Engine {
+    let mut e = engine(src);
+    e.set_source("k.s", src);
+    e
+}
+
+/// One wave of LOOP, with its source.
+fn loop_with_source() -> Engine {
+    let mut e = one_wave_loop();
+    e.set_source("loop.s", LOOP);
+    e
+}
+
+#[test]
+fn info_buffers_and_info_labels_are_tables() {
+    let mut e = engine(NAMES);
+    assert_eq!(
+        run(&mut e, "info buffers"),
+        "\
+Name   Address      Bytes  Argument
+in     0x100000000     64  u[0:1] (address)
+out    0x100020000     32  u[2:5] (descriptor)
+spare  0x100040000      1  -
+"
+    );
+    assert_eq!(run(&mut e, "i buffer"), run(&mut e, "info buffers"));
+    assert_eq!(
+        run(&mut e, "info labels"),
+        format!(
+            "Name  Address  Line\nout   0x0004     {:>2}\ntail  0x000c     {:>2}\n",
+            line_of(NAMES, "vshli"),
+            line_of(NAMES, "    end")
+        )
+    );
+    // Labels by address, not by name; a label past the last instruction has no line.
+    let mut e = engine(".kernel k\nzz:\n    nop\naa:\n    end\nafter_end:\n");
+    assert_eq!(
+        run(&mut e, "info labels"),
+        "Name       Address  Line\nzz         0x0000      3\naa         0x0004      5\nafter_end  0x0008      -\n"
+    );
+    assert_eq!(run(&mut e, "info buffers"), "No buffers.\n");
+    let mut e = engine(".kernel k\n    end\n");
+    assert_eq!(run(&mut e, "info labels"), "No labels.\n");
+}
+
+#[test]
+fn buffer_names_are_their_base_address_in_expressions() {
+    let mut e = engine(LOOP);
+    assert_eq!(
+        run(&mut e, "print out"),
+        "out = 0x100000000 <buffer out, 1024 bytes>\n"
+    );
+    assert_eq!(
+        run(&mut e, "p/x out + 16"),
+        "out + 16 = 0x0000000100000010\n"
+    );
+    assert_eq!(
+        run(&mut e, "x/2xw out+16"),
+        "global:0x100000010: 0x00000000 0x00000000\n"
+    );
+    run(&mut e, "set global:out + 4 = 77");
+    assert_eq!(run(&mut e, "x/2dw out"), "global:0x100000000: 0 77\n");
+    assert!(run(&mut e, "expect global:(out + 4) == 77").starts_with("expect ok"));
+    assert!(run(&mut e, "expect global:out == 0").starts_with("expect ok"));
+    assert_eq!(
+        run(&mut e, "watch out+64"),
+        "Hardware watchpoint 1: global:0x100000040, 4 bytes\n"
+    );
+    assert_eq!(
+        run(&mut e, "rwatch global:out 8"),
+        "Hardware read watchpoint 2: global:0x100000000, 8 bytes\n"
+    );
+    // The kernel's first store to out[16] (wave 0, lane 16) stops the run.
+    let (text, s) = stop(&mut e, "continue");
+    assert!(matches!(s.reason, StopReason::Watchpoint(_)), "{text}");
+    assert!(text.contains("global:0x100000040 (4 bytes)"), "{text}");
+    // A name that is neither says what names are.
+    let err = fail(&mut e, "print nosuch");
+    assert!(
+        err.message
+            .contains("no symbol `nosuch` (names are buffers and labels"),
+        "{err}"
+    );
+}
+
+/// A name that is both a buffer and a label: the buffer in expressions, the label in
+/// locations (docs/commands.md says so).
+#[test]
+fn a_name_both_buffer_and_label_is_the_buffer_in_expressions_and_the_label_as_a_location() {
+    let mut e = with_source(NAMES);
+    assert_eq!(
+        run(&mut e, "print out"),
+        "out = 0x100020000 <buffer out, 32 bytes>\n"
+    );
+    assert_eq!(run(&mut e, "x/1xw out"), "global:0x100020000: 0x00000000\n");
+    assert!(run(&mut e, "expect out == 0x100020000").starts_with("expect ok"));
+    assert!(run(&mut e, "break out").starts_with("Breakpoint 1 at 0x0004 <out>"));
+    assert!(run(&mut e, "disassemble out").contains("=>  0x0000  vlaneid v0"));
+    let listed = run(&mut e, "list out");
+    assert!(
+        listed.contains(&format!(
+            "  B{:>4}\t    vshli v2, v0, 2",
+            line_of(NAMES, "vshli")
+        )),
+        "{listed}"
+    );
+    let (_, s) = stop(&mut e, "advance out");
+    assert_eq!(s.pc, Some(4));
+    // A buffer that is not a label is no location.
+    let err = fail(&mut e, "break in");
+    assert!(err.message.contains("no label `in`"), "{err}");
+}
+
+#[test]
+fn list_shows_ten_lines_around_the_pc_then_goes_on() {
+    let mut e = loop_with_source();
+    let total = LOOP.lines().count();
+    let lines = |text: &str| -> Vec<usize> {
+        text.lines()
+            .map(|l| {
+                l[3..]
+                    .split('\t')
+                    .next()
+                    .unwrap()
+                    .trim()
+                    .parse::<usize>()
+                    .unwrap()
+            })
+            .collect()
+    };
+    let around = |n: usize| ((n.max(6) - 5)..=(n.max(6) + 4)).collect::<Vec<_>>();
+    // The PC is at the first instruction: `=>` marks its line, 10 lines around it.
+    let first = run(&mut e, "list");
+    let pc_line = line_of(LOOP, "uwgid u4");
+    assert_eq!(lines(&first), around(pc_line), "{first}");
+    assert!(
+        first.contains(&format!("=> {pc_line:>4}\t    uwgid u4\n")),
+        "{first}"
+    );
+    // Again: the next 10 (Enter repeats `list` as gdb does).
+    let next = run(&mut e, "list");
+    assert_eq!(lines(&next), around(pc_line + 10));
+    let cmd = command::parse("list 5").unwrap().unwrap();
+    assert_eq!(
+        e.repeat_of(&cmd),
+        Some(command::Command::List(None)),
+        "Enter after list"
+    );
+    // `-`: the 10 before the first shown, down to line 1.
+    assert_eq!(lines(&run(&mut e, "list -")), around(pc_line));
+    assert_eq!(
+        lines(&run(&mut e, "list -")),
+        (1..pc_line - 5).collect::<Vec<_>>()
+    );
+    assert!(fail(&mut e, "list -")
+        .message
+        .contains("Already at the start of loop.s"));
+    // A line: centred on it; a label or address: on its instruction's line; FILE:LINE.
+    let loop_line = line_of(LOOP, "vaddi.u32 v1, v1, 1");
+    assert_eq!(lines(&run(&mut e, "list 15")), around(15));
+    assert_eq!(lines(&run(&mut e, "list loop")), around(loop_line));
+    assert_eq!(lines(&run(&mut e, "list *0x24")), around(loop_line));
+    assert_eq!(lines(&run(&mut e, "list loop.s:15")), around(15));
+    assert_eq!(lines(&run(&mut e, "list loop.s:loop")), around(loop_line));
+    // Breakpoint lines are marked `B`.
+    run(&mut e, "break loop");
+    assert!(
+        run(&mut e, "list loop").contains(&format!("  B{loop_line:>4}\t    vaddi.u32 v1, v1, 1"))
+    );
+    // The end of the file: the last lines, then an error.
+    let tail = run(&mut e, &format!("list {total}"));
+    assert_eq!(*lines(&tail).last().unwrap(), total);
+    let err = fail(&mut e, "list");
+    assert_eq!(
+        err.message,
+        format!(
+            "Line number {} out of range; loop.s has {total} lines.",
+            total + 1
+        )
+    );
+    // A stop forgets where list was: it starts again around the new PC.
+    stop(&mut e, "continue");
+    let again = run(&mut e, "list");
+    assert!(again.contains(&format!("=>B{loop_line:>4}\t")), "{again}");
+    // Bad arguments.
+    for (line, what) in [
+        ("list 0", "line 0 is out of range; loop.s has"),
+        ("list 100000", "line 100000 is out of range"),
+        (
+            "list 99999999999999999999",
+            "line 99999999999999999999 is out of range",
+        ),
+        ("list nosuch", "no label `nosuch`"),
+        (
+            "list other.s:3",
+            "no source file `other.s` (this kernel's source is loop.s)",
+        ),
+        ("list 0x2", "0x2 is not the start of an instruction"),
+    ] {
+        fails_with_usage(&mut e, line, what);
+    }
+}
+
+#[test]
+fn list_without_source_says_why() {
+    let mut e = one_wave_loop();
+    fails_with_usage(
+        &mut e,
+        "list",
+        "no source for this kernel (it was not opened from a .s file)",
+    );
+    e.set_kernel_path("kernels/loop.wko");
+    fails_with_usage(
+        &mut e,
+        "list",
+        "no source for this kernel (opened from a .wko object)",
+    );
+    e.set_kernel_path("/nonexistent/loop.s");
+    fails_with_usage(&mut e, "list", "cannot read /nonexistent/loop.s");
+    // Stops show no source line then.
+    let (text, _) = stop(&mut e, "stepi");
+    assert_eq!(text.lines().count(), 2, "{text}");
+    // The built-in demo has its source compiled in.
+    let mut demo =
+        Engine::new(&wavedbg_emulator::demo::program(), LaunchOptions::default()).expect("launch");
+    demo.set_kernel_path(wavedbg_emulator::demo::NAME);
+    assert!(run(&mut demo, "list").contains("=>"));
+}
+
+#[test]
+fn stops_end_with_the_source_line_of_the_next_instruction() {
+    let mut e = loop_with_source();
+    let line = |needle: &str| {
+        let n = line_of(LOOP, needle);
+        format!("{n:>4}\t{}", LOOP.lines().nth(n - 1).unwrap().trim_end())
+    };
+    let (text, _) = stop(&mut e, "stepi");
+    assert_eq!(
+        text,
+        format!(
+            "wave 0 (workgroup 0)\n  0x0004: uwaveid u5\n{}\n",
+            line("uwaveid u5")
+        )
+    );
+    run(&mut e, "break loop");
+    let (text, _) = stop(&mut e, "c");
+    assert!(
+        text.ends_with(&format!(
+            "vaddi.u32 v1, v1, 1\n{}\n",
+            line("vaddi.u32 v1, v1, 1")
+        )),
+        "{text}"
+    );
+    // A watchpoint: after the next instruction's text.
+    run(&mut e, "delete");
+    run(&mut e, "watch out 4");
+    let (text, _) = stop(&mut e, "c");
+    assert!(
+        text.ends_with(&format!("wait.vst 0\n{}\n", line("wait.vst 0"))),
+        "{text}"
+    );
+    // The end of the launch has no line.
+    run(&mut e, "delete");
+    let (text, _) = stop(&mut e, "c");
+    assert!(text.starts_with("All waves exited"), "{text}");
+    assert_eq!(text.lines().count(), 1);
+    // A fault: the faulting instruction's line; a deadlock: the barrier's.
+    let mut e = with_source(FAULT);
+    let (text, _) = stop(&mut e, "c");
+    assert!(
+        text.ends_with(&format!(
+            "{:>4}\t    st.shared.b32 v0, v2, 0\n",
+            line_of(FAULT, "st.shared")
+        )),
+        "{text}"
+    );
+    let mut e = with_source(DEADLOCK);
+    let (text, _) = stop(&mut e, "c");
+    assert!(
+        text.ends_with(&format!(
+            "{:>4}\t    barrier\n",
+            line_of(DEADLOCK, "barrier")
+        )),
+        "{text}"
+    );
+    // `why` tells it again, the line included.
+    assert_eq!(run(&mut e, "why").lines().last(), text.lines().last());
+}
+
+#[test]
+fn the_context_shows_its_sections_after_every_stop_when_on() {
+    let mut e = loop_with_source();
+    // Off by default: a stop is its description alone.
+    let (text, _) = stop(&mut e, "stepi 6");
+    assert!(!text.contains("-- code"), "{text}");
+    run(&mut e, "set context on");
+    let (text, _) = stop(&mut e, "stepi");
+    let heads: Vec<&str> = text
+        .lines()
+        .filter(|l| l.starts_with("-- "))
+        .map(|l| l.split(" -").next().unwrap())
+        .collect();
+    // After a stop, the reason is the stop's description right above.
+    assert_eq!(
+        heads,
+        [
+            "-- code",
+            "-- source: loop.s",
+            "-- registers changed since the previous stop",
+            "-- lanes: vaddi.u32 v3, v3, 1 reads v3, writes v3",
+            "-- exec",
+            "-- end"
+        ],
+        "{text}"
+    );
+    assert!(text.starts_with("wave 0 (workgroup 0)\n"), "{text}");
+    assert!(
+        text.lines()
+            .nth(3)
+            .is_some_and(|l| l.starts_with("-- code --")),
+        "the stop, its source line, then the context:\n{text}"
+    );
+    // `context` alone starts with the reason: the last stop and the selection.
+    let now = run(&mut e, "context");
+    assert!(
+        now.starts_with("-- reason ---")
+            && now.contains("---\nwave 0 (workgroup 0) [count 7]\nselected: wave 0 (workgroup 0, ready), lane 0 (active), pc 0x002c <loop+8>\n-- code"),
+        "{now}"
+    );
+    // Code: the PC marked; registers: what the step changed, with the selected lane's
+    // values; lanes: the register the next instruction reads and writes, all 32 lanes.
+    assert!(text.contains("=>  0x002c  vaddi.u32 v3, v3, 1"), "{text}");
+    assert!(
+        text.contains("pc    0x0024 <loop> -> 0x002c <loop+8>\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains("v1    lanes 0-31; lane 0: 0x00000000 -> 0x00000001\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains("v3 (wave 0, EXEC 0xffffffff):\n  [ 0]"),
+        "{text}"
+    );
+    assert!(text.contains(&format!(
+        "=>{:>5}\t    vaddi.u32 v3, v3, 1",
+        line_of(LOOP, "vaddi.u32 v3, v3, 1")
+    )));
+    // EXEC on a lane scale, the selected lane pointed at.
+    assert!(
+        text.contains(
+            "exec 0xffffffff: 32 of 32 lanes active (0-31)\n  lane 0       8       16      24    31\n       ################################\n       ^ lane 0\n"
+        ),
+        "{text}"
+    );
+    // Sections chosen and ordered; `context` shows it now.
+    run(&mut e, "set context-sections exec, regs");
+    run(&mut e, "lane 5");
+    let now = run(&mut e, "context");
+    assert!(now.starts_with("-- exec ---"), "{now}");
+    assert!(
+        now.contains("            ^ lane 5\n-- registers changed"),
+        "{now}"
+    );
+    assert_eq!(run(&mut e, "ctx"), now);
+    // Uniform registers an instruction reads show their value; stores read their data.
+    run(&mut e, "set context-sections lanes");
+    let (text, _) = stop(&mut e, "stepi");
+    assert!(
+        text.contains("-- lanes: uaddi u6, u6, -1 reads u6, writes u6 --"),
+        "{text}"
+    );
+    assert!(text.contains("u6 = 0x00000003"), "{text}");
+    run(&mut e, "advance store");
+    let now = run(&mut e, "context");
+    assert!(
+        now.contains("-- lanes: st.ubase.b32 v3, u[0:1], v2, 0 reads v3 u0 u1 v2, writes nothing"),
+        "{now}"
+    );
+    // Off again: stops are short.
+    run(&mut e, "set context off");
+    let (text, _) = stop(&mut e, "stepi");
+    assert!(!text.contains("-- "), "{text}");
+    // Bad settings.
+    fails_with_usage(
+        &mut e,
+        "set context-sections bogus",
+        "unknown context section `bogus`",
+    );
+    fails_with_usage(&mut e, "set context-sections ,", "needs sections");
+    fails_with_usage(&mut e, "set context maybe", "set context on|off");
+    fails_with_usage(&mut e, "context now", "takes no argument");
+    // The settings print back as they parse.
+    for line in [
+        "set context on",
+        "set context-sections code,exec",
+        "list",
+        "list loop",
+        "context",
+    ] {
+        let c = command::parse(line).unwrap().unwrap();
+        assert_eq!(c.to_string(), line);
+    }
+    let c = command::parse("set context-sections all").unwrap().unwrap();
+    assert_eq!(
+        c.to_string(),
+        "set context-sections reason,code,source,regs,lanes,exec"
+    );
+}
+
+#[test]
+fn breakpoint_filters_are_confirmed_and_may_come_before_the_condition() {
+    let mut e = engine(LOOP);
+    assert_eq!(
+        run(&mut e, "break loop wave 3 lane 5"),
+        "Breakpoint 1 at 0x0024 <loop>, wave 3, lane 5\n"
+    );
+    // gdb's order (`break LOC thread N if COND`) and ours give the same breakpoint.
+    assert_eq!(
+        run(&mut e, "tbreak after workgroup 1 if v1 > 2"),
+        "Temporary breakpoint 2 at 0x0040 <after>, workgroup 1 if v1 > 2\n"
+    );
+    assert_eq!(
+        run(&mut e, "break after lane 2 if v1 > 2 wave 1"),
+        "Breakpoint 3 at 0x0040 <after>, wave 1, lane 2 if v1 > 2\n"
+    );
+    fails_with_usage(
+        &mut e,
+        "break after wave 1 if v1 > 2 wave 2",
+        "`wave` is given twice",
+    );
+    fails_with_usage(&mut e, "break after lane 1 lane 2", "`lane` is given twice");
+    fails_with_usage(
+        &mut e,
+        "tbreak after wave 1 wave 1",
+        "`wave` is given twice",
+    );
+    let mut e = engine(WRITERS);
+    assert_eq!(
+        run(&mut e, "watch shared:0 workgroup 1 if v4 > 0"),
+        "Hardware watchpoint 1: shared:0x0 (workgroup 1), 4 bytes\n"
+    );
+    // With the source, the file and line too.
+    let mut e = loop_with_source();
+    assert_eq!(
+        run(&mut e, "break loop lane 4"),
+        format!(
+            "Breakpoint 1 at 0x0024 <loop> (loop.s:{}), lane 4\n",
+            line_of(LOOP, "vaddi.u32 v1, v1, 1")
+        )
+    );
+}
+
+#[test]
+fn info_breakpoints_lists_breakpoints_and_watchpoints_by_number() {
+    let mut e = engine(WRITERS);
+    run(&mut e, "watch out 4");
+    run(&mut e, "break store");
+    run(&mut e, "awatch shared:0");
+    run(&mut e, "tbreak gstore");
+    run(&mut e, "ignore 2 1");
+    let table = run(&mut e, "info breakpoints");
+    let numbers: Vec<&str> = table
+        .lines()
+        .skip(1)
+        .filter(|l| !l.starts_with(' '))
+        .map(|l| l.split_whitespace().next().unwrap())
+        .collect();
+    assert_eq!(numbers, ["1", "2", "3", "4"], "{table}");
+    assert!(
+        table.contains("        will ignore next 1 crossing\n"),
+        "{table}"
+    );
+    assert_eq!(
+        run(&mut e, "info watchpoints")
+            .lines()
+            .filter(|l| !l.starts_with(' '))
+            .count(),
+        3
+    );
+    // Counts agree with their nouns.
+    assert_eq!(
+        run(&mut e, "ignore 2 1"),
+        "Will ignore next 1 crossing of breakpoint 2.\n"
+    );
+    assert_eq!(
+        run(&mut e, "ignore 2 3"),
+        "Will ignore next 3 crossings of breakpoint 2.\n"
+    );
+    let mut e = one_wave_loop();
+    assert_eq!(
+        run(&mut e, "restart"),
+        "Restarted: 1 wave resident, all at 0x0000.\n"
+    );
+    let mut e = engine(LOOP);
+    assert_eq!(
+        run(&mut e, "restart"),
+        "Restarted: 4 waves resident, all at 0x0000.\n"
+    );
+}
+
+#[test]
+fn advance_barrier_says_the_wave_stopped_after_the_barrier() {
+    // The first wave waits after the barrier; the last releases it.
+    let mut e = with_source(BARRIER);
+    let (text, s) = stop(&mut e, "advance barrier");
+    assert_eq!(s.reason, StopReason::Reached(Reached::Barrier));
+    let after = line_of(BARRIER, "    nop");
+    assert_eq!(
+        text,
+        format!("wave 0 (workgroup 0) reached the barrier at 0x002c <sync> and stopped after it, waiting for the other waves of its workgroup\n  next: 0x0030 <after_barrier>: nop\n{after:>4}\t    nop\n")
+    );
+    run(&mut e, "wave 1");
+    let (text, _) = stop(&mut e, "advance barrier");
+    assert!(
+        text.starts_with("wave 1 (workgroup 0) reached the barrier at 0x002c <sync> and stopped after it, the last of its workgroup to arrive, it released the barrier\n"),
+        "{text}"
+    );
+    assert!(
+        run(&mut e, "info waves").contains("*    1   0    1  ready        0x0030 <after_barrier>")
+    );
 }

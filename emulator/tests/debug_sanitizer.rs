@@ -75,11 +75,11 @@ fn a_finding_stops_right_after_its_instruction_with_both_sides() {
     let text = run(&mut e, "why");
     assert!(text.starts_with("Sanitizer error: data race on shared:0x0 (4 bytes) in workgroup 0, no barrier between (epoch 0) [count "), "{text}");
     assert!(
-        text.contains("  now     wave 1 (workgroup 0) lanes 0-31 write at"),
+        text.contains("  now     wave 1 (workgroup 0, epoch 0) lanes 0-31 write at"),
         "{text}"
     );
     assert!(
-        text.contains("  before  wave 0 (workgroup 0) lane 31 read at"),
+        text.contains("  before  wave 0 (workgroup 0, epoch 0) lane 31 read at"),
         "{text}"
     );
     // The same race in workgroup 1 is the same finding: counted, not stopped at.
@@ -195,4 +195,160 @@ fn memory_and_registers_the_debugger_writes_count_as_written() {
     run(&mut e, "set shared:0 = 5");
     run(&mut e, "set v9 = 1");
     assert_eq!(stop(&mut e, "continue").reason, StopReason::Finished);
+}
+
+/// Workgroup 0 reads a word; in workgroup 1, wave 0 reads it, a barrier, then wave 1
+/// reads and writes it. The write races with workgroup 0's read however many reads of
+/// workgroup 1 came between (a found false negative).
+const EVICT: &str = "\
+.kernel evict
+.workgroup 64
+.grid 2
+.buffer buf, 4
+.arg u[0:1], buf
+    uwgid u4
+    uwaveid u5
+    vmovi v0, 0
+    br.unz u4, wg1
+    ld.ubase.b32 v1, u[0:1], v0, 0
+    wait.vm 0
+    end
+wg1:
+    br.unz u5, skip
+    ld.ubase.b32 v1, u[0:1], v0, 0
+    wait.vm 0
+skip:
+    barrier
+    br.uz u5, done
+    ld.ubase.b32 v1, u[0:1], v0, 0
+    wait.vm 0
+    vmovi v1, 7
+write:
+    st.ubase.b32 v1, u[0:1], v0, 0
+    wait.vst 0
+done:
+    end
+";
+
+#[test]
+fn a_read_of_another_workgroup_is_not_forgotten_behind_later_reads() {
+    let p = assemble(EVICT, "evict.s", None).expect("assembles");
+    let mut e = Engine::new(&p, LaunchOptions::default()).expect("launches");
+    run(&mut e, "set check races on");
+    let s = stop(&mut e, "continue");
+    let StopReason::Finding(f) = &s.reason else {
+        panic!("{:?}", s.reason)
+    };
+    assert_eq!(f[0].kind, FindingKind::Race);
+    assert_eq!(f[0].at.pc, label(&e, "write"));
+    let other = f[0].other.expect("the other side");
+    assert_eq!(other.workgroup, 0, "{:?}", f[0]);
+}
+
+/// Stores shared memory and registers, then reads them back.
+const MIDINIT: &str = "\
+.kernel midinit
+.workgroup 32
+.shared 128
+    vlaneid v0
+    vshli v1, v0, 2
+    st.shared.b32 v0, v1, 0
+    wait.ls 0
+    nop
+    ld.shared.b32 v2, v1, 0
+    wait.ls 0
+    vadd.u32 v3, v2, v0
+    end
+";
+
+#[test]
+fn detectors_turned_on_late_or_again_report_nothing_false() {
+    for first in ["races", "hazards", "init"] {
+        let p = assemble(MIDINIT, "midinit.s", None).expect("assembles");
+        let mut e = Engine::new(&p, LaunchOptions::default()).expect("launches");
+        run(&mut e, &format!("set check {first} on"));
+        run(&mut e, "stepi 4");
+        if first == "init" {
+            run(&mut e, "set check init off");
+        }
+        run(&mut e, "set check init on");
+        let s = stop(&mut e, "continue");
+        assert_eq!(
+            s.reason,
+            StopReason::Finished,
+            "{first}: {:?}",
+            e.findings()
+        );
+        assert!(e.findings().is_empty(), "{first}: {:?}", e.findings());
+    }
+    // Barrier skips seen while sync was off are not reported when it comes back.
+    let div = ".kernel div2\n.workgroup 32\n    vlaneid v0\n    umovi u1, 0xffff\n    exec.and.save u2, u1\n    barrier\n    exec.set u2\n    vmovi v1, 1\n    vmovi v2, 2\n    end\n";
+    let p = assemble(div, "div2.s", None).expect("assembles");
+    let mut e = Engine::new(&p, LaunchOptions::default()).expect("launches");
+    run(&mut e, "set check races on");
+    run(&mut e, "set check sync on");
+    run(&mut e, "stepi 4");
+    run(&mut e, "set check sync off");
+    run(&mut e, "stepi");
+    run(&mut e, "set check sync on");
+    assert_eq!(stop(&mut e, "continue").reason, StopReason::Finished);
+    assert!(e.findings().is_empty(), "{:?}", e.findings());
+}
+
+#[test]
+fn going_back_before_set_check_shows_the_detectors_as_they_were() {
+    let mut e = engine();
+    run(&mut e, "stepi 3");
+    run(&mut e, "set check all on");
+    assert!(matches!(
+        stop(&mut e, "continue").reason,
+        StopReason::Finding(_)
+    ));
+    run(&mut e, "goto 1");
+    assert!(!e.checks().any(), "the machine there has no sanitizer");
+    assert!(run(&mut e, "info findings").starts_with("Sanitizer: off"));
+    // Forward again within the record: the detectors come back where they were set.
+    run(&mut e, "goto 4");
+    assert!(e.checks().get(CheckGroup::Races));
+}
+
+#[test]
+fn a_finding_and_a_watchpoint_on_one_instruction_are_both_reported() {
+    let src = include_str!("../../scripts/bugs/reduce_nobarrier.s");
+    let p = assemble(src, "reduce_nobarrier.s", None).expect("assembles");
+    for resume in ["continue", "stepi 20"] {
+        let mut e = Engine::new(&p, LaunchOptions::default()).expect("launches");
+        run(&mut e, "set check init on");
+        run(&mut e, "rwatch shared:0x80");
+        let s = stop(&mut e, resume);
+        assert!(
+            matches!(s.reason, StopReason::Finding(_)),
+            "{resume}: {:?}",
+            s.reason
+        );
+        assert_eq!(s.watch.len(), 1, "{resume}: the watchpoint is reported too");
+        let text = run(&mut e, "why");
+        assert!(
+            text.contains("Hardware read watchpoint 1: shared:0x80"),
+            "{text}"
+        );
+        assert!(run(&mut e, "info watchpoints").contains("already hit 1 time"));
+    }
+}
+
+#[test]
+fn barriers_do_not_grow_the_sanitizer() {
+    let src = ".kernel bar\n.workgroup 32\nloop:\n    barrier\n    br loop\n";
+    let p = assemble(src, "bar.s", None).expect("assembles");
+    let options = LaunchOptions {
+        max_instructions: None,
+        ..LaunchOptions::default()
+    };
+    let mut m = wavedbg_emulator::machine::Machine::new(&p, options).expect("launches");
+    m.set_checks(wavedbg_emulator::check::Checks::ALL);
+    m.run(Some(1_000));
+    let early = m.sanitizer().expect("on").bytes();
+    m.run(Some(400_000));
+    let late = m.sanitizer().expect("on").bytes();
+    assert_eq!(early, late, "200,000 barriers later");
 }

@@ -285,8 +285,10 @@ fn branch_text_round_trips_through_labels() {
     }
 }
 
+/// A `-1` written for an arithmetic `b32` immediate is the bit pattern 0xffffffff, and
+/// reads back as `-1`; bitwise instructions read back in hex.
 #[test]
-fn b32_negative_text_is_normalised_to_the_bit_pattern() {
+fn b32_negative_text_of_arithmetic_reads_back_signed() {
     let isa = Isa::get();
     for m in ["vmovi", "umovi", "uaddi", "vaddi.u32"] {
         let id = isa.lookup(m).unwrap();
@@ -306,11 +308,27 @@ fn b32_negative_text_is_normalised_to_the_bit_pattern() {
         assert_eq!(a, b, "{neg} vs {pos}");
         let d = Instr::decode(&a).unwrap();
         assert_eq!(d.imm, 0xffff_ffff);
-        assert_eq!(d.text(0), pos);
+        assert_eq!(d.text(0), neg);
         // An Instr holding the two's-complement form encodes to the same bits.
         let mut i = d;
         i.imm = -1;
         assert_eq!(i.encode_words().unwrap(), a);
+    }
+    // Bit patterns stay hex; large negative values too.
+    for (text, back) in [
+        ("vandi v3, v3, -256", "vandi v3, v3, 0xffffff00"),
+        ("uori u3, u3, -1", "uori u3, u3, 0xffffffff"),
+        ("ushri u3, u3, 4", "ushri u3, u3, 4"),
+        ("uaddi u3, u3, -65536", "uaddi u3, u3, -65536"),
+        ("uaddi u3, u3, -65537", "uaddi u3, u3, 0xfffeffff"),
+        ("ucmpi.lt.i32 u3, u4, -5", "ucmpi.lt.i32 u3, u4, -5"),
+        ("ucmpi.lt.u32 u3, u4, -5", "ucmpi.lt.u32 u3, u4, 0xfffffffb"),
+        ("vmuli.u32 v3, v4, -3", "vmuli.u32 v3, v4, -3"),
+    ] {
+        let code = assemble(text, "t.s", None).unwrap().code;
+        let d = Instr::decode(&code).unwrap();
+        assert_eq!(d.text(0), back, "{text}");
+        assert_eq!(assemble(back, "t.s", None).unwrap().code, code, "{back}");
     }
 }
 

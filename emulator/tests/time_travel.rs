@@ -244,13 +244,19 @@ fn reverse_stepi_at_the_start_of_history_says_so() {
     assert_eq!(e.machine().waves[0].pc, 0);
 }
 
+/// Past the record, `goto` runs forward; past the launch's end, it stops at the end.
 #[test]
-fn goto_past_the_record_is_an_error_and_changes_nothing() {
+fn goto_past_the_end_of_the_launch_stops_at_the_end() {
     let mut e = engine(1, 0);
     e.step(5);
-    let before = e.machine().clone();
-    assert!(e.goto(1_000_000).is_err());
-    assert!(same(e.machine(), &before).is_ok());
+    let stop = e.goto(1_000_000).expect("goto");
+    assert_eq!(stop.reason, StopReason::Finished);
+    let end = e.machine().stats.wave_instructions;
+    assert!(end < 1_000_000);
+    // The whole launch is recorded now: back and forth within it.
+    e.goto(5).expect("back");
+    e.goto(end).expect("forward");
+    assert_eq!(e.machine().stats.wave_instructions, end);
 }
 
 /// A small bound: snapshots thin out (every other one dropped, spacing doubled) and stay
@@ -451,7 +457,120 @@ fn time_travel_commands() {
         "{u}"
     );
     assert!(run(&mut e, "reverse-continue").contains("No more reverse-execution history"));
-    assert!(e.execute_line("goto 99999999").is_err());
+    // Past the recorded history, `goto` runs forward as `continue` does: to the end here.
+    let end = e.execute_line("goto 99999999").expect("goto forward");
+    assert_eq!(end.stop.map(|s| s.reason), Some(StopReason::Finished));
+}
+
+/// `goto N` past the recorded history runs every wave forward as `continue` does, to
+/// exactly count N: the machine a plain run of N instructions leaves, however the way
+/// there is split, and from the past too.
+#[test]
+fn goto_past_the_history_runs_forward_as_continue_does() {
+    let plain = |n: u64| {
+        let (name, src) = KERNELS[0];
+        let p = assemble(src, name, None).expect("example kernel");
+        let mut m = Machine::new(
+            &p,
+            LaunchOptions {
+                quantum: 5,
+                max_instructions: Some(300_000),
+                ..LaunchOptions::default()
+            },
+        )
+        .expect("launch");
+        assert!(m.run(Some(n)).is_none());
+        m
+    };
+    let mut e = histogram();
+    let stop = e.goto(700).expect("goto");
+    assert_eq!(
+        stop.reason,
+        StopReason::Reached(wavedbg_emulator::debug::Reached::Count(700))
+    );
+    assert_eq!(stop.instructions, 700);
+    same(e.machine(), &plain(700)).unwrap();
+    // Further, in two legs, and from a point in the past.
+    e.goto(1000).expect("goto");
+    e.goto(300).expect("goto back");
+    e.goto(1500).expect("goto forward from the past");
+    same(e.machine(), &plain(1500)).unwrap();
+    // A breakpoint on the way stops it, as it stops `continue`.
+    let mut e = histogram();
+    e.add_breakpoint("next_word", None, Filters::default(), false)
+        .expect("breakpoint");
+    let stop = e.goto(1500).expect("goto");
+    assert!(
+        matches!(stop.reason, StopReason::Breakpoint { .. }),
+        "{stop:?}"
+    );
+}
+
+/// A REPL run interrupted by Ctrl-C is recorded as the command that stops where the
+/// interrupt did: replayed on a fresh engine, it reaches the same machine and selection.
+#[test]
+fn an_interrupted_run_is_recorded_as_the_command_that_stops_there() {
+    use wavedbg_emulator::debug::command;
+    use wavedbg_emulator::debug::session::recordable;
+    const SPIN: &str = "
+.kernel spin
+.workgroup 64
+.grid 2
+.shared 16
+    uwaveid u5
+    vlaneid v0
+    vmovi v2, 0
+again:
+    vaddi.u32 v1, v1, 1
+    uaddi u6, u6, 1
+    atom.shared.add.u32 v1, v2, 0
+    wait.ls 0
+    br again
+";
+    let p = assemble(SPIN, "spin.s", None).expect("assembles");
+    let fresh = || Engine::new(&p, LaunchOptions::default()).expect("launch");
+    for (setup, line) in [
+        ("", "continue"),
+        ("", "stepi 1000000000"),
+        ("", "stepi alone 1000000000"),
+        ("", "finish"),
+        ("", "advance barrier"),
+        ("", "stepi all 1000000000"),
+        ("set scheduler-locking off", "stepi 1000000000"),
+        ("stepi all 3", "continue"),
+    ] {
+        let mut a = fresh();
+        let mut script: Vec<String> = Vec::new();
+        for l in [setup, "wave 2", "stepi 7"]
+            .into_iter()
+            .filter(|l| !l.is_empty())
+        {
+            a.execute_line(l).expect("setup");
+            script.push(l.to_string());
+        }
+        let cmd = command::parse(line).expect("parses").expect("a command");
+        let before = a.machine().stats.wave_instructions;
+        let handle = a.interrupt_handle();
+        let t = std::thread::spawn(move || {
+            std::thread::sleep(std::time::Duration::from_millis(30));
+            handle.interrupt();
+        });
+        let result = a.run_command(&cmd);
+        t.join().expect("interrupter");
+        let stop = result.as_ref().expect("runs").stop.clone().expect("a stop");
+        assert_eq!(stop.reason, StopReason::Interrupted, "{line}");
+        let text = recordable(&a, line, Some(&cmd), before, &result).expect("recorded");
+        assert!(
+            !text.contains(line) || line.starts_with("stepi all"),
+            "{line}: {text}"
+        );
+        let mut b = fresh();
+        for l in script.iter().map(String::as_str).chain(text.lines()) {
+            b.execute_line(l).unwrap_or_else(|e| panic!("{l}: {e}"));
+        }
+        same(a.machine(), b.machine()).unwrap_or_else(|e| panic!("{line} as `{text}`: {e}"));
+        assert_eq!(a.selected_wave, b.selected_wave, "{line} as `{text}`");
+    }
 }
 
 /// Hostile time-travel requests answer, never panic: registers and lanes out of range,

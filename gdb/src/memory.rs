@@ -349,11 +349,12 @@ pub fn describe(m: &Machine, wave: Option<usize>) -> String {
     for a in m.global.allocations() {
         let _ = writeln!(
             s,
-            "global:  {:#x}..{:#x} buffer `{}` ({} bytes)",
+            "global:  {:#x}..{:#x} buffer `{}` ({} byte{})",
             a.base,
             a.base + a.data.len(),
             a.name,
-            a.data.len()
+            a.data.len(),
+            if a.data.len() == 1 { "" } else { "s" }
         );
     }
     let shared = m.launch().shared_bytes;

@@ -31,7 +31,7 @@ use crate::machine::CodeWord;
 use crate::memory::Space;
 use crate::wave::{Outstanding, Wave, WaveState, LANES};
 use regs::{Range, RegUse, Special};
-use shadow::{Conflict, InitBits, RaceShadow, Ref};
+use shadow::{Conflict, Groups, InitBits, RaceShadow, Ref};
 
 /// Which detector groups are on.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -388,10 +388,8 @@ pub struct TraceEntry {
 /// on; one instruction accesses one space, one way, one size).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct MemTrace {
-    /// The space.
-    pub space: Option<Space>,
-    /// How.
-    pub kind: Option<AccessKind>,
+    /// The space and how it was accessed (`None`: no memory access yet).
+    pub access: Option<(Space, AccessKind)>,
     /// Bytes per entry.
     pub len: u32,
     /// One entry per accessing lane (or per dword of a uniform buffer load).
@@ -403,16 +401,23 @@ pub struct MemTrace {
 impl MemTrace {
     /// Starts an instruction's trace.
     pub fn begin(&mut self, space: Space, kind: AccessKind, len: u32) {
-        self.space = Some(space);
-        self.kind = Some(kind);
+        self.access = Some((space, kind));
         self.len = len;
         self.entries.clear();
         self.data.clear();
     }
 
+    /// A uniform load's read of `addr` (one entry, lane 0).
+    pub fn push_uniform(&mut self, addr: u64) {
+        self.entries.push(TraceEntry {
+            lane: 0,
+            addr,
+            off: addr,
+        });
+    }
+
     fn clear(&mut self) {
-        self.space = None;
-        self.kind = None;
+        self.access = None;
         self.entries.clear();
         self.data.clear();
     }
@@ -464,17 +469,11 @@ struct SlotShadow {
     known: bool,
     /// Barriers completed.
     epoch: u32,
-    /// The current barrier interval, numbered across the launch.
-    epoch_id: u32,
     /// Shared bytes written.
     init: InitBits,
     /// Shared accesses for races.
     race: RaceShadow,
 }
-
-/// A finding of the current instruction, before it is merged with earlier sightings.
-#[derive(Debug, Clone)]
-struct Candidate(Finding);
 
 /// The sanitizer's state: detectors, shadow state, findings. Cloned with the machine
 /// (snapshots share shadow pages until written).
@@ -484,17 +483,11 @@ pub struct Sanitizer {
     uses: Arc<[RegUse]>,
     /// `.arg` registers, preloaded in every wave.
     preloaded: u64,
-    /// Waves per workgroup.
-    wpg: u32,
+    /// Which workgroup a wave id is in.
+    groups: Groups,
     /// Shared bytes per workgroup, scratch bytes per lane.
     shared_bytes: u64,
     scratch_bytes: u64,
-    /// The last barrier interval number given out.
-    next_epoch: u32,
-    /// Per barrier interval number: the workgroup's barrier count in it (for reports),
-    /// and the workgroup (two accesses in intervals of one workgroup are ordered).
-    epochs: Vec<u32>,
-    epoch_wg: Vec<u32>,
     waves: Vec<WaveShadow>,
     slots: Vec<SlotShadow>,
     global: RaceShadow,
@@ -503,7 +496,7 @@ pub struct Sanitizer {
     /// Findings first seen by the last instruction.
     fresh: Vec<usize>,
     /// The current instruction's findings.
-    pending: Vec<Candidate>,
+    pending: Vec<Finding>,
     /// EXEC before the current instruction.
     exec_before: u32,
     /// The current instruction's memory accesses.
@@ -524,12 +517,9 @@ impl Sanitizer {
             checks,
             uses: code.iter().map(RegUse::of).collect(),
             preloaded,
-            wpg,
+            groups: Groups::new(wpg),
             shared_bytes: launch.shared_bytes as u64,
             scratch_bytes: launch.scratch_bytes as u64,
-            next_epoch: 0,
-            epochs: Vec::new(),
-            epoch_wg: Vec::new(),
             waves: Vec::new(),
             slots: Vec::new(),
             global: RaceShadow::default(),
@@ -548,10 +538,35 @@ impl Sanitizer {
     }
 
     /// Changes the detectors (state of those turned off is kept but no longer used).
+    /// A group turned on starts from what it can know now: state it left behind when it
+    /// was off, or never kept, is dropped (uninitialised reads are then reported only for
+    /// waves and workgroups that start afterwards).
     pub(crate) fn set_checks(&mut self, checks: Checks) {
-        if checks.hazards != self.checks.hazards {
+        let was = self.checks;
+        if checks.hazards != was.hazards {
             // Register use is not followed while hazards are off.
             self.waves.iter_mut().for_each(|w| w.busy = None);
+        }
+        if checks.init && !was.init {
+            for w in &mut self.waves {
+                w.known = false;
+                w.v = vec![u32::MAX; crate::wave::VREGS];
+                w.u = u64::MAX;
+                w.scratch = InitBits::default();
+            }
+            for s in &mut self.slots {
+                s.known = false;
+                s.init = InitBits::default();
+            }
+        }
+        if checks.sync && !was.sync {
+            self.waves.iter_mut().for_each(|w| w.skipped = 0);
+        }
+        if checks.races && !was.races {
+            self.global = RaceShadow::default();
+            self.slots
+                .iter_mut()
+                .for_each(|s| s.race = RaceShadow::default());
         }
         self.checks = checks;
     }
@@ -571,19 +586,36 @@ impl Sanitizer {
         !self.fresh.is_empty()
     }
 
-    /// An estimate of the bytes of shadow state (for snapshot accounting).
-    pub(crate) fn bytes(&self) -> usize {
+    /// An estimate of the bytes of shadow state (counted in time travel's snapshot bound).
+    pub fn bytes(&self) -> usize {
+        use std::mem::size_of;
         let slots: usize = self
             .slots
             .iter()
-            .map(|s| s.init.bytes() + s.race.bytes())
+            .map(|s| size_of::<SlotShadow>() + s.init.bytes() + s.race.bytes())
             .sum();
         let waves: usize = self
             .waves
             .iter()
-            .map(|w| w.v.len() * 4 + w.scratch.bytes() + 64)
+            .map(|w| {
+                size_of::<WaveShadow>()
+                    + w.v.capacity() * 4
+                    + w.scratch.bytes()
+                    + w.busy.as_ref().map_or(0, |_| size_of::<Busy>())
+            })
             .sum();
-        slots + waves + self.global.bytes() + self.findings.len() * 160
+        let findings: usize = self
+            .findings
+            .iter()
+            .map(|f| size_of::<Finding>() + f.waves.len() * size_of::<WaveAt>())
+            .sum();
+        size_of::<Sanitizer>()
+            + self.uses.len() * size_of::<RegUse>()
+            + slots
+            + waves
+            + self.global.bytes()
+            + findings
+            + self.index.len() * (size_of::<FindingKey>() + 16)
     }
 
     #[inline]
@@ -637,12 +669,10 @@ impl Sanitizer {
             self.slots.resize_with(s + 1, SlotShadow::default);
         }
         if self.slots[s].workgroup != Some(workgroup) {
-            let epoch_id = self.new_epoch(0, workgroup);
             self.slots[s] = SlotShadow {
                 workgroup: Some(workgroup),
                 known: fresh,
                 epoch: 0,
-                epoch_id,
                 init: InitBits::new(self.shared_bytes),
                 race: RaceShadow::default(),
             };
@@ -650,16 +680,20 @@ impl Sanitizer {
         &mut self.slots[s]
     }
 
+    /// Queues a finding of the current instruction; sightings of one finding by several
+    /// lanes merge (their lanes, and the other side's when it is the same wave).
     fn push(&mut self, f: Finding) {
         let key = f.key();
-        if let Some(c) = self.pending.iter_mut().find(|c| c.0.key() == key) {
-            c.0.at.lanes |= f.at.lanes;
-            if let (Some(o), Some(n)) = (&mut c.0.other, f.other) {
-                o.lanes |= n.lanes;
+        if let Some(c) = self.pending.iter_mut().find(|c| c.key() == key) {
+            c.at.lanes |= f.at.lanes;
+            if let (Some(o), Some(n)) = (&mut c.other, f.other) {
+                if o.wave == n.wave {
+                    o.lanes |= n.lanes;
+                }
             }
             return;
         }
-        self.pending.push(Candidate(f));
+        self.pending.push(f);
     }
 
     /// Makes sure slot `s`'s shadow describes `wave`'s workgroup (`group_fresh`: whether
@@ -690,7 +724,7 @@ impl Sanitizer {
     ) {
         self.fresh.clear();
         self.pending.clear();
-        if self.trace.space.is_some() {
+        if self.trace.access.is_some() {
             self.trace.clear();
         }
         self.exec_before = wave.exec;
@@ -921,7 +955,7 @@ impl Sanitizer {
                     self.push(f);
                 }
             }
-            if self.trace.space.is_some() {
+            if self.trace.access.is_some() {
                 self.memory(w, s, wave, pc);
             }
         }
@@ -931,7 +965,7 @@ impl Sanitizer {
     /// Checks the current instruction's memory accesses.
     fn memory(&mut self, w: usize, s: usize, wave: &Wave, pc: u64) {
         let trace = std::mem::take(&mut self.trace);
-        let (Some(space), Some(kind)) = (trace.space, trace.kind) else {
+        let Some((space, kind)) = trace.access else {
             self.trace = trace;
             return;
         };
@@ -970,16 +1004,14 @@ impl Sanitizer {
             }
         }
         if self.checks.races && space != Space::Scratch {
-            let epoch_id = self.slots[s].epoch_id;
-            let wpg = self.wpg;
-            debug_assert_eq!(self.epochs.get(epoch_id as usize), Some(&epoch));
-            let me = Ref::new(wave.id, epoch_id, pc, access);
+            let groups = self.groups;
+            let me = Ref::new(wave.id, epoch, pc, access);
             let mut conflicts: Vec<(Conflict, u8, u64)> = Vec::new();
             let shadow = match space {
                 Space::Shared => &mut self.slots[s].race,
                 _ => &mut self.global,
             };
-            shadow.access_all(&trace.entries, len, me, &self.epoch_wg, &mut |e, c| {
+            shadow.access_all(&trace.entries, len, me, groups, &mut |e, c| {
                 conflicts.push((c, e.lane, e.addr));
             });
             for (c, lane, addr) in conflicts {
@@ -991,8 +1023,7 @@ impl Sanitizer {
                         ..site
                     },
                 );
-                let theirs = self.epochs.get(c.prior.epoch() as usize).copied();
-                f.other = Some(c.prior.site(wpg, theirs));
+                f.other = Some(c.prior.site(groups));
                 f.space = Some(space);
                 f.addr = Some(addr);
                 f.len = len;
@@ -1065,8 +1096,6 @@ impl Sanitizer {
             slot.epoch += 1;
             slot.epoch
         };
-        let id = self.new_epoch(epoch, first.workgroup);
-        self.slots[s].epoch_id = id;
         if !self.checks.sync {
             return;
         }
@@ -1113,19 +1142,6 @@ impl Sanitizer {
         self.commit(count);
     }
 
-    /// A new barrier interval number for interval `epoch` of `workgroup`.
-    fn new_epoch(&mut self, epoch: u32, workgroup: u32) -> u32 {
-        self.next_epoch += 1;
-        let id = self.next_epoch as usize;
-        if self.epochs.len() <= id {
-            self.epochs.resize(id + 1, 0);
-            self.epoch_wg.resize(id + 1, u32::MAX);
-        }
-        self.epochs[id] = epoch;
-        self.epoch_wg[id] = workgroup;
-        id as u32
-    }
-
     /// Merges the current instruction's findings into the list.
     #[inline]
     fn commit(&mut self, count: u64) {
@@ -1136,7 +1152,7 @@ impl Sanitizer {
 
     #[cold]
     fn commit_pending(&mut self, count: u64) {
-        for Candidate(mut f) in std::mem::take(&mut self.pending) {
+        for mut f in std::mem::take(&mut self.pending) {
             let key = f.key();
             match self.index.get(&key) {
                 Some(&i) => self.findings[i].count += 1,

@@ -148,8 +148,12 @@ impl Finding {
 }
 
 fn site_line(m: &Machine, role: &str, site: &Site, source: Option<Source<'_>>) -> String {
+    let epoch = site
+        .epoch
+        .map(|e| format!(", epoch {e}"))
+        .unwrap_or_default();
     let mut s = format!(
-        "  {role:<7} wave {} (workgroup {})",
+        "  {role:<7} wave {} (workgroup {}{epoch})",
         site.wave, site.workgroup
     );
     if site.lanes != 0 {

@@ -1,6 +1,6 @@
 //! Shadow memory: per 4-byte word (per byte, for words that sub-word accesses touch),
 //! the last plain write and the last two reads (or atomics) by different waves, for
-//! races (36 bytes per word, in pages of 1 KiB of memory); a bit per byte for "written in
+//! races (48 bytes per word, in pages of 1 KiB of memory); a bit per byte for "written in
 //! this launch" (pages of 4 KiB). Both are
 //! sparse, so their size follows what the kernel touches, not the buffers' sizes, and
 //! pages are shared between clones (time-travel snapshots) until written.
@@ -41,27 +41,53 @@ impl Hasher for PageHasher {
 
 type PageMap<P> = HashMap<u64, Arc<P>, BuildHasherDefault<PageHasher>>;
 
+/// The workgroup of a wave, from its global id (waves per workgroup: a shift when a
+/// power of two, as it usually is).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(super) struct Groups {
+    wpg: u32,
+    shift: Option<u32>,
+}
+
+impl Groups {
+    pub fn new(wpg: u32) -> Groups {
+        let wpg = wpg.max(1);
+        Groups {
+            wpg,
+            shift: wpg.is_power_of_two().then(|| wpg.trailing_zeros()),
+        }
+    }
+
+    #[inline]
+    fn of(self, wave: u32) -> u32 {
+        match self.shift {
+            Some(s) => wave >> s,
+            None => wave / self.wpg,
+        }
+    }
+}
+
 /// One access as the race shadow keeps it, in 12 bytes.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub(super) struct Ref {
     /// Global wave id + 1 (0: no access).
     wave: u32,
-    /// The barrier interval of its workgroup, numbered across the launch (so equal ids
-    /// mean the same workgroup and no barrier between).
-    epoch: u32,
-    /// PC / 4 (bits 0-20), lane (21-25), bytes of the word touched (26-29), atomic (30),
-    /// plain write (31).
+    /// Its workgroup's barrier count (bits 0-26; compared modulo 2^27) and the lane (27-31).
+    epoch_lane: u32,
+    /// PC / 4 (bits 0-23: 64 MiB of code), bytes of the word touched (24-27), atomic (28),
+    /// plain write (29).
     bits: u32,
 }
 
-const LANE_SHIFT: u32 = 21;
-const MASK_SHIFT: u32 = 26;
-const ATOMIC: u32 = 1 << 30;
-const WRITE: u32 = 1 << 31;
+const EPOCH_MASK: u32 = (1 << 27) - 1;
+const LANE_SHIFT: u32 = 27;
+const PC_MASK: u32 = (1 << 24) - 1;
+const MASK_SHIFT: u32 = 24;
+const ATOMIC: u32 = 1 << 28;
+const WRITE: u32 = 1 << 29;
 
 impl Ref {
-    /// An access by wave `wave` in barrier interval `epoch` at `pc` (PCs past 8 MiB of
-    /// code are not reported exactly: no kernel comes near).
+    /// An access by wave `wave` after `epoch` barriers of its workgroup, at `pc`.
     pub fn new(wave: u32, epoch: u32, pc: u64, access: MemAccess) -> Ref {
         let kind = match access {
             MemAccess::Atomic => ATOMIC,
@@ -70,14 +96,14 @@ impl Ref {
         };
         Ref {
             wave: wave.wrapping_add(1),
-            epoch,
-            bits: ((pc / 4).min((1 << LANE_SHIFT) - 1) as u32) | kind,
+            epoch_lane: epoch & EPOCH_MASK,
+            bits: ((pc / 4).min(PC_MASK as u64) as u32) | kind,
         }
     }
 
     pub fn with_lane(self, lane: u8) -> Ref {
         Ref {
-            bits: self.bits & !(31 << LANE_SHIFT) | (lane as u32 & 31) << LANE_SHIFT,
+            epoch_lane: self.epoch_lane & EPOCH_MASK | (lane as u32 & 31) << LANE_SHIFT,
             ..self
         }
     }
@@ -89,9 +115,8 @@ impl Ref {
         }
     }
 
-    /// Its barrier interval number.
-    pub fn epoch(self) -> u32 {
-        self.epoch
+    fn epoch(self) -> u32 {
+        self.epoch_lane & EPOCH_MASK
     }
 
     fn mask(self) -> u32 {
@@ -104,24 +129,24 @@ impl Ref {
 
     /// Whether `self` (earlier) and `b` (now) are unordered accesses of different waves to
     /// common bytes: waves of one workgroup are ordered by a barrier between them (their
-    /// epochs differ), other workgroups never (this ISA has no synchronisation between
-    /// workgroups but atomics). `wg`: the workgroup of each barrier interval number.
+    /// barrier counts differ), other workgroups never (this ISA has no synchronisation
+    /// between workgroups but atomics).
     #[inline]
-    fn concurrent(&self, b: &Ref, wg: &[u32]) -> bool {
+    fn concurrent(&self, b: &Ref, g: Groups) -> bool {
         self.wave != 0
             && self.wave != b.wave
             && self.mask() & b.mask() != 0
-            && (self.epoch == b.epoch || wg.get(self.epoch as usize) != wg.get(b.epoch as usize))
+            && (self.epoch() == b.epoch() || g.of(self.wave - 1) != g.of(b.wave - 1))
     }
 
-    /// The access as a finding names it (`epoch`: its workgroup's barrier count then).
-    pub fn site(&self, wpg: u32, epoch: Option<u32>) -> Site {
+    /// The access as a finding names it.
+    pub fn site(&self, g: Groups) -> Site {
         let wave = self.wave.wrapping_sub(1);
         Site {
             wave,
-            workgroup: wave / wpg.max(1),
-            lanes: 1u32 << (self.bits >> LANE_SHIFT & 31),
-            pc: (self.bits & ((1 << LANE_SHIFT) - 1)) as u64 * 4,
+            workgroup: g.of(wave),
+            lanes: 1u32 << (self.epoch_lane >> LANE_SHIFT),
+            pc: (self.bits & PC_MASK) as u64 * 4,
             access: Some(if self.bits & ATOMIC != 0 {
                 MemAccess::Atomic
             } else if self.is_write() {
@@ -129,7 +154,7 @@ impl Ref {
             } else {
                 MemAccess::Read
             }),
-            epoch,
+            epoch: Some(self.epoch()),
         }
     }
 }
@@ -145,10 +170,12 @@ pub(super) struct Conflict {
 struct Cell {
     /// The last plain write.
     write: Ref,
-    /// The last read or atomic, and the last one by a wave other than `r1`'s: a later
-    /// write by any wave races with one of them if it races with any (per byte mask).
+    /// The last read or atomic (`r1`), the last one by a wave other than `r1`'s (`r2`),
+    /// and the last one by a workgroup other than `r1`'s (`r3`). A later write by any wave
+    /// races with one of them if it races with any earlier read (docs/sanitizer.md).
     r1: Ref,
     r2: Ref,
+    r3: Ref,
 }
 
 /// The cells of 1 KiB of memory. A word touched by a 1- or 2-byte access is split into
@@ -173,9 +200,9 @@ impl Default for RacePage {
 impl RacePage {
     /// Records `me` (whose mask says which bytes of word `index` it touches).
     #[inline]
-    fn access(&mut self, index: usize, me: Ref, wg: &[u32]) -> Option<Conflict> {
+    fn access(&mut self, index: usize, me: Ref, g: Groups) -> Option<Conflict> {
         if me.mask() == 0xf && self.bytes.is_empty() {
-            return self.words[index].access(me, wg);
+            return self.words[index].access(me, g);
         }
         let word = &self.words[index];
         let bytes = match self.bytes.entry(index as u16) {
@@ -185,13 +212,13 @@ impl RacePage {
                 e.insert(std::array::from_fn(|b| word.narrowed(1 << b)))
             }
             std::collections::hash_map::Entry::Vacant(_) => {
-                return self.words[index].access(me, wg);
+                return self.words[index].access(me, g);
             }
         };
         let mut found = None;
         for (b, cell) in bytes.iter_mut().enumerate() {
             if me.mask() >> b & 1 == 1 {
-                let c = cell.access(me.with_mask(1 << b), wg);
+                let c = cell.access(me.with_mask(1 << b), g);
                 found = found.or(c);
             }
         }
@@ -207,7 +234,7 @@ pub(super) struct RaceShadow {
 
 impl RaceShadow {
     /// Records the accesses of one instruction (each entry `len` bytes at its `addr`, by
-    /// `me` from the entry's lane; `wg`: the workgroup of each barrier interval), calling `conflict` with every earlier access one races
+    /// `me` from the entry's lane; `g` names workgroups), calling `conflict` with every earlier access one races
     /// with (at most one per word and lane). Runs of entries on one page look the page up
     /// once.
     pub fn access_all(
@@ -215,7 +242,7 @@ impl RaceShadow {
         entries: &[TraceEntry],
         len: u32,
         me: Ref,
-        wg: &[u32],
+        g: Groups,
         conflict: &mut impl FnMut(&TraceEntry, Conflict),
     ) {
         let len = len.max(1) as u64;
@@ -232,7 +259,7 @@ impl RaceShadow {
                 // The common access: one aligned word.
                 if len == 4 && e.addr % 4 == 0 {
                     let index = ((e.addr / 4) % WORDS as u64) as usize;
-                    if let Some(c) = page.access(index, me.with_mask(0xf), wg) {
+                    if let Some(c) = page.access(index, me.with_mask(0xf), g) {
                         conflict(e, c);
                     }
                     i += 1;
@@ -244,7 +271,7 @@ impl RaceShadow {
                     let hi = ((word + 1) * 4).min(end) - word * 4;
                     let mask = ((1u16 << hi) - (1u16 << lo)) as u8;
                     let index = (word % WORDS as u64) as usize;
-                    if let Some(c) = page.access(index, me.with_mask(mask), wg) {
+                    if let Some(c) = page.access(index, me.with_mask(mask), g) {
                         conflict(e, c);
                     }
                     word += 1;
@@ -262,7 +289,7 @@ impl RaceShadow {
                     let page = Arc::make_mut(self.pages.entry(word / WORDS as u64).or_default());
                     let index = (word % WORDS as u64) as usize;
                     let me = me.with_lane(e.lane).with_mask(mask);
-                    if let Some(c) = page.access(index, me, wg) {
+                    if let Some(c) = page.access(index, me, g) {
                         conflict(e, c);
                     }
                     word += 1;
@@ -286,25 +313,29 @@ impl Cell {
             write: n(self.write),
             r1: n(self.r1),
             r2: n(self.r2),
+            r3: n(self.r3),
         }
     }
 
     /// Records `me`'s access; returns the earlier access it races with, if any.
     #[inline]
-    fn access(&mut self, me: Ref, wg: &[u32]) -> Option<Conflict> {
+    fn access(&mut self, me: Ref, g: Groups) -> Option<Conflict> {
         if me.is_write() {
-            let prior = [self.write, self.r1, self.r2]
+            let prior = [self.write, self.r1, self.r2, self.r3]
                 .into_iter()
-                .find(|r| r.concurrent(&me, wg));
+                .find(|r| r.concurrent(&me, g));
             self.write = me;
             prior.map(|prior| Conflict { prior })
         } else {
             let prior = self
                 .write
-                .concurrent(&me, wg)
+                .concurrent(&me, g)
                 .then_some(Conflict { prior: self.write });
-            if self.r1.wave != me.wave {
+            if self.r1.wave != me.wave && self.r1.wave != 0 {
                 self.r2 = self.r1;
+                if g.of(self.r1.wave - 1) != g.of(me.wave - 1) {
+                    self.r3 = self.r1;
+                }
             }
             self.r1 = me;
             prior

@@ -21,19 +21,21 @@ pub const HELP: &[(&str, &[&str], &str, &str)] = &[
     ("reverse-stepi", &["rsi"], "reverse-stepi [N]", "run the selected wave N instructions (default 1) backwards: the whole machine as it was right before that instruction; at the start of the history, as far back as it goes"),
     ("reverse-continue", &["rc"], "reverse-continue", "run backwards to the previous point where a breakpoint or watchpoint stops (a watchpoint: right before the instruction that made the access, with the values it found and left), or to the start of the history"),
     ("last-write", &[], "last-write [SPACE:]ADDR [LEN] | last-write vN[L] | last-write uN", "name the last write before now of memory, a vector register (one lane or any) or a uniform register of the selected wave: the wave, lanes, PC, instruction count and the values before and after; repeat it to walk further back (the machine stays where it is; `goto` the count to see it)"),
-    ("goto", &[], "goto N", "put the whole machine where it was when the launch had executed N instructions (the count every stop shows), back or forward within the recorded history"),
+    ("goto", &[], "goto N", "put the whole machine where it was when the launch had executed N instructions (the count every stop shows), back or forward within the recorded history; past its newest point every wave runs forward from there as `continue` runs them, to count N (a breakpoint, watchpoint or the end stops it first)"),
     ("advance", &["until", "u"], "advance LOCATION | advance barrier", "continue until the selected wave reaches LOCATION; `advance barrier` runs the selected wave alone to its next barrier"),
     ("finish", &[], "finish", "run the selected wave alone until it exits"),
     ("interrupt", &[], "interrupt", "stop a run in progress (Ctrl-C does the same)"),
     ("restart", &["run", "r"], "restart", "restart the launch from the beginning, keeping breakpoints and watchpoints"),
     ("wave", &["thread"], "wave N", "select wave N (global wave id)"),
     ("lane", &[], "lane N", "select lane N (0-31)"),
-    ("info", &["i"], "info waves|lanes|registers [REG]|breakpoints|watchpoints|changes|display|history|findings", "show waves, the selected wave's lanes, registers (all, or one v register across lanes), breakpoints, watchpoints, what changed since the previous stop, the time-travel record, or the sanitizer's findings"),
-    ("print", &["p"], "print[/x|/d|/u|/f|/t|/c] EXPR", "evaluate an expression: registers v3, v3[5], u2, exec, pc, lane, wave; memory global:ADDR, shared:ADDR, scratch:ADDR (a u32); labels; numbers; C operators; s32(x) reads x as signed. A bare vector register shows all 32 lanes"),
-    ("x", &[], "x/NFS [SPACE:]ADDR", "examine memory: N units, format F (x d u t f c), size S (b h w g); SPACE global (default), shared (the selected wave's workgroup) or scratch (the selected lane)"),
-    ("set", &[], "set REG = VALUE | set vN[L] = VALUE | set SPACE:ADDR = VALUE | set scheduler-locking on|off | set history-size MIB | set check races|sync|init|hazards|all on|off", "change a register (vN sets every lane), one lane, a u32 in memory, or a setting; `set check` turns sanitizer detectors on or off (a finding stops the run; see docs/sanitizer.md)"),
+    ("info", &["i"], "info waves|lanes|registers [REG]|breakpoints|watchpoints|changes|display|history|findings|buffers|labels", "show waves, the selected wave's lanes, registers (all, or one v register across lanes), breakpoints and watchpoints (by number), watchpoints, what changed since the previous stop, the time-travel record, the sanitizer's findings, the global buffers (name, address, size, the `.arg` registers holding it) or the labels (name, address, source line)"),
+    ("print", &["p"], "print[/x|/d|/u|/f|/t|/c] EXPR", "evaluate an expression: registers v3, v3[5], u2, exec, pc, lane, wave; memory global:ADDR, shared:ADDR, scratch:ADDR (a u32); buffer names (the base address) and labels; numbers; C operators; s32(x) reads x as signed. A bare vector register shows all 32 lanes"),
+    ("x", &[], "x/NFS [SPACE:]ADDR", "examine memory: N units, format F (x d u t f c), size S (b h w g); SPACE global (default), shared (the selected wave's workgroup) or scratch (the selected lane); ADDR is an expression, so `x/4xw out+16` reads buffer `out` from byte 16"),
+    ("set", &[], "set REG = VALUE | set vN[L] = VALUE | set SPACE:ADDR = VALUE | set scheduler-locking on|off | set history-size MIB | set check races|sync|init|hazards|all on|off | set context on|off | set context-sections SECTION,...|all", "change a register (vN sets every lane), one lane, a u32 in memory, or a setting; `set check` turns sanitizer detectors on or off (a finding stops the run; see docs/sanitizer.md); `set context on` shows the context after every stop (on by default in the REPL) and `set context-sections` chooses its sections, in order, from reason, code, source, regs, lanes, exec"),
     ("why", &[], "why", "explain the last stop again (for a sanitizer finding: both sides, with source lines)"),
     ("disassemble", &["disas"], "disassemble [LOCATION]", "disassemble around LOCATION (default: the selected wave's PC); `=>` marks the PC, `B` breakpoints"),
+    ("list", &["l"], "list [LINE | LOCATION | FILE:LINE | -]", "show 10 lines of the kernel's source: around the selected wave's PC, then the next 10 at each `list` (or Enter); around LINE, or the line of a label or address; `-` the 10 before the last shown; `=>` marks the line of the PC, `B` lines with a breakpoint (needs the kernel opened from its .s file)"),
+    ("context", &["ctx"], "context", "show the context now, as pwndbg does: the stop reason, the code around the PC, the source lines, the registers changed since the previous stop, the lanes of the registers the instruction at the PC reads and writes, and EXEC on a lane scale (`set context-sections` chooses)"),
     ("expect", &[], "expect EXPR OP VALUE", "assert EXPR OP VALUE (OP: == != < <= > >=); fails loudly with both values (for scripts)"),
     ("display", &[], "display [/F] EXPR", "show EXPR after every stop (a bare vector register shows all lanes); without EXPR, show the displays now"),
     ("undisplay", &[], "undisplay [N]", "remove display N (all without N)"),
@@ -74,6 +76,10 @@ pub enum Info {
     History,
     /// The sanitizer's findings.
     Findings,
+    /// The global buffers.
+    Buffers,
+    /// The labels.
+    Labels,
 }
 
 /// Comparison operators of `expect`.
@@ -223,6 +229,14 @@ pub enum Command {
     Why,
     /// `disassemble [LOCATION]`.
     Disassemble(Option<String>),
+    /// `list [LINE | LOCATION | FILE:LINE | -]` (the argument as written).
+    List(Option<String>),
+    /// `context`: the context now.
+    Context,
+    /// `set context on|off`.
+    SetContext(bool),
+    /// `set context-sections SECTION,...`.
+    ContextSections(Vec<super::context::Section>),
     /// `expect EXPR OP VALUE`.
     Expect {
         /// Left side.
@@ -367,6 +381,8 @@ impl std::fmt::Display for Command {
                 Info::Display => f.write_str("info display"),
                 Info::History => f.write_str("info history"),
                 Info::Findings => f.write_str("info findings"),
+                Info::Buffers => f.write_str("info buffers"),
+                Info::Labels => f.write_str("info labels"),
             },
             Command::Print { format, expr } => match format {
                 Some(c) => write!(f, "print/{c} {expr}"),
@@ -405,6 +421,18 @@ impl std::fmt::Display for Command {
             }
             Command::Why => f.write_str("why"),
             Command::Disassemble(l) => write!(f, "disassemble{}", opt(l)),
+            Command::List(l) => write!(f, "list{}", opt(l)),
+            Command::Context => f.write_str("context"),
+            Command::SetContext(on) => {
+                write!(f, "set context {}", if *on { "on" } else { "off" })
+            }
+            Command::ContextSections(s) => {
+                write!(
+                    f,
+                    "set context-sections {}",
+                    super::context::sections_text(s)
+                )
+            }
             Command::Expect { lhs, op, rhs } => write!(f, "expect {lhs} {} {rhs}", op.text()),
             Command::Display(d) => write!(f, "display{}", opt(d)),
             Command::Undisplay(n) => write!(f, "undisplay{}", opt(&n.map(|n| n.to_string()))),
@@ -483,7 +511,11 @@ fn split_filters(
         else {
             break;
         };
+        let twice = |what: &str| Err(error(name, format!("`{what}` is given twice")));
         match key {
+            "wave" if f.wave.is_some() => return twice("wave"),
+            "lane" if f.lane.is_some() => return twice("lane"),
+            "workgroup" | "wg" if group.is_some() => return twice("workgroup"),
             "wave" => f.wave = Some(number32(name, last)?),
             "lane" => {
                 let l = number(name, last)?;
@@ -503,6 +535,25 @@ fn split_filters(
         text = head2;
     }
     Ok((text.trim().to_string(), f, group))
+}
+
+/// The filters given before and after a condition, together; one given twice is an error.
+fn merge_filters(name: &str, a: Filters, b: Filters) -> Result<Filters, CommandError> {
+    let twice = |what: &str| Err(error(name, format!("`{what}` is given twice")));
+    if a.wave.is_some() && b.wave.is_some() {
+        return twice("wave");
+    }
+    if a.workgroup.is_some() && b.workgroup.is_some() {
+        return twice("workgroup");
+    }
+    if a.lane.is_some() && b.lane.is_some() {
+        return twice("lane");
+    }
+    Ok(Filters {
+        wave: a.wave.or(b.wave),
+        workgroup: a.workgroup.or(b.workgroup),
+        lane: a.lane.or(b.lane),
+    })
 }
 
 /// Splits `... if EXPR` into the part before and the condition.
@@ -558,8 +609,11 @@ pub fn parse(line: &str) -> Result<Option<Command>, CommandError> {
     let cmd = match name {
         "break" | "tbreak" => {
             need("a location")?;
-            let (body, filters, _) = split_filters(name, rest)?;
-            let (location, condition) = split_if(&body);
+            // Filters go after the condition or, as gdb's `thread N`, before `if`.
+            let (body, after, _) = split_filters(name, rest)?;
+            let (head, condition) = split_if(&body);
+            let (location, before, _) = split_filters(name, &head)?;
+            let filters = merge_filters(name, before, after)?;
             if location.is_empty() || location.contains(char::is_whitespace) {
                 return Err(error(name, format!("bad location `{location}`")));
             }
@@ -599,8 +653,14 @@ pub fn parse(line: &str) -> Result<Option<Command>, CommandError> {
                 "rwatch" => WatchKind::Read,
                 _ => WatchKind::Access,
             };
-            let (body, filters, group) = split_filters(name, rest)?;
-            let (target, condition) = split_if(&body);
+            let (body, after, group_after) = split_filters(name, rest)?;
+            let (head, condition) = split_if(&body);
+            let (target, before, group_before) = split_filters(name, &head)?;
+            let filters = merge_filters(name, before, after)?;
+            let group = match (group_before, group_after) {
+                (Some(_), Some(_)) => return Err(error(name, "`workgroup` is given twice")),
+                (a, b) => a.or(b),
+            };
             let mut parts = target.split_whitespace();
             let addr_text = parts
                 .next()
@@ -687,7 +747,7 @@ pub fn parse(line: &str) -> Result<Option<Command>, CommandError> {
             Command::Lane(id(rest)?)
         }
         "info" => {
-            need("a topic: waves, lanes, registers, breakpoints, watchpoints, changes, display, history or findings")?;
+            need("a topic: waves, lanes, registers, breakpoints, watchpoints, changes, display, history, findings, buffers or labels")?;
             let (what, arg) = rest
                 .split_once(char::is_whitespace)
                 .map_or((rest, ""), |(a, b)| (a, b.trim()));
@@ -703,6 +763,8 @@ pub fn parse(line: &str) -> Result<Option<Command>, CommandError> {
                 "display" | "displays" => Info::Display,
                 "history" => Info::History,
                 "findings" | "checks" => Info::Findings,
+                "buffers" | "buffer" => Info::Buffers,
+                "labels" | "label" | "symbols" => Info::Labels,
                 _ => return Err(error(name, format!("unknown `info {what}`"))),
             })
         }
@@ -773,6 +835,22 @@ pub fn parse(line: &str) -> Result<Option<Command>, CommandError> {
                     _ => return Err(error(name, usage)),
                 };
                 Command::Check(group, on)
+            } else if let Some(v) = rest.strip_prefix("context-sections") {
+                let v = v.trim();
+                if v.is_empty() {
+                    return Err(error(name, "set context-sections SECTION,...|all"));
+                }
+                let sections = super::context::parse_sections(v).map_err(|e| error(name, e))?;
+                Command::ContextSections(sections)
+            } else if let Some(v) = rest
+                .strip_prefix("context")
+                .filter(|v| v.is_empty() || v.starts_with(char::is_whitespace))
+            {
+                match v.trim() {
+                    "on" => Command::SetContext(true),
+                    "off" => Command::SetContext(false),
+                    _ => return Err(error(name, "set context on|off")),
+                }
             } else if let Some(v) = rest.strip_prefix("scheduler-locking") {
                 match v.trim() {
                     "on" | "step" => Command::SchedulerLocking(true),
@@ -794,6 +872,16 @@ pub fn parse(line: &str) -> Result<Option<Command>, CommandError> {
             }
         }
         "disassemble" => Command::Disassemble((!rest.is_empty()).then(|| rest.to_string())),
+        "list" => Command::List((!rest.is_empty()).then(|| rest.to_string())),
+        "context" => {
+            if !rest.is_empty() {
+                return Err(error(
+                    name,
+                    "`context` takes no argument (set context-sections chooses what it shows)",
+                ));
+            }
+            Command::Context
+        }
         "expect" => {
             need("an assertion")?;
             // One expression whose root operator is the comparison: `16 == 1 << 4`
@@ -953,8 +1041,11 @@ does.
 `break LOCATION` takes a label, `label+OFFSET`, or an address (`0x40`, `*0x40`). A
 condition is evaluated for every active lane (restricted to `lane N` when given) and the
 breakpoint stops when any lane satisfies it; the stop lists those lanes. `wave N` and
-`workgroup N` restrict it to a wave or workgroup. `ignore N COUNT` skips the next COUNT
-hits; `info breakpoints` shows hit counts. Continuing from a breakpoint steps over it once.
+`workgroup N` restrict it to a wave or workgroup. The filters go after the condition or,
+as gdb's `thread N`, before `if` (`break loop wave 3 if v1 > 2`); the confirmation names
+them (`Breakpoint 2 at 0x0040 <loop>, wave 3, lane 5`). `ignore N COUNT` skips the next
+COUNT hits; `info breakpoints` lists breakpoints and watchpoints together by number, with
+hit counts. Continuing from a breakpoint steps over it once.
 
 ## Watchpoints
 
@@ -969,8 +1060,10 @@ the selected wave unless `wave N` and `lane N` are given.
 ## Expressions
 
 Numbers (decimal, `0x`, `0b`, `0o`), registers `v3` (the selected lane), `v3[5]`, `u2`,
-`exec`, `pc`, `lane`, `wave`, labels (their address), memory `global:ADDR`,
-`shared:ADDR`, `scratch:ADDR` (a little-endian u32), and the C operators
+`exec`, `pc`, `lane`, `wave`, buffer names (the buffer's base address: `x/4xw out+16`,
+`watch out+64`, `expect global:out == 5`), labels (their code address), memory
+`global:ADDR`, `shared:ADDR`, `scratch:ADDR` (a little-endian u32; the address is one
+value, so `global:(out + 4)` reads the second word of `out`), and the C operators
 `+ - * / % << >> < <= > >= == != & ^ | && || ! ~` with C precedence (every C level its
 own: `8 > 1 << 2` is `8 > 4`) and parentheses, nested at most 256 deep. Values are 64-bit
 integers; registers and memory read as unsigned 32-bit values, and `s32(x)` reinterprets
@@ -979,6 +1072,34 @@ data (a vector register without an index, `scratch:`) is shown for every lane; a
 else is evaluated at the selected lane, so `p lane` is the selected lane and
 `p v3[lane]` its `v3`. In a breakpoint condition `lane` is each lane tested. `expect`
 takes one expression whose outermost operator is a comparison (`expect 16 == 1 << 4`).
+
+A name that is both a buffer and a label is resolved by where it is written: in an
+expression (`print`, `x`, `watch`, `expect`, `display`, `set`, conditions) it is the
+buffer; as a location (`break`, `tbreak`, `advance`, `disassemble`, `list`) it is the
+label, since only code is a location. `info buffers` lists the buffers (name, address,
+size, the `.arg` registers holding each) and `info labels` the labels (name, address,
+source line).
+
+## Source and context
+
+When the kernel was opened from its `.s` file, every stop ends with the source line of the
+instruction the wave executes next (of the faulting instruction after a fault, of the
+barrier in a deadlock), as gdb shows it: the line number, a tab and the line
+(`  42    ld.shared.b32 v5, v2, 128`). `list` shows 10 source lines around the selected
+wave's PC (`=>` marks its line, `B` lines with a breakpoint); `list` again, or Enter,
+shows the next 10 and `list -` the 10 before; `list N`, `list LABEL`, `list *ADDR` and
+`list FILE:N` show the lines around another place. A kernel opened from a `.wko` object
+has no source: `list` says so and stops show no line.
+
+`context` shows, as pwndbg does, the stop reason and the selection, the disassembly
+around the PC, the source lines around its line, the selected wave's registers that
+changed since the previous stop (old and new values; for vector registers the lanes, and
+the selected lane's values), the lanes of every register the instruction at the PC reads
+and writes, and EXEC on a lane scale. `set context on` shows it after every stop, without
+the reason (the stop's description is right above it); the REPL starts with it on, the
+engine, and so replay, with it off, which keeps transcripts short;
+`set context-sections exec,regs` chooses the sections and their order from `reason`,
+`code`, `source`, `regs`, `lanes` and `exec` (`all` for every one).
 
 ## Formats
 
@@ -993,11 +1114,21 @@ takes one expression whose outermost operator is a comparison (`expect 16 == 1 <
 (kernel, launch settings and seed, breakpoints, watchpoints, displays, selection and the log
 of commands) and `load FILE` restores one (docs/sessions.md).
 
+`--record FILE` (REPL and TUI) writes the commands as a replay script whose `#! kernel`
+line names the kernel relative to the script's folder. The REPL records a command once it
+has run, and leaves out what would not replay as it ran: a command that failed, an
+`expect` that did not hold, and `save` (it writes a file); `load` is recorded with the
+session file's absolute path. A recorded REPL session replays to success.
+
 ## When the launch ends
 
 `continue` ends with `All waves exited` when every workgroup has run, with the fault when
 a wave faults (continuing then runs the other waves), with a deadlock report when a barrier
-can never complete, and with `The launch is over` when only faulted waves are left.
+can never complete, and with `The launch is over` when only faulted waves are left. The
+deadlock report names each waiting wave with the PC `info waves` shows for it (a wave
+waiting at a barrier has executed it, so its PC is the next instruction) and the barrier
+it waits at. `advance barrier` likewise stops after the barrier instruction and says so:
+the wave waits there for its workgroup, or, the last to arrive, has released it.
 
 ## Limits
 

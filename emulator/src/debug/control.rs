@@ -77,6 +77,7 @@ impl Engine {
     /// Steps every ready wave by one instruction, `n` times.
     pub fn step_all(&mut self, n: u64) -> StopEvent {
         self.begin();
+        self.step_rounds = 0;
         for _ in 0..n {
             let ready: Vec<usize> = (0..self.machine.waves.len())
                 .filter(|&i| self.machine.waves[i].state == WaveState::Ready)
@@ -101,11 +102,18 @@ impl Engine {
                 }
             }
             self.record_round(stepped, start);
+            self.step_rounds += 1;
             if self.interrupt.swap(false, Ordering::Relaxed) {
                 return self.finish(self.event(StopReason::Interrupted, Some(self.selected_wave)));
             }
         }
         self.finish(self.event(StopReason::Step, Some(self.selected_wave)))
+    }
+
+    /// The rounds the last [`Engine::step_all`] completed: `stepi all` with this count
+    /// does what it did (a recorder writes an interrupted step so).
+    pub fn last_step_rounds(&self) -> u64 {
+        self.step_rounds
     }
 
     /// Continues (all waves run) until the selected wave reaches `addr`.
@@ -213,10 +221,23 @@ impl Engine {
         }
     }
 
+    /// Runs all waves, as `continue` does, until the launch has executed `n` instructions
+    /// (`goto` past the recorded history), unless something stops them first.
+    pub(super) fn run_to_count(&mut self, n: u64) -> StopEvent {
+        self.run_all_until(None, Some(n))
+    }
+
     /// Runs all waves through the machine's own loop, which reports breakpoint addresses
     /// and watched accesses as events: with nothing armed the engine adds nothing per
     /// instruction, and armed but not hit it adds one indexed load.
     fn run_all(&mut self, target: Option<(usize, u64)>) -> StopEvent {
+        self.run_all_until(target, None)
+    }
+
+    /// [`Engine::run_all`], stopping also when the launch's instruction count reaches
+    /// `until` (the machine's run is the same however it is split, so this is the state a
+    /// `continue` interrupted there left).
+    fn run_all_until(&mut self, target: Option<(usize, u64)>, until: Option<u64>) -> StopEvent {
         self.begin();
         if let Some((w, a)) = target {
             // A temporary internal breakpoint; resume over it if the wave is already there.
@@ -240,12 +261,17 @@ impl Engine {
             // Breakpoint events come back here at every hit: publish at most every POLL
             // instructions, not at every event.
             let now = self.machine.stats.wave_instructions;
+            if let Some(u) = until.filter(|u| now >= *u) {
+                let w = self.live_wave();
+                break self.event(StopReason::Reached(Reached::Count(u)), Some(w));
+            }
             if now >= published + POLL {
                 self.progress.publish(&self.machine);
                 published = now;
             }
             let start = self.machine.stats.wave_instructions;
-            let event = self.machine.run(Some(POLL));
+            let chunk = until.map_or(POLL, |u| POLL.min(u - now));
+            let event = self.machine.run(Some(chunk));
             self.record_run(start);
             self.record_fault(&event);
             match event {
@@ -273,6 +299,7 @@ impl Engine {
                         break stop;
                     }
                 }
+                Some(Event::Finding { wave, pc }) => break self.finding_stop(wave, pc),
                 Some(e) => break self.machine_event(e, None),
             }
         };
@@ -280,6 +307,20 @@ impl Engine {
             self.rearm();
         }
         self.finish(stop)
+    }
+
+    /// The stop for a sanitizer finding made by wave `w`'s instruction at `pc`, with the
+    /// watchpoints the same instruction triggered (both are reported, neither is lost).
+    fn finding_stop(&mut self, w: usize, pc: u64) -> StopEvent {
+        let mut stop = self.machine_event(Event::Finding { wave: w, pc }, Some(w));
+        if let Some(StopEvent {
+            reason: StopReason::Watchpoint(hits),
+            ..
+        }) = self.check_watchpoints(w, pc)
+        {
+            stop.watch = hits;
+        }
+        stop
     }
 
     /// A wave worth reporting on an interrupt: the selected one if alive, else any ready one.
@@ -313,8 +354,12 @@ impl Engine {
             }
         }
         let event = self.machine.step_scheduled(w);
+        if let Some(Event::Finding { .. }) = event {
+            return (Some(self.finding_stop(w, pc)), true);
+        }
         // A memory instruction that touched a watched range did not fault, exit or
-        // deadlock, so its event (if any) cannot be lost by reporting the watchpoint.
+        // deadlock, so its event (if any) cannot be lost by reporting the watchpoint (a
+        // sanitizer finding, the one event it can share an instruction with, is above).
         if self
             .machine
             .accesses

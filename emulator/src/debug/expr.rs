@@ -1,6 +1,8 @@
 //! Expressions of the command language: registers (`v3`, `v3[5]`, `u2`, `exec`, `pc`),
-//! `lane`, `wave`, memory (`global:ADDR`, `shared:ADDR`, `scratch:ADDR`, a u32), labels,
-//! numbers and C operators. Values are 64-bit signed integers; registers and memory read as
+//! `lane`, `wave`, memory (`global:ADDR`, `shared:ADDR`, `scratch:ADDR`, a u32), buffer
+//! names (the buffer's base address), labels (their code address), numbers and C
+//! operators. A name that is both a buffer and a label is the buffer in an expression
+//! (locations, as `break` takes them, are always labels). Values are 64-bit signed integers; registers and memory read as
 //! unsigned 32-bit values, and `s32(x)` reads them as signed (`s32(v3) < 0`).
 
 use std::fmt;
@@ -71,7 +73,7 @@ pub enum Expr {
     Wave,
     /// A u32 in memory.
     Mem(Space, Box<Expr>),
-    /// A label's address.
+    /// A name: a buffer's base address, else a label's address ([`symbol`]).
     Label(String),
     /// Unary operation.
     Unary(UnOp, Box<Expr>),
@@ -366,6 +368,30 @@ impl Parser<'_> {
     }
 }
 
+/// What a name in an expression stands for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Symbol {
+    /// A global buffer: its base address and size in bytes.
+    Buffer {
+        /// First address.
+        base: u64,
+        /// Size in bytes.
+        size: u64,
+    },
+    /// A code label: its address.
+    Label(u64),
+}
+
+/// Resolves a name as an expression does: a buffer's base address when a buffer has the
+/// name, else a label's address. (A location, as `break`, `advance`, `disassemble` and
+/// `list` take it, is always a label.)
+pub fn symbol(m: &Machine, name: &str) -> Option<Symbol> {
+    if let (Some(base), Some(b)) = (m.buffer_base(name), m.program().buffer(name)) {
+        return Some(Symbol::Buffer { base, size: b.size });
+    }
+    m.program().labels.get(name).map(|a| Symbol::Label(*a))
+}
+
 fn reg_number(w: &str, prefix: char, count: u32) -> Option<u8> {
     let digits = w.strip_prefix(prefix)?;
     if digits.is_empty() || !digits.bytes().all(|c| c.is_ascii_digit()) || digits.len() > 3 {
@@ -459,13 +485,14 @@ impl Expr {
                     })?;
                 u32::from_le_bytes(b) as i64
             }
-            Expr::Label(name) => match m.program().labels.get(name) {
-                Some(a) => *a as i64,
+            Expr::Label(name) => match symbol(m, name) {
+                Some(Symbol::Buffer { base, .. }) => base as i64,
+                Some(Symbol::Label(a)) => a as i64,
                 None => {
                     return err(
                         0,
                         format!(
-                        "no symbol `{name}` (registers are v0-v127, u0-u63, exec, pc, lane, wave)"
+                        "no symbol `{name}` (names are buffers and labels; registers are v0-v127, u0-u63, exec, pc, lane, wave)"
                     ),
                     )
                 }

@@ -640,6 +640,9 @@ impl Engine {
         self.machine = m;
         self.machine.break_at = break_at;
         self.machine.accesses = accesses;
+        // The detectors are part of the recorded state: back before a `set check`, they
+        // are as they were then (and a run from there is a new future without it).
+        self.checks = self.machine.checks();
         // The snapshot for change highlighting was taken of the machine just replaced.
         self.edited = true;
         self.resume_over = None;
@@ -651,10 +654,17 @@ impl Engine {
 
     /// `goto N`: the machine as it was when the launch's instruction count was `n`, right
     /// before the next instruction (anywhere in the recorded history, back or forward).
+    /// Past the newest recorded point, every wave runs forward from there as `continue`
+    /// runs them, to count `n` (a breakpoint, a watchpoint or the end may stop it first):
+    /// that is where a `continue` interrupted at count `n` stopped, so a recorded REPL
+    /// session replays an interrupted run with it.
     pub fn goto(&mut self, n: u64) -> Result<StopEvent, EngineError> {
         let end = self.history.end_count();
         if n > end {
-            return Err(EngineError::BeyondHistory { count: n, end });
+            if self.machine.stats.wave_instructions < end {
+                self.goto(end)?;
+            }
+            return Ok(self.run_to_count(n));
         }
         let (m, at) = self
             .history

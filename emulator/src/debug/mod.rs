@@ -8,6 +8,7 @@ pub mod breakpoint;
 mod checks;
 pub mod command;
 pub mod completion;
+pub mod context;
 mod control;
 mod edit;
 mod error;
@@ -17,6 +18,7 @@ mod history;
 mod points;
 mod run_command;
 pub mod session;
+mod source;
 mod stop;
 pub mod view;
 
@@ -77,6 +79,13 @@ pub struct Engine {
     checks: crate::check::Checks,
     /// The kernel's source file name and text, when readable (findings quote it).
     source: Option<(String, String)>,
+    /// The source lines the last `list` showed (first, last), 1-based: `list` goes on
+    /// after them; a stop or another wave forgets them.
+    list_last: Option<(u32, u32)>,
+    /// `set context` and `set context-sections`.
+    context: context::ContextSettings,
+    /// The rounds the last `step_all` completed.
+    step_rounds: u64,
 }
 
 /// The most commands the engine's log keeps (sessions save it for replay).
@@ -113,6 +122,9 @@ impl Engine {
             next_examine: None,
             checks: crate::check::Checks::default(),
             source: None,
+            list_last: None,
+            context: context::ContextSettings::default(),
+            step_rounds: 0,
         })
     }
 
@@ -186,10 +198,15 @@ impl Engine {
     pub fn set_kernel_path(&mut self, path: &str) {
         self.kernel_path = Some(path.to_string());
         // Best effort: an object file or an unreadable one simply has no source to quote.
-        self.source = (!path.ends_with(".wko"))
-            .then(|| std::fs::read_to_string(path).ok())
-            .flatten()
-            .map(|text| (path.to_string(), text));
+        // The built-in demo's source is compiled in.
+        self.source = if path == crate::demo::NAME {
+            Some((path.to_string(), crate::demo::SOURCE.to_string()))
+        } else {
+            (!path.ends_with(".wko"))
+                .then(|| std::fs::read_to_string(path).ok())
+                .flatten()
+                .map(|text| (path.to_string(), text))
+        };
     }
 
     /// The kernel's path, if the front end gave one.
@@ -234,6 +251,7 @@ impl Engine {
         self.resume_over = None;
         self.last = None;
         self.selected_wave = 0;
+        self.list_last = None;
         self.breakpoints.iter_mut().for_each(|b| b.hits = 0);
         self.watchpoints.iter_mut().for_each(|w| w.hits = 0);
         self.rearm();

@@ -131,8 +131,13 @@ impl Engine {
     }
 
     fn stopped(&mut self, stop: StopEvent) -> CommandOutput {
+        // `list` starts again from the new PC.
+        self.list_last = None;
         let mut text = view::describe_stop(self, &stop);
         text.push('\n');
+        if self.context.on {
+            text.push_str(&self.context_after_stop());
+        }
         text.push_str(&self.display_text());
         CommandOutput {
             text,
@@ -270,6 +275,10 @@ impl Engine {
             | Command::ReverseStepi(_)
             | Command::Continue
             | Command::ReverseContinue => Some(cmd.clone()),
+            // As gdb: Enter after `list` shows the next lines (or, after `list -`, the
+            // ones before).
+            Command::List(Some(a)) if a.trim() == "-" => Some(cmd.clone()),
+            Command::List(_) => Some(Command::List(None)),
             Command::Examine {
                 count,
                 format,
@@ -303,8 +312,31 @@ impl Engine {
                     .iter()
                     .find(|b| b.id == id)
                     .map_or(0, |b| b.addr);
+                // As gdb confirms a thread-specific breakpoint: every filter is named.
+                let mut filter_text = String::new();
+                if let Some(w) = filters.wave {
+                    let _ = write!(filter_text, ", wave {w}");
+                }
+                if let Some(g) = filters.workgroup {
+                    let _ = write!(filter_text, ", workgroup {g}");
+                }
+                if let Some(l) = filters.lane {
+                    let _ = write!(filter_text, ", lane {l}");
+                }
+                let line = self
+                    .machine()
+                    .program()
+                    .line_at(addr)
+                    .zip(self.source())
+                    .map(|(l, src)| {
+                        let file = std::path::Path::new(src.name)
+                            .file_name()
+                            .map_or(src.name.into(), |f| f.to_string_lossy());
+                        format!(" ({file}:{l})")
+                    })
+                    .unwrap_or_default();
                 CommandOutput::text(format!(
-                    "{} {id} at {}{}\n",
+                    "{} {id} at {}{line}{filter_text}{}\n",
                     if *temporary {
                         "Temporary breakpoint"
                     } else {
@@ -329,7 +361,8 @@ impl Engine {
             Command::Ignore(id, n) => {
                 self.set_ignore(*id, *n).map_err(|e| cmd_err("ignore", e))?;
                 CommandOutput::text(format!(
-                    "Will ignore next {n} crossings of breakpoint {id}.\n"
+                    "Will ignore next {} of breakpoint {id}.\n",
+                    view::count(*n as u64, "crossing")
                 ))
             }
             Command::Condition(id, c) => {
@@ -433,14 +466,16 @@ impl Engine {
             ),
             Command::Restart => {
                 self.restart();
+                let n = self.machine().waves.len();
                 CommandOutput::text(format!(
-                    "Restarted: {} waves resident, all at {}.\n",
-                    self.machine().waves.len(),
+                    "Restarted: {} resident, all at {}.\n",
+                    view::count(n as u64, "wave"),
                     view::pc_text(self.machine(), 0)
                 ))
             }
             Command::Wave(id) => {
                 self.select_wave(*id).map_err(|e| cmd_err("wave", e))?;
+                self.list_last = None;
                 let w = &self.machine().waves[self.selected_wave];
                 CommandOutput::text(format!(
                     "[Switching to wave {} (workgroup {}), {}]\n  {}: {}\n",
@@ -476,6 +511,8 @@ impl Engine {
                 Info::Changes => view::changes_text(self),
                 Info::History => view::history_text(self),
                 Info::Findings => self.findings_text(),
+                Info::Buffers => view::buffers_table(self),
+                Info::Labels => view::labels_table(self),
                 Info::Display => {
                     if self.displays.is_empty() {
                         "There are no displays.\n".to_string()
@@ -529,6 +566,16 @@ impl Engine {
                 };
                 CommandOutput::text(view::disassembly(self, center, 6, 10))
             }
+            Command::List(arg) => CommandOutput::text(self.list(arg.as_deref())?),
+            Command::Context => CommandOutput::text(self.context_text()),
+            Command::SetContext(on) => {
+                self.context.on = *on;
+                CommandOutput::default()
+            }
+            Command::ContextSections(sections) => {
+                self.context.sections = sections.clone();
+                CommandOutput::default()
+            }
             Command::Expect { lhs, op, rhs } => {
                 let a = self.eval("expect", lhs, None)?;
                 let b = self.eval("expect", rhs, None)?;
@@ -577,10 +624,10 @@ impl Engine {
                 s.save(std::path::Path::new(file))
                     .map_err(|e| cmd_err("save", e.to_string()))?;
                 let mut text = format!(
-                    "Saved session to {file} ({} breakpoints, {} watchpoints, {} commands).\n",
-                    s.breakpoints.len(),
-                    s.watchpoints.len(),
-                    s.log.len()
+                    "Saved session to {file} ({}, {}, {}).\n",
+                    view::count(s.breakpoints.len() as u64, "breakpoint"),
+                    view::count(s.watchpoints.len() as u64, "watchpoint"),
+                    view::count(s.log.len() as u64, "command")
                 );
                 if self.log_truncated() {
                     text.push_str(&format!("Warning: the command log holds only the first {} commands of this session; replaying it stops there.\n", super::MAX_LOG));
@@ -597,7 +644,12 @@ impl Engine {
                 }
                 s.apply(self, file)
                     .map_err(|e| cmd_err("load", e.to_string()))?;
-                CommandOutput::text(format!("Loaded session {file}: {} breakpoints, {} watchpoints, {} displays; launch restarted.\n", s.breakpoints.len(), s.watchpoints.len(), s.displays.len()))
+                CommandOutput::text(format!(
+                    "Loaded session {file}: {}, {}, {}; launch restarted.\n",
+                    view::count(s.breakpoints.len() as u64, "breakpoint"),
+                    view::count(s.watchpoints.len() as u64, "watchpoint"),
+                    view::count(s.displays.len() as u64, "display")
+                ))
             }
             Command::Help(topic) => CommandOutput::text(command::help(topic.as_deref())?),
         })
@@ -655,6 +707,14 @@ impl Engine {
                 crate::fault::lanes_text(v as u32)
             ),
             (None, Expr::Pc) => view::pc_text(self.machine(), v as u64),
+            (None, Expr::Label(name)) => match expr::symbol(self.machine(), name) {
+                Some(expr::Symbol::Buffer { size, .. }) => format!(
+                    "{:#x} <buffer {name}, {}>",
+                    v as u64,
+                    view::count(size, "byte")
+                ),
+                _ => view::pc_text(self.machine(), v as u64),
+            },
             (None, _) if v < 0 => v.to_string(),
             _ => view::format_value(v as u64, fmt, size),
         };

@@ -478,6 +478,26 @@ impl Recorder {
         Ok(Recorder { file })
     }
 
+    /// Appends a command that ran, if its replay does what it did: a command that failed,
+    /// an `expect` that did not hold and `save` (which writes a file) are left out, so a
+    /// recorded script replays to success; `load` is written with the file's absolute path,
+    /// so the script replays from any directory; a run interrupted by Ctrl-C is written as
+    /// the command that stops where it stopped. `before` is the launch's instruction count
+    /// before the command ran.
+    pub fn record_outcome(
+        &mut self,
+        engine: &Engine,
+        line: &str,
+        cmd: Option<&super::command::Command>,
+        before: u64,
+        result: &Result<super::CommandOutput, super::command::CommandError>,
+    ) -> std::io::Result<()> {
+        match recordable(engine, line, cmd, before, result) {
+            Some(text) => self.record(&text),
+            None => Ok(()),
+        }
+    }
+
     /// Appends one command line.
     pub fn record(&mut self, line: &str) -> std::io::Result<()> {
         use std::io::Write;
@@ -487,6 +507,57 @@ impl Recorder {
         }
         writeln!(self.file, "{line}")?;
         self.file.flush()
+    }
+}
+
+/// The text to record for a command that ran on `engine` (see [`Recorder::record_outcome`]),
+/// or `None` to leave it out.
+pub fn recordable(
+    engine: &Engine,
+    line: &str,
+    cmd: Option<&super::command::Command>,
+    before: u64,
+    result: &Result<super::CommandOutput, super::command::CommandError>,
+) -> Option<String> {
+    use super::command::Command;
+    let out = result.as_ref().ok()?;
+    if out.expect.as_ref().is_some_and(|e| !e.passed) {
+        return None;
+    }
+    if let Some(stop) = out
+        .stop
+        .as_ref()
+        .filter(|s| s.reason == super::StopReason::Interrupted)
+    {
+        // Replaying the command would run it to its end: write the one that stops where
+        // the interrupt did. A wave run alone executed what the count grew by; stepping
+        // all waves, whole rounds; anything else ran (or went back) as `continue` does,
+        // which `goto` repeats to the count.
+        let alone = |n: u64| format!("stepi alone {n}");
+        return Some(match cmd {
+            Some(Command::Stepi(_)) if !engine.scheduler_locking => {
+                format!("stepi all {}", engine.last_step_rounds())
+            }
+            Some(Command::StepiAll(_)) => format!("stepi all {}", engine.last_step_rounds()),
+            Some(
+                Command::Stepi(_)
+                | Command::StepiAlone(_)
+                | Command::Finish
+                | Command::AdvanceBarrier,
+            ) => alone(stop.instructions.saturating_sub(before)),
+            _ => match stop.wave_id {
+                Some(w) => format!("goto {}\nwave {w}", stop.instructions),
+                None => format!("goto {}", stop.instructions),
+            },
+        });
+    }
+    match cmd {
+        Some(Command::Save(_)) => None,
+        Some(Command::Load(file)) => {
+            let abs = std::fs::canonicalize(file).ok()?;
+            Some(format!("load {}", abs.to_str()?))
+        }
+        _ => Some(line.trim().to_string()),
     }
 }
 

@@ -109,7 +109,12 @@ impl std::fmt::Display for Terminated {
             plural(self.exited)
         )?;
         if self.never_ran > 0 {
-            write!(f, "; {} workgroups never ran", self.never_ran)?;
+            write!(
+                f,
+                "; {} workgroup{} never ran",
+                self.never_ran,
+                plural(self.never_ran as usize)
+            )?;
         }
         Ok(())
     }
@@ -171,6 +176,9 @@ pub struct StopEvent {
     pub pc: Option<u64>,
     /// Wave-instructions executed since the launch.
     pub instructions: u64,
+    /// Watchpoints the stop's instruction also triggered when the run stopped for another
+    /// reason (a sanitizer finding made by the same instruction): reported with it.
+    pub watch: Vec<WatchHit>,
 }
 
 impl StopEvent {
@@ -195,6 +203,7 @@ impl Engine {
             wave_id: w.map(|w| w.id),
             pc: w.map(|w| w.pc),
             instructions: self.machine.stats.wave_instructions,
+            watch: Vec::new(),
         }
     }
 

@@ -10,6 +10,11 @@ use crate::fault::lanes_text;
 use crate::isa::{Counter, RegFile};
 use crate::machine::Machine;
 
+/// `1 wave`, `2 waves`: a count with its noun, singular or plural.
+pub fn count(n: u64, noun: &str) -> String {
+    format!("{n} {noun}{}", if n == 1 { "" } else { "s" })
+}
+
 /// `0x0010 <loop+4>`.
 pub fn pc_text(m: &Machine, pc: u64) -> String {
     let p = m.program();
@@ -126,7 +131,9 @@ fn describe_hit(m: &Machine, wave_id: Option<u32>, h: &WatchHit) -> String {
     s
 }
 
-/// Describes a stop the way gdb would.
+/// Describes a stop the way gdb would, ending with the source line of the instruction the
+/// wave executes next (of the faulting instruction, of the barrier of a deadlock) when the
+/// engine has the kernel's source.
 pub fn describe_stop(e: &Engine, stop: &StopEvent) -> String {
     let text = describe_stop_reason(e, stop);
     // Every stop names the launch's instruction count, which `goto` takes (the end of the
@@ -135,10 +142,89 @@ pub fn describe_stop(e: &Engine, stop: &StopEvent) -> String {
         return text;
     }
     let count = format!(" [count {}]", stop.instructions);
-    match text.split_once('\n') {
+    let mut text = match text.split_once('\n') {
         Some((first, rest)) => format!("{first}{count}\n{rest}"),
         None => text + &count,
+    };
+    let line_pc = match &stop.reason {
+        StopReason::Deadlock(d) => d.waiting.first().map(|(_, pc)| *pc),
+        StopReason::Fault(f) => Some(f.pc),
+        StopReason::Finished | StopReason::Terminated(_) | StopReason::Reached(Reached::Exit) => {
+            None
+        }
+        StopReason::Blocked(b) if *b != Blocked::HistoryStart => None,
+        _ => stop.pc,
+    };
+    if let Some(line) = line_pc.and_then(|pc| e.source_line_at(pc)) {
+        text.push('\n');
+        text.push_str(&line);
     }
+    text
+}
+
+/// A deadlock as the debugger and `wavedbg run` report it: each waiting wave with the PC
+/// `info waves` shows for it (past its barrier) and the barrier it waits at.
+pub fn deadlock_text(m: &Machine, d: &crate::machine::Deadlock) -> String {
+    let waiting: Vec<String> = d
+        .waiting
+        .iter()
+        .map(|(id, barrier)| {
+            let pc = m
+                .waves
+                .iter()
+                .find(|w| w.id == *id)
+                .map_or(barrier.wrapping_add(4), |w| w.pc);
+            format!(
+                "wave {id} (pc {}) waits at the barrier at {}",
+                pc_text(m, pc),
+                pc_text(m, *barrier)
+            )
+        })
+        .collect();
+    let missing: Vec<String> = d
+        .missing
+        .iter()
+        .map(|(w, st)| format!("wave {w} ({})", st.name()))
+        .collect();
+    format!(
+        "deadlock in workgroup {}: {}; {}",
+        d.workgroup,
+        waiting.join(", "),
+        if missing.is_empty() {
+            "no other wave can run to it".to_string()
+        } else {
+            format!("{} will never arrive", missing.join(", "))
+        }
+    )
+}
+
+/// `advance barrier`'s stop: the wave has executed its barrier and stopped after it,
+/// waiting for its workgroup or, the last to arrive, released.
+fn barrier_text(m: &Machine, wave: &str, stop: &StopEvent) -> String {
+    let Some(pc) = stop.pc else {
+        return format!("{wave} reached its barrier");
+    };
+    let barrier = pc.checked_sub(4).filter(|b| {
+        m.instr_at(*b)
+            .is_some_and(|d| d.op == crate::exec::Op::Barrier)
+    });
+    let waits = stop
+        .wave
+        .and_then(|i| m.waves.get(i))
+        .is_some_and(|w| w.state == crate::wave::WaveState::AtBarrier);
+    let at = barrier.map_or("its barrier".to_string(), |b| {
+        format!("the barrier at {}", pc_text(m, b))
+    });
+    let how = if waits {
+        "waiting for the other waves of its workgroup"
+    } else {
+        "the last of its workgroup to arrive, it released the barrier"
+    };
+    format!(
+        "{wave} reached {at} and stopped after it, {how}\n  next: {}: {}",
+        pc_text(m, pc),
+        instr_text(m, pc)
+    )
 }
 
 fn describe_stop_reason(e: &Engine, stop: &StopEvent) -> String {
@@ -173,6 +259,7 @@ fn describe_stop_reason(e: &Engine, stop: &StopEvent) -> String {
         }
         StopReason::Step => format!("{wave}\n  {}", at(stop.pc)),
         StopReason::Reached(Reached::Exit) => format!("{wave} exited"),
+        StopReason::Reached(Reached::Barrier) => barrier_text(m, &wave, stop),
         StopReason::Reached(what) => format!("{wave} reached {what}\n  {}", at(stop.pc)),
         StopReason::BreakInstruction => {
             format!("Break instruction (brk), {wave}\n  {}", at(stop.pc))
@@ -181,7 +268,7 @@ fn describe_stop_reason(e: &Engine, stop: &StopEvent) -> String {
             let (sig, _) = f.signal();
             format!("Program received signal {sig}: {f}")
         }
-        StopReason::Deadlock(d) => format!("Deadlock: {d}"),
+        StopReason::Deadlock(d) => format!("Deadlock: {}", deadlock_text(m, d)),
         StopReason::Finished => format!(
             "All waves exited ({} wave-instructions, {} lane-ops).",
             m.stats.wave_instructions, m.stats.lane_ops
@@ -202,6 +289,7 @@ fn describe_stop_reason(e: &Engine, stop: &StopEvent) -> String {
                 .iter()
                 .map(|f| format!("Sanitizer {}", f.describe(m, e.source())))
                 .collect();
+            s.extend(stop.watch.iter().map(|h| describe_hit(m, stop.wave_id, h)));
             s.push(format!("  next: {}", at(stop.pc)));
             s.join("\n")
         }
@@ -444,7 +532,8 @@ pub fn disassembly(e: &Engine, center: u64, before: usize, after: usize) -> Stri
     s
 }
 
-/// `info breakpoints` / `info watchpoints`.
+/// `info breakpoints` / `info watchpoints`: breakpoints and watchpoints ordered by number,
+/// as gdb lists them.
 pub fn breakpoint_table(e: &Engine, watch_only: bool) -> String {
     let m = e.machine();
     if e.breakpoints().is_empty() && e.watchpoints().is_empty()
@@ -456,9 +545,10 @@ pub fn breakpoint_table(e: &Engine, watch_only: bool) -> String {
             "No breakpoints or watchpoints.\n".into()
         };
     }
-    let mut s = String::from("Num  Type            Disp  Enb  Address          What\n");
+    let mut rows: Vec<(u32, String)> = Vec::new();
     if !watch_only {
         for b in e.breakpoints() {
+            let mut s = String::new();
             let _ = writeln!(
                 s,
                 "{:<4} breakpoint      {:<5} {:<4} {:<16} {}",
@@ -482,21 +572,22 @@ pub fn breakpoint_table(e: &Engine, watch_only: bool) -> String {
                 extra.push(format!("lane {l} only"));
             }
             if b.hits > 0 {
-                extra.push(format!(
-                    "breakpoint already hit {} time{}",
-                    b.hits,
-                    if b.hits == 1 { "" } else { "s" }
-                ));
+                extra.push(format!("breakpoint already hit {}", count(b.hits, "time")));
             }
             if b.ignore > 0 {
-                extra.push(format!("will ignore next {} crossings", b.ignore));
+                extra.push(format!(
+                    "will ignore next {}",
+                    count(b.ignore as u64, "crossing")
+                ));
             }
             for x in extra {
                 let _ = writeln!(s, "        {x}");
             }
+            rows.push((b.id, s));
         }
     }
     for w in e.watchpoints() {
+        let mut s = String::new();
         let scope = w.scope.instance_text();
         let kind = w.kind.table_name();
         let _ = writeln!(
@@ -514,11 +605,119 @@ pub fn breakpoint_table(e: &Engine, watch_only: bool) -> String {
         if w.hits > 0 {
             let _ = writeln!(
                 s,
-                "        watchpoint already hit {} time{}",
-                w.hits,
-                if w.hits == 1 { "" } else { "s" }
+                "        watchpoint already hit {}",
+                count(w.hits, "time")
             );
         }
+        rows.push((w.id, s));
+    }
+    rows.sort_by_key(|(id, _)| *id);
+    let mut s = String::from("Num  Type            Disp  Enb  Address          What\n");
+    for (_, r) in rows {
+        s.push_str(&r);
+    }
+    s
+}
+
+/// `info buffers`: each global buffer's name, base address, size, and the `.arg`
+/// registers that hold its address or descriptor.
+pub fn buffers_table(e: &Engine) -> String {
+    let m = e.machine();
+    let p = m.program();
+    if p.buffers.is_empty() {
+        return "No buffers.\n".into();
+    }
+    let rows: Vec<[String; 4]> = p
+        .buffers
+        .iter()
+        .map(|b| {
+            let held: Vec<String> = p
+                .args
+                .iter()
+                .filter_map(|a| {
+                    let (name, what) = match &a.value {
+                        crate::program::ArgValue::Address(n) => (n, "address"),
+                        crate::program::ArgValue::Descriptor(n) => (n, "descriptor"),
+                        crate::program::ArgValue::Value(_) => return None,
+                    };
+                    (*name == b.name)
+                        .then(|| format!("u[{}:{}] ({what})", a.reg, a.reg + a.value.regs() - 1))
+                })
+                .collect();
+            [
+                b.name.clone(),
+                m.buffer_base(&b.name)
+                    .map_or("-".into(), |a| format!("{a:#x}")),
+                b.size.to_string(),
+                if held.is_empty() {
+                    "-".into()
+                } else {
+                    held.join(", ")
+                },
+            ]
+        })
+        .collect();
+    table(
+        &["Name", "Address", "Bytes", "Argument"],
+        &rows,
+        &[false, false, true, false],
+    )
+}
+
+/// `info labels`: each label's name, address and the source line of its instruction,
+/// by address.
+pub fn labels_table(e: &Engine) -> String {
+    let p = e.machine().program();
+    if p.labels.is_empty() {
+        return "No labels.\n".into();
+    }
+    let mut labels: Vec<(&String, &u64)> = p.labels.iter().collect();
+    labels.sort_by_key(|(n, a)| (**a, (*n).clone()));
+    let rows: Vec<[String; 3]> = labels
+        .into_iter()
+        .map(|(n, a)| {
+            [
+                n.clone(),
+                format!("{a:#06x}"),
+                p.line_at(*a).map_or("-".into(), |l| l.to_string()),
+            ]
+        })
+        .collect();
+    table(&["Name", "Address", "Line"], &rows, &[false, false, true])
+}
+
+/// A text table: columns as wide as their widest cell, numbers (`right`) aligned right.
+fn table<const N: usize>(heads: &[&str; N], rows: &[[String; N]], right: &[bool; N]) -> String {
+    let widths: Vec<usize> = (0..N)
+        .map(|c| {
+            rows.iter()
+                .map(|r| r[c].chars().count())
+                .chain([heads[c].len()])
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    let line = |cells: &[&str]| {
+        let mut s = String::new();
+        for (c, cell) in cells.iter().enumerate() {
+            let w = widths[c];
+            if c > 0 {
+                s.push_str("  ");
+            }
+            if right[c] {
+                let _ = write!(s, "{cell:>w$}");
+            } else {
+                let _ = write!(s, "{cell:<w$}");
+            }
+        }
+        s.truncate(s.trim_end().len());
+        s.push('\n');
+        s
+    };
+    let mut s = line(heads);
+    for r in rows {
+        let cells: Vec<&str> = r.iter().map(String::as_str).collect();
+        s.push_str(&line(&cells));
     }
     s
 }
@@ -619,7 +818,11 @@ pub fn changes_text(e: &Engine) -> String {
         }
     }
     for (space, scope, lo, hi) in &c.memory {
-        let _ = writeln!(s, "{space} {scope}: {lo:#x}..{hi:#x} ({} bytes)", hi - lo);
+        let _ = writeln!(
+            s,
+            "{space} {scope}: {lo:#x}..{hi:#x} ({})",
+            count(hi - lo, "byte")
+        );
     }
     s
 }
@@ -634,9 +837,13 @@ pub fn history_text(e: &Engine) -> String {
         h.end, h.now
     );
     out += &format!(
-        "{} record entries; {} snapshots, {:.1} MiB of {:.0} MiB (set history-size), one every {} instructions or more.\n",
-        h.entries,
-        h.snapshots,
+        "{}; {}, {:.1} MiB of {:.0} MiB (set history-size), one every {} instructions or more.\n",
+        if h.entries == 1 {
+            "1 record entry".to_string()
+        } else {
+            format!("{} record entries", h.entries)
+        },
+        count(h.snapshots as u64, "snapshot"),
         mib(h.bytes),
         mib(h.limit),
         h.spacing

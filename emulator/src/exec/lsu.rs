@@ -531,11 +531,7 @@ fn uld(
             ctx.record(Space::Global, addr, 4 * n as u32, 0, AccessKind::Read, &[]);
             if let Some(tr) = ctx.trace.as_deref_mut() {
                 tr.begin(Space::Global, AccessKind::Read, 4 * n as u32);
-                tr.entries.push(crate::check::TraceEntry {
-                    lane: 0,
-                    addr,
-                    off: addr,
-                });
+                tr.push_uniform(addr);
             }
         }
         UldMode::Buf | UldMode::BufIndexed => {
@@ -556,11 +552,7 @@ fn uld(
                     *v = word as u32;
                     ctx.record(Space::Global, addr, 4, 0, AccessKind::Read, &[]);
                     if let Some(tr) = ctx.trace.as_deref_mut() {
-                        tr.entries.push(crate::check::TraceEntry {
-                            lane: 0,
-                            addr,
-                            off: addr,
-                        });
+                        tr.push_uniform(addr);
                     }
                 }
             }

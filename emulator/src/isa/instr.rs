@@ -238,6 +238,12 @@ impl Instr {
                         None => write!(out, ".-{}", -value * 4)?,
                     }
                 }
+                // A 32-bit immediate of arithmetic reads as the signed number it is written
+                // as (`uaddi u6, u6, -1`); bit patterns (and, or, xor, shifts, unsigned
+                // compares, floats) and large values read as hex.
+                OperandKind::Imm(ImmKind::B32) if b32_signed(def.op(), value) => {
+                    write!(out, "{}", value as u32 as i32)?
+                }
                 OperandKind::Imm(ImmKind::B32) if value > 0xffff => write!(out, "{value:#x}")?,
                 OperandKind::Imm(_) => write!(out, "{value}")?,
             }
@@ -257,6 +263,28 @@ impl Instr {
 impl fmt::Display for Instr {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         self.write(f, 0, &|_| None)
+    }
+}
+
+/// Whether a `b32` immediate of an instruction performing `op` is written as a negative
+/// decimal: integer add, multiply, move and signed or equality compares, when the value
+/// read as an i32 is negative and small (-65536 to -1).
+fn b32_signed(op: crate::isa::Op, value: i64) -> bool {
+    use crate::isa::op::{AluOp, CmpOp};
+    let signed = value as u32 as i32;
+    if !(-0x1_0000..0).contains(&signed) {
+        return false;
+    }
+    match op {
+        crate::isa::Op::UAlu(a, _) | crate::isa::Op::VAlu(a, _) => {
+            matches!(
+                a,
+                AluOp::Add | AluOp::Sub | AluOp::Mul | AluOp::Mov | AluOp::MinI | AluOp::MaxI
+            )
+        }
+        crate::isa::Op::UCmp(c, _) => matches!(c, CmpOp::Eq | CmpOp::Ne | CmpOp::LtI | CmpOp::GeI),
+        crate::isa::Op::UAdd64(_) | crate::isa::Op::VAdd64(_) => true,
+        _ => false,
     }
 }
 

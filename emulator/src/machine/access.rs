@@ -117,13 +117,12 @@ impl Machine {
         let wave_slot = self.slot_of(wave);
         if let (Some(san), Some(w)) = (self.sanitizer.as_deref_mut(), self.waves.get(wave)) {
             // What the debugger writes counts as written, for uninitialised reads.
-            let wpg = self.launch.waves_per_workgroup() as usize;
             let (s, off) = match place {
                 Place::Shared(slot, off) => (slot, off),
                 Place::Scratch(_, off) => (wave_slot, off),
                 Place::Global(a) => (wave_slot, a),
             };
-            let group = &self.waves[s * wpg..((s + 1) * wpg).min(self.waves.len())];
+            let group = super::run::group_of(&self.waves, s, self.launch.waves_per_workgroup());
             let fresh = || group.iter().all(|x| x.executed == 0);
             san.note_memory_write(space, (s, wave), w, fresh, off, data.len() as u64);
         }

@@ -4,7 +4,7 @@
 use super::{CodeWord, Event, Machine, StopBefore};
 use crate::exec::{self, Ctx, Decoded, Flow};
 use crate::fault::{Fault, FaultKind};
-use crate::wave::WaveState;
+use crate::wave::{Wave, WaveState};
 
 impl Machine {
     /// Executes one instruction of the scheduled wave.
@@ -140,9 +140,17 @@ impl Machine {
             }
         }
         let s = self.slot_of(w);
+        if self.sanitizer.is_none() {
+            return self.execute_at::<false>(w, s, pc, d);
+        }
+        self.step_checked(w, s, pc, d)
+    }
+
+    /// [`Machine::step_wave`]'s execution with the sanitizer's checks before and after.
+    #[inline(never)]
+    fn step_checked(&mut self, w: usize, s: usize, pc: u64, d: Decoded) -> Option<Event> {
         if let Some(san) = self.sanitizer.as_deref_mut() {
-            let wpg = self.launch.waves_per_workgroup() as usize;
-            let group = &self.waves[s * wpg..((s + 1) * wpg).min(self.waves.len())];
+            let group = group_of(&self.waves, s, self.launch.waves_per_workgroup());
             san.before(
                 w,
                 s,
@@ -152,7 +160,7 @@ impl Machine {
                 pc,
             );
         }
-        let event = self.execute_at(w, s, pc, d);
+        let event = self.execute_at::<true>(w, s, pc, d);
         let Some(san) = self.sanitizer.as_deref_mut() else {
             return event;
         };
@@ -175,8 +183,15 @@ impl Machine {
 
     /// Executes the decoded instruction `d` at `pc` of wave `w` (in slot `s`) and moves
     /// the wave on: PC, barrier, end, fault.
+    /// `CHECK`: a sanitizer is on (the per-lane trace, the barrier hook).
     #[inline(always)]
-    fn execute_at(&mut self, w: usize, s: usize, pc: u64, d: Decoded) -> Option<Event> {
+    fn execute_at<const CHECK: bool>(
+        &mut self,
+        w: usize,
+        s: usize,
+        pc: u64,
+        d: Decoded,
+    ) -> Option<Event> {
         let exec_mask = self.waves[w].exec;
         let scratch_bytes = self.launch.scratch_bytes as u64;
         let result = {
@@ -188,11 +203,14 @@ impl Machine {
                 scratch_bytes,
                 accesses: self.accesses.as_mut(),
                 // Only the memory detectors look at each lane's access.
-                trace: self
-                    .sanitizer
-                    .as_deref_mut()
-                    .filter(|x| x.checks().races || x.checks().init)
-                    .map(|x| &mut x.trace),
+                trace: if CHECK {
+                    self.sanitizer
+                        .as_deref_mut()
+                        .filter(|x| x.checks().races || x.checks().init)
+                        .map(|x| &mut x.trace)
+                } else {
+                    None
+                },
             };
             exec::execute(&mut ctx, &d, pc)
         };
@@ -209,9 +227,8 @@ impl Machine {
             Ok(Flow::Barrier) => {
                 self.waves[w].pc = next;
                 self.waves[w].state = WaveState::AtBarrier;
-                if let Some(san) = self.sanitizer.as_deref_mut() {
-                    let wpg = self.launch.waves_per_workgroup() as usize;
-                    let group = &self.waves[s * wpg..(s + 1) * wpg];
+                if let (true, Some(san)) = (CHECK, self.sanitizer.as_deref_mut()) {
+                    let group = group_of(&self.waves, s, self.launch.waves_per_workgroup());
                     if group.iter().all(|x| x.state == WaveState::AtBarrier) {
                         san.release(s, group, &self.waves[w]);
                     }
@@ -243,8 +260,7 @@ impl Machine {
     /// barriers.
     pub(super) fn deadlock_event(&mut self, s: usize, dl: super::Deadlock) -> Event {
         if let Some(san) = self.sanitizer.as_deref_mut() {
-            let wpg = self.launch.waves_per_workgroup() as usize;
-            let group = &self.waves[s * wpg..((s + 1) * wpg).min(self.waves.len())];
+            let group = group_of(&self.waves, s, self.launch.waves_per_workgroup());
             san.deadlock(group, self.stats.wave_instructions);
         }
         Event::Deadlock(dl)
@@ -258,7 +274,7 @@ impl Machine {
     /// instruction budget, a breakpoint mark that stops this wave), which `step_wave` or
     /// the hooked step then runs. Returns the instructions executed, and the finding event
     /// that ended it early when a sanitizer found something new.
-    fn run_wave_local(&mut self, w: usize, n: u64) -> (u64, Option<Event>) {
+    fn run_wave_local(&mut self, w: usize, n: u64) -> (u64, Option<u64>) {
         // Two copies of the loop: without a sanitizer it pays nothing for one.
         if self.sanitizer.is_some() {
             self.run_wave_local_as::<true>(w, n)
@@ -268,9 +284,9 @@ impl Machine {
     }
 
     /// [`Machine::run_wave_local`], with the sanitizer's register checks when `CHECK`
-    /// (stopping with [`Event::Finding`] after an instruction that found something new).
+    /// (stopping after an instruction that found something new: its PC is returned).
     #[inline(always)]
-    fn run_wave_local_as<const CHECK: bool>(&mut self, w: usize, n: u64) -> (u64, Option<Event>) {
+    fn run_wave_local_as<const CHECK: bool>(&mut self, w: usize, n: u64) -> (u64, Option<u64>) {
         let budget = self
             .options
             .max_instructions
@@ -288,10 +304,9 @@ impl Machine {
         if let Some(log) = &mut self.accesses {
             log.hits.clear();
         }
-        let s = self.slot_of(w);
+        let s = if CHECK { self.slot_of(w) } else { 0 };
         if CHECK {
-            let wpg = self.launch.waves_per_workgroup() as usize;
-            let group = &self.waves[s * wpg..((s + 1) * wpg).min(self.waves.len())];
+            let group = group_of(&self.waves, s, self.launch.waves_per_workgroup());
             if let Some(san) = self.sanitizer.as_deref_mut() {
                 san.enter_slot(s, &self.waves[w], || group.iter().all(|x| x.executed == 0));
             }
@@ -344,7 +359,7 @@ impl Machine {
                 if let Some(san) = san.as_deref_mut() {
                     san.after(w, s, wave, d, pc, true, stats.wave_instructions);
                     if san.has_fresh() {
-                        return (done, Some(Event::Finding { wave: w, pc }));
+                        return (done, Some(pc));
                     }
                 }
             }
@@ -422,11 +437,11 @@ impl Machine {
                 // them, and it stops before a breakpoint mark); the rest one at a time. A
                 // wave resuming over a breakpoint takes one hooked step first.
                 if self.skip_break.is_none() && self.stop_before.is_none() {
-                    let (done, event) = self.run_wave_local(w, n - k);
+                    let (done, finding) = self.run_wave_local(w, n - k);
                     self.left = self.left.saturating_sub(done as u32);
                     k += done;
-                    if event.is_some() {
-                        return event;
+                    if let Some(pc) = finding {
+                        return Some(Event::Finding { wave: w, pc });
                     }
                     if k >= n {
                         break;
@@ -452,4 +467,11 @@ impl Machine {
             }
         }
     }
+}
+
+/// The waves of slot `s` (`wpg` waves per workgroup).
+pub(super) fn group_of(waves: &[Wave], s: usize, wpg: u32) -> &[Wave] {
+    let wpg = wpg as usize;
+    let start = (s * wpg).min(waves.len());
+    &waves[start..(start + wpg).min(waves.len())]
 }

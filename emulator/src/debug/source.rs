@@ -1,0 +1,169 @@
+//! The kernel's source under the debugger: the line of a PC as stops show it, and `list`
+//! (10 lines around the selected wave's PC, a line, a label or an address; again to go on,
+//! `-` to go back), from the program's line table and the source text the engine holds.
+
+use super::command::CommandError;
+use super::Engine;
+
+/// Lines `list` shows at a time.
+pub const LIST_LINES: u32 = 10;
+
+impl Engine {
+    /// Gives the engine the kernel's source text (a front end with the text in hand: the
+    /// built-in demo, a test). [`Engine::set_kernel_path`] reads it from a `.s` file.
+    pub fn set_source(&mut self, name: &str, text: &str) {
+        self.source = Some((name.to_string(), text.to_string()));
+    }
+
+    /// Why there is no source to show, for the message of `list` (`None` when there is).
+    pub fn no_source_reason(&self) -> Option<String> {
+        if self.source.is_some() {
+            return None;
+        }
+        Some(match self.kernel_path() {
+            Some(p) if p.ends_with(".wko") => {
+                "no source for this kernel (opened from a .wko object)".to_string()
+            }
+            Some(p) => format!("no source for this kernel (cannot read {p})"),
+            None => "no source for this kernel (it was not opened from a .s file)".to_string(),
+        })
+    }
+
+    /// The source line of the instruction at `pc` as a stop shows it, gdb style:
+    /// `  42\t    ld.shared.b32 v5, v2, 128   ; comment`. `None` without source or line.
+    pub fn source_line_at(&self, pc: u64) -> Option<String> {
+        let line = self.machine().program().line_at(pc)?;
+        let text = self.source_text_line(line)?;
+        Some(format!("{line:>4}\t{text}"))
+    }
+
+    /// Line `line` (1-based) of the source, without its line end.
+    pub(super) fn source_text_line(&self, line: u32) -> Option<&str> {
+        let (_, text) = self.source.as_ref()?;
+        let i = (line as usize).checked_sub(1)?;
+        text.lines().nth(i).map(str::trim_end)
+    }
+
+    /// The source line of the selected wave's PC: its own, or for a PC without one (past
+    /// the last instruction, after `end`) the line of the nearest instruction before it.
+    fn pc_line(&self) -> Option<u32> {
+        let pc = self.machine().waves.get(self.selected_wave)?.pc;
+        let p = self.machine().program();
+        p.line_at(pc).or_else(|| {
+            p.lines
+                .iter()
+                .take_while(|(a, _)| *a <= pc)
+                .last()
+                .map(|(_, l)| *l)
+        })
+    }
+
+    /// `list [ARG]`: the source lines it shows, numbered, `=>` at the selected wave's PC,
+    /// `B` at lines with an enabled breakpoint.
+    pub(super) fn list(&mut self, arg: Option<&str>) -> Result<String, CommandError> {
+        let err = |m: String| CommandError {
+            message: m,
+            usage: super::command::usage("list").map(str::to_string),
+        };
+        let Some((name, text)) = self.source.clone() else {
+            return Err(err(self.no_source_reason().unwrap_or_default()));
+        };
+        let total = text.lines().count() as u32;
+        let short = std::path::Path::new(&name)
+            .file_name()
+            .map_or(name.clone(), |f| f.to_string_lossy().into_owned());
+        let centred = |line: u32| {
+            let first = line.saturating_sub(LIST_LINES / 2).max(1);
+            (first, first + LIST_LINES - 1)
+        };
+        let around_pc = || centred(self.pc_line().unwrap_or(1));
+        let (first, last) = match arg.map(str::trim) {
+            None | Some("") => match self.list_last {
+                Some((_, last)) => (last + 1, last + LIST_LINES),
+                None => around_pc(),
+            },
+            Some("-") => {
+                let before = self.list_last.map_or_else(|| around_pc().0, |(f, _)| f);
+                if before <= 1 {
+                    return Err(err(format!("Already at the start of {short}.")));
+                }
+                let last = before - 1;
+                (last.saturating_sub(LIST_LINES - 1).max(1), last)
+            }
+            Some(a) => {
+                // FILE:LINE or FILE:LOCATION names this kernel's own file.
+                let spot = match a.rsplit_once(':') {
+                    Some((file, rest)) if !file.is_empty() => {
+                        if file != name && file != short {
+                            return Err(err(format!(
+                                "no source file `{file}` (this kernel's source is {name})"
+                            )));
+                        }
+                        rest.trim()
+                    }
+                    _ => a,
+                };
+                let digits = !spot.is_empty() && spot.bytes().all(|b| b.is_ascii_digit());
+                let line = match super::expr::parse_number(spot) {
+                    Some(n) if digits => u32::try_from(n).map_err(|_| {
+                        err(format!(
+                            "line {n} is out of range; {short} has {total} lines"
+                        ))
+                    })?,
+                    None if digits => {
+                        return Err(err(format!(
+                            "line {spot} is out of range; {short} has {total} lines"
+                        )))
+                    }
+                    _ => {
+                        let addr = self
+                            .resolve_location(spot)
+                            .map_err(|e| err(e.to_string()))?;
+                        self.machine().program().line_at(addr).ok_or_else(|| {
+                            err(format!("no source line for the instruction at {addr:#x}"))
+                        })?
+                    }
+                };
+                if line == 0 || line > total {
+                    return Err(err(format!(
+                        "line {line} is out of range; {short} has {total} lines"
+                    )));
+                }
+                centred(line)
+            }
+        };
+        if first > total {
+            return Err(err(format!(
+                "Line number {first} out of range; {short} has {total} lines."
+            )));
+        }
+        let last = last.min(total);
+        self.list_last = Some((first, last));
+        let pc_line = self
+            .machine()
+            .waves
+            .get(self.selected_wave)
+            .and_then(|w| self.machine().program().line_at(w.pc));
+        let p = self.machine().program();
+        let bp_lines: Vec<u32> = self
+            .breakpoints()
+            .iter()
+            .filter(|b| b.enabled)
+            .filter_map(|b| p.line_at(b.addr))
+            .collect();
+        let mut s = String::new();
+        for (i, l) in text.lines().enumerate().skip(first as usize - 1) {
+            let n = i as u32 + 1;
+            if n > last {
+                break;
+            }
+            s.push_str(&format!(
+                "{}{}{n:>4}\t{}\n",
+                if Some(n) == pc_line { "=>" } else { "  " },
+                if bp_lines.contains(&n) { "B" } else { " " },
+                l.trim_end()
+            ));
+        }
+        Ok(s)
+    }
+}
