@@ -6,6 +6,9 @@
 //! run is in progress) and check, through tmux's view of the pane's modes, that the
 //! terminal was restored (main screen, mouse reporting off, cursor shown), that the exit
 //! status is 128+signal, and that the shell works after; and closing the terminal ends it.
+//! Others maximise a pane and restore it, resizing the terminal while it is maximised
+//! (`resize-window`), scroll the console back through its history full screen, and watch
+//! the completions appear above the command line while typing.
 //!
 //! tmux is installed by .ci/run; outside CI (CI unset) a missing tmux skips the test with a
 //! message.
@@ -115,14 +118,19 @@ fn reverse_keys_in_a_real_terminal() {
     t.keys(&["c"]);
     t.wait_text("Breakpoint 1, wave 1");
     t.keys(&["R"]);
-    t.wait_for("the previous hit", |s| {
-        s.matches("Breakpoint 1, wave 0").count() >= 2
+    t.wait_for("the previous hit on the status line", |s| {
+        s.lines()
+            .any(|l| l.contains(" HIT ") && l.contains("Breakpoint 1, wave 0"))
     });
     t.keys(&["R"]);
     let s = t.wait_text("No more reverse-execution history.");
     assert!(s.contains("| 0 of "), "{s}");
     t.keys(&["?"]);
-    t.wait_text("r R  step back, continue back");
+    let s = t.wait_text("r   R       step back, continue back");
+    assert!(
+        s.contains("Ctrl-R      restart"),
+        "restart has a key of its own:\n{s}"
+    );
     t.keys(&["Escape"]);
     t.keys(&["q"]);
     t.wait_for("the shell prompt", |s| {
@@ -259,4 +267,118 @@ fn closing_the_terminal_ends_the_tui() {
         );
         std::thread::sleep(Duration::from_millis(50));
     }
+}
+
+/// Starts the TUI on the demo in `t`'s shell and waits for it.
+fn start_tui(t: &Tmux) {
+    t.type_text(&format!(
+        "WAVEDBG_HISTORY={} {}",
+        t.dir.join("history").display(),
+        env!("CARGO_BIN_EXE_wavedbg")
+    ));
+    t.keys(&["Enter"]);
+    t.wait_text(" READY ");
+}
+
+/// Quits the TUI and waits for the shell.
+fn quit(t: &Tmux) {
+    t.keys(&["q"]);
+    t.wait_for("the shell prompt", |s| {
+        s.lines().any(|l| l.starts_with("tui-test$"))
+    });
+}
+
+/// `z` maximises the focused pane and restores it; the maximised pane survives resizes
+/// (smaller, to the compact size, and larger), and the lane grid never shows a cut value.
+#[test]
+fn maximise_restore_and_resize_while_zoomed_in_a_real_terminal() {
+    let Some(t) = start("zoom") else {
+        return;
+    };
+    start_tui(&t);
+    let s = t.wait_text("Waves (32)");
+    assert!(
+        s.contains("Source: demo:histogram.s"),
+        "the source beside the code:\n{s}"
+    );
+    // The lane grid, maximised.
+    t.keys(&["3", "z"]);
+    let s = t.wait_text("[z restores]");
+    assert!(!s.contains("Waves (32)"), "only the lane grid shows:\n{s}");
+    assert!(s.contains("Lanes: wave 0"), "{s}");
+    // Smaller than the compact layout's limit, then larger: still maximised, redrawn.
+    t.ok(&["resize-window", "-t", "main", "-x", "80", "-y", "24"]);
+    let s = t.wait_for("the zoomed grid at 80x24", |s| {
+        s.contains("[z restores]") && s.lines().count() <= 24 && s.contains("   31  ")
+    });
+    assert!(!s.contains(" 1 Code "), "no tab bar while maximised:\n{s}");
+    t.ok(&["resize-window", "-t", "main", "-x", "200", "-y", "60"]);
+    let s = t.wait_for("the zoomed grid at 200x60", |s| {
+        s.contains("[z restores]") && s.lines().any(|l| l.chars().count() > 150)
+    });
+    // Every lane and no partial value.
+    for lane in 0..32 {
+        assert!(
+            s.contains(&format!("{lane:>3}  0000")),
+            "lane {lane} is missing:\n{s}"
+        );
+    }
+    // Restore: every pane again.
+    t.keys(&["z"]);
+    let s = t.wait_text("Waves (32)");
+    assert!(!s.contains("[z restores]"), "{s}");
+    quit(&t);
+}
+
+/// The console keeps its whole history: `o` shows it full screen, PgUp goes back (the
+/// title says how far), End returns; long lines wrap instead of being cut.
+#[test]
+fn console_scrollback_and_zoom_in_a_real_terminal() {
+    let Some(t) = start("scrollback") else {
+        return;
+    };
+    start_tui(&t);
+    t.keys(&[":"]);
+    t.type_text("help");
+    t.keys(&["Enter"]);
+    t.wait_text("(+");
+    t.keys(&["o"]);
+    let s = t.wait_text("Console [z restores]");
+    // The last lines of `help`, wrapped rather than cut.
+    assert!(s.contains("↪ "), "long lines wrap:\n{s}");
+    assert!(!s.contains("(wavedbg) help"), "the start is above:\n{s}");
+    t.keys(&["PageUp", "PageUp", "PageUp", "PageUp", "PageUp"]);
+    let s = t.wait_for("the start of the output", |s| s.contains("(wavedbg) help"));
+    assert!(s.contains("rows back (End: latest)"), "{s}");
+    t.keys(&["End"]);
+    t.wait_for("the latest output", |s| {
+        !s.contains("rows back") && !s.contains("(wavedbg) help")
+    });
+    t.keys(&["o"]);
+    t.wait_text("Waves (32)");
+    quit(&t);
+}
+
+/// Typing on the command line shows the candidates above it; Tab completes.
+#[test]
+fn completion_hint_in_a_real_terminal() {
+    let Some(t) = start("complete") else {
+        return;
+    };
+    start_tui(&t);
+    t.keys(&[":"]);
+    t.type_text("info b");
+    let s = t.wait_text("completions (Tab)");
+    assert!(s.contains("breakpoints"), "{s}");
+    t.type_text("r");
+    let s = t.wait_text("1 completion (Tab)");
+    assert!(s.contains("breakpoints"), "{s}");
+    t.keys(&["Tab"]);
+    // Completed, with a space after: the word is new, so the candidates went.
+    t.wait_for("the completed line", |s| {
+        s.lines().any(|l| l == ":info breakpoints") && !s.contains("completion")
+    });
+    t.keys(&["Enter"]);
+    t.wait_text("No breakpoints or watchpoints.");
+    quit(&t);
 }

@@ -45,15 +45,8 @@ mod tests {
     use super::*;
 
     fn words() -> Words {
-        Words {
-            commands: vec!["break".into(), "continue".into(), "condition".into()],
-            names: vec![
-                "next_word".into(),
-                "merged".into(),
-                "v1".into(),
-                "v10".into(),
-            ],
-        }
+        let engine = crate::app::demo_engine(None).expect("the demo opens");
+        Words::of(&engine, TUI_COMMANDS)
     }
 
     #[test]
@@ -62,9 +55,10 @@ mod tests {
         assert_eq!(complete("br", &w).line, "break ");
         let c = complete("co", &w);
         assert_eq!(c.line, "con");
-        assert_eq!(c.candidates.len(), 2);
+        assert!(c.candidates.len() >= 2, "{:?}", c.candidates);
         assert_eq!(complete("break ne", &w).line, "break next_word ");
-        assert_eq!(complete("print v1", &w).candidates, ["v1", "v10"]);
+        assert_eq!(complete("print v1", &w).candidates[..2], ["v1", "v10"]);
+        assert_eq!(complete("me", &w).line, "mem ");
         assert!(complete("zz", &w).candidates.is_empty());
     }
 }

@@ -4,7 +4,7 @@
 
 use ratatui::layout::{Position, Rect};
 
-use crate::pane::Pane;
+use crate::pane::{Pane, PANES};
 
 /// Something clickable drawn at `area`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -23,11 +23,15 @@ pub struct HitMap {
     /// Clickable areas; later ones lie on top.
     pub hits: Vec<Hit>,
     /// Inner height of each pane as drawn (0: not shown), by [`Pane::index`].
-    pub rows: [u16; 7],
+    pub rows: [u16; PANES],
+    /// The panes drawn, in [`Pane::ALL`] order.
+    pub shown: Vec<Pane>,
     /// Bytes per row in the memory view.
     pub mem_bytes_per_row: u64,
     /// Registers per block in the lane grid.
     pub lane_regs: usize,
+    /// Rows the console's lines take at the width drawn (wrapped).
+    pub console_rows: usize,
     /// Whether the layout was the compact (tabbed) one.
     pub compact: bool,
 }

@@ -8,6 +8,12 @@
 //! ratatui's `TestBackend`; [`hits`] carries what the last frame drew where back to the
 //! state (for clicks and page sizes) without either module importing the other.
 //! [`history`] is the command history shared with the REPL (rustyline's file history).
+//! [`pane`] names the panes and the code layouts (`v`: disassembly, source, both).
+//!
+//! The screen, keys and marks are described in docs/tui.md. Drawing never cuts anything
+//! silently: cut text ends with `…`, the console wraps and scrolls back, the lane grid
+//! shows fewer registers or lanes rather than part of a value, and any pane can be
+//! maximised (`z`); `tests/fit.rs` checks this at every size from 40x12 to 250x80.
 
 pub mod app;
 pub mod completion;

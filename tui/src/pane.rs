@@ -1,7 +1,8 @@
-//! The panes of the screen. Both the state ([`crate::app`]) and drawing ([`crate::ui`])
-//! name them, and so does [`crate::hits`]; they depend on nothing.
+//! The panes of the screen, and which of the two code views show. Both the state
+//! ([`crate::app`]) and drawing ([`crate::ui`]) name them, and so does [`crate::hits`];
+//! they depend on nothing.
 
-/// The panes, in focus order.
+/// The panes, in the order of their digit keys (`1`-`8`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Pane {
     /// Disassembly.
@@ -18,11 +19,29 @@ pub enum Pane {
     Breakpoints,
     /// Command output.
     Console,
+    /// The kernel's source file.
+    Source,
 }
 
+/// How many panes there are.
+pub const PANES: usize = 8;
+
 impl Pane {
-    /// Every pane, in focus order.
-    pub const ALL: [Pane; 7] = [
+    /// Every pane, in the order of their digit keys.
+    pub const ALL: [Pane; PANES] = [
+        Pane::Code,
+        Pane::Waves,
+        Pane::Lanes,
+        Pane::Registers,
+        Pane::Memory,
+        Pane::Breakpoints,
+        Pane::Console,
+        Pane::Source,
+    ];
+
+    /// Focus order (Tab): the source beside the code.
+    pub const FOCUS: [Pane; PANES] = [
+        Pane::Source,
         Pane::Code,
         Pane::Waves,
         Pane::Lanes,
@@ -42,17 +61,89 @@ impl Pane {
             Pane::Memory => "Memory",
             Pane::Breakpoints => "Breakpoints",
             Pane::Console => "Console",
+            Pane::Source => "Source",
         }
     }
 
-    /// Position in [`Pane::ALL`].
+    /// A short title, for a narrow tab bar.
+    pub fn short_title(self) -> &'static str {
+        match self {
+            Pane::Code => "Code",
+            Pane::Waves => "Wave",
+            Pane::Lanes => "Lane",
+            Pane::Registers => "Reg",
+            Pane::Memory => "Mem",
+            Pane::Breakpoints => "Bkpt",
+            Pane::Console => "Cons",
+            Pane::Source => "Src",
+        }
+    }
+
+    /// Position in [`Pane::ALL`] (the digit key is one more).
     pub fn index(self) -> usize {
         Pane::ALL.iter().position(|p| *p == self).unwrap_or(0)
     }
 
-    /// The pane `by` places on in focus order (wrapping around).
-    pub(crate) fn step(self, by: isize) -> Pane {
-        let n = Pane::ALL.len() as isize;
-        Pane::ALL[(self.index() as isize + by).rem_euclid(n) as usize]
+    /// The pane `by` places on in focus order among `shown` (wrapping around). A pane not
+    /// shown moves to the first one shown.
+    pub(crate) fn step(self, by: isize, shown: &[Pane]) -> Pane {
+        let order: Vec<Pane> = Pane::FOCUS
+            .iter()
+            .copied()
+            .filter(|p| shown.contains(p))
+            .collect();
+        let Some(at) = order.iter().position(|p| *p == self) else {
+            return order.first().copied().unwrap_or(self);
+        };
+        let n = order.len() as isize;
+        order[(at as isize + by).rem_euclid(n) as usize]
+    }
+}
+
+/// Which code views show (`v` cycles them, as gdb's `layout asm`, `layout split` and
+/// `layout src`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum CodeLayout {
+    /// The disassembly alone.
+    Asm,
+    /// The source above the disassembly.
+    #[default]
+    Split,
+    /// The source alone.
+    Src,
+}
+
+impl CodeLayout {
+    /// The next layout in the cycle.
+    pub fn next(self) -> CodeLayout {
+        match self {
+            CodeLayout::Asm => CodeLayout::Split,
+            CodeLayout::Split => CodeLayout::Src,
+            CodeLayout::Src => CodeLayout::Asm,
+        }
+    }
+
+    /// Its name, as gdb's `layout` names it.
+    pub fn name(self) -> &'static str {
+        match self {
+            CodeLayout::Asm => "asm",
+            CodeLayout::Split => "split",
+            CodeLayout::Src => "src",
+        }
+    }
+
+    /// Whether the pane shows in this layout (every pane but the two code views always
+    /// does).
+    pub fn shows(self, pane: Pane) -> bool {
+        match pane {
+            Pane::Code => self != CodeLayout::Src,
+            Pane::Source => self != CodeLayout::Asm,
+            _ => true,
+        }
+    }
+
+    /// The panes shown, in [`Pane::ALL`] order.
+    pub fn panes(self) -> Vec<Pane> {
+        Pane::ALL.into_iter().filter(|p| self.shows(*p)).collect()
     }
 }

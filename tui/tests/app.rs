@@ -10,7 +10,7 @@ use ratatui::crossterm::event::{
     KeyCode, KeyEvent, KeyModifiers, MouseButton, MouseEvent, MouseEventKind,
 };
 use wavedbg_emulator::debug::StopReason;
-use wavedbg_tui::app::{App, Pane};
+use wavedbg_tui::app::{App, CodeLayout, Pane};
 use wavedbg_tui::TuiOptions;
 
 #[test]
@@ -76,6 +76,9 @@ fn tab_moves_focus_and_arrows_move_in_the_focused_pane() {
     press(&mut app, KeyCode::Char('j'));
     assert_eq!(app.engine.selected_wave, 1);
     press(&mut app, KeyCode::BackTab);
+    press(&mut app, KeyCode::BackTab);
+    // The source comes before the code (it is above it), the console last.
+    assert_eq!(app.focus, Pane::Source);
     press(&mut app, KeyCode::BackTab);
     assert_eq!(app.focus, Pane::Console);
     keys(&mut app, "3");
@@ -394,4 +397,311 @@ fn a_sanitizer_finding_stops_the_run_and_marks_both_instructions_in_the_code_pan
     run(&mut app, &["continue"]);
     let screen = text(&draw(&mut app, 120, 40));
     assert!(!screen.contains("! data race"), "{screen}");
+}
+
+/// Writes `source` to a file of this test's own and opens it (so the engine reads the
+/// source back, as when the TUI opens a `.s` file).
+fn app_of_file(name: &str, source: &str) -> App {
+    let dir = std::env::temp_dir().join(format!("wavedbg-tui-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let path = dir.join(format!("{name}.s"));
+    std::fs::write(&path, source).expect("writes the kernel");
+    let engine = wavedbg_tui::app::demo_engine(Some(&path)).expect("assembles");
+    // The engine read the text when it opened the file.
+    let _ = std::fs::remove_dir_all(&dir);
+    App::new(engine, &TuiOptions::default()).expect("the app starts")
+}
+
+#[test]
+fn the_source_view_mirrors_the_findings_marks() {
+    let mut app = app_of_file("race", RACE);
+    assert!(app.source.is_ok(), "the source was read");
+    run(&mut app, &["set check races on", "continue"]);
+    app.focus = Pane::Source;
+    for size in [(80, 24), (120, 40), (200, 60)] {
+        let screen = text(&draw(&mut app, size.0, size.1));
+        // Lines 9 (the store) and 13 (the load) of the file carry the `!` mark, and the
+        // side's name where the pane is wide enough.
+        assert!(
+            screen.contains("  !   9      st.shared.b32 v2, v1, 0"),
+            "{size:?}\n{screen}"
+        );
+        assert!(
+            screen.contains("  !  13      ld.shared.b32 v3, v1, 0"),
+            "{size:?}\n{screen}"
+        );
+        if size.0 != 120 {
+            assert!(
+                screen.contains("v1, 0  ! data race: now"),
+                "{size:?}\n{screen}"
+            );
+            assert!(
+                screen.contains("v1, 0  ! data race: before"),
+                "{size:?}\n{screen}"
+            );
+        }
+    }
+    // The code pane keeps its marks too.
+    app.focus = Pane::Code;
+    let screen = text(&draw(&mut app, 200, 60));
+    assert!(
+        screen.contains("! 0018  st.shared.b32 v2, v1, 0"),
+        "{screen}"
+    );
+}
+
+#[test]
+fn v_cycles_the_code_views_and_8_shows_the_source() {
+    let mut app = demo();
+    assert_eq!(app.layout, CodeLayout::Split, "the demo has its source");
+    keys(&mut app, "v");
+    assert_eq!(app.layout, CodeLayout::Src);
+    assert_eq!(
+        app.focus,
+        Pane::Source,
+        "the code view went, so did its focus"
+    );
+    keys(&mut app, "v");
+    assert_eq!(app.layout, CodeLayout::Asm);
+    assert_eq!(app.focus, Pane::Code);
+    // Tab skips the pane that is not shown; 8 brings the source back.
+    for _ in 0..8 {
+        press(&mut app, KeyCode::Tab);
+        assert_ne!(app.focus, Pane::Source);
+    }
+    keys(&mut app, "8");
+    assert_eq!(app.layout, CodeLayout::Split);
+    assert_eq!(app.focus, Pane::Source);
+}
+
+#[test]
+fn the_source_cursor_follows_the_code_and_sets_breakpoints_on_lines() {
+    let mut app = demo();
+    let _ = draw(&mut app, 120, 40);
+    // The PC's line: line 30 (`uwgid u4`), index 29.
+    assert_eq!(app.source_cursor, 29);
+    keys(&mut app, "8");
+    // Down to the blank line 39: no instruction there.
+    for _ in 0..9 {
+        press(&mut app, KeyCode::Down);
+    }
+    assert_eq!(app.source_cursor, 38);
+    keys(&mut app, "b");
+    assert!(app
+        .message
+        .as_ref()
+        .is_some_and(|m| m.error && m.text.contains("Line 39")));
+    assert!(app.engine.breakpoints().is_empty());
+    // Line 42 (`st.shared.b32 v8, v2, 0`): the breakpoint goes on its instruction, and
+    // the code cursor follows.
+    for _ in 0..3 {
+        press(&mut app, KeyCode::Down);
+    }
+    let addr = app.source_line_addr(41).expect("line 42 has code");
+    assert_eq!(app.code[app.code_cursor].addr, addr);
+    keys(&mut app, "b");
+    assert_eq!(app.engine.breakpoints().len(), 1);
+    assert_eq!(app.engine.breakpoints()[0].addr, addr);
+    // `a` runs to the line; `b` again removes the breakpoint.
+    keys(&mut app, "a");
+    assert_eq!(app.selected_pc(), Some(addr));
+    keys(&mut app, "b");
+    assert!(app.engine.breakpoints().is_empty());
+    // Moving in the code moves the source cursor.
+    keys(&mut app, "1");
+    press(&mut app, KeyCode::Down);
+    let line = app
+        .engine
+        .machine()
+        .program()
+        .line_at(app.code[app.code_cursor].addr);
+    assert_eq!(Some(app.source_cursor as u32 + 1), line);
+}
+
+#[test]
+fn z_maximises_any_pane_and_o_the_console() {
+    let mut app = demo();
+    for p in Pane::ALL {
+        app.focus = p;
+        keys(&mut app, "z");
+        assert!(app.zoom);
+        let hits = {
+            let _ = draw(&mut app, 120, 40);
+            app.hits.clone()
+        };
+        assert_eq!(hits.shown, [p], "only the maximised pane shows");
+        keys(&mut app, "z");
+        assert!(!app.zoom);
+    }
+    // `o`: the console full screen from any pane, and back to that pane.
+    keys(&mut app, "3o");
+    assert!(app.zoom);
+    assert_eq!(app.focus, Pane::Console);
+    keys(&mut app, "o");
+    assert!(!app.zoom);
+    assert_eq!(app.focus, Pane::Lanes);
+    // Esc restores too.
+    keys(&mut app, "z");
+    press(&mut app, KeyCode::Esc);
+    assert!(!app.zoom);
+}
+
+#[test]
+fn the_console_scrolls_back_through_its_whole_history() {
+    let mut app = demo();
+    for _ in 0..40 {
+        run(&mut app, &["stepi"]);
+    }
+    run(&mut app, &["help"]);
+    keys(&mut app, "7");
+    let _ = draw(&mut app, 120, 40);
+    let total = app.hits.console_rows;
+    let page = app.hits.rows[Pane::Console.index()] as usize;
+    assert!(total > 200, "{total} rows");
+    press(&mut app, KeyCode::PageUp);
+    assert_eq!(app.console_scroll, page);
+    press(&mut app, KeyCode::Home);
+    assert_eq!(
+        app.console_scroll,
+        total - page,
+        "the oldest row at the top"
+    );
+    let screen = text(&draw(&mut app, 120, 40));
+    assert!(screen.contains("(wavedbg) stepi"), "{screen}");
+    press(&mut app, KeyCode::PageDown);
+    assert_eq!(app.console_scroll, total - 2 * page);
+    press(&mut app, KeyCode::End);
+    assert_eq!(app.console_scroll, 0);
+    // The wheel over the console scrolls it, three rows a notch, focused or not.
+    keys(&mut app, "1");
+    let buf = draw(&mut app, 120, 40);
+    let (x, y) = find(&buf, " Console ").expect("the console is shown");
+    let wheel = |kind| MouseEvent {
+        kind,
+        column: x + 2,
+        row: y + 2,
+        modifiers: KeyModifiers::NONE,
+    };
+    app.on_mouse(wheel(MouseEventKind::ScrollUp));
+    assert_eq!(app.console_scroll, 3);
+    app.on_mouse(wheel(MouseEventKind::ScrollDown));
+    assert_eq!(app.console_scroll, 0);
+    assert_eq!(app.focus, Pane::Code);
+}
+
+#[test]
+fn ctrl_r_restarts_after_asking() {
+    let mut app = demo();
+    run(&mut app, &["stepi 5"]);
+    app.on_key(KeyEvent::new(KeyCode::Char('r'), KeyModifiers::CONTROL));
+    assert!(app.confirm_restart);
+    let t = text(&draw(&mut app, 80, 24));
+    assert!(t.contains("Restart the launch"), "{t}");
+    keys(&mut app, "n");
+    assert!(!app.confirm_restart);
+    assert_eq!(app.engine.machine().stats.wave_instructions, 5);
+    app.on_key(KeyEvent::new(KeyCode::Char('r'), KeyModifiers::CONTROL));
+    keys(&mut app, "y");
+    assert_eq!(app.engine.machine().stats.wave_instructions, 0);
+    assert_eq!(app.status.0, "Restarted: every wave at the start.");
+    assert_eq!(app.engine.log().last().map(String::as_str), Some("restart"));
+    // `r` alone is still a step back.
+    run(&mut app, &["stepi 2"]);
+    keys(&mut app, "r");
+    assert_eq!(app.engine.machine().stats.wave_instructions, 1);
+}
+
+#[test]
+fn a_watchpoint_stop_selects_the_lane_that_wrote_and_records_it() {
+    let dir = std::env::temp_dir().join(format!("wavedbg-tui-watchlane-{}", std::process::id()));
+    let _ = std::fs::create_dir_all(&dir);
+    let options = TuiOptions {
+        record: Some(dir.join("rec.wdbg")),
+        history: Default::default(),
+    };
+    let mut app = App::new(common::demo().engine, &options).expect("starts");
+    // Bin 4 of the shared histogram: lane 4 of wave 0 clears it.
+    run(&mut app, &["watch shared:0x10 4", "continue"]);
+    assert!(matches!(
+        app.engine.last_stop().map(|s| &s.reason),
+        Some(StopReason::Watchpoint(_))
+    ));
+    assert_eq!(app.engine.selected_lane, 4);
+    assert_eq!(app.stop_lanes().watch, 1 << 4);
+    let rec = std::fs::read_to_string(dir.join("rec.wdbg")).unwrap_or_default();
+    assert!(rec.ends_with("\ncontinue\nlane 4\n"), "{rec}");
+    // Not echoed as a command of its own.
+    assert!(!app.console.iter().any(|(l, _)| l == "(wavedbg) lane 4"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn the_sparkline_follows_time_travel() {
+    let mut app = demo();
+    let id = app.engine.machine().waves[0].id;
+    for _ in 0..5 {
+        keys(&mut app, "s");
+    }
+    let executed: Vec<u64> = app.activity.of(id).iter().map(|s| s.executed).collect();
+    assert_eq!(executed, [0, 1, 2, 3, 4, 5]);
+    keys(&mut app, "rr");
+    let executed: Vec<u64> = app.activity.of(id).iter().map(|s| s.executed).collect();
+    assert_eq!(executed, [0, 1, 2, 3], "the undone steps are gone");
+    run(&mut app, &["restart"]);
+    assert_eq!(app.activity.of(id).len(), 1);
+}
+
+#[test]
+fn the_command_line_shows_completions_while_typing() {
+    let mut app = demo();
+    keys(&mut app, ":");
+    assert_eq!(app.completions(), None, "nothing typed yet");
+    keys(&mut app, "con");
+    let (start, c) = app.completions().expect("candidates");
+    assert_eq!(start, 0);
+    assert!(c.contains(&"continue".to_string()) && c.contains(&"condition".to_string()));
+    let screen = text(&draw(&mut app, 120, 40));
+    assert!(screen.contains("completions (Tab)"), "{screen}");
+    assert!(screen.contains("continue"), "{screen}");
+    keys(&mut app, "zz");
+    let (_, c) = app.completions().expect("an unknown command says so");
+    assert!(c.is_empty());
+    let screen = text(&draw(&mut app, 120, 40));
+    assert!(
+        screen.contains("no command starts with `conzz`"),
+        "{screen}"
+    );
+    // An argument with no candidates (a number) shows nothing.
+    press(&mut app, KeyCode::Esc);
+    keys(&mut app, ":stepi 1");
+    assert_eq!(app.completions(), None);
+}
+
+#[test]
+fn the_record_keeps_what_replays() {
+    let dir = std::env::temp_dir().join(format!("wavedbg-tui-replays-{}", std::process::id()));
+    let _ = std::fs::create_dir_all(&dir);
+    let options = TuiOptions {
+        record: Some(dir.join("rec.wdbg")),
+        history: Default::default(),
+    };
+    let mut app = App::new(engine_of(SPIN), &options).expect("starts");
+    // A command that fails is left out.
+    keys(&mut app, ":bogus");
+    press(&mut app, KeyCode::Enter);
+    keys(&mut app, "s");
+    // A continue interrupted by Esc is written as the command that stops there.
+    app.on_key(KeyEvent::new(KeyCode::F(5), KeyModifiers::NONE));
+    std::thread::sleep(Duration::from_millis(50));
+    app.on_key(KeyEvent::new(KeyCode::Esc, KeyModifiers::NONE));
+    app.wait_idle(Duration::from_secs(5)).expect("alive");
+    let stop = app.engine.last_stop().expect("stopped").clone();
+    assert_eq!(stop.reason, StopReason::Interrupted);
+    let rec = std::fs::read_to_string(dir.join("rec.wdbg")).unwrap_or_default();
+    assert!(!rec.contains("bogus"), "{rec}");
+    assert!(
+        rec.ends_with(&format!("\nstepi\ngoto {}\nwave 0\n", stop.instructions)),
+        "{rec}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
 }

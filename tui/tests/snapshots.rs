@@ -1,16 +1,25 @@
-//! Snapshot tests of the main views (ratatui `TestBackend`, insta) at 120x40 and 80x24.
-//! The snapshots are the buffer's debug form, which lists every cell style, so colours
-//! and dimming are checked along with the text; cell-style assertions pin the important
-//! ones (a changed value is yellow and marked `*`, an inactive lane is dimmed).
+//! Snapshot tests of the views (ratatui `TestBackend`, insta): the screen's text, so a
+//! ratatui upgrade that draws the same text churns nothing, with targeted assertions on
+//! the cells whose style matters (the PC line's colour, the breakpoint marker's, a changed
+//! value's, an inactive lane's dimming, the marks of the lanes a stop concerns). The
+//! views added for issue 15 (source beside the code, maximised panes, the console full
+//! screen and scrolled back, completions while typing, the EXEC bitmap and active-lane
+//! sparkline, the lanes of a stop) are taken at 80x24, 120x40 and 200x60.
 
 mod common;
 
 use common::*;
+use ratatui::buffer::Buffer;
 use ratatui::crossterm::event::KeyCode;
 use ratatui::style::{Color, Modifier};
+use wavedbg_tui::app::{CodeLayout, Pane};
+use wavedbg_tui::{App, TuiOptions};
+
+/// The sizes every new view is taken at.
+const SIZES: [(u16, u16); 3] = [(80, 24), (120, 40), (200, 60)];
 
 /// At a breakpoint in the middle of the demo: every pane has something to show.
-fn at_breakpoint() -> wavedbg_tui::App {
+fn at_breakpoint() -> App {
     let mut app = demo();
     run(
         &mut app,
@@ -19,12 +28,41 @@ fn at_breakpoint() -> wavedbg_tui::App {
     app
 }
 
+/// Takes the snapshot `name_WxH` of `app` at every size of [`SIZES`].
+fn at_every_size(app: &mut App, name: &str) {
+    for (w, h) in SIZES {
+        let buf = draw(app, w, h);
+        insta::assert_snapshot!(format!("{name}_{w}x{h}"), text(&buf));
+    }
+}
+
+/// The cell at the first occurrence of `needle`, `offset` chars into it.
+fn cell_at<'a>(buf: &'a Buffer, needle: &str, offset: u16) -> &'a ratatui::buffer::Cell {
+    let (x, y) = find(buf, needle).unwrap_or_else(|| panic!("`{needle}` is not on screen"));
+    &buf[(x + offset, y)]
+}
+
 #[test]
 fn main_view_120x40() {
     let mut app = at_breakpoint();
     let buf = draw(&mut app, 120, 40);
     insta::assert_snapshot!("main_120x40_text", text(&buf));
-    insta::assert_debug_snapshot!("main_120x40_styled", buf);
+    // The PC line: its marker and text green and bold.
+    let pc = cell_at(&buf, "=>  003c  wait.ls", 10);
+    assert_eq!((pc.symbol(), pc.fg), ("w", Color::Green));
+    assert!(pc.modifier.contains(Modifier::BOLD));
+    assert_eq!(cell_at(&buf, "=>  003c", 0).fg, Color::Green);
+    // The breakpoint marker in the list: red.
+    let bp = cell_at(&buf, "1 ● break", 2);
+    assert_eq!((bp.symbol(), bp.fg), ("●", Color::Red));
+    // A value the run changed: yellow, bold, marked `*`.
+    let changed = cell_at(&buf, "00000001* 00000001*", 0);
+    assert_eq!(changed.fg, Color::Yellow);
+    assert!(changed.modifier.contains(Modifier::BOLD));
+    // The lane that wrote the watched word is selected and marked in magenta.
+    assert_eq!(app.engine.selected_lane, 4);
+    let mark = cell_at(&buf, ">◆  4 ", 1);
+    assert_eq!((mark.symbol(), mark.fg), ("◆", Color::Magenta));
 }
 
 #[test]
@@ -33,18 +71,18 @@ fn stepping_highlights_changed_lanes_120x40() {
     // vlaneid v0 and the add into v1: lanes 1-31 change (lane 0 stays 0).
     run(&mut app, &["stepi 6"]);
     let buf = draw(&mut app, 120, 40);
-    insta::assert_debug_snapshot!("step_120x40_styled", buf);
+    insta::assert_snapshot!("step_120x40_text", text(&buf));
     // Lane 1 of v0 changed: yellow, with a `*` after it.
-    let (x, y) = find(&buf, "   1  00000001*").expect("lane 1 row");
-    let value = &buf[(x + 6, y)];
+    let (x, y) = find(&buf, "    1  00000001*").expect("lane 1 row");
+    let value = &buf[(x + 7, y)];
     assert_eq!(value.symbol(), "0");
     assert_eq!(value.fg, Color::Yellow);
     assert!(value.modifier.contains(Modifier::BOLD));
-    assert_eq!(buf[(x + 14, y)].symbol(), "*");
+    assert_eq!(buf[(x + 15, y)].symbol(), "*");
     // Lane 0 of v0 did not change: plain, no marker.
-    let (x0, y0) = find(&buf, ">  0  00000000 ").expect("lane 0 row");
-    assert_eq!(buf[(x0 + 6, y0)].fg, Color::Reset);
-    assert_eq!(buf[(x0 + 14, y0)].symbol(), " ");
+    let (x0, y0) = find(&buf, ">   0  00000000 ").expect("lane 0 row");
+    assert_eq!(buf[(x0 + 7, y0)].fg, Color::Reset);
+    assert_eq!(buf[(x0 + 15, y0)].symbol(), " ");
 }
 
 #[test]
@@ -54,7 +92,6 @@ fn inactive_lanes_are_dimmed_80x24() {
     keys(&mut app, "3");
     let buf = draw(&mut app, 80, 24);
     insta::assert_snapshot!("lanes_80x24_text", text(&buf));
-    insta::assert_debug_snapshot!("lanes_80x24_styled", buf);
     // Lane 17 is inactive: its number in parentheses, the row dimmed.
     let (x, y) = find(&buf, "(17)").expect("lane 17 row");
     assert_eq!(buf[(x, y)].fg, Color::DarkGray);
@@ -62,19 +99,25 @@ fn inactive_lanes_are_dimmed_80x24() {
         buf[(x + 6, y)].modifier.contains(Modifier::DIM) || buf[(x + 6, y)].fg == Color::Yellow
     );
     // Lane 3 is active: not dimmed.
-    let (x, y) = find(&buf, "   3  ").expect("lane 3 row");
-    assert!(!buf[(x + 3, y)].modifier.contains(Modifier::DIM));
+    let (x, y) = find(&buf, "    3  ").expect("lane 3 row");
+    assert!(!buf[(x + 4, y)].modifier.contains(Modifier::DIM));
     // The selected inactive lane is the cursor (focused pane).
-    let (x, y) = find(&buf, ">(20)").expect("lane 20 row");
+    let (x, y) = find(&buf, "> (20)").expect("lane 20 row");
     assert!(buf[(x, y)].modifier.contains(Modifier::REVERSED));
 }
 
 #[test]
 fn compact_code_view_80x24() {
     let mut app = at_breakpoint();
+    run(&mut app, &["break *0x44"]);
     let buf = draw(&mut app, 80, 24);
     insta::assert_snapshot!("code_80x24_text", text(&buf));
-    insta::assert_debug_snapshot!("code_80x24_styled", buf);
+    // The PC line green; the cursor on it (the focused pane) reversed.
+    let pc = cell_at(&buf, "=>  003c  wait", 10);
+    assert_eq!((pc.symbol(), pc.fg), ("w", Color::Green));
+    assert!(pc.modifier.contains(Modifier::REVERSED));
+    let bp = cell_at(&buf, " ● 0044", 1);
+    assert_eq!((bp.symbol(), bp.fg), ("●", Color::Red));
 }
 
 #[test]
@@ -100,7 +143,196 @@ fn help_overlay_80x24_and_120x40() {
     insta::assert_snapshot!("help_80x24_text", text(&small));
     let big = draw(&mut app, 120, 40);
     insta::assert_snapshot!("help_120x40_text", text(&big));
+    // Too small for the whole overlay: lines end with `…`, the title says where it is.
+    let tiny = text(&draw(&mut app, 40, 12));
+    assert!(tiny.contains("Keys 1-10 of"), "{tiny}");
+    assert!(tiny.contains('…'), "{tiny}");
     press(&mut app, KeyCode::Esc);
+}
+
+#[test]
+fn the_source_beside_the_code() {
+    let mut app = at_breakpoint();
+    // A breakpoint, other waves and the PC are marked on their source lines; in the
+    // compact layout the source is its own tab (8).
+    assert_eq!(app.layout, CodeLayout::Split);
+    app.focus = Pane::Source;
+    at_every_size(&mut app, "source");
+    let buf = draw(&mut app, 200, 60);
+    let pc = cell_at(&buf, "=>   43      wait", 13);
+    assert_eq!((pc.symbol(), pc.fg), ("w", Color::Green));
+    let other = cell_at(&buf, "->   38", 0);
+    assert_eq!(other.fg, Color::DarkGray);
+    // Comments are dimmed.
+    let comment = cell_at(&buf, "; 256 * wg", 0);
+    assert_eq!(comment.fg, Color::DarkGray);
+    // `v` then shows the source alone.
+    keys(&mut app, "v");
+    assert_eq!(app.layout, CodeLayout::Src);
+    at_every_size(&mut app, "source_only");
+    let t = text(&draw(&mut app, 120, 40));
+    assert!(!t.contains("0x003c  wait"), "no disassembly:\n{t}");
+    // The breakpoint at next_word is on line 55 of the demo (the label is on 54).
+    app.source_cursor = 54;
+    let buf = draw(&mut app, 200, 60);
+    let bp = cell_at(&buf, "●  55      ld.ubase", 0);
+    assert_eq!(bp.fg, Color::Red);
+}
+
+#[test]
+fn without_a_source_the_pane_says_why() {
+    // Assembled from a string: there is no file to read.
+    let mut app = App::new(engine_of(SPIN), &TuiOptions::default()).expect("starts");
+    assert_eq!(
+        app.layout,
+        CodeLayout::Asm,
+        "no source: the disassembly alone"
+    );
+    keys(&mut app, "v");
+    app.focus = Pane::Source;
+    at_every_size(&mut app, "no_source");
+    let t = text(&draw(&mut app, 120, 40));
+    assert!(t.contains("No source: test.s could not be read"), "{t}");
+}
+
+#[test]
+fn a_maximised_pane() {
+    let mut app = at_breakpoint();
+    keys(&mut app, "3z");
+    assert!(app.zoom);
+    at_every_size(&mut app, "zoom_lanes");
+    let t = text(&draw(&mut app, 120, 40));
+    assert!(t.contains("[z restores]"), "{t}");
+    keys(&mut app, "z");
+    assert!(!app.zoom);
+}
+
+#[test]
+fn the_console_full_screen_and_scrolled_back() {
+    let mut app = at_breakpoint();
+    run(&mut app, &["print v3", "help"]);
+    keys(&mut app, "o");
+    assert!(app.zoom && app.focus == Pane::Console);
+    let _ = draw(&mut app, 120, 40);
+    press(&mut app, KeyCode::PageUp);
+    assert!(app.console_scroll > 0);
+    at_every_size(&mut app, "console_scrolled");
+    let t = text(&draw(&mut app, 120, 40));
+    assert!(t.contains("rows back (End: latest)"), "{t}");
+    // `o` again: back to the pane that was focused, nothing maximised.
+    keys(&mut app, "o");
+    assert!(!app.zoom);
+    assert_eq!(app.focus, Pane::Code);
+}
+
+#[test]
+fn completions_show_while_typing() {
+    let mut app = at_breakpoint();
+    keys(&mut app, ":info b");
+    at_every_size(&mut app, "completion");
+    let t = text(&draw(&mut app, 80, 24));
+    assert!(t.contains("breakpoints"), "{t}");
+    assert!(t.contains("completion"), "{t}");
+}
+
+#[test]
+fn the_exec_bitmap_and_the_active_lane_sparkline() {
+    let path = std::path::Path::new("../scripts/divergent.s");
+    let engine = wavedbg_tui::app::demo_engine(Some(path)).expect("divergent.s opens");
+    let mut app = App::new(engine, &TuiOptions::default()).expect("starts");
+    // Into the loop, where EXEC narrows as lanes finish.
+    for _ in 0..70 {
+        run(&mut app, &["stepi"]);
+    }
+    app.focus = Pane::Registers;
+    at_every_size(&mut app, "registers");
+    let buf = draw(&mut app, 120, 40);
+    let t = text(&buf);
+    assert!(
+        t.contains("lanes 0 ") && t.contains(" 8 ") && t.contains(" 31"),
+        "the bitmap's scale:\n{t}"
+    );
+    let samples = app.activity.of(app.engine.machine().waves[0].id);
+    assert_eq!(samples.len(), 71, "one sample a step, and the launch");
+    assert!(samples.iter().any(|s| s.active < 32), "EXEC narrowed");
+    let bar = cell_at(&buf, "│active ", 8);
+    assert_eq!(bar.fg, Color::Green);
+}
+
+/// Lanes 16-31 load past the end of a 64-byte buffer.
+const FAULT: &str = ".kernel fault\n.workgroup 32\n.grid 1\n.buffer buf, 64\n.arg u[0:1], buf\n    vlaneid v0\n    vshli v1, v0, 2\n    ld.ubase.b32 v2, u[0:1], v1, 0\n    wait.vm 0\n    end\n";
+
+#[test]
+fn the_lanes_of_a_stop_are_marked() {
+    // A fault: the lanes that faulted.
+    let mut app = App::new(engine_of(FAULT), &TuiOptions::default()).expect("starts");
+    run(&mut app, &["continue"]);
+    app.focus = Pane::Lanes;
+    at_every_size(&mut app, "fault_lanes");
+    let buf = draw(&mut app, 120, 40);
+    let t = text(&buf);
+    assert!(t.contains("PROBLEM"), "{t}");
+    let mark = cell_at(&buf, "! 16 ", 0);
+    assert_eq!(mark.fg, Color::Red);
+    assert!(!t.contains("! 15 "), "lane 15 did not fault:\n{t}");
+    // A conditional breakpoint: the lanes where the condition held.
+    let mut app = at_breakpoint();
+    run(
+        &mut app,
+        &["delete", "break next_word if v0 > 27", "continue"],
+    );
+    let buf = draw(&mut app, 120, 40);
+    let t = text(&buf);
+    for lane in 28..32 {
+        assert!(t.contains(&format!("● {lane} ")), "lane {lane}:\n{t}");
+    }
+    assert!(!t.contains("● 27 "), "{t}");
+    let mark = cell_at(&buf, "● 28 ", 0);
+    assert_eq!(mark.fg, Color::Red);
+}
+
+#[test]
+fn the_lane_grid_at_110x34_and_100x30_shows_whole_values() {
+    let mut app = at_breakpoint();
+    for (w, h) in [(110, 34), (100, 30)] {
+        run(&mut app, &["lane 0"]);
+        let t = text(&draw(&mut app, w, h));
+        // v1 of lanes 24-31 used to read `0000001` here; now no value is cut, and the
+        // title says which lanes the grid shows.
+        let cut = t
+            .split(|c: char| c.is_whitespace() || c == '│')
+            .find(|tok| {
+                let v = tok.trim_end_matches(['*', '…']);
+                (5..8).contains(&v.len()) && v.chars().all(|c| c.is_ascii_hexdigit())
+            });
+        assert_eq!(cut, None, "{w}x{h}:\n{t}");
+        assert!(t.contains("   15  0000000f* 0000000f*"), "{w}x{h}:\n{t}");
+        assert!(
+            t.contains("Lanes 0-15") || t.contains("lanes 0-15"),
+            "{w}x{h}:\n{t}"
+        );
+        // Selecting lane 24 brings its window.
+        run(&mut app, &["lane 24"]);
+        let t = text(&draw(&mut app, w, h));
+        assert!(t.contains(">  24  00000018* 00000018*"), "{w}x{h}:\n{t}");
+        assert!(t.contains("   31  0000001f* 0000001f*"), "{w}x{h}:\n{t}");
+        assert!(!t.contains("    0  00000000"), "{w}x{h}:\n{t}");
+    }
+}
+
+#[test]
+fn print_v3_shows_every_lane_at_200x60() {
+    let mut app = demo();
+    run(&mut app, &["break next_word", "continue", "p v3"]);
+    let t = text(&draw(&mut app, 200, 60));
+    // v3 is 4 * lane at the breakpoint: every value is in the console, wrapped whole.
+    for lane in 0..32 {
+        assert!(
+            t.contains(&format!("0x{:08x}", lane * 4)),
+            "lane {lane}:\n{t}"
+        );
+    }
+    assert!(t.contains("v3 (wave 0, EXEC 0xffffffff):"), "{t}");
 }
 
 #[test]
@@ -114,6 +346,8 @@ fn resizing_redraws_every_size() {
         (40, 12),
         (10, 4),
         (300, 100),
+        (1, 1),
+        (0, 0),
     ] {
         let buf = draw(&mut app, w, h);
         assert_eq!(buf.area.width, w);

@@ -81,23 +81,42 @@ impl App {
         self.submit_commands(vec![Command::Continue]);
     }
 
-    /// Runs the selected wave to the disassembly cursor's line (`advance *ADDR`).
+    /// Runs the selected wave to the cursor's line (`advance *ADDR`): the code cursor's
+    /// instruction, or the source cursor's line's first one.
     pub fn advance_to_cursor(&mut self) {
-        if let Some(addr) = self.code.get(self.code_cursor).map(|l| l.addr) {
-            self.submit_commands(vec![Command::Advance(format!("*{addr:#06x}"))]);
+        match self.cursor_addr() {
+            Ok(addr) => self.submit_commands(vec![Command::Advance(format!("*{addr:#06x}"))]),
+            Err(e) => self.complain(e),
         }
     }
 
-    /// Sets a breakpoint on the disassembly cursor's line, or deletes the ones there.
+    /// Starts the launch again from the beginning (`restart`), keeping breakpoints and
+    /// watchpoints.
+    pub fn restart(&mut self) {
+        self.submit_commands(vec![Command::Restart]);
+    }
+
+    /// Sets a breakpoint on the cursor's line, or deletes the ones there. In the source
+    /// view the line's breakpoints are those on any of its instructions, and a new one
+    /// goes on its first instruction.
     pub fn toggle_breakpoint(&mut self) {
-        let Some(addr) = self.code.get(self.code_cursor).map(|l| l.addr) else {
-            return;
+        let addr = match self.cursor_addr() {
+            Ok(a) => a,
+            Err(e) => return self.complain(e),
+        };
+        let on_line = |b: u64| -> bool {
+            if self.focus != crate::pane::Pane::Source {
+                return b == addr;
+            }
+            let m = self.engine.machine();
+            let line = |a| m.program().line_at(a);
+            line(b).is_some() && line(b) == line(addr)
         };
         let deletes: Vec<Command> = self
             .engine
             .breakpoints()
             .iter()
-            .filter(|b| b.addr == addr)
+            .filter(|b| on_line(b.addr))
             .map(|b| Command::Delete(Some(b.id)))
             .collect();
         if deletes.is_empty() {

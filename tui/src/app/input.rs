@@ -7,7 +7,7 @@ use ratatui::crossterm::event::{
 
 use wavedbg_emulator::debug::command::Command;
 
-use super::state::{space_index, App, Pane, SPACES};
+use super::state::{space_index, App, CodeLayout, Pane, SPACES};
 use crate::completion;
 use crate::editor::LineEditor;
 
@@ -37,6 +37,17 @@ impl App {
             }
             return;
         }
+        if self.confirm_restart {
+            self.confirm_restart = false;
+            if !matches!(k.code, KeyCode::Char('y' | 'Y')) {
+                self.say("Not restarting.");
+            } else if self.is_running() {
+                self.complain("A run is in progress (Esc interrupts it).");
+            } else {
+                self.restart();
+            }
+            return;
+        }
         if ctrl && matches!(k.code, KeyCode::Char('c')) {
             if self.is_running() {
                 self.interrupt();
@@ -63,13 +74,66 @@ impl App {
             }
             return;
         }
+        if ctrl && matches!(k.code, KeyCode::Char('r')) {
+            if self.is_running() {
+                self.complain("A run is in progress (Esc interrupts it).");
+            } else {
+                self.confirm_restart = true;
+            }
+            return;
+        }
+        if ctrl {
+            return;
+        }
         match k.code {
             KeyCode::Esc => {
                 if self.is_running() {
                     self.interrupt();
                 } else {
                     self.message = None;
+                    if self.zoom {
+                        self.unzoom();
+                    }
                 }
+                return;
+            }
+            KeyCode::Char('z') => {
+                if self.zoom {
+                    self.unzoom();
+                } else {
+                    self.zoom = true;
+                    self.zoom_return = None;
+                }
+                return;
+            }
+            KeyCode::Char('o') => {
+                if self.zoom && self.focus == Pane::Console {
+                    self.unzoom();
+                } else {
+                    if self.focus != Pane::Console {
+                        self.zoom_return = Some(self.focus);
+                    }
+                    self.focus = Pane::Console;
+                    self.zoom = true;
+                }
+                return;
+            }
+            KeyCode::Char('v') => {
+                self.layout = self.layout.next();
+                if !self.layout.shows(self.focus) {
+                    self.focus = if self.focus == Pane::Code {
+                        Pane::Source
+                    } else {
+                        Pane::Code
+                    };
+                }
+                self.say(match self.layout {
+                    CodeLayout::Asm => "Layout asm: the disassembly (v: source too)",
+                    CodeLayout::Split => {
+                        "Layout split: the source above the disassembly (v: source alone)"
+                    }
+                    CodeLayout::Src => "Layout src: the source (v: disassembly alone)",
+                });
                 return;
             }
             KeyCode::Char('?') | KeyCode::F(1) => {
@@ -84,15 +148,15 @@ impl App {
                 return;
             }
             KeyCode::Tab => {
-                self.focus = self.focus.step(1);
+                self.focus = self.focus.step(1, &self.shown_panes());
                 return;
             }
             KeyCode::BackTab => {
-                self.focus = self.focus.step(-1);
+                self.focus = self.focus.step(-1, &self.shown_panes());
                 return;
             }
-            KeyCode::Char(d @ '1'..='7') => {
-                self.focus = Pane::ALL[(d as u8 - b'1') as usize];
+            KeyCode::Char(d @ '1'..='8') => {
+                self.focus_pane(Pane::ALL[(d as u8 - b'1') as usize]);
                 return;
             }
             _ => {}
@@ -149,6 +213,21 @@ impl App {
                     Char('.') => self.follow_pc(),
                     _ => return false,
                 }
+                self.sync_source_to_code();
+            }
+            Pane::Source => {
+                let page = self.page(Pane::Source) as isize;
+                let n = self.source.as_ref().map_or(0, |s| s.lines.len()) as isize;
+                match k.code {
+                    _ if down => self.move_source(1),
+                    _ if up => self.move_source(-1),
+                    PageDown => self.move_source(page),
+                    PageUp => self.move_source(-page),
+                    Home | Char('g') => self.move_source(-n),
+                    End | Char('G') => self.move_source(n),
+                    Char('.') => self.follow_pc(),
+                    _ => return false,
+                }
             }
             Pane::Waves => {
                 let n = self.engine.machine().waves.len();
@@ -171,6 +250,8 @@ impl App {
             Pane::Lanes => {
                 let shown = self.hits.lane_regs.max(1);
                 let n = self.lane_regs.len();
+                let start = self.regs_start(shown);
+                let last = n.saturating_sub(shown);
                 match k.code {
                     _ if down || up => {
                         if busy {
@@ -179,12 +260,11 @@ impl App {
                             self.select_lane_by(if down { 1 } else { -1 });
                         }
                     }
-                    Left | Char('h') => self.lane_offset = self.lane_offset.saturating_sub(1),
-                    Right => self.lane_offset = (self.lane_offset + 1).min(n.saturating_sub(1)),
-                    PageUp => self.lane_offset = self.lane_offset.saturating_sub(shown),
-                    PageDown => {
-                        self.lane_offset = (self.lane_offset + shown).min(n.saturating_sub(1))
-                    }
+                    // From the first register shown (the grid keeps its columns filled).
+                    Left | Char('h') => self.lane_offset = start.saturating_sub(1),
+                    Right => self.lane_offset = (start + 1).min(last),
+                    PageUp => self.lane_offset = start.saturating_sub(shown),
+                    PageDown => self.lane_offset = (start + shown).min(last),
                     Home | Char('g') => self.lane_offset = 0,
                     _ => return false,
                 }
@@ -257,7 +337,7 @@ impl App {
             }
             Pane::Console => {
                 let page = self.page(Pane::Console);
-                let max = self.console.len();
+                let max = self.hits.console_rows.saturating_sub(page);
                 let s = &mut self.console_scroll;
                 match k.code {
                     _ if up => *s = (*s + 1).min(max),
@@ -271,6 +351,16 @@ impl App {
             }
         }
         true
+    }
+
+    /// Ends a maximised view (back to the pane focused before `o`, if any).
+    pub(super) fn unzoom(&mut self) {
+        self.zoom = false;
+        if let Some(p) = self.zoom_return.take() {
+            if self.layout.shows(p) {
+                self.focus = p;
+            }
+        }
     }
 
     pub(super) fn edit_key(&mut self, k: KeyEvent) {
@@ -318,22 +408,9 @@ impl App {
                 }
             }
             KeyCode::Tab => {
+                // The candidates show above the command line as the word is typed.
                 let c = completion::complete(e.before_cursor(), &self.words);
                 e.replace_before_cursor(&c.line);
-                match c.candidates.len() {
-                    0 => self.complain("No completions."),
-                    1 => self.message = None,
-                    n => {
-                        let shown: Vec<&str> =
-                            c.candidates.iter().take(12).map(String::as_str).collect();
-                        let more = if n > 12 {
-                            format!(" ... ({n} in all)")
-                        } else {
-                            String::new()
-                        };
-                        self.say(format!("{}{more}", shown.join("  ")));
-                    }
-                }
             }
             KeyCode::Char(c) if !ctrl => e.insert(&c.to_string()),
             _ => {}
@@ -354,7 +431,14 @@ impl App {
                 }
                 let Some(item) = hit.item else { return };
                 match hit.pane {
-                    Pane::Code => self.code_cursor = item.min(self.code.len().saturating_sub(1)),
+                    Pane::Code => {
+                        self.code_cursor = item.min(self.code.len().saturating_sub(1));
+                        self.sync_source_to_code();
+                    }
+                    Pane::Source => {
+                        self.source_cursor = item;
+                        self.sync_code_to_source();
+                    }
                     Pane::Breakpoints => self.bp_cursor = item,
                     Pane::Waves | Pane::Lanes if self.is_running() => {
                         self.complain("A run is in progress (Esc interrupts it).")
@@ -372,8 +456,12 @@ impl App {
                 };
                 let focus = self.focus;
                 self.focus = hit.pane;
+                // The console scrolls three rows a notch, as terminals do.
+                let notches = if hit.pane == Pane::Console { 3 } else { 1 };
                 if !matches!(hit.pane, Pane::Waves | Pane::Lanes) {
-                    self.navigate(KeyEvent::new(code, KeyModifiers::NONE));
+                    for _ in 0..notches {
+                        self.navigate(KeyEvent::new(code, KeyModifiers::NONE));
+                    }
                 }
                 self.focus = focus;
             }

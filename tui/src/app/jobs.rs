@@ -7,6 +7,7 @@ use wavedbg_emulator::debug::command::{Command, CommandError};
 use wavedbg_emulator::debug::{view, Blocked, CommandOutput, Engine, StopEvent, StopReason};
 use wavedbg_emulator::machine::Machine;
 
+use super::source::printable;
 use super::state::{App, LineKind, Message, StatusKind};
 use crate::worker::{self, Job, Planned, Progress};
 use crate::TuiError;
@@ -34,7 +35,8 @@ impl App {
                 self.job = None;
                 self.engine = done.engine;
                 let before = self.job_before.take();
-                self.absorb(done.results, before);
+                let count = before.as_ref().map_or(0, |m| m.stats.wave_instructions);
+                self.absorb(done.results, before, count);
                 if self.confirm_quit {
                     self.confirm_quit = false;
                 }
@@ -85,8 +87,9 @@ impl App {
         self.run(commands.into_iter().map(Planned::typed).collect());
     }
 
-    /// Runs commands: each is recorded and echoed; if one may run the machine for long,
-    /// they go to a worker thread (the UI stays live), otherwise they run now.
+    /// Runs commands: each is echoed; if one may run the machine for long, they go to a
+    /// worker thread (the UI stays live), otherwise they run now. Each is recorded when it
+    /// has run (see [`App::absorb`]).
     pub(super) fn run(&mut self, commands: Vec<Planned>) {
         if self.is_running() {
             self.complain("A run is in progress (Esc interrupts it).");
@@ -94,13 +97,8 @@ impl App {
         }
         for c in &commands {
             self.log(&format!("(wavedbg) {}", c.text), LineKind::Command);
-            if let Some(r) = self.recorder.as_mut() {
-                if let Err(e) = r.record(&c.text) {
-                    self.recorder = None;
-                    self.complain(format!("recording stopped: {e}"));
-                }
-            }
         }
+        let count = self.engine.machine().stats.wave_instructions;
         if commands.iter().any(Planned::runs_machine) {
             self.job_before = Some(self.engine.machine().clone());
             let texts: Vec<&str> = commands.iter().map(|c| c.text.as_str()).collect();
@@ -120,22 +118,52 @@ impl App {
                     (c, result)
                 })
                 .collect();
-            self.absorb(results, before);
+            self.absorb(results, before, count);
         }
     }
 
-    /// Takes in the results of command lines.
+    /// Appends a command to the `--record` script (if recording).
+    pub(super) fn record(&mut self, text: &str) {
+        if let Some(r) = self.recorder.as_mut() {
+            if let Err(e) = r.record(text) {
+                self.recorder = None;
+                self.complain(format!("recording stopped: {e}"));
+            }
+        }
+    }
+
+    /// Takes in the results of command lines; `count` is the launch's instruction count
+    /// before the first ran.
+    ///
+    /// Each goes into the `--record` script as the REPL records it
+    /// ([`Recorder::record_outcome`](wavedbg_emulator::debug::session::Recorder::record_outcome)):
+    /// a command that failed is left out and an interrupted run is written as the command
+    /// that stops where it stopped, so the script replays to success.
     pub(super) fn absorb(
         &mut self,
         results: Vec<(Planned, Result<CommandOutput, CommandError>)>,
         before: Option<Machine>,
+        mut count: u64,
     ) {
         let mut stopped = false;
         let mut relaunched = false;
         let mut last: Option<Message> = None;
+        let mut record_error = None;
         for (planned, result) in results {
             if planned.relaunches() {
                 relaunched = true;
+            }
+            if let Some(r) = self.recorder.as_mut() {
+                let cmd = planned.command.as_ref().ok().and_then(Option::as_ref);
+                if let Err(e) = r.record_outcome(&self.engine, &planned.text, cmd, count, &result) {
+                    self.recorder = None;
+                    record_error = Some(format!("recording stopped: {e}"));
+                }
+            }
+            if let Some(stop) = result.as_ref().ok().and_then(|o| o.stop.as_ref()) {
+                count = stop.instructions;
+            } else if planned.relaunches() && result.is_ok() {
+                count = 0;
             }
             match result {
                 Ok(out) => {
@@ -156,7 +184,7 @@ impl App {
                             String::new()
                         };
                         last = Some(Message {
-                            text: format!("{}{more}", first.trim()),
+                            text: printable(&format!("{}{more}", first.trim())),
                             error: failed,
                         });
                     }
@@ -165,7 +193,7 @@ impl App {
                     let text = format!("error: {e}");
                     self.log(&text, LineKind::Error);
                     last = Some(Message {
-                        text: text.lines().next().unwrap_or_default().to_string(),
+                        text: printable(text.lines().next().unwrap_or_default()),
                         error: true,
                     });
                 }
@@ -185,13 +213,22 @@ impl App {
                 );
             }
         }
+        if stopped {
+            self.select_watch_lane();
+        }
         if stopped || relaunched {
             self.follow_pc();
+            self.activity.sample(self.engine.machine());
+            // The resident waves (`wave N` completes their ids) change as the launch runs.
+            self.words.refresh(&self.engine);
         }
         if stopped {
             self.show_changed_regs();
         }
         self.message = last;
+        if let Some(e) = record_error {
+            self.complain(e);
+        }
         let nbp = self.engine.breakpoints().len() + self.engine.watchpoints().len();
         self.bp_cursor = self.bp_cursor.min(nbp.saturating_sub(1));
     }
@@ -200,9 +237,9 @@ impl App {
 /// The status line for a stop: the stop's description on one line.
 pub(super) fn stop_status(e: &Engine, stop: &StopEvent) -> (String, StatusKind) {
     let text = view::describe_stop(e, stop);
-    let lines: Vec<&str> = text
+    let lines: Vec<String> = text
         .lines()
-        .map(str::trim)
+        .map(|l| printable(l.trim()))
         .filter(|l| !l.is_empty())
         .collect();
     let kind = match stop.reason {

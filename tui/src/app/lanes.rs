@@ -1,7 +1,9 @@
-//! The lane grid: which v registers it shows, scrolling to what a stop changed, and lane
-//! selection.
+//! The lane grid: which v registers it shows, scrolling to what a stop changed, lane
+//! selection, and the lanes the last stop concerns (marked in the grid; a watchpoint's
+//! lane is selected).
 
 use wavedbg_emulator::debug::command::Command;
+use wavedbg_emulator::debug::StopReason;
 use wavedbg_emulator::isa::{OperandKind, RegFile};
 use wavedbg_emulator::machine::wave::VREGS;
 use wavedbg_emulator::machine::{CodeWord, Machine};
@@ -32,11 +34,72 @@ impl App {
         }
     }
 
-    /// The v registers shown first-to-last in the lane grid for `count` columns.
+    /// The v registers shown first-to-last in the lane grid for `count` columns: from the
+    /// scroll position, or fewer back from the end so that the columns stay filled.
     pub fn shown_regs(&self, count: usize) -> &[usize] {
-        let start = self.lane_offset.min(self.lane_regs.len().saturating_sub(1));
+        let start = self.regs_start(count);
         let end = (start + count).min(self.lane_regs.len());
         &self.lane_regs[start..end]
+    }
+
+    /// The index in `lane_regs` of the first register shown for `count` columns.
+    pub fn regs_start(&self, count: usize) -> usize {
+        let n = self.lane_regs.len();
+        self.lane_offset
+            .min(n.saturating_sub(1))
+            .min(n.saturating_sub(count.max(1)))
+    }
+
+    /// The selected wave's lanes that the last stop concerns.
+    pub fn stop_lanes(&self) -> StopLanes {
+        let mut out = StopLanes::default();
+        let Some(stop) = self.engine.last_stop() else {
+            return out;
+        };
+        let Some(id) = self
+            .engine
+            .machine()
+            .waves
+            .get(self.engine.selected_wave)
+            .map(|w| w.id)
+        else {
+            return out;
+        };
+        let here = stop.wave_id == Some(id);
+        match &stop.reason {
+            StopReason::Breakpoint { lanes, .. } if here => out.breakpoint = *lanes,
+            StopReason::Watchpoint(hits) if here => {
+                out.watch = hits.iter().fold(0, |a, h| a | h.lanes);
+            }
+            StopReason::Fault(f) if f.wave == id => out.fault = f.lanes,
+            StopReason::Finding(found) => {
+                for f in found {
+                    for site in std::iter::once(&f.at).chain(f.other.as_ref()) {
+                        if site.wave == id {
+                            out.finding |= site.lanes;
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+        out
+    }
+
+    /// After a watchpoint stop, selects the first lane that touched the watched range
+    /// (unless the selected lane is one of them), as a `lane N` command (recorded, so a
+    /// `--record` script replays to the same selection; not echoed).
+    pub(super) fn select_watch_lane(&mut self) {
+        let lanes = self.stop_lanes().watch;
+        let sel = self.engine.selected_lane;
+        if lanes == 0 || lanes >> sel & 1 == 1 {
+            return;
+        }
+        let cmd = Command::Lane(lanes.trailing_zeros());
+        let text = cmd.to_string();
+        if self.engine.run_command_as(&cmd, &text).is_ok() {
+            self.record(&text);
+        }
     }
 
     /// Selects lane `lane`.
@@ -50,6 +113,19 @@ impl App {
         let l = (self.engine.selected_lane as i32 + delta).rem_euclid(32) as u8;
         self.select_lane(l);
     }
+}
+
+/// The selected wave's lanes that the last stop concerns, by kind (bit masks).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct StopLanes {
+    /// The lanes for which the breakpoint's condition held (or that were active).
+    pub breakpoint: u32,
+    /// The lanes that touched a watched range.
+    pub watch: u32,
+    /// The lanes that faulted.
+    pub fault: u32,
+    /// The lanes of a sanitizer finding (either side).
+    pub finding: u32,
 }
 
 /// The v registers the kernel's instructions name, in order (every register if they name

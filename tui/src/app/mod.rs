@@ -10,13 +10,21 @@
 //! - `commands`: the actions keys and the command line trigger (step, breakpoints, waves).
 //! - `input`: key, mouse and paste handling.
 //! - `memory`: the memory view's cursor, regions and watchpoints.
-//! - `lanes`: the lane grid's registers.
+//! - `lanes`: the lane grid's registers, and the lanes a stop concerns.
+//! - `source`: the kernel's source and the source cursor.
+//! - `activity`: each wave's active lanes over its last instructions (the sparkline).
 
+pub mod activity;
 mod commands;
 mod input;
 mod jobs;
 mod lanes;
 mod memory;
+pub mod source;
 pub mod state;
 
-pub use state::{demo_engine, App, CodeLine, LineKind, Message, Pane, StatusKind, SPACES};
+pub use lanes::StopLanes;
+pub use source::SourceView;
+pub use state::{
+    demo_engine, App, CodeLayout, CodeLine, LineKind, Message, Pane, StatusKind, SPACES,
+};

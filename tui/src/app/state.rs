@@ -9,12 +9,14 @@ use wavedbg_emulator::disasm;
 use wavedbg_emulator::machine::Machine;
 use wavedbg_emulator::memory::Space;
 
+use super::activity::Activity;
 use super::lanes::kernel_vregs;
+use super::source::{printable, SourceView};
 use crate::completion::Words;
 use crate::editor::LineEditor;
 use crate::history::History;
 use crate::hits::HitMap;
-pub use crate::pane::Pane;
+pub use crate::pane::{CodeLayout, Pane};
 use crate::worker::Job;
 use crate::{TuiError, TuiOptions};
 
@@ -71,8 +73,8 @@ pub(super) fn space_index(s: Space) -> usize {
     SPACES.iter().position(|x| *x == s).unwrap_or(0)
 }
 
-/// Console lines kept.
-const CONSOLE_MAX: usize = 2000;
+/// Console lines kept (older ones are dropped, and the console says how many).
+pub const CONSOLE_MAX: usize = 10_000;
 
 /// The whole debugger state.
 pub struct App {
@@ -83,10 +85,20 @@ pub struct App {
     pub baseline: Machine,
     /// The disassembly.
     pub code: Vec<CodeLine>,
+    /// The kernel's source, or why there is none.
+    pub source: Result<SourceView, String>,
+    /// Which code views show.
+    pub layout: CodeLayout,
     /// The focused pane.
     pub focus: Pane,
+    /// Whether the focused pane is maximised (`z`).
+    pub zoom: bool,
+    /// The pane to focus again when the console's zoom (`o`) ends.
+    pub(super) zoom_return: Option<Pane>,
     /// Cursor in the disassembly (index into `code`).
     pub code_cursor: usize,
+    /// Cursor in the source (a 0-based line index).
+    pub source_cursor: usize,
     /// The v registers the lane grid can show, and the first one shown.
     pub lane_regs: Vec<usize>,
     /// Index into `lane_regs` of the first register shown.
@@ -101,8 +113,10 @@ pub struct App {
     pub bp_cursor: usize,
     /// Command output.
     pub console: Vec<(String, LineKind)>,
-    /// Lines scrolled up from the bottom of the console.
+    /// Rows (of wrapped lines) scrolled up from the bottom of the console.
     pub console_scroll: usize,
+    /// Console lines dropped from the start (beyond [`CONSOLE_MAX`]).
+    pub console_dropped: usize,
     /// The command line, while open.
     pub editor: Option<LineEditor>,
     /// Command history.
@@ -118,6 +132,10 @@ pub struct App {
     pub help_scroll: usize,
     /// Asking whether to quit during a run.
     pub confirm_quit: bool,
+    /// Asking whether to restart the launch.
+    pub confirm_restart: bool,
+    /// Each resident wave's active lanes over its last instructions.
+    pub activity: Activity,
     /// Set when the user quits.
     pub quit: bool,
     /// The job in progress.
@@ -161,20 +179,35 @@ impl App {
             .collect();
         let default_regs = kernel_vregs(m);
         let first_global = m.global.allocations().first().map_or(0, |a| a.base);
+        let plural = |n: usize| if n == 1 { "" } else { "s" };
+        let (waves, groups) = (m.waves.len(), m.launch().grid as usize);
         let status = format!(
-            "{}: {} waves resident, {} workgroups of {} lanes. Press ? for help.",
+            "{}: {waves} wave{} resident, {groups} workgroup{} of {} lanes. Press ? for help.",
             engine.kernel_path().unwrap_or("kernel"),
-            m.waves.len(),
-            m.launch().grid,
+            plural(waves),
+            plural(groups),
             m.launch().workgroup_lanes
         );
+        let source = SourceView::of(&engine);
+        let layout = if source.is_ok() {
+            CodeLayout::Split
+        } else {
+            CodeLayout::Asm
+        };
+        let mut activity = Activity::default();
+        activity.sample(m);
         let mut app = App {
             baseline: engine.previous().clone(),
             words: Words::of(&engine, crate::completion::TUI_COMMANDS),
             engine,
             code,
+            source,
+            layout,
             focus: Pane::Code,
+            zoom: false,
+            zoom_return: None,
             code_cursor: 0,
+            source_cursor: 0,
             lane_regs: default_regs,
             lane_offset: 0,
             regs_scroll: 0,
@@ -183,6 +216,7 @@ impl App {
             bp_cursor: 0,
             console: Vec::new(),
             console_scroll: 0,
+            console_dropped: 0,
             editor: None,
             history,
             message: None,
@@ -190,6 +224,8 @@ impl App {
             help: false,
             help_scroll: 0,
             confirm_quit: false,
+            confirm_restart: false,
+            activity,
             quit: false,
             job: None,
             job_before: None,
@@ -202,24 +238,25 @@ impl App {
 
     pub(super) fn say(&mut self, text: impl Into<String>) {
         self.message = Some(Message {
-            text: text.into(),
+            text: printable(&text.into()),
             error: false,
         });
     }
 
     pub(super) fn complain(&mut self, text: impl Into<String>) {
         self.message = Some(Message {
-            text: text.into(),
+            text: printable(&text.into()),
             error: true,
         });
     }
 
     pub(super) fn log(&mut self, text: &str, kind: LineKind) {
         for l in text.lines() {
-            self.console.push((l.to_string(), kind));
+            self.console.push((printable(l), kind));
         }
         let excess = self.console.len().saturating_sub(CONSOLE_MAX);
         self.console.drain(..excess);
+        self.console_dropped += excess;
         self.console_scroll = 0;
     }
 
@@ -231,13 +268,42 @@ impl App {
         }
     }
 
-    /// Moves the disassembly cursor to the selected wave's PC.
+    /// Moves the disassembly cursor, and the source cursor, to the selected wave's PC.
     pub fn follow_pc(&mut self) {
         if let Some(pc) = self.selected_pc() {
             if let Some(i) = self.code_index(pc) {
                 self.code_cursor = i;
             }
+            if let Some(line) = self
+                .source
+                .as_ref()
+                .ok()
+                .and_then(|s| s.line_of(self.engine.machine(), pc))
+            {
+                self.source_cursor = line;
+            }
         }
+    }
+
+    /// The panes shown (in [`Pane::ALL`] order): every pane but the code views the layout
+    /// leaves out.
+    pub fn shown_panes(&self) -> Vec<Pane> {
+        self.layout.panes()
+    }
+
+    /// The completions of the word before the command line's cursor while it is being
+    /// typed: where the word starts (in chars, after the `:`), and the candidates. `None`
+    /// while the word is empty, or when an argument has none (a number); an unknown
+    /// command word gives an empty list.
+    pub fn completions(&self) -> Option<(usize, Vec<String>)> {
+        let e = self.editor.as_ref()?;
+        let before = e.before_cursor();
+        let (start, candidates) = self.words.candidates(before);
+        let command_word = before[..start].trim().is_empty();
+        if before.len() == start || (candidates.is_empty() && !command_word) {
+            return None;
+        }
+        Some((before[..start].chars().count(), candidates))
     }
 
     /// The selected wave's PC.
@@ -256,6 +322,14 @@ impl App {
 
     pub(super) fn page(&self, pane: Pane) -> usize {
         (self.hits.rows[pane.index()] as usize).max(1)
+    }
+
+    /// Focuses `pane`, switching to a layout that shows it if the current one does not.
+    pub fn focus_pane(&mut self, pane: Pane) {
+        if !self.layout.shows(pane) {
+            self.layout = CodeLayout::Split;
+        }
+        self.focus = pane;
     }
 }
 

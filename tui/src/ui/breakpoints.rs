@@ -2,18 +2,17 @@
 
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::Paragraph;
 use ratatui::Frame;
 use wavedbg_emulator::debug::breakpoint::{Scope, WatchKind};
 use wavedbg_emulator::debug::view;
 
-use super::{theme, window};
+use super::{text, theme, window};
 use crate::app::App;
 use crate::hits::HitMap;
 use crate::pane::Pane;
 
-/// Draws the pane.
-pub fn draw(frame: &mut Frame, area: Rect, app: &App, hits: &mut HitMap) {
+/// Draws the pane; returns whether entries are hidden above and below.
+pub fn draw(frame: &mut Frame, area: Rect, app: &App, hits: &mut HitMap) -> (bool, bool) {
     let e = &app.engine;
     let m = e.machine();
     let mut rows: Vec<Line> = Vec::new();
@@ -77,13 +76,10 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, hits: &mut HitMap) {
     }
     if rows.is_empty() {
         let hint = "None. F9/b sets a breakpoint on the code cursor; t in Memory watches a word; or :break, :watch.";
-        frame.render_widget(
-            Paragraph::new(Line::styled(hint, theme::dim()))
-                .wrap(ratatui::widgets::Wrap { trim: true }),
-            area,
-        );
-        return;
+        text::put_wrapped(frame, area, hint, theme::dim());
+        return (false, false);
     }
+    let total = rows.len();
     let h = area.height as usize;
     let start = window(app.bp_cursor, h, rows.len());
     let focused = app.focus == Pane::Breakpoints;
@@ -106,4 +102,5 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, hits: &mut HitMap) {
         })
         .collect();
     super::put_lines(frame, area, &shown);
+    (start > 0, start + h < total)
 }

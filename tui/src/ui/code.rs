@@ -1,8 +1,9 @@
 //! The disassembly: labels, `=>` at the selected wave's PC (`->` where other waves are),
 //! `●`/`○` for enabled/disabled breakpoints, `!` and the side's name on the instructions
-//! of a sanitizer finding the run stopped at, and the cursor.
+//! of a sanitizer finding the run stopped at, and the cursor. A long line ends with `…`.
 
 use ratatui::layout::Rect;
+use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::Frame;
 
@@ -12,17 +13,10 @@ use crate::hits::HitMap;
 use crate::pane::Pane;
 use wavedbg_emulator::debug::StopReason;
 
-/// Draws the pane.
-pub fn draw(frame: &mut Frame, area: Rect, app: &App, hits: &mut HitMap) {
-    let h = area.height as usize;
-    if h == 0 || app.code.is_empty() {
-        return;
-    }
-    let m = app.engine.machine();
-    let pc = app.selected_pc();
-    let focused = app.focus == Pane::Code;
-    // The two sides of the findings of the last stop: (pc, "race: before").
-    let marks: Vec<(u64, String)> = match app.engine.last_stop().map(|s| &s.reason) {
+/// The two sides of the findings of the last stop, as (instruction address, mark), e.g.
+/// `(0x18, "data race: now")`. The code and source views both show them.
+pub(crate) fn finding_marks(app: &App) -> Vec<(u64, String)> {
+    match app.engine.last_stop().map(|s| &s.reason) {
         Some(StopReason::Finding(found)) => found
             .iter()
             .flat_map(|f| {
@@ -33,7 +27,43 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, hits: &mut HitMap) {
             })
             .collect(),
         _ => Vec::new(),
+    }
+}
+
+/// The gutter of a code or source line: `=>` at the selected wave's PC, `->` where
+/// other live waves are, then `●`/`○` for a breakpoint or `!` for a finding.
+pub(crate) fn gutter(
+    at_pc: bool,
+    others: bool,
+    bp: Option<bool>,
+    finding: bool,
+) -> [Span<'static>; 2] {
+    let marker = if at_pc {
+        Span::styled("=>", theme::pc())
+    } else if others {
+        Span::styled("->", theme::dim())
+    } else {
+        Span::raw("  ")
     };
+    let bp = match bp {
+        Some(true) => Span::styled("●", theme::breakpoint()),
+        Some(false) => Span::styled("○", theme::dim()),
+        None if finding => Span::styled("!", theme::error()),
+        None => Span::raw(" "),
+    };
+    [marker, bp]
+}
+
+/// Draws the pane; returns whether rows are hidden above and below.
+pub fn draw(frame: &mut Frame, area: Rect, app: &App, hits: &mut HitMap) -> (bool, bool) {
+    let h = area.height as usize;
+    if h == 0 || app.code.is_empty() {
+        return (false, false);
+    }
+    let m = app.engine.machine();
+    let pc = app.selected_pc();
+    let focused = app.focus == Pane::Code;
+    let marks = finding_marks(app);
     // Rows for the lines around the cursor (labels take rows of their own).
     let lo = app.code_cursor.saturating_sub(h);
     let hi = (app.code_cursor + h + 1).min(app.code.len());
@@ -53,13 +83,6 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, hits: &mut HitMap) {
             .iter()
             .enumerate()
             .any(|(wi, w)| wi != app.engine.selected_wave && w.alive() && w.pc == l.addr);
-        let marker = if at_pc {
-            Span::styled("=>", theme::pc())
-        } else if others {
-            Span::styled("->", theme::dim())
-        } else {
-            Span::raw("  ")
-        };
         let bp = app
             .engine
             .breakpoints()
@@ -72,23 +95,11 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, hits: &mut HitMap) {
             .filter(|(a, _)| *a == l.addr)
             .map(|(_, m)| m.as_str())
             .collect();
-        let bp = match bp {
-            Some(true) => Span::styled("●", theme::breakpoint()),
-            Some(false) => Span::styled("○", theme::dim()),
-            None if !mark.is_empty() => Span::styled("!", theme::error()),
-            None => Span::raw(" "),
-        };
-        let text_style = if at_pc {
-            theme::pc()
-        } else {
-            ratatui::style::Style::new()
-        };
-        let mut line = Line::from(vec![
-            marker,
-            bp,
-            Span::styled(format!(" {:04x}  ", l.addr), theme::dim()),
-            Span::styled(l.text.clone(), text_style),
-        ]);
+        let text_style = if at_pc { theme::pc() } else { Style::new() };
+        let mut spans = gutter(at_pc, others, bp, !mark.is_empty()).to_vec();
+        spans.push(Span::styled(format!(" {:04x}  ", l.addr), theme::dim()));
+        spans.push(Span::styled(l.text.clone(), text_style));
+        let mut line = Line::from(spans);
         if !mark.is_empty() {
             line.push_span(Span::styled(
                 format!("  ! {}", mark.join(", ")),
@@ -118,4 +129,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, hits: &mut HitMap) {
         })
         .collect();
     super::put_lines(frame, area, &shown);
+    let above = lo > 0 || start > 0;
+    let below = hi < app.code.len() || start + h < rows.len();
+    (above, below)
 }

@@ -1,40 +1,116 @@
-//! Command output: each command as entered, then what it printed (errors in red).
+//! Command output: each command as entered, then what it printed (errors in red). Long
+//! lines wrap (continuation rows start with `↪`); the whole history scrolls (PgUp/PgDn and
+//! the arrows while the console has focus, the mouse wheel over it; the title says how far
+//! back), and `o` shows it full screen.
 
 use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::text::Line;
-use ratatui::widgets::Paragraph;
 use ratatui::Frame;
 
-use super::theme;
+use super::{text, theme};
 use crate::app::{App, LineKind};
+use crate::hits::HitMap;
 
-/// Draws the pane.
-pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
-    let h = area.height as usize;
-    if app.console.is_empty() {
-        frame.render_widget(
-            Paragraph::new(Line::styled(
-                "Command output appears here. Press : to type a command (help lists them).",
-                theme::dim(),
-            ))
-            .wrap(ratatui::widgets::Wrap { trim: true }),
-            area,
-        );
-        return;
+/// The pane's title: where the view is when scrolled back.
+pub fn title(app: &App) -> String {
+    if app.console_scroll > 0 {
+        format!(" Console: {} rows back (End: latest) ", app.console_scroll)
+    } else {
+        " Console ".to_string()
     }
-    let end = app.console.len().saturating_sub(app.console_scroll);
-    let start = end.saturating_sub(h);
-    let lines: Vec<Line> = app.console[start..end]
+}
+
+fn style(kind: LineKind) -> Style {
+    match kind {
+        LineKind::Command => theme::label(),
+        LineKind::Output => Style::new(),
+        LineKind::Error => theme::error(),
+    }
+}
+
+/// The rows of one line at `cols` columns.
+fn rows_of(line: &str, cols: usize) -> Vec<String> {
+    if line.len() <= cols {
+        vec![line.to_string()]
+    } else {
+        text::wrap(line, cols)
+    }
+}
+
+/// How many rows one line takes at `cols` columns.
+fn count_rows(line: &str, cols: usize) -> usize {
+    if line.len() <= cols {
+        1
+    } else {
+        text::wrap(line, cols).len()
+    }
+}
+
+/// Draws the pane; returns whether rows are hidden above and below.
+pub fn draw(frame: &mut Frame, area: Rect, app: &App, hits: &mut HitMap) -> (bool, bool) {
+    let h = area.height as usize;
+    if h == 0 || area.width == 0 {
+        return (false, false);
+    }
+    if app.console.is_empty() {
+        text::put_wrapped(
+            frame,
+            area,
+            "Command output appears here. Press : to type a command (help lists them).",
+            theme::dim(),
+        );
+        return (false, false);
+    }
+    // One column stays free for the cut marker (see `text`); wrapped rows never need it.
+    let cols = area.width as usize - 1;
+    let dropped = (app.console_dropped > 0).then(|| {
+        format!(
+            "({} older lines were dropped; the console keeps {})",
+            app.console_dropped,
+            crate::app::state::CONSOLE_MAX
+        )
+    });
+    let counts: Vec<usize> = app
+        .console
         .iter()
-        .map(|(text, kind)| {
-            let style = match kind {
-                LineKind::Command => theme::label(),
-                LineKind::Output => Style::new(),
-                LineKind::Error => theme::error(),
-            };
-            Line::styled(text.clone(), style)
-        })
+        .map(|(t, _)| count_rows(t, cols))
         .collect();
-    super::put_lines(frame, area, &lines);
+    let head_rows = dropped.as_ref().map_or(0, |d| count_rows(d, cols));
+    let total = head_rows + counts.iter().sum::<usize>();
+    hits.console_rows = total;
+    let scroll = app.console_scroll.min(total.saturating_sub(h));
+    let bottom = total - scroll;
+    let top = bottom.saturating_sub(h);
+    // Walk back from the last line to collect rows top..bottom.
+    let mut rows: Vec<Line> = Vec::with_capacity(h);
+    let mut row_end = total;
+    for (i, (line, kind)) in app.console.iter().enumerate().rev() {
+        let row_start = row_end - counts[i];
+        if row_start < bottom && row_end > top {
+            let wrapped = rows_of(line, cols);
+            for (k, r) in wrapped.into_iter().enumerate().rev() {
+                let at = row_start + k;
+                if at >= top && at < bottom {
+                    rows.push(Line::styled(r, style(*kind)));
+                }
+            }
+        }
+        row_end = row_start;
+        if row_end <= top {
+            break;
+        }
+    }
+    if let Some(d) = dropped {
+        if top < head_rows {
+            for (k, r) in rows_of(&d, cols).into_iter().enumerate().rev() {
+                if k >= top && k < bottom {
+                    rows.push(Line::styled(r, theme::dim()));
+                }
+            }
+        }
+    }
+    rows.reverse();
+    super::put_lines(frame, area, &rows);
+    (top > 0, scroll > 0)
 }

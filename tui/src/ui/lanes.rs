@@ -1,54 +1,175 @@
 //! The lane grid: the chosen v registers of the selected wave across its 32 lanes, lanes
-//! as rows in one to eight blocks side by side. Inactive lanes are dimmed and their
-//! numbers shown in parentheses; values changed since the last stop are highlighted and marked `*`.
+//! as rows (lane 0 at the top left, as in the EXEC bitmap, where it is leftmost) in one to
+//! eight blocks side by side. Inactive lanes are dimmed and their numbers shown in
+//! parentheses; values changed since the last stop are highlighted and marked `*`; the
+//! lanes the last stop concerns are marked beside their number (`●` a breakpoint's, `◆` a
+//! watchpoint's, `!` faulting lanes and a sanitizer finding's).
+//!
+//! No value is ever cut: the grid shows fewer registers (the title says which, ←/→ scroll
+//! them) or fewer lanes per screen (the title says which, `▲`/`▼` on the border, and the
+//! window follows the selected lane) rather than part of a number.
 
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::Paragraph;
 use ratatui::Frame;
 
-use super::theme;
+use super::{text, theme};
 use crate::app::App;
 use crate::hits::HitMap;
 use crate::pane::Pane;
 
-/// Width of a lane label (`> 12 `, `>(12)` when inactive) and of a value cell
+/// Width of a lane label (`>● 12 `, `>●(12)` when inactive) and of a value cell
 /// (` 0000002a*`).
-const LABEL: usize = 5;
-const CELL: usize = 10;
-const GAP: usize = 2;
+pub const LABEL: usize = 6;
+/// Width of a value cell.
+pub const CELL: usize = 10;
+const GAP: usize = 1;
+const LANES: usize = 32;
 
-/// Draws the pane.
-pub fn draw(frame: &mut Frame, area: Rect, app: &App, hits: &mut HitMap) {
+/// How the grid fits a pane.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Plan {
+    /// Blocks side by side.
+    blocks: usize,
+    /// Lane rows per block.
+    rows: usize,
+    /// The first lane shown.
+    first: usize,
+    /// Registers per block.
+    regs: usize,
+}
+
+impl Plan {
+    fn per_screen(&self) -> usize {
+        self.blocks * self.rows
+    }
+}
+
+/// Registers that fit in one of `blocks` blocks across `room` columns.
+fn regs_fitting(room: usize, blocks: usize) -> usize {
+    let per_block = room.saturating_sub(GAP * (blocks - 1)) / blocks;
+    per_block.saturating_sub(LABEL) / CELL
+}
+
+/// The grid's shape for an area of `width` x `height` (the header takes a row; the last
+/// column is kept free, as in every pane), or `None` if not even one lane with one
+/// register fits.
+fn plan(width: usize, height: usize, selected: usize) -> Option<Plan> {
+    let room = width.checked_sub(1)?;
+    let rows_room = height.checked_sub(1).filter(|r| *r > 0)?;
+    let options: Vec<(usize, usize, usize)> = [1, 2, 4, 8]
+        .into_iter()
+        .map(|b| (b, (LANES / b).min(rows_room), regs_fitting(room, b)))
+        .filter(|(_, _, regs)| *regs > 0)
+        .collect();
+    // Every lane if some shape shows them all (the fewest blocks: the most registers),
+    // else the shape that shows the most lanes.
+    let (blocks, rows, regs) = options
+        .iter()
+        .find(|(b, rows, _)| b * rows == LANES)
+        .or_else(|| {
+            options
+                .iter()
+                .max_by_key(|(b, rows, _)| (b * rows, usize::MAX - b))
+        })
+        .copied()?;
+    let per_screen = blocks * rows;
+    let first = (selected / per_screen * per_screen).min(LANES - per_screen);
+    Some(Plan {
+        blocks,
+        rows,
+        first,
+        regs,
+    })
+}
+
+/// The pane's title for the pane drawn with `inner` inside its borders: the wave, its
+/// active lanes and the selected lane, and which registers and lanes show when not all
+/// do; shorter forms when the long one does not fit (the lane window first: it says
+/// which lanes are missing).
+pub fn title(app: &App, inner: Rect) -> String {
+    let m = app.engine.machine();
+    let Some(w) = m.waves.get(app.engine.selected_wave) else {
+        return " Lanes ".into();
+    };
+    let lane = app.engine.selected_lane;
+    let active = w.exec.count_ones();
+    let Some(p) = plan(inner.width as usize, inner.height as usize, lane as usize) else {
+        return format!(" Lanes: wave {}, {active}/32 active, lane {lane} ", w.id);
+    };
+    let n = app.lane_regs.len();
+    let shown = app.shown_regs(p.regs).len();
+    let first = app.regs_start(p.regs) + 1;
+    let last = first + shown - 1;
+    let lanes = (p.per_screen() < LANES).then(|| (p.first, p.first + p.per_screen() - 1));
+    let regs = (shown < n).then_some((first, last));
+    let mut long = String::new();
+    let mut medium = String::new();
+    let mut short = String::new();
+    if let Some((a, b)) = lanes {
+        long.push_str(&format!(", lanes {a}-{b} (l/L)"));
+        medium.push_str(&format!(", lanes {a}-{b} (l/L)"));
+        short.push_str(&format!(" {a}-{b}"));
+    }
+    if let Some((a, b)) = regs {
+        let which = if a == b {
+            format!("register {a} of {n}")
+        } else {
+            format!("registers {a}-{b} of {n}")
+        };
+        long.push_str(&format!(", {which} (←/→)"));
+        medium.push_str(&format!(", regs {a}-{b}/{n} ←→"));
+        short.push_str(&format!(", v {a}-{b}/{n}"));
+    }
+    let room = (inner.width as usize).saturating_sub(1);
+    [
+        format!(
+            " Lanes: wave {}, {active}/32 active, lane {lane}{long} ",
+            w.id
+        ),
+        format!(" Lanes: wave {}, lane {lane}{medium} ", w.id),
+        format!(" Lanes{short}: w{} l{lane} ", w.id),
+    ]
+    .into_iter()
+    .find(|t| text::width(t) <= room)
+    .unwrap_or_else(|| format!(" Lanes{short}: w{} l{lane} ", w.id))
+}
+
+/// Draws the pane; returns whether lanes are hidden above and below.
+pub fn draw(frame: &mut Frame, area: Rect, app: &App, hits: &mut HitMap) -> (bool, bool) {
     let m = app.engine.machine();
     let wi = app.engine.selected_wave;
     let Some(w) = m.waves.get(wi) else {
-        frame.render_widget(Paragraph::new("no wave"), area);
-        return;
+        text::put_wrapped(frame, area, "No wave.", theme::dim());
+        return (false, false);
     };
     let (width, height) = (area.width as usize, area.height as usize);
-    if height < 2 {
-        return;
+    if height == 0 {
+        return (false, false);
     }
-    let rows = height - 1;
-    let blocks = match rows {
-        r if r >= 32 => 1,
-        r if r >= 16 => 2,
-        r if r >= 8 => 4,
-        _ => 8,
-    };
-    let per_block = 32 / blocks;
-    let block_w = (width.saturating_sub(GAP * (blocks - 1))) / blocks;
-    let nregs = (block_w.saturating_sub(LABEL) / CELL).max(1);
-    hits.lane_regs = nregs;
-    let regs = app.shown_regs(nregs);
-    let base = app.baseline.waves.get(wi).filter(|b| b.id == w.id);
     let sel = app.engine.selected_lane as usize;
+    let Some(p) = plan(width, height, sel) else {
+        text::put_wrapped(
+            frame,
+            area,
+            &format!(
+                "The lane grid needs {} columns and 2 rows; z maximises the pane.",
+                LABEL + CELL + 1
+            ),
+            theme::dim(),
+        );
+        return (false, false);
+    };
+    hits.lane_regs = p.regs;
+    let regs = app.shown_regs(p.regs);
+    let base = app.baseline.waves.get(wi).filter(|b| b.id == w.id);
     let focused = app.focus == Pane::Lanes;
+    let stop = app.stop_lanes();
+    let block_w = LABEL + regs.len() * CELL;
     let mut lines: Vec<Line> = Vec::with_capacity(height);
     // Header: register names over each block.
     let mut header = Vec::new();
-    for b in 0..blocks {
+    for b in 0..p.blocks {
         if b > 0 {
             header.push(Span::raw(" ".repeat(GAP)));
         }
@@ -59,14 +180,12 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, hits: &mut HitMap) {
                 theme::header(),
             ));
         }
-        let used = LABEL + regs.len() * CELL;
-        header.push(Span::raw(" ".repeat(block_w.saturating_sub(used))));
     }
     lines.push(Line::from(header));
-    for row in 0..per_block.min(rows) {
-        let mut spans = Vec::with_capacity(blocks * (regs.len() + 2));
-        for b in 0..blocks {
-            let lane = b * per_block + row;
+    for row in 0..p.rows {
+        let mut spans = Vec::with_capacity(p.blocks * (regs.len() + 3));
+        for b in 0..p.blocks {
+            let lane = p.first + b * p.rows + row;
             if b > 0 {
                 spans.push(Span::raw(" ".repeat(GAP)));
             }
@@ -83,27 +202,40 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, hits: &mut HitMap) {
                     theme::selected()
                 };
             }
-            let marker = if lane == sel { '>' } else { ' ' };
-            let label = if active {
-                format!("{marker} {lane:>2} ")
+            let bit = |mask: u32| mask >> lane & 1 == 1;
+            let (mark, mark_style) = if bit(stop.fault) || bit(stop.finding) {
+                ("!", theme::finding())
+            } else if bit(stop.watch) {
+                ("◆", theme::watched())
+            } else if bit(stop.breakpoint) {
+                ("●", theme::breakpoint())
             } else {
-                format!("{marker}({lane:>2})")
+                (" ", label_style)
             };
-            spans.push(Span::styled(label, label_style));
+            spans.push(Span::styled(
+                if lane == sel { ">" } else { " " },
+                label_style,
+            ));
+            spans.push(Span::styled(mark, mark_style));
+            spans.push(Span::styled(
+                if active {
+                    format!("{lane:>3} ")
+                } else {
+                    format!("({lane:>2})")
+                },
+                label_style,
+            ));
             for &r in regs {
                 let v = w.v[r][lane];
                 let changed = base.is_some_and(|p| p.v[r][lane] != v);
                 let mark = if changed { '*' } else { ' ' };
-                let text = format!(" {v:08x}{mark}");
                 let style = match (active, changed) {
                     (_, true) => theme::changed(),
                     (false, false) => theme::dim(),
                     (true, false) => ratatui::style::Style::new(),
                 };
-                spans.push(Span::styled(text, style));
+                spans.push(Span::styled(format!(" {v:08x}{mark}"), style));
             }
-            let used = LABEL + regs.len() * CELL;
-            spans.push(Span::raw(" ".repeat(block_w.saturating_sub(used))));
             let x = area.x as usize + b * (block_w + GAP);
             hits.item(
                 Pane::Lanes,
@@ -114,4 +246,47 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, hits: &mut HitMap) {
         lines.push(Line::from(spans));
     }
     super::put_lines(frame, area, &lines);
+    (p.first > 0, p.first + p.per_screen() < LANES)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_lane_shows_when_a_register_fits() {
+        // 32 rows: one block; 16: two; 8: four.
+        let p = plan(60, 40, 0).expect("fits");
+        assert_eq!((p.blocks, p.rows, p.first), (1, 32, 0));
+        assert_eq!(p.regs, 5);
+        let p = plan(80, 17, 0).expect("fits");
+        assert_eq!((p.blocks, p.rows), (2, 16));
+        assert_eq!(p.regs, 3);
+        // 110x34's lane pane: 64 columns, 9 rows: four blocks of one register would need
+        // 67 columns, so two blocks show 16 lanes a screen.
+        let p = plan(64, 9, 0).expect("fits");
+        assert_eq!((p.blocks, p.rows, p.regs), (2, 8, 2));
+        let p = plan(64, 9, 20).expect("fits");
+        assert_eq!(p.first, 16);
+        let p = plan(64, 9, 31).expect("fits");
+        assert_eq!(p.first, 16);
+        // Too narrow for one register.
+        assert_eq!(plan(16, 40, 0), None);
+        assert!(plan(17, 40, 0).is_some());
+        assert_eq!(plan(40, 1, 0), None);
+    }
+
+    #[test]
+    fn no_shape_is_wider_than_the_room() {
+        for w in 0..300 {
+            for h in 0..60 {
+                if let Some(p) = plan(w, h, 31) {
+                    let used = p.blocks * (LABEL + p.regs * CELL) + GAP * (p.blocks - 1);
+                    assert!(used < w, "{w}x{h}: {p:?}");
+                    assert!(p.rows < h && p.first + p.per_screen() <= LANES);
+                    assert!((p.first..p.first + p.per_screen()).contains(&31));
+                }
+            }
+        }
+    }
 }

@@ -5,7 +5,6 @@
 use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::Paragraph;
 use ratatui::Frame;
 use wavedbg_emulator::machine::Machine;
 use wavedbg_emulator::memory::Space;
@@ -24,11 +23,11 @@ fn read(m: &Machine, space: Space, wave: usize, lane: u8, addr: u64, n: usize) -
     Some(buf)
 }
 
-/// Draws the pane.
-pub fn draw(frame: &mut Frame, area: Rect, app: &App, hits: &mut HitMap) {
+/// Draws the pane; returns whether rows of the region are hidden above and below.
+pub fn draw(frame: &mut Frame, area: Rect, app: &App, hits: &mut HitMap) -> (bool, bool) {
     let h = area.height as usize;
     if h < 2 {
-        return;
+        return (false, false);
     }
     let m = app.engine.machine();
     let (wave, lane) = (app.engine.selected_wave, app.engine.selected_lane);
@@ -46,8 +45,8 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, hits: &mut HitMap) {
     }
     let Some((lo, hi)) = app.mem_region() else {
         head.push(Span::raw("  (empty in this launch; m switches)"));
-        frame.render_widget(Paragraph::new(Line::from(head)), area);
-        return;
+        super::put_lines(frame, area, &[Line::from(head)]);
+        return (false, false);
     };
     let scope = match space {
         Space::Global => m
@@ -71,18 +70,18 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, hits: &mut HitMap) {
     ));
     let mut lines = vec![Line::from(head)];
     let addr_w = format!("{:x}", hi.saturating_sub(1)).len().max(4);
-    let width = area.width as usize;
-    let fixed = 2 + addr_w + 3;
-    // Bytes per row, and whether the ASCII column fits.
-    let (bpr, ascii_col): (u64, bool) = if width >= fixed + 16 * 3 + 4 + 16 {
-        (16, true)
-    } else if width >= fixed + 16 * 3 + 3 {
-        (16, false)
-    } else if width >= fixed + 8 * 3 + 2 + 8 {
-        (8, true)
-    } else {
-        (4, false)
+    // Bytes per row, and whether the ASCII column fits, before the last column.
+    let room = (area.width as usize).saturating_sub(1);
+    let row_width = |bpr: usize, ascii: bool| {
+        // `W*`, the address and `: `, 3 columns a byte (the last one's space trails),
+        // a space between groups of 4, and ` ` plus a char a byte for ASCII.
+        2 + addr_w + 2 + bpr * 3 - 1 + (bpr / 4 - 1) + if ascii { 2 + bpr } else { 0 }
     };
+    let (bpr, ascii_col) = [(16, true), (16, false), (8, true), (8, false), (4, true)]
+        .into_iter()
+        .find(|(b, a)| row_width(*b, *a) <= room)
+        .unwrap_or((4, false));
+    let bpr = bpr as u64;
     hits.mem_bytes_per_row = bpr;
     let rows = h - 1;
     let cursor = app.mem_addr();
@@ -175,4 +174,6 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, hits: &mut HitMap) {
         lines.push(Line::from(spans));
     }
     super::put_lines(frame, area, &lines);
+    let shown_end = top + rows as u64 * bpr;
+    (top > lo_row, shown_end <= last_row)
 }

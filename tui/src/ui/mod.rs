@@ -1,6 +1,10 @@
 //! Drawing: the layout and one file per pane. Drawing only reads the [`App`]; it returns a
 //! [`HitMap`] telling where things were drawn, for mouse clicks and page sizes. Nothing in
 //! [`crate::app`] depends on this module.
+//!
+//! Nothing is cut silently: text that does not fit ends with `…` ([`text`]), the console
+//! wraps, titles are shortened with `…`, and a pane with more rows than it shows marks its
+//! right border with `▲` and `▼`.
 
 mod breakpoints;
 mod code;
@@ -9,42 +13,65 @@ mod help;
 mod lanes;
 mod memory;
 mod registers;
+mod source;
 mod status;
+pub mod text;
 pub mod theme;
 mod waves;
 
-use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Paragraph};
+use ratatui::widgets::{Block, Borders};
 use ratatui::Frame;
 
-use crate::app::App;
+use crate::app::{App, CodeLayout};
 use crate::hits::{Hit, HitMap};
 use crate::pane::Pane;
+
+pub use help::HELP;
+pub use status::{footer_keys, HINT};
 
 /// Terminals at least this wide and tall show every pane at once; smaller ones show one
 /// pane at a time under a tab bar.
 pub const WIDE: (u16, u16) = (100, 30);
 
+/// Smaller terminals show only a request for a bigger one.
+pub const SMALLEST: (u16, u16) = (20, 6);
+
 /// Draws the whole screen.
 pub fn draw(frame: &mut Frame, app: &App) -> HitMap {
     let area = frame.area();
     let mut hits = HitMap::default();
-    if area.width < 20 || area.height < 6 {
-        frame.render_widget(Paragraph::new("wavedbg: the terminal is too small"), area);
+    if area.width < SMALLEST.0 || area.height < SMALLEST.1 {
+        // The footer's keys still show on the last row when they fit.
+        let keys = status::ALWAYS;
+        let mut body = area;
+        if area.height >= 2 && area.width as usize > keys.len() {
+            body.height -= 1;
+            let last = Rect::new(area.x, area.y + body.height, area.width, 1);
+            text::put_lines(frame, last, &[Line::styled(keys, theme::dim())]);
+        }
+        text::put_wrapped(
+            frame,
+            body,
+            &format!(
+                "The terminal ({}x{}) is too small for wavedbg: it needs {}x{}.",
+                area.width, area.height, SMALLEST.0, SMALLEST.1
+            ),
+            ratatui::style::Style::new(),
+        );
+        if app.help {
+            help::draw(frame, area, app);
+        }
         return hits;
     }
-    let [main, status_row, command_row] = Layout::vertical([
-        Constraint::Min(1),
-        Constraint::Length(1),
-        Constraint::Length(1),
-    ])
-    .areas(area);
+    let [main, status_row, command_row] = stack(area, [0, 1, 1]);
     let compact = area.width < WIDE.0 || area.height < WIDE.1;
     hits.compact = compact;
-    let panes = if compact {
-        let [tabs, body] =
-            Layout::vertical([Constraint::Length(1), Constraint::Min(1)]).areas(main);
+    let panes = if app.zoom {
+        vec![(app.focus, main)]
+    } else if compact {
+        let [tabs, body] = stack(main, [1, 0]);
         draw_tabs(frame, tabs, app, &mut hits);
         vec![(app.focus, body)]
     } else {
@@ -56,46 +83,106 @@ pub fn draw(frame: &mut Frame, app: &App) -> HitMap {
             pane,
             item: None,
         });
+        hits.shown.push(pane);
         let block = pane_block(app, pane);
         let inner = block.inner(rect);
         hits.rows[pane.index()] = inner.height;
-        frame.render_widget(block.title(title(app, pane)), rect);
-        match pane {
+        let mut title = pane_title(app, pane, inner);
+        if app.zoom {
+            title.push_str("[z restores] ");
+        }
+        // The title sits after the corner and keeps a border cell before the other one.
+        let title = text::truncate(&title, rect.width.saturating_sub(3) as usize);
+        frame.render_widget(block.title(title), rect);
+        let more = match pane {
             Pane::Code => code::draw(frame, inner, app, &mut hits),
+            Pane::Source => source::draw(frame, inner, app, &mut hits),
             Pane::Waves => waves::draw(frame, inner, app, &mut hits),
             Pane::Lanes => lanes::draw(frame, inner, app, &mut hits),
             Pane::Registers => registers::draw(frame, inner, app),
             Pane::Memory => memory::draw(frame, inner, app, &mut hits),
             Pane::Breakpoints => breakpoints::draw(frame, inner, app, &mut hits),
-            Pane::Console => console::draw(frame, inner, app),
-        }
+            Pane::Console => console::draw(frame, inner, app, &mut hits),
+        };
+        scroll_marks(frame, rect, inner, more);
     }
     status::draw_status(frame, status_row, app);
     status::draw_command(frame, command_row, app);
+    status::draw_completions(frame, main, command_row, app);
     if app.help {
         help::draw(frame, area, app);
     }
     hits
 }
 
-/// Every pane at once: code, waves, breakpoints and console on the left; lanes, registers
-/// and memory on the right.
+/// Splits `area` into rows of the given heights, top to bottom; the one height given as 0
+/// takes what the others leave, and when they do not all fit each row is cut to what is
+/// left above it. (A plain split: the layouts here are fixed sizes and one filler, and a
+/// constraint solver would cost more than drawing the rest of the frame.)
+fn stack<const N: usize>(area: Rect, heights: [u16; N]) -> [Rect; N] {
+    let fixed: u16 = heights.iter().fold(0u16, |a, h| a.saturating_add(*h));
+    let filler = area.height.saturating_sub(fixed);
+    let mut left = area.height;
+    let mut y = area.y;
+    heights.map(|h| {
+        let h = if h == 0 { filler } else { h }.min(left);
+        left -= h;
+        let r = Rect::new(area.x, y, area.width, h);
+        y += h;
+        r
+    })
+}
+
+/// Marks the right border of a pane: `▲` when rows are hidden above, `▼` below.
+fn scroll_marks(frame: &mut Frame, rect: Rect, inner: Rect, (above, below): (bool, bool)) {
+    if inner.height == 0 || rect.width < 2 {
+        return;
+    }
+    let x = rect.x + rect.width - 1;
+    let buf = frame.buffer_mut();
+    if above {
+        if let Some(c) = buf.cell_mut((x, inner.y)) {
+            c.set_char('▲').set_style(theme::scroll_marker());
+        }
+    }
+    if below {
+        if let Some(c) = buf.cell_mut((x, inner.y + inner.height - 1)) {
+            c.set_char('▼').set_style(theme::scroll_marker());
+        }
+    }
+}
+
+/// Every pane at once: the code views, waves, breakpoints and console on the left; lanes,
+/// registers and memory on the right. In the split layout the source sits above the
+/// disassembly, and the panes under them give up rows so both keep a useful height.
 fn wide_layout(main: Rect, app: &App) -> Vec<(Pane, Rect)> {
     let h = main.height;
     let left_w = (main.width * 9 / 25).max(44);
-    let [left, right] =
-        Layout::horizontal([Constraint::Length(left_w), Constraint::Min(1)]).areas(main);
+    let left_w = left_w.min(main.width);
+    let left = Rect {
+        width: left_w,
+        ..main
+    };
+    let right = Rect {
+        x: main.x + left_w,
+        width: main.width - left_w,
+        ..main
+    };
     let waves = app.engine.machine().waves.len() as u16;
-    let waves_h = (waves + 3).clamp(5, if h >= 50 { 14 } else { 9 });
-    let bp_h = if h >= 50 { 8 } else { 6 };
-    let console_h = (h / 5).max(7);
-    let [code, wv, bp, console] = Layout::vertical([
-        Constraint::Min(6),
-        Constraint::Length(waves_h),
-        Constraint::Length(bp_h),
-        Constraint::Length(console_h),
-    ])
-    .areas(left);
+    let mut waves_h = (waves + 3).clamp(5, if h >= 50 { 14 } else { 9 });
+    let mut bp_h = if h >= 50 { 8 } else { 6 };
+    let mut console_h = (h / 5).max(7);
+    if app.layout == CodeLayout::Split {
+        // Each code view gets at least 6 rows inside its borders where the height allows.
+        let want = 16;
+        let mut spare = (waves_h + bp_h + console_h + want).saturating_sub(h);
+        for (size, min) in [(&mut waves_h, 5), (&mut bp_h, 4), (&mut console_h, 6)] {
+            let give = spare.min(size.saturating_sub(min));
+            *size -= give;
+            spare -= give;
+        }
+    }
+    let [code, wv, bp, console] = stack(left, [0, waves_h, bp_h, console_h]);
     let lanes_h = if h >= 56 {
         35
     } else if h >= 36 {
@@ -103,31 +190,56 @@ fn wide_layout(main: Rect, app: &App) -> Vec<(Pane, Rect)> {
     } else {
         11
     };
-    let regs_h = if h >= 50 { 10 } else { 8 };
-    let [lanes, regs, mem] = Layout::vertical([
-        Constraint::Length(lanes_h),
-        Constraint::Length(regs_h),
-        Constraint::Min(4),
-    ])
-    .areas(right);
-    vec![
-        (Pane::Code, code),
+    let regs_h = if h >= 50 { 11 } else { 9 };
+    let [lanes, regs, mem] = stack(right, [lanes_h, regs_h, 0]);
+    let mut out = match app.layout {
+        CodeLayout::Asm => vec![(Pane::Code, code)],
+        CodeLayout::Src => vec![(Pane::Source, code)],
+        CodeLayout::Split => {
+            let [src, asm] = stack(code, [code.height.div_ceil(2).max(1), 0]);
+            vec![(Pane::Source, src), (Pane::Code, asm)]
+        }
+    };
+    out.extend([
         (Pane::Waves, wv),
         (Pane::Breakpoints, bp),
         (Pane::Console, console),
         (Pane::Lanes, lanes),
         (Pane::Registers, regs),
         (Pane::Memory, mem),
-    ]
+    ]);
+    out
 }
 
+/// The tab bar of the compact layout: each shown pane with its digit key; shorter names,
+/// then digits alone (the current tab named), when the bar is narrow; `…` if even that
+/// does not fit.
 fn draw_tabs(frame: &mut Frame, area: Rect, app: &App, hits: &mut HitMap) {
+    let shown = app.shown_panes();
+    let room = (area.width as usize).saturating_sub(1);
+    let label = |p: Pane, style: u8| -> String {
+        let n = p.index() + 1;
+        match style {
+            0 => format!(" {n} {} ", p.title()),
+            1 => format!(" {n} {} ", p.short_title()),
+            _ if p == app.focus => format!(" {n} {} ", p.title()),
+            _ => format!(" {n} "),
+        }
+    };
+    let total = |style: u8| -> usize {
+        shown
+            .iter()
+            .map(|p| text::width(&label(*p, style)) + 1)
+            .sum::<usize>()
+            .saturating_sub(1)
+    };
+    let style = (0..3).find(|s| total(*s) <= room).unwrap_or(2);
     let mut spans = Vec::new();
     let mut x = area.x;
-    for (i, p) in Pane::ALL.iter().enumerate() {
-        let label = format!(" {} {} ", i + 1, p.title());
-        let w = label.chars().count() as u16;
-        let style = if *p == app.focus {
+    for p in &shown {
+        let text = label(*p, style);
+        let w = text::width(&text) as u16;
+        let look = if *p == app.focus {
             theme::tab_active()
         } else {
             theme::tab()
@@ -140,10 +252,10 @@ fn draw_tabs(frame: &mut Frame, area: Rect, app: &App, hits: &mut HitMap) {
             });
         }
         x += w + 1;
-        spans.push(Span::styled(label, style));
+        spans.push(Span::styled(text, look));
         spans.push(Span::raw(" "));
     }
-    frame.render_widget(Paragraph::new(Line::from(spans)), area);
+    text::put_lines(frame, area, &[Line::from(spans)]);
 }
 
 fn pane_block(app: &App, pane: Pane) -> Block<'static> {
@@ -162,25 +274,25 @@ fn pane_block(app: &App, pane: Pane) -> Block<'static> {
         })
 }
 
-fn title(app: &App, pane: Pane) -> String {
+/// A pane's title in full, for the pane drawn with `inner` inside its borders (drawn cut
+/// with `…` when the pane is too narrow).
+pub fn pane_title(app: &App, pane: Pane, inner: Rect) -> String {
     let m = app.engine.machine();
-    let wave = m.waves.get(app.engine.selected_wave);
     match pane {
-        Pane::Code => format!(" {} ", app.engine.kernel_path().unwrap_or("Code")),
-        Pane::Waves => format!(" Waves ({}) ", m.waves.len()),
-        Pane::Lanes => match wave {
-            Some(w) => format!(
-                " Lanes: wave {}, {}/32 active, lane {} ",
-                w.id,
-                w.exec.count_ones(),
-                app.engine.selected_lane
-            ),
-            None => " Lanes ".into(),
+        Pane::Code => match app.engine.kernel_path() {
+            Some(p) => format!(" Code: {p} "),
+            None => " Code ".into(),
         },
+        Pane::Source => match &app.source {
+            Ok(s) => format!(" Source: {} ", s.name),
+            Err(_) => " Source ".into(),
+        },
+        Pane::Waves => format!(" Waves ({}) ", m.waves.len()),
+        Pane::Lanes => lanes::title(app, inner),
         Pane::Registers => " Registers ".into(),
         Pane::Memory => " Memory ".into(),
         Pane::Breakpoints => " Breakpoints & watchpoints ".into(),
-        Pane::Console => " Console ".into(),
+        Pane::Console => console::title(app),
     }
 }
 
@@ -193,35 +305,4 @@ pub(crate) fn window(cursor: usize, height: usize, total: usize) -> usize {
     cursor.saturating_sub(height / 2).min(total - height)
 }
 
-/// Writes lines into `area` (cut at its width and height): a plain, fast [`Paragraph`]
-/// without wrapping. ASCII spans (nearly all of them) skip grapheme segmentation.
-pub(crate) fn put_lines(frame: &mut Frame, area: Rect, lines: &[Line]) {
-    let buf = frame.buffer_mut();
-    let right = area.x.saturating_add(area.width);
-    for (dy, line) in lines.iter().take(area.height as usize).enumerate() {
-        let y = area.y + dy as u16;
-        let mut x = area.x;
-        for span in &line.spans {
-            if x >= right {
-                break;
-            }
-            let style = line.style.patch(span.style);
-            if span.content.is_ascii() {
-                for b in span.content.bytes().take((right - x) as usize) {
-                    if let Some(cell) = buf.cell_mut((x, y)) {
-                        cell.set_char(b as char).set_style(style);
-                    }
-                    x += 1;
-                }
-            } else {
-                let (nx, _) =
-                    buf.set_stringn(x, y, span.content.as_ref(), (right - x) as usize, style);
-                x = nx;
-            }
-        }
-        // A line style (the cursor bar) covers the whole row.
-        if line.style != ratatui::style::Style::default() && x < right {
-            buf.set_style(Rect::new(x, y, right - x, 1), line.style);
-        }
-    }
-}
+pub(crate) use text::put_lines;

@@ -1,19 +1,25 @@
-//! The selected wave's PC, EXEC (hex and a 32-lane bitmap), counters and u registers;
-//! values changed since the last stop are highlighted and marked `*`.
+//! The selected wave's PC, EXEC (hex and a 32-lane bitmap, lane 0 on the left with a lane
+//! number every 8 lanes, the order of the lane grid), counters, a sparkline of its active
+//! lanes over its last instructions, and u registers; values changed since the last stop
+//! are highlighted and marked `*`.
 
 use ratatui::layout::Rect;
-use ratatui::style::Style;
+use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::Paragraph;
+use ratatui::widgets::Sparkline;
 use ratatui::Frame;
 use wavedbg_emulator::debug::view;
 use wavedbg_emulator::isa::Counter;
+use wavedbg_emulator::machine::wave::Wave;
 
-use super::theme;
+use super::{text, theme};
 use crate::app::App;
 
 /// Width of one u register cell (`u12 0000002a*  `).
 const CELL: usize = 15;
+
+/// Before the bitmap when it has rows of its own.
+const LANES_LABEL: &str = "lanes ";
 
 fn mark(changed: bool) -> Span<'static> {
     if changed {
@@ -31,14 +37,60 @@ fn val(changed: bool) -> Style {
     }
 }
 
-/// Draws the pane.
-pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
+/// The EXEC bitmap of lanes `lanes`: one cell per lane, left to right, each group of 8
+/// after its first lane's number, and the last lane's number at the end
+/// (`0 ■■■■■■■■ 8 ■■■■■■■■ 15`).
+fn bitmap(
+    w: &Wave,
+    prev: Option<&Wave>,
+    selected: u8,
+    lanes: std::ops::Range<u32>,
+) -> Vec<Span<'static>> {
+    let mut out = Vec::new();
+    for lane in lanes.clone() {
+        if lane % 8 == 0 {
+            out.push(Span::styled(format!("{lane} "), theme::dim()));
+        }
+        let on = w.exec >> lane & 1 == 1;
+        let flipped = prev.is_some_and(|p| (p.exec ^ w.exec) >> lane & 1 == 1);
+        let mut style = if flipped {
+            theme::changed()
+        } else if on {
+            theme::pc()
+        } else {
+            theme::dim()
+        };
+        if lane == u32::from(selected) {
+            style = style.add_modifier(Modifier::UNDERLINED);
+        }
+        out.push(Span::styled(if on { "■" } else { "·" }, style));
+        if lane % 8 == 7 {
+            out.push(Span::raw(" "));
+        }
+    }
+    out.push(Span::styled(
+        format!("{}", lanes.end.saturating_sub(1)),
+        theme::dim(),
+    ));
+    out
+}
+
+fn spans_width(spans: &[Span]) -> usize {
+    spans.iter().map(|s| s.width()).sum()
+}
+
+/// Draws the pane; returns whether u registers are hidden above and below.
+pub fn draw(frame: &mut Frame, area: Rect, app: &App) -> (bool, bool) {
     let m = app.engine.machine();
     let wi = app.engine.selected_wave;
     let Some(w) = m.waves.get(wi) else {
-        frame.render_widget(Paragraph::new("no wave"), area);
-        return;
+        text::put_wrapped(frame, area, "No wave.", theme::dim());
+        return (false, false);
     };
+    if area.width == 0 || area.height == 0 {
+        return (false, false);
+    }
+    let room = area.width as usize - 1;
     let prev = app.baseline.waves.get(wi).filter(|p| p.id == w.id);
     let pc_changed = prev.is_some_and(|p| p.pc != w.pc);
     let exec_changed = prev.is_some_and(|p| p.exec != w.exec);
@@ -52,32 +104,35 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
         Span::styled(view::pc_text(m, w.pc), val(pc_changed)),
         mark(pc_changed),
     ])];
-    // EXEC: hex, count, and one cell per lane (lane 0 first).
+    // EXEC: hex and count, then the bitmap on the same row if it fits, else on rows of
+    // its own, 32, 16 or 8 lanes a row.
     let mut exec = vec![
         Span::raw("exec "),
         Span::styled(format!("{:#010x}", w.exec), val(exec_changed)),
         mark(exec_changed),
-        Span::raw(format!(" {:>2}/32 ", w.exec.count_ones())),
+        Span::raw(format!(" {:>2}/32 active", w.exec.count_ones())),
     ];
-    for lane in 0..32u32 {
-        if lane % 8 == 0 {
-            exec.push(Span::raw(" "));
+    let sel = app.engine.selected_lane;
+    let whole = bitmap(w, prev, sel, 0..32);
+    let label_w = LANES_LABEL.len();
+    if spans_width(&exec) + 2 + label_w + spans_width(&whole) <= room {
+        exec.push(Span::raw("  "));
+        exec.push(Span::styled(LANES_LABEL, theme::dim()));
+        exec.extend(whole);
+        lines.push(Line::from(exec));
+    } else {
+        lines.push(Line::from(exec));
+        let per_row = [32u32, 16, 8]
+            .into_iter()
+            .find(|n| label_w + spans_width(&bitmap(w, prev, sel, 32 - n..32)) <= room)
+            .unwrap_or(8);
+        for start in (0..32).step_by(per_row as usize) {
+            let label = if start == 0 { LANES_LABEL } else { "      " };
+            let mut row = vec![Span::styled(label, theme::dim())];
+            row.extend(bitmap(w, prev, sel, start..start + per_row));
+            lines.push(Line::from(row));
         }
-        let on = w.exec >> lane & 1 == 1;
-        let flipped = prev.is_some_and(|p| (p.exec ^ w.exec) >> lane & 1 == 1);
-        let mut style = if flipped {
-            theme::changed()
-        } else if on {
-            theme::pc()
-        } else {
-            theme::dim()
-        };
-        if lane == app.engine.selected_lane as u32 {
-            style = style.add_modifier(ratatui::style::Modifier::UNDERLINED);
-        }
-        exec.push(Span::styled(if on { "■" } else { "·" }, style));
     }
-    lines.push(Line::from(exec));
     let counters: Vec<String> = Counter::ALL
         .iter()
         .map(|c| format!("{}={}", c.name(), w.counter(*c)))
@@ -96,10 +151,40 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
             theme::dim(),
         ),
     ]));
-    let cols = ((area.width as usize + 2) / CELL).max(1);
+    // The active-lane sparkline: the text now, the bars drawn over the gap after.
+    let spark_row = lines.len();
+    let samples = app.activity.of(w.id);
+    let label = "active ";
+    let now = w.exec.count_ones();
+    let note = match (samples.first(), samples.last()) {
+        (Some(a), Some(b)) if samples.len() > 1 => format!(
+            " {now}/32 now; {}-{} over its instr {}-{}, {} samples",
+            samples.iter().map(|s| s.active).min().unwrap_or(0),
+            samples.iter().map(|s| s.active).max().unwrap_or(0),
+            a.executed,
+            b.executed,
+            samples.len()
+        ),
+        _ => format!(" {now}/32 now (each stop adds a sample)"),
+    };
+    // Up to 48 bars (at least 8 columns while there are fewer samples).
+    let bars = room
+        .saturating_sub(label.len() + 12)
+        .min(48)
+        .min(samples.len().max(8));
+    let spark_shown = bars >= 4 && spark_row < area.height as usize;
+    if spark_shown {
+        lines.push(Line::from(vec![
+            Span::styled(label, theme::dim()),
+            Span::raw(" ".repeat(bars)),
+            Span::styled(note, theme::dim()),
+        ]));
+    }
+    let cols = ((room + 2) / CELL).max(1);
     let rows_total = w.u.len().div_ceil(cols);
-    let room = (area.height as usize).saturating_sub(lines.len());
-    let scroll = app.regs_scroll.min(rows_total.saturating_sub(room));
+    let room_rows = (area.height as usize).saturating_sub(lines.len());
+    let scroll = app.regs_scroll.min(rows_total.saturating_sub(room_rows));
+    let first_u_row = lines.len();
     for row in scroll..rows_total {
         if lines.len() >= area.height as usize {
             break;
@@ -114,5 +199,26 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
         }
         lines.push(Line::from(spans));
     }
+    let shown_rows = lines.len() - first_u_row;
     super::put_lines(frame, area, &lines);
+    if spark_shown {
+        let data: Vec<u64> = samples[samples.len().saturating_sub(bars)..]
+            .iter()
+            .map(|s| u64::from(s.active))
+            .collect();
+        let rect = Rect::new(
+            area.x + label.len() as u16,
+            area.y + spark_row as u16,
+            data.len() as u16,
+            1,
+        );
+        frame.render_widget(
+            Sparkline::default()
+                .data(&data)
+                .max(32)
+                .style(theme::sparkline()),
+            rect,
+        );
+    }
+    (scroll > 0, scroll + shown_rows < rows_total)
 }

@@ -1,12 +1,14 @@
-//! The status line (the stop reason, or a run's progress) and the line under it (the
-//! command line while open, else the last message or a reminder of the main keys).
+//! The status line (the stop reason, or a run's progress), the line under it (the command
+//! line while open, else the last message or the main keys, always ending with `? help`
+//! and `q quit`), and the completions shown above the command line while a word is typed.
 
 use ratatui::layout::{Position, Rect};
 use ratatui::style::{Color, Style};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::Paragraph;
+use ratatui::widgets::{Block, Borders, Clear};
 use ratatui::Frame;
 
+use super::text::{self, truncate};
 use super::theme;
 use crate::app::{App, StatusKind};
 
@@ -67,16 +69,25 @@ pub fn draw_status(frame: &mut Frame, area: Rect, app: &App) {
             format!("{} instr", thousands(now))
         };
         format!(
-            " wave {} lane {} | {count} ",
+            " wave {} lane {} | {count}",
             m.waves
                 .get(app.engine.selected_wave)
                 .map_or("-".to_string(), |w| w.id.to_string()),
             app.engine.selected_lane,
         )
     };
-    let avail = (area.width as usize).saturating_sub(badge.len() + 1 + right.chars().count());
-    let text = super::waves::truncate(&text, avail);
-    let pad = avail.saturating_sub(text.chars().count());
+    // The last column stays free (see `text`); the place summary goes when it would leave
+    // the message fewer than 16 columns.
+    let room = (area.width as usize).saturating_sub(1);
+    let avail = room.saturating_sub(badge.len() + 1);
+    let right = if avail >= text::width(&right) + 16 {
+        right
+    } else {
+        String::new()
+    };
+    let avail = avail.saturating_sub(text::width(&right));
+    let text = truncate(&text, avail);
+    let pad = avail.saturating_sub(text::width(&text));
     let line = Line::from(vec![
         Span::styled(badge, theme::badge(color)),
         Span::raw(" "),
@@ -84,38 +95,81 @@ pub fn draw_status(frame: &mut Frame, area: Rect, app: &App) {
         Span::raw(" ".repeat(pad)),
         Span::styled(right, theme::dim()),
     ]);
-    frame.render_widget(
-        Paragraph::new(line).style(Style::new().bg(Color::Black)),
-        area,
-    );
+    frame
+        .buffer_mut()
+        .set_style(area, Style::new().bg(Color::Black));
+    super::put_lines(frame, area, &[line]);
 }
 
-/// The keys shown when nothing else is.
-pub const HINT: &str =
-    "F5/c continue  F11/s step  S step all  F9/b breakpoint  w/l wave/lane  Tab pane  : command  ? help  q quit";
+/// The keys shown when nothing else is, most important first (the footer keeps as many
+/// as fit, then `? help  q quit`, which it always shows).
+pub const KEYS: &[&str] = &[
+    "F5/c continue",
+    "F11/s step",
+    "S step all",
+    "F9/b breakpoint",
+    "r/R back",
+    "w/l wave/lane",
+    "Tab pane",
+    "z zoom",
+    "v source",
+    ": command",
+];
 
-/// Draws the command line, the quit question, the last message or the hint.
+/// What every footer ends with.
+pub const ALWAYS: &str = "? help  q quit";
+
+/// The whole hint, as a wide footer shows it.
+pub const HINT: &str = "F5/c continue  F11/s step  S step all  F9/b breakpoint  r/R back  w/l wave/lane  Tab pane  z zoom  v source  : command  ? help  q quit";
+
+/// The footer's keys for `room` columns: as many of [`KEYS`] as fit, then [`ALWAYS`].
+pub fn footer_keys(room: usize) -> String {
+    let mut out = String::new();
+    for k in KEYS {
+        if out.len() + k.len() + 2 + ALWAYS.len() > room {
+            break;
+        }
+        out.push_str(k);
+        out.push_str("  ");
+    }
+    out.push_str(ALWAYS);
+    out
+}
+
+/// Draws the command line, a question, or the last message or the keys; every one but
+/// the command line ends with `? help  q quit`.
 pub fn draw_command(frame: &mut Frame, area: Rect, app: &App) {
+    let room = (area.width as usize).saturating_sub(1);
     if let Some(e) = &app.editor {
-        let text = format!(":{}", e.text());
-        // Keep the cursor visible on a long line.
+        // Scroll to keep the cursor on screen; `…` first when the start is hidden.
+        let text: Vec<char> = format!(":{}", e.text()).chars().collect();
         let cur = 1 + e.cursor();
-        let skip = cur.saturating_sub(area.width.saturating_sub(1) as usize);
-        let shown: String = text.chars().skip(skip).collect();
-        frame.render_widget(Paragraph::new(shown), area);
+        let skip = if cur < room { 0 } else { cur + 2 - room };
+        let mut shown: String = text.iter().skip(skip).collect();
+        if skip > 0 {
+            shown = format!("{}{}", text::CUT, shown.chars().skip(1).collect::<String>());
+        }
+        let line = Line::from(vec![Span::raw(shown)]);
+        super::put_lines(frame, area, &[line]);
+        let x = (cur - skip).min(area.width.saturating_sub(1) as usize) as u16;
         frame.set_cursor_position(Position {
-            x: area.x + (cur - skip) as u16,
+            x: area.x + x,
             y: area.y,
         });
         return;
     }
-    let line = if app.confirm_quit {
-        Line::styled(
-            "A run is in progress: quit anyway? (y/n)",
+    let (left, style) = if app.confirm_quit {
+        (
+            "A run is in progress: quit anyway? (y/n)".to_string(),
+            theme::error().add_modifier(ratatui::style::Modifier::BOLD),
+        )
+    } else if app.confirm_restart {
+        (
+            "Restart the launch from the beginning (breakpoints stay)? (y/n)".to_string(),
             theme::error().add_modifier(ratatui::style::Modifier::BOLD),
         )
     } else if let Some(msg) = &app.message {
-        Line::styled(
+        (
             msg.text.clone(),
             if msg.error {
                 theme::error()
@@ -124,7 +178,94 @@ pub fn draw_command(frame: &mut Frame, area: Rect, app: &App) {
             },
         )
     } else {
-        Line::styled(HINT, theme::dim())
+        let keys = footer_keys(room);
+        super::put_lines(frame, area, &[Line::styled(keys, theme::dim())]);
+        return;
     };
-    frame.render_widget(Paragraph::new(line), area);
+    let always = ALWAYS.len();
+    let avail = room.saturating_sub(always + 2);
+    let left = truncate(&left, avail);
+    let pad = room.saturating_sub(text::width(&left) + always);
+    let line = Line::from(vec![
+        Span::styled(left, style),
+        Span::raw(" ".repeat(pad)),
+        Span::styled(ALWAYS, theme::dim()),
+    ]);
+    super::put_lines(frame, area, &[line]);
+}
+
+/// The completions of the word being typed, in a box above the command line (over the
+/// panes and the status line): as many as fit, in columns, then how many more.
+pub fn draw_completions(frame: &mut Frame, main: Rect, command_row: Rect, app: &App) {
+    let Some((start, candidates)) = app.completions() else {
+        return;
+    };
+    let screen_w = command_row.width as usize;
+    // Rows available above the command line: the main area and the status line.
+    let above = (command_row.y - main.y) as usize;
+    if screen_w < 12 || above < 3 {
+        return;
+    }
+    let title = if candidates.is_empty() {
+        let word: String = app
+            .editor
+            .as_ref()
+            .map(|e| e.before_cursor().chars().skip(start).collect())
+            .unwrap_or_default();
+        format!(" no command starts with `{word}` ")
+    } else if candidates.len() == 1 {
+        " 1 completion (Tab) ".to_string()
+    } else {
+        format!(" {} completions (Tab) ", candidates.len())
+    };
+    let col_w = candidates.iter().map(|c| text::width(c)).max().unwrap_or(0) + 2;
+    // Inner width: the columns plus the free last column, at most the screen (and 60).
+    let max_inner = screen_w.saturating_sub(2).min(60);
+    let per_row = (max_inner.saturating_sub(1) / col_w.max(1)).max(1);
+    let rows_max = (above - 2).min(6);
+    let mut rows_needed = candidates.len().div_ceil(per_row);
+    let mut shown = candidates.len();
+    if rows_needed > rows_max {
+        rows_needed = rows_max;
+        // The last cell says how many more.
+        shown = (rows_max * per_row).saturating_sub(1);
+    }
+    let inner_w = if candidates.is_empty() {
+        0
+    } else {
+        (per_row.min(candidates.len()) * col_w + 1).min(max_inner)
+    }
+    .max(text::width(&title) + 1)
+    .min(max_inner);
+    let w = inner_w as u16 + 2;
+    let h = rows_needed.max(1) as u16 + 2;
+    // Under the word being completed where there is room.
+    let want_x = command_row.x + 1 + start as u16;
+    let x = want_x
+        .saturating_sub(1)
+        .min(command_row.x + command_row.width.saturating_sub(w));
+    let rect = Rect::new(x, command_row.y - h, w, h);
+    let mut lines = Vec::new();
+    if candidates.is_empty() {
+        lines.push(Line::styled("(: help lists the commands)", theme::dim()));
+    }
+    let mut cells: Vec<String> = candidates
+        .iter()
+        .take(shown)
+        .map(|c| format!("{c:<col_w$}"))
+        .collect();
+    if shown < candidates.len() {
+        cells.push(format!("+{} more", candidates.len() - shown));
+    }
+    for chunk in cells.chunks(per_row) {
+        lines.push(Line::raw(chunk.concat()));
+    }
+    frame.render_widget(Clear, rect);
+    let block = Block::default()
+        .borders(Borders::ALL)
+        .border_style(theme::border_focused())
+        .title(truncate(&title, w.saturating_sub(3) as usize));
+    let inner = block.inner(rect);
+    frame.render_widget(block, rect);
+    super::put_lines(frame, inner, &lines);
 }

@@ -95,3 +95,28 @@ pub fn badge(bg: Color) -> Style {
         .bg(bg)
         .add_modifier(Modifier::BOLD)
 }
+
+/// The `…` that marks cut text.
+pub fn cut_marker() -> Style {
+    Style::new().fg(Color::Yellow)
+}
+
+/// A scroll marker on a pane's border (more above or below).
+pub fn scroll_marker() -> Style {
+    Style::new().fg(Color::Yellow).add_modifier(Modifier::BOLD)
+}
+
+/// A sanitizer finding or a fault.
+pub fn finding() -> Style {
+    Style::new().fg(Color::Red).add_modifier(Modifier::BOLD)
+}
+
+/// A source comment.
+pub fn comment() -> Style {
+    Style::new().fg(Color::DarkGray)
+}
+
+/// The active-lane sparkline.
+pub fn sparkline() -> Style {
+    Style::new().fg(Color::Green)
+}

@@ -7,6 +7,7 @@ use ratatui::Frame;
 use wavedbg_emulator::debug::view;
 use wavedbg_emulator::machine::wave::WaveState;
 
+use super::text::truncate;
 use super::{theme, window};
 use crate::app::App;
 use crate::hits::HitMap;
@@ -22,18 +23,21 @@ fn state_style(s: WaveState) -> Style {
     }
 }
 
-/// Draws the pane.
-pub fn draw(frame: &mut Frame, area: Rect, app: &App, hits: &mut HitMap) {
+/// Draws the pane; returns whether waves are hidden above and below.
+pub fn draw(frame: &mut Frame, area: Rect, app: &App, hits: &mut HitMap) -> (bool, bool) {
     if area.height == 0 {
-        return;
+        return (false, false);
     }
     let m = app.engine.machine();
     let sel = app.engine.selected_wave;
     let focused = app.focus == Pane::Waves;
+    // The PC column gives up width first (its text ends with `…` when cut).
+    let fixed = 1 + 10 + 10 + 1 + 1 + 6;
+    let pc_w = (area.width as usize).saturating_sub(1 + fixed).clamp(8, 22);
     let mut lines = vec![Line::styled(
         format!(
-            " {:>4} {:>3}  {:<10}  {:<22} {}",
-            "wave", "wg", "state", "pc", "active"
+            " {:>4} {:>3}  {:<10}  {:<pc_w$} {}",
+            "wave", "wg", "state", "pc", "lanes"
         ),
         theme::header(),
     )];
@@ -62,7 +66,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, hits: &mut HitMap) {
                 theme::changed(),
             ),
             Span::styled(
-                format!(" {:<22}", truncate(&view::pc_text(m, w.pc), 22)),
+                format!(" {:<pc_w$}", truncate(&view::pc_text(m, w.pc), pc_w)),
                 if changed { theme::changed() } else { base },
             ),
             Span::styled(format!(" {:>2}/32", w.exec.count_ones()), base),
@@ -82,15 +86,5 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, hits: &mut HitMap) {
         lines.push(line);
     }
     super::put_lines(frame, area, &lines);
-}
-
-/// Cuts `s` to `n` chars.
-pub(crate) fn truncate(s: &str, n: usize) -> String {
-    if s.chars().count() <= n {
-        s.to_string()
-    } else {
-        let mut t: String = s.chars().take(n.saturating_sub(1)).collect();
-        t.push('…');
-        t
-    }
+    (start > 0, start + h < m.waves.len())
 }

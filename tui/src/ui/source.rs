@@ -1,0 +1,142 @@
+//! The kernel's source (`v` shows it beside or instead of the disassembly, as gdb's
+//! `layout split` and `layout src`): every line with its number, comments included, and
+//! the code pane's marks: `=>` on the selected wave's line, `->` where other waves are,
+//! `●`/`○` on a line with a breakpoint on any of its instructions, `!` and the side's
+//! name on the lines of a sanitizer finding the run stopped at, and the cursor (kept on
+//! the code cursor's line). Without a source, the pane says why.
+
+use std::collections::{HashMap, HashSet};
+
+use ratatui::layout::Rect;
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use ratatui::Frame;
+
+use super::code::{finding_marks, gutter};
+use super::{text, theme, window};
+use crate::app::App;
+use crate::hits::HitMap;
+use crate::pane::Pane;
+
+/// Where a comment starts (`;` or `//` outside a string), as the assembler reads it.
+fn comment_start(line: &str) -> Option<usize> {
+    let b = line.as_bytes();
+    let mut in_str = false;
+    for (i, &c) in b.iter().enumerate() {
+        match c {
+            b'"' => in_str = !in_str,
+            b';' if !in_str => return Some(i),
+            b'/' if !in_str && b.get(i + 1) == Some(&b'/') => return Some(i),
+            _ => {}
+        }
+    }
+    None
+}
+
+/// Draws the pane; returns whether lines are hidden above and below.
+pub fn draw(frame: &mut Frame, area: Rect, app: &App, hits: &mut HitMap) -> (bool, bool) {
+    let h = area.height as usize;
+    if h == 0 {
+        return (false, false);
+    }
+    let src = match &app.source {
+        Ok(s) => s,
+        Err(why) => {
+            text::put_wrapped(frame, area, why, theme::dim());
+            return (false, false);
+        }
+    };
+    let m = app.engine.machine();
+    let line_of = |addr: u64| src.line_of(m, addr);
+    let pc_line = app.selected_pc().and_then(line_of);
+    let others: HashSet<usize> = m
+        .waves
+        .iter()
+        .enumerate()
+        .filter(|(wi, w)| *wi != app.engine.selected_wave && w.alive())
+        .filter_map(|(_, w)| line_of(w.pc))
+        .collect();
+    let mut bps: HashMap<usize, bool> = HashMap::new();
+    for b in app.engine.breakpoints() {
+        if let Some(l) = line_of(b.addr) {
+            let e = bps.entry(l).or_insert(false);
+            *e |= b.enabled;
+        }
+    }
+    let mut marks: HashMap<usize, Vec<String>> = HashMap::new();
+    for (addr, mark) in finding_marks(app) {
+        if let Some(l) = line_of(addr) {
+            let v = marks.entry(l).or_default();
+            if !v.contains(&mark) {
+                v.push(mark);
+            }
+        }
+    }
+    let n = src.lines.len();
+    if n == 0 {
+        text::put_wrapped(
+            frame,
+            area,
+            &format!("{} is empty.", src.name),
+            theme::dim(),
+        );
+        return (false, false);
+    }
+    let digits = n.to_string().len().max(3);
+    let focused = app.focus == Pane::Source;
+    let start = window(app.source_cursor.min(n - 1), h, n);
+    let end = (start + h).min(n);
+    let mut lines = Vec::with_capacity(end - start);
+    for (y, i) in (start..end).enumerate() {
+        let text = &src.lines[i];
+        let at_pc = pc_line == Some(i);
+        let mark = marks.get(&i);
+        let mut spans = gutter(
+            at_pc,
+            others.contains(&i),
+            bps.get(&i).copied(),
+            mark.is_some(),
+        )
+        .to_vec();
+        spans.push(Span::styled(format!(" {:>digits$}  ", i + 1), theme::dim()));
+        let code_style = if at_pc { theme::pc() } else { Style::new() };
+        match comment_start(text) {
+            Some(c) => {
+                spans.push(Span::styled(text[..c].to_string(), code_style));
+                spans.push(Span::styled(text[c..].to_string(), theme::comment()));
+            }
+            None => spans.push(Span::styled(text.clone(), code_style)),
+        }
+        if let Some(mark) = mark {
+            spans.push(Span::styled(
+                format!("  ! {}", mark.join(", ")),
+                theme::error(),
+            ));
+        }
+        let mut line = Line::from(spans);
+        if i == app.source_cursor && focused {
+            line = line.patch_style(theme::cursor());
+        }
+        hits.item(
+            Pane::Source,
+            Rect::new(area.x, area.y + y as u16, area.width, 1),
+            i,
+        );
+        lines.push(line);
+    }
+    super::put_lines(frame, area, &lines);
+    (start > 0, end < n)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::comment_start;
+
+    #[test]
+    fn comments_start_outside_strings() {
+        assert_eq!(comment_start("    br top ; loop"), Some(11));
+        assert_eq!(comment_start("x // y"), Some(2));
+        assert_eq!(comment_start(".s \"a;b\" ; c"), Some(9));
+        assert_eq!(comment_start("plain"), None);
+    }
+}

@@ -1,0 +1,247 @@
+//! Writing text into panes without cutting anything silently. Every pane keeps the last
+//! column of its area for a marker: a line that fits in the columns before it is drawn
+//! whole; a longer one is cut there and `…` fills the last column. (So a row whose last
+//! column is neither blank nor `…` cannot exist, which the tests check at every size.)
+//! Text that wraps instead ([`wrap`]) starts each continuation row with [`CONTINUED`].
+
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::style::Style;
+use ratatui::text::Line;
+use ratatui::Frame;
+
+use super::theme;
+
+/// The marker of cut text.
+pub const CUT: char = '…';
+
+/// The marker that starts a continuation row of wrapped text.
+pub const CONTINUED: &str = "↪ ";
+
+/// The width of `s` in cells.
+pub fn width(s: &str) -> usize {
+    Line::raw(s).width()
+}
+
+/// Cuts `s` to at most `n` cells, ending with `…` if anything was cut.
+pub fn truncate(s: &str, n: usize) -> String {
+    if width(s) <= n {
+        return s.to_string();
+    }
+    if n == 0 {
+        return String::new();
+    }
+    let mut out = String::new();
+    let mut used = 0;
+    for c in s.chars() {
+        let w = width(c.encode_utf8(&mut [0; 4]));
+        if used + w > n - 1 {
+            break;
+        }
+        out.push(c);
+        used += w;
+    }
+    out.push(CUT);
+    out
+}
+
+/// The width of a line without its trailing spaces.
+fn visible_width(line: &Line) -> usize {
+    let total: usize = line.spans.iter().map(|s| s.width()).sum();
+    let mut trailing = 0;
+    for span in line.spans.iter().rev() {
+        let t = span.content.chars().rev().take_while(|c| *c == ' ').count();
+        trailing += t;
+        if t < span.content.chars().count() {
+            break;
+        }
+    }
+    total.saturating_sub(trailing)
+}
+
+/// Writes lines into `area`, one per row, from its top: each cut at the last column with
+/// `…` if it does not fit before it. A line's own style (the cursor bar) covers its whole
+/// row.
+pub(crate) fn put_lines(frame: &mut Frame, area: Rect, lines: &[Line]) {
+    put_lines_buf(frame.buffer_mut(), area, lines);
+}
+
+fn put_lines_buf(buf: &mut Buffer, area: Rect, lines: &[Line]) {
+    let area = area.intersection(buf.area);
+    if area.width == 0 {
+        return;
+    }
+    let right = area.x + area.width;
+    let room = area.width as usize - 1;
+    for (dy, line) in lines.iter().take(area.height as usize).enumerate() {
+        let y = area.y + dy as u16;
+        let cut = visible_width(line) > room;
+        let limit = if cut { right - 1 } else { right };
+        let mut x = area.x;
+        for span in &line.spans {
+            if x >= limit {
+                break;
+            }
+            let style = line.style.patch(span.style);
+            if span.content.is_ascii() {
+                for b in span.content.bytes().take((limit - x) as usize) {
+                    if let Some(cell) = buf.cell_mut((x, y)) {
+                        cell.set_char(b as char).set_style(style);
+                    }
+                    x += 1;
+                }
+            } else {
+                let (nx, _) =
+                    buf.set_stringn(x, y, span.content.as_ref(), (limit - x) as usize, style);
+                x = nx.max(x);
+            }
+        }
+        if line.style != Style::default() && x < right {
+            buf.set_style(Rect::new(x, y, right - x, 1), line.style);
+        }
+        if cut {
+            if let Some(cell) = buf.cell_mut((right - 1, y)) {
+                cell.set_char(CUT)
+                    .set_style(line.style.patch(theme::cut_marker()));
+            }
+        }
+    }
+}
+
+/// Wraps `text` into rows of at most `width` cells, at spaces where possible (a word
+/// longer than a row is split). Continuation rows start with [`CONTINUED`]; the spaces
+/// at a break are dropped.
+pub fn wrap(text: &str, cols: usize) -> Vec<String> {
+    wrap_with(text, cols, CONTINUED)
+}
+
+/// Wraps `text` like [`wrap`], starting continuation rows with `marker` (prose: none).
+pub fn wrap_with(text: &str, cols: usize, marker: &str) -> Vec<String> {
+    let cont = width(marker);
+    let mut rows = Vec::new();
+    let mut rest = text;
+    let mut first = true;
+    loop {
+        let room = if first {
+            cols
+        } else {
+            cols.saturating_sub(cont)
+        };
+        if room == 0 {
+            rows.push(truncate(rest, cols));
+            return rows;
+        }
+        let prefix = if first { "" } else { marker };
+        if width(rest) <= room {
+            rows.push(format!("{prefix}{rest}"));
+            return rows;
+        }
+        // The longest prefix that fits (at least one char).
+        let mut used = 0;
+        let mut end = 0;
+        for (i, c) in rest.char_indices() {
+            let w = width(c.encode_utf8(&mut [0; 4]));
+            if used + w > room && i > 0 {
+                break;
+            }
+            used += w;
+            end = i + c.len_utf8();
+        }
+        // Break at the last space within it, if the row keeps some text; at a space
+        // right after it, the whole of it.
+        let cut = if rest[end..].starts_with(' ') {
+            end
+        } else {
+            rest[..end]
+                .rfind(' ')
+                .filter(|&i| !rest[..i].trim().is_empty())
+                .unwrap_or(end)
+        };
+        rows.push(format!("{prefix}{}", rest[..cut].trim_end()));
+        rest = rest[cut..].trim_start_matches(' ');
+        first = false;
+        if rest.is_empty() {
+            return rows;
+        }
+    }
+}
+
+/// Writes prose wrapped at spaces into `area` in `style`; if it needs more rows than there
+/// are, the last row shown ends with `…`.
+pub(crate) fn put_wrapped(frame: &mut Frame, area: Rect, text: &str, style: Style) {
+    if area.width == 0 || area.height == 0 {
+        return;
+    }
+    let mut rows = wrap_with(text, area.width as usize - 1, "");
+    let h = area.height as usize;
+    if rows.len() > h {
+        rows.truncate(h);
+        if let Some(last) = rows.last_mut() {
+            // Make it too long for the row, so that it is cut with the marker.
+            last.push_str(&" x".repeat(area.width as usize));
+        }
+    }
+    let lines: Vec<Line> = rows.into_iter().map(|r| Line::styled(r, style)).collect();
+    put_lines(frame, area, &lines);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ratatui::text::Span;
+
+    fn row(buf: &Buffer, y: u16) -> String {
+        (0..buf.area.width)
+            .map(|x| buf[(x, y)].symbol().to_string())
+            .collect()
+    }
+
+    #[test]
+    fn lines_fit_before_the_last_column_or_end_with_the_marker() {
+        let mut buf = Buffer::empty(Rect::new(0, 0, 6, 4));
+        let lines = [
+            Line::raw("abcde"),
+            Line::raw("abcdef"),
+            Line::from(vec![Span::raw("ab"), Span::raw("c    ")]),
+            Line::raw("ééééééé"),
+        ];
+        let area = buf.area;
+        put_lines_buf(&mut buf, area, &lines);
+        assert_eq!(row(&buf, 0), "abcde ");
+        assert_eq!(row(&buf, 1), "abcde…");
+        assert_eq!(row(&buf, 2), "abc   ");
+        assert_eq!(row(&buf, 3), "ééééé…");
+    }
+
+    #[test]
+    fn truncate_marks_the_cut() {
+        assert_eq!(truncate("abcdef", 6), "abcdef");
+        assert_eq!(truncate("abcdef", 4), "abc…");
+        assert_eq!(truncate("abcdef", 1), "…");
+        assert_eq!(truncate("abcdef", 0), "");
+    }
+
+    #[test]
+    fn wrap_breaks_at_spaces_and_marks_continuations() {
+        assert_eq!(wrap("short", 10), ["short"]);
+        assert_eq!(
+            wrap("aaaa bbbb cccc dddd", 10),
+            ["aaaa bbbb", "↪ cccc", "↪ dddd"]
+        );
+        assert_eq!(wrap("abcdefghijkl", 5), ["abcde", "↪ fgh", "↪ ijk", "↪ l"]);
+        // Nothing is lost: the rows give the text back.
+        let text = "  [ 0]   0x00000000     0x00000001 *   0x00000002 *   0x00000003 *";
+        let rows = wrap(text, 20);
+        assert!(rows.iter().all(|r| width(r) <= 20), "{rows:?}");
+        let joined: Vec<String> = rows
+            .iter()
+            .map(|r| r.strip_prefix(CONTINUED).unwrap_or(r).to_string())
+            .collect();
+        assert_eq!(
+            joined.join(" ").split_whitespace().collect::<Vec<_>>(),
+            text.split_whitespace().collect::<Vec<_>>()
+        );
+        assert_eq!(wrap("", 5), [""]);
+        assert_eq!(wrap("abc", 0), [""]);
+    }
+}
