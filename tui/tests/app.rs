@@ -705,3 +705,34 @@ fn the_record_keeps_what_replays() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn enter_on_an_empty_command_line_repeats_a_step_and_x_goes_on() {
+    let mut app = demo();
+    keys(&mut app, ":stepi 2");
+    press(&mut app, KeyCode::Enter);
+    let after_first = app.engine.machine().stats.wave_instructions;
+    assert_eq!(after_first, 2);
+    keys(&mut app, ":");
+    press(&mut app, KeyCode::Enter);
+    assert_eq!(
+        app.engine.machine().stats.wave_instructions,
+        4,
+        "stepi 2 again"
+    );
+    // x goes on from where it ended.
+    keys(&mut app, ":x/2xw global:0x100000000");
+    press(&mut app, KeyCode::Enter);
+    keys(&mut app, ":");
+    press(&mut app, KeyCode::Enter);
+    let console: Vec<String> = app.console.iter().map(|(l, _)| l.clone()).collect();
+    let text = console.join("\n");
+    assert!(text.contains("global:0x100000008:"), "{text}");
+    // A command that does not repeat leaves Enter doing nothing.
+    keys(&mut app, ":info waves");
+    press(&mut app, KeyCode::Enter);
+    let before = app.engine.machine().stats.wave_instructions;
+    keys(&mut app, ":");
+    press(&mut app, KeyCode::Enter);
+    assert_eq!(app.engine.machine().stats.wave_instructions, before);
+}

@@ -14,9 +14,19 @@ impl App {
     pub fn run_typed(&mut self, line: &str) {
         let line = line.trim();
         if line.is_empty() {
+            // As gdb: Enter repeats the last step or continue, and `x` goes on.
+            let again = self
+                .last_typed
+                .as_ref()
+                .and_then(|c| self.engine.repeat_of(c));
+            if let Some(cmd) = again {
+                self.last_typed = Some(cmd.clone());
+                self.submit_commands(vec![cmd]);
+            }
             return;
         }
         self.history.add(line);
+        self.last_typed = wavedbg_emulator::debug::command::parse(line).ok().flatten();
         let (head, rest) = line
             .split_once(char::is_whitespace)
             .map_or((line, ""), |(h, r)| (h, r.trim()));

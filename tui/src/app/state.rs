@@ -121,6 +121,9 @@ pub struct App {
     pub editor: Option<LineEditor>,
     /// Command history.
     pub history: History,
+    /// The last command typed on the command line (an empty line repeats its step,
+    /// continue, `x` or `list`, as gdb's Enter does).
+    pub(super) last_typed: Option<wavedbg_emulator::debug::command::Command>,
     pub(super) words: Words,
     /// The message under the status line.
     pub message: Option<Message>,
@@ -219,6 +222,7 @@ impl App {
             console_dropped: 0,
             editor: None,
             history,
+            last_typed: None,
             message: None,
             status: (status, StatusKind::Ready),
             help: false,
