@@ -40,6 +40,15 @@ enum Command {
         #[arg(short, long)]
         output: Option<PathBuf>,
     },
+    /// Write a kernel's symbol file: an x86-64 ELF with its code, labels, buffers and
+    /// DWARF source lines, for `gdb K.elf` and lldb's `target create K.elf` (docs/gdb.md).
+    Elf {
+        /// Kernel source (.s) or object (.wko).
+        input: PathBuf,
+        /// Output file (default: the input with extension .elf).
+        #[arg(short, long)]
+        output: Option<PathBuf>,
+    },
     /// Disassemble a kernel object (.wko), or a source file (.s), which is assembled first.
     /// The output is assembler input again.
     Disasm {
@@ -78,6 +87,10 @@ enum Command {
         /// Start from a saved session.
         #[arg(long)]
         session: Option<PathBuf>,
+        /// Where to write the kernel's symbol file (default: KERNEL.elf beside the kernel
+        /// unless another file is there, else a temporary file; the path is printed).
+        #[arg(long)]
+        symbols: Option<PathBuf>,
         #[command(flatten)]
         launch: crate::launch::LaunchArgs,
     },
@@ -95,6 +108,7 @@ pub fn run(cli: Cli) -> Result<i32> {
             listen,
             allow_remote,
             session,
+            symbols,
             launch,
         }) => {
             if !listen.ip().is_loopback() {
@@ -105,7 +119,17 @@ pub fn run(cli: Cli) -> Result<i32> {
             }
             let engine =
                 crate::launch::open_engine(kernel.as_deref(), session.as_deref(), &launch)?;
-            wavedbg_gdb::serve(engine, wavedbg_gdb::ServeOptions { listen })?;
+            let listener = std::net::TcpListener::bind(listen)
+                .wrap_err_with(|| format!("cannot listen on {listen}"))?;
+            let addr = listener.local_addr()?;
+            match crate::symbols::write_for_serve(&engine, symbols.as_deref()) {
+                Ok(path) => {
+                    let p = path.display();
+                    eprintln!("wavedbg: symbols in {p} (gdb {p} -ex 'target remote {addr}'; lldb: target create {p}, then gdb-remote {addr})");
+                }
+                Err(e) => eprintln!("wavedbg: no symbol file: {e:#}"),
+            }
+            wavedbg_gdb::serve_on(engine, listener)?;
             Ok(0)
         }
         Some(Command::Isa { json, markdown }) => {
@@ -132,6 +156,17 @@ pub fn run(cli: Cli) -> Result<i32> {
                 input.display(),
                 program.name,
                 program.code_bytes(),
+                out.display()
+            );
+            Ok(0)
+        }
+        Some(Command::Elf { input, output }) => {
+            let out = output.unwrap_or_else(|| input.with_extension("elf"));
+            crate::symbols::write(&load_program(&input)?, &input, &out)?;
+            eprintln!(
+                "{}: symbols -> {} (gdb {} -ex 'target remote ADDR')",
+                input.display(),
+                out.display(),
                 out.display()
             );
             Ok(0)

@@ -10,6 +10,7 @@ mod repl;
 mod replay;
 mod report;
 mod run;
+mod symbols;
 
 use clap::Parser;
 

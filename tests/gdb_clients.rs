@@ -1411,3 +1411,134 @@ fn lenient_packets_are_errors() {
     assert!(c.ask(b"?").starts_with("T05thread:"));
     drop(server);
 }
+
+/// The line (1-based) of `label:` in a kernel's source.
+fn label_line(source: &str, label: &str) -> usize {
+    source
+        .lines()
+        .position(|l| l.trim() == format!("{label}:"))
+        .map(|i| i + 1)
+        .unwrap_or_else(|| panic!("no label {label}"))
+}
+
+/// `wavedbg elf` writes a symbol file; gdb loads it and knows labels, buffers and lines.
+#[test]
+fn gdb_uses_the_symbol_file() {
+    if !have("gdb") {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("tempdir");
+    let source =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/histogram.s"))
+            .expect("histogram.s");
+    let k = kernel(&dir, "histogram.s", &source);
+    // A relative source name: gdb finds it through DW_AT_comp_dir, the directory `elf` ran in.
+    let status = Command::new(bin())
+        .current_dir(dir.path())
+        .args(["elf", "histogram.s", "-o", "sym.elf"])
+        .status()
+        .expect("run wavedbg elf");
+    assert!(status.success());
+    let label = label_addr(&k, "next_word");
+    let line = label_line(&source, "next_word") + 1; // the label's first instruction
+    let server = Server::start(&k);
+    let script = dir.path().join("script.gdb");
+    std::fs::write(
+        &script,
+        format!(
+            "break next_word\nbreak histogram.s:{}\ninfo line *{:#x}\ninfo symbol {:#x}\np &out\nx/4wx &out\nlist next_word\ncontinue\np/x $pc\nkill\n",
+            line + 3,
+            label,
+            label + 4
+        ),
+    )
+    .expect("script");
+    let mut cmd = Command::new("gdb");
+    cmd.current_dir(dir.path())
+        .args(["-nx", "-batch", "sym.elf", "-ex"])
+        .arg(format!("target remote {}", server.addr))
+        .arg("-x")
+        .arg(&script);
+    let out = run_client(cmd, Duration::from_secs(90), None);
+    check(
+        &out,
+        &server,
+        &[
+            &format!("Breakpoint 1 at {label:#x}: file histogram.s, line {line}."),
+            "Breakpoint 2 at 0x",
+            &format!("file histogram.s, line {}.", line + 3),
+            &format!(
+                "Line {line} of \"histogram.s\" starts at address {label:#x} <next_word> and ends at"
+            ),
+            "next_word + 4 in section .text",
+            "(<data variable, no debug info> *) 0x1000",
+            " <out>\n",
+            " <out>:\t0x",
+            &format!("{}\t    ld.ubase.b32 v4, u[0:1], v3, 0", line),
+            &format!("hit Breakpoint 1, next_word () at histogram.s:{line}"),
+            &format!("= {label:#x}"),
+        ],
+    );
+}
+
+/// `wavedbg serve` writes KERNEL.elf beside the kernel; lldb loads it, and a breakpoint on
+/// a label resolves to the label's own address (no prologue skipped).
+#[test]
+fn lldb_uses_the_symbol_file_serve_writes() {
+    if !have("lldb") {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("tempdir");
+    let source =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/histogram.s"))
+            .expect("histogram.s");
+    let k = kernel(&dir, "histogram.s", &source);
+    let label = label_addr(&k, "next_word");
+    let line = label_line(&source, "next_word") + 1;
+    let server = Server::start(&k);
+    let elf = dir.path().join("histogram.elf");
+    assert!(
+        elf.is_file(),
+        "serve writes histogram.elf: {}",
+        server.log()
+    );
+    check(
+        &server.log(),
+        &server,
+        &[&format!("wavedbg: symbols in {}", elf.display())],
+    );
+    let script = dir.path().join("script.lldb");
+    std::fs::write(
+        &script,
+        format!(
+            "target create {}\ngdb-remote {}\nbreakpoint set -n next_word\nsource list -f histogram.s -l {} -c 2\nprocess continue\nprocess kill\n",
+            elf.display(),
+            server.addr,
+            line - 1
+        ),
+    )
+    .expect("script");
+    let mut cmd = Command::new("lldb");
+    cmd.env(
+        "PYTHONPATH",
+        "/usr/lib/llvm-14/lib/python3.11/dist-packages",
+    )
+    .current_dir(dir.path())
+    .args(["-b", "-o"])
+    .arg(format!(
+        "command source -e false -s false {}",
+        script.display()
+    ));
+    let out = run_client(cmd, Duration::from_secs(90), None);
+    check(
+        &out,
+        &server,
+        &[
+            &format!("Breakpoint 1: where = histogram.elf`next_word at histogram.s:{line}, address = {label:#018x}"),
+            &format!("{}  \tnext_word:", line - 1),
+            &format!("{line}  \t    ld.ubase.b32 v4, u[0:1], v3, 0"),
+            "stop reason = breakpoint 1.1",
+            &format!("frame #0: {label:#018x} histogram.elf`next_word at histogram.s:{line}"),
+        ],
+    );
+}

@@ -29,6 +29,9 @@
 //!   [`codes`];
 //! - [`conn`]: the TCP connection (packet framing, Ctrl-C, buffered writes);
 //! - [`codes`]: errno and signal numbers of replies (engine errors mapped in one place).
+//!
+//! Beside the server, [`symbols`] writes a kernel's symbol file (an ELF with DWARF) for
+//! the clients to load; no other module uses it.
 
 #![warn(missing_docs)]
 
@@ -40,6 +43,7 @@ pub mod points;
 pub mod regs;
 pub mod run;
 pub mod session;
+pub mod symbols;
 pub mod target;
 pub mod validate;
 
