@@ -1,6 +1,6 @@
 //! Shadow memory: per 4-byte word (per byte, for words that sub-word accesses touch),
 //! the last plain write and the last two reads (or atomics) by different waves, for
-//! races (48 bytes per word, in pages of 1 KiB of memory); a bit per byte for "written in
+//! races (36 bytes per word, in pages of 1 KiB of memory); a bit per byte for "written in
 //! this launch" (pages of 4 KiB). Both are
 //! sparse, so their size follows what the kernel touches, not the buffers' sizes, and
 //! pages are shared between clones (time-travel snapshots) until written.
@@ -165,17 +165,17 @@ pub(super) struct Conflict {
     pub prior: Ref,
 }
 
-/// One word's history.
+/// One word's history (36 bytes).
 #[derive(Debug, Clone, Copy, Default)]
 struct Cell {
     /// The last plain write.
     write: Ref,
-    /// The last read or atomic (`r1`), the last one by a wave other than `r1`'s (`r2`),
-    /// and the last one by a workgroup other than `r1`'s (`r3`). A later write by any wave
-    /// races with one of them if it races with any earlier read (docs/sanitizer.md).
+    /// The last read or atomic (`r1`) and the last one by a wave other than `r1`'s (`r2`).
+    /// With the last one by a workgroup other than `r1`'s (`r3`, kept by the page), a
+    /// later write by any wave races with one of them if it races with any earlier read
+    /// (docs/sanitizer.md).
     r1: Ref,
     r2: Ref,
-    r3: Ref,
 }
 
 /// The cells of 1 KiB of memory. A word touched by a 1- or 2-byte access is split into
@@ -186,6 +186,11 @@ struct RacePage {
     words: [Cell; WORDS],
     /// Split words: their byte cells.
     bytes: HashMap<u16, [Cell; 4], BuildHasherDefault<PageHasher>>,
+    /// Each cell's last read by a workgroup other than its last reader's, for the few
+    /// cells that have one (words read by several workgroups), keyed by
+    /// `5 * word + (0 for the whole word, 1 + b for byte b)`. Kept out of the cells so
+    /// they stay 36 bytes.
+    r3: HashMap<u32, Ref, BuildHasherDefault<PageHasher>>,
 }
 
 impl Default for RacePage {
@@ -193,6 +198,7 @@ impl Default for RacePage {
         RacePage {
             words: [Cell::default(); WORDS],
             bytes: HashMap::default(),
+            r3: HashMap::default(),
         }
     }
 }
@@ -201,28 +207,61 @@ impl RacePage {
     /// Records `me` (whose mask says which bytes of word `index` it touches).
     #[inline]
     fn access(&mut self, index: usize, me: Ref, g: Groups) -> Option<Conflict> {
+        let key = 5 * index as u32;
         if me.mask() == 0xf && self.bytes.is_empty() {
-            return self.words[index].access(me, g);
+            return Self::cell(&mut self.words[index], &mut self.r3, key, me, g);
         }
         let word = &self.words[index];
         let bytes = match self.bytes.entry(index as u16) {
             std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
             std::collections::hash_map::Entry::Vacant(e) if me.mask() != 0xf => {
                 // Split: each byte inherits the word's history.
+                if let Some(r) = self.r3.get(&key).copied() {
+                    for b in 0..4u8 {
+                        self.r3.insert(key + 1 + b as u32, r.with_mask(1 << b));
+                    }
+                }
                 e.insert(std::array::from_fn(|b| word.narrowed(1 << b)))
             }
             std::collections::hash_map::Entry::Vacant(_) => {
-                return self.words[index].access(me, g);
+                return Self::cell(&mut self.words[index], &mut self.r3, key, me, g);
             }
         };
         let mut found = None;
         for (b, cell) in bytes.iter_mut().enumerate() {
             if me.mask() >> b & 1 == 1 {
-                let c = cell.access(me.with_mask(1 << b), g);
+                let c = Self::cell(
+                    cell,
+                    &mut self.r3,
+                    key + 1 + b as u32,
+                    me.with_mask(1 << b),
+                    g,
+                );
                 found = found.or(c);
             }
         }
         found
+    }
+
+    /// One cell's access, with its out-of-cell third read record under `key`.
+    #[inline]
+    fn cell(
+        cell: &mut Cell,
+        r3: &mut HashMap<u32, Ref, BuildHasherDefault<PageHasher>>,
+        key: u32,
+        me: Ref,
+        g: Groups,
+    ) -> Option<Conflict> {
+        let third = if r3.is_empty() {
+            None
+        } else {
+            r3.get(&key).copied()
+        };
+        let (conflict, new_third) = cell.access(me, g, third);
+        if let Some(r) = new_third {
+            r3.insert(key, r);
+        }
+        conflict
     }
 }
 
@@ -301,7 +340,10 @@ impl RaceShadow {
 
     pub fn bytes(&self) -> usize {
         let split: usize = self.pages.values().map(|p| p.bytes.len()).sum();
-        self.pages.len() * std::mem::size_of::<RacePage>() + split * 4 * std::mem::size_of::<Cell>()
+        let thirds: usize = self.pages.values().map(|p| p.r3.len()).sum();
+        self.pages.len() * std::mem::size_of::<RacePage>()
+            + split * 4 * std::mem::size_of::<Cell>()
+            + thirds * (std::mem::size_of::<Ref>() + 8)
     }
 }
 
@@ -313,32 +355,34 @@ impl Cell {
             write: n(self.write),
             r1: n(self.r1),
             r2: n(self.r2),
-            r3: n(self.r3),
         }
     }
 
-    /// Records `me`'s access; returns the earlier access it races with, if any.
+    /// Records `me`'s access given the cell's third read record `r3`; returns the
+    /// earlier access it races with, if any, and the new third record when it changes.
     #[inline]
-    fn access(&mut self, me: Ref, g: Groups) -> Option<Conflict> {
+    fn access(&mut self, me: Ref, g: Groups, r3: Option<Ref>) -> (Option<Conflict>, Option<Ref>) {
         if me.is_write() {
-            let prior = [self.write, self.r1, self.r2, self.r3]
+            let prior = [self.write, self.r1, self.r2]
                 .into_iter()
+                .chain(r3)
                 .find(|r| r.concurrent(&me, g));
             self.write = me;
-            prior.map(|prior| Conflict { prior })
+            (prior.map(|prior| Conflict { prior }), None)
         } else {
             let prior = self
                 .write
                 .concurrent(&me, g)
                 .then_some(Conflict { prior: self.write });
+            let mut third = None;
             if self.r1.wave != me.wave && self.r1.wave != 0 {
                 self.r2 = self.r1;
                 if g.of(self.r1.wave - 1) != g.of(me.wave - 1) {
-                    self.r3 = self.r1;
+                    third = Some(self.r1);
                 }
             }
             self.r1 = me;
-            prior
+            (prior, third)
         }
     }
 }
