@@ -9,6 +9,7 @@ use clap::Args;
 use color_eyre::eyre::{Result, WrapErr};
 use serde_json::{json, Value};
 use wavedbg_emulator::check::{Checks, Finding, FindingKey, Severity, Site, Source};
+use wavedbg_emulator::debug::view::count;
 use wavedbg_emulator::machine::{Event, LaunchOptions, Machine};
 use wavedbg_emulator::program::Program;
 
@@ -236,15 +237,13 @@ pub fn run(args: CheckArgs) -> Result<i32> {
             .filter(|f| f.kind.severity() == Severity::Error)
             .count();
         let runs = 1 + args.seeds;
+        let n = |x: usize, noun: &str| count(x as u64, noun);
         out.push_str(&format!(
-            "{name}: {} finding{} ({errors_n} error{}, {} warning{}) in {} run{} of {} wave-instructions\n",
-            found.len(),
-            plural(found.len()),
-            plural(errors_n),
-            found.len() - errors_n,
-            plural(found.len() - errors_n),
-            runs,
-            plural(runs as usize),
+            "{name}: {} ({}, {}) in {} of {} wave-instructions\n",
+            n(found.len(), "finding"),
+            n(errors_n, "error"),
+            n(found.len() - errors_n, "warning"),
+            count(runs, "run"),
             m.stats.wave_instructions,
         ));
         for (i, f) in found.iter().enumerate() {
@@ -264,21 +263,12 @@ pub fn run(args: CheckArgs) -> Result<i32> {
             });
         } else if args.seeds > 0 {
             out.push_str(&format!(
-                "every buffer is identical under {} seeded schedule{}\n",
-                args.seeds,
-                plural(args.seeds as usize)
+                "every buffer is identical under {}\n",
+                count(args.seeds, "seeded schedule")
             ));
         }
     }
     emit(&out)?;
     let clean = found.is_empty() && errors.is_empty() && difference.is_none();
     Ok(if clean { 0 } else { 1 })
-}
-
-fn plural(n: usize) -> &'static str {
-    if n == 1 {
-        ""
-    } else {
-        "s"
-    }
 }

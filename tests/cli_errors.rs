@@ -3,41 +3,13 @@
 //! no colour in pipes); shipped sessions open from the repository root and from another
 //! directory; `replay --check` never calls a failing run good and `--bless` refuses it.
 
-use std::io::Write;
+mod bin;
+use bin::wavedbg_in;
+
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-/// Runs wavedbg in `dir` with RUST_BACKTRACE=1 (so a report would show a backtrace).
-fn wavedbg_in(dir: &Path, args: &[&str], stdin: &str) -> (i32, String, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_wavedbg"))
-        .args(args)
-        .current_dir(dir)
-        .env("RUST_BACKTRACE", "1")
-        .env(
-            "WAVEDBG_HISTORY",
-            std::env::temp_dir().join(format!("wavedbg-cli-errors-{}", std::process::id())),
-        )
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("start wavedbg");
-    child
-        .stdin
-        .take()
-        .expect("stdin")
-        .write_all(stdin.as_bytes())
-        .expect("write stdin");
-    let out = child.wait_with_output().expect("wait");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
 }
 
 /// A user error: exit 1 and exactly `message` on stderr, nothing internal.

@@ -124,6 +124,15 @@ fn kernel(dir: &tempfile::TempDir, name: &str, text: &str) -> PathBuf {
     p
 }
 
+/// scripts/histogram.s copied into `dir` (the server writes its symbol file beside the
+/// kernel): its path and text.
+fn histogram_in(dir: &tempfile::TempDir) -> (PathBuf, String) {
+    let source =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/histogram.s"))
+            .expect("histogram.s");
+    (kernel(dir, "histogram.s", &source), source)
+}
+
 /// The address of a label, from `wavedbg disasm`.
 fn label_addr(kernel: &Path, label: &str) -> u64 {
     let out = Command::new(bin())
@@ -543,23 +552,7 @@ fn gdb_reports_a_fault(client: &str) {
 }
 
 /// Two waves of one workgroup: wave 1 stores a word wave 0 loads, with no barrier.
-const RACE: &str = "\
-.kernel race
-.workgroup 64
-.grid 1
-.shared 64
-    uwaveid u0
-    vmovi v1, 0
-    vmovi v2, 7
-    br.uz u0, reader
-    st.shared.b32 v2, v1, 0
-    wait.ls 0
-    end
-reader:
-    ld.shared.b32 v3, v1, 0
-    wait.ls 0
-    end
-";
+const RACE: &str = include_str!("kernels/race.s");
 
 /// The sanitizer through `monitor`: a finding stops the run as a trap, with both sides
 /// on the console, and `monitor info findings` lists it.
@@ -1085,7 +1078,9 @@ fn gdb_watchpoint_address_names_its_workgroup() {
         return;
     }
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let k = root.join("scripts/histogram.s");
+    // A copy: `serve` writes its symbol file beside the kernel.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (k, _) = histogram_in(&dir);
     let helpers = root.join("scripts/wavedbg.gdb");
     let next_word = label_addr(&k, "next_word");
     let server = Server::start(&k);
@@ -1428,10 +1423,7 @@ fn gdb_uses_the_symbol_file() {
         return;
     }
     let dir = tempfile::tempdir().expect("tempdir");
-    let source =
-        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/histogram.s"))
-            .expect("histogram.s");
-    let k = kernel(&dir, "histogram.s", &source);
+    let (k, source) = histogram_in(&dir);
     // A relative source name: gdb finds it through DW_AT_comp_dir, the directory `elf` ran in.
     let status = Command::new(bin())
         .current_dir(dir.path())
@@ -1489,10 +1481,7 @@ fn lldb_uses_the_symbol_file_serve_writes() {
         return;
     }
     let dir = tempfile::tempdir().expect("tempdir");
-    let source =
-        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/histogram.s"))
-            .expect("histogram.s");
-    let k = kernel(&dir, "histogram.s", &source);
+    let (k, source) = histogram_in(&dir);
     let label = label_addr(&k, "next_word");
     let line = label_line(&source, "next_word") + 1;
     let server = Server::start(&k);

@@ -2,6 +2,9 @@
 //! script and session replays to its golden transcript; a recorded REPL run replays to the
 //! identical transcript; failures, diffs, bad session files.
 
+mod bin;
+use bin::wavedbg_in;
+
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -343,34 +346,6 @@ fn enter_repeats_steps_and_examine_goes_on() {
         2,
         "{out}"
     );
-}
-
-/// `wavedbg ARGS` run in `dir`, with `stdin`.
-fn wavedbg_in(dir: &Path, args: &[&str], stdin: &str) -> (i32, String, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_wavedbg"))
-        .args(args)
-        .current_dir(dir)
-        .env(
-            "WAVEDBG_HISTORY",
-            std::env::temp_dir().join(format!("wavedbg-test-history-{}", std::process::id())),
-        )
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("start wavedbg");
-    child
-        .stdin
-        .take()
-        .expect("stdin")
-        .write_all(stdin.as_bytes())
-        .expect("write stdin");
-    let out = child.wait_with_output().expect("wait");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
 }
 
 /// A REPL session with mistakes in it (an unknown command, a bad location, a failing

@@ -387,3 +387,39 @@ fn completion_hint_in_a_real_terminal() {
     t.wait_text("No breakpoints or watchpoints.");
     quit(&t);
 }
+
+/// The sanitizer in a real terminal: a race stops `c`, the status line says what, the
+/// code pane marks both instructions, and the marks survive a resize.
+#[test]
+fn a_sanitizer_finding_stops_and_is_marked_in_a_real_terminal() {
+    let Some(t) = start("finding") else {
+        return;
+    };
+    let kernel = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/kernels/race.s");
+    t.type_text(&format!(
+        "WAVEDBG_HISTORY={} {} tui {}",
+        t.dir.join("history").display(),
+        env!("CARGO_BIN_EXE_wavedbg"),
+        kernel.display()
+    ));
+    t.keys(&["Enter"]);
+    t.wait_text(" READY ");
+    t.keys(&[":"]);
+    t.type_text("set check races on");
+    t.keys(&["Enter"]);
+    t.wait_text("Sanitizer: races on.");
+    t.keys(&["c"]);
+    let s = t.wait_text("Sanitizer error: data race on shared:0x0");
+    assert!(s.contains(" HIT "), "{s}");
+    assert!(s.contains("! 0018  st.shared.b32 v2, v1, 0"), "{s}");
+    assert!(s.contains("! 0028  ld.shared.b32 v3, v1, 0"), "{s}");
+    // Wider: the side's names fit beside the instructions.
+    t.ok(&["resize-window", "-t", "main", "-x", "200", "-y", "60"]);
+    t.wait_for("the marks at 200x60", |s| {
+        s.contains("v1, 0  ! data race: now") && s.contains("v1, 0  ! data race: before")
+    });
+    t.keys(&["q"]);
+    t.wait_for("the shell prompt", |s| {
+        s.lines().any(|l| l.starts_with("tui-test$"))
+    });
+}

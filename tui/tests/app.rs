@@ -353,7 +353,7 @@ fn step_keys_are_one_recorded_command_each() {
 }
 
 /// Two waves of one workgroup: wave 1 stores a word wave 0 then loads, no barrier.
-const RACE: &str = ".kernel race\n.workgroup 64\n.grid 1\n.shared 64\n    uwaveid u0\n    vmovi v1, 0\n    vmovi v2, 7\n    br.uz u0, reader\n    st.shared.b32 v2, v1, 0\n    wait.ls 0\n    end\nreader:\n    ld.shared.b32 v3, v1, 0\n    wait.ls 0\n    end\n";
+const RACE: &str = include_str!("../../tests/kernels/race.s");
 
 #[test]
 fn a_sanitizer_finding_stops_the_run_and_marks_both_instructions_in_the_code_pane() {
@@ -735,4 +735,15 @@ fn enter_on_an_empty_command_line_repeats_a_step_and_x_goes_on() {
     keys(&mut app, ":");
     press(&mut app, KeyCode::Enter);
     assert_eq!(app.engine.machine().stats.wave_instructions, before);
+}
+
+/// An Esc and a key that reach the terminal together arrive as Alt-key: both count.
+#[test]
+fn an_esc_and_a_key_read_as_alt_key_are_both_handled() {
+    let mut app = demo();
+    keys(&mut app, "?");
+    assert!(app.help);
+    app.on_key(KeyEvent::new(KeyCode::Char('q'), KeyModifiers::ALT));
+    assert!(!app.help, "the Esc closed the help");
+    assert!(app.quit, "and the q quit");
 }

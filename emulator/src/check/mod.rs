@@ -15,7 +15,7 @@
 //! [`crate::machine::Event::Finding`] the first time it is seen (later sightings of the
 //! same kind at the same instructions are counted).
 
-mod regs;
+pub(crate) mod regs;
 mod report;
 pub use report::Source;
 mod shadow;

@@ -7,7 +7,7 @@ use crate::machine::CodeWord;
 
 /// Consecutive registers of one file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) struct Range {
+pub(crate) struct Range {
     pub file: RegFile,
     pub first: u8,
     pub count: u8,
@@ -33,7 +33,7 @@ impl Range {
 
 /// Lanes written other than the active ones.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Special {
+pub(crate) enum Special {
     /// Active lanes.
     None,
     /// `writelane`: this lane only, whatever EXEC.
@@ -42,7 +42,7 @@ pub(super) enum Special {
 
 /// An instruction's register reads and writes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) struct RegUse {
+pub(crate) struct RegUse {
     reads: [Range; 4],
     nreads: u8,
     /// Reads (bit per index) whose lanes are those a cross-lane instruction gathers

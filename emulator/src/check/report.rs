@@ -4,7 +4,7 @@
 use std::fmt::Write;
 
 use super::{Finding, FindingKind, Severity, Site};
-use crate::debug::view::{instr_text, pc_text};
+use crate::debug::view::{count, instr_text, pc_text};
 use crate::fault::lanes_text;
 use crate::isa::RegFile;
 use crate::machine::Machine;
@@ -65,12 +65,13 @@ impl Finding {
         });
         let reg = reg.unwrap_or_default();
         let mem = match (self.space, self.addr) {
-            (Some(space), Some(a)) => format!(
-                "{}:{a:#x} ({} byte{})",
-                space.name(),
-                self.len,
-                if self.len == 1 { "" } else { "s" }
-            ),
+            (Some(space), Some(a)) => {
+                format!(
+                    "{}:{a:#x} ({})",
+                    space.name(),
+                    count(self.len as u64, "byte")
+                )
+            }
             _ => String::new(),
         };
         let counter = self.counter.map_or("", |c| c.name());

@@ -24,7 +24,7 @@ pub struct Words {
     pub waves: Vec<String>,
 }
 
-/// Arguments that are not registers, labels or buffers.
+/// Arguments that are not registers, labels, buffers or `info` topics.
 const KEYWORDS: &[&str] = &[
     "exec",
     "pc",
@@ -42,18 +42,7 @@ const KEYWORDS: &[&str] = &[
     "off",
     "all",
     "workgroup",
-    "waves",
-    "lanes",
-    "registers",
-    "breakpoints",
-    "watchpoints",
-    "changes",
-    "display",
-    "history",
     "history-size",
-    "findings",
-    "buffers",
-    "labels",
     "check",
     "races",
     "sync",
@@ -128,6 +117,7 @@ impl Words {
         names.extend(buffers.iter().cloned());
         names.extend(registers());
         names.extend(strings(KEYWORDS));
+        names.extend(strings(INFO_TOPICS));
         let mut w = Words {
             commands,
             names,

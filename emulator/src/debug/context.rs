@@ -10,9 +10,10 @@ use std::fmt::Write;
 use serde::{Deserialize, Serialize};
 
 use super::{view, Engine};
-use crate::exec::Op;
+use crate::check::regs::{Range, RegUse};
 use crate::fault::lanes_text;
-use crate::isa::{OperandKind, RegFile, Slot};
+use crate::isa::{OperandKind, RegFile};
+use crate::machine::CodeWord;
 
 /// One section of the context.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -151,51 +152,49 @@ pub struct RegAccess {
     pub written: bool,
 }
 
-/// The registers the instruction at `pc` reads and writes, from its table row's operands
-/// and its operation (a store reads its data register; an atomic reads it and writes it
-/// back only with `.rtn`), in operand order, each register once.
+/// The registers the instruction at `pc` reads and writes (the sanitizer's register use
+/// of the instruction: a store reads its data register; an atomic reads it and writes back
+/// only with `.rtn`), in the order the instruction names them, each register once.
 pub fn register_accesses(m: &crate::machine::Machine, pc: u64) -> Vec<RegAccess> {
     let Some(d) = m.instr_at(pc) else {
         return Vec::new();
     };
-    let def = d.instr.def();
+    let u = RegUse::of(&CodeWord::Instr(*d));
     let mut out: Vec<RegAccess> = Vec::new();
-    for op in &def.operands {
-        let OperandKind::Reg { file, count } = op.kind else {
-            continue;
-        };
-        let (read, written) = if op.slot == Slot::Rd {
-            match d.op {
-                Op::Store { .. } => (true, false),
-                Op::Atomic { rtn, .. } => (true, rtn),
-                _ => (false, true),
-            }
-        } else {
-            (true, op.written)
-        };
-        let first = d.instr.get(op.slot) as u32;
-        let count = match d.op {
-            Op::Atomic {
-                wide, rtn: true, ..
-            } if op.slot == Slot::Rd => (count as u32).max(if wide { 2 } else { 1 }),
-            _ => count as u32,
-        };
-        for r in first..(first + count).min(file.count()) {
-            let reg = r as u8;
-            match out.iter_mut().find(|a| a.file == file && a.reg == reg) {
+    let mut add = |r: Range, read: bool, written: bool| {
+        for reg in r.regs() {
+            match out.iter_mut().find(|a| a.file == r.file && a.reg == reg) {
                 Some(a) => {
                     a.read |= read;
                     a.written |= written;
                 }
                 None => out.push(RegAccess {
-                    file,
+                    file: r.file,
                     reg,
                     read,
                     written,
                 }),
             }
         }
+    };
+    for (r, _) in u.reads() {
+        add(r, true, false);
     }
+    for r in u.writes() {
+        add(r, false, true);
+    }
+    // In operand order, as the instruction is written.
+    let def = d.instr.def();
+    let position = |a: &RegAccess| {
+        def.operands.iter().position(|o| match o.kind {
+            OperandKind::Reg { file, count } => {
+                let first = d.instr.get(o.slot) as u32;
+                file == a.file && (first..first + count as u32).contains(&(a.reg as u32))
+            }
+            _ => false,
+        })
+    };
+    out.sort_by_key(position);
     out
 }
 

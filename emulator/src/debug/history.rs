@@ -824,6 +824,17 @@ impl Engine {
                 let Some(w) = m.waves.get(seen.wave) else {
                     return;
                 };
+                // The write this instruction made, as the answer names it.
+                let found =
+                    |w: &crate::wave::Wave, lanes: u32, old: Vec<u8>, new: Vec<u8>| LastWrite {
+                        count: count.saturating_sub(1),
+                        wave: w.id,
+                        workgroup: w.workgroup,
+                        lanes,
+                        pc: seen.pc,
+                        old,
+                        new,
+                    };
                 match (target, side) {
                     (
                         WriteTarget::Memory {
@@ -862,15 +873,7 @@ impl Engine {
                             }
                             let mut new = vec![0u8; n];
                             let _ = m.read_space(*space, seen.wave, *lane, *addr, &mut new);
-                            last = Some(LastWrite {
-                                count: count.saturating_sub(1),
-                                wave: w.id,
-                                workgroup: w.workgroup,
-                                lanes,
-                                pc: seen.pc,
-                                old,
-                                new,
-                            });
+                            last = Some(found(w, lanes, old, new));
                         }
                     }
                     (_, side) if reg_wave == Some(w.id) => {
@@ -888,15 +891,7 @@ impl Engine {
                                     .fold(0u32, |l, (i, _)| l | 1 << i),
                                 _ => 0,
                             };
-                            last = Some(LastWrite {
-                                count: count.saturating_sub(1),
-                                wave: w.id,
-                                workgroup: w.workgroup,
-                                lanes,
-                                pc: seen.pc,
-                                old,
-                                new,
-                            });
+                            last = Some(found(w, lanes, old, new));
                         }
                         old_reg = now;
                     }

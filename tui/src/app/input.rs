@@ -26,6 +26,13 @@ impl App {
         if k.kind == KeyEventKind::Release {
             return;
         }
+        // Terminals send Alt-x as Esc then x, so an Esc and a key that arrive together
+        // read as Alt-key. The TUI binds no Alt keys: take it as the two keys it was.
+        if k.modifiers.contains(KeyModifiers::ALT) && matches!(k.code, KeyCode::Char(_)) {
+            self.on_key(KeyEvent::new(KeyCode::Esc, KeyModifiers::NONE));
+            self.on_key(KeyEvent::new(k.code, k.modifiers - KeyModifiers::ALT));
+            return;
+        }
         let ctrl = k.modifiers.contains(KeyModifiers::CONTROL);
         if self.confirm_quit {
             if matches!(k.code, KeyCode::Char('y' | 'Y')) {

@@ -4,6 +4,7 @@
 use std::path::Path;
 
 use wavedbg_emulator::debug::session::Recorder;
+use wavedbg_emulator::debug::view;
 use wavedbg_emulator::debug::Engine;
 use wavedbg_emulator::disasm;
 use wavedbg_emulator::machine::Machine;
@@ -182,13 +183,11 @@ impl App {
             .collect();
         let default_regs = kernel_vregs(m);
         let first_global = m.global.allocations().first().map_or(0, |a| a.base);
-        let plural = |n: usize| if n == 1 { "" } else { "s" };
-        let (waves, groups) = (m.waves.len(), m.launch().grid as usize);
         let status = format!(
-            "{}: {waves} wave{} resident, {groups} workgroup{} of {} lanes. Press ? for help.",
+            "{}: {} resident, {} of {} lanes. Press ? for help.",
             engine.kernel_path().unwrap_or("kernel"),
-            plural(waves),
-            plural(groups),
+            view::count(m.waves.len() as u64, "wave"),
+            view::count(m.launch().grid as u64, "workgroup"),
             m.launch().workgroup_lanes
         );
         let source = SourceView::of(&engine);
