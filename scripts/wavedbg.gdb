@@ -3,15 +3,24 @@
 #   gdb -q -ex 'target remote 127.0.0.1:9000' -x scripts/wavedbg.gdb
 #   (or `source scripts/wavedbg.gdb` once connected; works with gdb-multiarch too)
 #
-# gdb threads are waves (thread id = wave slot + 1; `waves` shows which wave is in which
-# thread). The commands below act on gdb's current thread: each first tells the server
+# gdb threads are waves: a thread's id is its global wave id + 1 for the whole launch
+# (`info threads` says "wave N, workgroup W, wave_in_wg I, STATE"). `wave N` switches to
+# wave N's thread (or `thread find wave N,` names it). The registers $wave, $workgroup and
+# $wave_in_wg give the current wave's ids, and $lane the selected lane: `lane N` selects
+# it, `info lanes` shows the lanes (A active, I inactive) and `lane apply all CMD` runs a
+# command for each. The selected lane's value of v3 is $v3[$lane], so
+#
+#   break next_word if $v3[$lane] == 5
+#
+# stops where the selected lane of the wave that gets there has 5 in v3.
+# The monitor commands below act on gdb's current thread: each first tells the server
 # which thread that is (gdb switches threads without telling it, e.g. in `thread apply`).
 #
 # Memory addresses name their workgroup, wave and lane themselves (docs/gdb.md, "Address
 # windows"): shared memory of workgroup W is at 0x8000000000000000 + (W << 20), the
 # scratch of lane L of wave V at 0xc000000000000000 + (V << 21) + (L << 16). The
 # convenience functions $_shared(OFFSET) and $_scratch(OFFSET[, LANE]) compute them for
-# the current thread's workgroup and wave (LANE defaults to the one `lane N` selected):
+# the current thread's workgroup and wave (LANE defaults to $lane):
 #
 #   p/x $_shared(8)                           the address of shared word 2 of this workgroup
 #   watch -l *(unsigned int *) $_shared(8)    watch it (-l: the address, computed once)
@@ -25,21 +34,18 @@ try:
 except gdb.error:
     print("wavedbg.gdb: not connected yet; after `target remote` run: set scheduler-locking step")
 
-import re as _wavedbg_re
-
 _WAVEDBG_SHARED = 0x8000000000000000
 _WAVEDBG_SCRATCH = 0xC000000000000000
 
 
-def _wavedbg_thread():
-    """The current thread's wave id and workgroup, from the server's thread text."""
-    t = gdb.selected_thread()
-    if t is None:
+def _wavedbg_reg(name):
+    """A register of the current thread's wave: lane, wave, workgroup, wave_in_wg, exec, pc."""
+    if gdb.selected_thread() is None:
         raise gdb.GdbError("no thread (is the kernel running?)")
-    m = _wavedbg_re.search(r"wave (\d+) wg (\d+)", t.details or "")
-    if m is None:
-        raise gdb.GdbError("thread %d is not a wave of wavedbg serve" % t.num)
-    return int(m.group(1)), int(m.group(2))
+    try:
+        return int(gdb.parse_and_eval("$" + name))
+    except (gdb.error, ValueError, TypeError):
+        raise gdb.GdbError("no $%s register: is gdb connected to wavedbg serve?" % name)
 
 
 def _wavedbg_sync():
@@ -49,11 +55,63 @@ def _wavedbg_sync():
         gdb.execute("thread %d" % t.num, to_string=True)
 
 
-def _wavedbg_lane():
+def _wavedbg_flush():
+    """Forgets cached registers: `lane` is one selection for every thread."""
+    for cmd in ("maintenance flush register-cache", "flushregs"):
+        try:
+            gdb.execute(cmd, to_string=True)
+            return
+        except gdb.error:
+            pass
+
+
+def _wavedbg_lanes(words):
+    """Lane numbers from words such as `3`, `0-7`, `all`."""
+    lanes = []
+    for w in words:
+        if w == "all":
+            lanes.extend(range(32))
+            continue
+        lo, _, hi = w.partition("-")
+        try:
+            lo = int(lo, 0)
+            hi = int(hi, 0) if hi else lo
+        except ValueError:
+            raise gdb.GdbError("`%s` is not a lane, a range N-M or all" % w)
+        if not (0 <= lo <= hi < 32):
+            raise gdb.GdbError("lane %s out of range (0-31)" % w)
+        lanes.extend(range(lo, hi + 1))
+    return lanes
+
+
+def _wavedbg_select_lane(lane):
+    gdb.execute("set $lane = %d" % lane, to_string=True)
+    _wavedbg_flush()
+
+
+def _wavedbg_lane_text(lane):
+    """`5 (active) of wave 3, workgroup 1 work-item 37`, after `lane` or `Lane`."""
+    active = _wavedbg_reg("exec") >> lane & 1
+    return "%d (%s) of wave %d, workgroup %d work-item %d" % (
+        lane, "active" if active else "inactive", _wavedbg_reg("wave"),
+        _wavedbg_reg("workgroup"), _wavedbg_reg("wave_in_wg") * 32 + lane)
+
+
+def _wavedbg_frame(pc):
+    """`0x...6c in next_word () at histogram.s:43`, as gdb shows a frame."""
+    text = "0x%016x" % pc
+    block = None
     try:
-        return int(gdb.parse_and_eval("$_wavedbg_lane"))
-    except (gdb.error, ValueError):
-        return 0
+        block = gdb.block_for_pc(pc)
+    except RuntimeError:
+        pass
+    fn = block.function if block is not None else None
+    if fn is not None:
+        text += " in %s ()" % fn.print_name
+    sal = gdb.find_pc_line(pc)
+    if sal.symtab is not None:
+        text += " at %s:%d" % (sal.symtab.filename, sal.line)
+    return text
 
 
 class _WavedbgShared(gdb.Function):
@@ -63,7 +121,7 @@ class _WavedbgShared(gdb.Function):
         super().__init__("_shared")
 
     def invoke(self, offset=0):
-        _, wg = _wavedbg_thread()
+        wg = _wavedbg_reg("workgroup")
         return gdb.Value(_WAVEDBG_SHARED + (wg << 20) + int(offset)).cast(
             gdb.lookup_type("unsigned long"))
 
@@ -75,47 +133,154 @@ class _WavedbgScratch(gdb.Function):
         super().__init__("_scratch")
 
     def invoke(self, offset=0, lane=None):
-        wave, _ = _wavedbg_thread()
-        lane = _wavedbg_lane() if lane is None else int(lane)
+        wave = _wavedbg_reg("wave")
+        lane = _wavedbg_reg("lane") if lane is None else int(lane)
         if not 0 <= lane < 32:
             raise gdb.GdbError("lane %d out of range (0-31)" % lane)
         return gdb.Value(_WAVEDBG_SCRATCH + (wave << 21) + (lane << 16) + int(offset)).cast(
             gdb.lookup_type("unsigned long"))
 
 
+class _WavedbgWave(gdb.Command):
+    """wave N: switch to the thread of global wave N (its thread id is N + 1).
+wave: show the current thread's wave."""
+
+    def __init__(self):
+        super().__init__("wave", gdb.COMMAND_RUNNING)
+
+    def invoke(self, arg, from_tty):
+        words = gdb.string_to_argv(arg)
+        if not words:
+            print("[Current thread is %d: wave %d, workgroup %d, wave_in_wg %d]" % (
+                gdb.selected_thread().num if gdb.selected_thread() else 0,
+                _wavedbg_reg("wave"), _wavedbg_reg("workgroup"), _wavedbg_reg("wave_in_wg")))
+            return
+        try:
+            wave = int(words[0], 0)
+        except ValueError:
+            raise gdb.GdbError("usage: wave N (a global wave id)")
+        for t in gdb.selected_inferior().threads():
+            # Remote threads keep the server's thread id in the ptid's lwp.
+            if t.ptid[1] == wave + 1:
+                gdb.execute("thread %d" % t.num, from_tty)
+                return
+        raise gdb.GdbError("wave %d is not resident (`info threads` or `waves` lists the waves)" % wave)
+
+
+class _WavedbgLane(gdb.Command):
+    """lane N: select lane N (0-31), the lane of $lane, $v3[$lane], $_scratch and the lane views.
+lane: show the selected lane.
+The selection is one for every thread (as cuda-gdb's lane focus)."""
+
+    def __init__(self):
+        super().__init__("lane", gdb.COMMAND_RUNNING, prefix=True)
+
+    def invoke(self, arg, from_tty):
+        words = gdb.string_to_argv(arg)
+        if len(words) > 1:
+            raise gdb.GdbError("usage: lane [N]  (lane apply ... runs a command on lanes)")
+        if words:
+            lanes = _wavedbg_lanes(words)
+            if len(lanes) != 1:
+                raise gdb.GdbError("lane takes one lane (0-31)")
+            _wavedbg_select_lane(lanes[0])
+            print("[Switching to lane %s]" % _wavedbg_lane_text(lanes[0]))
+        else:
+            print("[Current lane is %s]" % _wavedbg_lane_text(_wavedbg_reg("lane")))
+
+
+class _WavedbgLaneApply(gdb.Command):
+    """lane apply all|LANES... [-q] [-c|-s] COMMAND: run COMMAND with each lane selected.
+LANES are numbers and ranges (0-7); all is every lane, active or not (the header says
+which). -q: no header; -c: go on after an error (printing it); -s: skip lanes whose
+command fails, silently. The selected lane is restored afterwards.
+Example: lane apply all p $v3[$lane]"""
+
+    def __init__(self):
+        super().__init__("lane apply", gdb.COMMAND_RUNNING)
+
+    def invoke(self, arg, from_tty):
+        words = arg.split()
+        picks = []
+        while words and (words[0] == "all" or words[0][:1].isdigit()):
+            picks.append(words.pop(0))
+        flags = set()
+        while words and words[0] in ("-q", "-c", "-s"):
+            flags.add(words.pop(0))
+        if not picks or not words:
+            raise gdb.GdbError("usage: lane apply all|LANES... [-q] [-c|-s] COMMAND")
+        lanes = _wavedbg_lanes(picks)
+        cmd = arg.split(None, len(arg.split()) - len(words))[-1]
+        before = _wavedbg_reg("lane")
+        try:
+            for lane in lanes:
+                _wavedbg_select_lane(lane)
+                try:
+                    out = gdb.execute(cmd, from_tty, to_string=True)
+                except gdb.error as e:
+                    if "-s" in flags:
+                        continue
+                    if "-c" not in flags:
+                        raise
+                    out = "%s\n" % e
+                if "-q" not in flags:
+                    print("\nLane %s:" % _wavedbg_lane_text(lane))
+                gdb.write(out)
+        finally:
+            _wavedbg_select_lane(before)
+
+
+class _WavedbgInfoLanes(gdb.Command):
+    """info lanes [-active|-inactive] [LANES...]: the current wave's lanes: selected (*),
+state (A active, I inactive under EXEC), the lane's wave, workgroup and work-item in it,
+and where it is (a wave's lanes share its PC; an inactive lane does not execute there)."""
+
+    def __init__(self):
+        super().__init__("info lanes", gdb.COMMAND_STATUS)
+
+    def invoke(self, arg, from_tty):
+        words = gdb.string_to_argv(arg)
+        only = None
+        if words and words[0] in ("-active", "-inactive"):
+            only = words.pop(0) == "-active"
+        lanes = _wavedbg_lanes(words) if words else range(32)
+        exec_mask = _wavedbg_reg("exec")
+        pc = _wavedbg_reg("pc")
+        selected = _wavedbg_reg("lane")
+        wave, wg, index = (_wavedbg_reg(r) for r in ("wave", "workgroup", "wave_in_wg"))
+        frame = _wavedbg_frame(pc)
+        rows = []
+        for lane in lanes:
+            active = bool(exec_mask >> lane & 1)
+            if only is None or active == only:
+                target = "wave %d lane %d, workgroup %d work-item %d" % (
+                    wave, lane, wg, index * 32 + lane)
+                rows.append(("*" if lane == selected else " ", lane, "A" if active else "I", target))
+        if not rows:
+            print("No %s lanes in wave %d (exec 0x%08x)." % (
+                "active" if only else "inactive", wave, exec_mask))
+            return
+        width = max(len(r[3]) for r in rows)
+        print("  Id  State  %-*s  Frame" % (width, "Target Id"))
+        for mark, lane, state, target in rows:
+            print("%s %-3d %-6s %-*s  %s" % (mark, lane, state, width, target, frame))
+
+
 _WavedbgShared()
 _WavedbgScratch()
+_WavedbgWave()
+_WavedbgLane()
+_WavedbgLaneApply()
+_WavedbgInfoLanes()
 end
 # The kernel is not x86 code: never try to unwind it.
 set backtrace limit 1
-set $_wavedbg_lane = 0
 
 define waves
   monitor threads
 end
 document waves
-List gdb thread ids with the waves in them: wave id, workgroup, state, PC.
-end
-
-define lanes
-  python _wavedbg_sync()
-  monitor info lanes
-end
-document lanes
-Show the current wave's lanes: active or not, and the selected lane.
-end
-
-define lane
-  python _wavedbg_sync()
-  if $argc == 1
-    monitor lane $arg0
-    set $_wavedbg_lane = $arg0
-  else
-    monitor info lanes
-  end
-end
-document lane
-lane N: select lane N (0-31) for lane views and for xscratch and $_scratch.
+List the resident waves: thread id (global wave id + 1), wave, workgroup, wave_in_wg, state, PC.
 end
 
 define vlanes

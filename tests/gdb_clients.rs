@@ -159,8 +159,8 @@ kill
         &out,
         &server,
         &[
-            "Thread 1.1 (wave 0 wg 0 ready",
-            "Thread 1.4 (wave 3 wg 1 ready",
+            "Thread 1.1 (wave 0, workgroup 0, wave_in_wg 0, ready",
+            "Thread 1.4 (wave 3, workgroup 1, wave_in_wg 1, ready",
             &format!("hit Breakpoint 1, {store:#018x} in ?? ()"),
             &format!("(void (*)()) {store:#x}"),
             "= 12\n",
@@ -400,7 +400,7 @@ detach
             &format!("hit Breakpoint 1, {stored:#018x} in ?? ()"),
             "[Inferior 1 (process 1) killed]",
             &format!("(void (*)()) {stored:#x}"),
-            "thread  wave  workgroup",
+            "  tid    wave   workgroup  wave_in_wg  state       pc\n* 1      0      0          0",
         ],
     );
     assert!(server.wait_exit(Duration::from_secs(10)).is_some());
@@ -893,8 +893,8 @@ kill
         &out,
         &server,
         &[
-            "first-stop: wave 4 wg 0",
-            "current: wave 8 wg 1",
+            "first-stop: wave 4, workgroup 0,",
+            "current: wave 8, workgroup 1,",
             // The address of workgroup 0 still means workgroup 0 from a thread of workgroup 1.
             "same-address-stop: wave ",
             "workgroup-1-stop: wave ",
@@ -909,9 +909,9 @@ kill
             .lines()
             .find(|l| l.starts_with(marker))
             .unwrap_or_default();
-        line.split(" wg ")
+        line.split(", workgroup ")
             .nth(1)
-            .and_then(|r| r.split_whitespace().next())
+            .and_then(|r| r.split(',').next())
             .unwrap_or("?")
             .to_string()
     };
@@ -952,7 +952,7 @@ kill
         &[
             "not resident: Cannot access memory at address 0x8000000000100000",
             "Hardware watchpoint 1: *(unsigned int *)(0x8000000000100000+8)",
-            "stop: wave 2 wg 1",
+            "stop: wave 2, workgroup 1,",
             "New value = 9\n",
             "0x8000000000100000:\t0x00000007\t0x00000008\t0x00000009\t0x0000000a",
         ],
@@ -1134,14 +1134,14 @@ detach
             "written by wave 0 lane 2",
             "written by wave 1 lane 2",
             "Inserted by the client (which numbers them itself):\n  Hardware access",
-            "use `thread 2` (wave 1 is in thread 2",
+            "wave 1 is thread id 2 (gdb: `wave 1` from scripts/wavedbg.gdb",
             "the client caches registers",
             "the client decides which waves run",
             "[Inferior 1 (process 1) killed]",
             "No threads.",
             "No threads: the kernel is not running",
             "The kernel is not running (killed, or the launch ended)",
-            "Thread 1.1 (wave 0 wg 0 ready",
+            "Thread 1.1 (wave 0, workgroup 0, wave_in_wg 0, ready",
         ],
     );
     // Two stops (and two resumptions), the same name each time.

@@ -14,9 +14,24 @@
 //! | 40        | exec        | 32 bits    | org.wavedbg.wave     |
 //! | 41-104    | u0-u63      | 32 bits    | org.wavedbg.wave     |
 //! | 105-232   | v0-v127     | 32 x 32 bits (a `<vector>` of int32, one element per lane) | org.wavedbg.vector |
+//! | 233       | lane        | 32 bits    | org.wavedbg.lane: the selected lane (writable) |
+//! | 234       | wave        | 32 bits    | org.wavedbg.lane: the global wave id (read-only) |
+//! | 235       | workgroup   | 32 bits    | org.wavedbg.lane: the wave's workgroup (read-only) |
+//! | 236       | wave_in_wg  | 32 bits    | org.wavedbg.lane: the wave's index in its workgroup (read-only) |
+//! | 237-364   | lv0-lv127   | 32 bits    | org.wavedbg.lane: the selected lane's value of v0-v127 |
 //!
 //! The `g` packet holds registers 0-104 only (536 bytes): gdb fetches a vector register
-//! with `p` when it is first used, so a stop does not move 16 KiB of vector state.
+//! (and the lane registers) with `p` when it is first used, so a stop does not move 16 KiB
+//! of vector state.
+//!
+//! `lane` is one selection for the whole kernel (as cuda-gdb's lane focus), the engine's
+//! selected lane: every thread reads the same value, so a condition such as
+//! `$v3[$lane] == 5` means the same lane in whichever wave hits it, and `monitor` lane
+//! views follow it. The vector registers themselves are plain 32-element vectors, so the
+//! selected lane's value of `v3` is `$v3[$lane]` in gdb; `lv3` is the same value as a
+//! plain register (writable, in the group `lv`: `info registers lv`), for lldb, whose expression interpreter
+//! cannot subscript a vector register without running code in the target
+//! (`breakpoint set -n next_word -c '$lv3 == 5'`).
 
 use std::fmt::Write;
 use std::num::NonZeroUsize;
@@ -45,8 +60,18 @@ pub const EXEC: usize = CORE_REGS;
 pub const U0: usize = EXEC + 1;
 /// Number of `v0`.
 pub const V0: usize = U0 + UREGS;
+/// Number of `lane`, the selected lane.
+pub const LANE: usize = V0 + VREGS;
+/// Number of `wave`, the global wave id.
+pub const WAVE: usize = LANE + 1;
+/// Number of `workgroup`, the wave's workgroup id.
+pub const WORKGROUP: usize = LANE + 2;
+/// Number of `wave_in_wg`, the wave's index in its workgroup.
+pub const WAVE_IN_WG: usize = LANE + 3;
+/// Number of `lv0`, the selected lane's value of `v0`.
+pub const LV0: usize = WAVE_IN_WG + 1;
 /// One past the last register number.
-pub const NUM_REGS: usize = V0 + VREGS;
+pub const NUM_REGS: usize = LV0 + VREGS;
 /// Bytes of one vector register (32 lanes of 32 bits).
 pub const VREG_BYTES: usize = LANES * 4;
 
@@ -66,6 +91,16 @@ pub enum WaveRegId {
     U(u8),
     /// A vector register (all 32 lanes).
     V(u8),
+    /// The selected lane (writable; the same for every thread).
+    Lane,
+    /// The global wave id (read-only).
+    Wave,
+    /// The wave's workgroup id (read-only).
+    Workgroup,
+    /// The wave's index in its workgroup (read-only).
+    WaveInWorkgroup,
+    /// The selected lane's value of a vector register.
+    LaneV(u8),
 }
 
 impl RegId for WaveRegId {
@@ -77,7 +112,12 @@ impl RegId for WaveRegId {
             }
             EXEC => (WaveRegId::Exec, 4),
             U0..V0 => (WaveRegId::U((id - U0) as u8), 4),
-            V0..NUM_REGS => (WaveRegId::V((id - V0) as u8), VREG_BYTES),
+            V0..LANE => (WaveRegId::V((id - V0) as u8), VREG_BYTES),
+            LANE => (WaveRegId::Lane, 4),
+            WAVE => (WaveRegId::Wave, 4),
+            WORKGROUP => (WaveRegId::Workgroup, 4),
+            WAVE_IN_WG => (WaveRegId::WaveInWorkgroup, 4),
+            LV0..NUM_REGS => (WaveRegId::LaneV((id - LV0) as u8), 4),
             _ => return None,
         };
         Some((reg, NonZeroUsize::new(size)))
@@ -91,6 +131,11 @@ impl RegId for WaveRegId {
             WaveRegId::Exec => EXEC,
             WaveRegId::U(n) => U0 + n as usize,
             WaveRegId::V(n) => V0 + n as usize,
+            WaveRegId::Lane => LANE,
+            WaveRegId::Wave => WAVE,
+            WaveRegId::Workgroup => WORKGROUP,
+            WaveRegId::WaveInWorkgroup => WAVE_IN_WG,
+            WaveRegId::LaneV(n) => LV0 + n as usize,
         })
     }
 }
@@ -242,6 +287,25 @@ pub fn target_xml() -> String {
             vector,
         );
     }
+    x.push_str("</feature>\n<feature name=\"org.wavedbg.lane\">\n");
+    for (name, regnum) in [
+        ("lane", LANE),
+        ("wave", WAVE),
+        ("workgroup", WORKGROUP),
+        ("wave_in_wg", WAVE_IN_WG),
+    ] {
+        reg(&mut x, name, 32, "uint32", regnum, general);
+    }
+    for k in 0..VREGS {
+        reg(
+            &mut x,
+            &format!("lv{k}"),
+            32,
+            "uint32",
+            LV0 + k,
+            " group=\"lv\"",
+        );
+    }
     x.push_str("</feature>\n</target>\n");
     x
 }
@@ -259,6 +323,14 @@ mod tests {
             if id < V0 {
                 g += size;
             }
+            assert_eq!(
+                size,
+                if (V0..LANE).contains(&id) {
+                    VREG_BYTES
+                } else {
+                    size
+                }
+            );
             if let Some(raw) = reg.to_raw_id() {
                 assert_eq!(raw, id);
             }
@@ -289,6 +361,11 @@ mod tests {
         let x = target_xml();
         assert_eq!(x.matches("<reg ").count(), NUM_REGS);
         assert!(x.contains("regnum=\"232\""));
+        assert!(x.contains("<reg name=\"lane\" bitsize=\"32\" type=\"uint32\" regnum=\"233\""));
+        assert!(
+            x.contains("<reg name=\"wave_in_wg\" bitsize=\"32\" type=\"uint32\" regnum=\"236\"")
+        );
+        assert!(x.contains("<reg name=\"lv127\" bitsize=\"32\" type=\"uint32\" regnum=\"364\""));
         assert!(x.contains("<architecture>i386:x86-64</architecture>"));
     }
 }

@@ -22,7 +22,7 @@ use wavedbg_emulator::machine::wave::WaveState;
 use crate::codes;
 use crate::plan::Plan;
 use crate::points::Relabel;
-use crate::target::{thread_id, WaveTarget};
+use crate::target::WaveTarget;
 
 /// A stop to report.
 #[derive(Debug, Clone)]
@@ -107,7 +107,7 @@ impl WaveTarget {
         self.last_stop_wave = stop.wave;
         self.stop_labels = self.labels(&stop);
         let wave = stop.wave.or_else(|| self.listed_waves().next());
-        let tid = wave.and_then(thread_id);
+        let tid = wave.and_then(|w| self.tid(w));
         let describe = |t: &Self| format!("{}\n", view::describe_stop(&t.engine, &stop));
         let signal = |signal: Signal| match tid {
             Some(tid) => MultiThreadStopReason::SignalWithThread { tid, signal },

@@ -173,7 +173,7 @@ fn feed(
         return Ok(Some(sm));
     }
     let rewritten;
-    let (p, body) = match validate::check(body, &|w| target.listed(w)) {
+    let (p, body) = match validate::check(body, &|tid| target.listed_tid(tid)) {
         Verdict::Pass => (p, body),
         Verdict::Reject(errno) => {
             reject(wire, errno)?;

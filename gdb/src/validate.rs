@@ -66,7 +66,7 @@ fn thread_field(field: &[u8], listed: &dyn Fn(usize) -> bool) -> Verdict {
         Err(e) => Verdict::Reject(e),
         Ok(None) => Verdict::Pass,
         Ok(Some(tid)) => match usize::try_from(tid) {
-            Ok(t) if t >= 1 && listed(t - 1) => Verdict::Pass,
+            Ok(t) if listed(t) => Verdict::Pass,
             _ => Verdict::Reject(ESRCH),
         },
     }
@@ -99,8 +99,8 @@ fn reject_unless(ok: bool) -> Verdict {
     }
 }
 
-/// Checks one packet body (between `$` and `#`). `listed(w)` says whether the thread of
-/// wave index `w` exists.
+/// Checks one packet body (between `$` and `#`). `listed(tid)` says whether thread id
+/// `tid` is listed.
 pub fn check(body: &[u8], listed: &dyn Fn(usize) -> bool) -> Verdict {
     if body == b"qSupported" || body == b"qSupported:" {
         return Verdict::Rewrite(BARE_QSUPPORTED.to_vec());
@@ -168,8 +168,8 @@ mod tests {
     use super::*;
 
     fn v(body: &[u8]) -> Verdict {
-        // Threads 1-4 exist (wave indexes 0-3).
-        check(body, &|w| w < 4)
+        // Threads 1-4 exist (waves 0-3).
+        check(body, &|tid| (1..=4).contains(&tid))
     }
 
     #[test]

@@ -10,7 +10,7 @@ use gdbstub::target::ext::thread_extra_info::ThreadExtraInfoOps;
 use gdbstub::target::{TargetError, TargetResult};
 use wavedbg_emulator::debug::RegisterWrite;
 
-use super::{refused, thread_id, wave_index, WaveTarget};
+use super::{refused, WaveTarget};
 use crate::codes::EINVAL;
 use crate::memory;
 use crate::regs::WaveRegs;
@@ -69,7 +69,8 @@ impl MultiThreadBase for WaveTarget {
     }
 
     fn list_active_threads(&mut self, report: &mut dyn FnMut(Tid)) -> Result<(), String> {
-        self.listed_waves().filter_map(thread_id).for_each(report);
+        let tids: Vec<Tid> = self.listed_waves().filter_map(|w| self.tid(w)).collect();
+        tids.into_iter().for_each(report);
         Ok(())
     }
 
@@ -78,14 +79,15 @@ impl MultiThreadBase for WaveTarget {
     /// memory packets name their thread and leave the selection alone: `info threads`
     /// reads every thread.)
     fn is_thread_alive(&mut self, tid: Tid) -> Result<bool, String> {
-        let w = wave_index(tid);
-        // (`listed` is false for every thread when there is no process.)
-        let alive = self.listed(w);
-        if alive {
-            // Cannot fail: `listed` checked the index.
-            let _ = self.engine.select_wave_index(w);
+        // (No thread is listed when there is no process.)
+        match self.slot(tid).filter(|&w| self.listed(w)) {
+            Some(w) => {
+                // Cannot fail: `slot` found the index.
+                let _ = self.engine.select_wave_index(w);
+                Ok(true)
+            }
+            None => Ok(false),
         }
-        Ok(alive)
     }
 
     #[inline(always)]
@@ -96,5 +98,105 @@ impl MultiThreadBase for WaveTarget {
     #[inline(always)]
     fn support_thread_extra_info(&mut self) -> Option<ThreadExtraInfoOps<'_, Self>> {
         Some(self)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use gdbstub::target::ext::base::single_register_access::SingleRegisterAccess;
+    use gdbstub::target::ext::thread_extra_info::ThreadExtraInfo;
+
+    use super::*;
+    use crate::regs::WaveRegId;
+    use crate::target::tests::target;
+
+    fn threads(t: &mut WaveTarget) -> Vec<usize> {
+        let mut tids = Vec::new();
+        let _ = t.list_active_threads(&mut |tid| tids.push(tid.get()));
+        tids
+    }
+
+    fn extra(t: &WaveTarget, tid: usize) -> String {
+        let mut buf = [0u8; 128];
+        let n = t
+            .thread_extra_info(Tid::new(tid).expect("tid"), &mut buf)
+            .unwrap_or(0);
+        String::from_utf8_lossy(&buf[..n]).into_owned()
+    }
+
+    fn reg(t: &mut WaveTarget, tid: usize, reg: WaveRegId) -> Option<u32> {
+        let mut buf = [0u8; 4];
+        let n = t
+            .read_register(Tid::new(tid).expect("tid"), reg, &mut buf)
+            .ok()?;
+        (n == 4).then(|| u32::from_le_bytes(buf))
+    }
+
+    /// With one workgroup resident at a time, the second workgroup's waves come into the
+    /// first's slots as new threads: a thread id keeps naming its wave.
+    #[test]
+    fn thread_ids_are_global_wave_ids_across_recycled_slots() {
+        let mut t = target();
+        assert_eq!(threads(&mut t), [1, 2]);
+        assert_eq!(
+            extra(&t, 2),
+            "wave 1, workgroup 0, wave_in_wg 1, ready, exec 0xffffffff"
+        );
+        assert_eq!(reg(&mut t, 2, WaveRegId::Wave), Some(1));
+        // Both waves of workgroup 0 execute `end`; workgroup 1 takes their slots.
+        let _ = t.engine.run_wave(0, 1);
+        let _ = t.engine.run_wave(1, 1);
+        t.last_stop_wave = None;
+        let ids: Vec<u32> = t.engine.machine().waves.iter().map(|w| w.id).collect();
+        assert_eq!(ids, [2, 3], "workgroup 1 is in the slots");
+        assert_eq!(threads(&mut t), [3, 4]);
+        assert!(t.is_thread_alive(Tid::new(1).expect("tid")) == Ok(false));
+        assert_eq!(reg(&mut t, 1, WaveRegId::Wave), None, "wave 0 is gone");
+        assert_eq!(extra(&t, 1), "gone");
+        assert_eq!(
+            extra(&t, 4),
+            "wave 3, workgroup 1, wave_in_wg 1, ready, exec 0xffffffff"
+        );
+        assert_eq!(reg(&mut t, 4, WaveRegId::Wave), Some(3));
+        assert_eq!(reg(&mut t, 4, WaveRegId::Workgroup), Some(1));
+        assert_eq!(reg(&mut t, 4, WaveRegId::WaveInWorkgroup), Some(1));
+        assert!(t.is_thread_alive(Tid::new(4).expect("tid")) == Ok(true));
+        assert_eq!(t.engine.selected_wave, 1, "`T` of thread 4 selects slot 1");
+    }
+
+    /// `lane` is one selection, the engine's, the same from every thread; the ids are
+    /// read-only.
+    #[test]
+    fn the_lane_register_selects_the_engines_lane() {
+        let mut t = target();
+        let one = Tid::new(1).expect("tid");
+        assert!(t
+            .write_register(one, WaveRegId::Lane, &5u32.to_le_bytes())
+            .is_ok());
+        assert_eq!(t.engine.selected_lane, 5);
+        assert_eq!(reg(&mut t, 2, WaveRegId::Lane), Some(5));
+        assert!(t
+            .write_register(one, WaveRegId::Lane, &32u32.to_le_bytes())
+            .is_err());
+        assert!(t.write_register(one, WaveRegId::Lane, &[1, 0]).is_err());
+        assert_eq!(t.engine.selected_lane, 5);
+        for r in [
+            WaveRegId::Wave,
+            WaveRegId::Workgroup,
+            WaveRegId::WaveInWorkgroup,
+        ] {
+            assert!(t.write_register(one, r, &[0; 4]).is_err(), "{r:?}");
+        }
+        // `lv3` is lane 5 of v3, to read and to write.
+        assert!(t
+            .write_register(one, WaveRegId::LaneV(3), &77u32.to_le_bytes())
+            .is_ok());
+        let v3 = &t.engine.machine().waves[0].v[3];
+        assert_eq!((v3[5], v3[4], v3[6]), (77, 0, 0));
+        assert_eq!(reg(&mut t, 1, WaveRegId::LaneV(3)), Some(77));
+        assert!(t
+            .write_register(one, WaveRegId::Lane, &4u32.to_le_bytes())
+            .is_ok());
+        assert_eq!(reg(&mut t, 1, WaveRegId::LaneV(3)), Some(0));
     }
 }

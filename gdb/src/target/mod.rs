@@ -17,13 +17,15 @@
 //!   (`TargetDescriptionXmlOverride`);
 //! - [`host_info`]: `qHostInfo`, lldb's (`HostInfo`).
 //!
-//! Thread ids are wave indexes plus one (gdb reserves 0). A wave index is a slot position:
-//! when a workgroup finishes, the next one is dispatched into the same slot, so a thread id
-//! can come back with another wave in it (`info threads` shows which wave, through
-//! `qThreadExtraInfo`). Exited waves are dropped from the thread list, except the wave of
-//! the last stop, which stays listed until the next resumption so the client can still
-//! read it. Faulted waves stay listed. After an extended-remote `kill`, and after the
-//! launch ended, there is no process: no thread is listed until `run` starts it again.
+//! Thread ids are global wave ids plus one (gdb reserves 0): a thread id names the same
+//! wave for the whole launch, also when its workgroup's slot is reused by another
+//! workgroup (`--resident`), whose waves then come as new threads. Internally the server
+//! works with wave indexes (slots in the machine's waves); [`WaveTarget::slot`] and
+//! [`WaveTarget::tid`] convert at the protocol's edge. Only resident waves are listed:
+//! exited waves are dropped from the thread list, except the wave of the last stop, which
+//! stays listed until the next resumption so the client can still read it. Faulted waves
+//! stay listed. After an extended-remote `kill`, and after the launch ended, there is no
+//! process: no thread is listed until `run` starts it again.
 //!
 //! The extensions depend on this file and on the plain modules below it ([`crate::plan`],
 //! [`crate::points`], [`crate::memory`], [`crate::regs`], [`crate::codes`]), never on
@@ -96,14 +98,9 @@ pub struct WaveTarget {
     pub(crate) files_allowed: bool,
 }
 
-/// The wave index of a thread id.
-pub(crate) fn wave_index(tid: Tid) -> usize {
-    tid.get() - 1
-}
-
-/// The thread id of a wave index.
-pub(crate) fn thread_id(wave: usize) -> Option<Tid> {
-    Tid::new(wave + 1)
+/// The global wave id a thread id names.
+pub(crate) fn wave_id(tid: Tid) -> Option<u32> {
+    u32::try_from(tid.get() - 1).ok()
 }
 
 /// The error reply for an engine operation that was refused.
@@ -138,17 +135,26 @@ impl WaveTarget {
         &self.engine
     }
 
-    /// The wave index of a thread id, if that wave exists.
-    pub(crate) fn wave_of(&self, tid: Tid) -> Result<usize, TargetError<String>> {
-        let w = wave_index(tid);
-        if !self.no_process && w < self.engine.machine().waves.len() {
-            Ok(w)
-        } else {
-            Err(TargetError::Errno(ESRCH))
+    /// The wave index (slot) of the resident wave a thread id names.
+    pub(crate) fn slot(&self, tid: Tid) -> Option<usize> {
+        if self.no_process {
+            return None;
         }
+        self.engine.machine().wave_index(wave_id(tid)?)
     }
 
-    /// Whether thread `w` (index) is listed.
+    /// The thread id of the wave at index (slot) `w`.
+    pub(crate) fn tid(&self, w: usize) -> Option<Tid> {
+        let id = self.engine.machine().waves.get(w)?.id;
+        Tid::new(id as usize + 1)
+    }
+
+    /// The wave index of a thread id, if that wave is resident (else ESRCH).
+    pub(crate) fn wave_of(&self, tid: Tid) -> Result<usize, TargetError<String>> {
+        self.slot(tid).ok_or(TargetError::Errno(ESRCH))
+    }
+
+    /// Whether the thread of wave index `w` is listed.
     pub(crate) fn listed(&self, w: usize) -> bool {
         !self.no_process
             && self.engine.machine().waves.get(w).is_some_and(|x| {
@@ -156,9 +162,25 @@ impl WaveTarget {
             })
     }
 
-    /// The listed threads' wave indexes, in order.
+    /// Whether thread id `tid` (a number, as a packet gives it) is listed.
+    pub(crate) fn listed_tid(&self, tid: usize) -> bool {
+        Tid::new(tid)
+            .and_then(|t| self.slot(t))
+            .is_some_and(|w| self.listed(w))
+    }
+
+    /// The wave index a resume action names; one that names no resident wave is never
+    /// listed, so plans leave it out.
+    pub(crate) fn action_slot(&self, tid: Tid) -> usize {
+        self.slot(tid).unwrap_or(usize::MAX)
+    }
+
+    /// The listed threads' wave indexes, in the order of their waves' ids.
     pub(crate) fn listed_waves(&self) -> impl Iterator<Item = usize> + '_ {
-        (0..self.engine.machine().waves.len()).filter(|&w| self.listed(w))
+        let waves = &self.engine.machine().waves;
+        let mut listed: Vec<usize> = (0..waves.len()).filter(|&w| self.listed(w)).collect();
+        listed.sort_by_key(|&w| waves[w].id);
+        listed.into_iter()
     }
 
     /// Forgets the previous client: its protocol state, and the breakpoints and

@@ -44,7 +44,7 @@ pub const SERVER_HELP: &str = "\
 Server commands (wavedbg serve):
   why                    describe the last stop (fault text, watchpoint lanes, deadlock,
                          both sides of a sanitizer finding)
-  threads                gdb thread ids and the waves in them
+  threads                thread ids (global wave id + 1) and the waves in them
   windows                the address windows, and those of the selected wave:
                          shared of workgroup W at 0x8000000000000000 + (W << 20),
                          scratch of wave V lane L at 0xc000000000000000 + (V << 21) + (L << 16)
@@ -108,9 +108,9 @@ fn conflicts(t: &WaveTarget, cmd: &Command) -> Option<String> {
         Command::Wave(id) => {
             let m = t.engine().machine();
             Some(match m.wave_index(*id).filter(|&i| t.listed(i)) {
-                Some(i) => {
-                    let tid = i + 1;
-                    format!("the client selects threads: use `thread {tid}` (wave {id} is in thread {tid}; lldb: `thread select {tid}`)\n")
+                Some(_) => {
+                    let tid = *id as u64 + 1;
+                    format!("the client selects threads: wave {id} is thread id {tid} (gdb: `wave {id}` from scripts/wavedbg.gdb, or `thread find wave {id},` then `thread N`; lldb: `thread list`, then `thread select N` where tid = {tid:#x})\n")
                 }
                 None => format!("wave {id} is not in any thread (`monitor threads` lists them)\n"),
             })
@@ -209,25 +209,27 @@ pub fn why(t: &WaveTarget) -> String {
     out
 }
 
-/// gdb thread ids and the waves in them.
+/// The listed threads: thread id (global wave id + 1), wave, workgroup, index in it,
+/// state and PC.
 pub fn threads(t: &WaveTarget) -> String {
     if t.no_process {
         return "No threads: the kernel is not running (`run` starts it again).\n".into();
     }
     let e = t.engine();
     let m = e.machine();
-    let mut s = String::from("thread  wave  workgroup  state       pc\n");
+    let mut s = String::from("  tid    wave   workgroup  wave_in_wg  state       pc\n");
     for (i, w) in m.waves.iter().enumerate() {
         if !t.listed(i) {
             continue;
         }
         let _ = writeln!(
             s,
-            "{}{:<6} {:<5} {:<10} {:<11} {}",
+            "{} {:<6} {:<6} {:<10} {:<11} {:<11} {}",
             if i == e.selected_wave { "*" } else { " " },
-            i + 1,
+            w.id as u64 + 1,
             w.id,
             w.workgroup,
+            w.index,
             w.state.name(),
             view::pc_text(m, w.pc)
         );
@@ -311,8 +313,8 @@ pub(crate) mod tests {
     #[test]
     fn what_would_desynchronize_the_client_is_refused() {
         let mut t = target();
-        assert!(run(&mut t, "wave 1").contains("use `thread 2`"));
-        assert!(run(&mut t, "thread 1").contains("use `thread 2`"));
+        assert!(run(&mut t, "wave 1").contains("wave 1 is thread id 2"));
+        assert!(run(&mut t, "thread 1").contains("`wave 1` from scripts/wavedbg.gdb"));
         assert!(run(&mut t, "wave 7").contains("wave 7 is not in any thread"));
         assert_eq!(t.engine().selected_wave, 0);
         assert!(run(&mut t, "set u8 = 1").contains("the client caches registers"));

@@ -12,7 +12,7 @@ use gdbstub::target::ext::base::multithread::{
 
 use gdbstub::target::ext::base::reverse_exec::{ReverseContOps, ReverseStepOps};
 
-use super::{wave_index, WaveTarget};
+use super::WaveTarget;
 use crate::plan::{Actions, Plan};
 
 impl MultiThreadResume for WaveTarget {
@@ -33,7 +33,8 @@ impl MultiThreadResume for WaveTarget {
         tid: Tid,
         _signal: Option<Signal>,
     ) -> Result<(), String> {
-        self.actions.continues.push(wave_index(tid));
+        let w = self.action_slot(tid);
+        self.actions.continues.push(w);
         Ok(())
     }
 
@@ -61,7 +62,7 @@ impl MultiThreadResume for WaveTarget {
 /// `vCont;s:TID`: stepi of one wave (gdb also steps a wave off a breakpoint this way).
 impl MultiThreadSingleStep for WaveTarget {
     fn set_resume_action_step(&mut self, tid: Tid, _signal: Option<Signal>) -> Result<(), String> {
-        self.actions.step = Some(wave_index(tid));
+        self.actions.step = Some(self.action_slot(tid));
         Ok(())
     }
 }

@@ -60,11 +60,21 @@ impl SingleRegisterAccess<Tid> for WaveTarget {
                 }
                 put(&b)
             }
+            WaveRegId::Lane => put(&u32::from(self.engine.selected_lane).to_le_bytes()),
+            WaveRegId::Wave => put(&wave.id.to_le_bytes()),
+            WaveRegId::Workgroup => put(&wave.workgroup.to_le_bytes()),
+            WaveRegId::WaveInWorkgroup => put(&wave.index.to_le_bytes()),
+            WaveRegId::LaneV(n) => {
+                let lane = self.engine.selected_lane as usize;
+                put(&wave.v[n as usize][lane].to_le_bytes())
+            }
         }
     }
 
     /// Writes go through the engine; the PC must be the start of an instruction, and the
-    /// inert x86 registers accept writes and forget them.
+    /// inert x86 registers accept writes and forget them. `lane` selects the lane (0-31)
+    /// for every thread; `lvN` writes the selected lane of `vN`; the wave's ids cannot be
+    /// written.
     fn write_register(&mut self, tid: Tid, reg: WaveRegId, val: &[u8]) -> TargetResult<(), Self> {
         let w = self.wave_of(tid)?;
         let bad = || TargetError::Errno(EINVAL);
@@ -87,6 +97,19 @@ impl SingleRegisterAccess<Tid> for WaveTarget {
                 reg,
                 lanes: words::<LANES>(val).ok_or_else(bad)?,
             },
+            WaveRegId::Lane => {
+                let lane = words::<1>(val).ok_or_else(bad)?[0];
+                return self.engine.select_lane(lane).map_err(|e| refused(&e));
+            }
+            WaveRegId::LaneV(reg) => {
+                let value = words::<1>(val).ok_or_else(bad)?[0];
+                let mut lanes = self.engine.machine().waves[w].v[reg as usize];
+                lanes[self.engine.selected_lane as usize] = value;
+                RegisterWrite::V { reg, lanes }
+            }
+            WaveRegId::Wave | WaveRegId::Workgroup | WaveRegId::WaveInWorkgroup => {
+                return Err(bad())
+            }
         };
         self.engine
             .write_register(w, write)

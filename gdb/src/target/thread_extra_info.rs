@@ -1,19 +1,22 @@
 //! `ThreadExtraInfo`: gdbstub calls it for `qThreadExtraInfo`, the text `info threads`
-//! shows after a thread id: which wave is in the slot, its workgroup, state and EXEC.
+//! shows after a thread's target id: the wave, its workgroup and index in it (named as
+//! the registers that hold them, [`crate::regs`]), its state
+//! and EXEC. The text starts `wave N,` so `thread find wave 3,` finds wave 3 and not 30.
 
 use gdbstub::common::Tid;
 use gdbstub::target::ext::thread_extra_info::ThreadExtraInfo;
 
-use super::{wave_index, WaveTarget};
+use super::WaveTarget;
 
 impl ThreadExtraInfo for WaveTarget {
     fn thread_extra_info(&self, tid: Tid, buf: &mut [u8]) -> Result<usize, String> {
         let m = self.engine.machine();
-        let text = match m.waves.get(wave_index(tid)) {
+        let text = match self.slot(tid).and_then(|w| m.waves.get(w)) {
             Some(w) => format!(
-                "wave {} wg {} {} exec {:#010x}",
+                "wave {}, workgroup {}, wave_in_wg {}, {}, exec {:#010x}",
                 w.id,
                 w.workgroup,
+                w.index,
                 w.state.name(),
                 w.exec
             ),
