@@ -1,5 +1,5 @@
 //! stepi round trips per second through real gdb: against `wavedbg serve` (in this
-//! process) stepping a kernel's endless loop at 4 and at 256 resident waves (each one a
+//! process) stepping a kernel's endless loop at 2, 32 and 256 resident waves (each one a
 //! gdb thread), and in the same run against `gdbserver`
 //! stepping a native C loop compiled with gcc. Results go to docs/performance.md
 //! ("GDB stepping").
@@ -150,7 +150,7 @@ fn main() {
     println!("{gdb_version}; {n} steps per case");
     println!("| server | `stepi` commands/s | `stepi {n}`: steps/s |");
     println!("|---|---|---|");
-    for waves in [4, 256] {
+    for waves in [2, 32, 256] {
         match wavedbg_case(n, waves, &dir) {
             Some((s, b)) => {
                 println!("| wavedbg serve (kernel loop, {waves} waves) | {s:.0} | {b:.0} |")
