@@ -40,14 +40,20 @@ enum Command {
         #[arg(short, long)]
         output: Option<PathBuf>,
     },
-    /// Write a kernel's symbol file: an x86-64 ELF with its code, labels, buffers and
-    /// DWARF source lines, for `gdb K.elf` and lldb's `target create K.elf` (docs/gdb.md).
+    /// Write a kernel's symbol file: an x86-64 ELF with its code, labels, DWARF source
+    /// lines, typed buffers and shared and scratch windows (`__shared[W].w[k]`,
+    /// `__scratch[V][L].w[k]`), for `gdb K.elf` and lldb's `target create K.elf`
+    /// (docs/gdb.md).
     Elf {
         /// Kernel source (.s) or object (.wko).
         input: PathBuf,
         /// Output file (default: the input with extension .elf).
         #[arg(short, long)]
         output: Option<PathBuf>,
+        /// The launch the file describes (as for `serve`: `--grid` and `--workgroup`
+        /// decide the shared and scratch windows it names).
+        #[command(flatten)]
+        launch: crate::launch::LaunchArgs,
     },
     /// Disassemble a kernel object (.wko), or a source file (.s), which is assembled first.
     /// The output is assembler input again.
@@ -160,9 +166,13 @@ pub fn run(cli: Cli) -> Result<i32> {
             );
             Ok(0)
         }
-        Some(Command::Elf { input, output }) => {
+        Some(Command::Elf {
+            input,
+            output,
+            launch,
+        }) => {
             let out = output.unwrap_or_else(|| input.with_extension("elf"));
-            crate::symbols::write(&load_program(&input)?, &input, &out)?;
+            crate::symbols::write(&load_program(&input)?, &input, launch.options(), &out)?;
             eprintln!(
                 "{}: symbols -> {} (gdb {} -ex 'target remote ADDR')",
                 input.display(),

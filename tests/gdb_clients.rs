@@ -11,7 +11,6 @@
 use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::path::Path;
-use std::process::Command;
 use std::time::{Duration, Instant};
 
 mod clients;
@@ -1182,91 +1181,4 @@ fn lenient_packets_are_errors() {
     assert_eq!(c.ask(b"p10"), "0000000000000000");
     assert!(c.ask(b"?").starts_with("T05thread:"));
     drop(server);
-}
-
-/// `wavedbg elf` writes a symbol file; gdb loads it and knows labels, buffers and lines.
-#[test]
-fn gdb_uses_the_symbol_file() {
-    if !have("gdb") {
-        return;
-    }
-    let dir = tempfile::tempdir().expect("tempdir");
-    let (k, source) = histogram_in(&dir);
-    // A relative source name: gdb finds it through DW_AT_comp_dir, the directory `elf` ran in.
-    let status = Command::new(bin())
-        .current_dir(dir.path())
-        .args(["elf", "histogram.s", "-o", "sym.elf"])
-        .status()
-        .expect("run wavedbg elf");
-    assert!(status.success());
-    let label = label_addr(&k, "next_word");
-    let line = label_line(&source, "next_word") + 1; // the label's first instruction
-    let server = Server::start(&k);
-    let script = format!(
-        "break next_word\nbreak histogram.s:{}\ninfo line *{:#x}\ninfo symbol {:#x}\np &out\nx/4wx &out\nlist next_word\ncontinue\np/x $pc\nkill\n",
-        line + 3,
-        label,
-        label + 4
-    );
-    let out = gdb_elf("gdb", dir.path(), "sym.elf", &server, &script);
-    check(
-        &out,
-        &server,
-        &[
-            &format!("Breakpoint 1 at {label:#x}: file histogram.s, line {line}."),
-            "Breakpoint 2 at 0x",
-            &format!("file histogram.s, line {}.", line + 3),
-            &format!(
-                "Line {line} of \"histogram.s\" starts at address {label:#x} <next_word> and ends at"
-            ),
-            "next_word + 4 in section .text",
-            "(<data variable, no debug info> *) 0x1000",
-            " <out>\n",
-            " <out>:\t0x",
-            &format!("{}\t    ld.ubase.b32 v4, u[0:1], v3, 0", line),
-            &format!("hit Breakpoint 1, next_word () at histogram.s:{line}"),
-            &format!("= {label:#x}"),
-        ],
-    );
-}
-
-/// `wavedbg serve` writes KERNEL.elf beside the kernel; lldb loads it, and a breakpoint on
-/// a label resolves to the label's own address (no prologue skipped).
-#[test]
-fn lldb_uses_the_symbol_file_serve_writes() {
-    if !have("lldb") {
-        return;
-    }
-    let dir = tempfile::tempdir().expect("tempdir");
-    let (k, source) = histogram_in(&dir);
-    let label = label_addr(&k, "next_word");
-    let line = label_line(&source, "next_word") + 1;
-    let server = Server::start(&k);
-    let elf = dir.path().join("histogram.elf");
-    assert!(
-        elf.is_file(),
-        "serve writes histogram.elf: {}",
-        server.log()
-    );
-    check(
-        &server.log(),
-        &server,
-        &[&format!("wavedbg: symbols in {}", elf.display())],
-    );
-    let script = format!(
-        "breakpoint set -n next_word\nsource list -f histogram.s -l {} -c 2\nprocess continue\nprocess kill\n",
-        line - 1
-    );
-    let out = lldb_elf(dir.path(), Some(&elf), &server, &script);
-    check(
-        &out,
-        &server,
-        &[
-            &format!("Breakpoint 1: where = histogram.elf`next_word at histogram.s:{line}, address = {label:#018x}"),
-            &format!("{}  \tnext_word:", line - 1),
-            &format!("{line}  \t    ld.ubase.b32 v4, u[0:1], v3, 0"),
-            "stop reason = breakpoint 1.1",
-            &format!("frame #0: {label:#018x} histogram.elf`next_word at histogram.s:{line}"),
-        ],
-    );
 }

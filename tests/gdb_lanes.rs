@@ -92,7 +92,7 @@ kill
             "* 1    Thread 1.1 (wave 0, workgroup 0, wave_in_wg 0, ready, exec 0xffffffff)",
             "  2    Thread 1.2 (wave 1, workgroup 0, wave_in_wg 1, ready, exec 0xffffffff)",
             "[Switching to lane 3 (active) of wave 0, workgroup 0 work-item 3]",
-            &format!("hit Breakpoint 1, odd () at /"),
+            "hit Breakpoint 1, odd () at /",
             &format!("lanes.s:{odd_line}\n{odd_line}\t    vaddi.u32 v3, v3, 1000"),
             "Thread 1.5 (wave 4, workgroup 2, wave_in_wg 0, ready, exec 0xaaaaaaaa)",
             "Thread 1.6 (wave 5, workgroup 2, wave_in_wg 1, ready, exec 0xffffffff)",

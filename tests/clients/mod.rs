@@ -273,3 +273,25 @@ pub fn lldb_elf(dir: &Path, elf: Option<&Path>, server: &Server, script: &str) -
     ));
     run_client(cmd, Duration::from_secs(90), None)
 }
+
+/// Runs gdb in `dir` on a symbol file (`elf`, relative to `dir` or absolute) with every
+/// line of `script` as its own `-ex`, connected to the server first (`target remote`)
+/// when one is given. Unlike a `-x` script, which stops at its first error, an error in
+/// one line leaves the others to run, so a test can show what fails too.
+pub fn gdb_ex(
+    client: &str,
+    dir: &Path,
+    elf: &str,
+    server: Option<&Server>,
+    script: &str,
+) -> String {
+    let mut cmd = Command::new(client);
+    cmd.current_dir(dir).args(["-nx", "-batch", elf]);
+    if let Some(s) = server {
+        cmd.arg("-ex").arg(format!("target remote {}", s.addr));
+    }
+    for line in script.lines().filter(|l| !l.trim().is_empty()) {
+        cmd.arg("-ex").arg(line);
+    }
+    run_client(cmd, Duration::from_secs(90), None)
+}
