@@ -25,6 +25,17 @@
 #   p/x $_shared(8)                           the address of shared word 2 of this workgroup
 #   watch -l *(unsigned int *) $_shared(8)    watch it (-l: the address, computed once)
 #   x/4xw $_scratch(0, 5)                     lane 5's scratch of this wave
+#
+# With the kernel's symbol file loaded (`gdb KERNEL.elf`, docs/gdb.md "Symbol file") the
+# windows are variables, and these need no helper:
+#
+#   p __shared[$workgroup].w[2]               shared word 2 of this workgroup
+#   watch -l __shared[$workgroup].w[2]        watch it
+#   x/4xw &__scratch[$wave][5]                lane 5's scratch of this wave
+#   break next_word if $v3[$lane] == 5        labels and source lines: break histogram.s:58
+#
+# The helpers stay for sessions without the symbol file (and `set backtrace limit 1`,
+# since the file has no unwind information for the kernel's code).
 
 # stepi moves only the current wave; continue runs every wave. (gdb accepts this only
 # once connected: source this file after `target remote`, or set it yourself then.)
