@@ -34,8 +34,9 @@
 #   x/4xw &__scratch[$wave][5]                lane 5's scratch of this wave
 #   break next_word if $v3[$lane] == 5        labels and source lines: break histogram.s:58
 #
-# The helpers stay for sessions without the symbol file (and `set backtrace limit 1`,
-# since the file has no unwind information for the kernel's code).
+# The helpers stay for sessions without the symbol file. (No unwinding setting is needed:
+# the server's `rsp` reads as 8, so gdb's x86 unwinder sees the outermost frame and `bt`
+# shows one frame, with or without the file.)
 
 # stepi moves only the current wave; continue runs every wave. (gdb accepts this only
 # once connected: source this file after `target remote`, or set it yourself then.)
@@ -284,8 +285,6 @@ _WavedbgLane()
 _WavedbgLaneApply()
 _WavedbgInfoLanes()
 end
-# The kernel is not x86 code: never try to unwind it.
-set backtrace limit 1
 
 define waves
   monitor threads
