@@ -1029,6 +1029,23 @@ done:
                 .and_then(|v| v.udata_value())
                 .unwrap_or_else(|| panic!("no {at} in {:?}", e.tag()))
         }
+        /// `f` of each child of the entry at `at`, each of tag `tag`.
+        fn children(
+            unit: &gimli::Unit<R>,
+            at: gimli::UnitOffset,
+            tag: gimli::DwTag,
+            mut f: impl FnMut(&gimli::DebuggingInformationEntry<R>) -> String,
+        ) -> Vec<String> {
+            let mut out = Vec::new();
+            let mut tree = unit.entries_tree(Some(at)).expect("tree");
+            let root = tree.root().expect("root");
+            let mut children = root.children();
+            while let Some(child) = children.next().expect("child") {
+                assert_eq!(child.entry().tag(), tag);
+                out.push(f(child.entry()));
+            }
+            out
+        }
         fn describe(
             dwarf: &gimli::Dwarf<R>,
             unit: &gimli::Unit<R>,
@@ -1051,36 +1068,25 @@ done:
                     }
                 ),
                 gimli::DW_TAG_array_type => {
-                    let mut dims = String::new();
-                    let mut tree = unit.entries_tree(Some(at)).expect("tree");
-                    let root = tree.root().expect("root");
-                    let mut children = root.children();
-                    while let Some(child) = children.next().expect("child") {
-                        let sub = child.entry();
-                        assert_eq!(sub.tag(), gimli::DW_TAG_subrange_type);
+                    let dims: String = children(unit, at, gimli::DW_TAG_subrange_type, |sub| {
                         assert_eq!(
                             describe(dwarf, unit, target(sub)),
                             "long unsigned int/8/DW_ATE_unsigned"
                         );
-                        dims += &format!("[{}]", udata(sub, gimli::DW_AT_upper_bound) + 1);
-                    }
+                        format!("[{}]", udata(sub, gimli::DW_AT_upper_bound) + 1)
+                    })
+                    .concat();
                     format!("{}{dims}", describe(dwarf, unit, target(&e)))
                 }
                 gimli::DW_TAG_structure_type => {
-                    let mut members = Vec::new();
-                    let mut tree = unit.entries_tree(Some(at)).expect("tree");
-                    let root = tree.root().expect("root");
-                    let mut children = root.children();
-                    while let Some(child) = children.next().expect("child") {
-                        let m = child.entry();
-                        assert_eq!(m.tag(), gimli::DW_TAG_member);
-                        members.push(format!(
+                    let members = children(unit, at, gimli::DW_TAG_member, |m| {
+                        format!(
                             "{} at {}: {}",
                             string(dwarf, unit, m),
                             udata(m, gimli::DW_AT_data_member_location),
                             describe(dwarf, unit, target(m))
-                        ));
-                    }
+                        )
+                    });
                     format!(
                         "struct {} ({} bytes) {{{}}}",
                         string(dwarf, unit, &e),
