@@ -30,7 +30,7 @@ use crate::isa::{Counter, RegFile};
 use crate::machine::CodeWord;
 use crate::memory::Space;
 use crate::wave::{Outstanding, Wave, WaveState, LANES};
-use regs::{Range, RegUse, Special};
+use regs::{Range, RegBits, RegSets, RegUse, Special};
 use shadow::{Conflict, Groups, InitBits, RaceShadow, Ref};
 
 /// Which detector groups are on.
@@ -431,6 +431,9 @@ impl MemTrace {
 struct Busy {
     dest: [u8; 192],
     data: [u8; 192],
+    /// The registers whose counts are not zero, for a quick answer.
+    dest_any: RegBits,
+    data_any: RegBits,
 }
 
 /// A register's index in [`Busy`].
@@ -453,6 +456,9 @@ struct WaveShadow {
     v: Vec<u32>,
     /// Uniform registers written.
     u: u64,
+    /// Vector registers written in every lane, and the uniform registers written (`u`):
+    /// an instruction that reads only these needs no closer look.
+    full: RegBits,
     /// Lanes inactive at a barrier this wave passed, and that barrier.
     skipped: u32,
     skipped_at: u64,
@@ -460,6 +466,28 @@ struct WaveShadow {
     scratch: InitBits,
     /// Registers in use by outstanding operations (`None`: to be counted again).
     busy: Option<Box<Busy>>,
+}
+
+impl WaveShadow {
+    /// Register `reg` written in `lanes` (a uniform register whatever the lanes).
+    fn mark(&mut self, file: RegFile, reg: u8, lanes: u32) {
+        match file {
+            RegFile::Uniform => {
+                self.u |= 1u64.checked_shl(reg as u32).unwrap_or(0);
+                self.full.0[2] = self.u;
+            }
+            RegFile::Vector => {
+                let r = reg as usize;
+                if self.v.len() <= r {
+                    self.v.resize(r + 1, 0);
+                }
+                self.v[r] |= lanes;
+                if self.v[r] == u32::MAX {
+                    self.full.insert(RegFile::Vector, reg);
+                }
+            }
+        }
+    }
 }
 
 /// Per resident workgroup slot.
@@ -481,6 +509,8 @@ struct SlotShadow {
 pub struct Sanitizer {
     checks: Checks,
     uses: Arc<[RegUse]>,
+    /// The same as register sets.
+    sets: Arc<[RegSets]>,
     /// `.arg` registers, preloaded in every wave.
     preloaded: u64,
     /// Which workgroup a wave id is in.
@@ -516,6 +546,7 @@ impl Sanitizer {
         Sanitizer {
             checks,
             uses: code.iter().map(RegUse::of).collect(),
+            sets: code.iter().map(|c| RegSets::of(&RegUse::of(c))).collect(),
             preloaded,
             groups: Groups::new(wpg),
             shared_bytes: launch.shared_bytes as u64,
@@ -552,6 +583,7 @@ impl Sanitizer {
                 w.known = false;
                 w.v = vec![u32::MAX; crate::wave::VREGS];
                 w.u = u64::MAX;
+                w.full = RegBits([u64::MAX; 3]);
                 w.scratch = InitBits::default();
             }
             for s in &mut self.slots {
@@ -610,7 +642,7 @@ impl Sanitizer {
             .map(|f| size_of::<Finding>() + f.waves.len() * size_of::<WaveAt>())
             .sum();
         size_of::<Sanitizer>()
-            + self.uses.len() * size_of::<RegUse>()
+            + self.uses.len() * (size_of::<RegUse>() + size_of::<RegSets>())
             + slots
             + waves
             + self.global.bytes()
@@ -635,6 +667,7 @@ impl Sanitizer {
                 known: false,
                 v: Vec::new(),
                 u: 0,
+                full: RegBits::default(),
                 skipped: 0,
                 skipped_at: 0,
                 scratch: InitBits::default(),
@@ -655,6 +688,11 @@ impl Sanitizer {
                     vec![u32::MAX; 128]
                 },
                 u: if known { preloaded } else { u64::MAX },
+                full: if known {
+                    RegBits([0, 0, preloaded])
+                } else {
+                    RegBits([u64::MAX; 3])
+                },
                 skipped: 0,
                 skipped_at: 0,
                 scratch: InitBits::new(scratch),
@@ -742,14 +780,27 @@ impl Sanitizer {
             if !known || d.counter.is_some() || matches!(d.op, crate::exec::Op::Wait(_)) {
                 self.retire(w, wave, d);
             }
-            if wave.outstanding.iter().any(|q| !q.is_empty()) {
+            let sets = self
+                .sets
+                .get((pc / 4) as usize)
+                .copied()
+                .unwrap_or_default();
+            let in_use = self
+                .waves
+                .get(w)
+                .and_then(|x| x.busy.as_deref())
+                .is_some_and(|b| {
+                    sets.reads.meets(b.dest_any) || sets.writes.meets(b.dest_any.union(b.data_any))
+                });
+            if in_use {
                 self.hazards(w, wave, &u, pc);
             }
         }
         if self.checks.init {
             let exec = wave.exec;
+            let reads = self.sets.get((pc / 4) as usize).map(|x| x.reads);
             let shadow = self.wave_shadow(w, wave);
-            if !shadow.known {
+            if !shadow.known || reads.is_some_and(|r| r.within(shadow.full)) {
                 return;
             }
             let mut found = Vec::new();
@@ -839,17 +890,27 @@ impl Sanitizer {
 
     /// Adds (`delta` 1) or removes (`delta` -1) an outstanding operation's registers.
     fn count_busy(uses: &[RegUse], busy: &mut Busy, o: &Outstanding, delta: i8) {
-        let add = |counts: &mut [u8; 192], file: RegFile, first: u8, count: u8| {
-            for reg in (Range { file, first, count }).regs() {
-                let c = &mut counts[busy_index(file, reg)];
+        let add = |counts: &mut [u8; 192], any: &mut RegBits, r: Range| {
+            for reg in r.regs() {
+                let c = &mut counts[busy_index(r.file, reg)];
                 *c = c.wrapping_add_signed(delta);
+                if *c == 0 {
+                    any.remove(r.file, reg);
+                } else {
+                    any.insert(r.file, reg);
+                }
             }
         };
         if let Some(r) = o.regs {
-            add(&mut busy.dest, r.file, r.first, r.count);
+            let r = Range {
+                file: r.file,
+                first: r.first,
+                count: r.count,
+            };
+            add(&mut busy.dest, &mut busy.dest_any, r);
         }
         if let Some(d) = uses.get((o.pc / 4) as usize).and_then(|x| x.data) {
-            add(&mut busy.data, d.file, d.first, d.count);
+            add(&mut busy.data, &mut busy.data_any, d);
         }
     }
 
@@ -863,6 +924,8 @@ impl Sanitizer {
             let mut b = Box::new(Busy {
                 dest: [0; 192],
                 data: [0; 192],
+                dest_any: RegBits::default(),
+                data_any: RegBits::default(),
             });
             for q in &wave.outstanding {
                 for o in q {
@@ -916,24 +979,18 @@ impl Sanitizer {
         if ok {
             let exec = self.exec_before;
             if self.checks.init {
+                let writes = self.sets.get((pc / 4) as usize).map(|x| x.writes);
                 if let Some(&u) = self.uses.get((pc / 4) as usize) {
                     let shadow = self.wave_shadow(w, wave);
-                    for r in u.writes() {
-                        for reg in r.regs() {
-                            match r.file {
-                                RegFile::Uniform => shadow.u |= 1 << reg,
-                                RegFile::Vector => {
-                                    let lanes = match u.special {
-                                        Special::WriteLane(l) => {
-                                            1u32.checked_shl(l as u32).unwrap_or(0)
-                                        }
-                                        _ => exec,
-                                    };
-                                    if shadow.v.len() <= reg as usize {
-                                        shadow.v.resize(reg as usize + 1, 0);
-                                    }
-                                    shadow.v[reg as usize] |= lanes;
-                                }
+                    // Registers written in every lane already: nothing to mark.
+                    if !writes.is_some_and(|x| x.within(shadow.full)) {
+                        let lanes = match u.special {
+                            Special::WriteLane(l) => 1u32.checked_shl(l as u32).unwrap_or(0),
+                            _ => exec,
+                        };
+                        for r in u.writes() {
+                            for reg in r.regs() {
+                                shadow.mark(r.file, reg, lanes);
                             }
                         }
                     }
@@ -1197,15 +1254,6 @@ impl Sanitizer {
         reg: u8,
         lanes: u32,
     ) {
-        let s = self.wave_shadow(w, wave);
-        match file {
-            RegFile::Uniform => s.u |= 1u64.checked_shl(reg as u32).unwrap_or(0),
-            RegFile::Vector => {
-                if s.v.len() <= reg as usize {
-                    s.v.resize(reg as usize + 1, 0);
-                }
-                s.v[reg as usize] |= lanes;
-            }
-        }
+        self.wave_shadow(w, wave).mark(file, reg, lanes);
     }
 }

@@ -67,13 +67,16 @@ impl Groups {
     }
 }
 
-/// One access as the race shadow keeps it, in 12 bytes.
+/// One access as the race shadow keeps it, in 12 bytes. (A `u64` and a `u32`, packed to
+/// 4-byte alignment: built and copied in the same two widths, a record just built is read
+/// back without a store-forwarding stall, which three `u32` fields suffered when copied
+/// as 8 + 4 bytes.)
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[repr(C, packed(4))]
 pub(super) struct Ref {
-    /// Global wave id + 1 (0: no access).
-    wave: u32,
-    /// Its workgroup's barrier count (bits 0-26; compared modulo 2^27) and the lane (27-31).
-    epoch_lane: u32,
+    /// Global wave id + 1 (bits 0-31; 0: no access), its workgroup's barrier count (bits
+    /// 32-58; compared modulo 2^27) and the lane (59-63).
+    id: u64,
     /// PC / 4 (bits 0-23: 64 MiB of code), bytes of the word touched (24-27), atomic (28),
     /// plain write (29).
     bits: u32,
@@ -95,36 +98,49 @@ impl Ref {
             MemAccess::Read => 0,
         };
         Ref {
-            wave: wave.wrapping_add(1),
-            epoch_lane: epoch & EPOCH_MASK,
+            id: wave.wrapping_add(1) as u64 | ((epoch & EPOCH_MASK) as u64) << 32,
             bits: ((pc / 4).min(PC_MASK as u64) as u32) | kind,
         }
     }
 
     pub fn with_lane(self, lane: u8) -> Ref {
+        let lane_bits = 31u64 << (32 + LANE_SHIFT);
         Ref {
-            epoch_lane: self.epoch_lane & EPOCH_MASK | (lane as u32 & 31) << LANE_SHIFT,
-            ..self
+            id: self.id & !lane_bits | ((lane as u64 & 31) << (32 + LANE_SHIFT)),
+            bits: self.bits,
         }
     }
 
     fn with_mask(self, mask: u8) -> Ref {
+        let bits = self.bits;
         Ref {
-            bits: self.bits & !(15 << MASK_SHIFT) | (mask as u32 & 15) << MASK_SHIFT,
-            ..self
+            id: self.id,
+            bits: bits & !(15 << MASK_SHIFT) | (mask as u32 & 15) << MASK_SHIFT,
         }
     }
 
+    /// Global wave id + 1 (0: no access).
+    #[inline]
+    fn wave(self) -> u32 {
+        self.id as u32
+    }
+
+    fn epoch_lane(self) -> u32 {
+        (self.id >> 32) as u32
+    }
+
     fn epoch(self) -> u32 {
-        self.epoch_lane & EPOCH_MASK
+        self.epoch_lane() & EPOCH_MASK
     }
 
     fn mask(self) -> u32 {
-        self.bits >> MASK_SHIFT & 15
+        let bits = self.bits;
+        bits >> MASK_SHIFT & 15
     }
 
     fn is_write(self) -> bool {
-        self.bits & WRITE != 0
+        let bits = self.bits;
+        bits & WRITE != 0
     }
 
     /// Whether `self` (earlier) and `b` (now) are unordered accesses of different waves to
@@ -133,21 +149,22 @@ impl Ref {
     /// between workgroups but atomics).
     #[inline]
     fn concurrent(&self, b: &Ref, g: Groups) -> bool {
-        self.wave != 0
-            && self.wave != b.wave
+        self.wave() != 0
+            && self.wave() != b.wave()
             && self.mask() & b.mask() != 0
-            && (self.epoch() == b.epoch() || g.of(self.wave - 1) != g.of(b.wave - 1))
+            && (self.epoch() == b.epoch() || g.of(self.wave() - 1) != g.of(b.wave() - 1))
     }
 
     /// The access as a finding names it.
     pub fn site(&self, g: Groups) -> Site {
-        let wave = self.wave.wrapping_sub(1);
+        let wave = self.wave().wrapping_sub(1);
+        let bits = self.bits;
         Site {
             wave,
             workgroup: g.of(wave),
-            lanes: 1u32 << (self.epoch_lane >> LANE_SHIFT),
-            pc: (self.bits & PC_MASK) as u64 * 4,
-            access: Some(if self.bits & ATOMIC != 0 {
+            lanes: 1u32 << (self.epoch_lane() >> LANE_SHIFT),
+            pc: (bits & PC_MASK) as u64 * 4,
+            access: Some(if bits & ATOMIC != 0 {
                 MemAccess::Atomic
             } else if self.is_write() {
                 MemAccess::Write
@@ -350,7 +367,7 @@ impl RaceShadow {
 impl Cell {
     /// The cell of one byte (`mask`) of this whole-word cell.
     fn narrowed(&self, mask: u8) -> Cell {
-        let n = |r: Ref| if r.wave == 0 { r } else { r.with_mask(mask) };
+        let n = |r: Ref| if r.wave() == 0 { r } else { r.with_mask(mask) };
         Cell {
             write: n(self.write),
             r1: n(self.r1),
@@ -363,10 +380,15 @@ impl Cell {
     #[inline]
     fn access(&mut self, me: Ref, g: Groups, r3: Option<Ref>) -> (Option<Conflict>, Option<Ref>) {
         if me.is_write() {
-            let prior = [self.write, self.r1, self.r2]
-                .into_iter()
-                .chain(r3)
-                .find(|r| r.concurrent(&me, g));
+            let prior = if self.write.concurrent(&me, g) {
+                Some(self.write)
+            } else if self.r1.concurrent(&me, g) {
+                Some(self.r1)
+            } else if self.r2.concurrent(&me, g) {
+                Some(self.r2)
+            } else {
+                r3.filter(|r| r.concurrent(&me, g))
+            };
             self.write = me;
             (prior.map(|prior| Conflict { prior }), None)
         } else {
@@ -375,9 +397,9 @@ impl Cell {
                 .concurrent(&me, g)
                 .then_some(Conflict { prior: self.write });
             let mut third = None;
-            if self.r1.wave != me.wave && self.r1.wave != 0 {
+            if self.r1.wave() != me.wave() && self.r1.wave() != 0 {
                 self.r2 = self.r1;
-                if g.of(self.r1.wave - 1) != g.of(me.wave - 1) {
+                if g.of(self.r1.wave() - 1) != g.of(me.wave() - 1) {
                     third = Some(self.r1);
                 }
             }
