@@ -110,17 +110,18 @@ def _wavedbg_lane_text(lane):
 
 
 def _wavedbg_frame(pc):
-    """`0x...6c in next_word () at histogram.s:43`, as gdb shows a frame."""
-    text = "0x%016x" % pc
+    """`next_word () at histogram.s:43` as gdb shows a frame at the start of a line,
+    `0x...70 in next_word () at histogram.s:43` inside one, `0x...6c` without symbols."""
     block = None
     try:
         block = gdb.block_for_pc(pc)
     except RuntimeError:
         pass
     fn = block.function if block is not None else None
-    if fn is not None:
-        text += " in %s ()" % fn.print_name
     sal = gdb.find_pc_line(pc)
+    text = "" if fn is not None and sal.symtab is not None and sal.pc == pc else "0x%016x" % pc
+    if fn is not None:
+        text += "%s%s ()" % (" in " if text else "", fn.print_name)
     if sal.symtab is not None:
         text += " at %s:%d" % (sal.symtab.filename, sal.line)
     return text

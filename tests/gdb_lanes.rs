@@ -84,7 +84,7 @@ kill
     );
     let out = gdb_elf(client, dir.path(), "lanes.elf", &server, &script);
     // (The source is named as the server was given it: here an absolute path.)
-    let loc = format!("{odd:#018x} in odd () at /");
+    let loc = "odd () at /";
     check(
         &out,
         &server,
@@ -92,6 +92,7 @@ kill
             "* 1    Thread 1.1 (wave 0, workgroup 0, wave_in_wg 0, ready, exec 0xffffffff)",
             "  2    Thread 1.2 (wave 1, workgroup 0, wave_in_wg 1, ready, exec 0xffffffff)",
             "[Switching to lane 3 (active) of wave 0, workgroup 0 work-item 3]",
+            &format!("Breakpoint 1 at {odd:#x}: file /"),
             "hit Breakpoint 1, odd () at /",
             &format!("lanes.s:{odd_line}\n{odd_line}\t    vaddi.u32 v3, v3, 1000"),
             "Thread 1.5 (wave 4, workgroup 2, wave_in_wg 0, ready, exec 0xaaaaaaaa)",
