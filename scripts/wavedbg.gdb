@@ -12,7 +12,9 @@
 #
 #   break next_word if $v3[$lane] == 5
 #
-# stops where the selected lane of the wave that gets there has 5 in v3.
+# stops where the selected lane of the wave that gets there has 5 in v3. `info registers`
+# is replaced: gdb's own would print all 128 vector registers (`info registers vector`
+# shows them, `info all-registers` everything).
 # The monitor commands below act on gdb's current thread: each first tells the server
 # which thread that is (gdb switches threads without telling it, e.g. in `thread apply`).
 #
@@ -68,13 +70,22 @@ def _wavedbg_sync():
 
 
 def _wavedbg_flush():
-    """Forgets cached registers: `lane` is one selection for every thread."""
+    """Forgets cached registers: `lane` is one selection for every thread. (gdb 13 reads
+    registers again after any register write; this is for versions that do not.)"""
     for cmd in ("maintenance flush register-cache", "flushregs"):
         try:
             gdb.execute(cmd, to_string=True)
             return
         except gdb.error:
             pass
+
+
+def _wavedbg_int(text):
+    """A number as gdb users write it: decimal (leading zeros allowed) or 0x hex."""
+    text = text.strip()
+    if text.lower().startswith("0x"):
+        return int(text, 16)
+    return int(text, 10)
 
 
 def _wavedbg_lanes(words):
@@ -84,10 +95,10 @@ def _wavedbg_lanes(words):
         if w == "all":
             lanes.extend(range(32))
             continue
-        lo, _, hi = w.partition("-")
+        lo, dash, hi = w.partition("-")
         try:
-            lo = int(lo, 0)
-            hi = int(hi, 0) if hi else lo
+            lo = _wavedbg_int(lo)
+            hi = _wavedbg_int(hi) if dash else lo
         except ValueError:
             raise gdb.GdbError("`%s` is not a lane, a range N-M or all" % w)
         if not (0 <= lo <= hi < 32):
@@ -163,13 +174,15 @@ wave: show the current thread's wave."""
 
     def invoke(self, arg, from_tty):
         words = gdb.string_to_argv(arg)
+        if len(words) > 1:
+            raise gdb.GdbError("usage: wave [N]  (N: a global wave id)")
         if not words:
             print("[Current thread is %d: wave %d, workgroup %d, wave_in_wg %d]" % (
                 gdb.selected_thread().num if gdb.selected_thread() else 0,
                 _wavedbg_reg("wave"), _wavedbg_reg("workgroup"), _wavedbg_reg("wave_in_wg")))
             return
         try:
-            wave = int(words[0], 0)
+            wave = _wavedbg_int(words[0])
         except ValueError:
             raise gdb.GdbError("usage: wave N (a global wave id)")
         for t in gdb.selected_inferior().threads():
@@ -228,16 +241,20 @@ Example: lane apply all p $v3[$lane]"""
         try:
             for lane in lanes:
                 _wavedbg_select_lane(lane)
+                header = "\nLane %s:" % _wavedbg_lane_text(lane)
                 try:
                     out = gdb.execute(cmd, from_tty, to_string=True)
                 except gdb.error as e:
                     if "-s" in flags:
                         continue
+                    if "-q" not in flags:
+                        print(header)
                     if "-c" not in flags:
-                        raise
-                    out = "%s\n" % e
+                        raise gdb.GdbError(str(e))
+                    print(e)
+                    continue
                 if "-q" not in flags:
-                    print("\nLane %s:" % _wavedbg_lane_text(lane))
+                    print(header)
                 gdb.write(out)
         finally:
             _wavedbg_select_lane(before)
@@ -279,8 +296,45 @@ and where it is (a wave's lanes share its PC; an inactive lane does not execute 
             print("%s %-3d %-6s %-*s  %s" % (mark, lane, state, width, target, frame))
 
 
+_WAVEDBG_LANE_REGS = ("lane", "wave", "workgroup", "wave_in_wg")
+
+
+class _WavedbgInfoRegisters(gdb.Command):
+    """info registers [REGISTER|GROUP...]: the wave's registers.
+Without arguments: pc (rip), exec, u0-u63, lane, wave, workgroup and wave_in_wg; not the
+128 vector registers (32 lanes each) nor the inert x86 registers. Groups: vector (v0-v127),
+lv (the selected lane's value of each), general (the default), all. Register names as in
+gdb's own command (info registers v3 u8 exec). info all-registers prints every register.
+(gdb's x86 architecture puts every register it does not know in its general group, so
+without this command `info registers` would print all 4,096 vector lanes.)"""
+
+    def __init__(self):
+        super().__init__("info registers", gdb.COMMAND_STATUS)
+
+    def invoke(self, arg, from_tty):
+        words = gdb.string_to_argv(arg)
+        names = []
+        for w in words or ["general"]:
+            name = w.lstrip("$")
+            if name == "general":
+                names += ["rip", "exec"] + ["u%d" % k for k in range(64)]
+                names += list(_WAVEDBG_LANE_REGS)
+            elif name == "vector":
+                names += ["v%d" % k for k in range(128)]
+            elif name == "lv":
+                names += ["lv%d" % k for k in range(128)]
+            elif name == "all":
+                gdb.execute("info all-registers", from_tty)
+                return
+            else:
+                names.append(name)
+        # `info all-registers NAME...` prints named registers as `info registers` does.
+        gdb.execute("info all-registers " + " ".join(names), from_tty)
+
+
 _WavedbgShared()
 _WavedbgScratch()
+_WavedbgInfoRegisters()
 _WavedbgWave()
 _WavedbgLane()
 _WavedbgLaneApply()

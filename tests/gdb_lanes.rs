@@ -284,3 +284,96 @@ process kill
         "wave 0 listed after its workgroup finished:\n{out}"
     );
 }
+
+/// The thread gdb steps over `end` stays its thread when the next workgroup takes the
+/// slot at once (listed as exited until the next resumption; gdb 13 used to abort in its
+/// step-over logic), a locked continue ends with its wave, the selected lane stays the
+/// client's through breakpoint stops (the engine moves its own to a lane that hit), and
+/// `info registers` leaves out the vector registers.
+fn gdb_steps_over_end_and_keeps_its_lane(client: &str) {
+    if !have(client) {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("tempdir");
+    let k = kernel(&dir, "lanes.s", LANES);
+    let odd = label_addr(&k, "odd");
+    let joined = label_addr(&k, "joined");
+    let end = joined + 12; // st.ubase (8 bytes), wait.vst, end
+    let server = Server::start_with(&k, &["--resident", "1"]);
+    let script = format!(
+        "source {}
+info registers
+info registers v3 lane
+lane 2
+break *{odd:#x} if $v3[$lane] == 130
+continue
+printf \"lane-stop: wave %d lane %d\\n\", $wave, $lane
+delete
+set scheduler-locking step
+break *{end:#x}
+continue
+stepi
+printf \"stepped: wave %d pc %#x\\n\", $wave, $pc
+continue
+stepi
+printf \"stepped: wave %d pc %#x\\n\", $wave, $pc
+info threads
+delete
+wave 6
+set scheduler-locking on
+continue
+printf \"alone: wave %d pc %#x\\n\", $wave, $pc
+kill
+",
+        helpers().display()
+    );
+    let out = gdb_elf(client, dir.path(), "lanes.elf", &server, &script);
+    let past = end + 4;
+    check(
+        &out,
+        &server,
+        &[
+            "exec           0x",
+            "u63            0x",
+            "wave_in_wg     0x0",
+            "v3             {0x0 <repeats 32 times>}",
+            // Lane 2 is inactive at `odd`; the condition still reads lane 2.
+            "lane-stop: wave 4 lane 2\n",
+            &format!("stepped: wave 4 pc {past:#x}\n"),
+            &format!("stepped: wave 5 pc {past:#x}\n"),
+            "[New Thread 1.7]",
+            "(wave 5, workgroup 2, wave_in_wg 1, exited, ",
+            "Thread 1.7 (wave 6, workgroup 3, wave_in_wg 0, ready, ",
+        ],
+    );
+    // The default leaves out v0-v127 and lv0-lv127 and the inert x86 registers.
+    let before_lane = out.split("[Switching to lane").next().unwrap_or_default();
+    for absent in ["\nv0 ", "\nlv0 ", "\nrax "] {
+        assert!(!before_lane.contains(absent), "{absent:?} in:\n{out}");
+    }
+    // Stepping over `end` stops as a step, in the stepped thread (no stray signal).
+    let stepping = out.split("(Thread 1.7)]").next().unwrap_or_default();
+    for bad in ["internal-error", "received signal SIGTRAP"] {
+        assert!(!stepping.contains(bad), "{bad}:\n{out}");
+    }
+    assert!(!out.contains("internal-error"), "{out}");
+    // A locked continue of wave 6 ends with it (wave 7 did not run).
+    assert!(
+        out.contains(&format!("alone: wave 6 pc {past:#x}\n")),
+        "{out}"
+    );
+    assert!(
+        out.contains("Cannot run wave 6 (workgroup 3): the wave has exited"),
+        "{out}"
+    );
+}
+
+#[test]
+fn gdb_steps_over_end_as_the_slot_refills_and_keeps_its_lane() {
+    gdb_steps_over_end_and_keeps_its_lane("gdb");
+}
+
+#[test]
+fn gdb_multiarch_steps_over_end_as_the_slot_refills_and_keeps_its_lane() {
+    gdb_steps_over_end_and_keeps_its_lane("gdb-multiarch");
+}

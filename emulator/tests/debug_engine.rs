@@ -15,7 +15,9 @@ use std::time::{Duration, Instant};
 
 use wavedbg_emulator::asm::assemble;
 use wavedbg_emulator::debug::breakpoint::{Filters, Scope, WatchKind};
-use wavedbg_emulator::debug::{Engine, Reached, RegisterWrite, StopEvent, StopReason, WatchHit};
+use wavedbg_emulator::debug::{
+    Blocked, Engine, Reached, RegisterWrite, StopEvent, StopReason, WatchHit,
+};
 use wavedbg_emulator::exec::AccessKind;
 use wavedbg_emulator::fault::FaultKind;
 use wavedbg_emulator::machine::LaunchOptions;
@@ -1941,4 +1943,46 @@ fn wave_and_workgroup_filters_select_exactly_their_waves() {
         4,
         "every wave stops at an unfiltered breakpoint"
     );
+}
+
+/// A wave that runs alone (`stepi`, `advance`, a locked continue) stops when it exits,
+/// also when the next workgroup takes its slot in the same instruction: the stop names the
+/// exited wave (no index: the slot holds another wave now) and the machine still shows it.
+#[test]
+fn a_wave_running_alone_stops_at_its_end_when_its_slot_is_refilled() {
+    let src = "\
+.kernel recycle
+.workgroup 32
+.grid 3
+    umovi u1, 1
+done:
+    end
+";
+    let options = LaunchOptions {
+        resident_workgroups: 1,
+        ..LaunchOptions::default()
+    };
+    // stepi over `end`: a step of wave 0, which the machine keeps as retired.
+    let mut e = engine_with(src, options);
+    assert_eq!(e.run_wave(0, 1).reason, StopReason::Step);
+    let stop = e.run_wave(0, 1);
+    assert_eq!(stop.reason, StopReason::Step);
+    let past_end = label(&e, "done") + 4;
+    assert_eq!(
+        (stop.wave, stop.wave_id, stop.pc),
+        (None, Some(0), Some(past_end))
+    );
+    assert_eq!(e.machine().waves[0].id, 1, "workgroup 1 took the slot");
+    let retired = e.machine().retired_wave(0).expect("wave 0 kept");
+    assert_eq!((retired.state, retired.u[1]), (WaveState::Exited, 1));
+    // A continue of wave 1 alone ends with wave 1, not running wave 2 in the slot.
+    let stop = e.run_wave(0, u64::MAX);
+    assert_eq!(stop.reason, StopReason::Blocked(Blocked::Exited));
+    assert_eq!((stop.wave, stop.wave_id), (None, Some(1)));
+    assert_eq!(e.machine().waves[0].id, 2);
+    assert_eq!(e.machine().waves[0].pc, 0, "wave 2 did not run");
+    // The last wave's end is the launch's; it stays in its slot.
+    let stop = e.run_wave(0, u64::MAX);
+    assert_eq!(stop.reason, StopReason::Finished);
+    assert_eq!(e.machine().waves[0].id, 2);
 }

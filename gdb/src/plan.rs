@@ -45,6 +45,14 @@ pub enum Plan {
 }
 
 impl Plan {
+    /// The one wave a plan runs, if it names one.
+    pub(crate) fn wave(self) -> Option<usize> {
+        match self {
+            Plan::Alone(w) | Plan::Step { wave: w, .. } | Plan::ReverseStep(w) => Some(w),
+            Plan::All | Plan::ReverseCont => None,
+        }
+    }
+
     /// The plan for a `vCont`'s actions; `bare` is set for a bare `c` packet.
     pub(crate) fn from_actions(a: &Actions, bare: bool, listed: impl Fn(usize) -> bool) -> Plan {
         if let Some(wave) = a.step {
@@ -56,7 +64,13 @@ impl Plan {
         if bare || !a.locked {
             return Plan::All;
         }
-        let mut waves = a.continues.iter().copied().filter(|&w| listed(w));
+        // (A wave that is gone, the last stop's exited one, is named as itself: it stops
+        // again as exited.)
+        let mut waves = a
+            .continues
+            .iter()
+            .copied()
+            .filter(|&w| listed(w) || w == crate::target::GONE);
         match (waves.next(), waves.next()) {
             (Some(w), None) => Plan::Alone(w),
             // Several named waves: the engine runs one wave or all of them.

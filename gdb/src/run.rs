@@ -13,7 +13,7 @@
 
 use std::sync::atomic::Ordering;
 
-use gdbstub::common::Signal;
+use gdbstub::common::{Signal, Tid};
 use gdbstub::stub::MultiThreadStopReason;
 use gdbstub::target::ext::base::reverse_exec::ReplayLogPosition;
 use wavedbg_emulator::debug::{view, Blocked, StopEvent, StopReason};
@@ -31,8 +31,8 @@ pub struct Outcome {
     pub reason: MultiThreadStopReason<u64>,
     /// Text for the client's console (empty: none).
     pub console: String,
-    /// The wave whose PC goes into the stop reply.
-    pub wave: Option<usize>,
+    /// The PC that goes into the stop reply (the stopped wave's).
+    pub pc: Option<u64>,
 }
 
 impl WaveTarget {
@@ -58,10 +58,29 @@ impl WaveTarget {
             return Outcome {
                 reason: MultiThreadStopReason::Terminated(signal),
                 console: String::new(),
-                wave: None,
+                pc: None,
             };
         }
+        if let (Some(id), Some(w)) = (self.ghost, plan.wave()) {
+            if w == crate::target::GONE {
+                // The client resumed the last stop's exited wave alone: it stays exited.
+                let m = self.engine.machine();
+                let stop = StopEvent {
+                    reason: StopReason::Blocked(Blocked::Exited),
+                    wave: None,
+                    wave_id: Some(id),
+                    pc: m.retired_wave(id).map(|w| w.pc),
+                    instructions: m.stats.wave_instructions,
+                    watch: Vec::new(),
+                };
+                return self.outcome(stop);
+            }
+        }
         self.last_stop_wave = None;
+        self.ghost = None;
+        // `$lane` is the client's selection: the engine moves its selected lane to a lane
+        // that hit a breakpoint, which a client's lane condition must not see.
+        let lane = self.engine.selected_lane;
         let stop = match plan {
             Plan::All => self.engine.continue_all(),
             // Until something stops it.
@@ -78,6 +97,7 @@ impl WaveTarget {
             }
             Plan::ReverseCont => self.engine.reverse_continue(),
         };
+        self.engine.selected_lane = lane;
         self.outcome(stop)
     }
 
@@ -106,8 +126,20 @@ impl WaveTarget {
     pub(crate) fn outcome(&mut self, stop: StopEvent) -> Outcome {
         self.last_stop_wave = stop.wave;
         self.stop_labels = self.labels(&stop);
+        // A wave that exited as its slot was refilled stops as itself, until the next
+        // resumption.
+        self.ghost = stop
+            .wave_id
+            .filter(|&id| stop.wave.is_none() && self.engine.machine().retired_wave(id).is_some());
         let wave = stop.wave.or_else(|| self.listed_waves().next());
-        let tid = wave.and_then(|w| self.tid(w));
+        let (tid, pc) = match self.ghost {
+            Some(id) => (Tid::new(id as usize + 1), stop.pc),
+            None => (
+                wave.and_then(|w| self.tid(w)),
+                wave.and_then(|w| self.engine.machine().waves.get(w))
+                    .map(|w| w.pc),
+            ),
+        };
         let describe = |t: &Self| format!("{}\n", view::describe_stop(&t.engine, &stop));
         let signal = |signal: Signal| match tid {
             Some(tid) => MultiThreadStopReason::SignalWithThread { tid, signal },
@@ -169,7 +201,7 @@ impl WaveTarget {
         Outcome {
             reason,
             console,
-            wave,
+            pc,
         }
     }
 }

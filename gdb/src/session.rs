@@ -242,12 +242,9 @@ fn report(
     >,
     target: &mut WaveTarget,
     reason: MultiThreadStopReason<u64>,
-    wave: Option<usize>,
+    pc: Option<u64>,
 ) -> io::Result<Machine> {
-    let pc = wave
-        .and_then(|w| target.engine.machine().waves.get(w))
-        .map_or(0, |w| w.pc)
-        .to_le_bytes();
+    let pc = pc.unwrap_or(0).to_le_bytes();
     // What gdb reads after every stop, so a step costs no register packet.
     let sp = regs::RSP_VALUE.to_le_bytes();
     let zero = [0u8; 8];
@@ -319,7 +316,7 @@ fn drive(target: &mut WaveTarget, wire: &Wire, reader: &mut Reader) -> io::Resul
                 if !out.console.is_empty() {
                     wire.console(&out.console)?;
                 }
-                report(s, target, out.reason, out.wave)?
+                report(s, target, out.reason, out.pc)?
             }
             // Ctrl-C never reaches gdbstub (the reader interrupts the engine itself).
             GdbStubStateMachine::CtrlCInterrupt(s) => s

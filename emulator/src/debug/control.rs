@@ -164,8 +164,19 @@ impl Engine {
     /// every instruction.
     fn run_alone(&mut self, w: usize, goal: Goal) -> StopEvent {
         self.begin();
+        let id = self.machine.waves.get(w).map(|x| x.id);
         let mut done = 0u64;
         loop {
+            // The wave exited and the next workgroup took its slot: it stops there (the
+            // slot's new wave is another wave).
+            if let Some(id) = id.filter(|&id| self.machine.waves.get(w).map(|x| x.id) != Some(id)) {
+                let reason = match goal {
+                    Goal::Steps(_) => StopReason::Step,
+                    Goal::Exit => StopReason::Reached(Reached::Exit),
+                    _ => StopReason::Blocked(Blocked::Exited),
+                };
+                return self.finish(self.retired_event(reason, id));
+            }
             match goal {
                 Goal::Steps(n) if done >= n => {
                     return self.finish(self.event(StopReason::Step, Some(w)));

@@ -207,6 +207,19 @@ impl Engine {
         }
     }
 
+    /// A stop of wave `id` after it exited and its slot was refilled: no wave index, the
+    /// wave's id and its PC as it exited.
+    pub(super) fn retired_event(&self, reason: StopReason, id: u32) -> StopEvent {
+        StopEvent {
+            reason,
+            wave: None,
+            wave_id: Some(id),
+            pc: self.machine.retired_wave(id).map(|w| w.pc),
+            instructions: self.machine.stats.wave_instructions,
+            watch: Vec::new(),
+        }
+    }
+
     /// Records a stop: selects its wave, snapshots for change tracking.
     pub(super) fn finish(&mut self, stop: StopEvent) -> StopEvent {
         self.progress.publish(&self.machine);

@@ -141,4 +141,10 @@ impl Machine {
     pub fn wave_index(&self, id: u32) -> Option<usize> {
         self.waves.iter().position(|w| w.id == id)
     }
+
+    /// A wave that exited and whose slot the next workgroup took, as it was when it
+    /// exited: only the last workgroup dispatched into a used slot is kept.
+    pub fn retired_wave(&self, id: u32) -> Option<&crate::wave::Wave> {
+        self.retired.as_deref()?.iter().find(|w| w.id == id)
+    }
 }

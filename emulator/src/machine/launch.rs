@@ -138,6 +138,7 @@ impl Machine {
             initial_u,
             waves: Vec::new(),
             slots: Vec::new(),
+            retired: None,
             next_workgroup: 0,
             ended: 0,
             touched: Default::default(),
@@ -182,17 +183,21 @@ impl Machine {
             workgroup: Some(wg),
             shared: PagedBytes::zeroed(self.launch.shared_bytes as u64),
         };
+        let mut retired = Vec::new();
         for i in 0..wpg {
             let mut w = Wave::new(wg * wpg as u32 + i as u32, wg, i as u32, scratch);
             w.u = self.initial_u;
             let idx = s * wpg + i;
             self.touch(idx);
             if idx < self.waves.len() {
-                self.waves[idx] = w;
+                retired.push(std::mem::replace(&mut self.waves[idx], w));
             } else {
                 self.waves.push(w);
             }
             self.stats.waves_launched += 1;
+        }
+        if !retired.is_empty() {
+            self.retired = Some(retired.into());
         }
     }
 }

@@ -120,6 +120,9 @@ pub struct Machine {
     pub waves: Vec<Wave>,
     /// Resident workgroup slots.
     pub slots: Vec<Slot>,
+    /// The waves the last dispatch replaced (the workgroup that finished in that slot),
+    /// so a front end can still show a wave whose slot was refilled as it exited.
+    retired: Option<Arc<[Wave]>>,
     next_workgroup: u32,
     /// Waves of the launch that exited or faulted (so the count remaining is O(1)).
     ended: u64,
@@ -241,6 +244,7 @@ impl Machine {
             initial_u,
             waves,
             slots,
+            retired,
             next_workgroup,
             ended,
             rng,
@@ -281,6 +285,7 @@ impl Machine {
             mine.workgroup = theirs.workgroup;
             mine.shared.sync_from(&theirs.shared);
         }
+        self.retired.clone_from(retired);
         self.next_workgroup = *next_workgroup;
         self.ended = *ended;
         self.rng = *rng;

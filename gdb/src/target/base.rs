@@ -17,8 +17,7 @@ use crate::regs::WaveRegs;
 
 impl MultiThreadBase for WaveTarget {
     fn read_registers(&mut self, regs: &mut WaveRegs, tid: Tid) -> TargetResult<(), Self> {
-        let w = self.wave_of(tid)?;
-        let wave = &self.engine.machine().waves[w];
+        let wave = self.readable(tid)?;
         regs.pc = wave.pc;
         regs.exec = wave.exec;
         regs.u = wave.u.to_vec();
@@ -69,8 +68,7 @@ impl MultiThreadBase for WaveTarget {
     }
 
     fn list_active_threads(&mut self, report: &mut dyn FnMut(Tid)) -> Result<(), String> {
-        let tids: Vec<Tid> = self.listed_waves().filter_map(|w| self.tid(w)).collect();
-        tids.into_iter().for_each(report);
+        self.listed_tids().into_iter().for_each(report);
         Ok(())
     }
 
@@ -86,7 +84,8 @@ impl MultiThreadBase for WaveTarget {
                 let _ = self.engine.select_wave_index(w);
                 Ok(true)
             }
-            None => Ok(false),
+            // The last stop's exited wave: listed, but not in the engine to select.
+            None => Ok(self.ghost_of(tid).is_some()),
         }
     }
 

@@ -23,8 +23,9 @@
 //! works with wave indexes (slots in the machine's waves); [`WaveTarget::slot`] and
 //! [`WaveTarget::tid`] convert at the protocol's edge. Only resident waves are listed:
 //! exited waves are dropped from the thread list, except the wave of the last stop, which
-//! stays listed until the next resumption so the client can still read it. Faulted waves
-//! stay listed. After an extended-remote `kill`, and after the launch ended, there is no
+//! stays listed until the next resumption so the client can still read it, even when it
+//! exited and the next workgroup took its slot at once (the machine keeps the replaced
+//! waves; [`WaveTarget::ghost`]). Faulted waves stay listed. After an extended-remote `kill`, and after the launch ended, there is no
 //! process: no thread is listed until `run` starts it again.
 //!
 //! The extensions depend on this file and on the plain modules below it ([`crate::plan`],
@@ -56,7 +57,7 @@ use gdbstub::target::ext::monitor_cmd::MonitorCmdOps;
 use gdbstub::target::ext::target_description_xml_override::TargetDescriptionXmlOverrideOps;
 use gdbstub::target::{Target, TargetError};
 use wavedbg_emulator::debug::{Engine, EngineError};
-use wavedbg_emulator::machine::wave::WaveState;
+use wavedbg_emulator::machine::wave::{Wave, WaveState};
 
 use crate::codes::{self, ESRCH};
 use crate::plan::{Actions, Plan};
@@ -87,6 +88,10 @@ pub struct WaveTarget {
     pub(crate) stop_labels: Vec<Relabel>,
     /// The wave of the last stop (listed even if it exited).
     pub(crate) last_stop_wave: Option<usize>,
+    /// The wave of the last stop when it exited and the next workgroup took its slot in
+    /// the same step (its global id): listed, and its registers readable from the
+    /// machine's retired waves, until the next resumption.
+    pub(crate) ghost: Option<u32>,
     /// The launch ended in a deadlock: resuming terminates it with this signal.
     pub(crate) terminal: Option<Signal>,
     /// The signal of the last fault (the launch ends with it when only faulted waves are
@@ -97,6 +102,10 @@ pub struct WaveTarget {
     /// `monitor save` may write files (the server listens on loopback only).
     pub(crate) files_allowed: bool,
 }
+
+/// The wave index of a resume action on a wave that is no longer resident (the last
+/// stop's exited wave: the packet validation refuses any other).
+pub(crate) const GONE: usize = usize::MAX;
 
 /// The global wave id a thread id names.
 pub(crate) fn wave_id(tid: Tid) -> Option<u32> {
@@ -123,6 +132,7 @@ impl WaveTarget {
             no_process: false,
             stop_labels: Vec::new(),
             last_stop_wave: None,
+            ghost: None,
             terminal: None,
             last_fault: None,
             ctrl_c: Arc::new(AtomicBool::new(false)),
@@ -149,6 +159,20 @@ impl WaveTarget {
         Tid::new(id as usize + 1)
     }
 
+    /// The exited wave of the last stop, if `tid` names it ([`WaveTarget::ghost`]).
+    pub(crate) fn ghost_of(&self, tid: Tid) -> Option<&Wave> {
+        let id = wave_id(tid).filter(|&id| !self.no_process && self.ghost == Some(id))?;
+        self.engine.machine().retired_wave(id)
+    }
+
+    /// The wave a thread id names, to read: resident, or the last stop's exited wave.
+    pub(crate) fn readable(&self, tid: Tid) -> Result<&Wave, TargetError<String>> {
+        match self.slot(tid) {
+            Some(w) => Ok(&self.engine.machine().waves[w]),
+            None => self.ghost_of(tid).ok_or(TargetError::Errno(ESRCH)),
+        }
+    }
+
     /// The wave index of a thread id, if that wave is resident (else ESRCH).
     pub(crate) fn wave_of(&self, tid: Tid) -> Result<usize, TargetError<String>> {
         self.slot(tid).ok_or(TargetError::Errno(ESRCH))
@@ -164,15 +188,32 @@ impl WaveTarget {
 
     /// Whether thread id `tid` (a number, as a packet gives it) is listed.
     pub(crate) fn listed_tid(&self, tid: usize) -> bool {
-        Tid::new(tid)
-            .and_then(|t| self.slot(t))
-            .is_some_and(|w| self.listed(w))
+        Tid::new(tid).is_some_and(|t| {
+            self.slot(t).is_some_and(|w| self.listed(w)) || self.ghost_of(t).is_some()
+        })
     }
 
-    /// The wave index a resume action names; one that names no resident wave is never
-    /// listed, so plans leave it out.
+    /// The listed threads' ids, in the order of their waves' ids (the last stop's exited
+    /// wave among them).
+    pub(crate) fn listed_tids(&self) -> Vec<Tid> {
+        let waves = &self.engine.machine().waves;
+        let mut ids: Vec<u32> = self.listed_waves().map(|w| waves[w].id).collect();
+        if let Some(g) = self
+            .ghost
+            .filter(|&g| !self.no_process && self.engine.machine().retired_wave(g).is_some())
+        {
+            ids.push(g);
+            ids.sort_unstable();
+        }
+        ids.into_iter()
+            .filter_map(|id| Tid::new(id as usize + 1))
+            .collect()
+    }
+
+    /// The wave index a resume action names: [`GONE`] for the last stop's exited wave
+    /// (which has no index), which the plan reports as exited without running anything.
     pub(crate) fn action_slot(&self, tid: Tid) -> usize {
-        self.slot(tid).unwrap_or(usize::MAX)
+        self.slot(tid).unwrap_or(GONE)
     }
 
     /// The listed threads' wave indexes, in the order of their waves' ids.
@@ -201,6 +242,7 @@ impl WaveTarget {
         self.terminal = None;
         self.last_fault = None;
         self.last_stop_wave = None;
+        self.ghost = None;
         self.plan = None;
         self.stop_labels.clear();
     }

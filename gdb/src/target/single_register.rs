@@ -33,8 +33,8 @@ impl SingleRegisterAccess<Tid> for WaveTarget {
         reg: WaveRegId,
         buf: &mut [u8],
     ) -> TargetResult<usize, Self> {
-        let w = self.wave_of(tid)?;
-        let wave = &self.engine.machine().waves[w];
+        let selected_lane = self.engine.selected_lane as usize;
+        let wave = self.readable(tid)?;
         let mut put = |bytes: &[u8]| -> TargetResult<usize, Self> {
             let dst = buf
                 .get_mut(..bytes.len())
@@ -60,14 +60,11 @@ impl SingleRegisterAccess<Tid> for WaveTarget {
                 }
                 put(&b)
             }
-            WaveRegId::Lane => put(&u32::from(self.engine.selected_lane).to_le_bytes()),
+            WaveRegId::Lane => put(&(selected_lane as u32).to_le_bytes()),
             WaveRegId::Wave => put(&wave.id.to_le_bytes()),
             WaveRegId::Workgroup => put(&wave.workgroup.to_le_bytes()),
             WaveRegId::WaveInWorkgroup => put(&wave.index.to_le_bytes()),
-            WaveRegId::LaneV(n) => {
-                let lane = self.engine.selected_lane as usize;
-                put(&wave.v[n as usize][lane].to_le_bytes())
-            }
+            WaveRegId::LaneV(n) => put(&wave.v[n as usize][selected_lane].to_le_bytes()),
         }
     }
 

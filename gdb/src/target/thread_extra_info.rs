@@ -11,7 +11,8 @@ use super::WaveTarget;
 impl ThreadExtraInfo for WaveTarget {
     fn thread_extra_info(&self, tid: Tid, buf: &mut [u8]) -> Result<usize, String> {
         let m = self.engine.machine();
-        let text = match self.slot(tid).and_then(|w| m.waves.get(w)) {
+        let wave = self.slot(tid).and_then(|w| m.waves.get(w));
+        let text = match wave.or_else(|| self.ghost_of(tid)) {
             Some(w) => format!(
                 "wave {}, workgroup {}, wave_in_wg {}, {}, exec {:#010x}",
                 w.id,
