@@ -317,6 +317,8 @@ printf \"stepped: wave %d pc %#x\\n\", $wave, $pc
 continue
 stepi
 printf \"stepped: wave %d pc %#x\\n\", $wave, $pc
+lane 4
+printf \"exited-lane: %d %d\\n\", $lane, $lv3
 info threads
 delete
 wave 6
@@ -341,6 +343,8 @@ kill
             "lane-stop: wave 4 lane 2\n",
             &format!("stepped: wave 4 pc {past:#x}\n"),
             &format!("stepped: wave 5 pc {past:#x}\n"),
+            // The exited wave's registers, and the lane selected from its thread.
+            "exited-lane: 4 164\n",
             "[New Thread 1.7]",
             "(wave 5, workgroup 2, wave_in_wg 1, exited, ",
             "Thread 1.7 (wave 6, workgroup 3, wave_in_wg 0, ready, ",

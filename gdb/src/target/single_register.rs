@@ -73,8 +73,14 @@ impl SingleRegisterAccess<Tid> for WaveTarget {
     /// for every thread; `lvN` writes the selected lane of `vN`; the wave's ids cannot be
     /// written.
     fn write_register(&mut self, tid: Tid, reg: WaveRegId, val: &[u8]) -> TargetResult<(), Self> {
-        let w = self.wave_of(tid)?;
         let bad = || TargetError::Errno(EINVAL);
+        if let WaveRegId::Lane = reg {
+            // One selection for every thread: also from the last stop's exited wave.
+            self.readable(tid)?;
+            let lane = words::<1>(val).ok_or_else(bad)?[0];
+            return self.engine.select_lane(lane).map_err(|e| refused(&e));
+        }
+        let w = self.wave_of(tid)?;
         let write = match reg {
             WaveRegId::Core(X86_64CoreRegId::Rip) => {
                 let pc = <[u8; 8]>::try_from(val).map_err(|_| bad())?;
@@ -94,19 +100,17 @@ impl SingleRegisterAccess<Tid> for WaveTarget {
                 reg,
                 lanes: words::<LANES>(val).ok_or_else(bad)?,
             },
-            WaveRegId::Lane => {
-                let lane = words::<1>(val).ok_or_else(bad)?[0];
-                return self.engine.select_lane(lane).map_err(|e| refused(&e));
-            }
             WaveRegId::LaneV(reg) => {
                 let value = words::<1>(val).ok_or_else(bad)?[0];
                 let mut lanes = self.engine.machine().waves[w].v[reg as usize];
                 lanes[self.engine.selected_lane as usize] = value;
                 RegisterWrite::V { reg, lanes }
             }
-            WaveRegId::Wave | WaveRegId::Workgroup | WaveRegId::WaveInWorkgroup => {
-                return Err(bad())
-            }
+            // (`lane` was written above.)
+            WaveRegId::Lane
+            | WaveRegId::Wave
+            | WaveRegId::Workgroup
+            | WaveRegId::WaveInWorkgroup => return Err(bad()),
         };
         self.engine
             .write_register(w, write)
