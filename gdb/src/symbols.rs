@@ -860,6 +860,27 @@ done:
     end
 ";
 
+    type R<'a> = gimli::EndianSlice<'a, gimli::LittleEndian>;
+
+    /// Runs `f` on a symbol file's DWARF and its one compile unit.
+    fn with_unit<T>(
+        bytes: &[u8],
+        f: impl for<'a> FnOnce(&gimli::Dwarf<R<'a>>, &gimli::Unit<R<'a>>) -> T,
+    ) -> T {
+        let file = object::read::File::parse(bytes).unwrap();
+        let load = |id: gimli::SectionId| -> Result<std::borrow::Cow<[u8]>, gimli::Error> {
+            Ok(file
+                .section_by_name(id.name())
+                .and_then(|s| s.uncompressed_data().ok())
+                .unwrap_or_default())
+        };
+        let sections = gimli::DwarfSections::load(load).unwrap();
+        let dwarf = sections.borrow(|s| gimli::EndianSlice::new(s, gimli::LittleEndian));
+        let header = dwarf.units().next().unwrap().unwrap();
+        let unit = dwarf.unit(header).unwrap();
+        f(&dwarf, &unit)
+    }
+
     fn program() -> Program {
         wavedbg_emulator::asm::assemble(KERNEL, "k.s", None).expect("assembles")
     }
@@ -916,74 +937,64 @@ done:
         let p = program();
         let launch = Launch::new(&p, LaunchOptions::default()).unwrap();
         let bytes = elf_file(&p, &launch, "k.s", "/work").unwrap();
-        let file = object::read::File::parse(&*bytes).unwrap();
-        let load = |id: gimli::SectionId| -> Result<std::borrow::Cow<[u8]>, gimli::Error> {
-            Ok(file
-                .section_by_name(id.name())
-                .and_then(|s| s.uncompressed_data().ok())
-                .unwrap_or_default())
-        };
-        let sections = gimli::DwarfSections::load(load).unwrap();
-        let dwarf = sections.borrow(|s| gimli::EndianSlice::new(s, gimli::LittleEndian));
-        let mut units = dwarf.units();
-        let header = units.next().unwrap().unwrap();
-        let unit = dwarf.unit(header).unwrap();
-        assert_eq!(unit.name.unwrap().slice(), b"k.s");
-        assert_eq!(unit.comp_dir.unwrap().slice(), b"/work");
-        let program = unit.line_program.clone().unwrap();
-        let mut rows = program.rows();
-        let mut got = Vec::new();
-        while let Some((header, row)) = rows.next_row().unwrap() {
-            if row.end_sequence() {
-                assert_eq!(row.address(), p.code.len() as u64 * 4);
-                continue;
+        with_unit(&bytes, |dwarf, unit| {
+            assert_eq!(unit.name.unwrap().slice(), b"k.s");
+            assert_eq!(unit.comp_dir.unwrap().slice(), b"/work");
+            let program = unit.line_program.clone().unwrap();
+            let mut rows = program.rows();
+            let mut got = Vec::new();
+            while let Some((header, row)) = rows.next_row().unwrap() {
+                if row.end_sequence() {
+                    assert_eq!(row.address(), p.code.len() as u64 * 4);
+                    continue;
+                }
+                let file = row.file(header).unwrap();
+                let fname = dwarf.attr_string(unit, file.path_name()).unwrap();
+                assert_eq!(fname.slice(), b"k.s");
+                got.push((
+                    row.address(),
+                    row.line().map_or(0, |l| l.get() as u32),
+                    row.prologue_end(),
+                    row.is_stmt(),
+                ));
             }
-            let file = row.file(header).unwrap();
-            let fname = dwarf.attr_string(&unit, file.path_name()).unwrap();
-            assert_eq!(fname.slice(), b"k.s");
-            got.push((
-                row.address(),
-                row.line().map_or(0, |l| l.get() as u32),
-                row.prologue_end(),
-                row.is_stmt(),
-            ));
-        }
-        let starts = [0, p.labels["loop"], p.labels["done"]];
-        let want: Vec<_> = p
-            .lines
-            .iter()
-            .map(|&(a, l)| (a, l, starts.contains(&a), true))
-            .collect();
-        assert_eq!(got, want);
+            let starts = [0, p.labels["loop"], p.labels["done"]];
+            let want: Vec<_> = p
+                .lines
+                .iter()
+                .map(|&(a, l)| (a, l, starts.contains(&a), true))
+                .collect();
+            assert_eq!(got, want);
 
-        // One subprogram per function, with its range.
-        let mut entries = unit.entries();
-        let mut subprograms = Vec::new();
-        while let Some(e) = entries.next_dfs().unwrap() {
-            if e.tag() == gimli::DW_TAG_subprogram {
-                let name = e.attr_value(gimli::DW_AT_name).unwrap();
-                let name = dwarf
-                    .attr_string(&unit, name)
-                    .unwrap()
-                    .to_string_lossy()
-                    .into_owned();
-                let low = match e.attr_value(gimli::DW_AT_low_pc) {
-                    Some(gimli::AttributeValue::Addr(a)) => a,
-                    other => panic!("low_pc {other:?}"),
-                };
-                let high = e
-                    .attr_value(gimli::DW_AT_high_pc)
-                    .unwrap()
-                    .udata_value()
-                    .unwrap();
-                subprograms.push((name, low, high));
+            // One subprogram per function, with its range.
+            let mut entries = unit.entries();
+            let mut subprograms = Vec::new();
+            while let Some(e) = entries.next_dfs().unwrap() {
+                if e.tag() == gimli::DW_TAG_subprogram {
+                    let name = e.attr_value(gimli::DW_AT_name).unwrap();
+                    let name = dwarf
+                        .attr_string(unit, name)
+                        .unwrap()
+                        .to_string_lossy()
+                        .into_owned();
+                    let low = match e.attr_value(gimli::DW_AT_low_pc) {
+                        Some(gimli::AttributeValue::Addr(a)) => a,
+                        other => panic!("low_pc {other:?}"),
+                    };
+                    let high = e
+                        .attr_value(gimli::DW_AT_high_pc)
+                        .unwrap()
+                        .udata_value()
+                        .unwrap();
+                    subprograms.push((name, low, high));
+                }
             }
-        }
-        let want: Vec<_> = functions(&p)
-            .into_iter()
-            .map(|f| (f.name, f.address, f.size))
-            .collect();
-        assert_eq!(subprograms, want);
+            let want: Vec<_> = functions(&p)
+                .into_iter()
+                .map(|f| (f.name, f.address, f.size))
+                .collect();
+            assert_eq!(subprograms, want);
+        })
     }
 
     /// Two workgroups' worth of windows: 3 workgroups of 2 waves, 64 shared bytes, 8
@@ -1011,7 +1022,6 @@ done:
     /// `unsigned int[128]`, `struct __shared_window (1048576 bytes) {w at 0: unsigned
     /// int[16]}[3]`.
     fn read_variables(bytes: &[u8]) -> Vec<(String, u64, String)> {
-        type R<'a> = gimli::EndianSlice<'a, gimli::LittleEndian>;
         fn string(
             dwarf: &gimli::Dwarf<R>,
             unit: &gimli::Unit<R>,
@@ -1098,50 +1108,37 @@ done:
             }
         }
 
-        let file = object::read::File::parse(bytes).unwrap();
-        let load = |id: gimli::SectionId| -> Result<std::borrow::Cow<[u8]>, gimli::Error> {
-            Ok(file
-                .section_by_name(id.name())
-                .and_then(|s| s.uncompressed_data().ok())
-                .unwrap_or_default())
-        };
-        let sections = gimli::DwarfSections::load(load).unwrap();
-        let dwarf = sections.borrow(|s| gimli::EndianSlice::new(s, gimli::LittleEndian));
-        let header = dwarf.units().next().unwrap().unwrap();
-        let unit = dwarf.unit(header).unwrap();
-        let mut out = Vec::new();
-        let mut entries = unit.entries();
-        while let Some(e) = entries.next_dfs().unwrap() {
-            if e.tag() != gimli::DW_TAG_variable {
-                continue;
-            }
-            assert_eq!(
-                e.attr_value(gimli::DW_AT_external),
-                Some(gimli::AttributeValue::Flag(true))
-            );
-            let address = match e.attr_value(gimli::DW_AT_location) {
-                Some(gimli::AttributeValue::Exprloc(expr)) => {
-                    let mut ops = expr.operations(unit.encoding());
-                    let op = ops.next().unwrap();
-                    assert!(ops.next().unwrap().is_none(), "one operation");
-                    match op {
-                        Some(gimli::Operation::Address { address }) => address,
-                        other => panic!("location {other:?}"),
-                    }
+        with_unit(bytes, |dwarf, unit| {
+            let mut out = Vec::new();
+            let mut entries = unit.entries();
+            while let Some(e) = entries.next_dfs().unwrap() {
+                if e.tag() != gimli::DW_TAG_variable {
+                    continue;
                 }
-                other => panic!("location {other:?}"),
-            };
-            let ty = match e.attr_value(gimli::DW_AT_type) {
-                Some(gimli::AttributeValue::UnitRef(o)) => o,
-                other => panic!("type {other:?}"),
-            };
-            out.push((
-                string(&dwarf, &unit, e),
-                address,
-                describe(&dwarf, &unit, ty),
-            ));
-        }
-        out
+                assert_eq!(
+                    e.attr_value(gimli::DW_AT_external),
+                    Some(gimli::AttributeValue::Flag(true))
+                );
+                let address = match e.attr_value(gimli::DW_AT_location) {
+                    Some(gimli::AttributeValue::Exprloc(expr)) => {
+                        let mut ops = expr.operations(unit.encoding());
+                        let op = ops.next().unwrap();
+                        assert!(ops.next().unwrap().is_none(), "one operation");
+                        match op {
+                            Some(gimli::Operation::Address { address }) => address,
+                            other => panic!("location {other:?}"),
+                        }
+                    }
+                    other => panic!("location {other:?}"),
+                };
+                let ty = match e.attr_value(gimli::DW_AT_type) {
+                    Some(gimli::AttributeValue::UnitRef(o)) => o,
+                    other => panic!("type {other:?}"),
+                };
+                out.push((string(dwarf, unit, e), address, describe(dwarf, unit, ty)));
+            }
+            out
+        })
     }
 
     #[test]
