@@ -319,6 +319,8 @@ stepi
 printf \"stepped: wave %d pc %#x\\n\", $wave, $pc
 lane 4
 printf \"exited-lane: %d %d\\n\", $lane, $lv3
+monitor threads
+vlanes v3
 info threads
 delete
 wave 6
@@ -345,6 +347,10 @@ kill
             &format!("stepped: wave 5 pc {past:#x}\n"),
             // The exited wave's registers, and the lane selected from its thread.
             "exited-lane: 4 164\n",
+            // The server's thread list agrees with gdb's, in wave order.
+            "* 6      5      2          1           exited      0x008c <joined+16>\n  7      6      3          0           ready",
+            // The server's views of the selected wave would show the wave in its slot now.
+            "wave 5 has exited and its slot holds another wave, so the server has no wave 5 to show",
             "[New Thread 1.7]",
             "(wave 5, workgroup 2, wave_in_wg 1, exited, ",
             "Thread 1.7 (wave 6, workgroup 3, wave_in_wg 0, ready, ",

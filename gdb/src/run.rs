@@ -61,23 +61,16 @@ impl WaveTarget {
                 pc: None,
             };
         }
-        if let (Some(id), Some(w)) = (self.ghost, plan.wave()) {
-            if w == crate::target::GONE {
-                // The client resumed the last stop's exited wave alone: it stays exited.
-                let m = self.engine.machine();
-                let stop = StopEvent {
-                    reason: StopReason::Blocked(Blocked::Exited),
-                    wave: None,
-                    wave_id: Some(id),
-                    pc: m.retired_wave(id).map(|w| w.pc),
-                    instructions: m.stats.wave_instructions,
-                    watch: Vec::new(),
-                };
-                return self.outcome(stop);
-            }
+        if let (Some(id), Some(crate::target::GONE)) = (self.ghost, plan.wave()) {
+            // The client resumed the last stop's exited wave alone: it stays exited.
+            let stop = self
+                .engine
+                .retired_event(StopReason::Blocked(Blocked::Exited), id);
+            return self.outcome(stop);
         }
         self.last_stop_wave = None;
         self.ghost = None;
+        self.on_ghost = false;
         // `$lane` is the client's selection: the engine moves its selected lane to a lane
         // that hit a breakpoint, which a client's lane condition must not see.
         let lane = self.engine.selected_lane;
@@ -131,6 +124,7 @@ impl WaveTarget {
         self.ghost = stop
             .wave_id
             .filter(|&id| stop.wave.is_none() && self.engine.machine().retired_wave(id).is_some());
+        self.on_ghost = self.ghost.is_some();
         let wave = stop.wave.or_else(|| self.listed_waves().next());
         let (tid, pc) = match self.ghost {
             Some(id) => (Tid::new(id as usize + 1), stop.pc),

@@ -35,7 +35,7 @@
 //! A window name the kernel itself uses (a label or buffer called `__shared`, say) is left
 //! out: the kernel's own names win.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 use gimli::write::{
@@ -46,7 +46,7 @@ use gimli::{Encoding, Format, LineEncoding, LittleEndian};
 use object::elf;
 use object::write::elf::{FileHeader, ProgramHeader, SectionHeader, Sym, Writer};
 use object::Endianness;
-use wavedbg_emulator::machine::{LaunchOptions, Machine};
+use wavedbg_emulator::machine::{LaunchError, LaunchOptions, Machine};
 use wavedbg_emulator::program::Program;
 
 use crate::memory::{
@@ -91,7 +91,7 @@ pub enum SymbolsError {
     Dwarf(#[from] gimli::write::Error),
     /// The kernel cannot be launched, so its buffers have no addresses.
     #[error("cannot place the buffers: {0}")]
-    Launch(String),
+    Launch(#[from] LaunchError),
 }
 
 /// What a launch decides about the addresses a symbol file names: where the buffers are,
@@ -126,9 +126,7 @@ impl Launch {
     /// The launch of `program` with `options` (the kernel's own `.grid` and `.workgroup`
     /// unless the options override them).
     pub fn new(program: &Program, options: LaunchOptions) -> Result<Launch, SymbolsError> {
-        Machine::new(program, options)
-            .map(|m| Launch::of(&m))
-            .map_err(|e| SymbolsError::Launch(e.to_string()))
+        Ok(Launch::of(&Machine::new(program, options)?))
     }
 
     /// Waves in the launch (global wave ids are 32-bit, so at most 2^32).
@@ -161,12 +159,10 @@ impl Launch {
     /// The `.scratch` section: from [`SCRATCH_BASE`] to the end of the last lane's window
     /// (`None` without scratch).
     fn scratch_range(&self) -> Option<(u64, u64)> {
-        let waves = self.waves();
-        (self.scratch_bytes > 0 && waves > 0).then(|| {
-            let last = SCRATCH_BASE
-                + ((waves - 1) << SCRATCH_WAVE_SHIFT)
-                + (31 << SCRATCH_OFFSET_BITS)
-                + u64::from(self.scratch_bytes);
+        // (Wave ids are 32-bit: `waves` is at most 2^32.)
+        let last_wave = u32::try_from(self.waves().checked_sub(1)?).unwrap_or(u32::MAX);
+        (self.scratch_bytes > 0).then(|| {
+            let last = Window::scratch_addr(last_wave, 31, u64::from(self.scratch_bytes));
             (SCRATCH_BASE, last - SCRATCH_BASE)
         })
     }
@@ -548,10 +544,18 @@ fn dwarf(
         .collect();
     rows.sort_by_key(|&(a, _)| a);
     rows.dedup_by_key(|&mut (a, _)| a);
+    // The address where each function starts (a row there ends its prologue), and the
+    // line of each address.
+    let starts: BTreeSet<u64> = functions
+        .iter()
+        .filter(|f| f.size > 0)
+        .map(|f| f.address)
+        .collect();
+    let line_at: BTreeMap<u64, u32> = rows.iter().copied().collect();
     if !rows.is_empty() {
         lines.begin_sequence(Some(Address::Constant(0)));
         for &(addr, line) in &rows {
-            let starts_function = functions.iter().any(|f| f.address == addr && f.size > 0);
+            let starts_function = starts.contains(&addr);
             let row = lines.row();
             row.address_offset = addr;
             row.file = file;
@@ -584,7 +588,7 @@ fn dwarf(
     for f in functions.iter().filter(|f| f.size > 0) {
         let id = dwarf.unit.add(root, gimli::DW_TAG_subprogram);
         let name = dwarf.strings.add(f.name.as_str());
-        let line = rows.iter().find(|&&(a, _)| a == f.address).map(|&(_, l)| l);
+        let line = line_at.get(&f.address).copied();
         let entry = dwarf.unit.get_mut(id);
         entry.set(gimli::DW_AT_name, AttributeValue::StringRef(name));
         entry.set(gimli::DW_AT_external, AttributeValue::Flag(true));

@@ -208,8 +208,10 @@ impl Engine {
     }
 
     /// A stop of wave `id` after it exited and its slot was refilled: no wave index, the
-    /// wave's id and its PC as it exited.
-    pub(super) fn retired_event(&self, reason: StopReason, id: u32) -> StopEvent {
+    /// wave's id and its PC as it exited ([`crate::machine::Machine::retired_wave`]). Not
+    /// recorded as the engine's last stop (a front end that stops such a wave again uses
+    /// it as is).
+    pub fn retired_event(&self, reason: StopReason, id: u32) -> StopEvent {
         StopEvent {
             reason,
             wave: None,

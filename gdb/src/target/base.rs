@@ -82,10 +82,14 @@ impl MultiThreadBase for WaveTarget {
             Some(w) => {
                 // Cannot fail: `slot` found the index.
                 let _ = self.engine.select_wave_index(w);
+                self.on_ghost = false;
                 Ok(true)
             }
             // The last stop's exited wave: listed, but not in the engine to select.
-            None => Ok(self.ghost_of(tid).is_some()),
+            None => {
+                self.on_ghost = self.ghost_of(tid).is_some();
+                Ok(self.on_ghost)
+            }
         }
     }
 

@@ -25,8 +25,9 @@
 //! exited waves are dropped from the thread list, except the wave of the last stop, which
 //! stays listed until the next resumption so the client can still read it, even when it
 //! exited and the next workgroup took its slot at once (the machine keeps the replaced
-//! waves; [`WaveTarget::ghost`]). Faulted waves stay listed. After an extended-remote `kill`, and after the launch ended, there is no
-//! process: no thread is listed until `run` starts it again.
+//! waves; [`WaveTarget::ghost`]). Faulted waves stay listed. After an extended-remote
+//! `kill`, and after the launch ended, there is no process: no thread is listed until
+//! `run` starts it again.
 //!
 //! The extensions depend on this file and on the plain modules below it ([`crate::plan`],
 //! [`crate::points`], [`crate::memory`], [`crate::regs`], [`crate::codes`]), never on
@@ -92,6 +93,10 @@ pub struct WaveTarget {
     /// the same step (its global id): listed, and its registers readable from the
     /// machine's retired waves, until the next resumption.
     pub(crate) ghost: Option<u32>,
+    /// The client's current thread is the ghost (after its stop, or `thread N` of it): the
+    /// engine cannot select that wave, so `monitor` views of the selected wave are
+    /// refused rather than shown for the wave that took its slot.
+    pub(crate) on_ghost: bool,
     /// The launch ended in a deadlock: resuming terminates it with this signal.
     pub(crate) terminal: Option<Signal>,
     /// The signal of the last fault (the launch ends with it when only faulted waves are
@@ -133,6 +138,7 @@ impl WaveTarget {
             stop_labels: Vec::new(),
             last_stop_wave: None,
             ghost: None,
+            on_ghost: false,
             terminal: None,
             last_fault: None,
             ctrl_c: Arc::new(AtomicBool::new(false)),
@@ -159,10 +165,15 @@ impl WaveTarget {
         Tid::new(id as usize + 1)
     }
 
-    /// The exited wave of the last stop, if `tid` names it ([`WaveTarget::ghost`]).
-    pub(crate) fn ghost_of(&self, tid: Tid) -> Option<&Wave> {
-        let id = wave_id(tid).filter(|&id| !self.no_process && self.ghost == Some(id))?;
+    /// The exited wave of the last stop ([`WaveTarget::ghost`]), while there is one.
+    pub(crate) fn ghost_wave(&self) -> Option<&Wave> {
+        let id = self.ghost.filter(|_| !self.no_process)?;
         self.engine.machine().retired_wave(id)
+    }
+
+    /// The exited wave of the last stop, if `tid` names it.
+    pub(crate) fn ghost_of(&self, tid: Tid) -> Option<&Wave> {
+        self.ghost_wave().filter(|w| wave_id(tid) == Some(w.id))
     }
 
     /// The wave a thread id names, to read: resident, or the last stop's exited wave.
@@ -198,11 +209,8 @@ impl WaveTarget {
     pub(crate) fn listed_tids(&self) -> Vec<Tid> {
         let waves = &self.engine.machine().waves;
         let mut ids: Vec<u32> = self.listed_waves().map(|w| waves[w].id).collect();
-        if let Some(g) = self
-            .ghost
-            .filter(|&g| !self.no_process && self.engine.machine().retired_wave(g).is_some())
-        {
-            ids.push(g);
+        if let Some(g) = self.ghost_wave() {
+            ids.push(g.id);
             ids.sort_unstable();
         }
         ids.into_iter()
@@ -243,6 +251,7 @@ impl WaveTarget {
         self.last_fault = None;
         self.last_stop_wave = None;
         self.ghost = None;
+        self.on_ghost = false;
         self.plan = None;
         self.stop_labels.clear();
     }

@@ -94,6 +94,30 @@ fn needs_process(cmd: &Command) -> bool {
     )
 }
 
+/// Whether a command shows or changes the selected wave (or its workgroup's shared memory
+/// and its scratch).
+fn views_selected_wave(cmd: &Command) -> bool {
+    matches!(
+        cmd,
+        Command::Print { .. }
+            | Command::Examine { .. }
+            | Command::Set { .. }
+            | Command::Expect { .. }
+            | Command::Display(_)
+            | Command::Info(Info::Lanes | Info::Registers(_) | Info::Changes)
+            | Command::Disassemble(None)
+            | Command::List(None)
+            | Command::Context
+    )
+}
+
+/// The refusal of [`views_selected_wave`] commands while the client is on the last stop's
+/// exited wave.
+fn on_exited_wave(t: &WaveTarget) -> String {
+    let id = t.ghost.unwrap_or_default();
+    format!("wave {id} has exited and its slot holds another wave, so the server has no wave {id} to show: its registers are still in the client (gdb: `info registers`, `p $v3`; lldb: `register read`), and `thread N` of a listed wave selects that one\n")
+}
+
 const NO_PROCESS: &str =
     "The kernel is not running (killed, or the launch ended): `run` starts it again.\n";
 
@@ -209,8 +233,9 @@ pub fn why(t: &WaveTarget) -> String {
     out
 }
 
-/// The listed threads: thread id (global wave id + 1), wave, workgroup, index in it,
-/// state and PC.
+/// The listed threads, as the client lists them (the last stop's exited wave included),
+/// in wave order: thread id (global wave id + 1), wave, workgroup, index in it, state
+/// and PC.
 pub fn threads(t: &WaveTarget) -> String {
     if t.no_process {
         return "No threads: the kernel is not running (`run` starts it again).\n".into();
@@ -218,14 +243,17 @@ pub fn threads(t: &WaveTarget) -> String {
     let e = t.engine();
     let m = e.machine();
     let mut s = String::from("  tid    wave   workgroup  wave_in_wg  state       pc\n");
-    for (i, w) in m.waves.iter().enumerate() {
-        if !t.listed(i) {
-            continue;
-        }
+    for tid in t.listed_tids() {
+        let Ok(w) = t.readable(tid) else { continue };
+        let selected = if t.on_ghost {
+            t.ghost_of(tid).is_some()
+        } else {
+            t.slot(tid) == Some(e.selected_wave)
+        };
         let _ = writeln!(
             s,
             "{} {:<6} {:<6} {:<10} {:<11} {:<11} {}",
-            if i == e.selected_wave { "*" } else { " " },
+            if selected { "*" } else { " " },
             w.id as u64 + 1,
             w.id,
             w.workgroup,
@@ -249,7 +277,7 @@ pub fn run(t: &mut WaveTarget, line: &str) -> String {
         "threads" => return threads(t),
         "windows" => {
             let e = t.engine();
-            let wave = (!t.no_process).then_some(e.selected_wave);
+            let wave = (!t.no_process && !t.on_ghost).then_some(e.selected_wave);
             return memory::describe(e.machine(), wave);
         }
         "help" if rest.is_empty() => {
@@ -269,6 +297,9 @@ pub fn run(t: &mut WaveTarget, line: &str) -> String {
             }
             if t.no_process && needs_process(&cmd) {
                 return NO_PROCESS.into();
+            }
+            if t.on_ghost && views_selected_wave(&cmd) {
+                return on_exited_wave(t);
             }
             match cmd {
                 Command::Delete(None) => {
