@@ -64,6 +64,14 @@ impl LineEditor {
 
     /// Deletes the word before the cursor (Ctrl-W).
     pub fn delete_word(&mut self) {
+        let end = self.cursor;
+        self.word_left();
+        let (a, b) = (self.byte(self.cursor), self.byte(end));
+        self.text.replace_range(a..b, "");
+    }
+
+    /// Moves the cursor to the start of the word before it (Alt-b).
+    pub fn word_left(&mut self) {
         let before: Vec<char> = self.text.chars().take(self.cursor).collect();
         let mut i = before.len();
         while i > 0 && before[i - 1] == ' ' {
@@ -72,9 +80,20 @@ impl LineEditor {
         while i > 0 && before[i - 1] != ' ' {
             i -= 1;
         }
-        let (a, b) = (self.byte(i), self.byte(self.cursor));
-        self.text.replace_range(a..b, "");
         self.cursor = i;
+    }
+
+    /// Moves the cursor past the end of the word after it (Alt-f).
+    pub fn word_right(&mut self) {
+        let after: Vec<char> = self.text.chars().skip(self.cursor).collect();
+        let mut i = 0;
+        while i < after.len() && after[i] == ' ' {
+            i += 1;
+        }
+        while i < after.len() && after[i] != ' ' {
+            i += 1;
+        }
+        self.cursor += i;
     }
 
     /// Moves the cursor by `delta` chars.
@@ -124,5 +143,15 @@ mod tests {
         e.home();
         e.delete();
         assert_eq!(e.text(), "reak ");
+        e.set("print v1  v2");
+        e.word_left();
+        assert_eq!(e.cursor(), 10);
+        e.word_left();
+        assert_eq!(e.cursor(), 6);
+        e.word_right();
+        assert_eq!(e.cursor(), 8);
+        e.word_right();
+        e.word_right();
+        assert_eq!(e.cursor(), 12);
     }
 }

@@ -747,3 +747,28 @@ fn an_esc_and_a_key_read_as_alt_key_are_both_handled() {
     assert!(!app.help, "the Esc closed the help");
     assert!(app.quit, "and the q quit");
 }
+
+/// On the command line Alt-b and Alt-f move by words (readline's keys); no Alt key closes
+/// it or reaches the panes (Alt-b used to close it and set a breakpoint).
+#[test]
+fn alt_keys_on_the_command_line_edit_it() {
+    let mut app = demo();
+    let breakpoints = app.engine.breakpoints().len();
+    keys(&mut app, ":print v1 v2");
+    let alt = |app: &mut wavedbg_tui::App, c: char| {
+        app.on_key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::ALT))
+    };
+    alt(&mut app, 'b');
+    alt(&mut app, 'b');
+    keys(&mut app, "x");
+    alt(&mut app, 'f');
+    alt(&mut app, 'd');
+    keys(&mut app, "y");
+    let line = app.editor.as_ref().map(|e| e.text().to_string());
+    assert_eq!(line.as_deref(), Some("print xv1y v2"));
+    assert_eq!(
+        app.engine.breakpoints().len(),
+        breakpoints,
+        "no breakpoint set"
+    );
+}

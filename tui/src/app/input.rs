@@ -27,8 +27,14 @@ impl App {
             return;
         }
         // Terminals send Alt-x as Esc then x, so an Esc and a key that arrive together
-        // read as Alt-key. The TUI binds no Alt keys: take it as the two keys it was.
-        if k.modifiers.contains(KeyModifiers::ALT) && matches!(k.code, KeyCode::Char(_)) {
+        // read as Alt-key. The panes bind no Alt keys: take it as the two keys it was.
+        // (The command line has readline's Alt-b/Alt-f; a y/n prompt takes the key.)
+        let prompt = self.confirm_quit || self.confirm_restart;
+        if k.modifiers.contains(KeyModifiers::ALT)
+            && matches!(k.code, KeyCode::Char(_))
+            && self.editor.is_none()
+            && !prompt
+        {
             self.on_key(KeyEvent::new(KeyCode::Esc, KeyModifiers::NONE));
             self.on_key(KeyEvent::new(k.code, k.modifiers - KeyModifiers::ALT));
             return;
@@ -372,10 +378,15 @@ impl App {
 
     pub(super) fn edit_key(&mut self, k: KeyEvent) {
         let ctrl = k.modifiers.contains(KeyModifiers::CONTROL);
+        let alt = k.modifiers.contains(KeyModifiers::ALT);
         let Some(e) = self.editor.as_mut() else {
             return;
         };
         match k.code {
+            KeyCode::Char('b') if alt => e.word_left(),
+            KeyCode::Char('f') if alt => e.word_right(),
+            // Other Alt keys mean nothing on the command line.
+            KeyCode::Char(_) if alt => {}
             KeyCode::Esc => {
                 self.editor = None;
                 self.history.reset();
