@@ -772,3 +772,41 @@ fn alt_keys_on_the_command_line_edit_it() {
         "no breakpoint set"
     );
 }
+
+/// Enter on a breakpoint shows its place in the code view the layout shows, with both
+/// cursors on it (with the source view alone, it focused the hidden disassembly).
+#[test]
+fn enter_on_a_breakpoint_goes_to_it_in_the_shown_code_view() {
+    let mut app = demo();
+    let _ = draw(&mut app, 120, 40);
+    // The demo's last label, far from the top of the source.
+    let label = *app
+        .engine
+        .machine()
+        .program()
+        .labels
+        .values()
+        .max()
+        .expect("the demo has labels");
+    keys(&mut app, &format!(":break *{label:#x}"));
+    press(&mut app, KeyCode::Enter);
+    keys(&mut app, "v");
+    assert_eq!(app.layout, CodeLayout::Src);
+    app.source_cursor = 0;
+    app.focus = Pane::Breakpoints;
+    app.bp_cursor = 0;
+    press(&mut app, KeyCode::Enter);
+    assert_eq!(app.focus, Pane::Source, "the source view is the one shown");
+    assert_eq!(app.code.get(app.code_cursor).map(|l| l.addr), Some(label));
+    let want = app
+        .source
+        .as_ref()
+        .ok()
+        .and_then(|s| s.line_of(app.engine.machine(), label));
+    assert_eq!(
+        Some(app.source_cursor),
+        want,
+        "the source cursor is on its line"
+    );
+    assert_ne!(want, Some(0));
+}

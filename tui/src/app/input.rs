@@ -341,8 +341,13 @@ impl App {
                     Enter => {
                         if let Some(i) = item.and_then(|(.., a)| a).and_then(|a| self.code_index(a))
                         {
-                            self.code_cursor = i;
-                            self.focus = Pane::Code;
+                            // The breakpoint's place, in the code view the layout shows.
+                            self.set_code_cursor(i);
+                            self.focus = if self.layout.shows(Pane::Code) {
+                                Pane::Code
+                            } else {
+                                Pane::Source
+                            };
                         }
                     }
                     _ => return false,
@@ -449,10 +454,7 @@ impl App {
                 }
                 let Some(item) = hit.item else { return };
                 match hit.pane {
-                    Pane::Code => {
-                        self.code_cursor = item.min(self.code.len().saturating_sub(1));
-                        self.sync_source_to_code();
-                    }
+                    Pane::Code => self.set_code_cursor(item),
                     Pane::Source => {
                         self.source_cursor = item;
                         self.sync_code_to_source();

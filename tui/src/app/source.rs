@@ -109,6 +109,13 @@ impl App {
         src.line_of(self.engine.machine(), addr)
     }
 
+    /// Puts the code cursor on line `i` of the disassembly (clamped), and the source cursor
+    /// on its source line: the two code views show the same place.
+    pub(super) fn set_code_cursor(&mut self, i: usize) {
+        self.code_cursor = i.min(self.code.len().saturating_sub(1));
+        self.sync_source_to_code();
+    }
+
     /// Moves the source cursor to the code cursor's line.
     pub(super) fn sync_source_to_code(&mut self) {
         if let Some(line) = self.code_cursor_line() {
