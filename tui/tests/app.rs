@@ -546,6 +546,37 @@ fn z_maximises_any_pane_and_o_the_console() {
     assert!(!app.zoom);
 }
 
+/// Past 10,000 lines the oldest go, and the top of the console says so; the rows each
+/// line wraps to are kept between frames, and agree with counting them all afresh after
+/// lines came and went and after resizes.
+#[test]
+fn the_console_drops_its_oldest_lines_and_says_so() {
+    let mut app = demo();
+    keys(&mut app, "7");
+    let fresh_total = |app: &mut App, w, h| {
+        *app.console_rows.borrow_mut() = Default::default();
+        let _ = draw(app, w, h);
+        app.hits.console_rows
+    };
+    while app.console_dropped == 0 {
+        run(&mut app, &["help"]);
+        let _ = draw(&mut app, 120, 40);
+    }
+    run(&mut app, &["help"]);
+    let _ = draw(&mut app, 120, 40);
+    let kept = app.hits.console_rows;
+    assert_eq!(kept, fresh_total(&mut app, 120, 40));
+    let _ = draw(&mut app, 100, 30);
+    let narrow = app.hits.console_rows;
+    assert_eq!(narrow, fresh_total(&mut app, 100, 30));
+    let _ = draw(&mut app, 120, 40);
+    assert_eq!(app.hits.console_rows, kept);
+    press(&mut app, KeyCode::Home);
+    let screen = text(&draw(&mut app, 120, 40));
+    let header = format!("({} older lines were dropped;", app.console_dropped);
+    assert!(screen.contains(&header), "{screen}");
+}
+
 #[test]
 fn the_console_scrolls_back_through_its_whole_history() {
     let mut app = demo();

@@ -118,6 +118,9 @@ pub struct App {
     pub console_scroll: usize,
     /// Console lines dropped from the start (beyond [`CONSOLE_MAX`]).
     pub console_dropped: usize,
+    /// How many rows each console line wraps to, kept between frames (lines only come
+    /// at the end and go at the start, so a frame wraps only the new ones).
+    pub console_rows: std::cell::RefCell<crate::ui::ConsoleRows>,
     /// The command line, while open.
     pub editor: Option<LineEditor>,
     /// Command history.
@@ -219,6 +222,7 @@ impl App {
             console: Vec::new(),
             console_scroll: 0,
             console_dropped: 0,
+            console_rows: Default::default(),
             editor: None,
             history,
             last_typed: None,

@@ -38,12 +38,41 @@ fn rows_of(line: &str, cols: usize) -> Vec<String> {
     }
 }
 
-/// How many rows one line takes at `cols` columns.
-fn count_rows(line: &str, cols: usize) -> usize {
-    if line.len() <= cols {
-        1
-    } else {
-        text::wrap(line, cols).len()
+/// The rows each console line takes at the pane's width, from one frame to the next:
+/// lines are only added at the end and dropped at the start, so a frame wraps only the
+/// lines added since the last one (and all of them after a resize).
+#[derive(Debug, Default)]
+pub struct ConsoleRows {
+    cols: usize,
+    /// Index (counting dropped lines) of the line `counts[0]` is for.
+    first: usize,
+    counts: std::collections::VecDeque<usize>,
+    total: usize,
+}
+
+impl ConsoleRows {
+    /// Brings the counts up to date with `app`'s console at `cols` columns.
+    fn sync(&mut self, app: &App, cols: usize) {
+        if self.cols != cols || self.first > app.console_dropped {
+            *self = ConsoleRows {
+                cols,
+                first: app.console_dropped,
+                ..ConsoleRows::default()
+            };
+        }
+        while self.first < app.console_dropped {
+            match self.counts.pop_front() {
+                Some(n) => self.total -= n,
+                None => self.first = app.console_dropped - 1,
+            }
+            self.first += 1;
+        }
+        let have = self.counts.len();
+        for (line, _) in app.console.iter().skip(have) {
+            let n = rows_of(line, cols).len();
+            self.counts.push_back(n);
+            self.total += n;
+        }
     }
 }
 
@@ -71,13 +100,11 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, hits: &mut HitMap) -> (boo
             crate::app::state::CONSOLE_MAX
         )
     });
-    let counts: Vec<usize> = app
-        .console
-        .iter()
-        .map(|(t, _)| count_rows(t, cols))
-        .collect();
-    let head_rows = dropped.as_ref().map_or(0, |d| count_rows(d, cols));
-    let total = head_rows + counts.iter().sum::<usize>();
+    let mut cache = app.console_rows.borrow_mut();
+    cache.sync(app, cols);
+    let counts = &cache.counts;
+    let head_rows = dropped.as_ref().map_or(0, |d| rows_of(d, cols).len());
+    let total = head_rows + cache.total;
     hits.console_rows = total;
     let scroll = app.console_scroll.min(total.saturating_sub(h));
     let bottom = total - scroll;

@@ -9,6 +9,7 @@
 mod breakpoints;
 mod code;
 mod console;
+pub use console::ConsoleRows;
 mod help;
 mod lanes;
 mod memory;

@@ -18,9 +18,9 @@ pub const CUT: char = '…';
 /// The marker that starts a continuation row of wrapped text.
 pub const CONTINUED: &str = "↪ ";
 
-/// The width of `s` in cells.
+/// The width of `s` in cells (without allocating: it runs per character while wrapping).
 pub fn width(s: &str) -> usize {
-    Line::raw(s).width()
+    ratatui::text::Span::raw(s).width()
 }
 
 /// Cuts `s` to at most `n` cells, ending with `…` if anything was cut.
