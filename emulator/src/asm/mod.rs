@@ -10,6 +10,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 pub use diag::{AsmErrors, Diagnostic};
+pub use text::comment_start;
 
 use crate::isa::{ImmKind, Instr, InstrId, Isa, OperandKind};
 use crate::program::Program;

@@ -27,19 +27,25 @@ pub(crate) enum Token {
     Other,
 }
 
-/// Cuts a `;` or `//` comment (outside double quotes).
-pub(crate) fn strip_comment(line: &str) -> &str {
+/// Where a `;` or `//` comment starts in a source line (outside double quotes), as the
+/// assembler reads it (front ends show comments apart).
+pub fn comment_start(line: &str) -> Option<usize> {
     let mut in_str = false;
     let b = line.as_bytes();
     for (i, &c) in b.iter().enumerate() {
         match c {
             b'"' => in_str = !in_str,
-            b';' if !in_str => return &line[..i],
-            b'/' if !in_str && b.get(i + 1) == Some(&b'/') => return &line[..i],
+            b';' if !in_str => return Some(i),
+            b'/' if !in_str && b.get(i + 1) == Some(&b'/') => return Some(i),
             _ => {}
         }
     }
-    line
+    None
+}
+
+/// Cuts a `;` or `//` comment (outside double quotes).
+pub(crate) fn strip_comment(line: &str) -> &str {
+    comment_start(line).map_or(line, |i| &line[..i])
 }
 
 fn is_ident_char(c: char) -> bool {
@@ -211,4 +217,18 @@ pub(crate) fn nearest<'a>(word: &str, names: &[&'a str], n: usize) -> Vec<&'a st
         .collect();
     scored.sort();
     scored.into_iter().take(n).map(|(_, c)| c).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn comments_start_outside_strings() {
+        assert_eq!(comment_start("    br top ; loop"), Some(11));
+        assert_eq!(comment_start("x // y"), Some(2));
+        assert_eq!(comment_start(".s \"a;b\" ; c"), Some(9));
+        assert_eq!(comment_start("plain"), None);
+        assert_eq!(strip_comment("  end ; done"), "  end ");
+    }
 }

@@ -33,6 +33,7 @@ pub use error::EngineError;
 pub use handle::{InterruptHandle, Progress, ProgressHandle};
 pub use history::{History, HistoryInfo, LastWrite, WriteTarget, DEFAULT_HISTORY_BYTES};
 pub use run_command::{CommandOutput, ExpectOutcome};
+pub use source::NoSource;
 pub use stop::{Blocked, Reached, StopEvent, StopReason, Terminated, WatchHit};
 
 /// The debugger engine.

@@ -8,6 +8,32 @@ use super::Engine;
 /// Lines `list` shows at a time.
 pub const LIST_LINES: u32 = 10;
 
+/// Why the engine has no source text for its kernel.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum NoSource {
+    /// The kernel was opened from this assembled object (`.wko`): it keeps line numbers,
+    /// not the text.
+    Object(String),
+    /// The kernel's file could not be read.
+    Unreadable(String),
+    /// The kernel was not opened from a file.
+    NotFromFile,
+}
+
+impl std::fmt::Display for NoSource {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            NoSource::Object(_) => {
+                f.write_str("no source for this kernel (opened from a .wko object)")
+            }
+            NoSource::Unreadable(p) => write!(f, "no source for this kernel (cannot read {p})"),
+            NoSource::NotFromFile => {
+                f.write_str("no source for this kernel (it was not opened from a .s file)")
+            }
+        }
+    }
+}
+
 impl Engine {
     /// Gives the engine the kernel's source text (a front end with the text in hand: the
     /// built-in demo, a test). [`Engine::set_kernel_path`] reads it from a `.s` file.
@@ -15,18 +41,22 @@ impl Engine {
         self.source = Some((name.to_string(), text.to_string()));
     }
 
-    /// Why there is no source to show, for the message of `list` (`None` when there is).
-    pub fn no_source_reason(&self) -> Option<String> {
+    /// Why there is no source to show (`None` when there is); its text is the message
+    /// of `list`.
+    pub fn no_source(&self) -> Option<NoSource> {
         if self.source.is_some() {
             return None;
         }
         Some(match self.kernel_path() {
-            Some(p) if p.ends_with(".wko") => {
-                "no source for this kernel (opened from a .wko object)".to_string()
-            }
-            Some(p) => format!("no source for this kernel (cannot read {p})"),
-            None => "no source for this kernel (it was not opened from a .s file)".to_string(),
+            Some(p) if p.ends_with(".wko") => NoSource::Object(p.to_string()),
+            Some(p) => NoSource::Unreadable(p.to_string()),
+            None => NoSource::NotFromFile,
         })
+    }
+
+    /// [`Engine::no_source`] as the message of `list`.
+    pub fn no_source_reason(&self) -> Option<String> {
+        self.no_source().map(|r| r.to_string())
     }
 
     /// The source line of the instruction at `pc` as a stop shows it, gdb style:

@@ -3,7 +3,7 @@
 //! line each instruction came from, and the source cursor, kept in step with the code
 //! cursor.
 
-use wavedbg_emulator::debug::Engine;
+use wavedbg_emulator::debug::{Engine, NoSource};
 use wavedbg_emulator::machine::Machine;
 
 use super::state::App;
@@ -25,12 +25,9 @@ pub struct SourceView {
 impl SourceView {
     /// The source of `engine`'s kernel, or why there is none.
     pub fn of(engine: &Engine) -> Result<SourceView, String> {
+        // (The engine has the built-in demo's source too.)
         let (name, text) = match engine.source() {
             Some(s) => (s.name.to_string(), s.text.to_string()),
-            None if engine.kernel_path() == Some(wavedbg_emulator::demo::NAME) => (
-                wavedbg_emulator::demo::NAME.to_string(),
-                wavedbg_emulator::demo::SOURCE.to_string(),
-            ),
             None => return Err(no_source(engine)),
         };
         let lines: Vec<String> = text.lines().map(printable).collect();
@@ -59,17 +56,19 @@ impl SourceView {
     }
 }
 
-/// Why a kernel has no source to show.
+/// Why a kernel has no source to show ([`Engine::no_source`]), in the pane's words.
 fn no_source(engine: &Engine) -> String {
-    match engine.kernel_path() {
-        Some(p) if p.ends_with(".wko") => format!(
+    match engine.no_source() {
+        Some(NoSource::Object(p)) => format!(
             "No source: {p} is an assembled object (.wko), which keeps line numbers but not the text. Open the .s file to see the source; v switches to the disassembly."
         ),
-        Some(p) => format!(
+        Some(NoSource::Unreadable(p)) => format!(
             "No source: {p} could not be read. v switches to the disassembly."
         ),
-        None => "No source: the kernel was not opened from a file. v switches to the disassembly."
-            .to_string(),
+        Some(NoSource::NotFromFile) | None => {
+            "No source: the kernel was not opened from a file. v switches to the disassembly."
+                .to_string()
+        }
     }
 }
 

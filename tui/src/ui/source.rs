@@ -17,21 +17,7 @@ use super::{text, theme, window};
 use crate::app::App;
 use crate::hits::HitMap;
 use crate::pane::Pane;
-
-/// Where a comment starts (`;` or `//` outside a string), as the assembler reads it.
-fn comment_start(line: &str) -> Option<usize> {
-    let b = line.as_bytes();
-    let mut in_str = false;
-    for (i, &c) in b.iter().enumerate() {
-        match c {
-            b'"' => in_str = !in_str,
-            b';' if !in_str => return Some(i),
-            b'/' if !in_str && b.get(i + 1) == Some(&b'/') => return Some(i),
-            _ => {}
-        }
-    }
-    None
-}
+use wavedbg_emulator::asm::comment_start;
 
 /// Draws the pane; returns whether lines are hidden above and below.
 pub fn draw(frame: &mut Frame, area: Rect, app: &App, hits: &mut HitMap) -> (bool, bool) {
@@ -126,17 +112,4 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, hits: &mut HitMap) -> (boo
     }
     super::put_lines(frame, area, &lines);
     (start > 0, end < n)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::comment_start;
-
-    #[test]
-    fn comments_start_outside_strings() {
-        assert_eq!(comment_start("    br top ; loop"), Some(11));
-        assert_eq!(comment_start("x // y"), Some(2));
-        assert_eq!(comment_start(".s \"a;b\" ; c"), Some(9));
-        assert_eq!(comment_start("plain"), None);
-    }
 }
