@@ -2190,8 +2190,17 @@ fn list_shows_ten_lines_around_the_pc_then_goes_on() {
             total + 1
         )
     );
-    // A stop forgets where list was: it starts again around the new PC.
+    // A stop forgets where list was: it starts again around the new PC, also for a stop
+    // made through the engine's API (as the GDB server makes them), and so does `wave`.
     stop(&mut e, "continue");
+    let again = run(&mut e, "list");
+    assert!(again.contains(&format!("=>B{loop_line:>4}\t")), "{again}");
+    run(&mut e, "list");
+    let _ = e.continue_all();
+    let again = run(&mut e, "list");
+    assert!(again.contains(&format!("=>B{loop_line:>4}\t")), "{again}");
+    run(&mut e, "list");
+    run(&mut e, "wave 0");
     let again = run(&mut e, "list");
     assert!(again.contains(&format!("=>B{loop_line:>4}\t")), "{again}");
     // Bad arguments.

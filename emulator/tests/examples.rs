@@ -97,7 +97,7 @@ fn run_everywhere(name: &str) -> Runs {
             match m.run(None) {
                 Some(Event::Finished) => {}
                 Some(Event::Fault(f)) => panic!("{label}: fault: {f}"),
-                Some(Event::Deadlock(d)) => panic!("{label}: {d}"),
+                Some(Event::Deadlock(d)) => panic!("{label}: {d:?}"),
                 other => panic!("{label}: expected Finished, got {other:?}"),
             }
             let memory = dump(&m);

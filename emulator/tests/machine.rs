@@ -263,7 +263,7 @@ fn a_barrier_an_exited_wave_never_reaches_is_a_deadlock() {
                 .missing
                 .iter()
                 .any(|(w, s)| *w == 1 && *s == WaveState::Exited));
-            let text = d.to_string();
+            let text = wavedbg_emulator::debug::view::deadlock_text(&m, &d);
             assert!(text.contains("wave 0") && text.contains("wave 1"), "{text}");
         }
         other => panic!("expected a deadlock, got {other:?}"),

@@ -543,10 +543,11 @@ impl Sanitizer {
         launch: &crate::program::LaunchConfig,
     ) -> Sanitizer {
         let wpg = launch.waves_per_workgroup();
+        let uses: Arc<[RegUse]> = code.iter().map(RegUse::of).collect();
         Sanitizer {
             checks,
-            uses: code.iter().map(RegUse::of).collect(),
-            sets: code.iter().map(|c| RegSets::of(&RegUse::of(c))).collect(),
+            sets: uses.iter().map(RegSets::of).collect(),
+            uses,
             preloaded,
             groups: Groups::new(wpg),
             shared_bytes: launch.shared_bytes as u64,

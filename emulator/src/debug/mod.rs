@@ -173,6 +173,8 @@ impl Engine {
                 id,
                 resident: self.machine.waves.iter().map(|w| w.id).collect(),
             })?;
+        // `list` starts again from the new wave's PC.
+        self.list_last = None;
         Ok(())
     }
 
@@ -264,6 +266,9 @@ impl Engine {
     pub fn select_wave_index(&mut self, w: usize) -> Result<(), EngineError> {
         if w >= self.machine.waves.len() {
             return Err(EngineError::NoWaveIndex(w));
+        }
+        if w != self.selected_wave {
+            self.list_last = None;
         }
         self.selected_wave = w;
         Ok(())

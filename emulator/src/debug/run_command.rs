@@ -131,8 +131,6 @@ impl Engine {
     }
 
     fn stopped(&mut self, stop: StopEvent) -> CommandOutput {
-        // `list` starts again from the new PC.
-        self.list_last = None;
         let mut text = view::describe_stop(self, &stop);
         text.push('\n');
         if self.context.on {
@@ -475,7 +473,6 @@ impl Engine {
             }
             Command::Wave(id) => {
                 self.select_wave(*id).map_err(|e| cmd_err("wave", e))?;
-                self.list_last = None;
                 let w = &self.machine().waves[self.selected_wave];
                 CommandOutput::text(format!(
                     "[Switching to wave {} (workgroup {}), {}]\n  {}: {}\n",

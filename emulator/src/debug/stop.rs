@@ -213,18 +213,17 @@ impl Engine {
     /// it as is).
     pub fn retired_event(&self, reason: StopReason, id: u32) -> StopEvent {
         StopEvent {
-            reason,
-            wave: None,
             wave_id: Some(id),
             pc: self.machine.retired_wave(id).map(|w| w.pc),
-            instructions: self.machine.stats.wave_instructions,
-            watch: Vec::new(),
+            ..self.event(reason, None)
         }
     }
 
     /// Records a stop: selects its wave, snapshots for change tracking.
     pub(super) fn finish(&mut self, stop: StopEvent) -> StopEvent {
         self.progress.publish(&self.machine);
+        // `list` starts again from the new PC, whichever front end made the stop.
+        self.list_last = None;
         if let Some(w) = stop.wave {
             self.selected_wave = w;
         }

@@ -169,11 +169,8 @@ pub fn deadlock_text(m: &Machine, d: &crate::machine::Deadlock) -> String {
         .waiting
         .iter()
         .map(|(id, barrier)| {
-            let pc = m
-                .waves
-                .iter()
-                .find(|w| w.id == *id)
-                .map_or(barrier.wrapping_add(4), |w| w.pc);
+            // A wave waiting at a barrier is past it (`deadlock_in` keeps the barrier).
+            let pc = barrier.wrapping_add(4);
             format!(
                 "wave {id} (pc {}) waits at the barrier at {}",
                 pc_text(m, pc),

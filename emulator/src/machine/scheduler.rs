@@ -17,33 +17,6 @@ pub struct Deadlock {
     pub missing: Vec<(u32, WaveState)>,
 }
 
-impl std::fmt::Display for Deadlock {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let waiting: Vec<String> = self
-            .waiting
-            .iter()
-            .map(|(w, pc)| format!("wave {w} at pc {pc:#06x}"))
-            .collect();
-        let missing: Vec<String> = self
-            .missing
-            .iter()
-            .map(|(w, s)| format!("wave {w} ({})", s.name()))
-            .collect();
-        write!(
-            f,
-            "deadlock in workgroup {}: {} wait{} at a barrier that {} will never reach",
-            self.workgroup,
-            waiting.join(", "),
-            if self.waiting.len() == 1 { "s" } else { "" },
-            if missing.is_empty() {
-                "no other wave".to_string()
-            } else {
-                missing.join(", ")
-            }
-        )
-    }
-}
-
 /// SplitMix64: tiny, seedable, and the same on every platform.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) struct SplitMix64(pub(super) u64);
