@@ -123,8 +123,10 @@ fn reverse_keys_in_a_real_terminal() {
             .any(|l| l.contains(" HIT ") && l.contains("Breakpoint 1, wave 0"))
     });
     t.keys(&["R"]);
-    let s = t.wait_text("No more reverse-execution history.");
-    assert!(s.contains("| 0 of "), "{s}");
+    // (Both on one screen: the message and the status line's count at the start.)
+    t.wait_for("the start of the history", |s| {
+        s.contains("No more reverse-execution history.") && s.contains("| 0 of ")
+    });
     t.keys(&["?"]);
     let s = t.wait_text("r   R       step back, continue back");
     assert!(

@@ -643,7 +643,7 @@ fn ctrl_r_restarts_after_asking() {
 }
 
 #[test]
-fn a_watchpoint_stop_selects_the_lane_that_wrote_and_records_it() {
+fn a_watchpoint_stop_selects_the_lane_that_wrote() {
     let dir = std::env::temp_dir().join(format!("wavedbg-tui-watchlane-{}", std::process::id()));
     let _ = std::fs::create_dir_all(&dir);
     let options = TuiOptions {
@@ -659,10 +659,16 @@ fn a_watchpoint_stop_selects_the_lane_that_wrote_and_records_it() {
     ));
     assert_eq!(app.engine.selected_lane, 4);
     assert_eq!(app.stop_lanes().watch, 1 << 4);
+    // The engine selects it (as for a breakpoint), so the REPL and a replay of the
+    // recording select it too: no command of its own.
     let rec = std::fs::read_to_string(dir.join("rec.wdbg")).unwrap_or_default();
-    assert!(rec.ends_with("\ncontinue\nlane 4\n"), "{rec}");
-    // Not echoed as a command of its own.
+    assert!(rec.ends_with("\ncontinue\n"), "{rec}");
     assert!(!app.console.iter().any(|(l, _)| l == "(wavedbg) lane 4"));
+    let mut e = common::demo().engine;
+    for line in ["watch shared:0x10 4", "continue"] {
+        assert!(e.execute_line(line).is_ok(), "{line}");
+    }
+    assert_eq!(e.selected_lane, 4);
     let _ = std::fs::remove_dir_all(&dir);
 }
 

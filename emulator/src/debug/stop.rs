@@ -230,13 +230,17 @@ impl Engine {
         if let StopReason::ConditionError { .. } = &stop.reason {
             self.resume_over = stop.wave.zip(stop.pc);
         }
-        if let StopReason::Breakpoint { id, lanes } = &stop.reason {
-            if self.filters_lane_of(*id).is_none()
-                && lanes >> self.selected_lane & 1 == 0
-                && *lanes != 0
-            {
-                self.selected_lane = lanes.trailing_zeros() as u8;
-            }
+        // The selected lane moves to the first lane that hit a breakpoint or touched a
+        // watched range, unless it is one of them (or the breakpoint names a lane).
+        let hit_lanes = match &stop.reason {
+            StopReason::Breakpoint { id, lanes } if self.filters_lane_of(*id).is_none() => *lanes,
+            StopReason::Watchpoint(hits) => hits.iter().fold(0, |a, h| a | h.lanes),
+            _ => 0,
+        };
+        if hit_lanes != 0 && hit_lanes >> self.selected_lane & 1 == 0 {
+            self.selected_lane = hit_lanes.trailing_zeros() as u8;
+        }
+        if let StopReason::Breakpoint { id, .. } = &stop.reason {
             self.resume_over = stop.wave.zip(stop.pc);
             if self.breakpoints.iter().any(|b| b.id == *id && b.temporary) {
                 self.breakpoints.retain(|b| b.id != *id);

@@ -122,16 +122,6 @@ impl App {
         }
     }
 
-    /// Appends a command to the `--record` script (if recording).
-    pub(super) fn record(&mut self, text: &str) {
-        if let Some(r) = self.recorder.as_mut() {
-            if let Err(e) = r.record(text) {
-                self.recorder = None;
-                self.complain(format!("recording stopped: {e}"));
-            }
-        }
-    }
-
     /// Takes in the results of command lines; `count` is the launch's instruction count
     /// before the first ran.
     ///
@@ -212,9 +202,6 @@ impl App {
                     StatusKind::Ready,
                 );
             }
-        }
-        if stopped {
-            self.select_watch_lane();
         }
         if stopped || relaunched {
             self.follow_pc();

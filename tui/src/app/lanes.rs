@@ -86,22 +86,6 @@ impl App {
         out
     }
 
-    /// After a watchpoint stop, selects the first lane that touched the watched range
-    /// (unless the selected lane is one of them), as a `lane N` command (recorded, so a
-    /// `--record` script replays to the same selection; not echoed).
-    pub(super) fn select_watch_lane(&mut self) {
-        let lanes = self.stop_lanes().watch;
-        let sel = self.engine.selected_lane;
-        if lanes == 0 || lanes >> sel & 1 == 1 {
-            return;
-        }
-        let cmd = Command::Lane(lanes.trailing_zeros());
-        let text = cmd.to_string();
-        if self.engine.run_command_as(&cmd, &text).is_ok() {
-            self.record(&text);
-        }
-    }
-
     /// Selects lane `lane`.
     pub fn select_lane(&mut self, lane: u8) {
         if lane < 32 && lane != self.engine.selected_lane {
