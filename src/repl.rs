@@ -18,7 +18,7 @@ use rustyline::history::{DefaultHistory, History};
 use rustyline::validate::Validator;
 use rustyline::{CompletionType, Context, Editor, Helper};
 use wavedbg_emulator::debug::command;
-use wavedbg_emulator::debug::completion::Words;
+use wavedbg_emulator::debug::completion::{self, Words};
 use wavedbg_emulator::debug::session::{history_path, Recorder};
 use wavedbg_emulator::debug::view::count;
 use wavedbg_emulator::debug::{CommandOutput, Engine, InterruptHandle};
@@ -50,11 +50,7 @@ impl Completer for ReplHelper {
             words
                 .into_iter()
                 .map(|w| Pair {
-                    replacement: if w.ends_with(':') {
-                        w.clone()
-                    } else {
-                        format!("{w} ")
-                    },
+                    replacement: completion::completed(&w),
                     display: w,
                 })
                 .collect(),

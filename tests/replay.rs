@@ -5,45 +5,15 @@
 mod bin;
 use bin::wavedbg_in;
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
+/// `wavedbg ARGS` in the repository root, with `stdin` (none: an empty input).
 fn wavedbg(args: &[&str], stdin: Option<&str>) -> (i32, String, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_wavedbg"))
-        .args(args)
-        .current_dir(root())
-        .env(
-            "WAVEDBG_HISTORY",
-            std::env::temp_dir().join(format!("wavedbg-test-history-{}", std::process::id())),
-        )
-        .stdin(if stdin.is_some() {
-            Stdio::piped()
-        } else {
-            Stdio::null()
-        })
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("start wavedbg");
-    if let Some(input) = stdin {
-        child
-            .stdin
-            .take()
-            .expect("stdin")
-            .write_all(input.as_bytes())
-            .expect("write stdin");
-    }
-    let out = child.wait_with_output().expect("wait");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    wavedbg_in(&root(), args, stdin.unwrap_or(""))
 }
 
 fn files(dir: &str, ext: &str) -> Vec<PathBuf> {

@@ -1,6 +1,7 @@
 //! Tab completion for the command line: command names first, then registers, labels,
 //! buffer names, memory spaces and `info` topics (the same words as the REPL's).
 
+use wavedbg_emulator::debug::completion::completed;
 pub use wavedbg_emulator::debug::completion::Words;
 
 /// Commands the TUI handles itself (besides the command language).
@@ -20,10 +21,7 @@ pub fn complete(before: &str, words: &Words) -> Completion {
     let (start, candidates) = words.candidates(before);
     let line = match candidates.as_slice() {
         [] => before.to_string(),
-        [one] => {
-            let sep = if one.ends_with(':') { "" } else { " " };
-            format!("{}{one}{sep}", &before[..start])
-        }
+        [one] => format!("{}{}", &before[..start], completed(one)),
         many => {
             let mut prefix = many[0].clone();
             for c in &many[1..] {

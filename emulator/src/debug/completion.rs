@@ -5,6 +5,16 @@
 //! registers, labels, buffer names and keywords inside expressions.
 
 use super::command::{canonical, HELP};
+
+/// A candidate as it goes on the line once chosen: followed by a space, as in gdb, unless
+/// it ends with `:` (a space prefix such as `global:`, whose address follows).
+pub fn completed(word: &str) -> String {
+    if word.ends_with(':') {
+        word.to_string()
+    } else {
+        format!("{word} ")
+    }
+}
 use super::context::Section;
 use super::Engine;
 
@@ -310,6 +320,12 @@ fn matching(pool: &[String], word: &str) -> Vec<String> {
 mod tests {
     use super::*;
     use crate::machine::LaunchOptions;
+
+    #[test]
+    fn a_completed_word_is_followed_by_a_space_unless_a_space_prefix() {
+        assert_eq!(completed("continue"), "continue ");
+        assert_eq!(completed("global:"), "global:");
+    }
 
     const KERNEL: &str = "
 .kernel k

@@ -30,7 +30,7 @@ use crate::hits::{Hit, HitMap};
 use crate::pane::Pane;
 
 pub use help::HELP;
-pub use status::{footer_keys, HINT};
+pub use status::footer_keys;
 
 /// Terminals at least this wide and tall show every pane at once; smaller ones show one
 /// pane at a time under a tab bar.

@@ -119,9 +119,6 @@ pub const KEYS: &[&str] = &[
 /// What every footer ends with.
 pub const ALWAYS: &str = "? help  q quit";
 
-/// The whole hint, as a wide footer shows it.
-pub const HINT: &str = "F5/c continue  F11/s step  S step all  F9/b breakpoint  r/R back  w/l wave/lane  Tab pane  z zoom  v source  : command  ? help  q quit";
-
 /// The footer's keys for `room` columns: as many of [`KEYS`] as fit, then [`ALWAYS`].
 pub fn footer_keys(room: usize) -> String {
     let mut out = String::new();
