@@ -76,11 +76,13 @@ fn demo_app() -> App {
     app
 }
 
-/// The kernel file, written once (the tests' threads all read it).
+/// The kernel file, written once (the tests' threads all read it), in Cargo's temporary
+/// directory for integration tests (under target/, not left behind in /tmp).
 fn long_path() -> PathBuf {
     static PATH: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
     PATH.get_or_init(|| {
-        let dir = std::env::temp_dir().join(format!("wavedbg-fit-{}", std::process::id()));
+        let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+            .join(format!("wavedbg-fit-{}", std::process::id()));
         std::fs::create_dir_all(&dir).expect("temp dir");
         let path = dir.join("long_lines_with_a_long_file_name_for_the_titles_of_the_panes.s");
         std::fs::write(&path, LONG).expect("write the kernel");
