@@ -13,8 +13,8 @@ use wavedbg_emulator::debug::view::count;
 use wavedbg_emulator::machine::{Event, LaunchOptions, Machine};
 use wavedbg_emulator::program::Program;
 
-use crate::load::load_program;
 use crate::output::emit;
+use wavedbg_emulator::debug::load_program;
 
 /// Options of `wavedbg check`.
 #[derive(Debug, Args)]

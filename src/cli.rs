@@ -7,8 +7,9 @@ use color_eyre::eyre::{eyre, Result, WrapErr};
 use wavedbg_emulator::disasm;
 use wavedbg_emulator::isa::Isa;
 
-use crate::load::{load_program, load_source};
 use crate::output::emit;
+use wavedbg_emulator::asm::assemble_file;
+use wavedbg_emulator::debug::load_program;
 
 /// wavedbg: a debugger for wave32 SIMT GPU kernels.
 ///
@@ -150,7 +151,7 @@ pub fn run(cli: Cli) -> Result<i32> {
             Ok(0)
         }
         Some(Command::Asm { input, output }) => {
-            let program = load_source(&input)?;
+            let program = assemble_file(&input)?;
             let out = output.unwrap_or_else(|| input.with_extension("wko"));
             wavedbg_emulator::debug::session::write_atomically(
                 &out,

@@ -4,12 +4,9 @@
 use std::path::{Path, PathBuf};
 
 use clap::Args;
-use color_eyre::eyre::{Result, WrapErr};
-use wavedbg_emulator::debug::session::Session;
-use wavedbg_emulator::debug::Engine;
+use color_eyre::eyre::Result;
+use wavedbg_emulator::debug::{Engine, KernelSource};
 use wavedbg_emulator::machine::LaunchOptions;
-
-use crate::load::load_program;
 
 /// What the interactive debuggers (`tui`, `repl`) are opened on.
 #[derive(Debug, Clone, Default, Args)]
@@ -88,24 +85,13 @@ pub fn open_engine(
     session: Option<&Path>,
     launch: &LaunchArgs,
 ) -> Result<Engine> {
-    let loaded = session.map(Session::load).transpose()?;
-    // A session names its kernel relative to the session file (docs/sessions.md).
-    let kernel: Option<PathBuf> = match (kernel, &loaded, session) {
-        (Some(k), ..) => Some(k.to_path_buf()),
-        (None, Some(s), Some(file)) => s.kernel_file(file),
-        _ => None,
+    let source = match (kernel, session) {
+        (kernel, Some(file)) => KernelSource::Session {
+            file: file.to_path_buf(),
+            kernel: kernel.map(Path::to_path_buf),
+        },
+        (Some(k), None) => KernelSource::File(k.to_path_buf()),
+        (None, None) => KernelSource::Demo,
     };
-    let (program, name) = match &kernel {
-        Some(k) => (load_program(k)?, k.display().to_string()),
-        None => (
-            wavedbg_emulator::demo::program(),
-            wavedbg_emulator::demo::NAME.to_string(),
-        ),
-    };
-    let mut engine = Engine::new(&program, launch.options()).wrap_err_with(|| name.clone())?;
-    engine.set_kernel_path(&name);
-    if let (Some(s), Some(path)) = (loaded, session) {
-        s.apply(&mut engine, &path.display().to_string())?;
-    }
-    Ok(engine)
+    Ok(Engine::open(source, launch.options())?)
 }

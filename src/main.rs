@@ -4,7 +4,6 @@ mod bench;
 mod check;
 mod cli;
 mod launch;
-mod load;
 mod output;
 mod repl;
 mod replay;

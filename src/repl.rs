@@ -17,9 +17,10 @@ use rustyline::hint::{Hinter, HistoryHinter};
 use rustyline::history::{DefaultHistory, History};
 use rustyline::validate::Validator;
 use rustyline::{CompletionType, Context, Editor, Helper};
-use wavedbg_emulator::debug::command;
+use wavedbg_emulator::debug::command::CommandError;
 use wavedbg_emulator::debug::completion::{self, Words};
-use wavedbg_emulator::debug::session::{history_path, Recorder};
+use wavedbg_emulator::debug::driver::{Driver, Input, Plan, QUIT_WORDS};
+use wavedbg_emulator::debug::session::{history_path, Recorder, HISTORY_ENTRIES};
 use wavedbg_emulator::debug::view::count;
 use wavedbg_emulator::debug::{CommandOutput, Engine, InterruptHandle};
 
@@ -204,6 +205,16 @@ fn lock(state: &Mutex<CommandState>) -> MutexGuard<'_, CommandState> {
     state.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
+/// The line editor's settings for the shared history: what every front end that keeps it
+/// uses, so all trim the file alike.
+fn history_config() -> rustyline::Config {
+    rustyline::Config::builder()
+        .max_history_size(HISTORY_ENTRIES)
+        .and_then(|b| b.history_ignore_dups(true))
+        .map(|b| b.build())
+        .unwrap_or_default()
+}
+
 /// Runs the REPL.
 pub fn run(args: &DebugArgs) -> Result<i32> {
     let mut engine = open_engine(
@@ -211,24 +222,23 @@ pub fn run(args: &DebugArgs) -> Result<i32> {
         args.session.as_deref(),
         &args.launch,
     )?;
-    let record = args.record.as_deref();
-    let mut recorder = record
-        .map(|p| {
+    let mut driver = match args.record.as_deref() {
+        Some(p) => Driver::recording(
             Recorder::create(p, &engine)
-                .wrap_err_with(|| format!("cannot record to {}", p.display()))
-        })
-        .transpose()?;
+                .wrap_err_with(|| format!("cannot record to {}", p.display()))?,
+        ),
+        None => Driver::new(),
+    };
     // As pwndbg: the context after every stop (the engine's default is off, so replay
     // transcripts stay short).
     engine.set_context(true);
     let mut sigint = SigintRouter::install(engine.interrupt_handle())?;
     let mut rl: Editor<ReplHelper, DefaultHistory> =
-        Editor::with_config(wavedbg_tui::history::config())
-            .wrap_err("cannot start the line editor")?;
+        Editor::with_config(history_config()).wrap_err("cannot start the line editor")?;
     // The first Tab completes the common prefix, a second lists the candidates, as in gdb.
     rl.set_completion_type(CompletionType::List);
     rl.set_helper(Some(ReplHelper {
-        words: Words::of(&engine, &["quit"]),
+        words: Words::of(&engine, &QUIT_WORDS[..1]),
         hinter: HistoryHinter::new(),
     }));
     // Ctrl-C in a terminal echoes `^C` with no newline; the stop goes on a line of its own.
@@ -246,7 +256,6 @@ pub fn run(args: &DebugArgs) -> Result<i32> {
         count(m.launch().grid as u64, "workgroup"),
         m.launch().workgroup_lanes
     ))?;
-    let mut last: Option<command::Command> = None;
     loop {
         let line = match rl.readline(PROMPT) {
             Ok(l) => l,
@@ -258,63 +267,39 @@ pub fn run(args: &DebugArgs) -> Result<i32> {
             Err(e) => return Err(e).wrap_err("reading input"),
         };
         let trimmed = line.trim();
-        if trimmed.is_empty() {
-            // As gdb: Enter repeats a step or continue, and `x` goes on from where it ended.
-            let Some(cmd) = last.as_ref().and_then(|c| engine.repeat_of(c)) else {
-                continue;
-            };
-            let text = cmd.to_string();
-            let before = engine.machine().stats.wave_instructions;
-            sigint.begin()?;
-            let result = engine.run_command(&cmd);
-            if sigint.end()? && terminal {
-                emit("\n")?;
-            }
-            if let Some(r) = recorder.as_mut() {
-                r.record_outcome(&engine, &text, Some(&cmd), before, &result)
-                    .wrap_err("recording")?;
-            }
-            show(&result, &engine, &mut rl)?;
-            last = Some(cmd);
-            continue;
-        }
-        if rl.history_mut().add(trimmed).unwrap_or(false) {
+        if !trimmed.is_empty() && rl.history_mut().add(trimmed).unwrap_or(false) {
             // Append as we go, so the TUI (and a crash) see the history too.
             let _ = rl.append_history(&history);
         }
-        if matches!(trimmed, "quit" | "q" | "exit") {
-            break;
-        }
-        let before = engine.machine().stats.wave_instructions;
-        sigint.begin()?;
-        // Parsed once here, so an empty line can repeat the command.
-        let parsed = command::parse(trimmed);
-        let result = match &parsed {
-            Ok(Some(cmd)) => engine.run_command_as(cmd, trimmed),
-            _ => engine.execute_line(trimmed),
+        let planned = match driver.plan(&engine, Input::Line(trimmed)) {
+            Plan::Run(planned) => planned,
+            Plan::Nothing => continue,
+            Plan::Quit => break,
+            Plan::Invalid { error, .. } => {
+                show(Err(&error), &engine, &mut rl)?;
+                continue;
+            }
         };
+        sigint.begin()?;
+        let ran = planned.run(&mut engine);
         if sigint.end()? && terminal {
             emit("\n")?;
         }
-        // Only what replays as it ran is recorded: not a failed command, a failed
-        // expect or a save; an interrupted run as the command that stops there (see
-        // `Recorder::record_outcome`).
-        let cmd = parsed.ok().flatten();
-        if let Some(r) = recorder.as_mut() {
-            r.record_outcome(&engine, trimmed, cmd.as_ref(), before, &result)
-                .wrap_err("recording")?;
+        // Only what replays as it ran is recorded (see `Driver::finish`).
+        let (outcome, lost) = driver.finish(&engine, planned, ran);
+        if let Some(e) = lost {
+            return Err(e).wrap_err("recording");
         }
-        if cmd.is_some() {
-            last = cmd;
+        if let Some(result) = outcome.result() {
+            show(result, &engine, &mut rl)?;
         }
-        show(&result, &engine, &mut rl)?;
     }
     Ok(0)
 }
 
 /// Prints a command's output or error, and refreshes what completion offers.
 fn show(
-    result: &Result<CommandOutput, command::CommandError>,
+    result: Result<&CommandOutput, &CommandError>,
     engine: &Engine,
     rl: &mut Editor<ReplHelper, DefaultHistory>,
 ) -> Result<()> {

@@ -3,13 +3,12 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::output::emit;
 use clap::Args;
 use color_eyre::eyre::{eyre, Result, WrapErr};
-use wavedbg_emulator::debug::session::{resolve_beside, write_atomically, Script, Session};
-use wavedbg_emulator::debug::Engine;
-
-use crate::load::load_program;
-use crate::output::emit;
+use wavedbg_emulator::debug::driver::Driver;
+use wavedbg_emulator::debug::session::{write_atomically, Script, Session};
+use wavedbg_emulator::debug::{Engine, KernelSource};
 
 /// Options of `wavedbg replay`.
 #[derive(Debug, Args)]
@@ -70,7 +69,7 @@ impl Transcript {
     }
 }
 
-/// Runs the commands on `engine` and builds the transcript.
+/// Runs the commands on `engine` through the driver and builds the transcript.
 pub fn transcript(engine: &mut Engine, commands: &[(usize, String)]) -> Transcript {
     let mut t = Transcript {
         text: String::new(),
@@ -79,12 +78,13 @@ pub fn transcript(engine: &mut Engine, commands: &[(usize, String)]) -> Transcri
         errors: 0,
         failures: Vec::new(),
     };
+    let mut driver = Driver::non_interactive();
     for (n, line) in commands {
         t.text.push_str(&format!("(wavedbg) {line}\n"));
-        match engine.execute_line(line) {
-            Ok(out) => {
+        match driver.run_line(engine, line).result() {
+            Some(Ok(out)) => {
                 t.text.push_str(&out.text);
-                match out.expect {
+                match &out.expect {
                     Some(e) if e.passed => t.passed += 1,
                     Some(e) => {
                         t.failed += 1;
@@ -94,13 +94,14 @@ pub fn transcript(engine: &mut Engine, commands: &[(usize, String)]) -> Transcri
                     None => {}
                 }
             }
-            Err(e) => {
+            Some(Err(e)) => {
                 t.errors += 1;
                 let first = e.to_string();
                 let first = first.lines().next().unwrap_or_default();
                 t.failures.push(format!("line {n}: `{line}`: {first}"));
                 t.text.push_str(&format!("error: {e}\n"));
             }
+            None => {}
         }
     }
     if t.errors > 0 {
@@ -127,21 +128,16 @@ pub fn open(file: &Path, kernel_override: Option<&Path>) -> Result<(Engine, Vec<
     } else {
         Script::parse(&text, &name)?
     };
-    let (program, kernel_name) = match (kernel_override, &script.kernel) {
-        (Some(k), _) => (load_program(k)?, k.display().to_string()),
-        (None, Some(k)) if k.starts_with("demo:") => (wavedbg_emulator::demo::program(), k.clone()),
-        (None, Some(k)) => {
-            let path = resolve_beside(k, file);
-            (load_program(&path)?, path.display().to_string())
-        }
+    let source = match (kernel_override, &script.kernel) {
+        (Some(k), _) => KernelSource::File(k.to_path_buf()),
+        (None, Some(k)) => KernelSource::named(k, file),
         (None, None) => {
             return Err(eyre!(
                 "{name}: no kernel: add a `#! kernel PATH` line or pass --kernel"
             ))
         }
     };
-    let mut engine = Engine::new(&program, script.launch).wrap_err_with(|| kernel_name.clone())?;
-    engine.set_kernel_path(&kernel_name);
+    let engine = Engine::open(source, script.launch)?;
     Ok((engine, script.commands))
 }
 

@@ -11,8 +11,8 @@ use wavedbg_emulator::debug::view::{count, deadlock_text};
 use wavedbg_emulator::machine::{Event, LaunchOptions, Machine, Stats};
 use wavedbg_emulator::memory::hexdump;
 
-use crate::load::load_program;
 use crate::output::emit;
+use wavedbg_emulator::debug::load_program;
 
 /// Options of `wavedbg run`.
 #[derive(Debug, Args)]

@@ -36,7 +36,8 @@ pub fn errno(e: &EngineError) -> u8 {
         | EngineError::WorkgroupNotInGrid { .. } => EFAULT,
         EngineError::NoPoint(_) | EngineError::NoBreakpoint(_) => ENOENT,
         EngineError::NoLabel { .. }
-        | EngineError::BadOffset(_)
+        | EngineError::NoSourceFile { .. }
+        | EngineError::NoCodeOnLine { .. }
         | EngineError::NotAnInstruction(_)
         | EngineError::BadCondition { .. }
         | EngineError::LaneOutOfRange(_)

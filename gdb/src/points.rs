@@ -159,50 +159,6 @@ impl<K> ClientPoints<K> {
     }
 }
 
-/// How `monitor why` renames one of the client's points in the engine's description of a
-/// stop, where the engine names it by its own number.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Relabel {
-    /// The start of the engine's line that names it (`Breakpoint 3, `, `Hardware
-    /// watchpoint 4: `).
-    pub engine: String,
-    /// What replaces that start.
-    pub client: String,
-    /// Whether the rest of the engine's line stays (a breakpoint's wave, lanes and
-    /// instruction) or goes (a watchpoint's engine-side range, which `client` says again).
-    pub keep_rest: bool,
-}
-
-impl Relabel {
-    /// The engine's line for breakpoint `engine_id`, as the client knows it.
-    pub(crate) fn breakpoint(engine_id: u32, at: &BreakAt, m: &Machine) -> Relabel {
-        Relabel {
-            engine: format!("Breakpoint {engine_id}, "),
-            client: format!("{}, ", at.label(m)),
-            keep_rest: true,
-        }
-    }
-
-    /// The engine's line for a hit of watchpoint `engine_id`, as the client knows it.
-    pub(crate) fn watchpoint(engine_id: u32, at: &WatchAt) -> Relabel {
-        Relabel {
-            engine: format!("{} {engine_id}: ", at.engine_kind().name()),
-            client: at.label(),
-            keep_rest: false,
-        }
-    }
-
-    /// `line` relabeled, if it is the engine's line for this point.
-    pub(crate) fn apply(&self, line: &str) -> Option<String> {
-        let rest = line.strip_prefix(&self.engine)?;
-        Some(if self.keep_rest {
-            format!("{}{rest}", self.client)
-        } else {
-            self.client.clone()
-        })
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

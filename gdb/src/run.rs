@@ -21,7 +21,6 @@ use wavedbg_emulator::machine::wave::WaveState;
 
 use crate::codes;
 use crate::plan::Plan;
-use crate::points::Relabel;
 use crate::target::WaveTarget;
 
 /// A stop to report.
@@ -71,9 +70,6 @@ impl WaveTarget {
         self.last_stop_wave = None;
         self.ghost = None;
         self.on_ghost = false;
-        // `$lane` is the client's selection: the engine moves its selected lane to a lane
-        // that hit a breakpoint, which a client's lane condition must not see.
-        let lane = self.engine.selected_lane;
         let stop = match plan {
             Plan::All => self.engine.continue_all(),
             // Until something stops it.
@@ -90,35 +86,12 @@ impl WaveTarget {
             }
             Plan::ReverseCont => self.engine.reverse_continue(),
         };
-        self.engine.selected_lane = lane;
         self.outcome(stop)
-    }
-
-    /// How a stop names the client's breakpoints and watchpoints: by address, as gdb
-    /// shows them (gdb's own numbers never reach the server).
-    fn labels(&self, stop: &StopEvent) -> Vec<Relabel> {
-        match &stop.reason {
-            StopReason::Breakpoint { id, .. } => self
-                .breaks
-                .by_engine_id(*id)
-                .map(|b| Relabel::breakpoint(*id, &b.at, self.engine.machine()))
-                .into_iter()
-                .collect(),
-            StopReason::Watchpoint(hits) => hits
-                .iter()
-                .filter_map(|h| {
-                    let w = self.watches.by_engine_id(h.id)?;
-                    Some(Relabel::watchpoint(h.id, &w.at))
-                })
-                .collect(),
-            _ => Vec::new(),
-        }
     }
 
     /// The stop reply (and console text) for an engine stop.
     pub(crate) fn outcome(&mut self, stop: StopEvent) -> Outcome {
         self.last_stop_wave = stop.wave;
-        self.stop_labels = self.labels(&stop);
         // A wave that exited as its slot was refilled stops as itself, until the next
         // resumption.
         self.ghost = stop

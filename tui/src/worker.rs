@@ -10,67 +10,82 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use wavedbg_emulator::debug::command::{self, Command, CommandError};
+use wavedbg_emulator::debug::command::{Command, CommandError};
+use wavedbg_emulator::debug::driver::{Planned, Ran};
 pub use wavedbg_emulator::debug::Progress;
-use wavedbg_emulator::debug::{CommandOutput, Engine, InterruptHandle, ProgressHandle};
+use wavedbg_emulator::debug::{Engine, InterruptHandle, ProgressHandle};
 
 /// `stepi N` up to this many instructions runs at once on the UI thread (it takes well
 /// under a millisecond), so keys pressed quickly (a held `s`) all count.
 pub const QUICK_STEPS: u64 = 1000;
 
-/// One command to run: the text it is echoed and recorded as, and the command (a key's
-/// typed command, or a typed line parsed once; `Ok(None)`: a blank line or a comment).
+/// One item of a batch the command line or a key submitted, in order: a command
+/// planned by the driver, or a line that is not a command (shown as an error in its
+/// place).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Planned {
-    /// The command-language text.
-    pub text: String,
-    /// The command, or why the text is not one.
-    pub command: Result<Option<Command>, CommandError>,
+pub enum Item {
+    /// A command to run.
+    Run(Planned),
+    /// A line that did not parse.
+    Invalid {
+        /// The line as typed.
+        text: String,
+        /// Why it is not a command.
+        error: CommandError,
+    },
 }
 
-impl Planned {
-    /// A command built by the front end (a key): its text is the command's own.
-    pub fn typed(cmd: Command) -> Planned {
-        Planned {
-            text: cmd.to_string(),
-            command: Ok(Some(cmd)),
+impl Item {
+    /// The text it is echoed as.
+    pub fn text(&self) -> &str {
+        match self {
+            Item::Run(p) => &p.text,
+            Item::Invalid { text, .. } => text,
         }
     }
 
-    /// A line of the command language, parsed here once.
-    pub fn parsed(line: &str) -> Planned {
-        Planned {
-            text: line.trim().to_string(),
-            command: command::parse(line),
-        }
-    }
-
-    /// Runs it on `engine`, which logs its text (as typed, for a `:` line).
-    pub fn run(&self, engine: &mut Engine) -> Result<CommandOutput, CommandError> {
-        match &self.command {
-            Ok(Some(cmd)) => engine.run_command_as(cmd, &self.text),
-            Ok(None) => Ok(CommandOutput::default()),
-            Err(e) => Err(e.clone()),
+    fn command(&self) -> Option<&Command> {
+        match self {
+            Item::Run(p) => Some(&p.command),
+            Item::Invalid { .. } => None,
         }
     }
 
     /// Whether it may run the machine for long (and so goes to the worker).
     pub fn runs_machine(&self) -> bool {
-        match &self.command {
-            Ok(Some(c)) if c.runs_machine() => c.step_count().is_none_or(|n| n > QUICK_STEPS),
-            _ => false,
-        }
+        self.command()
+            .is_some_and(|c| c.runs_machine() && c.step_count().is_none_or(|n| n > QUICK_STEPS))
     }
 
     /// Whether it runs the machine at all (its stop updates change tracking).
     pub fn moves_machine(&self) -> bool {
-        matches!(&self.command, Ok(Some(c)) if c.runs_machine())
+        self.command().is_some_and(Command::runs_machine)
     }
 
-    /// Whether it starts the kernel again (every wave at the start).
-    pub fn relaunches(&self) -> bool {
-        matches!(&self.command, Ok(Some(Command::Restart | Command::Load(_))))
+    /// Runs it on `engine` (where the engine is: the UI thread or the worker).
+    pub fn run(self, engine: &mut Engine) -> Step {
+        match self {
+            Item::Run(planned) => {
+                let ran = planned.run(engine);
+                Step::Ran(planned, Box::new(ran))
+            }
+            Item::Invalid { text, error } => Step::Invalid { text, error },
+        }
     }
+}
+
+/// An item after it ran.
+#[derive(Debug)]
+pub enum Step {
+    /// A command and what it gave (boxed: a stop event is large).
+    Ran(Planned, Box<Ran>),
+    /// A line that did not parse.
+    Invalid {
+        /// The line as typed.
+        text: String,
+        /// Why it is not a command.
+        error: CommandError,
+    },
 }
 
 /// The worker thread died (the engine panicked; the panic hook reported it).
@@ -82,8 +97,8 @@ pub struct WorkerLost;
 pub struct Done {
     /// The engine.
     pub engine: Engine,
-    /// Each command with its result.
-    pub results: Vec<(Planned, Result<CommandOutput, CommandError>)>,
+    /// Each item after it ran, in order.
+    pub results: Vec<Step>,
 }
 
 /// A job in progress.
@@ -94,15 +109,15 @@ pub struct Job {
     interrupt: InterruptHandle,
     user_stop: Arc<AtomicBool>,
     progress: ProgressHandle,
-    /// The commands being run.
-    pub commands: Vec<Planned>,
+    /// The items being run.
+    pub commands: Vec<Item>,
     /// When it started.
     pub started: Instant,
 }
 
 impl Job {
     /// Starts running `commands` on `engine` in a new thread.
-    pub fn start(mut engine: Engine, commands: Vec<Planned>) -> Job {
+    pub fn start(mut engine: Engine, commands: Vec<Item>) -> Job {
         let (tx, rx) = mpsc::channel();
         let interrupt = engine.interrupt_handle();
         let user_stop = Arc::new(AtomicBool::new(false));
@@ -113,10 +128,7 @@ impl Job {
             .spawn(move || {
                 let results = job_commands
                     .into_iter()
-                    .map(|c| {
-                        let result = c.run(&mut engine);
-                        (c, result)
-                    })
+                    .map(|c| c.run(&mut engine))
                     .collect();
                 let _ = tx.send(Done { engine, results });
             });
@@ -135,7 +147,7 @@ impl Job {
 
     /// The commands' text, separated by `; `.
     pub fn text(&self) -> String {
-        let texts: Vec<&str> = self.commands.iter().map(|c| c.text.as_str()).collect();
+        let texts: Vec<&str> = self.commands.iter().map(Item::text).collect();
         texts.join("; ")
     }
 

@@ -550,7 +550,12 @@ pub fn armed_engine(p: &Program) -> Result<Engine, LaunchError> {
             ..Filters::default()
         };
         // Addresses come from the program's own line table: placing them cannot fail.
-        let _ = e.add_breakpoint(&format!("{a:#x}"), None, f, false);
+        let _ = e.add_breakpoint(
+            &crate::debug::command::Location::Address(*a),
+            None,
+            f,
+            false,
+        );
     }
     if let Some(spare) = e.machine().buffer_base("spare") {
         for i in 0..16u64 {

@@ -2,7 +2,6 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::expr::Expr;
 use crate::exec::{Access, AccessKind};
 use crate::machine::Machine;
 use crate::memory::Space;
@@ -22,12 +21,20 @@ pub struct Filters {
 }
 
 /// A condition as written and as parsed.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Condition {
-    /// The text, for listings and sessions.
-    pub text: String,
-    /// The parsed expression.
-    pub expr: Expr,
+pub type Condition = super::expr::ParsedExpr;
+
+/// Who made a breakpoint or watchpoint, so a front end that inserts points of its own
+/// (the GDB server, for the client's `Z` packets) tells its points from the user's
+/// without reading listings back.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum Owner {
+    /// The command language (`break`, `watch`, a session): numbered and listed.
+    #[default]
+    User,
+    /// A client of the GDB server, which numbers its points itself: listings and stop
+    /// descriptions name the point by this text (`the client's breakpoint at 0x40 <loop>`)
+    /// instead of the engine's number.
+    Client(String),
 }
 
 /// A breakpoint.
@@ -37,8 +44,10 @@ pub struct Breakpoint {
     pub id: u32,
     /// Code address.
     pub addr: u64,
-    /// The location as the user wrote it (`loop`, `0x40`, `loop+8`).
-    pub location: String,
+    /// The location as given (`loop`, `*0x40`, `loop+8`, `k.s:12`), for sessions.
+    pub location: super::command::Location,
+    /// Who made it.
+    pub owner: Owner,
     /// Condition evaluated per active lane; the breakpoint stops if any lane satisfies it.
     pub condition: Option<Condition>,
     /// Filters.
@@ -209,6 +218,8 @@ pub struct Watchpoint {
     pub hits: u64,
     /// Armed.
     pub enabled: bool,
+    /// Who made it.
+    pub owner: Owner,
 }
 
 impl Watchpoint {

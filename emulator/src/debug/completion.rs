@@ -116,7 +116,7 @@ fn lanes() -> impl Iterator<Item = String> {
 impl Words {
     /// The words for `engine`'s kernel, with a front end's own commands added.
     pub fn of(engine: &Engine, extra_commands: &[&str]) -> Words {
-        let mut commands: Vec<String> = HELP.iter().map(|(n, ..)| n.to_string()).collect();
+        let mut commands: Vec<String> = HELP.iter().map(|e| e.name.to_string()).collect();
         commands.extend(extra_commands.iter().map(|s| s.to_string()));
         commands.sort();
         commands.dedup();

@@ -23,9 +23,6 @@ pub enum EngineError {
         /// The kernel's labels, for the message.
         labels: Vec<String>,
     },
-    /// A `label+N` whose offset is not a number.
-    #[error("bad offset in `{0}`")]
-    BadOffset(String),
     /// An address that is not the start of an instruction.
     #[error("{0:#x} is not the start of an instruction")]
     NotAnInstruction(u64),
@@ -80,6 +77,22 @@ pub enum EngineError {
     /// A program counter that is not a multiple of 4.
     #[error("pc must be a multiple of 4, not {0:#x}")]
     PcMisaligned(u64),
+    /// `FILE:...` naming a file other than the kernel's source.
+    #[error("no source file `{file}` (this kernel's source is {kernel_source})")]
+    NoSourceFile {
+        /// The file named.
+        file: String,
+        /// The kernel's source as it was opened.
+        kernel_source: String,
+    },
+    /// A source line from which no instruction was assembled.
+    #[error("no code at line {line} of {file}")]
+    NoCodeOnLine {
+        /// The line, 1-based.
+        line: u64,
+        /// The source file's name.
+        file: String,
+    },
     /// No breakpoint with this number (ignore counts are for breakpoints).
     #[error("no breakpoint number {0}")]
     NoBreakpoint(u32),

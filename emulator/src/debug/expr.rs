@@ -83,6 +83,49 @@ pub enum Expr {
     Call(Func, Box<Expr>),
 }
 
+/// An expression as written and as parsed. Commands hold both: they print back as the
+/// user wrote them, and messages quote that text. Two are equal when their text is.
+#[derive(Debug, Clone)]
+pub struct ParsedExpr {
+    /// The text, trimmed.
+    pub text: String,
+    /// Its parse.
+    pub expr: Expr,
+}
+
+impl ParsedExpr {
+    /// Parses `text`.
+    pub fn parse(text: &str) -> Result<ParsedExpr, ExprError> {
+        let text = text.trim();
+        Ok(ParsedExpr {
+            expr: parse(text)?,
+            text: text.to_string(),
+        })
+    }
+
+    /// A number a front end holds (an address under a cursor), shown in hex.
+    pub fn number(value: u64) -> ParsedExpr {
+        ParsedExpr {
+            text: format!("{value:#x}"),
+            expr: Expr::Num(value as i64),
+        }
+    }
+}
+
+impl PartialEq for ParsedExpr {
+    fn eq(&self, other: &Self) -> bool {
+        self.text == other.text
+    }
+}
+
+impl Eq for ParsedExpr {}
+
+impl fmt::Display for ParsedExpr {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.text)
+    }
+}
+
 /// A parse or evaluation error, with the byte offset it refers to.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ExprError {

@@ -10,13 +10,15 @@ pub mod command;
 pub mod completion;
 pub mod context;
 mod control;
+pub mod driver;
 mod edit;
 mod error;
 pub mod expr;
 mod handle;
 mod history;
+mod open;
 mod points;
-mod run_command;
+mod run;
 pub mod session;
 mod source;
 mod stop;
@@ -32,7 +34,8 @@ pub use edit::RegisterWrite;
 pub use error::EngineError;
 pub use handle::{InterruptHandle, Progress, ProgressHandle};
 pub use history::{History, HistoryInfo, LastWrite, WriteTarget, DEFAULT_HISTORY_BYTES};
-pub use run_command::{CommandOutput, ExpectOutcome};
+pub use open::{load_program, KernelSource, OpenError, DEMO_PREFIX};
+pub use run::{CommandOutput, ExpectOutcome, Output, PointRow};
 pub use source::NoSource;
 pub use stop::{Blocked, Reached, StopEvent, StopReason, Terminated, WatchHit};
 
@@ -53,15 +56,19 @@ pub struct Engine {
     pub selected_lane: u8,
     /// `set scheduler-locking on`: stepping moves only the selected wave.
     pub scheduler_locking: bool,
+    /// Whether a breakpoint or watchpoint stop selects the first lane that hit it (as the
+    /// REPL and TUI show a stop); off where the lane is the client's own selection (the
+    /// GDB server's `$lane`).
+    lane_follows_stops: bool,
     interrupt: Arc<AtomicBool>,
     progress: ProgressHandle,
     /// The wave and PC of the breakpoint we stopped at: resuming steps over it once.
     resume_over: Option<(usize, u64)>,
     last: Option<StopEvent>,
     /// Expressions shown after every stop (`display`).
-    displays: Vec<String>,
-    /// Every command line run through [`Engine::execute_line`], for sessions and replay
-    /// (at most [`MAX_LOG`]).
+    displays: Vec<command::DisplaySpec>,
+    /// Every command run through [`Engine::run`] or [`Engine::run_as`], as text, for
+    /// sessions and replay (at most [`MAX_LOG`]).
     log: Vec<String>,
     /// Commands run after the log was full.
     log_dropped: u64,
@@ -74,8 +81,8 @@ pub struct Engine {
     history: History,
     /// The previous `last-write` target and answer (a repeat walks further back).
     last_write_walk: Option<(WriteTarget, u64)>,
-    /// Where the last `x` ended, as `SPACE:ADDR` (Enter continues from there).
-    next_examine: Option<String>,
+    /// Where the last `x` ended (Enter continues from there).
+    next_examine: Option<(crate::memory::Space, u64)>,
     /// The sanitizer's detectors (applied again at every restart).
     checks: crate::check::Checks,
     /// The kernel's source file name and text, when readable (findings quote it).
@@ -109,6 +116,7 @@ impl Engine {
             selected_wave: 0,
             selected_lane: 0,
             scheduler_locking: true,
+            lane_follows_stops: true,
             interrupt: Arc::new(AtomicBool::new(false)),
             progress: ProgressHandle::default(),
             resume_over: None,
@@ -154,6 +162,20 @@ impl Engine {
         InterruptHandle(self.interrupt.clone())
     }
 
+    /// Who made breakpoint or watchpoint `id` (`None`: no such point).
+    pub fn point_owner(&self, id: u32) -> Option<&breakpoint::Owner> {
+        self.breakpoints
+            .iter()
+            .find(|b| b.id == id)
+            .map(|b| &b.owner)
+            .or_else(|| {
+                self.watchpoints
+                    .iter()
+                    .find(|w| w.id == id)
+                    .map(|w| &w.owner)
+            })
+    }
+
     /// Breakpoints, in creation order.
     pub fn breakpoints(&self) -> &[Breakpoint] {
         &self.breakpoints
@@ -176,6 +198,12 @@ impl Engine {
         // `list` starts again from the new wave's PC.
         self.list_last = None;
         Ok(())
+    }
+
+    /// Whether stops move the selected lane to a lane that hit (on by default); a front
+    /// end whose user selects the lane alone (the GDB server's `$lane`) turns it off.
+    pub fn set_lane_follows_stops(&mut self, on: bool) {
+        self.lane_follows_stops = on;
     }
 
     /// Selects a lane.
@@ -237,8 +265,8 @@ impl Engine {
         }
     }
 
-    /// The display expressions.
-    pub fn displays(&self) -> &[String] {
+    /// The display expressions, in the order `info display` numbers them from 1.
+    pub fn displays(&self) -> &[command::DisplaySpec] {
         &self.displays
     }
 

@@ -1,57 +1,65 @@
 //! Breakpoints and watchpoints: resolving locations, creating, enabling, conditions and
 //! ignore counts, and checking them as the machine runs.
 
-use super::breakpoint::{Breakpoint, Condition, Filters, Scope, WatchKind, Watchpoint};
-use super::{expr, Engine, EngineError, StopEvent, StopReason, WatchHit};
+use super::breakpoint::{Breakpoint, Condition, Filters, Owner, Scope, WatchKind, Watchpoint};
+use super::command::Location;
+use super::{Engine, EngineError, StopEvent, StopReason, WatchHit};
 use crate::exec::AccessKind;
 use crate::machine::BreakAt;
 use crate::memory::Space;
 
-fn parse_condition(text: Option<&str>) -> Result<Option<Condition>, EngineError> {
-    match text.map(str::trim).filter(|t| !t.is_empty()) {
-        None => Ok(None),
-        Some(t) => {
-            let expr = expr::parse(t).map_err(|error| EngineError::BadCondition {
-                text: t.to_string(),
-                error,
-            })?;
-            Ok(Some(Condition {
-                text: t.to_string(),
-                expr,
-            }))
-        }
-    }
-}
-
 impl Engine {
-    /// Resolves a location: a label, `label+N`, `*ADDR` or an address.
-    pub fn resolve_location(&self, text: &str) -> Result<u64, EngineError> {
-        let t = text.trim().trim_start_matches('*');
-        let (base, off) = match t.split_once('+') {
-            Some((b, o)) => (
-                b.trim(),
-                expr::parse_number(o.trim())
-                    .ok_or_else(|| EngineError::BadOffset(text.to_string()))?,
-            ),
-            None => (t, 0),
+    /// The code address of a location: a label plus offset, an address, or the first
+    /// instruction of a source line. It must be the start of an instruction.
+    pub fn resolve_location(&self, location: &Location) -> Result<u64, EngineError> {
+        let program = self.machine.program();
+        let addr = match location {
+            Location::Address(a) => *a,
+            Location::Label { file, name, offset } => {
+                self.check_source_file(file.as_deref())?;
+                let base = program
+                    .labels
+                    .get(name)
+                    .ok_or_else(|| EngineError::NoLabel {
+                        name: name.clone(),
+                        labels: program.labels.keys().cloned().collect(),
+                    })?;
+                base.wrapping_add(*offset)
+            }
+            Location::Line { file, line } => {
+                let file = self.check_source_file(file.as_deref())?;
+                (0..self.machine.code().len() as u64)
+                    .map(|i| i * 4)
+                    .find(|&a| program.line_at(a).is_some_and(|l| u64::from(l) == *line))
+                    .ok_or(EngineError::NoCodeOnLine { line: *line, file })?
+            }
         };
-        let addr = match expr::parse_number(base) {
-            Some(a) => a,
-            None => match self.machine.program().labels.get(base) {
-                Some(a) => *a as i64,
-                None => {
-                    return Err(EngineError::NoLabel {
-                        name: base.to_string(),
-                        labels: self.machine.program().labels.keys().cloned().collect(),
-                    });
-                }
-            },
-        } + off;
-        let addr = addr as u64;
         if self.machine.instr_at(addr).is_none() {
             return Err(EngineError::NotAnInstruction(addr));
         }
         Ok(addr)
+    }
+
+    /// Checks that `file`, when given, names the kernel's source (its name as opened, or
+    /// that name's last component); returns the name to show.
+    pub(super) fn check_source_file(&self, file: Option<&str>) -> Result<String, EngineError> {
+        let name = self
+            .source
+            .as_ref()
+            .map(|(n, _)| n.as_str())
+            .or(self.kernel_path())
+            .unwrap_or_default()
+            .to_string();
+        let short = std::path::Path::new(&name)
+            .file_name()
+            .map_or(name.clone(), |f| f.to_string_lossy().into_owned());
+        match file {
+            Some(f) if f != name && f != short => Err(EngineError::NoSourceFile {
+                file: f.to_string(),
+                kernel_source: name,
+            }),
+            _ => Ok(short),
+        }
     }
 
     fn take_id(&mut self) -> u32 {
@@ -111,16 +119,16 @@ impl Engine {
         self.machine.accesses = (!filter.is_empty()).then(|| crate::exec::AccessLog::new(filter));
     }
 
-    /// Sets a breakpoint; returns its number.
+    /// Sets a breakpoint made by the user; returns its number (shared with watchpoints,
+    /// as in gdb). [`Engine::set_owner`] gives it to another owner.
     pub fn add_breakpoint(
         &mut self,
-        location: &str,
-        condition: Option<&str>,
+        location: &Location,
+        condition: Option<Condition>,
         filters: Filters,
         temporary: bool,
     ) -> Result<u32, EngineError> {
         let addr = self.resolve_location(location)?;
-        let condition = parse_condition(condition)?;
         if let Some(l) = filters.lane {
             if l >= 32 {
                 return Err(EngineError::LaneOutOfRange(l as u64));
@@ -130,7 +138,8 @@ impl Engine {
         self.breakpoints.push(Breakpoint {
             id,
             addr,
-            location: location.trim().to_string(),
+            location: location.clone(),
+            owner: Owner::User,
             condition,
             filters,
             ignore: 0,
@@ -142,6 +151,19 @@ impl Engine {
         Ok(id)
     }
 
+    /// Gives breakpoint or watchpoint `id` to `owner` (the GDB server takes the points it
+    /// inserts for its client).
+    pub fn set_owner(&mut self, id: u32, owner: Owner) -> Result<(), EngineError> {
+        if let Some(b) = self.breakpoints.iter_mut().find(|b| b.id == id) {
+            b.owner = owner;
+        } else if let Some(w) = self.watchpoints.iter_mut().find(|w| w.id == id) {
+            w.owner = owner;
+        } else {
+            return Err(EngineError::NoPoint(id));
+        }
+        Ok(())
+    }
+
     /// Sets a watchpoint; returns its number.
     pub fn add_watchpoint(
         &mut self,
@@ -149,7 +171,7 @@ impl Engine {
         scope: Scope,
         addr: u64,
         len: u64,
-        condition: Option<&str>,
+        condition: Option<Condition>,
     ) -> Result<u32, EngineError> {
         if len == 0 || len > 1 << 20 {
             return Err(EngineError::WatchLength(len));
@@ -163,6 +185,7 @@ impl Engine {
             condition: None,
             hits: 0,
             enabled: true,
+            owner: Owner::User,
         };
         // The range must exist: in a resident wave's view, or, for a workgroup (or a wave
         // of one) not dispatched yet, within the window it will have.
@@ -200,7 +223,6 @@ impl Engine {
             }
             Err(pending) => pending?,
         }
-        let condition = parse_condition(condition)?;
         let id = self.take_id();
         self.watchpoints.push(Watchpoint {
             id,
@@ -293,8 +315,12 @@ impl Engine {
     }
 
     /// Sets or clears a breakpoint's condition.
-    pub fn set_condition(&mut self, id: u32, condition: Option<&str>) -> Result<(), EngineError> {
-        let c = parse_condition(condition)?;
+    pub fn set_condition(
+        &mut self,
+        id: u32,
+        condition: Option<Condition>,
+    ) -> Result<(), EngineError> {
+        let c = condition;
         if let Some(b) = self.breakpoints.iter_mut().find(|b| b.id == id) {
             b.condition = c;
         } else if let Some(w) = self.watchpoints.iter_mut().find(|w| w.id == id) {

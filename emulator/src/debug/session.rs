@@ -6,8 +6,10 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::breakpoint::{Filters, Scope, WatchKind};
-use super::Engine;
+use super::breakpoint::{Filters, Owner, Scope, WatchKind};
+use super::command::{parse_display, parse_location};
+use super::expr::ParsedExpr;
+use super::{Engine, EngineError};
 use crate::machine::LaunchOptions;
 
 /// The session format's version; a file with another is refused.
@@ -138,8 +140,10 @@ impl Session {
             breakpoints: e
                 .breakpoints()
                 .iter()
+                // A GDB client's points belong to its connection, not to the session.
+                .filter(|b| b.owner == Owner::User)
                 .map(|b| BreakpointSpec {
-                    location: b.location.clone(),
+                    location: b.location.to_string(),
                     condition: b.condition.as_ref().map(|c| c.text.clone()),
                     filters: b.filters,
                     temporary: b.temporary,
@@ -150,6 +154,7 @@ impl Session {
             watchpoints: e
                 .watchpoints()
                 .iter()
+                .filter(|w| w.owner == Owner::User)
                 .map(|w| WatchpointSpec {
                     kind: w.kind,
                     scope: w.scope,
@@ -159,7 +164,7 @@ impl Session {
                     enabled: w.enabled,
                 })
                 .collect(),
-            displays: e.displays().to_vec(),
+            displays: e.displays().iter().map(|d| d.to_string()).collect(),
             selected_wave: m.waves.get(e.selected_wave).map_or(0, |w| w.id),
             selected_lane: e.selected_lane,
             scheduler_locking: e.scheduler_locking,
@@ -233,7 +238,7 @@ impl Session {
     /// The kernel this session (read from `file`) names: resolved beside the session file
     /// ([`resolve_beside`]); `None` for the built-in demo or no kernel.
     pub fn kernel_file(&self, file: &Path) -> Option<PathBuf> {
-        (!self.kernel.is_empty() && !self.kernel.starts_with("demo:"))
+        (!self.kernel.is_empty() && !self.kernel.starts_with(super::DEMO_PREFIX))
             .then(|| resolve_beside(&self.kernel, file))
     }
 
@@ -260,23 +265,32 @@ impl Session {
         next.relaunch(self.launch).map_err(|x| err(&x))?;
         next.delete(None).map_err(|x| err(&x))?;
         for b in &self.breakpoints {
+            let at = |m: &dyn std::fmt::Display| err(&format!("breakpoint at {}: {m}", b.location));
+            let location = parse_location(&b.location).map_err(|m| at(&m))?;
+            let condition = condition(b.condition.as_deref()).map_err(|m| at(&m))?;
             let id = next
-                .add_breakpoint(&b.location, b.condition.as_deref(), b.filters, b.temporary)
-                .map_err(|m| err(&format!("breakpoint at {}: {m}", b.location)))?;
+                .add_breakpoint(&location, condition, b.filters, b.temporary)
+                .map_err(|m| at(&m))?;
             next.set_ignore(id, b.ignore).map_err(|x| err(&x))?;
             if !b.enabled {
                 next.set_enabled(id, false).map_err(|x| err(&x))?;
             }
         }
         for w in &self.watchpoints {
+            let at = |m: &dyn std::fmt::Display| err(&format!("watchpoint at {:#x}: {m}", w.addr));
+            let condition = condition(w.condition.as_deref()).map_err(|m| at(&m))?;
             let id = next
-                .add_watchpoint(w.kind, w.scope, w.addr, w.len, w.condition.as_deref())
-                .map_err(|m| err(&format!("watchpoint at {:#x}: {m}", w.addr)))?;
+                .add_watchpoint(w.kind, w.scope, w.addr, w.len, condition)
+                .map_err(|m| at(&m))?;
             if !w.enabled {
                 next.set_enabled(id, false).map_err(|x| err(&x))?;
             }
         }
-        next.displays = self.displays.clone();
+        next.displays = self
+            .displays
+            .iter()
+            .map(|d| parse_display(d).map_err(|m| err(&format!("display `{d}`: {m}"))))
+            .collect::<Result<_, _>>()?;
         if next.select_wave(self.selected_wave).is_err() {
             next.selected_wave = 0;
         }
@@ -287,6 +301,17 @@ impl Session {
         *e = next;
         Ok(())
     }
+}
+
+/// A condition stored as text, parsed again.
+fn condition(text: Option<&str>) -> Result<Option<super::breakpoint::Condition>, EngineError> {
+    text.map(|t| {
+        ParsedExpr::parse(t).map_err(|error| EngineError::BadCondition {
+            text: t.to_string(),
+            error,
+        })
+    })
+    .transpose()
 }
 
 /// Reads just the version of whatever RON struct the text holds.
@@ -315,7 +340,7 @@ pub fn resolve_beside(name: &str, file: &Path) -> PathBuf {
 /// [`resolve_beside`] finds it from anywhere. Names that are not files (`demo:...`, empty)
 /// and paths that cannot be resolved are kept as they are.
 pub fn path_for_file(target: &str, file: &Path) -> String {
-    if target.is_empty() || target.starts_with("demo:") {
+    if target.is_empty() || target.starts_with(super::DEMO_PREFIX) {
         return target.to_string();
     }
     let dir = file
@@ -561,7 +586,12 @@ pub fn recordable(
     }
 }
 
-/// The command-history file shared by the REPL and the TUI's command line:
+/// The most entries the shared command history keeps (the oldest go first); every line
+/// editor that uses [`history_path`] is built with it, so all trim the file alike.
+pub const HISTORY_ENTRIES: usize = 1000;
+
+/// The command-history file shared by the REPL and the TUI's command line (a line
+/// repeating the one before is not added; at most [`HISTORY_ENTRIES`]):
 /// `$WAVEDBG_HISTORY`, else `$XDG_STATE_HOME/wavedbg/history`, else
 /// `~/.local/state/wavedbg/history`, else `.wavedbg_history` in the current directory.
 pub fn history_path() -> PathBuf {

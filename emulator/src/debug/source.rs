@@ -2,7 +2,7 @@
 //! (10 lines around the selected wave's PC, a line, a label or an address; again to go on,
 //! `-` to go back), from the program's line table and the source text the engine holds.
 
-use super::command::CommandError;
+use super::command::{CommandError, ListArg, Location};
 use super::Engine;
 
 /// Lines `list` shows at a time.
@@ -90,11 +90,8 @@ impl Engine {
 
     /// `list [ARG]`: the source lines it shows, numbered, `=>` at the selected wave's PC,
     /// `B` at lines with an enabled breakpoint.
-    pub(super) fn list(&mut self, arg: Option<&str>) -> Result<String, CommandError> {
-        let err = |m: String| CommandError {
-            message: m,
-            usage: super::command::usage("list").map(str::to_string),
-        };
+    pub(super) fn list(&mut self, arg: Option<&ListArg>) -> Result<String, CommandError> {
+        let err = |m: String| CommandError::refused("list", m);
         let Some((name, text)) = self.source.clone() else {
             return Err(err(self.no_source_reason().unwrap_or_default()));
         };
@@ -107,12 +104,12 @@ impl Engine {
             (first, first + LIST_LINES - 1)
         };
         let around_pc = || centred(self.pc_line().unwrap_or(1));
-        let (first, last) = match arg.map(str::trim) {
-            None | Some("") => match self.list_last {
+        let (first, last) = match arg {
+            None => match self.list_last {
                 Some((_, last)) => (last + 1, last + LIST_LINES),
                 None => around_pc(),
             },
-            Some("-") => {
+            Some(ListArg::Before) => {
                 let before = self.list_last.map_or_else(|| around_pc().0, |(f, _)| f);
                 if before <= 1 {
                     return Err(err(format!("Already at the start of {short}.")));
@@ -120,34 +117,23 @@ impl Engine {
                 let last = before - 1;
                 (last.saturating_sub(LIST_LINES - 1).max(1), last)
             }
-            Some(a) => {
-                // FILE:LINE or FILE:LOCATION names this kernel's own file.
-                let spot = match a.rsplit_once(':') {
-                    Some((file, rest)) if !file.is_empty() => {
-                        if file != name && file != short {
-                            return Err(err(format!(
-                                "no source file `{file}` (this kernel's source is {name})"
-                            )));
+            Some(ListArg::Around(location)) => {
+                let line = match location {
+                    Location::Line { file, line } => {
+                        self.check_source_file(file.as_deref())
+                            .map_err(|e| err(e.to_string()))?;
+                        match u32::try_from(*line) {
+                            Ok(l) if l >= 1 && l <= total => l,
+                            _ => {
+                                return Err(err(format!(
+                                    "line {line} is out of range; {short} has {total} lines"
+                                )))
+                            }
                         }
-                        rest.trim()
-                    }
-                    _ => a,
-                };
-                let digits = !spot.is_empty() && spot.bytes().all(|b| b.is_ascii_digit());
-                let line = match super::expr::parse_number(spot) {
-                    Some(n) if digits => u32::try_from(n).map_err(|_| {
-                        err(format!(
-                            "line {n} is out of range; {short} has {total} lines"
-                        ))
-                    })?,
-                    None if digits => {
-                        return Err(err(format!(
-                            "line {spot} is out of range; {short} has {total} lines"
-                        )))
                     }
                     _ => {
                         let addr = self
-                            .resolve_location(spot)
+                            .resolve_location(location)
                             .map_err(|e| err(e.to_string()))?;
                         self.machine().program().line_at(addr).ok_or_else(|| {
                             err(format!("no source line for the instruction at {addr:#x}"))

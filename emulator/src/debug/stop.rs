@@ -231,13 +231,14 @@ impl Engine {
             self.resume_over = stop.wave.zip(stop.pc);
         }
         // The selected lane moves to the first lane that hit a breakpoint or touched a
-        // watched range, unless it is one of them (or the breakpoint names a lane).
+        // watched range, unless it is one of them (or the breakpoint names a lane), or
+        // the front end keeps the lane itself.
         let hit_lanes = match &stop.reason {
             StopReason::Breakpoint { id, lanes } if self.filters_lane_of(*id).is_none() => *lanes,
             StopReason::Watchpoint(hits) => hits.iter().fold(0, |a, h| a | h.lanes),
             _ => 0,
         };
-        if hit_lanes != 0 && hit_lanes >> self.selected_lane & 1 == 0 {
+        if self.lane_follows_stops && hit_lanes != 0 && hit_lanes >> self.selected_lane & 1 == 0 {
             self.selected_lane = hit_lanes.trailing_zeros() as u8;
         }
         if let StopReason::Breakpoint { id, .. } = &stop.reason {

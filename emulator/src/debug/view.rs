@@ -4,11 +4,14 @@
 
 use std::fmt::Write;
 
+use super::breakpoint::Owner;
+use super::run::PointRow;
 use super::{Blocked, Engine, Reached, StopEvent, StopReason, WatchHit};
 use crate::disasm;
 use crate::fault::lanes_text;
 use crate::isa::{Counter, RegFile};
 use crate::machine::Machine;
+use crate::memory::Space;
 
 /// `1 wave`, `2 waves`: a count with its noun, singular or plural.
 pub fn count(n: u64, noun: &str) -> String {
@@ -72,17 +75,21 @@ fn watch_target(space: crate::memory::Space, addr: u64, len: u64) -> String {
     )
 }
 
-fn describe_hit(m: &Machine, wave_id: Option<u32>, h: &WatchHit) -> String {
+fn describe_hit(e: &Engine, wave_id: Option<u32>, h: &WatchHit) -> String {
+    let m = e.machine();
     let kind = h.kind.name();
     let verb = match h.access {
         crate::exec::AccessKind::Read => "read",
         crate::exec::AccessKind::Write => "written",
         crate::exec::AccessKind::ReadWrite => "read and written (atomic)",
     };
+    // A client's point is named as the client knows it, not by the engine's number.
+    let name = match e.point_owner(h.id) {
+        Some(Owner::Client(label)) => label.clone(),
+        _ => format!("{kind} {}: {}", h.id, watch_target(h.space, h.addr, h.len)),
+    };
     let mut s = format!(
-        "{kind} {}: {}\n  {verb} by wave {} lane{} {} at {}: {}\n",
-        h.id,
-        watch_target(h.space, h.addr, h.len),
+        "{name}\n  {verb} by wave {} lane{} {} at {}: {}\n",
         wave_id.map_or("?".into(), |w| w.to_string()),
         if h.lanes.count_ones() == 1 { "" } else { "s" },
         lanes_text(h.lanes),
@@ -239,8 +246,13 @@ fn describe_stop_reason(e: &Engine, stop: &StopEvent) -> String {
     });
     match &stop.reason {
         StopReason::Breakpoint { id, lanes } => {
+            // A client's point is named as the client knows it, not by the engine's number.
+            let name = match e.point_owner(*id) {
+                Some(Owner::Client(label)) => label.clone(),
+                _ => format!("Breakpoint {id}"),
+            };
             format!(
-                "Breakpoint {id}, {wave}, lane{} {}\n  {}",
+                "{name}, {wave}, lane{} {}\n  {}",
                 if lanes.count_ones() == 1 { "" } else { "s" },
                 lanes_text(*lanes),
                 at(stop.pc)
@@ -249,7 +261,7 @@ fn describe_stop_reason(e: &Engine, stop: &StopEvent) -> String {
         StopReason::Watchpoint(hits) => {
             let mut s: Vec<String> = hits
                 .iter()
-                .map(|h| describe_hit(m, stop.wave_id, h))
+                .map(|h| describe_hit(e, stop.wave_id, h))
                 .collect();
             s.push(format!("  next: {}", at(stop.pc)));
             s.join("\n")
@@ -286,7 +298,7 @@ fn describe_stop_reason(e: &Engine, stop: &StopEvent) -> String {
                 .iter()
                 .map(|f| format!("Sanitizer {}", f.describe(m, e.source())))
                 .collect();
-            s.extend(stop.watch.iter().map(|h| describe_hit(m, stop.wave_id, h)));
+            s.extend(stop.watch.iter().map(|h| describe_hit(e, stop.wave_id, h)));
             s.push(format!("  next: {}", at(stop.pc)));
             s.join("\n")
         }
@@ -529,89 +541,125 @@ pub fn disassembly(e: &Engine, center: u64, before: usize, after: usize) -> Stri
     s
 }
 
-/// `info breakpoints` / `info watchpoints`: breakpoints and watchpoints ordered by number,
-/// as gdb lists them.
-pub fn breakpoint_table(e: &Engine, watch_only: bool) -> String {
-    let m = e.machine();
-    if e.breakpoints().is_empty() && e.watchpoints().is_empty()
-        || watch_only && e.watchpoints().is_empty()
-    {
+/// `info breakpoints` (`watch_only`: `info watchpoints`) from the rows of
+/// [`Engine::point_rows`], numbered as gdb lists them.
+pub fn points_table(m: &Machine, rows: &[PointRow], watch_only: bool) -> String {
+    let rows: Vec<&PointRow> = rows
+        .iter()
+        .filter(|r| !watch_only || matches!(r, PointRow::Watch(_)))
+        .collect();
+    if rows.is_empty() {
         return if watch_only {
             "No watchpoints.\n".into()
         } else {
             "No breakpoints or watchpoints.\n".into()
         };
     }
-    let mut rows: Vec<(u32, String)> = Vec::new();
-    if !watch_only {
-        for b in e.breakpoints() {
-            let mut s = String::new();
-            let _ = writeln!(
-                s,
-                "{:<4} breakpoint      {:<5} {:<4} {:<16} {}",
-                b.id,
-                if b.temporary { "del" } else { "keep" },
-                if b.enabled { "y" } else { "n" },
-                format!("{:#06x}", b.addr),
-                pc_text(m, b.addr)
-            );
-            let mut extra = Vec::new();
-            if let Some(c) = &b.condition {
-                extra.push(format!("stop only if {}", c.text));
-            }
-            if let Some(w) = b.filters.wave {
-                extra.push(format!("wave {w} only"));
-            }
-            if let Some(g) = b.filters.workgroup {
-                extra.push(format!("workgroup {g} only"));
-            }
-            if let Some(l) = b.filters.lane {
-                extra.push(format!("lane {l} only"));
-            }
-            if b.hits > 0 {
-                extra.push(format!("breakpoint already hit {}", count(b.hits, "time")));
-            }
-            if b.ignore > 0 {
-                extra.push(format!(
-                    "will ignore next {}",
-                    count(b.ignore as u64, "crossing")
-                ));
-            }
-            for x in extra {
-                let _ = writeln!(s, "        {x}");
-            }
-            rows.push((b.id, s));
-        }
-    }
-    for w in e.watchpoints() {
-        let mut s = String::new();
-        let scope = w.scope.instance_text();
-        let kind = w.kind.table_name();
-        let _ = writeln!(
-            s,
-            "{:<4} {:<15} keep  {:<4} {:<16} {}{scope}",
-            w.id,
-            kind,
-            if w.enabled { "y" } else { "n" },
-            "",
-            watch_target(w.scope.space(), w.addr, w.len)
-        );
-        if let Some(c) = &w.condition {
-            let _ = writeln!(s, "        stop only if {}", c.text);
-        }
-        if w.hits > 0 {
-            let _ = writeln!(
-                s,
-                "        watchpoint already hit {}",
-                count(w.hits, "time")
-            );
-        }
-        rows.push((w.id, s));
-    }
-    rows.sort_by_key(|(id, _)| *id);
     let mut s = String::from("Num  Type            Disp  Enb  Address          What\n");
-    for (_, r) in rows {
-        s.push_str(&r);
+    for row in rows {
+        match row {
+            PointRow::Break(b) => {
+                let _ = writeln!(
+                    s,
+                    "{:<4} breakpoint      {:<5} {:<4} {:<16} {}",
+                    b.id,
+                    if b.temporary { "del" } else { "keep" },
+                    if b.enabled { "y" } else { "n" },
+                    format!("{:#06x}", b.addr),
+                    pc_text(m, b.addr)
+                );
+                let mut extra = Vec::new();
+                if let Some(c) = &b.condition {
+                    extra.push(format!("stop only if {}", c.text));
+                }
+                if let Some(w) = b.filters.wave {
+                    extra.push(format!("wave {w} only"));
+                }
+                if let Some(g) = b.filters.workgroup {
+                    extra.push(format!("workgroup {g} only"));
+                }
+                if let Some(l) = b.filters.lane {
+                    extra.push(format!("lane {l} only"));
+                }
+                if b.hits > 0 {
+                    extra.push(format!("breakpoint already hit {}", count(b.hits, "time")));
+                }
+                if b.ignore > 0 {
+                    extra.push(format!(
+                        "will ignore next {}",
+                        count(b.ignore as u64, "crossing")
+                    ));
+                }
+                for x in extra {
+                    let _ = writeln!(s, "        {x}");
+                }
+            }
+            PointRow::Watch(w) => {
+                let _ = writeln!(
+                    s,
+                    "{:<4} {:<15} keep  {:<4} {:<16} {}{}",
+                    w.id,
+                    w.kind.table_name(),
+                    if w.enabled { "y" } else { "n" },
+                    "",
+                    watch_target(w.scope.space(), w.addr, w.len),
+                    w.scope.instance_text()
+                );
+                if let Some(c) = &w.condition {
+                    let _ = writeln!(s, "        stop only if {}", c.text);
+                }
+                if w.hits > 0 {
+                    let _ = writeln!(
+                        s,
+                        "        watchpoint already hit {}",
+                        count(w.hits, "time")
+                    );
+                }
+            }
+        }
+    }
+    s
+}
+
+/// `print` of a per-lane expression: four rows of eight lanes, inactive lanes in
+/// parentheses, each value in format `fmt`.
+pub fn lane_values(text: &str, values: &[i64], exec: u32, fmt: char) -> String {
+    let mut s = format!("{text} (by lane; inactive lanes in parentheses):\n");
+    for (row, chunk) in values.chunks(8).enumerate() {
+        let _ = write!(s, "  [{:>2}]", row * 8);
+        for (i, v) in chunk.iter().enumerate() {
+            let l = row * 8 + i;
+            let v = format_value(*v as u64, fmt, 8);
+            if exec >> l & 1 == 1 {
+                let _ = write!(s, "  {v:>11} ");
+            } else {
+                let _ = write!(s, " ({v:>11})");
+            }
+        }
+        s.truncate(s.trim_end().len());
+        s.push('\n');
+    }
+    s
+}
+
+/// `x`: `bytes` read from `addr` in `space`, in units of `size` bytes shown in format
+/// `fmt`, 16 bytes a row, each row headed by its address.
+pub fn memory_rows(space: Space, addr: u64, bytes: &[u8], fmt: char, size: usize) -> String {
+    let per_row = (16 / size).max(1);
+    let mut s = String::new();
+    for (row, chunk) in bytes.chunks(per_row * size).enumerate() {
+        let _ = write!(
+            s,
+            "{}:{:#x}:",
+            space.name(),
+            addr + (row * per_row * size) as u64
+        );
+        for unit in chunk.chunks(size) {
+            let mut b = [0u8; 8];
+            b[..unit.len()].copy_from_slice(unit);
+            let _ = write!(s, " {}", format_value(u64::from_le_bytes(b), fmt, size));
+        }
+        s.push('\n');
     }
     s
 }

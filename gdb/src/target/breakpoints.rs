@@ -7,7 +7,8 @@ use gdbstub::target::ext::breakpoints::{
     Breakpoints, HwBreakpoint, HwBreakpointOps, HwWatchpointOps, SwBreakpoint, SwBreakpointOps,
 };
 use gdbstub::target::{TargetError, TargetResult};
-use wavedbg_emulator::debug::breakpoint::Filters;
+use wavedbg_emulator::debug::breakpoint::{Filters, Owner};
+use wavedbg_emulator::debug::command::Location;
 
 use super::{refused, WaveTarget};
 use crate::codes::ENOENT;
@@ -18,7 +19,11 @@ impl WaveTarget {
         if !self.breaks.reinsert(&at) {
             let engine_id = self
                 .engine
-                .add_breakpoint(&format!("{:#x}", at.addr), None, Filters::default(), false)
+                .add_breakpoint(&Location::Address(at.addr), None, Filters::default(), false)
+                .map_err(|e| refused(&e))?;
+            let label = at.label(self.engine.machine());
+            self.engine
+                .set_owner(engine_id, Owner::Client(label))
                 .map_err(|e| refused(&e))?;
             self.breaks.insert(at, engine_id);
         }

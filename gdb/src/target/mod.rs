@@ -62,7 +62,7 @@ use wavedbg_emulator::machine::wave::{Wave, WaveState};
 
 use crate::codes::{self, ESRCH};
 use crate::plan::{Actions, Plan};
-use crate::points::{BreakAt, ClientPoints, Relabel, WatchAt};
+use crate::points::{BreakAt, ClientPoints, WatchAt};
 use crate::regs::{self, WaveArch};
 
 /// The engine as a gdbstub target.
@@ -84,9 +84,6 @@ pub struct WaveTarget {
     /// There is no process (killed in extended mode, or the launch ended): no thread is
     /// listed until `run`.
     pub(crate) no_process: bool,
-    /// How the last stop names the client's breakpoints and watchpoints, for `monitor
-    /// why`: gdb numbers them on its own.
-    pub(crate) stop_labels: Vec<Relabel>,
     /// The wave of the last stop (listed even if it exited).
     pub(crate) last_stop_wave: Option<usize>,
     /// The wave of the last stop when it exited and the next workgroup took its slot in
@@ -124,7 +121,10 @@ pub(crate) fn refused(e: &EngineError) -> TargetError<String> {
 
 impl WaveTarget {
     /// Wraps an engine.
-    pub fn new(engine: Engine) -> WaveTarget {
+    pub fn new(mut engine: Engine) -> WaveTarget {
+        // `$lane` is the client's selection: a stop must not move it to a lane that hit,
+        // which a client's lane condition would then see.
+        engine.set_lane_follows_stops(false);
         WaveTarget {
             engine,
             xml: regs::target_xml(),
@@ -135,7 +135,6 @@ impl WaveTarget {
             watches: ClientPoints::default(),
             extended: false,
             no_process: false,
-            stop_labels: Vec::new(),
             last_stop_wave: None,
             ghost: None,
             on_ghost: false,
@@ -253,7 +252,6 @@ impl WaveTarget {
         self.ghost = None;
         self.on_ghost = false;
         self.plan = None;
-        self.stop_labels.clear();
     }
 
     /// Whether an engine breakpoint or watchpoint number is the client's.

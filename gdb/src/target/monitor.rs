@@ -25,8 +25,11 @@ use std::fmt::Write;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use gdbstub::target::ext::monitor_cmd::{ConsoleOutput, MonitorCmd};
-use wavedbg_emulator::debug::command::{self, Command, Info};
+use wavedbg_emulator::debug::breakpoint::Owner;
+use wavedbg_emulator::debug::command::{self, Command, Info, SetTarget};
+use wavedbg_emulator::debug::driver::{Driver, Input, Plan};
 use wavedbg_emulator::debug::view;
+use wavedbg_emulator::debug::PointRow;
 
 use super::WaveTarget;
 use crate::memory;
@@ -60,7 +63,10 @@ fn refused(cmd: &Command, files_allowed: bool) -> Option<&'static str> {
         Command::SchedulerLocking(_) => Some(
             "the client decides which waves run: use its `set scheduler-locking on|step|off`\n",
         ),
-        Command::Set { target, .. } if !target.contains(':') => Some(
+        Command::Set {
+            target: SetTarget::Register(_),
+            ..
+        } => Some(
             "the client caches registers: change them there (gdb: `set var $u8 = 1`, `set var $v3[5] = 1`; lldb: `register write`)\n",
         ),
         c if c.runs_machine() || matches!(c, Command::Interrupt) => {
@@ -162,49 +168,27 @@ fn delete_own(t: &mut WaveTarget) {
 }
 
 /// `info breakpoints` / `info watchpoints`: the engine's own (numbered), then the client's
-/// (by address, as the client numbers them itself).
+/// (by address, as the client numbers them itself), told apart by their owner.
 pub fn points(t: &WaveTarget, watch_only: bool) -> String {
     let e = t.engine();
-    let m = e.machine();
-    let mut own = String::new();
-    let mut header = "";
-    let mut keep = true;
-    let table = view::breakpoint_table(e, watch_only);
-    for line in table.lines() {
-        if line.starts_with("Num ") {
-            header = line;
-            continue;
-        }
-        if line.starts_with("No ") {
-            continue;
-        }
-        // An entry's first line starts with its number; its details are indented.
-        if let Some(id) = line
-            .split_whitespace()
-            .next()
-            .filter(|_| !line.starts_with(' '))
-            .and_then(|w| w.parse::<u32>().ok())
-        {
-            keep = !t.client_owns(id);
-        }
-        if keep {
-            own.push_str(line);
-            own.push('\n');
-        }
-    }
+    let rows = e.point_rows();
+    let (own, client): (Vec<PointRow>, Vec<PointRow>) = rows
+        .into_iter()
+        .filter(|r| !watch_only || matches!(r, PointRow::Watch(_)))
+        .partition(|r| *r.owner() == Owner::User);
     let mut s = String::new();
     if !own.is_empty() {
-        let _ = writeln!(s, "{header}\n{own}");
-        s.pop();
+        s.push_str(&view::points_table(e.machine(), &own, watch_only));
     }
-    let breaks = if watch_only { &[][..] } else { &t.breaks[..] };
-    if !breaks.is_empty() || !t.watches.is_empty() {
+    if !client.is_empty() {
         s.push_str("Inserted by the client (which numbers them itself):\n");
-        for b in breaks {
-            let _ = writeln!(s, "  {}", b.at.label(m));
-        }
-        for w in t.watches.iter() {
-            let _ = writeln!(s, "  {}", w.at.label());
+        // Breakpoints first, then watchpoints, each in the order the client inserted them.
+        let (breaks, watches): (Vec<&PointRow>, Vec<&PointRow>) =
+            client.iter().partition(|r| matches!(r, PointRow::Break(_)));
+        for row in breaks.into_iter().chain(watches) {
+            if let Owner::Client(label) = row.owner() {
+                let _ = writeln!(s, "  {label}");
+            }
         }
     }
     if s.is_empty() {
@@ -217,20 +201,13 @@ pub fn points(t: &WaveTarget, watch_only: bool) -> String {
     s
 }
 
-/// `why`: the engine's description of the last stop, with the client's breakpoints and
-/// watchpoints named by address instead of the engine's numbers.
+/// `why`: the engine's description of the last stop (it names the client's points by
+/// address, as the client knows them).
 pub fn why(t: &WaveTarget) -> String {
     let Some(stop) = t.engine().last_stop() else {
         return "The kernel has not stopped yet (it is at its launch).\n".into();
     };
-    let text = view::describe_stop(t.engine(), stop);
-    let mut out = String::new();
-    for line in text.lines() {
-        let relabeled = t.stop_labels.iter().find_map(|r| r.apply(line));
-        out.push_str(relabeled.as_deref().unwrap_or(line));
-        out.push('\n');
-    }
-    out
+    format!("{}\n", view::describe_stop(t.engine(), stop))
 }
 
 /// The listed threads, as the client lists them (the last stop's exited wave included),
@@ -286,37 +263,39 @@ pub fn run(t: &mut WaveTarget, line: &str) -> String {
         }
         _ => {}
     }
-    match command::parse(line) {
-        Err(e) => return format!("{e}\n"),
-        Ok(Some(cmd)) => {
-            if let Some(why) = refused(&cmd, t.files_allowed) {
-                return why.to_string();
-            }
-            if let Some(why) = conflicts(t, &cmd) {
-                return why;
-            }
-            if t.no_process && needs_process(&cmd) {
-                return NO_PROCESS.into();
-            }
-            if t.on_ghost && views_selected_wave(&cmd) {
-                return on_exited_wave(t);
-            }
-            match cmd {
-                Command::Delete(None) => {
-                    delete_own(t);
-                    return String::new();
-                }
-                Command::Info(Info::Breakpoints) => return points(t, false),
-                Command::Info(Info::Watchpoints) => return points(t, true),
-                _ => {}
-            }
+    let planned = match Driver::non_interactive().plan(t.engine(), Input::Line(line)) {
+        Plan::Run(planned) => planned,
+        Plan::Invalid { error, .. } => return format!("{error}\n"),
+        Plan::Nothing | Plan::Quit => return String::new(),
+    };
+    let cmd = &planned.command;
+    if let Some(why) = refused(cmd, t.files_allowed) {
+        return why.to_string();
+    }
+    if let Some(why) = conflicts(t, cmd) {
+        return why;
+    }
+    if t.no_process && needs_process(cmd) {
+        return NO_PROCESS.into();
+    }
+    if t.on_ghost && views_selected_wave(cmd) {
+        return on_exited_wave(t);
+    }
+    match cmd {
+        Command::Delete(None) => {
+            delete_own(t);
+            return String::new();
         }
-        Ok(None) => return String::new(),
+        Command::Info(Info::Breakpoints) => return points(t, false),
+        Command::Info(Info::Watchpoints) => return points(t, true),
+        _ => {}
     }
     let engine = &mut t.engine;
-    match catch_unwind(AssertUnwindSafe(|| engine.execute_line(line))) {
-        Ok(Ok(out)) => out.text,
-        Ok(Err(e)) => format!("{e}\n"),
+    match catch_unwind(AssertUnwindSafe(|| planned.run(engine))) {
+        Ok(ran) => match ran.result {
+            Ok(out) => out.text,
+            Err(e) => format!("{e}\n"),
+        },
         Err(_) => "internal error: the command failed (the server goes on)\n".into(),
     }
 }

@@ -6,7 +6,7 @@
 
 use gdbstub::target::ext::breakpoints::{HwWatchpoint, WatchKind};
 use gdbstub::target::{TargetError, TargetResult};
-use wavedbg_emulator::debug::breakpoint::Scope;
+use wavedbg_emulator::debug::breakpoint::{Owner, Scope};
 
 use super::{refused, WaveTarget};
 use crate::codes::{EFAULT, EINVAL, ENOENT};
@@ -53,6 +53,9 @@ impl HwWatchpoint for WaveTarget {
                 eprintln!("wavedbg: cannot watch {addr:#x}+{len}: {e}");
                 refused(&e)
             })?;
+        self.engine
+            .set_owner(engine_id, Owner::Client(at.label()))
+            .map_err(|e| refused(&e))?;
         self.watches.insert(at, engine_id);
         Ok(true)
     }

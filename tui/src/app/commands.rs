@@ -2,7 +2,7 @@
 //! breakpoints and wave selection, each sent to the engine as a command.
 
 use wavedbg_emulator::debug::breakpoint::Filters;
-use wavedbg_emulator::debug::command::Command;
+use wavedbg_emulator::debug::command::{Command, Location};
 use wavedbg_emulator::debug::view;
 
 use super::lanes::{parse_regs, regs_text};
@@ -13,25 +13,13 @@ impl App {
     /// the command language on the engine. The line goes into the history.
     pub fn run_typed(&mut self, line: &str) {
         let line = line.trim();
-        if line.is_empty() {
-            // As gdb: Enter repeats the last step or continue, and `x` goes on.
-            let again = self
-                .last_typed
-                .as_ref()
-                .and_then(|c| self.engine.repeat_of(c));
-            if let Some(cmd) = again {
-                self.last_typed = Some(cmd.clone());
-                self.submit_commands(vec![cmd]);
-            }
-            return;
+        if !line.is_empty() {
+            self.history.add(line);
         }
-        self.history.add(line);
-        self.last_typed = wavedbg_emulator::debug::command::parse(line).ok().flatten();
         let (head, rest) = line
             .split_once(char::is_whitespace)
             .map_or((line, ""), |(h, r)| (h, r.trim()));
         match head {
-            "q" | "quit" | "exit" => self.request_quit(),
             "lanes" => {
                 self.log(&format!("(wavedbg) {line}"), LineKind::Command);
                 match parse_regs(rest) {
@@ -95,7 +83,7 @@ impl App {
     /// instruction, or the source cursor's line's first one.
     pub fn advance_to_cursor(&mut self) {
         match self.cursor_addr() {
-            Ok(addr) => self.submit_commands(vec![Command::Advance(format!("*{addr:#06x}"))]),
+            Ok(addr) => self.submit_commands(vec![Command::Advance(Location::Address(addr))]),
             Err(e) => self.complain(e),
         }
     }
@@ -131,7 +119,7 @@ impl App {
             .collect();
         if deletes.is_empty() {
             self.submit_commands(vec![Command::Break {
-                location: format!("*{addr:#06x}"),
+                location: Location::Address(addr),
                 condition: None,
                 filters: Filters::default(),
                 temporary: false,

@@ -3,13 +3,14 @@
 
 use std::time::Duration;
 
-use wavedbg_emulator::debug::command::{Command, CommandError};
-use wavedbg_emulator::debug::{view, Blocked, CommandOutput, Engine, StopEvent, StopReason};
+use wavedbg_emulator::debug::command::Command;
+use wavedbg_emulator::debug::driver::{Input, Outcome, Plan, Planned};
+use wavedbg_emulator::debug::{view, Blocked, Engine, StopEvent, StopReason};
 use wavedbg_emulator::machine::Machine;
 
 use super::source::printable;
 use super::state::{App, LineKind, Message, StatusKind};
-use crate::worker::{self, Job, Planned, Progress};
+use crate::worker::{self, Item, Job, Progress, Step};
 use crate::TuiError;
 
 impl App {
@@ -35,8 +36,7 @@ impl App {
                 self.job = None;
                 self.engine = done.engine;
                 let before = self.job_before.take();
-                let count = before.as_ref().map_or(0, |m| m.stats.wave_instructions);
-                self.absorb(done.results, before, count);
+                self.absorb(done.results, before);
                 if self.confirm_quit {
                     self.confirm_quit = false;
                 }
@@ -77,31 +77,48 @@ impl App {
         }
     }
 
-    /// Runs lines of the command language, each parsed once (see [`App::run`]).
+    /// Runs lines of the command language, each planned by the driver (parsed once; an
+    /// empty line repeats, a quit word asks to quit), see [`App::run`].
     pub fn submit(&mut self, lines: &[&str]) {
-        self.run(lines.iter().map(|l| Planned::parsed(l)).collect());
+        let mut items = Vec::new();
+        for line in lines {
+            match self.driver.plan(&self.engine, Input::Line(line)) {
+                Plan::Run(p) => items.push(Item::Run(p)),
+                Plan::Invalid { text, error } => items.push(Item::Invalid { text, error }),
+                Plan::Quit => self.request_quit(),
+                Plan::Nothing => {}
+            }
+        }
+        self.run(items);
     }
 
     /// Runs typed commands, as keys build them (see [`App::run`]).
     pub fn submit_commands(&mut self, commands: Vec<Command>) {
-        self.run(commands.into_iter().map(Planned::typed).collect());
+        self.run(
+            commands
+                .into_iter()
+                .map(|c| Item::Run(Planned::typed(c)))
+                .collect(),
+        );
     }
 
     /// Runs commands: each is echoed; if one may run the machine for long, they go to a
     /// worker thread (the UI stays live), otherwise they run now. Each is recorded when it
     /// has run (see [`App::absorb`]).
-    pub(super) fn run(&mut self, commands: Vec<Planned>) {
+    pub(super) fn run(&mut self, commands: Vec<Item>) {
+        if commands.is_empty() {
+            return;
+        }
         if self.is_running() {
             self.complain("A run is in progress (Esc interrupts it).");
             return;
         }
         for c in &commands {
-            self.log(&format!("(wavedbg) {}", c.text), LineKind::Command);
+            self.log(&format!("(wavedbg) {}", c.text()), LineKind::Command);
         }
-        let count = self.engine.machine().stats.wave_instructions;
-        if commands.iter().any(Planned::runs_machine) {
+        if commands.iter().any(Item::runs_machine) {
             self.job_before = Some(self.engine.machine().clone());
-            let texts: Vec<&str> = commands.iter().map(|c| c.text.as_str()).collect();
+            let texts: Vec<&str> = commands.iter().map(Item::text).collect();
             let running = format!("Running `{}`... (Esc interrupts)", texts.join("; "));
             let engine = self.engine.clone();
             self.job = Some(Job::start(engine, commands));
@@ -109,54 +126,43 @@ impl App {
         } else {
             let before = commands
                 .iter()
-                .any(Planned::moves_machine)
+                .any(Item::moves_machine)
                 .then(|| self.engine.machine().clone());
             let results = commands
                 .into_iter()
-                .map(|c| {
-                    let result = c.run(&mut self.engine);
-                    (c, result)
-                })
+                .map(|c| c.run(&mut self.engine))
                 .collect();
-            self.absorb(results, before, count);
+            self.absorb(results, before);
         }
     }
 
-    /// Takes in the results of command lines; `count` is the launch's instruction count
-    /// before the first ran.
+    /// Takes in the results of commands, in order.
     ///
-    /// Each goes into the `--record` script as the REPL records it
-    /// ([`Recorder::record_outcome`](wavedbg_emulator::debug::session::Recorder::record_outcome)):
-    /// a command that failed is left out and an interrupted run is written as the command
-    /// that stops where it stopped, so the script replays to success.
-    pub(super) fn absorb(
-        &mut self,
-        results: Vec<(Planned, Result<CommandOutput, CommandError>)>,
-        before: Option<Machine>,
-        mut count: u64,
-    ) {
+    /// Each goes through
+    /// [`Driver::finish`](wavedbg_emulator::debug::driver::Driver::finish), which records it into the `--record` script
+    /// as the REPL records it: a command that failed is left out and an interrupted run is
+    /// written as the command that stops where it stopped, so the script replays to
+    /// success.
+    pub(super) fn absorb(&mut self, results: Vec<Step>, before: Option<Machine>) {
         let mut stopped = false;
         let mut relaunched = false;
         let mut last: Option<Message> = None;
         let mut record_error = None;
-        for (planned, result) in results {
-            if planned.relaunches() {
-                relaunched = true;
-            }
-            if let Some(r) = self.recorder.as_mut() {
-                let cmd = planned.command.as_ref().ok().and_then(Option::as_ref);
-                if let Err(e) = r.record_outcome(&self.engine, &planned.text, cmd, count, &result) {
-                    self.recorder = None;
-                    record_error = Some(format!("recording stopped: {e}"));
+        for step in results {
+            let (outcome, lost) = match step {
+                Step::Ran(planned, ran) => {
+                    if planned.command.relaunches() {
+                        relaunched = true;
+                    }
+                    self.driver.finish(&self.engine, planned, *ran)
                 }
+                Step::Invalid { text, error } => (Outcome::Invalid { text, error }, None),
+            };
+            if let Some(e) = lost {
+                record_error = Some(format!("recording stopped: {e}"));
             }
-            if let Some(stop) = result.as_ref().ok().and_then(|o| o.stop.as_ref()) {
-                count = stop.instructions;
-            } else if planned.relaunches() && result.is_ok() {
-                count = 0;
-            }
-            match result {
-                Ok(out) => {
+            match outcome.result() {
+                Some(Ok(out)) => {
                     self.log(&out.text, LineKind::Output);
                     if let Some(stop) = &out.stop {
                         stopped = true;
@@ -168,7 +174,7 @@ impl App {
                         last = None;
                     } else if let Some(first) = out.text.lines().find(|l| !l.trim().is_empty()) {
                         let extra = out.text.lines().count().saturating_sub(1);
-                        let more = if extra > 0 && out.stop.is_none() {
+                        let more = if extra > 0 {
                             format!("  (+{extra} lines in the console)")
                         } else {
                             String::new()
@@ -179,7 +185,7 @@ impl App {
                         });
                     }
                 }
-                Err(e) => {
+                Some(Err(e)) => {
                     let text = format!("error: {e}");
                     self.log(&text, LineKind::Error);
                     last = Some(Message {
@@ -187,6 +193,7 @@ impl App {
                         error: true,
                     });
                 }
+                None => {}
             }
         }
         if stopped {

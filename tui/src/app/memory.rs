@@ -4,6 +4,7 @@
 use wavedbg_emulator::debug::breakpoint::{Scope, WatchKind};
 use wavedbg_emulator::debug::command::{Command, WatchWhere};
 use wavedbg_emulator::debug::expr;
+use wavedbg_emulator::debug::expr::ParsedExpr;
 use wavedbg_emulator::memory::Space;
 
 use super::state::{space_index, App, Pane, SPACES};
@@ -160,7 +161,7 @@ impl App {
             self.submit_commands(vec![Command::Watch {
                 kind: WatchKind::Write,
                 place,
-                addr: format!("{addr:#x}"),
+                addr: ParsedExpr::number(addr),
                 len: 4,
                 condition: None,
             }]);

@@ -3,9 +3,10 @@
 
 use std::path::Path;
 
+use wavedbg_emulator::debug::driver::Driver;
 use wavedbg_emulator::debug::session::Recorder;
 use wavedbg_emulator::debug::view;
-use wavedbg_emulator::debug::Engine;
+use wavedbg_emulator::debug::{Engine, KernelSource};
 use wavedbg_emulator::disasm;
 use wavedbg_emulator::machine::Machine;
 use wavedbg_emulator::memory::Space;
@@ -125,9 +126,6 @@ pub struct App {
     pub editor: Option<LineEditor>,
     /// Command history.
     pub history: History,
-    /// The last command typed on the command line (an empty line repeats its step,
-    /// continue, `x` or `list`, as gdb's Enter does).
-    pub(super) last_typed: Option<wavedbg_emulator::debug::command::Command>,
     pub(super) words: Words,
     /// The message under the status line.
     pub message: Option<Message>,
@@ -148,7 +146,8 @@ pub struct App {
     /// The job in progress.
     pub job: Option<Job>,
     pub(super) job_before: Option<Machine>,
-    pub(super) recorder: Option<Recorder>,
+    /// The command path: what Enter repeats, and the `--record` script.
+    pub(super) driver: Driver,
     /// What the last frame drew where (for mouse clicks and page sizes).
     pub hits: HitMap,
 }
@@ -156,14 +155,14 @@ pub struct App {
 impl App {
     /// Sets up the state for `engine`: loads the history, opens the `--record` script.
     pub fn new(engine: Engine, options: &TuiOptions) -> Result<App, TuiError> {
-        let recorder = match &options.record {
-            Some(p) => Some(
-                Recorder::create(p, &engine).map_err(|error| TuiError::Record {
+        let driver = match &options.record {
+            Some(p) => Driver::recording(Recorder::create(p, &engine).map_err(|error| {
+                TuiError::Record {
                     path: p.clone(),
                     error,
-                })?,
-            ),
-            None => None,
+                }
+            })?),
+            None => Driver::new(),
         };
         let history = if options.history.as_os_str().is_empty() {
             History::in_memory()
@@ -225,7 +224,6 @@ impl App {
             console_rows: Default::default(),
             editor: None,
             history,
-            last_typed: None,
             message: None,
             status: (status, StatusKind::Ready),
             help: false,
@@ -236,7 +234,7 @@ impl App {
             quit: false,
             job: None,
             job_before: None,
-            recorder,
+            driver,
             hits: HitMap::default(),
         };
         app.follow_pc();
@@ -342,18 +340,9 @@ impl App {
 
 /// Opens `path` for a test or a benchmark: the demo kernel when `None`.
 pub fn demo_engine(path: Option<&Path>) -> Result<Engine, String> {
-    let program = match path {
-        Some(p) => {
-            let text = std::fs::read_to_string(p).map_err(|e| e.to_string())?;
-            wavedbg_emulator::asm::assemble(&text, &p.display().to_string(), None)
-                .map_err(|e| e.to_string())?
-        }
-        None => wavedbg_emulator::demo::program(),
+    let source = match path {
+        Some(p) => KernelSource::File(p.to_path_buf()),
+        None => KernelSource::Demo,
     };
-    let mut e = Engine::new(&program, Default::default()).map_err(|e| e.to_string())?;
-    let name = path.map_or(wavedbg_emulator::demo::NAME.to_string(), |p| {
-        p.display().to_string()
-    });
-    e.set_kernel_path(&name);
-    Ok(e)
+    Engine::open(source, Default::default()).map_err(|e| e.to_string())
 }

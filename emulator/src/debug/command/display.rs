@@ -1,0 +1,252 @@
+//! [`Command`] to text: what [`super::parse`] reads back as the same command. The log,
+//! recordings and sessions store this text; front ends build typed commands and record
+//! it.
+
+use std::fmt::{self, Display, Formatter};
+
+use super::{
+    Command, DisplaySpec, Info, LastWriteTarget, ListArg, Location, MemRef, RegRef, SetTarget,
+    WatchWhere,
+};
+use crate::memory::Space;
+
+fn on_off(on: bool) -> &'static str {
+    if on {
+        "on"
+    } else {
+        "off"
+    }
+}
+
+impl Display for Location {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        let file = |file: &Option<String>| file.as_ref().map(|f| format!("{f}:"));
+        match self {
+            Location::Address(a) => write!(f, "*{a:#x}"),
+            Location::Label {
+                file: p,
+                name,
+                offset,
+            } => {
+                f.write_str(&file(p).unwrap_or_default())?;
+                match offset {
+                    0 => f.write_str(name),
+                    n => write!(f, "{name}+{n}"),
+                }
+            }
+            Location::Line { file: p, line } => {
+                write!(f, "{}{line}", file(p).unwrap_or_default())
+            }
+        }
+    }
+}
+
+/// `global:` is written only where the space is not implied, so a typed `x/4x out`
+/// prints back as typed.
+fn space_prefix(space: Space) -> &'static str {
+    match space {
+        Space::Global => "",
+        Space::Shared => "shared:",
+        Space::Scratch => "scratch:",
+    }
+}
+
+impl Display for MemRef {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        write!(f, "{}{}", space_prefix(self.space), self.addr)
+    }
+}
+
+impl Display for RegRef {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        match self {
+            RegRef::Vector(r) => write!(f, "v{r}"),
+            RegRef::VectorLane(r, lane) => write!(f, "v{r}[{lane}]"),
+            RegRef::Uniform(r) => write!(f, "u{r}"),
+            RegRef::Exec => f.write_str("exec"),
+            RegRef::Pc => f.write_str("pc"),
+        }
+    }
+}
+
+impl Display for SetTarget {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        match self {
+            SetTarget::Register(r) => r.fmt(f),
+            // Always with its space: a bare address would read as an expression.
+            SetTarget::Memory(m) => write!(f, "{}:{}", m.space.name(), m.addr),
+        }
+    }
+}
+
+impl Display for LastWriteTarget {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        match self {
+            LastWriteTarget::Memory(m) if m.len == 4 => m.fmt(f),
+            LastWriteTarget::Memory(m) => write!(f, "{m} {}", m.len),
+            LastWriteTarget::Vector { reg, lane: None } => write!(f, "v{reg}"),
+            LastWriteTarget::Vector { reg, lane: Some(l) } => write!(f, "v{reg}[{l}]"),
+            LastWriteTarget::Uniform(r) => write!(f, "u{r}"),
+        }
+    }
+}
+
+impl Display for DisplaySpec {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        match self.format {
+            Some(c) => write!(f, "/{c} {}", self.expr),
+            None => self.expr.fmt(f),
+        }
+    }
+}
+
+impl Display for Info {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Info::Waves => "waves",
+            Info::Lanes => "lanes",
+            Info::Registers(None) => "registers",
+            Info::Registers(Some(r)) => return write!(f, "registers {r}"),
+            Info::Breakpoints => "breakpoints",
+            Info::Watchpoints => "watchpoints",
+            Info::Changes => "changes",
+            Info::Display => "display",
+            Info::History => "history",
+            Info::Findings => "findings",
+            Info::Buffers => "buffers",
+            Info::Labels => "labels",
+        })
+    }
+}
+
+/// The command-language text of a command: what [`super::parse`] reads back as the same
+/// command.
+impl Display for Command {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        let name = self.name();
+        match self {
+            Command::Break {
+                location,
+                condition,
+                filters,
+                ..
+            } => {
+                write!(f, "{name} {location}")?;
+                if let Some(c) = condition {
+                    write!(f, " if {c}")?;
+                }
+                if let Some(w) = filters.wave {
+                    write!(f, " wave {w}")?;
+                }
+                if let Some(g) = filters.workgroup {
+                    write!(f, " workgroup {g}")?;
+                }
+                if let Some(l) = filters.lane {
+                    write!(f, " lane {l}")?;
+                }
+                Ok(())
+            }
+            Command::Delete(None) | Command::Undisplay(None) => f.write_str(name),
+            Command::Delete(Some(n)) | Command::Undisplay(Some(n)) => write!(f, "{name} {n}"),
+            Command::Enable(n, _) => write!(f, "{name} {n}"),
+            Command::Ignore(n, c) => write!(f, "ignore {n} {c}"),
+            Command::Condition(n, None) => write!(f, "condition {n}"),
+            Command::Condition(n, Some(c)) => write!(f, "condition {n} {c}"),
+            Command::Watch {
+                place,
+                addr,
+                len,
+                condition,
+                ..
+            } => {
+                write!(f, "{name} {}:{addr} {len}", place.space().name())?;
+                if let Some(c) = condition {
+                    write!(f, " if {c}")?;
+                }
+                match place {
+                    WatchWhere::Shared(Some(None)) => write!(f, " workgroup all"),
+                    WatchWhere::Shared(Some(Some(g))) => write!(f, " workgroup {g}"),
+                    WatchWhere::Scratch(w, l) => {
+                        if let Some(w) = w {
+                            write!(f, " wave {w}")?;
+                        }
+                        if let Some(l) = l {
+                            write!(f, " lane {l}")?;
+                        }
+                        Ok(())
+                    }
+                    _ => Ok(()),
+                }
+            }
+            // The short forms for one step, as a user types them.
+            Command::Stepi(1) => f.write_str("stepi"),
+            Command::Stepi(n) => write!(f, "stepi {n}"),
+            Command::StepiAll(1) => f.write_str("stepi all"),
+            Command::StepiAll(n) => write!(f, "stepi all {n}"),
+            Command::StepiAlone(1) => f.write_str("stepi alone"),
+            Command::StepiAlone(n) => write!(f, "stepi alone {n}"),
+            Command::ReverseStepi(1) => f.write_str("reverse-stepi"),
+            Command::ReverseStepi(n) => write!(f, "reverse-stepi {n}"),
+            Command::Goto(n) => write!(f, "goto {n}"),
+            Command::LastWrite(t) => write!(f, "last-write {t}"),
+            Command::Advance(l) => write!(f, "advance {l}"),
+            Command::AdvanceBarrier => f.write_str("advance barrier"),
+            Command::Continue
+            | Command::ReverseContinue
+            | Command::Finish
+            | Command::Interrupt
+            | Command::Restart
+            | Command::Why
+            | Command::Context => f.write_str(name),
+            Command::Wave(n) => write!(f, "wave {n}"),
+            Command::Lane(n) => write!(f, "lane {n}"),
+            Command::Info(i) => write!(f, "info {i}"),
+            Command::Print {
+                format: Some(c),
+                expr,
+            } => write!(f, "print/{c} {expr}"),
+            Command::Print { format: None, expr } => write!(f, "print {expr}"),
+            Command::Examine {
+                count,
+                format,
+                size,
+                space,
+                addr,
+            } => {
+                let unit = match size {
+                    1 => 'b',
+                    2 => 'h',
+                    8 => 'g',
+                    _ => 'w',
+                };
+                write!(f, "x/{count}{format}{unit} {}{addr}", space_prefix(*space))
+            }
+            Command::Set { target, value } => write!(f, "set {target} = {value}"),
+            Command::SchedulerLocking(on) => write!(f, "set scheduler-locking {}", on_off(*on)),
+            Command::HistorySize(mib) => write!(f, "set history-size {mib}"),
+            Command::Check(g, on) => write!(f, "set check {} {}", g.name(), on_off(*on)),
+            Command::Disassemble(None) => f.write_str(name),
+            Command::Disassemble(Some(l)) => write!(f, "disassemble {l}"),
+            Command::List(None) => f.write_str(name),
+            Command::List(Some(ListArg::Before)) => f.write_str("list -"),
+            // A bare number is a line to `list`, as `Location::Line` prints it.
+            Command::List(Some(ListArg::Around(l))) => write!(f, "list {l}"),
+            Command::SetContext(on) => write!(f, "set context {}", on_off(*on)),
+            Command::ContextSections(s) => write!(
+                f,
+                "set context-sections {}",
+                crate::debug::context::sections_text(s)
+            ),
+            Command::Expect { lhs, op, rhs } => write!(f, "expect {lhs} {} {rhs}", op.text()),
+            Command::Display(None) => f.write_str(name),
+            Command::Display(Some(d)) => match d.format {
+                Some(c) => write!(f, "display/{c} {}", d.expr),
+                None => write!(f, "display {}", d.expr),
+            },
+            Command::Save(file) => write!(f, "save {file}"),
+            Command::Load(file) => write!(f, "load {file}"),
+            Command::Help(None) => f.write_str(name),
+            Command::Help(Some(t)) => write!(f, "help {t}"),
+        }
+    }
+}

@@ -1,0 +1,448 @@
+//! The command table: one [`HelpEntry`] per command, which drives `help`, completion,
+//! the parser's names and aliases, and docs/commands.md ([`markdown`]).
+
+use super::error::CommandError;
+use super::ParseError;
+
+/// One command of the language: how it is named, written and described.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HelpEntry {
+    /// The canonical name, the one `Display` prints and errors cite.
+    pub name: &'static str,
+    /// Other words that name it (`b` for `break`), as gdb accepts them.
+    pub aliases: &'static [&'static str],
+    /// Its arguments, the line an error shows after `usage:`.
+    pub usage: &'static str,
+    /// What it does; the text before the first `;` is the one-line summary of `help`.
+    pub about: &'static str,
+}
+
+impl HelpEntry {
+    /// Whether `word` is its name or one of its aliases.
+    pub fn is_named(&self, word: &str) -> bool {
+        self.name == word || self.aliases.contains(&word)
+    }
+}
+
+/// Every command, in the order `help` lists them.
+pub const HELP: &[HelpEntry] = &[
+    HelpEntry {
+        name: "break",
+        aliases: &["b", "br"],
+        usage: "break LOCATION [if EXPR] [wave N] [workgroup N] [lane N]",
+        about: "set a breakpoint at a label, label+OFFSET, address or source line FILE:LINE; the condition is evaluated per active lane and stops when any lane satisfies it",
+    },
+    HelpEntry {
+        name: "tbreak",
+        aliases: &[],
+        usage: "tbreak LOCATION [if EXPR] [wave N] [workgroup N] [lane N]",
+        about: "set a temporary breakpoint (deleted when hit)",
+    },
+    HelpEntry {
+        name: "delete",
+        aliases: &["d"],
+        usage: "delete [N]",
+        about: "delete breakpoint or watchpoint N (all without N)",
+    },
+    HelpEntry {
+        name: "disable",
+        aliases: &[],
+        usage: "disable N",
+        about: "disable breakpoint or watchpoint N",
+    },
+    HelpEntry {
+        name: "enable",
+        aliases: &[],
+        usage: "enable N",
+        about: "enable breakpoint or watchpoint N",
+    },
+    HelpEntry {
+        name: "ignore",
+        aliases: &[],
+        usage: "ignore N COUNT",
+        about: "ignore the next COUNT hits of breakpoint N",
+    },
+    HelpEntry {
+        name: "condition",
+        aliases: &[],
+        usage: "condition N [EXPR]",
+        about: "set (or remove) the condition of breakpoint or watchpoint N",
+    },
+    HelpEntry {
+        name: "watch",
+        aliases: &[],
+        usage: "watch [SPACE:]ADDR [LEN] [if EXPR] [workgroup N|all] [wave N] [lane N]",
+        about: "stop after any instruction that writes the range (atomics count); SPACE is global (default), shared (the selected wave's workgroup unless `workgroup` is given) or scratch (the selected lane unless `wave`/`lane` are given)",
+    },
+    HelpEntry {
+        name: "rwatch",
+        aliases: &[],
+        usage: "rwatch [SPACE:]ADDR [LEN] [if EXPR] [workgroup N|all] [wave N] [lane N]",
+        about: "stop after any instruction that reads the range (atomics count)",
+    },
+    HelpEntry {
+        name: "awatch",
+        aliases: &[],
+        usage: "awatch [SPACE:]ADDR [LEN] [if EXPR] [workgroup N|all] [wave N] [lane N]",
+        about: "stop after any instruction that reads or writes the range",
+    },
+    HelpEntry {
+        name: "continue",
+        aliases: &["c", "cont"],
+        usage: "continue",
+        about: "run all waves until a breakpoint, watchpoint, fault, deadlock, interrupt or the end",
+    },
+    HelpEntry {
+        name: "stepi",
+        aliases: &["si"],
+        usage: "stepi [all|alone] [N]",
+        about: "execute N instructions (default 1) of the selected wave, others frozen; with scheduler-locking off, or with `all`, every ready wave advances one instruction per step; `alone` steps the selected wave alone whatever the setting",
+    },
+    HelpEntry {
+        name: "reverse-stepi",
+        aliases: &["rsi"],
+        usage: "reverse-stepi [N]",
+        about: "run the selected wave N instructions (default 1) backwards: the whole machine as it was right before that instruction; at the start of the history, as far back as it goes",
+    },
+    HelpEntry {
+        name: "reverse-continue",
+        aliases: &["rc"],
+        usage: "reverse-continue",
+        about: "run backwards to the previous point where a breakpoint or watchpoint stops (a watchpoint: right before the instruction that made the access, with the values it found and left), or to the start of the history",
+    },
+    HelpEntry {
+        name: "last-write",
+        aliases: &[],
+        usage: "last-write [SPACE:]ADDR [LEN] | last-write vN[L] | last-write uN",
+        about: "name the last write before now of memory, a vector register (one lane or any) or a uniform register of the selected wave: the wave, lanes, PC, instruction count and the values before and after; repeat it to walk further back (the machine stays where it is; `goto` the count to see it)",
+    },
+    HelpEntry {
+        name: "goto",
+        aliases: &[],
+        usage: "goto N",
+        about: "put the whole machine where it was when the launch had executed N instructions (the count every stop shows), back or forward within the recorded history; past its newest point every wave runs forward from there as `continue` runs them, to count N (a breakpoint, watchpoint or the end stops it first)",
+    },
+    HelpEntry {
+        name: "advance",
+        aliases: &["until", "u"],
+        usage: "advance LOCATION | advance barrier",
+        about: "continue until the selected wave reaches LOCATION; `advance barrier` runs the selected wave alone to its next barrier",
+    },
+    HelpEntry {
+        name: "finish",
+        aliases: &[],
+        usage: "finish",
+        about: "run the selected wave alone until it exits",
+    },
+    HelpEntry {
+        name: "interrupt",
+        aliases: &[],
+        usage: "interrupt",
+        about: "stop a run in progress (Ctrl-C does the same)",
+    },
+    HelpEntry {
+        name: "restart",
+        aliases: &["run", "r"],
+        usage: "restart",
+        about: "restart the launch from the beginning, keeping breakpoints and watchpoints",
+    },
+    HelpEntry {
+        name: "wave",
+        aliases: &["thread"],
+        usage: "wave N",
+        about: "select wave N (global wave id)",
+    },
+    HelpEntry {
+        name: "lane",
+        aliases: &[],
+        usage: "lane N",
+        about: "select lane N (0-31)",
+    },
+    HelpEntry {
+        name: "info",
+        aliases: &["i"],
+        usage: "info waves|lanes|registers [REG]|breakpoints|watchpoints|changes|display|history|findings|buffers|labels",
+        about: "show waves, the selected wave's lanes, registers (all, or one v register across lanes), breakpoints and watchpoints (by number), watchpoints, what changed since the previous stop, the time-travel record, the sanitizer's findings, the global buffers (name, address, size, the `.arg` registers holding it) or the labels (name, address, source line)",
+    },
+    HelpEntry {
+        name: "print",
+        aliases: &["p"],
+        usage: "print[/x|/d|/u|/f|/t|/c] EXPR",
+        about: "evaluate an expression: registers v3, v3[5], u2, exec, pc, lane, wave; memory global:ADDR, shared:ADDR, scratch:ADDR (a u32); buffer names (the base address) and labels; numbers; C operators; s32(x) reads x as signed. A bare vector register shows all 32 lanes",
+    },
+    HelpEntry {
+        name: "x",
+        aliases: &[],
+        usage: "x/NFS [SPACE:]ADDR",
+        about: "examine memory: N units, format F (x d u t f c), size S (b h w g); SPACE global (default), shared (the selected wave's workgroup) or scratch (the selected lane); ADDR is an expression, so `x/4xw out+16` reads buffer `out` from byte 16",
+    },
+    HelpEntry {
+        name: "set",
+        aliases: &[],
+        usage: "set REG = VALUE | set vN[L] = VALUE | set SPACE:ADDR = VALUE | set scheduler-locking on|off | set history-size MIB | set check races|sync|init|hazards|all on|off | set context on|off | set context-sections SECTION,...|all",
+        about: "change a register (vN sets every lane), one lane, a u32 in memory, or a setting; `set check` turns sanitizer detectors on or off (a finding stops the run; see docs/sanitizer.md); `set context on` shows the context after every stop (on by default in the REPL) and `set context-sections` chooses its sections, in order, from reason, code, source, regs, lanes, exec",
+    },
+    HelpEntry {
+        name: "why",
+        aliases: &[],
+        usage: "why",
+        about: "explain the last stop again (for a sanitizer finding: both sides, with source lines)",
+    },
+    HelpEntry {
+        name: "disassemble",
+        aliases: &["disas"],
+        usage: "disassemble [LOCATION]",
+        about: "disassemble around LOCATION (default: the selected wave's PC); `=>` marks the PC, `B` breakpoints",
+    },
+    HelpEntry {
+        name: "list",
+        aliases: &["l"],
+        usage: "list [LINE | LOCATION | FILE:LINE | -]",
+        about: "show 10 lines of the kernel's source: around the selected wave's PC, then the next 10 at each `list` (or Enter); around LINE, or the line of a label or address; `-` the 10 before the last shown; `=>` marks the line of the PC, `B` lines with a breakpoint (needs the kernel opened from its .s file)",
+    },
+    HelpEntry {
+        name: "context",
+        aliases: &["ctx"],
+        usage: "context",
+        about: "show the context now, as pwndbg does: the stop reason, the code around the PC, the source lines, the registers changed since the previous stop, the lanes of the registers the instruction at the PC reads and writes, and EXEC on a lane scale (`set context-sections` chooses)",
+    },
+    HelpEntry {
+        name: "expect",
+        aliases: &[],
+        usage: "expect EXPR OP VALUE",
+        about: "assert EXPR OP VALUE (OP: == != < <= > >=); fails loudly with both values (for scripts)",
+    },
+    HelpEntry {
+        name: "display",
+        aliases: &[],
+        usage: "display [/F] EXPR",
+        about: "show EXPR after every stop (a bare vector register shows all lanes); without EXPR, show the displays now",
+    },
+    HelpEntry {
+        name: "undisplay",
+        aliases: &[],
+        usage: "undisplay [N]",
+        about: "remove display N (all without N)",
+    },
+    HelpEntry {
+        name: "save",
+        aliases: &[],
+        usage: "save FILE",
+        about: "save the session (kernel, launch settings, breakpoints, watchpoints, displays, selection, command log) as RON, atomically",
+    },
+    HelpEntry {
+        name: "load",
+        aliases: &[],
+        usage: "load FILE",
+        about: "load a saved session for this kernel: relaunch with its settings and restore its breakpoints, watchpoints, displays and selection",
+    },
+    HelpEntry {
+        name: "help",
+        aliases: &["h"],
+        usage: "help [COMMAND]",
+        about: "list commands, or describe one",
+    },
+];
+
+/// The canonical name of a command or alias.
+pub fn canonical(word: &str) -> Option<&'static str> {
+    HELP.iter().find(|e| e.is_named(word)).map(|e| e.name)
+}
+
+/// The usage line of a command, by canonical name.
+pub fn usage(name: &str) -> Option<&'static str> {
+    HELP.iter().find(|e| e.name == name).map(|e| e.usage)
+}
+
+/// The help text: every command with its summary, or one command in full.
+pub fn help(topic: Option<&str>) -> Result<String, CommandError> {
+    let Some(t) = topic else {
+        let mut s = String::from("Commands (`help COMMAND` for details):\n");
+        for e in HELP {
+            let short = e.about.split(';').next().unwrap_or(e.about);
+            let a = if e.aliases.is_empty() {
+                String::new()
+            } else {
+                format!(" ({})", e.aliases.join(", "))
+            };
+            s.push_str(&format!("  {:<22} {short}\n", format!("{}{a}", e.name)));
+        }
+        return Ok(s);
+    };
+    let e = HELP
+        .iter()
+        .find(|e| e.is_named(t.trim()))
+        .ok_or_else(|| ParseError::unknown_topic(t))?;
+    let a = if e.aliases.is_empty() {
+        String::new()
+    } else {
+        format!("\naliases: {}", e.aliases.join(", "))
+    };
+    Ok(format!("{}\n{}: {}{a}\n", e.usage, e.name, e.about))
+}
+
+/// docs/commands.md: the guide text plus the reference generated from [`HELP`] (a test
+/// keeps the committed file up to date).
+pub fn markdown() -> String {
+    let mut s = String::from(COMMANDS_GUIDE);
+    s.push_str(
+        "\n## Reference\n\n| command | aliases | usage | what it does |\n|---|---|---|---|\n",
+    );
+    for e in HELP {
+        let aliases = if e.aliases.is_empty() {
+            "-".to_string()
+        } else {
+            e.aliases
+                .iter()
+                .map(|a| format!("`{a}`"))
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
+        s.push_str(&format!(
+            "| `{}` | {aliases} | `{}` | {} |\n",
+            e.name,
+            e.usage.replace('|', "\\|"),
+            e.about.replace('|', "\\|")
+        ));
+    }
+    s
+}
+
+const COMMANDS_GUIDE: &str = "# The command language
+
+One command language drives the TUI's command line, the REPL, replay scripts and the GDB
+server's `monitor`. It follows gdb where gdb has an equivalent. Commands parse into typed
+values once and then run on the debug engine; a malformed command says what is wrong and
+prints the command's usage. `help` lists the commands and `help COMMAND` describes one.
+This file is generated from the same table as `help` (`emulator/src/debug/command/help.rs`).
+
+## Waves, lanes and stops
+
+Waves are numbered by their global id (`workgroup * waves_per_workgroup + index`); `wave N`
+selects one, `lane N` a lane of it. Commands that read lane values (`print v3`,
+conditions, `scratch:` memory) use the selected lane unless an index is given (`v3[5]`).
+Every stop selects the wave it concerns. A stop is one of: breakpoint (with the lanes that
+satisfied the condition), watchpoint (wave, accessing PC, lanes, old and new values), step
+done, a location reached, the `brk` instruction, a fault (reported as the signal gdb would
+show: SIGSEGV, SIGBUS, SIGILL, SIGTRAP), a deadlock, all waves exited, or an interrupt.
+
+## Stepping and scheduler locking
+
+`set scheduler-locking on` (the default): `stepi N` executes N instructions of the selected
+wave while every other wave stays frozen. `set scheduler-locking off`: each step advances
+every ready wave by one instruction, in wave order. `continue` always runs all waves under
+the deterministic scheduler (docs/scheduling.md). `advance barrier` runs the selected wave
+alone until it arrives at a barrier, `finish` until it exits; if it must wait for frozen
+waves the stop says so instead of hanging. `stepi all [N]` advances every ready wave N
+times whatever the setting (the TUI's `S`), and `stepi alone [N]` the selected wave alone
+(the TUI's `s`). `stepi 0` executes nothing and says so, as gdb
+does.
+
+## Breakpoints
+
+`break LOCATION` takes a label, `label+OFFSET`, an address (`0x40`, `*0x40`) or a source
+line of the kernel's file (`loop.s:12`: its first instruction). A
+condition is evaluated for every active lane (restricted to `lane N` when given) and the
+breakpoint stops when any lane satisfies it; the stop lists those lanes. `wave N` and
+`workgroup N` restrict it to a wave or workgroup. The filters go after the condition or,
+as gdb's `thread N`, before `if` (`break loop wave 3 if v1 > 2`); the confirmation names
+them (`Breakpoint 2 at 0x0040 <loop>, wave 3, lane 5`). `ignore N COUNT` skips the next
+COUNT hits; `info breakpoints` lists breakpoints and watchpoints together by number, with
+hit counts. Continuing from a breakpoint steps over it once.
+
+## Watchpoints
+
+`watch`, `rwatch` and `awatch` stop right after an instruction that writes, reads, or
+touches any byte of the range; atomics count as both read and write. They are exact and
+unlimited in number. The stop names the wave, the PC of the accessing instruction, every
+lane that touched the range, and the old and new values (a write of an unchanged value
+still stops: every store is reported). `shared:` watches the selected wave's workgroup
+unless `workgroup N` or `workgroup all` is given; `scratch:` watches the selected lane of
+the selected wave unless `wave N` and `lane N` are given.
+
+## Expressions
+
+Numbers (decimal, `0x`, `0b`, `0o`), registers `v3` (the selected lane), `v3[5]`, `u2`,
+`exec`, `pc`, `lane`, `wave`, buffer names (the buffer's base address: `x/4xw out+16`,
+`watch out+64`, `expect global:out == 5`), labels (their code address), memory
+`global:ADDR`, `shared:ADDR`, `scratch:ADDR` (a little-endian u32; the address is one
+value, so `global:(out + 4)` reads the second word of `out`), and the C operators
+`+ - * / % << >> < <= > >= == != & ^ | && || ! ~` with C precedence (every C level its
+own: `8 > 1 << 2` is `8 > 4`) and parentheses, nested at most 256 deep. Values are 64-bit
+integers; registers and memory read as unsigned 32-bit values, and `s32(x)` reinterprets
+the low 32 bits as signed (`s32(v3) < 0`). In `print`, an expression that reads per-lane
+data (a vector register without an index, `scratch:`) is shown for every lane; anything
+else is evaluated at the selected lane, so `p lane` is the selected lane and
+`p v3[lane]` its `v3`. In a breakpoint condition `lane` is each lane tested. `expect`
+takes one expression whose outermost operator is a comparison (`expect 16 == 1 << 4`).
+
+A name that is both a buffer and a label is resolved by where it is written: in an
+expression (`print`, `x`, `watch`, `expect`, `display`, `set`, conditions) it is the
+buffer; as a location (`break`, `tbreak`, `advance`, `disassemble`, `list`) it is the
+label, since only code is a location. `info buffers` lists the buffers (name, address,
+size, the `.arg` registers holding each) and `info labels` the labels (name, address,
+source line).
+
+## Source and context
+
+When the kernel was opened from its `.s` file, every stop ends with the source line of the
+instruction the wave executes next (of the faulting instruction after a fault, of the
+barrier in a deadlock), as gdb shows it: the line number, a tab and the line
+(`  42    ld.shared.b32 v5, v2, 128`). `list` shows 10 source lines around the selected
+wave's PC (`=>` marks its line, `B` lines with a breakpoint); `list` again, or Enter,
+shows the next 10 and `list -` the 10 before; `list N`, `list LABEL`, `list *ADDR` and
+`list FILE:N` show the lines around another place. A kernel opened from a `.wko` object
+has no source: `list` says so and stops show no line.
+
+`context` shows, as pwndbg does, the stop reason and the selection, the disassembly
+around the PC, the source lines around its line, the selected wave's registers that
+changed since the previous stop (old and new values; for vector registers the lanes, and
+the selected lane's values), the lanes of every register the instruction at the PC reads
+and writes, and EXEC on a lane scale. `set context on` shows it after every stop, without
+the reason (the stop's description is right above it); the REPL starts with it on, the
+engine, and so replay, with it off, which keeps transcripts short;
+`set context-sections exec,regs` chooses the sections and their order from `reason`,
+`code`, `source`, `regs`, `lanes` and `exec` (`all` for every one).
+
+## Formats
+
+`print/F` and `x/NFS` take a format letter `x` (hex), `d` (signed), `u` (unsigned), `t`
+(binary), `f` (float), `c` (char), `o` (octal); `x` also takes a size `b` (1 byte), `h` (2),
+`w` (4, the default) or `g` (8).
+
+## Displays and sessions
+
+`display EXPR` (or `display/F EXPR`) shows an expression after every stop, numbered;
+`undisplay N` removes one and `info display` lists them. `save FILE` writes the session
+(kernel, launch settings and seed, breakpoints, watchpoints, displays, selection and the log
+of commands) and `load FILE` restores one (docs/sessions.md).
+
+`--record FILE` (REPL and TUI) writes the commands as a replay script whose `#! kernel`
+line names the kernel relative to the script's folder. The REPL records a command once it
+has run, and leaves out what would not replay as it ran: a command that failed, an
+`expect` that did not hold, and `save` (it writes a file); `load` is recorded with the
+session file's absolute path. A recorded REPL session replays to success.
+
+## When the launch ends
+
+`continue` ends with `All waves exited` when every workgroup has run, with the fault when
+a wave faults (continuing then runs the other waves), with a deadlock report when a barrier
+can never complete, and with `The launch is over` when only faulted waves are left. The
+deadlock report names each waiting wave with the PC `info waves` shows for it (a wave
+waiting at a barrier has executed it, so its PC is the next instruction) and the barrier
+it waits at. `advance barrier` likewise stops after the barrier instruction and says so:
+the wave waits there for its workgroup, or, the last to arrive, has released it.
+
+## Limits
+
+A watchpoint on `shared:` of a workgroup that has not been dispatched yet (when the grid
+is larger than `--resident`), or on the scratch of a wave of one, can be set before it
+arrives: the range is checked against the window it will have, and the watchpoint stops
+when that workgroup touches it. A workgroup that has finished cannot be watched (its
+memory is gone); `workgroup all` covers every workgroup as it arrives.
+
+## Scripts
+
+Replay scripts hold one command per line; `#` starts a comment. `expect EXPR OP VALUE`
+asserts a relation and, when it fails, prints both sides' values.
+";

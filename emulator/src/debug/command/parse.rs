@@ -1,0 +1,725 @@
+//! Text to [`Command`]: every argument is parsed here, once, and a fault is reported with
+//! its column and the command's usage.
+
+use super::error::HELP_HINT;
+use super::help::{canonical, HELP};
+use super::{
+    Command, DisplaySpec, ExpectOp, Info, LastWriteTarget, ListArg, Location, MemRef, ParseError,
+    RegRef, SetTarget, WatchWhere,
+};
+use crate::debug::breakpoint::{Filters, WatchKind};
+use crate::debug::expr::{self, Expr, ParsedExpr};
+use crate::memory::Space;
+
+/// One line being parsed: the whole line, so a fault in any part of it is placed by
+/// column.
+#[derive(Clone, Copy)]
+struct Line<'a> {
+    text: &'a str,
+    name: &'static str,
+}
+
+impl<'a> Line<'a> {
+    /// The 1-based character column where `part` (a slice of the line) starts, plus
+    /// `offset` bytes into it.
+    fn column(&self, part: &str, offset: usize) -> usize {
+        let start = (part.as_ptr() as usize).saturating_sub(self.text.as_ptr() as usize);
+        let at = (start + offset).min(self.text.len());
+        self.text
+            .get(..at)
+            .map_or(at, |before| before.chars().count())
+            + 1
+    }
+
+    fn error(&self, message: impl Into<String>) -> ParseError {
+        ParseError::new(self.name, message)
+    }
+
+    /// A fault at `part` (a slice of the line).
+    fn error_at(&self, part: &str, message: impl Into<String>) -> ParseError {
+        self.error(message).at(self.column(part, 0))
+    }
+
+    fn number(&self, s: &str) -> Result<u64, ParseError> {
+        let s = s.trim();
+        expr::parse_number(s)
+            .map(|v| v as u64)
+            .ok_or_else(|| self.error_at(s, format!("`{s}` is not a number")))
+    }
+
+    /// A number that must fit in 32 bits (ids, counts): a larger one is an error, never
+    /// silently truncated.
+    fn number32(&self, s: &str) -> Result<u32, ParseError> {
+        let v = self.number(s)?;
+        u32::try_from(v).map_err(|_| {
+            self.error_at(
+                s.trim(),
+                format!("`{}` is out of range (0-{})", s.trim(), u32::MAX),
+            )
+        })
+    }
+
+    /// An expression; `what` names it in the message (`bad expression`, `bad condition`).
+    fn expr(&self, what: &str, s: &str) -> Result<ParsedExpr, ParseError> {
+        let s = s.trim();
+        ParsedExpr::parse(s).map_err(|e| {
+            let column = self.column(s, e.pos.min(s.len()));
+            self.error(format!("{what} `{s}`: {e}")).at(column)
+        })
+    }
+
+    /// A location as `break`, `advance` and `disassemble` take it: numbers are addresses.
+    fn location(&self, s: &str) -> Result<Location, ParseError> {
+        location(s, false).map_err(|m| self.error_at(s.trim(), m))
+    }
+}
+
+/// Parses a location as `break`, `advance` and `disassemble` take it (`loop`, `loop+8`,
+/// `*0x40`, `0x40`, `k.s:12`, `k.s:loop`): what sessions store and front ends may read
+/// back. The error is the message.
+pub fn parse_location(text: &str) -> Result<Location, String> {
+    location(text, false)
+}
+
+/// Parses a display as `info display` lists it and sessions store it: `EXPR` or
+/// `/F EXPR`. The error is the message.
+pub fn parse_display(text: &str) -> Result<DisplaySpec, String> {
+    let t = text.trim();
+    let (format, e) = match t.strip_prefix('/') {
+        Some(rest) => {
+            let (f, e) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
+            match f {
+                f if f.len() == 1 && "xdutfco".contains(f) => (f.chars().next(), e),
+                f => return Err(format!("unknown format `/{f}` (x d u t f c o)")),
+            }
+        }
+        None => (None, t),
+    };
+    let expr = ParsedExpr::parse(e).map_err(|x| format!("bad expression `{}`: {x}", e.trim()))?;
+    Ok(DisplaySpec { format, expr })
+}
+
+/// A location; with `lines`, a bare decimal number is a source line (`list 12`), else an
+/// address (`break 0x40`, `break 64`).
+fn location(text: &str, lines: bool) -> Result<Location, String> {
+    let t = text.trim();
+    // FILE:LINE or FILE:LABEL names the kernel's own file (checked when resolved).
+    let (file, spot) = match t.rsplit_once(':') {
+        Some((f, rest)) if !f.is_empty() && !f.starts_with('*') => {
+            (Some(f.to_string()), rest.trim())
+        }
+        _ => (None, t),
+    };
+    let digits = !spot.is_empty() && spot.bytes().all(|b| b.is_ascii_digit());
+    if digits && (lines || file.is_some()) {
+        let line = spot
+            .parse::<u64>()
+            .map_err(|_| format!("line {spot} is out of range"))?;
+        return Ok(Location::Line { file, line });
+    }
+    let bare = spot.trim_start_matches('*');
+    let (base, offset) = match bare.split_once('+') {
+        Some((b, o)) => (
+            b.trim(),
+            expr::parse_number(o.trim()).ok_or_else(|| format!("bad offset in `{t}`"))? as u64,
+        ),
+        None => (bare, 0),
+    };
+    if let Some(a) = expr::parse_number(base) {
+        if file.is_some() {
+            return Err(format!("bad location `{t}`"));
+        }
+        return Ok(Location::Address((a as u64).wrapping_add(offset)));
+    }
+    if base.is_empty() || base.contains(char::is_whitespace) {
+        return Err(format!("bad location `{t}`"));
+    }
+    Ok(Location::Label {
+        file,
+        name: base.to_string(),
+        offset,
+    })
+}
+
+/// Splits `[SPACE:]REST` (the space defaults to global); `Err` names an unknown space.
+fn space_prefix(text: &str) -> Result<(Space, &str), String> {
+    let t = text.trim();
+    match t.split_once(':') {
+        Some(("global", a)) => Ok((Space::Global, a)),
+        Some(("shared", a)) => Ok((Space::Shared, a)),
+        Some(("scratch", a)) => Ok((Space::Scratch, a)),
+        Some((s, _)) => Err(format!("unknown space `{s}` (global, shared, scratch)")),
+        None => Ok((Space::Global, t)),
+    }
+}
+
+/// Trailing `wave N`, `workgroup N|all` and `lane N` filters split off a text.
+struct Split<'a> {
+    rest: &'a str,
+    filters: Filters,
+    /// `workgroup N` (`Some(Some(N))`) or `workgroup all` (`Some(None)`).
+    group: Option<Option<u32>>,
+}
+
+fn split_filters<'a>(l: &Line<'_>, mut text: &'a str) -> Result<Split<'a>, ParseError> {
+    let mut f = Filters::default();
+    let mut group: Option<Option<u32>> = None;
+    loop {
+        let t = text.trim_end();
+        let Some((head, last)) = t.rsplit_once(char::is_whitespace) else {
+            break;
+        };
+        let (head2, key) = head
+            .trim_end()
+            .rsplit_once(char::is_whitespace)
+            .unwrap_or(("", head.trim_end()));
+        let twice = |what: &str| Err(l.error_at(key, format!("`{what}` is given twice")));
+        match key {
+            "wave" if f.wave.is_some() => return twice("wave"),
+            "lane" if f.lane.is_some() => return twice("lane"),
+            "workgroup" | "wg" if group.is_some() => return twice("workgroup"),
+            "wave" => f.wave = Some(l.number32(last)?),
+            "lane" => {
+                let n = l.number(last)?;
+                if n >= 32 {
+                    return Err(l.error_at(last, format!("lane {n} out of range (0-31)")));
+                }
+                f.lane = Some(n as u8);
+            }
+            "workgroup" | "wg" if last == "all" => group = Some(None),
+            "workgroup" | "wg" => {
+                let g = l.number32(last)?;
+                f.workgroup = Some(g);
+                group = Some(Some(g));
+            }
+            _ => break,
+        }
+        text = head2;
+    }
+    Ok(Split {
+        rest: text.trim(),
+        filters: f,
+        group,
+    })
+}
+
+/// The filters given before and after a condition, together; one given twice is an error.
+fn merge_filters(l: &Line<'_>, a: Filters, b: Filters) -> Result<Filters, ParseError> {
+    let twice = |what: &str| Err(l.error(format!("`{what}` is given twice")));
+    if a.wave.is_some() && b.wave.is_some() {
+        return twice("wave");
+    }
+    if a.workgroup.is_some() && b.workgroup.is_some() {
+        return twice("workgroup");
+    }
+    if a.lane.is_some() && b.lane.is_some() {
+        return twice("lane");
+    }
+    Ok(Filters {
+        wave: a.wave.or(b.wave),
+        workgroup: a.workgroup.or(b.workgroup),
+        lane: a.lane.or(b.lane),
+    })
+}
+
+/// Splits `... if EXPR` into the part before and the condition.
+fn split_if(text: &str) -> (&str, Option<&str>) {
+    let t = text.trim();
+    if let Some(rest) = t.strip_prefix("if ") {
+        return ("", Some(rest.trim()));
+    }
+    match t.find(" if ") {
+        Some(i) => (t[..i].trim(), Some(t[i + 4..].trim())),
+        None => (t, None),
+    }
+}
+
+/// A point's target with its filters before and after `if COND`: `(target, condition,
+/// filters, workgroup)`.
+type Guarded<'a> = (&'a str, Option<&'a str>, Filters, Option<Option<u32>>);
+
+fn guarded<'a>(l: &Line<'_>, rest: &'a str) -> Result<Guarded<'a>, ParseError> {
+    // Filters go after the condition or, as gdb's `thread N`, before `if`.
+    let after = split_filters(l, rest)?;
+    let (head, condition) = split_if(after.rest);
+    let before = split_filters(l, head)?;
+    let filters = merge_filters(l, before.filters, after.filters)?;
+    let group = match (before.group, after.group) {
+        (Some(_), Some(_)) => return Err(l.error("`workgroup` is given twice")),
+        (a, b) => a.or(b),
+    };
+    Ok((before.rest, condition, filters, group))
+}
+
+fn condition(l: &Line<'_>, text: Option<&str>) -> Result<Option<ParsedExpr>, ParseError> {
+    text.map(|c| l.expr("bad condition", c)).transpose()
+}
+
+/// Parses one command line. Empty lines and `#` comments give `Ok(None)`.
+pub fn parse(line: &str) -> Result<Option<Command>, ParseError> {
+    let text = line.trim();
+    if text.is_empty() || text.starts_with('#') {
+        return Ok(None);
+    }
+    let (head, rest) = text
+        .split_once(char::is_whitespace)
+        .map_or((text, ""), |(h, r)| (h, r.trim()));
+    let (word, slash) = head
+        .split_once('/')
+        .map_or((head, None), |(w, s)| (w, Some(s)));
+    let Some(name) = canonical(word) else {
+        let names: Vec<&str> = HELP.iter().map(|e| e.name).collect();
+        let near = crate::asm::nearest_word(word, &names);
+        return Err(ParseError {
+            message: format!(
+                "unknown command `{word}`{}",
+                near.map(|n| format!(" (did you mean `{n}`?)"))
+                    .unwrap_or_default()
+            ),
+            column: Some(1),
+            usage: Some(HELP_HINT),
+        });
+    };
+    let l = Line { text: line, name };
+    if slash.is_some() && !matches!(name, "print" | "x" | "display") {
+        return Err(l.error_at(head, format!("`{name}` takes no /FORMAT")));
+    }
+    let need = |what: &str| -> Result<(), ParseError> {
+        if rest.is_empty() {
+            Err(l.error(format!("`{name}` needs {what}")))
+        } else {
+            Ok(())
+        }
+    };
+    let optional_id = |s: &str| -> Result<Option<u32>, ParseError> {
+        if s.is_empty() {
+            Ok(None)
+        } else {
+            l.number32(s).map(Some)
+        }
+    };
+    let count_or_one = |s: &str| if s.is_empty() { Ok(1) } else { l.number(s) };
+    let cmd = match name {
+        "break" | "tbreak" => {
+            need("a location")?;
+            let (target, cond, filters, _) = guarded(&l, rest)?;
+            if target.is_empty() || target.contains(char::is_whitespace) {
+                return Err(l.error(format!("bad location `{target}`")));
+            }
+            Command::Break {
+                location: l.location(target)?,
+                condition: condition(&l, cond)?,
+                filters,
+                temporary: name == "tbreak",
+            }
+        }
+        "delete" => Command::Delete(optional_id(rest)?),
+        "disable" | "enable" => {
+            need("a breakpoint number")?;
+            Command::Enable(l.number32(rest)?, name == "enable")
+        }
+        "ignore" => {
+            let (a, b) = rest
+                .split_once(char::is_whitespace)
+                .ok_or_else(|| l.error("needs a number and a count"))?;
+            Command::Ignore(l.number32(a)?, l.number32(b)?)
+        }
+        "condition" => {
+            need("a breakpoint number")?;
+            let (n, e) = rest
+                .split_once(char::is_whitespace)
+                .map_or((rest, ""), |(a, b)| (a, b.trim()));
+            let e = (!e.is_empty()).then_some(e);
+            Command::Condition(l.number32(n)?, condition(&l, e)?)
+        }
+        "watch" | "rwatch" | "awatch" => {
+            need("an address")?;
+            let kind = match name {
+                "watch" => WatchKind::Write,
+                "rwatch" => WatchKind::Read,
+                _ => WatchKind::Access,
+            };
+            let (target, cond, filters, group) = guarded(&l, rest)?;
+            let mut parts = target.split_whitespace();
+            let at = parts.next().ok_or_else(|| l.error("needs an address"))?;
+            let len = match parts.next() {
+                Some(n) => l.number(n)?,
+                None => 4,
+            };
+            if let Some(extra) = parts.next() {
+                return Err(l.error_at(extra, format!("unexpected text in `{target}`")));
+            }
+            let (space, addr) = space_prefix(at).map_err(|m| l.error_at(at, m))?;
+            let place = match space {
+                Space::Global => WatchWhere::Global,
+                Space::Shared => WatchWhere::Shared(group),
+                Space::Scratch => WatchWhere::Scratch(filters.wave, filters.lane),
+            };
+            Command::Watch {
+                kind,
+                place,
+                addr: l.expr("bad expression", addr)?,
+                len,
+                condition: condition(&l, cond)?,
+            }
+        }
+        "continue" => Command::Continue,
+        "stepi" => {
+            let word = |w: &str| {
+                rest.strip_prefix(w)
+                    .filter(|r| r.is_empty() || r.starts_with(char::is_whitespace))
+                    .map(str::trim)
+            };
+            if let Some(r) = word("all") {
+                Command::StepiAll(count_or_one(r)?)
+            } else if let Some(r) = word("alone") {
+                Command::StepiAlone(count_or_one(r)?)
+            } else {
+                Command::Stepi(count_or_one(rest)?)
+            }
+        }
+        "reverse-stepi" => Command::ReverseStepi(count_or_one(rest)?),
+        "reverse-continue" => Command::ReverseContinue,
+        "last-write" => {
+            need("a memory address or a register")?;
+            Command::LastWrite(last_write_target(&l, rest)?)
+        }
+        "goto" => {
+            need("an instruction count")?;
+            Command::Goto(l.number(rest)?)
+        }
+        "advance" => {
+            need("a location")?;
+            if rest == "barrier" {
+                Command::AdvanceBarrier
+            } else {
+                Command::Advance(l.location(rest)?)
+            }
+        }
+        "finish" => Command::Finish,
+        "interrupt" => Command::Interrupt,
+        "restart" => Command::Restart,
+        "why" => Command::Why,
+        "wave" => {
+            need("a wave id")?;
+            Command::Wave(l.number32(rest)?)
+        }
+        "lane" => {
+            need("a lane")?;
+            Command::Lane(l.number32(rest)?)
+        }
+        "info" => {
+            need("a topic: waves, lanes, registers, breakpoints, watchpoints, changes, display, history, findings, buffers or labels")?;
+            let (what, arg) = rest
+                .split_once(char::is_whitespace)
+                .map_or((rest, ""), |(a, b)| (a, b.trim()));
+            Command::Info(match what {
+                "waves" | "threads" | "w" => Info::Waves,
+                "lanes" | "l" => Info::Lanes,
+                "registers" | "reg" | "r" | "all-registers" => Info::Registers(
+                    (!arg.is_empty())
+                        .then(|| l.expr("bad expression", arg))
+                        .transpose()?,
+                ),
+                "breakpoints" | "break" | "b" => Info::Breakpoints,
+                "watchpoints" | "watch" => Info::Watchpoints,
+                "changes" => Info::Changes,
+                "display" | "displays" => Info::Display,
+                "history" => Info::History,
+                "findings" | "checks" => Info::Findings,
+                "buffers" | "buffer" => Info::Buffers,
+                "labels" | "label" | "symbols" => Info::Labels,
+                _ => return Err(l.error_at(what, format!("unknown `info {what}`"))),
+            })
+        }
+        "print" => {
+            need("an expression")?;
+            Command::Print {
+                format: print_format(&l, slash)?,
+                expr: l.expr("bad expression", rest)?,
+            }
+        }
+        "x" => {
+            need("an address")?;
+            let spec = slash.unwrap_or("");
+            let digits = spec.bytes().take_while(u8::is_ascii_digit).count();
+            let count = if digits == 0 {
+                1
+            } else {
+                l.number(&spec[..digits])?
+            };
+            let (mut format, mut size) = ('x', 4);
+            for c in spec[digits..].chars() {
+                match c {
+                    'x' | 'd' | 'u' | 't' | 'f' | 'c' | 'o' => format = c,
+                    'b' => size = 1,
+                    'h' => size = 2,
+                    'w' => size = 4,
+                    'g' => size = 8,
+                    _ => {
+                        return Err(l.error_at(head, format!("unknown format or size letter `{c}`")))
+                    }
+                }
+            }
+            if count == 0 || count > 4096 {
+                return Err(l.error_at(head, "count must be 1 to 4096"));
+            }
+            let (space, addr) = space_prefix(rest).map_err(|m| l.error_at(rest, m))?;
+            Command::Examine {
+                count,
+                format,
+                size,
+                space,
+                addr: l.expr("bad expression", addr)?,
+            }
+        }
+        "set" => set_command(&l, rest)?,
+        "disassemble" => {
+            Command::Disassemble((!rest.is_empty()).then(|| l.location(rest)).transpose()?)
+        }
+        "list" => Command::List(match rest {
+            "" => None,
+            "-" => Some(ListArg::Before),
+            a => Some(ListArg::Around(
+                location(a, true).map_err(|m| l.error_at(a, m))?,
+            )),
+        }),
+        "context" => {
+            if !rest.is_empty() {
+                return Err(l.error_at(
+                    rest,
+                    "`context` takes no argument (set context-sections chooses what it shows)",
+                ));
+            }
+            Command::Context
+        }
+        "expect" => expect_command(&l, rest)?,
+        "display" => {
+            if rest.is_empty() && slash.is_none() {
+                Command::Display(None)
+            } else {
+                need("an expression")?;
+                Command::Display(Some(DisplaySpec {
+                    format: print_format(&l, slash)?,
+                    expr: l.expr("bad expression", rest)?,
+                }))
+            }
+        }
+        "undisplay" => Command::Undisplay(optional_id(rest)?),
+        "save" | "load" => {
+            need("a file name")?;
+            let file = rest.trim_matches('"').to_string();
+            if name == "save" {
+                Command::Save(file)
+            } else {
+                Command::Load(file)
+            }
+        }
+        "help" => Command::Help(match rest {
+            "" => None,
+            t => Some(canonical(t).ok_or_else(|| ParseError::unknown_topic(t))?),
+        }),
+        _ => return Err(l.error("not implemented")),
+    };
+    Ok(Some(cmd))
+}
+
+/// `/F` of `print` and `display`.
+fn print_format(l: &Line<'_>, slash: Option<&str>) -> Result<Option<char>, ParseError> {
+    match slash {
+        None => Ok(None),
+        Some(f) if f.len() == 1 && "xdutfco".contains(f) => Ok(f.chars().next()),
+        Some(f) => Err(l.error_at(f, format!("unknown format `/{f}` (x d u t f c o)"))),
+    }
+}
+
+/// `last-write uN | vN | vN[L] | [SPACE:]ADDR [LEN]`.
+fn last_write_target(l: &Line<'_>, t: &str) -> Result<LastWriteTarget, ParseError> {
+    let reg = |s: &str, prefix: char, max: usize| -> Option<u8> {
+        let n: usize = s.strip_prefix(prefix)?.parse().ok()?;
+        (n < max).then_some(n as u8)
+    };
+    if let Some(r) = reg(t, 'u', crate::wave::UREGS) {
+        return Ok(LastWriteTarget::Uniform(r));
+    }
+    if let Some(r) = reg(t, 'v', crate::wave::VREGS) {
+        return Ok(LastWriteTarget::Vector { reg: r, lane: None });
+    }
+    let lane = t
+        .strip_suffix(']')
+        .and_then(|x| x.split_once('['))
+        .and_then(|(r, n)| {
+            Some((
+                reg(r, 'v', crate::wave::VREGS)?,
+                n.trim().parse::<u8>().ok()?,
+            ))
+        });
+    if let Some((r, n)) = lane {
+        if n as usize >= crate::wave::LANES {
+            return Err(l.error(format!("lane {n} is out of range (0-31)")));
+        }
+        return Ok(LastWriteTarget::Vector {
+            reg: r,
+            lane: Some(n),
+        });
+    }
+    let mut parts = t.split_whitespace();
+    let at = parts.next().unwrap_or_default();
+    let len = match parts.next() {
+        Some(n) => n
+            .parse::<u64>()
+            .ok()
+            .filter(|n| (1..=16).contains(n))
+            .ok_or_else(|| l.error_at(n, format!("bad length `{n}` (1 to 16 bytes)")))?,
+        None => 4,
+    };
+    if let Some(extra) = parts.next() {
+        return Err(l.error_at(extra, format!("unexpected text in `{t}`")));
+    }
+    let (space, addr) = space_prefix(at).map_err(|m| l.error_at(at, m))?;
+    Ok(LastWriteTarget::Memory(MemRef {
+        space,
+        addr: l.expr("bad expression", addr)?,
+        len,
+    }))
+}
+
+fn set_command(l: &Line<'_>, rest: &str) -> Result<Command, ParseError> {
+    let setting = |key: &str| {
+        rest.strip_prefix(key)
+            .filter(|v| v.is_empty() || v.starts_with(char::is_whitespace))
+            .map(str::trim)
+    };
+    if let Some(v) = setting("history-size") {
+        if v.is_empty() {
+            return Err(l.error("set history-size MIB"));
+        }
+        return Ok(Command::HistorySize(l.number(v)?));
+    }
+    if let Some(v) = setting("check") {
+        let usage = "set check races|sync|init|hazards|all on|off";
+        let mut words = v.split_whitespace();
+        let group = words
+            .next()
+            .and_then(crate::check::CheckGroup::parse)
+            .ok_or_else(|| l.error(usage))?;
+        let on = match (words.next(), words.next()) {
+            (Some("on"), None) => true,
+            (Some("off"), None) => false,
+            _ => return Err(l.error(usage)),
+        };
+        return Ok(Command::Check(group, on));
+    }
+    if let Some(v) = setting("context-sections") {
+        if v.is_empty() {
+            return Err(l.error("set context-sections SECTION,...|all"));
+        }
+        let sections = crate::debug::context::parse_sections(v).map_err(|e| l.error_at(v, e))?;
+        return Ok(Command::ContextSections(sections));
+    }
+    if let Some(v) = setting("context") {
+        return match v {
+            "on" => Ok(Command::SetContext(true)),
+            "off" => Ok(Command::SetContext(false)),
+            _ => Err(l.error("set context on|off")),
+        };
+    }
+    if let Some(v) = setting("scheduler-locking") {
+        return match v {
+            "on" | "step" => Ok(Command::SchedulerLocking(true)),
+            "off" => Ok(Command::SchedulerLocking(false)),
+            _ => Err(l.error("set scheduler-locking on|off")),
+        };
+    }
+    let body = rest.strip_prefix("var ").unwrap_or(rest);
+    let (target, value) = body
+        .split_once('=')
+        .ok_or_else(|| l.error("needs `TARGET = VALUE`"))?;
+    let (target, value) = (target.trim(), value.trim());
+    if target.is_empty() || value.is_empty() {
+        return Err(l.error("needs `TARGET = VALUE`"));
+    }
+    Ok(Command::Set {
+        target: set_target(l, target)?,
+        value: l.expr("bad expression", value)?,
+    })
+}
+
+/// `set`'s target: `SPACE:ADDR`, or a register (`$` prefixes allowed, as in gdb).
+fn set_target(l: &Line<'_>, target: &str) -> Result<SetTarget, ParseError> {
+    let t = target.trim_start_matches('$');
+    if t.contains(':') {
+        let (space, addr) = space_prefix(t).map_err(|m| l.error_at(t, m))?;
+        return Ok(SetTarget::Memory(MemRef {
+            space,
+            addr: l.expr("bad expression", addr)?,
+            len: 4,
+        }));
+    }
+    let parsed = expr::parse(t).map_err(|e| {
+        l.error(format!("bad target `{t}`: {e}"))
+            .at(l.column(t, e.pos.min(t.len())))
+    })?;
+    let reg = match parsed {
+        Expr::VReg(reg, None) => RegRef::Vector(reg),
+        Expr::VReg(reg, Some(_)) => {
+            // The index as written, between the register's brackets.
+            let index = t
+                .split_once('[')
+                .and_then(|(_, i)| i.rsplit_once(']'))
+                .map_or("", |(i, _)| i);
+            RegRef::VectorLane(reg, l.expr("bad expression", index)?)
+        }
+        Expr::UReg(reg) => RegRef::Uniform(reg),
+        Expr::Exec => RegRef::Exec,
+        Expr::Pc => RegRef::Pc,
+        _ => {
+            return Err(l.error_at(
+                t,
+                format!(
+                    "cannot assign to `{t}` (registers vN, vN[L], uN, exec, pc, or SPACE:ADDR)"
+                ),
+            ))
+        }
+    };
+    Ok(SetTarget::Register(reg))
+}
+
+/// `expect EXPR OP VALUE`: one expression whose root operator is the comparison, so
+/// `16 == 1 << 4` compares 16 with 1 << 4, as C would parse it.
+fn expect_command(l: &Line<'_>, rest: &str) -> Result<Command, ParseError> {
+    if rest.is_empty() {
+        return Err(l.error("`expect` needs an assertion"));
+    }
+    let usage = "needs a comparison: EXPR OP VALUE with OP one of == != < <= > >=";
+    const CMP: [&str; 6] = ["==", "!=", "<=", ">=", "<", ">"];
+    if CMP.iter().any(|t| rest.starts_with(t) || rest.ends_with(t)) {
+        return Err(l.error("needs both sides of the comparison"));
+    }
+    let (_, root) = expr::parse_with_root(rest).map_err(|e| {
+        l.error(format!("bad expression `{rest}`: {e}"))
+            .at(l.column(rest, e.pos.min(rest.len())))
+    })?;
+    let Some((i, j)) = root else {
+        return Err(l.error(usage));
+    };
+    let op = match &rest[i..j] {
+        "==" => ExpectOp::Eq,
+        "!=" => ExpectOp::Ne,
+        "<=" => ExpectOp::Le,
+        ">=" => ExpectOp::Ge,
+        "<" => ExpectOp::Lt,
+        ">" => ExpectOp::Gt,
+        other => {
+            return Err(l.error_at(
+                &rest[i..j],
+                format!("{usage} (the outermost operator is `{other}`; add parentheses)"),
+            ))
+        }
+    };
+    Ok(Command::Expect {
+        lhs: l.expr("bad expression", &rest[..i])?,
+        op,
+        rhs: l.expr("bad expression", &rest[j..])?,
+    })
+}

@@ -1,0 +1,128 @@
+//! Opening a kernel under the debugger, the one way every front end does it: the
+//! built-in demo, a `.s` or `.wko` file, or a saved session with its kernel.
+
+use std::path::{Path, PathBuf};
+
+use super::session::{resolve_beside, Session, SessionError};
+use super::Engine;
+use crate::asm::AsmErrors;
+use crate::machine::{LaunchError, LaunchOptions};
+use crate::program::{ObjectError, Program};
+
+/// Where the kernel to debug comes from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum KernelSource {
+    /// The built-in demo (a histogram with shared-memory atomics and barriers), shown
+    /// as [`crate::demo::NAME`].
+    Demo,
+    /// A kernel file: a `.wko` object, anything else assembler source.
+    File(PathBuf),
+    /// A saved session: its kernel is `kernel` when given, else the one the session
+    /// names (beside the session file, or the demo); the session is applied after the
+    /// launch (its launch settings, points, displays and selection).
+    Session {
+        /// The session file (RON).
+        file: PathBuf,
+        /// A kernel that overrides the session's.
+        kernel: Option<PathBuf>,
+    },
+}
+
+impl KernelSource {
+    /// The kernel a script or session names (`demo:...` is the demo; a relative path is
+    /// found beside `file`, the script or session that names it).
+    pub fn named(name: &str, file: &Path) -> KernelSource {
+        if name.starts_with(DEMO_PREFIX) {
+            KernelSource::Demo
+        } else {
+            KernelSource::File(resolve_beside(name, file))
+        }
+    }
+}
+
+/// How scripts and sessions name the built-in demo: any name with this prefix.
+pub const DEMO_PREFIX: &str = "demo:";
+
+/// Why a kernel could not be opened.
+#[derive(Debug, thiserror::Error)]
+pub enum OpenError {
+    /// The kernel file could not be read.
+    #[error("cannot read {path}: {}", crate::io_reason(source))]
+    Read {
+        /// The file.
+        path: String,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The source did not assemble; every diagnostic names file:line:col.
+    #[error(transparent)]
+    Assemble(#[from] AsmErrors),
+    /// The object file is malformed.
+    #[error("{path}: {error}")]
+    Object {
+        /// The file.
+        path: String,
+        /// What is wrong with it.
+        error: ObjectError,
+    },
+    /// The kernel cannot be launched with these options.
+    #[error("{kernel}: {error}")]
+    Launch {
+        /// The kernel's name as shown.
+        kernel: String,
+        /// Why.
+        error: LaunchError,
+    },
+    /// The session could not be read or does not fit the kernel.
+    #[error(transparent)]
+    Session(#[from] SessionError),
+}
+
+/// Reads a kernel file: a `.wko` object, anything else assembler source.
+pub fn load_program(path: &Path) -> Result<Program, OpenError> {
+    if path.extension().is_some_and(|e| e == "wko") {
+        let name = path.display().to_string();
+        let text = std::fs::read_to_string(path).map_err(|source| OpenError::Read {
+            path: name.clone(),
+            source,
+        })?;
+        Program::from_object(&text).map_err(|error| OpenError::Object { path: name, error })
+    } else {
+        Ok(crate::asm::assemble_file(path)?)
+    }
+}
+
+impl Engine {
+    /// Opens a kernel under the debugger with `options` (a session's own launch settings
+    /// replace them when it is applied). The engine knows the kernel's path, and its
+    /// source when it has one, for `list`, stops and sessions.
+    pub fn open(source: KernelSource, options: LaunchOptions) -> Result<Engine, OpenError> {
+        let (session, kernel) = match source {
+            KernelSource::Session { file, kernel } => {
+                let s = Session::load(&file)?;
+                let k = match kernel {
+                    Some(k) => KernelSource::File(k),
+                    None => match s.kernel_file(&file) {
+                        Some(k) => KernelSource::File(k),
+                        None => KernelSource::Demo,
+                    },
+                };
+                (Some((s, file)), k)
+            }
+            other => (None, other),
+        };
+        let (program, name) = match &kernel {
+            KernelSource::File(path) => (load_program(path)?, path.display().to_string()),
+            _ => (crate::demo::program(), crate::demo::NAME.to_string()),
+        };
+        let mut engine = Engine::new(&program, options).map_err(|error| OpenError::Launch {
+            kernel: name.clone(),
+            error,
+        })?;
+        engine.set_kernel_path(&name);
+        if let Some((s, file)) = session {
+            s.apply(&mut engine, &file.display().to_string())?;
+        }
+        Ok(engine)
+    }
+}

@@ -1,0 +1,322 @@
+//! Commands that look without running: `info`, `print`, `x`, `last-write`, `why`,
+//! `disassemble`, `list`, `context`, `expect`, `display`, `undisplay`, `help`.
+
+use super::points::unreachable_family;
+use super::{CommandOutput, ExpectOutcome, Output};
+use crate::debug::command::{
+    self, Command, CommandError, DisplaySpec, ExpectOp, Info, LastWriteTarget,
+};
+use crate::debug::expr::{self, Expr, ParsedExpr};
+use crate::debug::{view, Engine, WriteTarget};
+use crate::memory::Space;
+
+impl Engine {
+    pub(super) fn run_inspect(&mut self, cmd: &Command) -> Result<CommandOutput, CommandError> {
+        let name = cmd.name();
+        Ok(match cmd {
+            Command::Info(what) => self.info(what)?,
+            Command::Print { format, expr } => self.print(name, *format, expr)?,
+            Command::Examine {
+                count,
+                format,
+                size,
+                space,
+                addr,
+            } => self.examine(*count, *format, *size, *space, addr)?,
+            Command::LastWrite(target) => CommandOutput::text(self.last_write_command(target)?),
+            Command::Why => CommandOutput::text(match self.last_stop() {
+                Some(stop) => view::describe_stop(self, &stop.clone()) + "\n",
+                None => "The launch has not run yet.\n".to_string(),
+            }),
+            Command::Disassemble(location) => {
+                let center = match location {
+                    Some(l) => self
+                        .resolve_location(l)
+                        .map_err(|e| CommandError::engine(name, e))?,
+                    None => self
+                        .machine()
+                        .waves
+                        .get(self.selected_wave)
+                        .map_or(0, |w| w.pc),
+                };
+                CommandOutput::text(view::disassembly(self, center, 6, 10))
+            }
+            Command::List(arg) => CommandOutput::text(self.list(arg.as_ref())?),
+            Command::Context => CommandOutput::text(self.context_text()),
+            Command::Expect { lhs, op, rhs } => {
+                let a = self.eval(name, lhs, None)?;
+                let b = self.eval(name, rhs, None)?;
+                let passed = op.holds(a, b);
+                let text = format!("{lhs} {} {rhs}", op.text());
+                let out = if passed {
+                    format!("expect ok: {text}\n")
+                } else {
+                    let why = match op {
+                        ExpectOp::Eq => "they differ",
+                        _ => "it does not hold",
+                    };
+                    format!("expect FAILED: {text}: left side {lhs} = {a} ({a:#x}), right side {rhs} = {b} ({b:#x}); {why}\n")
+                };
+                CommandOutput {
+                    text: out,
+                    expect: Some(ExpectOutcome { passed, text }),
+                    ..Default::default()
+                }
+            }
+            Command::Display(None) => CommandOutput::text(self.display_text()),
+            Command::Display(Some(d)) => {
+                self.displays.push(d.clone());
+                CommandOutput::text(self.display_one(self.displays.len() - 1))
+            }
+            Command::Undisplay(None) => {
+                self.displays.clear();
+                CommandOutput::default()
+            }
+            Command::Undisplay(Some(n)) => {
+                if *n == 0 || *n as usize > self.displays.len() {
+                    return Err(CommandError::refused(
+                        name,
+                        format!("no display number {n}"),
+                    ));
+                }
+                self.displays.remove(*n as usize - 1);
+                CommandOutput::default()
+            }
+            Command::Help(topic) => CommandOutput::text(command::help(*topic)?),
+            _ => unreachable_family(cmd),
+        })
+    }
+
+    /// The value of `e` for the selected wave, at `lane` (default: the selected lane).
+    pub(super) fn eval(
+        &self,
+        name: &'static str,
+        e: &ParsedExpr,
+        lane: Option<u8>,
+    ) -> Result<i64, CommandError> {
+        let lane = lane.or(Some(self.selected_lane));
+        e.expr
+            .eval(self.machine(), self.selected_wave, lane)
+            .map_err(|error| CommandError::Eval {
+                command: name,
+                text: e.text.clone(),
+                error,
+            })
+    }
+
+    fn info(&self, what: &Info) -> Result<CommandOutput, CommandError> {
+        Ok(CommandOutput::text(match what {
+            Info::Waves => view::waves_table(self),
+            Info::Lanes => view::lanes_table(self),
+            Info::Registers(None) => view::registers(self, self.selected_wave),
+            Info::Registers(Some(r)) => return self.print("info", None, r),
+            Info::Breakpoints | Info::Watchpoints => {
+                let watch_only = matches!(what, Info::Watchpoints);
+                let rows = self.point_rows();
+                let text = view::points_table(self.machine(), &rows, watch_only);
+                return Ok(CommandOutput::with(text, Output::Points(rows)));
+            }
+            Info::Changes => view::changes_text(self),
+            Info::History => view::history_text(self),
+            Info::Findings => self.findings_text(),
+            Info::Buffers => view::buffers_table(self),
+            Info::Labels => view::labels_table(self),
+            Info::Display => {
+                if self.displays.is_empty() {
+                    "There are no displays.\n".to_string()
+                } else {
+                    self.displays
+                        .iter()
+                        .enumerate()
+                        .map(|(i, d)| format!("{}: {d}\n", i + 1))
+                        .collect()
+                }
+            }
+        }))
+    }
+
+    /// The display expressions evaluated now, one block per display.
+    pub fn display_text(&self) -> String {
+        (0..self.displays.len())
+            .map(|i| self.display_one(i))
+            .collect()
+    }
+
+    /// Display `i` (0-based) evaluated now, numbered from 1.
+    fn display_one(&self, i: usize) -> String {
+        let d: &DisplaySpec = &self.displays[i];
+        match self.print("display", d.format, &d.expr) {
+            Ok(out) => format!("{}: {}", i + 1, out.text),
+            Err(e) => format!("{}: {d}: {}\n", i + 1, e.message()),
+        }
+    }
+
+    fn print(
+        &self,
+        name: &'static str,
+        format: Option<char>,
+        parsed: &ParsedExpr,
+    ) -> Result<CommandOutput, CommandError> {
+        let (e, text) = (&parsed.expr, &parsed.text);
+        let refused = |e: expr::ExprError| CommandError::refused(name, e.message);
+        let fmt = format.unwrap_or('u');
+        if let Expr::VReg(r, None) = e {
+            return Ok(CommandOutput::text(view::lane_view(
+                self,
+                self.selected_wave,
+                *r as usize,
+                format.unwrap_or('x'),
+            )));
+        }
+        let w = self.selected_wave;
+        let m = self.machine();
+        if e.reads_lane_data() {
+            let exec = m.waves.get(w).map_or(0, |w| w.exec);
+            let values = (0..32u8)
+                .map(|l| e.eval(m, w, Some(l)))
+                .collect::<Result<Vec<i64>, _>>()
+                .map_err(refused)?;
+            let s = view::lane_values(text, &values, exec, fmt);
+            return Ok(CommandOutput::with(s, Output::Lanes { values, exec }));
+        }
+        let v = e.eval(m, w, Some(self.selected_lane)).map_err(refused)?;
+        // Registers and memory are 32-bit: show them at that width unless the value is wider.
+        let size = if (v as u64) >> 32 == 0 || (v as u64) >> 31 == 0x1_ffff_ffff {
+            4
+        } else {
+            8
+        };
+        let shown = match (format, e) {
+            (None, Expr::Exec) => format!(
+                "{:#010x} ({} active: {})",
+                v as u32,
+                (v as u32).count_ones(),
+                crate::fault::lanes_text(v as u32)
+            ),
+            (None, Expr::Pc) => view::pc_text(m, v as u64),
+            (None, Expr::Label(name)) => match expr::symbol(m, name) {
+                Some(expr::Symbol::Buffer { size, .. }) => format!(
+                    "{:#x} <buffer {name}, {}>",
+                    v as u64,
+                    view::count(size, "byte")
+                ),
+                _ => view::pc_text(m, v as u64),
+            },
+            (None, _) if v < 0 => v.to_string(),
+            _ => view::format_value(v as u64, fmt, size),
+        };
+        Ok(CommandOutput::with(
+            format!("{text} = {shown}\n"),
+            Output::Value(v),
+        ))
+    }
+
+    fn examine(
+        &mut self,
+        count: u64,
+        format: char,
+        size: usize,
+        space: Space,
+        addr: &ParsedExpr,
+    ) -> Result<CommandOutput, CommandError> {
+        let addr = self.eval("x", addr, None)? as u64;
+        let total = count * size as u64;
+        let mut buf = vec![0u8; total as usize];
+        self.machine()
+            .read_space(
+                space,
+                self.selected_wave,
+                self.selected_lane,
+                addr,
+                &mut buf,
+            )
+            .map_err(|e| CommandError::Memory {
+                command: "x",
+                message: e.to_string(),
+            })?;
+        // Where an `x` repeated with Enter goes on from.
+        self.next_examine = Some((space, addr.wrapping_add(total)));
+        let text = view::memory_rows(space, addr, &buf, format, size);
+        Ok(CommandOutput::with(
+            text,
+            Output::Memory {
+                space,
+                addr,
+                bytes: buf,
+            },
+        ))
+    }
+
+    /// `last-write TARGET` for the selected wave and lane: searches before now, or before
+    /// the previous answer when the same target is asked again.
+    fn last_write_command(&mut self, t: &LastWriteTarget) -> Result<String, CommandError> {
+        let name = "last-write";
+        let wave = self
+            .machine()
+            .waves
+            .get(self.selected_wave)
+            .ok_or_else(|| CommandError::refused(name, "no wave selected"))?;
+        let (id, workgroup) = (wave.id, wave.workgroup);
+        let target = match t {
+            LastWriteTarget::Uniform(reg) => WriteTarget::Uniform {
+                wave: id,
+                reg: *reg,
+            },
+            LastWriteTarget::Vector { reg, lane } => WriteTarget::Vector {
+                wave: id,
+                reg: *reg,
+                lane: *lane,
+            },
+            LastWriteTarget::Memory(m) => WriteTarget::Memory {
+                space: m.space,
+                addr: self.eval(name, &m.addr, None)? as u64,
+                len: m.len,
+                workgroup,
+                wave: id,
+                lane: self.selected_lane,
+            },
+        };
+        let now = self.machine().stats.wave_instructions;
+        let before = match &self.last_write_walk {
+            Some((t, count)) if *t == target && *count < now => *count,
+            _ => now,
+        };
+        let hex = |b: &[u8]| -> String {
+            b.chunks(4)
+                .map(|c| {
+                    let mut w = [0u8; 4];
+                    w[..c.len()].copy_from_slice(c);
+                    format!("{:#010x}", u32::from_le_bytes(w))
+                })
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
+        match self.last_write(&target, before) {
+            Some(found) => {
+                self.last_write_walk = Some((target, found.count));
+                let lanes = match found.lanes.count_ones() {
+                    0 => String::new(),
+                    1 => format!(", lane {}", crate::fault::lanes_text(found.lanes)),
+                    _ => format!(", lanes {}", crate::fault::lanes_text(found.lanes)),
+                };
+                Ok(format!(
+                    "{t}: written by wave {} (workgroup {}){lanes}, at {} ({}), instruction {} (goto {} for the machine right before it)\n  before: {}\n  after:  {}\n",
+                    found.wave,
+                    found.workgroup,
+                    view::pc_text(self.machine(), found.pc),
+                    view::instr_text(self.machine(), found.pc),
+                    found.count + 1,
+                    found.count,
+                    hex(&found.old),
+                    hex(&found.new),
+                ))
+            }
+            None => {
+                self.last_write_walk = None;
+                Ok(format!(
+                    "{t}: no write before instruction {before} in the recorded history.\n"
+                ))
+            }
+        }
+    }
+}
