@@ -11,7 +11,7 @@ use crate::program::{ArgValue, Program};
 /// One line of a disassembly listing.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Line {
-    /// Byte address.
+    /// Byte address of the first word in the code (a multiple of 4; PC 0 is the first word).
     pub addr: u64,
     /// The words it covers.
     pub words: Vec<u32>,

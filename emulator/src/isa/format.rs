@@ -12,9 +12,9 @@ pub struct FieldDef {
     /// Field name: `op`, `rd`, `rs1`, `rs2`, `rs3`, function fields (`f2`..`f11`, `sp`),
     /// `cpol`, or an immediate (`imm8`, `imm14`, `imm24`, `imm32`).
     pub name: &'static str,
-    /// Lowest bit.
+    /// Bit position of the field's least significant bit, 0-63 (32-63: the second word).
     pub lo: u8,
-    /// Width in bits.
+    /// Width in bits, at least 1; `lo + width` never exceeds the format's `bits`.
     pub width: u8,
 }
 
@@ -30,7 +30,7 @@ impl FieldDef {
     }
 }
 
-/// An instruction format.
+/// An instruction format: its length and where each field sits (see docs/isa.md).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct FormatDef {
     /// The format's name as the spec writes it.
