@@ -10,7 +10,7 @@ use std::fmt;
 use crate::machine::Machine;
 use crate::memory::Space;
 
-/// Unary operators.
+/// Prefix operators, applied to a 64-bit signed value.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum UnOp {
     /// `-x`
@@ -75,11 +75,11 @@ pub enum Expr {
     Mem(Space, Box<Expr>),
     /// A name: a buffer's base address, else a label's address ([`symbol`]).
     Label(String),
-    /// Unary operation.
+    /// A prefix operator applied to its operand.
     Unary(UnOp, Box<Expr>),
-    /// Binary operation.
+    /// A binary operator on two operands, C semantics on 64-bit signed values.
     Binary(BinOp, Box<Expr>, Box<Expr>),
-    /// Function call.
+    /// `s32(x)` or `u32(x)`: the function applied to its argument.
     Call(Func, Box<Expr>),
 }
 
@@ -88,7 +88,7 @@ pub enum Expr {
 pub struct ExprError {
     /// Byte offset in the expression text.
     pub pos: usize,
-    /// What is wrong.
+    /// What is wrong (e.g. "bad number `0xg`"), without the column; `pos` locates it.
     pub message: String,
 }
 
@@ -132,7 +132,7 @@ pub const MAX_DEPTH: usize = 256;
 /// A parsed subtree and its height (a leaf is 1).
 type Sub = (Expr, usize);
 
-/// Parses an expression.
+/// Parses an expression; [`MAX_DEPTH`] bounds its nesting.
 pub fn parse(text: &str) -> Result<Expr, ExprError> {
     parse_with_root(text).map(|(e, _)| e)
 }
@@ -373,9 +373,9 @@ impl Parser<'_> {
 pub enum Symbol {
     /// A global buffer: its base address and size in bytes.
     Buffer {
-        /// First address.
+        /// The buffer's first global address.
         base: u64,
-        /// Size in bytes.
+        /// The buffer's size in bytes, as declared.
         size: u64,
     },
     /// A code label: its address.
