@@ -28,11 +28,11 @@ pub const MAX_CODE_WORDS: usize = 1 << 24;
 pub struct LaunchConfig {
     /// Lanes per workgroup (a multiple of 32).
     pub workgroup_lanes: u32,
-    /// Workgroups in the grid.
+    /// Workgroups in the grid (`.grid`), at least 1; workgroup ids are `0..grid`.
     pub grid: u32,
-    /// Shared-memory bytes per workgroup.
+    /// Shared-memory bytes per workgroup (`.shared`), 0 to [`MAX_SHARED_BYTES`].
     pub shared_bytes: u32,
-    /// Scratch bytes per lane.
+    /// Scratch bytes per lane (`.scratch`), 0 to [`MAX_SCRATCH_BYTES`].
     pub scratch_bytes: u32,
 }
 
@@ -218,7 +218,8 @@ pub enum ProgramError {
         name: String,
         /// Its byte address in the code.
         addr: u64,
-        /// The code's length in bytes (4 per word); a label may equal it (end of code) but not exceed it.
+        /// The code's length in bytes (4 per word); a label may equal it (the end of the
+        /// code) but not exceed it.
         code_bytes: u64,
     },
     /// The line table is not sorted by address or points outside the code.

@@ -57,7 +57,7 @@ pub enum Func {
 /// A parsed expression.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Expr {
-    /// A literal.
+    /// A number: decimal, `0x`, `0b` or `0o`, `_` separators allowed.
     Num(i64),
     /// `vN` (the current lane) or `vN[lane]`.
     VReg(u8, Option<Box<Expr>>),
@@ -71,7 +71,8 @@ pub enum Expr {
     Lane,
     /// The wave's global id.
     Wave,
-    /// A u32 in memory.
+    /// `SPACE:ADDR`: the little-endian u32 at ADDR (shared: the wave's workgroup's window;
+    /// scratch: the current lane's).
     Mem(Space, Box<Expr>),
     /// A name: a buffer's base address, else a label's address ([`symbol`]).
     Label(String),

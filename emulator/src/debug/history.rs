@@ -540,7 +540,7 @@ pub struct LastWrite {
     /// Lanes that wrote the target: a bit per lane, bit `i` = lane `i` (0 for a uniform
     /// register).
     pub lanes: u32,
-    /// The instruction's address.
+    /// The writing instruction's code byte address.
     pub pc: u64,
     /// Bytes before (memory), or the register value(s) before, little-endian.
     pub old: Vec<u8>,

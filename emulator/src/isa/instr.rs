@@ -13,18 +13,19 @@ use super::{field_of, ImmKind, InstrDef, InstrId, Isa, OperandDef, OperandKind, 
 pub struct Instr {
     /// Definition index in [`Isa::defs`].
     pub id: InstrId,
-    /// `rd` field.
+    /// `rd` field: a register number (destination, or store and atomic data).
     pub rd: u8,
     /// `rs1` field (a register, or a lane for `ln7`).
     pub rs1: u8,
-    /// `rs2` field.
+    /// `rs2` field: a register number (in memory formats the uniform base or descriptor).
     pub rs2: u8,
-    /// `rs3` field.
+    /// `rs3` field: a register number (the V3 format's third source).
     pub rs3: u8,
     /// The immediate as written in assembly: sign-extended for signed kinds, a count of 4-byte
     /// words for `rel14`; 0 when the instruction has none.
     pub imm: i64,
-    /// Cache-policy bits.
+    /// Cache-policy bits, 0-7: bit 0 `glc`, bit 1 `slc`, bit 2 `nt`
+    /// ([`CPOL_NAMES`](super::operand::CPOL_NAMES)).
     pub cpol: u8,
 }
 

@@ -123,7 +123,7 @@ pub(crate) fn refused(e: &EngineError) -> TargetError<String> {
 }
 
 impl WaveTarget {
-    /// Wraps an engine.
+    /// A target over `engine`, as launched; the client's breakpoints and plans start empty.
     pub fn new(engine: Engine) -> WaveTarget {
         WaveTarget {
             engine,
@@ -146,7 +146,7 @@ impl WaveTarget {
         }
     }
 
-    /// The engine.
+    /// The engine it drives, for reading state (front ends change it through the target).
     pub fn engine(&self) -> &Engine {
         &self.engine
     }
