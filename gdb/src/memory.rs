@@ -78,7 +78,7 @@ pub enum Window {
 
 impl Window {
     /// Classifies an address by its window; the window's memory may not exist now
-    /// (see [`unreachable`]).
+    /// (see [`unreachable()`]).
     pub fn of(addr: u64) -> Window {
         if addr >= SCRATCH_BASE {
             let rel = addr - SCRATCH_BASE;

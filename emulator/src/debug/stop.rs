@@ -169,7 +169,7 @@ pub enum StopReason {
 pub struct StopEvent {
     /// Why the run stopped; the other fields say where.
     pub reason: StopReason,
-    /// The wave concerned (index in [`Machine::waves`]), if any.
+    /// The wave concerned (index in [`Machine::waves`](crate::machine::Machine::waves)), if any.
     pub wave: Option<usize>,
     /// The stopped wave's global id (`None` with `wave`).
     pub wave_id: Option<u32>,

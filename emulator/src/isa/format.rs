@@ -2,7 +2,7 @@
 //!
 //! The spec names the formats and their fields but not the bit positions; the positions
 //! below are the project's decision, documented in docs/isa.md. Every format starts with
-//! the 7-bit opcode in bits [6:0]; opcode bit 0 is the length bit (0: one 32-bit word,
+//! the 7-bit opcode in bits `[6:0]`; opcode bit 0 is the length bit (0: one 32-bit word,
 //! 1: a 64-bit instruction of two words, low word first). Bits not covered by a field are
 //! reserved and must be zero.
 

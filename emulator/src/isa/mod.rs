@@ -1,7 +1,7 @@
 //! The instruction set as one table.
 //!
-//! [`spec_rows`] holds the 338 rows of the spec chapters verbatim and [`base_rows`] the
-//! project's base group; [`format`] holds the bit layouts. Everything else (encoder,
+//! `spec_rows` holds the 338 rows of the spec chapters verbatim and `base_rows` the
+//! project's base group; [`format`](mod@format) holds the bit layouts. Everything else (encoder,
 //! decoder, assembler, disassembler, the `isa` listing and docs/isa.md) is derived from
 //! these tables by [`Isa`], compiled once on first use.
 

@@ -98,7 +98,7 @@ pub enum ShflMode {
 pub enum ShflSrc {
     /// A per-lane vector register (rs2).
     Vector,
-    /// The immediate (`.vi`; up/down/xor/bcast use imm[4:0]).
+    /// The immediate (`.vi`; up/down/xor/bcast use `imm[4:0]`).
     Imm,
     /// A uniform register (`.vu`).
     Uniform,
