@@ -11,9 +11,9 @@ use crate::program::{ArgValue, Program};
 /// One line of a disassembly listing.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Line {
-    /// Byte address.
+    /// Byte address of the first word in the code (a multiple of 4; PC 0 is the first word).
     pub addr: u64,
-    /// The words it covers.
+    /// The words it covers: 1, or 2 for a 64-bit instruction (low word first).
     pub words: Vec<u32>,
     /// The decoded instruction, or `None` for a word that is not one.
     pub instr: Option<Instr>,

@@ -16,21 +16,21 @@ pub enum FaultKind {
     },
     /// writelane with a lane >= 32 (the spec's IllegalInsn trap).
     IllegalLane {
-        /// The lane operand.
+        /// The lane number from the instruction's `ln7` field, 32-127.
         lane: u32,
     },
     /// PC is outside the code or not at an instruction boundary.
     BadPc,
     /// An access not aligned as docs/memory.md requires.
     Misaligned {
-        /// Space.
+        /// The address space of the access.
         space: Space,
         /// Required alignment in bytes.
         align: u32,
     },
     /// An access outside the shared window or the lane's scratch.
     OutOfWindow {
-        /// Space.
+        /// Shared or scratch: the window the address fell outside of.
         space: Space,
         /// Window size in bytes.
         size: u64,
@@ -39,14 +39,14 @@ pub enum FaultKind {
     Unmapped,
     /// `trap imm`.
     Trap {
-        /// The trap code.
+        /// The `u14` immediate of the `trap` instruction, 0-16383.
         code: u32,
     },
     /// `brk` outside the debugger.
     Break,
     /// The instruction budget ran out (an endless loop, or a budget set too low).
     BudgetExhausted {
-        /// The budget.
+        /// The budget in wave-instructions (all waves together) that was reached.
         limit: u64,
     },
 }
@@ -54,11 +54,11 @@ pub enum FaultKind {
 /// A fault with its context.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Fault {
-    /// What went wrong.
+    /// The fault's class and its class-specific details.
     pub kind: FaultKind,
-    /// Global wave id.
+    /// The faulting wave's global id (`workgroup * waves_per_workgroup + index`).
     pub wave: u32,
-    /// Workgroup id.
+    /// The faulting wave's workgroup, from 0.
     pub workgroup: u32,
     /// Lanes involved (bit mask; 0 when not lane-specific).
     pub lanes: u32,

@@ -28,11 +28,11 @@ pub const MAX_CODE_WORDS: usize = 1 << 24;
 pub struct LaunchConfig {
     /// Lanes per workgroup (a multiple of 32).
     pub workgroup_lanes: u32,
-    /// Workgroups in the grid.
+    /// Workgroups in the grid (`.grid`), at least 1; workgroup ids are `0..grid`.
     pub grid: u32,
-    /// Shared-memory bytes per workgroup.
+    /// Shared-memory bytes per workgroup (`.shared`), 0 to [`MAX_SHARED_BYTES`].
     pub shared_bytes: u32,
-    /// Scratch bytes per lane.
+    /// Scratch bytes per lane (`.scratch`), 0 to [`MAX_SCRATCH_BYTES`].
     pub scratch_bytes: u32,
 }
 
@@ -48,7 +48,8 @@ impl Default for LaunchConfig {
 }
 
 impl LaunchConfig {
-    /// Waves per workgroup.
+    /// Waves per workgroup: `workgroup_lanes / 32` (rounded up, though validation requires a
+    /// multiple of 32).
     pub fn waves_per_workgroup(&self) -> u32 {
         self.workgroup_lanes.div_ceil(32)
     }
@@ -59,7 +60,7 @@ impl LaunchConfig {
 pub struct BufferDef {
     /// Name (used by `--dump NAME` and the debugger).
     pub name: String,
-    /// Size in bytes.
+    /// Size in bytes, 1 to [`MAX_BUFFER_BYTES`].
     pub size: u64,
     /// Initial contents (the rest of the buffer is zero).
     pub init: Vec<u8>,
@@ -79,9 +80,9 @@ pub enum ArgValue {
 /// A uniform register (or run of registers) preloaded before the kernel starts.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ArgDef {
-    /// First uniform register.
+    /// The first uniform register (`u0`-`u63`) of the run; the run is [`ArgValue::regs`] long.
     pub reg: u8,
-    /// What it holds.
+    /// What the registers are set to before the first instruction.
     pub value: ArgValue,
 }
 
@@ -96,12 +97,13 @@ impl ArgValue {
     }
 }
 
-/// An assembled kernel.
+/// An assembled kernel (code, directive metadata, labels and line table), as the assembler
+/// produces it and a `.wko` file stores it; [`Program::validate`] states its invariants.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Program {
     /// Container format version ([`OBJECT_FORMAT_VERSION`]).
     pub format_version: u32,
-    /// Kernel name.
+    /// Kernel name from `.kernel` (`kernel` when the source has none).
     pub name: String,
     /// The source file it was assembled from, if any.
     pub source: Option<String>,
@@ -111,11 +113,11 @@ pub struct Program {
     pub labels: BTreeMap<String, u64>,
     /// Source line of each instruction: (byte address, line number).
     pub lines: Vec<(u64, u32)>,
-    /// Launch settings.
+    /// Launch settings from the `.workgroup`, `.grid`, `.shared` and `.scratch` directives.
     pub launch: LaunchConfig,
-    /// Global buffers.
+    /// Global buffers from `.buffer`, in declaration order (the order their addresses are given).
     pub buffers: Vec<BufferDef>,
-    /// Preloaded uniform registers.
+    /// Uniform registers preloaded from `.arg` before the first instruction, in declaration order.
     pub args: Vec<ArgDef>,
 }
 
@@ -136,7 +138,7 @@ pub enum ObjectError {
         "kernel object format version {found} is not supported (expected {OBJECT_FORMAT_VERSION})"
     )]
     Version {
-        /// The version found.
+        /// The `format_version` in the file, which is not [`OBJECT_FORMAT_VERSION`].
         found: u32,
     },
 }
@@ -148,16 +150,16 @@ pub enum ProgramError {
     /// No code at all.
     #[error("no instructions: a kernel needs at least one instruction")]
     NoInstructions,
-    /// Too much code.
+    /// More than [`MAX_CODE_WORDS`] code words.
     #[error("{words} code words is more than the {MAX_CODE_WORDS} allowed")]
     CodeTooLarge {
-        /// Words found.
+        /// Code length in 32-bit words.
         words: usize,
     },
-    /// Bad workgroup size.
+    /// Lanes per workgroup not a multiple of 32 in 32..=[`MAX_WORKGROUP_LANES`]; holds it.
     #[error("workgroup size {0} is not a multiple of 32 in 32..={MAX_WORKGROUP_LANES}")]
     WorkgroupLanes(u32),
-    /// An empty grid.
+    /// A grid of 0 workgroups.
     #[error("the grid has no workgroups")]
     EmptyGrid,
     /// Shared memory over the limit.
@@ -168,31 +170,31 @@ pub enum ProgramError {
     /// Scratch over the limit.
     #[error("{0} bytes of scratch per lane is more than the {MAX_SCRATCH_BYTES} allowed")]
     ScratchTooLarge(u32),
-    /// Too many buffers.
+    /// More than [`MAX_BUFFERS`] buffers; holds how many.
     #[error("{0} buffers is more than the {MAX_BUFFERS} allowed")]
     TooManyBuffers(usize),
     /// A buffer of a bad size.
     #[error("buffer `{name}` has size {size}: a buffer holds 1 to {MAX_BUFFER_BYTES} bytes")]
     BufferSize {
-        /// Buffer name.
+        /// The buffer's name.
         name: String,
-        /// Size found.
+        /// The declared size in bytes (0 or more than [`MAX_BUFFER_BYTES`]).
         size: u64,
     },
     /// All buffers together over the limit.
     #[error("the buffers take {total} bytes in all, more than the {MAX_GLOBAL_BYTES} allowed")]
     GlobalTooLarge {
-        /// Total bytes.
+        /// Sum of all buffer sizes in bytes.
         total: u64,
     },
     /// Initial contents longer than the buffer.
     #[error("buffer `{name}` has {init} bytes of initial contents but holds only {size}")]
     InitTooLong {
-        /// Buffer name.
+        /// The buffer's name.
         name: String,
-        /// Initial bytes.
+        /// Length of the initial contents in bytes.
         init: usize,
-        /// Size.
+        /// The buffer's size in bytes.
         size: u64,
     },
     /// Two buffers of one name.
@@ -201,9 +203,9 @@ pub enum ProgramError {
     /// An argument names a buffer the kernel does not declare.
     #[error("argument u{reg} names unknown buffer `{name}`")]
     UnknownBuffer {
-        /// First register.
+        /// The argument's first uniform register (`u` number).
         reg: u8,
-        /// Buffer name.
+        /// The name that matches no `.buffer`.
         name: String,
     },
     /// An argument's registers run past the last uniform register.
@@ -212,11 +214,12 @@ pub enum ProgramError {
     /// A label outside the code.
     #[error("label `{name}` at {addr:#x} is outside the code ({code_bytes} bytes)")]
     LabelOutside {
-        /// Label.
+        /// The label's name.
         name: String,
-        /// Its address.
+        /// Its byte address in the code.
         addr: u64,
-        /// Code size.
+        /// The code's length in bytes (4 per word); a label may equal it (the end of the
+        /// code) but not exceed it.
         code_bytes: u64,
     },
     /// The line table is not sorted by address or points outside the code.

@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use crate::isa::{Counter, RegFile};
 use crate::memory::PagedBytes;
 
-/// Lanes per wave.
+/// Lanes per wave, 32: lane `l` is bit `l` of EXEC and of every lane mask.
 pub const LANES: usize = 32;
 /// Vector registers per wave.
 pub const VREGS: usize = 128;
@@ -20,7 +20,7 @@ pub const COUNTER_MAX: usize = 63;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum WaveState {
-    /// Runnable.
+    /// Can issue its next instruction when the scheduler picks it.
     Ready,
     /// Waiting at a workgroup barrier.
     AtBarrier,
@@ -48,11 +48,11 @@ impl WaveState {
 /// Registers an async operation will write when it completes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct RegRange {
-    /// Vector or uniform.
+    /// Which register file, vector or uniform.
     pub file: RegFile,
-    /// First register.
+    /// The first register's number (v0-v127 or u0-u63).
     pub first: u8,
-    /// How many.
+    /// Consecutive registers from `first`, 1 to 16.
     pub count: u8,
 }
 
@@ -138,19 +138,19 @@ impl PartialEq for VRegs {
 pub struct Wave {
     /// Global wave id (`workgroup * waves_per_workgroup + index`).
     pub id: u32,
-    /// Workgroup id.
+    /// The workgroup it belongs to, from 0 (< the grid size).
     pub workgroup: u32,
-    /// Index within the workgroup.
+    /// Index within the workgroup, 0 to waves per workgroup - 1.
     pub index: u32,
     /// Program counter (byte address in the code).
     pub pc: u64,
-    /// Active-lane mask.
+    /// Active-lane mask: bit `l` set = lane `l` executes (all 32 set at launch).
     pub exec: u32,
     /// Vector registers, register-major: `v[reg][lane]`.
     pub v: VRegs,
-    /// Uniform registers.
+    /// Uniform registers u0-u63: one 32-bit value shared by all lanes.
     pub u: [u32; UREGS],
-    /// Scheduling state.
+    /// Whether the scheduler may run it, and why not.
     pub state: WaveState,
     /// Issued, unretired async operations per counter (index [`Counter::index`]).
     pub outstanding: [VecDeque<Outstanding>; 4],

@@ -332,7 +332,7 @@ impl Wire {
         Write::write_all(&mut s.stream, &last)
     }
 
-    /// Closes both directions.
+    /// Shuts the socket down for reading and writing (errors ignored: it may be closed already).
     pub fn shutdown(&self) {
         let _ = self.0.borrow().stream.shutdown(std::net::Shutdown::Both);
     }

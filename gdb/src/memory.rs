@@ -58,14 +58,14 @@ pub enum Window {
     Global(u64),
     /// The shared memory of a workgroup.
     Shared {
-        /// Workgroup id.
+        /// Workgroup id, 0 to 2^32 - 1 (it may be outside the grid).
         workgroup: u32,
         /// Offset in its shared memory.
         offset: u64,
     },
     /// The scratch of one lane of one wave.
     Scratch {
-        /// Global wave id.
+        /// Global wave id (`workgroup * waves_per_workgroup + index`), not the gdb thread id.
         wave: u32,
         /// Lane (0-31).
         lane: u8,
@@ -77,7 +77,8 @@ pub enum Window {
 }
 
 impl Window {
-    /// Classifies an address.
+    /// Classifies an address by its window; the window's memory may not exist now
+    /// (see [`unreachable()`]).
     pub fn of(addr: u64) -> Window {
         if addr >= SCRATCH_BASE {
             let rel = addr - SCRATCH_BASE;
@@ -160,11 +161,11 @@ impl Window {
 pub enum Residency {
     /// Resident (or finished in a slot not reused yet): a wave index of it.
     Resident(usize),
-    /// Not dispatched yet.
+    /// Not dispatched yet: in the grid, waiting for a free slot.
     Pending,
     /// Finished, and its slot holds another workgroup.
     Gone,
-    /// Beyond the grid.
+    /// At or beyond the grid size: no such workgroup.
     Outside,
 }
 
@@ -207,7 +208,7 @@ pub fn unreachable(m: &Machine, w: Window) -> Option<String> {
 /// Why an access failed; `errno` is what the client sees (`Exx`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AccessError {
-    /// Explanation.
+    /// Why, in a sentence for the client's console (e.g. `workgroup 3 has finished`).
     pub message: String,
     /// The errno for the reply.
     pub errno: u8,

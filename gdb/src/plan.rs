@@ -27,13 +27,13 @@ pub struct Actions {
 /// What the serve loop runs for a resume packet.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Plan {
-    /// Every wave runs.
+    /// Every wave runs under the deterministic scheduler until something stops it.
     All,
     /// One wave (index) runs alone.
     Alone(usize),
     /// One wave executes one instruction; `others` may run if it must wait for them.
     Step {
-        /// Wave index.
+        /// The wave's index in the machine's waves (not its thread id).
         wave: usize,
         /// Whether the scheduler is unlocked.
         others: bool,

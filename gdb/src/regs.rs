@@ -58,11 +58,11 @@ pub const RSP: usize = 7;
 pub const RSP_VALUE: u64 = 8;
 /// gdb's number of `rbp`.
 pub const RBP: usize = 6;
-/// Number of `exec`.
+/// gdb's number of `exec`, the first after the x86 core registers.
 pub const EXEC: usize = CORE_REGS;
-/// Number of `u0`.
+/// gdb's number of `u0`; `uN` is `U0 + N`.
 pub const U0: usize = EXEC + 1;
-/// Number of `v0`.
+/// gdb's number of `v0`; `vN` is `V0 + N`.
 pub const V0: usize = U0 + UREGS;
 /// Number of `lane`, the selected lane.
 pub const LANE: usize = V0 + VREGS;
@@ -89,9 +89,9 @@ pub const G_BYTES: usize = CORE_BYTES + 4 + UREGS * 4;
 pub enum WaveRegId {
     /// One of the 40 x86 core registers (only `rip` means something).
     Core(X86_64CoreRegId),
-    /// The EXEC mask.
+    /// The EXEC mask (32 bits, bit `i` = lane `i` active).
     Exec,
-    /// A uniform register.
+    /// A uniform register by number, 0-63.
     U(u8),
     /// A vector register (all 32 lanes).
     V(u8),
@@ -160,9 +160,9 @@ pub struct WaveRegs {
     pub st: [F80; 8],
     /// x87 control registers (always zero).
     pub fpu: X87FpuInternalRegs,
-    /// EXEC.
+    /// The EXEC mask: bit `i` set = lane `i` active.
     pub exec: u32,
-    /// u0-u63.
+    /// u0-u63 in order; empty until filled or when a `G` packet left them out.
     pub u: Vec<u32>,
     /// Whether `exec` and `u` were present in a `G` packet.
     pub has_wave_part: bool,

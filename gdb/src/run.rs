@@ -26,7 +26,7 @@ use crate::target::WaveTarget;
 /// A stop to report.
 #[derive(Debug, Clone)]
 pub struct Outcome {
-    /// The stop reply.
+    /// The stop reply to send: signal and thread, a watchpoint hit, or an exit.
     pub reason: MultiThreadStopReason<u64>,
     /// Text for the client's console (empty: none).
     pub console: String,

@@ -100,13 +100,13 @@ pub enum SymbolsError {
 pub struct Launch {
     /// The global address of each buffer, in `program.buffers` order.
     pub buffer_bases: Vec<u64>,
-    /// Workgroups in the grid.
+    /// Workgroups in the grid (at least 1): shared windows 0 to `grid - 1`.
     pub grid: u32,
-    /// Waves per workgroup.
+    /// Waves per workgroup (lanes per workgroup / 32).
     pub waves_per_workgroup: u32,
-    /// Shared-memory bytes per workgroup.
+    /// Shared-memory bytes per workgroup (0: no shared window, no `__shared` symbols).
     pub shared_bytes: u32,
-    /// Scratch bytes per lane.
+    /// Scratch bytes per lane (0: no scratch window, no `__scratch` symbols).
     pub scratch_bytes: u32,
 }
 
@@ -171,9 +171,9 @@ impl Launch {
 /// A function symbol: a label (or the kernel's name) and its address range.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Function {
-    /// The label.
+    /// The label, or the kernel's name for the function at 0.
     pub name: String,
-    /// Its address.
+    /// Its code byte address (the symbol's value; code starts at 0).
     pub address: u64,
     /// Bytes up to the next label at a higher address, or to the end of the code.
     pub size: u64,
@@ -233,11 +233,11 @@ pub enum WindowKind {
 /// An `STT_OBJECT` symbol at a memory window.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct WindowSymbol {
-    /// Shared or scratch.
+    /// Shared (one workgroup's window) or scratch (one lane's window).
     pub kind: WindowKind,
     /// `__shared_wgW` or `__scratch_waveV_laneL`.
     pub name: String,
-    /// The window's address.
+    /// The window's first address in the server's address space (offset 0 of it).
     pub address: u64,
     /// The real size of the memory behind it.
     pub size: u64,
@@ -281,7 +281,7 @@ pub fn window_symbols(program: &Program, launch: &Launch) -> Vec<WindowSymbol> {
 /// A typed DWARF variable of the symbol file.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Variable {
-    /// Its name.
+    /// The buffer's name, or [`SHARED_VARIABLE`] / [`SCRATCH_VARIABLE`].
     pub name: String,
     /// Its address (`DW_OP_addr`).
     pub address: u64,

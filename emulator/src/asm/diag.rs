@@ -13,9 +13,10 @@ pub struct Diagnostic {
     pub col: u32,
     /// Width of the offending text in characters (at least 1).
     pub len: u32,
-    /// What is wrong.
+    /// The error in one line, without location or hint (shown after `error: `).
     pub message: String,
-    /// The source line.
+    /// The text of line `line`, shown under the message with a caret at `col` (empty for a
+    /// file-level error).
     pub source_line: String,
     /// How to fix it, if known: the nearest mnemonic, the operand kinds expected, the range.
     pub hint: Option<String>,

@@ -23,7 +23,7 @@ pub(crate) enum Token {
     Reg(RegFile, u32, Option<u32>),
     /// Looked like a tuple but was malformed.
     BadTuple,
-    /// Not a register.
+    /// Anything else (an immediate, a label, a cache-policy name).
     Other,
 }
 

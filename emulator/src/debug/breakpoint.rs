@@ -42,7 +42,7 @@ pub enum Owner {
 pub struct Breakpoint {
     /// Number (shared with watchpoints, as in gdb).
     pub id: u32,
-    /// Code address.
+    /// Code byte address of an instruction's first word (checked when set; a multiple of 4).
     pub addr: u64,
     /// The location as given (`loop`, `*0x40`, `loop+8`, `k.s:12`), for sessions.
     pub location: super::command::Location,
@@ -50,7 +50,7 @@ pub struct Breakpoint {
     pub owner: Owner,
     /// Condition evaluated per active lane; the breakpoint stops if any lane satisfies it.
     pub condition: Option<Condition>,
-    /// Filters.
+    /// Which waves, workgroups and lane it applies to (`wave N`, `workgroup N`, `lane N`).
     pub filters: Filters,
     /// Hits still to ignore.
     pub ignore: u32,
@@ -58,7 +58,7 @@ pub struct Breakpoint {
     pub hits: u64,
     /// Deleted after the first stop.
     pub temporary: bool,
-    /// Armed.
+    /// Whether it stops at all; a disabled breakpoint keeps its hit count and ignore count.
     pub enabled: bool,
 }
 
@@ -154,15 +154,15 @@ impl WatchKind {
 /// Which instance of a space a watchpoint covers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum Scope {
-    /// Global memory.
+    /// Global memory: every wave's accesses are watched.
     Global,
     /// The shared memory of one workgroup, or of every workgroup.
     Shared(Option<u32>),
     /// The scratch of one lane of one wave (global wave id).
     Scratch {
-        /// Wave id.
+        /// The watched wave's global id.
         wave: u32,
-        /// Lane.
+        /// The lane (0-31) whose scratch is watched.
         lane: u8,
     },
 }
@@ -189,7 +189,7 @@ impl Scope {
         }
     }
 
-    /// The space.
+    /// The address space the scope is an instance of.
     pub fn space(self) -> Space {
         match self {
             Scope::Global => Space::Global,
@@ -202,21 +202,22 @@ impl Scope {
 /// A watchpoint on a byte range.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Watchpoint {
-    /// Number.
+    /// Number shown and used by commands; one counter with breakpoints, from 1, never reused.
     pub id: u32,
-    /// Trigger.
+    /// Which accesses trigger it (`watch`, `rwatch`, `awatch`).
     pub kind: WatchKind,
-    /// Where.
+    /// Which space and which instance of it (workgroup, or wave and lane).
     pub scope: Scope,
-    /// First byte.
+    /// First watched byte: a global address, or an offset in the shared window or the lane's
+    /// scratch.
     pub addr: u64,
     /// Length in bytes (at least 1).
     pub len: u64,
     /// Value condition, evaluated after the access.
     pub condition: Option<Condition>,
-    /// Times triggered.
+    /// Instructions whose accesses triggered it (and satisfied its condition), from 0.
     pub hits: u64,
-    /// Armed.
+    /// Whether it is checked at all; a disabled watchpoint keeps its hit count.
     pub enabled: bool,
     /// Who made it.
     pub owner: Owner,

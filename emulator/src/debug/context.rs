@@ -115,9 +115,9 @@ pub fn sections_text(sections: &[Section]) -> String {
 /// Whether the context shows after every stop, and which sections.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ContextSettings {
-    /// `set context on`.
+    /// Shown after every stop (`set context on|off`; off by default, the REPL turns it on).
     pub on: bool,
-    /// `set context-sections`, in order.
+    /// The sections shown, in this order (`set context-sections`); never empty.
     pub sections: Vec<Section>,
 }
 
@@ -142,9 +142,10 @@ fn header(s: &mut String, title: &str) {
 /// What one register operand of an instruction does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RegAccess {
-    /// Register file.
+    /// Vector or uniform.
     pub file: RegFile,
-    /// Register number.
+    /// Register number: 0-127 for vector, 0-63 for uniform; a tuple operand gives one entry per
+    /// register.
     pub reg: u8,
     /// Read by the instruction.
     pub read: bool,
@@ -208,7 +209,7 @@ impl Engine {
         self.context.on = on;
     }
 
-    /// The context settings.
+    /// Whether the context is shown after every stop, and its sections in order.
     pub fn context_settings(&self) -> &ContextSettings {
         &self.context
     }

@@ -12,7 +12,7 @@ use crate::wave::WaveState;
 /// faults...).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Goal {
-    /// Never.
+    /// No goal of its own: only a breakpoint, watchpoint, fault or interrupt ends the run.
     None,
     /// After this many instructions.
     Steps(u64),

@@ -13,25 +13,25 @@ use crate::wave::{LANES, UREGS, VREGS};
 pub enum RegisterWrite {
     /// `vN` in one lane.
     VLane {
-        /// Register number.
+        /// Vector register number, 0-127.
         reg: u8,
-        /// Lane.
+        /// Lane, 0-31; the write is made whether the lane is active or not.
         lane: u8,
-        /// New value.
+        /// The lane's new 32-bit value.
         value: u32,
     },
     /// `vN` in every lane, active or not.
     V {
-        /// Register number.
+        /// Vector register number, 0-127.
         reg: u8,
         /// New value of each lane.
         lanes: [u32; LANES],
     },
     /// `uN`.
     U {
-        /// Register number.
+        /// Uniform register number, 0-63.
         reg: u8,
-        /// New value.
+        /// The register's new 32-bit value.
         value: u32,
     },
     /// The EXEC mask.

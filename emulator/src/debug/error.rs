@@ -18,7 +18,7 @@ pub enum EngineError {
     /// A location names no label.
     #[error("no label `{name}`{}", labels_hint(.labels))]
     NoLabel {
-        /// The name given.
+        /// The label as written in the location (without `+N`).
         name: String,
         /// The kernel's labels, for the message.
         labels: Vec<String>,
@@ -43,7 +43,7 @@ pub enum EngineError {
     /// No resident wave with this global id.
     #[error("no resident wave {id} (resident: {})", join(.resident))]
     NoWave {
-        /// The id given.
+        /// The global wave id asked for.
         id: u32,
         /// The resident waves' ids.
         resident: Vec<u32>,
@@ -60,7 +60,7 @@ pub enum EngineError {
     /// A workgroup outside the grid.
     #[error("workgroup {workgroup} is not in the grid (0-{})", grid.saturating_sub(1))]
     WorkgroupNotInGrid {
-        /// The workgroup given.
+        /// The workgroup number asked for (the grid size or more).
         workgroup: u32,
         /// Workgroups in the grid.
         grid: u32,

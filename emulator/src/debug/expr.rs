@@ -10,7 +10,7 @@ use std::fmt;
 use crate::machine::Machine;
 use crate::memory::Space;
 
-/// Unary operators.
+/// Prefix operators, applied to a 64-bit signed value.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum UnOp {
     /// `-x`
@@ -57,7 +57,7 @@ pub enum Func {
 /// A parsed expression.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Expr {
-    /// A literal.
+    /// A number: decimal, `0x`, `0b` or `0o`, `_` separators allowed.
     Num(i64),
     /// `vN` (the current lane) or `vN[lane]`.
     VReg(u8, Option<Box<Expr>>),
@@ -71,15 +71,16 @@ pub enum Expr {
     Lane,
     /// The wave's global id.
     Wave,
-    /// A u32 in memory.
+    /// `SPACE:ADDR`: the little-endian u32 at ADDR (shared: the wave's workgroup's window;
+    /// scratch: the current lane's).
     Mem(Space, Box<Expr>),
     /// A name: a buffer's base address, else a label's address ([`symbol`]).
     Label(String),
-    /// Unary operation.
+    /// A prefix operator applied to its operand.
     Unary(UnOp, Box<Expr>),
-    /// Binary operation.
+    /// A binary operator on two operands, C semantics on 64-bit signed values.
     Binary(BinOp, Box<Expr>, Box<Expr>),
-    /// Function call.
+    /// `s32(x)` or `u32(x)`: the function applied to its argument.
     Call(Func, Box<Expr>),
 }
 
@@ -131,7 +132,7 @@ impl fmt::Display for ParsedExpr {
 pub struct ExprError {
     /// Byte offset in the expression text.
     pub pos: usize,
-    /// What is wrong.
+    /// What is wrong (e.g. "bad number `0xg`"), without the column; `pos` locates it.
     pub message: String,
 }
 
@@ -175,7 +176,7 @@ pub const MAX_DEPTH: usize = 256;
 /// A parsed subtree and its height (a leaf is 1).
 type Sub = (Expr, usize);
 
-/// Parses an expression.
+/// Parses an expression; [`MAX_DEPTH`] bounds its nesting.
 pub fn parse(text: &str) -> Result<Expr, ExprError> {
     parse_with_root(text).map(|(e, _)| e)
 }
@@ -416,9 +417,9 @@ impl Parser<'_> {
 pub enum Symbol {
     /// A global buffer: its base address and size in bytes.
     Buffer {
-        /// First address.
+        /// The buffer's first global address.
         base: u64,
-        /// Size in bytes.
+        /// The buffer's size in bytes, as declared.
         size: u64,
     },
     /// A code label: its address.

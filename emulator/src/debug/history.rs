@@ -105,15 +105,15 @@ pub struct History {
 /// What `info history` shows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct HistoryInfo {
-    /// Record entries.
+    /// Recorded changes (runs, steps, edits); consecutive runs count as one.
     pub entries: usize,
-    /// Snapshots kept.
+    /// Machine snapshots held, the launch state included (at least 1).
     pub snapshots: usize,
     /// Their estimated size in bytes.
     pub bytes: usize,
-    /// The bound.
+    /// The bound on snapshot bytes (`set history-size`, [`DEFAULT_HISTORY_BYTES`] by default).
     pub limit: usize,
-    /// Instructions between snapshots.
+    /// Wave-instructions between snapshots; doubles each time the snapshots outgrow `limit`.
     pub spacing: u64,
     /// The launch's instruction count at the end of the record.
     pub end: u64,
@@ -496,11 +496,11 @@ pub enum WriteTarget {
     /// Bytes of memory: global, the shared memory of workgroup `workgroup`, or the scratch
     /// of lane `lane` of wave `wave` (global ids).
     Memory {
-        /// Space.
+        /// Global, shared or scratch.
         space: Space,
         /// Address (global) or offset (shared, scratch).
         addr: u64,
-        /// Bytes.
+        /// Length in bytes of the range looked at (at least 1).
         len: u64,
         /// For shared memory: the workgroup.
         workgroup: u32,
@@ -511,18 +511,18 @@ pub enum WriteTarget {
     },
     /// Vector register `reg` of wave `wave` (global id): one lane, or any.
     Vector {
-        /// Wave.
+        /// The wave's global id.
         wave: u32,
-        /// Register.
+        /// Vector register number, 0-127.
         reg: u8,
         /// Lane (`None`: any lane).
         lane: Option<u8>,
     },
     /// Uniform register `reg` of wave `wave` (global id).
     Uniform {
-        /// Wave.
+        /// The wave's global id.
         wave: u32,
-        /// Register.
+        /// Uniform register number, 0-63.
         reg: u8,
     },
 }
@@ -535,15 +535,16 @@ pub struct LastWrite {
     pub count: u64,
     /// The writing wave's global id.
     pub wave: u32,
-    /// Its workgroup.
+    /// The writing wave's workgroup.
     pub workgroup: u32,
-    /// Lanes that wrote.
+    /// Lanes that wrote the target: a bit per lane, bit `i` = lane `i` (0 for a uniform
+    /// register).
     pub lanes: u32,
-    /// The instruction's address.
+    /// The writing instruction's code byte address.
     pub pc: u64,
     /// Bytes before (memory), or the register value(s) before, little-endian.
     pub old: Vec<u8>,
-    /// Bytes after.
+    /// Bytes after, in the same layout as `old`.
     pub new: Vec<u8>,
 }
 

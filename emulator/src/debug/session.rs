@@ -20,32 +20,32 @@ pub const SESSION_VERSION: u32 = 1;
 pub struct BreakpointSpec {
     /// Location as written (`loop`, `0x40`).
     pub location: String,
-    /// Condition text.
+    /// Condition as written after `if`; `None` for an unconditional breakpoint.
     pub condition: Option<String>,
-    /// Filters.
+    /// Its `wave`, `workgroup` and `lane` clauses.
     pub filters: Filters,
-    /// Temporary.
+    /// `tbreak`: deleted after its first stop.
     pub temporary: bool,
-    /// Enabled.
+    /// `false` when saved disabled; it is restored disabled.
     pub enabled: bool,
-    /// Remaining ignore count.
+    /// Hits still to ignore (the count left from `ignore N COUNT`).
     pub ignore: u32,
 }
 
 /// A watchpoint as saved.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct WatchpointSpec {
-    /// Kind.
+    /// Which accesses trigger it (`watch`, `rwatch`, `awatch`).
     pub kind: WatchKind,
-    /// Space and instance.
+    /// The space and which instance of it: a workgroup's shared memory, a lane's scratch.
     pub scope: Scope,
-    /// First byte.
+    /// First watched byte: a global address, or an offset in the shared window or scratch.
     pub addr: u64,
-    /// Length.
+    /// Watched length in bytes (at least 1).
     pub len: u64,
-    /// Condition text.
+    /// Value condition as written after `if`, if any.
     pub condition: Option<String>,
-    /// Enabled.
+    /// `false` when saved disabled; it is restored disabled.
     pub enabled: bool,
 }
 
@@ -58,17 +58,17 @@ pub struct Session {
     pub kernel: String,
     /// Launch settings, including the scheduling seed.
     pub launch: LaunchOptions,
-    /// Breakpoints.
+    /// Breakpoints in number order, re-set in that order when the session is loaded.
     pub breakpoints: Vec<BreakpointSpec>,
-    /// Watchpoints.
+    /// Watchpoints in number order, re-set in that order when the session is loaded.
     pub watchpoints: Vec<WatchpointSpec>,
-    /// Display expressions.
+    /// `display` expressions as written, in the order they were added.
     pub displays: Vec<String>,
     /// Selected wave (global id).
     pub selected_wave: u32,
-    /// Selected lane.
+    /// Selected lane, 0-31.
     pub selected_lane: u8,
-    /// Scheduler locking.
+    /// `set scheduler-locking`: when on (the default), `stepi` advances the selected wave alone.
     pub scheduler_locking: bool,
     /// The sanitizer's detectors (sessions written before they existed have none on).
     #[serde(default)]
@@ -83,17 +83,17 @@ pub enum SessionError {
     /// The file could not be read.
     #[error("cannot read {path}: {}", crate::io_reason(source))]
     Read {
-        /// File.
+        /// The path as given.
         path: String,
-        /// Cause.
+        /// The OS error.
         source: std::io::Error,
     },
     /// The file could not be written.
     #[error("cannot write {path}: {}", crate::io_reason(source))]
     Write {
-        /// File.
+        /// The path as given.
         path: String,
-        /// Cause.
+        /// The OS error.
         source: std::io::Error,
     },
     /// The session could not be written as RON.
@@ -102,7 +102,7 @@ pub enum SessionError {
     /// Malformed or truncated RON.
     #[error("{path}:{line}:{col}: not a valid session: {message}")]
     Parse {
-        /// File.
+        /// The path as given.
         path: String,
         /// Line (1-based).
         line: usize,
@@ -114,17 +114,17 @@ pub enum SessionError {
     /// Written by another version.
     #[error("{path}: session format version {found} is not supported (this wavedbg reads version {SESSION_VERSION})")]
     Version {
-        /// File.
+        /// The path as given.
         path: String,
-        /// Version found.
+        /// The `format_version` in the file (not [`SESSION_VERSION`]).
         found: u32,
     },
     /// The session does not fit the kernel (a breakpoint location that no longer exists...).
     #[error("{path}: {message}")]
     Apply {
-        /// File.
+        /// The path as given.
         path: String,
-        /// What failed.
+        /// What could not be applied, e.g. a breakpoint location the kernel no longer has.
         message: String,
     },
 }

@@ -14,15 +14,15 @@ use crate::wave::WaveState;
 /// One watchpoint trigger: who touched the range, and the values before and after.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct WatchHit {
-    /// Watchpoint number.
+    /// The watchpoint's number (as `info breakpoints` lists it).
     pub id: u32,
-    /// Its kind.
+    /// Write, read or access watchpoint.
     pub kind: WatchKind,
-    /// Space.
+    /// The watched space (global, shared or scratch).
     pub space: Space,
-    /// Watched address and length.
+    /// Watched address: global address, or offset in the shared window or scratch.
     pub addr: u64,
-    /// Length.
+    /// Watched length in bytes.
     pub len: u64,
     /// Lanes that touched the range.
     pub lanes: u32,
@@ -31,9 +31,9 @@ pub struct WatchHit {
     pub pc: u64,
     /// How they touched it (the strongest: read-write beats write beats read).
     pub access: AccessKind,
-    /// Bytes before the instruction.
+    /// The watched bytes before the instruction (the first 4096 of a longer range).
     pub old: Vec<u8>,
-    /// Bytes after it.
+    /// The watched bytes after the instruction (as many as `old`).
     pub new: Vec<u8>,
 }
 
@@ -92,7 +92,7 @@ pub struct Terminated {
     pub faulted: Vec<u32>,
     /// Resident waves that exited.
     pub exited: usize,
-    /// Workgroups never dispatched.
+    /// Workgroups still waiting to be dispatched (which now never run).
     pub never_ran: u32,
 }
 
@@ -120,14 +120,15 @@ impl std::fmt::Display for Terminated {
     }
 }
 
-/// Why execution stopped.
+/// Why execution stopped, one reason per stop.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum StopReason {
     /// A breakpoint; `lanes` satisfied its condition (or were active).
     Breakpoint {
-        /// Number.
+        /// The breakpoint's number.
         id: u32,
-        /// Lanes.
+        /// Lanes that satisfied the condition and filters (all active lanes without a condition):
+        /// a bit per lane, bit `i` = lane `i`, never 0.
         lanes: u32,
     },
     /// One or more watchpoints triggered by the instruction just executed.
@@ -156,9 +157,9 @@ pub enum StopReason {
     Finding(Vec<crate::check::Finding>),
     /// A breakpoint condition could not be evaluated.
     ConditionError {
-        /// Breakpoint number.
+        /// The breakpoint's number.
         id: u32,
-        /// The error.
+        /// The evaluation error's message, as shown at the stop.
         message: String,
     },
 }
@@ -166,11 +167,11 @@ pub enum StopReason {
 /// A stop, with everything a front end needs to show it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StopEvent {
-    /// Why.
+    /// Why the run stopped; the other fields say where.
     pub reason: StopReason,
-    /// The wave concerned (index in [`Machine::waves`]), if any.
+    /// The wave concerned (index in [`Machine::waves`](crate::machine::Machine::waves)), if any.
     pub wave: Option<usize>,
-    /// Its global id.
+    /// The stopped wave's global id (`None` with `wave`).
     pub wave_id: Option<u32>,
     /// Its PC at the stop.
     pub pc: Option<u64>,

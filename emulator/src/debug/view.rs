@@ -309,7 +309,8 @@ fn describe_stop_reason(e: &Engine, stop: &StopEvent) -> String {
     }
 }
 
-/// `info waves`.
+/// `info waves`: one row per resident wave (id, workgroup, index, state, PC, active lanes),
+/// `*` marking the selected one.
 pub fn waves_table(e: &Engine) -> String {
     let m = e.machine();
     let mut s = String::from("  Wave  WG  Idx  State        PC                       Active\n");
@@ -770,9 +771,11 @@ fn table<const N: usize>(heads: &[&str; N], rows: &[[String; N]], right: &[bool;
 /// What changed since the previous stop: registers of every resident wave and memory.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Changes {
-    /// (wave index, register name, lanes for v registers).
+    /// (wave index in [`Machine::waves`], `pc`/`exec`/`uN`/`vN`, changed lanes of a `vN` as a
+    /// bit per lane, 0 for the others), in wave then register order.
     pub registers: Vec<(usize, String, u32)>,
-    /// (space name, scope, first byte, one past the last).
+    /// (`global`/`shared`/`scratch`, the buffer, workgroup or wave and lane, first changed
+    /// byte, one past the last): addresses, or offsets in the window or the lane's scratch.
     pub memory: Vec<(String, String, u64, u64)>,
 }
 
@@ -846,7 +849,7 @@ pub fn changes(e: &Engine) -> Changes {
     c
 }
 
-/// `info changes`.
+/// `info changes`: [`changes`] as text, one line per register and per byte range.
 pub fn changes_text(e: &Engine) -> String {
     let c = changes(e);
     if c.registers.is_empty() && c.memory.is_empty() {

@@ -78,7 +78,7 @@ pub enum Semantics {
     Load {
         /// How each lane's address is formed.
         at: Addressing,
-        /// Bytes read.
+        /// Bytes per lane from the type: 1, 2, 4, 8, 12 or 16.
         bytes: usize,
         /// Sign-extends the value (`i8`, `i16`); otherwise zero-extends.
         signed: bool,
@@ -87,14 +87,14 @@ pub enum Semantics {
     Store {
         /// How each lane's address is formed.
         at: Addressing,
-        /// Bytes written.
+        /// Bytes per lane from `bN`: 1, 2, 4, 8, 12 or 16.
         bytes: usize,
     },
     /// `atom.SPACE.OP.TYPE[.rtn]`: a read-modify-write per lane.
     Atomic {
         /// How each lane's address is formed.
         at: Addressing,
-        /// The operation.
+        /// The new value computed from the old one and the data.
         rmw: Rmw,
         /// A 64-bit operation (`*64`); otherwise 32-bit.
         wide: bool,
@@ -107,7 +107,7 @@ pub enum Semantics {
         descriptor: bool,
         /// Adds the index `zext(u2)` (`.x`, `.bufx`).
         indexed: bool,
-        /// Dwords read.
+        /// 32-bit values read, one per destination register: 1, 2, 4, 8 or 16.
         dwords: usize,
     },
     /// `cache.inv.*`: counts on its counter, changes no data.
@@ -339,19 +339,19 @@ pub enum LaunchValue {
 /// A two-operand 32-bit operation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Binary {
-    /// Wrapping add.
+    /// `a + b`, wrapping at 32 bits.
     Add,
-    /// Wrapping subtract.
+    /// `a - b`, wrapping at 32 bits.
     Sub,
     /// Low 32 bits of the product.
     MulLow,
     /// High 32 bits of the unsigned product.
     MulHigh,
-    /// And.
+    /// Bitwise `a & b`.
     And,
-    /// Or.
+    /// Bitwise `a | b`.
     Or,
-    /// Xor.
+    /// Bitwise `a ^ b`.
     Xor,
     /// `a << (b & 31)`.
     ShiftLeft,
@@ -359,13 +359,13 @@ pub enum Binary {
     ShiftRightLogical,
     /// `a >> (b & 31)`, arithmetic.
     ShiftRightArithmetic,
-    /// Signed minimum.
+    /// `min(a, b)`, both two's-complement.
     MinSigned,
-    /// Signed maximum.
+    /// `max(a, b)`, both two's-complement.
     MaxSigned,
-    /// Unsigned minimum.
+    /// `min(a, b)`, both unsigned.
     MinUnsigned,
-    /// Unsigned maximum.
+    /// `max(a, b)`, both unsigned.
     MaxUnsigned,
     /// f32 add.
     FloatAdd,
@@ -391,17 +391,17 @@ pub struct Compare {
 /// The relation of a comparison.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Relation {
-    /// Equal.
+    /// `a == b`; for f32, false when either is a NaN.
     Eq,
-    /// Not equal.
+    /// `a != b`; for f32, true when either is a NaN.
     Ne,
-    /// Less than.
+    /// `a < b`; for f32, false when either is a NaN.
     Lt,
-    /// Less than or equal.
+    /// `a <= b`; for f32, false when either is a NaN.
     Le,
-    /// Greater than.
+    /// `a > b`; for f32, false when either is a NaN.
     Gt,
-    /// Greater than or equal.
+    /// `a >= b`; for f32, false when either is a NaN.
     Ge,
 }
 

@@ -2,7 +2,7 @@
 //!
 //! The spec names the formats and their fields but not the bit positions; the positions
 //! below are the project's decision, documented in docs/isa.md. Every format starts with
-//! the 7-bit opcode in bits [6:0]; opcode bit 0 is the length bit (0: one 32-bit word,
+//! the 7-bit opcode in bits `[6:0]`; opcode bit 0 is the length bit (0: one 32-bit word,
 //! 1: a 64-bit instruction of two words, low word first). Bits not covered by a field are
 //! reserved and must be zero.
 
@@ -12,9 +12,9 @@ pub struct FieldDef {
     /// Field name: `op`, `rd`, `rs1`, `rs2`, `rs3`, function fields (`f2`..`f11`, `sp`),
     /// `cpol`, or an immediate (`imm8`, `imm14`, `imm24`, `imm32`).
     pub name: &'static str,
-    /// Lowest bit.
+    /// Bit position of the field's least significant bit, 0-63 (32-63: the second word).
     pub lo: u8,
-    /// Width in bits.
+    /// Width in bits, at least 1; `lo + width` never exceeds the format's `bits`.
     pub width: u8,
 }
 
@@ -30,7 +30,7 @@ impl FieldDef {
     }
 }
 
-/// An instruction format.
+/// An instruction format: its length and where each field sits (see docs/isa.md).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct FormatDef {
     /// The format's name as the spec writes it.

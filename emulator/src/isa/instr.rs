@@ -13,17 +13,19 @@ use super::{field_of, ImmKind, InstrDef, InstrId, Isa, OperandDef, OperandKind, 
 pub struct Instr {
     /// Definition index in [`Isa::defs`].
     pub id: InstrId,
-    /// `rd` field.
+    /// `rd` field: a register number (destination, or store and atomic data).
     pub rd: u8,
     /// `rs1` field (a register, or a lane for `ln7`).
     pub rs1: u8,
-    /// `rs2` field.
+    /// `rs2` field: a register number (in memory formats the uniform base or descriptor).
     pub rs2: u8,
-    /// `rs3` field.
+    /// `rs3` field: a register number (the V3 format's third source).
     pub rs3: u8,
-    /// The immediate.
+    /// The immediate as written in assembly: sign-extended for signed kinds, a count of 4-byte
+    /// words for `rel14`; 0 when the instruction has none.
     pub imm: i64,
-    /// Cache-policy bits.
+    /// Cache-policy bits, 0-7: bit 0 `glc`, bit 1 `slc`, bit 2 `nt`
+    /// ([`CPOL_NAMES`](super::operand::CPOL_NAMES)).
     pub cpol: u8,
 }
 
@@ -33,9 +35,9 @@ pub enum DecodeError {
     /// No instruction has this opcode and function-field combination.
     #[error("illegal instruction word {word:#010x}: no instruction has opcode {opcode:#04x} with these function fields")]
     Unknown {
-        /// The low word.
+        /// The instruction's first (low) 32-bit word.
         word: u32,
-        /// Its opcode.
+        /// Its opcode, bits 6:0 of the word.
         opcode: u8,
     },
     /// A 64-bit instruction whose second word is missing.
@@ -46,17 +48,17 @@ pub enum DecodeError {
     Reserved {
         /// The instruction identified by opcode and function fields.
         mnemonic: &'static str,
-        /// The offending bits.
+        /// The set bits that must be zero (a mask over the 64-bit instruction, low word first).
         bits: u64,
     },
     /// An operand is out of range (a register tuple past the file's end, a count too large).
     #[error("illegal {mnemonic}: operand {operand} value {value} out of range")]
     Operand {
-        /// The instruction.
+        /// The instruction identified by opcode and function fields.
         mnemonic: &'static str,
-        /// The operand token.
+        /// The operand's syntax token, e.g. `rs1:vp^2`.
         operand: &'static str,
-        /// The encoded value.
+        /// The field's decoded value (a register number; sign-extended for signed immediates).
         value: i64,
     },
 }
@@ -65,13 +67,13 @@ pub enum DecodeError {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{mnemonic}: operand {operand} value {value} out of range ({expected})")]
 pub struct EncodeError {
-    /// The instruction.
+    /// The mnemonic being encoded.
     pub mnemonic: &'static str,
-    /// The operand token.
+    /// The operand's syntax token, e.g. `imm:s24`.
     pub operand: &'static str,
-    /// The value given.
+    /// The value given, as it would be written in assembly.
     pub value: i64,
-    /// What was expected.
+    /// What the assembler accepts ([`OperandKind::expected`]), e.g. `a vector register`.
     pub expected: String,
 }
 

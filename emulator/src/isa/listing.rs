@@ -11,11 +11,11 @@ use super::{InstrDef, Isa, Origin, FORMATS};
 /// One instruction as `wavedbg isa --json` prints it.
 #[derive(Debug, Clone, Serialize)]
 pub struct IsaEntry {
-    /// Mnemonic.
+    /// Mnemonic, e.g. `ld.global.b32`.
     pub mnemonic: &'static str,
     /// Unit: lsu, xlane or base.
     pub unit: &'static str,
-    /// Format name.
+    /// Format name (a [`FORMATS`] entry), e.g. `M`.
     pub format: &'static str,
     /// Opcode (7 bits).
     pub opcode: u8,

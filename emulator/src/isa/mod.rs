@@ -1,7 +1,7 @@
 //! The instruction set as one table.
 //!
-//! [`spec_rows`] holds the 338 rows of the spec chapters verbatim and [`base_rows`] the
-//! project's base group; [`format`] holds the bit layouts. Everything else (encoder,
+//! `spec_rows` holds the 338 rows of the spec chapters verbatim and `base_rows` the
+//! project's base group; [`format`](mod@format) holds the bit layouts. Everything else (encoder,
 //! decoder, assembler, disassembler, the `isa` listing and docs/isa.md) is derived from
 //! these tables by [`Isa`], compiled once on first use.
 
@@ -82,25 +82,25 @@ pub const FLAG_NAMES: [&str; 12] = [
 impl Flags {
     /// Ignores EXEC.
     pub const EI: Flags = Flags(1 << 0);
-    /// Cache operation.
+    /// Cache invalidate or write-back (`cache.*`).
     pub const CO: Flags = Flags(1 << 1);
-    /// Load.
+    /// Reads memory into registers.
     pub const LD: Flags = Flags(1 << 2);
-    /// Store.
+    /// Writes registers to memory.
     pub const ST: Flags = Flags(1 << 3);
-    /// Atomic.
+    /// Read-modify-write of memory (`atom.*`).
     pub const AT: Flags = Flags(1 << 4);
     /// Bounds-checked (buffer descriptor).
     pub const BC: Flags = Flags(1 << 5);
-    /// Optional feature.
+    /// An optional feature of the spec (the f32 atomics).
     pub const OPT: Flags = Flags(1 << 6);
     /// Cross-lane.
     pub const XL: Flags = Flags(1 << 7);
     /// Whole-quad mode.
     pub const WQM: Flags = Flags(1 << 8);
-    /// Float mode dependent.
+    /// The result depends on the float mode (the f32 derivatives).
     pub const FM: Flags = Flags(1 << 9);
-    /// Reduction.
+    /// Combines the active lanes' values (reductions, scans, votes, `ballot`, `readfirst`).
     pub const RE: Flags = Flags(1 << 10);
     /// Writes a uniform register.
     pub const UR: Flags = Flags(1 << 11);
@@ -116,13 +116,13 @@ impl Flags {
 pub struct InstrDef {
     /// The row as written in the table.
     pub row: &'static InstrRow,
-    /// Its format.
+    /// Its format (bit layout), looked up by the row's format name.
     pub format: &'static FormatDef,
     /// Operands in syntax order.
     pub operands: Vec<OperandDef>,
-    /// Typed latency.
+    /// Latency class parsed from the row's `latency` text (`fixed:N` or `async:COUNTER`).
     pub latency: Latency,
-    /// Typed flags.
+    /// Flags parsed from the row's `flags` text, one bit per [`FLAG_NAMES`] entry.
     pub flags: Flags,
     /// Bits that identify the instruction (opcode and function fields) plus the bits that
     /// must be zero (reserved bits and fields the instruction does not use).
@@ -134,7 +134,7 @@ pub struct InstrDef {
 }
 
 impl InstrDef {
-    /// The mnemonic.
+    /// The mnemonic, e.g. `ld.global.b32`; unique across the table.
     pub fn mnemonic(&self) -> &'static str {
         self.row.mnemonic
     }
@@ -156,7 +156,7 @@ impl InstrDef {
 pub struct TableError {
     /// The row's mnemonic.
     pub mnemonic: &'static str,
-    /// What is wrong.
+    /// What is wrong with the row, in a sentence.
     pub problem: String,
 }
 

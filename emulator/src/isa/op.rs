@@ -18,37 +18,38 @@ pub enum AddrMode {
     Scratch,
 }
 
-/// Load element types.
+/// The element a load reads per lane, zero- or sign-extended into a 32-bit register.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct LoadType {
-    /// Bytes read.
+    /// Bytes per lane: 1, 2, 4, 8, 12 or 16 (above 4, consecutive destination registers).
     pub bytes: u8,
     /// Sign-extend (i8, i16).
     pub signed: bool,
 }
 
-/// Atomic operations.
+/// What an atomic does to memory `M[A]` with the lane's `data` (`old` is `M[A]` before);
+/// 32-bit, or 64-bit when [`Op::Atomic`]'s `wide` is set.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum AtomOp {
-    /// Wrapping add.
+    /// `M[A] = old + data`, wrapping.
     Add,
-    /// Wrapping subtract.
+    /// `M[A] = old - data`, wrapping.
     Sub,
-    /// Bitwise and.
+    /// `M[A] = old & data`.
     And,
-    /// Bitwise or.
+    /// `M[A] = old | data`.
     Or,
-    /// Bitwise xor.
+    /// `M[A] = old ^ data`.
     Xor,
-    /// Signed minimum.
+    /// `M[A] = min(old, data)`, both as two's-complement integers.
     MinS,
-    /// Signed maximum.
+    /// `M[A] = max(old, data)`, both as two's-complement integers.
     MaxS,
-    /// Unsigned minimum.
+    /// `M[A] = min(old, data)`, both unsigned.
     MinU,
-    /// Unsigned maximum.
+    /// `M[A] = max(old, data)`, both unsigned.
     MaxU,
-    /// Exchange.
+    /// `M[A] = data` (the old value is what `.rtn` returns).
     Xchg,
     /// Compare and exchange (data0 compare, data1 new).
     CmpXchg,
@@ -77,7 +78,7 @@ pub enum UldMode {
     BufIndexed,
 }
 
-/// Shuffle lane selection.
+/// Which source lane a shuffle reads; `x` and `delta` are the selector (see [`ShflSrc`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ShflMode {
     /// `s1[x & 31]`.
@@ -97,13 +98,13 @@ pub enum ShflMode {
 pub enum ShflSrc {
     /// A per-lane vector register (rs2).
     Vector,
-    /// The immediate (`.vi`; up/down/xor/bcast use imm[4:0]).
+    /// The immediate (`.vi`; up/down/xor/bcast use `imm[4:0]`).
     Imm,
     /// A uniform register (`.vu`).
     Uniform,
 }
 
-/// Vote kinds.
+/// What a `vote` tests over the active lanes; the result is 1 or 0 in a uniform register.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum VoteKind {
     /// Any active lane non-zero.
@@ -117,40 +118,40 @@ pub enum VoteKind {
 /// Reduction operators of `xred`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RedOp {
-    /// Sum.
+    /// Wrapping sum of the active lanes (no active lane: 0).
     Add,
-    /// Signed min.
+    /// Signed minimum (no active lane: `i32::MAX`).
     MinI,
-    /// Signed max.
+    /// Signed maximum (no active lane: `i32::MIN`).
     MaxI,
-    /// Unsigned min.
+    /// Unsigned minimum (no active lane: `0xffff_ffff`).
     MinU,
-    /// Unsigned max.
+    /// Unsigned maximum (no active lane: 0).
     MaxU,
-    /// And.
+    /// Bitwise and (no active lane: all ones).
     And,
-    /// Or.
+    /// Bitwise or (no active lane: 0).
     Or,
-    /// Xor.
+    /// Bitwise xor (no active lane: 0).
     Xor,
 }
 
 /// Two-operand ALU operations, shared by the uniform and vector ALUs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum AluOp {
-    /// Wrapping add.
+    /// `a + b`, wrapping at 32 bits.
     Add,
-    /// Wrapping subtract.
+    /// `a - b`, wrapping at 32 bits.
     Sub,
     /// Low 32 bits of the product.
     Mul,
     /// High 32 bits of the unsigned product.
     MulHi,
-    /// And.
+    /// Bitwise `a & b`.
     And,
-    /// Or.
+    /// Bitwise `a | b`.
     Or,
-    /// Xor.
+    /// Bitwise `a ^ b`.
     Xor,
     /// Shift left by `b & 31`.
     Shl,
@@ -158,13 +159,13 @@ pub enum AluOp {
     Shr,
     /// Arithmetic shift right by `b & 31`.
     Sra,
-    /// Signed min.
+    /// `min(a, b)` as two's-complement integers.
     MinI,
-    /// Signed max.
+    /// `max(a, b)` as two's-complement integers.
     MaxI,
-    /// Unsigned min.
+    /// `min(a, b)` unsigned.
     MinU,
-    /// Unsigned max.
+    /// `max(a, b)` unsigned.
     MaxU,
     /// f32 add.
     FAdd,
@@ -202,7 +203,7 @@ pub enum CmpOp {
     GeF,
 }
 
-/// Conversions.
+/// Conversions between 32-bit integers and f32 (`vcvt.*`), one lane at a time.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum CvtOp {
     /// Signed int to f32.
@@ -226,10 +227,10 @@ pub enum Src {
     Imm,
 }
 
-/// Branch conditions.
+/// When a branch is taken; `U[rs1]` is the uniform register the branch names.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum BrCond {
-    /// Always.
+    /// Unconditionally taken.
     Always,
     /// `U[rs1] == 0`.
     UZero,
@@ -246,13 +247,13 @@ pub enum BrCond {
 pub enum IdKind {
     /// Wave index within the workgroup.
     Wave,
-    /// Workgroup id.
+    /// The wave's workgroup index in the grid, 0 to grid size - 1.
     Workgroup,
-    /// Lanes per workgroup.
+    /// Lanes per workgroup, as launched (`.workgroup`), not rounded up to whole waves.
     WorkgroupSize,
     /// Workgroups in the grid.
     GridSize,
-    /// Waves per workgroup.
+    /// Waves per workgroup: lanes per workgroup divided by 32, rounded up.
     WavesPerWorkgroup,
 }
 

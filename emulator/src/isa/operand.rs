@@ -95,12 +95,12 @@ pub enum OperandKind {
     /// `count` consecutive registers of `file` starting at the encoded one
     /// (`v`, `v^2`, `vp^2`, `u^8`, `up^2`, `d4^4`).
     Reg {
-        /// Register file.
+        /// Which file the registers are in.
         file: RegFile,
         /// Number of consecutive registers (1, 2, 3, 4, 8 or 16).
         count: u8,
     },
-    /// An immediate.
+    /// An immediate in the format's immediate field, of this range and signedness.
     Imm(ImmKind),
     /// The cache-policy bits.
     Cpol,
@@ -111,9 +111,9 @@ pub enum OperandKind {
 pub enum Slot {
     /// Destination (or store/atomic data) register field.
     Rd,
-    /// First source field.
+    /// First source field: a register (or an `ln7` lane), often the address.
     Rs1,
-    /// Second source field.
+    /// Second source field: a register; in memory formats the uniform base or descriptor.
     Rs2,
     /// Third source field (base group V3 format).
     Rs3,
@@ -142,7 +142,7 @@ impl Slot {
 pub struct OperandDef {
     /// The field it occupies.
     pub slot: Slot,
-    /// Its kind.
+    /// Register tuple, immediate or cache-policy bits, with its width or range.
     pub kind: OperandKind,
     /// Marked `*` in the spec: the register is written (e.g. `.rtn` atomics, writelane).
     pub written: bool,

@@ -48,7 +48,7 @@ impl PagedBytes {
         }
     }
 
-    /// Length in bytes.
+    /// Length in bytes, as given to [`PagedBytes::zeroed`]; pages past it are never touched.
     pub fn len(&self) -> u64 {
         self.len
     }
@@ -245,9 +245,9 @@ pub const GLOBAL_ALIGN: u64 = 0x1_0000;
 pub struct Allocation {
     /// The buffer's name.
     pub name: String,
-    /// Its first address.
+    /// Its first address: a multiple of [`GLOBAL_ALIGN`], at or above [`GLOBAL_BASE`].
     pub base: u64,
-    /// Its bytes.
+    /// Its contents; their length is the buffer's size in bytes.
     pub data: PagedBytes,
 }
 
@@ -372,9 +372,9 @@ impl GlobalMemory {
 /// dword 0-1 the 64-bit base address, dword 2 the size in bytes, dword 3 flags.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct BufferDescriptor {
-    /// Base address.
+    /// The buffer's first global address (dwords 0-1).
     pub base: u64,
-    /// Size in bytes.
+    /// The buffer's size in bytes (dword 2); accesses at `base + size` or above are out of bounds.
     pub size: u32,
     /// Flags (bit 0: valid).
     pub flags: u32,
@@ -394,7 +394,7 @@ impl BufferDescriptor {
         }
     }
 
-    /// Decodes four dwords.
+    /// Decodes the four uniform-register dwords (base low, base high, size, flags).
     pub fn from_dwords(d: [u32; 4]) -> Self {
         Self {
             base: d[0] as u64 | (d[1] as u64) << 32,

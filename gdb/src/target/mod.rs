@@ -20,12 +20,12 @@
 //! Thread ids are global wave ids plus one (gdb reserves 0): a thread id names the same
 //! wave for the whole launch, also when its workgroup's slot is reused by another
 //! workgroup (`--resident`), whose waves then come as new threads. Internally the server
-//! works with wave indexes (slots in the machine's waves); [`WaveTarget::slot`] and
-//! [`WaveTarget::tid`] convert at the protocol's edge. Only resident waves are listed:
+//! works with wave indexes (slots in the machine's waves); `WaveTarget::slot` and
+//! `WaveTarget::tid` convert at the protocol's edge. Only resident waves are listed:
 //! exited waves are dropped from the thread list, except the wave of the last stop, which
 //! stays listed until the next resumption so the client can still read it, even when it
 //! exited and the next workgroup took its slot at once (the machine keeps the replaced
-//! waves; [`WaveTarget::ghost`]). Faulted waves stay listed. After an extended-remote
+//! waves; `WaveTarget::ghost`). Faulted waves stay listed. After an extended-remote
 //! `kill`, and after the launch ended, there is no process: no thread is listed until
 //! `run` starts it again.
 //!
@@ -120,7 +120,7 @@ pub(crate) fn refused(e: &EngineError) -> TargetError<String> {
 }
 
 impl WaveTarget {
-    /// Wraps an engine.
+    /// A target over `engine`, as launched; the client's breakpoints and plans start empty.
     pub fn new(mut engine: Engine) -> WaveTarget {
         // `$lane` is the client's selection: a stop must not move it to a lane that hit,
         // which a client's lane condition would then see.
@@ -145,7 +145,7 @@ impl WaveTarget {
         }
     }
 
-    /// The engine.
+    /// The engine it drives, for reading state (front ends change it through the target).
     pub fn engine(&self) -> &Engine {
         &self.engine
     }
