@@ -106,6 +106,8 @@ fn event_loop(
     signals: &terminal::Signals,
 ) -> Result<(), TuiError> {
     let mut dirty = true;
+    // Drawing's caches live as long as the loop that draws.
+    let mut drawn = ui::DrawState::default();
     // A caught signal is seen within one poll (`IDLE_POLL` at most).
     while !app.quit && signals.caught().is_none() {
         if app.tick()? {
@@ -118,7 +120,7 @@ fn event_loop(
         if dirty {
             let terminal = guard.terminal();
             let mut hits = hits::HitMap::default();
-            terminal.draw(|frame| hits = ui::draw(frame, app))?;
+            terminal.draw(|frame| hits = ui::draw(frame, app, &mut drawn))?;
             app.hits = hits;
             dirty = false;
         }

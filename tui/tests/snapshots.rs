@@ -173,7 +173,7 @@ fn the_source_beside_the_code() {
     let t = text(&draw(&mut app, 120, 40));
     assert!(!t.contains("0x003c  wait"), "no disassembly:\n{t}");
     // The breakpoint at next_word is on line 55 of the demo (the label is on 54).
-    app.source_cursor = 54;
+    app.source.cursor = 54;
     let buf = draw(&mut app, 200, 60);
     let bp = cell_at(&buf, "●  55      ld.ubase", 0);
     assert_eq!(bp.fg, Color::Red);
@@ -215,7 +215,7 @@ fn the_console_full_screen_and_scrolled_back() {
     assert!(app.zoom && app.focus == Pane::Console);
     let _ = draw(&mut app, 120, 40);
     press(&mut app, KeyCode::PageUp);
-    assert!(app.console_scroll > 0);
+    assert!(app.console.scroll > 0);
     at_every_size(&mut app, "console_scrolled");
     let t = text(&draw(&mut app, 120, 40));
     assert!(t.contains("rows back (End: latest)"), "{t}");

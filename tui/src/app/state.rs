@@ -1,18 +1,23 @@
-//! [`App`], the whole debugger state, and the types it is made of (panes, disassembly
-//! lines, console lines, the status line).
+//! [`App`], the whole debugger state: each pane's state (in the pane's own file), and the
+//! app-wide state kept here (focus, layout, the status line and messages, the help
+//! overlay).
 
 use std::path::Path;
 
 use wavedbg_emulator::debug::session::Recorder;
 use wavedbg_emulator::debug::view;
 use wavedbg_emulator::debug::Engine;
-use wavedbg_emulator::disasm;
 use wavedbg_emulator::machine::Machine;
-use wavedbg_emulator::memory::Space;
 
 use super::activity::Activity;
-use super::lanes::kernel_vregs;
-use super::source::{printable, SourceView};
+use super::breakpoints::BreakpointsPane;
+use super::code::CodePane;
+use super::console::ConsolePane;
+pub use super::console::LineKind;
+use super::lanes::{kernel_vregs, LanesPane};
+use super::memory::MemoryPane;
+use super::registers::RegistersPane;
+use super::source::{printable, SourcePane, SourceView};
 use crate::completion::Words;
 use crate::editor::LineEditor;
 use crate::history::History;
@@ -20,28 +25,6 @@ use crate::hits::HitMap;
 pub use crate::pane::{CodeLayout, Pane};
 use crate::worker::Job;
 use crate::{TuiError, TuiOptions};
-
-/// One line of the disassembly (decoded once: the code never changes).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CodeLine {
-    /// Byte address.
-    pub addr: u64,
-    /// Labels at this address.
-    pub labels: Vec<String>,
-    /// The instruction as text.
-    pub text: String,
-}
-
-/// How a console line is shown.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum LineKind {
-    /// A command as entered.
-    Command,
-    /// Output.
-    Output,
-    /// An error.
-    Error,
-}
 
 /// The kind of the status line's message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -67,60 +50,45 @@ pub struct Message {
     pub error: bool,
 }
 
-/// Memory spaces in the order `m` cycles through them.
-pub const SPACES: [Space; 3] = [Space::Global, Space::Shared, Space::Scratch];
-
-pub(super) fn space_index(s: Space) -> usize {
-    SPACES.iter().position(|x| *x == s).unwrap_or(0)
+/// The help overlay's state.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct HelpOverlay {
+    /// Whether it shows (over every pane, taking the keys).
+    pub open: bool,
+    /// The first help line shown (clamped when drawn).
+    pub scroll: usize,
 }
 
-/// Console lines kept (older ones are dropped, and the console says how many).
-pub const CONSOLE_MAX: usize = 10_000;
-
-/// The whole debugger state.
+/// The whole debugger state: the engine, each pane's state, and what is app-wide (focus,
+/// layout, the command line, messages, the job in progress).
 pub struct App {
     /// The engine (while a job runs: the state before it, shown until the job ends).
     pub engine: Engine,
     /// The machine to compare with for change highlighting (the state before the last
     /// command that ran the machine).
     pub baseline: Machine,
-    /// The disassembly.
-    pub code: Vec<CodeLine>,
-    /// The kernel's source, or why there is none.
-    pub source: Result<SourceView, String>,
+    /// The disassembly and its cursor.
+    pub code: CodePane,
+    /// The kernel's source and its cursor.
+    pub source: SourcePane,
+    /// The lane grid's registers and scroll.
+    pub lanes: LanesPane,
+    /// The registers pane's scroll.
+    pub registers: RegistersPane,
+    /// The memory view's space and cursors.
+    pub memory: MemoryPane,
+    /// The breakpoints pane's cursor.
+    pub breakpoints: BreakpointsPane,
+    /// The console's lines and scroll.
+    pub console: ConsolePane,
     /// Which code views show.
     pub layout: CodeLayout,
-    /// The focused pane.
+    /// The focused pane (one the layout shows).
     pub focus: Pane,
     /// Whether the focused pane is maximised (`z`).
     pub zoom: bool,
     /// The pane to focus again when the console's zoom (`o`) ends.
     pub(super) zoom_return: Option<Pane>,
-    /// Cursor in the disassembly (index into `code`).
-    pub code_cursor: usize,
-    /// Cursor in the source (a 0-based line index).
-    pub source_cursor: usize,
-    /// The v registers the lane grid can show, and the first one shown.
-    pub lane_regs: Vec<usize>,
-    /// Index into `lane_regs` of the first register shown.
-    pub lane_offset: usize,
-    /// First row of u registers shown.
-    pub regs_scroll: usize,
-    /// The memory view's space.
-    pub mem_space: Space,
-    /// Memory cursor per space (a byte address, word-aligned).
-    pub mem_cursor: [u64; 3],
-    /// Cursor in the breakpoint list.
-    pub bp_cursor: usize,
-    /// Command output.
-    pub console: Vec<(String, LineKind)>,
-    /// Rows (of wrapped lines) scrolled up from the bottom of the console.
-    pub console_scroll: usize,
-    /// Console lines dropped from the start (beyond [`CONSOLE_MAX`]).
-    pub console_dropped: usize,
-    /// How many rows each console line wraps to, kept between frames (lines only come
-    /// at the end and go at the start, so a frame wraps only the new ones).
-    pub console_rows: std::cell::RefCell<crate::ui::ConsoleRows>,
     /// The command line, while open.
     pub editor: Option<LineEditor>,
     /// Command history.
@@ -133,10 +101,8 @@ pub struct App {
     pub message: Option<Message>,
     /// The status line's text and kind.
     pub status: (String, StatusKind),
-    /// Whether the help overlay is open, and its scroll.
-    pub help: bool,
-    /// First help line shown.
-    pub help_scroll: usize,
+    /// The help overlay.
+    pub help: HelpOverlay,
     /// Asking whether to quit during a run.
     pub confirm_quit: bool,
     /// Asking whether to restart the launch.
@@ -171,20 +137,11 @@ impl App {
             History::load(&options.history)
         };
         let m = engine.machine();
-        let lines = disasm::decode_all(&m.program().code);
-        let labels = disasm::labels_for(&m.program().labels, &lines);
-        let code: Vec<CodeLine> = lines
-            .iter()
-            .map(|l| CodeLine {
-                addr: l.addr,
-                labels: labels.get(&l.addr).cloned().unwrap_or_default(),
-                text: match &l.instr {
-                    Some(i) => disasm::instr_text(i, l.addr, &labels),
-                    None => format!(".word {:#010x}", l.words.first().copied().unwrap_or(0)),
-                },
-            })
-            .collect();
-        let default_regs = kernel_vregs(m);
+        let code = CodePane::of(m);
+        let lanes = LanesPane {
+            regs: kernel_vregs(m),
+            offset: 0,
+        };
         let first_global = m.global.allocations().first().map_or(0, |a| a.base);
         let status = format!(
             "{}: {} resident, {} of {} lanes. Press ? for help.",
@@ -193,8 +150,11 @@ impl App {
             view::count(m.launch().grid as u64, "workgroup"),
             m.launch().workgroup_lanes
         );
-        let source = SourceView::of(&engine);
-        let layout = if source.is_ok() {
+        let source = SourcePane {
+            view: SourceView::of(&engine),
+            cursor: 0,
+        };
+        let layout = if source.view.is_ok() {
             CodeLayout::Split
         } else {
             CodeLayout::Asm
@@ -208,28 +168,20 @@ impl App {
             code,
             source,
             layout,
+            lanes,
+            registers: RegistersPane::default(),
+            memory: MemoryPane::new(first_global),
+            breakpoints: BreakpointsPane::default(),
+            console: ConsolePane::default(),
             focus: Pane::Code,
             zoom: false,
             zoom_return: None,
-            code_cursor: 0,
-            source_cursor: 0,
-            lane_regs: default_regs,
-            lane_offset: 0,
-            regs_scroll: 0,
-            mem_space: Space::Global,
-            mem_cursor: [first_global, 0, 0],
-            bp_cursor: 0,
-            console: Vec::new(),
-            console_scroll: 0,
-            console_dropped: 0,
-            console_rows: Default::default(),
             editor: None,
             history,
             last_typed: None,
             message: None,
             status: (status, StatusKind::Ready),
-            help: false,
-            help_scroll: 0,
+            help: HelpOverlay::default(),
             confirm_quit: false,
             confirm_restart: false,
             activity,
@@ -257,14 +209,9 @@ impl App {
         });
     }
 
+    /// Appends `text` to the console (see [`ConsolePane::push`]).
     pub(super) fn log(&mut self, text: &str, kind: LineKind) {
-        for l in text.lines() {
-            self.console.push((printable(l), kind));
-        }
-        let excess = self.console.len().saturating_sub(CONSOLE_MAX);
-        self.console.drain(..excess);
-        self.console_dropped += excess;
-        self.console_scroll = 0;
+        self.console.push(text, kind);
     }
 
     pub(super) fn request_quit(&mut self) {
@@ -278,16 +225,17 @@ impl App {
     /// Moves the disassembly cursor, and the source cursor, to the selected wave's PC.
     pub fn follow_pc(&mut self) {
         if let Some(pc) = self.selected_pc() {
-            if let Some(i) = self.code_index(pc) {
-                self.code_cursor = i;
+            if let Some(i) = self.code.index_of(pc) {
+                self.code.cursor = i;
             }
             if let Some(line) = self
                 .source
+                .view
                 .as_ref()
                 .ok()
                 .and_then(|s| s.line_of(self.engine.machine(), pc))
             {
-                self.source_cursor = line;
+                self.source.cursor = line;
             }
         }
     }
@@ -322,11 +270,7 @@ impl App {
             .map(|w| w.pc)
     }
 
-    /// The disassembly line at `addr`.
-    pub fn code_index(&self, addr: u64) -> Option<usize> {
-        self.code.binary_search_by_key(&addr, |l| l.addr).ok()
-    }
-
+    /// The rows `pane` showed in the last frame (at least 1): what PgUp/PgDn move.
     pub(super) fn page(&self, pane: Pane) -> usize {
         (self.hits.rows[pane.index()] as usize).max(1)
     }
