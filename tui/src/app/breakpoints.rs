@@ -8,7 +8,7 @@ use super::input::Motion;
 use super::state::App;
 use crate::pane::Pane;
 
-/// The breakpoints pane's state.
+/// The breakpoints pane's state (the entries themselves are the engine's).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct BreakpointsPane {
     /// The entry under the cursor: an index into the engine's breakpoints followed by its

@@ -21,7 +21,8 @@ pub struct CodeLine {
     pub text: String,
 }
 
-/// The disassembly pane's state.
+/// The disassembly pane's state: the decoded kernel, built once (the code never
+/// changes), and the cursor in it.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct CodePane {
     /// The kernel's instructions in address order (so searchable by address).

@@ -14,7 +14,7 @@ use crate::pane::Pane;
 pub enum LineKind {
     /// A command as entered, echoed before its output.
     Command,
-    /// What a command printed.
+    /// What a command printed (drawn in the default colour).
     Output,
     /// A command's error message (drawn in the error colour).
     Error,
@@ -23,7 +23,7 @@ pub enum LineKind {
 /// Console lines kept (older ones are dropped, and the console says how many).
 pub const CONSOLE_MAX: usize = 10_000;
 
-/// The console pane's state.
+/// The console pane's state: everything logged (bounded), not how it wraps.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ConsolePane {
     /// The lines kept, oldest first: at most [`CONSOLE_MAX`], each printable (no control

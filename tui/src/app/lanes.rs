@@ -128,13 +128,15 @@ impl App {
         out
     }
 
-    /// Selects lane `lane`.
+    /// Selects lane `lane` (0-31) with a `lane` command; nothing for the selected lane or
+    /// one out of range.
     pub fn select_lane(&mut self, lane: u8) {
         if lane < 32 && lane != self.engine.selected_lane {
             self.submit_commands(vec![Command::Lane(u32::from(lane))]);
         }
     }
 
+    /// Selects the lane `delta` places on from the selected one, wrapping around 32.
     pub(super) fn select_lane_by(&mut self, delta: i32) {
         let l = (self.engine.selected_lane as i32 + delta).rem_euclid(32) as u8;
         self.select_lane(l);
@@ -148,7 +150,7 @@ pub struct StopLanes {
     pub breakpoint: u32,
     /// The lanes that touched a watched range.
     pub watch: u32,
-    /// The lanes that faulted.
+    /// The lanes that faulted (the fault's lane mask).
     pub fault: u32,
     /// The lanes of a sanitizer finding (either side).
     pub finding: u32,
@@ -212,6 +214,7 @@ pub(super) fn parse_regs(text: &str) -> Result<Vec<usize>, String> {
     Ok(out)
 }
 
+/// `regs` as `lanes` takes them (`v1 v4 v5`), or `all v registers`.
 pub(super) fn regs_text(regs: &[usize]) -> String {
     if regs.len() == VREGS {
         return "all v registers".into();

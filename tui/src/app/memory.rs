@@ -18,10 +18,10 @@ fn space_index(s: Space) -> usize {
     SPACES.iter().position(|x| *x == s).unwrap_or(0)
 }
 
-/// The memory view's state.
+/// The memory view's state: a cursor per space, so switching spaces keeps each place.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct MemoryPane {
-    /// The space shown.
+    /// The space shown; one of [`SPACES`].
     pub space: Space,
     /// The cursor in each space, by index in [`SPACES`]: a word-aligned byte address,
     /// kept when the view changes space.
@@ -53,6 +53,8 @@ impl MemoryPane {
 }
 
 impl App {
+    /// The TUI's `mem [SPACE] [ADDR|BUFFER]`: shows that space at that address (an
+    /// expression, or a global buffer's name) and focuses the memory view.
     pub(super) fn mem_command(&mut self, args: &str) -> Result<(), String> {
         let mut words = args.split_whitespace();
         let mut next = words.next();

@@ -6,7 +6,7 @@ use ratatui::crossterm::event::KeyCode;
 use super::input::Motion;
 use super::state::App;
 
-/// The registers pane's state.
+/// The registers pane's state: only its scroll, the rest is the selected wave's.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct RegistersPane {
     /// The first row of u registers shown (clamped when drawn).

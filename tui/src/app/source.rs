@@ -17,7 +17,7 @@ const TAB: usize = 8;
 /// The kernel's source, ready to show.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SourceView {
-    /// The file name.
+    /// The file's name as the kernel was opened (shown in the pane's title).
     pub name: String,
     /// Its lines (tabs expanded, control characters shown as `?`).
     pub lines: Vec<String>,
@@ -59,7 +59,8 @@ impl SourceView {
     }
 }
 
-/// The source pane's state.
+/// The source pane's state: the text (or why there is none) and a cursor kept on the
+/// code cursor's line.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SourcePane {
     /// The kernel's source, or why there is none (the pane shows that text).

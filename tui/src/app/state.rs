@@ -29,13 +29,13 @@ use crate::{TuiError, TuiOptions};
 /// The kind of the status line's message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum StatusKind {
-    /// Nothing has run yet.
+    /// Nothing has run yet, or the launch restarted (the status shows the kernel).
     Ready,
     /// A normal stop (step, reached, interrupt).
     Stopped,
-    /// A breakpoint or watchpoint.
+    /// A breakpoint, watchpoint, sanitizer finding or `brk` stopped the run.
     Hit,
-    /// Every wave exited.
+    /// Every wave exited: the launch is over (restart runs it again).
     Finished,
     /// A fault, deadlock, blocked run or condition error.
     Problem,
@@ -44,13 +44,14 @@ pub enum StatusKind {
 /// A one-line message under the status line.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Message {
-    /// Text.
+    /// One line, printable (tabs expanded, controls shown as `?`); cut with `…` if it
+    /// does not fit.
     pub text: String,
-    /// Whether it reports an error.
+    /// Whether it reports an error (drawn in the error colour).
     pub error: bool,
 }
 
-/// The help overlay's state.
+/// The help overlay's state (its text is [`crate::ui::HELP`]).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct HelpOverlay {
     /// Whether it shows (over every pane, taking the keys).
@@ -73,15 +74,15 @@ pub struct App {
     pub source: SourcePane,
     /// The lane grid's registers and scroll.
     pub lanes: LanesPane,
-    /// The registers pane's scroll.
+    /// The registers pane's scroll through the u registers.
     pub registers: RegistersPane,
     /// The memory view's space and cursors.
     pub memory: MemoryPane,
-    /// The breakpoints pane's cursor.
+    /// The breakpoints pane's cursor in the engine's breakpoints and watchpoints.
     pub breakpoints: BreakpointsPane,
     /// The console's lines and scroll.
     pub console: ConsolePane,
-    /// Which code views show.
+    /// Which code views show (`v`): disassembly, source, or both.
     pub layout: CodeLayout,
     /// The focused pane (one the layout shows).
     pub focus: Pane,
@@ -91,17 +92,18 @@ pub struct App {
     pub(super) zoom_return: Option<Pane>,
     /// The command line, while open.
     pub editor: Option<LineEditor>,
-    /// Command history.
+    /// The command history shared with the REPL, and where Up/Down browse in it.
     pub history: History,
     /// The last command typed on the command line (an empty line repeats its step,
     /// continue, `x` or `list`, as gdb's Enter does).
     pub(super) last_typed: Option<wavedbg_emulator::debug::command::Command>,
+    /// The completion words (the resident waves' ids change as the launch runs).
     pub(super) words: Words,
     /// The message under the status line.
     pub message: Option<Message>,
     /// The status line's text and kind.
     pub status: (String, StatusKind),
-    /// The help overlay.
+    /// Whether the help overlay shows (`?`), and its scroll.
     pub help: HelpOverlay,
     /// Asking whether to quit during a run.
     pub confirm_quit: bool,
@@ -109,11 +111,13 @@ pub struct App {
     pub confirm_restart: bool,
     /// Each resident wave's active lanes over its last instructions.
     pub activity: Activity,
-    /// Set when the user quits.
+    /// Set when the user quits: the event loop ends after this key.
     pub quit: bool,
-    /// The job in progress.
+    /// The commands running on the worker thread (`None`: the engine is idle here).
     pub job: Option<Job>,
+    /// The machine before the running job: the change baseline once it stops.
     pub(super) job_before: Option<Machine>,
+    /// The `--record` script being written (`None` after a write failed).
     pub(super) recorder: Option<Recorder>,
     /// What the last frame drew where (for mouse clicks and page sizes).
     pub hits: HitMap,
@@ -195,6 +199,7 @@ impl App {
         Ok(app)
     }
 
+    /// Shows `text` under the status line.
     pub(super) fn say(&mut self, text: impl Into<String>) {
         self.message = Some(Message {
             text: printable(&text.into()),
@@ -202,6 +207,7 @@ impl App {
         });
     }
 
+    /// Shows `text` under the status line as an error.
     pub(super) fn complain(&mut self, text: impl Into<String>) {
         self.message = Some(Message {
             text: printable(&text.into()),
@@ -214,6 +220,7 @@ impl App {
         self.console.push(text, kind);
     }
 
+    /// `q`: quits, or during a run asks first.
     pub(super) fn request_quit(&mut self) {
         if self.is_running() {
             self.confirm_quit = true;
@@ -261,7 +268,7 @@ impl App {
         Some((before[..start].chars().count(), candidates))
     }
 
-    /// The selected wave's PC.
+    /// The selected wave's PC (a byte address); `None` when no wave is resident.
     pub fn selected_pc(&self) -> Option<u64> {
         self.engine
             .machine()

@@ -18,10 +18,10 @@ use crate::app::App;
 use crate::hits::HitMap;
 use crate::pane::Pane;
 
-/// Width of a lane label (`>● 12 `, `>●(12)` when inactive) and of a value cell
-/// (` 0000002a*`).
+/// Width in cells of a lane label: `>● 12 `, or `>●(12)` when the lane is inactive.
 pub const LABEL: usize = 6;
-/// Width of a value cell.
+/// Width in cells of a value cell: ` 0000002a*` (a space, 8 hex digits, the change mark),
+/// so the grid never shows part of a value.
 pub const CELL: usize = 10;
 const GAP: usize = 1;
 const LANES: usize = 32;

@@ -25,7 +25,9 @@ pub fn thousands(n: u64) -> String {
     out
 }
 
-/// Draws the status line.
+/// Draws the status line: a coloured badge for the last stop's kind and its text (or a
+/// run's progress), then the selected wave and lane and the instructions executed (and
+/// how many the recorded history holds, after time travel went back).
 pub fn draw_status(frame: &mut Frame, area: Rect, app: &App) {
     let m = app.engine.machine();
     let (badge, color, text) = if let Some(job) = &app.job {
