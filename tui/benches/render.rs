@@ -42,11 +42,13 @@ fn frame(bencher: divan::Bencher, w: u16, h: u16) {
         Ok(t) => t,
         Err(e) => panic!("no test terminal: {e}"),
     };
+    // Kept across frames, as the event loop keeps it.
+    let mut state = wavedbg_tui::ui::DrawState::default();
     bencher.bench_local(|| {
         // A new terminal buffer state each time would only add the clear; the draw below
         // renders every pane into the frame and diffs it against the previous one.
         let mut hits = Default::default();
-        let r = terminal.draw(|f| hits = wavedbg_tui::ui::draw(f, &app));
+        let r = terminal.draw(|f| hits = wavedbg_tui::ui::draw(f, &app, &mut state));
         app.hits = hits;
         divan::black_box(r.is_ok())
     });

@@ -1,6 +1,8 @@
 //! The command line's editing state: the text and a cursor (a char index).
 
-/// A one-line editor.
+/// The command line's text and cursor, with readline's editing keys. Words are what lies
+/// between spaces (so `*0x40` is one), as readline's Alt-b, Alt-f and Ctrl-W take them;
+/// the text holds no control characters.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct LineEditor {
     text: String,
@@ -9,17 +11,17 @@ pub struct LineEditor {
 }
 
 impl LineEditor {
-    /// An empty line.
+    /// An empty line, the cursor at its start.
     pub fn new() -> Self {
         Self::default()
     }
 
-    /// The text.
+    /// The whole line as typed (without the `:` prompt).
     pub fn text(&self) -> &str {
         &self.text
     }
 
-    /// The cursor position, in chars.
+    /// The cursor position, in chars from the start (not cells: see `ui::text::width`).
     pub fn cursor(&self) -> usize {
         self.cursor
     }
@@ -37,7 +39,8 @@ impl LineEditor {
             .map_or(self.text.len(), |(i, _)| i)
     }
 
-    /// Inserts text at the cursor.
+    /// Inserts text at the cursor, without its control characters; the cursor ends after
+    /// it.
     pub fn insert(&mut self, s: &str) {
         let s: String = s.chars().filter(|c| !c.is_control()).collect();
         let at = self.byte(self.cursor);
@@ -96,23 +99,23 @@ impl LineEditor {
         self.cursor += i;
     }
 
-    /// Moves the cursor by `delta` chars.
+    /// Moves the cursor by `delta` chars (negative: left), stopping at either end.
     pub fn move_by(&mut self, delta: isize) {
         let n = self.text.chars().count() as isize;
         self.cursor = (self.cursor as isize + delta).clamp(0, n) as usize;
     }
 
-    /// Moves the cursor to the start.
+    /// Moves the cursor before the first char (Home, Ctrl-A).
     pub fn home(&mut self) {
         self.cursor = 0;
     }
 
-    /// Moves the cursor to the end.
+    /// Moves the cursor after the last char (End, Ctrl-E).
     pub fn end(&mut self) {
         self.cursor = self.text.chars().count();
     }
 
-    /// The text before the cursor.
+    /// The text before the cursor: what completion completes.
     pub fn before_cursor(&self) -> &str {
         &self.text[..self.byte(self.cursor)]
     }

@@ -44,7 +44,7 @@ impl Default for History {
     }
 }
 
-/// Keep at most this many entries.
+/// Entries kept in memory and in the file (the oldest go first).
 pub const MAX: usize = 1000;
 
 /// The line-editor settings of the shared history ([`MAX`] entries, a line repeating the
@@ -68,12 +68,12 @@ impl History {
         h
     }
 
-    /// A history kept in memory only.
+    /// A history kept in memory only, lost on exit (tests, and no history file).
     pub fn in_memory() -> History {
         History::default()
     }
 
-    /// The entries, oldest first.
+    /// A copy of the entries, oldest first.
     pub fn entries(&self) -> Vec<String> {
         self.file.iter().cloned().collect()
     }
@@ -126,7 +126,7 @@ impl History {
         }
     }
 
-    /// Stops browsing.
+    /// Stops browsing: the next Up starts again from the newest entry.
     pub fn reset(&mut self) {
         self.pos = None;
     }

@@ -9,7 +9,7 @@ use crate::pane::{Pane, PANES};
 /// Something clickable drawn at `area`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Hit {
-    /// Where.
+    /// The cells it covers, in screen coordinates.
     pub area: Rect,
     /// The pane it belongs to.
     pub pane: Pane,
@@ -17,7 +17,8 @@ pub struct Hit {
     pub item: Option<usize>,
 }
 
-/// Where the last frame drew things.
+/// Where the last frame drew things, and the sizes it chose (which the state's page
+/// moves and scroll limits use).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct HitMap {
     /// Clickable areas; later ones lie on top.
@@ -26,9 +27,9 @@ pub struct HitMap {
     pub rows: [u16; PANES],
     /// The panes drawn, in [`Pane::ALL`] order.
     pub shown: Vec<Pane>,
-    /// Bytes per row in the memory view.
+    /// Bytes per row in the memory view (a multiple of 4; 0 when not drawn).
     pub mem_bytes_per_row: u64,
-    /// Registers per block in the lane grid.
+    /// Registers per block in the lane grid: as many as fit whole (0 when not drawn).
     pub lane_regs: usize,
     /// Rows the console's lines take at the width drawn (wrapped).
     pub console_rows: usize,
@@ -37,7 +38,7 @@ pub struct HitMap {
 }
 
 impl HitMap {
-    /// The topmost hit at a cell.
+    /// The topmost hit at cell (`x`, `y`) of the screen: the last drawn there.
     pub fn at(&self, x: u16, y: u16) -> Option<Hit> {
         self.hits
             .iter()
@@ -46,6 +47,7 @@ impl HitMap {
             .copied()
     }
 
+    /// Records that `item` of `pane` was drawn at `area`.
     pub(crate) fn item(&mut self, pane: Pane, area: Rect, item: usize) {
         self.hits.push(Hit {
             area,

@@ -4,7 +4,8 @@
 //! The crate keeps state apart from drawing, and dependencies point one way: [`app`] holds
 //! the debugger state and turns keys and mouse clicks into typed commands of the command
 //! language, which run on the engine (long runs on a [`worker`] thread, so the screen
-//! never freezes); [`ui`] draws that state, one pane per file, and is tested with
+//! never freezes); [`ui`] draws that state, one pane per file, keeping its own caches
+//! between frames ([`ui::DrawState`], owned by the event loop), and is tested with
 //! ratatui's `TestBackend`; [`hits`] carries what the last frame drew where back to the
 //! state (for clicks and page sizes) without either module importing the other.
 //! [`history`] is the command history shared with the REPL (rustyline's file history).
@@ -34,12 +35,13 @@ use wavedbg_emulator::debug::Engine;
 
 pub use app::App;
 
-/// How the TUI is started.
+/// How the TUI is started (`wavedbg tui` options).
 #[derive(Debug, Clone, Default)]
 pub struct TuiOptions {
-    /// Write what the user does to this replayable script.
+    /// Write what the user does to this script, which `wavedbg replay` replays
+    /// (`--record`); `None`: no recording.
     pub record: Option<PathBuf>,
-    /// The command history file (shared with the REPL).
+    /// The command history file, shared with the REPL (empty: a history in memory only).
     pub history: PathBuf,
 }
 
@@ -106,6 +108,8 @@ fn event_loop(
     signals: &terminal::Signals,
 ) -> Result<(), TuiError> {
     let mut dirty = true;
+    // Drawing's caches live as long as the loop that draws.
+    let mut drawn = ui::DrawState::default();
     // A caught signal is seen within one poll (`IDLE_POLL` at most).
     while !app.quit && signals.caught().is_none() {
         if app.tick()? {
@@ -118,7 +122,7 @@ fn event_loop(
         if dirty {
             let terminal = guard.terminal();
             let mut hits = hits::HitMap::default();
-            terminal.draw(|frame| hits = ui::draw(frame, app))?;
+            terminal.draw(|frame| hits = ui::draw(frame, app, &mut drawn))?;
             app.hits = hits;
             dirty = false;
         }

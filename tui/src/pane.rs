@@ -5,25 +5,25 @@
 /// The panes, in the order of their digit keys (`1`-`8`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Pane {
-    /// Disassembly.
+    /// The disassembly, with the PC, breakpoint and finding marks.
     Code,
-    /// Resident waves.
+    /// The resident waves: each one's state and PC; the selected one highlighted.
     Waves,
     /// The lane grid (v registers x lanes).
     Lanes,
     /// PC, EXEC, counters and u registers of the selected wave.
     Registers,
-    /// Memory hex view.
+    /// A hex view of global, shared or scratch memory, watched bytes marked.
     Memory,
-    /// Breakpoints and watchpoints.
+    /// The breakpoints, then the watchpoints: enabled or not, where, hits, condition.
     Breakpoints,
-    /// Command output.
+    /// Every command run and its output, scrollable.
     Console,
-    /// The kernel's source file.
+    /// The kernel's `.s` source, with the code pane's marks.
     Source,
 }
 
-/// How many panes there are.
+/// How many panes there are (the digit keys `1` to this).
 pub const PANES: usize = 8;
 
 impl Pane {
@@ -51,7 +51,7 @@ impl Pane {
         Pane::Console,
     ];
 
-    /// The pane's title.
+    /// The pane's name, as its title and the tab bar show it.
     pub fn title(self) -> &'static str {
         match self {
             Pane::Code => "Code",
@@ -104,17 +104,17 @@ impl Pane {
 /// `layout src`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum CodeLayout {
-    /// The disassembly alone.
+    /// The disassembly alone (`layout asm`; the default without a source).
     Asm,
     /// The source above the disassembly.
     #[default]
     Split,
-    /// The source alone.
+    /// The source alone (`layout src`).
     Src,
 }
 
 impl CodeLayout {
-    /// The next layout in the cycle.
+    /// The layout `v` goes to: split, then src, then asm, then split again.
     pub fn next(self) -> CodeLayout {
         match self {
             CodeLayout::Asm => CodeLayout::Split,

@@ -85,7 +85,7 @@ impl Guard {
         }
     }
 
-    /// The terminal to draw on.
+    /// The terminal to draw on (stdout, in raw mode on the alternate screen).
     pub fn terminal(&mut self) -> &mut Terminal<CrosstermBackend<Stdout>> {
         &mut self.terminal
     }
@@ -179,7 +179,8 @@ pub struct Signals {
 }
 
 impl Signals {
-    /// Starts catching the signals.
+    /// Starts catching the signals (registering the handlers on the first call of the
+    /// process; later calls re-arm them).
     pub fn catch() -> io::Result<Signals> {
         static FLAGS: Mutex<Option<Arc<Flags>>> = Mutex::new(None);
         let mut registered = FLAGS.lock().unwrap_or_else(PoisonError::into_inner);
@@ -192,7 +193,7 @@ impl Signals {
         Ok(Signals { flags })
     }
 
-    /// The signal caught, if any.
+    /// The number of the first signal caught since [`Signals::catch`], if any.
     pub fn caught(&self) -> Option<i32> {
         match self.flags.caught.load(Ordering::SeqCst) {
             0 => None,

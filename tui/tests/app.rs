@@ -11,6 +11,7 @@ use ratatui::crossterm::event::{
 };
 use wavedbg_emulator::debug::StopReason;
 use wavedbg_tui::app::{App, CodeLayout, Pane};
+use wavedbg_tui::ui::DrawState;
 use wavedbg_tui::TuiOptions;
 
 #[test]
@@ -22,7 +23,7 @@ fn s_steps_the_selected_wave_and_c_continues_to_a_breakpoint_set_with_b() {
     assert_eq!(app.engine.machine().stats.wave_instructions, 1);
     // Put the cursor on `next_word` and toggle a breakpoint there.
     let addr = app.engine.machine().program().labels["next_word"];
-    app.code_cursor = app.code_index(addr).expect("a line at the label");
+    app.code.cursor = app.code.index_of(addr).expect("a line at the label");
     press(&mut app, KeyCode::F(9));
     assert_eq!(app.engine.breakpoints().len(), 1);
     assert_eq!(app.engine.breakpoints()[0].addr, addr);
@@ -35,7 +36,10 @@ fn s_steps_the_selected_wave_and_c_continues_to_a_breakpoint_set_with_b() {
     assert_eq!(app.selected_pc(), Some(addr));
     assert!(app.status.0.starts_with("Breakpoint 1"), "{}", app.status.0);
     // The cursor follows the PC; b again removes the breakpoint.
-    assert_eq!(app.code_cursor, app.code_index(addr).unwrap_or(usize::MAX));
+    assert_eq!(
+        app.code.cursor,
+        app.code.index_of(addr).unwrap_or(usize::MAX)
+    );
     keys(&mut app, "b");
     assert!(app.engine.breakpoints().is_empty());
 }
@@ -70,7 +74,7 @@ fn tab_moves_focus_and_arrows_move_in_the_focused_pane() {
     let mut app = demo();
     assert_eq!(app.focus, Pane::Code);
     press(&mut app, KeyCode::Down);
-    assert_eq!(app.code_cursor, 1);
+    assert_eq!(app.code.cursor, 1);
     press(&mut app, KeyCode::Tab);
     assert_eq!(app.focus, Pane::Waves);
     press(&mut app, KeyCode::Char('j'));
@@ -86,7 +90,7 @@ fn tab_moves_focus_and_arrows_move_in_the_focused_pane() {
     press(&mut app, KeyCode::Down);
     assert_eq!(app.engine.selected_lane, 1);
     press(&mut app, KeyCode::Right);
-    assert_eq!(app.lane_offset, 1);
+    assert_eq!(app.lanes.offset, 1);
 }
 
 #[test]
@@ -257,7 +261,7 @@ fn memory_keys_switch_spaces_and_t_toggles_a_watchpoint() {
     assert_eq!(app.focus, Pane::Memory);
     keys(&mut app, "n");
     let out = app.engine.machine().global.by_name("out").map(|a| a.base);
-    assert_eq!(Some(app.mem_addr()), out);
+    assert_eq!(Some(app.memory.addr()), out);
     keys(&mut app, "t");
     assert_eq!(app.engine.watchpoints().len(), 1);
     assert_eq!(Some(app.engine.watchpoints()[0].addr), out);
@@ -267,23 +271,23 @@ fn memory_keys_switch_spaces_and_t_toggles_a_watchpoint() {
     keys(&mut app, "t");
     assert!(app.engine.watchpoints().is_empty());
     keys(&mut app, "m");
-    assert_eq!(app.mem_space, wavedbg_emulator::memory::Space::Shared);
+    assert_eq!(app.memory.space, wavedbg_emulator::memory::Space::Shared);
     // TUI commands: lanes and mem.
     keys(&mut app, ":lanes v9 v1-v2");
     press(&mut app, KeyCode::Enter);
-    assert_eq!(app.lane_regs, [9, 1, 2]);
+    assert_eq!(app.lanes.regs, [9, 1, 2]);
     keys(&mut app, ":mem global out");
     press(&mut app, KeyCode::Enter);
-    assert_eq!(Some(app.mem_addr()), out);
+    assert_eq!(Some(app.memory.addr()), out);
 }
 
 #[test]
 fn help_opens_with_question_mark_and_any_key_closes_it() {
     let mut app = demo();
     keys(&mut app, "?");
-    assert!(app.help);
+    assert!(app.help.open);
     press(&mut app, KeyCode::Esc);
-    assert!(!app.help);
+    assert!(!app.help.open);
     keys(&mut app, "q");
     assert!(app.quit);
 }
@@ -292,16 +296,16 @@ fn help_opens_with_question_mark_and_any_key_closes_it() {
 fn the_lane_grid_shows_the_kernels_registers_and_follows_changes() {
     let mut app = demo();
     assert_eq!(
-        app.lane_regs,
+        app.lanes.regs,
         (0..10).collect::<Vec<_>>(),
         "v0-v9 appear in the demo"
     );
     let _ = draw(&mut app, 120, 40);
     run(&mut app, &["stepi 7"]);
-    assert_eq!(app.lane_offset, 0, "v0-v2 changed and are shown");
+    assert_eq!(app.lanes.offset, 0, "v0-v2 changed and are shown");
     // `vmovi v7, 1` changes only v7: the grid scrolls to it.
     run(&mut app, &["stepi"]);
-    assert_eq!(app.shown_regs(3).first(), Some(&7));
+    assert_eq!(app.lanes.shown(3).first(), Some(&7));
 }
 
 #[test]
@@ -321,7 +325,7 @@ fn the_lane_grid_finds_registers_named_only_through_tuples() {
     // v4 and v5 appear only as the 64-bit pair `v[4:5]` (no `vN` in the disassembly).
     let kernel = ".kernel pair\n.workgroup 32\n.grid 1\n    ld.global.b64 v[4:5], v[4:5], 0\n    wait.vm 0\n    end\n";
     let app = App::new(engine_of(kernel), &TuiOptions::default()).expect("starts");
-    assert_eq!(app.lane_regs, [4, 5]);
+    assert_eq!(app.lanes.regs, [4, 5]);
 }
 
 #[test]
@@ -415,7 +419,7 @@ fn app_of_file(name: &str, source: &str) -> App {
 #[test]
 fn the_source_view_mirrors_the_findings_marks() {
     let mut app = app_of_file("race", RACE);
-    assert!(app.source.is_ok(), "the source was read");
+    assert!(app.source.view.is_ok(), "the source was read");
     run(&mut app, &["set check races on", "continue"]);
     app.focus = Pane::Source;
     for size in [(80, 24), (120, 40), (200, 60)] {
@@ -479,13 +483,13 @@ fn the_source_cursor_follows_the_code_and_sets_breakpoints_on_lines() {
     let mut app = demo();
     let _ = draw(&mut app, 120, 40);
     // The PC's line: line 30 (`uwgid u4`), index 29.
-    assert_eq!(app.source_cursor, 29);
+    assert_eq!(app.source.cursor, 29);
     keys(&mut app, "8");
     // Down to the blank line 39: no instruction there.
     for _ in 0..9 {
         press(&mut app, KeyCode::Down);
     }
-    assert_eq!(app.source_cursor, 38);
+    assert_eq!(app.source.cursor, 38);
     keys(&mut app, "b");
     assert!(app
         .message
@@ -497,8 +501,8 @@ fn the_source_cursor_follows_the_code_and_sets_breakpoints_on_lines() {
     for _ in 0..3 {
         press(&mut app, KeyCode::Down);
     }
-    let addr = app.source_line_addr(41).expect("line 42 has code");
-    assert_eq!(app.code[app.code_cursor].addr, addr);
+    let addr = app.source.line_addr(41).expect("line 42 has code");
+    assert_eq!(app.code.lines[app.code.cursor].addr, addr);
     keys(&mut app, "b");
     assert_eq!(app.engine.breakpoints().len(), 1);
     assert_eq!(app.engine.breakpoints()[0].addr, addr);
@@ -514,8 +518,8 @@ fn the_source_cursor_follows_the_code_and_sets_breakpoints_on_lines() {
         .engine
         .machine()
         .program()
-        .line_at(app.code[app.code_cursor].addr);
-    assert_eq!(Some(app.source_cursor as u32 + 1), line);
+        .line_at(app.code.lines[app.code.cursor].addr);
+    assert_eq!(Some(app.source.cursor as u32 + 1), line);
 }
 
 #[test]
@@ -553,27 +557,28 @@ fn z_maximises_any_pane_and_o_the_console() {
 fn the_console_drops_its_oldest_lines_and_says_so() {
     let mut app = demo();
     keys(&mut app, "7");
+    // The event loop's caches, kept across every frame below.
+    let mut kept_state = DrawState::default();
     let fresh_total = |app: &mut App, w, h| {
-        *app.console_rows.borrow_mut() = Default::default();
         let _ = draw(app, w, h);
         app.hits.console_rows
     };
-    while app.console_dropped == 0 {
+    while app.console.dropped == 0 {
         run(&mut app, &["help"]);
-        let _ = draw(&mut app, 120, 40);
+        let _ = draw_with(&mut app, &mut kept_state, 120, 40);
     }
     run(&mut app, &["help"]);
-    let _ = draw(&mut app, 120, 40);
+    let _ = draw_with(&mut app, &mut kept_state, 120, 40);
     let kept = app.hits.console_rows;
     assert_eq!(kept, fresh_total(&mut app, 120, 40));
-    let _ = draw(&mut app, 100, 30);
+    let _ = draw_with(&mut app, &mut kept_state, 100, 30);
     let narrow = app.hits.console_rows;
     assert_eq!(narrow, fresh_total(&mut app, 100, 30));
-    let _ = draw(&mut app, 120, 40);
+    let _ = draw_with(&mut app, &mut kept_state, 120, 40);
     assert_eq!(app.hits.console_rows, kept);
     press(&mut app, KeyCode::Home);
     let screen = text(&draw(&mut app, 120, 40));
-    let header = format!("({} older lines were dropped;", app.console_dropped);
+    let header = format!("({} older lines were dropped;", app.console.dropped);
     assert!(screen.contains(&header), "{screen}");
 }
 
@@ -590,19 +595,19 @@ fn the_console_scrolls_back_through_its_whole_history() {
     let page = app.hits.rows[Pane::Console.index()] as usize;
     assert!(total > 200, "{total} rows");
     press(&mut app, KeyCode::PageUp);
-    assert_eq!(app.console_scroll, page);
+    assert_eq!(app.console.scroll, page);
     press(&mut app, KeyCode::Home);
     assert_eq!(
-        app.console_scroll,
+        app.console.scroll,
         total - page,
         "the oldest row at the top"
     );
     let screen = text(&draw(&mut app, 120, 40));
     assert!(screen.contains("(wavedbg) stepi"), "{screen}");
     press(&mut app, KeyCode::PageDown);
-    assert_eq!(app.console_scroll, total - 2 * page);
+    assert_eq!(app.console.scroll, total - 2 * page);
     press(&mut app, KeyCode::End);
-    assert_eq!(app.console_scroll, 0);
+    assert_eq!(app.console.scroll, 0);
     // The wheel over the console scrolls it, three rows a notch, focused or not.
     keys(&mut app, "1");
     let buf = draw(&mut app, 120, 40);
@@ -614,9 +619,9 @@ fn the_console_scrolls_back_through_its_whole_history() {
         modifiers: KeyModifiers::NONE,
     };
     app.on_mouse(wheel(MouseEventKind::ScrollUp));
-    assert_eq!(app.console_scroll, 3);
+    assert_eq!(app.console.scroll, 3);
     app.on_mouse(wheel(MouseEventKind::ScrollDown));
-    assert_eq!(app.console_scroll, 0);
+    assert_eq!(app.console.scroll, 0);
     assert_eq!(app.focus, Pane::Code);
 }
 
@@ -663,7 +668,11 @@ fn a_watchpoint_stop_selects_the_lane_that_wrote() {
     // recording select it too: no command of its own.
     let rec = std::fs::read_to_string(dir.join("rec.wdbg")).unwrap_or_default();
     assert!(rec.ends_with("\ncontinue\n"), "{rec}");
-    assert!(!app.console.iter().any(|(l, _)| l == "(wavedbg) lane 4"));
+    assert!(!app
+        .console
+        .lines
+        .iter()
+        .any(|(l, _)| l == "(wavedbg) lane 4"));
     let mut e = common::demo().engine;
     for line in ["watch shared:0x10 4", "continue"] {
         assert!(e.execute_line(line).is_ok(), "{line}");
@@ -762,7 +771,7 @@ fn enter_on_an_empty_command_line_repeats_a_step_and_x_goes_on() {
     press(&mut app, KeyCode::Enter);
     keys(&mut app, ":");
     press(&mut app, KeyCode::Enter);
-    let console: Vec<String> = app.console.iter().map(|(l, _)| l.clone()).collect();
+    let console: Vec<String> = app.console.lines.iter().map(|(l, _)| l.clone()).collect();
     let text = console.join("\n");
     assert!(text.contains("global:0x100000008:"), "{text}");
     // A command that does not repeat leaves Enter doing nothing.
@@ -779,9 +788,9 @@ fn enter_on_an_empty_command_line_repeats_a_step_and_x_goes_on() {
 fn an_esc_and_a_key_read_as_alt_key_are_both_handled() {
     let mut app = demo();
     keys(&mut app, "?");
-    assert!(app.help);
+    assert!(app.help.open);
     app.on_key(KeyEvent::new(KeyCode::Char('q'), KeyModifiers::ALT));
-    assert!(!app.help, "the Esc closed the help");
+    assert!(!app.help.open, "the Esc closed the help");
     assert!(app.quit, "and the q quit");
 }
 
@@ -829,19 +838,23 @@ fn enter_on_a_breakpoint_goes_to_it_in_the_shown_code_view() {
     press(&mut app, KeyCode::Enter);
     keys(&mut app, "v");
     assert_eq!(app.layout, CodeLayout::Src);
-    app.source_cursor = 0;
+    app.source.cursor = 0;
     app.focus = Pane::Breakpoints;
-    app.bp_cursor = 0;
+    app.breakpoints.cursor = 0;
     press(&mut app, KeyCode::Enter);
     assert_eq!(app.focus, Pane::Source, "the source view is the one shown");
-    assert_eq!(app.code.get(app.code_cursor).map(|l| l.addr), Some(label));
+    assert_eq!(
+        app.code.lines.get(app.code.cursor).map(|l| l.addr),
+        Some(label)
+    );
     let want = app
         .source
+        .view
         .as_ref()
         .ok()
         .and_then(|s| s.line_of(app.engine.machine(), label));
     assert_eq!(
-        Some(app.source_cursor),
+        Some(app.source.cursor),
         want,
         "the source cursor is on its line"
     );

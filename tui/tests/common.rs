@@ -9,6 +9,7 @@ use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::Terminal;
 use wavedbg_emulator::debug::Engine;
 use wavedbg_tui::app::{demo_engine, App};
+use wavedbg_tui::ui::DrawState;
 use wavedbg_tui::TuiOptions;
 
 /// The demo kernel under the TUI, with an in-memory history.
@@ -54,11 +55,18 @@ pub fn run(app: &mut App, lines: &[&str]) {
         .expect("the engine survives");
 }
 
-/// Draws the app on a `w` x `h` test terminal.
+/// Draws the app on a `w` x `h` test terminal, with drawing's caches empty (as on the
+/// first frame).
 pub fn draw(app: &mut App, w: u16, h: u16) -> Buffer {
+    draw_with(app, &mut DrawState::default(), w, h)
+}
+
+/// Draws the app on a `w` x `h` test terminal with the caches `state` kept from earlier
+/// frames, as the event loop does.
+pub fn draw_with(app: &mut App, state: &mut DrawState, w: u16, h: u16) -> Buffer {
     let mut t = Terminal::new(TestBackend::new(w, h)).expect("test terminal");
     let mut hits = Default::default();
-    t.draw(|f| hits = wavedbg_tui::ui::draw(f, app))
+    t.draw(|f| hits = wavedbg_tui::ui::draw(f, app, state))
         .expect("draws");
     app.hits = hits;
     t.backend().buffer().clone()

@@ -255,7 +255,7 @@ fn check_code(app: &App, rows: &[String]) -> Result<(), String> {
         let Ok(addr) = u64::from_str_radix(&addr, 16) else {
             continue;
         };
-        let Some(line) = app.code_index(addr).map(|i| &app.code[i]) else {
+        let Some(line) = app.code.index_of(addr).map(|i| &app.code.lines[i]) else {
             return Err(format!("code row for no instruction: {r:?}"));
         };
         let shown: String = chars[10..].iter().collect();
@@ -267,7 +267,7 @@ fn check_code(app: &App, rows: &[String]) -> Result<(), String> {
 }
 
 fn check_source(app: &App, rows: &[String]) -> Result<(), String> {
-    let Ok(src) = &app.source else {
+    let Ok(src) = &app.source.view else {
         return Ok(());
     };
     for r in rows {
@@ -294,7 +294,7 @@ fn check_source(app: &App, rows: &[String]) -> Result<(), String> {
 }
 
 fn check_console(app: &App, rows: &[String]) -> Result<(), String> {
-    if app.console.is_empty() || app.console_scroll > 0 {
+    if app.console.lines.is_empty() || app.console.scroll > 0 {
         return Ok(());
     }
     // Rows back into lines: a row starting with `↪` continues the one before.
@@ -314,12 +314,13 @@ fn check_console(app: &App, rows: &[String]) -> Result<(), String> {
         }
     }
     // Blank rows under the output (a short console) are not lines.
-    while lines.last().is_some_and(|l| l.is_empty()) && lines.len() > app.console.len() {
+    while lines.last().is_some_and(|l| l.is_empty()) && lines.len() > app.console.lines.len() {
         lines.pop();
     }
     let squash = |s: &str| s.split_whitespace().collect::<String>();
     let want: Vec<String> = app
         .console
+        .lines
         .iter()
         .rev()
         .take(lines.len())
@@ -454,11 +455,11 @@ fn the_smallest_sizes_draw_without_panicking() {
     }
     // Maximised, with the help open, and with the command line and its completions.
     app.zoom = true;
-    app.help = true;
+    app.help.open = true;
     for (w, h) in [(0, 0), (1, 1), (2, 1), (1, 2), (19, 5), (20, 6), (21, 7)] {
         let _ = draw(&mut app, w, h);
     }
-    app.help = false;
+    app.help.open = false;
     app.zoom = false;
     keys(&mut app, ":info b");
     for w in 0..=45 {
@@ -477,7 +478,7 @@ fn long_console_output_wraps_and_keeps_every_word() {
     let mut app = long_app();
     // `help` lists every command on a long line each.
     run(&mut app, &["help"]);
-    assert!(app.console.iter().any(|(t, _)| t.len() > 100));
+    assert!(app.console.lines.iter().any(|(t, _)| t.len() > 100));
     for w in [40, 60, 99, 120, 180] {
         app.zoom = false;
         app.focus = Pane::Console;
@@ -487,6 +488,7 @@ fn long_console_output_wraps_and_keeps_every_word() {
     }
     let errors = app
         .console
+        .lines
         .iter()
         .filter(|(_, k)| *k == LineKind::Error)
         .count();

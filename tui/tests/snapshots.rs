@@ -173,7 +173,7 @@ fn the_source_beside_the_code() {
     let t = text(&draw(&mut app, 120, 40));
     assert!(!t.contains("0x003c  wait"), "no disassembly:\n{t}");
     // The breakpoint at next_word is on line 55 of the demo (the label is on 54).
-    app.source_cursor = 54;
+    app.source.cursor = 54;
     let buf = draw(&mut app, 200, 60);
     let bp = cell_at(&buf, "●  55      ld.ubase", 0);
     assert_eq!(bp.fg, Color::Red);
@@ -215,7 +215,7 @@ fn the_console_full_screen_and_scrolled_back() {
     assert!(app.zoom && app.focus == Pane::Console);
     let _ = draw(&mut app, 120, 40);
     press(&mut app, KeyCode::PageUp);
-    assert!(app.console_scroll > 0);
+    assert!(app.console.scroll > 0);
     at_every_size(&mut app, "console_scrolled");
     let t = text(&draw(&mut app, 120, 40));
     assert!(t.contains("rows back (End: latest)"), "{t}");
@@ -370,4 +370,34 @@ fn the_command_line_and_status_while_running() {
             .is_some_and(|l| l.starts_with(":break mer")),
         "{t}"
     );
+}
+
+/// The command line's cursor counts cells, not characters: after wide characters it sits
+/// right after them, and a line too long for the screen scrolls so that it stays there
+/// (the hidden start marked `…`).
+#[test]
+fn the_command_line_cursor_follows_wide_characters() {
+    let cursor_after = |typed: &str| {
+        let mut app = demo();
+        keys(&mut app, typed);
+        let mut t = ratatui::Terminal::new(ratatui::backend::TestBackend::new(80, 24))
+            .expect("test terminal");
+        let mut state = wavedbg_tui::ui::DrawState::default();
+        t.draw(|f| {
+            wavedbg_tui::ui::draw(f, &app, &mut state);
+        })
+        .expect("draws");
+        let at = t.get_cursor_position().expect("a cursor");
+        (t.backend().buffer().clone(), at)
+    };
+    // `:print ` is 7 cells, each `日` 2.
+    let (_, at) = cursor_after(":print 日本");
+    assert_eq!((at.x, at.y), (11, 23));
+    // 1 + 80 cells: the start hides behind `…` and the cursor stays on screen, after the
+    // last `日` (whose two cells end right before it).
+    let long = format!(":{}", "日".repeat(40));
+    let (buf, at) = cursor_after(&long);
+    assert_eq!(buf[(0, 23)].symbol(), "…");
+    assert_eq!((at.x, at.y), (77, 23));
+    assert_eq!(buf[(75, 23)].symbol(), "日");
 }

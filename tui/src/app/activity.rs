@@ -7,7 +7,7 @@ use std::collections::{HashMap, VecDeque};
 
 use wavedbg_emulator::machine::Machine;
 
-/// Samples kept per wave.
+/// Samples kept per wave (the oldest go first); the registers pane shows the last 48.
 pub const SAMPLES: usize = 256;
 
 /// One sample: the wave's instruction count and its active lanes then.

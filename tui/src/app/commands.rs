@@ -24,9 +24,9 @@ impl App {
                 self.log(&format!("(wavedbg) {line}"), LineKind::Command);
                 match parse_regs(rest) {
                     Ok(regs) => {
-                        self.lane_regs = regs;
-                        self.lane_offset = 0;
-                        self.say(format!("Lane grid: {}", regs_text(&self.lane_regs)));
+                        self.lanes.regs = regs;
+                        self.lanes.offset = 0;
+                        self.say(format!("Lane grid: {}", regs_text(&self.lanes.regs)));
                     }
                     Err(e) => self.complain(e),
                 }

@@ -1,374 +1,237 @@
 //! Input: keys, mouse clicks and the wheel, pasted text, and the command line's editing
-//! keys. Each becomes a movement in the state or an action (see `commands`).
+//! keys. A key goes to the first that takes it: a y/n prompt, the command line, the help
+//! overlay, the app-wide keys (layout, zoom, focus), the focused pane (its own file's
+//! `*_key`), then the keys that drive the engine (see `commands`).
 
 use ratatui::crossterm::event::{
     KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseButton, MouseEvent, MouseEventKind,
 };
 
-use wavedbg_emulator::debug::command::Command;
-
-use super::state::{space_index, App, CodeLayout, Pane, SPACES};
+use super::state::{App, CodeLayout, HelpOverlay, Pane};
 use crate::completion;
 use crate::editor::LineEditor;
+use crate::hits::Hit;
+
+/// What a key that needs the engine says while a run has it.
+pub(super) const BUSY: &str = "A run is in progress (Esc interrupts it).";
+
+/// A movement key as every pane reads it: the arrows, with `j`/`k`/`h` for down, up and
+/// left (`l` selects lanes), and `g`/`G` for Home/End.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Motion {
+    Up,
+    Down,
+    Left,
+    Right,
+    PageUp,
+    PageDown,
+    Home,
+    End,
+}
+
+impl Motion {
+    /// The movement `code` means, if any.
+    pub(super) fn of(code: KeyCode) -> Option<Motion> {
+        use KeyCode::*;
+        Some(match code {
+            Up | Char('k') => Motion::Up,
+            Down | Char('j') => Motion::Down,
+            Left | Char('h') => Motion::Left,
+            Right => Motion::Right,
+            PageUp => Motion::PageUp,
+            PageDown => Motion::PageDown,
+            Home | Char('g') => Motion::Home,
+            End | Char('G') => Motion::End,
+            _ => return None,
+        })
+    }
+}
 
 impl App {
-    // ----- input -----
-
-    /// Handles a pasted string (into the command line, if open).
+    /// Handles a pasted string (its first line, into the command line if open).
     pub fn on_paste(&mut self, text: &str) {
         if let Some(e) = self.editor.as_mut() {
             e.insert(text.lines().next().unwrap_or_default());
         }
     }
 
-    /// Handles a key.
+    /// Handles a key (see the module's comment for who takes it).
     pub fn on_key(&mut self, k: KeyEvent) {
-        if k.kind == KeyEventKind::Release {
-            return;
-        }
-        // Terminals send Alt-x as Esc then x, so an Esc and a key that arrive together
-        // read as Alt-key. The panes bind no Alt keys: take it as the two keys it was.
-        // (The command line has readline's Alt-b/Alt-f; a y/n prompt takes the key.)
-        let prompt = self.confirm_quit || self.confirm_restart;
-        if k.modifiers.contains(KeyModifiers::ALT)
-            && matches!(k.code, KeyCode::Char(_))
-            && self.editor.is_none()
-            && !prompt
-        {
-            self.on_key(KeyEvent::new(KeyCode::Esc, KeyModifiers::NONE));
-            self.on_key(KeyEvent::new(k.code, k.modifiers - KeyModifiers::ALT));
+        if k.kind == KeyEventKind::Release || self.split_alt(k) {
             return;
         }
         let ctrl = k.modifiers.contains(KeyModifiers::CONTROL);
         if self.confirm_quit {
-            if matches!(k.code, KeyCode::Char('y' | 'Y')) {
-                self.interrupt();
-                self.quit = true;
-            } else {
-                self.confirm_quit = false;
-                self.say("Not quitting.");
-            }
-            return;
-        }
-        if self.confirm_restart {
-            self.confirm_restart = false;
-            if !matches!(k.code, KeyCode::Char('y' | 'Y')) {
-                self.say("Not restarting.");
-            } else if self.is_running() {
-                self.complain("A run is in progress (Esc interrupts it).");
-            } else {
-                self.restart();
-            }
-            return;
-        }
-        if ctrl && matches!(k.code, KeyCode::Char('c')) {
-            if self.is_running() {
-                self.interrupt();
-            } else if self.editor.take().is_some() {
-                self.history.reset();
-            } else {
-                self.say("Ctrl-C and Esc interrupt a run; q quits.");
-            }
-            return;
-        }
-        if self.editor.is_some() {
+            self.quit_prompt_key(k.code);
+        } else if self.confirm_restart {
+            self.restart_prompt_key(k.code);
+        } else if ctrl && k.code == KeyCode::Char('c') {
+            self.ctrl_c();
+        } else if self.editor.is_some() {
             self.edit_key(k);
-            return;
-        }
-        if self.help {
-            match k.code {
-                KeyCode::Down | KeyCode::Char('j') => self.help_scroll += 1,
-                KeyCode::Up | KeyCode::Char('k') => {
-                    self.help_scroll = self.help_scroll.saturating_sub(1)
-                }
-                KeyCode::PageDown => self.help_scroll += 10,
-                KeyCode::PageUp => self.help_scroll = self.help_scroll.saturating_sub(10),
-                _ => self.help = false,
-            }
-            return;
-        }
-        if ctrl && matches!(k.code, KeyCode::Char('r')) {
-            if self.is_running() {
-                self.complain("A run is in progress (Esc interrupts it).");
-            } else {
-                self.confirm_restart = true;
-            }
-            return;
-        }
-        if ctrl {
-            return;
-        }
-        match k.code {
-            KeyCode::Esc => {
-                if self.is_running() {
-                    self.interrupt();
-                } else {
-                    self.message = None;
-                    if self.zoom {
-                        self.unzoom();
-                    }
-                }
-                return;
-            }
-            KeyCode::Char('z') => {
-                if self.zoom {
-                    self.unzoom();
-                } else {
-                    self.zoom = true;
-                    self.zoom_return = None;
-                }
-                return;
-            }
-            KeyCode::Char('o') => {
-                if self.zoom && self.focus == Pane::Console {
-                    self.unzoom();
-                } else {
-                    if self.focus != Pane::Console {
-                        self.zoom_return = Some(self.focus);
-                    }
-                    self.focus = Pane::Console;
-                    self.zoom = true;
-                }
-                return;
-            }
-            KeyCode::Char('v') => {
-                self.layout = self.layout.next();
-                if !self.layout.shows(self.focus) {
-                    self.focus = if self.focus == Pane::Code {
-                        Pane::Source
-                    } else {
-                        Pane::Code
-                    };
-                }
-                self.say(match self.layout {
-                    CodeLayout::Asm => "Layout asm: the disassembly (v: source too)",
-                    CodeLayout::Split => {
-                        "Layout split: the source above the disassembly (v: source alone)"
-                    }
-                    CodeLayout::Src => "Layout src: the source (v: disassembly alone)",
-                });
-                return;
-            }
-            KeyCode::Char('?') | KeyCode::F(1) => {
-                self.help = true;
-                self.help_scroll = 0;
-                return;
-            }
-            KeyCode::Char('q') => return self.request_quit(),
-            KeyCode::Char(':') => {
-                self.editor = Some(LineEditor::new());
-                self.history.reset();
-                return;
-            }
-            KeyCode::Tab => {
-                self.focus = self.focus.step(1, &self.shown_panes());
-                return;
-            }
-            KeyCode::BackTab => {
-                self.focus = self.focus.step(-1, &self.shown_panes());
-                return;
-            }
-            KeyCode::Char(d @ '1'..='8') => {
-                self.focus_pane(Pane::ALL[(d as u8 - b'1') as usize]);
-                return;
-            }
-            _ => {}
-        }
-        if self.navigate(k) {
-            return;
-        }
-        let engine_key = matches!(
-            k.code,
-            KeyCode::F(5 | 9 | 11)
-                | KeyCode::Char('c' | 's' | 'S' | 'r' | 'R' | 'b' | 'a' | 'w' | 'W' | 'l' | 'L')
-        );
-        if !engine_key {
-            return;
-        }
-        if self.is_running() {
-            self.complain("A run is in progress (Esc interrupts it).");
-            return;
-        }
-        match k.code {
-            KeyCode::F(5) | KeyCode::Char('c') => self.continue_run(),
-            KeyCode::F(11) | KeyCode::Char('s') => self.step(),
-            KeyCode::Char('S') => self.step_all(),
-            KeyCode::Char('r') => self.reverse_step(),
-            KeyCode::Char('R') => self.reverse_continue(),
-            KeyCode::F(9) | KeyCode::Char('b') => self.toggle_breakpoint(),
-            KeyCode::Char('a') => self.advance_to_cursor(),
-            KeyCode::Char('w') => self.select_wave_by(1),
-            KeyCode::Char('W') => self.select_wave_by(-1),
-            KeyCode::Char('l') => self.select_lane_by(1),
-            KeyCode::Char('L') => self.select_lane_by(-1),
-            _ => {}
+        } else if self.help.open {
+            self.help_key(k.code);
+        } else if ctrl {
+            self.ctrl_key(k.code);
+        } else if !self.view_key(k.code) && !self.navigate(k.code) {
+            self.engine_key(k.code);
         }
     }
 
-    /// Pane-specific movement. Returns whether the key was used.
-    pub(super) fn navigate(&mut self, k: KeyEvent) -> bool {
-        use KeyCode::*;
-        let busy = self.is_running();
-        let down = matches!(k.code, Down | Char('j'));
-        let up = matches!(k.code, Up | Char('k'));
-        match self.focus {
-            Pane::Code => {
-                let page = self.page(Pane::Code);
-                let last = self.code.len().saturating_sub(1);
-                let c = &mut self.code_cursor;
-                match k.code {
-                    _ if down => *c = (*c + 1).min(last),
-                    _ if up => *c = c.saturating_sub(1),
-                    PageDown => *c = (*c + page).min(last),
-                    PageUp => *c = c.saturating_sub(page),
-                    Home | Char('g') => *c = 0,
-                    End | Char('G') => *c = last,
-                    Char('.') => self.follow_pc(),
-                    _ => return false,
-                }
-                self.sync_source_to_code();
-            }
-            Pane::Source => {
-                let page = self.page(Pane::Source) as isize;
-                let n = self.source.as_ref().map_or(0, |s| s.lines.len()) as isize;
-                match k.code {
-                    _ if down => self.move_source(1),
-                    _ if up => self.move_source(-1),
-                    PageDown => self.move_source(page),
-                    PageUp => self.move_source(-page),
-                    Home | Char('g') => self.move_source(-n),
-                    End | Char('G') => self.move_source(n),
-                    Char('.') => self.follow_pc(),
-                    _ => return false,
-                }
-            }
-            Pane::Waves => {
-                let n = self.engine.machine().waves.len();
-                let target = match k.code {
-                    _ if down => Some(1),
-                    _ if up => Some(-1),
-                    Home | Char('g') => Some(-(self.engine.selected_wave as isize)),
-                    End | Char('G') => Some(n as isize - 1 - self.engine.selected_wave as isize),
-                    _ => None,
-                };
-                let Some(delta) = target else { return false };
-                if busy {
-                    self.complain("A run is in progress (Esc interrupts it).");
-                } else if down || up {
-                    self.select_wave_by(delta);
-                } else {
-                    self.select_wave_index((self.engine.selected_wave as isize + delta) as usize);
-                }
-            }
-            Pane::Lanes => {
-                let shown = self.hits.lane_regs.max(1);
-                let n = self.lane_regs.len();
-                let start = self.regs_start(shown);
-                let last = n.saturating_sub(shown);
-                match k.code {
-                    _ if down || up => {
-                        if busy {
-                            self.complain("A run is in progress (Esc interrupts it).");
-                        } else {
-                            self.select_lane_by(if down { 1 } else { -1 });
-                        }
-                    }
-                    // From the first register shown (the grid keeps its columns filled).
-                    Left | Char('h') => self.lane_offset = start.saturating_sub(1),
-                    Right => self.lane_offset = (start + 1).min(last),
-                    PageUp => self.lane_offset = start.saturating_sub(shown),
-                    PageDown => self.lane_offset = (start + shown).min(last),
-                    Home | Char('g') => self.lane_offset = 0,
-                    _ => return false,
-                }
-            }
-            Pane::Registers => match k.code {
-                _ if down => self.regs_scroll += 1,
-                _ if up => self.regs_scroll = self.regs_scroll.saturating_sub(1),
-                Home | Char('g') => self.regs_scroll = 0,
-                _ => return false,
-            },
-            Pane::Memory => {
-                let bpr = self.hits.mem_bytes_per_row.max(4) as i64;
-                let page = self.page(Pane::Memory) as i64 * bpr;
-                match k.code {
-                    _ if down => self.move_mem(bpr),
-                    _ if up => self.move_mem(-bpr),
-                    Left | Char('h') => self.move_mem(-4),
-                    Right => self.move_mem(4),
-                    PageDown => self.move_mem(page),
-                    PageUp => self.move_mem(-page),
-                    Home | Char('g') => self.move_mem(i64::MIN / 2),
-                    End | Char('G') => self.move_mem(i64::MAX / 2),
-                    Char('m') => {
-                        self.mem_space = SPACES[(space_index(self.mem_space) + 1) % 3];
-                        self.clamp_mem();
-                    }
-                    Char('M') => {
-                        self.mem_space = SPACES[(space_index(self.mem_space) + 2) % 3];
-                        self.clamp_mem();
-                    }
-                    Char('n') => self.jump_buffer(true),
-                    Char('p') => self.jump_buffer(false),
-                    Char('t') if !busy => self.toggle_watchpoint(),
-                    _ => return false,
+    /// Terminals send Alt-x as Esc then x, so an Esc and a key that arrive together read
+    /// as Alt-key. The panes bind no Alt keys: this takes it as the two keys it was, and
+    /// returns whether it did. (The command line has readline's Alt-b/Alt-f; a y/n prompt
+    /// takes the key.)
+    fn split_alt(&mut self, k: KeyEvent) -> bool {
+        let prompt = self.confirm_quit || self.confirm_restart;
+        if !k.modifiers.contains(KeyModifiers::ALT)
+            || !matches!(k.code, KeyCode::Char(_))
+            || self.editor.is_some()
+            || prompt
+        {
+            return false;
+        }
+        self.on_key(KeyEvent::new(KeyCode::Esc, KeyModifiers::NONE));
+        self.on_key(KeyEvent::new(k.code, k.modifiers - KeyModifiers::ALT));
+        true
+    }
+
+    /// The answer to "quit during a run?": `y` interrupts the run and quits.
+    fn quit_prompt_key(&mut self, code: KeyCode) {
+        if matches!(code, KeyCode::Char('y' | 'Y')) {
+            self.interrupt();
+            self.quit = true;
+        } else {
+            self.confirm_quit = false;
+            self.say("Not quitting.");
+        }
+    }
+
+    /// The answer to "restart?": `y` restarts, unless a run started meanwhile.
+    fn restart_prompt_key(&mut self, code: KeyCode) {
+        self.confirm_restart = false;
+        if !matches!(code, KeyCode::Char('y' | 'Y')) {
+            self.say("Not restarting.");
+        } else if self.is_running() {
+            self.complain(BUSY);
+        } else {
+            self.restart();
+        }
+    }
+
+    /// Ctrl-C: interrupts a run, else closes the command line, else says how to quit.
+    fn ctrl_c(&mut self) {
+        if self.is_running() {
+            self.interrupt();
+        } else if self.editor.take().is_some() {
+            self.history.reset();
+        } else {
+            self.say("Ctrl-C and Esc interrupt a run; q quits.");
+        }
+    }
+
+    /// The help overlay's keys: up and down scroll it; any other key closes it.
+    fn help_key(&mut self, code: KeyCode) {
+        let s = &mut self.help.scroll;
+        match Motion::of(code) {
+            Some(Motion::Down) => *s += 1,
+            Some(Motion::Up) => *s = s.saturating_sub(1),
+            Some(Motion::PageDown) => *s += 10,
+            Some(Motion::PageUp) => *s = s.saturating_sub(10),
+            _ => self.help.open = false,
+        }
+    }
+
+    /// Ctrl keys outside the command line: Ctrl-R asks whether to restart; the others
+    /// mean nothing.
+    fn ctrl_key(&mut self, code: KeyCode) {
+        if code != KeyCode::Char('r') {
+            return;
+        }
+        if self.is_running() {
+            self.complain(BUSY);
+        } else {
+            self.confirm_restart = true;
+        }
+    }
+
+    /// The app-wide keys: Esc, zoom (`z`, `o`), layout (`v`), help, quit, the command
+    /// line, and focus (Tab, Shift-Tab, digits). Returns whether the key was one.
+    fn view_key(&mut self, code: KeyCode) -> bool {
+        match code {
+            KeyCode::Esc => self.escape(),
+            KeyCode::Char('z') => self.toggle_zoom(),
+            KeyCode::Char('o') => self.toggle_console_zoom(),
+            KeyCode::Char('v') => self.cycle_layout(),
+            KeyCode::Char('?') | KeyCode::F(1) => {
+                self.help = HelpOverlay {
+                    open: true,
+                    scroll: 0,
                 }
             }
-            Pane::Breakpoints => {
-                let bps = self.engine.breakpoints();
-                let wps = self.engine.watchpoints();
-                let n = bps.len() + wps.len();
-                let item = if self.bp_cursor < bps.len() {
-                    bps.get(self.bp_cursor)
-                        .map(|b| (b.id, b.enabled, Some(b.addr)))
-                } else {
-                    wps.get(self.bp_cursor - bps.len())
-                        .map(|w| (w.id, w.enabled, None))
-                };
-                match k.code {
-                    _ if down => self.bp_cursor = (self.bp_cursor + 1).min(n.saturating_sub(1)),
-                    _ if up => self.bp_cursor = self.bp_cursor.saturating_sub(1),
-                    Char('d') | Delete if !busy => {
-                        if let Some((id, ..)) = item {
-                            self.submit_commands(vec![Command::Delete(Some(id))]);
-                        }
-                    }
-                    Char('e') | Char(' ') if !busy => {
-                        if let Some((id, enabled, _)) = item {
-                            self.submit_commands(vec![Command::Enable(id, !enabled)]);
-                        }
-                    }
-                    Enter => {
-                        if let Some(i) = item.and_then(|(.., a)| a).and_then(|a| self.code_index(a))
-                        {
-                            // The breakpoint's place, in the code view the layout shows.
-                            self.set_code_cursor(i);
-                            self.focus = if self.layout.shows(Pane::Code) {
-                                Pane::Code
-                            } else {
-                                Pane::Source
-                            };
-                        }
-                    }
-                    _ => return false,
-                }
+            KeyCode::Char('q') => self.request_quit(),
+            KeyCode::Char(':') => {
+                self.editor = Some(LineEditor::new());
+                self.history.reset();
             }
-            Pane::Console => {
-                let page = self.page(Pane::Console);
-                let max = self.hits.console_rows.saturating_sub(page);
-                let s = &mut self.console_scroll;
-                match k.code {
-                    _ if up => *s = (*s + 1).min(max),
-                    _ if down => *s = s.saturating_sub(1),
-                    PageUp => *s = (*s + page).min(max),
-                    PageDown => *s = s.saturating_sub(page),
-                    Home | Char('g') => *s = max,
-                    End | Char('G') => *s = 0,
-                    _ => return false,
-                }
-            }
+            KeyCode::Tab => self.focus = self.focus.step(1, &self.shown_panes()),
+            KeyCode::BackTab => self.focus = self.focus.step(-1, &self.shown_panes()),
+            KeyCode::Char(d @ '1'..='8') => self.focus_pane(Pane::ALL[(d as u8 - b'1') as usize]),
+            _ => return false,
         }
         true
+    }
+
+    /// Esc: interrupts a run, else clears the message and ends a maximised view.
+    fn escape(&mut self) {
+        if self.is_running() {
+            self.interrupt();
+        } else {
+            self.message = None;
+            if self.zoom {
+                self.unzoom();
+            }
+        }
+    }
+
+    /// `z`: maximises the focused pane, or restores.
+    fn toggle_zoom(&mut self) {
+        if self.zoom {
+            self.unzoom();
+        } else {
+            self.zoom = true;
+            self.zoom_return = None;
+        }
+    }
+
+    /// `o`: the console full screen, remembering the pane to go back to; or back.
+    fn toggle_console_zoom(&mut self) {
+        if self.zoom && self.focus == Pane::Console {
+            self.unzoom();
+        } else {
+            if self.focus != Pane::Console {
+                self.zoom_return = Some(self.focus);
+            }
+            self.focus = Pane::Console;
+            self.zoom = true;
+        }
+    }
+
+    /// `v`: the next code layout; focus moves to the code view it shows if needed.
+    fn cycle_layout(&mut self) {
+        self.layout = self.layout.next();
+        if !self.layout.shows(self.focus) {
+            self.focus = if self.focus == Pane::Code {
+                Pane::Source
+            } else {
+                Pane::Code
+            };
+        }
+        self.say(match self.layout {
+            CodeLayout::Asm => "Layout asm: the disassembly (v: source too)",
+            CodeLayout::Split => "Layout split: the source above the disassembly (v: source alone)",
+            CodeLayout::Src => "Layout src: the source (v: disassembly alone)",
+        });
     }
 
     /// Ends a maximised view (back to the pane focused before `o`, if any).
@@ -381,62 +244,121 @@ impl App {
         }
     }
 
-    pub(super) fn edit_key(&mut self, k: KeyEvent) {
+    /// Hands `code` to the focused pane. Returns whether the pane used it.
+    pub(super) fn navigate(&mut self, code: KeyCode) -> bool {
+        match self.focus {
+            Pane::Code => self.code_key(code),
+            Pane::Source => self.source_key(code),
+            Pane::Waves => self.waves_key(code),
+            Pane::Lanes => self.lanes_key(code),
+            Pane::Registers => self.registers_key(code),
+            Pane::Memory => self.memory_key(code),
+            Pane::Breakpoints => self.breakpoints_key(code),
+            Pane::Console => self.console_key(code),
+        }
+    }
+
+    /// Waves keys: up and down select the previous or next resident wave, Home/End the
+    /// first or last. Returns whether the key was used.
+    fn waves_key(&mut self, code: KeyCode) -> bool {
+        let motion = match Motion::of(code) {
+            Some(m @ (Motion::Down | Motion::Up | Motion::Home | Motion::End)) => m,
+            _ => return false,
+        };
+        if self.is_running() {
+            self.complain(BUSY);
+            return true;
+        }
+        match motion {
+            Motion::Down => self.select_wave_by(1),
+            Motion::Up => self.select_wave_by(-1),
+            Motion::Home => self.select_wave_index(0),
+            _ => self.select_wave_index(self.engine.machine().waves.len().saturating_sub(1)),
+        }
+        true
+    }
+
+    /// The keys that run a command on the engine (step, continue, breakpoints, wave and
+    /// lane selection); refused while a run has the engine.
+    fn engine_key(&mut self, code: KeyCode) {
+        use KeyCode::{Char, F};
+        let action: fn(&mut App) = match code {
+            F(5) | Char('c') => App::continue_run,
+            F(11) | Char('s') => App::step,
+            Char('S') => App::step_all,
+            Char('r') => App::reverse_step,
+            Char('R') => App::reverse_continue,
+            F(9) | Char('b') => App::toggle_breakpoint,
+            Char('a') => App::advance_to_cursor,
+            Char('w') => |app| app.select_wave_by(1),
+            Char('W') => |app| app.select_wave_by(-1),
+            Char('l') => |app| app.select_lane_by(1),
+            Char('L') => |app| app.select_lane_by(-1),
+            _ => return,
+        };
+        if self.is_running() {
+            self.complain(BUSY);
+        } else {
+            action(self);
+        }
+    }
+
+    /// The command line's keys: readline's editing keys, Up/Down through the history, Tab
+    /// completion, Enter to run the line, Esc (or Backspace on an empty line) to close it.
+    fn edit_key(&mut self, k: KeyEvent) {
+        use KeyCode::*;
         let ctrl = k.modifiers.contains(KeyModifiers::CONTROL);
         let alt = k.modifiers.contains(KeyModifiers::ALT);
         let Some(e) = self.editor.as_mut() else {
             return;
         };
         match k.code {
-            KeyCode::Char('b') if alt => e.word_left(),
-            KeyCode::Char('f') if alt => e.word_right(),
+            Char('b') if alt => e.word_left(),
+            Char('f') if alt => e.word_right(),
             // Other Alt keys mean nothing on the command line.
-            KeyCode::Char(_) if alt => {}
-            KeyCode::Esc => {
+            Char(_) if alt => {}
+            Char('a') if ctrl => e.home(),
+            Char('e') if ctrl => e.end(),
+            Char('w') if ctrl => e.delete_word(),
+            Char('u') if ctrl => e.set(""),
+            Char(c) if !ctrl => e.insert(&c.to_string()),
+            Backspace if e.text().is_empty() => self.editor = None,
+            Backspace => e.backspace(),
+            Delete => e.delete(),
+            Left => e.move_by(-1),
+            Right => e.move_by(1),
+            Home => e.home(),
+            End => e.end(),
+            // The candidates show above the command line as the word is typed.
+            Tab => {
+                e.replace_before_cursor(&completion::complete(e.before_cursor(), &self.words).line)
+            }
+            Up | Down => self.browse_history(k.code == Up),
+            Esc => {
                 self.editor = None;
                 self.history.reset();
             }
-            KeyCode::Enter => {
+            Enter => {
                 let line = e.text().to_string();
                 self.editor = None;
                 self.run_typed(&line);
             }
-            KeyCode::Backspace => {
-                if e.text().is_empty() {
-                    self.editor = None;
-                } else {
-                    e.backspace();
-                }
-            }
-            KeyCode::Delete => e.delete(),
-            KeyCode::Left => e.move_by(-1),
-            KeyCode::Right => e.move_by(1),
-            KeyCode::Home => e.home(),
-            KeyCode::End => e.end(),
-            KeyCode::Char('a') if ctrl => e.home(),
-            KeyCode::Char('e') if ctrl => e.end(),
-            KeyCode::Char('w') if ctrl => e.delete_word(),
-            KeyCode::Char('u') if ctrl => e.set(""),
-            KeyCode::Up => {
-                let cur = e.text().to_string();
-                if let Some(h) = self.history.older(&cur) {
-                    let h = h.to_string();
-                    e.set(&h);
-                }
-            }
-            KeyCode::Down => {
-                if let Some(h) = self.history.newer() {
-                    let h = h.to_string();
-                    e.set(&h);
-                }
-            }
-            KeyCode::Tab => {
-                // The candidates show above the command line as the word is typed.
-                let c = completion::complete(e.before_cursor(), &self.words);
-                e.replace_before_cursor(&c.line);
-            }
-            KeyCode::Char(c) if !ctrl => e.insert(&c.to_string()),
             _ => {}
+        }
+    }
+
+    /// Up/Down on the command line: an older or newer history entry replaces the line.
+    fn browse_history(&mut self, older: bool) {
+        let Some(e) = self.editor.as_mut() else {
+            return;
+        };
+        let entry = if older {
+            self.history.older(e.text())
+        } else {
+            self.history.newer()
+        };
+        if let Some(h) = entry {
+            e.set(h);
         }
     }
 
@@ -447,45 +369,44 @@ impl App {
             return;
         };
         match m.kind {
-            MouseEventKind::Down(MouseButton::Left) => {
-                self.focus = hit.pane;
-                if self.help {
-                    self.help = false;
-                }
-                let Some(item) = hit.item else { return };
-                match hit.pane {
-                    Pane::Code => self.set_code_cursor(item),
-                    Pane::Source => {
-                        self.source_cursor = item;
-                        self.sync_code_to_source();
-                    }
-                    Pane::Breakpoints => self.bp_cursor = item,
-                    Pane::Waves | Pane::Lanes if self.is_running() => {
-                        self.complain("A run is in progress (Esc interrupts it).")
-                    }
-                    Pane::Waves => self.select_wave_index(item),
-                    Pane::Lanes => self.select_lane(item as u8),
-                    _ => {}
-                }
-            }
-            MouseEventKind::ScrollDown | MouseEventKind::ScrollUp => {
-                let code = if m.kind == MouseEventKind::ScrollDown {
-                    KeyCode::Down
-                } else {
-                    KeyCode::Up
-                };
-                let focus = self.focus;
-                self.focus = hit.pane;
-                // The console scrolls three rows a notch, as terminals do.
-                let notches = if hit.pane == Pane::Console { 3 } else { 1 };
-                if !matches!(hit.pane, Pane::Waves | Pane::Lanes) {
-                    for _ in 0..notches {
-                        self.navigate(KeyEvent::new(code, KeyModifiers::NONE));
-                    }
-                }
-                self.focus = focus;
-            }
+            MouseEventKind::Down(MouseButton::Left) => self.click(hit),
+            MouseEventKind::ScrollDown => self.wheel(hit.pane, KeyCode::Down),
+            MouseEventKind::ScrollUp => self.wheel(hit.pane, KeyCode::Up),
             _ => {}
         }
+    }
+
+    /// A left click on `hit`: focuses its pane (closing the help) and selects its item.
+    fn click(&mut self, hit: Hit) {
+        self.focus = hit.pane;
+        self.help.open = false;
+        let Some(item) = hit.item else { return };
+        match hit.pane {
+            Pane::Code => self.set_code_cursor(item),
+            Pane::Source => {
+                self.source.cursor = item;
+                self.sync_code_to_source();
+            }
+            Pane::Breakpoints => self.breakpoints.cursor = item,
+            Pane::Waves | Pane::Lanes if self.is_running() => self.complain(BUSY),
+            Pane::Waves => self.select_wave_index(item),
+            Pane::Lanes => self.select_lane(item as u8),
+            _ => {}
+        }
+    }
+
+    /// A wheel notch over `pane`: the arrow key `code` there, without moving the focus.
+    /// (Not over the waves and lanes, where the arrows would select another wave or lane.)
+    fn wheel(&mut self, pane: Pane, code: KeyCode) {
+        if matches!(pane, Pane::Waves | Pane::Lanes) {
+            return;
+        }
+        let focus = std::mem::replace(&mut self.focus, pane);
+        // The console scrolls three rows a notch, as terminals do.
+        let notches = if pane == Pane::Console { 3 } else { 1 };
+        for _ in 0..notches {
+            self.navigate(code);
+        }
+        self.focus = focus;
     }
 }

@@ -224,7 +224,7 @@ impl App {
             self.complain(e);
         }
         let nbp = self.engine.breakpoints().len() + self.engine.watchpoints().len();
-        self.bp_cursor = self.bp_cursor.min(nbp.saturating_sub(1));
+        self.breakpoints.cursor = self.breakpoints.cursor.min(nbp.saturating_sub(1));
     }
 }
 

@@ -2,13 +2,45 @@
 //! selection, and the lanes the last stop concerns (marked in the grid; a watchpoint's
 //! lane is selected).
 
+use ratatui::crossterm::event::KeyCode;
 use wavedbg_emulator::debug::command::Command;
 use wavedbg_emulator::debug::StopReason;
 use wavedbg_emulator::isa::{OperandKind, RegFile};
 use wavedbg_emulator::machine::wave::VREGS;
 use wavedbg_emulator::machine::{CodeWord, Machine};
 
+use super::input::{Motion, BUSY};
 use super::state::App;
+
+/// The lane grid's state: which v registers it can show and how far it is scrolled
+/// through them. (The lanes shown follow the selected lane, which the engine keeps.)
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct LanesPane {
+    /// The v register numbers the grid shows, in order (`lanes v1 v4-v6` sets them; by
+    /// default the ones the kernel names).
+    pub regs: Vec<usize>,
+    /// Index into `regs` of the first register shown (clamped when drawn: see
+    /// [`LanesPane::start`]).
+    pub offset: usize,
+}
+
+impl LanesPane {
+    /// The v registers shown first-to-last in the lane grid for `count` columns: from the
+    /// scroll position, or fewer back from the end so that the columns stay filled.
+    pub fn shown(&self, count: usize) -> &[usize] {
+        let start = self.start(count);
+        let end = (start + count).min(self.regs.len());
+        &self.regs[start..end]
+    }
+
+    /// The index in `regs` of the first register shown for `count` columns.
+    pub fn start(&self, count: usize) -> usize {
+        let n = self.regs.len();
+        self.offset
+            .min(n.saturating_sub(1))
+            .min(n.saturating_sub(count.max(1)))
+    }
+}
 
 impl App {
     /// After a stop, scrolls the lane grid to the first changed register if none of the
@@ -26,28 +58,38 @@ impl App {
         }
         let changed = |r: usize| w.v[r] != b.v[r];
         let shown = self.hits.lane_regs.max(1);
-        if self.shown_regs(shown).iter().any(|&r| changed(r)) {
+        if self.lanes.shown(shown).iter().any(|&r| changed(r)) {
             return;
         }
-        if let Some(i) = self.lane_regs.iter().position(|&r| changed(r)) {
-            self.lane_offset = i;
+        if let Some(i) = self.lanes.regs.iter().position(|&r| changed(r)) {
+            self.lanes.offset = i;
         }
     }
 
-    /// The v registers shown first-to-last in the lane grid for `count` columns: from the
-    /// scroll position, or fewer back from the end so that the columns stay filled.
-    pub fn shown_regs(&self, count: usize) -> &[usize] {
-        let start = self.regs_start(count);
-        let end = (start + count).min(self.lane_regs.len());
-        &self.lane_regs[start..end]
-    }
-
-    /// The index in `lane_regs` of the first register shown for `count` columns.
-    pub fn regs_start(&self, count: usize) -> usize {
-        let n = self.lane_regs.len();
-        self.lane_offset
-            .min(n.saturating_sub(1))
-            .min(n.saturating_sub(count.max(1)))
+    /// Lane grid keys: up and down select the previous or next lane; left, right, PgUp,
+    /// PgDn and Home scroll the registers (from the first one shown, as the grid keeps its
+    /// columns filled). Returns whether the key was used.
+    pub(super) fn lanes_key(&mut self, code: KeyCode) -> bool {
+        let shown = self.hits.lane_regs.max(1);
+        let start = self.lanes.start(shown);
+        let last = self.lanes.regs.len().saturating_sub(shown);
+        let offset = &mut self.lanes.offset;
+        match Motion::of(code) {
+            Some(m @ (Motion::Down | Motion::Up)) => {
+                if self.is_running() {
+                    self.complain(BUSY);
+                } else {
+                    self.select_lane_by(if m == Motion::Down { 1 } else { -1 });
+                }
+            }
+            Some(Motion::Left) => *offset = start.saturating_sub(1),
+            Some(Motion::Right) => *offset = (start + 1).min(last),
+            Some(Motion::PageUp) => *offset = start.saturating_sub(shown),
+            Some(Motion::PageDown) => *offset = (start + shown).min(last),
+            Some(Motion::Home) => *offset = 0,
+            _ => return false,
+        }
+        true
     }
 
     /// The selected wave's lanes that the last stop concerns.
@@ -86,13 +128,15 @@ impl App {
         out
     }
 
-    /// Selects lane `lane`.
+    /// Selects lane `lane` (0-31) with a `lane` command; nothing for the selected lane or
+    /// one out of range.
     pub fn select_lane(&mut self, lane: u8) {
         if lane < 32 && lane != self.engine.selected_lane {
             self.submit_commands(vec![Command::Lane(u32::from(lane))]);
         }
     }
 
+    /// Selects the lane `delta` places on from the selected one, wrapping around 32.
     pub(super) fn select_lane_by(&mut self, delta: i32) {
         let l = (self.engine.selected_lane as i32 + delta).rem_euclid(32) as u8;
         self.select_lane(l);
@@ -106,7 +150,7 @@ pub struct StopLanes {
     pub breakpoint: u32,
     /// The lanes that touched a watched range.
     pub watch: u32,
-    /// The lanes that faulted.
+    /// The lanes that faulted (the fault's lane mask).
     pub fault: u32,
     /// The lanes of a sanitizer finding (either side).
     pub finding: u32,
@@ -170,6 +214,7 @@ pub(super) fn parse_regs(text: &str) -> Result<Vec<usize>, String> {
     Ok(out)
 }
 
+/// `regs` as `lanes` takes them (`v1 v4 v5`), or `all v registers`.
 pub(super) fn regs_text(regs: &[usize]) -> String {
     if regs.len() == VREGS {
         return "all v registers".into();

@@ -1,25 +1,71 @@
 //! The memory view: its cursor in each space, the region it moves in, the buffers it
 //! jumps between, and the watchpoints it shows and toggles.
 
+use ratatui::crossterm::event::KeyCode;
 use wavedbg_emulator::debug::breakpoint::{Scope, WatchKind};
 use wavedbg_emulator::debug::command::{Command, WatchWhere};
 use wavedbg_emulator::debug::expr;
 use wavedbg_emulator::debug::expr::ParsedExpr;
 use wavedbg_emulator::memory::Space;
 
-use super::state::{space_index, App, Pane, SPACES};
+use super::input::Motion;
+use super::state::App;
+use crate::pane::Pane;
+
+/// Memory spaces in the order `m` cycles through them.
+pub const SPACES: [Space; 3] = [Space::Global, Space::Shared, Space::Scratch];
+
+fn space_index(s: Space) -> usize {
+    SPACES.iter().position(|x| *x == s).unwrap_or(0)
+}
+
+/// The memory view's state: a cursor per space, so switching spaces keeps each place.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MemoryPane {
+    /// The space shown; one of [`SPACES`].
+    pub space: Space,
+    /// The cursor in each space, by index in [`SPACES`]: a word-aligned byte address,
+    /// kept when the view changes space.
+    pub cursor: [u64; 3],
+}
+
+impl MemoryPane {
+    /// The view on global memory, its cursor at `first_global` (the first buffer).
+    pub fn new(first_global: u64) -> MemoryPane {
+        MemoryPane {
+            space: Space::Global,
+            cursor: [first_global, 0, 0],
+        }
+    }
+
+    /// The cursor of the space shown (a word-aligned byte address).
+    pub fn addr(&self) -> u64 {
+        self.cursor[space_index(self.space)]
+    }
+
+    fn addr_mut(&mut self) -> &mut u64 {
+        &mut self.cursor[space_index(self.space)]
+    }
+
+    /// Shows the space `steps` places further in [`SPACES`] (cyclically).
+    fn cycle_space(&mut self, steps: usize) {
+        self.space = SPACES[(space_index(self.space) + steps) % SPACES.len()];
+    }
+}
 
 impl App {
+    /// The TUI's `mem [SPACE] [ADDR|BUFFER]`: shows that space at that address (an
+    /// expression, or a global buffer's name) and focuses the memory view.
     pub(super) fn mem_command(&mut self, args: &str) -> Result<(), String> {
         let mut words = args.split_whitespace();
         let mut next = words.next();
         if let Some(s) = next.and_then(|w| SPACES.iter().find(|s| s.name() == w)) {
-            self.mem_space = *s;
+            self.memory.space = *s;
             next = words.next();
         }
         if let Some(a) = next {
             let addr = match self.engine.machine().global.by_name(a) {
-                Some(alloc) if self.mem_space == Space::Global => alloc.base,
+                Some(alloc) if self.memory.space == Space::Global => alloc.base,
                 _ => {
                     let e = expr::parse(a).map_err(|e| format!("mem: bad address `{a}`: {e}"))?;
                     e.eval(
@@ -31,29 +77,24 @@ impl App {
                         as u64
                 }
             };
-            self.mem_cursor[space_index(self.mem_space)] = addr & !3;
+            *self.memory.addr_mut() = addr & !3;
         }
         self.clamp_mem();
         self.focus = Pane::Memory;
         self.say(format!(
             "Memory: {} at {:#x}",
-            self.mem_space.name(),
-            self.mem_cursor[space_index(self.mem_space)]
+            self.memory.space.name(),
+            self.memory.addr()
         ));
         Ok(())
-    }
-
-    /// The memory cursor of the current space.
-    pub fn mem_addr(&self) -> u64 {
-        self.mem_cursor[space_index(self.mem_space)]
     }
 
     /// The range the memory view moves in: the global buffer holding the cursor, the
     /// selected wave's shared window, or one lane's scratch. `None` if the space is empty.
     pub fn mem_region(&self) -> Option<(u64, u64)> {
         let m = self.engine.machine();
-        let cursor = self.mem_addr();
-        let (start, len) = match self.mem_space {
+        let cursor = self.memory.addr();
+        let (start, len) = match self.memory.space {
             Space::Global => {
                 let allocs = m.global.allocations();
                 let a = allocs
@@ -69,26 +110,59 @@ impl App {
         (len > 0).then_some((start, start + len))
     }
 
-    pub(super) fn clamp_mem(&mut self) {
-        let i = space_index(self.mem_space);
+    /// Keeps the cursor inside [`App::mem_region`], on a word.
+    fn clamp_mem(&mut self) {
         if let Some((lo, hi)) = self.mem_region() {
-            self.mem_cursor[i] = self.mem_cursor[i].clamp(lo, hi.saturating_sub(1)) & !3;
+            let a = self.memory.addr_mut();
+            *a = (*a).clamp(lo, hi.saturating_sub(1)) & !3;
         }
     }
 
-    pub(super) fn move_mem(&mut self, delta: i64) {
-        let i = space_index(self.mem_space);
-        self.mem_cursor[i] = (self.mem_cursor[i] as i64).saturating_add(delta).max(0) as u64;
+    /// Moves the cursor by `delta` bytes, within the region.
+    fn move_mem(&mut self, delta: i64) {
+        let a = self.memory.addr_mut();
+        *a = (*a as i64).saturating_add(delta).max(0) as u64;
         self.clamp_mem();
     }
 
+    /// Shows the space `steps` places further in [`SPACES`], at its own cursor.
+    fn cycle_space(&mut self, steps: usize) {
+        self.memory.cycle_space(steps);
+        self.clamp_mem();
+    }
+
+    /// Memory keys: the arrows move a word (left, right) or a row, PgUp/PgDn a page,
+    /// Home/End to the region's ends; `m`/`M` change the space, `n`/`p` jump between
+    /// buffers and `t` toggles a watchpoint. Returns whether the key was used.
+    pub(super) fn memory_key(&mut self, code: KeyCode) -> bool {
+        let bpr = self.hits.mem_bytes_per_row.max(4) as i64;
+        let page = self.page(Pane::Memory) as i64 * bpr;
+        match (Motion::of(code), code) {
+            (Some(Motion::Down), _) => self.move_mem(bpr),
+            (Some(Motion::Up), _) => self.move_mem(-bpr),
+            (Some(Motion::Left), _) => self.move_mem(-4),
+            (Some(Motion::Right), _) => self.move_mem(4),
+            (Some(Motion::PageDown), _) => self.move_mem(page),
+            (Some(Motion::PageUp), _) => self.move_mem(-page),
+            (Some(Motion::Home), _) => self.move_mem(i64::MIN / 2),
+            (Some(Motion::End), _) => self.move_mem(i64::MAX / 2),
+            (_, KeyCode::Char('m')) => self.cycle_space(1),
+            (_, KeyCode::Char('M')) => self.cycle_space(SPACES.len() - 1),
+            (_, KeyCode::Char('n')) => self.jump_buffer(true),
+            (_, KeyCode::Char('p')) => self.jump_buffer(false),
+            (_, KeyCode::Char('t')) if !self.is_running() => self.toggle_watchpoint(),
+            _ => return false,
+        }
+        true
+    }
+
     /// The next/previous global buffer.
-    pub(super) fn jump_buffer(&mut self, forward: bool) {
-        if self.mem_space != Space::Global {
+    fn jump_buffer(&mut self, forward: bool) {
+        if self.memory.space != Space::Global {
             return;
         }
         let allocs = self.engine.machine().global.allocations();
-        let cur = self.mem_addr();
+        let cur = self.memory.addr();
         let at = allocs
             .iter()
             .position(|a| cur >= a.base && cur < a.base + a.data.len())
@@ -103,7 +177,7 @@ impl App {
             (at + n - 1) % n
         };
         let (base, name) = (allocs[next].base, allocs[next].name.clone());
-        self.mem_cursor[0] = base;
+        self.memory.cursor[0] = base;
         self.say(format!("Memory: buffer `{name}` at {base:#x}"));
     }
 
@@ -117,7 +191,7 @@ impl App {
         self.engine
             .watchpoints()
             .iter()
-            .filter(|wp| match (self.mem_space, wp.scope) {
+            .filter(|wp| match (self.memory.space, wp.scope) {
                 (Space::Global, Scope::Global) => true,
                 (Space::Shared, Scope::Shared(None)) => true,
                 (Space::Shared, Scope::Shared(Some(g))) => g == w.workgroup,
@@ -133,8 +207,8 @@ impl App {
     /// Sets a 4-byte write watchpoint on the memory cursor's word, or deletes the one
     /// there.
     pub fn toggle_watchpoint(&mut self) {
-        let addr = self.mem_addr();
-        let space = self.mem_space;
+        let addr = self.memory.addr();
+        let space = self.memory.space;
         let existing: Vec<u32> = {
             let m = self.engine.machine();
             let sel = m.waves.get(self.engine.selected_wave);

@@ -5,26 +5,39 @@
 //! state; this module knows nothing of drawing (what the last frame drew where comes back
 //! as a [`HitMap`](crate::hits::HitMap)).
 //!
-//! - [`state`]: [`App`] and its data, and the small helpers every part uses.
+//! - [`state`]: [`App`], its app-wide data, and the small helpers every part uses.
 //! - `jobs`: running commands, on the worker thread or at once, and taking in results.
 //! - `commands`: the actions keys and the command line trigger (step, breakpoints, waves).
-//! - `input`: key, mouse and paste handling.
-//! - `memory`: the memory view's cursor, regions and watchpoints.
+//! - `input`: key, mouse and paste handling, and the app-wide keys.
+//!
+//! Each pane's state is a struct in the pane's file, with the pane's keys:
+//! - `code`: the disassembly and the code cursor.
+//! - [`source`]: the kernel's source and the source cursor.
 //! - `lanes`: the lane grid's registers, and the lanes a stop concerns.
-//! - `source`: the kernel's source and the source cursor.
-//! - `activity`: each wave's active lanes over its last instructions (the sparkline).
+//! - `registers`: the registers pane's scroll.
+//! - `memory`: the memory view's cursor, regions and watchpoints.
+//! - `breakpoints`: the cursor in the breakpoint list.
+//! - `console`: the command output kept and its scroll.
+//! - [`activity`]: each wave's active lanes over its last instructions (the sparkline).
 
 pub mod activity;
+mod breakpoints;
+mod code;
 mod commands;
+mod console;
 mod input;
 mod jobs;
 mod lanes;
 mod memory;
+mod registers;
 pub mod source;
 pub mod state;
 
-pub use lanes::StopLanes;
-pub use source::SourceView;
-pub use state::{
-    demo_engine, App, CodeLayout, CodeLine, LineKind, Message, Pane, StatusKind, SPACES,
-};
+pub use breakpoints::BreakpointsPane;
+pub use code::{CodeLine, CodePane};
+pub use console::{ConsolePane, LineKind, CONSOLE_MAX};
+pub use lanes::{LanesPane, StopLanes};
+pub use memory::{MemoryPane, SPACES};
+pub use registers::RegistersPane;
+pub use source::{SourcePane, SourceView};
+pub use state::{demo_engine, App, CodeLayout, HelpOverlay, Message, Pane, StatusKind};

@@ -3,10 +3,13 @@
 //! line each instruction came from, and the source cursor, kept in step with the code
 //! cursor.
 
+use ratatui::crossterm::event::KeyCode;
 use wavedbg_emulator::debug::{Engine, NoSource};
 use wavedbg_emulator::machine::Machine;
 
+use super::input::Motion;
 use super::state::App;
+use crate::pane::Pane;
 
 /// Columns between tab stops when a source line is shown.
 const TAB: usize = 8;
@@ -14,7 +17,7 @@ const TAB: usize = 8;
 /// The kernel's source, ready to show.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SourceView {
-    /// The file name.
+    /// The file's name as the kernel was opened (shown in the pane's title).
     pub name: String,
     /// Its lines (tabs expanded, control characters shown as `?`).
     pub lines: Vec<String>,
@@ -53,6 +56,36 @@ impl SourceView {
     pub fn line_of(&self, m: &Machine, addr: u64) -> Option<usize> {
         let line = m.program().line_at(addr)? as usize;
         line.checked_sub(1).filter(|i| *i < self.lines.len())
+    }
+}
+
+/// The source pane's state: the text (or why there is none) and a cursor kept on the
+/// code cursor's line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SourcePane {
+    /// The kernel's source, or why there is none (the pane shows that text).
+    pub view: Result<SourceView, String>,
+    /// The cursor: a 0-based line index into the source's lines.
+    pub cursor: usize,
+}
+
+impl SourcePane {
+    /// The number of source lines (0 without a source).
+    pub fn len(&self) -> usize {
+        self.view.as_ref().map_or(0, |s| s.lines.len())
+    }
+
+    /// Whether there is no source line to move in.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The first instruction of source line `index` (0-based).
+    pub fn line_addr(&self, index: usize) -> Option<u64> {
+        self.view
+            .as_ref()
+            .ok()
+            .and_then(|s| s.first_addr.get(index).copied().flatten())
     }
 }
 
@@ -103,22 +136,22 @@ pub(crate) fn printable(line: &str) -> String {
 impl App {
     /// The source line of the code cursor's instruction, if any.
     pub(super) fn code_cursor_line(&self) -> Option<usize> {
-        let src = self.source.as_ref().ok()?;
-        let addr = self.code.get(self.code_cursor)?.addr;
+        let src = self.source.view.as_ref().ok()?;
+        let addr = self.code.lines.get(self.code.cursor)?.addr;
         src.line_of(self.engine.machine(), addr)
     }
 
     /// Puts the code cursor on line `i` of the disassembly (clamped), and the source cursor
     /// on its source line: the two code views show the same place.
     pub(super) fn set_code_cursor(&mut self, i: usize) {
-        self.code_cursor = i.min(self.code.len().saturating_sub(1));
+        self.code.cursor = i.min(self.code.lines.len().saturating_sub(1));
         self.sync_source_to_code();
     }
 
     /// Moves the source cursor to the code cursor's line.
     pub(super) fn sync_source_to_code(&mut self) {
         if let Some(line) = self.code_cursor_line() {
-            self.source_cursor = line;
+            self.source.cursor = line;
         }
     }
 
@@ -126,49 +159,62 @@ impl App {
     /// one).
     pub(super) fn sync_code_to_source(&mut self) {
         if let Some(i) = self
-            .source_line_addr(self.source_cursor)
-            .and_then(|a| self.code_index(a))
+            .source
+            .line_addr(self.source.cursor)
+            .and_then(|a| self.code.index_of(a))
         {
-            self.code_cursor = i;
+            self.code.cursor = i;
         }
-    }
-
-    /// The first instruction of source line `index` (0-based).
-    pub fn source_line_addr(&self, index: usize) -> Option<u64> {
-        self.source
-            .as_ref()
-            .ok()
-            .and_then(|s| s.first_addr.get(index).copied().flatten())
     }
 
     /// Moves the source cursor by `delta` lines (clamped) and the code cursor with it.
     pub(super) fn move_source(&mut self, delta: isize) {
-        let n = self.source.as_ref().map_or(0, |s| s.lines.len());
+        let n = self.source.len();
         if n == 0 {
             return;
         }
-        self.source_cursor =
-            (self.source_cursor as isize + delta).clamp(0, n as isize - 1) as usize;
+        self.source.cursor =
+            (self.source.cursor as isize + delta).clamp(0, n as isize - 1) as usize;
         self.sync_code_to_source();
+    }
+
+    /// Source keys: the cursor moves a line, a page, to the first or last line, or (`.`)
+    /// to the selected wave's PC; the code cursor follows. Returns whether the key was
+    /// used.
+    pub(super) fn source_key(&mut self, code: KeyCode) -> bool {
+        let page = self.page(Pane::Source) as isize;
+        let n = self.source.len() as isize;
+        match (Motion::of(code), code) {
+            (Some(Motion::Down), _) => self.move_source(1),
+            (Some(Motion::Up), _) => self.move_source(-1),
+            (Some(Motion::PageDown), _) => self.move_source(page),
+            (Some(Motion::PageUp), _) => self.move_source(-page),
+            (Some(Motion::Home), _) => self.move_source(-n),
+            (Some(Motion::End), _) => self.move_source(n),
+            (_, KeyCode::Char('.')) => self.follow_pc(),
+            _ => return false,
+        }
+        true
     }
 
     /// The address the cursor of the focused code view is on: the code cursor's
     /// instruction, or the source cursor's line's first instruction (`Err`: the line has
     /// none).
     pub(super) fn cursor_addr(&self) -> Result<u64, String> {
-        if self.focus == crate::pane::Pane::Source {
-            if self.source.is_err() {
+        if self.focus == Pane::Source {
+            if self.source.view.is_err() {
                 return Err("There is no source here; v switches to the disassembly.".into());
             }
-            return self.source_line_addr(self.source_cursor).ok_or_else(|| {
+            return self.source.line_addr(self.source.cursor).ok_or_else(|| {
                 format!(
                     "Line {} has no instruction (move to a line with one).",
-                    self.source_cursor + 1
+                    self.source.cursor + 1
                 )
             });
         }
         self.code
-            .get(self.code_cursor)
+            .lines
+            .get(self.code.cursor)
             .map(|l| l.addr)
             .ok_or_else(|| "There is no code.".to_string())
     }

@@ -1,5 +1,6 @@
-//! [`App`], the whole debugger state, and the types it is made of (panes, disassembly
-//! lines, console lines, the status line).
+//! [`App`], the whole debugger state: each pane's state (in the pane's own file), and the
+//! app-wide state kept here (focus, layout, the status line and messages, the help
+//! overlay).
 
 use std::path::Path;
 
@@ -7,13 +8,17 @@ use wavedbg_emulator::debug::driver::Driver;
 use wavedbg_emulator::debug::session::Recorder;
 use wavedbg_emulator::debug::view;
 use wavedbg_emulator::debug::{Engine, KernelSource};
-use wavedbg_emulator::disasm;
 use wavedbg_emulator::machine::Machine;
-use wavedbg_emulator::memory::Space;
 
 use super::activity::Activity;
-use super::lanes::kernel_vregs;
-use super::source::{printable, SourceView};
+use super::breakpoints::BreakpointsPane;
+use super::code::CodePane;
+use super::console::ConsolePane;
+pub use super::console::LineKind;
+use super::lanes::{kernel_vregs, LanesPane};
+use super::memory::MemoryPane;
+use super::registers::RegistersPane;
+use super::source::{printable, SourcePane, SourceView};
 use crate::completion::Words;
 use crate::editor::LineEditor;
 use crate::history::History;
@@ -22,38 +27,16 @@ pub use crate::pane::{CodeLayout, Pane};
 use crate::worker::Job;
 use crate::{TuiError, TuiOptions};
 
-/// One line of the disassembly (decoded once: the code never changes).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CodeLine {
-    /// Byte address.
-    pub addr: u64,
-    /// Labels at this address.
-    pub labels: Vec<String>,
-    /// The instruction as text.
-    pub text: String,
-}
-
-/// How a console line is shown.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum LineKind {
-    /// A command as entered.
-    Command,
-    /// Output.
-    Output,
-    /// An error.
-    Error,
-}
-
 /// The kind of the status line's message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum StatusKind {
-    /// Nothing has run yet.
+    /// Nothing has run yet, or the launch restarted (the status shows the kernel).
     Ready,
     /// A normal stop (step, reached, interrupt).
     Stopped,
-    /// A breakpoint or watchpoint.
+    /// A breakpoint, watchpoint, sanitizer finding or `brk` stopped the run.
     Hit,
-    /// Every wave exited.
+    /// Every wave exited: the launch is over (restart runs it again).
     Finished,
     /// A fault, deadlock, blocked run or condition error.
     Problem,
@@ -62,91 +45,78 @@ pub enum StatusKind {
 /// A one-line message under the status line.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Message {
-    /// Text.
+    /// One line, printable (tabs expanded, controls shown as `?`); cut with `…` if it
+    /// does not fit.
     pub text: String,
-    /// Whether it reports an error.
+    /// Whether it reports an error (drawn in the error colour).
     pub error: bool,
 }
 
-/// Memory spaces in the order `m` cycles through them.
-pub const SPACES: [Space; 3] = [Space::Global, Space::Shared, Space::Scratch];
-
-pub(super) fn space_index(s: Space) -> usize {
-    SPACES.iter().position(|x| *x == s).unwrap_or(0)
+/// The help overlay's state (its text is [`crate::ui::HELP`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct HelpOverlay {
+    /// Whether it shows (over every pane, taking the keys).
+    pub open: bool,
+    /// The first help line shown (clamped when drawn).
+    pub scroll: usize,
 }
 
-/// Console lines kept (older ones are dropped, and the console says how many).
-pub const CONSOLE_MAX: usize = 10_000;
-
-/// The whole debugger state.
+/// The whole debugger state: the engine, each pane's state, and what is app-wide (focus,
+/// layout, the command line, messages, the job in progress).
 pub struct App {
     /// The engine (while a job runs: the state before it, shown until the job ends).
     pub engine: Engine,
     /// The machine to compare with for change highlighting (the state before the last
     /// command that ran the machine).
     pub baseline: Machine,
-    /// The disassembly.
-    pub code: Vec<CodeLine>,
-    /// The kernel's source, or why there is none.
-    pub source: Result<SourceView, String>,
-    /// Which code views show.
+    /// The disassembly and its cursor.
+    pub code: CodePane,
+    /// The kernel's source and its cursor.
+    pub source: SourcePane,
+    /// The lane grid's registers and scroll.
+    pub lanes: LanesPane,
+    /// The registers pane's scroll through the u registers.
+    pub registers: RegistersPane,
+    /// The memory view's space and cursors.
+    pub memory: MemoryPane,
+    /// The breakpoints pane's cursor in the engine's breakpoints and watchpoints.
+    pub breakpoints: BreakpointsPane,
+    /// The console's lines and scroll.
+    pub console: ConsolePane,
+    /// Which code views show (`v`): disassembly, source, or both.
     pub layout: CodeLayout,
-    /// The focused pane.
+    /// The focused pane (one the layout shows).
     pub focus: Pane,
     /// Whether the focused pane is maximised (`z`).
     pub zoom: bool,
     /// The pane to focus again when the console's zoom (`o`) ends.
     pub(super) zoom_return: Option<Pane>,
-    /// Cursor in the disassembly (index into `code`).
-    pub code_cursor: usize,
-    /// Cursor in the source (a 0-based line index).
-    pub source_cursor: usize,
-    /// The v registers the lane grid can show, and the first one shown.
-    pub lane_regs: Vec<usize>,
-    /// Index into `lane_regs` of the first register shown.
-    pub lane_offset: usize,
-    /// First row of u registers shown.
-    pub regs_scroll: usize,
-    /// The memory view's space.
-    pub mem_space: Space,
-    /// Memory cursor per space (a byte address, word-aligned).
-    pub mem_cursor: [u64; 3],
-    /// Cursor in the breakpoint list.
-    pub bp_cursor: usize,
-    /// Command output.
-    pub console: Vec<(String, LineKind)>,
-    /// Rows (of wrapped lines) scrolled up from the bottom of the console.
-    pub console_scroll: usize,
-    /// Console lines dropped from the start (beyond [`CONSOLE_MAX`]).
-    pub console_dropped: usize,
-    /// How many rows each console line wraps to, kept between frames (lines only come
-    /// at the end and go at the start, so a frame wraps only the new ones).
-    pub console_rows: std::cell::RefCell<crate::ui::ConsoleRows>,
     /// The command line, while open.
     pub editor: Option<LineEditor>,
-    /// Command history.
+    /// The command history shared with the REPL, and where Up/Down browse in it.
     pub history: History,
+    /// The completion words (the resident waves' ids change as the launch runs).
     pub(super) words: Words,
     /// The message under the status line.
     pub message: Option<Message>,
     /// The status line's text and kind.
     pub status: (String, StatusKind),
-    /// Whether the help overlay is open, and its scroll.
-    pub help: bool,
-    /// First help line shown.
-    pub help_scroll: usize,
+    /// Whether the help overlay shows (`?`), and its scroll.
+    pub help: HelpOverlay,
     /// Asking whether to quit during a run.
     pub confirm_quit: bool,
     /// Asking whether to restart the launch.
     pub confirm_restart: bool,
     /// Each resident wave's active lanes over its last instructions.
     pub activity: Activity,
-    /// Set when the user quits.
+    /// Set when the user quits: the event loop ends after this key.
     pub quit: bool,
-    /// The job in progress.
+    /// The commands running on the worker thread (`None`: the engine is idle here).
     pub job: Option<Job>,
+    /// The machine before the running job: the change baseline once it stops.
     pub(super) job_before: Option<Machine>,
-    /// The command path: what Enter repeats, and the `--record` script.
+    /// The command path: what Enter repeats, and the `--record` script (dropped after
+    /// a write failed).
     pub(super) driver: Driver,
     /// What the last frame drew where (for mouse clicks and page sizes).
     pub hits: HitMap,
@@ -170,20 +140,11 @@ impl App {
             History::load(&options.history)
         };
         let m = engine.machine();
-        let lines = disasm::decode_all(&m.program().code);
-        let labels = disasm::labels_for(&m.program().labels, &lines);
-        let code: Vec<CodeLine> = lines
-            .iter()
-            .map(|l| CodeLine {
-                addr: l.addr,
-                labels: labels.get(&l.addr).cloned().unwrap_or_default(),
-                text: match &l.instr {
-                    Some(i) => disasm::instr_text(i, l.addr, &labels),
-                    None => format!(".word {:#010x}", l.words.first().copied().unwrap_or(0)),
-                },
-            })
-            .collect();
-        let default_regs = kernel_vregs(m);
+        let code = CodePane::of(m);
+        let lanes = LanesPane {
+            regs: kernel_vregs(m),
+            offset: 0,
+        };
         let first_global = m.global.allocations().first().map_or(0, |a| a.base);
         let status = format!(
             "{}: {} resident, {} of {} lanes. Press ? for help.",
@@ -192,8 +153,11 @@ impl App {
             view::count(m.launch().grid as u64, "workgroup"),
             m.launch().workgroup_lanes
         );
-        let source = SourceView::of(&engine);
-        let layout = if source.is_ok() {
+        let source = SourcePane {
+            view: SourceView::of(&engine),
+            cursor: 0,
+        };
+        let layout = if source.view.is_ok() {
             CodeLayout::Split
         } else {
             CodeLayout::Asm
@@ -207,27 +171,19 @@ impl App {
             code,
             source,
             layout,
+            lanes,
+            registers: RegistersPane::default(),
+            memory: MemoryPane::new(first_global),
+            breakpoints: BreakpointsPane::default(),
+            console: ConsolePane::default(),
             focus: Pane::Code,
             zoom: false,
             zoom_return: None,
-            code_cursor: 0,
-            source_cursor: 0,
-            lane_regs: default_regs,
-            lane_offset: 0,
-            regs_scroll: 0,
-            mem_space: Space::Global,
-            mem_cursor: [first_global, 0, 0],
-            bp_cursor: 0,
-            console: Vec::new(),
-            console_scroll: 0,
-            console_dropped: 0,
-            console_rows: Default::default(),
             editor: None,
             history,
             message: None,
             status: (status, StatusKind::Ready),
-            help: false,
-            help_scroll: 0,
+            help: HelpOverlay::default(),
             confirm_quit: false,
             confirm_restart: false,
             activity,
@@ -241,6 +197,7 @@ impl App {
         Ok(app)
     }
 
+    /// Shows `text` under the status line.
     pub(super) fn say(&mut self, text: impl Into<String>) {
         self.message = Some(Message {
             text: printable(&text.into()),
@@ -248,6 +205,7 @@ impl App {
         });
     }
 
+    /// Shows `text` under the status line as an error.
     pub(super) fn complain(&mut self, text: impl Into<String>) {
         self.message = Some(Message {
             text: printable(&text.into()),
@@ -255,16 +213,12 @@ impl App {
         });
     }
 
+    /// Appends `text` to the console (see [`ConsolePane::push`]).
     pub(super) fn log(&mut self, text: &str, kind: LineKind) {
-        for l in text.lines() {
-            self.console.push((printable(l), kind));
-        }
-        let excess = self.console.len().saturating_sub(CONSOLE_MAX);
-        self.console.drain(..excess);
-        self.console_dropped += excess;
-        self.console_scroll = 0;
+        self.console.push(text, kind);
     }
 
+    /// `q`: quits, or during a run asks first.
     pub(super) fn request_quit(&mut self) {
         if self.is_running() {
             self.confirm_quit = true;
@@ -276,16 +230,17 @@ impl App {
     /// Moves the disassembly cursor, and the source cursor, to the selected wave's PC.
     pub fn follow_pc(&mut self) {
         if let Some(pc) = self.selected_pc() {
-            if let Some(i) = self.code_index(pc) {
-                self.code_cursor = i;
+            if let Some(i) = self.code.index_of(pc) {
+                self.code.cursor = i;
             }
             if let Some(line) = self
                 .source
+                .view
                 .as_ref()
                 .ok()
                 .and_then(|s| s.line_of(self.engine.machine(), pc))
             {
-                self.source_cursor = line;
+                self.source.cursor = line;
             }
         }
     }
@@ -311,7 +266,7 @@ impl App {
         Some((before[..start].chars().count(), candidates))
     }
 
-    /// The selected wave's PC.
+    /// The selected wave's PC (a byte address); `None` when no wave is resident.
     pub fn selected_pc(&self) -> Option<u64> {
         self.engine
             .machine()
@@ -320,11 +275,7 @@ impl App {
             .map(|w| w.pc)
     }
 
-    /// The disassembly line at `addr`.
-    pub fn code_index(&self, addr: u64) -> Option<usize> {
-        self.code.binary_search_by_key(&addr, |l| l.addr).ok()
-    }
-
+    /// The rows `pane` showed in the last frame (at least 1): what PgUp/PgDn move.
     pub(super) fn page(&self, pane: Pane) -> usize {
         (self.hits.rows[pane.index()] as usize).max(1)
     }

@@ -81,7 +81,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, hits: &mut HitMap) -> (boo
     }
     let total = rows.len();
     let h = area.height as usize;
-    let start = window(app.bp_cursor, h, rows.len());
+    let start = window(app.breakpoints.cursor, h, rows.len());
     let focused = app.focus == Pane::Breakpoints;
     let shown: Vec<Line> = rows
         .into_iter()
@@ -94,7 +94,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, hits: &mut HitMap) -> (boo
                 Rect::new(area.x, area.y + (i - start) as u16, area.width, 1),
                 i,
             );
-            if i == app.bp_cursor && focused {
+            if i == app.breakpoints.cursor && focused {
                 line.patch_style(theme::cursor())
             } else {
                 line

@@ -57,7 +57,7 @@ pub(crate) fn gutter(
 /// Draws the pane; returns whether rows are hidden above and below.
 pub fn draw(frame: &mut Frame, area: Rect, app: &App, hits: &mut HitMap) -> (bool, bool) {
     let h = area.height as usize;
-    if h == 0 || app.code.is_empty() {
+    if h == 0 || app.code.lines.is_empty() {
         return (false, false);
     }
     let m = app.engine.machine();
@@ -65,16 +65,16 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, hits: &mut HitMap) -> (boo
     let focused = app.focus == Pane::Code;
     let marks = finding_marks(app);
     // Rows for the lines around the cursor (labels take rows of their own).
-    let lo = app.code_cursor.saturating_sub(h);
-    let hi = (app.code_cursor + h + 1).min(app.code.len());
+    let lo = app.code.cursor.saturating_sub(h);
+    let hi = (app.code.cursor + h + 1).min(app.code.lines.len());
     let mut rows: Vec<(Line, Option<usize>)> = Vec::with_capacity(2 * h + 8);
     let mut cursor_row = 0;
     for i in lo..hi {
-        let l = &app.code[i];
+        let l = &app.code.lines[i];
         for name in &l.labels {
             rows.push((Line::styled(format!("{name}:"), theme::label()), None));
         }
-        if i == app.code_cursor {
+        if i == app.code.cursor {
             cursor_row = rows.len();
         }
         let at_pc = pc == Some(l.addr);
@@ -106,7 +106,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, hits: &mut HitMap) -> (boo
                 theme::error(),
             ));
         }
-        if i == app.code_cursor && focused {
+        if i == app.code.cursor && focused {
             line = line.patch_style(theme::cursor());
         }
         rows.push((line, Some(i)));
@@ -130,6 +130,6 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, hits: &mut HitMap) -> (boo
         .collect();
     super::put_lines(frame, area, &shown);
     let above = lo > 0 || start > 0;
-    let below = hi < app.code.len() || start + h < rows.len();
+    let below = hi < app.code.lines.len() || start + h < rows.len();
     (above, below)
 }

@@ -9,13 +9,13 @@ use ratatui::text::Line;
 use ratatui::Frame;
 
 use super::{text, theme};
-use crate::app::{App, LineKind};
+use crate::app::{App, ConsolePane, LineKind};
 use crate::hits::HitMap;
 
 /// The pane's title: where the view is when scrolled back.
 pub fn title(app: &App) -> String {
-    if app.console_scroll > 0 {
-        format!(" Console: {} rows back (End: latest) ", app.console_scroll)
+    if app.console.scroll > 0 {
+        format!(" Console: {} rows back (End: latest) ", app.console.scroll)
     } else {
         " Console ".to_string()
     }
@@ -42,7 +42,7 @@ fn rows_of(line: &str, cols: usize) -> Vec<String> {
 /// lines are only added at the end and dropped at the start, so a frame wraps only the
 /// lines added since the last one (and all of them after a resize).
 #[derive(Debug, Default)]
-pub struct ConsoleRows {
+pub(super) struct ConsoleRows {
     cols: usize,
     /// Index (counting dropped lines) of the line `counts[0]` is for.
     first: usize,
@@ -51,24 +51,24 @@ pub struct ConsoleRows {
 }
 
 impl ConsoleRows {
-    /// Brings the counts up to date with `app`'s console at `cols` columns.
-    fn sync(&mut self, app: &App, cols: usize) {
-        if self.cols != cols || self.first > app.console_dropped {
+    /// Brings the counts up to date with `console` at `cols` columns.
+    fn sync(&mut self, console: &ConsolePane, cols: usize) {
+        if self.cols != cols || self.first > console.dropped {
             *self = ConsoleRows {
                 cols,
-                first: app.console_dropped,
+                first: console.dropped,
                 ..ConsoleRows::default()
             };
         }
-        while self.first < app.console_dropped {
+        while self.first < console.dropped {
             match self.counts.pop_front() {
                 Some(n) => self.total -= n,
-                None => self.first = app.console_dropped - 1,
+                None => self.first = console.dropped - 1,
             }
             self.first += 1;
         }
         let have = self.counts.len();
-        for (line, _) in app.console.iter().skip(have) {
+        for (line, _) in console.lines.iter().skip(have) {
             let n = rows_of(line, cols).len();
             self.counts.push_back(n);
             self.total += n;
@@ -76,13 +76,20 @@ impl ConsoleRows {
     }
 }
 
-/// Draws the pane; returns whether rows are hidden above and below.
-pub fn draw(frame: &mut Frame, area: Rect, app: &App, hits: &mut HitMap) -> (bool, bool) {
+/// Draws the pane, bringing `cache` up to date; returns whether rows are hidden above and
+/// below.
+pub fn draw(
+    frame: &mut Frame,
+    area: Rect,
+    app: &App,
+    cache: &mut ConsoleRows,
+    hits: &mut HitMap,
+) -> (bool, bool) {
     let h = area.height as usize;
     if h == 0 || area.width == 0 {
         return (false, false);
     }
-    if app.console.is_empty() {
+    if app.console.lines.is_empty() {
         text::put_wrapped(
             frame,
             area,
@@ -93,26 +100,25 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, hits: &mut HitMap) -> (boo
     }
     // One column stays free for the cut marker (see `text`); wrapped rows never need it.
     let cols = area.width as usize - 1;
-    let dropped = (app.console_dropped > 0).then(|| {
+    let dropped = (app.console.dropped > 0).then(|| {
         format!(
             "({} older lines were dropped; the console keeps {})",
-            app.console_dropped,
-            crate::app::state::CONSOLE_MAX
+            app.console.dropped,
+            crate::app::CONSOLE_MAX
         )
     });
-    let mut cache = app.console_rows.borrow_mut();
-    cache.sync(app, cols);
+    cache.sync(&app.console, cols);
     let counts = &cache.counts;
     let head_rows = dropped.as_ref().map_or(0, |d| rows_of(d, cols).len());
     let total = head_rows + cache.total;
     hits.console_rows = total;
-    let scroll = app.console_scroll.min(total.saturating_sub(h));
+    let scroll = app.console.scroll.min(total.saturating_sub(h));
     let bottom = total - scroll;
     let top = bottom.saturating_sub(h);
     // Walk back from the last line to collect rows top..bottom.
     let mut rows: Vec<Line> = Vec::with_capacity(h);
     let mut row_end = total;
-    for (i, (line, kind)) in app.console.iter().enumerate().rev() {
+    for (i, (line, kind)) in app.console.lines.iter().enumerate().rev() {
         let row_start = row_end - counts[i];
         if row_start < bottom && row_end > top {
             let wrapped = rows_of(line, cols);

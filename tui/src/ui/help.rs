@@ -59,7 +59,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
         h,
     );
     let inner_h = h.saturating_sub(2) as usize;
-    let scroll = app.help_scroll.min(HELP.len().saturating_sub(inner_h));
+    let scroll = app.help.scroll.min(HELP.len().saturating_sub(inner_h));
     let lines: Vec<Line> = HELP
         .iter()
         .skip(scroll)

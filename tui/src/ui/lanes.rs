@@ -18,10 +18,10 @@ use crate::app::App;
 use crate::hits::HitMap;
 use crate::pane::Pane;
 
-/// Width of a lane label (`>● 12 `, `>●(12)` when inactive) and of a value cell
-/// (` 0000002a*`).
+/// Width in cells of a lane label: `>● 12 `, or `>●(12)` when the lane is inactive.
 pub const LABEL: usize = 6;
-/// Width of a value cell.
+/// Width in cells of a value cell: ` 0000002a*` (a space, 8 hex digits, the change mark),
+/// so the grid never shows part of a value.
 pub const CELL: usize = 10;
 const GAP: usize = 1;
 const LANES: usize = 32;
@@ -97,9 +97,9 @@ pub fn title(app: &App, inner: Rect) -> String {
     let Some(p) = plan(inner.width as usize, inner.height as usize, lane as usize) else {
         return format!(" Lanes: wave {}, {active}/32 active, lane {lane} ", w.id);
     };
-    let n = app.lane_regs.len();
-    let shown = app.shown_regs(p.regs).len();
-    let first = app.regs_start(p.regs) + 1;
+    let n = app.lanes.regs.len();
+    let shown = app.lanes.shown(p.regs).len();
+    let first = app.lanes.start(p.regs) + 1;
     let last = first + shown - 1;
     let lanes = (p.per_screen() < LANES).then(|| (p.first, p.first + p.per_screen() - 1));
     let regs = (shown < n).then_some((first, last));
@@ -161,7 +161,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, hits: &mut HitMap) -> (boo
         return (false, false);
     };
     hits.lane_regs = p.regs;
-    let regs = app.shown_regs(p.regs);
+    let regs = app.lanes.shown(p.regs);
     let base = app.baseline.waves.get(wi).filter(|b| b.id == w.id);
     let focused = app.focus == Pane::Lanes;
     let stop = app.stop_lanes();

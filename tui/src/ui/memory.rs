@@ -31,7 +31,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, hits: &mut HitMap) -> (boo
     }
     let m = app.engine.machine();
     let (wave, lane) = (app.engine.selected_wave, app.engine.selected_lane);
-    let space = app.mem_space;
+    let space = app.memory.space;
     let focused = app.focus == Pane::Memory;
     // The space selector and where we are.
     let mut head: Vec<Span> = Vec::new();
@@ -65,7 +65,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, hits: &mut HitMap) -> (boo
             .map_or(String::new(), |w| format!("wave {} lane {lane}", w.id)),
     };
     head.push(Span::styled(
-        format!("  {scope} {lo:#x}..{hi:#x} @{:#x}", app.mem_addr()),
+        format!("  {scope} {lo:#x}..{hi:#x} @{:#x}", app.memory.addr()),
         theme::dim(),
     ));
     let mut lines = vec![Line::from(head)];
@@ -84,7 +84,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, hits: &mut HitMap) -> (boo
     let bpr = bpr as u64;
     hits.mem_bytes_per_row = bpr;
     let rows = h - 1;
-    let cursor = app.mem_addr();
+    let cursor = app.memory.addr();
     let lo_row = lo / bpr * bpr;
     let cur_row = cursor / bpr * bpr;
     let last_row = (hi - 1) / bpr * bpr;

@@ -1,6 +1,7 @@
 //! Drawing: the layout and one file per pane. Drawing only reads the [`App`]; it returns a
-//! [`HitMap`] telling where things were drawn, for mouse clicks and page sizes. Nothing in
-//! [`crate::app`] depends on this module.
+//! [`HitMap`] telling where things were drawn, for mouse clicks and page sizes. What it
+//! keeps from one frame to the next to draw faster is its own ([`DrawState`], owned by
+//! whoever draws). Nothing in [`crate::app`] depends on this module.
 //!
 //! Nothing is cut silently: text that does not fit ends with `…` ([`text`]), the console
 //! wraps, titles are shortened with `…`, and a pane with more rows than it shows marks its
@@ -9,7 +10,6 @@
 mod breakpoints;
 mod code;
 mod console;
-pub use console::ConsoleRows;
 mod help;
 mod lanes;
 mod memory;
@@ -39,8 +39,16 @@ pub const WIDE: (u16, u16) = (100, 30);
 /// Smaller terminals show only a request for a bigger one.
 pub const SMALLEST: (u16, u16) = (20, 6);
 
-/// Draws the whole screen.
-pub fn draw(frame: &mut Frame, app: &App) -> HitMap {
+/// What drawing keeps between frames so as not to redo work: a cache, never state the
+/// user sees change. Owned by the event loop (or a test) and passed to each [`draw`]; a
+/// fresh one draws the same screen, only slower.
+#[derive(Debug, Default)]
+pub struct DrawState {
+    console: console::ConsoleRows,
+}
+
+/// Draws the whole screen, using and updating `state`'s caches.
+pub fn draw(frame: &mut Frame, app: &App, state: &mut DrawState) -> HitMap {
     let area = frame.area();
     let mut hits = HitMap::default();
     if area.width < SMALLEST.0 || area.height < SMALLEST.1 {
@@ -61,7 +69,7 @@ pub fn draw(frame: &mut Frame, app: &App) -> HitMap {
             ),
             ratatui::style::Style::new(),
         );
-        if app.help {
+        if app.help.open {
             help::draw(frame, area, app);
         }
         return hits;
@@ -103,14 +111,14 @@ pub fn draw(frame: &mut Frame, app: &App) -> HitMap {
             Pane::Registers => registers::draw(frame, inner, app),
             Pane::Memory => memory::draw(frame, inner, app, &mut hits),
             Pane::Breakpoints => breakpoints::draw(frame, inner, app, &mut hits),
-            Pane::Console => console::draw(frame, inner, app, &mut hits),
+            Pane::Console => console::draw(frame, inner, app, &mut state.console, &mut hits),
         };
         scroll_marks(frame, rect, inner, more);
     }
     status::draw_status(frame, status_row, app);
     status::draw_command(frame, command_row, app);
     status::draw_completions(frame, main, command_row, app);
-    if app.help {
+    if app.help.open {
         help::draw(frame, area, app);
     }
     hits
@@ -284,7 +292,7 @@ pub fn pane_title(app: &App, pane: Pane, inner: Rect) -> String {
             Some(p) => format!(" Code: {p} "),
             None => " Code ".into(),
         },
-        Pane::Source => match &app.source {
+        Pane::Source => match &app.source.view {
             Ok(s) => format!(" Source: {} ", s.name),
             Err(_) => " Source ".into(),
         },

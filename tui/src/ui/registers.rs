@@ -183,7 +183,10 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) -> (bool, bool) {
     let cols = ((room + 2) / CELL).max(1);
     let rows_total = w.u.len().div_ceil(cols);
     let room_rows = (area.height as usize).saturating_sub(lines.len());
-    let scroll = app.regs_scroll.min(rows_total.saturating_sub(room_rows));
+    let scroll = app
+        .registers
+        .scroll
+        .min(rows_total.saturating_sub(room_rows));
     let first_u_row = lines.len();
     for row in scroll..rows_total {
         if lines.len() >= area.height as usize {

@@ -25,7 +25,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, hits: &mut HitMap) -> (boo
     if h == 0 {
         return (false, false);
     }
-    let src = match &app.source {
+    let src = match &app.source.view {
         Ok(s) => s,
         Err(why) => {
             text::put_wrapped(frame, area, why, theme::dim());
@@ -70,7 +70,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, hits: &mut HitMap) -> (boo
     }
     let digits = n.to_string().len().max(3);
     let focused = app.focus == Pane::Source;
-    let start = window(app.source_cursor.min(n - 1), h, n);
+    let start = window(app.source.cursor.min(n - 1), h, n);
     let end = (start + h).min(n);
     let mut lines = Vec::with_capacity(end - start);
     for (y, i) in (start..end).enumerate() {
@@ -100,7 +100,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, hits: &mut HitMap) -> (boo
             ));
         }
         let mut line = Line::from(spans);
-        if i == app.source_cursor && focused {
+        if i == app.source.cursor && focused {
             line = line.patch_style(theme::cursor());
         }
         hits.item(

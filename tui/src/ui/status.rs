@@ -25,7 +25,9 @@ pub fn thousands(n: u64) -> String {
     out
 }
 
-/// Draws the status line.
+/// Draws the status line: a coloured badge for the last stop's kind and its text (or a
+/// run's progress), then the selected wave and lane and the instructions executed (and
+/// how many the recorded history holds, after time travel went back).
 pub fn draw_status(frame: &mut Frame, area: Rect, app: &App) {
     let m = app.engine.machine();
     let (badge, color, text) = if let Some(job) = &app.job {
@@ -138,17 +140,17 @@ pub fn footer_keys(room: usize) -> String {
 pub fn draw_command(frame: &mut Frame, area: Rect, app: &App) {
     let room = (area.width as usize).saturating_sub(1);
     if let Some(e) = &app.editor {
+        // In cells, so a wide character moves the cursor two columns.
+        let line = format!(":{}", e.text());
+        let cur = 1 + text::width(e.before_cursor());
         // Scroll to keep the cursor on screen; `…` first when the start is hidden.
-        let text: Vec<char> = format!(":{}", e.text()).chars().collect();
-        let cur = 1 + e.cursor();
-        let skip = if cur < room { 0 } else { cur + 2 - room };
-        let mut shown: String = text.iter().skip(skip).collect();
-        if skip > 0 {
-            shown = format!("{}{}", text::CUT, shown.chars().skip(1).collect::<String>());
-        }
-        let line = Line::from(vec![Span::raw(shown)]);
-        super::put_lines(frame, area, &[line]);
-        let x = (cur - skip).min(area.width.saturating_sub(1) as usize) as u16;
+        let (shown, shift) = if cur < room {
+            (line, 0)
+        } else {
+            hide_start(&line, cur + 2 - room)
+        };
+        super::put_lines(frame, area, &[Line::raw(shown)]);
+        let x = (cur - shift).min(area.width.saturating_sub(1) as usize) as u16;
         frame.set_cursor_position(Position {
             x: area.x + x,
             y: area.y,
@@ -189,6 +191,24 @@ pub fn draw_command(frame: &mut Frame, area: Rect, app: &App) {
         Span::styled(ALWAYS, theme::dim()),
     ]);
     super::put_lines(frame, area, &[line]);
+}
+
+/// `line` with its first `cells` cells hidden behind a `…` (which takes a cell of its
+/// own): the text shown, and how many cells the rest moved left (`cells`, or one more
+/// when a wide character straddles the cut).
+fn hide_start(line: &str, cells: usize) -> (String, usize) {
+    let mut hidden = 0;
+    let mut rest = line.chars();
+    while hidden <= cells {
+        match rest.next() {
+            Some(c) => hidden += text::width(c.encode_utf8(&mut [0; 4])),
+            None => break,
+        }
+    }
+    (
+        format!("{}{}", text::CUT, rest.as_str()),
+        hidden.saturating_sub(1),
+    )
 }
 
 /// The completions of the word being typed, in a box above the command line (over the

@@ -1,0 +1,76 @@
+//! The breakpoints pane's state: a cursor in the list of breakpoints, then watchpoints,
+//! and the keys that delete, enable and disable the entry under it.
+
+use ratatui::crossterm::event::KeyCode;
+use wavedbg_emulator::debug::command::Command;
+
+use super::input::Motion;
+use super::state::App;
+use crate::pane::Pane;
+
+/// The breakpoints pane's state (the entries themselves are the engine's).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct BreakpointsPane {
+    /// The entry under the cursor: an index into the engine's breakpoints followed by its
+    /// watchpoints (kept below their count after each command).
+    pub cursor: usize,
+}
+
+/// The entry under the cursor: its id, whether it is enabled, and a breakpoint's address
+/// (`None`: a watchpoint).
+type Entry = (u32, bool, Option<u64>);
+
+impl App {
+    /// The breakpoint or watchpoint under the cursor.
+    fn breakpoint_entry(&self) -> Option<Entry> {
+        let bps = self.engine.breakpoints();
+        let i = self.breakpoints.cursor;
+        match i.checked_sub(bps.len()) {
+            None => bps.get(i).map(|b| (b.id, b.enabled, Some(b.addr))),
+            Some(w) => self
+                .engine
+                .watchpoints()
+                .get(w)
+                .map(|w| (w.id, w.enabled, None)),
+        }
+    }
+
+    /// Breakpoints keys: up and down move the cursor; `d` (Delete) deletes the entry, `e`
+    /// (Space) enables or disables it, Enter shows a breakpoint's line in the code view
+    /// the layout shows. Returns whether the key was used.
+    pub(super) fn breakpoints_key(&mut self, code: KeyCode) -> bool {
+        let n = self.engine.breakpoints().len() + self.engine.watchpoints().len();
+        let item = self.breakpoint_entry();
+        let busy = self.is_running();
+        let c = &mut self.breakpoints.cursor;
+        match (Motion::of(code), code) {
+            (Some(Motion::Down), _) => *c = (*c + 1).min(n.saturating_sub(1)),
+            (Some(Motion::Up), _) => *c = c.saturating_sub(1),
+            (_, KeyCode::Char('d') | KeyCode::Delete) if !busy => {
+                if let Some((id, ..)) = item {
+                    self.submit_commands(vec![Command::Delete(Some(id))]);
+                }
+            }
+            (_, KeyCode::Char('e' | ' ')) if !busy => {
+                if let Some((id, enabled, _)) = item {
+                    self.submit_commands(vec![Command::Enable(id, !enabled)]);
+                }
+            }
+            (_, KeyCode::Enter) => {
+                let line = item
+                    .and_then(|(.., a)| a)
+                    .and_then(|a| self.code.index_of(a));
+                if let Some(i) = line {
+                    self.set_code_cursor(i);
+                    self.focus = if self.layout.shows(Pane::Code) {
+                        Pane::Code
+                    } else {
+                        Pane::Source
+                    };
+                }
+            }
+            _ => return false,
+        }
+        true
+    }
+}

@@ -1,0 +1,70 @@
+//! The console's state: the command output it keeps, how far back it is scrolled, and how
+//! many old lines it dropped. (How many rows each line wraps to is drawing's business:
+//! [`crate::ui::DrawState`].)
+
+use ratatui::crossterm::event::KeyCode;
+
+use super::input::Motion;
+use super::source::printable;
+use super::state::App;
+use crate::pane::Pane;
+
+/// How a console line is shown.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LineKind {
+    /// A command as entered, echoed before its output.
+    Command,
+    /// What a command printed (drawn in the default colour).
+    Output,
+    /// A command's error message (drawn in the error colour).
+    Error,
+}
+
+/// Console lines kept (older ones are dropped, and the console says how many).
+pub const CONSOLE_MAX: usize = 10_000;
+
+/// The console pane's state: everything logged (bounded), not how it wraps.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ConsolePane {
+    /// The lines kept, oldest first: at most [`CONSOLE_MAX`], each printable (no control
+    /// characters) and without a line break.
+    pub lines: Vec<(String, LineKind)>,
+    /// Rows (of wrapped lines) scrolled up from the bottom; 0 shows the latest output.
+    pub scroll: usize,
+    /// Lines dropped from the start so far; the index of `lines[0]` in everything logged.
+    pub dropped: usize,
+}
+
+impl ConsolePane {
+    /// Appends each line of `text`, drops the oldest beyond [`CONSOLE_MAX`], and scrolls
+    /// back to the latest output.
+    pub fn push(&mut self, text: &str, kind: LineKind) {
+        for l in text.lines() {
+            self.lines.push((printable(l), kind));
+        }
+        let excess = self.lines.len().saturating_sub(CONSOLE_MAX);
+        self.lines.drain(..excess);
+        self.dropped += excess;
+        self.scroll = 0;
+    }
+}
+
+impl App {
+    /// Console keys: the arrows scroll a row, PgUp/PgDn a page, Home/End to the oldest
+    /// and the latest row. Returns whether the key was used.
+    pub(super) fn console_key(&mut self, code: KeyCode) -> bool {
+        let page = self.page(Pane::Console);
+        let max = self.hits.console_rows.saturating_sub(page);
+        let s = &mut self.console.scroll;
+        match Motion::of(code) {
+            Some(Motion::Up) => *s = (*s + 1).min(max),
+            Some(Motion::Down) => *s = s.saturating_sub(1),
+            Some(Motion::PageUp) => *s = (*s + page).min(max),
+            Some(Motion::PageDown) => *s = s.saturating_sub(page),
+            Some(Motion::Home) => *s = max,
+            Some(Motion::End) => *s = 0,
+            _ => return false,
+        }
+        true
+    }
+}
