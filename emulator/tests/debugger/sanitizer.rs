@@ -314,7 +314,7 @@ fn going_back_before_set_check_shows_the_detectors_as_they_were() {
 
 #[test]
 fn a_finding_and_a_watchpoint_on_one_instruction_are_both_reported() {
-    let src = include_str!("../../scripts/bugs/reduce_nobarrier.s");
+    let src = include_str!("../../../scripts/bugs/reduce_nobarrier.s");
     let p = assemble(src, "reduce_nobarrier.s", None).expect("assembles");
     for resume in ["continue", "stepi 20"] {
         let mut e = Engine::new(&p, LaunchOptions::default()).expect("launches");

@@ -11,11 +11,11 @@ use wavedbg_emulator::machine::{LaunchOptions, Machine};
 use wavedbg_emulator::memory::Space;
 
 const KERNELS: [(&str, &str); 5] = [
-    ("histogram.s", include_str!("../../scripts/histogram.s")),
-    ("reduce.s", include_str!("../../scripts/reduce.s")),
-    ("bitonic.s", include_str!("../../scripts/bitonic.s")),
-    ("scan.s", include_str!("../../scripts/scan.s")),
-    ("divergent.s", include_str!("../../scripts/divergent.s")),
+    ("histogram.s", include_str!("../../../scripts/histogram.s")),
+    ("reduce.s", include_str!("../../../scripts/reduce.s")),
+    ("bitonic.s", include_str!("../../../scripts/bitonic.s")),
+    ("scan.s", include_str!("../../../scripts/scan.s")),
+    ("divergent.s", include_str!("../../../scripts/divergent.s")),
 ];
 
 fn engine(which: usize, seed: u64) -> Engine {

@@ -9,10 +9,10 @@ use wavedbg_emulator::machine::{LaunchOptions, Machine};
 use wavedbg_emulator::memory::Space;
 
 const KERNELS: [(&str, &str); 4] = [
-    ("histogram.s", include_str!("../../scripts/histogram.s")),
-    ("spill.s", include_str!("../../scripts/spill.s")),
-    ("bitonic.s", include_str!("../../scripts/bitonic.s")),
-    ("scan.s", include_str!("../../scripts/scan.s")),
+    ("histogram.s", include_str!("../../../scripts/histogram.s")),
+    ("spill.s", include_str!("../../../scripts/spill.s")),
+    ("bitonic.s", include_str!("../../../scripts/bitonic.s")),
+    ("scan.s", include_str!("../../../scripts/scan.s")),
 ];
 
 #[derive(Debug, Clone)]

@@ -9,11 +9,9 @@
 
 #![allow(clippy::needless_range_loop)]
 
-mod common;
-
 use std::collections::BTreeSet;
 
-use common::*;
+use crate::fixtures::*;
 use wavedbg_emulator::fault::FaultKind;
 use wavedbg_emulator::isa::Unit;
 use wavedbg_emulator::machine::Machine;

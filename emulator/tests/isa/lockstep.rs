@@ -1396,7 +1396,7 @@ fn both_simd_and_portable_paths() {
     let exe = std::env::current_exe().expect("test binary");
     let out = std::process::Command::new(exe)
         .env("WAVEDBG_SIMD", "0")
-        .args(["--test-threads", "2"])
+        .args(["lockstep::", "--test-threads", "2"])
         .output()
         .expect("re-run the lock-step tests");
     let text = String::from_utf8_lossy(&out.stdout);

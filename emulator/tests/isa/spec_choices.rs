@@ -1,8 +1,7 @@
 //! Behaviours the spec leaves open, as docs/memory.md writes them down: each choice has a
 //! test here, so a change to it is a visible decision and not an accident.
 
-mod common;
-use common::{fill_v, get_v, machine, set_v, step_fault, step_ok, LANES};
+use crate::fixtures::{fill_v, get_v, machine, set_v, step_fault, step_ok, LANES};
 
 use wavedbg_emulator::fault::FaultKind;
 

@@ -1,4 +1,4 @@
-//! Kernels shared by the debug engine and command-language tests.
+//! Kernels shared by the debugger tests (re-exported by `fixtures`).
 
 /// Two waves add 1 per lane to a counter, then load it without waiting.
 pub const ATOMIC: &str = r#"

@@ -139,7 +139,7 @@ fn legal_code(picks: &[(u16, [u32; 5])], local: bool) -> Vec<u32> {
     code
 }
 
-const REDUCE: &str = include_str!("../../scripts/reduce.s");
+const REDUCE: &str = include_str!("../../../scripts/reduce.s");
 
 fn final_state(p: &Program, seed: u64) -> (Vec<u8>, u64) {
     let mut m = Machine::new(

@@ -1,0 +1,43 @@
+//! The debugger's tests, one file per feature, whether a test drives the engine through
+//! its typed API (`Engine::continue_all`, `add_breakpoint`, ...) or through command text
+//! (`Engine::execute_line`):
+//!
+//! - `breakpoints.rs`: breakpoints, conditions, filters, counts, `tbreak`, `brk`,
+//!   `info breakpoints`;
+//! - `watchpoints.rs`: watchpoints on every space, kinds, conditions, many at once;
+//! - `stepping.rs`: continue, stepi, advance, until, finish, restart, interrupt;
+//! - `faults.rs`: faults and deadlocks;
+//! - `inspection.rs`: wave and lane selection, print, x, info, set, disassemble, changes;
+//! - `expressions.rs`: the expression language and `expect`;
+//! - `source.rs`: source lines and `list`;
+//! - `context.rs`: the context shown after stops;
+//! - `completion.rs`: completion of command lines;
+//! - `commands.rs`: the command language as a whole (help, every command and alias,
+//!   errors, text round trips, docs/commands.md);
+//! - `sessions.rs`: scripts, sessions, replays, the command log;
+//! - `loading.rs`: kernels and kernel objects from untrusted input;
+//! - `time_travel.rs`: reverse execution, `goto`, `last-write`, history;
+//! - `snapshots.rs`: refreshed time-travel snapshots equal full copies;
+//! - `sanitizer.rs`: the sanitizer under the debugger (stops, time travel, sessions).
+//!
+//! `fixtures.rs` holds the shared helpers (engines, command runners, the lane-view
+//! parser) and imports; `kernels.rs` the kernels several files use.
+
+mod fixtures;
+mod kernels;
+
+mod breakpoints;
+mod commands;
+mod completion;
+mod context;
+mod expressions;
+mod faults;
+mod inspection;
+mod loading;
+mod sanitizer;
+mod sessions;
+mod snapshots;
+mod source;
+mod stepping;
+mod time_travel;
+mod watchpoints;

@@ -1,0 +1,187 @@
+//! Sessions and scripts: a replayed script gives byte-identical output, the example
+//! scripts run to their end, the same session gives the same stops, loaders refuse deep
+//! nesting and never panic, and the command log is bounded.
+
+use super::fixtures::*;
+
+/// The transcript of a script: every command and what it printed (or its error).
+fn transcript(e: &mut Engine, lines: &str) -> String {
+    let mut s = String::new();
+    for line in lines.lines() {
+        s.push_str(&format!("(wavedbg) {line}\n"));
+        match e.execute_line(line) {
+            Ok(o) => s.push_str(&o.text),
+            Err(err) => s.push_str(&format!("error: {err}\n")),
+        }
+    }
+    s
+}
+
+#[test]
+fn the_same_script_gives_byte_identical_output() {
+    let session = [
+        "# a histogram session",
+        "info waves",
+        "break next_word+8 if v4 > 0xf0000000 workgroup 2",
+        "watch shared:0x40 4 workgroup all",
+        "rwatch 0x100000000 16",
+        "continue",
+        "info breakpoints",
+        "c",
+        "c",
+        "c",
+        "c",
+        "c",
+        "print v4",
+        "p/x v5",
+        "x/8xw shared:0x40",
+        "info changes",
+        "info registers",
+        "stepi 5",
+        "set scheduler-locking off",
+        "si 3",
+        "info waves",
+        "delete 3",
+        "c",
+        "c",
+        "info breakpoints",
+        "disassemble",
+        "wave 5",
+        "lane 17",
+        "info lanes",
+        "delete",
+        "continue",
+        "x/4dw global:0x100020000",
+        "expect global:0x100020000 > 0",
+        "restart",
+        "tbreak merged",
+        "c",
+        "info changes",
+        "p v9 + 1",
+        "finish",
+        "frobnicate",
+        "p v999",
+    ]
+    .join("\n");
+    let p = script("histogram.s");
+    let options = LaunchOptions {
+        seed: 42,
+        ..Default::default()
+    };
+    let mut a = Engine::new(&p, options).unwrap();
+    let mut b = Engine::new(&p, options).unwrap();
+    let ta = transcript(&mut a, &session);
+    let tb = transcript(&mut b, &session);
+    assert_eq!(ta, tb);
+    assert!(ta.contains("Breakpoint 1, wave "), "{ta}");
+    assert!(
+        ta.contains("Hardware watchpoint 2: shared:0x40 (4 bytes)"),
+        "{ta}"
+    );
+    assert!(ta.contains("All waves exited"), "{ta}");
+    assert!(ta.contains("error: unknown command `frobnicate`"), "{ta}");
+    // An engine that ran before replays the script identically after a restart.
+    let mut c = Engine::new(&p, options).unwrap();
+    transcript(
+        &mut c,
+        "si 7\nset scheduler-locking off\nsi 3\nset scheduler-locking on\nc\nrestart",
+    );
+    assert_eq!(transcript(&mut c, &session), ta);
+}
+
+#[test]
+fn scripts_of_the_example_kernels_run_to_the_end() {
+    for name in [
+        "scan.s",
+        "reduce.s",
+        "divergent.s",
+        "transpose.s",
+        "bufdesc.s",
+        "spill.s",
+    ] {
+        let p = script(name);
+        let mut e = Engine::new(&p, LaunchOptions::default()).unwrap();
+        let (text, s) = stop(&mut e, "c");
+        assert_eq!(s.reason, StopReason::Finished, "{name}: {text}");
+        assert!(text.starts_with("All waves exited ("), "{name}: {text}");
+    }
+}
+
+#[test]
+fn the_same_session_twice_gives_the_same_stops() {
+    let session = |e: &mut Engine| -> Vec<StopEvent> {
+        let out = e.machine().buffer_base("out").unwrap();
+        e.add_breakpoint("gstore", Some("v4 % 7 == 3"), Filters::default(), false)
+            .unwrap();
+        e.add_watchpoint(WatchKind::Write, Scope::Shared(None), 0, 8, None)
+            .unwrap();
+        e.add_watchpoint(WatchKind::Access, Scope::Global, out + 4 * 60, 16, None)
+            .unwrap();
+        let mut stops = Vec::new();
+        for _ in 0..40 {
+            let s = e.continue_all();
+            let end = s.is_terminal();
+            stops.push(s);
+            if end {
+                break;
+            }
+        }
+        stops
+    };
+    let options = LaunchOptions {
+        seed: 7,
+        ..Default::default()
+    };
+    let mut a = engine_with(WRITERS, options);
+    let mut b = engine_with(WRITERS, options);
+    let (sa, sb) = (session(&mut a), session(&mut b));
+    assert_eq!(sa, sb);
+    assert_eq!(sa.last().unwrap().reason, StopReason::Finished);
+    assert!(sa.len() > 4);
+}
+
+#[test]
+fn ron_loaders_refuse_deep_nesting() {
+    let deep = format!("{}{}", "(".repeat(100_000), ")".repeat(100_000));
+    let deep_list = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
+    on_small_stack(move || {
+        for text in [&deep, &deep_list] {
+            assert!(Session::from_ron(text, "s.ron").is_err());
+            assert!(Program::from_object(text).is_err());
+        }
+    });
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
+
+    #[test]
+    fn loaders_never_panic(text in prop_oneof![texty(), bytes_text(), "\\PC*"]) {
+        let _ = Session::from_ron(&text, "s.ron");
+        let _ = Program::from_object(&text);
+        let _ = Script::parse(&text, "s.wdb");
+    }
+}
+
+#[test]
+fn the_command_log_is_bounded() {
+    use wavedbg_emulator::debug::MAX_LOG;
+    let mut e = bounded_engine(COND);
+    for _ in 0..MAX_LOG + 5 {
+        e.execute_line("p 1").expect("prints");
+    }
+    assert_eq!(e.log().len(), MAX_LOG);
+    assert!(e.log_truncated());
+    let dir = std::env::temp_dir().join(format!("wavedbg-log-bound-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let file = dir.join("s.ron");
+    let out = e
+        .execute_line(&format!("save {}", file.display()))
+        .expect("saves");
+    assert!(
+        out.text.contains("holds only the first 100000 commands"),
+        "{}",
+        out.text
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

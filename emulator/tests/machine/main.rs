@@ -1,0 +1,19 @@
+//! The machine's tests, without the debugger: runs, scheduling and determinism, the
+//! sanitizer's detectors, and the example and benchmark kernels.
+//!
+//! - `runs.rs`: random code never panics, running equals stepping, seeds and
+//!   interleavings, barriers, deadlocks, budgets, faults, huge grids, async counters;
+//! - `sanitizer.rs`: the sanitizer's detectors (races, reads before waits, uninitialised
+//!   memory and registers) on the machine;
+//! - `examples.rs`: the example kernels under scripts/ compute what they should;
+//! - `bench_kernels.rs`: the benchmark kernels match their native implementations and are
+//!   clean under the sanitizer.
+//!
+//! Each file's helpers differ (budgets, file names), so they stay in their file: this
+//! crate has no fixtures module. The heap footprint test is its own binary
+//! (`tests/footprint.rs`): it installs a counting global allocator.
+
+mod bench_kernels;
+mod examples;
+mod runs;
+mod sanitizer;
