@@ -16,8 +16,6 @@
 //! same kind at the same instructions are counted).
 
 pub(crate) mod regs;
-mod report;
-pub use report::Source;
 mod shadow;
 
 use std::collections::HashMap;
@@ -25,10 +23,10 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-use crate::exec::{AccessKind, Decoded};
+use crate::code::{CodeWord, Decoded};
 use crate::isa::{Counter, RegFile};
-use crate::machine::CodeWord;
 use crate::memory::Space;
+use crate::trace::{AccessKind, MemTrace};
 use crate::wave::{Outstanding, Wave, WaveState, LANES};
 use regs::{Range, RegBits, RegSets, RegUse, Special};
 use shadow::{Conflict, Groups, InitBits, RaceShadow, Ref};
@@ -372,56 +370,6 @@ pub type FindingKey = (
     Option<(RegFile, u8)>,
     Option<Space>,
 );
-
-/// One lane's memory access of the current instruction, as the semantics report it.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct TraceEntry {
-    /// The lane (0 for uniform loads).
-    pub lane: u8,
-    /// The address as watchpoints name it (global address, shared or scratch offset).
-    pub addr: u64,
-    /// For scratch, the offset in the wave's scratch (lane part included); else `addr`.
-    pub off: u64,
-}
-
-/// The memory accesses of one instruction (filled by the semantics when a sanitizer is
-/// on; one instruction accesses one space, one way, one size).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct MemTrace {
-    /// The space and how it was accessed (`None`: no memory access yet).
-    pub access: Option<(Space, AccessKind)>,
-    /// Bytes per entry.
-    pub len: u32,
-    /// One entry per accessing lane (or per dword of a uniform buffer load).
-    pub entries: Vec<TraceEntry>,
-    /// For stores, the bytes each entry writes (little-endian), in entry order.
-    pub data: Vec<u128>,
-}
-
-impl MemTrace {
-    /// Starts an instruction's trace.
-    pub fn begin(&mut self, space: Space, kind: AccessKind, len: u32) {
-        self.access = Some((space, kind));
-        self.len = len;
-        self.entries.clear();
-        self.data.clear();
-    }
-
-    /// A uniform load's read of `addr` (one entry, lane 0).
-    pub fn push_uniform(&mut self, addr: u64) {
-        self.entries.push(TraceEntry {
-            lane: 0,
-            addr,
-            off: addr,
-        });
-    }
-
-    fn clear(&mut self) {
-        self.access = None;
-        self.entries.clear();
-        self.data.clear();
-    }
-}
 
 /// How many of a wave's outstanding operations use each register (vector registers
 /// first, then uniform ones): as destination, and as store data. Kept up to date at

@@ -13,6 +13,7 @@ mod control;
 mod edit;
 mod error;
 pub mod expr;
+pub mod findings;
 mod handle;
 mod history;
 mod points;
