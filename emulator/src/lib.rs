@@ -4,6 +4,7 @@
 pub mod asm;
 pub mod bench;
 pub mod check;
+pub mod code;
 pub mod debug;
 pub mod demo;
 pub mod disasm;
@@ -13,6 +14,7 @@ pub mod isa;
 pub mod machine;
 pub mod memory;
 pub mod program;
+pub mod trace;
 pub mod wave;
 
 /// What an I/O error says, for a user: `No such file or directory`, without Rust's

@@ -1,15 +1,18 @@
 //! Which registers an instruction reads and writes, from its table row's operands and its
 //! operation (computed once per code word when a sanitizer starts).
 
+use crate::code::CodeWord;
 use crate::exec::Op;
 use crate::isa::{OperandKind, RegFile, Slot};
-use crate::machine::CodeWord;
 
 /// Consecutive registers of one file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Range {
+    /// Vector or uniform registers.
     pub file: RegFile,
+    /// The lowest register's number.
     pub first: u8,
+    /// How many registers from `first` (0: an empty range).
     pub count: u8,
 }
 
@@ -26,6 +29,7 @@ impl Range {
         (self.first as u32..end).map(|r| r as u8)
     }
 
+    /// Whether register `reg` of this range's file is in it.
     pub fn contains(self, reg: u8) -> bool {
         (self.first as u32..self.first as u32 + self.count as u32).contains(&(reg as u32))
     }
@@ -37,7 +41,7 @@ impl Range {
 pub(crate) struct RegBits(pub [u64; 3]);
 
 impl RegBits {
-    /// The bit of one register.
+    /// Where one register's bit is: the word's index and the bit's mask in it.
     #[inline]
     pub fn bit(file: RegFile, reg: u8) -> (usize, u64) {
         match file {
@@ -46,11 +50,13 @@ impl RegBits {
         }
     }
 
+    /// Adds one register.
     pub fn insert(&mut self, file: RegFile, reg: u8) {
         let (w, b) = Self::bit(file, reg);
         self.0[w] |= b;
     }
 
+    /// Takes one register out (nothing if it was not in).
     pub fn remove(&mut self, file: RegFile, reg: u8) {
         let (w, b) = Self::bit(file, reg);
         self.0[w] &= !b;
@@ -68,6 +74,7 @@ impl RegBits {
         (self.0[0] & !other.0[0]) | (self.0[1] & !other.0[1]) | (self.0[2] & !other.0[2]) == 0
     }
 
+    /// The registers in either set.
     pub fn union(self, other: RegBits) -> RegBits {
         RegBits([
             self.0[0] | other.0[0],
@@ -88,11 +95,14 @@ impl RegBits {
 /// The registers an instruction reads and writes as sets, for the checks' quick answers.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub(crate) struct RegSets {
+    /// Every register the instruction reads, whatever lanes it reads them in.
     pub reads: RegBits,
+    /// Every register the instruction writes.
     pub writes: RegBits,
 }
 
 impl RegSets {
+    /// The sets of one instruction's register use.
     pub fn of(u: &RegUse) -> RegSets {
         RegSets {
             reads: RegBits::of(u.reads().map(|(r, _)| r)),
@@ -104,7 +114,7 @@ impl RegSets {
 /// Lanes written other than the active ones.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Special {
-    /// Active lanes.
+    /// The lanes active (EXEC), as for any other instruction.
     None,
     /// `writelane`: this lane only, whatever EXEC.
     WriteLane(u8),
@@ -126,6 +136,7 @@ pub(crate) struct RegUse {
     /// The data registers of a store or an atomic without return, which must not change
     /// before its wait.
     pub data: Option<Range>,
+    /// Which lanes its writes cover.
     pub special: Special,
 }
 
@@ -148,6 +159,7 @@ impl RegUse {
             .map(|(i, r)| (*r, self.gather >> i & 1 == 1))
     }
 
+    /// The registers written (in the lanes [`RegUse::special`] says).
     pub fn writes(&self) -> impl Iterator<Item = Range> + '_ {
         self.writes[..self.nwrites as usize].iter().copied()
     }

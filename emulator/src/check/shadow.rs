@@ -9,7 +9,8 @@ use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::Arc;
 
-use super::{MemAccess, Site, TraceEntry};
+use super::{MemAccess, Site};
+use crate::trace::TraceEntry;
 
 /// Bytes of memory per init-bits page.
 const PAGE: u64 = 4096;

@@ -1,8 +1,9 @@
 //! The sanitizer under the debugger: `set check`, `info findings`, and the findings a
 //! stop reports (docs/sanitizer.md).
 
+use super::findings::Source;
 use super::Engine;
-use crate::check::{CheckGroup, Checks, Finding, Source};
+use crate::check::{CheckGroup, Checks, Finding};
 
 impl Engine {
     /// The detectors that are on.
@@ -39,7 +40,8 @@ impl Engine {
         Some(Source { name, text })
     }
 
-    /// `info findings`.
+    /// The text of `info findings`: which detectors are on, then every finding with its
+    /// number, the instruction count it was first seen at, and its description.
     pub fn findings_text(&self) -> String {
         let checks = self.checks;
         let found = self.findings();

@@ -14,6 +14,7 @@ pub mod driver;
 mod edit;
 mod error;
 pub mod expr;
+pub mod findings;
 mod handle;
 mod history;
 mod open;

@@ -11,6 +11,7 @@ use super::{merge, AccessKind, Ctx, Decoded, ExecFault, Flow};
 use crate::fault::FaultKind;
 use crate::isa::RegFile;
 use crate::memory::{BufferDescriptor, Space};
+use crate::trace::TraceEntry;
 use crate::wave::{RegRange, LANES};
 
 /// Required alignment of an access of `bytes` (docs/memory.md): natural up to 4 bytes for
@@ -288,7 +289,7 @@ fn trace(ctx: &mut Ctx<'_>, t: &Targets, kind: AccessKind, len: u32, data: Optio
     if let Some(tr) = ctx.trace.as_deref_mut() {
         tr.begin(t.space, kind, len);
         for l in t.lanes() {
-            tr.entries.push(crate::check::TraceEntry {
+            tr.entries.push(TraceEntry {
                 lane: l as u8,
                 addr: t.addr[l],
                 off: t.off[l],

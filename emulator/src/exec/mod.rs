@@ -11,51 +11,26 @@ pub mod reference;
 pub mod simd;
 pub mod xlane;
 
+// The decoded code and the access kinds live below the semantics (`crate::code`,
+// `crate::trace`); these are their paths as the semantics' users know them.
+pub use crate::code::Decoded;
 use crate::fault::FaultKind;
 pub use crate::isa::op;
 pub use crate::isa::Op;
-use crate::isa::{Counter, Instr, Latency};
 use crate::memory::{GlobalMemory, PagedBytes, Space};
 use crate::program::LaunchConfig;
+pub use crate::trace::AccessKind;
+use crate::trace::MemTrace;
 use crate::wave::{RegRange, Wave, LANES};
-
-/// An instruction decoded once, with its operation resolved.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Decoded {
-    /// The instruction.
-    pub instr: Instr,
-    /// Its operation.
-    pub op: Op,
-    /// Length in bytes.
-    pub len: u8,
-    /// The async counter it counts on, if any.
-    pub counter: Option<Counter>,
-}
-
-impl Decoded {
-    /// Resolves an instruction's operation (from its table row).
-    pub fn new(instr: Instr) -> Self {
-        let def = instr.def();
-        Self {
-            instr,
-            op: def.op(),
-            len: def.len,
-            counter: match def.latency {
-                Latency::Async(c) => Some(c),
-                Latency::Fixed(_) => None,
-            },
-        }
-    }
-}
 
 /// What happens to control flow after an instruction.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Flow {
-    /// Fall through.
+    /// Go on to the next instruction (PC plus the instruction's length).
     Next,
-    /// Jump to an address.
+    /// Go on at this byte address (a taken branch).
     Jump(u64),
-    /// The wave ends.
+    /// The wave has executed `end` and exits.
     End,
     /// The wave arrives at a barrier (PC moves past it).
     Barrier,
@@ -66,13 +41,13 @@ pub enum Flow {
 /// A fault raised by an instruction, before the machine adds wave and PC.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ExecFault {
-    /// What.
+    /// Which fault it is.
     pub kind: FaultKind,
-    /// Lanes involved.
+    /// The faulting lanes, a bit per lane (0 when the fault is the wave's, not a lane's).
     pub lanes: u32,
-    /// The first faulting address.
+    /// The first faulting address, for memory faults.
     pub addr: Option<u64>,
-    /// Access size.
+    /// Bytes of the faulting access (0 when not a memory fault).
     pub len: u32,
 }
 
@@ -87,25 +62,14 @@ impl ExecFault {
     }
 }
 
-/// How a lane touched memory (recorded for watchpoints when asked).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum AccessKind {
-    /// Read.
-    Read,
-    /// Write.
-    Write,
-    /// Atomic read-modify-write.
-    ReadWrite,
-}
-
 /// One lane's memory access.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Access {
-    /// Space.
+    /// Which memory it touched: global, the workgroup's shared, or the lane's scratch.
     pub space: Space,
     /// Address: global address, offset in the shared window, or offset in the lane's scratch.
     pub addr: u64,
-    /// Bytes.
+    /// Bytes accessed from `addr`.
     pub len: u32,
     /// The lane (for uniform loads, 0).
     pub lane: u8,
@@ -164,20 +128,20 @@ impl AccessLog {
 
 /// Everything one instruction may touch.
 pub struct Ctx<'a> {
-    /// The executing wave.
+    /// The executing wave: registers, EXEC, counters, scratch.
     pub wave: &'a mut Wave,
     /// Its workgroup's shared memory.
     pub shared: &'a mut PagedBytes,
-    /// Global memory.
+    /// Every buffer of the launch, by global address.
     pub global: &'a mut GlobalMemory,
-    /// Launch shape (for ids).
+    /// Launch shape, for the id instructions (workgroup and wave ids, sizes).
     pub launch: &'a LaunchConfig,
-    /// Scratch bytes per lane.
+    /// Scratch bytes per lane: a lane's scratch offsets are below this.
     pub scratch_bytes: u64,
     /// When set, accesses to watched ranges are recorded here.
     pub accesses: Option<&'a mut AccessLog>,
     /// When set (a sanitizer is on), every lane's memory access is recorded here.
-    pub trace: Option<&'a mut crate::check::MemTrace>,
+    pub trace: Option<&'a mut MemTrace>,
 }
 
 impl Ctx<'_> {

@@ -6,7 +6,8 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 
 use super::scheduler::SplitMix64;
-use super::{decode_code, Machine, Slot, Stats};
+use super::{Machine, Slot, Stats};
+use crate::code::decode_code;
 use crate::memory::{BufferDescriptor, GlobalMemory, PagedBytes};
 use crate::program::{ArgValue, Program};
 use crate::wave::{self, Wave};
@@ -44,7 +45,8 @@ impl Default for LaunchOptions {
 /// Why a launch cannot start.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum LaunchError {
-    /// Bad launch shape.
+    /// The grid, workgroup size or residency is out of the machine's limits (the text
+    /// says which and why).
     #[error("invalid launch: {0}")]
     Shape(String),
     /// The program is not a valid kernel.

@@ -7,18 +7,17 @@
 //! SplitMix64 generator seeded with it. The same program, launch and seed give the same
 //! interleaving. A snapshot is a clone: memory pages are shared copy-on-write.
 
-// The old paths of the wave state and faults, which now live below both the machine and
-// the semantics (`crate::wave`, `crate::fault`).
+// The old paths of the wave state, faults and the decoded code image, which live below
+// both the machine and the semantics (`crate::wave`, `crate::fault`, `crate::code`).
+pub use crate::code::CodeWord;
 pub use crate::{fault, wave};
 
 mod access;
-mod code;
 mod launch;
 mod run;
 mod scheduler;
 
 pub use access::MemoryError;
-pub use code::{decode_code, CodeWord};
 pub use launch::{LaunchError, LaunchOptions, MAX_RESIDENT_WAVES};
 pub use scheduler::Deadlock;
 
@@ -27,7 +26,8 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 
 use crate::check::{Checks, Sanitizer};
-use crate::exec::{AccessLog, Decoded};
+use crate::code::Decoded;
+use crate::exec::AccessLog;
 use crate::fault::Fault;
 use crate::memory::{GlobalMemory, PagedBytes};
 use crate::program::{LaunchConfig, Program};
@@ -45,7 +45,7 @@ pub enum Event {
     Break {
         /// Index of the wave in [`Machine::waves`].
         wave: usize,
-        /// The brk's address.
+        /// The `brk`'s byte address.
         pc: u64,
     },
     /// Every wave of every workgroup has exited.
@@ -61,36 +61,36 @@ pub enum Event {
     BreakpointHit {
         /// Index of the wave in [`Machine::waves`].
         wave: usize,
-        /// Its PC.
+        /// The marked instruction's byte address (the wave's PC, not yet executed).
         pc: u64,
     },
     /// The instruction just executed made a sanitizer finding not seen before
     /// ([`Machine::set_checks`], [`Machine::sanitizer`]); it executed.
     Finding {
-        /// Index of the wave.
+        /// Index of the wave in [`Machine::waves`].
         wave: usize,
-        /// PC of the instruction.
+        /// Byte address of the instruction that made the finding.
         pc: u64,
     },
     /// The instruction just executed touched a range of the access log's filter ([`Machine::set_access_log`]).
     WatchHit {
-        /// Index of the wave.
+        /// Index of the wave in [`Machine::waves`].
         wave: usize,
-        /// PC of the accessing instruction.
+        /// Byte address of the accessing instruction.
         pc: u64,
     },
 }
 
-/// Execution statistics.
+/// Execution statistics of a launch, counted from its start (time travel restores them).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Stats {
     /// Instructions executed, counted once per wave.
     pub wave_instructions: u64,
     /// Sum over executed instructions of the active lanes.
     pub lane_ops: u64,
-    /// Waves created.
+    /// Waves created, over every dispatched workgroup.
     pub waves_launched: u64,
-    /// Workgroups finished.
+    /// Workgroups whose waves have all exited.
     pub workgroups_finished: u64,
 }
 
@@ -99,7 +99,7 @@ pub struct Stats {
 pub struct Slot {
     /// The workgroup in the slot (`None` once no more remain to dispatch).
     pub workgroup: Option<u32>,
-    /// Its shared memory.
+    /// Its shared memory, zeroed at each dispatch into the slot.
     pub shared: PagedBytes,
 }
 
@@ -110,7 +110,7 @@ pub struct Machine {
     code: Arc<Vec<CodeWord>>,
     launch: LaunchConfig,
     options: LaunchOptions,
-    /// Global memory.
+    /// Every buffer of the launch, by global address.
     pub global: GlobalMemory,
     /// Base address of each declared buffer, in declaration order.
     pub buffer_bases: Vec<u64>,
@@ -118,7 +118,7 @@ pub struct Machine {
     initial_u: [u32; crate::wave::UREGS],
     /// Resident waves: slot `s` owns waves `s * W .. (s + 1) * W`.
     pub waves: Vec<Wave>,
-    /// Resident workgroup slots.
+    /// Resident workgroup slots, as many as the launch keeps resident at once.
     pub slots: Vec<Slot>,
     /// The waves the last dispatch replaced (the workgroup that finished in that slot),
     /// so a front end can still show a wave whose slot was refilled as it exited.
@@ -129,7 +129,7 @@ pub struct Machine {
     rng: Option<SplitMix64>,
     current: usize,
     left: u32,
-    /// Statistics.
+    /// What the launch has executed so far.
     pub stats: Stats,
     /// `brk` faults (plain runs) instead of raising [`Event::Break`] (the debugger).
     pub(crate) break_is_fault: bool,
@@ -369,7 +369,7 @@ impl Machine {
         (self.current, self.left, self.rng.map(|r| r.0))
     }
 
-    /// The program.
+    /// The kernel being run (shared with snapshots).
     pub fn program(&self) -> &Program {
         &self.program
     }

@@ -2,7 +2,8 @@
 //! step raises (faults, breakpoints, watch hits, `brk`), and runs to an instruction budget.
 
 use super::{CodeWord, Event, Machine, StopBefore};
-use crate::exec::{self, Ctx, Decoded, Flow};
+use crate::code::Decoded;
+use crate::exec::{self, Ctx, Flow};
 use crate::fault::{Fault, FaultKind};
 use crate::wave::{Wave, WaveState};
 

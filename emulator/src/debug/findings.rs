@@ -1,10 +1,11 @@
-//! Findings as text: what was found, and each side with wave, lanes, PC, instruction and
-//! source line.
+//! Sanitizer findings as text: what was found, and each side with wave, lanes, PC,
+//! instruction and source line. The text is the debugger's, so it sits here rather than
+//! beside the detectors: it quotes instructions and source lines as every view does.
 
 use std::fmt::Write;
 
-use super::{Finding, FindingKind, Severity, Site};
-use crate::debug::view::{count, instr_text, pc_text};
+use super::view::{count, instr_text, pc_text};
+use crate::check::{Finding, FindingKind, Severity, Site};
 use crate::fault::lanes_text;
 use crate::isa::RegFile;
 use crate::machine::Machine;
@@ -12,9 +13,9 @@ use crate::machine::Machine;
 /// The kernel's source text, to quote the lines of a finding's instructions.
 #[derive(Debug, Clone, Copy)]
 pub struct Source<'a> {
-    /// The file name as reports print it.
+    /// The file name as reports print it (`name:line`).
     pub name: &'a str,
-    /// Its text.
+    /// The whole file; line `n` of a report is its `n`-th line, counted from 1.
     pub text: &'a str,
 }
 

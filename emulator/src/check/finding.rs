@@ -1,0 +1,231 @@
+//! The finding model: what a detector reports, the instructions on each side of it, and
+//! the key that makes later sightings of one bug count instead of repeat. Its text is the
+//! debugger's (`debug/findings.rs`).
+
+use serde::{Deserialize, Serialize};
+
+use super::CheckGroup;
+use crate::isa::{Counter, RegFile};
+use crate::memory::Space;
+use crate::trace::AccessKind;
+use crate::wave::{Wave, WaveState};
+
+/// What a finding is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum FindingKind {
+    /// Two waves access the same bytes, one with a plain write, with no barrier between.
+    Race,
+    /// Active lanes of one store write different values to the same address.
+    SameInstruction,
+    /// A register is read while an outstanding load (or returning atomic) will write it.
+    ReadBeforeWait,
+    /// A register is overwritten while an outstanding load will write it.
+    WriteBeforeWait,
+    /// A store's (or atomic's) data register is overwritten before its wait.
+    StoreDataOverwritten,
+    /// Shared memory or scratch is read before anything wrote it in this launch.
+    UninitMemory,
+    /// A register is read before anything wrote it (in the lanes that read it).
+    UninitRegister,
+    /// Lanes that were inactive at a barrier become active again in the same wave: they
+    /// skipped a barrier the rest of their wave waited at.
+    BarrierDivergence,
+    /// The waves of a workgroup were released from barriers at different PCs.
+    BarrierMismatch,
+    /// A barrier can never complete: waves of the workgroup exited or faulted.
+    BarrierDeadlock,
+}
+
+impl FindingKind {
+    /// The detector group that finds it (it is reported only while that group is on).
+    pub const fn group(self) -> CheckGroup {
+        match self {
+            FindingKind::Race | FindingKind::SameInstruction => CheckGroup::Races,
+            FindingKind::ReadBeforeWait
+            | FindingKind::WriteBeforeWait
+            | FindingKind::StoreDataOverwritten => CheckGroup::Hazards,
+            FindingKind::UninitMemory | FindingKind::UninitRegister => CheckGroup::Init,
+            FindingKind::BarrierDivergence
+            | FindingKind::BarrierMismatch
+            | FindingKind::BarrierDeadlock => CheckGroup::Sync,
+        }
+    }
+
+    /// Errors make results wrong or undefined on hardware; warnings make them depend on
+    /// something the program does not control (lane order, which barrier).
+    pub const fn severity(self) -> Severity {
+        match self {
+            FindingKind::SameInstruction | FindingKind::BarrierMismatch => Severity::Warning,
+            _ => Severity::Error,
+        }
+    }
+
+    /// A short lowercase name, as reports print it (`data race`, `barrier deadlock`).
+    pub const fn name(self) -> &'static str {
+        match self {
+            FindingKind::Race => "data race",
+            FindingKind::SameInstruction => "same-instruction conflict",
+            FindingKind::ReadBeforeWait => "read before wait",
+            FindingKind::WriteBeforeWait => "overwrite before wait",
+            FindingKind::StoreDataOverwritten => "store data overwritten before wait",
+            FindingKind::UninitMemory => "uninitialised memory read",
+            FindingKind::UninitRegister => "uninitialised register read",
+            FindingKind::BarrierDivergence => "divergent barrier",
+            FindingKind::BarrierMismatch => "barrier mismatch",
+            FindingKind::BarrierDeadlock => "barrier deadlock",
+        }
+    }
+}
+
+/// How bad a finding is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    /// The result is wrong or undefined on hardware.
+    Error,
+    /// The result depends on an order the program does not fix.
+    Warning,
+}
+
+/// How an instruction on one side of a finding touched memory.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum MemAccess {
+    /// A plain (non-atomic) read.
+    Read,
+    /// A plain (non-atomic) write.
+    Write,
+    /// An atomic read-modify-write (never races with another atomic).
+    Atomic,
+}
+
+impl MemAccess {
+    /// Its lowercase name as reports print it: `read`, `write`, `atomic`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            MemAccess::Read => "read",
+            MemAccess::Write => "write",
+            MemAccess::Atomic => "atomic",
+        }
+    }
+
+    /// The access a semantics' access kind is, for the detectors.
+    pub(super) fn of(kind: AccessKind) -> MemAccess {
+        match kind {
+            AccessKind::Read => MemAccess::Read,
+            AccessKind::Write => MemAccess::Write,
+            AccessKind::ReadWrite => MemAccess::Atomic,
+        }
+    }
+}
+
+/// One instruction of one wave in a finding.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Site {
+    /// The wave's global id (unique in the launch, unlike its resident index).
+    pub wave: u32,
+    /// The wave's workgroup id.
+    pub workgroup: u32,
+    /// The lanes concerned, a bit per lane (0: the finding is not about lanes).
+    pub lanes: u32,
+    /// The instruction's byte address in the code.
+    pub pc: u64,
+    /// How it touched memory, for memory findings.
+    pub access: Option<MemAccess>,
+    /// Its workgroup's barrier epoch (barriers completed before it), for races.
+    pub epoch: Option<u32>,
+}
+
+impl Site {
+    /// Lanes `lanes` of `wave` at `pc`, not a memory access.
+    pub fn of(wave: &Wave, lanes: u32, pc: u64) -> Site {
+        Site {
+            wave: wave.id,
+            workgroup: wave.workgroup,
+            lanes,
+            pc,
+            access: None,
+            epoch: None,
+        }
+    }
+}
+
+/// A wave's place in a barrier finding.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct WaveAt {
+    /// The wave's global id.
+    pub wave: u32,
+    /// The barrier it waits at (or the instruction it exited or faulted at).
+    pub pc: u64,
+    /// Whether it waits at a barrier, exited, faulted or is still running.
+    pub state: WaveState,
+}
+
+/// One finding: what, where, and the other side of it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Finding {
+    /// Which bug it is.
+    pub kind: FindingKind,
+    /// The instruction at which it was found (for a race, the later access).
+    pub at: Site,
+    /// The other side: the earlier access of a race, the instruction that issued the
+    /// outstanding operation, the barrier the lanes skipped.
+    pub other: Option<Site>,
+    /// The memory space, for memory findings.
+    pub space: Option<Space>,
+    /// The first address concerned (global address, shared offset, scratch offset).
+    pub addr: Option<u64>,
+    /// Bytes concerned from `addr` (0 when the finding is not about memory).
+    pub len: u32,
+    /// The register concerned, for register findings.
+    pub reg: Option<(RegFile, u8)>,
+    /// The counter of the outstanding operation, for hazards.
+    pub counter: Option<Counter>,
+    /// Every wave of the workgroup, for barrier mismatches and deadlocks.
+    pub waves: Vec<WaveAt>,
+    /// How many times it was seen (instruction executions), at least 1.
+    pub count: u64,
+    /// The launch's instruction count when it was first seen.
+    pub first_at: u64,
+}
+
+impl Finding {
+    /// A first sighting of `kind` at `at`, with no other side or details yet.
+    pub(super) fn new(kind: FindingKind, at: Site) -> Finding {
+        Finding {
+            kind,
+            at,
+            other: None,
+            space: None,
+            addr: None,
+            len: 0,
+            reg: None,
+            counter: None,
+            waves: Vec::new(),
+            count: 1,
+            first_at: 0,
+        }
+    }
+
+    /// What makes two sightings the same finding: the kind, the two instructions (for a
+    /// race, in either order), the register and the space.
+    pub fn key(&self) -> FindingKey {
+        let (mut a, mut b) = (self.at.pc, self.other.map(|o| o.pc));
+        // A race is the same whichever of its two accesses came first.
+        if let (FindingKind::Race, Some(o)) = (self.kind, b) {
+            (a, b) = (a.min(o), Some(a.max(o)));
+        }
+        (self.kind, a, b, self.reg, self.space)
+    }
+}
+
+/// What identifies a finding across sightings ([`Finding::key`]): kind, PC, the other
+/// side's PC, register, space.
+pub type FindingKey = (
+    FindingKind,
+    u64,
+    Option<u64>,
+    Option<(RegFile, u8)>,
+    Option<Space>,
+);

@@ -1,0 +1,205 @@
+//! The hooks the machine calls while a detector is on: before and after each
+//! instruction (from the checked copies of its step and run loop, never from the
+//! unchecked ones), at barrier releases and deadlocks, and at the debugger's writes. They hand each detector its part
+//! and merge the instruction's findings.
+
+use super::{sync, MemAccess, Sanitizer, Site};
+use crate::code::Decoded;
+use crate::isa::RegFile;
+use crate::memory::Space;
+use crate::wave::Wave;
+
+impl Sanitizer {
+    /// Makes sure slot `s`'s shadow describes `wave`'s workgroup (`group_fresh`: whether
+    /// none of its waves has executed anything yet, asked only for a new workgroup).
+    #[inline]
+    pub(crate) fn enter_slot(&mut self, s: usize, wave: &Wave, group_fresh: impl FnOnce() -> bool) {
+        if self
+            .slots
+            .get(s)
+            .is_none_or(|x| x.workgroup != Some(wave.workgroup))
+        {
+            let fresh = group_fresh();
+            self.slot_shadow(s, wave.workgroup, fresh);
+        }
+    }
+
+    /// Before wave `w` (in slot `s`) executes `d` at `pc`: register hazards and
+    /// uninitialised register reads (they depend only on the state before it).
+    /// `group_fresh` as for [`Sanitizer::enter_slot`].
+    #[inline]
+    pub(crate) fn before(
+        &mut self,
+        w: usize,
+        s: usize,
+        wave: &Wave,
+        group_fresh: impl FnOnce() -> bool,
+        d: &Decoded,
+        pc: u64,
+    ) {
+        self.fresh.clear();
+        self.pending.clear();
+        if self.trace.access.is_some() {
+            self.trace.clear();
+        }
+        self.exec_before = wave.exec;
+        self.enter_slot(s, wave, group_fresh);
+        let Some(u) = self.uses.get((pc / 4) as usize).copied() else {
+            return;
+        };
+        if self.checks.hazards {
+            self.hazards_before(w, wave, d, &u, pc);
+        }
+        if self.checks.init {
+            self.uninit_registers(w, wave, d, &u, pc);
+        }
+    }
+
+    /// After wave `w` (in slot `s`) executed `d` at `pc` (`ok`: without a fault; `count`:
+    /// the launch's instruction count): memory accesses against the shadow state,
+    /// register writes, barrier skips; then the instruction's findings are merged.
+    #[allow(clippy::too_many_arguments)]
+    #[inline]
+    pub(crate) fn after(
+        &mut self,
+        w: usize,
+        s: usize,
+        wave: &Wave,
+        d: &Decoded,
+        pc: u64,
+        ok: bool,
+        count: u64,
+    ) {
+        if ok {
+            if self.checks.hazards {
+                self.hazards_after(w, wave, d);
+            }
+            let exec = self.exec_before;
+            if self.checks.init {
+                self.mark_written(w, wave, pc, exec);
+            }
+            if self.checks.sync {
+                self.barrier_skips(w, wave, d, pc, exec);
+            }
+            if self.trace.access.is_some() {
+                self.memory(w, s, wave, pc);
+            }
+        }
+        self.commit(count);
+    }
+
+    /// Checks the current instruction's memory accesses.
+    fn memory(&mut self, w: usize, s: usize, wave: &Wave, pc: u64) {
+        let trace = std::mem::take(&mut self.trace);
+        let Some((space, kind)) = trace.access else {
+            self.trace = trace;
+            return;
+        };
+        let access = MemAccess::of(kind);
+        let site = Site {
+            access: Some(access),
+            ..Site::of(wave, 0, pc)
+        };
+        let epoch = self.slot_shadow(s, wave.workgroup, false).epoch;
+        // Global memory is the host's, initialised; scratch is private to a lane, race-free.
+        if self.checks.init && space != Space::Global {
+            self.uninit_memory((w, s), wave, &trace, (space, access), site);
+        }
+        if self.checks.races && space != Space::Scratch {
+            self.races(s, wave, &trace, (space, access), (site, epoch));
+        }
+        self.trace = trace;
+    }
+
+    /// The waves of slot `s` are all at a barrier and about to be released.
+    /// `last`: the wave that arrived last (its barrier completes the set).
+    pub(crate) fn release(&mut self, s: usize, group: &[Wave], last: &Wave) {
+        let Some(first) = group.first() else {
+            return;
+        };
+        // Counted whichever detectors are on: races compare epochs.
+        let epoch = {
+            let slot = self.slot_shadow(s, first.workgroup, false);
+            slot.epoch += 1;
+            slot.epoch
+        };
+        if self.checks.sync {
+            self.barrier_mismatch(group, last, epoch);
+        }
+    }
+
+    /// A barrier of `group` can never complete (`count`: the launch's instruction count).
+    pub(crate) fn deadlock(&mut self, group: &[Wave], count: u64) {
+        if !self.checks.sync {
+            return;
+        }
+        let Some(f) = sync::barrier_deadlock(group) else {
+            return;
+        };
+        // A deadlock is reported again each time the machine is asked to run on: it is one
+        // sighting, not more.
+        if self.index.contains_key(&f.key()) {
+            return;
+        }
+        self.push(f);
+        self.commit(count);
+    }
+
+    /// Merges the current instruction's findings into the list.
+    #[inline]
+    fn commit(&mut self, count: u64) {
+        if !self.pending.is_empty() {
+            self.commit_pending(count);
+        }
+    }
+
+    #[cold]
+    fn commit_pending(&mut self, count: u64) {
+        for mut f in std::mem::take(&mut self.pending) {
+            let key = f.key();
+            match self.index.get(&key) {
+                Some(&i) => self.findings[i].count += 1,
+                None => {
+                    f.first_at = count;
+                    self.index.insert(key, self.findings.len());
+                    self.fresh.push(self.findings.len());
+                    self.findings.push(f);
+                }
+            }
+        }
+    }
+
+    /// A debugger write of `len` bytes at `off` (in the shared memory of slot `s`, or in
+    /// the scratch of wave `w`): the bytes count as written. `group_fresh` as for
+    /// [`Sanitizer::enter_slot`].
+    pub(crate) fn note_memory_write(
+        &mut self,
+        space: Space,
+        (s, w): (usize, usize),
+        wave: &Wave,
+        group_fresh: impl FnOnce() -> bool,
+        off: u64,
+        len: u64,
+    ) {
+        match space {
+            Space::Shared => {
+                self.enter_slot(s, wave, group_fresh);
+                self.slots[s].init.set(off, len);
+            }
+            Space::Scratch => self.wave_shadow(w, wave).scratch.set(off, len),
+            Space::Global => {}
+        }
+    }
+
+    /// A debugger write to a register of wave `w`: the lanes count as written.
+    pub(crate) fn note_register_write(
+        &mut self,
+        w: usize,
+        wave: &Wave,
+        file: RegFile,
+        reg: u8,
+        lanes: u32,
+    ) {
+        self.wave_shadow(w, wave).mark(file, reg, lanes);
+    }
+}

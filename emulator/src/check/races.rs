@@ -1,0 +1,102 @@
+//! Races: two waves touching the same bytes of shared or global memory, one of them
+//! with a plain write, with no barrier of their workgroup between them (waves of
+//! different workgroups synchronise only through atomics); and lanes of one store
+//! writing different values to one address.
+
+use super::shadow::{Conflict, Ref};
+use super::{Finding, FindingKind, MemAccess, Sanitizer, Site};
+use crate::memory::Space;
+use crate::trace::MemTrace;
+use crate::wave::{Wave, LANES};
+
+impl Sanitizer {
+    /// The accesses `trace` of `wave` (in slot `s`, barrier epoch `epoch`) to shared or
+    /// global memory (`space`, accessed as `access`) against the earlier accesses of
+    /// other waves. `site` is the instruction.
+    pub(super) fn races(
+        &mut self,
+        s: usize,
+        wave: &Wave,
+        trace: &MemTrace,
+        (space, access): (Space, MemAccess),
+        (site, epoch): (Site, u32),
+    ) {
+        let groups = self.groups;
+        let me = Ref::new(wave.id, epoch, site.pc, access);
+        let mut conflicts: Vec<(Conflict, u8, u64)> = Vec::new();
+        let shadow = match space {
+            Space::Shared => &mut self.slots[s].race,
+            _ => &mut self.global,
+        };
+        shadow.access_all(&trace.entries, trace.len, me, groups, &mut |e, c| {
+            conflicts.push((c, e.lane, e.addr));
+        });
+        for (c, lane, addr) in conflicts {
+            let mut f = Finding::new(
+                FindingKind::Race,
+                Site {
+                    lanes: 1 << lane,
+                    epoch: Some(epoch),
+                    ..site
+                },
+            );
+            f.other = Some(c.prior.site(groups));
+            f.space = Some(space);
+            f.addr = Some(addr);
+            f.len = trace.len;
+            self.push(f);
+        }
+        if access == MemAccess::Write && trace.entries.len() > 1 {
+            self.same_instruction(trace, space, site);
+        }
+    }
+
+    /// Lanes of one store writing different bytes to the same address.
+    fn same_instruction(&mut self, trace: &MemTrace, space: Space, site: Site) {
+        let len = trace.len as u64;
+        // Lanes storing to ascending, disjoint addresses (the common case) cannot conflict.
+        if trace
+            .entries
+            .windows(2)
+            .all(|p| p[0].addr.saturating_add(len) <= p[1].addr)
+        {
+            return;
+        }
+        // At most 32 entries (one per lane): sorted on the stack, by address then lane.
+        let mut buf = [(0u64, 0u8, 0u128); LANES];
+        let n = trace.entries.len().min(LANES);
+        for (k, e) in trace.entries.iter().take(n).enumerate() {
+            buf[k] = (e.addr, e.lane, trace.data.get(k).copied().unwrap_or(0));
+        }
+        let order = &mut buf[..n];
+        order.sort_unstable_by_key(|e| (e.0, e.1));
+        let mut lanes = 0u32;
+        let mut first = None;
+        for (i, a) in order.iter().enumerate() {
+            for b in &order[i + 1..] {
+                if b.0 >= a.0 + len {
+                    break;
+                }
+                // Compare the overlapping bytes.
+                let shift = b.0 - a.0;
+                let overlap = len - shift;
+                let mask = if overlap >= 16 {
+                    u128::MAX
+                } else {
+                    (1u128 << (8 * overlap)) - 1
+                };
+                if (a.2 >> (8 * shift)) & mask != b.2 & mask {
+                    lanes |= 1 << a.1 | 1 << b.1;
+                    first.get_or_insert(b.0);
+                }
+            }
+        }
+        if lanes != 0 {
+            let mut f = Finding::new(FindingKind::SameInstruction, Site { lanes, ..site });
+            f.space = Some(space);
+            f.addr = first;
+            f.len = trace.len;
+            self.push(f);
+        }
+    }
+}

@@ -1,0 +1,81 @@
+//! Barrier misuse: lanes inactive at a barrier rejoining their wave (they skipped it),
+//! waves of a workgroup released from barriers at different PCs, and barriers that can
+//! never complete because waves of the workgroup exited or faulted.
+
+use super::{Finding, FindingKind, Sanitizer, Site, WaveAt};
+use crate::code::Decoded;
+use crate::isa::Op;
+use crate::wave::{Wave, WaveState};
+
+impl Sanitizer {
+    /// After wave `w` executed `d` at `pc` with EXEC `exec`: the lanes a barrier leaves
+    /// behind, and those of them EXEC brings back.
+    #[inline]
+    pub(super) fn barrier_skips(&mut self, w: usize, wave: &Wave, d: &Decoded, pc: u64, exec: u32) {
+        let shadow = self.wave_shadow(w, wave);
+        if matches!(d.op, Op::Barrier) {
+            shadow.skipped |= !exec;
+            shadow.skipped_at = pc;
+        }
+        let back = wave.exec & shadow.skipped;
+        if back != 0 {
+            shadow.skipped &= !wave.exec;
+            let barrier = shadow.skipped_at;
+            let mut f = Finding::new(FindingKind::BarrierDivergence, Site::of(wave, back, pc));
+            f.other = Some(Site::of(wave, back, barrier));
+            self.push(f);
+        }
+    }
+
+    /// The waves of a workgroup about to be released from a barrier (`last` arrived last;
+    /// `epoch`: the barriers the workgroup completed, this one included): whether they
+    /// waited at different barriers.
+    pub(super) fn barrier_mismatch(&mut self, group: &[Wave], last: &Wave, epoch: u32) {
+        let Some(first) = group.first() else {
+            return;
+        };
+        // A waiting wave's PC is past its (32-bit) barrier.
+        let at = |w: &Wave| w.pc.wrapping_sub(4);
+        if group.iter().any(|w| at(w) != at(first)) {
+            let side = |w: &Wave| Site {
+                epoch: Some(epoch - 1),
+                ..Site::of(w, w.exec, at(w))
+            };
+            let mut f = Finding::new(FindingKind::BarrierMismatch, side(last));
+            f.other = group.iter().find(|w| at(w) != at(last)).map(side);
+            f.waves = waves_at(group, at);
+            self.push(f);
+        }
+    }
+}
+
+/// The finding for a barrier of `group` that can never complete: the first waiting wave,
+/// and a wave that exited or faulted (`None` when no wave waits).
+pub(super) fn barrier_deadlock(group: &[Wave]) -> Option<Finding> {
+    let waiting = group.iter().find(|w| w.state == WaveState::AtBarrier)?;
+    let site = |w: &Wave, pc: u64| Site::of(w, w.exec, pc);
+    // Waiting and exited waves are past their (32-bit) barrier or `end`; a faulted
+    // wave is at the instruction that faulted.
+    let at = |w: &Wave| match w.state {
+        WaveState::AtBarrier | WaveState::Exited => w.pc.wrapping_sub(4),
+        _ => w.pc,
+    };
+    let mut f = Finding::new(FindingKind::BarrierDeadlock, site(waiting, at(waiting)));
+    if let Some(gone) = group.iter().find(|w| !w.alive()) {
+        f.other = Some(site(gone, at(gone)));
+    }
+    f.waves = waves_at(group, at);
+    Some(f)
+}
+
+/// Every wave of a workgroup with its PC as `at` gives it, for barrier findings.
+fn waves_at(group: &[Wave], at: impl Fn(&Wave) -> u64) -> Vec<WaveAt> {
+    group
+        .iter()
+        .map(|w| WaveAt {
+            wave: w.id,
+            pc: at(w),
+            state: w.state,
+        })
+        .collect()
+}
