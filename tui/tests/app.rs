@@ -3,6 +3,7 @@
 
 mod common;
 
+use wavedbg_emulator::debug::driver::run_line;
 use std::time::{Duration, Instant};
 
 use common::*;
@@ -212,8 +213,8 @@ fn a_continue_on_the_worker_ends_where_a_direct_one_does() {
     let mut app = demo();
     run(&mut app, &["break merged", "continue"]);
     let mut plain = demo_engine();
-    plain.execute_line("break merged").expect("sets");
-    let stop = plain.execute_line("continue").expect("runs").stop;
+    run_line(&mut plain, "break merged").expect("sets");
+    let stop = run_line(&mut plain, "continue").expect("runs").stop;
     assert_eq!(app.engine.last_stop(), stop.as_ref());
     assert_eq!(app.engine.selected_wave, plain.selected_wave);
     // Change highlighting covers the whole run: the previous state is the launch.
@@ -675,7 +676,7 @@ fn a_watchpoint_stop_selects_the_lane_that_wrote() {
         .any(|(l, _)| l == "(wavedbg) lane 4"));
     let mut e = common::demo().engine;
     for line in ["watch shared:0x10 4", "continue"] {
-        assert!(e.execute_line(line).is_ok(), "{line}");
+        assert!(run_line(&mut e, line).is_ok(), "{line}");
     }
     assert_eq!(e.selected_lane, 4);
     let _ = std::fs::remove_dir_all(&dir);

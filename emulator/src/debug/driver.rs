@@ -138,6 +138,16 @@ pub struct RecordError {
     pub source: std::io::Error,
 }
 
+/// Parses and runs one line on `engine` without a driver's state (no repeat, no quit
+/// words, no recording): for tests and tools that hold a line of text. Blank lines and
+/// comments give empty output.
+pub fn run_line(engine: &mut Engine, line: &str) -> Result<CommandOutput, CommandError> {
+    match command::parse(line)? {
+        Some(cmd) => engine.run_as(&cmd, line.trim()),
+        None => Ok(CommandOutput::default()),
+    }
+}
+
 /// A front end's command state: the command Enter repeats, the recorder, and whether
 /// quit words end a session.
 #[derive(Debug)]

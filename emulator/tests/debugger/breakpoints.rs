@@ -397,10 +397,10 @@ fn breakpoints_at_labels_addresses_and_offsets() {
     ] {
         let mut e = one_wave_loop();
         let id = e
-            .add_breakpoint(location, None, Filters::default(), false)
+            .add_breakpoint(&loc(location), None, Filters::default(), false)
             .unwrap();
         assert_eq!(e.breakpoints()[0].addr, expect, "{location}");
-        assert_eq!(e.breakpoints()[0].location, location.trim());
+        assert_eq!(e.breakpoints()[0].location, loc(location));
         let stop = e.continue_all();
         assert_eq!(breakpoint_of(&stop), (id, u32::MAX), "{location}");
         assert_eq!(stop.pc, Some(expect));
@@ -411,21 +411,21 @@ fn breakpoints_at_labels_addresses_and_offsets() {
         );
     }
     let e = one_wave_loop();
-    assert_eq!(e.resolve_location("after").unwrap(), 0x40);
+    assert_eq!(e.resolve_location(&loc("after")).unwrap(), 0x40);
 }
 
 #[test]
 fn bad_breakpoint_locations_are_rejected() {
     let mut e = one_wave_loop();
     let no_label = e
-        .add_breakpoint("nowhere", None, Filters::default(), false)
+        .add_breakpoint(&loc("nowhere"), None, Filters::default(), false)
         .unwrap_err()
         .to_string();
     assert!(no_label.contains("no label `nowhere`"), "{no_label}");
     assert!(no_label.contains("loop"), "lists the labels: {no_label}");
     // 0x10 is the second word of the 64-bit vmuli at 0x0c.
     let inside = e
-        .add_breakpoint("0x10", None, Filters::default(), false)
+        .add_breakpoint(&loc("0x10"), None, Filters::default(), false)
         .unwrap_err()
         .to_string();
     assert!(
@@ -433,18 +433,16 @@ fn bad_breakpoint_locations_are_rejected() {
         "{inside}"
     );
     let past = e
-        .add_breakpoint("0x10000", None, Filters::default(), false)
+        .add_breakpoint(&loc("0x10000"), None, Filters::default(), false)
         .unwrap_err()
         .to_string();
     assert!(past.contains("not the start of an instruction"), "{past}");
-    let cond = e
-        .add_breakpoint("loop", Some("v3 >"), Filters::default(), false)
-        .unwrap_err()
-        .to_string();
-    assert!(cond.contains("bad condition"), "{cond}");
+    // A condition is parsed before it reaches the engine.
+    let cond = ParsedExpr::parse("v3 >").unwrap_err().to_string();
+    assert!(cond.contains("expected"), "{cond}");
     let lane = e
         .add_breakpoint(
-            "loop",
+            &loc("loop"),
             None,
             Filters {
                 lane: Some(32),
@@ -462,7 +460,7 @@ fn bad_breakpoint_locations_are_rejected() {
 fn per_lane_condition_reports_exactly_the_satisfying_lanes() {
     let mut e = one_wave_loop();
     let id = e
-        .add_breakpoint("loop", Some("v3 > 100"), Filters::default(), false)
+        .add_breakpoint(&loc("loop"), Some(cond("v3 > 100")), Filters::default(), false)
         .unwrap();
     // Iteration k (0-based) arrives with v3 = 4 * lane + k.
     let s1 = e.continue_all();
@@ -485,7 +483,7 @@ fn per_lane_condition_ignores_inactive_lanes() {
     let mut e = engine(COND);
     // v3 = 4 * lane: lanes 26-31 exceed 100, but 28-31 are inactive.
     let id = e
-        .add_breakpoint("here", Some("v3 > 100"), Filters::default(), false)
+        .add_breakpoint(&loc("here"), Some(cond("v3 > 100")), Filters::default(), false)
         .unwrap();
     let stop = e.continue_all();
     assert_eq!(breakpoint_of(&stop), (id, lanes([26, 27])));
@@ -494,7 +492,7 @@ fn per_lane_condition_ignores_inactive_lanes() {
 
     // Only inactive lanes satisfy it: no stop.
     let mut e = engine(COND);
-    e.add_breakpoint("here", Some("v3 >= 112"), Filters::default(), false)
+    e.add_breakpoint(&loc("here"), Some(cond("v3 >= 112")), Filters::default(), false)
         .unwrap();
     finish_all(&mut e);
     assert_eq!(e.breakpoints()[0].hits, 0);
@@ -503,8 +501,8 @@ fn per_lane_condition_ignores_inactive_lanes() {
     let mut e = engine(COND);
     let id = e
         .add_breakpoint(
-            "here",
-            Some("lane == 3 || lane == 30 || s32(v3 - 41) < 0 && lane > 8"),
+            &loc("here"),
+            Some(cond("lane == 3 || lane == 30 || s32(v3 - 41) < 0 && lane > 8")),
             Filters::default(),
             false,
         )
@@ -515,7 +513,7 @@ fn per_lane_condition_ignores_inactive_lanes() {
     // A condition that does not depend on the lane stops with the active lanes.
     let mut e = engine(COND);
     let id = e
-        .add_breakpoint("here", Some("u7 != 0"), Filters::default(), false)
+        .add_breakpoint(&loc("here"), Some(cond("u7 != 0")), Filters::default(), false)
         .unwrap();
     let stop = e.continue_all();
     assert_eq!(breakpoint_of(&stop), (id, 0x0fff_ffff));
@@ -526,8 +524,8 @@ fn condition_errors_stop_with_the_message() {
     let mut e = engine(COND);
     let id = e
         .add_breakpoint(
-            "here",
-            Some("v3 / (lane - lane)"),
+            &loc("here"),
+            Some(cond("v3 / (lane - lane)")),
             Filters::default(),
             false,
         )
@@ -543,14 +541,14 @@ fn condition_errors_stop_with_the_message() {
     assert_eq!(stop.pc, Some(label(&e, "here")));
     // Fixing the condition and starting again stops on it (resuming in place steps over the
     // breakpoint at the current PC, as gdb does).
-    e.set_condition(id, Some("lane == 1")).unwrap();
+    e.set_condition(id, Some(cond("lane == 1"))).unwrap();
     e.restart();
     let stop = e.continue_all();
     assert_eq!(breakpoint_of(&stop), (id, 0b10));
     e.set_condition(id, None).unwrap();
     assert!(e.breakpoints()[0].condition.is_none());
     assert!(e.set_condition(99, None).is_err());
-    assert!(e.set_condition(id, Some("((")).is_err());
+    assert!(ParsedExpr::parse("((").is_err());
 }
 
 #[test]
@@ -558,7 +556,7 @@ fn wave_filter_stops_only_that_wave_once_per_iteration() {
     let mut e = engine(LOOP);
     let id = e
         .add_breakpoint(
-            "loop",
+            &loc("loop"),
             None,
             Filters {
                 wave: Some(2),
@@ -584,7 +582,7 @@ fn workgroup_filter_stops_only_its_waves() {
     let mut e = engine(LOOP);
     let id = e
         .add_breakpoint(
-            "after",
+            &loc("after"),
             None,
             Filters {
                 workgroup: Some(1),
@@ -610,8 +608,8 @@ fn lane_filter_evaluates_the_condition_on_that_lane_only() {
     let mut e = one_wave_loop();
     let id = e
         .add_breakpoint(
-            "loop",
-            Some("v3 > 100"),
+            &loc("loop"),
+            Some(cond("v3 > 100")),
             Filters {
                 lane: Some(30),
                 ..Default::default()
@@ -627,8 +625,8 @@ fn lane_filter_evaluates_the_condition_on_that_lane_only() {
 
     let mut e = one_wave_loop();
     e.add_breakpoint(
-        "loop",
-        Some("v3 > 100"),
+        &loc("loop"),
+        Some(cond("v3 > 100")),
         Filters {
             lane: Some(5),
             ..Default::default()
@@ -641,7 +639,7 @@ fn lane_filter_evaluates_the_condition_on_that_lane_only() {
     // An inactive lane never stops.
     let mut e = engine(COND);
     e.add_breakpoint(
-        "here",
+        &loc("here"),
         None,
         Filters {
             lane: Some(30),
@@ -654,7 +652,7 @@ fn lane_filter_evaluates_the_condition_on_that_lane_only() {
     let mut e = engine(COND);
     let id = e
         .add_breakpoint(
-            "here",
+            &loc("here"),
             None,
             Filters {
                 lane: Some(27),
@@ -671,8 +669,8 @@ fn filters_combine() {
     let mut e = engine(LOOP);
     let id = e
         .add_breakpoint(
-            "loop",
-            Some("v1 == 1"),
+            &loc("loop"),
+            Some(cond("v1 == 1")),
             Filters {
                 wave: Some(3),
                 workgroup: Some(1),
@@ -690,7 +688,7 @@ fn filters_combine() {
     // Contradictory filters never stop.
     let mut e = engine(LOOP);
     e.add_breakpoint(
-        "loop",
+        &loc("loop"),
         None,
         Filters {
             wave: Some(0),
@@ -722,7 +720,7 @@ fn ignore_counts_skip_hits_and_hit_counts_include_them() {
 fn temporary_breakpoint_is_deleted_when_hit() {
     let mut e = one_wave_loop();
     let id = e
-        .add_breakpoint("loop", None, Filters::default(), true)
+        .add_breakpoint(&loc("loop"), None, Filters::default(), true)
         .unwrap();
     assert!(e.breakpoints()[0].temporary);
     let stop = e.continue_all();
@@ -737,7 +735,7 @@ fn temporary_breakpoint_with_a_filter_survives_other_waves() {
     let mut e = engine(LOOP);
     let id = e
         .add_breakpoint(
-            "after",
+            &loc("after"),
             None,
             Filters {
                 wave: Some(1),
@@ -895,7 +893,7 @@ fn continue_after_stepping_onto_a_breakpoint_makes_progress() {
 #[test]
 fn continue_after_a_condition_error_makes_progress() {
     let mut e = engine(COND);
-    e.add_breakpoint("here", Some("1 / (lane - lane)"), Filters::default(), false)
+    e.add_breakpoint(&loc("here"), Some(cond("1 / (lane - lane)")), Filters::default(), false)
         .unwrap();
     let s = e.continue_all();
     assert!(matches!(s.reason, StopReason::ConditionError { .. }));
@@ -933,13 +931,13 @@ fn wave_and_workgroup_filters_select_exactly_their_waves() {
         ..Default::default()
     };
     let never = e
-        .add_breakpoint("loop", None, only(Some(1_000), None), false)
+        .add_breakpoint(&loc("loop"), None, only(Some(1_000), None), false)
         .unwrap();
     let never_wg = e
-        .add_breakpoint("loop", None, only(None, Some(7)), false)
+        .add_breakpoint(&loc("loop"), None, only(None, Some(7)), false)
         .unwrap();
     let w3 = e
-        .add_breakpoint("loop", None, only(Some(3), Some(1)), false)
+        .add_breakpoint(&loc("loop"), None, only(Some(3), Some(1)), false)
         .unwrap();
     let s = e.continue_all();
     assert_eq!(breakpoint_of(&s).0, w3);
@@ -947,7 +945,7 @@ fn wave_and_workgroup_filters_select_exactly_their_waves() {
     // Wave 3 is in workgroup 1: a filter pair that cannot both match never stops.
     e.delete(Some(w3)).unwrap();
     let mismatch = e
-        .add_breakpoint("loop", None, only(Some(3), Some(0)), false)
+        .add_breakpoint(&loc("loop"), None, only(Some(3), Some(0)), false)
         .unwrap();
     let end = e.continue_all();
     assert_eq!(end.reason, StopReason::Finished, "{end:?}");
@@ -957,7 +955,7 @@ fn wave_and_workgroup_filters_select_exactly_their_waves() {
     }
     e.restart();
     let any = e
-        .add_breakpoint("loop", None, Filters::default(), false)
+        .add_breakpoint(&loc("loop"), None, Filters::default(), false)
         .unwrap();
     let mut waves = std::collections::BTreeSet::new();
     for _ in 0..4 {

@@ -14,7 +14,13 @@ fn help_lists_every_command_and_describes_each() {
     assert_eq!(run(&mut e, "h"), all);
     assert!(all.contains("  break (b, br) "), "{all}");
     assert!(all.contains("  continue (c, cont) "), "{all}");
-    for (name, aliases, usage, about) in HELP {
+    for HelpEntry {
+        name,
+        aliases,
+        usage,
+        about,
+    } in HELP
+    {
         let head = if aliases.is_empty() {
             format!("  {name} ")
         } else {
@@ -40,8 +46,8 @@ fn help_lists_every_command_and_describes_each() {
         }
     }
     let err = fail(&mut e, "help nosuch");
-    assert_eq!(err.message, "no command `nosuch`");
-    assert_eq!(err.usage.as_deref(), Some("help lists every command"));
+    assert_eq!(err.message(), "no command `nosuch`");
+    assert_eq!(err.usage(), Some("help lists every command"));
 }
 
 /// A script using every command and every alias of `HELP` at least once; every line must
@@ -109,7 +115,7 @@ fn every_command_and_alias_runs() {
     e.set_source("loop.s", LOOP);
     let mut used = BTreeSet::new();
     for line in lines {
-        e.execute_line(line)
+        run_line(&mut e, line)
             .unwrap_or_else(|err| panic!("`{line}` failed:\n{err}"));
         let word = line.split_whitespace().next().unwrap();
         used.insert(word.split('/').next().unwrap().to_string());
@@ -155,7 +161,7 @@ fn every_command_and_alias_runs() {
         if command::canonical(command).is_none() {
             continue;
         }
-        e.execute_line(line)
+        run_line(&mut e, line)
             .unwrap_or_else(|err| panic!("`{line}` failed:\n{err}"));
         let word = line.split_whitespace().next().unwrap();
         used.insert(word.split('/').next().unwrap().to_string());
@@ -164,7 +170,7 @@ fn every_command_and_alias_runs() {
     // `advance barrier` is the other form of `advance`.
     let mut e = engine(MEET_AT_BARRIER);
     assert!(run(&mut e, "advance barrier").contains("reached the barrier at 0x002c <sync>"));
-    for (name, aliases, ..) in HELP {
+    for HelpEntry { name, aliases, .. } in HELP {
         for w in std::iter::once(name).chain(aliases.iter()) {
             assert!(used.contains(*w), "`{w}` is not exercised");
         }
@@ -185,17 +191,17 @@ fn unknown_commands_suggest_the_nearest() {
         let err = fail(&mut e, line);
         let word = line.split_whitespace().next().unwrap();
         assert_eq!(
-            err.message,
+            err.message(),
             format!("unknown command `{word}` (did you mean `{near}`?)"),
             "{line}"
         );
-        assert_eq!(err.usage.as_deref(), Some("help lists every command"));
+        assert_eq!(err.usage(), Some("help lists every command"));
         assert!(err
             .to_string()
             .ends_with("\nusage: help lists every command"));
     }
     let err = fail(&mut e, "frobnicate");
-    assert_eq!(err.message, "unknown command `frobnicate`");
+    assert_eq!(err.message(), "unknown command `frobnicate`");
     // Nothing ran.
     assert_eq!(e.machine().stats.wave_instructions, 0);
 }
@@ -385,7 +391,7 @@ fn ids_that_do_not_fit_32_bits_are_errors_not_truncated() {
         "delete 4294967297",
         "break here wave 4294967296",
     ] {
-        let err = e.execute_line(line).expect_err(line);
+        let err = run_line(&mut e, line).expect_err(line);
         assert!(err.to_string().contains("out of range"), "{line}: {err}");
     }
 }
@@ -408,8 +414,8 @@ proptest! {
     #[test]
     fn engine_runs_any_command_line(line in command_line()) {
         let mut e = bounded_engine(COND);
-        let _ = e.execute_line(&line);
-        let _ = e.execute_line("info registers");
+        let _ = run_line(&mut e, &line);
+        let _ = run_line(&mut e, "info registers");
     }
 }
 

@@ -73,7 +73,7 @@ fn buffer_names_are_their_base_address_in_expressions() {
     // A name that is neither says what names are.
     let err = fail(&mut e, "print nosuch");
     assert!(
-        err.message
+        err.message()
             .contains("no symbol `nosuch` (names are buffers and labels"),
         "{err}"
     );
@@ -104,7 +104,7 @@ fn a_name_both_buffer_and_label_is_the_buffer_in_expressions_and_the_label_as_a_
     assert_eq!(s.pc, Some(4));
     // A buffer that is not a label is no location.
     let err = fail(&mut e, "break in");
-    assert!(err.message.contains("no label `in`"), "{err}");
+    assert!(err.message().contains("no label `in`"), "{err}");
 }
 
 fn machine() -> Machine {
@@ -247,7 +247,7 @@ fn deep_nesting_through_every_command_that_takes_an_expression() {
         let mut e = bounded_engine(COND);
         for line in &lines {
             // Some fail for other reasons first; none may overflow the stack.
-            let _ = e.execute_line(line);
+            let _ = run_line(&mut e, line);
         }
     });
 }
@@ -264,13 +264,13 @@ fn expect_splits_at_the_root_comparison() {
         "expect -1 < 0",
         "expect 1\u{a0}<=\u{a0}1",
     ] {
-        let out = e.execute_line(line).expect("parses");
+        let out = run_line(&mut e, line).expect("parses");
         let outcome = out.expect.expect("an expect outcome");
         assert!(outcome.passed, "{line}: {}", out.text);
     }
-    let out = e.execute_line("expect 16 == 1 << 4").expect("parses");
+    let out = run_line(&mut e, "expect 16 == 1 << 4").expect("parses");
     assert_eq!(out.text, "expect ok: 16 == 1 << 4\n");
-    let out = e.execute_line("expect 2 == 1 << 4").expect("parses");
+    let out = run_line(&mut e, "expect 2 == 1 << 4").expect("parses");
     assert!(out.text.contains("right side 1 << 4 = 16"), "{}", out.text);
     for (line, says) in [
         ("expect 1 + 1", "needs a comparison"),
@@ -279,7 +279,7 @@ fn expect_splits_at_the_root_comparison() {
         ("expect 1 == (", "bad expression"),
         ("expect (1 == 1)", "needs a comparison"),
     ] {
-        let err = e.execute_line(line).expect_err(line);
+        let err = run_line(&mut e, line).expect_err(line);
         assert!(err.to_string().contains(says), "{line}: {err}");
     }
 }
@@ -299,7 +299,7 @@ fn lane_in_print_is_the_selected_lane() {
     run_raw(&mut e, "restart");
     run_raw(&mut e, "delete");
     run_raw(&mut e, "break here if lane == 7");
-    let out = e.execute_line("continue").expect("runs");
+    let out = run_line(&mut e, "continue").expect("runs");
     assert!(
         out.text.contains("lane 7") || out.text.contains("lanes 7"),
         "{}",

@@ -15,7 +15,10 @@ pub use std::time::{Duration, Instant};
 pub use proptest::prelude::*;
 pub use wavedbg_emulator::asm::{assemble, assemble_file};
 pub use wavedbg_emulator::debug::breakpoint::{Filters, Scope, WatchKind};
-pub use wavedbg_emulator::debug::command::{self, CommandError, HELP};
+pub use wavedbg_emulator::debug::breakpoint::Condition;
+pub use wavedbg_emulator::debug::command::{self, CommandError, HelpEntry, Location, HELP};
+pub use wavedbg_emulator::debug::driver::run_line;
+pub use wavedbg_emulator::debug::expr::ParsedExpr;
 pub use wavedbg_emulator::debug::completion::Words;
 pub use wavedbg_emulator::debug::expr::{self, MAX_DEPTH};
 pub use wavedbg_emulator::debug::session::{Script, Session};
@@ -95,6 +98,16 @@ ready:
 /// Base address of the first buffer.
 pub const BUF: u64 = 0x1_0000_0000;
 
+/// A location as `break` takes it (the test's text is known to parse).
+pub fn loc(text: &str) -> Location {
+    command::parse_location(text).unwrap_or_else(|e| panic!("{text}: {e}"))
+}
+
+/// A condition (the test's text is known to parse).
+pub fn cond(text: &str) -> Condition {
+    ParsedExpr::parse(text).unwrap_or_else(|e| panic!("{text}: {e}"))
+}
+
 pub fn program(src: &str) -> Program {
     assemble(src, "t.s", None).unwrap_or_else(|e| panic!("{e}"))
 }
@@ -129,8 +142,7 @@ pub fn script(name: &str) -> Program {
 /// the launch's instruction count (`[count N]`, which `goto` takes); it is checked here and
 /// removed, so the tests below compare the rest exactly.
 pub fn out(e: &mut Engine, line: &str) -> CommandOutput {
-    let mut o = e
-        .execute_line(line)
+    let mut o = run_line(e, line)
         .unwrap_or_else(|err| panic!("`{line}` failed:\n{err}"));
     if let Some(s) = o.stop.as_ref().filter(|s| s.reason != StopReason::Finished) {
         let count = format!(" [count {}]", s.instructions);
@@ -161,7 +173,7 @@ pub fn stop(e: &mut Engine, line: &str) -> (String, StopEvent) {
 
 /// Runs a line that must fail; returns the error.
 pub fn fail(e: &mut Engine, line: &str) -> CommandError {
-    match e.execute_line(line) {
+    match run_line(e, line) {
         Ok(o) => panic!("`{line}` should fail, printed:\n{}", o.text),
         Err(err) => err,
     }
@@ -178,9 +190,9 @@ pub fn usage_of(name: &str) -> String {
 pub fn fails_with_usage(e: &mut Engine, line: &str, what: &str) {
     let err = fail(e, line);
     assert!(
-        err.message.contains(what),
+        err.message().contains(what),
         "`{line}`: message `{}` lacks `{what}`",
-        err.message
+        err.message()
     );
     let word = line
         .split_whitespace()
@@ -191,7 +203,7 @@ pub fn fails_with_usage(e: &mut Engine, line: &str, what: &str) {
         .unwrap();
     let name = command::canonical(word).unwrap_or_else(|| panic!("{word} is a command"));
     let usage = usage_of(name);
-    assert_eq!(err.usage.as_deref(), Some(usage.as_str()), "`{line}`");
+    assert_eq!(err.usage(), Some(usage.as_str()), "`{line}`");
     assert!(
         err.to_string().ends_with(&format!("\nusage: {usage}")),
         "`{line}`: {err}"
@@ -375,7 +387,7 @@ pub fn lanes(list: impl IntoIterator<Item = u32>) -> u32 {
 }
 
 pub fn bp(e: &mut Engine, location: &str) -> u32 {
-    e.add_breakpoint(location, None, Filters::default(), false)
+    e.add_breakpoint(&loc(location), None, Filters::default(), false)
         .expect("breakpoint")
 }
 
@@ -408,7 +420,7 @@ pub fn bounded_engine(src: &str) -> Engine {
 }
 
 pub fn run_raw(e: &mut Engine, line: &str) -> String {
-    match e.execute_line(line) {
+    match run_line(e, line) {
         Ok(out) => out.text,
         Err(err) => panic!("`{line}` failed: {err}"),
     }
@@ -467,7 +479,7 @@ pub fn bytes_text() -> impl Strategy<Value = String> {
 pub fn command_line() -> impl Strategy<Value = String> {
     let names: Vec<String> = command::HELP
         .iter()
-        .flat_map(|(n, aliases, ..)| std::iter::once(*n).chain(aliases.iter().copied()))
+        .flat_map(|h| std::iter::once(h.name).chain(h.aliases.iter().copied()))
         .filter(|n| !matches!(*n, "save" | "load"))
         .map(str::to_string)
         .collect();

@@ -448,9 +448,9 @@ fn info_registers_errors_show_the_info_usage() {
 fn bare_info_says_what_it_needs() {
     let mut e = engine(COND);
     let err = fail(&mut e, "info");
-    assert!(!err.message.contains("`info `"), "{}", err.message);
-    assert!(err.message.contains("needs"), "{}", err.message);
-    assert_eq!(err.usage.as_deref(), Some(usage_of("info").as_str()));
+    assert!(!err.message().contains("`info `"), "{}", err.message());
+    assert!(err.message().contains("needs"), "{}", err.message());
+    assert_eq!(err.usage(), Some(usage_of("info").as_str()));
 }
 
 #[test]
@@ -513,7 +513,7 @@ fn resident_window_and_wave_ids_of_later_workgroups() {
     assert_eq!(e.machine().waves.len(), 2);
     let id = e
         .add_breakpoint(
-            "after",
+            &loc("after"),
             None,
             Filters {
                 wave: Some(3),

@@ -1,6 +1,6 @@
 //! The debugger's tests, one file per feature, whether a test drives the engine through
 //! its typed API (`Engine::continue_all`, `add_breakpoint`, ...) or through command text
-//! (`Engine::execute_line`):
+//! (`driver::run_line`):
 //!
 //! - `breakpoints.rs`: breakpoints, conditions, filters, counts, `tbreak`, `brk`,
 //!   `info breakpoints`;

@@ -2,6 +2,7 @@
 //! with both sides named; it is reported once; time travel and restarts take the
 //! sanitizer's state back and forth with the machine; sessions replay `set check`.
 
+use wavedbg_emulator::debug::driver::run_line;
 use wavedbg_emulator::asm::assemble;
 use wavedbg_emulator::check::{CheckGroup, FindingKind};
 use wavedbg_emulator::debug::{Engine, StopEvent, StopReason};
@@ -39,7 +40,7 @@ fn engine() -> Engine {
 }
 
 fn run(e: &mut Engine, line: &str) -> String {
-    e.execute_line(line)
+    run_line(e, line)
         .unwrap_or_else(|err| panic!("`{line}`: {err}"))
         .text
 }

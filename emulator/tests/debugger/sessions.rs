@@ -9,7 +9,7 @@ fn transcript(e: &mut Engine, lines: &str) -> String {
     let mut s = String::new();
     for line in lines.lines() {
         s.push_str(&format!("(wavedbg) {line}\n"));
-        match e.execute_line(line) {
+        match run_line(e, line) {
             Ok(o) => s.push_str(&o.text),
             Err(err) => s.push_str(&format!("error: {err}\n")),
         }
@@ -111,7 +111,7 @@ fn scripts_of_the_example_kernels_run_to_the_end() {
 fn the_same_session_twice_gives_the_same_stops() {
     let session = |e: &mut Engine| -> Vec<StopEvent> {
         let out = e.machine().buffer_base("out").unwrap();
-        e.add_breakpoint("gstore", Some("v4 % 7 == 3"), Filters::default(), false)
+        e.add_breakpoint(&loc("gstore"), Some(cond("v4 % 7 == 3")), Filters::default(), false)
             .unwrap();
         e.add_watchpoint(WatchKind::Write, Scope::Shared(None), 0, 8, None)
             .unwrap();
@@ -168,15 +168,14 @@ fn the_command_log_is_bounded() {
     use wavedbg_emulator::debug::MAX_LOG;
     let mut e = bounded_engine(COND);
     for _ in 0..MAX_LOG + 5 {
-        e.execute_line("p 1").expect("prints");
+        run_line(&mut e, "p 1").expect("prints");
     }
     assert_eq!(e.log().len(), MAX_LOG);
     assert!(e.log_truncated());
     let dir = std::env::temp_dir().join(format!("wavedbg-log-bound-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
     let file = dir.join("s.ron");
-    let out = e
-        .execute_line(&format!("save {}", file.display()))
+    let out = run_line(&mut e, &format!("save {}", file.display()))
         .expect("saves");
     assert!(
         out.text.contains("holds only the first 100000 commands"),

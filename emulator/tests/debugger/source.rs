@@ -45,7 +45,7 @@ fn list_shows_ten_lines_around_the_pc_then_goes_on() {
         (1..pc_line - 5).collect::<Vec<_>>()
     );
     assert!(fail(&mut e, "list -")
-        .message
+        .message()
         .contains("Already at the start of loop.s"));
     // A line: centred on it; a label or address: on its instruction's line; FILE:LINE.
     let loop_line = line_of(LOOP, "vaddi.u32 v1, v1, 1");
@@ -64,7 +64,7 @@ fn list_shows_ten_lines_around_the_pc_then_goes_on() {
     assert_eq!(*lines(&tail).last().unwrap(), total);
     let err = fail(&mut e, "list");
     assert_eq!(
-        err.message,
+        err.message(),
         format!(
             "Line number {} out of range; loop.s has {total} lines.",
             total + 1

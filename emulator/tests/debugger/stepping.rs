@@ -368,7 +368,7 @@ fn finish_runs_the_selected_wave_to_its_exit() {
 fn finish_stops_at_a_breakpoint_of_the_selected_wave() {
     let mut e = engine(LOOP);
     let id = e
-        .add_breakpoint("after", None, Filters::default(), false)
+        .add_breakpoint(&loc("after"), None, Filters::default(), false)
         .unwrap();
     e.select_wave(2).unwrap();
     let stop = e.finish_wave();
@@ -384,7 +384,7 @@ fn restart_rewinds_the_launch_and_keeps_breakpoints_and_watchpoints() {
         wave: Some(2),
         ..Default::default()
     };
-    let id = e.add_breakpoint("loop+8", None, filters, false).unwrap();
+    let id = e.add_breakpoint(&loc("loop+8"), None, filters, false).unwrap();
     let out = e.machine().buffer_base("out").unwrap();
     let wid = e
         .add_watchpoint(WatchKind::Write, Scope::Global, out, 4, None)
@@ -595,7 +595,7 @@ fn stepi_all_steps_every_ready_wave_whatever_the_locking() {
     let mut e = bounded_engine(kernels::LOOP);
     let before: Vec<u64> = e.machine().waves.iter().map(|w| w.pc).collect();
     let out = e
-        .run_command(&command::Command::StepiAll(1))
+        .run(&command::Command::StepiAll(1))
         .expect("steps");
     assert!(e.scheduler_locking, "the setting is untouched");
     let after: Vec<u64> = e.machine().waves.iter().map(|w| w.pc).collect();

@@ -6,6 +6,8 @@
 use proptest::prelude::*;
 use wavedbg_emulator::asm::assemble;
 use wavedbg_emulator::debug::breakpoint::Filters;
+use wavedbg_emulator::debug::command::{parse_location, Location};
+use wavedbg_emulator::debug::driver::run_line;
 use wavedbg_emulator::debug::{Blocked, Engine, RegisterWrite, StopReason};
 use wavedbg_emulator::machine::{LaunchOptions, Machine};
 use wavedbg_emulator::memory::Space;
@@ -105,7 +107,7 @@ fn drive(e: &mut Engine, actions: &[Action]) -> Vec<(u64, Machine)> {
             Action::Select(w) => drop(e.select_wave_index(w % e.machine().waves.len())),
             Action::Break(i) => {
                 let at = lines[i % lines.len()];
-                drop(e.add_breakpoint(&format!("{at:#x}"), None, Filters::default(), true));
+                drop(e.add_breakpoint(&Location::Address(at), None, Filters::default(), true));
             }
             Action::Unbreak => drop(e.delete(None)),
             Action::EditU(reg, value) => {
@@ -292,7 +294,7 @@ fn histogram() -> Engine {
 #[test]
 fn reverse_continue_retraces_breakpoint_hits() {
     let mut e = histogram();
-    e.add_breakpoint("next_word", None, Filters::default(), false)
+    e.add_breakpoint(&parse_location("next_word").expect("a label"), None, Filters::default(), false)
         .expect("breakpoint");
     let mut hits = Vec::new();
     for _ in 0..6 {
@@ -417,7 +419,7 @@ fn last_write_names_the_wave_lane_and_instruction() {
 fn time_travel_commands() {
     let mut e = histogram();
     let run = |e: &mut Engine, line: &str| {
-        e.execute_line(line)
+        run_line(e, line)
             .unwrap_or_else(|err| panic!("{line}: {err}"))
             .text
     };
@@ -458,7 +460,7 @@ fn time_travel_commands() {
     );
     assert!(run(&mut e, "reverse-continue").contains("No more reverse-execution history"));
     // Past the recorded history, `goto` runs forward as `continue` does: to the end here.
-    let end = e.execute_line("goto 99999999").expect("goto forward");
+    let end = run_line(&mut e, "goto 99999999").expect("goto forward");
     assert_eq!(end.stop.map(|s| s.reason), Some(StopReason::Finished));
 }
 
@@ -497,7 +499,7 @@ fn goto_past_the_history_runs_forward_as_continue_does() {
     same(e.machine(), &plain(1500)).unwrap();
     // A breakpoint on the way stops it, as it stops `continue`.
     let mut e = histogram();
-    e.add_breakpoint("next_word", None, Filters::default(), false)
+    e.add_breakpoint(&parse_location("next_word").expect("a label"), None, Filters::default(), false)
         .expect("breakpoint");
     let stop = e.goto(1500).expect("goto");
     assert!(
@@ -545,7 +547,7 @@ again:
             .into_iter()
             .filter(|l| !l.is_empty())
         {
-            a.execute_line(l).expect("setup");
+            run_line(&mut a, l).expect("setup");
             script.push(l.to_string());
         }
         let cmd = command::parse(line).expect("parses").expect("a command");
@@ -555,7 +557,7 @@ again:
             std::thread::sleep(std::time::Duration::from_millis(30));
             handle.interrupt();
         });
-        let result = a.run_command(&cmd);
+        let result = a.run(&cmd);
         t.join().expect("interrupter");
         let stop = result.as_ref().expect("runs").stop.clone().expect("a stop");
         assert_eq!(stop.reason, StopReason::Interrupted, "{line}");
@@ -566,7 +568,7 @@ again:
         );
         let mut b = fresh();
         for l in script.iter().map(String::as_str).chain(text.lines()) {
-            b.execute_line(l).unwrap_or_else(|e| panic!("{l}: {e}"));
+            run_line(&mut b, l).unwrap_or_else(|e| panic!("{l}: {e}"));
         }
         same(a.machine(), b.machine()).unwrap_or_else(|e| panic!("{line} as `{text}`: {e}"));
         assert_eq!(a.selected_wave, b.selected_wave, "{line} as `{text}`");
@@ -593,7 +595,7 @@ fn hostile_time_travel_requests_are_answered() {
         "set history-size 18446744073709551615",
         "rsi 0",
     ] {
-        let _ = e.execute_line(line);
+        let _ = run_line(&mut e, line);
     }
     let weird = WriteTarget::Vector {
         wave: 0,

@@ -495,10 +495,19 @@ pub fn parse(line: &str) -> Result<Option<Command>, ParseError> {
         }
         "expect" => expect_command(&l, rest)?,
         "display" => {
+            // `display/x v1` and `display /x v1` alike.
+            let (slash, rest) = match (slash, rest.strip_prefix('/')) {
+                (None, Some(r)) => {
+                    let (f, e) = r.split_once(char::is_whitespace).unwrap_or((r, ""));
+                    (Some(f), e.trim())
+                }
+                _ => (slash, rest),
+            };
             if rest.is_empty() && slash.is_none() {
                 Command::Display(None)
+            } else if rest.is_empty() {
+                return Err(l.error("`display` needs an expression"));
             } else {
-                need("an expression")?;
                 Command::Display(Some(DisplaySpec {
                     format: print_format(&l, slash)?,
                     expr: l.expr("bad expression", rest)?,
