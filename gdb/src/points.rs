@@ -190,11 +190,5 @@ mod tests {
             at.label(),
             "Hardware access (read/write) watchpoint at 0x8000000000100008 (shared:0x8 of workgroup 1, 4 bytes)"
         );
-        let r = Relabel::watchpoint(4, &at);
-        assert_eq!(
-            r.apply("Hardware access (read/write) watchpoint 4: shared:0x8 (4 bytes)"),
-            Some(at.label())
-        );
-        assert_eq!(r.apply("Hardware watchpoint 4: shared:0x8 (4 bytes)"), None);
     }
 }

@@ -196,7 +196,7 @@ mod tests {
         let why = run(&mut t, "why");
         assert!(
             why.starts_with(
-                "Hardware watchpoint at 0x8000000000000008 (shared:0x8 of workgroup 0, 4 bytes)\n  written by wave 0 lane 2"
+                "Hardware watchpoint at 0x8000000000000008 (shared:0x8 of workgroup 0, 4 bytes) [count 3]\n  written by wave 0 lane 2"
             ),
             "{why}"
         );

@@ -355,4 +355,48 @@ pub(crate) mod tests {
         assert!(run(&mut t, "info waves").contains("not running"));
         assert!(run(&mut t, "info breakpoints").starts_with("No breakpoints"));
     }
+
+    /// The client's points are the engine's, owned by the client: listings and stop
+    /// descriptions name them as the client does, from the owner, not by re-reading text.
+    #[test]
+    fn the_clients_points_are_named_as_the_client_knows_them() {
+        use gdbstub::target::ext::breakpoints::{HwWatchpoint, SwBreakpoint, WatchKind};
+        let mut t = target();
+        let m = t.engine().machine();
+        let starts: Vec<u64> = (0..64u64)
+            .map(|i| i * 4)
+            .filter(|&a| m.instr_at(a).is_some())
+            .collect();
+        // The engine's breakpoint on the second instruction, the client's on the third.
+        let (own_at, client_at) = (starts[1], starts[2]);
+        let set = run(&mut t, &format!("break *{own_at:#x}"));
+        assert!(set.starts_with(&format!("Breakpoint 1 at {own_at:#06x}")), "{set}");
+        assert_eq!(t.add_sw_breakpoint(client_at, 1).ok(), Some(true));
+        let shared = crate::memory::Window::shared_addr(0, 8);
+        assert_eq!(
+            t.add_hw_watchpoint(shared, 4, WatchKind::Write).ok(),
+            Some(true)
+        );
+        let listed = run(&mut t, "info breakpoints");
+        assert!(listed.starts_with("Num  Type"), "{listed}");
+        assert!(listed.contains("\n1    breakpoint"), "{listed}");
+        assert!(!listed.contains("\n2    "), "the client's are not numbered: {listed}");
+        assert!(
+            listed.contains(&format!("Inserted by the client (which numbers them itself):\n  Breakpoint at {client_at:#06x}\n  Hardware watchpoint at 0x8000000000000008 (shared:0x8 of workgroup 0, 4 bytes)\n")),
+            "{listed}"
+        );
+        // The engine's own breakpoint stops with its number, the client's with its name.
+        t.execute(crate::plan::Plan::All);
+        assert!(why(&t).starts_with("Breakpoint 1, wave 0"), "{}", why(&t));
+        t.execute(crate::plan::Plan::All);
+        assert!(
+            why(&t).starts_with(&format!("Breakpoint at {client_at:#06x}, wave 0")),
+            "{}",
+            why(&t)
+        );
+        // A session saves the user's points, not the client's.
+        let saved = wavedbg_emulator::debug::session::Session::capture(t.engine());
+        assert_eq!(saved.breakpoints.len(), 1);
+        assert!(saved.watchpoints.is_empty());
+    }
 }
