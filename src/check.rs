@@ -22,7 +22,8 @@ use wavedbg_emulator::debug::load_program;
 pub struct CheckArgs {
     /// Kernel source (.s) or object (.wko).
     kernel: PathBuf,
-    /// Launch settings.
+    /// Grid, workgroup size, seed, quantum, residency and instruction budget
+    /// ([`crate::launch::LaunchArgs`]).
     #[command(flatten)]
     launch: crate::launch::LaunchArgs,
     /// Also run the launch under N other seeded schedules (seeds 1..=N, or the N after

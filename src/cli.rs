@@ -35,7 +35,7 @@ enum Command {
     },
     /// Assemble a kernel source (.s) into a kernel object (.wko, see docs/assembler.md).
     Asm {
-        /// Kernel source file.
+        /// Kernel source file (.s) to assemble.
         input: PathBuf,
         /// Output file (default: the input with extension .wko).
         #[arg(short, long)]
@@ -84,14 +84,14 @@ enum Command {
     Serve {
         /// Kernel source (.s) or object (.wko).
         kernel: Option<PathBuf>,
-        /// Address to listen on.
+        /// IP address and TCP port to listen on (IP:PORT).
         #[arg(long, default_value = "127.0.0.1:9000")]
         listen: std::net::SocketAddr,
         /// Allow listening on an address other than loopback (the protocol grants full
         /// memory access to whoever connects).
         #[arg(long)]
         allow_remote: bool,
-        /// Start from a saved session.
+        /// Start from a saved session (its kernel is used when none is given).
         #[arg(long)]
         session: Option<PathBuf>,
         /// Where to write the kernel's symbol file (default: KERNEL.elf beside the kernel

@@ -20,7 +20,8 @@ pub struct DebugArgs {
     /// Write what you do to this replayable command script.
     #[arg(long)]
     pub record: Option<PathBuf>,
-    /// Launch settings.
+    /// Grid, workgroup size, seed, quantum, residency and instruction budget
+    /// ([`LaunchArgs`]).
     #[command(flatten)]
     pub launch: LaunchArgs,
 }
@@ -37,10 +38,11 @@ pub struct LaunchArgs {
     /// Scheduling seed: 0 is plain round-robin; others explore other interleavings.
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
-    /// Instructions a wave runs before the scheduler switches.
+    /// Instructions a wave runs before the scheduler switches (at least 1; with a seed,
+    /// each turn's count is drawn from 1 to twice this).
     #[arg(long, default_value_t = LaunchOptions::default().quantum)]
     pub quantum: u32,
-    /// Workgroups resident at once.
+    /// Workgroups resident at once (at most the grid; their waves at most 4096).
     #[arg(long, default_value_t = LaunchOptions::default().resident_workgroups)]
     pub resident: u32,
     /// Fault after this many wave-instructions; 0 is unlimited (default: 100,000,000 for
@@ -65,7 +67,7 @@ impl Default for LaunchArgs {
 }
 
 impl LaunchArgs {
-    /// The machine's launch options.
+    /// The machine's launch options (`--max-instructions 0` becomes unlimited, `None`).
     pub fn options(&self) -> LaunchOptions {
         LaunchOptions {
             grid: self.grid,

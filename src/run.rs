@@ -19,7 +19,8 @@ use wavedbg_emulator::debug::load_program;
 pub struct RunArgs {
     /// Kernel source (.s) or object (.wko).
     kernel: PathBuf,
-    /// Launch settings.
+    /// Grid, workgroup size, seed, quantum, residency and instruction budget
+    /// ([`crate::launch::LaunchArgs`]).
     #[command(flatten)]
     launch: crate::launch::LaunchArgs,
     /// Print memory after the run: a buffer NAME, or global:ADDR:LEN (repeatable).

@@ -40,7 +40,8 @@ pub struct MemTrace {
 }
 
 impl MemTrace {
-    /// Starts an instruction's trace.
+    /// Starts an instruction's trace: accesses of `len` bytes each to `space`, as `kind`
+    /// (the previous entries and data dropped).
     pub fn begin(&mut self, space: Space, kind: AccessKind, len: u32) {
         self.access = Some((space, kind));
         self.len = len;

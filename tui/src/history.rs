@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 
 use rustyline::history::{FileHistory, History as _, SearchDirection};
 use rustyline::Config;
+use wavedbg_emulator::debug::session::HISTORY_ENTRIES;
 
 /// Command history with a browsing position.
 pub struct History {
@@ -44,15 +45,12 @@ impl Default for History {
     }
 }
 
-/// Entries kept in memory and in the file (the oldest go first).
-pub const MAX: usize = 1000;
-
-/// The line-editor settings of the shared history ([`MAX`] entries, a line repeating the
-/// last one not added): the REPL's editor is built with them too, so both front ends keep
-/// and trim the file alike.
+/// The line-editor settings of the shared history: [`HISTORY_ENTRIES`] entries, a line
+/// repeating the last one not added, the rules the engine states for every front end
+/// (the REPL builds its editor with the same), so both keep and trim the file alike.
 pub fn config() -> Config {
     Config::builder()
-        .max_history_size(MAX)
+        .max_history_size(HISTORY_ENTRIES)
         .and_then(|b| b.history_ignore_dups(true))
         .map(|b| b.build())
         .unwrap_or_default()

@@ -57,9 +57,9 @@ pub enum TuiError {
     /// The `--record` script could not be created.
     #[error("cannot record to {path}: {error}")]
     Record {
-        /// The script's path.
+        /// The script's path, as given to `--record`.
         path: PathBuf,
-        /// Why.
+        /// The I/O error from creating the file or writing its header (kernel, launch).
         error: std::io::Error,
     },
     /// The engine panicked while running a command (the panic was reported).

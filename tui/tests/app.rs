@@ -3,8 +3,8 @@
 
 mod common;
 
-use wavedbg_emulator::debug::driver::run_line;
 use std::time::{Duration, Instant};
+use wavedbg_emulator::debug::driver::run_line;
 
 use common::*;
 use ratatui::crossterm::event::{

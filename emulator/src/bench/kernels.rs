@@ -77,7 +77,8 @@ impl Kernel {
         head + &body.replace("ITERS", &iters.to_string())
     }
 
-    /// Words in the `out` buffer.
+    /// 32-bit words in the `out` buffer at `waves` waves: one per lane (32 per wave), 16 Ki
+    /// per wave for `Stream`, a fixed 16 Ki for `Mixed`.
     pub fn out_words(self, waves: u32) -> usize {
         match self {
             Kernel::Stream => waves as usize * STREAM_WORDS,
@@ -241,7 +242,7 @@ fn native_shuffle(waves: u32, iters: u32) -> Vec<u32> {
     out
 }
 
-/// Words each wave streams over.
+/// 32-bit words each wave of the stream kernel reads and writes: 64 KiB.
 const STREAM_WORDS: usize = 16 * 1024;
 
 const STREAM: &str = "
@@ -344,7 +345,8 @@ fn native_shared_atomics(waves: u32, iters: u32) -> Vec<u32> {
     shared
 }
 
-/// Extra words of the mixed kernel's data region.
+/// 32-bit words of the mixed kernel's `out` buffer (64 KiB, whatever the wave count),
+/// which it loads, updates and stores in place.
 const MIXED_WORDS: usize = 16 * 1024;
 
 const MIXED: &str = "

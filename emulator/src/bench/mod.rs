@@ -21,39 +21,44 @@ use crate::machine::{Event, LaunchError, LaunchOptions, Machine};
 use crate::memory::Space;
 use crate::program::Program;
 
-/// Wave counts every kernel runs at.
+/// The wave counts (waves of 32 lanes, one workgroup) each kernel is measured at.
 pub const WAVE_COUNTS: [u32; 2] = [1, 8];
 
 /// One benchmark case's figures. Rates are per second of the fastest run.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Measurement {
-    /// The kernel (or `armed-<kernel>`, `engine-stepi`).
+    /// The case's name: a kernel's, `armed-<kernel>`, `checked-<kernel or example>`,
+    /// `engine-stepi`, `reverse-stepi` or `last-write`.
     pub kernel: String,
-    /// Resident waves.
+    /// Waves resident in the case's launch (all of a kernel's waves are resident).
     pub waves: u32,
-    /// Wave-instructions of one run (for `engine-stepi`: the steps timed).
+    /// Wave-instructions of one timed run, summed over waves (`engine-stepi`: the steps;
+    /// checked examples: all repeated launches; time travel: the history's length).
     pub wave_instructions: u64,
     /// Lane operations of one run: the sum over instructions of their active lanes.
     pub lane_ops: u64,
-    /// Seconds of the fastest run.
+    /// Seconds of the fastest run (time travel: the one answer's latency).
     pub seconds: f64,
-    /// Wave-instructions per second.
+    /// Wave-instructions per second of the fastest run.
     pub wave_instructions_per_s: f64,
-    /// Lane operations per second.
+    /// Lane operations per second of the fastest run.
     pub lane_ops_per_s: f64,
-    /// The native implementation's rate, counted in the same lane operations.
+    /// Kernel cases: the native Rust implementation's rate, in lane operations per second
+    /// (the emulated run's lane-operation count over the native run's time).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub native_lane_ops_per_s: Option<f64>,
     /// Emulated over native throughput (1.0 would be native speed).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub vs_native: Option<f64>,
-    /// Armed cases: throughput over the bare machine's on the same kernel and waves.
+    /// Armed and checked cases: throughput over the bare machine's on the same kernel and
+    /// waves (below 1.0: the hooks' or detectors' cost).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub vs_bare: Option<f64>,
     /// `engine-stepi` at many waves: cost of one `stepi` over its cost at 2 waves.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub vs_two_waves: Option<f64>,
-    /// Time-travel cases: the snapshots' memory after the forward run.
+    /// Time-travel cases: the history's estimated snapshot memory in bytes after the
+    /// forward run.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub snapshot_bytes: Option<u64>,
 }
@@ -64,7 +69,7 @@ pub enum BenchError {
     /// A benchmark kernel did not assemble.
     #[error("benchmark kernel {kernel}: {message}")]
     Assemble {
-        /// The kernel.
+        /// The kernel's (or example's) name.
         kernel: &'static str,
         /// The assembler's report.
         message: String,
@@ -72,38 +77,39 @@ pub enum BenchError {
     /// A benchmark kernel did not launch.
     #[error("benchmark kernel {kernel}: {source}")]
     Launch {
-        /// The kernel.
+        /// The kernel's (or example's) name.
         kernel: &'static str,
-        /// Why.
+        /// Why the machine or engine refused the launch.
         source: LaunchError,
     },
     /// A run ended in something other than completion.
     #[error("benchmark kernel {kernel} at {waves} waves stopped: {event}")]
     Stopped {
-        /// The kernel.
+        /// The case's kernel (or `reverse-stepi`, `last-write`).
         kernel: &'static str,
-        /// Waves.
+        /// Resident waves of the launch (0: no launch ran).
         waves: u32,
-        /// What happened.
+        /// How it stopped: the machine's event or the engine's stop reason, as debug text.
         event: String,
     },
     /// The emulator's result differs from the native implementation's.
     #[error("benchmark kernel {kernel} at {waves} waves: word {word} of `out` is {got:#x}, the native computation gives {want:#x}")]
     Mismatch {
-        /// The kernel.
+        /// The kernel's name.
         kernel: &'static str,
-        /// Waves.
+        /// Waves the kernel ran at.
         waves: u32,
-        /// Word index in `out`.
+        /// Index of the first differing 32-bit word in `out`.
         word: usize,
-        /// Emulated.
+        /// The word the emulator left in `out` (0 if `out` could not be read).
         got: u32,
-        /// Native.
+        /// The word the native implementation computes.
         want: u32,
     },
 }
 
-/// How long to measure.
+/// How long to measure: each measurement repeated for 1 s (the fastest repetition
+/// counts), or for 60 ms with an eighth of the iterations when `quick`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct BenchOptions {
     /// Short runs (the whole suite in a few seconds) for a quick look and for tests.

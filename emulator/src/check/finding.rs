@@ -10,7 +10,8 @@ use crate::memory::Space;
 use crate::trace::AccessKind;
 use crate::wave::{Wave, WaveState};
 
-/// What a finding is.
+/// The kind of bug a finding reports; each belongs to one detector group
+/// ([`FindingKind::group`]) and has a fixed [`Severity`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum FindingKind {
@@ -125,9 +126,9 @@ impl MemAccess {
 pub struct Site {
     /// The wave's global id (unique in the launch, unlike its resident index).
     pub wave: u32,
-    /// The wave's workgroup id.
+    /// The wave's workgroup id (0 to grid - 1).
     pub workgroup: u32,
-    /// The lanes concerned, a bit per lane (0: the finding is not about lanes).
+    /// The lanes concerned, a bit per lane, bit i = lane i (0: not about lanes).
     pub lanes: u32,
     /// The instruction's byte address in the code.
     pub pc: u64,
@@ -186,7 +187,8 @@ pub struct Finding {
     pub waves: Vec<WaveAt>,
     /// How many times it was seen (instruction executions), at least 1.
     pub count: u64,
-    /// The launch's instruction count when it was first seen.
+    /// The launch's wave-instruction count ([`crate::machine::Stats::wave_instructions`])
+    /// when it was first seen.
     pub first_at: u64,
 }
 

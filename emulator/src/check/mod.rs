@@ -52,7 +52,7 @@ struct WaveShadow {
     known: bool,
     /// Per vector register: the lanes written.
     v: Vec<u32>,
-    /// Uniform registers written.
+    /// Uniform registers written: bit r = uniform register r (the `.arg` ones preloaded).
     u: u64,
     /// Vector registers written in every lane, and the uniform registers written (`u`):
     /// an instruction that reads only these needs no closer look.
@@ -88,16 +88,16 @@ impl WaveShadow {
     }
 }
 
-/// Per resident workgroup slot.
+/// Per resident workgroup slot: what the detectors know of its current workgroup.
 #[derive(Debug, Clone, Default)]
 struct SlotShadow {
     workgroup: Option<u32>,
     known: bool,
-    /// Barriers completed.
+    /// Barriers the slot's workgroup has completed (0 at dispatch): its barrier epoch.
     epoch: u32,
-    /// Shared bytes written.
+    /// Shared-memory bytes written in this launch, a bit per byte of the shared window.
     init: InitBits,
-    /// Shared accesses for races.
+    /// Last accesses to each shared byte, compared by the races detector.
     race: RaceShadow,
 }
 

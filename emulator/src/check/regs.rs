@@ -10,7 +10,7 @@ use crate::isa::{OperandKind, RegFile, Slot};
 pub(crate) struct Range {
     /// Vector or uniform registers.
     pub file: RegFile,
-    /// The lowest register's number.
+    /// The lowest register's number in its file (vector 0-127, uniform 0-63).
     pub first: u8,
     /// How many registers from `first` (0: an empty range).
     pub count: u8,
@@ -50,7 +50,7 @@ impl RegBits {
         }
     }
 
-    /// Adds one register.
+    /// Adds register `reg` of `file` (vector numbers taken modulo 128, uniform modulo 64).
     pub fn insert(&mut self, file: RegFile, reg: u8) {
         let (w, b) = Self::bit(file, reg);
         self.0[w] |= b;
@@ -111,7 +111,7 @@ impl RegSets {
     }
 }
 
-/// Lanes written other than the active ones.
+/// Which lanes an instruction's register writes cover, when not the active ones.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Special {
     /// The lanes active (EXEC), as for any other instruction.

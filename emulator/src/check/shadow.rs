@@ -16,7 +16,7 @@ use crate::trace::TraceEntry;
 const PAGE: u64 = 4096;
 /// Bytes of memory per race page (smaller: a race cell is 9 times the word it shadows).
 const RACE_PAGE: u64 = 1024;
-/// Words per race page.
+/// 4-byte words (race cells) per race page: 256.
 const WORDS: usize = (RACE_PAGE / 4) as usize;
 
 /// A multiplicative hash of a page number: the keys are small integers, so the standard
@@ -51,6 +51,7 @@ pub(super) struct Groups {
 }
 
 impl Groups {
+    /// The mapping for `wpg` waves per workgroup (0 counts as 1).
     pub fn new(wpg: u32) -> Groups {
         let wpg = wpg.max(1);
         Groups {
@@ -104,6 +105,7 @@ impl Ref {
         }
     }
 
+    /// The same access by lane `lane` (0-31, taken modulo 32) instead.
     pub fn with_lane(self, lane: u8) -> Ref {
         let lane_bits = 31u64 << (32 + LANE_SHIFT);
         Ref {
@@ -180,6 +182,7 @@ impl Ref {
 /// An earlier access an access races with.
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Conflict {
+    /// The earlier access: another wave's, unordered with this one, to common bytes.
     pub prior: Ref,
 }
 
@@ -356,6 +359,7 @@ impl RaceShadow {
         }
     }
 
+    /// An estimate of the heap bytes this shadow holds (pages, split words, third refs).
     pub fn bytes(&self) -> usize {
         let split: usize = self.pages.values().map(|p| p.bytes.len()).sum();
         let thirds: usize = self.pages.values().map(|p| p.r3.len()).sum();
@@ -555,6 +559,7 @@ impl InitBits {
         }
     }
 
+    /// The heap bytes of the bitmap pages: 512 per 4 KiB page of the window touched.
     pub fn bytes(&self) -> usize {
         self.pages.len() * (PAGE / 8) as usize
     }

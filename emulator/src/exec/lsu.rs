@@ -412,7 +412,8 @@ pub(super) fn execute(ctx: &mut Ctx<'_>, d: &Decoded, pc: u64) -> Result<Flow, E
     Ok(Flow::Next)
 }
 
-/// One atomic read-modify-write: the new memory value from the old one and the data.
+/// One atomic read-modify-write: the new memory value from the old one and `data`
+/// (`data1`: compare-exchange's new value, else unused); all masked to 32 bits unless `wide`.
 #[inline(always)]
 pub fn atomic(op: AtomOp, wide: bool, old: u64, data: u64, data1: u64) -> u64 {
     let mask = if wide { u64::MAX } else { 0xffff_ffff };

@@ -43,7 +43,7 @@ pub enum Flow {
 pub struct ExecFault {
     /// Which fault it is.
     pub kind: FaultKind,
-    /// The faulting lanes, a bit per lane (0 when the fault is the wave's, not a lane's).
+    /// The faulting lanes, bit i = lane i (0 when the fault is the wave's, not a lane's).
     pub lanes: u32,
     /// The first faulting address, for memory faults.
     pub addr: Option<u64>,
@@ -91,7 +91,8 @@ pub struct AccessLog {
 }
 
 impl AccessLog {
-    /// A log for these watched ranges.
+    /// A log for watched ranges `(space, first byte, one past the last byte)`, in any
+    /// order (an empty list records nothing).
     pub fn new(mut filter: Vec<(Space, u64, u64)>) -> Self {
         filter.sort_by_key(|&(s, lo, _)| (s as u8, lo));
         let mut bounds = [(u64::MAX, 0); 3];

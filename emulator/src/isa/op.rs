@@ -23,7 +23,7 @@ pub enum AddrMode {
 pub struct LoadType {
     /// Bytes per lane: 1, 2, 4, 8, 12 or 16 (above 4, consecutive destination registers).
     pub bytes: u8,
-    /// Sign-extend (i8, i16).
+    /// Sign-extend the 1- or 2-byte element (i8, i16); otherwise it is zero-extended.
     pub signed: bool,
 }
 
@@ -65,7 +65,7 @@ pub enum AtomOp {
     FMax,
 }
 
-/// Uniform-load addressing.
+/// How a uniform load (`uld`) forms its one address, shared by the wave (EXEC ignored).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum UldMode {
     /// `U64[u1] + sext(imm)`.
@@ -230,7 +230,7 @@ pub enum Src {
 /// When a branch is taken; `U[rs1]` is the uniform register the branch names.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum BrCond {
-    /// Unconditionally taken.
+    /// Always taken, whatever `U[rs1]` and EXEC (`br`).
     Always,
     /// `U[rs1] == 0`.
     UZero,
@@ -245,7 +245,7 @@ pub enum BrCond {
 /// Launch ids readable by the kernel.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum IdKind {
-    /// Wave index within the workgroup.
+    /// Wave index within the workgroup, 0 to waves per workgroup - 1.
     Wave,
     /// The wave's workgroup index in the grid, 0 to grid size - 1.
     Workgroup,
@@ -282,16 +282,21 @@ pub enum Op {
     },
     Store {
         mode: AddrMode,
+        /// Bytes stored per lane: 1, 2, 4, 8, 12 or 16 (above 4, consecutive data registers).
         bytes: u8,
     },
     Atomic {
         mode: AddrMode,
         op: AtomOp,
+        /// 64-bit operation on a register pair (`.b64`, `.u64`); else 32-bit.
         wide: bool,
+        /// `.rtn`: the old memory value replaces the data in `rd` (one or two registers) in
+        /// the active lanes.
         rtn: bool,
     },
     Uld {
         mode: UldMode,
+        /// 32-bit words loaded into consecutive uniform registers: 1, 2, 4, 8 or 16.
         dwords: u8,
     },
     Shfl {

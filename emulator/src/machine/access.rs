@@ -7,27 +7,27 @@ use crate::memory::Space;
 /// Why a debugger memory access failed.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum MemoryError {
-    /// Global memory not allocated.
+    /// Some byte of a global access lies outside every allocation.
     #[error("{addr:#x}..{end:#x} is not allocated global memory")]
     Unmapped {
-        /// First byte.
+        /// Global address of the access's first byte.
         addr: u64,
-        /// One past the last byte.
+        /// One past the access's last byte (`addr + len`, saturating).
         end: u64,
     },
     /// Outside the shared window or the lane's scratch.
     #[error("{space} {addr:#x}..{end:#x} is outside the {size}-byte window", space = space.name())]
     OutOfWindow {
-        /// Space.
+        /// [`Space::Shared`] or [`Space::Scratch`], never global.
         space: Space,
-        /// First byte.
+        /// Offset of the first byte in the window (not a global address).
         addr: u64,
-        /// One past the last byte.
+        /// One past the last byte (`addr + len`, saturating); the error means `end > size`.
         end: u64,
-        /// Window size.
+        /// Window size in bytes: the workgroup's shared bytes, or the per-lane scratch bytes.
         size: u64,
     },
-    /// The wave's workgroup is not resident (finished).
+    /// The wave index (into [`Machine::waves`]) is out of range: no such resident wave.
     #[error("wave {0} is not resident")]
     NoWave(usize),
 }

@@ -15,17 +15,22 @@ use crate::wave::{self, Wave};
 /// Launch settings beyond the kernel's own.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LaunchOptions {
-    /// Overrides the kernel's grid size (workgroups).
+    /// Overrides the kernel's `.grid`: workgroups in the launch (`Some(0)` is rejected).
     pub grid: Option<u32>,
-    /// Overrides the kernel's workgroup size (lanes).
+    /// Overrides the kernel's `.workgroup`: lanes per workgroup, a multiple of 32 from 32
+    /// to [`crate::program::MAX_WORKGROUP_LANES`] (else [`LaunchError::Shape`]).
     pub workgroup_lanes: Option<u32>,
-    /// Scheduling seed; 0 is plain round-robin.
+    /// Scheduling seed; 0 is plain round-robin, any other value seeds the SplitMix64 draws
+    /// of the next wave and of each quantum.
     pub seed: u64,
-    /// Instructions a wave runs before the scheduler moves on (at least 1).
+    /// Instructions a wave runs before the scheduler moves on (0 counts as 1); with a
+    /// non-zero seed each quantum is drawn from 1..=2*quantum instead.
     pub quantum: u32,
-    /// Workgroups resident at once; the next is dispatched when one finishes.
+    /// Workgroups resident at once (clamped to 1..=grid; times the waves per workgroup it
+    /// must not exceed [`MAX_RESIDENT_WAVES`]); the next is dispatched when one finishes.
     pub resident_workgroups: u32,
-    /// Total wave-instructions before a BudgetExhausted fault (`None`: unlimited).
+    /// Launch-wide budget of wave-instructions (summed over all waves) before a
+    /// BudgetExhausted fault (`None`: unlimited).
     pub max_instructions: Option<u64>,
 }
 
@@ -54,7 +59,8 @@ pub enum LaunchError {
     Program(#[from] crate::program::ProgramError),
 }
 
-/// Most waves resident at once: the register files of this many waves take 64 MiB.
+/// Most waves resident at once (resident workgroups x waves per workgroup): the register
+/// files of this many waves take 64 MiB.
 pub const MAX_RESIDENT_WAVES: u32 = 4096;
 
 /// The uniform registers every wave starts with: the `.arg` values, buffer addresses and

@@ -39,7 +39,7 @@ use scheduler::SplitMix64;
 pub enum Event {
     /// A wave faulted (it is left in state Faulted).
     Fault(Fault),
-    /// A barrier can never complete.
+    /// A workgroup's barrier can never complete (its waiting waves stay AtBarrier).
     Deadlock(Deadlock),
     /// A wave executed `brk` (only when [`Machine::set_break_is_fault`] turned faulting off); its PC is past it.
     Break {
@@ -84,9 +84,11 @@ pub enum Event {
 /// Execution statistics of a launch, counted from its start (time travel restores them).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Stats {
-    /// Instructions executed, counted once per wave.
+    /// Wave-instructions executed, summed over all waves (one per instruction a wave
+    /// executes, whatever its active lanes).
     pub wave_instructions: u64,
-    /// Sum over executed instructions of the active lanes.
+    /// Lane-instructions: the sum over executed instructions of the active lanes (EXEC
+    /// popcount, 0 to 32 each), so `lane_ops <= 32 * wave_instructions`.
     pub lane_ops: u64,
     /// Waves created, over every dispatched workgroup.
     pub waves_launched: u64,
@@ -94,7 +96,8 @@ pub struct Stats {
     pub workgroups_finished: u64,
 }
 
-/// A resident workgroup slot.
+/// A resident workgroup slot: a place for one workgroup's waves and shared memory,
+/// reused by the next workgroup once they have all exited.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Slot {
     /// The workgroup in the slot (`None` once no more remain to dispatch).
@@ -175,10 +178,10 @@ pub(crate) enum StopBefore {
 /// rest: lanes, conditions, ignore counts).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub(crate) enum BreakAt {
-    /// No mark.
+    /// Not marked: no wave stops before this word.
     #[default]
     No,
-    /// Every wave.
+    /// Marked without a wave or workgroup filter: every wave stops before it.
     Any,
     /// Only waves matching one of these `(wave id, workgroup)` filters (`None`: any):
     /// breakpoints whose wave or workgroup filter no wave here can match cost no event.
@@ -374,7 +377,8 @@ impl Machine {
         &self.program
     }
 
-    /// The effective launch shape.
+    /// The effective launch shape: the kernel's own with [`LaunchOptions`]' grid and
+    /// workgroup-size overrides applied.
     pub fn launch(&self) -> &LaunchConfig {
         &self.launch
     }
@@ -461,7 +465,8 @@ impl Machine {
         self.sanitizer.as_deref()
     }
 
-    /// Base address of a buffer by name.
+    /// Global address of the first byte of the declared buffer `name` (`None`: no such
+    /// buffer).
     pub fn buffer_base(&self, name: &str) -> Option<u64> {
         let i = self.program.buffers.iter().position(|b| b.name == name)?;
         Some(self.buffer_bases[i])

@@ -8,7 +8,8 @@ use crate::fault::{Fault, FaultKind};
 use crate::wave::{Wave, WaveState};
 
 impl Machine {
-    /// Executes one instruction of the scheduled wave.
+    /// Schedules a wave and executes one instruction of it, with the debugger's hooks;
+    /// `None`: the run can go on, else the event that stops it.
     pub fn step(&mut self) -> Option<Event> {
         match self.schedule() {
             Ok(w) => self.step_hooked(w),
@@ -407,7 +408,8 @@ impl Machine {
         })
     }
 
-    /// Runs until an event, or until `limit` more instructions have executed (`None`).
+    /// Runs until an event (returned), or until `limit` more wave-instructions (summed over
+    /// all waves) have executed (returns `None`); a `None` limit runs until an event.
     pub fn run(&mut self, limit: Option<u64>) -> Option<Event> {
         let stop_at = limit.map(|l| self.stats.wave_instructions.saturating_add(l));
         loop {

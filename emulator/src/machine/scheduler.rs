@@ -6,14 +6,15 @@ use serde::{Deserialize, Serialize};
 use super::{Event, Machine};
 use crate::wave::{Wave, WaveState};
 
-/// A barrier that can never complete.
+/// A workgroup barrier that can never complete because some of its waves cannot arrive.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Deadlock {
-    /// Workgroup.
+    /// Id of the stuck workgroup (0 to grid - 1).
     pub workgroup: u32,
-    /// Waves waiting at a barrier, with their PCs.
+    /// Waves waiting at the barrier: (global wave id, byte PC of the barrier instruction).
     pub waiting: Vec<(u32, u64)>,
-    /// Waves that will never arrive (exited or faulted).
+    /// Waves that will never arrive: (global wave id, state). Exited or faulted; may be
+    /// empty when nothing else in the machine can run (a global deadlock).
     pub missing: Vec<(u32, WaveState)>,
 }
 
@@ -48,7 +49,8 @@ impl Machine {
         self.launch.waves_per_workgroup() as usize
     }
 
-    /// The slot index of a wave index.
+    /// The resident slot (index into the machine's slots, and so its shared memory) that
+    /// wave index `wave` (into [`Machine::waves`]) belongs to.
     pub fn slot_of(&self, wave: usize) -> usize {
         match self.wave_slots.get(wave) {
             Some(&s) => s as usize,
@@ -62,7 +64,7 @@ impl Machine {
         (self.launch.grid as u64 * self.waves_per_group() as u64).saturating_sub(self.ended)
     }
 
-    /// Workgroups not dispatched yet.
+    /// Workgroups of the grid not dispatched into a slot yet (grid minus those dispatched).
     pub fn workgroups_pending(&self) -> u32 {
         self.launch.grid - self.next_workgroup
     }

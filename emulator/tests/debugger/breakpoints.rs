@@ -460,7 +460,12 @@ fn bad_breakpoint_locations_are_rejected() {
 fn per_lane_condition_reports_exactly_the_satisfying_lanes() {
     let mut e = one_wave_loop();
     let id = e
-        .add_breakpoint(&loc("loop"), Some(cond("v3 > 100")), Filters::default(), false)
+        .add_breakpoint(
+            &loc("loop"),
+            Some(cond("v3 > 100")),
+            Filters::default(),
+            false,
+        )
         .unwrap();
     // Iteration k (0-based) arrives with v3 = 4 * lane + k.
     let s1 = e.continue_all();
@@ -483,7 +488,12 @@ fn per_lane_condition_ignores_inactive_lanes() {
     let mut e = engine(COND);
     // v3 = 4 * lane: lanes 26-31 exceed 100, but 28-31 are inactive.
     let id = e
-        .add_breakpoint(&loc("here"), Some(cond("v3 > 100")), Filters::default(), false)
+        .add_breakpoint(
+            &loc("here"),
+            Some(cond("v3 > 100")),
+            Filters::default(),
+            false,
+        )
         .unwrap();
     let stop = e.continue_all();
     assert_eq!(breakpoint_of(&stop), (id, lanes([26, 27])));
@@ -492,8 +502,13 @@ fn per_lane_condition_ignores_inactive_lanes() {
 
     // Only inactive lanes satisfy it: no stop.
     let mut e = engine(COND);
-    e.add_breakpoint(&loc("here"), Some(cond("v3 >= 112")), Filters::default(), false)
-        .unwrap();
+    e.add_breakpoint(
+        &loc("here"),
+        Some(cond("v3 >= 112")),
+        Filters::default(),
+        false,
+    )
+    .unwrap();
     finish_all(&mut e);
     assert_eq!(e.breakpoints()[0].hits, 0);
 
@@ -502,7 +517,9 @@ fn per_lane_condition_ignores_inactive_lanes() {
     let id = e
         .add_breakpoint(
             &loc("here"),
-            Some(cond("lane == 3 || lane == 30 || s32(v3 - 41) < 0 && lane > 8")),
+            Some(cond(
+                "lane == 3 || lane == 30 || s32(v3 - 41) < 0 && lane > 8",
+            )),
             Filters::default(),
             false,
         )
@@ -513,7 +530,12 @@ fn per_lane_condition_ignores_inactive_lanes() {
     // A condition that does not depend on the lane stops with the active lanes.
     let mut e = engine(COND);
     let id = e
-        .add_breakpoint(&loc("here"), Some(cond("u7 != 0")), Filters::default(), false)
+        .add_breakpoint(
+            &loc("here"),
+            Some(cond("u7 != 0")),
+            Filters::default(),
+            false,
+        )
         .unwrap();
     let stop = e.continue_all();
     assert_eq!(breakpoint_of(&stop), (id, 0x0fff_ffff));
@@ -893,8 +915,13 @@ fn continue_after_stepping_onto_a_breakpoint_makes_progress() {
 #[test]
 fn continue_after_a_condition_error_makes_progress() {
     let mut e = engine(COND);
-    e.add_breakpoint(&loc("here"), Some(cond("1 / (lane - lane)")), Filters::default(), false)
-        .unwrap();
+    e.add_breakpoint(
+        &loc("here"),
+        Some(cond("1 / (lane - lane)")),
+        Filters::default(),
+        false,
+    )
+    .unwrap();
     let s = e.continue_all();
     assert!(matches!(s.reason, StopReason::ConditionError { .. }));
     let s = e.continue_all();

@@ -115,8 +115,7 @@ fn every_command_and_alias_runs() {
     e.set_source("loop.s", LOOP);
     let mut used = BTreeSet::new();
     for line in lines {
-        run_line(&mut e, line)
-            .unwrap_or_else(|err| panic!("`{line}` failed:\n{err}"));
+        run_line(&mut e, line).unwrap_or_else(|err| panic!("`{line}` failed:\n{err}"));
         let word = line.split_whitespace().next().unwrap();
         used.insert(word.split('/').next().unwrap().to_string());
     }
@@ -161,8 +160,7 @@ fn every_command_and_alias_runs() {
         if command::canonical(command).is_none() {
             continue;
         }
-        run_line(&mut e, line)
-            .unwrap_or_else(|err| panic!("`{line}` failed:\n{err}"));
+        run_line(&mut e, line).unwrap_or_else(|err| panic!("`{line}` failed:\n{err}"));
         let word = line.split_whitespace().next().unwrap();
         used.insert(word.split('/').next().unwrap().to_string());
     }

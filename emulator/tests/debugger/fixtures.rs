@@ -14,12 +14,12 @@ pub use std::time::{Duration, Instant};
 
 pub use proptest::prelude::*;
 pub use wavedbg_emulator::asm::{assemble, assemble_file};
-pub use wavedbg_emulator::debug::breakpoint::{Filters, Scope, WatchKind};
 pub use wavedbg_emulator::debug::breakpoint::Condition;
+pub use wavedbg_emulator::debug::breakpoint::{Filters, Scope, WatchKind};
 pub use wavedbg_emulator::debug::command::{self, CommandError, HelpEntry, Location, HELP};
+pub use wavedbg_emulator::debug::completion::Words;
 pub use wavedbg_emulator::debug::driver::run_line;
 pub use wavedbg_emulator::debug::expr::ParsedExpr;
-pub use wavedbg_emulator::debug::completion::Words;
 pub use wavedbg_emulator::debug::expr::{self, MAX_DEPTH};
 pub use wavedbg_emulator::debug::session::{Script, Session};
 pub use wavedbg_emulator::debug::{
@@ -142,8 +142,7 @@ pub fn script(name: &str) -> Program {
 /// the launch's instruction count (`[count N]`, which `goto` takes); it is checked here and
 /// removed, so the tests below compare the rest exactly.
 pub fn out(e: &mut Engine, line: &str) -> CommandOutput {
-    let mut o = run_line(e, line)
-        .unwrap_or_else(|err| panic!("`{line}` failed:\n{err}"));
+    let mut o = run_line(e, line).unwrap_or_else(|err| panic!("`{line}` failed:\n{err}"));
     if let Some(s) = o.stop.as_ref().filter(|s| s.reason != StopReason::Finished) {
         let count = format!(" [count {}]", s.instructions);
         let first = o.text.lines().next().unwrap_or_default();

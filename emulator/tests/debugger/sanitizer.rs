@@ -2,9 +2,9 @@
 //! with both sides named; it is reported once; time travel and restarts take the
 //! sanitizer's state back and forth with the machine; sessions replay `set check`.
 
-use wavedbg_emulator::debug::driver::run_line;
 use wavedbg_emulator::asm::assemble;
 use wavedbg_emulator::check::{CheckGroup, FindingKind};
+use wavedbg_emulator::debug::driver::run_line;
 use wavedbg_emulator::debug::{Engine, StopEvent, StopReason};
 use wavedbg_emulator::machine::LaunchOptions;
 

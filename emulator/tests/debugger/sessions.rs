@@ -111,8 +111,13 @@ fn scripts_of_the_example_kernels_run_to_the_end() {
 fn the_same_session_twice_gives_the_same_stops() {
     let session = |e: &mut Engine| -> Vec<StopEvent> {
         let out = e.machine().buffer_base("out").unwrap();
-        e.add_breakpoint(&loc("gstore"), Some(cond("v4 % 7 == 3")), Filters::default(), false)
-            .unwrap();
+        e.add_breakpoint(
+            &loc("gstore"),
+            Some(cond("v4 % 7 == 3")),
+            Filters::default(),
+            false,
+        )
+        .unwrap();
         e.add_watchpoint(WatchKind::Write, Scope::Shared(None), 0, 8, None)
             .unwrap();
         e.add_watchpoint(WatchKind::Access, Scope::Global, out + 4 * 60, 16, None)
@@ -175,8 +180,7 @@ fn the_command_log_is_bounded() {
     let dir = std::env::temp_dir().join(format!("wavedbg-log-bound-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
     let file = dir.join("s.ron");
-    let out = run_line(&mut e, &format!("save {}", file.display()))
-        .expect("saves");
+    let out = run_line(&mut e, &format!("save {}", file.display())).expect("saves");
     assert!(
         out.text.contains("holds only the first 100000 commands"),
         "{}",

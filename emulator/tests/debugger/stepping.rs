@@ -384,7 +384,9 @@ fn restart_rewinds_the_launch_and_keeps_breakpoints_and_watchpoints() {
         wave: Some(2),
         ..Default::default()
     };
-    let id = e.add_breakpoint(&loc("loop+8"), None, filters, false).unwrap();
+    let id = e
+        .add_breakpoint(&loc("loop+8"), None, filters, false)
+        .unwrap();
     let out = e.machine().buffer_base("out").unwrap();
     let wid = e
         .add_watchpoint(WatchKind::Write, Scope::Global, out, 4, None)
@@ -594,9 +596,7 @@ fn stepi_zero_executes_nothing_and_says_so() {
 fn stepi_all_steps_every_ready_wave_whatever_the_locking() {
     let mut e = bounded_engine(kernels::LOOP);
     let before: Vec<u64> = e.machine().waves.iter().map(|w| w.pc).collect();
-    let out = e
-        .run(&command::Command::StepiAll(1))
-        .expect("steps");
+    let out = e.run(&command::Command::StepiAll(1)).expect("steps");
     assert!(e.scheduler_locking, "the setting is untouched");
     let after: Vec<u64> = e.machine().waves.iter().map(|w| w.pc).collect();
     assert!(

@@ -294,8 +294,13 @@ fn histogram() -> Engine {
 #[test]
 fn reverse_continue_retraces_breakpoint_hits() {
     let mut e = histogram();
-    e.add_breakpoint(&parse_location("next_word").expect("a label"), None, Filters::default(), false)
-        .expect("breakpoint");
+    e.add_breakpoint(
+        &parse_location("next_word").expect("a label"),
+        None,
+        Filters::default(),
+        false,
+    )
+    .expect("breakpoint");
     let mut hits = Vec::new();
     for _ in 0..6 {
         let s = e.continue_all();
@@ -499,8 +504,13 @@ fn goto_past_the_history_runs_forward_as_continue_does() {
     same(e.machine(), &plain(1500)).unwrap();
     // A breakpoint on the way stops it, as it stops `continue`.
     let mut e = histogram();
-    e.add_breakpoint(&parse_location("next_word").expect("a label"), None, Filters::default(), false)
-        .expect("breakpoint");
+    e.add_breakpoint(
+        &parse_location("next_word").expect("a label"),
+        None,
+        Filters::default(),
+        false,
+    )
+    .expect("breakpoint");
     let stop = e.goto(1500).expect("goto");
     assert!(
         matches!(stop.reason, StopReason::Breakpoint { .. }),

@@ -514,7 +514,13 @@ fn watch_condition_filters_hits() {
     let counter = e.machine().buffer_base("counter").unwrap();
     let at_64 = format!("global:{counter:#x} >= 64");
     let id = e
-        .add_watchpoint(WatchKind::Write, Scope::Global, counter, 4, Some(cond(&at_64)))
+        .add_watchpoint(
+            WatchKind::Write,
+            Scope::Global,
+            counter,
+            4,
+            Some(cond(&at_64)),
+        )
         .unwrap();
     let s = e.continue_all();
     let h = &watch_hits(&s)[0];

@@ -370,7 +370,10 @@ pub(crate) mod tests {
         // The engine's breakpoint on the second instruction, the client's on the third.
         let (own_at, client_at) = (starts[1], starts[2]);
         let set = run(&mut t, &format!("break *{own_at:#x}"));
-        assert!(set.starts_with(&format!("Breakpoint 1 at {own_at:#06x}")), "{set}");
+        assert!(
+            set.starts_with(&format!("Breakpoint 1 at {own_at:#06x}")),
+            "{set}"
+        );
         assert_eq!(t.add_sw_breakpoint(client_at, 1).ok(), Some(true));
         let shared = crate::memory::Window::shared_addr(0, 8);
         assert_eq!(
@@ -380,7 +383,10 @@ pub(crate) mod tests {
         let listed = run(&mut t, "info breakpoints");
         assert!(listed.starts_with("Num  Type"), "{listed}");
         assert!(listed.contains("\n1    breakpoint"), "{listed}");
-        assert!(!listed.contains("\n2    "), "the client's are not numbered: {listed}");
+        assert!(
+            !listed.contains("\n2    "),
+            "the client's are not numbered: {listed}"
+        );
         assert!(
             listed.contains(&format!("Inserted by the client (which numbers them itself):\n  Breakpoint at {client_at:#06x}\n  Hardware watchpoint at 0x8000000000000008 (shared:0x8 of workgroup 0, 4 bytes)\n")),
             "{listed}"

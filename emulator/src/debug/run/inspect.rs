@@ -1,90 +1,92 @@
 //! Commands that look without running: `info`, `print`, `x`, `last-write`, `why`,
-//! `disassemble`, `list`, `context`, `expect`, `display`, `undisplay`, `help`.
+//! `disassemble`, `expect`, `display`, `undisplay` (`list` is in `source.rs`, `context`
+//! in `context.rs`).
 
-use super::points::unreachable_family;
 use super::{CommandOutput, ExpectOutcome, Output};
-use crate::debug::command::{
-    self, Command, CommandError, DisplaySpec, ExpectOp, Info, LastWriteTarget,
-};
+use crate::debug::command::{CommandError, DisplaySpec, ExpectOp, Info, LastWriteTarget, Location};
 use crate::debug::expr::{self, Expr, ParsedExpr};
 use crate::debug::{view, Engine, WriteTarget};
 use crate::memory::Space;
 
 impl Engine {
-    pub(super) fn run_inspect(&mut self, cmd: &Command) -> Result<CommandOutput, CommandError> {
-        let name = cmd.name();
-        Ok(match cmd {
-            Command::Info(what) => self.info(what)?,
-            Command::Print { format, expr } => self.print(name, *format, expr)?,
-            Command::Examine {
-                count,
-                format,
-                size,
-                space,
-                addr,
-            } => self.examine(*count, *format, *size, *space, addr)?,
-            Command::LastWrite(target) => CommandOutput::text(self.last_write_command(target)?),
-            Command::Why => CommandOutput::text(match self.last_stop() {
-                Some(stop) => view::describe_stop(self, &stop.clone()) + "\n",
-                None => "The launch has not run yet.\n".to_string(),
-            }),
-            Command::Disassemble(location) => {
-                let center = match location {
-                    Some(l) => self
-                        .resolve_location(l)
-                        .map_err(|e| CommandError::engine(name, e))?,
-                    None => self
-                        .machine()
-                        .waves
-                        .get(self.selected_wave)
-                        .map_or(0, |w| w.pc),
-                };
-                CommandOutput::text(view::disassembly(self, center, 6, 10))
-            }
-            Command::List(arg) => CommandOutput::text(self.list(arg.as_ref())?),
-            Command::Context => CommandOutput::text(self.context_text()),
-            Command::Expect { lhs, op, rhs } => {
-                let a = self.eval(name, lhs, None)?;
-                let b = self.eval(name, rhs, None)?;
-                let passed = op.holds(a, b);
-                let text = format!("{lhs} {} {rhs}", op.text());
-                let out = if passed {
-                    format!("expect ok: {text}\n")
-                } else {
-                    let why = match op {
-                        ExpectOp::Eq => "they differ",
-                        _ => "it does not hold",
-                    };
-                    format!("expect FAILED: {text}: left side {lhs} = {a} ({a:#x}), right side {rhs} = {b} ({b:#x}); {why}\n")
-                };
-                CommandOutput {
-                    text: out,
-                    expect: Some(ExpectOutcome { passed, text }),
-                    ..Default::default()
-                }
-            }
-            Command::Display(None) => CommandOutput::text(self.display_text()),
-            Command::Display(Some(d)) => {
+    pub(super) fn why_command(&self) -> CommandOutput {
+        CommandOutput::text(match self.last_stop() {
+            Some(stop) => view::describe_stop(self, stop) + "\n",
+            None => "The launch has not run yet.\n".to_string(),
+        })
+    }
+
+    pub(super) fn disassemble_command(
+        &self,
+        location: Option<&Location>,
+    ) -> Result<CommandOutput, CommandError> {
+        let center = match location {
+            Some(l) => self
+                .resolve_location(l)
+                .map_err(|e| CommandError::engine("disassemble", e))?,
+            None => self
+                .machine()
+                .waves
+                .get(self.selected_wave)
+                .map_or(0, |w| w.pc),
+        };
+        Ok(CommandOutput::text(view::disassembly(self, center, 6, 10)))
+    }
+
+    pub(super) fn expect_command(
+        &self,
+        lhs: &ParsedExpr,
+        op: ExpectOp,
+        rhs: &ParsedExpr,
+    ) -> Result<CommandOutput, CommandError> {
+        let a = self.eval("expect", lhs, None)?;
+        let b = self.eval("expect", rhs, None)?;
+        let passed = op.holds(a, b);
+        let text = format!("{lhs} {} {rhs}", op.text());
+        let out = if passed {
+            format!("expect ok: {text}\n")
+        } else {
+            let why = match op {
+                ExpectOp::Eq => "they differ",
+                _ => "it does not hold",
+            };
+            format!("expect FAILED: {text}: left side {lhs} = {a} ({a:#x}), right side {rhs} = {b} ({b:#x}); {why}\n")
+        };
+        Ok(CommandOutput {
+            text: out,
+            expect: Some(ExpectOutcome { passed, text }),
+            ..Default::default()
+        })
+    }
+
+    /// `display`: the displays now, or a new one, shown once at once.
+    pub(super) fn display_command(&mut self, d: Option<&DisplaySpec>) -> CommandOutput {
+        match d {
+            None => CommandOutput::text(self.display_text()),
+            Some(d) => {
                 self.displays.push(d.clone());
                 CommandOutput::text(self.display_one(self.displays.len() - 1))
             }
-            Command::Undisplay(None) => {
-                self.displays.clear();
-                CommandOutput::default()
+        }
+    }
+
+    pub(super) fn undisplay_command(
+        &mut self,
+        n: Option<u32>,
+    ) -> Result<CommandOutput, CommandError> {
+        match n {
+            None => self.displays.clear(),
+            Some(n) if n == 0 || n as usize > self.displays.len() => {
+                return Err(CommandError::refused(
+                    "undisplay",
+                    format!("no display number {n}"),
+                ))
             }
-            Command::Undisplay(Some(n)) => {
-                if *n == 0 || *n as usize > self.displays.len() {
-                    return Err(CommandError::refused(
-                        name,
-                        format!("no display number {n}"),
-                    ));
-                }
-                self.displays.remove(*n as usize - 1);
-                CommandOutput::default()
+            Some(n) => {
+                self.displays.remove(n as usize - 1);
             }
-            Command::Help(topic) => CommandOutput::text(command::help(*topic)?),
-            _ => unreachable_family(cmd),
-        })
+        }
+        Ok(CommandOutput::default())
     }
 
     /// The value of `e` for the selected wave, at `lane` (default: the selected lane).
@@ -104,7 +106,7 @@ impl Engine {
             })
     }
 
-    fn info(&self, what: &Info) -> Result<CommandOutput, CommandError> {
+    pub(super) fn info(&self, what: &Info) -> Result<CommandOutput, CommandError> {
         Ok(CommandOutput::text(match what {
             Info::Waves => view::waves_table(self),
             Info::Lanes => view::lanes_table(self),
@@ -151,7 +153,7 @@ impl Engine {
         }
     }
 
-    fn print(
+    pub(super) fn print(
         &self,
         name: &'static str,
         format: Option<char>,
@@ -211,7 +213,7 @@ impl Engine {
         ))
     }
 
-    fn examine(
+    pub(super) fn examine(
         &mut self,
         count: u64,
         format: char,
@@ -249,7 +251,10 @@ impl Engine {
 
     /// `last-write TARGET` for the selected wave and lane: searches before now, or before
     /// the previous answer when the same target is asked again.
-    fn last_write_command(&mut self, t: &LastWriteTarget) -> Result<String, CommandError> {
+    pub(super) fn last_write_command(
+        &mut self,
+        t: &LastWriteTarget,
+    ) -> Result<CommandOutput, CommandError> {
         let name = "last-write";
         let wave = self
             .machine()
@@ -299,7 +304,7 @@ impl Engine {
                     1 => format!(", lane {}", crate::fault::lanes_text(found.lanes)),
                     _ => format!(", lanes {}", crate::fault::lanes_text(found.lanes)),
                 };
-                Ok(format!(
+                Ok(CommandOutput::text(format!(
                     "{t}: written by wave {} (workgroup {}){lanes}, at {} ({}), instruction {} (goto {} for the machine right before it)\n  before: {}\n  after:  {}\n",
                     found.wave,
                     found.workgroup,
@@ -309,13 +314,13 @@ impl Engine {
                     found.count,
                     hex(&found.old),
                     hex(&found.new),
-                ))
+                )))
             }
             None => {
                 self.last_write_walk = None;
-                Ok(format!(
+                Ok(CommandOutput::text(format!(
                     "{t}: no write before instruction {before} in the recorded history.\n"
-                ))
+                )))
             }
         }
     }

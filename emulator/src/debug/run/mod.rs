@@ -9,7 +9,7 @@ mod points;
 mod settings;
 
 use super::breakpoint::{Breakpoint, Owner, Watchpoint};
-use super::command::{Command, CommandError};
+use super::command::{self, Command, CommandError};
 use super::{view, Engine, StopEvent};
 use crate::memory::Space;
 
@@ -126,46 +126,92 @@ impl Engine {
         self.dispatch(cmd)
     }
 
+    /// Each command to the method of its family's file (points, control, inspect,
+    /// settings, files).
     fn dispatch(&mut self, cmd: &Command) -> Result<CommandOutput, CommandError> {
+        let name = cmd.name();
         match cmd {
-            Command::Break { .. }
-            | Command::Delete(_)
-            | Command::Enable(..)
-            | Command::Ignore(..)
-            | Command::Condition(..)
-            | Command::Watch { .. } => self.run_points(cmd),
-            Command::Continue
-            | Command::Stepi(_)
-            | Command::StepiAll(_)
-            | Command::StepiAlone(_)
-            | Command::ReverseStepi(_)
-            | Command::ReverseContinue
-            | Command::Goto(_)
-            | Command::Advance(_)
-            | Command::AdvanceBarrier
-            | Command::Finish
-            | Command::Interrupt
-            | Command::Restart
-            | Command::Wave(_)
-            | Command::Lane(_) => self.run_control(cmd),
-            Command::Info(_)
-            | Command::Print { .. }
-            | Command::Examine { .. }
-            | Command::LastWrite(_)
-            | Command::Why
-            | Command::Disassemble(_)
-            | Command::List(_)
-            | Command::Context
-            | Command::Expect { .. }
-            | Command::Display(_)
-            | Command::Undisplay(_)
-            | Command::Help(_) => self.run_inspect(cmd),
-            Command::Set { .. }
-            | Command::SchedulerLocking(_)
-            | Command::HistorySize(_)
-            | Command::Check(..)
-            | Command::SetContext(_)
-            | Command::ContextSections(_) => self.run_settings(cmd),
+            Command::Break {
+                location,
+                condition,
+                filters,
+                temporary,
+            } => self.break_command(location, condition, *filters, *temporary),
+            Command::Delete(id) => self.delete_command(*id),
+            Command::Enable(id, on) => self.enable_command(*id, *on),
+            Command::Ignore(id, n) => self.ignore_command(*id, *n),
+            Command::Condition(id, c) => self.condition_command(*id, c),
+            Command::Watch {
+                kind,
+                place,
+                addr,
+                len,
+                condition,
+            } => self.watch_command(*kind, *place, addr, *len, condition),
+            Command::Continue => self.resumed(Engine::continue_all),
+            Command::Stepi(n) => self.steps("stepi", *n, |e| e.step(*n)),
+            Command::StepiAll(n) => self.steps("stepi all", *n, |e| e.step_all(*n)),
+            Command::StepiAlone(n) => {
+                self.steps("stepi alone", *n, |e| e.run_wave(e.selected_wave, *n))
+            }
+            Command::ReverseStepi(n) => self.reverse_stepi_command(*n),
+            Command::ReverseContinue => self.resumed(Engine::reverse_continue),
+            Command::Goto(n) => {
+                let stop = self.goto(*n).map_err(|e| CommandError::engine(name, e))?;
+                Ok(self.stopped(stop))
+            }
+            Command::Advance(location) => {
+                let a = self
+                    .resolve_location(location)
+                    .map_err(|e| CommandError::engine(name, e))?;
+                self.resumed(|e| e.advance(a))
+            }
+            Command::AdvanceBarrier => self.resumed(Engine::advance_to_barrier),
+            Command::Finish => self.resumed(Engine::finish_wave),
+            Command::Interrupt => Ok(Self::interrupt_command()),
+            Command::Restart => Ok(self.restart_command()),
+            Command::Wave(id) => self.wave_command(*id),
+            Command::Lane(l) => self.lane_command(*l),
+            Command::Info(what) => self.info(what),
+            Command::Print { format, expr } => self.print(name, *format, expr),
+            Command::Examine {
+                count,
+                format,
+                size,
+                space,
+                addr,
+            } => self.examine(*count, *format, *size, *space, addr),
+            Command::LastWrite(target) => self.last_write_command(target),
+            Command::Why => Ok(self.why_command()),
+            Command::Disassemble(location) => self.disassemble_command(location.as_ref()),
+            Command::List(arg) => Ok(CommandOutput::text(self.list(arg.as_ref())?)),
+            Command::Context => Ok(CommandOutput::text(self.context_text())),
+            Command::Expect { lhs, op, rhs } => self.expect_command(lhs, *op, rhs),
+            Command::Display(d) => Ok(self.display_command(d.as_ref())),
+            Command::Undisplay(n) => self.undisplay_command(*n),
+            Command::Help(topic) => Ok(CommandOutput::text(command::help(*topic)?)),
+            Command::Set { target, value } => {
+                self.set(target, value)?;
+                Ok(CommandOutput::default())
+            }
+            Command::SchedulerLocking(on) => {
+                self.scheduler_locking = *on;
+                Ok(CommandOutput::default())
+            }
+            Command::Check(group, on) => Ok(self.check_command(*group, *on)),
+            Command::HistorySize(mib) => {
+                let bytes = usize::try_from(mib.saturating_mul(1 << 20)).unwrap_or(usize::MAX);
+                self.set_history_size(bytes);
+                Ok(CommandOutput::default())
+            }
+            Command::SetContext(on) => {
+                self.context.on = *on;
+                Ok(CommandOutput::default())
+            }
+            Command::ContextSections(sections) => {
+                self.context.sections = sections.clone();
+                Ok(CommandOutput::default())
+            }
             Command::Save(file) => self.save_command(file),
             Command::Load(file) => self.load_command(file),
         }

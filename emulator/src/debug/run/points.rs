@@ -4,131 +4,144 @@
 use std::fmt::Write;
 
 use super::{CommandOutput, Output};
-use crate::debug::breakpoint::Scope;
-use crate::debug::command::{Command, CommandError, WatchWhere};
+use crate::debug::breakpoint::{Filters, Scope, WatchKind};
+use crate::debug::command::{CommandError, Location, WatchWhere};
+use crate::debug::expr::ParsedExpr;
 use crate::debug::{view, Engine};
 
 impl Engine {
-    pub(super) fn run_points(&mut self, cmd: &Command) -> Result<CommandOutput, CommandError> {
-        let name = cmd.name();
-        let refused = |e| CommandError::engine(name, e);
-        Ok(match cmd {
-            Command::Break {
-                location,
-                condition,
-                filters,
-                temporary,
-            } => {
-                let id = self
-                    .add_breakpoint(location, condition.clone(), *filters, *temporary)
-                    .map_err(refused)?;
-                let addr = self
-                    .breakpoints()
-                    .iter()
-                    .find(|b| b.id == id)
-                    .map_or(0, |b| b.addr);
-                // As gdb confirms a thread-specific breakpoint: every filter is named.
-                let mut filter_text = String::new();
-                if let Some(w) = filters.wave {
-                    let _ = write!(filter_text, ", wave {w}");
-                }
-                if let Some(g) = filters.workgroup {
-                    let _ = write!(filter_text, ", workgroup {g}");
-                }
-                if let Some(l) = filters.lane {
-                    let _ = write!(filter_text, ", lane {l}");
-                }
-                let line = self
-                    .machine()
-                    .program()
-                    .line_at(addr)
-                    .zip(self.source())
-                    .map(|(l, src)| {
-                        let file = std::path::Path::new(src.name)
-                            .file_name()
-                            .map_or(src.name.into(), |f| f.to_string_lossy());
-                        format!(" ({file}:{l})")
-                    })
-                    .unwrap_or_default();
-                let text = format!(
-                    "{} {id} at {}{line}{filter_text}{}\n",
-                    if *temporary {
-                        "Temporary breakpoint"
-                    } else {
-                        "Breakpoint"
-                    },
-                    view::pc_text(self.machine(), addr),
-                    condition
-                        .as_ref()
-                        .map(|c| format!(" if {c}"))
-                        .unwrap_or_default()
-                );
-                CommandOutput::with(text, Output::PointSet(id))
-            }
-            Command::Delete(id) => {
-                self.delete(*id).map_err(refused)?;
-                CommandOutput::default()
-            }
-            Command::Enable(id, on) => {
-                self.set_enabled(*id, *on).map_err(refused)?;
-                CommandOutput::default()
-            }
-            Command::Ignore(id, n) => {
-                self.set_ignore(*id, *n).map_err(refused)?;
-                CommandOutput::text(format!(
-                    "Will ignore next {} of breakpoint {id}.\n",
-                    view::count(*n as u64, "crossing")
-                ))
-            }
-            Command::Condition(id, c) => {
-                self.set_condition(*id, c.clone()).map_err(refused)?;
-                CommandOutput::default()
-            }
-            Command::Watch {
-                kind,
-                place,
-                addr,
-                len,
-                condition,
-            } => {
-                let a = self.eval(name, addr, None)? as u64;
-                let wave = self
-                    .machine()
-                    .waves
-                    .get(self.selected_wave)
-                    .ok_or_else(|| CommandError::refused(name, "no wave selected"))?;
-                let scope = match place {
-                    WatchWhere::Global => Scope::Global,
-                    WatchWhere::Shared(None) => Scope::Shared(Some(wave.workgroup)),
-                    WatchWhere::Shared(Some(g)) => Scope::Shared(*g),
-                    WatchWhere::Scratch(w, l) => Scope::Scratch {
-                        wave: w.unwrap_or(wave.id),
-                        lane: l.unwrap_or(self.selected_lane),
-                    },
-                };
-                let id = self
-                    .add_watchpoint(*kind, scope, a, *len, condition.clone())
-                    .map_err(refused)?;
-                let text = format!(
-                    "{} {id}: {}:{a:#x}{}, {len} byte{}\n",
-                    kind.name(),
-                    scope.space().name(),
-                    scope.instance_text(),
-                    if *len == 1 { "" } else { "s" }
-                );
-                CommandOutput::with(text, Output::PointSet(id))
-            }
-            _ => unreachable_family(cmd),
-        })
+    pub(super) fn break_command(
+        &mut self,
+        location: &Location,
+        condition: &Option<ParsedExpr>,
+        filters: Filters,
+        temporary: bool,
+    ) -> Result<CommandOutput, CommandError> {
+        let name = if temporary { "tbreak" } else { "break" };
+        let id = self
+            .add_breakpoint(location, condition.clone(), filters, temporary)
+            .map_err(|e| CommandError::engine(name, e))?;
+        let addr = self
+            .breakpoints()
+            .iter()
+            .find(|b| b.id == id)
+            .map_or(0, |b| b.addr);
+        // As gdb confirms a thread-specific breakpoint: every filter is named.
+        let mut filter_text = String::new();
+        if let Some(w) = filters.wave {
+            let _ = write!(filter_text, ", wave {w}");
+        }
+        if let Some(g) = filters.workgroup {
+            let _ = write!(filter_text, ", workgroup {g}");
+        }
+        if let Some(l) = filters.lane {
+            let _ = write!(filter_text, ", lane {l}");
+        }
+        let line = self
+            .machine()
+            .program()
+            .line_at(addr)
+            .zip(self.source())
+            .map(|(l, src)| {
+                let file = std::path::Path::new(src.name)
+                    .file_name()
+                    .map_or(src.name.into(), |f| f.to_string_lossy());
+                format!(" ({file}:{l})")
+            })
+            .unwrap_or_default();
+        let text = format!(
+            "{} {id} at {}{line}{filter_text}{}\n",
+            if temporary {
+                "Temporary breakpoint"
+            } else {
+                "Breakpoint"
+            },
+            view::pc_text(self.machine(), addr),
+            condition
+                .as_ref()
+                .map(|c| format!(" if {c}"))
+                .unwrap_or_default()
+        );
+        Ok(CommandOutput::with(text, Output::PointSet(id)))
     }
-}
 
-/// A command routed to the wrong family: `dispatch` sends each command to the one file
-/// that handles it, so this is a bug in the engine, reported as a refusal rather than a
-/// panic.
-pub(super) fn unreachable_family(cmd: &Command) -> CommandOutput {
-    CommandOutput::text(format!(
-        "internal error: `{}` reached the wrong handler\n",
-        cmd.name()
-    ))
+    pub(super) fn delete_command(
+        &mut self,
+        id: Option<u32>,
+    ) -> Result<CommandOutput, CommandError> {
+        self.delete(id)
+            .map_err(|e| CommandError::engine("delete", e))?;
+        Ok(CommandOutput::default())
+    }
+
+    pub(super) fn enable_command(
+        &mut self,
+        id: u32,
+        on: bool,
+    ) -> Result<CommandOutput, CommandError> {
+        let name = if on { "enable" } else { "disable" };
+        self.set_enabled(id, on)
+            .map_err(|e| CommandError::engine(name, e))?;
+        Ok(CommandOutput::default())
+    }
+
+    pub(super) fn ignore_command(
+        &mut self,
+        id: u32,
+        n: u32,
+    ) -> Result<CommandOutput, CommandError> {
+        self.set_ignore(id, n)
+            .map_err(|e| CommandError::engine("ignore", e))?;
+        Ok(CommandOutput::text(format!(
+            "Will ignore next {} of breakpoint {id}.\n",
+            view::count(n as u64, "crossing")
+        )))
+    }
+
+    pub(super) fn condition_command(
+        &mut self,
+        id: u32,
+        condition: &Option<ParsedExpr>,
+    ) -> Result<CommandOutput, CommandError> {
+        self.set_condition(id, condition.clone())
+            .map_err(|e| CommandError::engine("condition", e))?;
+        Ok(CommandOutput::default())
+    }
+
+    pub(super) fn watch_command(
+        &mut self,
+        kind: WatchKind,
+        place: WatchWhere,
+        addr: &ParsedExpr,
+        len: u64,
+        condition: &Option<ParsedExpr>,
+    ) -> Result<CommandOutput, CommandError> {
+        let name = kind.command();
+        let a = self.eval(name, addr, None)? as u64;
+        let wave = self
+            .machine()
+            .waves
+            .get(self.selected_wave)
+            .ok_or_else(|| CommandError::refused(name, "no wave selected"))?;
+        let scope = match place {
+            WatchWhere::Global => Scope::Global,
+            WatchWhere::Shared(None) => Scope::Shared(Some(wave.workgroup)),
+            WatchWhere::Shared(Some(g)) => Scope::Shared(g),
+            WatchWhere::Scratch(w, l) => Scope::Scratch {
+                wave: w.unwrap_or(wave.id),
+                lane: l.unwrap_or(self.selected_lane),
+            },
+        };
+        let id = self
+            .add_watchpoint(kind, scope, a, len, condition.clone())
+            .map_err(|e| CommandError::engine(name, e))?;
+        let text = format!(
+            "{} {id}: {}:{a:#x}{}, {len} byte{}\n",
+            kind.name(),
+            scope.space().name(),
+            scope.instance_text(),
+            if len == 1 { "" } else { "s" }
+        );
+        Ok(CommandOutput::with(text, Output::PointSet(id)))
+    }
 }

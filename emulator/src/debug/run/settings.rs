@@ -1,48 +1,25 @@
-//! Commands that change a value or a setting: `set` of a register or memory,
-//! `set scheduler-locking`, `set history-size`, `set check`, `set context`,
-//! `set context-sections`.
+//! Commands that change a value or a setting: `set` of a register or memory, and
+//! `set check` (the other settings are one assignment each, in `mod.rs`).
 
-use super::points::unreachable_family;
 use super::CommandOutput;
-use crate::debug::command::{Command, CommandError, RegRef, SetTarget};
+use crate::check::CheckGroup;
+use crate::debug::command::{CommandError, RegRef, SetTarget};
 use crate::debug::expr::ParsedExpr;
 use crate::debug::{Engine, RegisterWrite};
 
 impl Engine {
-    pub(super) fn run_settings(&mut self, cmd: &Command) -> Result<CommandOutput, CommandError> {
-        Ok(match cmd {
-            Command::Set { target, value } => {
-                self.set(target, value)?;
-                CommandOutput::default()
-            }
-            Command::SchedulerLocking(on) => {
-                self.scheduler_locking = *on;
-                CommandOutput::default()
-            }
-            Command::Check(group, on) => {
-                self.set_check(*group, *on);
-                CommandOutput::text(format!("Sanitizer: {} on.\n", self.checks().names()))
-            }
-            Command::HistorySize(mib) => {
-                let bytes = usize::try_from(mib.saturating_mul(1 << 20)).unwrap_or(usize::MAX);
-                self.set_history_size(bytes);
-                CommandOutput::default()
-            }
-            Command::SetContext(on) => {
-                self.context.on = *on;
-                CommandOutput::default()
-            }
-            Command::ContextSections(sections) => {
-                self.context.sections = sections.clone();
-                CommandOutput::default()
-            }
-            _ => unreachable_family(cmd),
-        })
+    pub(super) fn check_command(&mut self, group: CheckGroup, on: bool) -> CommandOutput {
+        self.set_check(group, on);
+        CommandOutput::text(format!("Sanitizer: {} on.\n", self.checks().names()))
     }
 
     /// `set TARGET = VALUE`: the value's low 32 bits into a register of the selected wave
     /// (every lane of `vN`) or a u32 of memory.
-    fn set(&mut self, target: &SetTarget, value: &ParsedExpr) -> Result<(), CommandError> {
+    pub(super) fn set(
+        &mut self,
+        target: &SetTarget,
+        value: &ParsedExpr,
+    ) -> Result<(), CommandError> {
         let name = "set";
         let v = self.eval(name, value, None)?;
         let (w, lane) = (self.selected_wave, self.selected_lane);
