@@ -12,6 +12,8 @@
 //! - `source.rs`: source lines and `list`;
 //! - `context.rs`: the context shown after stops;
 //! - `completion.rs`: completion of command lines;
+//! - `driver.rs`: the command path (typed arguments with columns, Enter-repeat, quit
+//!   words, typed outputs, owners of points, `Engine::open`);
 //! - `commands.rs`: the command language as a whole (help, every command and alias,
 //!   errors, text round trips, docs/commands.md);
 //! - `sessions.rs`: scripts, sessions, replays, the command log;
@@ -30,6 +32,7 @@ mod breakpoints;
 mod commands;
 mod completion;
 mod context;
+mod driver;
 mod expressions;
 mod faults;
 mod inspection;

@@ -1,0 +1,312 @@
+//! The command path every front end adapts (`debug::driver`): typed arguments parsed once
+//! with the column of a fault, Enter-repeat, quit words, the log, typed outputs, owners of
+//! points, and `Engine::open` for every kind of kernel source.
+
+use super::fixtures::*;
+use wavedbg_emulator::debug::breakpoint::Owner;
+use wavedbg_emulator::debug::command::{Command, ListArg, ParseError};
+use wavedbg_emulator::debug::driver::{Driver, Input, Outcome, Plan};
+use wavedbg_emulator::debug::{KernelSource, OpenError, Output, PointRow};
+
+fn parse_error(line: &str) -> ParseError {
+    command::parse(line).expect_err(line)
+}
+
+#[test]
+fn parse_errors_name_the_column_of_the_fault() {
+    for (line, column, what) in [
+        ("frobnicate 3", 1, "unknown command `frobnicate`"),
+        ("stepi x", 7, "`x` is not a number"),
+        ("print 1 +", 10, "bad expression `1 +`"),
+        ("p (1 + ", 7, "bad expression `(1 +`"),
+        ("watch heap:0", 7, "unknown space `heap`"),
+        ("break loop if v3 >", 19, "bad condition `v3 >`"),
+        ("x/4q out", 1, "unknown format or size letter `q`"),
+        ("info frob", 6, "unknown `info frob`"),
+        ("  delete 12x", 10, "`12x` is not a number"),
+        // Columns count characters, not bytes.
+        ("break \u{e9} if v3 >", 16, "bad condition `v3 >`"),
+    ] {
+        let e = parse_error(line);
+        assert!(e.message.contains(what), "{line}: {}", e.message);
+        assert_eq!(e.column, Some(column), "{line}: {e}");
+    }
+    // A fault of the whole command has no one column.
+    assert_eq!(parse_error("break").column, None);
+    // The text a front end shows is unchanged: message, then the usage.
+    assert_eq!(
+        parse_error("stepi x").to_string(),
+        format!("`x` is not a number\nusage: {}", usage_of("stepi"))
+    );
+}
+
+#[test]
+fn arguments_are_typed_when_parsed() {
+    let cmd = |line: &str| {
+        command::parse(line)
+            .unwrap_or_else(|e| panic!("{line}: {e}"))
+            .expect("a command")
+    };
+    match cmd("break loop+8 if v1 > 2 wave 3") {
+        Command::Break {
+            location,
+            condition,
+            filters,
+            temporary: false,
+        } => {
+            assert_eq!(
+                location,
+                Location::Label {
+                    file: None,
+                    name: "loop".into(),
+                    offset: 8
+                }
+            );
+            assert_eq!(condition.map(|c| c.text), Some("v1 > 2".to_string()));
+            assert_eq!(filters.wave, Some(3));
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(
+        cmd("advance *0x40"),
+        Command::Advance(Location::Address(0x40))
+    );
+    assert_eq!(
+        cmd("list k.s:12"),
+        Command::List(Some(ListArg::Around(Location::Line {
+            file: Some("k.s".into()),
+            line: 12
+        })))
+    );
+    assert_eq!(
+        cmd("list 12"),
+        Command::List(Some(ListArg::Around(Location::Line {
+            file: None,
+            line: 12
+        })))
+    );
+    assert_eq!(
+        cmd("break 64"),
+        Command::Break {
+            location: Location::Address(64),
+            condition: None,
+            filters: Filters::default(),
+            temporary: false
+        }
+    );
+    // Built by a front end from what it holds, printed as text that parses back.
+    let built = Command::Break {
+        location: Location::Address(0x48),
+        condition: None,
+        filters: Filters::default(),
+        temporary: false,
+    };
+    assert_eq!(built.to_string(), "break *0x48");
+    assert_eq!(command::parse(&built.to_string()), Ok(Some(built)));
+}
+
+#[test]
+fn a_breakpoint_on_a_source_line_stops_at_its_first_instruction() {
+    let mut e = loop_with_source();
+    let line = line_of(LOOP, "vaddi.u32 v1, v1, 1");
+    let set = run(&mut e, &format!("break loop.s:{line}"));
+    let at = label(&e, "loop");
+    assert!(
+        set.starts_with(&format!("Breakpoint 1 at {at:#06x} <loop> (loop.s:{line})")),
+        "{set}"
+    );
+    assert_eq!(e.breakpoints()[0].addr, label(&e, "loop"));
+    let (text, _) = stop(&mut e, "continue");
+    assert!(text.starts_with("Breakpoint 1, wave 0"), "{text}");
+    fails_with_usage(&mut e, "break other.s:3", "no source file `other.s`");
+    fails_with_usage(&mut e, "break loop.s:1", "no code at line 1 of loop.s");
+    // Saved and loaded as written.
+    assert_eq!(
+        e.breakpoints()[0].location.to_string(),
+        format!("loop.s:{line}")
+    );
+}
+
+#[test]
+fn enter_repeats_the_last_typed_command_and_keys_do_not_change_it() {
+    let mut e = one_wave_loop();
+    let mut d = Driver::new();
+    let pc = |e: &Engine| e.machine().waves[0].pc;
+    d.run_line(&mut e, "si 2");
+    let after_two = pc(&e);
+    match d.run_line(&mut e, "") {
+        Outcome::Ran { planned, .. } => assert_eq!(planned.text, "stepi 2"),
+        other => panic!("{other:?}"),
+    }
+    assert!(pc(&e) > after_two, "Enter stepped again");
+    // A command a front end built (a key) is not what Enter repeats.
+    d.execute(&mut e, Input::Command(Command::Finish));
+    assert_eq!(d.last(), Some(&Command::Stepi(2)));
+    // A command that does not repeat leaves Enter with nothing to do.
+    d.run_line(&mut e, "info waves");
+    assert_eq!(d.run_line(&mut e, ""), Outcome::Nothing);
+    // `x` goes on from where it ended.
+    d.run_line(&mut e, "x/2xw 0x100000000");
+    match d.run_line(&mut e, "") {
+        Outcome::Ran { planned, ran } => {
+            assert_eq!(planned.text, "x/2xw 0x100000008");
+            let out = ran.result.expect("reads");
+            assert!(
+                matches!(out.value, Output::Memory { addr: 0x1_0000_0008, ref bytes, .. } if bytes.len() == 8),
+                "{:?}",
+                out.value
+            );
+        }
+        other => panic!("{other:?}"),
+    }
+    // The log holds lines as typed, and repeats as their command's text.
+    let log = e.log();
+    assert_eq!(log[0], "si 2");
+    assert_eq!(log[1], "stepi 2");
+}
+
+#[test]
+fn quit_words_quit_only_an_interactive_session() {
+    let e = one_wave_loop();
+    for word in ["quit", "q", "exit"] {
+        assert_eq!(Driver::new().plan(&e, Input::Line(word)), Plan::Quit);
+        match Driver::non_interactive().plan(&e, Input::Line(word)) {
+            Plan::Invalid { error, .. } => {
+                assert!(error.to_string().contains("unknown command"), "{error}")
+            }
+            other => panic!("{word}: {other:?}"),
+        }
+    }
+    assert_eq!(Driver::new().plan(&e, Input::Line("# note")), Plan::Nothing);
+}
+
+#[test]
+fn outputs_are_typed() {
+    let mut e = one_wave_loop();
+    let value = |e: &mut Engine, line: &str| out(e, line).value;
+    assert_eq!(value(&mut e, "break loop"), Output::PointSet(1));
+    assert_eq!(value(&mut e, "watch out 4"), Output::PointSet(2));
+    match value(&mut e, "info breakpoints") {
+        Output::Points(rows) => {
+            let ids: Vec<u32> = rows.iter().map(PointRow::id).collect();
+            assert_eq!(ids, [1, 2]);
+            assert!(matches!(rows[0], PointRow::Break(_)));
+            assert!(matches!(rows[1], PointRow::Watch(_)));
+            assert!(rows.iter().all(|r| *r.owner() == Owner::User));
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(value(&mut e, "print 2 + 3"), Output::Value(5));
+    assert_eq!(value(&mut e, "print lane + 1"), Output::Value(1));
+    stop(&mut e, "stepi 3");
+    match value(&mut e, "print v0 + 1") {
+        Output::Lanes { values, exec } => {
+            assert_eq!(values, (1..=32).collect::<Vec<i64>>());
+            assert_eq!(exec, u32::MAX);
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn a_clients_points_are_named_by_their_owner_and_stay_out_of_sessions() {
+    let mut e = one_wave_loop();
+    let id = e
+        .add_breakpoint(&loc("after"), None, Filters::default(), false)
+        .expect("sets");
+    e.set_owner(id, Owner::Client("Breakpoint at 0x0028 <after>".into()))
+        .expect("owns");
+    assert!(e.set_owner(99, Owner::User).is_err());
+    let s = e.continue_all();
+    let text = wavedbg_emulator::debug::view::describe_stop(&e, &s);
+    assert!(
+        text.starts_with("Breakpoint at 0x0028 <after>, wave 0"),
+        "{text}"
+    );
+    assert!(Session::capture(&e).breakpoints.is_empty());
+}
+
+#[test]
+fn a_front_end_may_keep_the_lane_through_stops() {
+    let hit = |lane: u32, follows: bool| {
+        let mut e = engine(WRITERS);
+        e.set_lane_follows_stops(follows);
+        run(&mut e, &format!("lane {lane}"));
+        run(&mut e, "watch shared:0 4");
+        let (_, s) = stop(&mut e, "continue");
+        (watch_hits(&s)[0].lanes, e.selected_lane)
+    };
+    let (lanes, _) = hit(0, true);
+    let other = (0..32)
+        .find(|l| lanes >> l & 1 == 0)
+        .expect("a lane that did not touch");
+    assert_eq!(hit(other, false).1 as u32, other, "kept");
+    assert_eq!(
+        hit(other, true).1 as u32,
+        lanes.trailing_zeros(),
+        "the first lane that touched the range"
+    );
+}
+
+#[test]
+fn every_kind_of_kernel_source_opens() {
+    let dir = std::env::temp_dir().join(format!("wavedbg-open-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let options = LaunchOptions::default;
+    let demo = Engine::open(KernelSource::Demo, options()).expect("demo");
+    assert_eq!(demo.kernel_path(), Some(wavedbg_emulator::demo::NAME));
+    assert!(demo.no_source().is_none(), "the demo's source is built in");
+
+    let s = dir.join("loop.s");
+    std::fs::write(&s, LOOP).expect("write");
+    let mut from_s = Engine::open(KernelSource::File(s.clone()), options()).expect(".s");
+    assert!(from_s.no_source().is_none(), "a .s file has its source");
+
+    let o = dir.join("loop.wko");
+    std::fs::write(&o, program(LOOP).to_object().expect("object")).expect("write");
+    let from_o = Engine::open(KernelSource::File(o.clone()), options()).expect(".wko");
+    assert_eq!(
+        from_o.machine().program().code,
+        from_s.machine().program().code
+    );
+
+    // A session opens its own kernel and brings its points back.
+    run(&mut from_s, "break after");
+    let session = dir.join("s.ron");
+    run(&mut from_s, &format!("save {}", session.display()));
+    let back = Engine::open(
+        KernelSource::Session {
+            file: session.clone(),
+            kernel: None,
+        },
+        options(),
+    )
+    .expect("session");
+    assert_eq!(back.breakpoints().len(), 1);
+    assert_eq!(back.kernel_path(), from_s.kernel_path());
+
+    // Each failure says which file and why.
+    let missing =
+        Engine::open(KernelSource::File(dir.join("none.s")), options()).expect_err("missing");
+    assert!(matches!(missing, OpenError::Assemble(_)), "{missing}");
+    assert!(missing.to_string().contains("none.s"), "{missing}");
+    let bad = dir.join("bad.wko");
+    std::fs::write(&bad, "not an object").expect("write");
+    let bad = Engine::open(KernelSource::File(bad), options()).expect_err("bad object");
+    assert!(matches!(bad, OpenError::Object { .. }), "{bad}");
+    assert!(bad.to_string().contains("bad.wko"), "{bad}");
+    let shape = Engine::open(
+        KernelSource::File(s),
+        LaunchOptions {
+            workgroup_lanes: Some(33),
+            ..Default::default()
+        },
+    )
+    .expect_err("bad shape");
+    assert!(matches!(shape, OpenError::Launch { .. }), "{shape}");
+    assert_eq!(
+        KernelSource::named("demo:histogram.s", &session),
+        KernelSource::Demo
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
