@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use crate::output::emit;
 use clap::Args;
 use color_eyre::eyre::{eyre, Result, WrapErr};
-use wavedbg_emulator::debug::driver::Driver;
+use wavedbg_emulator::debug::driver::{Driver, Writes};
 use wavedbg_emulator::debug::session::{write_atomically, Script, Session};
 use wavedbg_emulator::debug::{Engine, KernelSource};
 
@@ -25,6 +25,10 @@ pub struct ReplayArgs {
     /// With --check: rewrite the golden file with this transcript.
     #[arg(long, requires = "check")]
     bless: bool,
+    /// Let the script's commands write files (`save`); without it they are refused, so a
+    /// script or session from elsewhere cannot overwrite your files.
+    #[arg(long)]
+    allow_writes: bool,
 }
 
 /// The result of replaying a script.
@@ -69,8 +73,9 @@ impl Transcript {
     }
 }
 
-/// Runs the commands on `engine` through the driver and builds the transcript.
-pub fn transcript(engine: &mut Engine, commands: &[(usize, String)]) -> Transcript {
+/// Runs the commands on `engine` through the driver and builds the transcript; `writes`
+/// says whether commands that write files may run.
+pub fn transcript(engine: &mut Engine, commands: &[(usize, String)], writes: Writes) -> Transcript {
     let mut t = Transcript {
         text: String::new(),
         passed: 0,
@@ -78,7 +83,7 @@ pub fn transcript(engine: &mut Engine, commands: &[(usize, String)]) -> Transcri
         errors: 0,
         failures: Vec::new(),
     };
-    let mut driver = Driver::non_interactive();
+    let mut driver = Driver::replaying(writes);
     for (n, line) in commands {
         t.text.push_str(&format!("(wavedbg) {line}\n"));
         match driver.run_line(engine, line).result() {
@@ -144,7 +149,12 @@ pub fn open(file: &Path, kernel_override: Option<&Path>) -> Result<(Engine, Vec<
 /// Runs `wavedbg replay`.
 pub fn run(args: ReplayArgs) -> Result<i32> {
     let (mut engine, commands) = open(&args.file, args.kernel.as_deref())?;
-    let t = transcript(&mut engine, &commands);
+    let writes = if args.allow_writes {
+        Writes::Allowed
+    } else {
+        Writes::Refused
+    };
+    let t = transcript(&mut engine, &commands, writes);
     let code = if t.ok() { 0 } else { 1 };
     let Some(golden) = &args.check else {
         emit(&t.text)?;

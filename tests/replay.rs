@@ -261,7 +261,10 @@ fn a_session_saved_after_time_travel_replays_to_the_same_transcript() {
         format!("#! kernel {}\n{commands}save {f}\n", kernel.display()),
     )
     .expect("script");
-    let (code, first, err) = wavedbg(&["replay", script.to_str().expect("utf8")], None);
+    let (code, first, err) = wavedbg(
+        &["replay", "--allow-writes", script.to_str().expect("utf8")],
+        None,
+    );
     assert_eq!(code, 0, "{first}{err}");
     let (code, again, err) = wavedbg(&["replay", f], None);
     assert_eq!(code, 0, "{again}{err}");
@@ -418,4 +421,41 @@ fn the_repl_shows_the_context_after_stops_and_lists_the_source() {
         out.contains("in    0x100000000   1024  u[0:1] (address)"),
         "{out}"
     );
+}
+
+/// A replayed script may not write files unless the user allows it: `save` in a script
+/// from elsewhere would overwrite whatever the user can write.
+#[test]
+fn a_replayed_script_writes_no_file_unless_allowed() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let target = dir.path().join("victim.txt");
+    std::fs::write(&target, "precious").expect("victim");
+    let script = dir.path().join("w.wdb");
+    let kernel = root().join("scripts/histogram.s");
+    std::fs::write(
+        &script,
+        format!(
+            "#! kernel {}\nsave {}\nprint 1\n",
+            kernel.display(),
+            target.display()
+        ),
+    )
+    .expect("script");
+    let s = script.to_str().expect("utf8");
+    let (code, out, err) = wavedbg(&["replay", s], None);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(
+        out.contains("error: `save` writes a file, and a replayed script or session may not write files unless you allow it (wavedbg replay --allow-writes)"),
+        "{out}"
+    );
+    assert!(
+        out.contains("(wavedbg) print 1\n1 = 1\n"),
+        "the rest runs: {out}"
+    );
+    assert_eq!(std::fs::read_to_string(&target).expect("read"), "precious");
+    let (code, out, err) = wavedbg(&["replay", "--allow-writes", s], None);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(std::fs::read_to_string(&target)
+        .expect("read")
+        .starts_with('('));
 }

@@ -148,13 +148,24 @@ pub fn run_line(engine: &mut Engine, line: &str) -> Result<CommandOutput, Comman
     }
 }
 
-/// A front end's command state: the command Enter repeats, the recorder, and whether
-/// quit words end a session.
+/// A front end's command state: the command Enter repeats, the recorder, whether quit
+/// words end a session, and whether commands may write files.
 #[derive(Debug)]
 pub struct Driver {
     last: Option<Command>,
     recorder: Option<Recorder>,
     interactive: bool,
+    writes: Writes,
+}
+
+/// Whether the commands a driver plans may write files (`save`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Writes {
+    /// The user types the commands, or allowed a file's commands to write.
+    Allowed,
+    /// The commands come from a file (a replayed script or session log): one that writes
+    /// a file is refused, so a script cannot overwrite what the user can write.
+    Refused,
 }
 
 impl Default for Driver {
@@ -170,6 +181,7 @@ impl Driver {
             last: None,
             recorder: None,
             interactive: true,
+            writes: Writes::Allowed,
         }
     }
 
@@ -179,6 +191,15 @@ impl Driver {
         Driver {
             interactive: false,
             ..Driver::new()
+        }
+    }
+
+    /// A driver for a file's commands (`wavedbg replay`): not interactive, and commands
+    /// that write files are refused unless `writes` allows them (`--allow-writes`).
+    pub fn replaying(writes: Writes) -> Driver {
+        Driver {
+            writes,
+            ..Driver::non_interactive()
         }
     }
 
@@ -218,6 +239,15 @@ impl Driver {
             return Plan::Quit;
         }
         match command::parse(line) {
+            Ok(Some(cmd)) if cmd.writes_files() && self.writes == Writes::Refused => {
+                Plan::Invalid {
+                    text: line.to_string(),
+                    error: CommandError::refused(
+                        cmd.name(),
+                        format!("`{}` writes a file, and a replayed script or session may not write files unless you allow it (wavedbg replay --allow-writes)", cmd.name()),
+                    ),
+                }
+            }
             Ok(Some(cmd)) => {
                 self.last = Some(cmd.clone());
                 Plan::Run(Planned {

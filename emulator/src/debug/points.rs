@@ -53,11 +53,20 @@ impl Engine {
         let short = std::path::Path::new(&name)
             .file_name()
             .map_or(name.clone(), |f| f.to_string_lossy().into_owned());
+        // A file named by its last component matches wherever the session or script
+        // that names it was written from (`sub/k.s:12` from the folder above).
+        let last = |p: &str| {
+            std::path::Path::new(p)
+                .file_name()
+                .map(|f| f.to_string_lossy().into_owned())
+        };
         match file {
-            Some(f) if f != name && f != short => Err(EngineError::NoSourceFile {
-                file: f.to_string(),
-                kernel_source: name,
-            }),
+            Some(f) if f != name && f != short && last(f).as_deref() != Some(short.as_str()) => {
+                Err(EngineError::NoSourceFile {
+                    file: f.to_string(),
+                    kernel_source: name,
+                })
+            }
             _ => Ok(short),
         }
     }

@@ -149,7 +149,7 @@ fn enter_repeats_the_last_typed_command_and_keys_do_not_change_it() {
     d.run_line(&mut e, "x/2xw 0x100000000");
     match d.run_line(&mut e, "") {
         Outcome::Ran { planned, ran } => {
-            assert_eq!(planned.text, "x/2xw 0x100000008");
+            assert_eq!(planned.text, "x/2xw global:0x100000008");
             let out = ran.result.expect("reads");
             assert!(
                 matches!(out.value, Output::Memory { addr: 0x1_0000_0008, ref bytes, .. } if bytes.len() == 8),
@@ -309,4 +309,66 @@ fn every_kind_of_kernel_source_opens() {
         KernelSource::Demo
     );
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Review findings: what prints back parses to the same command, and a session or script
+/// written elsewhere still names the kernel's file.
+#[test]
+fn printed_commands_keep_what_the_text_said() {
+    for line in [
+        "x/4xw global:global:(0x100000000)",
+        "x/4xw global:shared:(0)",
+        "last-write global:global:(0x100000000)",
+        "last-write global:shared:(0) 8",
+        "save \" x\"",
+        "load \"a b\"",
+        "display/xw v2",
+        "display/4xw v2",
+    ] {
+        let cmd = command::parse(line)
+            .unwrap_or_else(|e| panic!("{line}: {e}"))
+            .expect("a command");
+        let text = cmd.to_string();
+        assert_eq!(command::parse(&text), Ok(Some(cmd)), "{line} -> {text}");
+    }
+    for (line, what) in [
+        ("save \"\"", "`save` needs a file name"),
+        ("break *a:b", "bad location `*a:b`"),
+        (
+            "watch 0x100000000 4 wave 3",
+            "`wave` does not apply to global memory",
+        ),
+        (
+            "watch shared:0 4 lane 3",
+            "`lane` does not apply to shared memory",
+        ),
+        (
+            "watch scratch:0 4 workgroup 1",
+            "`workgroup` does not apply to scratch memory",
+        ),
+        ("display/i v2", "unknown format `/i`"),
+    ] {
+        let e = parse_error(line);
+        assert!(e.message.contains(what), "{line}: {e}");
+    }
+    // A display of an earlier version's session keeps its letter, or its natural form.
+    assert_eq!(
+        command::parse_display("/xw v2").map(|d| d.format),
+        Ok(Some('x'))
+    );
+    assert_eq!(command::parse_display("/i v2").map(|d| d.format), Ok(None));
+}
+
+#[test]
+fn a_source_file_is_named_by_its_last_component_from_anywhere() {
+    let mut e = loop_with_source();
+    let line = line_of(LOOP, "vaddi.u32 v1, v1, 1");
+    let set = run(&mut e, &format!("break sub/dir/loop.s:{line}"));
+    assert!(set.starts_with("Breakpoint 1 at"), "{set}");
+    assert!(!run(&mut e, "list ../loop.s:3").is_empty());
+    fails_with_usage(
+        &mut e,
+        "break sub/other.s:3",
+        "no source file `sub/other.s`",
+    );
 }

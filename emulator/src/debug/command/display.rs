@@ -8,7 +8,6 @@ use super::{
     Command, DisplaySpec, Info, LastWriteTarget, ListArg, Location, MemRef, RegRef, SetTarget,
     WatchWhere,
 };
-use crate::memory::Space;
 
 fn on_off(on: bool) -> &'static str {
     if on {
@@ -41,19 +40,20 @@ impl Display for Location {
     }
 }
 
-/// `global:` is written only where the space is not implied, so a typed `x/4x out`
-/// prints back as typed.
-fn space_prefix(space: Space) -> &'static str {
-    match space {
-        Space::Global => "",
-        Space::Shared => "shared:",
-        Space::Scratch => "scratch:",
+/// Always with its space: the address is an expression that may itself start with one
+/// (`global:(out)` reads memory), which only the space in front keeps apart.
+impl Display for MemRef {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}", self.space.name(), self.addr)
     }
 }
 
-impl Display for MemRef {
-    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
-        write!(f, "{}{}", space_prefix(self.space), self.addr)
+/// A path as `save` and `load` read it back: quoted where its ends would be lost.
+fn path_text(file: &str) -> String {
+    if file.trim() != file || file.starts_with('"') || file.ends_with('"') {
+        format!("\"{file}\"")
+    } else {
+        file.to_string()
     }
 }
 
@@ -73,8 +73,7 @@ impl Display for SetTarget {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
         match self {
             SetTarget::Register(r) => r.fmt(f),
-            // Always with its space: a bare address would read as an expression.
-            SetTarget::Memory(m) => write!(f, "{}:{}", m.space.name(), m.addr),
+            SetTarget::Memory(m) => m.fmt(f),
         }
     }
 }
@@ -219,7 +218,7 @@ impl Display for Command {
                     8 => 'g',
                     _ => 'w',
                 };
-                write!(f, "x/{count}{format}{unit} {}{addr}", space_prefix(*space))
+                write!(f, "x/{count}{format}{unit} {}:{addr}", space.name())
             }
             Command::Set { target, value } => write!(f, "set {target} = {value}"),
             Command::SchedulerLocking(on) => write!(f, "set scheduler-locking {}", on_off(*on)),
@@ -243,8 +242,8 @@ impl Display for Command {
                 Some(c) => write!(f, "display/{c} {}", d.expr),
                 None => write!(f, "display {}", d.expr),
             },
-            Command::Save(file) => write!(f, "save {file}"),
-            Command::Load(file) => write!(f, "load {file}"),
+            Command::Save(file) => write!(f, "save {}", path_text(file)),
+            Command::Load(file) => write!(f, "load {}", path_text(file)),
             Command::Help(None) => f.write_str(name),
             Command::Help(Some(t)) => write!(f, "help {t}"),
         }

@@ -394,6 +394,12 @@ impl Command {
         }
     }
 
+    /// Whether it writes a file (`save`): refused where the commands come from a file the
+    /// user did not type (a replayed script or session log) unless the user allows it.
+    pub fn writes_files(&self) -> bool {
+        matches!(self, Command::Save(_))
+    }
+
     /// Whether it starts the kernel again (every wave at the start).
     pub fn relaunches(&self) -> bool {
         matches!(self, Command::Restart | Command::Load(_))

@@ -88,10 +88,9 @@ pub fn parse_display(text: &str) -> Result<DisplaySpec, String> {
     let (format, e) = match t.strip_prefix('/') {
         Some(rest) => {
             let (f, e) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
-            match f {
-                f if f.len() == 1 && "xdutfco".contains(f) => (f.chars().next(), e),
-                f => return Err(format!("unknown format `/{f}` (x d u t f c o)")),
-            }
+            // Sessions of earlier versions hold any letters here (`/i`): a display whose
+            // format means nothing now is shown in its natural form.
+            (display_letter(f).ok().flatten(), e)
         }
         None => (None, t),
     };
@@ -131,7 +130,7 @@ fn location(text: &str, lines: bool) -> Result<Location, String> {
         }
         return Ok(Location::Address((a as u64).wrapping_add(offset)));
     }
-    if base.is_empty() || base.contains(char::is_whitespace) {
+    if base.is_empty() || base.contains(char::is_whitespace) || base.contains(':') {
         return Err(format!("bad location `{t}`"));
     }
     Ok(Location::Label {
@@ -350,6 +349,27 @@ pub fn parse(line: &str) -> Result<Option<Command>, ParseError> {
                 return Err(l.error_at(extra, format!("unexpected text in `{target}`")));
             }
             let (space, addr) = space_prefix(at).map_err(|m| l.error_at(at, m))?;
+            // A filter names an instance of the space; one the space does not have would
+            // be dropped silently, so it is refused (a condition restricts by wave).
+            let stray = match space {
+                Space::Global => [
+                    ("wave", filters.wave.is_some()),
+                    ("lane", filters.lane.is_some()),
+                    ("workgroup", group.is_some()),
+                ],
+                Space::Shared => [
+                    ("wave", filters.wave.is_some()),
+                    ("lane", filters.lane.is_some()),
+                    ("", false),
+                ],
+                Space::Scratch => [("workgroup", group.is_some()), ("", false), ("", false)],
+            };
+            if let Some((what, _)) = stray.iter().find(|(_, given)| *given) {
+                return Err(l.error(format!(
+                    "`{what}` does not apply to {} memory: shared takes `workgroup N|all`, scratch `wave N` and `lane N` (a condition such as `if wave == 3` restricts any watchpoint)",
+                    space.name()
+                )));
+            }
             let place = match space {
                 Space::Global => WatchWhere::Global,
                 Space::Shared => WatchWhere::Shared(group),
@@ -509,7 +529,7 @@ pub fn parse(line: &str) -> Result<Option<Command>, ParseError> {
                 return Err(l.error("`display` needs an expression"));
             } else {
                 Command::Display(Some(DisplaySpec {
-                    format: print_format(&l, slash)?,
+                    format: display_format(&l, slash)?,
                     expr: l.expr("bad expression", rest)?,
                 }))
             }
@@ -517,7 +537,15 @@ pub fn parse(line: &str) -> Result<Option<Command>, ParseError> {
         "undisplay" => Command::Undisplay(optional_id(rest)?),
         "save" | "load" => {
             need("a file name")?;
-            let file = rest.trim_matches('"').to_string();
+            // One pair of quotes keeps spaces at the ends (`save " x"`).
+            let file = rest
+                .strip_prefix('"')
+                .and_then(|r| r.strip_suffix('"'))
+                .unwrap_or(rest)
+                .to_string();
+            if file.is_empty() {
+                return Err(l.error(format!("`{name}` needs a file name")));
+            }
             if name == "save" {
                 Command::Save(file)
             } else {
@@ -533,7 +561,28 @@ pub fn parse(line: &str) -> Result<Option<Command>, ParseError> {
     Ok(Some(cmd))
 }
 
-/// `/F` of `print` and `display`.
+/// `/FMT` of `display`, as gdb takes it: a count, size letters and a format letter
+/// (`/x`, `/xw`, `/4xw`); the format letter is what a display shows with.
+fn display_format(l: &Line<'_>, slash: Option<&str>) -> Result<Option<char>, ParseError> {
+    match slash {
+        None => Ok(None),
+        Some(f) => display_letter(f).map_err(|m| l.error_at(f, m)),
+    }
+}
+
+/// The format letter of a display's `/FMT` (the last of `x d u t f c o`; none is `None`).
+fn display_letter(f: &str) -> Result<Option<char>, String> {
+    if f.is_empty()
+        || !f
+            .chars()
+            .all(|c| c.is_ascii_digit() || "xdutfcobhwg".contains(c))
+    {
+        return Err(format!("unknown format `/{f}` (x d u t f c o)"));
+    }
+    Ok(f.chars().filter(|c| "xdutfco".contains(*c)).last())
+}
+
+/// `/F` of `print`.
 fn print_format(l: &Line<'_>, slash: Option<&str>) -> Result<Option<char>, ParseError> {
     match slash {
         None => Ok(None),
