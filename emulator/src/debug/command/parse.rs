@@ -579,7 +579,7 @@ fn display_letter(f: &str) -> Result<Option<char>, String> {
     {
         return Err(format!("unknown format `/{f}` (x d u t f c o)"));
     }
-    Ok(f.chars().filter(|c| "xdutfco".contains(*c)).last())
+    Ok(f.chars().rev().find(|c| "xdutfco".contains(*c)))
 }
 
 /// `/F` of `print`.
