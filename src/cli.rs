@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use clap::{Parser, Subcommand};
 use color_eyre::eyre::{eyre, Result, WrapErr};
 use wavedbg_emulator::disasm;
+use wavedbg_emulator::files::{self, Input};
 use wavedbg_emulator::isa::Isa;
 
 use crate::output::emit;
@@ -124,18 +125,38 @@ pub fn run(cli: Cli) -> Result<i32> {
                 }
                 eprintln!("warning: listening on {listen}: anyone who can reach it gets full memory access through the GDB protocol");
             }
+            // Refused before anything starts: the symbol file never replaces an input.
+            if let Some(out) = &symbols {
+                let inputs: Vec<Input<'_>> = [(&kernel, "the kernel"), (&session, "the session")]
+                    .into_iter()
+                    .filter_map(|(p, what)| {
+                        Some(Input {
+                            path: p.as_deref()?,
+                            what,
+                        })
+                    })
+                    .collect();
+                files::check_output(out, &inputs)?;
+            }
             let engine =
                 crate::launch::open_engine(kernel.as_deref(), session.as_deref(), &launch)?;
             let listener = std::net::TcpListener::bind(listen)
                 .wrap_err_with(|| format!("cannot listen on {listen}"))?;
             let addr = listener.local_addr()?;
-            match crate::symbols::write_for_serve(&engine, symbols.as_deref()) {
-                Ok(path) => {
-                    let p = path.display();
+            // The guard removes a symbol file serve made when serve returns; a signal that
+            // ends it removes the file on its way.
+            let _symbols = match crate::symbols::write_for_serve(&engine, symbols.as_deref()) {
+                Ok(file) => {
+                    file.remove_on_signals()?;
+                    let p = file.path().display();
                     eprintln!("wavedbg: symbols in {p} (gdb {p} -ex 'target remote {addr}'; lldb: target create {p}, then gdb-remote {addr})");
+                    Some(file)
                 }
-                Err(e) => eprintln!("wavedbg: no symbol file: {e:#}"),
-            }
+                Err(e) => {
+                    eprintln!("wavedbg: no symbol file: {e:#}");
+                    None
+                }
+            };
             wavedbg_gdb::serve_on(engine, listener)?;
             Ok(0)
         }
@@ -151,13 +172,15 @@ pub fn run(cli: Cli) -> Result<i32> {
             Ok(0)
         }
         Some(Command::Asm { input, output }) => {
-            let program = assemble_file(&input)?;
             let out = output.unwrap_or_else(|| input.with_extension("wko"));
-            wavedbg_emulator::debug::session::write_atomically(
-                &out,
-                program.to_object()?.as_bytes(),
-            )
-            .wrap_err_with(|| format!("cannot write {}", out.display()))?;
+            let inputs = [Input {
+                path: &input,
+                what: "the kernel source",
+            }];
+            // Refused before assembling, so the error is about the output alone.
+            files::check_output(&out, &inputs)?;
+            let program = assemble_file(&input)?;
+            files::write_file(&out, program.to_object()?.as_bytes(), &inputs)?;
             eprintln!(
                 "{}: kernel `{}`, {} bytes of code -> {}",
                 input.display(),

@@ -23,6 +23,7 @@ use wavedbg_emulator::debug::driver::{Driver, Input, Plan, QUIT_WORDS};
 use wavedbg_emulator::debug::session::{history_path, Recorder, HISTORY_ENTRIES};
 use wavedbg_emulator::debug::view::count;
 use wavedbg_emulator::debug::{CommandOutput, Engine, InterruptHandle};
+use wavedbg_emulator::files;
 
 use crate::launch::{open_engine, DebugArgs};
 use crate::output::emit;
@@ -223,10 +224,7 @@ pub fn run(args: &DebugArgs) -> Result<i32> {
         &args.launch,
     )?;
     let mut driver = match args.record.as_deref() {
-        Some(p) => Driver::recording(
-            Recorder::create(p, &engine)
-                .wrap_err_with(|| format!("cannot record to {}", p.display()))?,
-        ),
+        Some(p) => Driver::recording(Recorder::create(p, &engine)?),
         None => Driver::new(),
     };
     // As pwndbg: the context after every stop (the engine's default is off, so replay
@@ -243,11 +241,23 @@ pub fn run(args: &DebugArgs) -> Result<i32> {
     }));
     // Ctrl-C in a terminal echoes `^C` with no newline; the stop goes on a line of its own.
     let terminal = std::io::stdin().is_terminal();
+    // The history file is kept only if it is a regular file (or new) within its limit:
+    // the line editor sets its mode and reads it whole. A file that fails warns once and
+    // the history lives in memory from then on.
     let history = history_path();
     if let Some(dir) = history.parent() {
         let _ = std::fs::create_dir_all(dir);
     }
-    let _ = rl.load_history(&history);
+    let mut history_ok = match files::check_appendable(&history, files::HISTORY) {
+        Ok(()) => true,
+        Err(e) => {
+            eprintln!("warning: command history not saved: {e}");
+            false
+        }
+    };
+    if history_ok {
+        let _ = rl.load_history(&history);
+    }
     let m = engine.machine();
     emit(&format!(
         "wavedbg: {} ({} resident, {} of {} lanes). `help` lists commands; Ctrl-C interrupts a run, Ctrl-D quits.\n",
@@ -267,9 +277,20 @@ pub fn run(args: &DebugArgs) -> Result<i32> {
             Err(e) => return Err(e).wrap_err("reading input"),
         };
         let trimmed = line.trim();
-        if !trimmed.is_empty() && rl.history_mut().add(trimmed).unwrap_or(false) {
+        // A line longer than the limit is run but not kept (nor written to the file).
+        if !trimmed.is_empty()
+            && trimmed.len() <= files::HISTORY_LINE
+            && rl.history_mut().add(trimmed).unwrap_or(false)
+            && history_ok
+        {
             // Append as we go, so the TUI (and a crash) see the history too.
-            let _ = rl.append_history(&history);
+            if let Err(e) = rl.append_history(&history) {
+                eprintln!(
+                    "warning: command history not saved to {} from now on: {e}",
+                    history.display()
+                );
+                history_ok = false;
+            }
         }
         let planned = match driver.plan(&engine, Input::Line(trimmed)) {
             Plan::Run(planned) => planned,
@@ -287,8 +308,13 @@ pub fn run(args: &DebugArgs) -> Result<i32> {
         }
         // Only what replays as it ran is recorded (see `Driver::finish`).
         let (outcome, lost) = driver.finish(&engine, planned, ran);
+        // The driver has dropped the recorder: say so once and go on unrecorded.
         if let Some(e) = lost {
-            return Err(e).wrap_err("recording");
+            eprintln!(
+                "warning: recording stopped: `{}` was not recorded ({}); the session goes on unrecorded",
+                e.line,
+                wavedbg_emulator::io_reason(&e.source)
+            );
         }
         if let Some(result) = outcome.result() {
             show(result, &engine, &mut rl)?;

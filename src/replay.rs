@@ -7,8 +7,9 @@ use crate::output::emit;
 use clap::Args;
 use color_eyre::eyre::{eyre, Result, WrapErr};
 use wavedbg_emulator::debug::driver::{Driver, Writes};
-use wavedbg_emulator::debug::session::{write_atomically, Script, Session};
+use wavedbg_emulator::debug::session::{Script, Session};
 use wavedbg_emulator::debug::{Engine, KernelSource};
+use wavedbg_emulator::files::{self, Input};
 
 /// Options of `wavedbg replay`.
 #[derive(Debug, Args)]
@@ -123,11 +124,18 @@ pub fn transcript(engine: &mut Engine, commands: &[(usize, String)], writes: Wri
 
 /// Opens a script or session file: the engine it runs on and its commands.
 pub fn open(file: &Path, kernel_override: Option<&Path>) -> Result<(Engine, Vec<(usize, String)>)> {
-    let text = std::fs::read_to_string(file)
-        .wrap_err_with(|| format!("cannot read {}", file.display()))?;
+    let is_ron = file.extension().is_some_and(|e| e == "ron");
+    // A session's limit when the name says so; else a script's, which is no larger.
+    let text = files::read_text(
+        file,
+        if is_ron {
+            files::SESSION
+        } else {
+            files::SCRIPT
+        },
+    )?;
     let name = file.display().to_string();
-    let is_session =
-        file.extension().is_some_and(|e| e == "ron") || text.trim_start().starts_with('(');
+    let is_session = is_ron || text.trim_start().starts_with('(');
     let script = if is_session {
         Script::from_session(&Session::from_ron(&text, &name)?)
     } else {
@@ -154,6 +162,21 @@ pub fn run(args: ReplayArgs) -> Result<i32> {
     } else {
         Writes::Refused
     };
+    let kernel = engine.kernel_path().map(PathBuf::from).unwrap_or_default();
+    let inputs = [
+        Input {
+            path: &args.file,
+            what: "the script being replayed",
+        },
+        Input {
+            path: &kernel,
+            what: "the kernel",
+        },
+    ];
+    if let (Some(golden), true) = (&args.check, args.bless) {
+        // Before the run, so a refused golden file costs nothing.
+        files::check_output(golden, &inputs)?;
+    }
     let t = transcript(&mut engine, &commands, writes);
     let code = if t.ok() { 0 } else { 1 };
     let Some(golden) = &args.check else {
@@ -170,13 +193,17 @@ pub fn run(args: ReplayArgs) -> Result<i32> {
             );
             return Ok(1);
         }
-        write_atomically(golden, t.text.as_bytes())
-            .wrap_err_with(|| format!("cannot write {}", golden.display()))?;
+        files::write_file(golden, t.text.as_bytes(), &inputs)?;
         eprintln!("blessed {}", golden.display());
         return Ok(0);
     }
-    let expected = std::fs::read_to_string(golden)
-        .wrap_err_with(|| format!("cannot read {} (create it with --bless)", golden.display()))?;
+    let expected = match files::read_text(golden, files::GOLDEN) {
+        Ok(text) => text,
+        Err(e @ files::ReadError::Io { .. }) => {
+            return Err(e).wrap_err("(create the golden file with --bless)")
+        }
+        Err(e) => return Err(e.into()),
+    };
     if expected == t.text {
         if t.ok() {
             eprintln!("transcript matches {}", golden.display());
@@ -201,6 +228,40 @@ pub fn run(args: ReplayArgs) -> Result<i32> {
             .header("golden", "now")
             .to_string(),
     );
+    if let Some(note) = only_whitespace(&expected, &t.text) {
+        out.push_str(&format!("note: {note}\n"));
+    }
     emit(&out)?;
     Ok(1)
+}
+
+/// Says so when a golden file differs from the transcript only in line endings (CRLF
+/// where wavedbg writes LF, as an editor or a Git checkout on Windows leaves them) or in
+/// the newline at its end, which a unified diff shows poorly.
+fn only_whitespace(golden: &str, now: &str) -> Option<String> {
+    let crlf = golden.contains("\r\n");
+    let lf = |s: &str| s.replace("\r\n", "\n");
+    let (g, n) = (lf(golden), lf(now));
+    let tail = |s: &str| s.trim_end_matches('\n').len();
+    let endings = "the golden file has CRLF (\\r\\n) line endings, the transcript LF";
+    if crlf && g == n {
+        return Some(format!("the only difference is line endings: {endings}"));
+    }
+    if g != n && g.trim_end_matches('\n') == n.trim_end_matches('\n') {
+        let which = if tail(&g) == g.len() {
+            "the golden file lacks the newline at the end of its last line"
+        } else if tail(&n) == n.len() {
+            "the transcript lacks the newline at the end of its last line"
+        } else {
+            "the two end in a different number of newlines"
+        };
+        return Some(if crlf {
+            format!(
+                "the only differences are line endings ({endings}) and trailing newlines: {which}"
+            )
+        } else {
+            format!("the only difference is a trailing newline: {which}")
+        });
+    }
+    None
 }

@@ -3,8 +3,9 @@
 
 use std::path::{Path, PathBuf};
 
-use color_eyre::eyre::{Result, WrapErr};
+use color_eyre::eyre::Result;
 use wavedbg_emulator::debug::Engine;
+use wavedbg_emulator::files::{self, Input};
 use wavedbg_emulator::machine::LaunchOptions;
 use wavedbg_emulator::program::Program;
 use wavedbg_gdb::symbols::Launch;
@@ -18,18 +19,82 @@ fn source_of(program: &Program, kernel: &Path) -> PathBuf {
     }
 }
 
+/// The files a symbol file must never be written over: the kernel and the source its line
+/// table names.
+fn inputs<'a>(kernel: &'a Path, source: &'a Path) -> [Input<'a>; 2] {
+    [
+        Input {
+            path: kernel,
+            what: "the kernel",
+        },
+        Input {
+            path: source,
+            what: "the kernel's source",
+        },
+    ]
+}
+
 /// Writes the symbol file of `program` (read from `kernel`) to `out`, for a launch with
 /// `options` (the grid decides the shared and scratch windows it names).
 pub fn write(program: &Program, kernel: &Path, options: LaunchOptions, out: &Path) -> Result<()> {
     let launch = Launch::new(program, options)?;
-    write_source(program, &launch, &source_of(program, kernel), out)
+    let source = source_of(program, kernel);
+    write_source(program, &launch, &source, out, &inputs(kernel, &source))
+}
+
+/// A symbol file `serve` made for itself (beside the kernel or in the temporary
+/// directory): removed when dropped, that is when `serve` returns; [`SymbolFile::remove`]
+/// is the path for a signal that ends the process.
+#[derive(Debug)]
+pub struct SymbolFile {
+    path: PathBuf,
+    /// Whether `serve` made it (an explicit `--symbols` file is the user's and stays).
+    made: bool,
+}
+
+impl SymbolFile {
+    /// Where the file is.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Removes the file (if `serve` made it) also when SIGINT, SIGTERM or SIGHUP ends the
+    /// process: the GDB server does not catch them, so a thread waits for them, removes the
+    /// file and ends the process by the same signal, as the default action would have.
+    pub fn remove_on_signals(&self) -> Result<()> {
+        use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+        if !self.made {
+            return Ok(());
+        }
+        let mut signals = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP])?;
+        let path = self.path.clone();
+        std::thread::Builder::new()
+            .name("wavedbg-symbols".into())
+            .spawn(move || {
+                if let Some(signal) = signals.forever().next() {
+                    let _ = std::fs::remove_file(&path);
+                    let _ = signal_hook::low_level::emulate_default_handler(signal);
+                    // A signal whose default is not to end the process (none of these).
+                    std::process::exit(128 + signal);
+                }
+            })?;
+        Ok(())
+    }
+}
+
+impl Drop for SymbolFile {
+    fn drop(&mut self) {
+        if self.made {
+            let _ = std::fs::remove_file(&self.path);
+        }
+    }
 }
 
 /// Writes the symbol file for `wavedbg serve` and returns where: `explicit` if given;
 /// else KERNEL.elf beside the kernel, unless a file that is not a wavedbg symbol file is
 /// there or the directory is not writable; else a file in the temporary directory. The
 /// file describes the engine's own launch (its buffers, grid and waves).
-pub fn write_for_serve(engine: &Engine, explicit: Option<&Path>) -> Result<PathBuf> {
+pub fn write_for_serve(engine: &Engine, explicit: Option<&Path>) -> Result<SymbolFile> {
     let program = engine.machine().program();
     let launch = Launch::of(engine.machine());
     let kernel = engine.kernel_path().map(PathBuf::from);
@@ -37,18 +102,31 @@ pub fn write_for_serve(engine: &Engine, explicit: Option<&Path>) -> Result<PathB
     let source = kernel_file
         .map(|k| source_of(program, k))
         .unwrap_or_else(|| PathBuf::from(engine.kernel_path().unwrap_or(&program.name)));
+    let kernel_path = kernel.clone().unwrap_or_default();
+    let inputs = inputs(&kernel_path, &source);
     if let Some(out) = explicit {
-        write_source(program, &launch, &source, out)?;
-        return Ok(out.to_path_buf());
+        write_source(program, &launch, &source, out, &inputs)?;
+        return Ok(SymbolFile {
+            path: out.to_path_buf(),
+            made: false,
+        });
     }
     if let Some(k) = kernel_file {
         let beside = k.with_extension("elf");
-        let free = match std::fs::read(&beside) {
+        // Only a symbol file of ours is replaced (read under the objects' limit: a larger
+        // file there is not one).
+        let free = match files::read_bytes(&beside, files::KERNEL_OBJECT) {
             Ok(bytes) => wavedbg_gdb::symbols::is_symbol_file(&bytes),
-            Err(e) => e.kind() == std::io::ErrorKind::NotFound,
+            Err(files::ReadError::Io { source, .. }) => {
+                source.kind() == std::io::ErrorKind::NotFound
+            }
+            Err(_) => false,
         };
-        if free && write_source(program, &launch, &source, &beside).is_ok() {
-            return Ok(beside);
+        if free && write_source(program, &launch, &source, &beside, &inputs).is_ok() {
+            return Ok(SymbolFile {
+                path: beside,
+                made: true,
+            });
         }
     }
     let name = Path::new(&program.name)
@@ -56,12 +134,21 @@ pub fn write_for_serve(engine: &Engine, explicit: Option<&Path>) -> Result<PathB
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| "kernel".into());
     let out = std::env::temp_dir().join(format!("wavedbg-{}-{name}.elf", std::process::id()));
-    write_source(program, &launch, &source, &out)?;
-    Ok(out)
+    write_source(program, &launch, &source, &out, &inputs)?;
+    Ok(SymbolFile {
+        path: out,
+        made: true,
+    })
 }
 
-fn write_source(program: &Program, launch: &Launch, source: &Path, out: &Path) -> Result<()> {
+fn write_source(
+    program: &Program,
+    launch: &Launch,
+    source: &Path,
+    out: &Path,
+    inputs: &[Input<'_>],
+) -> Result<()> {
     let bytes = wavedbg_gdb::symbols::elf_for(program, launch, source)?;
-    wavedbg_emulator::debug::session::write_atomically(out, &bytes)
-        .wrap_err_with(|| format!("cannot write {}", out.display()))
+    files::write_file(out, &bytes, inputs)?;
+    Ok(())
 }

@@ -10,6 +10,7 @@ pub mod demo;
 pub mod disasm;
 pub mod exec;
 pub mod fault;
+pub mod files;
 pub mod isa;
 pub mod machine;
 pub mod memory;

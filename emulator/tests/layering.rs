@@ -10,8 +10,8 @@ use std::path::{Path, PathBuf};
 /// The top-level modules, bottom first: a module may use those before it, never those
 /// after it.
 const ORDER: &[&str] = &[
-    "isa", "memory", "wave", "fault", "program", "asm", "disasm", "demo", "code", "trace", "exec",
-    "check", "machine", "debug", "bench",
+    "files", "isa", "memory", "wave", "fault", "program", "asm", "disasm", "demo", "code", "trace",
+    "exec", "check", "machine", "debug", "bench",
 ];
 
 /// A use of a top-level module: where, and which.

@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 use rustyline::history::{FileHistory, History as _, SearchDirection};
 use rustyline::Config;
 use wavedbg_emulator::debug::session::HISTORY_ENTRIES;
+use wavedbg_emulator::files;
 
 /// Command history with a browsing position.
 pub struct History {
@@ -21,6 +22,8 @@ pub struct History {
     draft: String,
     /// The entry being shown while browsing.
     shown: String,
+    /// Why the file is not used (or no longer), until the front end takes it to show.
+    warning: Option<String>,
 }
 
 impl std::fmt::Debug for History {
@@ -41,6 +44,7 @@ impl Default for History {
             pos: None,
             draft: String::new(),
             shown: String::new(),
+            warning: None,
         }
     }
 }
@@ -58,12 +62,25 @@ pub fn config() -> Config {
 
 impl History {
     /// Loads the history file at `path` (a missing or unreadable file gives an empty
-    /// history); new lines are appended to it.
+    /// history); new lines are appended to it. A path that is not a regular file (a
+    /// device, a FIFO) or is larger than [`files::HISTORY`] is not used: the line editor
+    /// would set its mode and read it whole; the history then lives in memory, and
+    /// [`History::take_warning`] says why.
     pub fn load(path: &Path) -> History {
         let mut h = History::default();
-        let _ = h.file.load(path);
-        h.path = Some(path.to_path_buf());
+        match files::check_appendable(path, files::HISTORY) {
+            Ok(()) => {
+                let _ = h.file.load(path);
+                h.path = Some(path.to_path_buf());
+            }
+            Err(e) => h.warning = Some(format!("command history not saved: {e}")),
+        }
         h
+    }
+
+    /// Why the history file is not used, once: the first call after it failed.
+    pub fn take_warning(&mut self) -> Option<String> {
+        self.warning.take()
     }
 
     /// A history kept in memory only, lost on exit (tests, and no history file).
@@ -76,19 +93,30 @@ impl History {
         self.file.iter().cloned().collect()
     }
 
-    /// Adds a line (unless it repeats the last one) and appends it to the file. A file that
-    /// cannot be written is not an error: the history then lives for this session only.
+    /// Adds a line (unless it repeats the last one, or is longer than
+    /// [`files::HISTORY_LINE`]) and appends it to the file. A file that cannot be written
+    /// is not an error: the history then lives for this session only, and
+    /// [`History::take_warning`] says why, once.
     pub fn add(&mut self, line: &str) {
         self.pos = None;
         let line = line.trim();
-        if line.is_empty() || !self.file.add(line).unwrap_or(false) {
+        if line.is_empty()
+            || line.len() > files::HISTORY_LINE
+            || !self.file.add(line).unwrap_or(false)
+        {
             return;
         }
         if let Some(path) = &self.path {
             if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
                 let _ = std::fs::create_dir_all(dir);
             }
-            let _ = self.file.append(path);
+            if let Err(e) = self.file.append(path) {
+                self.warning = Some(format!(
+                    "command history not saved to {} from now on: {e}",
+                    path.display()
+                ));
+                self.path = None;
+            }
         }
     }
 
@@ -152,5 +180,36 @@ mod tests {
         assert_eq!(h.newer(), Some("typed"));
         assert_eq!(h.newer(), None);
         let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn long_lines_stay_out_and_a_device_is_never_the_file() {
+        let dir = std::env::temp_dir().join(format!("wavedbg-hist-long-{}", std::process::id()));
+        let path = dir.join("history");
+        let _ = std::fs::create_dir_all(&dir);
+        let mut h = History::load(&path);
+        let long = format!("print {}", "1+".repeat(files::HISTORY_LINE));
+        h.add(&long);
+        h.add("stepi");
+        let text = std::fs::read_to_string(&path).unwrap_or_default();
+        assert!(!text.contains("1+1+"), "a long line was saved");
+        assert!(text.ends_with("stepi\n"), "{text:?}");
+        let _ = std::fs::remove_dir_all(&dir);
+
+        // /dev/full: refused with one warning, and its mode is not touched.
+        let mode = |p: &str| {
+            std::fs::metadata(p).map(|m| {
+                use std::os::unix::fs::PermissionsExt;
+                m.permissions().mode()
+            })
+        };
+        let before = mode("/dev/full").ok();
+        let mut h = History::load(Path::new("/dev/full"));
+        h.add("continue");
+        let warning = h.take_warning().unwrap_or_default();
+        assert!(warning.contains("/dev/full"), "{warning}");
+        assert_eq!(h.take_warning(), None);
+        assert_eq!(mode("/dev/full").ok(), before);
+        assert_eq!(h.entries(), ["continue"]);
     }
 }

@@ -54,14 +54,10 @@ pub enum TuiError {
     /// Terminal I/O failed.
     #[error("terminal: {0}")]
     Io(#[from] std::io::Error),
-    /// The `--record` script could not be created.
-    #[error("cannot record to {path}: {error}")]
-    Record {
-        /// The script's path, as given to `--record`.
-        path: PathBuf,
-        /// The I/O error from creating the file or writing its header (kernel, launch).
-        error: std::io::Error,
-    },
+    /// The `--record` script could not be created: the path is refused (a FIFO, the
+    /// kernel...), or creating the file or writing its header (kernel, launch) failed.
+    #[error(transparent)]
+    Record(#[from] wavedbg_emulator::debug::session::RecorderError),
     /// The engine panicked while running a command (the panic was reported).
     #[error("the debug engine stopped unexpectedly while running `{0}`")]
     EngineLost(String),

@@ -25,12 +25,8 @@ pub fn assemble(source: &str, file: &str, base_dir: Option<&Path>) -> Result<Pro
 /// Assembles a file from disk.
 pub fn assemble_file(path: &Path) -> Result<Program, AsmErrors> {
     let name = path.display().to_string();
-    let source = std::fs::read_to_string(path).map_err(|e| {
-        AsmErrors(vec![Diagnostic::file_level(
-            &name,
-            format!("cannot read {name}: {}", crate::io_reason(&e)),
-        )])
-    })?;
+    let source = crate::files::read_text(path, crate::files::KERNEL_SOURCE)
+        .map_err(|e| AsmErrors(vec![Diagnostic::file_level(&name, e.to_string())]))?;
     let mut p = assemble(&source, &name, path.parent())?;
     p.source = Some(name);
     Ok(p)

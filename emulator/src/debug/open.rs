@@ -46,14 +46,10 @@ pub const DEMO_PREFIX: &str = "demo:";
 /// Why a kernel could not be opened.
 #[derive(Debug, thiserror::Error)]
 pub enum OpenError {
-    /// The kernel file could not be read.
-    #[error("cannot read {path}: {}", crate::io_reason(source))]
-    Read {
-        /// The file.
-        path: String,
-        /// Why.
-        source: std::io::Error,
-    },
+    /// The kernel file could not be read, or is larger than its limit
+    /// ([`crate::files::KERNEL_OBJECT`]).
+    #[error(transparent)]
+    Read(#[from] crate::files::ReadError),
     /// The source did not assemble; every diagnostic names file:line:col.
     #[error(transparent)]
     Assemble(#[from] AsmErrors),
@@ -82,10 +78,7 @@ pub enum OpenError {
 pub fn load_program(path: &Path) -> Result<Program, OpenError> {
     if path.extension().is_some_and(|e| e == "wko") {
         let name = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|source| OpenError::Read {
-            path: name.clone(),
-            source,
-        })?;
+        let text = crate::files::read_text(path, crate::files::KERNEL_OBJECT)?;
         Program::from_object(&text).map_err(|error| OpenError::Object { path: name, error })
     } else {
         Ok(crate::asm::assemble_file(path)?)

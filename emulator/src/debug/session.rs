@@ -10,6 +10,7 @@ use super::breakpoint::{Filters, Owner, Scope, WatchKind};
 use super::command::{parse_display, parse_location};
 use super::expr::ParsedExpr;
 use super::{Engine, EngineError};
+use crate::files::{self, ReadError, WriteError};
 use crate::machine::LaunchOptions;
 
 /// The session format's version; a file with another is refused.
@@ -80,22 +81,12 @@ pub struct Session {
 /// Why a session could not be read or written.
 #[derive(Debug, thiserror::Error)]
 pub enum SessionError {
-    /// The file could not be read.
-    #[error("cannot read {path}: {}", crate::io_reason(source))]
-    Read {
-        /// The path as given.
-        path: String,
-        /// The OS error.
-        source: std::io::Error,
-    },
-    /// The file could not be written.
-    #[error("cannot write {path}: {}", crate::io_reason(source))]
-    Write {
-        /// The path as given.
-        path: String,
-        /// The OS error.
-        source: std::io::Error,
-    },
+    /// The file could not be read, or is larger than [`files::SESSION`].
+    #[error(transparent)]
+    Read(#[from] ReadError),
+    /// The file could not be written (or may not be: see [`files::write_file`]).
+    #[error(transparent)]
+    Write(#[from] WriteError),
     /// The session could not be written as RON.
     #[error("cannot serialise the session: {0}")]
     Serialize(String),
@@ -211,16 +202,21 @@ impl Session {
         Ok(s)
     }
 
-    /// Writes the session atomically: a temporary file beside the target, then a rename,
-    /// so an interrupted save never leaves a broken file. The kernel's path is written
-    /// relative to the session file's folder, so the session opens from any directory.
+    /// Writes the session with [`files::write_file`]: atomically (a temporary file beside
+    /// the target, then a rename), so an interrupted save never leaves a broken file; never
+    /// over the kernel itself. The kernel's path is written relative to the session file's
+    /// folder, so the session opens from any directory.
     pub fn save(&self, path: &Path) -> Result<(), SessionError> {
         let mut s = self.clone();
         s.kernel = path_for_file(&self.kernel, path);
-        write_atomically(path, s.to_ron()?.as_bytes()).map_err(|source| SessionError::Write {
-            path: path.display().to_string(),
-            source,
-        })
+        let kernel = self.kernel_input();
+        files::write_file(path, s.to_ron()?.as_bytes(), &kernel)?;
+        Ok(())
+    }
+
+    /// The kernel as an input no output may overwrite (none for the demo).
+    fn kernel_input(&self) -> Vec<files::Input<'_>> {
+        kernel_input(&self.kernel)
     }
 
     /// Whether this session (read from `file`) is one of the kernel opened as `kernel`:
@@ -244,12 +240,8 @@ impl Session {
 
     /// Reads a session file.
     pub fn load(path: &Path) -> Result<Session, SessionError> {
-        let p = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|source| SessionError::Read {
-            path: p.clone(),
-            source,
-        })?;
-        Session::from_ron(&text, &p)
+        let text = files::read_text(path, files::SESSION)?;
+        Session::from_ron(&text, &path.display().to_string())
     }
 
     /// Applies the session to an engine opened on its kernel: relaunches with its launch
@@ -363,30 +355,6 @@ pub fn path_for_file(target: &str, file: &Path) -> String {
         .map_or_else(|| target.to_string(), str::to_string)
 }
 
-/// Writes a file through a temporary file and a rename.
-pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    use std::io::Write;
-    let dir = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "session".into());
-    let tmp = dir.join(format!(".{name}.tmp{}", std::process::id()));
-    let result = (|| {
-        let mut f = std::fs::File::create(&tmp)?;
-        f.write_all(bytes)?;
-        f.sync_all()?;
-        std::fs::rename(&tmp, path)
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    result
-}
-
 /// A command script: `#!` header lines naming the kernel and launch settings, then one
 /// command per line (`#` comments and blank lines are skipped when run).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -481,26 +449,87 @@ impl Script {
     }
 }
 
+/// A kernel path as an input no output may overwrite (none for the demo or no kernel).
+fn kernel_input(kernel: &str) -> Vec<files::Input<'_>> {
+    if kernel.is_empty() || kernel.starts_with(super::DEMO_PREFIX) {
+        return Vec::new();
+    }
+    vec![files::Input {
+        path: Path::new(kernel),
+        what: "the kernel",
+    }]
+}
+
 /// Writes what a user does into a replayable script, line by line as it happens, so a bug
 /// found interactively becomes a regression test (`--record FILE`).
+///
+/// The script is written in place (it grows as the session goes), through symlinks, to a
+/// regular file, a new path or a character device; each line is one write of the whole
+/// line, and a write that fails is cut back to the last whole line.
 #[derive(Debug)]
 pub struct Recorder {
     file: std::fs::File,
+    /// Bytes of whole lines written so far: where a failed write is cut back to.
+    len: u64,
+}
+
+/// Why a `--record` script could not be started.
+#[derive(Debug, thiserror::Error)]
+pub enum RecorderError {
+    /// The path may not be written (a FIFO, a directory, the kernel...).
+    #[error(transparent)]
+    Refused(#[from] WriteError),
+    /// The file could not be created, or its header written.
+    #[error("cannot record to {path}: {}", crate::io_reason(source))]
+    Io {
+        /// The path as given.
+        path: String,
+        /// The OS error.
+        source: std::io::Error,
+    },
 }
 
 impl Recorder {
-    /// Creates the script with its header.
-    pub fn create(path: &Path, e: &Engine) -> std::io::Result<Recorder> {
-        use std::io::Write;
-        let mut file = std::fs::File::create(path)?;
+    /// Creates the script with its header. Refuses what [`files::write_file`] refuses
+    /// (and so never truncates the kernel being debugged).
+    pub fn create(path: &Path, e: &Engine) -> Result<Recorder, RecorderError> {
+        files::check_output(path, &kernel_input(e.kernel_path().unwrap_or("")))?;
+        let io = |source| RecorderError::Io {
+            path: path.display().to_string(),
+            source,
+        };
+        let file = std::fs::File::create(path).map_err(io)?;
         let kernel = path_for_file(e.kernel_path().unwrap_or("KERNEL.s"), path);
-        write!(
-            file,
+        let mut r = Recorder { file, len: 0 };
+        r.write_whole(&format!(
             "# recorded by wavedbg\n{}",
             Script::header(&kernel, e.machine().options())
-        )?;
-        file.flush()?;
-        Ok(Recorder { file })
+        ))
+        .map_err(io)?;
+        Ok(r)
+    }
+
+    /// Writes `text` (whole lines) in one write; on a failure or a short write, cuts the
+    /// file back to the last whole line, so the script never ends in half a command.
+    fn write_whole(&mut self, text: &str) -> std::io::Result<()> {
+        use std::io::{Seek, SeekFrom, Write};
+        let bytes = text.as_bytes();
+        let error = match self.file.write(bytes) {
+            Ok(n) if n == bytes.len() => {
+                self.len += n as u64;
+                return self.file.flush();
+            }
+            Ok(_) => std::io::Error::new(
+                std::io::ErrorKind::WriteZero,
+                "short write (is the disk full?)",
+            ),
+            Err(e) => e,
+        };
+        // Best effort: a device cannot be cut, and has no half line to cut anyway.
+        if self.file.set_len(self.len).is_ok() {
+            let _ = self.file.seek(SeekFrom::Start(self.len));
+        }
+        Err(error)
     }
 
     /// Appends a command that ran, if its replay does what it did: a command that failed,
@@ -523,15 +552,14 @@ impl Recorder {
         }
     }
 
-    /// Appends one command line.
+    /// Appends one command line (a text of several lines, as an interrupted `continue`
+    /// gives, is written whole or not at all).
     pub fn record(&mut self, line: &str) -> std::io::Result<()> {
-        use std::io::Write;
         let line = line.trim();
         if line.is_empty() {
             return Ok(());
         }
-        writeln!(self.file, "{line}")?;
-        self.file.flush()
+        self.write_whole(&format!("{line}\n"))
     }
 }
 

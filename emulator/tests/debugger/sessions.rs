@@ -188,3 +188,54 @@ fn the_command_log_is_bounded() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A folder of its own under the temporary directory, with a copy of a kernel as `k.s`.
+fn kernel_dir(tag: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("wavedbg-files-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("mkdir");
+    std::fs::write(dir.join("k.s"), wavedbg_emulator::demo::SOURCE).expect("k.s");
+    dir
+}
+
+#[test]
+fn sessions_are_read_under_their_limit() {
+    let err = Session::load(std::path::Path::new("/dev/zero")).expect_err("endless");
+    assert_eq!(
+        err.to_string(),
+        "/dev/zero: larger than the 16 MiB limit for sessions"
+    );
+    let err = wavedbg_emulator::debug::load_program(std::path::Path::new("/dev/zero"))
+        .expect_err("endless");
+    assert_eq!(
+        err.to_string(),
+        "/dev/zero: larger than the 64 MiB limit for kernel sources"
+    );
+}
+
+#[test]
+fn save_never_overwrites_the_kernel_and_the_recorder_refuses_it() {
+    let dir = kernel_dir("save");
+    let kernel = dir.join("k.s");
+    let mut e = Engine::open(
+        wavedbg_emulator::debug::KernelSource::File(kernel.clone()),
+        LaunchOptions::default(),
+    )
+    .expect("open");
+    let before = std::fs::read(&kernel).expect("k.s");
+    let err = run_line(&mut e, &format!("save {}", kernel.display())).expect_err("refused");
+    assert!(err.to_string().contains("it is the kernel"), "{err}");
+    assert_eq!(std::fs::read(&kernel).expect("k.s"), before);
+    let err = wavedbg_emulator::debug::session::Recorder::create(&kernel, &e).expect_err("refused");
+    assert!(err.to_string().contains("it is the kernel"), "{err}");
+    assert_eq!(std::fs::read(&kernel).expect("k.s"), before);
+    // A session beside it is written, and replaced keeping its mode.
+    use std::os::unix::fs::PermissionsExt;
+    let s = dir.join("s.ron");
+    run_line(&mut e, &format!("save {}", s.display())).expect("save");
+    std::fs::set_permissions(&s, std::fs::Permissions::from_mode(0o640)).expect("chmod");
+    run_line(&mut e, &format!("save {}", s.display())).expect("save");
+    let mode = std::fs::metadata(&s).expect("s.ron").permissions().mode();
+    assert_eq!(mode & 0o777, 0o640);
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -15,6 +15,9 @@ impl App {
         let line = line.trim();
         if !line.is_empty() {
             self.history.add(line);
+            if let Some(w) = self.history.take_warning() {
+                self.log(&format!("warning: {w}"), LineKind::Error);
+            }
         }
         let (head, rest) = line
             .split_once(char::is_whitespace)

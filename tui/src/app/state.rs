@@ -126,12 +126,7 @@ impl App {
     /// Sets up the state for `engine`: loads the history, opens the `--record` script.
     pub fn new(engine: Engine, options: &TuiOptions) -> Result<App, TuiError> {
         let driver = match &options.record {
-            Some(p) => Driver::recording(Recorder::create(p, &engine).map_err(|error| {
-                TuiError::Record {
-                    path: p.clone(),
-                    error,
-                }
-            })?),
+            Some(p) => Driver::recording(Recorder::create(p, &engine)?),
             None => Driver::new(),
         };
         let history = if options.history.as_os_str().is_empty() {
