@@ -158,7 +158,12 @@ pub fn run(args: CheckArgs) -> Result<i32> {
     let program = load_program(&args.kernel)?;
     let name = args.kernel.display().to_string();
     let text = (args.kernel.extension().is_none_or(|e| e != "wko"))
-        .then(|| std::fs::read_to_string(&args.kernel).ok())
+        .then(|| {
+            wavedbg_emulator::files::reread_text(
+                &args.kernel,
+                wavedbg_emulator::files::KERNEL_SOURCE,
+            )
+        })
         .flatten();
     let source = text.as_deref().map(|text| Source { name: &name, text });
     let mut options = args.launch.options();

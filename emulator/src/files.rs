@@ -135,6 +135,14 @@ pub fn read_text(path: &Path, limit: Limit) -> Result<String, ReadError> {
     })
 }
 
+/// A regular file's text read again after it was loaded (a kernel's source, to quote its
+/// lines): `None` for anything else (a FIFO read once is gone, and reading it again would
+/// wait for a writer), or when it cannot be read within `limit`.
+pub fn reread_text(path: &Path, limit: Limit) -> Option<String> {
+    let regular = std::fs::metadata(path).is_ok_and(|m| m.is_file());
+    regular.then(|| read_text(path, limit).ok()).flatten()
+}
+
 /// A file a command reads, which its outputs must not overwrite.
 #[derive(Debug, Clone, Copy)]
 pub struct Input<'a> {

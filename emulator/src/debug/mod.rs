@@ -235,7 +235,12 @@ impl Engine {
             Some((path.to_string(), crate::demo::SOURCE.to_string()))
         } else {
             (!path.ends_with(".wko"))
-                .then(|| std::fs::read_to_string(path).ok())
+                .then(|| {
+                    crate::files::reread_text(
+                        std::path::Path::new(path),
+                        crate::files::KERNEL_SOURCE,
+                    )
+                })
                 .flatten()
                 .map(|text| (path.to_string(), text))
         };
