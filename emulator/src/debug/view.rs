@@ -5,7 +5,7 @@
 use std::fmt::Write;
 
 use super::breakpoint::Owner;
-use super::run::PointRow;
+use super::run::{PointRow, WaveRow};
 use super::{Blocked, Engine, Reached, StopEvent, StopReason, WatchHit};
 use crate::disasm;
 use crate::fault::lanes_text;
@@ -309,16 +309,15 @@ fn describe_stop_reason(e: &Engine, stop: &StopEvent) -> String {
     }
 }
 
-/// `info waves`: one row per resident wave (id, workgroup, index, state, PC, active lanes),
-/// `*` marking the selected one.
-pub fn waves_table(e: &Engine) -> String {
-    let m = e.machine();
+/// `info waves` from its rows: the selected wave marked `*`, then id, workgroup, index in
+/// it, state, PC and active lanes.
+pub fn waves_table(m: &Machine, rows: &[WaveRow]) -> String {
     let mut s = String::from("  Wave  WG  Idx  State        PC                       Active\n");
-    for (i, w) in m.waves.iter().enumerate() {
+    for w in rows {
         let _ = writeln!(
             s,
             "{} {:>4} {:>3} {:>4}  {:<11}  {:<24} {:>2}/32",
-            if i == e.selected_wave { "*" } else { " " },
+            if w.selected { "*" } else { " " },
             w.id,
             w.workgroup,
             w.index,
@@ -330,24 +329,18 @@ pub fn waves_table(e: &Engine) -> String {
     s
 }
 
-/// `info lanes`: the selected wave's lanes.
-pub fn lanes_table(e: &Engine) -> String {
-    let m = e.machine();
-    let Some(w) = m.waves.get(e.selected_wave) else {
-        return "no wave selected\n".into();
-    };
+/// `info lanes`: wave `wave`'s 32 lanes, active or not by `exec`, `selected` marked `*`.
+pub fn lanes_table(wave: u32, exec: u32, selected: u8) -> String {
     let mut s = format!(
-        "wave {}: EXEC = {:#010x} ({} active)\n",
-        w.id,
-        w.exec,
-        w.exec.count_ones()
+        "wave {wave}: EXEC = {exec:#010x} ({} active)\n",
+        exec.count_ones()
     );
     for l in 0..32u8 {
         let _ = writeln!(
             s,
             "{} lane {l:>2}  {}",
-            if l == e.selected_lane { "*" } else { " " },
-            if w.exec >> l & 1 == 1 {
+            if l == selected { "*" } else { " " },
+            if exec >> l & 1 == 1 {
                 "active"
             } else {
                 "inactive"

@@ -199,6 +199,39 @@ fn outputs_are_typed() {
     assert_eq!(value(&mut e, "print 2 + 3"), Output::Value(5));
     assert_eq!(value(&mut e, "print lane + 1"), Output::Value(1));
     stop(&mut e, "stepi 3");
+    match value(&mut e, "info waves") {
+        Output::Waves(rows) => {
+            assert_eq!(rows.len(), e.machine().waves.len());
+            assert!(rows[0].selected && rows[0].id == 0 && rows[0].exec == u32::MAX);
+            assert_eq!(rows[0].pc, e.machine().waves[0].pc);
+        }
+        other => panic!("{other:?}"),
+    }
+    run(&mut e, "lane 5");
+    assert_eq!(
+        value(&mut e, "info lanes"),
+        Output::LaneMask {
+            wave: 0,
+            exec: u32::MAX,
+            selected: 5
+        }
+    );
+    match value(&mut e, "print v0") {
+        Output::Registers {
+            wave: 0,
+            vector: Some((0, lanes)),
+            uniforms,
+            ..
+        } => {
+            assert_eq!(lanes, (0..32).collect::<Vec<u32>>());
+            assert_eq!(uniforms.len(), 64);
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(matches!(
+        value(&mut e, "info registers"),
+        Output::Registers { vector: None, .. }
+    ));
     match value(&mut e, "print v0 + 1") {
         Output::Lanes { values, exec } => {
             assert_eq!(values, (1..=32).collect::<Vec<i64>>());

@@ -108,9 +108,31 @@ impl Engine {
 
     pub(super) fn info(&self, what: &Info) -> Result<CommandOutput, CommandError> {
         Ok(CommandOutput::text(match what {
-            Info::Waves => view::waves_table(self),
-            Info::Lanes => view::lanes_table(self),
-            Info::Registers(None) => view::registers(self, self.selected_wave),
+            Info::Waves => {
+                let rows = self.wave_rows();
+                let text = view::waves_table(self.machine(), &rows);
+                return Ok(CommandOutput::with(text, Output::Waves(rows)));
+            }
+            Info::Lanes => {
+                let Some(w) = self.machine().waves.get(self.selected_wave) else {
+                    return Ok(CommandOutput::text("no wave selected\n".into()));
+                };
+                let (wave, exec, selected) = (w.id, w.exec, self.selected_lane);
+                return Ok(CommandOutput::with(
+                    view::lanes_table(wave, exec, selected),
+                    Output::LaneMask {
+                        wave,
+                        exec,
+                        selected,
+                    },
+                ));
+            }
+            Info::Registers(None) => {
+                return Ok(CommandOutput::with(
+                    view::registers(self, self.selected_wave),
+                    self.registers_output(None),
+                ))
+            }
             Info::Registers(Some(r)) => return self.print("info", None, r),
             Info::Breakpoints | Info::Watchpoints => {
                 let watch_only = matches!(what, Info::Watchpoints);
@@ -163,12 +185,10 @@ impl Engine {
         let refused = |e: expr::ExprError| CommandError::refused(name, e.message);
         let fmt = format.unwrap_or('u');
         if let Expr::VReg(r, None) = e {
-            return Ok(CommandOutput::text(view::lane_view(
-                self,
-                self.selected_wave,
-                *r as usize,
-                format.unwrap_or('x'),
-            )));
+            return Ok(CommandOutput::with(
+                view::lane_view(self, self.selected_wave, *r as usize, format.unwrap_or('x')),
+                self.registers_output(Some(*r)),
+            ));
         }
         let w = self.selected_wave;
         let m = self.machine();

@@ -9,6 +9,7 @@ mod points;
 mod settings;
 
 use super::breakpoint::{Breakpoint, Owner, Watchpoint};
+use crate::wave::LANES;
 use super::command::{self, Command, CommandError};
 use super::{view, Engine, StopEvent};
 use crate::memory::Space;
@@ -49,6 +50,25 @@ impl PointRow {
     }
 }
 
+/// One row of `info waves`: a resident wave as it is now.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WaveRow {
+    /// The global wave id (`workgroup * waves_per_workgroup + index`).
+    pub id: u32,
+    /// Its workgroup.
+    pub workgroup: u32,
+    /// Its index in the workgroup, from 0.
+    pub index: u32,
+    /// Ready, waiting at a barrier, exited, faulted.
+    pub state: crate::wave::WaveState,
+    /// The byte address of the next instruction.
+    pub pc: u64,
+    /// The EXEC mask, bit i = lane i.
+    pub exec: u32,
+    /// Whether it is the selected wave.
+    pub selected: bool,
+}
+
 /// A command's typed result, beside the text rendered from it.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub enum Output {
@@ -78,6 +98,30 @@ pub enum Output {
     },
     /// `print` of one value (at the selected lane).
     Value(i64),
+    /// `info waves`: every resident wave, in index order.
+    Waves(Vec<WaveRow>),
+    /// `info lanes`: the selected wave's EXEC and the selected lane.
+    LaneMask {
+        /// The wave's global id.
+        wave: u32,
+        /// Its EXEC mask, bit i = lane i.
+        exec: u32,
+        /// The selected lane (0-31).
+        selected: u8,
+    },
+    /// `info registers`, or `print vN`: one wave's registers as they are now.
+    Registers {
+        /// The wave's global id.
+        wave: u32,
+        /// The byte address of its next instruction.
+        pc: u64,
+        /// Its EXEC mask, bit i = lane i.
+        exec: u32,
+        /// `u0`..`u63`.
+        uniforms: Vec<u32>,
+        /// For `print vN`: the register and its 32 lanes, lane 0 first.
+        vector: Option<(u8, Vec<u32>)>,
+    },
 }
 
 /// What a command produced.
@@ -262,6 +306,38 @@ impl Engine {
                 addr: super::expr::ParsedExpr::number(addr),
             }),
             _ => None,
+        }
+    }
+
+    /// Every resident wave as a row, in index order.
+    pub fn wave_rows(&self) -> Vec<WaveRow> {
+        self.machine()
+            .waves
+            .iter()
+            .enumerate()
+            .map(|(i, w)| WaveRow {
+                id: w.id,
+                workgroup: w.workgroup,
+                index: w.index,
+                state: w.state,
+                pc: w.pc,
+                exec: w.exec,
+                selected: i == self.selected_wave,
+            })
+            .collect()
+    }
+
+    /// The selected wave's registers as a typed output (`vector`: also register N's lanes).
+    fn registers_output(&self, vector: Option<u8>) -> Output {
+        match self.machine().waves.get(self.selected_wave) {
+            Some(w) => Output::Registers {
+                wave: w.id,
+                pc: w.pc,
+                exec: w.exec,
+                uniforms: w.u.to_vec(),
+                vector: vector.map(|r| (r, w.v[r as usize][..LANES].to_vec())),
+            },
+            None => Output::None,
         }
     }
 
