@@ -778,7 +778,11 @@ mod tests {
         for len in [1 << 20, 10 << 20] {
             let (r, took) = timed(&"x".repeat(len));
             let e = r.expect_err("unknown command");
-            assert!(e.message.starts_with("unknown command `xxx"), "{}", &e.message[..40]);
+            assert!(
+                e.message.starts_with("unknown command `xxx"),
+                "{}",
+                &e.message[..40]
+            );
             assert!(!e.message.contains("did you mean"));
             assert!(took < BOUND, "{len} bytes took {took:?}");
         }
@@ -786,7 +790,11 @@ mod tests {
         let e = parse("brek main").expect_err("typo");
         assert!(e.message.contains("did you mean `break`?"), "{}", e.message);
         let e = parse("contïnue").expect_err("typo");
-        assert!(e.message.contains("did you mean `continue`?"), "{}", e.message);
+        assert!(
+            e.message.contains("did you mean `continue`?"),
+            "{}",
+            e.message
+        );
     }
 
     #[test]
