@@ -29,6 +29,9 @@ use crate::output::emit;
 
 const PROMPT: &str = "(wavedbg) ";
 
+/// How many new history lines piped input collects before appending them to the file.
+const HISTORY_BATCH: usize = 500;
+
 struct ReplHelper {
     words: Words,
     hinter: HistoryHinter,
@@ -248,6 +251,8 @@ pub fn run(args: &DebugArgs) -> Result<i32> {
         let _ = std::fs::create_dir_all(dir);
     }
     let _ = rl.load_history(&history);
+    // New history lines not yet in the file (piped input saves in batches).
+    let mut unsaved = 0usize;
     let m = engine.machine();
     emit(&format!(
         "wavedbg: {} ({} resident, {} of {} lanes). `help` lists commands; Ctrl-C interrupts a run, Ctrl-D quits.\n",
@@ -268,8 +273,14 @@ pub fn run(args: &DebugArgs) -> Result<i32> {
         };
         let trimmed = line.trim();
         if !trimmed.is_empty() && rl.history_mut().add(trimmed).unwrap_or(false) {
-            // Append as we go, so the TUI (and a crash) see the history too.
-            let _ = rl.append_history(&history);
+            unsaved += 1;
+            // Append as we go, so the TUI (and a crash) see the history too; piped input
+            // in batches, as once the file is full every append re-reads and rewrites it
+            // whole (0.9 ms a line).
+            if terminal || unsaved >= HISTORY_BATCH {
+                let _ = rl.append_history(&history);
+                unsaved = 0;
+            }
         }
         let planned = match driver.plan(&engine, Input::Line(trimmed)) {
             Plan::Run(planned) => planned,
@@ -293,6 +304,9 @@ pub fn run(args: &DebugArgs) -> Result<i32> {
         if let Some(result) = outcome.result() {
             show(result, &engine, &mut rl)?;
         }
+    }
+    if unsaved > 0 {
+        let _ = rl.append_history(&history);
     }
     Ok(0)
 }
