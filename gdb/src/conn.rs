@@ -14,7 +14,7 @@ use std::io::{self, Read, Write};
 use std::net::TcpStream;
 use std::rc::Rc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use wavedbg_emulator::debug::InterruptHandle;
 
@@ -34,6 +34,9 @@ pub enum Incoming {
     Nack,
     /// The client closed the connection (or reading failed).
     Closed,
+    /// The handshake deadline ([`Reader::handshake_until`]) passed before the client's
+    /// first whole packet.
+    TimedOut,
 }
 
 /// Frames the byte stream into [`Incoming`] items.
@@ -127,6 +130,8 @@ pub struct Reader {
     framer: Framer,
     pending: VecDeque<Incoming>,
     buf: Vec<u8>,
+    /// Until the first whole packet: when the client's time is up.
+    handshake: Option<Instant>,
 }
 
 /// How long the helper thread waits in one read before checking whether the run ended.
@@ -140,7 +145,15 @@ impl Reader {
             framer: Framer::default(),
             pending: VecDeque::new(),
             buf: vec![0u8; 64 * 1024],
+            handshake: None,
         }
+    }
+
+    /// Gives the client until `deadline` for its first whole packet: [`Reader::recv`]
+    /// returns [`Incoming::TimedOut`] after it. The deadline is for the whole packet, so a
+    /// client that trickles bytes (or stalls mid-packet) does not extend it.
+    pub fn handshake_until(&mut self, deadline: Instant) {
+        self.handshake = Some(deadline);
     }
 
     /// The next item, waiting for the client. A Ctrl-C while the kernel is stopped has
@@ -148,12 +161,35 @@ impl Reader {
     pub fn recv(&mut self) -> Incoming {
         loop {
             if let Some(item) = self.pending.pop_front() {
+                if matches!(item, Incoming::Packet(_)) && self.handshake.take().is_some() {
+                    // The handshake is done: from now on the client may take its time.
+                    if self.stream.set_read_timeout(None).is_err() {
+                        return Incoming::Closed;
+                    }
+                }
                 return item;
+            }
+            if let Some(deadline) = self.handshake {
+                let left = deadline.saturating_duration_since(Instant::now());
+                // A zero time-out means none to the socket: the time is up.
+                if left.is_zero() || self.stream.set_read_timeout(Some(left)).is_err() {
+                    return Incoming::TimedOut;
+                }
             }
             let n = match self.stream.read(&mut self.buf) {
                 Ok(0) => return Incoming::Closed,
                 Ok(n) => n,
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                // The read time-out, set only while the handshake deadline runs.
+                Err(e)
+                    if self.handshake.is_some()
+                        && matches!(
+                            e.kind(),
+                            io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
+                        ) =>
+                {
+                    continue
+                }
                 Err(_) => return Incoming::Closed,
             };
             for &b in &self.buf[..n] {

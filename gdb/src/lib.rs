@@ -76,7 +76,8 @@ pub enum ServeError {
 /// Prints `wavedbg: GDB server listening on ADDR` on stderr once it accepts connections.
 /// One client is served at a time: another that connects meanwhile is refused at once (its
 /// first packet is answered `E.` with the reason, which gdb prints, and the connection is
-/// closed; the server's stderr says so too). When a connection closes without a detach or kill (the
+/// closed; the server's stderr says so too). A client that sends no whole packet within
+/// [`HANDSHAKE_TIMEOUT`] of connecting is dropped, so the next one can attach. When a connection closes without a detach or kill (the
 /// client crashed or went away), the server keeps the kernel as it is and waits for the
 /// next client. When the launch ends (all waves exited, or the client resumed after a
 /// fault), it restarts from the beginning for the next `run` or client. Listening on a
@@ -88,6 +89,20 @@ pub fn serve(engine: Engine, options: ServeOptions) -> Result<(), ServeError> {
 
 /// [`serve`] on a listener the caller bound (to learn the port before serving).
 pub fn serve_on(engine: Engine, listener: TcpListener) -> Result<(), ServeError> {
+    serve_on_with(engine, listener, HANDSHAKE_TIMEOUT)
+}
+
+/// How long a new client has to send its first whole packet before it is dropped and the
+/// server waits for the next (a connection that sends nothing would otherwise hold the
+/// one client slot for as long as it stays open). docs/gdb.md says so.
+pub const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// [`serve_on`] with the handshake time-out `handshake` instead of [`HANDSHAKE_TIMEOUT`].
+pub fn serve_on_with(
+    engine: Engine,
+    listener: TcpListener,
+    handshake: Duration,
+) -> Result<(), ServeError> {
     let addr = listener.local_addr()?;
     eprintln!("wavedbg: GDB server listening on {addr} (gdb: target remote {addr})");
     let mut target = WaveTarget::new(engine);
@@ -102,7 +117,7 @@ pub fn serve_on(engine: Engine, listener: TcpListener) -> Result<(), ServeError>
             scope.spawn(|| refuse_others(&listener, &done, peer));
             // Stop the refuser even if the session panics, or the scope would never end.
             let _done = SetOnDrop(&done);
-            session::run(&mut target, stream)
+            session::run(&mut target, stream, handshake)
         });
         match ended {
             Ok(session::End::Detached) => {
@@ -112,6 +127,12 @@ pub fn serve_on(engine: Engine, listener: TcpListener) -> Result<(), ServeError>
             Ok(session::End::Killed) => {
                 eprintln!("wavedbg: killed by the client; server done");
                 return Ok(());
+            }
+            Ok(session::End::TimedOut) => {
+                eprintln!(
+                    "wavedbg: the client from {peer} sent no packet within {:.1} s; dropped, waiting for another client",
+                    handshake.as_secs_f64()
+                );
             }
             Ok(session::End::Closed) => {
                 eprintln!("wavedbg: connection closed; waiting for another client");

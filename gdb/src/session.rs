@@ -14,6 +14,7 @@
 use std::io;
 use std::net::TcpStream;
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::time::{Duration, Instant};
 
 use gdbstub::stub::state_machine::GdbStubStateMachine;
 use gdbstub::stub::{DisconnectReason, GdbStub, MultiThreadStopReason};
@@ -38,6 +39,8 @@ pub enum End {
     Killed,
     /// The connection closed without either.
     Closed,
+    /// The client sent no whole packet within the handshake time-out and was dropped.
+    TimedOut,
 }
 
 /// The packets that put gdbstub into the client's protocol state.
@@ -261,11 +264,14 @@ fn report(
         .map_err(io_err)
 }
 
-/// Serves one connection until it ends.
-pub fn run(target: &mut WaveTarget, stream: TcpStream) -> io::Result<End> {
+/// Serves one connection until it ends; the client has `handshake` to send its first
+/// whole packet (see [`crate::HANDSHAKE_TIMEOUT`]).
+pub fn run(target: &mut WaveTarget, stream: TcpStream, handshake: Duration) -> io::Result<End> {
+    let deadline = Instant::now() + handshake;
     target.new_client();
     let wire = Wire::new(stream.try_clone()?)?;
     let mut reader = Reader::new(stream);
+    reader.handshake_until(deadline);
     let result = drive(target, &wire, &mut reader);
     wire.shutdown();
     result
@@ -303,6 +309,7 @@ fn drive(target: &mut WaveTarget, wire: &Wire, reader: &mut Reader) -> io::Resul
                         sm
                     }
                     Incoming::Closed => return Ok(End::Closed),
+                    Incoming::TimedOut => return Ok(End::TimedOut),
                 }
             }
             GdbStubStateMachine::Running(s) => {

@@ -254,6 +254,31 @@ fn condition(l: &Line<'_>, text: Option<&str>) -> Result<Option<ParsedExpr>, Par
     text.map(|c| l.expr("bad condition", c)).transpose()
 }
 
+/// The command `word` is plausibly a typo of, for an unknown command's message.
+///
+/// `asm::nearest_word` accepts a name within an edit distance of about half the longer
+/// word, and the distance is at least the difference in length: a word of more than twice
+/// the longest name's characters (plus 4) is no typo of any, and gets no suggestion
+/// without computing a distance (which took 10 s for a 10 MB word). Below that, names
+/// too far in length are left out before any distance is computed.
+fn suggestion(word: &str) -> Option<&'static str> {
+    let longest = HELP.iter().map(|e| e.name.len()).max().unwrap_or(0);
+    let bound = 2 * longest + 4;
+    // Counted up to the bound only, so a huge word costs no more than a short one.
+    let len = word.chars().take(bound + 1).count();
+    if len > bound {
+        return None;
+    }
+    let names: Vec<&str> = HELP
+        .iter()
+        .map(|e| e.name)
+        // `nearest_word`'s own threshold (from byte lengths): a name it would reject for
+        // the length difference alone is not asked about.
+        .filter(|n| len.abs_diff(n.chars().count()) <= (n.len().max(word.len()) / 2).max(2))
+        .collect();
+    crate::asm::nearest_word(word, &names)
+}
+
 /// Parses one command line. Empty lines and `#` comments give `Ok(None)`.
 pub fn parse(line: &str) -> Result<Option<Command>, ParseError> {
     let text = line.trim();
@@ -267,8 +292,7 @@ pub fn parse(line: &str) -> Result<Option<Command>, ParseError> {
         .split_once('/')
         .map_or((head, None), |(w, s)| (w, Some(s)));
     let Some(name) = canonical(word) else {
-        let names: Vec<&str> = HELP.iter().map(|e| e.name).collect();
-        let near = crate::asm::nearest_word(word, &names);
+        let near = suggestion(word);
         return Err(ParseError {
             message: format!(
                 "unknown command `{word}`{}",
@@ -780,4 +804,59 @@ fn expect_command(l: &Line<'_>, rest: &str) -> Result<Command, ParseError> {
         op,
         rhs: l.expr("bad expression", &rest[j..])?,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::{Duration, Instant};
+
+    /// Parsing is linear: a 10 MB line parses in a small fraction of this (the bound is
+    /// 100 times what it takes, so a loaded machine does not fail it; the quadratic
+    /// suggestion took 10 s).
+    const BOUND: Duration = Duration::from_secs(2);
+
+    fn timed(line: &str) -> (Result<Option<Command>, ParseError>, Duration) {
+        let start = Instant::now();
+        let r = parse(line);
+        (r, start.elapsed())
+    }
+
+    #[test]
+    fn a_huge_unknown_command_word_gets_no_suggestion_in_bounded_time() {
+        for len in [1 << 20, 10 << 20] {
+            let (r, took) = timed(&"x".repeat(len));
+            let e = r.expect_err("unknown command");
+            assert!(
+                e.message.starts_with("unknown command `xxx"),
+                "{}",
+                &e.message[..40]
+            );
+            assert!(!e.message.contains("did you mean"));
+            assert!(took < BOUND, "{len} bytes took {took:?}");
+        }
+        // Typos still get their suggestion, including a non-ASCII one near the bound.
+        let e = parse("brek main").expect_err("typo");
+        assert!(e.message.contains("did you mean `break`?"), "{}", e.message);
+        let e = parse("contïnue").expect_err("typo");
+        assert!(
+            e.message.contains("did you mean `continue`?"),
+            "{}",
+            e.message
+        );
+    }
+
+    #[test]
+    fn a_huge_argument_parses_in_bounded_time() {
+        for arg in [
+            "x".repeat(10 << 20),
+            "1+".repeat(5 << 20) + "1",
+            "(".repeat(10 << 20),
+            "-".repeat(10 << 20) + "1",
+        ] {
+            let (r, took) = timed(&format!("print {arg}"));
+            assert!(r.is_ok() || r.is_err());
+            assert!(took < BOUND, "{} bytes took {took:?}", arg.len());
+        }
+    }
 }

@@ -9,10 +9,10 @@ mod points;
 mod settings;
 
 use super::breakpoint::{Breakpoint, Owner, Watchpoint};
-use crate::wave::LANES;
 use super::command::{self, Command, CommandError};
 use super::{view, Engine, StopEvent};
 use crate::memory::Space;
+use crate::wave::LANES;
 
 /// The result of an `expect`.
 #[derive(Debug, Clone, PartialEq, Eq)]
