@@ -405,3 +405,24 @@ fn a_source_file_is_named_by_its_last_component_from_anywhere() {
         "no source file `sub/other.s`",
     );
 }
+
+/// An error about a huge input quotes its start, not all of it.
+#[test]
+fn errors_quote_huge_text_cut_to_a_line() {
+    let word = "z".repeat(1 << 20);
+    let e = parse_error(&word);
+    assert!(e.message.len() < 200, "{} bytes", e.message.len());
+    assert!(
+        e.message.starts_with(&format!(
+            "unknown command `{}…` (1048576 characters)",
+            "z".repeat(48)
+        )),
+        "{}",
+        e.message
+    );
+    let e = parse_error(&format!("print 1 + {}", ")".repeat(100_000)));
+    assert!(e.message.len() < 400, "{}", e.message);
+    assert!(e.message.contains("(100000 characters)"), "{}", e.message);
+    // Short quotes stay whole.
+    assert_eq!(parse_error("stepi x").message, "`x` is not a number");
+}

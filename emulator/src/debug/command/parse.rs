@@ -294,11 +294,11 @@ pub fn parse(line: &str) -> Result<Option<Command>, ParseError> {
     let Some(name) = canonical(word) else {
         let near = suggestion(word);
         return Err(ParseError {
-            message: format!(
+            message: crate::debug::expr::clip_quoted(format!(
                 "unknown command `{word}`{}",
                 near.map(|n| format!(" (did you mean `{n}`?)"))
                     .unwrap_or_default()
-            ),
+            )),
             column: Some(1),
             usage: Some(HELP_HINT),
         });
