@@ -109,14 +109,35 @@ pub fn disassemble(program: &Program) -> String {
     let _ = writeln!(out, ".scratch {}", l.scratch_bytes);
     for b in &program.buffers {
         let _ = writeln!(out, ".buffer {}, {}", b.name, b.size);
-        let words = b.init.len() / 4;
-        for chunk in b.init[..words * 4].chunks(32) {
-            let vals: Vec<String> = chunk
-                .chunks(4)
-                .map(|w| format!("{:#x}", u32::from_le_bytes([w[0], w[1], w[2], w[3]])))
-                .collect();
-            let _ = writeln!(out, ".init {}, u32, {}", b.name, vals.join(", "));
+        let words: Vec<u32> = b
+            .init
+            .chunks_exact(4)
+            .map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]))
+            .collect();
+        // A run of one value is a `.fill`, so a filled buffer disassembles to one line
+        // rather than a value per word.
+        let mut pending: Vec<String> = Vec::new();
+        let mut i = 0;
+        while i < words.len() {
+            let run = words[i..].iter().take_while(|w| **w == words[i]).count();
+            if run >= 16 || pending.len() == 8 {
+                if !pending.is_empty() {
+                    let _ = writeln!(out, ".init {}, u32, {}", b.name, pending.join(", "));
+                    pending.clear();
+                }
+            }
+            if run >= 16 {
+                let _ = writeln!(out, ".fill {}, u32, {:#x}, {run}", b.name, words[i]);
+                i += run;
+            } else {
+                pending.push(format!("{:#x}", words[i]));
+                i += 1;
+            }
         }
+        if !pending.is_empty() {
+            let _ = writeln!(out, ".init {}, u32, {}", b.name, pending.join(", "));
+        }
+        let words = words.len();
         let tail = &b.init[words * 4..];
         if !tail.is_empty() {
             let vals: Vec<String> = tail.iter().map(|v| v.to_string()).collect();

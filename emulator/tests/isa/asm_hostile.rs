@@ -348,3 +348,18 @@ fn file_reads_are_bounded_and_regular() {
     assert!(d.message.contains("not a regular file"), "{}", d.message);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_filled_buffer_disassembles_to_a_fill() {
+    let p = assemble(
+        ".buffer b, 8192\n.init b, u32, 1, 2\n.fill b, u32, 7, 1000\n.init b, u8, 9\nend",
+        "k.s",
+        None,
+    )
+    .unwrap();
+    let text = wavedbg_emulator::disasm::disassemble(&p);
+    assert!(text.contains(".fill b, u32, 0x7, 1000"), "{text}");
+    assert!(text.len() < 1000, "{text}");
+    let back = assemble(&text, "d.s", None).unwrap();
+    assert_eq!(back.buffers, p.buffers);
+}
