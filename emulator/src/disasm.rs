@@ -109,17 +109,15 @@ pub fn disassemble(program: &Program) -> String {
     let _ = writeln!(out, ".scratch {}", l.scratch_bytes);
     for b in &program.buffers {
         let _ = writeln!(out, ".buffer {}, {}", b.name, b.size);
-        let words: Vec<u32> = b
-            .init
-            .chunks_exact(4)
-            .map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]))
-            .collect();
+        // Read in place: the contents may be a gigabyte.
+        let words: &[[u8; 4]] = b.init.as_chunks::<4>().0;
         // A run of one value is a `.fill`, so a filled buffer disassembles to one line
         // rather than a value per word.
         let mut pending: Vec<String> = Vec::new();
         let mut i = 0;
         while i < words.len() {
             let run = words[i..].iter().take_while(|w| **w == words[i]).count();
+            let value = u32::from_le_bytes(words[i]);
             if run >= 16 || pending.len() == 8 {
                 if !pending.is_empty() {
                     let _ = writeln!(out, ".init {}, u32, {}", b.name, pending.join(", "));
@@ -127,10 +125,10 @@ pub fn disassemble(program: &Program) -> String {
                 }
             }
             if run >= 16 {
-                let _ = writeln!(out, ".fill {}, u32, {:#x}, {run}", b.name, words[i]);
+                let _ = writeln!(out, ".fill {}, u32, {value:#x}, {run}", b.name);
                 i += run;
             } else {
-                pending.push(format!("{:#x}", words[i]));
+                pending.push(format!("{value:#x}"));
                 i += 1;
             }
         }

@@ -154,7 +154,7 @@ impl Assembler<'_> {
                     return;
                 };
                 match self.read_file(path, idx) {
-                    Ok(bytes) => self.append(ops[1], idx, &bytes),
+                    Ok(bytes) => self.append(ops[1], idx, bytes),
                     Err((message, hint)) => self.error(ops[1], message, hint),
                 }
             }
@@ -303,13 +303,16 @@ impl Assembler<'_> {
         false
     }
 
-    fn append(&mut self, span: Span, idx: usize, bytes: &[u8]) {
+    fn append(&mut self, span: Span, idx: usize, bytes: Vec<u8>) {
         let buf = &mut self.program.buffers[idx];
         if buf.init.len() as u64 + bytes.len() as u64 > buf.size {
             let (name, size, have) = (buf.name.clone(), buf.size, buf.init.len());
             self.error(span, format!("initial contents overflow buffer `{name}`"), Some(format!("the buffer holds {size} bytes; {have} are already initialised and this adds {}", bytes.len())));
+        } else if buf.init.is_empty() {
+            // Moved, not copied: a 1 GiB `.fill` is held once.
+            buf.init = bytes;
         } else {
-            buf.init.extend_from_slice(bytes);
+            buf.init.extend_from_slice(&bytes);
         }
     }
 
@@ -378,7 +381,7 @@ impl Assembler<'_> {
                 }
             }
         }
-        self.append(ops[0], idx, &bytes);
+        self.append(ops[0], idx, bytes);
     }
 
     fn arg(&mut self, line: &str, ops: &[Span], usage: &str) {
