@@ -110,19 +110,21 @@ pub fn disassemble(program: &Program) -> String {
     for b in &program.buffers {
         let _ = writeln!(out, ".buffer {}, {}", b.name, b.size);
         // Read in place: the contents may be a gigabyte.
-        let words: &[[u8; 4]] = b.init.as_chunks::<4>().0;
+        let words = b.init.len() / 4;
+        let word = |i: usize| {
+            let w = &b.init[4 * i..4 * i + 4];
+            u32::from_le_bytes([w[0], w[1], w[2], w[3]])
+        };
         // A run of one value is a `.fill`, so a filled buffer disassembles to one line
         // rather than a value per word.
         let mut pending: Vec<String> = Vec::new();
         let mut i = 0;
-        while i < words.len() {
-            let run = words[i..].iter().take_while(|w| **w == words[i]).count();
-            let value = u32::from_le_bytes(words[i]);
-            if run >= 16 || pending.len() == 8 {
-                if !pending.is_empty() {
-                    let _ = writeln!(out, ".init {}, u32, {}", b.name, pending.join(", "));
-                    pending.clear();
-                }
+        while i < words {
+            let value = word(i);
+            let run = (i..words).take_while(|&j| word(j) == value).count();
+            if (run >= 16 || pending.len() == 8) && !pending.is_empty() {
+                let _ = writeln!(out, ".init {}, u32, {}", b.name, pending.join(", "));
+                pending.clear();
             }
             if run >= 16 {
                 let _ = writeln!(out, ".fill {}, u32, {value:#x}, {run}", b.name);
@@ -135,7 +137,6 @@ pub fn disassemble(program: &Program) -> String {
         if !pending.is_empty() {
             let _ = writeln!(out, ".init {}, u32, {}", b.name, pending.join(", "));
         }
-        let words = words.len();
         let tail = &b.init[words * 4..];
         if !tail.is_empty() {
             let vals: Vec<String> = tail.iter().map(|v| v.to_string()).collect();

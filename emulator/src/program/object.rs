@@ -324,7 +324,7 @@ mod base64 {
 
     pub fn decode_into(s: &str, out: &mut Vec<u8>) -> Result<(), String> {
         let b = s.as_bytes();
-        if b.len() % 4 != 0 {
+        if !b.len().is_multiple_of(4) {
             return Err(format!(
                 "base64 of {} characters, not a multiple of 4",
                 b.len()
