@@ -28,7 +28,7 @@ const DIRECTIVES: &[(&str, &str)] = &[
     (".fill", ".fill NAME, u8|u16|u32|i32|u64|f32, VALUE, COUNT"),
     (
         ".iota",
-        ".iota NAME, u8|u16|u32|i32|u64|f32, COUNT[, START[, STEP]]",
+        ".iota NAME, u8|u16|u32|i32|u64|f32, COUNT[, START[, STEP[, wrap]]]",
     ),
     (".file", ".file NAME, \"PATH\""),
     (
@@ -58,7 +58,7 @@ impl Assembler<'_> {
             ".kernel" | ".workgroup" | ".grid" | ".shared" | ".scratch" => ops.len() == 1,
             ".buffer" | ".file" | ".arg" => ops.len() == 2,
             ".fill" => ops.len() == 4,
-            ".iota" => (3..=5).contains(&ops.len()),
+            ".iota" => (3..=6).contains(&ops.len()),
             _ => ops.len() >= 3,
         };
         if !arity_ok {
@@ -482,7 +482,7 @@ pub(super) fn finish(asm: &mut Assembler<'_>) {
 }
 
 /// Element types of `.init`, `.fill` and `.iota`.
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, PartialEq, Eq)]
 enum Elem {
     U8,
     U16,
@@ -549,8 +549,21 @@ impl Elem {
     /// `.iota`'s values: START, START+STEP, ... (`ops[3]`, `ops[4]`, default 0 and 1),
     /// `count` of them, each of which must fit the element as `.init` would take it;
     /// otherwise the operand to blame and a message naming the first value that does not.
+    ///
+    /// A sixth operand `wrap` asks for integer values modulo 2^width instead (a cheap
+    /// pseudo-random fill: `.iota b, u32, 256, 74565, 2654435761, wrap`).
     fn iota(self, line: &str, ops: &[Span], count: u64) -> Result<Vec<u8>, (Span, String)> {
         let op = |i: usize| ops.get(i).map(|s| (*s, line[s.start..s.end].trim()));
+        let wrap = match op(5) {
+            None => false,
+            Some((_, "wrap")) if self != Elem::F32 => true,
+            Some((span, t)) => {
+                return Err((
+                    span,
+                    format!("expected `wrap` (integer types only), found `{t}`"),
+                ))
+            }
+        };
         let mut out = Vec::with_capacity(count as usize * self.size());
         let Some((lo, hi)) = self.int_range() else {
             let num = |i: usize, d: f64| match op(i) {
@@ -591,7 +604,7 @@ impl Elem {
         let (start, step) = (num(3, 0)?, num(4, 1)?);
         // The sequence is monotonic: the first value out of range is found by arithmetic,
         // not by generating them all.
-        let first_bad = if count == 0 {
+        let first_bad = if count == 0 || wrap {
             None
         } else if !(lo..=hi).contains(&start) {
             Some(start)

@@ -259,6 +259,21 @@ fn iota_values_must_fit_the_element_type() {
 }
 
 #[test]
+fn iota_wraps_only_when_asked() {
+    let p = assemble(".buffer b, 64\n.iota b, u8, 4, 254, 1, wrap\n.iota b, u32, 2, 0xffffffff, 2654435761, wrap\nend", "k.s", None)
+        .expect("wrap asked");
+    let mut want = vec![254, 255, 0, 1];
+    want.extend(0xffff_ffffu32.to_le_bytes());
+    want.extend(0xffff_ffffu32.wrapping_add(2654435761).to_le_bytes());
+    assert_eq!(p.buffers[0].init, want);
+    for line in [".iota b, f32, 2, 0, 1, wrap", ".iota b, u8, 2, 0, 1, wrapp"] {
+        let d = first(&format!(".buffer b, 64\n{line}\nend"));
+        assert_eq!(d.line, 2, "{d:?}");
+        assert!(d.message.contains("expected `wrap`"), "{}", d.message);
+    }
+}
+
+#[test]
 fn every_value_directive_is_range_checked() {
     for line in [
         ".fill b, u8, 256, 2",
