@@ -23,7 +23,7 @@
 .grid 2
 .buffer data, 1024
 ; 256 scrambled values: data[i] = 74565 + 2654435761 * i (mod 2^32)
-.iota data, u32, 256, 74565, 2654435761
+.iota data, u32, 256, 74565, 2654435761, wrap
 .arg u[0:1], data
 
     uwgid u4

@@ -22,7 +22,7 @@
 .shared 1024                    ; 256 bins x u32
 .buffer in, 8192
 ; 2048 words in[i] = 12345 + 2654435761 * i (mod 2^32): a scrambled byte stream
-.iota in, u32, 2048, 12345, 2654435761
+.iota in, u32, 2048, 12345, 2654435761, wrap
 .buffer out, 1024
 .arg u[0:1], in
 .arg u[2:3], out

@@ -15,7 +15,7 @@ use wavedbg_emulator::machine::{Event, LaunchOptions, Machine};
 use wavedbg_emulator::program::Program;
 
 use crate::output::emit;
-use wavedbg_emulator::debug::load_program;
+use wavedbg_emulator::debug::load_program_with;
 
 /// Options of `wavedbg check`.
 #[derive(Debug, Args)]
@@ -155,7 +155,7 @@ fn finding_json(m: &Machine, f: &Finding) -> Value {
 
 /// Runs `wavedbg check`; returns the exit code (1 when anything was found).
 pub fn run(args: CheckArgs) -> Result<i32> {
-    let program = load_program(&args.kernel)?;
+    let program = load_program_with(&args.kernel, &args.launch.assemble_options())?;
     let name = args.kernel.display().to_string();
     let text = (args.kernel.extension().is_none_or(|e| e != "wko"))
         .then(|| {

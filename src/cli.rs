@@ -9,8 +9,8 @@ use wavedbg_emulator::files::{self, Input};
 use wavedbg_emulator::isa::Isa;
 
 use crate::output::emit;
-use wavedbg_emulator::asm::assemble_file;
-use wavedbg_emulator::debug::load_program;
+use wavedbg_emulator::asm::{assemble_file_with, AssembleOptions};
+use wavedbg_emulator::debug::load_program_with;
 
 /// wavedbg: a debugger for wave32 SIMT GPU kernels.
 ///
@@ -41,6 +41,10 @@ enum Command {
         /// Output file (default: the input with extension .wko).
         #[arg(short, long)]
         output: Option<PathBuf>,
+        /// Let `.file` directives read files outside the source's own directory (by
+        /// default they read only under it, after resolving symlinks and `..`).
+        #[arg(long)]
+        allow_file_outside_dir: bool,
     },
     /// Write a kernel's symbol file: an x86-64 ELF with its code, labels, DWARF source
     /// lines, typed buffers and shared and scratch windows (`__shared[W].w[k]`,
@@ -62,6 +66,9 @@ enum Command {
     Disasm {
         /// A .wko kernel object or a .s source file.
         file: PathBuf,
+        /// Let a source's `.file` directives read files outside its own directory.
+        #[arg(long)]
+        allow_file_outside_dir: bool,
     },
     /// Run a kernel to completion; print the requested memory dumps and a summary, or the
     /// fault with its context (exit code 1 on a fault or deadlock).
@@ -171,7 +178,14 @@ pub fn run(cli: Cli) -> Result<i32> {
             }
             Ok(0)
         }
-        Some(Command::Asm { input, output }) => {
+        Some(Command::Asm {
+            input,
+            output,
+            allow_file_outside_dir,
+        }) => {
+            let options = AssembleOptions {
+                allow_files_outside_dir: allow_file_outside_dir,
+            };
             let out = output.unwrap_or_else(|| input.with_extension("wko"));
             let inputs = [Input {
                 path: &input,
@@ -179,7 +193,7 @@ pub fn run(cli: Cli) -> Result<i32> {
             }];
             // Refused before assembling, so the error is about the output alone.
             files::check_output(&out, &inputs)?;
-            let program = assemble_file(&input)?;
+            let program = assemble_file_with(&input, &options)?;
             files::write_file(&out, program.to_object()?.as_bytes(), &inputs)?;
             eprintln!(
                 "{}: kernel `{}`, {} bytes of code -> {}",
@@ -196,7 +210,8 @@ pub fn run(cli: Cli) -> Result<i32> {
             launch,
         }) => {
             let out = output.unwrap_or_else(|| input.with_extension("elf"));
-            crate::symbols::write(&load_program(&input)?, &input, launch.options(), &out)?;
+            let program = load_program_with(&input, &launch.assemble_options())?;
+            crate::symbols::write(&program, &input, launch.options(), &out)?;
             eprintln!(
                 "{}: symbols -> {} (gdb {} -ex 'target remote ADDR')",
                 input.display(),
@@ -208,8 +223,14 @@ pub fn run(cli: Cli) -> Result<i32> {
         Some(Command::Run(args)) => crate::run::run(args),
         Some(Command::Check(args)) => crate::check::run(args),
         Some(Command::Bench(args)) => crate::bench::run(args),
-        Some(Command::Disasm { file }) => {
-            let program = load_program(&file)?;
+        Some(Command::Disasm {
+            file,
+            allow_file_outside_dir,
+        }) => {
+            let options = AssembleOptions {
+                allow_files_outside_dir: allow_file_outside_dir,
+            };
+            let program = load_program_with(&file, &options)?;
             emit(&disasm::disassemble(&program))?;
             Ok(0)
         }

@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 
 use clap::Args;
 use color_eyre::eyre::Result;
+use wavedbg_emulator::asm::AssembleOptions;
 use wavedbg_emulator::debug::{Engine, KernelSource};
 use wavedbg_emulator::machine::LaunchOptions;
 
@@ -26,7 +27,8 @@ pub struct DebugArgs {
     pub launch: LaunchArgs,
 }
 
-/// Launch settings (override the kernel's directives).
+/// Launch settings (override the kernel's directives), and how a source kernel is
+/// assembled.
 #[derive(Debug, Clone, Args)]
 pub struct LaunchArgs {
     /// Workgroups in the grid (overrides `.grid`).
@@ -50,6 +52,10 @@ pub struct LaunchArgs {
     /// kernel).
     #[arg(long)]
     pub max_instructions: Option<u64>,
+    /// Let a kernel source's `.file` directives read files outside the source's own
+    /// directory (by default they read only under it, after resolving symlinks and `..`).
+    #[arg(long)]
+    pub allow_file_outside_dir: bool,
 }
 
 impl Default for LaunchArgs {
@@ -62,11 +68,19 @@ impl Default for LaunchArgs {
             quantum: d.quantum,
             resident: d.resident_workgroups,
             max_instructions: None,
+            allow_file_outside_dir: false,
         }
     }
 }
 
 impl LaunchArgs {
+    /// The assembler's options for a source kernel (`--allow-file-outside-dir`).
+    pub fn assemble_options(&self) -> AssembleOptions {
+        AssembleOptions {
+            allow_files_outside_dir: self.allow_file_outside_dir,
+        }
+    }
+
     /// The machine's launch options (`--max-instructions 0` becomes unlimited, `None`).
     pub fn options(&self) -> LaunchOptions {
         LaunchOptions {
@@ -95,5 +109,9 @@ pub fn open_engine(
         (Some(k), None) => KernelSource::File(k.to_path_buf()),
         (None, None) => KernelSource::Demo,
     };
-    Ok(Engine::open(source, launch.options())?)
+    Ok(Engine::open_with(
+        source,
+        launch.options(),
+        &launch.assemble_options(),
+    )?)
 }

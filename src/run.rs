@@ -12,7 +12,7 @@ use wavedbg_emulator::machine::{Event, LaunchOptions, Machine, Stats};
 use wavedbg_emulator::memory::hexdump;
 
 use crate::output::emit;
-use wavedbg_emulator::debug::load_program;
+use wavedbg_emulator::debug::load_program_with;
 
 /// Options of `wavedbg run`.
 #[derive(Debug, Args)]
@@ -137,7 +137,7 @@ fn dump(m: &Machine, spec: &str) -> Result<Dump> {
 
 /// Runs the kernel; returns the exit code (0 finished, 1 fault or deadlock).
 pub fn run(args: RunArgs) -> Result<i32> {
-    let program = load_program(&args.kernel)?;
+    let program = load_program_with(&args.kernel, &args.launch.assemble_options())?;
     run_program(&program, args)
 }
 

@@ -109,13 +109,33 @@ pub fn disassemble(program: &Program) -> String {
     let _ = writeln!(out, ".scratch {}", l.scratch_bytes);
     for b in &program.buffers {
         let _ = writeln!(out, ".buffer {}, {}", b.name, b.size);
+        // Read in place: the contents may be a gigabyte.
         let words = b.init.len() / 4;
-        for chunk in b.init[..words * 4].chunks(32) {
-            let vals: Vec<String> = chunk
-                .chunks(4)
-                .map(|w| format!("{:#x}", u32::from_le_bytes([w[0], w[1], w[2], w[3]])))
-                .collect();
-            let _ = writeln!(out, ".init {}, u32, {}", b.name, vals.join(", "));
+        let word = |i: usize| {
+            let w = &b.init[4 * i..4 * i + 4];
+            u32::from_le_bytes([w[0], w[1], w[2], w[3]])
+        };
+        // A run of one value is a `.fill`, so a filled buffer disassembles to one line
+        // rather than a value per word.
+        let mut pending: Vec<String> = Vec::new();
+        let mut i = 0;
+        while i < words {
+            let value = word(i);
+            let run = (i..words).take_while(|&j| word(j) == value).count();
+            if (run >= 16 || pending.len() == 8) && !pending.is_empty() {
+                let _ = writeln!(out, ".init {}, u32, {}", b.name, pending.join(", "));
+                pending.clear();
+            }
+            if run >= 16 {
+                let _ = writeln!(out, ".fill {}, u32, {value:#x}, {run}", b.name);
+                i += run;
+            } else {
+                pending.push(format!("{value:#x}"));
+                i += 1;
+            }
+        }
+        if !pending.is_empty() {
+            let _ = writeln!(out, ".init {}, u32, {}", b.name, pending.join(", "));
         }
         let tail = &b.init[words * 4..];
         if !tail.is_empty() {

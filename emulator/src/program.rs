@@ -5,8 +5,15 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-/// The container format's version; bumped on incompatible changes.
-pub const OBJECT_FORMAT_VERSION: u32 = 1;
+mod object;
+
+/// The container format's version; bumped on incompatible changes. Version 2 stores code,
+/// line table and buffer contents as runs of bytes (base64 or a repeated pattern) instead
+/// of a number per word or byte; version 1 objects are still read.
+pub const OBJECT_FORMAT_VERSION: u32 = 2;
+
+/// The oldest container format version still read.
+pub const OLDEST_OBJECT_FORMAT_VERSION: u32 = 1;
 
 /// Largest buffer a kernel may declare (1 GiB): keeps a typo from allocating the machine.
 pub const MAX_BUFFER_BYTES: u64 = 1 << 30;
@@ -130,12 +137,21 @@ pub enum ObjectError {
     /// The program could not be written as RON.
     #[error("cannot serialise the kernel object: {0}")]
     Serialize(String),
+    /// A field's packed bytes are malformed (bad base64, an empty pattern, a truncated
+    /// line table) or longer than its limit.
+    #[error("kernel object field `{field}`: {reason}")]
+    Packed {
+        /// Which field: `code`, `lines` or `buffers[NAME].init`.
+        field: String,
+        /// What is wrong with it.
+        reason: String,
+    },
     /// Well-formed, but not a kernel that can run.
     #[error("invalid kernel object: {0}")]
     Invalid(#[from] ProgramError),
     /// Written by an incompatible version.
     #[error(
-        "kernel object format version {found} is not supported (expected {OBJECT_FORMAT_VERSION})"
+        "kernel object format version {found} is not supported (expected {OLDEST_OBJECT_FORMAT_VERSION} to {OBJECT_FORMAT_VERSION})"
     )]
     Version {
         /// The `format_version` in the file, which is not [`OBJECT_FORMAT_VERSION`].
@@ -329,22 +345,35 @@ impl Program {
         }
     }
 
-    /// Serializes to the `.wko` container (RON text). An error is returned, never an
-    /// empty text that a caller would write as an empty file.
+    /// Serializes to the `.wko` container (RON text, format [`OBJECT_FORMAT_VERSION`]).
+    /// An error is returned, never an empty text that a caller would write as an empty
+    /// file.
     pub fn to_object(&self) -> Result<String, ObjectError> {
-        let cfg = ron::ser::PrettyConfig::new().depth_limit(2);
-        ron::ser::to_string_pretty(self, cfg).map_err(|e| ObjectError::Serialize(e.to_string()))
+        let cfg = ron::ser::PrettyConfig::new().depth_limit(3);
+        ron::ser::to_string_pretty(&object::Object::from_program(self), cfg)
+            .map_err(|e| ObjectError::Serialize(e.to_string()))
     }
 
-    /// Reads a `.wko` container.
+    /// Reads a `.wko` container (format version 1 or 2); the result is validated like the
+    /// assembler's output, and no field is expanded before its size is checked.
     pub fn from_object(text: &str) -> Result<Self, ObjectError> {
-        let p: Program = ron::from_str(text).map_err(|e| ObjectError::Parse(e.to_string()))?;
-        if p.format_version != OBJECT_FORMAT_VERSION {
-            return Err(ObjectError::Version {
-                found: p.format_version,
-            });
-        }
-        p.validate()?;
+        let parse = |e: ron::error::SpannedError| ObjectError::Parse(e.to_string());
+        let version = ron::from_str::<object::Version>(text)
+            .map_err(parse)?
+            .format_version;
+        let p = match version {
+            1 => {
+                let mut p: Program = ron::from_str(text).map_err(parse)?;
+                p.validate()?;
+                p.format_version = OBJECT_FORMAT_VERSION;
+                p
+            }
+            OBJECT_FORMAT_VERSION => {
+                let o: object::Object = ron::from_str(text).map_err(parse)?;
+                o.into_program()?
+            }
+            found => return Err(ObjectError::Version { found }),
+        };
         Ok(p)
     }
 

@@ -16,8 +16,11 @@ pub struct Diagnostic {
     /// The error in one line, without location or hint (shown after `error: `).
     pub message: String,
     /// The text of line `line`, shown under the message with a caret at `col` (empty for a
-    /// file-level error).
+    /// file-level error); of a long line, only an excerpt around the error.
     pub source_line: String,
+    /// How many characters of the line precede `source_line` (0 when it is the whole line):
+    /// the caret is drawn at `col - excerpt_start` within it.
+    pub excerpt_start: u32,
     /// How to fix it, if known: the nearest mnemonic, the operand kinds expected, the range.
     pub hint: Option<String>,
 }
@@ -33,6 +36,7 @@ impl Diagnostic {
             len: 0,
             message,
             source_line: String::new(),
+            excerpt_start: 0,
             hint: None,
         }
     }
@@ -61,7 +65,7 @@ impl fmt::Display for Diagnostic {
         write!(
             f,
             "{pad} | {}{}",
-            " ".repeat(self.col.saturating_sub(1) as usize),
+            " ".repeat(self.col.saturating_sub(1 + self.excerpt_start) as usize),
             "^".repeat(self.len.max(1) as usize)
         )?;
         if let Some(h) = &self.hint {
@@ -71,21 +75,51 @@ impl fmt::Display for Diagnostic {
     }
 }
 
-/// Every error found in one assembly run (the assembler reports all, not just the first).
+/// Most diagnostics an assembly run keeps: the first ones in line order; the rest are
+/// only counted, so that hostile input cannot make the report (or the memory behind it)
+/// grow without bound.
+pub const MAX_DIAGNOSTICS: usize = 100;
+
+/// The errors of one assembly run (the assembler reports all, not just the first): the
+/// first [`MAX_DIAGNOSTICS`] in line order and how many more there were.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub struct AsmErrors(pub Vec<Diagnostic>);
+pub struct AsmErrors {
+    /// The reported errors, by line and column.
+    pub diagnostics: Vec<Diagnostic>,
+    /// Errors found after the reported ones (shown as `... and N more errors`).
+    pub more: usize,
+}
+
+impl AsmErrors {
+    /// One error, nothing more.
+    pub fn one(d: Diagnostic) -> AsmErrors {
+        AsmErrors {
+            diagnostics: vec![d],
+            more: 0,
+        }
+    }
+
+    /// All errors found, reported or not.
+    pub fn total(&self) -> usize {
+        self.diagnostics.len() + self.more
+    }
+}
 
 impl fmt::Display for AsmErrors {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        for (i, d) in self.0.iter().enumerate() {
+        for (i, d) in self.diagnostics.iter().enumerate() {
             if i > 0 {
                 writeln!(f)?;
                 writeln!(f)?;
             }
             write!(f, "{d}")?;
         }
-        if self.0.len() > 1 {
-            write!(f, "\n\n{} errors", self.0.len())?;
+        if self.more > 0 {
+            let s = if self.more == 1 { "" } else { "s" };
+            write!(f, "\n\n... and {} more error{s}", self.more)?;
+        }
+        if self.total() > 1 {
+            write!(f, "\n\n{} errors", self.total())?;
         }
         Ok(())
     }

@@ -1,12 +1,17 @@
 //! Kernel directives: name, launch shape, memory sizes, global buffers and their initial
 //! contents, and preloaded uniform-register arguments (docs/assembler.md).
 
+use std::path::{Path, PathBuf};
+
 use super::text::{self, Span, Token};
-use super::Assembler;
+use super::{suggestable, Assembler, Hint};
 use crate::isa::RegFile;
 use crate::program::{
-    ArgDef, ArgValue, BufferDef, MAX_BUFFER_BYTES, MAX_SCRATCH_BYTES, MAX_SHARED_BYTES,
+    ArgDef, ArgValue, BufferDef, MAX_BUFFERS, MAX_BUFFER_BYTES, MAX_SCRATCH_BYTES, MAX_SHARED_BYTES,
 };
+
+/// Largest file `.file` reads (checked before reading): the largest buffer.
+pub const MAX_FILE_BYTES: u64 = MAX_BUFFER_BYTES;
 
 /// Every directive with its usage, for hints.
 const DIRECTIVES: &[(&str, &str)] = &[
@@ -23,7 +28,7 @@ const DIRECTIVES: &[(&str, &str)] = &[
     (".fill", ".fill NAME, u8|u16|u32|i32|u64|f32, VALUE, COUNT"),
     (
         ".iota",
-        ".iota NAME, u8|u16|u32|i32|u64|f32, COUNT[, START[, STEP]]",
+        ".iota NAME, u8|u16|u32|i32|u64|f32, COUNT[, START[, STEP[, wrap]]]",
     ),
     (".file", ".file NAME, \"PATH\""),
     (
@@ -38,7 +43,10 @@ impl Assembler<'_> {
         let Some(&(_, usage)) = DIRECTIVES.iter().find(|(n, _)| *n == name) else {
             let names: Vec<&str> = DIRECTIVES.iter().map(|(n, _)| *n).collect();
             let near = text::nearest(name, &names, 2);
-            let hint = if near.is_empty() {
+            let lower = name.to_ascii_lowercase();
+            let hint = if lower != name && names.contains(&lower.as_str()) {
+                format!("directives are lower case: did you mean {lower}?")
+            } else if near.is_empty() {
                 format!("directives: {}", names.join(" "))
             } else {
                 format!("did you mean {}?", near.join(", "))
@@ -50,7 +58,7 @@ impl Assembler<'_> {
             ".kernel" | ".workgroup" | ".grid" | ".shared" | ".scratch" => ops.len() == 1,
             ".buffer" | ".file" | ".arg" => ops.len() == 2,
             ".fill" => ops.len() == 4,
-            ".iota" => (3..=5).contains(&ops.len()),
+            ".iota" => (3..=6).contains(&ops.len()),
             _ => ops.len() >= 3,
         };
         if !arity_ok {
@@ -111,11 +119,19 @@ impl Assembler<'_> {
                         format!("`{bname}` is not a valid buffer name"),
                         Some(format!("usage: {usage}")),
                     );
-                } else if self.program.buffer(bname).is_some() {
+                } else if self.buffer_ids.contains_key(bname) {
                     self.error(ops[0], format!("buffer `{bname}` is declared twice"), None);
+                } else if self.program.buffers.len() >= MAX_BUFFERS {
+                    self.error(
+                        ops[0],
+                        format!("more than {MAX_BUFFERS} buffers"),
+                        Some(format!("a kernel declares at most {MAX_BUFFERS} buffers")),
+                    );
                 } else if let Some(size) =
                     self.number(line, ops[1], 1, MAX_BUFFER_BYTES as i64, usage)
                 {
+                    self.buffer_ids
+                        .insert(bname.to_string(), self.program.buffers.len());
                     self.program.buffers.push(BufferDef {
                         name: bname.to_string(),
                         size: size as u64,
@@ -137,26 +153,9 @@ impl Assembler<'_> {
                     );
                     return;
                 };
-                let full = self.base_dir.join(path);
-                // Read at most one byte more than fits, so `/dev/zero` cannot run forever.
-                let room =
-                    self.program.buffers[idx].size - self.program.buffers[idx].init.len() as u64;
-                let read = std::fs::File::open(&full).and_then(|f| {
-                    use std::io::Read;
-                    let mut bytes = Vec::new();
-                    f.take(room + 1).read_to_end(&mut bytes).map(|_| bytes)
-                });
-                match read {
-                    Ok(bytes) if bytes.len() as u64 > room => {
-                        let len = std::fs::metadata(&full).map_or(0, |m| m.len());
-                        self.fits(ops[1], idx, len.max(bytes.len() as u64));
-                    }
-                    Ok(bytes) => self.append(ops[1], idx, &bytes),
-                    Err(e) => self.error(
-                        ops[1],
-                        format!("cannot read `{}`: {e}", full.display()),
-                        None,
-                    ),
+                match self.read_file(path, idx) {
+                    Ok(bytes) => self.append(ops[1], idx, bytes),
+                    Err((message, hint)) => self.error(ops[1], message, hint),
                 }
             }
             ".arg" => self.arg(line, ops, usage),
@@ -189,23 +188,102 @@ impl Assembler<'_> {
 
     fn buffer_index(&mut self, line: &str, span: Span) -> Option<usize> {
         let name = &line[span.start..span.end];
-        let idx = self.program.buffers.iter().position(|b| b.name == name);
+        let idx = self.buffer_ids.get(name).copied();
         if idx.is_none() {
-            let names: Vec<&str> = self
-                .program
-                .buffers
-                .iter()
-                .map(|b| b.name.as_str())
-                .collect();
-            let near = text::nearest(name, &names, 2);
-            let hint = if near.is_empty() {
-                "declare it first with .buffer NAME, BYTES".to_string()
-            } else {
-                format!("did you mean {}?", near.join(", "))
-            };
-            self.error(span, format!("unknown buffer `{name}`"), Some(hint));
+            self.error_hint(
+                self.line_no,
+                span,
+                format!("unknown buffer `{name}`"),
+                Hint::Buffer(
+                    suggestable(name),
+                    "declare it first with .buffer NAME, BYTES",
+                ),
+            );
         }
         idx
+    }
+
+    /// The bytes of `.file`'s `path` for buffer `idx`: only a regular file under the
+    /// source's directory (unless the options allow any), of at most the room left in the
+    /// buffer and [`MAX_FILE_BYTES`], checked before reading.
+    fn read_file(&self, path: &str, idx: usize) -> Result<Vec<u8>, (String, Option<String>)> {
+        use std::io::Read;
+        let base = if self.base_dir.as_os_str().is_empty() {
+            Path::new(".")
+        } else {
+            self.base_dir.as_path()
+        };
+        let full = base.join(path);
+        let cannot = |e: std::io::Error, what: &Path| {
+            (
+                format!("cannot read `{}`: {}", what.display(), crate::io_reason(&e)),
+                None,
+            )
+        };
+        // Resolved (symlinks, `..`) before the check, so neither leads outside.
+        let real = std::fs::canonicalize(&full).map_err(|e| cannot(e, &full))?;
+        if !self.options.allow_files_outside_dir {
+            let root: PathBuf = std::fs::canonicalize(base).map_err(|e| cannot(e, base))?;
+            if !real.starts_with(&root) {
+                return Err((
+                    format!(
+                        "`{path}` is outside the kernel's directory (it resolves to `{}`, not under `{}`)",
+                        real.display(),
+                        root.display()
+                    ),
+                    Some(
+                        ".file reads only files under the source's directory; pass \
+                         --allow-file-outside-dir to read others"
+                            .into(),
+                    ),
+                ));
+            }
+        }
+        let meta = std::fs::metadata(&real).map_err(|e| cannot(e, &real))?;
+        if !meta.is_file() {
+            return Err((
+                format!("`{path}` is not a regular file"),
+                Some(
+                    ".file reads a file's bytes; devices, pipes and directories have none to read"
+                        .into(),
+                ),
+            ));
+        }
+        let buf = &self.program.buffers[idx];
+        let room = buf.size - buf.init.len() as u64;
+        if meta.len() > MAX_FILE_BYTES {
+            return Err((
+                format!(
+                    "`{path}` is {} bytes, more than the {MAX_FILE_BYTES} bytes .file reads",
+                    meta.len()
+                ),
+                None,
+            ));
+        }
+        if meta.len() > room {
+            return Err((
+                format!(
+                    "initial contents overflow buffer `{}`: `{path}` is {} bytes",
+                    buf.name,
+                    meta.len()
+                ),
+                Some(format!(
+                    "the buffer holds {} bytes; {} are already initialised and this adds {}",
+                    buf.size,
+                    buf.init.len(),
+                    meta.len()
+                )),
+            ));
+        }
+        // At most one byte more than checked: the file may grow after the check.
+        let mut bytes = Vec::new();
+        std::fs::File::open(&real)
+            .and_then(|f| f.take(room + 1).read_to_end(&mut bytes))
+            .map_err(|e| cannot(e, &real))?;
+        if bytes.len() as u64 > room {
+            return Err((format!("`{path}` grew while it was read"), None));
+        }
+        Ok(bytes)
     }
 
     /// Whether `n` more bytes fit in buffer `idx` (reporting the overflow if not).
@@ -225,13 +303,16 @@ impl Assembler<'_> {
         false
     }
 
-    fn append(&mut self, span: Span, idx: usize, bytes: &[u8]) {
+    fn append(&mut self, span: Span, idx: usize, bytes: Vec<u8>) {
         let buf = &mut self.program.buffers[idx];
         if buf.init.len() as u64 + bytes.len() as u64 > buf.size {
             let (name, size, have) = (buf.name.clone(), buf.size, buf.init.len());
             self.error(span, format!("initial contents overflow buffer `{name}`"), Some(format!("the buffer holds {size} bytes; {have} are already initialised and this adds {}", bytes.len())));
+        } else if buf.init.is_empty() {
+            // Moved, not copied: a 1 GiB `.fill` is held once.
+            buf.init = bytes;
         } else {
-            buf.init.extend_from_slice(bytes);
+            buf.init.extend_from_slice(&bytes);
         }
     }
 
@@ -281,38 +362,26 @@ impl Assembler<'_> {
                 if !self.fits(ops[0], idx, count as u64 * v.len() as u64) {
                     return;
                 }
-                for _ in 0..count {
-                    bytes.extend(&v);
-                }
+                bytes = v.repeat(count as usize);
             }
             _ => {
                 let Some(count) = self.number(line, ops[2], 0, MAX_BUFFER_BYTES as i64, usage)
                 else {
                     return;
                 };
-                let arg = |i: usize, d: f64| {
-                    ops.get(i)
-                        .map(|s| line[s.start..s.end].trim().parse::<f64>().ok())
-                        .unwrap_or(Some(d))
-                };
-                let (Some(start), Some(step)) = (arg(3, 0.0), arg(4, 1.0)) else {
-                    let bad = if arg(3, 0.0).is_none() { 3 } else { 4 };
-                    self.error(
-                        ops[bad],
-                        "START and STEP must be numbers".into(),
-                        Some(format!("usage: {usage}")),
-                    );
-                    return;
-                };
                 if !self.fits(ops[0], idx, count as u64 * elem.size() as u64) {
                     return;
                 }
-                for i in 0..count {
-                    bytes.extend(elem.encode_f64(start + step * i as f64));
+                match elem.iota(line, ops, count as u64) {
+                    Ok(b) => bytes = b,
+                    Err((span, message)) => {
+                        self.error(span, message, Some(format!("usage: {usage}")));
+                        return;
+                    }
                 }
             }
         }
-        self.append(ops[0], idx, &bytes);
+        self.append(ops[0], idx, bytes);
     }
 
     fn arg(&mut self, line: &str, ops: &[Span], usage: &str) {
@@ -401,26 +470,19 @@ pub(super) fn finish(asm: &mut Assembler<'_>) {
     for (arg, (line, span)) in args.iter().zip(sites) {
         if let ArgValue::Address(b) | ArgValue::Descriptor(b) = &arg.value {
             if asm.program.buffer(b).is_none() {
-                let names: Vec<&str> = asm
-                    .program
-                    .buffers
-                    .iter()
-                    .map(|b| b.name.as_str())
-                    .collect();
-                let near = text::nearest(b, &names, 2);
-                let hint = if near.is_empty() {
-                    "declare it with .buffer NAME, BYTES".to_string()
-                } else {
-                    format!("did you mean {}?", near.join(", "))
-                };
-                asm.error_at(line, span, format!("unknown buffer `{b}`"), Some(hint));
+                asm.error_hint(
+                    line,
+                    span,
+                    format!("unknown buffer `{b}`"),
+                    Hint::Buffer(suggestable(b), "declare it with .buffer NAME, BYTES"),
+                );
             }
         }
     }
 }
 
 /// Element types of `.init`, `.fill` and `.iota`.
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, PartialEq, Eq)]
 enum Elem {
     U8,
     U16,
@@ -471,13 +533,118 @@ impl Elem {
         })
     }
 
-    fn encode_f64(self, v: f64) -> Vec<u8> {
+    /// The integers an element holds, as `.init` accepts them: either signedness of its
+    /// width (`-1` is all ones); `None` for f32.
+    fn int_range(self) -> Option<(i128, i128)> {
+        let bits = match self {
+            Elem::U8 => 8,
+            Elem::U16 => 16,
+            Elem::U32 | Elem::I32 => 32,
+            Elem::U64 => 64,
+            Elem::F32 => return None,
+        };
+        Some((-(1i128 << (bits - 1)), (1i128 << bits) - 1))
+    }
+
+    /// `.iota`'s values: START, START+STEP, ... (`ops[3]`, `ops[4]`, default 0 and 1),
+    /// `count` of them, each of which must fit the element as `.init` would take it;
+    /// otherwise the operand to blame and a message naming the first value that does not.
+    ///
+    /// A sixth operand `wrap` asks for integer values modulo 2^width instead (a cheap
+    /// pseudo-random fill: `.iota b, u32, 256, 74565, 2654435761, wrap`).
+    fn iota(self, line: &str, ops: &[Span], count: u64) -> Result<Vec<u8>, (Span, String)> {
+        let op = |i: usize| ops.get(i).map(|s| (*s, line[s.start..s.end].trim()));
+        let wrap = match op(5) {
+            None => false,
+            Some((_, "wrap")) if self != Elem::F32 => true,
+            Some((span, t)) => {
+                return Err((
+                    span,
+                    format!("expected `wrap` (integer types only), found `{t}`"),
+                ))
+            }
+        };
+        let mut out = Vec::with_capacity(count as usize * self.size());
+        let Some((lo, hi)) = self.int_range() else {
+            let num = |i: usize, d: f64| match op(i) {
+                None => Ok(d),
+                Some((span, t)) => text::parse_f32(t)
+                    .map(f64::from)
+                    .or_else(|| text::parse_int(t).map(|v| v as f64))
+                    .filter(|v| v.is_finite())
+                    .ok_or((
+                        span,
+                        format!("START and STEP must be numbers: `{t}` is not a finite f32 value"),
+                    )),
+            };
+            let (start, step) = (num(3, 0.0)?, num(4, 1.0)?);
+            for i in 0..count {
+                let v = (start + step * i as f64) as f32;
+                if !v.is_finite() {
+                    let span = ops.get(4).or(ops.get(3)).copied().unwrap_or(ops[2]);
+                    return Err((
+                        span,
+                        format!("value {i} of the sequence does not fit in f32"),
+                    ));
+                }
+                out.extend(v.to_le_bytes());
+            }
+            return Ok(out);
+        };
+        let num = |i: usize, d: i128| match op(i) {
+            None => Ok(d),
+            Some((span, t)) => text::parse_int(t).map(i128::from).ok_or((
+                span,
+                format!(
+                    "START and STEP must be numbers: `{t}` is not an integer for {}",
+                    self.name()
+                ),
+            )),
+        };
+        let (start, step) = (num(3, 0)?, num(4, 1)?);
+        // The sequence is monotonic: the first value out of range is found by arithmetic,
+        // not by generating them all.
+        let first_bad = if count == 0 || wrap {
+            None
+        } else if !(lo..=hi).contains(&start) {
+            Some(start)
+        } else if step == 0 {
+            None
+        } else {
+            let bound = if step > 0 { hi } else { lo };
+            let k = (bound - start) / step + 1;
+            (k < count as i128).then(|| start + k * step)
+        };
+        if let Some(v) = first_bad {
+            let span = if v == start {
+                ops.get(3)
+            } else {
+                ops.get(4).or(ops.get(3))
+            };
+            return Err((
+                span.copied().unwrap_or(ops[2]),
+                format!(
+                    "the sequence reaches {v}, which does not fit in {} ({lo}..={hi})",
+                    self.name()
+                ),
+            ));
+        }
+        let size = self.size();
+        for i in 0..count as i128 {
+            let v = (start + step * i) as u64;
+            out.extend_from_slice(&v.to_le_bytes()[..size]);
+        }
+        Ok(out)
+    }
+
+    fn name(self) -> &'static str {
         match self {
-            Elem::U8 => vec![v as i64 as u8],
-            Elem::U16 => (v as i64 as u16).to_le_bytes().to_vec(),
-            Elem::U32 | Elem::I32 => (v as i64 as u32).to_le_bytes().to_vec(),
-            Elem::U64 => (v as i64 as u64).to_le_bytes().to_vec(),
-            Elem::F32 => (v as f32).to_le_bytes().to_vec(),
+            Elem::U8 => "u8",
+            Elem::U16 => "u16",
+            Elem::U32 => "u32",
+            Elem::I32 => "i32",
+            Elem::U64 => "u64",
+            Elem::F32 => "f32",
         }
     }
 }

@@ -2,34 +2,88 @@
 //! instruction table. Reports every error with file:line:col, the line, a caret and a hint;
 //! no input makes it panic.
 
+mod chars;
 mod diag;
 mod directive;
 mod text;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
-pub use diag::{AsmErrors, Diagnostic};
+pub use diag::{AsmErrors, Diagnostic, MAX_DIAGNOSTICS};
+pub use directive::MAX_FILE_BYTES;
 pub use text::comment_start;
 
 use crate::isa::{ImmKind, Instr, InstrId, Isa, OperandKind};
 use crate::program::Program;
 use text::{Span, Token};
 
+/// What the assembler may do beyond reading its source; the default is the safe choice.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct AssembleOptions {
+    /// Let `.file` read files anywhere. By default it reads only files under the source's
+    /// own directory (after resolving symlinks and `..`), so that assembling a kernel from
+    /// elsewhere cannot copy, say, `/etc/shadow` into a buffer.
+    pub allow_files_outside_dir: bool,
+}
+
 /// Assembles source text. `file` names the source in diagnostics; `.file` directives
-/// resolve paths relative to `base_dir` (the current directory when `None`).
+/// resolve paths relative to `base_dir` (the current directory when `None`) and read only
+/// under it.
 pub fn assemble(source: &str, file: &str, base_dir: Option<&Path>) -> Result<Program, AsmErrors> {
-    Assembler::new(source, file, base_dir).run()
+    assemble_with(source, file, base_dir, &AssembleOptions::default())
+}
+
+/// [`assemble`] with explicit options.
+pub fn assemble_with(
+    source: &str,
+    file: &str,
+    base_dir: Option<&Path>,
+    options: &AssembleOptions,
+) -> Result<Program, AsmErrors> {
+    // A UTF-8 byte order mark starts some editors' files; it is not part of line 1.
+    let source = source.strip_prefix('\u{FEFF}').unwrap_or(source);
+    if let Some(e) = cr_line_endings(source, file) {
+        return Err(AsmErrors::one(e));
+    }
+    Assembler::new(source, file, base_dir, *options).run()
 }
 
 /// Assembles a file from disk.
 pub fn assemble_file(path: &Path) -> Result<Program, AsmErrors> {
+    assemble_file_with(path, &AssembleOptions::default())
+}
+
+/// [`assemble_file`] with explicit options.
+pub fn assemble_file_with(path: &Path, options: &AssembleOptions) -> Result<Program, AsmErrors> {
     let name = path.display().to_string();
     let source = crate::files::read_text(path, crate::files::KERNEL_SOURCE)
-        .map_err(|e| AsmErrors(vec![Diagnostic::file_level(&name, e.to_string())]))?;
-    let mut p = assemble(&source, &name, path.parent())?;
+        .map_err(|e| AsmErrors::one(Diagnostic::file_level(&name, e.to_string())))?;
+    let mut p = assemble_with(&source, &name, path.parent(), options)?;
     p.source = Some(name);
     Ok(p)
+}
+
+/// The error for a source whose lines end in a lone CR (classic Mac OS): every other tool
+/// of the debugger counts lines at LF, so such a file is refused as a whole rather than
+/// read as one long line.
+fn cr_line_endings(source: &str, file: &str) -> Option<Diagnostic> {
+    let b = source.as_bytes();
+    let at = (0..b.len()).find(|&i| b[i] == b'\r' && b.get(i + 1) != Some(&b'\n'))?;
+    let line_start = b[..at]
+        .iter()
+        .rposition(|&c| c == b'\n')
+        .map_or(0, |i| i + 1);
+    let line = source[line_start..at].trim_end_matches('\r');
+    let asm = Assembler::new(line, file, None, AssembleOptions::default());
+    let mut d = asm.diagnostic(&RawError {
+        line: 1,
+        span: Span::new(line.len(), line.len()),
+        message: "CR line endings (U+000D CARRIAGE RETURN without LF) are not supported".into(),
+        hint: Hint::Text("convert the file to LF (or CRLF) line endings".into()),
+    });
+    d.line = b[..line_start].iter().filter(|&&c| c == b'\n').count() as u32 + 1;
+    Some(d)
 }
 
 /// An instruction line after the first pass: its definition, operands and address.
@@ -43,29 +97,68 @@ struct Pending {
     addr: u64,
 }
 
+/// Where a hint comes from: a text, or the names nearest a word, looked up only for the
+/// errors that are reported (a suggestion against every label for every error would be
+/// quadratic on hostile input).
+pub(crate) enum Hint {
+    None,
+    Text(String),
+    /// The lower-case form of a mnemonic, or the nearest mnemonics.
+    Mnemonic(String),
+    /// The nearest of the kernel's labels.
+    Label(String),
+    /// The nearest of the kernel's buffers, or how to declare one.
+    Buffer(String, &'static str),
+}
+
+/// An error as found: located by byte span; column, excerpt and hint are computed only if
+/// it is among the reported ones.
+pub(crate) struct RawError {
+    line: u32,
+    span: Span,
+    message: String,
+    hint: Hint,
+}
+
 pub(crate) struct Assembler<'a> {
     /// The source's lines, split once (diagnostics and the second pass index them).
     lines: Vec<&'a str>,
     file: String,
     base_dir: PathBuf,
-    errors: Vec<Diagnostic>,
+    options: AssembleOptions,
+    /// Errors found so far, at most a few times [`MAX_DIAGNOSTICS`] (see `push_error`).
+    errors: Vec<RawError>,
+    /// Errors found and dropped because at least [`MAX_DIAGNOSTICS`] came before them.
+    dropped: usize,
     program: Program,
     label_lines: BTreeMap<String, u32>,
+    /// Index of each buffer in `program.buffers` by name (lookups stay O(1) per line).
+    buffer_ids: HashMap<String, usize>,
     pending: Vec<Pending>,
     line_no: u32,
     /// Where each `.arg` was written, to report unknown buffers once the file is read.
     arg_sites: Vec<(u32, Span)>,
 }
 
+/// Lines longer than this (in characters) are shown as an excerpt around the error.
+const EXCERPT_CHARS: usize = 160;
+/// The longest underline, in characters.
+const MAX_UNDERLINE: usize = 80;
+/// Longest quoted text a message shows whole, in characters.
+const MAX_QUOTED: usize = 48;
+
 impl<'a> Assembler<'a> {
-    fn new(source: &'a str, file: &str, base_dir: Option<&Path>) -> Self {
+    fn new(source: &'a str, file: &str, base_dir: Option<&Path>, options: AssembleOptions) -> Self {
         Self {
             lines: source.lines().collect(),
             file: file.to_string(),
             base_dir: base_dir.map(Path::to_path_buf).unwrap_or_default(),
+            options,
             errors: Vec::new(),
+            dropped: 0,
             program: Program::empty("kernel"),
             label_lines: BTreeMap::new(),
+            buffer_ids: HashMap::new(),
             pending: Vec::new(),
             line_no: 0,
             arg_sites: Vec::new(),
@@ -88,24 +181,102 @@ impl<'a> Assembler<'a> {
         message: String,
         hint: Option<String>,
     ) {
-        let text = self.line_text(line);
-        let col = text[..span.start.min(text.len())].chars().count() as u32 + 1;
-        let len = text
-            .get(span.start..span.end)
-            .map_or(1, |s| s.chars().count().max(1)) as u32;
-        self.errors.push(Diagnostic {
-            file: self.file.clone(),
+        self.push_error(RawError {
             line,
-            col,
-            len,
-            message,
-            source_line: text.to_string(),
-            hint,
+            span,
+            message: clip_quotes(message),
+            hint: hint.map_or(Hint::None, |h| Hint::Text(clip_quotes(h))),
         });
     }
 
     pub(crate) fn error(&mut self, span: Span, message: String, hint: Option<String>) {
         self.error_at(self.line_no, span, message, hint);
+    }
+
+    /// Records an error whose hint is looked up later.
+    pub(crate) fn error_hint(&mut self, line: u32, span: Span, message: String, hint: Hint) {
+        self.push_error(RawError {
+            line,
+            span,
+            message: clip_quotes(message),
+            hint,
+        });
+    }
+
+    /// Keeps the errors that can still be among the first [`MAX_DIAGNOSTICS`] in line
+    /// order, and counts the others: memory stays bounded whatever the input.
+    fn push_error(&mut self, e: RawError) {
+        self.errors.push(e);
+        if self.errors.len() >= 4 * MAX_DIAGNOSTICS {
+            self.keep_first();
+        }
+    }
+
+    fn keep_first(&mut self) {
+        // Stable: errors at one place stay in the order found.
+        self.errors.sort_by_key(|e| (e.line, e.span.start));
+        if self.errors.len() > MAX_DIAGNOSTICS {
+            self.dropped += self.errors.len() - MAX_DIAGNOSTICS;
+            self.errors.truncate(MAX_DIAGNOSTICS);
+        }
+    }
+
+    /// The reported form of an error: column and width in characters, the line (or an
+    /// excerpt of a long one), the hint.
+    fn diagnostic(&self, e: &RawError) -> Diagnostic {
+        let text = self.line_text(e.line);
+        let start = floor_char(text, e.span.start);
+        let end = floor_char(text, e.span.end.max(start));
+        let col0 = text[..start].chars().count();
+        let len = text[start..end].chars().count().clamp(1, MAX_UNDERLINE);
+        let total = col0 + text[start..].chars().count();
+        let (source_line, excerpt_start) = if total <= EXCERPT_CHARS {
+            (text.to_string(), 0)
+        } else {
+            let from = col0.saturating_sub(EXCERPT_CHARS / 2 - MAX_UNDERLINE / 2);
+            let excerpt: String = text.chars().skip(from).take(EXCERPT_CHARS).collect();
+            (excerpt, from)
+        };
+        let hint = match &e.hint {
+            Hint::None => None,
+            Hint::Text(h) => Some(h.clone()),
+            Hint::Mnemonic(word) => mnemonic_hint(word),
+            Hint::Label(word) => {
+                let names: Vec<&str> = self.program.labels.keys().map(String::as_str).collect();
+                let near = text::nearest(word, &names, 3);
+                Some(if names.is_empty() {
+                    "no labels are defined".to_string()
+                } else if near.is_empty() {
+                    "no defined label is close to this name".to_string()
+                } else {
+                    format!("did you mean {}?", quote_list(&near))
+                })
+            }
+            Hint::Buffer(word, otherwise) => {
+                let names: Vec<&str> = self
+                    .program
+                    .buffers
+                    .iter()
+                    .map(|b| b.name.as_str())
+                    .collect();
+                let near = text::nearest(word, &names, 2);
+                Some(if near.is_empty() {
+                    (*otherwise).to_string()
+                } else {
+                    format!("did you mean {}?", near.join(", "))
+                })
+            }
+        };
+        Diagnostic {
+            file: self.file.clone(),
+            line: e.line,
+            col: col0 as u32 + 1,
+            len: len as u32,
+            message: e.message.clone(),
+            source_line,
+            excerpt_start: excerpt_start as u32,
+            hint,
+        }
     }
 
     fn run(mut self) -> Result<Program, AsmErrors> {
@@ -114,6 +285,20 @@ impl<'a> Assembler<'a> {
             let raw = self.lines[i];
             self.line_no = i as u32 + 1;
             let line = text::strip_comment(raw);
+            // A character that is not plain ASCII (an invisible space, a look-alike letter)
+            // is named by its code point; the rest of the line is not read, as every token
+            // around it would be misread.
+            let mut bad = false;
+            let mut from = 0;
+            while let Some((at, c)) = chars::next_bad_char(line, from) {
+                let (message, hint) = chars::describe(c);
+                self.error(Span::new(at, at + c.len_utf8()), message, Some(hint));
+                from = at + c.len_utf8();
+                bad = true;
+            }
+            if bad {
+                continue;
+            }
             let mut rest = Span::new(0, line.len());
             // Labels: `name:` (several may precede an instruction).
             while let Some((label, after)) = text::leading_label(line, rest) {
@@ -177,14 +362,12 @@ impl<'a> Assembler<'a> {
                     });
                     addr += isa.def(id).len as u64;
                 }
-                None => {
-                    let near = isa.nearest(word, 3);
-                    self.error(
-                        head,
-                        format!("unknown mnemonic `{word}`"),
-                        Some(format!("did you mean {}?", quote_list(&near))),
-                    );
-                }
+                None => self.error_hint(
+                    self.line_no,
+                    head,
+                    format!("unknown mnemonic `{word}`"),
+                    Hint::Mnemonic(suggestable(word)),
+                ),
             }
         }
         let pending = std::mem::take(&mut self.pending);
@@ -207,15 +390,19 @@ impl<'a> Assembler<'a> {
             // The limits every kernel is held to, assembled or loaded (the directives
             // already checked most of them where they were written).
             if let Err(e) = self.program.validate() {
-                self.errors
-                    .push(Diagnostic::file_level(&self.file, e.to_string()));
+                return Err(AsmErrors::one(Diagnostic::file_level(
+                    &self.file,
+                    e.to_string(),
+                )));
             }
+            return Ok(self.program);
         }
-        if self.errors.is_empty() {
-            Ok(self.program)
-        } else {
-            Err(AsmErrors(self.errors))
-        }
+        self.keep_first();
+        let diagnostics = self.errors.iter().map(|e| self.diagnostic(e)).collect();
+        Err(AsmErrors {
+            diagnostics,
+            more: self.dropped,
+        })
     }
 
     /// Parses an instruction's operands against its syntax line.
@@ -271,7 +458,11 @@ impl<'a> Assembler<'a> {
                             op.expected()
                         )
                     });
-                    self.error(*span, msg, Some(hint));
+                    if hint == LABEL_HINT {
+                        self.error_hint(self.line_no, *span, msg, Hint::Label(suggestable(text)));
+                    } else {
+                        self.error(*span, msg, Some(hint));
+                    }
                     ok = false;
                 }
             }
@@ -357,14 +548,7 @@ impl<'a> Assembler<'a> {
                         .checked_add(rel)
                         .ok_or_else(|| (format!("branch target `{text}` is out of reach"), None))?
                 } else {
-                    let names: Vec<&str> = self.program.labels.keys().map(String::as_str).collect();
-                    let near = text::nearest(text, &names, 3);
-                    let hint = if near.is_empty() {
-                        "no labels are defined".to_string()
-                    } else {
-                        format!("did you mean {}?", quote_list(&near))
-                    };
-                    return Err((format!("undefined label `{text}`"), Some(hint)));
+                    return Err((format!("undefined label `{text}`"), Some(LABEL_HINT.into())));
                 };
                 let delta = target - addr as i64;
                 if delta % 4 != 0 {
@@ -415,6 +599,67 @@ impl<'a> Assembler<'a> {
             }
         }
     }
+}
+
+/// Stands for "the nearest labels" in an operand error's hint, looked up when reported.
+const LABEL_HINT: &str = "\u{0}label";
+
+/// The hint for an unknown mnemonic: its lower-case form when that is one, else the
+/// nearest mnemonics (none for a word too long to be a typo of one).
+fn mnemonic_hint(word: &str) -> Option<String> {
+    let isa = Isa::get();
+    if word.len() <= text::MAX_SUGGEST_LEN {
+        let lower = word.to_ascii_lowercase();
+        if lower != word && isa.lookup(&lower).is_some() {
+            return Some(format!("mnemonics are lower case: did you mean `{lower}`?"));
+        }
+    }
+    let names: Vec<&str> = isa.defs().iter().map(|d| d.mnemonic()).collect();
+    let near = text::nearest(word, &names, 3);
+    (!near.is_empty()).then(|| format!("did you mean {}?", quote_list(&near)))
+}
+
+/// `word` kept for a later suggestion, or nothing when it is too long to be a typo (a
+/// megabyte token is not copied).
+pub(crate) fn suggestable(word: &str) -> String {
+    if word.len() <= text::MAX_SUGGEST_LEN {
+        word.to_string()
+    } else {
+        String::new()
+    }
+}
+
+/// The largest char boundary of `s` at or before `i`.
+fn floor_char(s: &str, i: usize) -> usize {
+    let mut i = i.min(s.len());
+    while !s.is_char_boundary(i) {
+        i -= 1;
+    }
+    i
+}
+
+/// Shortens every `quoted` part of a message longer than [`MAX_QUOTED`] characters (a
+/// megabyte token is shown by its start and its length).
+fn clip_quotes(message: String) -> String {
+    if message.len() <= 2 * MAX_QUOTED {
+        return message;
+    }
+    let mut out = String::new();
+    let mut after_quote = String::new();
+    for (i, part) in message.split('`').enumerate() {
+        if i > 0 {
+            out.push('`');
+            out.push_str(&std::mem::take(&mut after_quote));
+        }
+        if i % 2 == 1 && part.chars().nth(MAX_QUOTED).is_some() {
+            out.extend(part.chars().take(MAX_QUOTED - 8));
+            out.push('…');
+            after_quote = format!(" ({} bytes)", part.len());
+        } else {
+            out.push_str(part);
+        }
+    }
+    out
 }
 
 fn quote_list(items: &[&str]) -> String {

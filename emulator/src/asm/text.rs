@@ -161,7 +161,9 @@ pub(crate) fn parse_f32(text: &str) -> Option<f32> {
     if !(named || t.contains('.') || lower.contains('e')) || lower.starts_with("0x") {
         return None;
     }
-    t.parse::<f32>().ok()
+    let f = t.parse::<f32>().ok()?;
+    // A finite literal too large for f32 parses as infinity: out of range, not infinity.
+    (named || f.is_finite()).then_some(f)
 }
 
 /// Parses a register (`v5`, `u7`) or tuple (`v[4:5]`).
@@ -208,12 +210,27 @@ pub(crate) fn parse_cpol(text: &str) -> Option<i64> {
     (v != 0).then_some(v)
 }
 
-/// The `n` names closest to `word`, only those within a plausible distance.
+/// Longest word (in bytes) for which a "did you mean" is computed: a longer token is not
+/// a typo of a name, and edit distance costs its length times each candidate's.
+pub(crate) const MAX_SUGGEST_LEN: usize = 40;
+/// Most candidates compared with one word, so that a suggestion costs the same however
+/// many labels a kernel defines.
+pub(crate) const MAX_SUGGEST_CANDIDATES: usize = 2048;
+
+/// The `n` names closest to `word`, only those within a plausible distance. Bounded work:
+/// nothing for an empty word or one longer than [`MAX_SUGGEST_LEN`]; names of a length
+/// that cannot be close are skipped, and at most [`MAX_SUGGEST_CANDIDATES`] are compared.
 pub(crate) fn nearest<'a>(word: &str, names: &[&'a str], n: usize) -> Vec<&'a str> {
+    if word.is_empty() || word.len() > MAX_SUGGEST_LEN {
+        return Vec::new();
+    }
+    let limit = |len: usize| (len.max(word.len()) / 2).max(2);
     let mut scored: Vec<(usize, &'a str)> = names
         .iter()
+        .filter(|c| c.len() <= MAX_SUGGEST_LEN && c.len().abs_diff(word.len()) <= limit(c.len()))
+        .take(MAX_SUGGEST_CANDIDATES)
         .map(|c| (crate::isa::edit_distance(word, c), *c))
-        .filter(|(d, c)| *d <= (c.len().max(word.len()) / 2).max(2))
+        .filter(|(d, c)| *d <= limit(c.len()))
         .collect();
     scored.sort();
     scored.into_iter().take(n).map(|(_, c)| c).collect()

@@ -35,7 +35,7 @@ pub use edit::RegisterWrite;
 pub use error::EngineError;
 pub use handle::{InterruptHandle, Progress, ProgressHandle};
 pub use history::{History, HistoryInfo, LastWrite, WriteTarget, DEFAULT_HISTORY_BYTES};
-pub use open::{load_program, KernelSource, OpenError, DEMO_PREFIX};
+pub use open::{load_program, load_program_with, KernelSource, OpenError, DEMO_PREFIX};
 pub use run::{CommandOutput, ExpectOutcome, Output, PointRow, WaveRow};
 pub use source::NoSource;
 pub use stop::{Blocked, Reached, StopEvent, StopReason, Terminated, WatchHit};

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use super::session::{resolve_beside, Session, SessionError};
 use super::Engine;
-use crate::asm::AsmErrors;
+use crate::asm::{AsmErrors, AssembleOptions};
 use crate::machine::{LaunchError, LaunchOptions};
 use crate::program::{ObjectError, Program};
 
@@ -74,14 +74,20 @@ pub enum OpenError {
     Session(#[from] SessionError),
 }
 
-/// Reads a kernel file: a `.wko` object, anything else assembler source.
+/// Reads a kernel file: a `.wko` object, anything else assembler source (with the
+/// assembler's default options: `.file` reads only under the source's directory).
 pub fn load_program(path: &Path) -> Result<Program, OpenError> {
+    load_program_with(path, &AssembleOptions::default())
+}
+
+/// [`load_program`] with explicit assembler options (for a source file).
+pub fn load_program_with(path: &Path, asm: &AssembleOptions) -> Result<Program, OpenError> {
     if path.extension().is_some_and(|e| e == "wko") {
         let name = path.display().to_string();
         let text = crate::files::read_text(path, crate::files::KERNEL_OBJECT)?;
         Program::from_object(&text).map_err(|error| OpenError::Object { path: name, error })
     } else {
-        Ok(crate::asm::assemble_file(path)?)
+        Ok(crate::asm::assemble_file_with(path, asm)?)
     }
 }
 
@@ -90,6 +96,15 @@ impl Engine {
     /// replace them when it is applied). The engine knows the kernel's path, and its
     /// source when it has one, for `list`, stops and sessions.
     pub fn open(source: KernelSource, options: LaunchOptions) -> Result<Engine, OpenError> {
+        Engine::open_with(source, options, &AssembleOptions::default())
+    }
+
+    /// [`Engine::open`] with explicit assembler options for a source kernel.
+    pub fn open_with(
+        source: KernelSource,
+        options: LaunchOptions,
+        asm: &AssembleOptions,
+    ) -> Result<Engine, OpenError> {
         let (session, kernel) = match source {
             KernelSource::Session { file, kernel } => {
                 let s = Session::load(&file)?;
@@ -105,7 +120,7 @@ impl Engine {
             other => (None, other),
         };
         let (program, name) = match &kernel {
-            KernelSource::File(path) => (load_program(path)?, path.display().to_string()),
+            KernelSource::File(path) => (load_program_with(path, asm)?, path.display().to_string()),
             _ => (crate::demo::program(), crate::demo::NAME.to_string()),
         };
         let mut engine = Engine::new(&program, options).map_err(|error| OpenError::Launch {

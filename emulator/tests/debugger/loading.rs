@@ -3,6 +3,7 @@
 //! and arbitrary source or corrupted objects without a panic.
 
 use super::fixtures::*;
+use wavedbg_emulator::program::ObjectError;
 
 fn object_with(edit: impl FnOnce(&mut Program)) -> String {
     let mut p = assemble(COND, "t.s", None).expect("kernel assembles");
@@ -162,6 +163,131 @@ proptest! {
         if let Ok(p) = Program::from_object(&text) {
             // Whatever loads also launches or says why not.
             let _ = Machine::new(&p, LaunchOptions::default());
+        }
+    }
+}
+
+/// A version 1 object (a number per code word and per buffer byte), as older wavedbg wrote.
+const V1_OBJECT: &str = r#"(
+    format_version: 1,
+    name: "old",
+    source: None,
+    code: [4026531840, 16],
+    labels: {"top": 0},
+    lines: [(0, 1)],
+    launch: (workgroup_lanes: 32, grid: 1, shared_bytes: 0, scratch_bytes: 0),
+    buffers: [(name: "b", size: 8, init: [1, 2, 3])],
+    args: [(reg: 0, value: Address("b"))],
+)"#;
+
+#[test]
+fn kernel_objects_store_fills_and_code_compactly() {
+    // A 256 MiB fill is one run; so is a long stretch of identical instructions.
+    let n = 256 << 20;
+    let src = format!(
+        ".buffer big, {n}\n.fill big, u32, 0x12345678, {}\n.buffer small, 16\n.init small, u8, 1, 2, 3\n{}end\n",
+        n / 4,
+        "nop\n".repeat(100_000),
+    );
+    let p = assemble(&src, "k.s", None).expect("assembles");
+    let text = p.to_object().expect("serialises");
+    assert!(text.len() < 4096, "{} bytes", text.len());
+    assert!(text.contains("format_version: 2"));
+    let back = Program::from_object(&text).expect("reads back");
+    assert_eq!(back, p, "source -> object -> program is the same program");
+    assert_eq!(back.to_object().unwrap(), text, "and writes the same text");
+    // Code that does not repeat takes a few characters per word, not a number each.
+    let mut src = String::new();
+    for i in 0..10_000 {
+        src.push_str(&format!(
+            "vadd.u32 v{}, v{}, v{}\n",
+            i % 128,
+            (i / 7) % 128,
+            i % 13
+        ));
+    }
+    src.push_str("end\n");
+    let p = assemble(&src, "k.s", None).expect("assembles");
+    let text = p.to_object().unwrap();
+    assert!(text.len() < 10_001 * 9, "{} bytes", text.len());
+    assert_eq!(Program::from_object(&text).unwrap(), p);
+}
+
+#[test]
+fn version_1_kernel_objects_are_still_read() {
+    let p = Program::from_object(V1_OBJECT).expect("version 1 reads");
+    assert_eq!(p.code, [4026531840, 16]);
+    assert_eq!(p.buffers[0].init, [1, 2, 3]);
+    assert_eq!(
+        p.format_version,
+        wavedbg_emulator::program::OBJECT_FORMAT_VERSION
+    );
+    // And is held to the same limits.
+    let bad = V1_OBJECT.replace("init: [1, 2, 3]", "init: [1, 2, 3, 4, 5, 6, 7, 8, 9]");
+    assert!(matches!(
+        Program::from_object(&bad),
+        Err(ObjectError::Invalid(ProgramError::InitTooLong { .. }))
+    ));
+}
+
+#[test]
+fn hostile_packed_fields_are_clean_errors() {
+    let good = object_with(|p| {
+        p.buffers.push(wavedbg_emulator::program::BufferDef {
+            name: "b".into(),
+            size: 64,
+            init: vec![5; 64],
+        })
+    });
+    assert!(good.contains("Fill("), "{good}");
+    // Inserts `what` at the start of the first base64 run after `field`.
+    let prefix = |field: &str, what: &str| {
+        let at = good.find(field).expect("field") + field.len();
+        let at = at + good[at..].find("Bytes(\"").expect("a run") + "Bytes(\"".len();
+        format!("{}{what}{}", &good[..at], &good[at..])
+    };
+    let cases: Vec<(String, &str)> = vec![
+        // A fill claiming more than the buffer holds is refused before it is expanded.
+        (
+            good.replace("count: 8", "count: 1000000000000"),
+            "initial contents",
+        ),
+        (
+            good.replace("count: 8", "count: 18446744073709551615"),
+            "too long",
+        ),
+        (
+            good.replacen("Fill(pattern: \"", "Fill(pattern: \"!", 1),
+            "base64",
+        ),
+        (good.replace("BQUFBQUFBQU=", ""), "pattern of 0 bytes"),
+        (prefix("code:", "A"), "base64"),
+        (
+            good.replacen(
+                "code: [",
+                "code: [Fill(pattern: \"AAAAAA==\", count: 1000000000000), ",
+                1,
+            ),
+            "code words",
+        ),
+        (
+            good.replacen("code: [", "code: [Fill(pattern: \"AAA=\", count: 1), ", 1),
+            "whole words",
+        ),
+        (prefix("lines:", "/w=="), "line"),
+        (prefix("lines:", "////"), "line"),
+    ];
+    for (text, want) in cases {
+        assert_ne!(text, good, "the edit applies for {want}");
+        match Program::from_object(&text) {
+            Err(e) => assert!(e.to_string().contains(want), "{want}: {e}"),
+            Ok(_) => panic!("accepted ({want})"),
+        }
+    }
+    // Truncated anywhere: an error, never a panic.
+    for cut in (0..good.len()).step_by(7) {
+        if good.is_char_boundary(cut) {
+            assert!(Program::from_object(&good[..cut]).is_err());
         }
     }
 }

@@ -21,7 +21,7 @@ fn ok(src: &str) -> Program {
 fn errors(src: &str) -> Vec<Diagnostic> {
     match assemble(src, "e.s", None) {
         Ok(p) => panic!("accepted:\n{src}\n{p:?}"),
-        Err(AsmErrors(v)) => v,
+        Err(AsmErrors { diagnostics, .. }) => diagnostics,
     }
 }
 
@@ -594,7 +594,7 @@ fn arg_errors() {
 fn file_directive_errors() {
     let dir = scratch_dir("missing");
     let src = ".buffer b, 16\n.file b, \"no-such-file.bin\"";
-    let e = assemble(src, "e.s", Some(&dir)).unwrap_err().0;
+    let e = assemble(src, "e.s", Some(&dir)).unwrap_err().diagnostics;
     assert_eq!(e.len(), 1);
     check(&e[0], 2, 10, "cannot read", None);
     assert!(e[0].message.contains("no-such-file.bin"), "{:?}", e[0]);
@@ -606,7 +606,7 @@ fn file_directive_errors() {
     std::fs::write(dir.join("big.bin"), [7u8; 20]).unwrap();
     let e = assemble(".buffer b, 16\n.file b, \"big.bin\"", "e.s", Some(&dir))
         .unwrap_err()
-        .0;
+        .diagnostics;
     check(&e[0], 2, 10, "overflow buffer `b`", Some("adds 20"));
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -645,7 +645,11 @@ vadd.u32 v1, v2
         ],
         "{e:#?}"
     );
-    let rendered = AsmErrors(e.clone()).to_string();
+    let rendered = AsmErrors {
+        diagnostics: e.clone(),
+        more: 0,
+    }
+    .to_string();
     assert!(rendered.ends_with("9 errors"), "{rendered}");
     for d in &e {
         assert!(rendered.contains(&format!("e.s:{}:{}: error: ", d.line, d.col)));
@@ -692,14 +696,15 @@ fn caret_columns_count_characters_and_tabs() {
     assert_eq!(lines[2], "1 |  vmov u2, v1");
     assert_eq!(lines[3].find('^'), lines[2].find("u2"));
 
-    // Multi-byte characters count once.
-    let e = errors("vmov é, u2");
-    assert_eq!(e.len(), 2);
-    check(&e[0], 1, 6, "found `é`", None);
-    check(&e[1], 1, 9, "found `u2`", None);
-    assert_eq!(underlined(&e[0]), "é");
-    assert_eq!(underlined(&e[1]), "u2");
-    let r = e[1].to_string();
+    // Multi-byte characters count once (outside quotes, a non-ASCII character is itself
+    // the error).
+    let d = one("vmov é, u2");
+    check(&d, 1, 6, "U+00E9", None);
+    assert_eq!(underlined(&d), "é");
+    let d = one(".buffer b, 4\n.file b, \"é\", u2");
+    check(&d, 2, 15, "wrong number of operands", None);
+    assert_eq!(underlined(&d), "u2");
+    let r = d.to_string();
     let lines: Vec<&str> = r.lines().collect();
     assert_eq!(
         lines[3].chars().position(|c| c == '^'),
@@ -1081,12 +1086,16 @@ fn assemble_file_reads_from_disk() {
     // Errors name the file.
     std::fs::write(&path, "nop\nbogus\n").unwrap();
     let e = assemble_file(&path).unwrap_err();
-    assert_eq!(e.0[0].file, path.display().to_string());
-    assert_eq!((e.0[0].line, e.0[0].col), (2, 1));
+    assert_eq!(e.diagnostics[0].file, path.display().to_string());
+    assert_eq!((e.diagnostics[0].line, e.diagnostics[0].col), (2, 1));
     // A missing file.
     let e = assemble_file(&dir.join("missing.s")).unwrap_err();
-    assert_eq!(e.0.len(), 1);
-    assert!(e.0[0].message.contains("cannot read"), "{:?}", e.0[0]);
+    assert_eq!(e.diagnostics.len(), 1);
+    assert!(
+        e.diagnostics[0].message.contains("cannot read"),
+        "{:?}",
+        e.diagnostics[0]
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -1115,7 +1124,7 @@ top: vmovi v1, 1.5
     let mut p = assemble(src, "o.s", Some(&dir)).unwrap();
     p.source = Some("o.s".into());
     let text = p.to_object().unwrap();
-    assert!(text.contains("format_version: 1"), "{text}");
+    assert!(text.contains("format_version: 2"), "{text}");
     let back = Program::from_object(&text).unwrap();
     assert_eq!(back, p);
     // Stable: serializing again gives the same text.
@@ -1149,11 +1158,14 @@ fn object_errors_are_clear() {
     let text = p
         .to_object()
         .unwrap()
-        .replace("format_version: 1", "format_version: 99");
+        .replace("format_version: 2", "format_version: 99");
     match Program::from_object(&text) {
         Err(e @ ObjectError::Version { found: 99 }) => {
             let msg = e.to_string();
-            assert!(msg.contains("99") && msg.contains("expected 1"), "{msg}");
+            assert!(
+                msg.contains("99") && msg.contains("expected 1 to 2"),
+                "{msg}"
+            );
         }
         other => panic!("{other:?}"),
     }

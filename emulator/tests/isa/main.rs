@@ -7,6 +7,8 @@
 //! - `properties.rs`: proptests of decoding arbitrary words and assembling arbitrary text;
 //! - `disasm.rs`: disassembled listings assemble back to the same program;
 //! - `asm_errors.rs`: assembler diagnostics, syntax, directives and kernel objects;
+//! - `asm_hostile.rs`: hostile input: huge tokens and lines, capped reports, invisible
+//!   characters, range-checked generated values, `.file` confinement;
 //! - `docs.rs`: docs/isa.md matches the table;
 //! - `spec_conformance.rs`: the table against the spec files (when present);
 //! - `spec_choices.rs`: behaviour the spec leaves open, as chosen;
@@ -23,6 +25,7 @@ mod fixtures;
 
 mod amd_parity;
 mod asm_errors;
+mod asm_hostile;
 mod disasm;
 mod docs;
 mod lockstep;

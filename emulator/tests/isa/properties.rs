@@ -367,9 +367,9 @@ fn check_assembles_without_panic(src: &str) -> Result<(), TestCaseError> {
             prop_assert_eq!(p.code.len() as u64 * 4, p.code_bytes());
         }
         Err(errs) => {
-            prop_assert!(!errs.0.is_empty());
+            prop_assert!(!errs.diagnostics.is_empty());
             let lines = src.lines().count() as u32;
-            for d in &errs.0 {
+            for d in &errs.diagnostics {
                 if d.line == 0 {
                     // A file-level error (no instructions): no position, no snippet.
                     prop_assert!(d.col == 0 && d.source_line.is_empty(), "{:?}", d);
@@ -467,7 +467,7 @@ fn assembling_unicode_lines_never_panics() {
         let r = assemble(src, "u.s", None);
         if let Err(e) = r {
             let _ = e.to_string();
-            for d in e.0.iter().filter(|d| d.line > 0) {
+            for d in e.diagnostics.iter().filter(|d| d.line > 0) {
                 assert!(d.col >= 1 && d.col <= d.source_line.chars().count() as u32 + 1);
             }
         }
@@ -483,7 +483,7 @@ fn assert_no_panic(src: &str) {
     match r {
         Ok(res) => {
             let e = res.expect_err("should be rejected");
-            assert!(!e.0.is_empty());
+            assert!(!e.diagnostics.is_empty());
         }
         Err(_) => panic!("the assembler panicked on {src:?}"),
     }
