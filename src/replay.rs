@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use crate::output::emit;
 use clap::Args;
 use color_eyre::eyre::{eyre, Result, WrapErr};
+use wavedbg_emulator::asm::AssembleOptions;
 use wavedbg_emulator::debug::driver::{Driver, Writes};
 use wavedbg_emulator::debug::session::{Script, Session};
 use wavedbg_emulator::debug::{Engine, KernelSource};
@@ -30,6 +31,10 @@ pub struct ReplayArgs {
     /// script or session from elsewhere cannot overwrite your files.
     #[arg(long)]
     allow_writes: bool,
+    /// Let the kernel source's `.file` directives read files outside the source's own
+    /// directory (by default they read only under it, after resolving symlinks and `..`).
+    #[arg(long)]
+    allow_file_outside_dir: bool,
 }
 
 /// The result of replaying a script.
@@ -123,7 +128,11 @@ pub fn transcript(engine: &mut Engine, commands: &[(usize, String)], writes: Wri
 }
 
 /// Opens a script or session file: the engine it runs on and its commands.
-pub fn open(file: &Path, kernel_override: Option<&Path>) -> Result<(Engine, Vec<(usize, String)>)> {
+pub fn open(
+    file: &Path,
+    kernel_override: Option<&Path>,
+    asm: &AssembleOptions,
+) -> Result<(Engine, Vec<(usize, String)>)> {
     let is_ron = file.extension().is_some_and(|e| e == "ron");
     // A session's limit when the name says so; else a script's, which is no larger.
     let text = files::read_text(
@@ -150,13 +159,16 @@ pub fn open(file: &Path, kernel_override: Option<&Path>) -> Result<(Engine, Vec<
             ))
         }
     };
-    let engine = Engine::open(source, script.launch)?;
+    let engine = Engine::open_with(source, script.launch, asm)?;
     Ok((engine, script.commands))
 }
 
 /// Runs `wavedbg replay`.
 pub fn run(args: ReplayArgs) -> Result<i32> {
-    let (mut engine, commands) = open(&args.file, args.kernel.as_deref())?;
+    let asm = AssembleOptions {
+        allow_files_outside_dir: args.allow_file_outside_dir,
+    };
+    let (mut engine, commands) = open(&args.file, args.kernel.as_deref(), &asm)?;
     let writes = if args.allow_writes {
         Writes::Allowed
     } else {

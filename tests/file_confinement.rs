@@ -49,4 +49,11 @@ fn file_outside_the_source_directory_needs_the_flag() {
         "quit\n",
     );
     assert_eq!(code, 0, "{err}");
+    // So does replay, whose script names the kernel.
+    std::fs::write(root.join("s.wdb"), "#! kernel k/k.s\nprint 1\n").expect("script");
+    let (code, _, err) = wavedbg_in(root, &["replay", "s.wdb"], "");
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("outside the kernel's directory"), "{err}");
+    let (code, out, err) = wavedbg_in(root, &["replay", "s.wdb", "--allow-file-outside-dir"], "");
+    assert_eq!(code, 0, "{out}{err}");
 }
