@@ -146,7 +146,7 @@ impl<W: Write> Session<W> {
             let text = &after[..close];
             let value = match ParsedExpr::parse(text) {
                 Ok(expr) => match self.command(Command::Print { format: None, expr }) {
-                    Ok(o) => o.text.trim_end().to_string(),
+                    Ok(o) => crate::inspect::value_text(&o),
                     Err(e) => format!("<{e}>"),
                 },
                 Err(e) => format!("<{e}>"),

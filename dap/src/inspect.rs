@@ -6,11 +6,20 @@ use std::io::Write;
 
 use wavedbg_emulator::debug::command::Command;
 use wavedbg_emulator::debug::expr::ParsedExpr;
-use wavedbg_emulator::debug::{view, StopReason};
+use wavedbg_emulator::debug::{view, CommandOutput, Output, StopReason};
 
 use crate::error::DapError;
 use crate::session::{Reply, Session, Then};
 use crate::types::{EvaluateArguments, EvaluateBody, ExceptionDetails, ExceptionInfoBody};
+
+/// A printed value as a client shows it: the number alone, or the engine's text of a
+/// per-lane value.
+pub(crate) fn value_text(output: &CommandOutput) -> String {
+    match output.value {
+        Output::Value(v) => v.to_string(),
+        _ => output.text.trim_end().to_string(),
+    }
+}
 
 impl<W: Write> Session<W> {
     pub(crate) fn evaluate(&mut self, args: EvaluateArguments) -> Result<Reply, DapError> {
@@ -41,7 +50,7 @@ impl<W: Write> Session<W> {
             .map_err(|e| DapError::Invalid(format!("`{}`: {e}", args.expression)))?;
         let output = self.command(Command::Print { format: None, expr })?;
         Reply::body(EvaluateBody {
-            result: output.text.trim_end().to_string(),
+            result: value_text(&output),
             variables_reference: 0,
         })
     }
