@@ -470,8 +470,159 @@ pub fn serve(input: impl Read + Send + 'static, output: impl Write) -> Result<()
                 })?;
                 break;
             }
+            // The client went away in the middle of a message: as gone as between two.
+            Err(WireError::Io(_)) => break,
             Err(e) => return Err(e),
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::{json, Value};
+
+    use super::*;
+
+    fn framed(messages: &[Value]) -> Vec<u8> {
+        let mut out = Vec::new();
+        for m in messages {
+            let body = m.to_string();
+            out.extend_from_slice(
+                format!("Content-Length: {}\r\n\r\n{body}", body.len()).as_bytes(),
+            );
+        }
+        out
+    }
+
+    /// Serves `input` to its end; returns every message the adapter wrote.
+    fn session(input: Vec<u8>) -> Vec<Value> {
+        let mut out = Vec::new();
+        serve(std::io::Cursor::new(input), &mut out).expect("the session ends cleanly");
+        let mut messages = Vec::new();
+        let mut rest = out.as_slice();
+        while !rest.is_empty() {
+            let text = String::from_utf8_lossy(rest);
+            let end = text.find("\r\n\r\n").expect("a header");
+            let n: usize = text["Content-Length: ".len()..end]
+                .parse()
+                .expect("a length");
+            let body = &rest[end + 4..end + 4 + n];
+            messages.push(serde_json::from_slice(body).expect("JSON"));
+            rest = &rest[end + 4 + n..];
+        }
+        messages
+    }
+
+    fn request(seq: i64, command: &str, arguments: Value) -> Value {
+        json!({"seq": seq, "type": "request", "command": command, "arguments": arguments})
+    }
+
+    fn response(messages: &[Value], seq: i64) -> &Value {
+        messages
+            .iter()
+            .find(|m| m["type"] == "response" && m["request_seq"] == seq)
+            .unwrap_or_else(|| panic!("no response to {seq}: {messages:?}"))
+    }
+
+    #[test]
+    fn a_session_on_the_demo() {
+        let out = session(framed(&[
+            request(1, "initialize", json!({"clientID": "test"})),
+            request(2, "launch", json!({"stopOnEntry": true})),
+            request(
+                3,
+                "setFunctionBreakpoints",
+                json!({"breakpoints": [{"name": "nowhere"}]}),
+            ),
+            request(4, "configurationDone", Value::Null),
+            request(5, "threads", Value::Null),
+            request(6, "continue", json!({"threadId": 1})),
+            request(
+                7,
+                "evaluate",
+                json!({"expression": "info waves", "context": "repl"}),
+            ),
+            request(8, "disconnect", Value::Null),
+        ]));
+        for seq in [1, 2, 3, 4, 5, 6, 7, 8] {
+            assert_eq!(response(&out, seq)["success"], true, "{seq}: {out:?}");
+        }
+        assert_eq!(response(&out, 1)["body"]["supportsStepBack"], true);
+        let bp = &response(&out, 3)["body"]["breakpoints"][0];
+        assert_eq!(bp["verified"], false);
+        let events: Vec<&str> = out
+            .iter()
+            .filter(|m| m["type"] == "event")
+            .filter_map(|m| m["event"].as_str())
+            .collect();
+        assert_eq!(events[0], "initialized");
+        assert!(events.contains(&"stopped"), "{events:?}");
+        assert!(events.contains(&"thread"), "{events:?}");
+        // The continue's stop is described on the console, then reported (a pause when the
+        // end of the input, read at once, interrupts it; else the end of the launch).
+        let last = &events[events.len() - 2..];
+        assert!(
+            last == ["output", "stopped"] || last == ["exited", "terminated"],
+            "{events:?}"
+        );
+        // The repl ran a command of the command language.
+        let text = response(&out, 7)["body"]["result"]
+            .as_str()
+            .unwrap_or_default();
+        assert!(text.contains("Wave"), "{text}");
+    }
+
+    #[test]
+    fn order_and_bad_input_are_error_responses() {
+        let mut input = framed(&[
+            request(1, "launch", json!({})),
+            request(2, "initialize", json!({})),
+            request(3, "threads", Value::Null),
+            request(4, "launch", json!({"grid": "many"})),
+            request(5, "launch", json!({"checks": ["nonsense"]})),
+            request(6, "configurationDone", Value::Null),
+            request(7, "nope", Value::Null),
+            json!({"seq": 8, "type": "request"}),
+            json!({"seq": 9, "type": "response", "command": "x"}),
+            json!([1, 2, 3]),
+        ]);
+        input.extend_from_slice(b"Content-Length: 5\r\n\r\n{nope");
+        let out = session(input);
+        for (seq, says) in [
+            (1, "initialize"),
+            (3, "launch"),
+            (4, "bad arguments"),
+            (5, "sanitizer group"),
+            (6, "launch"),
+            (7, "unknown request"),
+            (8, "not a request"),
+            (9, "requests"),
+        ] {
+            let r = response(&out, seq);
+            assert_eq!(r["success"], false, "{seq}");
+            let message = r["message"].as_str().unwrap_or_default();
+            assert!(message.contains(says), "{seq}: {message}");
+        }
+        let unnamed = out
+            .iter()
+            .filter(|m| m["type"] == "response" && m["request_seq"] == 0)
+            .count();
+        assert_eq!(unnamed, 2, "{out:?}");
+    }
+
+    #[test]
+    fn garbage_never_panics() {
+        let inputs: [&[u8]; 6] = [
+            b"",
+            b"\r\n\r\n",
+            b"Content-Length: 99999999999999999999\r\n\r\n",
+            b"Content-Length: 3\r\n\r\n\xff\xfe\xfd",
+            b"Content-Length: 4\r\n\r\nnull",
+            b"Content-Length: 2\r\n\r\n{}Content-Length: 1\r\n\r\n",
+        ];
+        for input in inputs {
+            let _ = session(input.to_vec());
+        }
+    }
 }
