@@ -34,6 +34,10 @@ impl<W: Write> Session<W> {
                 // finished setting up; the engine ran it, so say where it stopped.
                 self.configured = true;
             }
+            if output.stop.is_none() && self.engine()?.last_stop().is_none() {
+                // `restart` or `load` in the console: the launch starts again.
+                self.ended = false;
+            }
             let result = output.text.trim_end().to_string();
             let then = if output.stop.is_some() {
                 Then::Report(Box::new(output))
