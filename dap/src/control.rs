@@ -17,7 +17,7 @@ use crate::types::{
 impl<W: Write> Session<W> {
     /// Selects the wave a thread id names.
     pub(crate) fn select_thread(&mut self, thread: i64) -> Result<(), DapError> {
-        let id = u32::try_from(thread - 1)
+        let id = u32::try_from(thread.saturating_sub(1))
             .map_err(|_| DapError::Invalid(format!("no thread {thread}")))?;
         self.engine()?.select_wave(id)?;
         Ok(())
@@ -105,7 +105,7 @@ impl<W: Write> Session<W> {
 
     /// A client's line number as the engine counts (from 1).
     pub(crate) fn engine_line(&self, line: i64) -> u64 {
-        u64::try_from(line + 1 - self.line_base).unwrap_or(0)
+        u64::try_from(line.saturating_add(1).saturating_sub(self.line_base)).unwrap_or(0)
     }
 
     /// An engine line as the client counts.

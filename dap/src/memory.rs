@@ -72,15 +72,17 @@ impl<W: Write> Session<W> {
             .map(|(i, _)| i as u64 * 4)
             .collect();
         let at = starts.partition_point(|&a| a < base) as i64;
-        let first = at + args.instruction_offset.unwrap_or(0);
+        let first = at.saturating_add(args.instruction_offset.unwrap_or(0));
         let end = m.code().len() as u64 * 4;
-        let instructions = (first..first + count)
+        let instructions = (first..first.saturating_add(count))
             .map(|i| {
                 let addr = match usize::try_from(i).ok().and_then(|i| starts.get(i)) {
                     Some(a) => Some(*a),
                     None if i < 0 => None,
                     // Past the end, addresses go on by words (so the client can page).
-                    None => Some(end + (i - starts.len() as i64) as u64 * 4),
+                    None => {
+                        Some(end.wrapping_add(((i - starts.len() as i64) as u64).wrapping_mul(4)))
+                    }
                 };
                 match addr {
                     Some(a) if a < end => {

@@ -612,6 +612,52 @@ mod tests {
     }
 
     #[test]
+    fn extreme_numbers_are_errors_not_overflows() {
+        let big = i64::MAX;
+        let small = i64::MIN;
+        let out = session(framed(&[
+            request(1, "initialize", json!({})),
+            request(2, "launch", json!({"stopOnEntry": true})),
+            request(3, "configurationDone", Value::Null),
+            request(4, "stackTrace", json!({"threadId": small})),
+            request(5, "variables", json!({"variablesReference": big})),
+            request(
+                6,
+                "setBreakpoints",
+                json!({"source": {"path": "x.s"}, "breakpoints": [{"line": big}, {"line": small}]}),
+            ),
+            request(
+                7,
+                "disassemble",
+                json!({"memoryReference": "0x0", "instructionOffset": big, "instructionCount": 3}),
+            ),
+            request(
+                8,
+                "disassemble",
+                json!({"memoryReference": "0x0", "instructionOffset": small, "instructionCount": big}),
+            ),
+            request(
+                9,
+                "readMemory",
+                json!({"memoryReference": "global:0xffffffffffffffff", "offset": big, "count": big}),
+            ),
+            request(
+                10,
+                "gotoTargets",
+                json!({"source": {"path": "x.s"}, "line": small}),
+            ),
+            request(11, "next", json!({"threadId": big})),
+            request(12, "disconnect", Value::Null),
+        ]));
+        for seq in [4, 5, 10, 11] {
+            assert_eq!(response(&out, seq)["success"], false, "{seq}");
+        }
+        for seq in [6, 7, 8, 9, 12] {
+            assert_eq!(response(&out, seq)["success"], true, "{seq}");
+        }
+    }
+
+    #[test]
     fn garbage_never_panics() {
         let inputs: [&[u8]; 6] = [
             b"",

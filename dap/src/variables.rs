@@ -94,7 +94,7 @@ impl<W: Write> Session<W> {
     /// The wave index a thread id names.
     pub(crate) fn wave_of(&mut self, thread: i64) -> Result<usize, DapError> {
         let engine = self.engine()?;
-        u32::try_from(thread - 1)
+        u32::try_from(thread.saturating_sub(1))
             .ok()
             .and_then(|id| engine.machine().wave_index(id))
             .ok_or_else(|| {
