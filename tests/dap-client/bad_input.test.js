@@ -112,6 +112,22 @@ test('a client that goes away mid-run ends the adapter', async () => {
   }
 });
 
+test('disconnect during a run stops it and ends the adapter', async () => {
+  const c = raw();
+  try {
+    await c.request('initialize', {});
+    await c.request('launch', { program: KERNELS.spin, stopOnEntry: true });
+    await c.request('configurationDone', {});
+    await c.request('continue', { threadId: 1 });
+    await new Promise((r) => setTimeout(r, 200));
+    const bye = await c.request('disconnect', {});
+    assert.strictEqual(bye.success, true);
+    assert.deepStrictEqual(await c.exited, { code: 0, signal: null });
+  } finally {
+    c.child.kill();
+  }
+});
+
 test('a bad header closes the session with an error', async () => {
   const c = raw();
   try {

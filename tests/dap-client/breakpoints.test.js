@@ -109,3 +109,39 @@ test('a data breakpoint on a buffer stops at the write, read and readWrite offer
     await dc.stop();
   }
 });
+
+test('data breakpoints on shared and scratch memory, and on reads', async () => {
+  const dc = await start();
+  try {
+    const entry = await launchStopped(dc, { program: KERNELS.lanes });
+    const t = entry.body.threadId;
+    const shared = await dc.dataBreakpointInfoRequest({ name: 'shared:0', bytes: 4 });
+    const scratch = await dc.dataBreakpointInfoRequest({ name: 'scratch:4', bytes: 4 });
+    const set = await dc.setDataBreakpointsRequest({
+      breakpoints: [{ dataId: scratch.body.dataId, accessType: 'write' }, { dataId: shared.body.dataId, accessType: 'readWrite' }],
+    });
+    assert.ok(set.body.breakpoints.every((b) => b.verified), JSON.stringify(set.body));
+    const first = await until(dc, () => dc.continueRequest({ threadId: t }));
+    assert.strictEqual(first.body.reason, 'data breakpoint');
+    assert.match(first.body.text, /scratch/);
+    const second = await until(dc, () => dc.continueRequest({ threadId: first.body.threadId }));
+    assert.strictEqual(second.body.reason, 'data breakpoint');
+    assert.match(second.body.text, /shared/);
+  } finally {
+    await dc.stop();
+  }
+  const dc2 = await start();
+  try {
+    const entry = await launchStopped(dc2, { program: KERNELS.reduce });
+    const info = await dc2.dataBreakpointInfoRequest({ name: 'global:in', bytes: 4 });
+    await dc2.setDataBreakpointsRequest({ breakpoints: [{ dataId: info.body.dataId, accessType: 'read' }] });
+    const read = await until(dc2, () => dc2.continueRequest({ threadId: entry.body.threadId }));
+    assert.strictEqual(read.body.reason, 'data breakpoint');
+    assert.match(read.body.text, /read/i);
+    // A hit condition on a data breakpoint is refused, with why.
+    const refused = await dc2.setDataBreakpointsRequest({ breakpoints: [{ dataId: info.body.dataId, hitCondition: '2' }] });
+    assert.strictEqual(refused.body.breakpoints[0].verified, false);
+  } finally {
+    await dc2.stop();
+  }
+});
