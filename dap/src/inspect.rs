@@ -5,12 +5,16 @@
 use std::io::Write;
 
 use wavedbg_emulator::debug::command::Command;
+use wavedbg_emulator::debug::completion::Words;
 use wavedbg_emulator::debug::expr::ParsedExpr;
 use wavedbg_emulator::debug::{view, CommandOutput, Output, StopReason};
 
 use crate::error::DapError;
 use crate::session::{Reply, Session, Then};
-use crate::types::{EvaluateArguments, EvaluateBody, ExceptionDetails, ExceptionInfoBody};
+use crate::types::{
+    CompletionItem, CompletionsArguments, CompletionsBody, EvaluateArguments, EvaluateBody,
+    ExceptionDetails, ExceptionInfoBody,
+};
 
 /// A printed value as a client shows it: the number alone, or the engine's text of a
 /// per-lane value.
@@ -57,6 +61,30 @@ impl<W: Write> Session<W> {
             result: value_text(&output),
             variables_reference: 0,
         })
+    }
+
+    /// Completes the debug console's line with the words the REPL's Tab offers.
+    pub(crate) fn completions(&mut self, args: CompletionsArguments) -> Result<Reply, DapError> {
+        let engine = self.engine()?;
+        let words = Words::of(engine, &[]);
+        // Columns count UTF-16 units; the line is cut at the unit before the cursor.
+        let units: Vec<u16> = args.text.encode_utf16().collect();
+        let cursor = usize::try_from(args.column.saturating_sub(self.column_base))
+            .unwrap_or(0)
+            .min(units.len());
+        let before = String::from_utf16_lossy(&units[..cursor]);
+        let (start, candidates) = words.candidates(&before);
+        let start_units = before.get(..start).map_or(0, |s| s.encode_utf16().count());
+        let length = (cursor - start_units.min(cursor)) as i64;
+        let targets = candidates
+            .into_iter()
+            .map(|label| CompletionItem {
+                label,
+                start: start_units as i64 + self.column_base,
+                length,
+            })
+            .collect();
+        Reply::body(CompletionsBody { targets })
     }
 
     pub(crate) fn exception_info(&mut self) -> Result<Reply, DapError> {

@@ -51,6 +51,7 @@ impl<W: Write> Session<W> {
         }
         self.initialized = true;
         self.line_base = i64::from(args.lines_start_at1.unwrap_or(true));
+        self.column_base = i64::from(args.columns_start_at1.unwrap_or(true));
         Reply::body(Capabilities {
             supports_configuration_done_request: true,
             supports_function_breakpoints: true,
@@ -72,6 +73,7 @@ impl<W: Write> Session<W> {
             supports_disassemble_request: true,
             supports_stepping_granularity: true,
             supports_instruction_breakpoints: true,
+            supports_completions_request: true,
         })
     }
 

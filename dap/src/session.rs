@@ -114,6 +114,8 @@ pub struct Session<W: Write> {
     pub(crate) stop_on_entry: bool,
     /// Lines the client counts from: 1 (the default) or 0.
     pub(crate) line_base: i64,
+    /// Columns the client counts from: 1 (the default) or 0.
+    pub(crate) column_base: i64,
     pub(crate) points: Points,
     /// Whether a fault stops (the `faults` exception filter, on by default).
     pub(crate) stop_on_faults: bool,
@@ -137,6 +139,7 @@ impl<W: Write> Session<W> {
             configured: false,
             stop_on_entry: false,
             line_base: 1,
+            column_base: 1,
             points: Points::default(),
             stop_on_faults: true,
             threads: BTreeSet::new(),
@@ -357,6 +360,7 @@ impl<W: Write> Session<W> {
             "variables" => self.variables(args(request)?),
             "setVariable" => self.set_variable(args(request)?),
             "evaluate" => self.evaluate(args(request)?),
+            "completions" => self.completions(args(request)?),
             "exceptionInfo" => self.exception_info(),
             "continue" => self.resume(args(request)?, Command::Continue),
             "next" | "stepIn" => self.resume(args(request)?, Command::Stepi(1)),

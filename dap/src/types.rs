@@ -143,6 +143,8 @@ pub struct Capabilities {
     pub supports_stepping_granularity: bool,
     /// `setInstructionBreakpoints` is understood.
     pub supports_instruction_breakpoints: bool,
+    /// `completions` is understood (the debug console's command lines).
+    pub supports_completions_request: bool,
 }
 
 /// One exception filter the client lists for the user.
@@ -786,4 +788,36 @@ pub struct ThreadEventBody {
 pub struct ExitedEventBody {
     /// 0 when every wave finished, 1 when faulted waves ended the launch.
     pub exit_code: i64,
+}
+
+// ---- completions ----
+
+/// `completions`' arguments.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct CompletionsArguments {
+    /// The wave the line is completed in (unused: the words are the kernel's).
+    pub frame_id: Option<i64>,
+    /// The console's line.
+    pub text: String,
+    /// The cursor's column in it (UTF-16 units, from 1 unless the client said 0).
+    pub column: i64,
+}
+
+/// One completion.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CompletionItem {
+    /// The word.
+    pub label: String,
+    /// Where the replaced text starts in the line.
+    pub start: i64,
+    /// How many units it replaces.
+    pub length: i64,
+}
+
+/// `completions`' body.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CompletionsBody {
+    /// The candidates, in order.
+    pub targets: Vec<CompletionItem>,
 }

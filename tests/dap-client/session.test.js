@@ -12,7 +12,8 @@ test('capabilities are stated', async () => {
     const caps = r.body;
     for (const c of ['supportsConfigurationDoneRequest', 'supportsStepBack', 'supportsDataBreakpoints',
       'supportsLogPoints', 'supportsDisassembleRequest', 'supportsReadMemoryRequest',
-      'supportsInstructionBreakpoints', 'supportsExceptionInfoRequest', 'supportsSetVariable']) {
+      'supportsInstructionBreakpoints', 'supportsExceptionInfoRequest', 'supportsSetVariable',
+      'supportsCompletionsRequest']) {
       assert.strictEqual(caps[c], true, c);
     }
     const filters = caps.exceptionBreakpointFilters.map((f) => f.filter);
@@ -75,6 +76,15 @@ test('a wave per thread, a frame per wave, registers and lanes', async () => {
     const repl = await dc.evaluateRequest({ expression: 'info waves', context: 'repl', frameId: frames[0].id });
     assert.match(repl.body.result, /Wave\s+WG/);
     await assert.rejects(dc.evaluateRequest({ expression: 'nonsense-command', context: 'repl' }));
+
+    // The console completes as the REPL's Tab does.
+    const words = await dc.completionsRequest({ text: 'info br', column: 8 });
+    const br = words.body.targets.find((t) => t.label === 'breakpoints');
+    assert.ok(br, JSON.stringify(words.body));
+    assert.strictEqual(br.start, 6);
+    assert.strictEqual(br.length, 2);
+    const labels = await dc.completionsRequest({ text: 'break o', column: 8 });
+    assert.ok(labels.body.targets.some((t) => t.label === 'odd'), JSON.stringify(labels.body));
   } finally {
     await dc.stop();
   }
