@@ -13,6 +13,7 @@ use crate::error::DapError;
 use crate::session::{Reply, Session, Then};
 use crate::types::{
     Capabilities, ExceptionBreakpointsFilter, InitializeArguments, LaunchArguments,
+    RestartArguments,
 };
 
 /// The `faults` exception filter.
@@ -39,6 +40,33 @@ pub fn exception_filters() -> Vec<ExceptionBreakpointsFilter> {
         });
     }
     filters
+}
+
+/// The launch options the arguments name (the machine's defaults for the others).
+fn options(args: &LaunchArguments) -> LaunchOptions {
+    let defaults = LaunchOptions::default();
+    LaunchOptions {
+        grid: args.grid,
+        workgroup_lanes: args.workgroup,
+        seed: args.seed.unwrap_or(0),
+        quantum: args.quantum.unwrap_or(defaults.quantum),
+        resident_workgroups: args.resident.unwrap_or(defaults.resident_workgroups),
+        max_instructions: args.max_instructions.filter(|n| *n > 0),
+    }
+}
+
+/// The sanitizer groups the arguments turn on.
+fn groups(args: &LaunchArguments) -> Result<Vec<CheckGroup>, DapError> {
+    args.checks
+        .iter()
+        .map(|name| {
+            CheckGroup::parse(name).ok_or_else(|| {
+                DapError::Invalid(format!(
+                    "`{name}` is not a sanitizer group (races, sync, init, hazards, all)"
+                ))
+            })
+        })
+        .collect()
 }
 
 impl<W: Write> Session<W> {
@@ -84,15 +112,7 @@ impl<W: Write> Session<W> {
                 why: "a kernel is launched already (use `restart`)",
             });
         }
-        let defaults = LaunchOptions::default();
-        let options = LaunchOptions {
-            grid: args.grid,
-            workgroup_lanes: args.workgroup,
-            seed: args.seed.unwrap_or(0),
-            quantum: args.quantum.unwrap_or(defaults.quantum),
-            resident_workgroups: args.resident.unwrap_or(defaults.resident_workgroups),
-            max_instructions: args.max_instructions.filter(|n| *n > 0),
-        };
+        let options = options(&args);
         let source = match (&args.program, &args.session) {
             (kernel, Some(file)) => KernelSource::Session {
                 file: PathBuf::from(file),
@@ -101,19 +121,13 @@ impl<W: Write> Session<W> {
             (Some(k), None) => KernelSource::File(PathBuf::from(k)),
             (None, None) => KernelSource::Demo,
         };
-        let mut groups = Vec::new();
-        for name in &args.checks {
-            groups.push(CheckGroup::parse(name).ok_or_else(|| {
-                DapError::Invalid(format!(
-                    "`{name}` is not a sanitizer group (races, sync, init, hazards, all)"
-                ))
-            })?);
-        }
+        let groups = groups(&args)?;
         self.engine = Some(Engine::open(source, options)?);
         for group in groups {
             self.command(Command::Check(group, true))?;
         }
         self.stop_on_entry = args.stop_on_entry;
+        self.launched = Some(args);
         self.share_interrupt();
         // Configuration requests may come now that there is an engine to take them.
         Ok(Reply::empty().then(Then::Initialized))
@@ -139,8 +153,35 @@ impl<W: Write> Session<W> {
         }))
     }
 
-    pub(crate) fn restart(&mut self) -> Result<Reply, DapError> {
-        self.command(Command::Restart)?;
+    pub(crate) fn restart(&mut self, args: RestartArguments) -> Result<Reply, DapError> {
+        match args.arguments {
+            // Other launch options for the same kernel: the engine relaunches with them,
+            // keeping the points.
+            Some(new) => {
+                let old = self.launched.clone().unwrap_or_default();
+                if (&new.program, &new.session) != (&old.program, &old.session) {
+                    return Err(DapError::Invalid(
+                        "restart runs the same kernel: start a new session for another one".into(),
+                    ));
+                }
+                let groups = groups(&new)?;
+                self.engine()?
+                    .relaunch(options(&new))
+                    .map_err(|e| DapError::Invalid(e.to_string()))?;
+                let checks = self.engine()?.checks();
+                for group in CheckGroup::GROUPS {
+                    let on = groups.iter().any(|g| *g == group || *g == CheckGroup::All);
+                    if on && !checks.get(group) {
+                        self.command(Command::Check(group, true))?;
+                    }
+                }
+                self.stop_on_entry = new.stop_on_entry;
+                self.launched = Some(new);
+            }
+            None => {
+                self.command(Command::Restart)?;
+            }
+        }
         self.ended = false;
         let first = self
             .engine()?

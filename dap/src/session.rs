@@ -112,6 +112,8 @@ pub struct Session<W: Write> {
     pub(crate) initialized: bool,
     pub(crate) configured: bool,
     pub(crate) stop_on_entry: bool,
+    /// The launch arguments (a `restart` with new ones must name the same kernel).
+    pub(crate) launched: Option<crate::types::LaunchArguments>,
     /// Lines the client counts from: 1 (the default) or 0.
     pub(crate) line_base: i64,
     /// Columns the client counts from: 1 (the default) or 0.
@@ -138,6 +140,7 @@ impl<W: Write> Session<W> {
             initialized: false,
             configured: false,
             stop_on_entry: false,
+            launched: None,
             line_base: 1,
             column_base: 1,
             points: Points::default(),
@@ -347,7 +350,7 @@ impl<W: Write> Session<W> {
             "configurationDone" => self.configuration_done(),
             "disconnect" => Ok(Reply::empty().then(Then::Disconnect)),
             "terminate" => Ok(Reply::empty().then(Then::Terminate)),
-            "restart" => self.restart(),
+            "restart" => self.restart(args(request)?),
             "setBreakpoints" => self.set_breakpoints(args(request)?),
             "setFunctionBreakpoints" => self.set_function_breakpoints(args(request)?),
             "setInstructionBreakpoints" => self.set_instruction_breakpoints(args(request)?),

@@ -191,6 +191,14 @@ pub struct LaunchArguments {
     pub no_debug: bool,
 }
 
+/// `restart`'s arguments: the launch arguments again, possibly changed.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(default)]
+pub struct RestartArguments {
+    /// The new launch arguments (absent: the same launch again).
+    pub arguments: Option<LaunchArguments>,
+}
+
 // ---- breakpoints ----
 
 /// A source file as the protocol names it.

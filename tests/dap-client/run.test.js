@@ -93,6 +93,12 @@ test('the end of the launch, restart, terminate', async () => {
     assert.strictEqual(again.body.reason, 'entry');
     const out = await dc.evaluateRequest({ expression: 'x/4wx out', context: 'repl' });
     assert.match(out.body.result, /0x00000000/);
+    // Restart with other launch options for the same kernel: the breakpoints stay.
+    await dc.setFunctionBreakpointsRequest({ breakpoints: [{ name: 'combine' }] });
+    const relaunched = await until(dc, () => dc.restartRequest({ arguments: { program: KERNELS.reduce, grid: 1, stopOnEntry: false } }));
+    assert.strictEqual(relaunched.body.reason, 'breakpoint');
+    assert.strictEqual((await dc.threadsRequest()).body.threads.length, 2);
+    await assert.rejects(dc.restartRequest({ arguments: { program: KERNELS.lanes } }), /same kernel/);
     const term = dc.waitForEvent('terminated');
     await dc.terminateRequest({});
     await term;
