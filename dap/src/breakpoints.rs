@@ -16,10 +16,10 @@ use crate::error::DapError;
 use crate::launch::FAULTS;
 use crate::session::{Reply, Session};
 use crate::types::{
-    Breakpoint, BreakpointsBody, DataAccessType, DataBreakpointInfoArguments,
-    DataBreakpointInfoBody, SetBreakpointsArguments, SetDataBreakpointsArguments,
-    SetExceptionBreakpointsArguments, SetFunctionBreakpointsArguments,
-    SetInstructionBreakpointsArguments, Source,
+    Breakpoint, BreakpointLocation, BreakpointLocationsArguments, BreakpointLocationsBody,
+    BreakpointsBody, DataAccessType, DataBreakpointInfoArguments, DataBreakpointInfoBody,
+    SetBreakpointsArguments, SetDataBreakpointsArguments, SetExceptionBreakpointsArguments,
+    SetFunctionBreakpointsArguments, SetInstructionBreakpointsArguments, Source,
 };
 use crate::variables::{Container, Reference};
 
@@ -184,6 +184,50 @@ impl<W: Write> Session<W> {
             name: p.file_name().map(|n| n.to_string_lossy().into_owned()),
             path: Some(absolute.display().to_string()),
         })
+    }
+
+    pub(crate) fn breakpoint_locations(
+        &mut self,
+        args: BreakpointLocationsArguments,
+    ) -> Result<Reply, DapError> {
+        let file = args.source.path.clone().or(args.source.name.clone());
+        let (first, last) = (
+            self.engine_line(args.line),
+            self.engine_line(args.end_line.unwrap_or(args.line)),
+        );
+        let line_base = self.line_base;
+        let engine = self.engine()?;
+        let mut lines: Vec<u32> = engine
+            .machine()
+            .program()
+            .lines
+            .iter()
+            .map(|(_, l)| *l)
+            .filter(|l| (first..=last).contains(&u64::from(*l)))
+            .collect();
+        lines.sort_unstable();
+        lines.dedup();
+        // Lines of another file have no code here (the kernel's file is named by its
+        // last component, as `break FILE:LINE` takes it).
+        let named = file.as_deref().is_none_or(|f| {
+            let short = |p: &str| {
+                std::path::Path::new(p)
+                    .file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+            };
+            engine.kernel_path().and_then(short) == short(f)
+        });
+        let breakpoints = if named {
+            lines
+                .into_iter()
+                .map(|l| BreakpointLocation {
+                    line: i64::from(l) - 1 + line_base,
+                })
+                .collect()
+        } else {
+            Vec::new()
+        };
+        Reply::body(BreakpointLocationsBody { breakpoints })
     }
 
     pub(crate) fn set_breakpoints(

@@ -102,6 +102,7 @@ impl<W: Write> Session<W> {
             supports_stepping_granularity: true,
             supports_instruction_breakpoints: true,
             supports_completions_request: true,
+            supports_breakpoint_locations_request: true,
         })
     }
 

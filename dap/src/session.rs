@@ -352,6 +352,7 @@ impl<W: Write> Session<W> {
             "terminate" => Ok(Reply::empty().then(Then::Terminate)),
             "restart" => self.restart(args(request)?),
             "setBreakpoints" => self.set_breakpoints(args(request)?),
+            "breakpointLocations" => self.breakpoint_locations(args(request)?),
             "setFunctionBreakpoints" => self.set_function_breakpoints(args(request)?),
             "setInstructionBreakpoints" => self.set_instruction_breakpoints(args(request)?),
             "dataBreakpointInfo" => self.data_breakpoint_info(args(request)?),

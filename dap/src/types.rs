@@ -145,6 +145,8 @@ pub struct Capabilities {
     pub supports_instruction_breakpoints: bool,
     /// `completions` is understood (the debug console's command lines).
     pub supports_completions_request: bool,
+    /// `breakpointLocations` is understood (the lines with code).
+    pub supports_breakpoint_locations_request: bool,
 }
 
 /// One exception filter the client lists for the user.
@@ -211,6 +213,32 @@ pub struct Source {
     /// Its path.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub path: Option<String>,
+}
+
+/// `breakpointLocations`' arguments.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct BreakpointLocationsArguments {
+    /// The file.
+    pub source: Source,
+    /// The first line asked about.
+    pub line: i64,
+    /// The last (absent: `line` alone).
+    pub end_line: Option<i64>,
+}
+
+/// A line a breakpoint can be set on.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct BreakpointLocation {
+    /// The line.
+    pub line: i64,
+}
+
+/// `breakpointLocations`' body.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct BreakpointLocationsBody {
+    /// The lines with code, in order.
+    pub breakpoints: Vec<BreakpointLocation>,
 }
 
 /// `setBreakpoints`' arguments.

@@ -24,6 +24,11 @@ test('a line breakpoint with a condition stops where it holds', async () => {
       assert.strictEqual(r.body.breakpoints[1].verified, false);
       assert.match(r.body.breakpoints[1].message, /no code at line 24/);
       ids = r.body.breakpoints.map((b) => b.id);
+      // The lines with code between 22 and 26: the label's line 24 is not one.
+      const where = await dc.customRequest('breakpointLocations', { source: { path: KERNELS.reduce }, line: 22, endLine: 26 });
+      assert.deepStrictEqual(where.body.breakpoints.map((b) => b.line), [22, 23, 25, 26]);
+      const elsewhere = await dc.customRequest('breakpointLocations', { source: { path: '/tmp/other.s' }, line: 1, endLine: 99 });
+      assert.deepStrictEqual(elsewhere.body.breakpoints, []);
     });
     const hit = await until(dc, () => dc.continueRequest({ threadId: entry.body.threadId }));
     assert.strictEqual(hit.body.reason, 'breakpoint');
