@@ -6,45 +6,7 @@ const test = require('node:test');
 const assert = require('node:assert');
 const cp = require('node:child_process');
 const { DebugClient } = require('@vscode/debugadapter-testsupport');
-const { WAVEDBG, KERNELS, TIMEOUT } = require('./helpers');
-
-// A raw client: writes bytes, reads framed messages.
-function raw(args = ['dap']) {
-  const child = cp.spawn(WAVEDBG, args, { stdio: ['pipe', 'pipe', 'pipe'] });
-  let buffer = Buffer.alloc(0);
-  const messages = [];
-  let waiting = null;
-  child.stdout.on('data', (d) => {
-    buffer = Buffer.concat([buffer, d]);
-    for (;;) {
-      const end = buffer.indexOf('\r\n\r\n');
-      if (end < 0) break;
-      const n = Number(/Content-Length: (\d+)/.exec(buffer.subarray(0, end).toString())[1]);
-      if (buffer.length < end + 4 + n) break;
-      messages.push(JSON.parse(buffer.subarray(end + 4, end + 4 + n).toString()));
-      buffer = buffer.subarray(end + 4 + n);
-    }
-    if (waiting) waiting();
-  });
-  const exited = new Promise((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
-  async function next(pred) {
-    const deadline = Date.now() + TIMEOUT;
-    for (;;) {
-      const i = messages.findIndex(pred);
-      if (i >= 0) return messages.splice(i, 1)[0];
-      if (Date.now() > deadline) throw new Error('no such message');
-      await new Promise((r) => { waiting = r; setTimeout(r, 100); });
-    }
-  }
-  const frame = (body) => `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
-  let seq = 1;
-  const request = (command, args) => {
-    const s = seq++;
-    child.stdin.write(frame(JSON.stringify({ seq: s, type: 'request', command, arguments: args })));
-    return next((m) => m.type === 'response' && m.request_seq === s);
-  };
-  return { child, next, frame, request, exited };
-}
+const { WAVEDBG, KERNELS, TIMEOUT, raw } = require('./helpers');
 
 test('malformed, unknown, out of order and oversized messages get error responses', async () => {
   const c = raw();
