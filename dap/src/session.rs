@@ -322,6 +322,9 @@ impl<W: Write> Session<W> {
                 }
             }
             Then::Terminate => {
+                // The run the request interrupted (if any) reported its stop; the next
+                // run must not take the request for a pause.
+                self.pause_handled();
                 if !self.ended {
                     self.ended = true;
                     self.event("terminated", None::<()>)?;
