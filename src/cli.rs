@@ -88,6 +88,19 @@ enum Command {
     /// Measure the emulator: throughput on a fixed set of kernels against native Rust, the
     /// cost of an armed debugger, and the cost of one resume as the grid grows.
     Bench(crate::bench::BenchArgs),
+    /// Speak the Debug Adapter Protocol (VS Code, nvim-dap, Helix, Emacs dape) on stdin
+    /// and stdout, or on a TCP port with --listen; the client's `launch` names the kernel
+    /// (docs/dap.md).
+    Dap {
+        /// Listen on this IP address and TCP port (IP:PORT) instead of stdin and stdout,
+        /// serving one client at a time.
+        #[arg(long)]
+        listen: Option<std::net::SocketAddr>,
+        /// Allow listening on an address other than loopback (the protocol grants full
+        /// memory access to whoever connects).
+        #[arg(long)]
+        allow_remote: bool,
+    },
     /// Serve a kernel over the GDB remote protocol so gdb and lldb can attach.
     Serve {
         /// Kernel source (.s) or object (.wko).
@@ -165,6 +178,24 @@ pub fn run(cli: Cli) -> Result<i32> {
                 }
             };
             wavedbg_gdb::serve_on(engine, listener)?;
+            Ok(0)
+        }
+        Some(Command::Dap {
+            listen,
+            allow_remote,
+        }) => {
+            match listen {
+                None => wavedbg_dap::serve_stdio()?,
+                Some(listen) => {
+                    if !listen.ip().is_loopback() && !allow_remote {
+                        return Err(eyre!("refusing to listen on {listen}: the Debug Adapter Protocol gives whoever connects full access to the kernel's memory; pass --allow-remote to do it anyway"));
+                    }
+                    let listener = std::net::TcpListener::bind(listen)
+                        .wrap_err_with(|| format!("cannot listen on {listen}"))?;
+                    eprintln!("wavedbg dap: listening on {}", listener.local_addr()?);
+                    wavedbg_dap::serve_tcp(&listener)?;
+                }
+            }
             Ok(0)
         }
         Some(Command::Isa { json, markdown }) => {

@@ -1,0 +1,517 @@
+//! Breakpoint requests, each mapped to the engine's `break`, `watch`, `ignore`, `delete`
+//! and `set check` commands: source lines, labels, code addresses, watchpoints on
+//! global, shared and scratch memory, and the exception filters. Each request replaces
+//! its family's points (the protocol sends the full set every time).
+
+use std::io::Write;
+
+use wavedbg_emulator::check::CheckGroup;
+use wavedbg_emulator::debug::breakpoint::{Filters, WatchKind};
+use wavedbg_emulator::debug::command::{Command, Location, WatchWhere};
+use wavedbg_emulator::debug::expr::ParsedExpr;
+use wavedbg_emulator::debug::Output;
+use wavedbg_emulator::memory::Space;
+
+use crate::error::DapError;
+use crate::launch::FAULTS;
+use crate::session::{Reply, Session};
+use crate::types::{
+    Breakpoint, BreakpointLocation, BreakpointLocationsArguments, BreakpointLocationsBody,
+    BreakpointsBody, DataAccessType, DataBreakpointInfoArguments, DataBreakpointInfoBody,
+    SetBreakpointsArguments, SetDataBreakpointsArguments, SetExceptionBreakpointsArguments,
+    SetFunctionBreakpointsArguments, SetInstructionBreakpointsArguments, Source,
+};
+use crate::variables::{Container, Reference};
+
+/// A breakpoint to set, from any of the requests.
+struct Wanted {
+    location: Location,
+    condition: Option<String>,
+    hit_condition: Option<String>,
+    log_message: Option<String>,
+}
+
+/// The ignore count a hit condition means: `N` and `>=N` stop from the Nth hit, `>N`
+/// after it (`None`: not a hit condition the engine's ignore count can express).
+pub fn ignore_count(hit: &str) -> Option<u32> {
+    let hit = hit.trim();
+    let (after, n) = if let Some(n) = hit.strip_prefix(">=") {
+        (false, n)
+    } else if let Some(n) = hit.strip_prefix('>') {
+        (true, n)
+    } else if let Some(n) = hit.strip_prefix("==") {
+        (false, n)
+    } else {
+        (false, hit)
+    };
+    let n: u32 = n.trim().parse().ok()?;
+    Some(if after { n } else { n.saturating_sub(1) })
+}
+
+/// A data breakpoint's id: `SPACE:LEN:EXPR`.
+pub fn data_id(space: Space, len: u64, expr: &str) -> String {
+    format!("{}:{len}:{expr}", space.name())
+}
+
+/// A data breakpoint id's parts.
+fn parse_data_id(id: &str) -> Result<(Space, u64, &str), DapError> {
+    let bad = || DapError::Invalid(format!("`{id}` is not a data id from dataBreakpointInfo"));
+    let mut parts = id.splitn(3, ':');
+    let space = match parts.next() {
+        Some("global") => Space::Global,
+        Some("shared") => Space::Shared,
+        Some("scratch") => Space::Scratch,
+        _ => return Err(bad()),
+    };
+    let len = parts.next().and_then(|n| n.parse().ok()).ok_or_else(bad)?;
+    let expr = parts.next().filter(|e| !e.is_empty()).ok_or_else(bad)?;
+    Ok((space, len, expr))
+}
+
+/// A memory reference's space and the rest (`shared:0x10`; no prefix is global).
+pub fn split_space(text: &str) -> (Space, &str) {
+    for (prefix, space) in [
+        ("global:", Space::Global),
+        ("shared:", Space::Shared),
+        ("scratch:", Space::Scratch),
+    ] {
+        if let Some(rest) = text.trim().strip_prefix(prefix) {
+            return (space, rest);
+        }
+    }
+    (Space::Global, text.trim())
+}
+
+fn condition(text: &Option<String>) -> Result<Option<ParsedExpr>, DapError> {
+    match text.as_deref().map(str::trim) {
+        None | Some("") => Ok(None),
+        Some(t) => ParsedExpr::parse(t)
+            .map(Some)
+            .map_err(|e| DapError::Invalid(format!("condition `{t}`: {e}"))),
+    }
+}
+
+impl<W: Write> Session<W> {
+    fn delete_points(&mut self, ids: Vec<u32>) {
+        for id in ids {
+            self.points.logs.remove(&id);
+            // A point the user deleted in the console is gone already.
+            let _ = self.command(Command::Delete(Some(id)));
+        }
+    }
+
+    /// Sets one breakpoint through `break` (and `ignore` for a hit condition).
+    fn set_one(&mut self, want: &Wanted) -> Result<u32, DapError> {
+        let hits = match want.hit_condition.as_deref().map(str::trim) {
+            None | Some("") => None,
+            Some(h) => Some(ignore_count(h).ok_or_else(|| {
+                DapError::Invalid(format!(
+                    "hit condition `{h}`: wavedbg takes N, >=N or >N (stop from the Nth hit, or after it)"
+                ))
+            })?),
+        };
+        let out = self.command(Command::Break {
+            location: want.location.clone(),
+            condition: condition(&want.condition)?,
+            filters: Filters::default(),
+            temporary: false,
+        })?;
+        let Output::PointSet(id) = out.value else {
+            return Err(DapError::Invalid("the engine set no breakpoint".into()));
+        };
+        if let Some(n) = hits.filter(|n| *n > 0) {
+            self.command(Command::Ignore(id, n))?;
+        }
+        if let Some(m) = &want.log_message {
+            self.points.logs.insert(id, m.clone());
+        }
+        Ok(id)
+    }
+
+    /// Sets each wanted breakpoint; one that fails is reported unverified with why.
+    fn set_all(&mut self, wanted: Vec<Wanted>) -> (Vec<u32>, Vec<Breakpoint>) {
+        let mut ids = Vec::new();
+        let mut shown = Vec::new();
+        for want in wanted {
+            match self.set_one(&want) {
+                Ok(id) => {
+                    ids.push(id);
+                    shown.push(self.describe_point(id));
+                }
+                Err(e) => shown.push(Breakpoint {
+                    verified: false,
+                    message: Some(e.to_string()),
+                    ..Breakpoint::default()
+                }),
+            }
+        }
+        (ids, shown)
+    }
+
+    /// A set breakpoint as the protocol shows it: its address, file and line.
+    fn describe_point(&self, id: u32) -> Breakpoint {
+        let Some(engine) = &self.engine else {
+            return Breakpoint::default();
+        };
+        let Some(b) = engine.breakpoints().iter().find(|b| b.id == id) else {
+            return Breakpoint {
+                id: Some(i64::from(id)),
+                verified: true,
+                ..Breakpoint::default()
+            };
+        };
+        let line = engine.machine().program().line_at(b.addr);
+        Breakpoint {
+            id: Some(i64::from(id)),
+            verified: true,
+            message: None,
+            source: self.kernel_source(),
+            line: line.map(|l| self.client_line(l)),
+            instruction_reference: Some(format!("{:#x}", b.addr)),
+        }
+    }
+
+    /// The kernel's source file as the protocol names it (none for an object file).
+    pub(crate) fn kernel_source(&self) -> Option<Source> {
+        let engine = self.engine.as_ref()?;
+        let path = engine.kernel_path()?;
+        if path.ends_with(".wko") {
+            return None;
+        }
+        let p = std::path::Path::new(path);
+        let absolute = std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+        Some(Source {
+            name: p.file_name().map(|n| n.to_string_lossy().into_owned()),
+            path: Some(absolute.display().to_string()),
+        })
+    }
+
+    pub(crate) fn breakpoint_locations(
+        &mut self,
+        args: BreakpointLocationsArguments,
+    ) -> Result<Reply, DapError> {
+        let file = args.source.path.clone().or(args.source.name.clone());
+        let (first, last) = (
+            self.engine_line(args.line),
+            self.engine_line(args.end_line.unwrap_or(args.line)),
+        );
+        let line_base = self.line_base;
+        let engine = self.engine()?;
+        let mut lines: Vec<u32> = engine
+            .machine()
+            .program()
+            .lines
+            .iter()
+            .map(|(_, l)| *l)
+            .filter(|l| (first..=last).contains(&u64::from(*l)))
+            .collect();
+        lines.sort_unstable();
+        lines.dedup();
+        // Lines of another file have no code here (the kernel's file is named by its
+        // last component, as `break FILE:LINE` takes it).
+        let named = file.as_deref().is_none_or(|f| {
+            let short = |p: &str| {
+                std::path::Path::new(p)
+                    .file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+            };
+            engine.kernel_path().and_then(short) == short(f)
+        });
+        let breakpoints = if named {
+            lines
+                .into_iter()
+                .map(|l| BreakpointLocation {
+                    line: i64::from(l) - 1 + line_base,
+                })
+                .collect()
+        } else {
+            Vec::new()
+        };
+        Reply::body(BreakpointLocationsBody { breakpoints })
+    }
+
+    pub(crate) fn set_breakpoints(
+        &mut self,
+        args: SetBreakpointsArguments,
+    ) -> Result<Reply, DapError> {
+        self.engine()?;
+        let key = args
+            .source
+            .path
+            .clone()
+            .or(args.source.name.clone())
+            .unwrap_or_default();
+        let old = self.points.source.remove(&key).unwrap_or_default();
+        self.delete_points(old);
+        let wanted = args
+            .breakpoints
+            .iter()
+            .map(|b| Wanted {
+                location: Location::Line {
+                    file: args.source.path.clone().or(args.source.name.clone()),
+                    line: self.engine_line(b.line),
+                },
+                condition: b.condition.clone(),
+                hit_condition: b.hit_condition.clone(),
+                log_message: b.log_message.clone(),
+            })
+            .collect();
+        let (ids, breakpoints) = self.set_all(wanted);
+        self.points.source.insert(key, ids);
+        Reply::body(BreakpointsBody { breakpoints })
+    }
+
+    pub(crate) fn set_function_breakpoints(
+        &mut self,
+        args: SetFunctionBreakpointsArguments,
+    ) -> Result<Reply, DapError> {
+        self.engine()?;
+        let old = std::mem::take(&mut self.points.functions);
+        self.delete_points(old);
+        let mut wanted = Vec::new();
+        let mut refused = Vec::new();
+        for (i, b) in args.breakpoints.iter().enumerate() {
+            match wavedbg_emulator::debug::command::parse_location(&b.name) {
+                Ok(location) => wanted.push(Wanted {
+                    location,
+                    condition: b.condition.clone(),
+                    hit_condition: b.hit_condition.clone(),
+                    log_message: None,
+                }),
+                Err(e) => refused.push((i, e.to_string())),
+            }
+        }
+        let (ids, mut breakpoints) = self.set_all(wanted);
+        for (i, why) in refused {
+            breakpoints.insert(
+                i,
+                Breakpoint {
+                    verified: false,
+                    message: Some(why),
+                    ..Breakpoint::default()
+                },
+            );
+        }
+        self.points.functions = ids;
+        Reply::body(BreakpointsBody { breakpoints })
+    }
+
+    pub(crate) fn set_instruction_breakpoints(
+        &mut self,
+        args: SetInstructionBreakpointsArguments,
+    ) -> Result<Reply, DapError> {
+        self.engine()?;
+        let old = std::mem::take(&mut self.points.instructions);
+        self.delete_points(old);
+        let mut wanted = Vec::new();
+        let mut refused = Vec::new();
+        for (i, b) in args.breakpoints.iter().enumerate() {
+            match crate::memory::parse_address(&b.instruction_reference) {
+                Some(a) => wanted.push(Wanted {
+                    location: Location::Address(a.wrapping_add_signed(b.offset.unwrap_or(0))),
+                    condition: b.condition.clone(),
+                    hit_condition: b.hit_condition.clone(),
+                    log_message: None,
+                }),
+                None => refused.push((
+                    i,
+                    format!("`{}` is not a code address", b.instruction_reference),
+                )),
+            }
+        }
+        let (ids, mut breakpoints) = self.set_all(wanted);
+        for (i, why) in refused {
+            breakpoints.insert(
+                i,
+                Breakpoint {
+                    verified: false,
+                    message: Some(why),
+                    ..Breakpoint::default()
+                },
+            );
+        }
+        self.points.instructions = ids;
+        Reply::body(BreakpointsBody { breakpoints })
+    }
+
+    pub(crate) fn data_breakpoint_info(
+        &mut self,
+        args: DataBreakpointInfoArguments,
+    ) -> Result<Reply, DapError> {
+        self.engine()?;
+        let all = vec![
+            DataAccessType::Write,
+            DataAccessType::Read,
+            DataAccessType::ReadWrite,
+        ];
+        let reference = args.variables_reference.unwrap_or(0);
+        let (data_id, description) = if reference != 0 {
+            match Reference::decode(reference).map(|r| r.container) {
+                Some(Container::Buffers) => {
+                    let engine = self.engine()?;
+                    let m = engine.machine();
+                    let found = m
+                        .program()
+                        .buffers
+                        .iter()
+                        .zip(&m.buffer_bases)
+                        .find(|(b, _)| b.name == args.name)
+                        .map(|(b, base)| (b.size.min(1 << 20), *base));
+                    match found {
+                        Some((len, base)) => (
+                            Some(data_id(Space::Global, len, &format!("{base:#x}"))),
+                            format!("buffer {} ({len} bytes at {base:#x})", args.name),
+                        ),
+                        None => (None, format!("no buffer `{}`", args.name)),
+                    }
+                }
+                _ => (
+                    None,
+                    "registers cannot be watched: watch memory (a buffer, or global:/shared:/scratch: ADDR)".into(),
+                ),
+            }
+        } else {
+            let (space, expr) = split_space(&args.name);
+            match ParsedExpr::parse(expr) {
+                Ok(_) => {
+                    let len = args.bytes.unwrap_or(4).max(1);
+                    (
+                        Some(data_id(space, len, expr)),
+                        format!("{}:{expr} ({len} bytes)", space.name()),
+                    )
+                }
+                Err(e) => (None, format!("`{}`: {e}", args.name)),
+            }
+        };
+        let access_types = if data_id.is_some() { all } else { Vec::new() };
+        Reply::body(DataBreakpointInfoBody {
+            data_id,
+            description,
+            access_types,
+            can_persist: false,
+        })
+    }
+
+    pub(crate) fn set_data_breakpoints(
+        &mut self,
+        args: SetDataBreakpointsArguments,
+    ) -> Result<Reply, DapError> {
+        self.engine()?;
+        let old = std::mem::take(&mut self.points.data);
+        self.delete_points(old);
+        let mut breakpoints = Vec::new();
+        for b in &args.breakpoints {
+            match self.set_watch(b) {
+                Ok(id) => {
+                    self.points.data.push(id);
+                    breakpoints.push(Breakpoint {
+                        id: Some(i64::from(id)),
+                        verified: true,
+                        ..Breakpoint::default()
+                    });
+                }
+                Err(e) => breakpoints.push(Breakpoint {
+                    verified: false,
+                    message: Some(e.to_string()),
+                    ..Breakpoint::default()
+                }),
+            }
+        }
+        Reply::body(BreakpointsBody { breakpoints })
+    }
+
+    fn set_watch(&mut self, b: &crate::types::DataBreakpoint) -> Result<u32, DapError> {
+        if b.hit_condition
+            .as_deref()
+            .is_some_and(|h| !h.trim().is_empty())
+        {
+            return Err(DapError::Invalid(
+                "data breakpoints take conditions, not hit conditions".into(),
+            ));
+        }
+        let (space, len, expr) = parse_data_id(&b.data_id)?;
+        let addr = ParsedExpr::parse(expr).map_err(|e| DapError::Invalid(e.to_string()))?;
+        let place = match space {
+            Space::Global => WatchWhere::Global,
+            Space::Shared => WatchWhere::Shared(None),
+            Space::Scratch => WatchWhere::Scratch(None, None),
+        };
+        let kind = match b.access_type.unwrap_or(DataAccessType::Write) {
+            DataAccessType::Write => WatchKind::Write,
+            DataAccessType::Read => WatchKind::Read,
+            DataAccessType::ReadWrite => WatchKind::Access,
+        };
+        let out = self.command(Command::Watch {
+            kind,
+            place,
+            addr,
+            len,
+            condition: condition(&b.condition)?,
+        })?;
+        match out.value {
+            Output::PointSet(id) => Ok(id),
+            _ => Err(DapError::Invalid("the engine set no watchpoint".into())),
+        }
+    }
+
+    pub(crate) fn set_exception_breakpoints(
+        &mut self,
+        args: SetExceptionBreakpointsArguments,
+    ) -> Result<Reply, DapError> {
+        self.engine()?;
+        let known: Vec<String> = crate::launch::exception_filters()
+            .into_iter()
+            .map(|f| f.filter)
+            .collect();
+        if let Some(bad) = args.filters.iter().find(|f| !known.contains(f)) {
+            return Err(DapError::Invalid(format!(
+                "unknown exception filter `{bad}` (known: {})",
+                known.join(", ")
+            )));
+        }
+        self.stop_on_faults = args.filters.iter().any(|f| f == FAULTS);
+        let checks = self.engine()?.checks();
+        for group in CheckGroup::GROUPS {
+            let on = args.filters.iter().any(|f| f == group.name());
+            if checks.get(group) != on {
+                self.command(Command::Check(group, on))?;
+            }
+        }
+        Reply::body(BreakpointsBody {
+            breakpoints: args
+                .filters
+                .iter()
+                .map(|_| Breakpoint {
+                    verified: true,
+                    ..Breakpoint::default()
+                })
+                .collect(),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hit_conditions_as_ignore_counts() {
+        assert_eq!(ignore_count("3"), Some(2));
+        assert_eq!(ignore_count(">= 3"), Some(2));
+        assert_eq!(ignore_count(">3"), Some(3));
+        assert_eq!(ignore_count("1"), Some(0));
+        assert_eq!(ignore_count("%2"), None);
+        assert_eq!(ignore_count("x"), None);
+    }
+
+    #[test]
+    fn data_ids_round_trip() {
+        let id = data_id(Space::Shared, 4, "out+4");
+        assert_eq!(id, "shared:4:out+4");
+        let (space, len, expr) = parse_data_id(&id).expect("parses");
+        assert_eq!((space, len, expr), (Space::Shared, 4, "out+4"));
+        assert!(parse_data_id("nope").is_err());
+        assert!(parse_data_id("global:x:1").is_err());
+        assert!(parse_data_id("global:4:").is_err());
+    }
+}

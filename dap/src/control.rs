@@ -1,0 +1,115 @@
+//! Run control: `continue`, the steps (`next`/`stepIn` one instruction of the wave,
+//! `stepOut` the wave to its end, `stepBack` one instruction back), `reverseContinue`,
+//! `pause`, and `gotoTargets`/`goto` (moving a wave's PC to a line's first instruction).
+
+use std::io::Write;
+
+use wavedbg_emulator::debug::command::{Command, Location, RegRef, SetTarget};
+use wavedbg_emulator::debug::expr::ParsedExpr;
+
+use crate::error::DapError;
+use crate::events::thread_id;
+use crate::session::{Reply, Session, Then};
+use crate::types::{
+    ContinueBody, GotoArguments, GotoTarget, GotoTargetsArguments, GotoTargetsBody, ThreadArguments,
+};
+
+impl<W: Write> Session<W> {
+    /// Selects the wave a thread id names.
+    pub(crate) fn select_thread(&mut self, thread: i64) -> Result<(), DapError> {
+        let id = u32::try_from(thread.saturating_sub(1))
+            .map_err(|_| DapError::Invalid(format!("no thread {thread}")))?;
+        self.engine()?.select_wave(id)?;
+        Ok(())
+    }
+
+    fn check_running_allowed(&mut self, command: &str) -> Result<(), DapError> {
+        self.engine()?;
+        if !self.configured {
+            return Err(DapError::OutOfOrder {
+                command: command.into(),
+                why: "send `configurationDone` first",
+            });
+        }
+        if self.ended {
+            return Err(DapError::Invalid(
+                "the launch is over: restart it to run again".into(),
+            ));
+        }
+        Ok(())
+    }
+
+    pub(crate) fn resume(
+        &mut self,
+        args: ThreadArguments,
+        command: Command,
+    ) -> Result<Reply, DapError> {
+        self.check_running_allowed(command.name())?;
+        // A thread the client names that is gone (its wave exited) leaves the selection.
+        if args.thread_id > 0 && !matches!(command, Command::Continue | Command::ReverseContinue) {
+            self.select_thread(args.thread_id)?;
+        }
+        let reply = if matches!(command, Command::Continue) {
+            Reply::body(ContinueBody {
+                all_threads_continued: true,
+            })?
+        } else {
+            Reply::empty()
+        };
+        Ok(reply.then(Then::Run(command)))
+    }
+
+    pub(crate) fn pause(&mut self) -> Result<Reply, DapError> {
+        self.engine()?;
+        // A run in progress was interrupted by the reader as this request arrived, and
+        // its stop was reported; if none was running, nothing is left to stop.
+        self.pause_handled();
+        Ok(Reply::empty())
+    }
+
+    pub(crate) fn goto_targets(&mut self, args: GotoTargetsArguments) -> Result<Reply, DapError> {
+        let line = self.engine_line(args.line);
+        let location = Location::Line {
+            file: args.source.path.clone(),
+            line,
+        };
+        let engine = self.engine()?;
+        let addr = engine.resolve_location(&location)?;
+        let label = wavedbg_emulator::debug::view::pc_text(engine.machine(), addr);
+        Reply::body(GotoTargetsBody {
+            targets: vec![GotoTarget {
+                id: addr as i64,
+                label: format!("line {} ({label})", args.line),
+                line: args.line,
+                instruction_pointer_reference: format!("{addr:#x}"),
+            }],
+        })
+    }
+
+    pub(crate) fn goto(&mut self, args: GotoArguments) -> Result<Reply, DapError> {
+        self.check_running_allowed("goto")?;
+        let addr = u64::try_from(args.target_id)
+            .map_err(|_| DapError::Invalid(format!("no goto target {}", args.target_id)))?;
+        self.select_thread(args.thread_id)?;
+        self.command(Command::Set {
+            target: SetTarget::Register(RegRef::Pc),
+            value: ParsedExpr::number(addr),
+        })?;
+        Ok(Reply::empty().then(Then::Stopped {
+            reason: "goto",
+            thread: Some(args.thread_id)
+                .filter(|t| *t > 0)
+                .or(Some(thread_id(0))),
+        }))
+    }
+
+    /// A client's line number as the engine counts (from 1).
+    pub(crate) fn engine_line(&self, line: i64) -> u64 {
+        u64::try_from(line.saturating_add(1).saturating_sub(self.line_base)).unwrap_or(0)
+    }
+
+    /// An engine line as the client counts.
+    pub(crate) fn client_line(&self, line: u32) -> i64 {
+        i64::from(line) - 1 + self.line_base
+    }
+}

@@ -1,0 +1,136 @@
+//! `evaluate` and `exceptionInfo`: the console runs any wavedbg command (its text is the
+//! result), hovers and watches print an expression in the frame's wave, and a fault or
+//! sanitizer finding is described as the engine describes it (both sides of a finding).
+
+use std::io::Write;
+
+use wavedbg_emulator::debug::command::Command;
+use wavedbg_emulator::debug::completion::Words;
+use wavedbg_emulator::debug::expr::ParsedExpr;
+use wavedbg_emulator::debug::{view, CommandOutput, Output, StopReason};
+
+use crate::error::DapError;
+use crate::session::{Reply, Session, Then};
+use crate::types::{
+    CompletionItem, CompletionsArguments, CompletionsBody, EvaluateArguments, EvaluateBody,
+    ExceptionDetails, ExceptionInfoBody,
+};
+
+/// A printed value as a client shows it: the number alone, or the engine's text of a
+/// per-lane value.
+pub(crate) fn value_text(output: &CommandOutput) -> String {
+    match output.value {
+        Output::Value(v) => v.to_string(),
+        _ => output.text.trim_end().to_string(),
+    }
+}
+
+impl<W: Write> Session<W> {
+    pub(crate) fn evaluate(&mut self, args: EvaluateArguments) -> Result<Reply, DapError> {
+        self.engine()?;
+        if let Some(frame) = args.frame_id {
+            self.select_thread(frame)?;
+        }
+        if args.context.as_deref() == Some("repl") {
+            let output = self.line(&args.expression)?;
+            if output.stop.is_some() && !self.configured {
+                // A run before configurationDone would start what the client has not
+                // finished setting up; the engine ran it, so say where it stopped.
+                self.configured = true;
+            }
+            if output.stop.is_none() && self.engine()?.last_stop().is_none() {
+                // `restart` or `load` in the console: the launch starts again.
+                self.ended = false;
+            }
+            let result = output.text.trim_end().to_string();
+            let then = if output.stop.is_some() {
+                Then::Report(Box::new(output))
+            } else {
+                Then::Nothing
+            };
+            return Ok(Reply::body(EvaluateBody {
+                result,
+                variables_reference: 0,
+            })?
+            .then(then));
+        }
+        let expr = ParsedExpr::parse(&args.expression)
+            .map_err(|e| DapError::Invalid(format!("`{}`: {e}", args.expression)))?;
+        let output = self.command(Command::Print { format: None, expr })?;
+        Reply::body(EvaluateBody {
+            result: value_text(&output),
+            variables_reference: 0,
+        })
+    }
+
+    /// Completes the debug console's line with the words the REPL's Tab offers.
+    pub(crate) fn completions(&mut self, args: CompletionsArguments) -> Result<Reply, DapError> {
+        let engine = self.engine()?;
+        let words = Words::of(engine, &[]);
+        // Columns count UTF-16 units; the line is cut at the unit before the cursor.
+        let units: Vec<u16> = args.text.encode_utf16().collect();
+        let cursor = usize::try_from(args.column.saturating_sub(self.column_base))
+            .unwrap_or(0)
+            .min(units.len());
+        let before = String::from_utf16_lossy(&units[..cursor]);
+        let (start, candidates) = words.candidates(&before);
+        let start_units = before.get(..start).map_or(0, |s| s.encode_utf16().count());
+        let length = (cursor - start_units.min(cursor)) as i64;
+        let targets = candidates
+            .into_iter()
+            .map(|label| CompletionItem {
+                label,
+                start: start_units as i64 + self.column_base,
+                length,
+            })
+            .collect();
+        Reply::body(CompletionsBody { targets })
+    }
+
+    pub(crate) fn exception_info(&mut self) -> Result<Reply, DapError> {
+        let engine = self.engine()?;
+        let stop = engine
+            .last_stop()
+            .cloned()
+            .ok_or_else(|| DapError::Invalid("nothing has stopped yet".into()))?;
+        let description = view::describe_stop(engine, &stop);
+        let (id, type_name, message) = match &stop.reason {
+            StopReason::Fault(f) => (
+                format!("fault:{}", f.signal().0),
+                "fault",
+                description.lines().next().unwrap_or_default().to_string(),
+            ),
+            StopReason::Finding(found) => (
+                found
+                    .first()
+                    .map_or("finding".into(), |f| format!("sanitizer:{:?}", f.kind)),
+                "sanitizer finding",
+                found.first().map(|f| f.headline()).unwrap_or_default(),
+            ),
+            StopReason::Deadlock(_) => (
+                "deadlock".into(),
+                "deadlock",
+                description.lines().next().unwrap_or_default().to_string(),
+            ),
+            StopReason::ConditionError { id, message } => (
+                "condition".into(),
+                "breakpoint condition error",
+                format!("breakpoint {id}: {message}"),
+            ),
+            _ => {
+                return Err(DapError::Invalid(
+                    "the last stop is not a fault or a sanitizer finding".into(),
+                ))
+            }
+        };
+        Reply::body(ExceptionInfoBody {
+            exception_id: id,
+            description: description.trim_end().to_string(),
+            break_mode: "always".into(),
+            details: ExceptionDetails {
+                message,
+                type_name: type_name.into(),
+            },
+        })
+    }
+}

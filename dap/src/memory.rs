@@ -1,0 +1,189 @@
+//! Code and memory: `disassemble` (instructions are 4 or 8 bytes, so offsets count
+//! instructions as the code lays them out), `readMemory` and `writeMemory` of global,
+//! shared and scratch memory as the selected wave (and lane) sees it.
+
+use std::io::Write;
+
+use base64::Engine as _;
+use wavedbg_emulator::debug::expr::ParsedExpr;
+use wavedbg_emulator::debug::view;
+use wavedbg_emulator::machine::CodeWord;
+use wavedbg_emulator::memory::Space;
+
+use crate::breakpoints::split_space;
+use crate::error::DapError;
+use crate::session::{Reply, Session};
+use crate::types::{
+    DisassembleArguments, DisassembleBody, DisassembledInstruction, ReadMemoryArguments,
+    ReadMemoryBody, WriteMemoryArguments, WriteMemoryBody,
+};
+
+/// The most bytes one `readMemory` returns, and instructions one `disassemble` lists.
+const MAX_READ: u64 = 1 << 20;
+const MAX_INSTRUCTIONS: i64 = 65_536;
+
+/// A number as addresses are written: `0x40`, `64`.
+pub fn parse_address(text: &str) -> Option<u64> {
+    let t = text.trim();
+    match t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
+        Some(hex) => u64::from_str_radix(hex, 16).ok(),
+        None => t.parse().ok(),
+    }
+}
+
+impl<W: Write> Session<W> {
+    /// A memory reference's space and address: a number, or an expression in the
+    /// selected wave (`out + 16`).
+    fn resolve(&mut self, reference: &str, offset: Option<i64>) -> Result<(Space, u64), DapError> {
+        let (space, rest) = split_space(reference);
+        let base = match parse_address(rest) {
+            Some(a) => a,
+            None => {
+                let expr = ParsedExpr::parse(rest)
+                    .map_err(|e| DapError::Invalid(format!("`{reference}`: {e}")))?;
+                let engine = self.engine()?;
+                let v = expr
+                    .expr
+                    .eval(
+                        engine.machine(),
+                        engine.selected_wave,
+                        Some(engine.selected_lane),
+                    )
+                    .map_err(|e| DapError::Invalid(format!("`{reference}`: {e}")))?;
+                v as u64
+            }
+        };
+        Ok((space, base.wrapping_add_signed(offset.unwrap_or(0))))
+    }
+
+    pub(crate) fn disassemble(&mut self, args: DisassembleArguments) -> Result<Reply, DapError> {
+        let (_, base) = self.resolve(&args.memory_reference, args.offset)?;
+        let count = args.instruction_count.clamp(0, MAX_INSTRUCTIONS);
+        let source = self.kernel_source();
+        let line_base = self.line_base;
+        let engine = self.engine()?;
+        let m = engine.machine();
+        // Instruction starts in code order; `base` falls on one or between two.
+        let starts: Vec<u64> = m
+            .code()
+            .iter()
+            .enumerate()
+            .filter(|(_, w)| !matches!(w, CodeWord::Inside))
+            .map(|(i, _)| i as u64 * 4)
+            .collect();
+        let at = starts.partition_point(|&a| a < base) as i64;
+        let first = at.saturating_add(args.instruction_offset.unwrap_or(0));
+        let end = m.code().len() as u64 * 4;
+        let instructions = (first..first.saturating_add(count))
+            .map(|i| {
+                let addr = match usize::try_from(i).ok().and_then(|i| starts.get(i)) {
+                    Some(a) => Some(*a),
+                    None if i < 0 => None,
+                    // Past the end, addresses go on by words (so the client can page).
+                    None => {
+                        Some(end.wrapping_add(((i - starts.len() as i64) as u64).wrapping_mul(4)))
+                    }
+                };
+                match addr {
+                    Some(a) if a < end => {
+                        let symbol = m
+                            .program()
+                            .labels
+                            .iter()
+                            .find(|(_, x)| **x == a)
+                            .map(|(n, _)| n.clone());
+                        let line = m.program().line_at(a);
+                        let words = match m.code().get((a / 4) as usize) {
+                            Some(CodeWord::Instr(d)) => usize::from(d.len / 4),
+                            _ => 1,
+                        };
+                        let bytes: Vec<String> = (0..words)
+                            .filter_map(|k| m.program().code.get((a / 4) as usize + k))
+                            .map(|w| format!("{w:08x}"))
+                            .collect();
+                        DisassembledInstruction {
+                            address: format!("{a:#x}"),
+                            instruction_bytes: Some(bytes.join(" ")),
+                            instruction: view::instr_text(m, a),
+                            symbol,
+                            location: line.and(source.clone()),
+                            line: line.map(|l| i64::from(l) - 1 + line_base),
+                            presentation_hint: None,
+                        }
+                    }
+                    other => DisassembledInstruction {
+                        address: format!("{:#x}", other.unwrap_or(0)),
+                        instruction_bytes: None,
+                        instruction: "(outside the code)".into(),
+                        symbol: None,
+                        location: None,
+                        line: None,
+                        presentation_hint: Some("invalid".into()),
+                    },
+                }
+            })
+            .collect();
+        Reply::body(DisassembleBody { instructions })
+    }
+
+    pub(crate) fn read_memory(&mut self, args: ReadMemoryArguments) -> Result<Reply, DapError> {
+        let (space, addr) = self.resolve(&args.memory_reference, args.offset)?;
+        let count = u64::try_from(args.count).unwrap_or(0).min(MAX_READ);
+        let engine = self.engine()?;
+        let (w, lane) = (engine.selected_wave, engine.selected_lane);
+        let m = engine.machine();
+        let mut data = vec![0u8; count as usize];
+        // The readable prefix: whole, else page by page, else byte by byte at its end.
+        let readable = if m.read_space(space, w, lane, addr, &mut data).is_ok() {
+            count
+        } else {
+            let mut n = 0u64;
+            let mut step = 4096u64;
+            while n < count && step > 0 {
+                let len = step.min(count - n);
+                let chunk = &mut data[n as usize..(n + len) as usize];
+                if m.read_space(space, w, lane, addr.wrapping_add(n), chunk)
+                    .is_ok()
+                {
+                    n += len;
+                } else if step > 1 {
+                    step = 1;
+                } else {
+                    break;
+                }
+            }
+            n
+        };
+        data.truncate(readable as usize);
+        Reply::body(ReadMemoryBody {
+            address: format!("{addr:#x}"),
+            unreadable_bytes: (count - readable) as i64,
+            data: base64::engine::general_purpose::STANDARD.encode(&data),
+        })
+    }
+
+    pub(crate) fn write_memory(&mut self, args: WriteMemoryArguments) -> Result<Reply, DapError> {
+        let (space, addr) = self.resolve(&args.memory_reference, args.offset)?;
+        let data = base64::engine::general_purpose::STANDARD
+            .decode(args.data.trim())
+            .map_err(|e| DapError::Invalid(format!("data is not base64: {e}")))?;
+        let engine = self.engine()?;
+        let (w, lane) = (engine.selected_wave, engine.selected_lane);
+        engine.write_memory(space, w, lane, addr, &data)?;
+        Reply::body(WriteMemoryBody {
+            bytes_written: data.len() as i64,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn addresses() {
+        assert_eq!(parse_address("0x40"), Some(64));
+        assert_eq!(parse_address(" 64 "), Some(64));
+        assert_eq!(parse_address("out"), None);
+    }
+}

@@ -1,0 +1,685 @@
+//! One client's session: the dispatcher from request names to the handlers (one file per
+//! family: `launch`, `breakpoints`, `inspect`, `memory`, `control`), the responses, and
+//! the order the protocol asks for (`initialize` first, then `launch`, then the
+//! configuration, then `configurationDone`).
+//!
+//! The session thread owns the engine and runs it; a reader thread reads the client's
+//! messages and, when a `pause`, `terminate` or `disconnect` arrives or the client goes
+//! away, interrupts the run in progress through the engine's interrupt handle, so a
+//! long `continue` stops within a few hundred instructions.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::io::{BufReader, Read, Write};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{self, Receiver};
+use std::sync::{Arc, Mutex};
+
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+use serde_json::Value;
+use wavedbg_emulator::debug::command::Command;
+use wavedbg_emulator::debug::driver::{Driver, Input, Outcome};
+use wavedbg_emulator::debug::{CommandOutput, Engine, InterruptHandle};
+
+use crate::error::DapError;
+use crate::protocol::{read_frame, write_message, Frame, WireError};
+use crate::types::{ErrorBody, Event, Message, Outgoing, Request, Response};
+
+/// The interrupt handle of the engine launched now, shared with the reader thread.
+pub(crate) type SharedInterrupt = Arc<Mutex<Option<InterruptHandle>>>;
+
+/// What a handler asks the session to do once its response is sent.
+#[derive(Debug)]
+pub(crate) enum Then {
+    /// Nothing more.
+    Nothing,
+    /// The `initialized` event: the adapter takes configuration requests now.
+    Initialized,
+    /// Run this command (continue, a step) and report its stop.
+    Run(Command),
+    /// Report a `stopped` event without running (entry, goto).
+    Stopped {
+        /// The protocol's reason.
+        reason: &'static str,
+        /// The wave (thread id).
+        thread: Option<i64>,
+    },
+    /// A command already ran (a repl line): report its stop, if it made one.
+    Report(Box<CommandOutput>),
+    /// The launch is over at the client's request: `terminated`.
+    Terminate,
+    /// The session ends.
+    Disconnect,
+}
+
+/// A handler's success: the response body and what follows.
+#[derive(Debug)]
+pub(crate) struct Reply {
+    pub(crate) body: Option<Value>,
+    pub(crate) then: Then,
+}
+
+impl Reply {
+    /// A response without a body.
+    pub(crate) fn empty() -> Reply {
+        Reply {
+            body: None,
+            then: Then::Nothing,
+        }
+    }
+
+    /// A response with `body`.
+    pub(crate) fn body(body: impl Serialize) -> Result<Reply, DapError> {
+        Ok(Reply {
+            body: Some(serde_json::to_value(body).map_err(|e| DapError::Invalid(e.to_string()))?),
+            then: Then::Nothing,
+        })
+    }
+
+    /// This reply, then `then`.
+    pub(crate) fn then(mut self, then: Then) -> Reply {
+        self.then = then;
+        self
+    }
+}
+
+/// The engine points the client's requests made, per request family (each request
+/// replaces its family's set), with what the adapter maps itself.
+#[derive(Debug, Default)]
+pub(crate) struct Points {
+    /// Per source path: the engine ids of its line breakpoints.
+    pub(crate) source: BTreeMap<String, Vec<u32>>,
+    /// Label breakpoints.
+    pub(crate) functions: Vec<u32>,
+    /// Address breakpoints.
+    pub(crate) instructions: Vec<u32>,
+    /// Watchpoints.
+    pub(crate) data: Vec<u32>,
+    /// Logpoints: the engine id and the message (with `{expr}` parts).
+    pub(crate) logs: BTreeMap<u32, String>,
+}
+
+/// A client's session.
+pub struct Session<W: Write> {
+    out: W,
+    seq: i64,
+    pub(crate) engine: Option<Engine>,
+    pub(crate) driver: Driver,
+    interrupt: SharedInterrupt,
+    /// Set by the reader thread when a pause (or the end) is asked for; cleared when the
+    /// `pause` request is answered. Keeps a logpoint's automatic continue from running on.
+    paused: Arc<AtomicBool>,
+    pub(crate) initialized: bool,
+    pub(crate) configured: bool,
+    pub(crate) stop_on_entry: bool,
+    /// The launch arguments (a `restart` with new ones must name the same kernel).
+    pub(crate) launched: Option<crate::types::LaunchArguments>,
+    /// Lines the client counts from: 1 (the default) or 0.
+    pub(crate) line_base: i64,
+    /// Columns the client counts from: 1 (the default) or 0.
+    pub(crate) column_base: i64,
+    pub(crate) points: Points,
+    /// Whether a fault stops (the `faults` exception filter, on by default).
+    pub(crate) stop_on_faults: bool,
+    /// The thread ids last reported, for `thread` events.
+    threads: BTreeSet<i64>,
+    /// The launch is over and `terminated` was sent.
+    pub(crate) ended: bool,
+}
+
+impl<W: Write> Session<W> {
+    /// A session writing to `out`.
+    pub(crate) fn new(out: W, interrupt: SharedInterrupt, paused: Arc<AtomicBool>) -> Self {
+        Session {
+            out,
+            seq: 0,
+            engine: None,
+            driver: Driver::non_interactive(),
+            interrupt,
+            paused,
+            initialized: false,
+            configured: false,
+            stop_on_entry: false,
+            launched: None,
+            line_base: 1,
+            column_base: 1,
+            points: Points::default(),
+            stop_on_faults: true,
+            threads: BTreeSet::new(),
+            ended: false,
+        }
+    }
+
+    fn next_seq(&mut self) -> i64 {
+        self.seq += 1;
+        self.seq
+    }
+
+    fn send(&mut self, message: Outgoing) -> Result<(), WireError> {
+        write_message(&mut self.out, &message)
+    }
+
+    /// Sends an event with a typed body.
+    pub(crate) fn event(
+        &mut self,
+        name: &str,
+        body: Option<impl Serialize>,
+    ) -> Result<(), WireError> {
+        let body = body.map(serde_json::to_value).transpose()?;
+        let seq = self.next_seq();
+        self.send(Outgoing::Event(Event {
+            seq,
+            event: name.to_string(),
+            body,
+        }))
+    }
+
+    /// Sends text to the client's debug console.
+    pub(crate) fn output(&mut self, category: &str, text: &str) -> Result<(), WireError> {
+        if text.is_empty() {
+            return Ok(());
+        }
+        let body = crate::types::OutputEventBody {
+            category: category.to_string(),
+            output: text.to_string(),
+        };
+        self.event("output", Some(body))
+    }
+
+    fn respond(
+        &mut self,
+        request_seq: i64,
+        command: &str,
+        result: Result<Option<Value>, DapError>,
+    ) -> Result<(), WireError> {
+        let seq = self.next_seq();
+        let response = match result {
+            Ok(body) => Response {
+                seq,
+                request_seq,
+                success: true,
+                command: command.to_string(),
+                message: None,
+                body,
+            },
+            Err(e) => Response {
+                seq,
+                request_seq,
+                success: false,
+                command: command.to_string(),
+                message: Some(e.to_string()),
+                body: Some(serde_json::to_value(ErrorBody {
+                    error: Message {
+                        id: e.id(),
+                        format: e.to_string(),
+                        show_user: true,
+                    },
+                })?),
+            },
+        };
+        self.send(Outgoing::Response(response))
+    }
+
+    /// The launched engine, or the error saying there is none.
+    pub(crate) fn engine(&mut self) -> Result<&mut Engine, DapError> {
+        self.engine.as_mut().ok_or(DapError::NotLaunched)
+    }
+
+    /// Runs a command the adapter built through the driver (the one command path).
+    pub(crate) fn command(&mut self, command: Command) -> Result<CommandOutput, DapError> {
+        let engine = self.engine.as_mut().ok_or(DapError::NotLaunched)?;
+        let (outcome, _) = self.driver.execute(engine, Input::Command(command));
+        match outcome {
+            Outcome::Ran { ran, .. } => Ok(ran.result?),
+            Outcome::Invalid { error, .. } => Err(error.into()),
+            Outcome::Nothing | Outcome::Quit => Ok(CommandOutput::default()),
+        }
+    }
+
+    /// Runs a line the user typed in the client's console, through the driver.
+    pub(crate) fn line(&mut self, line: &str) -> Result<CommandOutput, DapError> {
+        let engine = self.engine.as_mut().ok_or(DapError::NotLaunched)?;
+        let (outcome, _) = self.driver.execute(engine, Input::Line(line));
+        match outcome {
+            Outcome::Ran { ran, .. } => Ok(ran.result?),
+            Outcome::Invalid { error, .. } => Err(error.into()),
+            Outcome::Nothing | Outcome::Quit => Ok(CommandOutput::default()),
+        }
+    }
+
+    /// Publishes the launched engine's interrupt handle to the reader thread.
+    pub(crate) fn share_interrupt(&mut self) {
+        let handle = self.engine.as_ref().map(Engine::interrupt_handle);
+        if let Ok(mut slot) = self.interrupt.lock() {
+            *slot = handle;
+        }
+    }
+
+    /// Whether a pause (or the end of the session) was asked for since the last `pause`
+    /// response.
+    pub(crate) fn pause_pending(&self) -> bool {
+        self.paused.load(Ordering::SeqCst)
+    }
+
+    /// Answers a `pause` that found nothing running: withdraws its interrupt so it does
+    /// not stop the next run.
+    pub(crate) fn pause_handled(&mut self) {
+        self.paused.store(false, Ordering::SeqCst);
+        if let Some(e) = &self.engine {
+            e.interrupt_handle().cancel();
+        }
+    }
+
+    /// Sends `thread` events for the waves that appeared and went since the last time.
+    pub(crate) fn thread_events(&mut self) -> Result<(), WireError> {
+        let now: BTreeSet<i64> = self
+            .engine
+            .as_ref()
+            .map(|e| {
+                e.machine()
+                    .waves
+                    .iter()
+                    .map(|w| i64::from(w.id) + 1)
+                    .collect()
+            })
+            .unwrap_or_default();
+        let gone: Vec<i64> = self.threads.difference(&now).copied().collect();
+        let new: Vec<i64> = now.difference(&self.threads).copied().collect();
+        for (reason, ids) in [("exited", gone), ("started", new)] {
+            for id in ids {
+                let body = crate::types::ThreadEventBody {
+                    reason: reason.to_string(),
+                    thread_id: id,
+                };
+                self.event("thread", Some(body))?;
+            }
+        }
+        self.threads = now;
+        Ok(())
+    }
+
+    /// Handles one request: checks its order, dispatches it, responds, then does what
+    /// the handler asked. Returns whether the session goes on.
+    pub fn handle(&mut self, request: Request) -> Result<bool, WireError> {
+        let command = request.command.clone();
+        let result = self.dispatch(&request);
+        let (body, then) = match result {
+            Ok(reply) => (Ok(reply.body), reply.then),
+            Err(e) => (Err(e), Then::Nothing),
+        };
+        self.respond(request.seq, &command, body)?;
+        match then {
+            Then::Nothing => {}
+            Then::Initialized => self.event("initialized", None::<()>)?,
+            Then::Run(command) => self.run(command)?,
+            Then::Stopped { reason, thread } => {
+                self.thread_events()?;
+                self.stopped(reason, thread, None, Vec::new())?;
+            }
+            Then::Report(output) => {
+                if let Some(stop) = &output.stop {
+                    self.report(stop, "")?;
+                }
+            }
+            Then::Terminate => {
+                // The run the request interrupted (if any) reported its stop; the next
+                // run must not take the request for a pause.
+                self.pause_handled();
+                if !self.ended {
+                    self.ended = true;
+                    self.event("terminated", None::<()>)?;
+                }
+            }
+            Then::Disconnect => return Ok(false),
+        }
+        Ok(true)
+    }
+
+    fn dispatch(&mut self, request: &Request) -> Result<Reply, DapError> {
+        let name = request.command.as_str();
+        let order = |why| DapError::OutOfOrder {
+            command: name.to_string(),
+            why,
+        };
+        if name != "initialize" && !self.initialized && name != "disconnect" {
+            return Err(order("send `initialize` first"));
+        }
+        match name {
+            "initialize" => self.initialize(args(request)?),
+            "launch" => self.launch(args(request)?),
+            "attach" => Err(DapError::Invalid(
+                "wavedbg launches its kernel itself: use `launch`".into(),
+            )),
+            "configurationDone" => self.configuration_done(),
+            "disconnect" => Ok(Reply::empty().then(Then::Disconnect)),
+            "terminate" => Ok(Reply::empty().then(Then::Terminate)),
+            "restart" => self.restart(args(request)?),
+            "setBreakpoints" => self.set_breakpoints(args(request)?),
+            "breakpointLocations" => self.breakpoint_locations(args(request)?),
+            "setFunctionBreakpoints" => self.set_function_breakpoints(args(request)?),
+            "setInstructionBreakpoints" => self.set_instruction_breakpoints(args(request)?),
+            "dataBreakpointInfo" => self.data_breakpoint_info(args(request)?),
+            "setDataBreakpoints" => self.set_data_breakpoints(args(request)?),
+            "setExceptionBreakpoints" => self.set_exception_breakpoints(args(request)?),
+            "threads" => self.threads(),
+            "stackTrace" => self.stack_trace(args(request)?),
+            "scopes" => self.scopes(args(request)?),
+            "variables" => self.variables(args(request)?),
+            "setVariable" => self.set_variable(args(request)?),
+            "evaluate" => self.evaluate(args(request)?),
+            "completions" => self.completions(args(request)?),
+            "exceptionInfo" => self.exception_info(),
+            "continue" => self.resume(args(request)?, Command::Continue),
+            "next" | "stepIn" => self.resume(args(request)?, Command::Stepi(1)),
+            "stepOut" => self.resume(args(request)?, Command::Finish),
+            "stepBack" => self.resume(args(request)?, Command::ReverseStepi(1)),
+            "reverseContinue" => self.resume(args(request)?, Command::ReverseContinue),
+            "pause" => self.pause(),
+            "gotoTargets" => self.goto_targets(args(request)?),
+            "goto" => self.goto(args(request)?),
+            "disassemble" => self.disassemble(args(request)?),
+            "readMemory" => self.read_memory(args(request)?),
+            "writeMemory" => self.write_memory(args(request)?),
+            other => Err(DapError::Unknown(other.to_string())),
+        }
+    }
+
+    /// Answers a message that is not a request.
+    pub fn reject(&mut self, frame: Frame) -> Result<(), WireError> {
+        let (seq, command, error) = match frame {
+            Frame::Malformed {
+                reason,
+                seq,
+                command,
+            } => (seq.unwrap_or(0), command.unwrap_or_default(), reason),
+            Frame::TooLarge(n) => (
+                0,
+                String::new(),
+                format!(
+                    "a message of {n} bytes is over the {} bytes this adapter reads",
+                    crate::protocol::MAX_BODY
+                ),
+            ),
+            Frame::Request(_) | Frame::Closed => return Ok(()),
+        };
+        self.respond(seq, &command, Err(DapError::Invalid(error)))
+    }
+}
+
+/// A request's arguments as the command's type (absent arguments are the defaults).
+fn args<T: DeserializeOwned + Default>(request: &Request) -> Result<T, DapError> {
+    match &request.arguments {
+        None | Some(Value::Null) => Ok(T::default()),
+        Some(v) => T::deserialize(v).map_err(|e| DapError::Arguments {
+            command: request.command.clone(),
+            reason: e.to_string(),
+        }),
+    }
+}
+
+/// Reads frames on a thread of its own, interrupting the engine when the client pauses,
+/// terminates, disconnects or goes away.
+fn spawn_reader(
+    input: impl Read + Send + 'static,
+    interrupt: SharedInterrupt,
+    paused: Arc<AtomicBool>,
+) -> Receiver<Result<Frame, WireError>> {
+    let (tx, rx) = mpsc::channel();
+    let spawned = std::thread::Builder::new()
+        .name("wavedbg-dap-reader".into())
+        .spawn(move || {
+            let mut input = BufReader::new(input);
+            loop {
+                let frame = read_frame(&mut input);
+                let stops = match &frame {
+                    Ok(Frame::Request(r)) => {
+                        matches!(r.command.as_str(), "pause" | "terminate" | "disconnect")
+                    }
+                    Ok(Frame::Closed) | Err(_) => true,
+                    Ok(_) => false,
+                };
+                let last = matches!(frame, Ok(Frame::Closed) | Err(_));
+                if stops {
+                    paused.store(true, Ordering::SeqCst);
+                    if let Ok(slot) = interrupt.lock() {
+                        if let Some(h) = slot.as_ref() {
+                            h.interrupt();
+                        }
+                    }
+                }
+                if tx.send(frame).is_err() || last {
+                    break;
+                }
+            }
+        });
+    // Without a reader thread the channel is closed at once: the session ends.
+    drop(spawned);
+    rx
+}
+
+/// Serves one client on `input` and `output` until it disconnects or goes away.
+pub fn serve(input: impl Read + Send + 'static, output: impl Write) -> Result<(), WireError> {
+    let interrupt: SharedInterrupt = Arc::new(Mutex::new(None));
+    let paused = Arc::new(AtomicBool::new(false));
+    let frames = spawn_reader(input, interrupt.clone(), paused.clone());
+    let mut session = Session::new(output, interrupt, paused);
+    while let Ok(frame) = frames.recv() {
+        match frame {
+            Ok(Frame::Request(request)) => {
+                if !session.handle(request)? {
+                    break;
+                }
+            }
+            Ok(Frame::Closed) => break,
+            Ok(other) => session.reject(other)?,
+            Err(WireError::Header(why)) => {
+                // The stream cannot be followed any more: say why, and end.
+                session.reject(Frame::Malformed {
+                    reason: format!("bad header ({why}); closing the session"),
+                    seq: None,
+                    command: None,
+                })?;
+                break;
+            }
+            // The client went away in the middle of a message: as gone as between two.
+            Err(WireError::Io(_)) => break,
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::{json, Value};
+
+    use super::*;
+
+    fn framed(messages: &[Value]) -> Vec<u8> {
+        let mut out = Vec::new();
+        for m in messages {
+            let body = m.to_string();
+            out.extend_from_slice(
+                format!("Content-Length: {}\r\n\r\n{body}", body.len()).as_bytes(),
+            );
+        }
+        out
+    }
+
+    /// Serves `input` to its end; returns every message the adapter wrote.
+    fn session(input: Vec<u8>) -> Vec<Value> {
+        let mut out = Vec::new();
+        serve(std::io::Cursor::new(input), &mut out).expect("the session ends cleanly");
+        let mut messages = Vec::new();
+        let mut rest = out.as_slice();
+        while !rest.is_empty() {
+            let text = String::from_utf8_lossy(rest);
+            let end = text.find("\r\n\r\n").expect("a header");
+            let n: usize = text["Content-Length: ".len()..end]
+                .parse()
+                .expect("a length");
+            let body = &rest[end + 4..end + 4 + n];
+            messages.push(serde_json::from_slice(body).expect("JSON"));
+            rest = &rest[end + 4 + n..];
+        }
+        messages
+    }
+
+    fn request(seq: i64, command: &str, arguments: Value) -> Value {
+        json!({"seq": seq, "type": "request", "command": command, "arguments": arguments})
+    }
+
+    fn response(messages: &[Value], seq: i64) -> &Value {
+        messages
+            .iter()
+            .find(|m| m["type"] == "response" && m["request_seq"] == seq)
+            .unwrap_or_else(|| panic!("no response to {seq}: {messages:?}"))
+    }
+
+    #[test]
+    fn a_session_on_the_demo() {
+        let out = session(framed(&[
+            request(1, "initialize", json!({"clientID": "test"})),
+            request(2, "launch", json!({"stopOnEntry": true})),
+            request(
+                3,
+                "setFunctionBreakpoints",
+                json!({"breakpoints": [{"name": "nowhere"}]}),
+            ),
+            request(4, "configurationDone", Value::Null),
+            request(5, "threads", Value::Null),
+            request(6, "continue", json!({"threadId": 1})),
+            request(
+                7,
+                "evaluate",
+                json!({"expression": "info waves", "context": "repl"}),
+            ),
+            request(8, "disconnect", Value::Null),
+        ]));
+        for seq in [1, 2, 3, 4, 5, 6, 7, 8] {
+            assert_eq!(response(&out, seq)["success"], true, "{seq}: {out:?}");
+        }
+        assert_eq!(response(&out, 1)["body"]["supportsStepBack"], true);
+        let bp = &response(&out, 3)["body"]["breakpoints"][0];
+        assert_eq!(bp["verified"], false);
+        let events: Vec<&str> = out
+            .iter()
+            .filter(|m| m["type"] == "event")
+            .filter_map(|m| m["event"].as_str())
+            .collect();
+        assert_eq!(events[0], "initialized");
+        assert!(events.contains(&"stopped"), "{events:?}");
+        assert!(events.contains(&"thread"), "{events:?}");
+        // The continue's stop is described on the console, then reported (a pause when the
+        // end of the input, read at once, interrupts it; else the end of the launch).
+        let last = &events[events.len() - 2..];
+        assert!(
+            last == ["output", "stopped"] || last == ["exited", "terminated"],
+            "{events:?}"
+        );
+        // The repl ran a command of the command language.
+        let text = response(&out, 7)["body"]["result"]
+            .as_str()
+            .unwrap_or_default();
+        assert!(text.contains("Wave"), "{text}");
+    }
+
+    #[test]
+    fn order_and_bad_input_are_error_responses() {
+        let mut input = framed(&[
+            request(1, "launch", json!({})),
+            request(2, "initialize", json!({})),
+            request(3, "threads", Value::Null),
+            request(4, "launch", json!({"grid": "many"})),
+            request(5, "launch", json!({"checks": ["nonsense"]})),
+            request(6, "configurationDone", Value::Null),
+            request(7, "nope", Value::Null),
+            json!({"seq": 8, "type": "request"}),
+            json!({"seq": 9, "type": "response", "command": "x"}),
+            json!([1, 2, 3]),
+        ]);
+        input.extend_from_slice(b"Content-Length: 5\r\n\r\n{nope");
+        let out = session(input);
+        for (seq, says) in [
+            (1, "initialize"),
+            (3, "launch"),
+            (4, "bad arguments"),
+            (5, "sanitizer group"),
+            (6, "launch"),
+            (7, "unknown request"),
+            (8, "not a request"),
+            (9, "requests"),
+        ] {
+            let r = response(&out, seq);
+            assert_eq!(r["success"], false, "{seq}");
+            let message = r["message"].as_str().unwrap_or_default();
+            assert!(message.contains(says), "{seq}: {message}");
+        }
+        let unnamed = out
+            .iter()
+            .filter(|m| m["type"] == "response" && m["request_seq"] == 0)
+            .count();
+        assert_eq!(unnamed, 2, "{out:?}");
+    }
+
+    #[test]
+    fn extreme_numbers_are_errors_not_overflows() {
+        let big = i64::MAX;
+        let small = i64::MIN;
+        let out = session(framed(&[
+            request(1, "initialize", json!({})),
+            request(2, "launch", json!({"stopOnEntry": true})),
+            request(3, "configurationDone", Value::Null),
+            request(4, "stackTrace", json!({"threadId": small})),
+            request(5, "variables", json!({"variablesReference": big})),
+            request(
+                6,
+                "setBreakpoints",
+                json!({"source": {"path": "x.s"}, "breakpoints": [{"line": big}, {"line": small}]}),
+            ),
+            request(
+                7,
+                "disassemble",
+                json!({"memoryReference": "0x0", "instructionOffset": big, "instructionCount": 3}),
+            ),
+            request(
+                8,
+                "disassemble",
+                json!({"memoryReference": "0x0", "instructionOffset": small, "instructionCount": big}),
+            ),
+            request(
+                9,
+                "readMemory",
+                json!({"memoryReference": "global:0xffffffffffffffff", "offset": big, "count": big}),
+            ),
+            request(
+                10,
+                "gotoTargets",
+                json!({"source": {"path": "x.s"}, "line": small}),
+            ),
+            request(11, "next", json!({"threadId": big})),
+            request(12, "disconnect", Value::Null),
+        ]));
+        for seq in [4, 5, 10, 11] {
+            assert_eq!(response(&out, seq)["success"], false, "{seq}");
+        }
+        for seq in [6, 7, 8, 9, 12] {
+            assert_eq!(response(&out, seq)["success"], true, "{seq}");
+        }
+    }
+
+    #[test]
+    fn garbage_never_panics() {
+        let inputs: [&[u8]; 6] = [
+            b"",
+            b"\r\n\r\n",
+            b"Content-Length: 99999999999999999999\r\n\r\n",
+            b"Content-Length: 3\r\n\r\n\xff\xfe\xfd",
+            b"Content-Length: 4\r\n\r\nnull",
+            b"Content-Length: 2\r\n\r\n{}Content-Length: 1\r\n\r\n",
+        ];
+        for input in inputs {
+            let _ = session(input.to_vec());
+        }
+    }
+}

@@ -1,0 +1,74 @@
+// exceptionInfo on a fault and on a sanitizer finding (both sides named), the faults
+// filter, and a launch that faulted waves end.
+'use strict';
+const test = require('node:test');
+const assert = require('node:assert');
+const { KERNELS, start, launchStopped, until } = require('./helpers');
+
+test('a fault stops with its text and exceptionInfo describes it', async () => {
+  const dc = await start();
+  try {
+    const entry = await launchStopped(dc, { program: KERNELS.oob });
+    const fault = await until(dc, () => dc.continueRequest({ threadId: entry.body.threadId }));
+    assert.strictEqual(fault.body.reason, 'exception');
+    assert.match(fault.body.text, /SIGSEGV/);
+    const info = await dc.exceptionInfoRequest({ threadId: fault.body.threadId });
+    assert.match(info.body.exceptionId, /^fault:/);
+    assert.strictEqual(info.body.breakMode, 'always');
+    assert.strictEqual(info.body.details.typeName, 'fault');
+    assert.match(info.body.description, /ld\.ubase\.b32/);
+    // The launch cannot go on: its only wave faulted.
+    const exited = dc.waitForEvent('exited');
+    await dc.continueRequest({ threadId: fault.body.threadId });
+    assert.strictEqual((await exited).body.exitCode, 1);
+  } finally {
+    await dc.stop();
+  }
+});
+
+test('with the faults filter off a fault does not stop', async () => {
+  const dc = await start();
+  try {
+    const entry = await launchStopped(dc, { program: KERNELS.oob }, async () => {
+      await dc.setExceptionBreakpointsRequest({ filters: [] });
+    });
+    const exited = dc.waitForEvent('exited');
+    await dc.continueRequest({ threadId: entry.body.threadId });
+    assert.strictEqual((await exited).body.exitCode, 1);
+  } finally {
+    await dc.stop();
+  }
+});
+
+test('a sanitizer filter stops at a race and names both sides', async () => {
+  const dc = await start();
+  try {
+    const entry = await launchStopped(dc, { program: KERNELS.race }, async () => {
+      await dc.setExceptionBreakpointsRequest({ filters: ['faults', 'races'] });
+      await assert.rejects(dc.setExceptionBreakpointsRequest({ filters: ['nope'] }), /unknown exception filter/);
+    });
+    const found = await until(dc, () => dc.continueRequest({ threadId: entry.body.threadId }));
+    assert.strictEqual(found.body.reason, 'exception');
+    const info = await dc.exceptionInfoRequest({ threadId: found.body.threadId });
+    assert.strictEqual(info.body.details.typeName, 'sanitizer finding');
+    assert.match(info.body.details.message, /race/i);
+    // Both sides: two waves named in the description.
+    const waves = info.body.description.match(/wave \d+/g) || [];
+    assert.ok(new Set(waves).size >= 2, info.body.description);
+  } finally {
+    await dc.stop();
+  }
+});
+
+test('launch options: grid, seed, checks', async () => {
+  const dc = await start();
+  try {
+    await launchStopped(dc, { program: KERNELS.reduce, grid: 1, seed: 7, resident: 1, checks: ['races'] });
+    const threads = (await dc.threadsRequest()).body.threads;
+    assert.strictEqual(threads.length, 2);
+    const findings = await dc.evaluateRequest({ expression: 'info findings', context: 'repl' });
+    assert.match(findings.body.result, /races on/);
+  } finally {
+    await dc.stop();
+  }
+});
