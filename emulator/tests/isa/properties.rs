@@ -380,9 +380,11 @@ fn check_assembles_without_panic(src: &str) -> Result<(), TestCaseError> {
                 prop_assert!(d.col >= 1, "{:?}", d);
                 prop_assert!(d.len >= 1, "{:?}", d);
                 prop_assert!(!d.message.is_empty());
-                // The column points into (or just past) the line.
+                // The column points into (or just past) the line, of which a long one is
+                // shown as an excerpt starting `excerpt_start` characters in.
                 let width = d.source_line.chars().count() as u32;
-                prop_assert!(d.col <= width + 1, "{:?}", d);
+                prop_assert!(d.col > d.excerpt_start, "{:?}", d);
+                prop_assert!(d.col <= d.excerpt_start + width + 1, "{:?}", d);
             }
             // Rendering never panics either.
             let rendered = errs.to_string();
