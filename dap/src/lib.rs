@@ -55,6 +55,7 @@ pub fn serve_tcp_with(listener: &TcpListener, handshake: Duration) -> Result<(),
             stream: stream.try_clone()?,
             deadline: Instant::now() + handshake,
             greeted: greeted.clone(),
+            waits: false,
             timed_out: timed_out.clone(),
         };
         let result = session::serve_greeted(input, &stream, move || {
@@ -81,13 +82,19 @@ struct Handshake {
     stream: TcpStream,
     deadline: Instant,
     greeted: Arc<AtomicBool>,
+    /// The socket's read time-out is off (set once the client is greeted).
+    waits: bool,
     timed_out: Arc<AtomicBool>,
 }
 
 impl Read for Handshake {
     fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        if self.waits {
+            return self.stream.read(buf);
+        }
         if self.greeted.load(Ordering::SeqCst) {
             self.stream.set_read_timeout(None)?;
+            self.waits = true;
             return self.stream.read(buf);
         }
         let left = self.deadline.saturating_duration_since(Instant::now());
