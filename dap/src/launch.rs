@@ -4,6 +4,7 @@
 use std::io::Write;
 use std::path::PathBuf;
 
+use wavedbg_emulator::asm::AssembleOptions;
 use wavedbg_emulator::check::CheckGroup;
 use wavedbg_emulator::debug::command::Command;
 use wavedbg_emulator::debug::{Engine, KernelSource};
@@ -123,7 +124,10 @@ impl<W: Write> Session<W> {
             (None, None) => KernelSource::Demo,
         };
         let groups = groups(&args)?;
-        self.engine = Some(Engine::open(source, options)?);
+        let asm = AssembleOptions {
+            allow_files_outside_dir: args.allow_file_outside_dir,
+        };
+        self.engine = Some(Engine::open_with(source, options, &asm)?);
         for group in groups {
             self.command(Command::Check(group, true))?;
         }

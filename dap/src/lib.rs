@@ -21,28 +21,193 @@ pub mod session;
 pub mod types;
 mod variables;
 
-use std::net::TcpListener;
+use std::io::Read;
+use std::net::{TcpListener, TcpStream};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 pub use error::DapError;
 pub use protocol::WireError;
 pub use session::serve;
 
-/// Serves clients on `listener`, one at a time, until accepting fails.
+/// How long a TCP client has to send its first whole message before it is dropped and
+/// the next client is served (a connection that sends nothing would otherwise hold the
+/// one client slot for as long as it stays open). The GDB server's is the same.
+pub const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// Serves clients on `listener`, one at a time, until accepting fails; each has
+/// [`HANDSHAKE_TIMEOUT`] to send its first message.
 pub fn serve_tcp(listener: &TcpListener) -> Result<(), WireError> {
+    serve_tcp_with(listener, HANDSHAKE_TIMEOUT)
+}
+
+/// [`serve_tcp`] with the handshake time-out `handshake`.
+pub fn serve_tcp_with(listener: &TcpListener, handshake: Duration) -> Result<(), WireError> {
     for stream in listener.incoming() {
         let stream = stream?;
-        let input = stream.try_clone()?;
-        let result = serve(input, &stream);
+        let peer = stream
+            .peer_addr()
+            .map_or_else(|_| "?".to_string(), |a| a.to_string());
+        let greeted = Arc::new(AtomicBool::new(false));
+        let timed_out = Arc::new(AtomicBool::new(false));
+        let input = Handshake {
+            stream: stream.try_clone()?,
+            deadline: Instant::now() + handshake,
+            greeted: greeted.clone(),
+            waits: false,
+            timed_out: timed_out.clone(),
+        };
+        let result = session::serve_greeted(input, &stream, move || {
+            greeted.store(true, Ordering::SeqCst)
+        });
         // Ends the reader thread of a client that is still connected.
         let _ = stream.shutdown(std::net::Shutdown::Both);
-        if let Err(e) = result {
+        if timed_out.load(Ordering::SeqCst) {
+            eprintln!(
+                "wavedbg dap: the client from {peer} sent no whole message within {:.1} s; dropped, waiting for another client",
+                handshake.as_secs_f64()
+            );
+        } else if let Err(e) = result {
             eprintln!("wavedbg dap: client session ended: {e}");
         }
     }
     Ok(())
 }
 
+/// A TCP client's input that must deliver a whole first message before `deadline`
+/// (a deadline, not a per-read time-out, so a byte every few seconds does not hold the
+/// slot either). Once `greeted` is set, reads wait as long as the client takes.
+struct Handshake {
+    stream: TcpStream,
+    deadline: Instant,
+    greeted: Arc<AtomicBool>,
+    /// The socket's read time-out is off (set once the client is greeted).
+    waits: bool,
+    timed_out: Arc<AtomicBool>,
+}
+
+impl Read for Handshake {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        if self.waits {
+            return self.stream.read(buf);
+        }
+        if self.greeted.load(Ordering::SeqCst) {
+            self.stream.set_read_timeout(None)?;
+            self.waits = true;
+            return self.stream.read(buf);
+        }
+        let left = self.deadline.saturating_duration_since(Instant::now());
+        let expired = || {
+            std::io::Error::new(
+                std::io::ErrorKind::TimedOut,
+                "no whole first message within the handshake time-out",
+            )
+        };
+        if left.is_zero() {
+            self.timed_out.store(true, Ordering::SeqCst);
+            return Err(expired());
+        }
+        self.stream.set_read_timeout(Some(left))?;
+        match self.stream.read(buf) {
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                ) =>
+            {
+                self.timed_out.store(true, Ordering::SeqCst);
+                Err(expired())
+            }
+            other => other,
+        }
+    }
+}
+
 /// Serves one client on this process's stdin and stdout.
 pub fn serve_stdio() -> Result<(), WireError> {
     serve(std::io::stdin(), std::io::stdout().lock())
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::{Read, Write};
+    use std::net::{TcpListener, TcpStream};
+    use std::time::{Duration, Instant};
+
+    use super::serve_tcp_with;
+
+    const INITIALIZE: &str = r#"{"seq":1,"type":"request","command":"initialize","arguments":{}}"#;
+    const THREADS: &str = r#"{"seq":2,"type":"request","command":"threads"}"#;
+
+    fn send(stream: &mut TcpStream, body: &str) {
+        let framed = format!("Content-Length: {}\r\n\r\n{body}", body.len());
+        stream.write_all(framed.as_bytes()).expect("sent");
+    }
+
+    /// Reads until `want` appears in what the server sent (or the read time-out).
+    fn read_until(stream: &mut TcpStream, want: &str) -> String {
+        stream
+            .set_read_timeout(Some(Duration::from_secs(10)))
+            .expect("time-out");
+        let mut text = String::new();
+        let mut buf = [0; 4096];
+        while !text.contains(want) {
+            match stream.read(&mut buf) {
+                Ok(0) | Err(_) => break,
+                Ok(n) => text.push_str(&String::from_utf8_lossy(&buf[..n])),
+            }
+        }
+        text
+    }
+
+    /// Whether the server closed `stream` (within the read time-out).
+    fn closed(stream: &mut TcpStream) -> bool {
+        stream
+            .set_read_timeout(Some(Duration::from_secs(10)))
+            .expect("time-out");
+        let mut buf = [0; 64];
+        matches!(stream.read(&mut buf), Ok(0) | Err(_))
+    }
+
+    #[test]
+    fn a_silent_or_slow_client_is_dropped_and_the_next_served() {
+        let listener = TcpListener::bind("127.0.0.1:0").expect("a port");
+        let addr = listener.local_addr().expect("its address");
+        let handshake = Duration::from_millis(400);
+        // The server runs until the test process ends.
+        std::thread::spawn(move || serve_tcp_with(&listener, handshake));
+
+        // Silent: dropped after the time-out.
+        let mut silent = TcpStream::connect(addr).expect("connected");
+        let start = Instant::now();
+        assert!(closed(&mut silent));
+        assert!(start.elapsed() >= handshake, "{:?}", start.elapsed());
+
+        // A byte now and then is not a message: dropped at the deadline all the same.
+        let mut slow = TcpStream::connect(addr).expect("connected");
+        let start = Instant::now();
+        for b in b"Content-Len" {
+            if slow.write_all(&[*b]).is_err() {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(60));
+        }
+        assert!(closed(&mut slow));
+        assert!(
+            start.elapsed() < Duration::from_secs(5),
+            "{:?}",
+            start.elapsed()
+        );
+
+        // The next client is served, and once it has spoken it may take its time.
+        let mut client = TcpStream::connect(addr).expect("connected");
+        send(&mut client, INITIALIZE);
+        let hello = read_until(&mut client, "supportsStepBack");
+        assert!(hello.contains(r#""success":true"#), "{hello}");
+        std::thread::sleep(handshake * 2);
+        send(&mut client, THREADS);
+        let threads = read_until(&mut client, r#""request_seq":2"#);
+        assert!(threads.contains(r#""request_seq":2"#), "{threads}");
+    }
 }

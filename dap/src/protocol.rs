@@ -10,6 +10,10 @@ use crate::types::{Outgoing, Request};
 /// The largest body read ([`Frame::TooLarge`] past it): a `writeMemory` of a few MiB fits.
 pub const MAX_BODY: usize = 16 << 20;
 
+/// The largest body skipped to stay in step; a longer one ends the stream (no client
+/// sends one, and waiting for, say, 10^12 bytes would hold the session for ever).
+pub const MAX_SKIP: usize = 1 << 30;
+
 /// The longest header line, and the most header lines, before the stream is given up.
 const MAX_HEADER_LINE: usize = 1024;
 const MAX_HEADERS: usize = 32;
@@ -99,6 +103,11 @@ pub fn read_frame(input: &mut impl BufRead) -> Result<Frame, WireError> {
     let Some(length) = length else {
         return Err(WireError::Header("no Content-Length header".into()));
     };
+    if length > MAX_SKIP {
+        return Err(WireError::Header(format!(
+            "a Content-Length of {length} is over the {MAX_SKIP} bytes this adapter skips"
+        )));
+    }
     if length > MAX_BODY {
         // Thrown away as it comes, to find the next message.
         let skipped = std::io::copy(
@@ -227,6 +236,18 @@ mod tests {
         }
         let long = format!("X: {}\r\n\r\n", "a".repeat(4000));
         assert!(read_frame(&mut std::io::Cursor::new(long.into_bytes())).is_err());
+        // A megabyte-long header line is refused after its first KiB, not held.
+        let huge = format!("Content-Length: {}\r\n\r\n", "9".repeat(1 << 20));
+        assert!(matches!(
+            read_frame(&mut std::io::Cursor::new(huge.into_bytes())),
+            Err(WireError::Header(m)) if m.contains("longer than")
+        ));
+        // A length no client sends is refused at once, not waited for.
+        let mut endless = std::io::Cursor::new(b"Content-Length: 1000000000000\r\n\r\n{}".to_vec());
+        assert!(matches!(
+            read_frame(&mut endless),
+            Err(WireError::Header(m)) if m.contains("1000000000000")
+        ));
     }
 
     #[test]

@@ -410,6 +410,19 @@ impl<W: Write> Session<W> {
 fn args<T: DeserializeOwned + Default>(request: &Request) -> Result<T, DapError> {
     match &request.arguments {
         None | Some(Value::Null) => Ok(T::default()),
+        // serde would take an array as a struct's fields in order (`[1]` as threadId 1).
+        Some(v) if !v.is_object() => Err(DapError::Arguments {
+            command: request.command.clone(),
+            reason: format!(
+                "the arguments must be an object, not {}",
+                match v {
+                    Value::Array(_) => "an array",
+                    Value::String(_) => "a string",
+                    Value::Number(_) => "a number",
+                    _ => "a boolean",
+                }
+            ),
+        }),
         Some(v) => T::deserialize(v).map_err(|e| DapError::Arguments {
             command: request.command.clone(),
             reason: e.to_string(),
@@ -423,14 +436,25 @@ fn spawn_reader(
     input: impl Read + Send + 'static,
     interrupt: SharedInterrupt,
     paused: Arc<AtomicBool>,
+    greeted: impl FnOnce() + Send + 'static,
 ) -> Receiver<Result<Frame, WireError>> {
     let (tx, rx) = mpsc::channel();
     let spawned = std::thread::Builder::new()
         .name("wavedbg-dap-reader".into())
         .spawn(move || {
             let mut input = BufReader::new(input);
+            let mut greeted = Some(greeted);
             loop {
                 let frame = read_frame(&mut input);
+                // A whole message, well-formed or not, ends the handshake.
+                if matches!(
+                    frame,
+                    Ok(Frame::Request(_) | Frame::Malformed { .. } | Frame::TooLarge(_))
+                ) {
+                    if let Some(greeted) = greeted.take() {
+                        greeted();
+                    }
+                }
                 let stops = match &frame {
                     Ok(Frame::Request(r)) => {
                         matches!(r.command.as_str(), "pause" | "terminate" | "disconnect")
@@ -459,9 +483,19 @@ fn spawn_reader(
 
 /// Serves one client on `input` and `output` until it disconnects or goes away.
 pub fn serve(input: impl Read + Send + 'static, output: impl Write) -> Result<(), WireError> {
+    serve_greeted(input, output, || {})
+}
+
+/// [`serve`], calling `greeted` once the client's first whole message is read (the
+/// TCP transport's handshake time-out ends then).
+pub(crate) fn serve_greeted(
+    input: impl Read + Send + 'static,
+    output: impl Write,
+    greeted: impl FnOnce() + Send + 'static,
+) -> Result<(), WireError> {
     let interrupt: SharedInterrupt = Arc::new(Mutex::new(None));
     let paused = Arc::new(AtomicBool::new(false));
-    let frames = spawn_reader(input, interrupt.clone(), paused.clone());
+    let frames = spawn_reader(input, interrupt.clone(), paused.clone(), greeted);
     let mut session = Session::new(output, interrupt, paused);
     while let Ok(frame) = frames.recv() {
         match frame {
@@ -666,6 +700,122 @@ mod tests {
         for seq in [6, 7, 8, 9, 12] {
             assert_eq!(response(&out, seq)["success"], true, "{seq}");
         }
+    }
+
+    #[test]
+    fn hostile_streams_get_an_error_or_a_clean_end() {
+        let hello = framed(&[request(1, "initialize", json!({}))]);
+        // A header line of 1 MB, a Content-Length of 10^12: an error response, then the end.
+        for (bad, says) in [
+            (format!("X: {}\r\n\r\n", "a".repeat(1 << 20)), "longer than"),
+            (
+                "Content-Length: 1000000000000\r\n\r\n".to_string(),
+                "1000000000000",
+            ),
+        ] {
+            let mut input = hello.clone();
+            input.extend_from_slice(bad.as_bytes());
+            input.extend_from_slice(&framed(&[request(2, "threads", Value::Null)]));
+            let out = session(input);
+            assert_eq!(response(&out, 1)["success"], true);
+            let last = out.last().expect("a message");
+            assert_eq!(last["success"], false, "{out:?}");
+            let message = last["message"].as_str().unwrap_or_default();
+            assert!(
+                message.contains("bad header") && message.contains(says),
+                "{message}"
+            );
+            assert!(!out.iter().any(|m| m["request_seq"] == 2), "{out:?}");
+        }
+        // The client goes away in the middle of a header, and of a body: a clean end.
+        for cut in ["Content-Len", "Content-Length: 40\r\n\r\n{\"seq\": 2"] {
+            let mut input = hello.clone();
+            input.extend_from_slice(cut.as_bytes());
+            let out = session(input);
+            assert_eq!(response(&out, 1)["success"], true);
+        }
+    }
+
+    #[test]
+    fn arguments_of_the_wrong_type_are_named() {
+        let out = session(framed(&[
+            request(1, "initialize", json!({"linesStartAt1": "yes"})),
+            request(2, "initialize", json!({})),
+            request(3, "launch", json!({"stopOnEntry": "yes"})),
+            request(4, "launch", json!({"allowFileOutsideDir": 1})),
+            request(5, "launch", json!({"stopOnEntry": true})),
+            request(6, "setBreakpoints", json!({"source": "k.s"})),
+            request(7, "stackTrace", json!({"threadId": "one"})),
+            request(8, "readMemory", json!({"memoryReference": 0, "count": 4})),
+            request(9, "evaluate", json!({"expression": ["u4"]})),
+            request(10, "configurationDone", Value::Null),
+            request(11, "continue", json!([1])),
+            request(12, "disconnect", Value::Null),
+        ]));
+        for seq in [1, 3, 4, 6, 7, 8, 9, 11] {
+            let r = response(&out, seq);
+            assert_eq!(r["success"], false, "{seq}: {r}");
+            let message = r["message"].as_str().unwrap_or_default();
+            assert!(message.contains("bad arguments"), "{seq}: {message}");
+        }
+        for seq in [2, 5, 10, 12] {
+            assert_eq!(response(&out, seq)["success"], true, "{seq}");
+        }
+    }
+
+    /// A fresh directory under the system's temporary one.
+    fn scratch_dir(name: &str) -> std::path::PathBuf {
+        let dir = std::env::temp_dir().join(format!("wavedbg-dap-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(dir.join("k")).expect("a temporary directory");
+        dir
+    }
+
+    #[test]
+    fn allow_file_outside_dir_lets_file_read_outside_the_kernel_directory() {
+        let dir = scratch_dir("file");
+        std::fs::write(dir.join("data.bin"), [7u8, 0, 0, 0, 9, 0, 0, 0]).expect("data");
+        let kernel = dir.join("k/k.s");
+        std::fs::write(
+            &kernel,
+            ".kernel k\n.buffer b, 8\n.file b, \"../data.bin\"\n    end\n",
+        )
+        .expect("kernel");
+        let program = kernel.to_string_lossy().to_string();
+        let launch = |allow: Option<bool>| {
+            let mut args = json!({"program": program, "stopOnEntry": true});
+            if let Some(allow) = allow {
+                args["allowFileOutsideDir"] = json!(allow);
+            }
+            session(framed(&[
+                request(1, "initialize", json!({})),
+                request(2, "launch", args),
+                request(3, "configurationDone", Value::Null),
+                request(
+                    4,
+                    "readMemory",
+                    json!({"memoryReference": "global:b", "count": 8}),
+                ),
+            ]))
+        };
+        for allow in [None, Some(false)] {
+            let out = launch(allow);
+            let r = response(&out, 2);
+            assert_eq!(r["success"], false, "{allow:?}");
+            let message = r["message"].as_str().unwrap_or_default();
+            assert!(
+                message.contains("outside the kernel's directory"),
+                "{message}"
+            );
+        }
+        let out = launch(Some(true));
+        assert_eq!(response(&out, 2)["success"], true, "{out:?}");
+        let data = response(&out, 4)["body"]["data"]
+            .as_str()
+            .unwrap_or_default();
+        // base64 of 07 00 00 00 09 00 00 00.
+        assert_eq!(data, "BwAAAAkAAAA=");
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]

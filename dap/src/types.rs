@@ -191,6 +191,9 @@ pub struct LaunchArguments {
     pub stop_on_entry: bool,
     /// Run without stopping at breakpoints (the client's "run without debugging").
     pub no_debug: bool,
+    /// Let the kernel's `.file` directives read files outside its source's directory
+    /// (by default they are confined to it, as `--allow-file-outside-dir` is off).
+    pub allow_file_outside_dir: bool,
 }
 
 /// `restart`'s arguments: the launch arguments again, possibly changed.

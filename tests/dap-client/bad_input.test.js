@@ -134,3 +134,61 @@ test('a non-loopback address is refused without --allow-remote', () => {
   assert.notStrictEqual(r.status, 0);
   assert.match(r.stderr, /allow-remote/);
 });
+
+test('a 1 MB header line or a Content-Length of 10^12 ends the session with an error', async () => {
+  for (const bad of [`X-Pad: ${'a'.repeat(1 << 20)}\r\n\r\n`, 'Content-Length: 1000000000000\r\n\r\n']) {
+    const c = raw();
+    try {
+      // The adapter stops reading at the bad header: the rest of the write finds no reader.
+      c.child.stdin.on('error', () => {});
+      assert.strictEqual((await c.request('initialize', {})).success, true);
+      c.child.stdin.write(bad);
+      const r = await c.next((m) => m.type === 'response' && m.request_seq === 0);
+      assert.strictEqual(r.success, false);
+      assert.match(r.message, /bad header/);
+      assert.deepStrictEqual(await c.exited, { code: 0, signal: null });
+    } finally {
+      c.child.kill();
+    }
+  }
+});
+
+test('a client that closes mid-message ends the adapter cleanly', async () => {
+  const c = raw();
+  try {
+    assert.strictEqual((await c.request('initialize', {})).success, true);
+    c.child.stdin.end('Content-Length: 80\r\n\r\n{"seq": 2, "type": "req');
+    assert.deepStrictEqual(await c.exited, { code: 0, signal: null });
+  } finally {
+    c.child.kill();
+  }
+});
+
+test('--listen drops a client that sends nothing, then serves the next', async () => {
+  const net = require('node:net');
+  const server = cp.spawn(WAVEDBG, ['dap', '--listen', '127.0.0.1:0'], { stdio: ['ignore', 'ignore', 'pipe'] });
+  let err = '';
+  try {
+    const port = await new Promise((resolve, reject) => {
+      server.stderr.on('data', (d) => {
+        err += d;
+        const m = /listening on 127\.0\.0\.1:(\d+)/.exec(err);
+        if (m) resolve(Number(m[1]));
+      });
+      server.on('exit', () => reject(new Error(err)));
+    });
+    const silent = net.connect(port, '127.0.0.1');
+    silent.on('error', () => {});
+    const started = Date.now();
+    await new Promise((resolve) => silent.on('close', resolve));
+    // HANDSHAKE_TIMEOUT is 5 s.
+    assert.ok(Date.now() - started >= 4500, `${Date.now() - started} ms`);
+    assert.match(err, /sent no whole message within 5\.0 s; dropped/);
+    const dc = new DebugClient('unused', 'unused', 'wavedbg');
+    await dc.start(port);
+    assert.strictEqual((await dc.initializeRequest()).success, true);
+    await dc.stop();
+  } finally {
+    server.kill();
+  }
+});

@@ -72,3 +72,42 @@ test('launch options: grid, seed, checks', async () => {
     await dc.stop();
   }
 });
+
+// Each other detector group's filter: the run stops at its finding, with the engine's
+// text, and exceptionInfo names the finding.
+for (const [filter, kernel, says, line] of [
+  ['sync', 'divergentBarrier', /skipped a barrier/, 11],
+  ['init', 'uninit', /u5 is read before it was written/, 5],
+  ['hazards', 'hazard', /v3 is read before wait\.vm/, 29],
+]) {
+  test(`the ${filter} filter stops at its finding`, async () => {
+    const dc = await start();
+    try {
+      const entry = await launchStopped(dc, { program: KERNELS[kernel] }, async () => {
+        await dc.setExceptionBreakpointsRequest({ filters: ['faults', filter] });
+      });
+      const found = await until(dc, () => dc.continueRequest({ threadId: entry.body.threadId }));
+      assert.strictEqual(found.body.reason, 'exception');
+      assert.match(found.body.text, says);
+      const info = await dc.exceptionInfoRequest({ threadId: found.body.threadId });
+      assert.strictEqual(info.body.details.typeName, 'sanitizer finding');
+      assert.match(info.body.description, says);
+      // Stopped after the instruction that made the finding.
+      const frame = (await dc.stackTraceRequest({ threadId: found.body.threadId })).body.stackFrames[0];
+      assert.strictEqual(frame.line, line);
+    } finally {
+      await dc.stop();
+    }
+  });
+  test(`without the ${filter} filter the same kernel runs to its end`, async () => {
+    const dc = await start();
+    try {
+      const entry = await launchStopped(dc, { program: KERNELS[kernel] });
+      const exited = dc.waitForEvent('exited');
+      await dc.continueRequest({ threadId: entry.body.threadId });
+      assert.strictEqual((await exited).body.exitCode, 0);
+    } finally {
+      await dc.stop();
+    }
+  });
+}

@@ -14,6 +14,9 @@ const KERNELS = {
   oob: kernel('scripts/replay/oob.s'),
   race: kernel('scripts/bugs/histogram_race.s'),
   spin: kernel('tests/dap-client/kernels/spin.s'),
+  hazard: kernel('scripts/bugs/load_before_wait.s'),
+  uninit: kernel('tests/dap-client/kernels/uninit.s'),
+  divergentBarrier: kernel('tests/dap-client/kernels/divergent_barrier.s'),
 };
 
 // A machine shared with other jobs can be slow: generous timeouts.

@@ -1,8 +1,8 @@
-// disassemble, readMemory and writeMemory.
+// disassemble, readMemory and writeMemory (global, shared and scratch).
 'use strict';
 const test = require('node:test');
 const assert = require('node:assert');
-const { KERNELS, start, launchStopped } = require('./helpers');
+const { KERNELS, start, launchStopped, until } = require('./helpers');
 
 test('disassemble around the PC, with lines and labels', async () => {
   const dc = await start();
@@ -39,6 +39,35 @@ test('read and write global memory', async () => {
     // Past the end of the buffers: what cannot be read is counted, not an error.
     const past = await dc.customRequest('readMemory', { memoryReference: 'global:in', offset: 1020, count: 64 });
     assert.ok(past.body.unreadableBytes > 0);
+  } finally {
+    await dc.stop();
+  }
+});
+
+test('read and write the stopped wave\'s shared memory and scratch', async () => {
+  const dc = await start();
+  try {
+    const entry = await launchStopped(dc, { program: KERNELS.lanes }, async () => {
+      // Wave 1 of workgroup 0, after its stores.
+      await dc.setBreakpointsRequest({ source: { path: KERNELS.lanes }, breakpoints: [{ line: 30, condition: 'u5 == 1' }] });
+    });
+    const hit = await until(dc, () => dc.continueRequest({ threadId: entry.body.threadId }));
+    assert.strictEqual(hit.body.threadId, 2);
+    const word = async (ref) => {
+      const r = await dc.customRequest('readMemory', { memoryReference: ref, count: 4 });
+      return Buffer.from(r.body.data, 'base64').readUInt32LE(0);
+    };
+    // Scratch word 1 of lane 0: its global lane id, 32. Shared word 33: lane 1 of wave 1.
+    assert.strictEqual(await word('scratch:4'), 32);
+    assert.strictEqual(await word('shared:0x84'), 33);
+    const w = await dc.customRequest('writeMemory', {
+      memoryReference: 'shared:0x84', data: Buffer.from([0x78, 0x56, 0x34, 0x12]).toString('base64'),
+    });
+    assert.strictEqual(w.body.bytesWritten, 4);
+    assert.strictEqual(await word('shared:0x84'), 0x12345678);
+    await dc.customRequest('writeMemory', { memoryReference: 'scratch:4', data: Buffer.from([5, 0, 0, 0]).toString('base64') });
+    const x = await dc.evaluateRequest({ expression: 'x/1wx scratch:4', context: 'repl' });
+    assert.match(x.body.result, /0x00000005/);
   } finally {
     await dc.stop();
   }

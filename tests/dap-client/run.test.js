@@ -32,9 +32,18 @@ test('steps forward and back, reverse-continue to a breakpoint', async () => {
     assert.deepStrictEqual(atLate.body.hitBreakpointIds, [early]);
     const atLate2 = await until(dc, () => dc.continueRequest({ threadId: t }));
     assert.strictEqual(atLate2.body.reason, 'breakpoint');
+    // Wave 1 at line 14 second: back to wave 0's hit there, then to the start of time.
+    assert.strictEqual(atLate2.body.threadId, 2);
     const rev = await until(dc, () => dc.reverseContinueRequest({ threadId: atLate2.body.threadId }));
     assert.strictEqual(rev.body.reason, 'breakpoint');
-    assert.ok([early, late].includes(rev.body.hitBreakpointIds[0]));
+    assert.deepStrictEqual(rev.body.hitBreakpointIds, [early]);
+    assert.strictEqual(rev.body.threadId, 1);
+    assert.strictEqual(await pc(dc, 1), 8);
+    const start = await until(dc, () => dc.reverseContinueRequest({ threadId: 1 }));
+    assert.strictEqual(start.body.reason, 'step');
+    assert.match(start.body.text, /No more reverse-execution history/);
+    assert.strictEqual(await pc(dc, 1), 0);
+    assert.ok(late > early);
   } finally {
     await dc.stop();
   }

@@ -77,3 +77,45 @@ test('every message uses the protocol\'s names', async () => {
   }
   assert.deepStrictEqual([...unknown], []);
 });
+
+// The VS Code manifest (editors/vscode): a debugger of type `wavedbg` that VS Code can
+// start, whose launch attributes are the arguments `launch` takes, each accepted.
+test('the VS Code manifest contributes the debugger the adapter is', async () => {
+  const path = require('node:path');
+  const { DebugClient } = require('@vscode/debugadapter-testsupport');
+  const { ROOT, WAVEDBG, launchStopped } = require('./helpers');
+  const dir = path.join(ROOT, 'editors', 'vscode');
+  const manifest = JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8'));
+  for (const k of ['name', 'publisher', 'version', 'engines']) assert.ok(manifest[k], k);
+  assert.ok(manifest.categories.includes('Debuggers'));
+  const [dbg] = manifest.contributes.debuggers;
+  assert.strictEqual(dbg.type, 'wavedbg');
+  // VS Code runs `runtime program args` with program relative to the extension's folder.
+  assert.ok(fs.existsSync(path.join(dir, dbg.program)), dbg.program);
+  const props = dbg.configurationAttributes.launch.properties;
+  // The fields of LaunchArguments (dap/src/types.rs) but noDebug, which VS Code adds itself.
+  assert.deepStrictEqual(Object.keys(props).sort(), ['allowFileOutsideDir', 'checks', 'grid',
+    'maxInstructions', 'program', 'quantum', 'resident', 'seed', 'session', 'stopOnEntry', 'workgroup']);
+  for (const c of [...dbg.initialConfigurations, ...dbg.configurationSnippets.map((s) => s.body)]) {
+    assert.strictEqual(c.type, 'wavedbg');
+    for (const k of Object.keys(c)) if (!['type', 'request', 'name'].includes(k)) assert.ok(k in props, k);
+  }
+  // Started as VS Code would, through the script; each attribute accepted with a value of
+  // its schema's type.
+  const sample = { program: KERNELS.reduce, grid: 1, workgroup: 64, seed: 3, quantum: 4, resident: 1,
+    maxInstructions: 0, checks: props.checks.items.enum.slice(0, 2), stopOnEntry: true, allowFileOutsideDir: false };
+  for (const [k, v] of Object.entries(sample)) {
+    const type = props[k].type === 'integer' ? 'number' : props[k].type;
+    assert.strictEqual(Array.isArray(v) ? 'array' : typeof v, type, k);
+  }
+  process.env.WAVEDBG = WAVEDBG;
+  const dc = new DebugClient(dbg.runtime, path.join(dir, dbg.program), 'wavedbg', { cwd: dir });
+  await dc.start();
+  try {
+    const entry = await launchStopped(dc, sample);
+    assert.strictEqual(entry.body.reason, 'entry');
+    assert.strictEqual((await dc.threadsRequest()).body.threads.length, 2);
+  } finally {
+    await dc.stop();
+  }
+});

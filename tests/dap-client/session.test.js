@@ -16,6 +16,15 @@ test('capabilities are stated', async () => {
       'supportsCompletionsRequest']) {
       assert.strictEqual(caps[c], true, c);
     }
+    // Exactly these are claimed: a new claim comes with its test.
+    const claimed = Object.keys(caps).filter((k) => caps[k] === true).sort();
+    assert.deepStrictEqual(claimed, ['supportsBreakpointLocationsRequest', 'supportsCompletionsRequest',
+      'supportsConditionalBreakpoints', 'supportsConfigurationDoneRequest', 'supportsDataBreakpointBytes',
+      'supportsDataBreakpoints', 'supportsDisassembleRequest', 'supportsEvaluateForHovers',
+      'supportsExceptionInfoRequest', 'supportsFunctionBreakpoints', 'supportsGotoTargetsRequest',
+      'supportsHitConditionalBreakpoints', 'supportsInstructionBreakpoints', 'supportsLogPoints',
+      'supportsReadMemoryRequest', 'supportsRestartRequest', 'supportsSetVariable', 'supportsStepBack',
+      'supportsSteppingGranularity', 'supportsTerminateRequest', 'supportsWriteMemoryRequest']);
     const filters = caps.exceptionBreakpointFilters.map((f) => f.filter);
     assert.deepStrictEqual(filters, ['faults', 'races', 'sync', 'init', 'hazards']);
   } finally {
@@ -88,4 +97,35 @@ test('a wave per thread, a frame per wave, registers and lanes', async () => {
   } finally {
     await dc.stop();
   }
+});
+
+test('thread events follow the waves as workgroups come and go', async () => {
+  const dc = await start();
+  try {
+    const events = [];
+    dc.on('thread', (e) => events.push(`${e.body.reason} ${e.body.threadId}`));
+    // Two workgroups of two waves, one resident at a time.
+    const entry = await launchStopped(dc, { program: KERNELS.reduce, grid: 2, resident: 1 }, async () => {
+      await dc.setFunctionBreakpointsRequest({ breakpoints: [{ name: 'combine' }] });
+    });
+    assert.deepStrictEqual(events, ['started 1', 'started 2']);
+    let stop = entry;
+    // Both waves of workgroup 0 at combine, then workgroup 1's first.
+    for (let i = 0; i < 3; i++) stop = await until(dc, () => dc.continueRequest({ threadId: stop.body.threadId }));
+    assert.ok(stop.body.threadId >= 3, JSON.stringify(stop.body));
+    assert.deepStrictEqual(events, ['started 1', 'started 2', 'exited 1', 'exited 2', 'started 3', 'started 4']);
+    const names = (await dc.threadsRequest()).body.threads.map((t) => t.name);
+    assert.deepStrictEqual(names, ['wave 2 (workgroup 1)', 'wave 3 (workgroup 1)']);
+  } finally {
+    await dc.stop();
+  }
+});
+
+test('disconnect ends the adapter', async () => {
+  const dc = await start();
+  const exited = new Promise((resolve) => dc._adapterProcess.on('exit', (code) => resolve(code)));
+  await launchStopped(dc, { program: KERNELS.reduce });
+  const r = await dc.disconnectRequest({});
+  assert.strictEqual(r.success, true);
+  assert.strictEqual(await exited, 0);
 });
