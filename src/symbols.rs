@@ -43,13 +43,30 @@ pub fn write(program: &Program, kernel: &Path, options: LaunchOptions, out: &Pat
 }
 
 /// A symbol file `serve` made for itself (beside the kernel or in the temporary
-/// directory): removed when dropped, that is when `serve` returns; [`SymbolFile::remove`]
-/// is the path for a signal that ends the process.
+/// directory): removed when dropped, that is when `serve` returns, or when a signal ends
+/// the process ([`SymbolFile::remove_on_signals`]) — but only while the path still holds
+/// the file this `serve` wrote: another `serve` of the same kernel may have replaced it
+/// since, and its file is not ours to remove.
 #[derive(Debug)]
 pub struct SymbolFile {
     path: PathBuf,
     /// Whether `serve` made it (an explicit `--symbols` file is the user's and stays).
     made: bool,
+    /// The (device, inode) of the file as written.
+    id: Option<(u64, u64)>,
+}
+
+/// The (device, inode) of the file at `path` now.
+fn file_id(path: &Path) -> Option<(u64, u64)> {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::metadata(path).ok().map(|m| (m.dev(), m.ino()))
+}
+
+/// Removes `path` if it is still the file `id` names.
+fn remove_if_ours(path: &Path, id: Option<(u64, u64)>) {
+    if id.is_some() && file_id(path) == id {
+        let _ = std::fs::remove_file(path);
+    }
 }
 
 impl SymbolFile {
@@ -67,12 +84,12 @@ impl SymbolFile {
             return Ok(());
         }
         let mut signals = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP])?;
-        let path = self.path.clone();
+        let (path, id) = (self.path.clone(), self.id);
         std::thread::Builder::new()
             .name("wavedbg-symbols".into())
             .spawn(move || {
                 if let Some(signal) = signals.forever().next() {
-                    let _ = std::fs::remove_file(&path);
+                    remove_if_ours(&path, id);
                     let _ = signal_hook::low_level::emulate_default_handler(signal);
                     // A signal whose default is not to end the process (none of these).
                     std::process::exit(128 + signal);
@@ -85,7 +102,7 @@ impl SymbolFile {
 impl Drop for SymbolFile {
     fn drop(&mut self) {
         if self.made {
-            let _ = std::fs::remove_file(&self.path);
+            remove_if_ours(&self.path, self.id);
         }
     }
 }
@@ -109,6 +126,7 @@ pub fn write_for_serve(engine: &Engine, explicit: Option<&Path>) -> Result<Symbo
         return Ok(SymbolFile {
             path: out.to_path_buf(),
             made: false,
+            id: None,
         });
     }
     if let Some(k) = kernel_file {
@@ -124,6 +142,7 @@ pub fn write_for_serve(engine: &Engine, explicit: Option<&Path>) -> Result<Symbo
         };
         if free && write_source(program, &launch, &source, &beside, &inputs).is_ok() {
             return Ok(SymbolFile {
+                id: file_id(&beside),
                 path: beside,
                 made: true,
             });
@@ -136,6 +155,7 @@ pub fn write_for_serve(engine: &Engine, explicit: Option<&Path>) -> Result<Symbo
     let out = std::env::temp_dir().join(format!("wavedbg-{}-{name}.elf", std::process::id()));
     write_source(program, &launch, &source, &out, &inputs)?;
     Ok(SymbolFile {
+        id: file_id(&out),
         path: out,
         made: true,
     })
@@ -151,4 +171,39 @@ fn write_source(
     let bytes = wavedbg_gdb::symbols::elf_for(program, launch, source)?;
     files::write_file(out, &bytes, inputs)?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A `serve` that ends removes its symbol file only while the path still holds the
+    /// file it wrote: a later `serve` of the same kernel may have replaced it (the race
+    /// that made an lldb test find no symbol file).
+    #[test]
+    fn a_replaced_symbol_file_is_not_removed_by_the_first_serve() {
+        let dir = std::env::temp_dir().join(format!("wavedbg-symfile-{}", std::process::id()));
+        let _ = std::fs::create_dir_all(&dir);
+        let path = dir.join("k.elf");
+        let made = |text: &str| {
+            let tmp = dir.join(format!(".{text}"));
+            std::fs::write(&tmp, text).expect("write");
+            std::fs::rename(&tmp, &path).expect("rename");
+            SymbolFile {
+                id: file_id(&path),
+                path: path.clone(),
+                made: true,
+            }
+        };
+        let first = made("first");
+        let second = made("second");
+        drop(first);
+        assert_eq!(
+            std::fs::read_to_string(&path).ok().as_deref(),
+            Some("second")
+        );
+        drop(second);
+        assert!(!path.exists(), "its own file is removed");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }
