@@ -232,8 +232,8 @@ impl Assembler<'_> {
                         root.display()
                     ),
                     Some(
-                        ".file reads only files under the source's directory; pass \
-                         --allow-file-outside-dir to read others"
+                        ".file reads only files under the source's directory; allow others \
+                         with --allow-file-outside-dir (allowFileOutsideDir in a DAP launch)"
                             .into(),
                     ),
                 ));
