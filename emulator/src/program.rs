@@ -357,7 +357,8 @@ impl Program {
     /// Reads a `.wko` container (format version 1 or 2); the result is validated like the
     /// assembler's output, and no field is expanded before its size is checked.
     pub fn from_object(text: &str) -> Result<Self, ObjectError> {
-        let parse = |e: ron::error::SpannedError| ObjectError::Parse(e.to_string());
+        let parse =
+            |e: ron::error::SpannedError| ObjectError::Parse(crate::clip_quoted(e.to_string()));
         let version = ron::from_str::<object::Version>(text)
             .map_err(parse)?
             .format_version;

@@ -144,8 +144,6 @@ pub(crate) struct Assembler<'a> {
 const EXCERPT_CHARS: usize = 160;
 /// The longest underline, in characters.
 const MAX_UNDERLINE: usize = 80;
-/// Longest quoted text a message shows whole, in characters.
-const MAX_QUOTED: usize = 48;
 
 impl<'a> Assembler<'a> {
     fn new(source: &'a str, file: &str, base_dir: Option<&Path>, options: AssembleOptions) -> Self {
@@ -184,8 +182,8 @@ impl<'a> Assembler<'a> {
         self.push_error(RawError {
             line,
             span,
-            message: clip_quotes(message),
-            hint: hint.map_or(Hint::None, |h| Hint::Text(clip_quotes(h))),
+            message: crate::clip_quoted(message),
+            hint: hint.map_or(Hint::None, |h| Hint::Text(crate::clip_quoted(h))),
         });
     }
 
@@ -198,7 +196,7 @@ impl<'a> Assembler<'a> {
         self.push_error(RawError {
             line,
             span,
-            message: clip_quotes(message),
+            message: crate::clip_quoted(message),
             hint,
         });
     }
@@ -636,30 +634,6 @@ fn floor_char(s: &str, i: usize) -> usize {
         i -= 1;
     }
     i
-}
-
-/// Shortens every `quoted` part of a message longer than [`MAX_QUOTED`] characters (a
-/// megabyte token is shown by its start and its length).
-fn clip_quotes(message: String) -> String {
-    if message.len() <= 2 * MAX_QUOTED {
-        return message;
-    }
-    let mut out = String::new();
-    let mut after_quote = String::new();
-    for (i, part) in message.split('`').enumerate() {
-        if i > 0 {
-            out.push('`');
-            out.push_str(&std::mem::take(&mut after_quote));
-        }
-        if i % 2 == 1 && part.chars().nth(MAX_QUOTED).is_some() {
-            out.extend(part.chars().take(MAX_QUOTED - 8));
-            out.push('…');
-            after_quote = format!(" ({} bytes)", part.len());
-        } else {
-            out.push_str(part);
-        }
-    }
-    out
 }
 
 fn quote_list(items: &[&str]) -> String {

@@ -164,45 +164,8 @@ struct Parser<'a> {
 fn err<T>(pos: usize, message: impl Into<String>) -> Result<T, ExprError> {
     Err(ExprError {
         pos,
-        message: clip_quoted(message.into()),
+        message: crate::clip_quoted(message.into()),
     })
-}
-
-/// The longest text a message quotes whole; a longer one is cut (a megabyte of pasted text
-/// must not come back as a megabyte of error).
-const QUOTE_MAX: usize = 64;
-
-/// `message` with every `quoted` part longer than [`QUOTE_MAX`] characters cut to its start,
-/// `…` and its length, so an error about a huge input stays a line long.
-pub(crate) fn clip_quoted(message: String) -> String {
-    if message.len() <= QUOTE_MAX {
-        return message;
-    }
-    let parts: Vec<&str> = message.split('`').collect();
-    let mut out = String::new();
-    for (i, part) in parts.iter().enumerate() {
-        let inside = i % 2 == 1;
-        let closed = i + 1 < parts.len();
-        if !inside {
-            out.push_str(part);
-            continue;
-        }
-        out.push('`');
-        let chars = part.chars().count();
-        if chars > QUOTE_MAX {
-            out.extend(part.chars().take(QUOTE_MAX - 16));
-            out.push('…');
-        } else {
-            out.push_str(part);
-        }
-        if closed {
-            out.push('`');
-        }
-        if chars > QUOTE_MAX {
-            out.push_str(&format!(" ({chars} characters)"));
-        }
-    }
-    out
 }
 
 /// The deepest expression tree the parser builds. Evaluation and dropping recurse over the

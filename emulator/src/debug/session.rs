@@ -179,7 +179,7 @@ impl Session {
             path: path.to_string(),
             line: e.span.start.line,
             col: e.span.start.col,
-            message: e.code.to_string(),
+            message: crate::clip_quoted(e.code.to_string()),
         };
         let opts = ron::Options::default();
         if let Ok(probe) = opts.from_str::<VersionProbe>(text) {
@@ -388,7 +388,7 @@ impl Script {
                     path: path.to_string(),
                     line: i + 1,
                     col: 1,
-                    message: what.to_string(),
+                    message: crate::clip_quoted(what.to_string()),
                 };
                 let num = || {
                     value

@@ -414,15 +414,15 @@ fn errors_quote_huge_text_cut_to_a_line() {
     assert!(e.message.len() < 200, "{} bytes", e.message.len());
     assert!(
         e.message.starts_with(&format!(
-            "unknown command `{}…` (1048576 characters)",
-            "z".repeat(48)
+            "unknown command `{}…` (1048576 bytes)",
+            "z".repeat(40)
         )),
         "{}",
         e.message
     );
     let e = parse_error(&format!("print 1 + {}", ")".repeat(100_000)));
     assert!(e.message.len() < 400, "{}", e.message);
-    assert!(e.message.contains("(100000 characters)"), "{}", e.message);
+    assert!(e.message.contains("(100000 bytes)"), "{}", e.message);
     // Short quotes stay whole.
     assert_eq!(parse_error("stepi x").message, "`x` is not a number");
 }

@@ -239,3 +239,60 @@ fn save_never_overwrites_the_kernel_and_the_recorder_refuses_it() {
     assert_eq!(mode & 0o777, 0o640);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The session and script readers are linear in their input: megabyte tokens, strings and
+/// lines are read or refused at once (issue 30: every parser linear, RON included).
+#[test]
+fn session_and_script_readers_take_megabyte_tokens_and_lines() {
+    let mega = 4 << 20;
+    let token = "x".repeat(mega);
+    let session = Session::capture(&one_wave_loop());
+    let ron = session.to_ron().expect("serialises");
+    let long_kernel = ron.replacen("kernel: \"", &format!("kernel: \"{token}"), 1);
+    let started = Instant::now();
+    let read = Session::from_ron(&long_kernel, "s.ron").expect("a long string is a string");
+    assert_eq!(read.kernel.len(), mega + session.kernel.len());
+    for text in [
+        token.clone(),
+        format!("({token})"),
+        format!("(kernel: {token})"),
+        ron.replacen("kernel: \"", &format!("kernel: {token}\""), 1),
+    ] {
+        let e = Session::from_ron(&text, "s.ron").expect_err("not a session");
+        assert!(
+            e.to_string().len() < 1000,
+            "{} bytes of error",
+            e.to_string().len()
+        );
+    }
+    for text in [
+        token.clone(),
+        format!("({token})"),
+        format!("(format_version: {token})"),
+    ] {
+        let e = Program::from_object(&text).expect_err("not an object");
+        assert!(
+            e.to_string().len() < 1000,
+            "{} bytes of error",
+            e.to_string().len()
+        );
+    }
+    let script = format!(
+        "#! kernel k.s\nprint {token}\n{}",
+        "print 1\n".repeat(200_000)
+    );
+    let s = Script::parse(&script, "s.wdb").expect("a script");
+    assert_eq!(s.commands.len(), 200_001);
+    let e = Script::parse(&format!("#! {token}\n"), "s.wdb").expect_err("no such header");
+    assert!(
+        e.to_string().len() < 1000,
+        "{} bytes of error",
+        e.to_string().len()
+    );
+    // Generous: linear takes well under a second; quadratic would take minutes.
+    assert!(
+        started.elapsed() < Duration::from_secs(60),
+        "{:?}",
+        started.elapsed()
+    );
+}

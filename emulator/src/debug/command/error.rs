@@ -22,7 +22,7 @@ impl ParseError {
     /// A fault in command `name`'s arguments.
     pub(super) fn new(name: &str, message: impl Into<String>) -> ParseError {
         ParseError {
-            message: crate::debug::expr::clip_quoted(message.into()),
+            message: crate::clip_quoted(message.into()),
             column: None,
             usage: usage(name),
         }

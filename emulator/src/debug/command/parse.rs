@@ -294,7 +294,7 @@ pub fn parse(line: &str) -> Result<Option<Command>, ParseError> {
     let Some(name) = canonical(word) else {
         let near = suggestion(word);
         return Err(ParseError {
-            message: crate::debug::expr::clip_quoted(format!(
+            message: crate::clip_quoted(format!(
                 "unknown command `{word}`{}",
                 near.map(|n| format!(" (did you mean `{n}`?)"))
                     .unwrap_or_default()
