@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# Rebuilds the seed corpus (fuzz/corpus/TARGET/) from the repository's own files: kernels
-# (scripts/, tests/kernels/), their objects, command scripts, sessions, and a few packet
-# streams as gdb and lldb send them. Needs target/release/wavedbg (cargo build --release).
+# Builds the seed corpus (fuzz/target/seeds/TARGET/, not committed) from the repository's
+# own files as they are now: kernels (scripts/, tests/kernels/), their objects, command
+# scripts, sessions, and a few packet streams as gdb and lldb send them. Copies in the
+# repository would go stale as the kernels change; `.ci/run` runs this before fuzzing.
+# Needs target/release/wavedbg (cargo build --release).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 wavedbg=target/release/wavedbg
-out=fuzz/corpus
+out=fuzz/target/seeds
 rm -rf "$out"
 mkdir -p "$out"/{assemble,object,command,session,packets}
 
@@ -76,4 +78,4 @@ pkt() {
   pkt 'vKill;1'
   printf '\x03---$bad#00'
 } >"$out/packets/extended-and-noise"
-ls "$out"/* | head -100 | wc -l
+echo "seeds: $(find "$out" -type f | wc -l) files in $out"

@@ -136,7 +136,7 @@ pub fn exchange(data: &[u8]) -> Vec<u8> {
 mod tests {
     #[test]
     fn the_packet_seeds_reach_the_server() {
-        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/corpus/packets/");
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/target/seeds/packets/");
         let inspect = std::fs::read(format!("{dir}gdb-inspect")).expect("seed");
         let got = String::from_utf8_lossy(&super::exchange(&inspect)).into_owned();
         assert!(got.contains("PacketSize="), "{got}");
@@ -146,8 +146,8 @@ mod tests {
     #[test]
     fn every_target_takes_its_seeds() {
         for (name, body) in super::TARGETS {
-            let dir = format!("{}/corpus/{name}", env!("CARGO_MANIFEST_DIR"));
-            for e in std::fs::read_dir(dir).expect("corpus") {
+            let dir = format!("{}/target/seeds/{name}", env!("CARGO_MANIFEST_DIR"));
+            for e in std::fs::read_dir(dir).expect("seeds: run fuzz/seed.sh first") {
                 body(&std::fs::read(e.expect("entry").path()).expect("seed"));
             }
         }

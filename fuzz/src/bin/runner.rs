@@ -1,5 +1,5 @@
 //! The fuzz targets on stable Rust, without libFuzzer: each target is fed every file of its
-//! seed corpus (`fuzz/corpus/TARGET/`) and, for each, a fixed number of deterministic
+//! seed corpus (`fuzz/target/seeds/TARGET/`, built by `fuzz/seed.sh`) and, for each, a fixed number of deterministic
 //! mutations of it (bit flips, protocol bytes, insertions, deletions, duplications,
 //! splices with another seed), the same every run. A panic anywhere (even one the code
 //! under test catches, as the GDB server does per packet) or an input slower than
@@ -136,9 +136,9 @@ fn main() {
         if !args.is_empty() && !args.iter().any(|a| a == name) {
             continue;
         }
-        let corpus = seeds(&root.join("corpus").join(name));
+        let corpus = seeds(&root.join("target/seeds").join(name));
         if corpus.is_empty() {
-            println!("{name}: no seeds in fuzz/corpus/{name}");
+            println!("{name}: no seeds in fuzz/target/seeds/{name} (run fuzz/seed.sh)");
             findings += 1;
             continue;
         }
