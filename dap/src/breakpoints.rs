@@ -7,8 +7,8 @@ use std::io::Write;
 
 use wavedbg_emulator::check::CheckGroup;
 use wavedbg_emulator::debug::breakpoint::{Filters, WatchKind};
-use wavedbg_emulator::debug::command::{Command, Location, WatchWhere};
-use wavedbg_emulator::debug::expr::ParsedExpr;
+use wavedbg_emulator::debug::command::{parse_mem_ref, Command, Location, WatchWhere};
+use wavedbg_emulator::debug::expr::{self, ParsedExpr};
 use wavedbg_emulator::debug::Output;
 use wavedbg_emulator::memory::Space;
 
@@ -66,20 +66,6 @@ fn parse_data_id(id: &str) -> Result<(Space, u64, &str), DapError> {
     let len = parts.next().and_then(|n| n.parse().ok()).ok_or_else(bad)?;
     let expr = parts.next().filter(|e| !e.is_empty()).ok_or_else(bad)?;
     Ok((space, len, expr))
-}
-
-/// A memory reference's space and the rest (`shared:0x10`; no prefix is global).
-pub fn split_space(text: &str) -> (Space, &str) {
-    for (prefix, space) in [
-        ("global:", Space::Global),
-        ("shared:", Space::Shared),
-        ("scratch:", Space::Scratch),
-    ] {
-        if let Some(rest) = text.trim().strip_prefix(prefix) {
-            return (space, rest);
-        }
-    }
-    (Space::Global, text.trim())
 }
 
 fn condition(text: &Option<String>) -> Result<Option<ParsedExpr>, DapError> {
@@ -306,7 +292,7 @@ impl<W: Write> Session<W> {
         let mut wanted = Vec::new();
         let mut refused = Vec::new();
         for (i, b) in args.breakpoints.iter().enumerate() {
-            match crate::memory::parse_address(&b.instruction_reference) {
+            match expr::parse_number(b.instruction_reference.trim()).map(|a| a as u64) {
                 Some(a) => wanted.push(Wanted {
                     location: Location::Address(a.wrapping_add_signed(b.offset.unwrap_or(0))),
                     condition: b.condition.clone(),
@@ -371,15 +357,12 @@ impl<W: Write> Session<W> {
                 ),
             }
         } else {
-            let (space, expr) = split_space(&args.name);
-            match ParsedExpr::parse(expr) {
-                Ok(_) => {
-                    let len = args.bytes.unwrap_or(4).max(1);
-                    (
-                        Some(data_id(space, len, expr)),
-                        format!("{}:{expr} ({len} bytes)", space.name()),
-                    )
-                }
+            let len = args.bytes.unwrap_or(4).max(1);
+            match parse_mem_ref(&args.name, len) {
+                Ok(m) => (
+                    Some(data_id(m.space, len, &m.addr.text)),
+                    format!("{m} ({len} bytes)"),
+                ),
                 Err(e) => (None, format!("`{}`: {e}", args.name)),
             }
         };

@@ -5,54 +5,39 @@
 use std::io::Write;
 
 use base64::Engine as _;
-use wavedbg_emulator::debug::expr::ParsedExpr;
 use wavedbg_emulator::debug::view;
 use wavedbg_emulator::machine::CodeWord;
 use wavedbg_emulator::memory::Space;
 
-use crate::breakpoints::split_space;
 use crate::error::DapError;
 use crate::session::{Reply, Session};
 use crate::types::{
     DisassembleArguments, DisassembleBody, DisassembledInstruction, ReadMemoryArguments,
     ReadMemoryBody, WriteMemoryArguments, WriteMemoryBody,
 };
+use wavedbg_emulator::debug::command::parse_mem_ref;
 
 /// The most bytes one `readMemory` returns, and instructions one `disassemble` lists.
 const MAX_READ: u64 = 1 << 20;
 const MAX_INSTRUCTIONS: i64 = 65_536;
 
-/// A number as addresses are written: `0x40`, `64`.
-pub fn parse_address(text: &str) -> Option<u64> {
-    let t = text.trim();
-    match t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
-        Some(hex) => u64::from_str_radix(hex, 16).ok(),
-        None => t.parse().ok(),
-    }
-}
-
 impl<W: Write> Session<W> {
     /// A memory reference's space and address: a number, or an expression in the
     /// selected wave (`out + 16`).
     fn resolve(&mut self, reference: &str, offset: Option<i64>) -> Result<(Space, u64), DapError> {
-        let (space, rest) = split_space(reference);
-        let base = match parse_address(rest) {
-            Some(a) => a,
-            None => {
-                let expr = ParsedExpr::parse(rest)
-                    .map_err(|e| DapError::Invalid(format!("`{reference}`: {e}")))?;
-                let engine = self.engine()?;
-                let v = expr
-                    .expr
-                    .eval(
-                        engine.machine(),
-                        engine.selected_wave,
-                        Some(engine.selected_lane),
-                    )
-                    .map_err(|e| DapError::Invalid(format!("`{reference}`: {e}")))?;
-                v as u64
-            }
-        };
+        let m = parse_mem_ref(reference, 1)
+            .map_err(|e| DapError::Invalid(format!("`{reference}`: {e}")))?;
+        let engine = self.engine()?;
+        let base =
+            m.addr
+                .expr
+                .eval(
+                    engine.machine(),
+                    engine.selected_wave,
+                    Some(engine.selected_lane),
+                )
+                .map_err(|e| DapError::Invalid(format!("`{reference}`: {e}")))? as u64;
+        let space = m.space;
         Ok((space, base.wrapping_add_signed(offset.unwrap_or(0))))
     }
 
@@ -173,17 +158,5 @@ impl<W: Write> Session<W> {
         Reply::body(WriteMemoryBody {
             bytes_written: data.len() as i64,
         })
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn addresses() {
-        assert_eq!(parse_address("0x40"), Some(64));
-        assert_eq!(parse_address(" 64 "), Some(64));
-        assert_eq!(parse_address("out"), None);
     }
 }

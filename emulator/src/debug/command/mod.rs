@@ -14,7 +14,7 @@ mod parse;
 
 pub use error::{CommandError, ParseError};
 pub use help::{canonical, help, markdown, usage, HelpEntry, HELP};
-pub use parse::{parse, parse_display, parse_location};
+pub use parse::{parse, parse_display, parse_location, parse_mem_ref};
 
 use super::breakpoint::{Filters, WatchKind};
 use super::expr::ParsedExpr;

@@ -81,6 +81,17 @@ pub fn parse_location(text: &str) -> Result<Location, String> {
     location(text, false)
 }
 
+/// Parses a memory reference as commands write it, `[SPACE:]ADDR` (the space defaults to
+/// global, the address is an expression), of `len` bytes: what a front end reads from a
+/// field its user typed (a DAP client's data breakpoint or memory reference). The error is
+/// the message.
+pub fn parse_mem_ref(text: &str, len: u64) -> Result<MemRef, String> {
+    let (space, addr) = space_prefix(text)?;
+    let addr =
+        ParsedExpr::parse(addr).map_err(|e| format!("bad expression `{}`: {e}", addr.trim()))?;
+    Ok(MemRef { space, addr, len })
+}
+
 /// Parses a display as `info display` lists it and sessions store it: `EXPR` or
 /// `/F EXPR`. The error is the message.
 pub fn parse_display(text: &str) -> Result<DisplaySpec, String> {
