@@ -15,7 +15,7 @@ use wavedbg_emulator::machine::{Event, LaunchOptions, Machine};
 use wavedbg_emulator::program::Program;
 
 use crate::output::emit;
-use wavedbg_emulator::debug::load_program_with;
+use wavedbg_emulator::debug::load_kernel;
 
 /// Options of `wavedbg check`.
 #[derive(Debug, Args)]
@@ -155,16 +155,8 @@ fn finding_json(m: &Machine, f: &Finding) -> Value {
 
 /// Runs `wavedbg check`; returns the exit code (1 when anything was found).
 pub fn run(args: CheckArgs) -> Result<i32> {
-    let program = load_program_with(&args.kernel, &args.launch.assemble_options())?;
+    let (program, text) = load_kernel(&args.kernel, &args.launch.assemble_options())?;
     let name = args.kernel.display().to_string();
-    let text = (args.kernel.extension().is_none_or(|e| e != "wko"))
-        .then(|| {
-            wavedbg_emulator::files::reread_text(
-                &args.kernel,
-                wavedbg_emulator::files::KERNEL_SOURCE,
-            )
-        })
-        .flatten();
     let source = text.as_deref().map(|text| Source { name: &name, text });
     let mut options = args.launch.options();
     if args.launch.max_instructions.is_none() {

@@ -293,6 +293,23 @@ fn help_opens_with_question_mark_and_any_key_closes_it() {
     assert!(app.quit);
 }
 
+/// The command line's quit words go through the engine's driver: each quits, and a line
+/// that only starts with one is a command like any other (an error here).
+#[test]
+fn quit_words_on_the_command_line_quit() {
+    for word in ["quit", "q", "exit"] {
+        let mut app = demo();
+        keys(&mut app, &format!(":{word}"));
+        press(&mut app, KeyCode::Enter);
+        assert!(app.quit, "{word}");
+    }
+    let mut app = demo();
+    keys(&mut app, ":quitx");
+    press(&mut app, KeyCode::Enter);
+    assert!(!app.quit);
+    assert!(app.message.as_ref().is_some_and(|m| m.error));
+}
+
 #[test]
 fn the_lane_grid_shows_the_kernels_registers_and_follows_changes() {
     let mut app = demo();

@@ -56,12 +56,21 @@ pub fn assemble_file(path: &Path) -> Result<Program, AsmErrors> {
 
 /// [`assemble_file`] with explicit options.
 pub fn assemble_file_with(path: &Path, options: &AssembleOptions) -> Result<Program, AsmErrors> {
+    assemble_file_keeping_source(path, options).map(|(p, _)| p)
+}
+
+/// [`assemble_file_with`], also returning the source text it read: for a caller that
+/// shows the source (the debugger's `list`, findings), so the file is read once.
+pub fn assemble_file_keeping_source(
+    path: &Path,
+    options: &AssembleOptions,
+) -> Result<(Program, String), AsmErrors> {
     let name = path.display().to_string();
     let source = crate::files::read_text(path, crate::files::KERNEL_SOURCE)
         .map_err(|e| AsmErrors::one(Diagnostic::file_level(&name, e.to_string())))?;
     let mut p = assemble_with(&source, &name, path.parent(), options)?;
     p.source = Some(name);
-    Ok(p)
+    Ok((p, source))
 }
 
 /// The error for a source whose lines end in a lone CR (classic Mac OS): every other tool

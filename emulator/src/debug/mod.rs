@@ -35,7 +35,9 @@ pub use edit::RegisterWrite;
 pub use error::EngineError;
 pub use handle::{InterruptHandle, Progress, ProgressHandle};
 pub use history::{History, HistoryInfo, LastWrite, WriteTarget, DEFAULT_HISTORY_BYTES};
-pub use open::{load_program, load_program_with, KernelSource, OpenError, DEMO_PREFIX};
+pub use open::{
+    load_kernel, load_program, load_program_with, KernelSource, OpenError, DEMO_PREFIX,
+};
 pub use run::{CommandOutput, ExpectOutcome, Output, PointRow, WaveRow};
 pub use source::NoSource;
 pub use stop::{Blocked, Reached, StopEvent, StopReason, Terminated, WatchHit};
@@ -226,13 +228,13 @@ impl Engine {
         Ok(())
     }
 
-    /// Records the kernel's path (for sessions).
+    /// Records the kernel's path (for sessions), and reads its source again for `list`
+    /// and findings ([`Engine::open`] keeps the text it assembled instead).
     pub fn set_kernel_path(&mut self, path: &str) {
-        self.kernel_path = Some(path.to_string());
         // Best effort: an object file or an unreadable one simply has no source to quote.
         // The built-in demo's source is compiled in.
-        self.source = if path == crate::demo::NAME {
-            Some((path.to_string(), crate::demo::SOURCE.to_string()))
+        let text = if path == crate::demo::NAME {
+            Some(crate::demo::SOURCE.to_string())
         } else {
             (!path.ends_with(".wko"))
                 .then(|| {
@@ -242,8 +244,14 @@ impl Engine {
                     )
                 })
                 .flatten()
-                .map(|text| (path.to_string(), text))
         };
+        self.set_kernel(path, text);
+    }
+
+    /// Records the kernel's path and its source text (`None`: no source to show).
+    fn set_kernel(&mut self, path: &str, text: Option<String>) {
+        self.kernel_path = Some(path.to_string());
+        self.source = text.map(|t| (path.to_string(), t));
     }
 
     /// The kernel's path, if the front end gave one.

@@ -82,12 +82,24 @@ pub fn load_program(path: &Path) -> Result<Program, OpenError> {
 
 /// [`load_program`] with explicit assembler options (for a source file).
 pub fn load_program_with(path: &Path, asm: &AssembleOptions) -> Result<Program, OpenError> {
+    load_kernel(path, asm).map(|(p, _)| p)
+}
+
+/// Reads a kernel file as [`load_program_with`] does, with the source text of a source
+/// file (`None` for an object), read once.
+pub fn load_kernel(
+    path: &Path,
+    asm: &AssembleOptions,
+) -> Result<(Program, Option<String>), OpenError> {
     if path.extension().is_some_and(|e| e == "wko") {
         let name = path.display().to_string();
         let text = crate::files::read_text(path, crate::files::KERNEL_OBJECT)?;
-        Program::from_object(&text).map_err(|error| OpenError::Object { path: name, error })
+        let p =
+            Program::from_object(&text).map_err(|error| OpenError::Object { path: name, error })?;
+        Ok((p, None))
     } else {
-        Ok(crate::asm::assemble_file_with(path, asm)?)
+        let (p, text) = crate::asm::assemble_file_keeping_source(path, asm)?;
+        Ok((p, Some(text)))
     }
 }
 
@@ -119,15 +131,22 @@ impl Engine {
             }
             other => (None, other),
         };
-        let (program, name) = match &kernel {
-            KernelSource::File(path) => (load_program_with(path, asm)?, path.display().to_string()),
-            _ => (crate::demo::program(), crate::demo::NAME.to_string()),
+        let (program, name, text) = match &kernel {
+            KernelSource::File(path) => {
+                let (program, text) = load_kernel(path, asm)?;
+                (program, path.display().to_string(), text)
+            }
+            _ => (
+                crate::demo::program(),
+                crate::demo::NAME.to_string(),
+                Some(crate::demo::SOURCE.to_string()),
+            ),
         };
         let mut engine = Engine::new(&program, options).map_err(|error| OpenError::Launch {
             kernel: name.clone(),
             error,
         })?;
-        engine.set_kernel_path(&name);
+        engine.set_kernel(&name, text);
         if let Some((s, file)) = session {
             s.apply(&mut engine, &file.display().to_string())?;
         }

@@ -426,3 +426,30 @@ fn errors_quote_huge_text_cut_to_a_line() {
     // Short quotes stay whole.
     assert_eq!(parse_error("stepi x").message, "`x` is not a number");
 }
+
+/// A kernel is read once when opened: the text the engine assembled is the text `list`
+/// shows, even from a stream that cannot be read twice (a FIFO).
+#[test]
+fn an_opened_kernel_keeps_the_source_it_assembled() {
+    let dir = std::env::temp_dir().join(format!("wavedbg-fifo-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let fifo = dir.join("loop.s");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .is_ok_and(|s| s.success());
+    if !made {
+        eprintln!("skipped: no mkfifo");
+        return;
+    }
+    let writer = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || std::fs::write(&fifo, LOOP))
+    };
+    let mut e = Engine::open(KernelSource::File(fifo), LaunchOptions::default()).expect("opens");
+    writer.join().expect("writer").expect("written");
+    assert!(e.no_source().is_none(), "{:?}", e.no_source());
+    let listed = run(&mut e, "list 10");
+    assert!(listed.contains("loop:"), "{listed}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
