@@ -46,13 +46,6 @@ pub enum Location {
     },
 }
 
-impl Location {
-    /// The location of a code address a front end holds (a cursor, a Z packet).
-    pub fn address(addr: u64) -> Location {
-        Location::Address(addr)
-    }
-}
-
 /// What `list` shows.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ListArg {
@@ -96,17 +89,6 @@ pub struct MemRef {
     pub addr: ParsedExpr,
     /// Bytes in the range (at least 1).
     pub len: u64,
-}
-
-impl MemRef {
-    /// A range at an address a front end holds (the memory pane's cursor).
-    pub fn at(space: Space, addr: u64, len: u64) -> MemRef {
-        MemRef {
-            space,
-            addr: ParsedExpr::number(addr),
-            len,
-        }
-    }
 }
 
 /// A register of the selected wave, as `set` assigns it.
