@@ -103,6 +103,27 @@ fn arguments_are_typed_when_parsed() {
     };
     assert_eq!(built.to_string(), "break *0x48");
     assert_eq!(command::parse(&built.to_string()), Ok(Some(built)));
+    // A line with no file (as a front end may build it) prints as `:LINE`, not as a bare
+    // number, which `break` reads as an address.
+    let line = Command::Break {
+        location: Location::Line {
+            file: None,
+            line: 12,
+        },
+        condition: None,
+        filters: Filters::default(),
+        temporary: false,
+    };
+    assert_eq!(line.to_string(), "break :12");
+    assert_eq!(command::parse(&line.to_string()), Ok(Some(line)));
+    assert_eq!(cmd("list 12").to_string(), "list 12");
+    assert_eq!(
+        cmd("advance :7"),
+        Command::Advance(Location::Line {
+            file: None,
+            line: 7
+        })
+    );
 }
 
 #[test]

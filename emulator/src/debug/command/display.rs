@@ -33,8 +33,10 @@ impl Display for Location {
                     n => write!(f, "{name}+{n}"),
                 }
             }
+            // With no file, `:LINE`: a bare number is an address to every command but
+            // `list`.
             Location::Line { file: p, line } => {
-                write!(f, "{}{line}", file(p).unwrap_or_default())
+                write!(f, "{}{line}", file(p).unwrap_or_else(|| ":".into()))
             }
         }
     }
@@ -228,7 +230,10 @@ impl Display for Command {
             Command::Disassemble(Some(l)) => write!(f, "disassemble {l}"),
             Command::List(None) => f.write_str(name),
             Command::List(Some(ListArg::Before)) => f.write_str("list -"),
-            // A bare number is a line to `list`, as `Location::Line` prints it.
+            // A bare number is a line to `list`.
+            Command::List(Some(ListArg::Around(Location::Line { file: None, line }))) => {
+                write!(f, "list {line}")
+            }
             Command::List(Some(ListArg::Around(l))) => write!(f, "list {l}"),
             Command::SetContext(on) => write!(f, "set context {}", on_off(*on)),
             Command::ContextSections(s) => write!(

@@ -341,7 +341,7 @@ does.
 ## Breakpoints
 
 `break LOCATION` takes a label, `label+OFFSET`, an address (`0x40`, `*0x40`) or a source
-line of the kernel's file (`loop.s:12`: its first instruction). A
+line of the kernel's file (`loop.s:12`, or `:12`: its first instruction). A
 condition is evaluated for every active lane (restricted to `lane N` when given) and the
 breakpoint stops when any lane satisfies it; the stop lists those lanes. `wave N` and
 `workgroup N` restrict it to a wave or workgroup. The filters go after the condition or,

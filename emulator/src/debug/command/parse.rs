@@ -113,6 +113,16 @@ pub fn parse_display(text: &str) -> Result<DisplaySpec, String> {
 /// address (`break 0x40`, `break 64`).
 fn location(text: &str, lines: bool) -> Result<Location, String> {
     let t = text.trim();
+    // `:LINE` is a line of the kernel's own file, named by no file.
+    if let Some(n) = t
+        .strip_prefix(':')
+        .filter(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+    {
+        let line = n
+            .parse::<u64>()
+            .map_err(|_| format!("line {n} is out of range"))?;
+        return Ok(Location::Line { file: None, line });
+    }
     // FILE:LINE or FILE:LABEL names the kernel's own file (checked when resolved).
     let (file, spot) = match t.rsplit_once(':') {
         Some((f, rest)) if !f.is_empty() && !f.starts_with('*') => {
