@@ -231,7 +231,7 @@ fn time_travel_cases(options: BenchOptions) -> Result<Vec<Measurement>, BenchErr
     let start = Instant::now();
     let found = e.last_write(&target, now);
     let last = start.elapsed();
-    if found.is_none() {
+    if !matches!(found, Ok(Some(_))) {
         return Err(BenchError::Stopped {
             kernel: "last-write",
             waves: 256,

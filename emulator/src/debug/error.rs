@@ -93,6 +93,12 @@ pub enum EngineError {
         /// The source file's name.
         file: String,
     },
+    /// A backward search (`last-write`) was interrupted before it found anything.
+    #[error("Interrupted: no write found back to instruction {searched_back_to} (the search had got that far)")]
+    SearchInterrupted {
+        /// The instruction count the search had cleared back to.
+        searched_back_to: u64,
+    },
     /// No breakpoint with this number (ignore counts are for breakpoints).
     #[error("no breakpoint number {0}")]
     NoBreakpoint(u32),

@@ -108,7 +108,7 @@ impl Engine {
         let mut machine = Machine::new(program, options)?;
         machine.break_is_fault = false;
         let armed = vec![Vec::new(); machine.code().len()];
-        let history = History::new(&machine, DEFAULT_HISTORY_BYTES);
+        let history = History::new(&mut machine, DEFAULT_HISTORY_BYTES);
         Ok(Engine {
             last_stop: machine.clone(),
             machine,
@@ -223,7 +223,7 @@ impl Engine {
     pub fn relaunch(&mut self, options: LaunchOptions) -> Result<(), LaunchError> {
         let mut machine = Machine::new(&self.machine.program().clone(), options)?;
         machine.break_is_fault = false;
-        self.history = History::new(&machine, self.history.info(0).limit);
+        self.history = History::new(&mut machine, self.history.info(0).limit);
         self.restart();
         Ok(())
     }
@@ -288,8 +288,8 @@ impl Engine {
     pub fn restart(&mut self) {
         // The launch state is the history's first snapshot, which is never dropped.
         self.history.restart();
-        if let Some(launch) = self.history.launch() {
-            self.machine = launch.clone();
+        if let Some(launch) = self.history.launch_copy() {
+            self.machine = launch;
         }
         self.machine.break_is_fault = false;
         self.last_stop = self.machine.clone();

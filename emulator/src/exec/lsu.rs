@@ -16,6 +16,24 @@ use crate::wave::{RegRange, LANES};
 
 /// Required alignment of an access of `bytes` (docs/memory.md): natural up to 4 bytes for
 /// loads and stores; atomics are naturally aligned (4 or 8).
+/// The space an address mode addresses.
+pub(crate) fn space_of(mode: AddrMode) -> Space {
+    match mode {
+        AddrMode::Global | AddrMode::Ubase | AddrMode::Buf => Space::Global,
+        AddrMode::Shared => Space::Shared,
+        AddrMode::Scratch => Space::Scratch,
+    }
+}
+
+/// The space whose memory an operation reads (loads, atomics, uniform loads), if any.
+pub(crate) fn space_read(op: Op) -> Option<Space> {
+    match op {
+        Op::Load { mode, .. } | Op::Atomic { mode, .. } => Some(space_of(mode)),
+        Op::Uld { .. } => Some(Space::Global),
+        _ => None,
+    }
+}
+
 fn alignment(bytes: u64, atomic: bool) -> u64 {
     if atomic {
         bytes
@@ -90,11 +108,7 @@ fn targets(
     // The decoder already sign-extended imm24.
     let imm = i.imm;
     let align = alignment(bytes, atomic);
-    let space = match mode {
-        AddrMode::Global | AddrMode::Ubase | AddrMode::Buf => Space::Global,
-        AddrMode::Shared => Space::Shared,
-        AddrMode::Scratch => Space::Scratch,
-    };
+    let space = space_of(mode);
     // Only the entries of lanes in the mask are written, and only they are read.
     t.space = space;
     t.mask = exec;

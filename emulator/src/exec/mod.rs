@@ -5,6 +5,7 @@
 
 mod alu;
 mod lsu;
+pub(crate) use lsu::space_read;
 /// The reference interpreter, compiled only for tests (feature `reference`).
 #[cfg(feature = "reference")]
 pub mod reference;

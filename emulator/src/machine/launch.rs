@@ -164,6 +164,7 @@ impl Machine {
             skip_break: None,
             stop_before: None,
             sanitizer: None,
+            ran: Vec::new(),
         };
         for _ in 0..resident {
             m.slots.push(Slot {

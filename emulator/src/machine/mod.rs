@@ -155,6 +155,9 @@ pub struct Machine {
     lanes_of: (u32, u32),
     /// The sanitizer, while any detector is on (`None`: nothing is checked or paid).
     pub(crate) sanitizer: Option<Box<Sanitizer>>,
+    /// A bit per code word, set when a wave is stepped at it (time travel's index of the
+    /// code run between snapshots; empty: not kept, nothing paid).
+    pub(crate) ran: Vec<u64>,
 }
 
 /// A point right before an instruction executes, where a replay stops.
@@ -263,6 +266,7 @@ impl Machine {
             wave_slots,
             lanes_of,
             sanitizer,
+            ran,
         } = other;
         if !Arc::ptr_eq(&self.program, program)
             || self.waves.len() != waves.len()
@@ -303,6 +307,7 @@ impl Machine {
         self.wave_slots = Arc::clone(wave_slots);
         self.lanes_of = *lanes_of;
         self.sanitizer.clone_from(sanitizer);
+        self.ran.clone_from(ran);
     }
 
     /// Removes the debugger's hooks (breakpoint marks, the access log, resume-over and
@@ -312,6 +317,61 @@ impl Machine {
         self.accesses = None;
         self.skip_break = None;
         self.stop_before = None;
+        self.ran = Vec::new();
+    }
+
+    /// Starts keeping the code run ([`Machine::take_ran`]), from nothing.
+    pub(crate) fn keep_ran(&mut self) {
+        self.ran = vec![0; self.code.len().div_ceil(64)];
+    }
+
+    /// The code words stepped at since [`Machine::keep_ran`] or the last take, a bit per
+    /// word; keeps going from nothing.
+    pub(crate) fn take_ran(&mut self) -> Vec<u64> {
+        let fresh = vec![0; self.ran.len()];
+        std::mem::replace(&mut self.ran, fresh)
+    }
+
+    /// Starts a new epoch of memory write marks in every array (global, shared, scratch):
+    /// call as a snapshot is kept, so [`Machine::written_since`] it names later writes.
+    pub(crate) fn next_epoch(&mut self) {
+        self.global.next_epoch();
+        for s in &mut self.slots {
+            s.shared.next_epoch();
+        }
+        for w in &mut self.waves {
+            w.scratch.next_epoch();
+        }
+    }
+
+    /// The memory written since `prev` (an earlier snapshot of this machine, taken at
+    /// [`Machine::next_epoch`]), per space, as `(key, lines)` sorted by key: a 64-byte
+    /// line per bit of each 4 KiB page. Keys: global, the page's address; shared, its
+    /// offset in the workgroup's window (every slot's); scratch, its offset in a wave's
+    /// scratch (every wave's: lane `l` at `l * scratch bytes`).
+    pub(crate) fn written_since(&self, prev: &Machine) -> [Vec<(u64, u64)>; 3] {
+        use std::collections::BTreeMap;
+        let mut out: [BTreeMap<u64, u64>; 3] = Default::default();
+        let mut add = |space: usize, key: u64, lines: u64| {
+            *out[space].entry(key).or_default() |= lines;
+        };
+        for (i, a) in self.global.allocations().iter().enumerate() {
+            for (page, lines) in a.data.written_since(prev.global.bytes(i)) {
+                add(0, a.base + page as u64 * 4096, lines);
+            }
+        }
+        for (i, s) in self.slots.iter().enumerate() {
+            for (page, lines) in s.shared.written_since(prev.slots.get(i).map(|x| &x.shared)) {
+                add(1, page as u64 * 4096, lines);
+            }
+        }
+        for (i, w) in self.waves.iter().enumerate() {
+            let theirs = prev.waves.get(i).map(|x| &x.scratch);
+            for (page, lines) in w.scratch.written_since(theirs) {
+                add(2, page as u64 * 4096, lines);
+            }
+        }
+        out.map(|m| m.into_iter().collect())
     }
 
     /// Whether the machine is at `s`, with nothing more to run to reach it.

@@ -109,6 +109,9 @@ impl Machine {
         }
         self.touch(w);
         let pc = self.waves[w].pc;
+        if let Some(bits) = self.ran.get_mut((pc >> 8) as usize) {
+            *bits |= 1 << ((pc >> 2) & 63);
+        }
         let d = match pc
             .is_multiple_of(4)
             .then(|| self.code.get((pc / 4) as usize))
@@ -313,7 +316,8 @@ impl Machine {
                 san.enter_slot(s, &self.waves[w], || group.iter().all(|x| x.executed == 0));
             }
         }
-        let (code, launch, break_at) = (&self.code, &self.launch, &self.break_at);
+        let (code, launch, break_at, ran) =
+            (&self.code, &self.launch, &self.break_at, &mut self.ran);
         let (stats, lanes_of) = (&mut self.stats, &mut self.lanes_of);
         let mut san = self.sanitizer.as_deref_mut();
         let wave = &mut self.waves[w];
@@ -336,6 +340,9 @@ impl Machine {
             };
             if !exec::is_wave_local(d.op) {
                 break;
+            }
+            if let Some(bits) = ran.get_mut((pc >> 8) as usize) {
+                *bits |= 1 << ((pc >> 2) & 63);
             }
             if CHECK {
                 if let Some(san) = san.as_deref_mut() {

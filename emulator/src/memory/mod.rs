@@ -30,21 +30,78 @@ impl Space {
     }
 }
 
-/// A byte array stored as shared 4 KiB pages; cloning shares pages until one is written.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PagedBytes {
-    pages: Vec<Arc<[u8; PAGE]>>,
-    len: u64,
+/// Bytes per line of a page's written-lines mask: a page has 64 lines, one bit each.
+pub const LINE: u64 = (PAGE / 64) as u64;
+
+/// One 4 KiB page and which of its 64-byte lines were written in its array's current
+/// epoch (time travel's index reads them; see [`PagedBytes::written_since`]).
+#[derive(Debug, Clone)]
+struct Page {
+    bytes: [u8; PAGE],
+    /// A bit per line written while the page's epoch was `epoch`.
+    lines: u64,
+    epoch: u32,
 }
+
+impl Page {
+    const ZERO: Page = Page {
+        bytes: [0; PAGE],
+        lines: 0,
+        epoch: 0,
+    };
+
+    /// Notes a write of `n >= 1` bytes at `within` in epoch `epoch`.
+    #[inline(always)]
+    fn mark(&mut self, epoch: u32, within: usize, n: usize) {
+        if self.epoch != epoch {
+            self.epoch = epoch;
+            self.lines = 0;
+        }
+        let (first, last) = (within / LINE as usize, (within + n - 1) / LINE as usize);
+        self.lines |= (u64::MAX >> (63 - (last - first))) << first;
+    }
+}
+
+impl std::ops::Deref for Page {
+    type Target = [u8; PAGE];
+    fn deref(&self) -> &[u8; PAGE] {
+        &self.bytes
+    }
+}
+
+/// A byte array stored as shared 4 KiB pages; cloning shares pages until one is written.
+/// Equality is of the bytes (and length) only.
+#[derive(Debug, Clone)]
+pub struct PagedBytes {
+    pages: Vec<Arc<Page>>,
+    len: u64,
+    /// The epoch writes are marked in (see [`PagedBytes::written_since`]).
+    epoch: u32,
+}
+
+impl PartialEq for PagedBytes {
+    fn eq(&self, other: &Self) -> bool {
+        self.len == other.len
+            && self.pages.len() == other.pages.len()
+            && self
+                .pages
+                .iter()
+                .zip(&other.pages)
+                .all(|(a, b)| Arc::ptr_eq(a, b) || a.bytes == b.bytes)
+    }
+}
+
+impl Eq for PagedBytes {}
 
 impl PagedBytes {
     /// `len` zero bytes (all pages share one zero page until written).
     pub fn zeroed(len: u64) -> Self {
-        let zero = Arc::new([0u8; PAGE]);
+        let zero = Arc::new(Page::ZERO);
         let n = (len as usize).div_ceil(PAGE);
         Self {
             pages: vec![zero; n],
             len,
+            epoch: 0,
         }
     }
 
@@ -88,7 +145,9 @@ impl PagedBytes {
             let (page, within) = (pos / PAGE, pos % PAGE);
             let n = (PAGE - within).min(data.len() - done);
             if let Some(p) = self.pages.get_mut(page) {
-                Arc::make_mut(p)[within..within + n].copy_from_slice(&data[done..done + n]);
+                let p = Arc::make_mut(p);
+                p.bytes[within..within + n].copy_from_slice(&data[done..done + n]);
+                p.mark(self.epoch, within, n);
             }
             done += n;
             pos += n;
@@ -144,6 +203,7 @@ impl PagedBytes {
         mut f: impl FnMut(usize, u128) -> u128,
     ) {
         let fits = |off: u64| (off as usize % PAGE) + N <= PAGE;
+        let epoch = self.epoch;
         let mut k = 0;
         while k < offs.len() {
             let page = offs[k] as usize / PAGE;
@@ -155,8 +215,9 @@ impl PagedBytes {
                             break;
                         }
                         let w = off as usize % PAGE;
-                        let new = f(k, get::<N>(&p[w..w + N])).to_le_bytes();
-                        p[w..w + N].copy_from_slice(&new[..N]);
+                        let new = f(k, get::<N>(&p.bytes[w..w + N])).to_le_bytes();
+                        p.bytes[w..w + N].copy_from_slice(&new[..N]);
+                        p.mark(epoch, w, N);
                         k += 1;
                     }
                 }
@@ -190,6 +251,7 @@ impl PagedBytes {
             return;
         }
         self.len = other.len;
+        self.epoch = other.epoch;
         for (mine, theirs) in self.pages.iter_mut().zip(&other.pages) {
             if !Arc::ptr_eq(mine, theirs) {
                 *mine = Arc::clone(theirs);
@@ -210,6 +272,39 @@ impl PagedBytes {
             .enumerate()
             .filter(|(i, p)| other.pages.get(*i).is_none_or(|q| !Arc::ptr_eq(p, q)))
             .count()
+    }
+
+    /// The pages written since `prev`, an earlier copy of this array, as `(page index,
+    /// lines)` with a bit per 64-byte line ([`LINE`]) written: a page not shared with
+    /// `prev` was written after it (copy-on-write), in the lines its mask holds when the
+    /// mask is of this array's current epoch, else (a page from an older epoch) in any.
+    /// Exact when the epoch was advanced ([`PagedBytes::next_epoch`]) as `prev` was
+    /// copied; a superset of the writes otherwise. Writes that leave the bytes as they
+    /// were count too.
+    pub fn written_since<'a>(
+        &'a self,
+        prev: Option<&'a PagedBytes>,
+    ) -> impl Iterator<Item = (usize, u64)> + 'a {
+        self.pages.iter().enumerate().filter_map(move |(i, p)| {
+            if prev
+                .and_then(|q| q.pages.get(i))
+                .is_some_and(|q| Arc::ptr_eq(p, q))
+            {
+                return None;
+            }
+            let lines = if p.epoch == self.epoch {
+                p.lines
+            } else {
+                u64::MAX
+            };
+            (lines != 0).then_some((i, lines))
+        })
+    }
+
+    /// Starts a new epoch of write marks: call as a copy of the array is kept, so that
+    /// [`PagedBytes::written_since`] that copy names only later writes.
+    pub fn next_epoch(&mut self) {
+        self.epoch = self.epoch.wrapping_add(1);
     }
 
     /// All bytes (for dumps and tests).
@@ -287,6 +382,13 @@ impl GlobalMemory {
         }
         for (mine, theirs) in self.allocs.iter_mut().zip(&other.allocs) {
             mine.data.sync_from(&theirs.data);
+        }
+    }
+
+    /// Starts a new epoch of write marks in every buffer ([`PagedBytes::next_epoch`]).
+    pub fn next_epoch(&mut self) {
+        for a in &mut self.allocs {
+            a.data.next_epoch();
         }
     }
 
@@ -462,7 +564,7 @@ impl PagedBytes {
             if Arc::ptr_eq(page, old) {
                 continue;
             }
-            for (j, (a, b)) in page.iter().zip(old.iter()).enumerate() {
+            for (j, (a, b)) in page.bytes.iter().zip(old.bytes.iter()).enumerate() {
                 if a != b {
                     let at = (i * PAGE + j) as u64;
                     match out.last_mut() {

@@ -412,7 +412,10 @@ fn last_write_names_the_wave_lane_and_instruction() {
         };
         let mut before = end;
         for want in changes.iter().rev().take(3) {
-            let got = e.last_write(&target, before).expect("a write");
+            let got = e
+                .last_write(&target, before)
+                .expect("not interrupted")
+                .expect("a write");
             assert_eq!((got.count, got.wave, got.lanes, got.pc), *want, "bin {bin}");
             before = got.count;
         }
@@ -612,7 +615,7 @@ fn hostile_time_travel_requests_are_answered() {
         reg: 255,
         lane: Some(200),
     };
-    assert_eq!(e.last_write(&weird, u64::MAX), None);
+    assert_eq!(e.last_write(&weird, u64::MAX), Ok(None));
     e.set_history_size(0);
     e.continue_all();
     let end = e.machine().stats.wave_instructions;

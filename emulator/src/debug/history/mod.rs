@@ -4,9 +4,14 @@
 //! before it and replaying the record, which is exact because the machine is
 //! deterministic (docs/time-travel.md).
 
+mod index;
 mod search;
 
 pub use search::{LastWrite, WriteTarget};
+
+use search::Watch;
+
+use index::Summary;
 
 use super::edit::RegisterWrite;
 use super::Engine;
@@ -80,12 +85,15 @@ struct Entry {
     end: u64,
 }
 
-/// The machine before record entry `entry`.
+/// The machine before record entry `entry`, and what happened from there to the next
+/// snapshot.
 #[derive(Debug, Clone)]
 struct Snapshot {
     entry: usize,
     machine: Machine,
     bytes: usize,
+    /// The interval from here to the next snapshot (`None`: the newest, still open).
+    after: Option<Summary>,
 }
 
 /// The record of a launch under the debugger, and where in it the machine is.
@@ -103,6 +111,9 @@ pub struct History {
     limit: usize,
     /// Instruction count of the newest snapshot.
     last_snapshot: u64,
+    /// The live machine's code run since the newest snapshot is not all known (the
+    /// snapshot it was counted from was dropped): the next summary says "any".
+    open_unknown: bool,
 }
 
 /// What `info history` shows.
@@ -125,8 +136,9 @@ pub struct HistoryInfo {
 }
 
 impl History {
-    /// A record starting at the launch state `start`.
-    pub(super) fn new(start: &Machine, limit: usize) -> Self {
+    /// A record starting at the launch state `start`, which from now on keeps what the
+    /// index needs (the code it runs, its memory writes by epoch).
+    pub(super) fn new(start: &mut Machine, limit: usize) -> Self {
         let mut h = History {
             log: Vec::new(),
             snapshots: Vec::new(),
@@ -135,7 +147,9 @@ impl History {
             spacing: FIRST_SPACING,
             limit,
             last_snapshot: 0,
+            open_unknown: false,
         };
+        start.keep_ran();
         h.push_snapshot(start);
         h
     }
@@ -145,10 +159,15 @@ impl History {
         self.snapshots.first().map(|s| &s.machine)
     }
 
-    /// Forgets everything recorded after the launch.
+    /// Forgets everything recorded after the launch (the engine goes on from a copy of
+    /// it, [`History::launch_copy`]).
     pub(super) fn restart(&mut self) {
         self.log.clear();
         self.snapshots.truncate(1);
+        if let Some(s) = self.snapshots.first_mut() {
+            s.after = None;
+        }
+        self.open_unknown = false;
         self.cursor = None;
         self.cursor_count = 0;
         self.spacing = FIRST_SPACING;
@@ -159,11 +178,32 @@ impl History {
         self.log.last().map_or(0, |e| e.end)
     }
 
-    fn bytes(&self) -> usize {
-        self.snapshots.iter().map(|s| s.bytes).sum()
+    /// A copy of the launch state to run from, keeping what the index needs.
+    pub(super) fn launch_copy(&self) -> Option<Machine> {
+        let mut m = self.launch()?.clone();
+        m.keep_ran();
+        Some(m)
     }
 
-    fn push_snapshot(&mut self, m: &Machine) {
+    /// Snapshot and index memory.
+    fn bytes(&self) -> usize {
+        self.snapshots
+            .iter()
+            .map(|s| s.bytes + s.after.as_ref().map_or(0, Summary::bytes))
+            .sum()
+    }
+
+    /// Keeps a snapshot of `m`, closing the previous interval with its summary.
+    fn push_snapshot(&mut self, m: &mut Machine) {
+        if let Some(last) = self.snapshots.last_mut() {
+            let mut summary = Summary::take(m, &last.machine);
+            if std::mem::take(&mut self.open_unknown) {
+                summary.forget_code();
+            }
+            last.after = Some(summary);
+        }
+        // The snapshot shares every page: later writes copy them, marked in a new epoch.
+        m.next_epoch();
         let mut machine = m.clone();
         machine.strip_hooks();
         let bytes = machine.snapshot_bytes(self.snapshots.last().map(|s| &s.machine));
@@ -175,23 +215,41 @@ impl History {
             entry: self.log.len(),
             machine,
             bytes,
+            after: None,
         });
         self.thin();
     }
 
-    /// Over the bound: keep the launch and every other snapshot after it (or only the
-    /// launch), and space the next ones twice as far apart.
+    /// Over the bound: keep the launch, the newest and every other snapshot between (or
+    /// only the launch), and space the next ones twice as far apart. A dropped snapshot's interval
+    /// joins the one before it in the index.
     fn thin(&mut self) {
         while self.bytes() > self.limit && self.snapshots.len() > 1 {
-            if self.snapshots.len() > 2 {
-                let mut i = 0;
-                self.snapshots.retain(|_| {
-                    i += 1;
-                    i == 1 || i % 2 == 0
-                });
-            } else {
-                self.snapshots.truncate(1);
+            let newest = self.snapshots.len() - 1;
+            let mut kept: Vec<Snapshot> = Vec::with_capacity(self.snapshots.len() / 2 + 1);
+            for (i, s) in std::mem::take(&mut self.snapshots).into_iter().enumerate() {
+                // Counted from the newest, which stays while it can (the live machine's
+                // record of the code run starts there).
+                let keep = i == 0 || (newest >= 2 && (newest - i).is_multiple_of(2));
+                match kept.last_mut() {
+                    Some(prev) if !keep => {
+                        if i == newest {
+                            // The open interval now starts further back than the live
+                            // machine's record of the code it ran.
+                            self.open_unknown = true;
+                        }
+                        prev.after = match (prev.after.take(), &s.after) {
+                            (Some(mut a), Some(b)) => {
+                                a.merge(b);
+                                Some(a)
+                            }
+                            _ => None,
+                        };
+                    }
+                    _ => kept.push(s),
+                }
             }
+            self.snapshots = kept;
             self.spacing = self.spacing.saturating_mul(2);
         }
     }
@@ -242,6 +300,12 @@ impl History {
         };
         self.log.truncate(entry);
         self.snapshots.retain(|s| s.entry <= entry);
+        // The machine was replayed from the newest snapshot kept (it is the latest one
+        // before the cursor), keeping the code it ran: the open interval starts there.
+        if let Some(s) = self.snapshots.last_mut() {
+            s.after = None;
+        }
+        self.open_unknown = false;
         self.log.extend(partial);
         self.last_snapshot = self
             .snapshots
@@ -250,7 +314,7 @@ impl History {
     }
 
     /// Records a change the engine has just made to `m`, whose count was `start` before.
-    fn record(&mut self, change: Change, start: u64, m: &Machine) {
+    fn record(&mut self, change: Change, start: u64, m: &mut Machine) {
         self.truncate_at_cursor();
         // A run continuing the previous one is the same run (unless a snapshot sits
         // between them: snapshots are positions in the record).
@@ -303,9 +367,10 @@ impl History {
         }
     }
 
-    /// Replays from the latest snapshot that can reach `target` to it; returns the machine
-    /// there and the record position, or `None` if the record does not reach it.
-    fn replay_to(&self, target: StopBefore) -> Option<(Machine, (usize, u64))> {
+    /// Replays from the latest snapshot that can reach `target` to it: the machine there
+    /// and the record position, or where the replay was when `watch`'s flag interrupted
+    /// it; `None` if the record does not reach it.
+    fn replay_to(&self, target: StopBefore, watch: Option<Watch<'_>>) -> Option<Replayed> {
         let usable = |m: &Machine| match target {
             StopBefore::Count(n) => m.stats.wave_instructions <= n,
             StopBefore::Wave { wave, id, executed } => m
@@ -315,21 +380,37 @@ impl History {
         };
         let snap = self.snapshots.iter().rev().find(|s| usable(&s.machine))?;
         let mut m = snap.machine.clone();
+        // The machine may become the live one: it keeps the code it runs from the
+        // snapshot on, as the live machine does for the index.
+        m.keep_ran();
         m.stop_before = Some(target);
-        let reached = |m: &Machine| m.stops_at(target);
+        let interrupted = |m: &Machine| {
+            watch.is_some_and(|w| {
+                w.progress.publish(m);
+                w.interrupted()
+            })
+        };
+        let done_at = |mut m: Machine, at: (usize, u64), reached: bool| {
+            m.stop_before = None;
+            Some(if reached {
+                Replayed::Reached(m, at)
+            } else {
+                Replayed::Interrupted(m, at)
+            })
+        };
         for (i, e) in self.log.iter().enumerate().skip(snap.entry) {
             match &e.change {
                 Change::Run(n) => {
                     let mut done = 0;
                     while done < *n {
+                        if interrupted(&m) {
+                            return done_at(m, (i, done), false);
+                        }
                         let before = m.stats.wave_instructions;
-                        let ev = m.run(Some(n - done));
+                        let ev = m.run(Some((n - done).min(search::CHUNK)));
                         done += m.stats.wave_instructions - before;
                         match ev {
-                            Some(Event::StopBefore) => {
-                                m.stop_before = None;
-                                return Some((m, (i, done)));
-                            }
+                            Some(Event::StopBefore) => return done_at(m, (i, done), true),
                             // Nothing could run, where the record says something did: not
                             // this history. (With progress, a deadlock or fault is just an
                             // event the original run stopped at and went on from.)
@@ -344,24 +425,24 @@ impl History {
                 }
                 Change::Step(w, times) => {
                     for k in 0..*times {
+                        if k.is_multiple_of(search::CHUNK) && k > 0 && interrupted(&m) {
+                            return done_at(m, (i, k), false);
+                        }
                         if let Some(Event::StopBefore) = m.step_scheduled(*w) {
-                            m.stop_before = None;
-                            return Some((m, (i, k)));
+                            return done_at(m, (i, k), true);
                         }
                     }
                 }
                 Change::Round(k) => {
                     for (j, w) in ready_waves(&m).into_iter().take(*k as usize).enumerate() {
                         if let Some(Event::StopBefore) = m.step_scheduled(w) {
-                            m.stop_before = None;
-                            return Some((m, (i, j as u64)));
+                            return done_at(m, (i, j as u64), true);
                         }
                     }
                 }
                 Change::Fault => {
                     if let Some(Event::StopBefore) = m.run(None) {
-                        m.stop_before = None;
-                        return Some((m, (i, 0)));
+                        return done_at(m, (i, 0), true);
                     }
                 }
                 edit @ (Change::Register(..) | Change::Memory { .. } | Change::Checks(_)) => {
@@ -370,19 +451,29 @@ impl History {
             }
         }
         // The end of the record: the point is the present (a count equal to now).
-        if reached(&m) {
-            m.stop_before = None;
-            return Some((m, (self.log.len(), 0)));
+        if m.stops_at(target) {
+            return done_at(m, (self.log.len(), 0), true);
         }
         None
     }
+}
+
+/// Where a replay ended.
+#[derive(Debug)]
+enum Replayed {
+    /// At the point asked for: the machine, and its position in the record (before entry
+    /// `.0`, with `.1` of it done).
+    Reached(Machine, (usize, u64)),
+    /// Interrupted on the way, at this (consistent) point.
+    Interrupted(Machine, (usize, u64)),
 }
 
 impl Engine {
     /// Records a change made to the machine (the run-control and edit paths call this).
     pub(super) fn record_run(&mut self, start: u64) {
         let done = self.machine.stats.wave_instructions - start;
-        self.history.record(Change::Run(done), start, &self.machine);
+        self.history
+            .record(Change::Run(done), start, &mut self.machine);
     }
 
     /// After a run that stopped on `event`: a fault that executed nothing is recorded too.
@@ -396,7 +487,7 @@ impl Engine {
                     | FaultKind::BudgetExhausted { .. }
             ) {
                 let now = self.machine.stats.wave_instructions;
-                self.history.record(Change::Fault, now, &self.machine);
+                self.history.record(Change::Fault, now, &mut self.machine);
             }
         }
     }
@@ -404,25 +495,25 @@ impl Engine {
     pub(super) fn record_round(&mut self, stepped: u64, start: u64) {
         if stepped > 0 {
             self.history
-                .record(Change::Round(stepped), start, &self.machine);
+                .record(Change::Round(stepped), start, &mut self.machine);
         }
     }
 
     pub(super) fn record_step(&mut self, w: usize, start: u64) {
         self.history
-            .record(Change::Step(w, 1), start, &self.machine);
+            .record(Change::Step(w, 1), start, &mut self.machine);
     }
 
     pub(super) fn record_register(&mut self, w: usize, write: RegisterWrite) {
         let start = self.machine.stats.wave_instructions;
         self.history
-            .record(Change::Register(w, write), start, &self.machine);
+            .record(Change::Register(w, write), start, &mut self.machine);
     }
 
     pub(super) fn record_checks(&mut self, checks: crate::check::Checks) {
         let start = self.machine.stats.wave_instructions;
         self.history
-            .record(Change::Checks(checks), start, &self.machine);
+            .record(Change::Checks(checks), start, &mut self.machine);
     }
 
     pub(super) fn record_memory(
@@ -441,7 +532,7 @@ impl Engine {
             addr,
             data: data.to_vec(),
         };
-        self.history.record(change, start, &self.machine);
+        self.history.record(change, start, &mut self.machine);
     }
 
     /// The time-travel record.

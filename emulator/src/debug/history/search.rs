@@ -1,11 +1,22 @@
 //! Searches of the record: `goto`, `reverse-stepi`, `reverse-continue` and `last-write`,
 //! each by replaying from the snapshots (`walk`) and arriving at the point it finds.
 
-use super::{ready_waves, Change, History};
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use super::index::Probe;
+use super::{ready_waves, Change, History, Replayed};
+use crate::check::regs::{RegUse, Special};
+use crate::debug::breakpoint::WatchKind;
+use crate::debug::handle::ProgressHandle;
 use crate::debug::stop::{Blocked, Reached};
 use crate::debug::{Engine, EngineError, StopEvent, StopReason};
-use crate::machine::{Machine, StopBefore};
+use crate::exec::space_read;
+use crate::exec::AccessLog;
+use crate::isa::RegFile;
+use crate::machine::{BreakAt, CodeWord, Event, Machine, StopBefore};
 use crate::memory::Space;
+use crate::wave::WaveState;
+use std::sync::Arc;
 
 /// Which side of an instruction a walk is on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -24,51 +35,148 @@ struct Seen {
     pc: u64,
 }
 
+/// Instructions a search replays between looks at the interrupt flag (a few
+/// milliseconds), publishing its progress each time.
+pub(super) const CHUNK: u64 = 1 << 15;
+
+/// A search stopped by an interrupt before it found anything.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Interrupted;
+
+/// Where a replay stops to look: before each instruction at a marked code word (of the
+/// waves the mark names) and after it, and after each instruction that accessed a range
+/// of the access log.
+#[derive(Debug, Clone, Default)]
+struct Hooks {
+    /// Per code word: the machine's breakpoint marks (empty: none).
+    marks: Vec<BreakAt>,
+    /// The ranges whose accesses are looked at.
+    accesses: Option<AccessLog>,
+}
+
+/// What a backward search needs besides the record: when to give up, and where to say it
+/// has got to.
+#[derive(Clone, Copy)]
+pub(super) struct Watch<'a> {
+    pub(super) interrupt: &'a AtomicBool,
+    pub(super) progress: &'a ProgressHandle,
+}
+
+impl Watch<'_> {
+    pub(super) fn interrupted(&self) -> bool {
+        self.interrupt.load(Ordering::Relaxed)
+    }
+}
+
+/// How a backward search over the intervals ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Back<T> {
+    /// The newest hit, in the newest interval that has one.
+    Found(T),
+    /// No hit anywhere before the point searched from.
+    Nothing,
+    /// Interrupted: nothing was found from snapshot `.0` (if any) on.
+    Interrupted(Option<usize>),
+}
+
 impl History {
-    /// Replays from snapshot `k` one instruction at a time until the count reaches
-    /// `until`, calling `visit` right before and right after each instruction (the
-    /// machine carries `accesses`, so the accesses of the instruction are in its log).
-    fn walk(
+    /// Replays from snapshot `k` until the count reaches `until`, stopping where `hooks`
+    /// say and calling `visit` there (the machine's access log holds the instruction's
+    /// accesses after it). Runs between stops go through the machine's own loop, so a
+    /// replay costs about what the run it replays did.
+    fn scan(
         &self,
         k: usize,
         until: u64,
-        accesses: Option<crate::exec::AccessLog>,
+        hooks: &Hooks,
+        watch: Watch<'_>,
         mut visit: impl FnMut(Side, Seen, &mut Machine),
-    ) {
+    ) -> Result<(), Interrupted> {
         let Some(snap) = self.snapshots.get(k) else {
-            return;
+            return Ok(());
         };
         let mut m = snap.machine.clone();
-        m.accesses = accesses;
-        let one = |m: &mut Machine, w: usize, visit: &mut dyn FnMut(Side, Seen, &mut Machine)| {
-            let Some(x) = m.waves.get(w) else {
-                return;
-            };
-            let seen = Seen {
+        m.break_at.clone_from(&hooks.marks);
+        m.accesses.clone_from(&hooks.accesses);
+        let seen_at = |m: &Machine, w: usize, done: u64| {
+            m.waves.get(w).map(|x| Seen {
                 wave: w,
                 id: x.id,
-                executed: x.executed,
+                executed: x.executed - done,
                 pc: x.pc,
+            })
+        };
+        // One instruction the debugger chose (a step, a round of `stepi all`).
+        let one = |m: &mut Machine, w: usize, visit: &mut dyn FnMut(Side, Seen, &mut Machine)| {
+            let Some(seen) = seen_at(m, w, 0) else {
+                return;
             };
-            visit(Side::Before, seen, m);
+            let marked = m
+                .break_at
+                .get((seen.pc / 4) as usize)
+                .is_some_and(|b| b.stops(seen.id, m.waves[w].workgroup));
+            if marked {
+                visit(Side::Before, seen, m);
+            }
             let _ = m.step_scheduled(w);
-            visit(Side::After, seen, m);
+            if marked || m.accesses.as_ref().is_some_and(|l| !l.hits.is_empty()) {
+                visit(Side::After, seen, m);
+            }
         };
         for e in self.log.iter().skip(snap.entry) {
+            if m.stats.wave_instructions >= until {
+                break;
+            }
             match &e.change {
                 Change::Run(_) => {
                     let target = e.end.min(until);
                     while m.stats.wave_instructions < target {
-                        match m.schedule() {
-                            Ok(w) => one(&mut m, w, &mut visit),
-                            Err(_) => return,
+                        if watch.interrupted() {
+                            return Err(Interrupted);
+                        }
+                        watch.progress.publish(&m);
+                        let before = m.stats.wave_instructions;
+                        let event = m.run(Some((target - before).min(CHUNK)));
+                        match event {
+                            Some(Event::BreakpointHit { wave, pc }) => {
+                                let Some(seen) = seen_at(&m, wave, 0) else {
+                                    continue;
+                                };
+                                visit(Side::Before, seen, &mut m);
+                                // The same wave executes it: a run split anywhere runs the
+                                // same instructions.
+                                m.skip_break = Some((wave, pc));
+                                let _ = m.run(Some(1));
+                                m.skip_break = None;
+                                visit(Side::After, seen, &mut m);
+                            }
+                            // Events of an instruction that executed, with its accesses.
+                            Some(
+                                Event::WatchHit { wave, pc }
+                                | Event::Finding { wave, pc }
+                                | Event::Break { wave, pc },
+                            ) if m.accesses.as_ref().is_some_and(|l| !l.hits.is_empty()) => {
+                                if let Some(seen) = seen_at(&m, wave, 1) {
+                                    visit(Side::After, Seen { pc, ..seen }, &mut m);
+                                }
+                            }
+                            // Nothing could run, where the record says something did.
+                            Some(Event::Finished | Event::Deadlock(_) | Event::Stalled)
+                                if m.stats.wave_instructions == before =>
+                            {
+                                return Ok(());
+                            }
+                            _ => {}
                         }
                     }
                 }
                 Change::Step(w, times) => {
-                    for _ in 0..*times {
+                    for i in 0..*times {
                         if m.stats.wave_instructions >= until {
-                            return;
+                            break;
+                        }
+                        if i.is_multiple_of(CHUNK) && watch.interrupted() {
+                            return Err(Interrupted);
                         }
                         one(&mut m, *w, &mut visit);
                     }
@@ -76,7 +184,7 @@ impl History {
                 Change::Round(k) => {
                     for w in ready_waves(&m).into_iter().take(*k as usize) {
                         if m.stats.wave_instructions >= until {
-                            return;
+                            break;
                         }
                         one(&mut m, w, &mut visit);
                     }
@@ -90,10 +198,8 @@ impl History {
                     edit.apply_edit(&mut m)
                 }
             }
-            if m.stats.wave_instructions >= until {
-                return;
-            }
         }
+        Ok(())
     }
 
     /// The snapshots to search backwards from count `now`, newest first, each with the
@@ -112,6 +218,41 @@ impl History {
             out.push((k, end));
         }
         out
+    }
+
+    /// Searches backwards from count `now`, interval by interval, newest first: skips
+    /// each interval whose summary rules out what `probe` looks for, and runs `search`
+    /// (a scan of the interval up to the count it is given) on the others until one
+    /// finds something.
+    fn search_back<T>(
+        &self,
+        now: u64,
+        probe: &Probe,
+        watch: Watch<'_>,
+        mut search: impl FnMut(usize, u64) -> Result<Option<T>, Interrupted>,
+    ) -> Back<T> {
+        let mut cleared = None;
+        if probe.is_empty() {
+            return Back::Nothing;
+        }
+        for (k, end) in self.segments_before(now) {
+            if watch.interrupted() {
+                return Back::Interrupted(cleared);
+            }
+            let snap = &self.snapshots[k];
+            watch.progress.publish(&snap.machine);
+            // The open interval (the newest) has no summary yet: it is searched.
+            let candidate = snap.after.as_ref().is_none_or(|s| s.may_hold(probe));
+            if candidate {
+                match search(k, end) {
+                    Ok(Some(found)) => return Back::Found(found),
+                    Ok(None) => {}
+                    Err(Interrupted) => return Back::Interrupted(cleared),
+                }
+            }
+            cleared = Some(k);
+        }
+        Back::Nothing
     }
 }
 
@@ -174,6 +315,34 @@ pub struct LastWrite {
 }
 
 impl Engine {
+    /// What the searches share: the interrupt flag and the progress handle.
+    fn search_handles(&self) -> (Arc<AtomicBool>, ProgressHandle) {
+        (self.interrupt.clone(), self.progress.clone())
+    }
+
+    /// Replays to `target` and puts the machine there, reporting `reason`; interrupted on
+    /// the way, the machine is where the replay got to, reported as interrupted. `None`:
+    /// the record does not reach `target`.
+    fn travel(
+        &mut self,
+        target: StopBefore,
+        wave: Option<usize>,
+        reason: StopReason,
+    ) -> Option<StopEvent> {
+        let (interrupt, progress) = self.search_handles();
+        let watch = Watch {
+            interrupt: &interrupt,
+            progress: &progress,
+        };
+        match self.history.replay_to(target, Some(watch))? {
+            Replayed::Reached(m, at) => Some(self.arrive(m, at, wave, reason)),
+            Replayed::Interrupted(m, at) => {
+                let w = self.selected_wave;
+                Some(self.arrive(m, at, Some(w), StopReason::Interrupted))
+            }
+        }
+    }
+
     /// Puts the machine at a replayed point: selects `wave`, keeps breakpoints and
     /// watchpoints armed, and reports `reason`.
     fn arrive(
@@ -199,6 +368,7 @@ impl Engine {
         self.resume_over = None;
         self.history.cursor = (at.0 < self.history.log.len()).then_some(at);
         self.history.cursor_count = self.machine.stats.wave_instructions;
+        self.progress.publish(&self.machine);
         let w = wave.unwrap_or(self.selected_wave);
         self.finish(self.event(reason, Some(w)))
     }
@@ -208,21 +378,26 @@ impl Engine {
     /// Past the newest recorded point, every wave runs forward from there as `continue`
     /// runs them, to count `n` (a breakpoint, a watchpoint or the end may stop it first):
     /// that is where a `continue` interrupted at count `n` stopped, so a recorded REPL
-    /// session replays an interrupted run with it.
+    /// session replays an interrupted run with it. Interrupted, the machine is at the
+    /// count the replay had reached.
     pub fn goto(&mut self, n: u64) -> Result<StopEvent, EngineError> {
         let end = self.history.end_count();
         if n > end {
             if self.machine.stats.wave_instructions < end {
-                self.goto(end)?;
+                let stop = self.goto(end)?;
+                if stop.reason == StopReason::Interrupted {
+                    return Ok(stop);
+                }
             }
             return Ok(self.run_to_count(n));
         }
-        let (m, at) = self
-            .history
-            .replay_to(StopBefore::Count(n))
-            .ok_or(EngineError::BeyondHistory { count: n, end })?;
         let wave = self.selected_wave;
-        Ok(self.arrive(m, at, Some(wave), StopReason::Reached(Reached::Count(n))))
+        self.travel(
+            StopBefore::Count(n),
+            Some(wave),
+            StopReason::Reached(Reached::Count(n)),
+        )
+        .ok_or(EngineError::BeyondHistory { count: n, end })
     }
 
     /// `reverse-stepi N`: the selected wave `n` instructions back, right before the
@@ -242,219 +417,320 @@ impl Engine {
             id,
             executed: executed - back,
         };
-        match self.history.replay_to(target) {
-            Some((m, at)) => {
-                let reason = if back < n.max(1) {
-                    StopReason::Blocked(Blocked::HistoryStart)
-                } else {
-                    StopReason::Step
-                };
-                self.arrive(m, at, Some(w), reason)
-            }
+        let reason = if back < n.max(1) {
+            StopReason::Blocked(Blocked::HistoryStart)
+        } else {
+            StopReason::Step
+        };
+        match self.travel(target, Some(w), reason) {
+            Some(stop) => stop,
             None => self.finish(self.event(StopReason::Blocked(Blocked::HistoryStart), Some(w))),
         }
+    }
+
+    /// What `reverse-continue` looks for, for the index: the code words of the armed
+    /// breakpoints and, per watchpoint, the memory it watches written or the code that
+    /// reads its space.
+    fn reverse_probe(&self) -> Probe {
+        let code = self.machine.code();
+        let mut p = Probe::new(code.len());
+        for (i, a) in self.armed.iter().enumerate() {
+            if !a.is_empty() {
+                p.code_word(i);
+            }
+        }
+        let scratch = self.machine.launch().scratch_bytes as u64;
+        for wp in self.watchpoints.iter().filter(|w| w.enabled) {
+            let space = wp.scope.space();
+            if wp.kind != WatchKind::Read {
+                p.memory(space, wp.addr, wp.len, scratch);
+            }
+            if wp.kind != WatchKind::Write {
+                for (i, word) in code.iter().enumerate() {
+                    if matches!(word, CodeWord::Instr(d) if space_read(d.op) == Some(space)) {
+                        p.code_word(i);
+                    }
+                }
+            }
+        }
+        p
     }
 
     /// `reverse-continue`: back to the previous point where a breakpoint or watchpoint
     /// stops (a watchpoint stops right before the instruction that made the access, with
     /// the values it found and left); at none, the start of the history. Breakpoints'
-    /// ignore counts do not apply backwards, and no hit counts change.
+    /// ignore counts do not apply backwards, and no hit counts change. Only the intervals
+    /// the index cannot rule out are replayed; with nothing armed, none is. Interrupted,
+    /// the machine is at the earliest point the search had cleared (or stays).
     pub fn reverse_continue(&mut self) -> StopEvent {
         let now = self.machine.stats.wave_instructions;
+        let probe = self.reverse_probe();
+        let hooks = Hooks {
+            marks: self.machine.break_at.clone(),
+            accesses: self.machine.accesses.clone(),
+        };
         let history = std::mem::take(&mut self.history);
         let (breakpoints, watchpoints) = (self.breakpoints.clone(), self.watchpoints.clone());
         self.breakpoints.iter_mut().for_each(|b| b.ignore = 0);
-        let accesses = self.machine.accesses.clone();
-        let mut found: Option<(Seen, u64, StopReason)> = None;
-        for (k, end) in history.segments_before(now) {
-            let mut last = None;
-            history.walk(k, end, accesses.clone(), |side, seen, m| {
+        let (interrupt, progress) = self.search_handles();
+        let watch = Watch {
+            interrupt: &interrupt,
+            progress: &progress,
+        };
+        let back = history.search_back(now, &probe, watch, |k, end| {
+            let mut last: Option<(Seen, StopReason)> = None;
+            history.scan(k, end, &hooks, watch, |side, seen, m| {
                 let count = m.stats.wave_instructions;
                 let stop = match side {
                     Side::Before if count < now => {
-                        let armed = self
-                            .armed
-                            .get((seen.pc / 4) as usize)
-                            .is_some_and(|a| !a.is_empty());
-                        armed.then(|| {
-                            std::mem::swap(&mut self.machine, m);
-                            let stop = self.check_breakpoints(seen.wave, seen.pc);
-                            std::mem::swap(&mut self.machine, m);
-                            stop
-                        })
+                        std::mem::swap(&mut self.machine, m);
+                        let stop = self.check_breakpoints(seen.wave, seen.pc);
+                        std::mem::swap(&mut self.machine, m);
+                        stop
                     }
                     Side::After if count <= now => {
-                        let hit = m.accesses.as_ref().is_some_and(|l| !l.hits.is_empty());
-                        hit.then(|| {
-                            std::mem::swap(&mut self.machine, m);
-                            let stop = self.check_watchpoints(seen.wave, seen.pc);
-                            std::mem::swap(&mut self.machine, m);
-                            stop
-                        })
+                        std::mem::swap(&mut self.machine, m);
+                        let stop = self.check_watchpoints(seen.wave, seen.pc);
+                        std::mem::swap(&mut self.machine, m);
+                        stop
                     }
                     _ => None,
                 };
-                if let Some(stop) = stop.flatten() {
-                    last = Some((seen, count, stop.reason));
+                if let Some(stop) = stop {
+                    last = Some((seen, stop.reason));
                 }
-            });
-            if last.is_some() {
-                found = last;
-                break;
-            }
-        }
+            })?;
+            Ok(last)
+        });
         self.breakpoints = breakpoints;
         self.watchpoints = watchpoints;
         self.history = history;
-        match found {
-            Some((seen, _, reason)) => {
+        let to_start = |e: &mut Engine| {
+            let w = e.selected_wave;
+            let start = StopReason::Blocked(Blocked::HistoryStart);
+            e.travel(StopBefore::Count(0), Some(w), start)
+        };
+        let stop = match back {
+            Back::Found((seen, reason)) => {
                 let target = StopBefore::Wave {
                     wave: seen.wave,
                     id: seen.id,
                     executed: seen.executed,
                 };
-                match self.history.replay_to(target) {
-                    Some((m, at)) => self.arrive(m, at, Some(seen.wave), reason),
-                    None => {
-                        self.finish(self.event(StopReason::Blocked(Blocked::HistoryStart), None))
-                    }
-                }
+                self.travel(target, Some(seen.wave), reason)
             }
-            None => match self.history.replay_to(StopBefore::Count(0)) {
-                Some((m, at)) => {
-                    let w = self.selected_wave;
-                    self.arrive(m, at, Some(w), StopReason::Blocked(Blocked::HistoryStart))
-                }
-                None => self.finish(self.event(StopReason::Blocked(Blocked::HistoryStart), None)),
-            },
-        }
+            Back::Nothing => to_start(self),
+            Back::Interrupted(Some(k)) => {
+                let count = self.history.snapshots[k].machine.stats.wave_instructions;
+                let w = self.selected_wave;
+                self.travel(StopBefore::Count(count), Some(w), StopReason::Interrupted)
+            }
+            Back::Interrupted(None) => {
+                let w = self.selected_wave;
+                Some(self.finish(self.event(StopReason::Interrupted, Some(w))))
+            }
+        };
+        stop.unwrap_or_else(|| {
+            self.finish(self.event(StopReason::Blocked(Blocked::HistoryStart), None))
+        })
     }
 
     /// `last-write`: the last write to `target` before instruction count `before` (the
-    /// machine stays where it is). A register's write is a change of its value.
-    pub fn last_write(&mut self, target: &WriteTarget, before: u64) -> Option<LastWrite> {
-        let history = std::mem::take(&mut self.history);
-        let filter = match target {
+    /// machine stays where it is), whether or not it changed the value. A register's write
+    /// is an instruction that writes it in that lane (an active lane, or `writelane`'s) or
+    /// changes it. Interrupted, says how far back it had searched.
+    pub fn last_write(
+        &mut self,
+        target: &WriteTarget,
+        before: u64,
+    ) -> Result<Option<LastWrite>, EngineError> {
+        let code = self.machine.code();
+        let mut probe = Probe::new(code.len());
+        let mut hooks = Hooks::default();
+        match *target {
             WriteTarget::Memory {
                 space, addr, len, ..
-            } => Some(crate::exec::AccessLog::new(vec![(
-                *space,
-                *addr,
-                addr.saturating_add(*len),
-            )])),
-            _ => None,
-        };
-        // A register target: its wave, and its value (little-endian) in a wave.
-        let reg_wave = match target {
-            WriteTarget::Vector { wave, .. } | WriteTarget::Uniform { wave, .. } => Some(*wave),
-            WriteTarget::Memory { .. } => None,
-        };
-        let reg_value = |w: &crate::wave::Wave| -> Option<Vec<u8>> {
-            match *target {
-                WriteTarget::Uniform { reg, .. } => {
-                    Some(w.u.get(reg as usize)?.to_le_bytes().to_vec())
-                }
-                // A register past v127 has no value (and no writes).
-                WriteTarget::Vector { reg, .. } if reg as usize >= crate::wave::VREGS => None,
-                WriteTarget::Vector { reg, lane, .. } => {
-                    let v = &w.v[reg as usize];
-                    Some(match lane {
-                        Some(l) => v.get(l as usize)?.to_le_bytes().to_vec(),
-                        None => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
-                    })
-                }
-                WriteTarget::Memory { .. } => None,
+            } => {
+                let scratch = self.machine.launch().scratch_bytes as u64;
+                probe.memory(space, addr, len, scratch);
+                hooks.accesses = Some(AccessLog::new(vec![(
+                    space,
+                    addr,
+                    addr.saturating_add(len),
+                )]));
             }
+            WriteTarget::Vector { wave, reg, .. } | WriteTarget::Uniform { wave, reg } => {
+                let file = match target {
+                    WriteTarget::Uniform { .. } => RegFile::Uniform,
+                    _ => RegFile::Vector,
+                };
+                let only = BreakAt::Only(Arc::from([(Some(wave), None)]));
+                hooks.marks = code
+                    .iter()
+                    .enumerate()
+                    .map(|(i, word)| {
+                        let writes = RegUse::of(word)
+                            .writes()
+                            .any(|r| r.file == file && r.contains(reg));
+                        if writes {
+                            probe.code_word(i);
+                            only.clone()
+                        } else {
+                            BreakAt::No
+                        }
+                    })
+                    .collect();
+            }
+        }
+        let specials: Vec<Special> = match target {
+            WriteTarget::Vector { .. } => code.iter().map(|w| RegUse::of(w).special).collect(),
+            _ => Vec::new(),
         };
-        let mut found = None;
-        for (k, end) in history.segments_before(before) {
+        let (interrupt, progress) = self.search_handles();
+        let watch = Watch {
+            interrupt: &interrupt,
+            progress: &progress,
+        };
+        let history = &self.history;
+        let back = history.search_back(before, &probe, watch, |k, end| {
             let mut last = None;
-            let mut old_reg: Option<Vec<u8>> = None;
-            history.walk(k, end, filter.clone(), |side, seen, m| {
+            // A register target: the instruction under way, its EXEC and the value before.
+            let mut pending: Option<(Seen, u32, Option<Vec<u8>>)> = None;
+            history.scan(k, end, &hooks, watch, |side, seen, m| {
                 let count = m.stats.wave_instructions;
                 let Some(w) = m.waves.get(seen.wave) else {
                     return;
                 };
-                // The write this instruction made, as the answer names it.
-                let found =
-                    |w: &crate::wave::Wave, lanes: u32, old: Vec<u8>, new: Vec<u8>| LastWrite {
-                        count: count.saturating_sub(1),
-                        wave: w.id,
-                        workgroup: w.workgroup,
-                        lanes,
-                        pc: seen.pc,
-                        old,
-                        new,
-                    };
+                let found = |lanes: u32, old: Vec<u8>, new: Vec<u8>| LastWrite {
+                    count: count.saturating_sub(1),
+                    wave: seen.id,
+                    workgroup: w.workgroup,
+                    lanes,
+                    pc: seen.pc,
+                    old,
+                    new,
+                };
                 match (target, side) {
-                    (
-                        WriteTarget::Memory {
-                            space,
-                            addr,
-                            len,
-                            workgroup,
-                            wave,
-                            lane,
-                        },
-                        Side::After,
-                    ) => {
-                        let Some(log) = &m.accesses else { return };
-                        let mine = |a: &crate::exec::Access| {
-                            matches!(
-                                a.kind,
-                                crate::exec::AccessKind::Write | crate::exec::AccessKind::ReadWrite
-                            ) && a.space == *space
-                                && match space {
-                                    Space::Global => true,
-                                    Space::Shared => w.workgroup == *workgroup,
-                                    Space::Scratch => w.id == *wave && a.lane == *lane,
-                                }
+                    (WriteTarget::Memory { .. }, Side::After) => {
+                        if let Some(hit) = memory_write(target, m, seen, w) {
+                            last = Some(found(hit.0, hit.1, hit.2));
+                        }
+                    }
+                    (WriteTarget::Memory { .. }, Side::Before) => {}
+                    (_, Side::Before) => pending = Some((seen, w.exec, register_value(target, w))),
+                    (_, Side::After) => {
+                        let Some((at, exec, old)) = pending.take().filter(|p| p.0 == seen) else {
+                            return;
                         };
-                        let writes: Vec<_> = log.hits.iter().filter(|a| mine(a)).collect();
-                        if let Some(first) = writes.first() {
-                            let lanes = writes.iter().fold(0u32, |l, a| l | 1 << a.lane);
-                            // The first writing lane's bytes before; what the range holds after.
-                            let n = (*len).min(16) as usize;
-                            let mut old = vec![0u8; n];
-                            let skip = addr.saturating_sub(first.addr) as usize;
-                            for (i, b) in old.iter_mut().enumerate() {
-                                if let Some(&x) = first.old.get(skip + i) {
-                                    *b = x;
-                                }
+                        if w.id != seen.id || w.state == WaveState::Faulted {
+                            return;
+                        }
+                        let (Some(old), Some(new)) = (old, register_value(target, w)) else {
+                            return;
+                        };
+                        let special = specials.get((at.pc / 4) as usize).copied();
+                        let wrote = match special {
+                            Some(Special::WriteLane(l)) => 1u32 << (l & 31),
+                            _ => exec,
+                        };
+                        let changed = old
+                            .chunks(4)
+                            .zip(new.chunks(4))
+                            .enumerate()
+                            .filter(|(_, (a, b))| a != b)
+                            .fold(0u32, |l, (i, _)| l | 1 << i);
+                        let lanes = match *target {
+                            WriteTarget::Vector { lane: Some(l), .. } => {
+                                let l = l as u32 & 31;
+                                // `changed` counts the one lane's value as lane 0.
+                                ((wrote >> l) & 1 == 1 || changed != 0).then_some(1 << l)
                             }
-                            let mut new = vec![0u8; n];
-                            let _ = m.read_space(*space, seen.wave, *lane, *addr, &mut new);
-                            last = Some(found(w, lanes, old, new));
+                            WriteTarget::Vector { lane: None, .. } => {
+                                Some(wrote | changed).filter(|&l| l != 0)
+                            }
+                            _ => Some(0),
+                        };
+                        if let Some(lanes) = lanes {
+                            last = Some(found(lanes, old, new));
                         }
                     }
-                    (_, side) if reg_wave == Some(w.id) => {
-                        let now = reg_value(w);
-                        if side == Side::After && old_reg.is_some() && now != old_reg {
-                            let old = old_reg.take().unwrap_or_default();
-                            let new = now.clone().unwrap_or_default();
-                            let lanes = match target {
-                                WriteTarget::Vector { lane: Some(l), .. } => 1 << l,
-                                WriteTarget::Vector { lane: None, .. } => old
-                                    .chunks(4)
-                                    .zip(new.chunks(4))
-                                    .enumerate()
-                                    .filter(|(_, (a, b))| a != b)
-                                    .fold(0u32, |l, (i, _)| l | 1 << i),
-                                _ => 0,
-                            };
-                            last = Some(found(w, lanes, old, new));
-                        }
-                        old_reg = now;
-                    }
-                    _ => {}
                 }
-            });
-            if last.is_some() {
-                found = last;
-                break;
-            }
+            })?;
+            Ok(last)
+        });
+        match back {
+            Back::Found(found) => Ok(Some(found)),
+            Back::Nothing => Ok(None),
+            Back::Interrupted(cleared) => Err(EngineError::SearchInterrupted {
+                searched_back_to: cleared.map_or(before, |k| {
+                    self.history.snapshots[k].machine.stats.wave_instructions
+                }),
+            }),
         }
-        self.history = history;
-        found
     }
+}
+
+/// The value of a register target in wave `w`, little-endian (one lane, or all 32).
+fn register_value(target: &WriteTarget, w: &crate::wave::Wave) -> Option<Vec<u8>> {
+    match *target {
+        WriteTarget::Uniform { reg, .. } => Some(w.u.get(reg as usize)?.to_le_bytes().to_vec()),
+        // A register past v127 has no value (and no writes).
+        WriteTarget::Vector { reg, .. } if reg as usize >= crate::wave::VREGS => None,
+        WriteTarget::Vector { reg, lane, .. } => {
+            let v = &w.v[reg as usize];
+            Some(match lane {
+                Some(l) => v.get(l as usize)?.to_le_bytes().to_vec(),
+                None => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
+            })
+        }
+        WriteTarget::Memory { .. } => None,
+    }
+}
+
+/// The write to a memory target the instruction just replayed made (its access log
+/// holds its accesses): the lanes that wrote, the first writing lane's bytes before, and
+/// what the range holds after (up to 16 bytes each).
+fn memory_write(
+    target: &WriteTarget,
+    m: &Machine,
+    seen: Seen,
+    w: &crate::wave::Wave,
+) -> Option<(u32, Vec<u8>, Vec<u8>)> {
+    let WriteTarget::Memory {
+        space,
+        addr,
+        len,
+        workgroup,
+        wave,
+        lane,
+    } = *target
+    else {
+        return None;
+    };
+    let log = m.accesses.as_ref()?;
+    let mine = |a: &&crate::exec::Access| {
+        matches!(
+            a.kind,
+            crate::exec::AccessKind::Write | crate::exec::AccessKind::ReadWrite
+        ) && a.space == space
+            && match space {
+                Space::Global => true,
+                Space::Shared => w.workgroup == workgroup,
+                Space::Scratch => w.id == wave && a.lane == lane,
+            }
+    };
+    let writes: Vec<_> = log.hits.iter().filter(mine).collect();
+    let first = writes.first()?;
+    let lanes = writes.iter().fold(0u32, |l, a| l | 1 << a.lane);
+    let n = len.min(16) as usize;
+    let mut old = vec![0u8; n];
+    let skip = addr.saturating_sub(first.addr) as usize;
+    for (i, b) in old.iter_mut().enumerate() {
+        if let Some(&x) = first.old.get(skip + i) {
+            *b = x;
+        }
+    }
+    let mut new = vec![0u8; n];
+    let _ = m.read_space(space, seen.wave, lane, addr, &mut new);
+    Some((lanes, old, new))
 }

@@ -316,7 +316,10 @@ impl Engine {
                 .collect::<Vec<_>>()
                 .join(" ")
         };
-        match self.last_write(&target, before) {
+        let found = self
+            .last_write(&target, before)
+            .map_err(|e| CommandError::engine(name, e))?;
+        match found {
             Some(found) => {
                 self.last_write_walk = Some((target, found.count));
                 let lanes = match found.lanes.count_ones() {
@@ -324,8 +327,13 @@ impl Engine {
                     1 => format!(", lane {}", crate::fault::lanes_text(found.lanes)),
                     _ => format!(", lanes {}", crate::fault::lanes_text(found.lanes)),
                 };
+                let unchanged = if found.old == found.new {
+                    " (value unchanged)"
+                } else {
+                    ""
+                };
                 Ok(CommandOutput::text(format!(
-                    "{t}: written by wave {} (workgroup {}){lanes}, at {} ({}), instruction {} (goto {} for the machine right before it)\n  before: {}\n  after:  {}\n",
+                    "{t}: written by wave {} (workgroup {}){lanes}, at {} ({}), instruction {} (goto {} for the machine right before it)\n  before: {}\n  after:  {}{unchanged}\n",
                     found.wave,
                     found.workgroup,
                     view::pc_text(self.machine(), found.pc),
