@@ -16,6 +16,8 @@ pub const EPERM: u8 = 1;
 pub const ENOENT: u8 = 2;
 /// No such thread or wave.
 pub const ESRCH: u8 = 3;
+/// Interrupted (a Ctrl-C during a search).
+pub const EINTR: u8 = 4;
 /// A packet longer than the server accepts.
 pub const E2BIG: u8 = 7;
 /// Memory that cannot be reached (unmapped, not resident, past a window's end).
@@ -45,6 +47,7 @@ pub fn errno(e: &EngineError) -> u8 {
         | EngineError::NoRegister(_)
         | EngineError::PcMisaligned(_)
         | EngineError::BeyondHistory { .. } => EINVAL,
+        EngineError::SearchInterrupted { .. } => EINTR,
     }
 }
 
