@@ -132,7 +132,15 @@ pub struct Reader {
     buf: Vec<u8>,
     /// Until the first whole packet: when the client's time is up.
     handshake: Option<Instant>,
+    /// When a Ctrl-C arrived while the kernel was stopped (see [`Reader::take_ctrl_c`]).
+    ctrl_c_at: Option<Instant>,
 }
+
+/// How long a Ctrl-C that arrived while the kernel was stopped waits for the next resume.
+/// gdb sends one between the steps of `stepi N` and `reverse-stepi N` (it thinks the
+/// target runs), and resumes within milliseconds; one left from a race with a stop that
+/// the user has since seen must not stop a command typed later.
+const CTRL_C_KEPT: Duration = Duration::from_millis(1000);
 
 /// How long the helper thread waits in one read before checking whether the run ended.
 const WATCH_POLL: Duration = Duration::from_millis(5);
@@ -146,6 +154,7 @@ impl Reader {
             pending: VecDeque::new(),
             buf: vec![0u8; 64 * 1024],
             handshake: None,
+            ctrl_c_at: None,
         }
     }
 
@@ -156,8 +165,16 @@ impl Reader {
         self.handshake = Some(deadline);
     }
 
-    /// The next item, waiting for the client. A Ctrl-C while the kernel is stopped has
-    /// nothing to interrupt and is dropped.
+    /// Whether a Ctrl-C arrived while the kernel was stopped, shortly before now (and
+    /// forgets it): the resume that follows stops at once, as gdb asked.
+    pub fn take_ctrl_c(&mut self) -> bool {
+        self.ctrl_c_at
+            .take()
+            .is_some_and(|t| t.elapsed() <= CTRL_C_KEPT)
+    }
+
+    /// The next item, waiting for the client. A Ctrl-C while the kernel is stopped is kept
+    /// for the next resume ([`Reader::take_ctrl_c`]).
     pub fn recv(&mut self) -> Incoming {
         loop {
             if let Some(item) = self.pending.pop_front() {
@@ -192,10 +209,14 @@ impl Reader {
                 }
                 Err(_) => return Incoming::Closed,
             };
+            let mut ctrl_c = false;
             for &b in &self.buf[..n] {
-                if let Some(item) = self.framer.push(b, &mut || {}) {
+                if let Some(item) = self.framer.push(b, &mut || ctrl_c = true) {
                     self.pending.push_back(item);
                 }
+            }
+            if ctrl_c {
+                self.ctrl_c_at = Some(Instant::now());
             }
         }
     }

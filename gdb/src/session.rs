@@ -288,6 +288,17 @@ fn drive(target: &mut WaveTarget, wire: &Wire, reader: &mut Reader) -> io::Resul
                 let item = reader.recv();
                 let sm = GdbStubStateMachine::Idle(s);
                 match item {
+                    // A monitor command may run the kernel (`goto`, `continue`, a search):
+                    // Ctrl-C interrupts it as it does a resume.
+                    Incoming::Packet(p) if p.starts_with(b"$qRcmd,") => {
+                        let fed = reader.watch(&interrupt, &ctrl_c, || {
+                            feed(sm, target, wire, &mut replay, &p)
+                        })?;
+                        match fed {
+                            Some(sm) => sm,
+                            None => return Ok(End::Killed),
+                        }
+                    }
                     Incoming::Packet(p) => match feed(sm, target, wire, &mut replay, &p)? {
                         Some(sm) => sm,
                         None => return Ok(End::Killed),
@@ -314,6 +325,10 @@ fn drive(target: &mut WaveTarget, wire: &Wire, reader: &mut Reader) -> io::Resul
             }
             GdbStubStateMachine::Running(s) => {
                 let plan = target.plan.take().unwrap_or(Plan::All);
+                // gdb's Ctrl-C between two steps of `stepi N`: this step stops at once.
+                if reader.take_ctrl_c() {
+                    interrupt.interrupt();
+                }
                 // A single step is one instruction: no need to watch for Ctrl-C.
                 let out = if target.is_quick(plan) {
                     target.execute(plan)

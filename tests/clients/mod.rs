@@ -144,7 +144,13 @@ pub fn have(client: &str) -> bool {
 /// Runs a client to completion (killing it after `timeout`); `interrupt` sends it SIGINT
 /// a second after its output contains that text. Returns its output, stdout and stderr
 /// interleaved as written (both go to one file).
-pub fn run_client(mut cmd: Command, timeout: Duration, interrupt: Option<&str>) -> String {
+pub fn run_client(cmd: Command, timeout: Duration, interrupt: Option<&str>) -> String {
+    run_client_interrupted(cmd, timeout, interrupt.as_slice())
+}
+
+/// [`run_client`] with a SIGINT a second after each of `markers` appears in the output,
+/// in order (each marker is looked for after the previous interrupt).
+pub fn run_client_interrupted(mut cmd: Command, timeout: Duration, markers: &[&str]) -> String {
     let dir = tempfile::tempdir().expect("tempdir");
     let path = dir.path().join("output.txt");
     let file = std::fs::File::create(&path).expect("output file");
@@ -157,7 +163,9 @@ pub fn run_client(mut cmd: Command, timeout: Duration, interrupt: Option<&str>) 
     let read = || std::fs::read_to_string(&path).unwrap_or_default();
     let start = Instant::now();
     let mut marker_seen: Option<Instant> = None;
-    let mut interrupted = false;
+    let mut next = 0;
+    // Where the output stood at the previous interrupt: the next marker is looked for after.
+    let mut from = 0;
     loop {
         if let Ok(Some(_)) = child.try_wait() {
             break;
@@ -167,15 +175,18 @@ pub fn run_client(mut cmd: Command, timeout: Duration, interrupt: Option<&str>) 
             let _ = child.wait();
             break;
         }
-        if let (Some(m), false) = (interrupt, interrupted) {
-            if marker_seen.is_none() && read().contains(m) {
+        if let Some(m) = markers.get(next) {
+            let out = read();
+            if marker_seen.is_none() && out.get(from..).is_some_and(|o| o.contains(m)) {
                 marker_seen = Some(Instant::now());
             }
             if marker_seen.is_some_and(|t| t.elapsed() > Duration::from_secs(1)) {
                 let _ = Command::new("kill")
                     .args(["-INT", &child.id().to_string()])
                     .status();
-                interrupted = true;
+                next += 1;
+                from = out.len();
+                marker_seen = None;
             }
         }
         std::thread::sleep(Duration::from_millis(20));
@@ -191,6 +202,21 @@ pub fn gdb(
     extended: bool,
     interrupt: Option<&str>,
 ) -> String {
+    gdb_with(client, server, script, extended, interrupt.as_slice())
+}
+
+/// [`gdb`] (remote) with a SIGINT a second after each of `markers`, in order.
+pub fn gdb_interrupted(client: &str, server: &Server, script: &str, markers: &[&str]) -> String {
+    gdb_with(client, server, script, false, markers)
+}
+
+fn gdb_with(
+    client: &str,
+    server: &Server,
+    script: &str,
+    extended: bool,
+    markers: &[&str],
+) -> String {
     let dir = tempfile::tempdir().expect("tempdir");
     let file = dir.path().join("script.gdb");
     std::fs::write(&file, script).expect("write script");
@@ -204,7 +230,7 @@ pub fn gdb(
         .arg(format!("target {target} {}", server.addr))
         .arg("-x")
         .arg(&file);
-    run_client(cmd, Duration::from_secs(90), interrupt)
+    run_client_interrupted(cmd, Duration::from_secs(90), markers)
 }
 
 /// Runs an lldb script against the server.

@@ -330,6 +330,12 @@ impl Engine {
         reason: StopReason,
     ) -> Option<StopEvent> {
         let (interrupt, progress) = self.search_handles();
+        // A request made before it starts (a client's Ctrl-C between two steps) stops it
+        // where it is.
+        if interrupt.load(Ordering::Relaxed) {
+            let w = self.selected_wave;
+            return Some(self.finish(self.event(StopReason::Interrupted, Some(w))));
+        }
         let watch = Watch {
             interrupt: &interrupt,
             progress: &progress,

@@ -1,0 +1,136 @@
+//! gdb's Ctrl-C reaches every long operation of `wavedbg serve`: a `reverse-continue`
+//! searching a long history, the steps of `stepi N` (gdb sends the interrupt between two
+//! steps, while the kernel is stopped), and a `monitor goto` running forward. Real gdb in
+//! batch mode gets SIGINT a second after a marker appears in its output (the way a user's
+//! Ctrl-C reaches it); each test asserts gdb reports the interrupt and the session goes on.
+//!
+//! Outside CI (`CI` unset) a missing gdb skips the test with a message; in CI it fails.
+
+use std::time::Duration;
+
+mod clients;
+use clients::*;
+
+/// An endless loop of two waves counting in u1 (two instructions per count).
+const SPIN: &str = "\
+.kernel spin
+.workgroup 64
+.grid 1
+    umovi u1, 0
+spin:
+    uaddi u1, u1, 1
+    br spin
+    end
+";
+
+/// Builds a history: `continue` for a second, interrupted (the spin loop records about
+/// a hundred million instructions), then keeps the loop counter it stopped at in `$start`.
+const RECORD: &str = "\
+echo running\\n
+continue
+set $start = $u1
+";
+
+/// `reverse-continue` over the recorded history, to a breakpoint whose condition never
+/// holds, on every iteration of the loop (the index cannot skip any of it: the search
+/// takes seconds), is interrupted: gdb reports SIGINT and the session answers after.
+#[test]
+fn ctrl_c_interrupts_a_reverse_continue() {
+    if !have("gdb") {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("tempdir");
+    let k = kernel(&dir, "spin.s", SPIN);
+    let mut server = Server::start(&k);
+    let script = format!(
+        "{RECORD}\
+monitor break spin if u1 == 4294967295
+echo searching-back\\n
+reverse-continue
+monitor info history
+printf \"went back at most to where it was: %d\\n\", $u1 <= $start
+kill
+"
+    );
+    let out = gdb_interrupted("gdb", &server, &script, &["running", "searching-back"]);
+    check(
+        &out,
+        &server,
+        &[
+            "received signal SIGINT, Interrupt.",
+            "searching-back",
+            "Recorded history: instructions 0 to ",
+            "went back at most to where it was: 1\n",
+            "[Inferior 1 (process 1) killed]",
+        ],
+    );
+    let after = out.split("searching-back").nth(1).unwrap_or_default();
+    assert!(
+        after.contains("received signal SIGINT, Interrupt."),
+        "the search was not interrupted:\n{out}"
+    );
+    assert!(
+        !out.contains("No more reverse-execution history"),
+        "the search ran to the start instead of stopping:\n{out}"
+    );
+    assert!(server.wait_exit(Duration::from_secs(10)).is_some());
+}
+
+/// `stepi 100000`: gdb sends its Ctrl-C between two steps; the next step stops at once
+/// with SIGINT, and gdb ends the command there.
+#[test]
+fn ctrl_c_stops_gdbs_stepi_n_between_steps() {
+    if !have("gdb") {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("tempdir");
+    let k = kernel(&dir, "spin.s", SPIN);
+    let mut server = Server::start(&k);
+    let script = "\
+echo stepping\\n
+stepi 100000
+printf \"stopped early: %d\\n\", $u1 < 45000
+kill
+";
+    let out = gdb_interrupted("gdb", &server, script, &["stepping"]);
+    check(
+        &out,
+        &server,
+        &[
+            "received signal SIGINT, Interrupt.",
+            "stopped early: 1\n",
+            "[Inferior 1 (process 1) killed]",
+        ],
+    );
+    assert!(server.wait_exit(Duration::from_secs(10)).is_some());
+}
+
+/// `reverse-stepi 100000` is as many reverse steps; Ctrl-C ends it the same way.
+#[test]
+fn ctrl_c_stops_gdbs_reverse_stepi_n() {
+    if !have("gdb") {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("tempdir");
+    let k = kernel(&dir, "spin.s", SPIN);
+    let mut server = Server::start(&k);
+    let script = format!(
+        "{RECORD}\
+echo stepping-back\\n
+reverse-stepi 100000
+printf \"went back a little: %d\\n\", $u1 < $start && $u1 > $start - 50000
+kill
+"
+    );
+    let out = gdb_interrupted("gdb", &server, &script, &["running", "stepping-back"]);
+    check(
+        &out,
+        &server,
+        &[
+            "received signal SIGINT, Interrupt.",
+            "went back a little: 1\n",
+            "[Inferior 1 (process 1) killed]",
+        ],
+    );
+    assert!(server.wait_exit(Duration::from_secs(10)).is_some());
+}
