@@ -1079,6 +1079,22 @@ fn a_second_client_is_refused_at_once() {
             started.elapsed()
         );
     }
+    if have("lldb") {
+        // lldb takes an error reply to its handshake as something to wait out: it is
+        // answered until it asks for the stop, which it is refused, and it gives up.
+        let started = Instant::now();
+        let out = lldb(&server, "thread list\n");
+        check(
+            &out,
+            &server,
+            &["error: Process 1 was reported after connecting"],
+        );
+        assert!(
+            started.elapsed() < Duration::from_secs(20),
+            "lldb gave up quickly, not after {:?}",
+            started.elapsed()
+        );
+    }
     // The first client is still served.
     assert!(first.ask(b"?").starts_with("T05thread:"));
     assert_eq!(first.ask(b"m100000000,4"), "00000000");

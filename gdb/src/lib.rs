@@ -196,6 +196,10 @@ fn refuse(mut stream: TcpStream, attached: SocketAddr) {
     let body = format!(
         "E.wavedbg: another client ({attached}) is attached; the server serves one at a time"
     );
+    if split_packet(&seen).is_some_and(|(p, _)| p == b"QStartNoAckMode") {
+        refuse_lldb(stream, seen, &body);
+        return;
+    }
     let sum = body.bytes().fold(0u8, |a, b| a.wrapping_add(b));
     let _ = stream.write_all(format!("+${body}#{sum:02x}").as_bytes());
     // Close our side, then wait for the client's: closing with its next packet unread
@@ -204,15 +208,58 @@ fn refuse(mut stream: TcpStream, attached: SocketAddr) {
     while matches!(stream.read(&mut buf), Ok(n) if n > 0) {}
 }
 
+/// Refuses lldb, which opens with `QStartNoAckMode` and would take an error reply to its
+/// handshake as something to work around and wait for ever: its handshake is answered
+/// until it asks for threads and the stop reason, which get the refusal (`error` in
+/// `body`), so lldb ends its `gdb-remote` at once with an error ("state was not stopped");
+/// lldb prints no text a server sends while it connects, so the server's log says why.
+fn refuse_lldb(mut stream: TcpStream, mut seen: Vec<u8>, error: &str) {
+    let send = |stream: &mut TcpStream, body: &str| {
+        let sum = body.bytes().fold(0u8, |a, b| a.wrapping_add(b));
+        stream.write_all(format!("${body}#{sum:02x}").as_bytes())
+    };
+    let mut acks = true;
+    let mut buf = [0u8; 4096];
+    let deadline = std::time::Instant::now() + REFUSE_WAIT;
+    while std::time::Instant::now() < deadline {
+        while let Some((packet, rest)) = split_packet(&seen) {
+            let reply = match packet.as_slice() {
+                b"QStartNoAckMode" | b"QEnableErrorStrings" => "OK",
+                p if p.starts_with(b"qSupported") => "PacketSize=4000",
+                b"?" | b"qfThreadInfo" | b"qC" | b"qProcessInfo" => error,
+                b"k" => return,
+                _ => "",
+            };
+            let ack = if acks { stream.write_all(b"+") } else { Ok(()) };
+            if ack.and_then(|()| send(&mut stream, reply)).is_err() {
+                return;
+            }
+            if packet == b"QStartNoAckMode" {
+                acks = false;
+            }
+            seen = rest;
+        }
+        match stream.read(&mut buf) {
+            Ok(0) | Err(_) => return,
+            Ok(n) => seen.extend_from_slice(&buf[..n]),
+        }
+        if seen.len() > 1 << 16 {
+            return;
+        }
+    }
+}
+
+/// The first whole packet's body in `seen`, and what follows it.
+fn split_packet(seen: &[u8]) -> Option<(Vec<u8>, Vec<u8>)> {
+    let start = seen.iter().position(|&b| b == b'$')?;
+    let hash = start + seen[start..].iter().position(|&b| b == b'#')?;
+    let end = hash + 3;
+    (seen.len() >= end).then(|| (seen[start + 1..hash].to_vec(), seen[end..].to_vec()))
+}
+
 /// Whether `seen` holds a whole packet: `$`, a body, `#` and two checksum digits.
 fn first_packet_done(seen: &[u8]) -> bool {
-    seen.iter()
-        .position(|&b| b == b'$')
-        .and_then(|start| {
-            let hash = seen[start..].iter().position(|&b| b == b'#')?;
-            Some(start + hash)
-        })
-        .is_some_and(|hash| seen.len() >= hash + 3)
+    split_packet(seen).is_some()
 }
 
 /// What the crate's unit tests share.

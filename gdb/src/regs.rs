@@ -13,7 +13,7 @@
 //! | 17-39     | eflags, segments, st0-st7, x87 control | 32/80 bits | org.gnu.gdb.i386.core (inert) |
 //! | 40        | exec        | 32 bits    | org.wavedbg.wave     |
 //! | 41-104    | u0-u63      | 32 bits    | org.wavedbg.wave     |
-//! | 105-232   | v0-v127     | 32 x 32 bits (a `<vector>` of int32, one element per lane) | org.wavedbg.vector |
+//! | 105-232   | v0-v127     | 32 x 32 bits (a `<vector>` of uint32, one element per lane) | org.wavedbg.vector |
 //! | 233       | lane        | 32 bits    | org.wavedbg.lane: the selected lane (writable) |
 //! | 234       | wave        | 32 bits    | org.wavedbg.lane: the global wave id (read-only) |
 //! | 235       | workgroup   | 32 bits    | org.wavedbg.lane: the wave's workgroup (read-only) |
@@ -278,7 +278,7 @@ pub fn target_xml() -> String {
     x.push_str("</feature>\n<feature name=\"org.wavedbg.vector\">\n");
     let _ = writeln!(
         x,
-        "  <vector id=\"vec32i32\" type=\"int32\" count=\"{LANES}\"/>"
+        "  <vector id=\"vec32u32\" type=\"uint32\" count=\"{LANES}\"/>"
     );
     let vector = " group=\"vector\" encoding=\"vector\" format=\"vector-uint32\"";
     for k in 0..VREGS {
@@ -286,7 +286,7 @@ pub fn target_xml() -> String {
             &mut x,
             &format!("v{k}"),
             VREG_BYTES * 8,
-            "vec32i32",
+            "vec32u32",
             V0 + k,
             vector,
         );

@@ -143,11 +143,15 @@ impl WaveTarget {
                 },
                 String::new(),
             ),
+            // A wave that cannot move (waiting at a barrier for frozen waves, exited,
+            // faulted): not a trap at the same PC, which a client's step takes for a step
+            // still to finish and repeats for ever (lldb's `thread step-inst`), but a stop
+            // of its own, with the reason on the console.
+            StopReason::Blocked(_) => (signal(Signal::SIGSTOP), describe(self)),
             // A sanitizer finding: a trap, with both sides on gdb's console (`monitor why`
             // and `monitor info findings` show it again).
             StopReason::BreakInstruction
             | StopReason::Finding(_)
-            | StopReason::Blocked(_)
             | StopReason::ConditionError { .. } => (signal(Signal::SIGTRAP), describe(self)),
             StopReason::Fault(f) => {
                 let (_, number) = f.signal();

@@ -1,0 +1,155 @@
+//! gdb's and lldb's habits against `wavedbg serve`: a step of a wave that cannot move
+//! ends the client's step with a stop that says why (never a trap at the same PC, which
+//! lldb's `thread step-inst` repeats for ever), and vector lanes are unsigned like every
+//! other integer register.
+//!
+//! Outside CI (`CI` unset) a missing client skips the test with a message; in CI it fails.
+
+use std::time::{Duration, Instant};
+
+mod clients;
+use clients::*;
+
+/// Two waves; wave 0 reaches the barrier while wave 1 is frozen (lldb's step-inst runs
+/// the current thread only; gdb with `set scheduler-locking on`).
+const BARRIER: &str = "\
+.kernel bar
+.workgroup 64
+.grid 1
+    vlaneid v0
+    barrier
+    end
+";
+
+/// Wave 0's lanes store past the end of a 64-byte buffer (SIGSEGV) at `bad`.
+const FAULT: &str = "\
+.kernel fault
+.workgroup 32
+.grid 1
+.buffer out, 64
+.arg u[0:1], out
+    vlaneid v0
+    vshli v1, v0, 2
+bad:
+    st.ubase.b32 v0, u[0:1], v1, 0
+    wait.vst 0
+    end
+";
+
+#[test]
+fn lldb_step_inst_on_a_wave_that_cannot_move_stops_and_says_why() {
+    if !have("lldb") {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("tempdir");
+    let k = kernel(&dir, "bar.s", BARRIER);
+    let server = Server::start(&k);
+    let started = Instant::now();
+    let out = lldb(
+        &server,
+        "thread step-inst -m this-thread\nthread step-inst -m this-thread\n\
+         thread step-inst -m this-thread\nregister read pc\nprocess kill\n",
+    );
+    check(
+        &out,
+        &server,
+        &[
+            "the wave waits at a barrier for the other waves of its workgroup, which are frozen",
+            "stop reason = signal SIGSTOP",
+            "rip = 0x0000000000000008",
+        ],
+    );
+    assert_eq!(
+        out.matches("waits at a barrier").count(),
+        1,
+        "the step was repeated:\n{out}"
+    );
+    assert!(started.elapsed() < Duration::from_secs(30));
+
+    let k = kernel(&dir, "fault.s", FAULT);
+    let server = Server::start(&k);
+    let out = lldb(
+        &server,
+        "continue\nthread step-inst -m this-thread\nprocess kill\n",
+    );
+    check(
+        &out,
+        &server,
+        &[
+            "stop reason = signal SIGSEGV",
+            "the wave has faulted",
+            "stop reason = signal SIGSTOP",
+        ],
+    );
+    assert_eq!(
+        out.matches("the wave has faulted").count(),
+        1,
+        "the step was repeated:\n{out}"
+    );
+}
+
+#[test]
+fn gdb_stepi_at_a_barrier_of_frozen_waves_stops_and_says_why() {
+    if !have("gdb") {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("tempdir");
+    let k = kernel(&dir, "bar.s", BARRIER);
+    let mut server = Server::start(&k);
+    let script = "set scheduler-locking on\nstepi 15\nprint $pc\nkill\n";
+    let out = gdb("gdb", &server, script, false, None);
+    check(
+        &out,
+        &server,
+        &[
+            "received signal SIGSTOP",
+            "which are frozen",
+            "$1 = (void (*)()) 0x8",
+        ],
+    );
+    assert_eq!(
+        out.matches("which are frozen").count(),
+        1,
+        "stepi went on stepping in place:\n{out}"
+    );
+    assert!(server.wait_exit(Duration::from_secs(10)).is_some());
+}
+
+/// A lane value with the top bit set compares equal to the same number however it is read:
+/// `$v1[7]`, `$lv1` with lane 7 selected, and `$u2`.
+const UNSIGNED: &str = "\
+.kernel big
+.workgroup 32
+.grid 1
+    vlaneid v0
+    vmovi v1, 3289317104
+    umovi u2, 3289317104
+here:
+    end
+";
+
+#[test]
+fn vector_lanes_are_unsigned_in_gdb() {
+    if !have("gdb") {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("tempdir");
+    let k = kernel(&dir, "big.s", UNSIGNED);
+    let mut server = Server::start(&k);
+    let script = "stepi 3\nptype $v1\np $v1[7] == 3289317104\np $u2 == 3289317104\n\
+                  set $lane = 7\np $lv1 == 3289317104\np/d $v1[7]\np/x $v1[7]\nkill\n";
+    let out = gdb("gdb", &server, script, false, None);
+    check(
+        &out,
+        &server,
+        &[
+            "type = uint32_t __attribute__ ((vector_size(32)))",
+            "$1 = 1\n",
+            "$2 = 1\n",
+            "$3 = 1\n",
+            "$4 = -1005650192\n",
+            "$5 = 0xc40efef0\n",
+        ],
+    );
+    assert!(server.wait_exit(Duration::from_secs(10)).is_some());
+}
