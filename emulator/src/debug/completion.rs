@@ -60,6 +60,7 @@ const KEYWORDS: &[&str] = &[
     "hazards",
     "context",
     "context-sections",
+    "confirm",
 ];
 
 /// `info` topics.
@@ -84,6 +85,7 @@ pub const SETTINGS: &[&str] = &[
     "check",
     "context",
     "context-sections",
+    "confirm",
     "var",
 ];
 
@@ -232,7 +234,7 @@ impl Words {
                     .chain(strings(SPACES))
                     .collect(),
                 ["check"] => strings(CHECK_GROUPS).collect(),
-                ["check", _] | ["scheduler-locking"] | ["context"] => {
+                ["check", _] | ["scheduler-locking"] | ["context"] | ["confirm"] => {
                     strings(&["on", "off"]).collect()
                 }
                 ["context-sections", ..] => Section::ALL
@@ -241,7 +243,7 @@ impl Words {
                     .chain(["all".to_string()])
                     .collect(),
                 ["history-size", ..] | ["check", ..] | ["scheduler-locking", ..] => Vec::new(),
-                ["context", ..] => Vec::new(),
+                ["context", ..] | ["confirm", ..] => Vec::new(),
                 _ => return None,
             },
             "print" | "display" | "expect" | "condition" => return None,
@@ -448,12 +450,19 @@ later:
             "{all:?}"
         );
         assert!(all.contains(&"v3".to_string()) && all.contains(&"exec".to_string()));
-        assert_eq!(complete(&w, "set con"), ["context", "context-sections"]);
+        assert_eq!(
+            complete(&w, "set con"),
+            ["context", "context-sections", "confirm"]
+        );
         assert_eq!(complete(&w, "set check "), CHECK_GROUPS);
         assert_eq!(complete(&w, "set check races "), ["on", "off"]);
         assert_eq!(complete(&w, "set check races o"), ["on", "off"]);
         assert_eq!(complete(&w, "set scheduler-locking "), ["on", "off"]);
         assert_eq!(complete(&w, "set context o"), ["on", "off"]);
+        assert_eq!(complete(&w, "set conf"), ["confirm"]);
+        assert_eq!(complete(&w, "set confirm "), ["on", "off"]);
+        assert_eq!(complete(&w, "set confirm of"), ["off"]);
+        assert!(complete(&w, "set confirm off ").is_empty());
         assert_eq!(
             complete(&w, "set context-sections code,re"),
             ["reason", "regs"]

@@ -97,6 +97,9 @@ pub struct Engine {
     context: context::ContextSettings,
     /// The rounds the last `step_all` completed.
     step_rounds: u64,
+    /// `set confirm`: whether an interactive front end asks before throwing the recorded
+    /// history away.
+    confirm: bool,
 }
 
 /// The most commands the engine's log keeps (sessions save it for replay).
@@ -137,6 +140,7 @@ impl Engine {
             list_last: None,
             context: context::ContextSettings::default(),
             step_rounds: 0,
+            confirm: true,
         })
     }
 
@@ -301,6 +305,13 @@ impl Engine {
         self.watchpoints.iter_mut().for_each(|w| w.hits = 0);
         self.rearm();
         self.apply_checks();
+    }
+
+    /// `set confirm on|off` (on by default, as in gdb): whether a front end whose user
+    /// answers questions asks before a command that throws away the recorded history
+    /// (`run`, `load`); the driver decides when to ask ([`driver::Driver::plan`]).
+    pub fn confirm(&self) -> bool {
+        self.confirm
     }
 
     /// Selects a wave by its index in the machine's waves (front ends that number waves by

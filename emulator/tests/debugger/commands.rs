@@ -155,6 +155,8 @@ fn every_command_and_alias_runs() {
         ("context", "set context on".to_string()),
         ("context", "stepi".to_string()),
         ("context", "set context off".to_string()),
+        ("set", "set confirm off".to_string()),
+        ("set", "set confirm on".to_string()),
     ];
     for (command, line) in &later {
         if command::canonical(command).is_none() {
@@ -338,6 +340,8 @@ fn malformed_commands_say_what_is_wrong_and_show_the_usage() {
         ("set v3[32] = 1", "lane 32 out of range (0-31)"),
         ("set v300 = 1", "no register `v300`"),
         ("set pc = 6", "pc must be a multiple of 4"),
+        ("set confirm", "set confirm on|off"),
+        ("set confirm maybe", "set confirm on|off"),
         (
             "set shared:64 = 1",
             "cannot access memory: shared 0x40..0x44 is outside the 64-byte window",
@@ -472,6 +476,8 @@ fn every_kind_of_command_prints_as_text_that_parses_back() {
         "set v3 = 5",
         "set var u2 = 1 == 1",
         "set scheduler-locking off",
+        "set confirm off",
+        "set confirm on",
         "disassemble",
         "disassemble here",
         "expect 16 == 1 << 4",

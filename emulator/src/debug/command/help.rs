@@ -179,8 +179,8 @@ pub const HELP: &[HelpEntry] = &[
     HelpEntry {
         name: "set",
         aliases: &[],
-        usage: "set REG = VALUE | set vN[L] = VALUE | set SPACE:ADDR = VALUE | set scheduler-locking on|off | set history-size MIB | set check races|sync|init|hazards|all on|off | set context on|off | set context-sections SECTION,...|all",
-        about: "change a register (vN sets every lane), one lane, a u32 in memory, or a setting; `set check` turns sanitizer detectors on or off (a finding stops the run; see docs/sanitizer.md); `set context on` shows the context after every stop (on by default in the REPL) and `set context-sections` chooses its sections, in order, from reason, code, source, regs, lanes, exec",
+        usage: "set REG = VALUE | set vN[L] = VALUE | set SPACE:ADDR = VALUE | set scheduler-locking on|off | set history-size MIB | set check races|sync|init|hazards|all on|off | set context on|off | set context-sections SECTION,...|all | set confirm on|off",
+        about: "change a register (vN sets every lane), one lane, a u32 in memory, or a setting; `set check` turns sanitizer detectors on or off (a finding stops the run; see docs/sanitizer.md); `set context on` shows the context after every stop (on by default in the REPL) and `set context-sections` chooses its sections, in order, from reason, code, source, regs, lanes, exec; `set confirm off` lets `restart` and `load` throw the recorded history away without asking first where a front end asks (on by default, as in gdb)",
     },
     HelpEntry {
         name: "why",

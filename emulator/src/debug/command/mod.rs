@@ -327,6 +327,9 @@ pub enum Command {
     SetContext(bool),
     /// `set context-sections SECTION,...`.
     ContextSections(Vec<super::context::Section>),
+    /// `set confirm on|off`: whether an interactive front end asks before a command that
+    /// throws away the recorded history (see [`crate::debug::driver`]).
+    SetConfirm(bool),
     /// `expect EXPR OP VALUE`.
     Expect {
         /// The left side.
@@ -421,7 +424,8 @@ impl Command {
             | Command::HistorySize(_)
             | Command::Check(..)
             | Command::SetContext(_)
-            | Command::ContextSections(_) => "set",
+            | Command::ContextSections(_)
+            | Command::SetConfirm(_) => "set",
             Command::Why => "why",
             Command::Disassemble(_) => "disassemble",
             Command::List(_) => "list",

@@ -727,6 +727,13 @@ fn set_command(l: &Line<'_>, rest: &str) -> Result<Command, ParseError> {
             _ => Err(l.error("set context on|off")),
         };
     }
+    if let Some(v) = setting("confirm") {
+        return match v {
+            "on" => Ok(Command::SetConfirm(true)),
+            "off" => Ok(Command::SetConfirm(false)),
+            _ => Err(l.error("set confirm on|off")),
+        };
+    }
     if let Some(v) = setting("scheduler-locking") {
         return match v {
             "on" | "step" => Ok(Command::SchedulerLocking(true)),

@@ -256,6 +256,10 @@ impl Engine {
                 self.context.sections = sections.clone();
                 Ok(CommandOutput::default())
             }
+            Command::SetConfirm(on) => {
+                self.confirm = *on;
+                Ok(CommandOutput::default())
+            }
             Command::Save(file) => self.save_command(file),
             Command::Load(file) => self.load_command(file),
         }
