@@ -304,7 +304,8 @@ pub fn run(args: &DebugArgs) -> Result<i32> {
             }
         }
         let planned = match driver.plan(&engine, Input::Line(trimmed)) {
-            Plan::Run(planned) => planned,
+            // The REPL's driver asks nothing yet.
+            Plan::Run(planned) | Plan::Confirm { planned, .. } => planned,
             Plan::Nothing => continue,
             Plan::Quit => break,
             Plan::Invalid { error, .. } => {

@@ -229,22 +229,14 @@ impl<W: Write> Session<W> {
     pub(crate) fn command(&mut self, command: Command) -> Result<CommandOutput, DapError> {
         let engine = self.engine.as_mut().ok_or(DapError::NotLaunched)?;
         let (outcome, _) = self.driver.execute(engine, Input::Command(command));
-        match outcome {
-            Outcome::Ran { ran, .. } => Ok(ran.result?),
-            Outcome::Invalid { error, .. } => Err(error.into()),
-            Outcome::Nothing | Outcome::Quit => Ok(CommandOutput::default()),
-        }
+        output(outcome)
     }
 
     /// Runs a line the user typed in the client's console, through the driver.
     pub(crate) fn line(&mut self, line: &str) -> Result<CommandOutput, DapError> {
         let engine = self.engine.as_mut().ok_or(DapError::NotLaunched)?;
         let (outcome, _) = self.driver.execute(engine, Input::Line(line));
-        match outcome {
-            Outcome::Ran { ran, .. } => Ok(ran.result?),
-            Outcome::Invalid { error, .. } => Err(error.into()),
-            Outcome::Nothing | Outcome::Quit => Ok(CommandOutput::default()),
-        }
+        output(outcome)
     }
 
     /// Publishes the launched engine's interrupt handle to the reader thread.
@@ -407,6 +399,21 @@ impl<W: Write> Session<W> {
 }
 
 /// A request's arguments as the command's type (absent arguments are the defaults).
+/// A command's outcome as the adapter answers it. The adapter's driver asks nothing (it
+/// is not [`Driver::asking`]: gdb's batch mode), so `restart` and `load` run unasked and
+/// `NotConfirmed` does not arise; were it to, the answer says what a text front end says.
+fn output(outcome: Outcome) -> Result<CommandOutput, DapError> {
+    match outcome {
+        Outcome::Ran { ran, .. } => Ok(ran.result?),
+        Outcome::Invalid { error, .. } => Err(error.into()),
+        Outcome::NotConfirmed { .. } => Ok(CommandOutput {
+            text: outcome.text(),
+            ..Default::default()
+        }),
+        Outcome::Nothing | Outcome::Quit => Ok(CommandOutput::default()),
+    }
+}
+
 fn args<T: DeserializeOwned + Default>(request: &Request) -> Result<T, DapError> {
     match &request.arguments {
         None | Some(Value::Null) => Ok(T::default()),
@@ -616,6 +623,38 @@ mod tests {
             .as_str()
             .unwrap_or_default();
         assert!(text.contains("Wave"), "{text}");
+    }
+
+    /// The debug console never asks (gdb's batch mode): `run` after an edit restarts at
+    /// once. (An edit, not a step: the end of this input, read at once, interrupts runs.)
+    #[test]
+    fn the_console_restarts_without_asking() {
+        let console = |seq, line: &str| {
+            request(
+                seq,
+                "evaluate",
+                json!({"expression": line, "context": "repl"}),
+            )
+        };
+        let out = session(framed(&[
+            request(1, "initialize", json!({})),
+            request(2, "launch", json!({"stopOnEntry": true})),
+            request(3, "configurationDone", Value::Null),
+            console(4, "set u9 = 7"),
+            console(5, "run"),
+            console(6, "info history"),
+            request(7, "disconnect", Value::Null),
+        ]));
+        let result = |seq| {
+            let r = response(&out, seq);
+            assert_eq!(r["success"], true, "{seq}: {r:?}");
+            r["body"]["result"].as_str().unwrap_or_default().to_string()
+        };
+        result(4);
+        let restarted = result(5);
+        assert!(restarted.starts_with("Restarted:"), "{restarted}");
+        assert!(!restarted.contains("(y or n)"), "{restarted}");
+        assert!(result(6).contains("0 record entries"), "{}", result(6));
     }
 
     #[test]

@@ -5,6 +5,14 @@
 //! the engine runs the command and logs its text; the driver records what replays to a
 //! script and hands back an [`Outcome`] holding the typed result.
 //!
+//! The driver also decides when a command needs the user's yes first, as gdb asks before
+//! `run` restarts a started program: a command that throws away the recorded history
+//! (`restart`, `load`) once there is one, while `set confirm` is on, in a front end whose
+//! user answers questions ([`Driver::asking`]: the REPL on a terminal, the TUI). Scripts,
+//! piped input, `monitor` and DAP never ask, as gdb in batch mode. [`Driver::plan`] then
+//! gives [`Plan::Confirm`]; the front end asks its own way and runs the planned command
+//! on a yes ([`confirms`]), or prints [`NOT_CONFIRMED`].
+//!
 //! Running is split from planning so that a front end may run a command on another
 //! thread (the TUI's worker owns the engine while a `continue` runs): [`Driver::plan`]
 //! and [`Driver::finish`] run where the driver lives, [`Planned::run`] wherever the
@@ -17,6 +25,17 @@ use super::{CommandOutput, Engine};
 /// The words that end an interactive session, as gdb's `quit` (front ends without a
 /// session to end, such as replay and `monitor`, refuse them).
 pub const QUIT_WORDS: [&str; 3] = ["quit", "q", "exit"];
+
+/// What a front end says when a question is answered no, as gdb does.
+pub const NOT_CONFIRMED: &str = "Not confirmed.";
+
+/// Whether `answer` to a question of [`Plan::Confirm`] is yes: `y` or `yes` in any case,
+/// blanks around it ignored, as gdb's `query` reads it. Anything else, an empty answer
+/// included, is no.
+pub fn confirms(answer: &str) -> bool {
+    let a = answer.trim();
+    a.eq_ignore_ascii_case("y") || a.eq_ignore_ascii_case("yes")
+}
 
 /// What a front end hands the driver.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -70,6 +89,15 @@ pub struct Ran {
 pub enum Plan {
     /// Run this command.
     Run(Planned),
+    /// Ask first: the command throws away the recorded history. The front end shows
+    /// `question`, runs `planned` when the answer [`confirms`] it, and otherwise says
+    /// [`NOT_CONFIRMED`] and runs nothing.
+    Confirm {
+        /// What to ask: why, then a last line ending `(y or n) ` as gdb's questions do.
+        question: String,
+        /// The command to run on a yes.
+        planned: Planned,
+    },
     /// Nothing to do: a blank line with nothing to repeat, or a comment.
     Nothing,
     /// A quit word: the front end ends the session.
@@ -104,6 +132,12 @@ pub enum Outcome {
         /// Why.
         error: CommandError,
     },
+    /// The command needed a yes ([`Plan::Confirm`]) that [`Driver::execute`] cannot ask
+    /// for: nothing ran.
+    NotConfirmed {
+        /// The command that did not run.
+        planned: Planned,
+    },
 }
 
 impl Outcome {
@@ -113,12 +147,16 @@ impl Outcome {
         match self {
             Outcome::Ran { ran, .. } => Some(ran.result.as_ref()),
             Outcome::Invalid { error, .. } => Some(Err(error)),
-            Outcome::Nothing | Outcome::Quit => None,
+            Outcome::Nothing | Outcome::Quit | Outcome::NotConfirmed { .. } => None,
         }
     }
 
-    /// The text a text front end prints: the output, or `error: ...`.
+    /// The text a text front end prints: the output, `error: ...`, or
+    /// [`NOT_CONFIRMED`].
     pub fn text(&self) -> String {
+        if let Outcome::NotConfirmed { .. } = self {
+            return format!("{NOT_CONFIRMED}\n");
+        }
         match self.result() {
             Some(Ok(out)) => out.text.clone(),
             Some(Err(e)) => format!("error: {e}\n"),
@@ -149,13 +187,15 @@ pub fn run_line(engine: &mut Engine, line: &str) -> Result<CommandOutput, Comman
 }
 
 /// A front end's command state: the command Enter repeats, the recorder, whether quit
-/// words end a session, and whether commands may write files.
+/// words end a session, whether commands may write files, and whether its user answers
+/// questions.
 #[derive(Debug)]
 pub struct Driver {
     last: Option<Command>,
     recorder: Option<Recorder>,
     interactive: bool,
     writes: Writes,
+    asks: bool,
 }
 
 /// Whether the commands a driver plans may write files (`save`).
@@ -182,6 +222,7 @@ impl Driver {
             recorder: None,
             interactive: true,
             writes: Writes::Allowed,
+            asks: false,
         }
     }
 
@@ -211,17 +252,26 @@ impl Driver {
         }
     }
 
+    /// The same driver, asking before a command that throws away the recorded history
+    /// when `asks` is true: for a front end whose user answers at once (the REPL on a
+    /// terminal, the TUI). Every driver starts asking nothing, as gdb in batch mode.
+    pub fn asking(self, asks: bool) -> Driver {
+        Driver { asks, ..self }
+    }
+
     /// The last command that parsed: what Enter repeats (through [`Engine::repeat_of`]).
     pub fn last(&self) -> Option<&Command> {
         self.last.as_ref()
     }
 
     /// Makes a plan of an input: parses a line once (an empty one repeats the last
-    /// command, a quit word quits), or takes a built command as it is.
+    /// command, a quit word quits), or takes a built command as it is; a command that
+    /// needs the user's yes first is planned as [`Plan::Confirm`] (see the module's
+    /// comment).
     pub fn plan(&mut self, engine: &Engine, input: Input<'_>) -> Plan {
         let line = match input {
             // A key or a packet is not what Enter repeats: that is the last typed line.
-            Input::Command(cmd) => return Plan::Run(Planned::typed(cmd)),
+            Input::Command(cmd) => return self.ready(engine, Planned::typed(cmd)),
             Input::Line(line) => line.trim(),
         };
         if line.is_empty() {
@@ -230,7 +280,7 @@ impl Driver {
             return match self.last.as_ref().and_then(|c| engine.repeat_of(c)) {
                 Some(cmd) => {
                     self.last = Some(cmd.clone());
-                    Plan::Run(Planned::typed(cmd))
+                    self.ready(engine, Planned::typed(cmd))
                 }
                 None => Plan::Nothing,
             };
@@ -250,10 +300,13 @@ impl Driver {
             }
             Ok(Some(cmd)) => {
                 self.last = Some(cmd.clone());
-                Plan::Run(Planned {
-                    text: line.to_string(),
-                    command: cmd,
-                })
+                self.ready(
+                    engine,
+                    Planned {
+                        text: line.to_string(),
+                        command: cmd,
+                    },
+                )
             }
             Ok(None) => Plan::Nothing,
             Err(e) => Plan::Invalid {
@@ -261,6 +314,36 @@ impl Driver {
                 error: e.into(),
             },
         }
+    }
+
+    /// `planned` to run, or to ask about first.
+    fn ready(&self, engine: &Engine, planned: Planned) -> Plan {
+        match self.question(engine, &planned.command) {
+            Some(question) => Plan::Confirm { question, planned },
+            None => Plan::Run(planned),
+        }
+    }
+
+    /// The question to ask before `command`, when it matters: this driver asks, `set
+    /// confirm` is on, the command throws away the recorded history (it relaunches), and
+    /// there is one to lose (an instruction ran, or the record holds an edit, as after
+    /// `goto 0`).
+    fn question(&self, engine: &Engine, command: &Command) -> Option<String> {
+        if !self.asks || !engine.confirm() || !command.relaunches() {
+            return None;
+        }
+        let ran =
+            engine.machine().stats.wave_instructions > 0 || engine.history().info(0).entries > 0;
+        if !ran {
+            return None;
+        }
+        let how = match command {
+            Command::Load(file) => crate::clip_quoted(format!(" with the settings of `{file}`")),
+            _ => String::new(),
+        };
+        Some(format!(
+            "The launch restarts{how} and its recorded history goes.\nStart it from the beginning? (y or n) "
+        ))
     }
 
     /// Finishes a command that ran: records what replays as it ran (not a failed
@@ -301,7 +384,9 @@ impl Driver {
     }
 
     /// Plans, runs and finishes one input on `engine`, for front ends that run commands
-    /// where they read them (the REPL, replay, `monitor`).
+    /// where they read them and ask nothing (replay, DAP). It cannot ask: a command that
+    /// needs a yes ([`Plan::Confirm`], only from a driver that asks) does not run, and
+    /// the outcome is [`Outcome::NotConfirmed`].
     pub fn execute(
         &mut self,
         engine: &mut Engine,
@@ -312,6 +397,7 @@ impl Driver {
                 let ran = planned.run(engine);
                 self.finish(engine, planned, ran)
             }
+            Plan::Confirm { planned, .. } => (Outcome::NotConfirmed { planned }, None),
             Plan::Nothing => (Outcome::Nothing, None),
             Plan::Quit => (Outcome::Quit, None),
             Plan::Invalid { text, error } => (Outcome::Invalid { text, error }, None),

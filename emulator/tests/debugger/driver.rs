@@ -1,11 +1,14 @@
 //! The command path every front end adapts (`debug::driver`): typed arguments parsed once
-//! with the column of a fault, Enter-repeat, quit words, the log, typed outputs, owners of
-//! points, and `Engine::open` for every kind of kernel source.
+//! with the column of a fault, Enter-repeat, quit words, the question before a command
+//! throws the recorded history away (who asks, when, `set confirm`), the log, typed
+//! outputs, owners of points, and `Engine::open` for every kind of kernel source.
 
 use super::fixtures::*;
 use wavedbg_emulator::debug::breakpoint::Owner;
 use wavedbg_emulator::debug::command::{Command, ListArg, ParseError};
-use wavedbg_emulator::debug::driver::{Driver, Input, Outcome, Plan};
+use wavedbg_emulator::debug::driver::{
+    confirms, Driver, Input, Outcome, Plan, Planned, Writes, NOT_CONFIRMED,
+};
 use wavedbg_emulator::debug::{KernelSource, OpenError, Output, PointRow};
 
 fn parse_error(line: &str) -> ParseError {
@@ -199,6 +202,165 @@ fn quit_words_quit_only_an_interactive_session() {
         }
     }
     assert_eq!(Driver::new().plan(&e, Input::Line("# note")), Plan::Nothing);
+}
+
+/// The question a driver that asks puts before `line`, or `None` when it plans to run it
+/// at once (anything else fails the test).
+fn question(d: &mut Driver, e: &Engine, input: Input<'_>) -> Option<(String, Planned)> {
+    match d.plan(e, input) {
+        Plan::Run(_) => None,
+        Plan::Confirm { question, planned } => Some((question, planned)),
+        other => panic!("{other:?}"),
+    }
+}
+
+fn asks(d: &mut Driver, e: &Engine, line: &str) -> bool {
+    question(d, e, Input::Line(line)).is_some()
+}
+
+const QUESTION_END: &str = "\nStart it from the beginning? (y or n) ";
+
+#[test]
+fn a_driver_that_asks_asks_before_throwing_the_history_away_once_something_ran() {
+    let mut e = one_wave_loop();
+    assert!(e.confirm(), "`set confirm` is on by default, as in gdb");
+    let mut d = Driver::new().asking(true);
+    // Nothing has run: nothing to lose, no question.
+    for line in ["run", "r", "restart", "load s.ron"] {
+        assert!(!asks(&mut d, &e, line), "{line} at the launch");
+    }
+    assert!(question(&mut d, &e, Input::Command(Command::Restart)).is_none());
+    stop(&mut e, "stepi 3");
+    // Every word of `restart`, a key's built command, and `load`.
+    for line in ["run", "r", "restart", "  run  "] {
+        let (q, planned) = question(&mut d, &e, Input::Line(line)).expect(line);
+        assert_eq!(
+            q,
+            format!("The launch restarts and its recorded history goes.{QUESTION_END}")
+        );
+        assert_eq!(planned.command, Command::Restart);
+        assert_eq!(planned.text, line.trim(), "echoed and recorded as typed");
+    }
+    let (_, key) = question(&mut d, &e, Input::Command(Command::Restart)).expect("Ctrl-R");
+    assert_eq!(key.text, "restart");
+    let (q, planned) = question(&mut d, &e, Input::Line("load s.ron")).expect("load");
+    assert!(
+        q.starts_with(
+            "The launch restarts with the settings of `s.ron` and its recorded history goes."
+        ),
+        "{q}"
+    );
+    assert!(q.ends_with(QUESTION_END), "{q}");
+    assert_eq!(planned.command, Command::Load("s.ron".into()));
+    // Commands that keep the history never ask.
+    for line in [
+        "stepi",
+        "info history",
+        "goto 1",
+        "set confirm off",
+        "",
+        "# note",
+    ] {
+        assert!(
+            !matches!(d.plan(&e, Input::Line(line)), Plan::Confirm { .. }),
+            "{line}"
+        );
+    }
+    // Planning ran nothing: the machine and the log are as the step left them.
+    assert_eq!(e.machine().stats.wave_instructions, 3);
+    assert_eq!(e.log(), ["stepi 3"]);
+
+    // A yes runs the planned command: the launch is at its start, and then there is
+    // nothing to lose.
+    let (_, planned) = question(&mut d, &e, Input::Line("run")).expect("asks");
+    let ran = planned.run(&mut e);
+    assert!(ran.result.is_ok());
+    assert_eq!(e.machine().stats.wave_instructions, 0);
+    assert_eq!(e.history().info(0).entries, 0);
+    assert!(!asks(&mut d, &e, "run"), "restarted: nothing ran since");
+
+    // Back at instruction 0 by time travel, the history is still there to lose.
+    stop(&mut e, "stepi 2");
+    stop(&mut e, "goto 0");
+    assert_eq!(e.machine().stats.wave_instructions, 0);
+    assert!(asks(&mut d, &e, "run"), "after goto 0");
+
+    // An edit before any instruction is history too.
+    let mut edited = one_wave_loop();
+    run(&mut edited, "set u9 = 7");
+    assert_eq!(edited.machine().stats.wave_instructions, 0);
+    assert!(asks(&mut d, &edited, "run"), "after an edit");
+
+    // `set confirm off`: no question; on again: the question is back.
+    run(&mut e, "set confirm off");
+    assert!(!e.confirm());
+    assert!(!asks(&mut d, &e, "run"));
+    assert!(question(&mut d, &e, Input::Command(Command::Restart)).is_none());
+    run(&mut e, "set confirm on");
+    assert!(asks(&mut d, &e, "run"));
+}
+
+#[test]
+fn drivers_of_scripts_and_servers_never_ask() {
+    let mut e = one_wave_loop();
+    stop(&mut e, "stepi 3");
+    for (what, mut d) in [
+        ("new", Driver::new()),
+        ("asking(false)", Driver::new().asking(false)),
+        ("non_interactive", Driver::non_interactive()),
+        ("replaying", Driver::replaying(Writes::Refused)),
+        (
+            "replaying, writes allowed",
+            Driver::replaying(Writes::Allowed),
+        ),
+    ] {
+        for line in ["run", "r", "restart", "load s.ron"] {
+            assert!(!asks(&mut d, &e, line), "{what}: {line}");
+        }
+        assert!(question(&mut d, &e, Input::Command(Command::Restart)).is_none());
+    }
+    // Run by a driver that does not ask, `run` restarts at once (replay, monitor, DAP).
+    let out = Driver::non_interactive().run_line(&mut e, "run");
+    assert!(out.text().starts_with("Restarted:"), "{}", out.text());
+    assert_eq!(e.machine().stats.wave_instructions, 0);
+}
+
+#[test]
+fn execute_cannot_ask_so_a_command_that_needs_a_yes_does_not_run() {
+    let mut e = one_wave_loop();
+    stop(&mut e, "stepi 3");
+    let mut d = Driver::new().asking(true);
+    let out = d.run_line(&mut e, "run");
+    match &out {
+        Outcome::NotConfirmed { planned } => assert_eq!(planned.command, Command::Restart),
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(out.text(), format!("{NOT_CONFIRMED}\n"));
+    assert_eq!(out.text(), "Not confirmed.\n", "gdb's words");
+    assert!(out.result().is_none());
+    assert_eq!(e.machine().stats.wave_instructions, 3, "nothing ran");
+    assert_eq!(e.log(), ["stepi 3"], "nor was logged");
+}
+
+#[test]
+fn only_y_or_yes_confirms() {
+    for yes in ["y", "Y", "yes", "YES", "Yes", "  y  ", "yes\n"] {
+        assert!(confirms(yes), "{yes:?}");
+    }
+    for no in [
+        "",
+        "n",
+        "no",
+        "N",
+        "ye",
+        "yess",
+        "y y",
+        "yes please",
+        "\u{1b}",
+        "1",
+    ] {
+        assert!(!confirms(no), "{no:?}");
+    }
 }
 
 #[test]

@@ -13,7 +13,8 @@
 //! - `context.rs`: the context shown after stops;
 //! - `completion.rs`: completion of command lines;
 //! - `driver.rs`: the command path (typed arguments with columns, Enter-repeat, quit
-//!   words, typed outputs, owners of points, `Engine::open`);
+//!   words, questions before the history goes, typed outputs, owners of points,
+//!   `Engine::open`);
 //! - `commands.rs`: the command language as a whole (help, every command and alias,
 //!   errors, text round trips, docs/commands.md);
 //! - `sessions.rs`: scripts, sessions, replays, the command log;

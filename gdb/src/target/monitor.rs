@@ -264,7 +264,10 @@ pub fn run(t: &mut WaveTarget, line: &str) -> String {
         _ => {}
     }
     let planned = match Driver::non_interactive().plan(t.engine(), Input::Line(line)) {
-        Plan::Run(planned) => planned,
+        // A monitor's driver asks nothing (gdb's batch mode), and the commands a driver
+        // that asks would ask about (`restart`, `load`) are refused below, saying what to
+        // do instead.
+        Plan::Run(planned) | Plan::Confirm { planned, .. } => planned,
         Plan::Invalid { error, .. } => return format!("{error}\n"),
         Plan::Nothing | Plan::Quit => return String::new(),
     };
@@ -334,6 +337,14 @@ pub(crate) mod tests {
             run(&mut t, "set shared:4 = 7").is_empty(),
             "memory may be set"
         );
+        // Nothing asks (gdb's batch mode): a restart is refused, saying what to do, and
+        // `set confirm` is harmless.
+        for line in ["run", "r", "restart"] {
+            let out = run(&mut t, line);
+            assert!(out.contains("restart from the client"), "{line}: {out}");
+            assert!(!out.contains("(y or n)"), "{line}: {out}");
+        }
+        assert!(run(&mut t, "set confirm off").is_empty());
         for line in [
             "continue",
             "stepi",

@@ -83,7 +83,8 @@ impl App {
         let mut items = Vec::new();
         for line in lines {
             match self.driver.plan(&self.engine, Input::Line(line)) {
-                Plan::Run(p) => items.push(Item::Run(p)),
+                // The TUI's driver asks nothing yet.
+                Plan::Run(p) | Plan::Confirm { planned: p, .. } => items.push(Item::Run(p)),
                 Plan::Invalid { text, error } => items.push(Item::Invalid { text, error }),
                 Plan::Quit => self.request_quit(),
                 Plan::Nothing => {}
