@@ -1,7 +1,9 @@
 //! `wavedbg repl`: the line-oriented debugger (rustyline), with a persistent history shared
 //! with the TUI's command line, completion by context (the words each command takes; a
 //! second Tab lists them), the context after every stop (`set context off` turns it off),
-//! hints from history, Ctrl-C to interrupt a run and Ctrl-D to quit.
+//! hints from history, Ctrl-C to interrupt a run and Ctrl-D to quit. On a terminal it asks,
+//! as gdb does, before `run` or `load` throws the recorded history away; piped input is
+//! never asked anything.
 
 use std::borrow::Cow;
 use std::io::IsTerminal;
@@ -19,7 +21,7 @@ use rustyline::validate::Validator;
 use rustyline::{CompletionType, Context, Editor, Helper};
 use wavedbg_emulator::debug::command::CommandError;
 use wavedbg_emulator::debug::completion::{self, Words};
-use wavedbg_emulator::debug::driver::{Driver, Input, Plan, QUIT_WORDS};
+use wavedbg_emulator::debug::driver::{confirms, Driver, Input, Plan, NOT_CONFIRMED, QUIT_WORDS};
 use wavedbg_emulator::debug::session::{history_path, Recorder, HISTORY_ENTRIES};
 use wavedbg_emulator::debug::view::count;
 use wavedbg_emulator::debug::{CommandOutput, Engine, InterruptHandle};
@@ -226,10 +228,14 @@ pub fn run(args: &DebugArgs) -> Result<i32> {
         args.session.as_deref(),
         &args.launch,
     )?;
+    // Ctrl-C in a terminal echoes `^C` with no newline; the stop goes on a line of its own.
+    // Only a user at a terminal is asked questions (gdb's batch mode otherwise).
+    let terminal = std::io::stdin().is_terminal();
     let mut driver = match args.record.as_deref() {
         Some(p) => Driver::recording(Recorder::create(p, &engine)?),
         None => Driver::new(),
-    };
+    }
+    .asking(terminal);
     // As pwndbg: the context after every stop (the engine's default is off, so replay
     // transcripts stay short).
     engine.set_context(true);
@@ -242,8 +248,6 @@ pub fn run(args: &DebugArgs) -> Result<i32> {
         words: Words::of(&engine, &QUIT_WORDS[..1]),
         hinter: HistoryHinter::new(),
     }));
-    // Ctrl-C in a terminal echoes `^C` with no newline; the stop goes on a line of its own.
-    let terminal = std::io::stdin().is_terminal();
     // The history file is kept only if it is a regular file (or new) within its limit:
     // the line editor sets its mode and reads it whole. A file that fails warns once and
     // the history lives in memory from then on.
@@ -304,8 +308,15 @@ pub fn run(args: &DebugArgs) -> Result<i32> {
             }
         }
         let planned = match driver.plan(&engine, Input::Line(trimmed)) {
-            // The REPL's driver asks nothing yet.
-            Plan::Run(planned) | Plan::Confirm { planned, .. } => planned,
+            Plan::Run(planned) => planned,
+            Plan::Confirm { question, planned } => {
+                if ask(&mut rl, &question)? {
+                    planned
+                } else {
+                    emit(&format!("{NOT_CONFIRMED}\n"))?;
+                    continue;
+                }
+            }
             Plan::Nothing => continue,
             Plan::Quit => break,
             Plan::Invalid { error, .. } => {
@@ -341,6 +352,21 @@ pub fn run(args: &DebugArgs) -> Result<i32> {
         }
     }
     Ok(0)
+}
+
+/// Asks `question` (its last line is the prompt) and reads the answer as gdb's `query`
+/// does: yes is `y` or `yes` ([`confirms`]); anything else, Ctrl-C and Ctrl-D are no. The
+/// answer is no command, so it stays out of the history.
+fn ask(rl: &mut Editor<ReplHelper, DefaultHistory>, question: &str) -> Result<bool> {
+    let (why, prompt) = question.rsplit_once('\n').unwrap_or(("", question));
+    if !why.is_empty() {
+        emit(&format!("{why}\n"))?;
+    }
+    match rl.readline(prompt) {
+        Ok(answer) => Ok(confirms(&answer)),
+        Err(ReadlineError::Interrupted | ReadlineError::Eof) => Ok(false),
+        Err(e) => Err(e).wrap_err("reading the answer"),
+    }
 }
 
 /// Prints a command's output or error, and refreshes what completion offers.

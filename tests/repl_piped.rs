@@ -1,6 +1,7 @@
 //! The REPL with piped input costs the same per command however many come: 20,000
 //! distinct commands (each a new history entry) run, all answered, and the history file
-//! holds the last of them. Figures: docs/performance.md, "REPL with piped input".
+//! holds the last of them. Figures: docs/performance.md, "REPL with piped input". Piped
+//! input is never asked a question: `run` restarts at once, as in gdb's batch mode.
 
 use std::io::Write;
 use std::process::{Command, Stdio};
@@ -85,4 +86,75 @@ fn forty_thousand_unknown_commands_replay_in_bounded_time() {
         &stdout[stdout.len() - 200..]
     );
     assert!(took < BOUND, "{N} lines took {took:?}");
+}
+
+/// Piped input is never asked anything (gdb's batch mode): `run` after steps restarts at
+/// once, and the line after it is a command, not an answer. Recorded with `set confirm`,
+/// the session replays to the same restarts.
+#[test]
+fn piped_run_restarts_without_asking_and_the_recording_replays() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let record = dir.path().join("rec.wdb");
+    let input = "stepi 3\nrun\nn\ninfo history\nset confirm off\nstepi\nr\nset confirm on\nstepi 2\nrestart\ninfo history\n";
+    let out = Command::new(env!("CARGO_BIN_EXE_wavedbg"))
+        .args(["repl", "scripts/histogram.s", "--record"])
+        .arg(&record)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env("WAVEDBG_HISTORY", dir.path().join("history"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .and_then(|mut child| {
+            child
+                .stdin
+                .take()
+                .expect("stdin")
+                .write_all(input.as_bytes())?;
+            child.wait_with_output()
+        })
+        .expect("run wavedbg");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(!stdout.contains("(y or n)"), "asked:\n{stdout}");
+    assert!(!stdout.contains("Not confirmed."), "{stdout}");
+    assert_eq!(stdout.matches("Restarted: ").count(), 3, "{stdout}");
+    // `n` was read as a command, not as an answer.
+    assert!(stdout.contains("error: unknown command `n`"), "{stdout}");
+    let at_start =
+        "Recorded history: instructions 0 to 0 (the launch to the newest point), now at 0.";
+    assert_eq!(stdout.matches(at_start).count(), 2, "{stdout}");
+    // What ran is recorded, `set confirm` with it, and replays to success.
+    let recorded = std::fs::read_to_string(&record).expect("recording");
+    let lines: Vec<&str> = recorded.lines().filter(|l| !l.starts_with('#')).collect();
+    assert_eq!(
+        lines,
+        [
+            "stepi 3",
+            "run",
+            "info history",
+            "set confirm off",
+            "stepi",
+            "r",
+            "set confirm on",
+            "stepi 2",
+            "restart",
+            "info history"
+        ],
+        "{recorded}"
+    );
+    let replay = Command::new(env!("CARGO_BIN_EXE_wavedbg"))
+        .arg("replay")
+        .arg(&record)
+        .output()
+        .expect("replay");
+    let transcript = String::from_utf8_lossy(&replay.stdout);
+    assert_eq!(replay.status.code(), Some(0), "{transcript}");
+    assert_eq!(transcript.matches("Restarted: ").count(), 3, "{transcript}");
+    assert!(!transcript.contains("error:"), "{transcript}");
 }

@@ -7,7 +7,8 @@
 //! the run (the stop is printed, the prompt comes back, the session still answers), that
 //! Ctrl-C and `kill -INT` at the prompt only cancel the line, that a line arriving with its
 //! newline in one write is run at once, and that Ctrl-D ends the REPL with a working shell
-//! after.
+//! after. Another checks that `run` asks before throwing the recorded history away, as gdb
+//! asks, and that `n`, Ctrl-C, Ctrl-D, `y` and `set confirm off` do what gdb's do.
 //!
 //! tmux is installed by .ci/run; outside CI (CI unset) a missing tmux skips the test with a
 //! message.
@@ -243,4 +244,115 @@ fn tab_completes_by_context_and_a_second_tab_lists() {
     t.wait_for("the shell prompt", |s| {
         s.lines().last().is_some_and(|l| l.starts_with("tab-test$"))
     });
+}
+
+/// Types `line` (a command, or an answer) and Enter at the prompt, then waits for the
+/// next prompt (rustyline drops keys typed while a command runs) and for `done`.
+fn enter(t: &Tmux, line: &str, what: &str, done: impl Fn(&str) -> bool) -> String {
+    let prompts = count(&t.screen(), PROMPT);
+    t.type_text(line);
+    t.keys(&["Enter"]);
+    t.wait_for(what, |s| {
+        count(s, PROMPT) > prompts && at_prompt(s) && done(s)
+    })
+}
+
+/// Types `line` at the prompt and waits for the restart question it asks.
+fn asks(t: &Tmux, line: &str) -> String {
+    let questions = count(&t.screen(), QUESTION);
+    t.type_text(line);
+    t.keys(&["Enter"]);
+    t.wait_for(&format!("`{line}` to ask"), |s| {
+        count(s, QUESTION) > questions && s.lines().last().is_some_and(|l| l.trim_end() == QUESTION)
+    })
+}
+
+/// The restart question's last line (capture-pane trims its space).
+const QUESTION: &str = "Start it from the beginning? (y or n)";
+
+/// As gdb before `run`: once the launch has run, `run` asks whether to throw the history
+/// away; `n`, Ctrl-C and Ctrl-D answer no ("Not confirmed.", nothing changes), `y`
+/// restarts, and after `set confirm off` nothing asks.
+#[test]
+fn run_asks_before_throwing_the_history_away_in_a_real_terminal() {
+    let Some(t) = tmux::start("repl-run", "run-test$ ", (160, 40), true) else {
+        return;
+    };
+    let kernel = t.dir.join("spin.s");
+    std::fs::write(&kernel, ".kernel spin\nspin:\n    br spin    ; forever\n")
+        .expect("write the kernel");
+    t.type_text(&format!(
+        "WAVEDBG_HISTORY={} {} repl {}",
+        t.dir.join("history").display(),
+        env!("CARGO_BIN_EXE_wavedbg"),
+        kernel.display()
+    ));
+    t.keys(&["Enter"]);
+    t.wait_for("the REPL prompt", |s| {
+        s.contains("Ctrl-D quits") && at_prompt(s)
+    });
+    // At the launch there is nothing to lose: no question.
+    let s = enter(&t, "run", "a restart at the launch", |s| {
+        count(s, "Restarted: ") == 1
+    });
+    assert_eq!(count(&s, QUESTION), 0, "{s}");
+    enter(&t, "set context off", "the setting", |_| true);
+    enter(&t, "stepi 3", "three steps", |s| s.contains("[count 3]"));
+
+    // `n`: not confirmed, the machine stays at count 3.
+    let s = asks(&t, "run");
+    assert!(
+        s.contains("The launch restarts and its recorded history goes.\nStart it from the beginning? (y or n)"),
+        "{s}"
+    );
+    enter(&t, "n", "`n` to answer no", |s| {
+        count(s, "Not confirmed.") == 1
+    });
+    enter(&t, "info history", "the history kept", |s| {
+        s.contains("instructions 0 to 3 (the launch to the newest point), now at 3.")
+    });
+
+    // Ctrl-C and Ctrl-D at the question answer no too, and the REPL goes on.
+    for (key, n) in [("C-c", 2), ("C-d", 3)] {
+        asks(&t, "r");
+        let prompts = count(&t.screen(), PROMPT);
+        t.keys(&[key]);
+        t.wait_for(&format!("{key} to answer no"), |s| {
+            count(s, "Not confirmed.") == n && count(s, PROMPT) > prompts && at_prompt(s)
+        });
+    }
+    enter(&t, "stepi", "a step from count 3", |s| {
+        s.contains("[count 4]")
+    });
+
+    // `y`: back at the start, the history gone.
+    asks(&t, "restart");
+    enter(&t, "y", "the restart", |s| count(s, "Restarted: ") == 2);
+    enter(&t, "info history", "the history after the restart", |s| {
+        s.contains("instructions 0 to 0 (the launch to the newest point), now at 0.")
+    });
+
+    // `set confirm off`: `run` restarts at once.
+    enter(&t, "stepi 2", "two steps", |s| s.contains("[count 2]"));
+    let questions = count(&t.screen(), QUESTION);
+    enter(&t, "set confirm off", "the setting", |_| true);
+    let s = enter(&t, "run", "a restart without a question", |s| {
+        count(s, "Restarted: ") == 3
+    });
+    assert_eq!(count(&s, QUESTION), questions, "{s}");
+    assert_eq!(count(&s, "Not confirmed."), 3, "{s}");
+    // The answers are not commands: the history file holds none of them.
+    t.keys(&["C-d"]);
+    t.wait_for("the shell prompt", |s| {
+        s.lines().last().is_some_and(|l| l.starts_with("run-test$"))
+    });
+    let history = std::fs::read_to_string(t.dir.join("history")).unwrap_or_default();
+    assert!(
+        !history.lines().any(|l| l == "y" || l == "n"),
+        "answers in the history: {history:?}"
+    );
+    assert!(
+        history.lines().any(|l| l == "set confirm off"),
+        "{history:?}"
+    );
 }
