@@ -8,7 +8,8 @@
 //! status is 128+signal, and that the shell works after; and closing the terminal ends it.
 //! Others maximise a pane and restore it, resizing the terminal while it is maximised
 //! (`resize-window`), scroll the console back through its history full screen, and watch
-//! the completions appear above the command line while typing.
+//! the completions appear above the command line while typing. One checks that `:r` asks
+//! before throwing the recorded history away, and that `n` and `y` answer it.
 //!
 //! tmux is installed by .ci/run; outside CI (CI unset) a missing tmux skips the test with a
 //! message.
@@ -420,4 +421,39 @@ fn a_sanitizer_finding_stops_and_is_marked_in_a_real_terminal() {
     t.wait_for("the shell prompt", |s| {
         s.lines().any(|l| l.starts_with("tui-test$"))
     });
+}
+
+/// `:r` in a real terminal, as gdb's `run`: once something has run it asks on the line
+/// under the status line; `n` keeps the state and says "Not confirmed.", `y` restarts.
+#[test]
+fn run_on_the_command_line_asks_in_a_real_terminal() {
+    let Some(t) = start("run") else {
+        return;
+    };
+    start_tui(&t);
+    for n in 1..=3 {
+        t.keys(&["s"]);
+        t.wait_for("a step", |s| s.contains(&format!("| {n} instr")));
+    }
+    let question = "Start it from the beginning? (y or n)";
+    t.keys(&[":"]);
+    t.type_text("r");
+    t.wait_text(":r");
+    t.keys(&["Enter"]);
+    let s = t.wait_text(question);
+    assert!(s.contains("| 3 instr"), "{s}");
+    t.keys(&["n"]);
+    let s = t.wait_text("Not confirmed.");
+    assert!(!s.contains(question), "{s}");
+    assert!(s.contains(" STOPPED ") && s.contains("| 3 instr"), "{s}");
+    t.keys(&[":"]);
+    t.type_text("r");
+    t.wait_text(":r");
+    t.keys(&["Enter"]);
+    t.wait_text(question);
+    t.keys(&["y"]);
+    let s = t.wait_text("Restarted: every wave at the start.");
+    assert!(s.contains(" READY ") && s.contains("| 0 instr"), "{s}");
+    assert!(!s.contains(question), "{s}");
+    quit(&t);
 }

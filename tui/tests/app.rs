@@ -11,7 +11,7 @@ use ratatui::crossterm::event::{
     KeyCode, KeyEvent, KeyModifiers, MouseButton, MouseEvent, MouseEventKind,
 };
 use wavedbg_emulator::debug::StopReason;
-use wavedbg_tui::app::{App, CodeLayout, Pane};
+use wavedbg_tui::app::{App, CodeLayout, LineKind, Pane};
 use wavedbg_tui::ui::DrawState;
 use wavedbg_tui::TuiOptions;
 
@@ -646,15 +646,28 @@ fn the_console_scrolls_back_through_its_whole_history() {
 #[test]
 fn ctrl_r_restarts_after_asking() {
     let mut app = demo();
+    let ctrl_r = KeyEvent::new(KeyCode::Char('r'), KeyModifiers::CONTROL);
+    // Nothing has run: nothing to lose, so no question.
+    app.on_key(ctrl_r);
+    assert!(app.question.is_none());
+    assert_eq!(app.status.0, "Restarted: every wave at the start.");
     run(&mut app, &["stepi 5"]);
-    app.on_key(KeyEvent::new(KeyCode::Char('r'), KeyModifiers::CONTROL));
-    assert!(app.confirm_restart);
+    app.on_key(ctrl_r);
+    assert!(app.question.is_some());
+    // The question first, so a narrow screen cuts the reason, not the question.
     let t = text(&draw(&mut app, 80, 24));
-    assert!(t.contains("Restart the launch"), "{t}");
+    assert!(
+        t.contains("Start it from the beginning? (y or n)  The launch"),
+        "{t}"
+    );
     keys(&mut app, "n");
-    assert!(!app.confirm_restart);
+    assert!(app.question.is_none());
+    assert_eq!(
+        app.message.as_ref().map(|m| m.text.as_str()),
+        Some("Not confirmed.")
+    );
     assert_eq!(app.engine.machine().stats.wave_instructions, 5);
-    app.on_key(KeyEvent::new(KeyCode::Char('r'), KeyModifiers::CONTROL));
+    app.on_key(ctrl_r);
     keys(&mut app, "y");
     assert_eq!(app.engine.machine().stats.wave_instructions, 0);
     assert_eq!(app.status.0, "Restarted: every wave at the start.");
@@ -663,6 +676,129 @@ fn ctrl_r_restarts_after_asking() {
     run(&mut app, &["stepi 2"]);
     keys(&mut app, "r");
     assert_eq!(app.engine.machine().stats.wave_instructions, 1);
+}
+
+/// `:run` (and every word of `restart`, and `load`) asks through the same question as
+/// Ctrl-R once something has run: `n`, Esc, Ctrl-C and any other key answer no and change
+/// nothing; `y` restarts; `set confirm off` turns the question off. Only what ran is
+/// recorded.
+#[test]
+fn the_command_lines_run_asks_as_ctrl_r_does() {
+    let dir = std::env::temp_dir().join(format!("wavedbg-tui-run-{}", std::process::id()));
+    let _ = std::fs::create_dir_all(&dir);
+    let options = TuiOptions {
+        record: Some(dir.join("rec.wdbg")),
+        history: Default::default(),
+    };
+    let mut app = App::new(common::demo().engine, &options).expect("starts");
+    let count = |app: &App| app.engine.machine().stats.wave_instructions;
+    let command = |app: &mut App, line: &str| {
+        keys(app, ":");
+        keys(app, line);
+        press(app, KeyCode::Enter);
+    };
+    run(&mut app, &["stepi 4"]);
+    let no = [
+        KeyEvent::new(KeyCode::Char('n'), KeyModifiers::NONE),
+        KeyEvent::new(KeyCode::Esc, KeyModifiers::NONE),
+        KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL),
+        KeyEvent::new(KeyCode::Enter, KeyModifiers::NONE),
+        KeyEvent::new(KeyCode::Char('q'), KeyModifiers::NONE),
+    ];
+    for (word, key) in ["r", "run", "restart", "r", "run"].into_iter().zip(no) {
+        command(&mut app, word);
+        let q = app.question.as_ref().expect("asks");
+        assert_eq!(
+            q.text,
+            "The launch restarts and its recorded history goes.\nStart it from the beginning? (y or n) "
+        );
+        app.on_key(key);
+        app.wait_idle(Duration::from_secs(10)).expect("idle");
+        assert!(app.question.is_none(), "{key:?}");
+        assert!(!app.quit, "q answered the question, it did not quit");
+        assert_eq!(count(&app), 4, "{key:?} kept the state");
+        assert_eq!(
+            app.message.as_ref().map(|m| m.text.as_str()),
+            Some("Not confirmed.")
+        );
+        let tail: Vec<&str> = app.console.lines[app.console.lines.len() - 2..]
+            .iter()
+            .map(|(l, _)| l.as_str())
+            .collect();
+        assert_eq!(
+            tail,
+            [format!("(wavedbg) {word}").as_str(), "Not confirmed."]
+        );
+    }
+    // `load` asks the same way.
+    command(&mut app, "load elsewhere.ron");
+    let q = app.question.as_ref().expect("load asks");
+    assert!(
+        q.text
+            .contains("restarts with the settings of `elsewhere.ron`"),
+        "{}",
+        q.text
+    );
+    keys(&mut app, "n");
+    assert_eq!(count(&app), 4);
+    // `y` restarts.
+    command(&mut app, "run");
+    keys(&mut app, "y");
+    assert!(app.question.is_none());
+    assert_eq!(count(&app), 0);
+    assert_eq!(app.status.0, "Restarted: every wave at the start.");
+    // Nothing ran since: no question.
+    command(&mut app, "r");
+    assert!(app.question.is_none());
+    // Off: no question however much ran.
+    command(&mut app, "set confirm off");
+    run(&mut app, &["stepi 3"]);
+    command(&mut app, "run");
+    assert!(app.question.is_none());
+    assert_eq!(count(&app), 0);
+    run(&mut app, &["set confirm on", "stepi 2"]);
+    // A batch waits for the answer whole, and runs in order after it.
+    app.submit(&["print 1", "restart", "print 2"]);
+    assert!(app.question.is_some());
+    assert_eq!(count(&app), 2, "nothing of the batch ran yet");
+    keys(&mut app, "y");
+    let echoed: Vec<&str> = app
+        .console
+        .lines
+        .iter()
+        .filter(|(_, k)| *k == LineKind::Command)
+        .map(|(l, _)| l.as_str())
+        .collect();
+    assert!(
+        echoed.ends_with(&[
+            "(wavedbg) print 1",
+            "(wavedbg) restart",
+            "(wavedbg) print 2"
+        ]),
+        "{echoed:?}"
+    );
+    assert_eq!(count(&app), 0);
+    // What was not confirmed is neither logged nor recorded.
+    let recorded = std::fs::read_to_string(dir.join("rec.wdbg")).unwrap_or_default();
+    let lines: Vec<&str> = recorded.lines().filter(|l| !l.starts_with('#')).collect();
+    assert_eq!(
+        lines,
+        [
+            "stepi 4",
+            "run",
+            "r",
+            "set confirm off",
+            "stepi 3",
+            "run",
+            "set confirm on",
+            "stepi 2",
+            "print 1",
+            "restart",
+            "print 2"
+        ],
+        "{recorded}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -712,6 +848,7 @@ fn the_sparkline_follows_time_travel() {
     let executed: Vec<u64> = app.activity.of(id).iter().map(|s| s.executed).collect();
     assert_eq!(executed, [0, 1, 2, 3], "the undone steps are gone");
     run(&mut app, &["restart"]);
+    keys(&mut app, "y");
     assert_eq!(app.activity.of(id).len(), 1);
 }
 

@@ -92,7 +92,8 @@ impl App {
     }
 
     /// Starts the launch again from the beginning (`restart`), keeping breakpoints and
-    /// watchpoints.
+    /// watchpoints; once something has run, the driver asks first (see
+    /// [`App::plan_batch`]).
     pub fn restart(&mut self) {
         self.submit_commands(vec![Command::Restart]);
     }

@@ -1,5 +1,5 @@
 //! Input: keys, mouse clicks and the wheel, pasted text, and the command line's editing
-//! keys. A key goes to the first that takes it: a y/n prompt, the command line, the help
+//! keys. A key goes to the first that takes it: a y/n question, the command line, the help
 //! overlay, the app-wide keys (layout, zoom, focus), the focused pane (its own file's
 //! `*_key`), then the keys that drive the engine (see `commands`).
 
@@ -63,8 +63,9 @@ impl App {
         let ctrl = k.modifiers.contains(KeyModifiers::CONTROL);
         if self.confirm_quit {
             self.quit_prompt_key(k.code);
-        } else if self.confirm_restart {
-            self.restart_prompt_key(k.code);
+        } else if self.question.is_some() {
+            // Only `y` is yes: `n`, any other key, Esc and Ctrl-C are no.
+            self.answer(matches!(k.code, KeyCode::Char('y' | 'Y')));
         } else if ctrl && k.code == KeyCode::Char('c') {
             self.ctrl_c();
         } else if self.editor.is_some() {
@@ -83,7 +84,7 @@ impl App {
     /// returns whether it did. (The command line has readline's Alt-b/Alt-f; a y/n prompt
     /// takes the key.)
     fn split_alt(&mut self, k: KeyEvent) -> bool {
-        let prompt = self.confirm_quit || self.confirm_restart;
+        let prompt = self.confirm_quit || self.question.is_some();
         if !k.modifiers.contains(KeyModifiers::ALT)
             || !matches!(k.code, KeyCode::Char(_))
             || self.editor.is_some()
@@ -104,18 +105,6 @@ impl App {
         } else {
             self.confirm_quit = false;
             self.say("Not quitting.");
-        }
-    }
-
-    /// The answer to "restart?": `y` restarts, unless a run started meanwhile.
-    fn restart_prompt_key(&mut self, code: KeyCode) {
-        self.confirm_restart = false;
-        if !matches!(code, KeyCode::Char('y' | 'Y')) {
-            self.say("Not restarting.");
-        } else if self.is_running() {
-            self.complain(BUSY);
-        } else {
-            self.restart();
         }
     }
 
@@ -142,8 +131,8 @@ impl App {
         }
     }
 
-    /// Ctrl keys outside the command line: Ctrl-R asks whether to restart; the others
-    /// mean nothing.
+    /// Ctrl keys outside the command line: Ctrl-R restarts (the driver asks first once
+    /// something has run, as for `:run`); the others mean nothing.
     fn ctrl_key(&mut self, code: KeyCode) {
         if code != KeyCode::Char('r') {
             return;
@@ -151,7 +140,7 @@ impl App {
         if self.is_running() {
             self.complain(BUSY);
         } else {
-            self.confirm_restart = true;
+            self.restart();
         }
     }
 

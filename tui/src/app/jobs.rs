@@ -4,12 +4,13 @@
 use std::time::Duration;
 
 use wavedbg_emulator::debug::command::Command;
-use wavedbg_emulator::debug::driver::{Input, Outcome, Plan, Planned};
+use wavedbg_emulator::debug::driver::{Input, Outcome, Plan, NOT_CONFIRMED};
 use wavedbg_emulator::debug::{view, Blocked, Engine, StopEvent, StopReason};
 use wavedbg_emulator::machine::Machine;
 
+use super::input::BUSY;
 use super::source::printable;
-use super::state::{App, LineKind, Message, StatusKind};
+use super::state::{App, Entry, LineKind, Message, Question, StatusKind};
 use crate::worker::{self, Item, Job, Progress, Step};
 use crate::TuiError;
 
@@ -78,13 +79,48 @@ impl App {
     }
 
     /// Runs lines of the command language, each planned by the driver (parsed once; an
-    /// empty line repeats, a quit word asks to quit), see [`App::run`].
+    /// empty line repeats, a quit word asks to quit, `run` may ask first), see
+    /// [`App::plan_batch`].
     pub fn submit(&mut self, lines: &[&str]) {
-        let mut items = Vec::new();
-        for line in lines {
-            match self.driver.plan(&self.engine, Input::Line(line)) {
-                // The TUI's driver asks nothing yet.
-                Plan::Run(p) | Plan::Confirm { planned: p, .. } => items.push(Item::Run(p)),
+        let entries = lines.iter().map(|l| Entry::Line(l.to_string())).collect();
+        self.plan_batch(Vec::new(), entries);
+    }
+
+    /// Runs typed commands, as keys build them, through the driver as lines go (Ctrl-R's
+    /// `restart` may ask first), see [`App::plan_batch`].
+    pub fn submit_commands(&mut self, commands: Vec<Command>) {
+        let entries = commands.into_iter().map(Entry::Command).collect();
+        self.plan_batch(Vec::new(), entries);
+    }
+
+    /// Plans `entries` after the `items` of their batch planned already, then runs the
+    /// batch ([`App::run`]). A command the driver asks about ([`Plan::Confirm`]) stops the
+    /// planning there: its question waits for a key, holding the batch around it, and
+    /// the answer goes on ([`App::answer`]). Every command of a batch is planned, and so
+    /// judged, as the engine is before any of it runs.
+    pub(super) fn plan_batch(&mut self, mut items: Vec<Item>, entries: Vec<Entry>) {
+        let mut entries = entries.into_iter();
+        while let Some(entry) = entries.next() {
+            let input = match &entry {
+                Entry::Line(line) => Input::Line(line),
+                Entry::Command(c) => Input::Command(c.clone()),
+            };
+            match self.driver.plan(&self.engine, input) {
+                Plan::Run(p) => items.push(Item::Run(p)),
+                Plan::Confirm { question, planned } => {
+                    if self.is_running() {
+                        // A batch is refused whole while a run has the engine.
+                        self.complain(BUSY);
+                    } else {
+                        self.question = Some(Question {
+                            text: question,
+                            planned,
+                            before: items,
+                            after: entries.collect(),
+                        });
+                    }
+                    return;
+                }
                 Plan::Invalid { text, error } => items.push(Item::Invalid { text, error }),
                 Plan::Quit => self.request_quit(),
                 Plan::Nothing => {}
@@ -93,14 +129,22 @@ impl App {
         self.run(items);
     }
 
-    /// Runs typed commands, as keys build them (see [`App::run`]).
-    pub fn submit_commands(&mut self, commands: Vec<Command>) {
-        self.run(
-            commands
-                .into_iter()
-                .map(|c| Item::Run(Planned::typed(c)))
-                .collect(),
-        );
+    /// The answer to the question: on a yes its command runs with the rest of its batch;
+    /// on anything else the batch goes on without it, and the console and the message
+    /// line say [`NOT_CONFIRMED`], as gdb does.
+    pub(super) fn answer(&mut self, yes: bool) {
+        let Some(q) = self.question.take() else {
+            return;
+        };
+        let mut items = q.before;
+        if yes {
+            items.push(Item::Run(q.planned));
+        } else {
+            self.log(&format!("(wavedbg) {}", q.planned.text), LineKind::Command);
+            self.log(NOT_CONFIRMED, LineKind::Output);
+            self.say(NOT_CONFIRMED);
+        }
+        self.plan_batch(items, q.after);
     }
 
     /// Runs commands: each is echoed; if one may run the machine for long, they go to a
@@ -111,7 +155,7 @@ impl App {
             return;
         }
         if self.is_running() {
-            self.complain("A run is in progress (Esc interrupts it).");
+            self.complain(BUSY);
             return;
         }
         for c in &commands {

@@ -40,4 +40,4 @@ pub use lanes::{LanesPane, StopLanes};
 pub use memory::{MemoryPane, SPACES};
 pub use registers::RegistersPane;
 pub use source::{SourcePane, SourceView};
-pub use state::{demo_engine, App, CodeLayout, HelpOverlay, Message, Pane, StatusKind};
+pub use state::{demo_engine, App, CodeLayout, HelpOverlay, Message, Pane, Question, StatusKind};

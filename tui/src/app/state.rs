@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use wavedbg_emulator::debug::driver::Driver;
+use wavedbg_emulator::debug::driver::{Driver, Planned};
 use wavedbg_emulator::debug::session::Recorder;
 use wavedbg_emulator::debug::view;
 use wavedbg_emulator::debug::{Engine, KernelSource};
@@ -24,7 +24,7 @@ use crate::editor::LineEditor;
 use crate::history::History;
 use crate::hits::HitMap;
 pub use crate::pane::{CodeLayout, Pane};
-use crate::worker::Job;
+use crate::worker::{Item, Job};
 use crate::{TuiError, TuiOptions};
 
 /// The kind of the status line's message.
@@ -50,6 +50,42 @@ pub struct Message {
     pub text: String,
     /// Whether it reports an error (drawn in the error colour).
     pub error: bool,
+}
+
+/// One input of a batch, not yet planned: a line typed, or a command a key built.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) enum Entry {
+    /// A line of the command language.
+    Line(String),
+    /// A command built from what the app holds.
+    Command(wavedbg_emulator::debug::command::Command),
+}
+
+/// A question the driver asked ([`Plan::Confirm`](wavedbg_emulator::debug::driver::Plan::Confirm)),
+/// waiting for `y` with the rest of its batch.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Question {
+    /// What is asked, as the driver words it: why, then the question.
+    pub text: String,
+    /// The command that runs on a yes.
+    pub(super) planned: Planned,
+    /// What the batch planned before it: runs once it is answered, either way.
+    pub(super) before: Vec<Item>,
+    /// What the batch holds after it: planned once it is answered.
+    pub(super) after: Vec<Entry>,
+}
+
+impl Question {
+    /// The question on one line, as the line under the status line shows it: what is
+    /// asked first (a narrow screen cuts the reason, not the question), then why.
+    pub fn line(&self) -> String {
+        let text = self.text.trim_end();
+        let line = match text.rsplit_once('\n') {
+            Some((why, ask)) => format!("{}  {}", ask.trim(), why.trim()),
+            None => text.to_string(),
+        };
+        printable(&line)
+    }
 }
 
 /// The help overlay's state (its text is [`crate::ui::HELP`]).
@@ -105,8 +141,9 @@ pub struct App {
     pub help: HelpOverlay,
     /// Asking whether to quit during a run.
     pub confirm_quit: bool,
-    /// Asking whether to restart the launch.
-    pub confirm_restart: bool,
+    /// A question waiting for `y` (the driver asks before `run`, `load` or Ctrl-R throws
+    /// the recorded history away).
+    pub question: Option<Question>,
     /// Each resident wave's active lanes over its last instructions.
     pub activity: Activity,
     /// Set when the user quits: the event loop ends after this key.
@@ -125,10 +162,12 @@ pub struct App {
 impl App {
     /// Sets up the state for `engine`: loads the history, opens the `--record` script.
     pub fn new(engine: Engine, options: &TuiOptions) -> Result<App, TuiError> {
+        // The user answers questions at once (y or n on the line under the status line).
         let driver = match &options.record {
             Some(p) => Driver::recording(Recorder::create(p, &engine)?),
             None => Driver::new(),
-        };
+        }
+        .asking(true);
         let history = if options.history.as_os_str().is_empty() {
             History::in_memory()
         } else {
@@ -180,7 +219,7 @@ impl App {
             status: (status, StatusKind::Ready),
             help: HelpOverlay::default(),
             confirm_quit: false,
-            confirm_restart: false,
+            question: None,
             activity,
             quit: false,
             job: None,

@@ -162,9 +162,9 @@ pub fn draw_command(frame: &mut Frame, area: Rect, app: &App) {
             "A run is in progress: quit anyway? (y/n)".to_string(),
             theme::error().add_modifier(ratatui::style::Modifier::BOLD),
         )
-    } else if app.confirm_restart {
+    } else if let Some(q) = &app.question {
         (
-            "Restart the launch from the beginning (breakpoints stay)? (y/n)".to_string(),
+            q.line(),
             theme::error().add_modifier(ratatui::style::Modifier::BOLD),
         )
     } else if let Some(msg) = &app.message {
