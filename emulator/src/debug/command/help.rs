@@ -144,7 +144,7 @@ pub const HELP: &[HelpEntry] = &[
         name: "restart",
         aliases: &["run", "r"],
         usage: "restart",
-        about: "restart the launch from the beginning, keeping breakpoints and watchpoints",
+        about: "restart the launch from the beginning, keeping breakpoints and watchpoints; the recorded history goes, so once something has run the REPL (in a terminal) and the TUI ask first, as gdb's `run` does (`set confirm off`: they do not)",
     },
     HelpEntry {
         name: "wave",
@@ -180,7 +180,7 @@ pub const HELP: &[HelpEntry] = &[
         name: "set",
         aliases: &[],
         usage: "set REG = VALUE | set vN[L] = VALUE | set SPACE:ADDR = VALUE | set scheduler-locking on|off | set history-size MIB | set check races|sync|init|hazards|all on|off | set context on|off | set context-sections SECTION,...|all | set confirm on|off",
-        about: "change a register (vN sets every lane), one lane, a u32 in memory, or a setting; `set check` turns sanitizer detectors on or off (a finding stops the run; see docs/sanitizer.md); `set context on` shows the context after every stop (on by default in the REPL) and `set context-sections` chooses its sections, in order, from reason, code, source, regs, lanes, exec; `set confirm off` lets `restart` and `load` throw the recorded history away without asking first where a front end asks (on by default, as in gdb)",
+        about: "change a register (vN sets every lane), one lane, a u32 in memory, or a setting; `set check` turns sanitizer detectors on or off (a finding stops the run; see docs/sanitizer.md); `set context on` shows the context after every stop (on by default in the REPL) and `set context-sections` chooses its sections, in order, from reason, code, source, regs, lanes, exec; `set confirm off` lets `restart` and `load` throw the recorded history away without asking first (on by default, as in gdb)",
     },
     HelpEntry {
         name: "why",
@@ -234,7 +234,7 @@ pub const HELP: &[HelpEntry] = &[
         name: "load",
         aliases: &[],
         usage: "load FILE",
-        about: "load a saved session for this kernel: relaunch with its settings and restore its breakpoints, watchpoints, displays and selection",
+        about: "load a saved session for this kernel: relaunch with its settings and restore its breakpoints, watchpoints, displays and selection; the recorded history goes, so once something has run the REPL (in a terminal) and the TUI ask first, as for `restart`",
     },
     HelpEntry {
         name: "help",
@@ -422,6 +422,27 @@ line names the kernel relative to the script's folder. The REPL records a comman
 has run, and leaves out what would not replay as it ran: a command that failed, an
 `expect` that did not hold, and `save` (it writes a file); `load` is recorded with the
 session file's absolute path. A recorded REPL session replays to success.
+
+## Restarting
+
+`restart` (`run`, `r`) starts the launch again from the beginning, keeping breakpoints,
+watchpoints and displays, and `load FILE` relaunches with a session's settings. Both throw
+away the recorded history (docs/time-travel.md), so once something has run (an
+instruction, an edit) the REPL in a terminal and the TUI ask first, as gdb asks before
+`run`:
+
+```
+(wavedbg) run
+The launch restarts and its recorded history goes.
+Start it from the beginning? (y or n) n
+Not confirmed.
+```
+
+`y` or `yes` goes on; anything else, an empty answer, Ctrl-C and Ctrl-D answer no (in
+the TUI, any key but `y`, Esc included). Nothing asks where nobody is there to answer,
+as in gdb's batch mode: input piped to the REPL, `wavedbg replay`, the GDB server's
+`monitor` and the DAP adapter. `set confirm off` turns the question off (in a script it
+changes nothing, and replays).
 
 ## When the launch ends
 
