@@ -72,14 +72,31 @@ impl Tmux {
         }
     }
 
-    /// Polls the screen until `pred` holds.
+    /// Polls the screen until `pred` holds on a whole frame.
     pub fn wait_for(&self, what: &str, pred: impl Fn(&str) -> bool) -> String {
         let start = Instant::now();
+        let mut moving = 0;
         loop {
             let s = self.screen();
             if pred(&s) {
-                return s;
+                // A capture can catch the terminal mid-frame (half old, half new): the
+                // screen is returned once it holds still between two captures, or, for
+                // one that keeps changing (a run's progress), once three later captures
+                // in a row match too.
+                std::thread::sleep(Duration::from_millis(30));
+                let again = self.screen();
+                if again == s {
+                    return s;
+                }
+                if pred(&again) {
+                    moving += 1;
+                    if moving >= 3 {
+                        return again;
+                    }
+                    continue;
+                }
             }
+            moving = 0;
             if start.elapsed() > TIMEOUT {
                 panic!("timed out waiting for {what}; the screen:\n{s}");
             }
