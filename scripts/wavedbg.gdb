@@ -37,8 +37,9 @@
 #   break next_word if $v3[$lane] == 5        labels and source lines: break histogram.s:58
 #
 # The helpers stay for sessions without the symbol file. (No unwinding setting is needed:
-# the server's `rsp` reads as 8, so gdb's x86 unwinder sees the outermost frame and `bt`
-# shows one frame, with or without the file.)
+# `bt` shows one frame at every PC, with or without the file: the file's call-frame
+# information makes every frame outermost, and without it the server's `rsp` points to no
+# memory, so gdb's x86 unwinder finds no return address.)
 
 # stepi moves only the current wave; continue runs every wave. (gdb accepts this only
 # once connected: source this file after `target remote`, or set it yourself then.)
