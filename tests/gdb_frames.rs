@@ -1,8 +1,15 @@
-//! Frames in real clients (Debian's `gdb`, `gdb-multiarch` and `lldb`): at every instruction of every example kernel (scripts/*.s), with and without
+//! Frames and instructions in real clients (Debian's `gdb`, `gdb-multiarch` and `lldb`).
+//!
+//! Frames: at every instruction of every example kernel (scripts/*.s), with and without
 //! the symbol file, gdb sees exactly one frame, the same one at every PC (so `until` and
 //! `advance` stop where asked), whose `finish` is "not meaningful in the outermost frame";
 //! lldb's `bt` shows one frame. In histogram.s, from `next_word`, `finish`, `until *ADDR`,
 //! `until LABEL` and `advance LABEL` behave as in a native outermost frame.
+//!
+//! Instructions: scripts/wavedbg.gdb's disassembler makes `x/i`, `disassemble`,
+//! `display/i $pc` and `layout asm` (in a real terminal, through tmux) show the kernel's own
+//! instructions, the same texts as `wavedbg disasm`; a gdb without `gdb.disassembler`
+//! still loads the script.
 //!
 //! Outside CI (`CI` unset) a missing client skips its test with a message; in CI it fails.
 
@@ -12,6 +19,8 @@ use std::time::{Duration, Instant};
 
 mod clients;
 use clients::*;
+
+mod tmux;
 
 /// What gdb says under `bt` without the symbol file: the server's `rsp` points to no
 /// memory, so gdb's x86 unwinder finds no return address there.
@@ -68,6 +77,14 @@ fn gdb_lines(client: &str, dir: &Path, elf: Option<&str>, server: &Server, scrip
         cmd.arg("-ex").arg(line);
     }
     run_client(cmd, Duration::from_secs(90), None)
+}
+
+/// scripts/wavedbg.gdb, for `source`.
+fn wavedbg_gdb() -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("scripts/wavedbg.gdb")
+        .display()
+        .to_string()
 }
 
 /// gdb Python that moves the wave to each address of `addrs.txt` (`set var $pc`) and
@@ -308,4 +325,191 @@ fn gdb_finish_until_and_advance_behave_as_in_an_outermost_frame() {
 #[test]
 fn gdb_multiarch_finish_until_and_advance_behave_as_in_an_outermost_frame() {
     finish_until_advance_with("gdb-multiarch");
+}
+
+/// After `source scripts/wavedbg.gdb`, `x/i`, `disassemble` and `display/i $pc` show
+/// histogram.s's own instructions, with and without the symbol file.
+fn gdb_shows_the_kernels_instructions_with(client: &str) {
+    if !have(client) {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (k, _) = histogram_in(&dir);
+    let next_word = label_addr(&k, "next_word");
+    for symbols in [false, true] {
+        // How gdb shows an address before an instruction: `0x74 <next_word+8>:` with the
+        // symbol file, `0x74:` without.
+        let at = |a: u64, label: &str| {
+            if symbols {
+                format!("{a:#x} <{label}>:\t")
+            } else {
+                format!("{a:#x}:\t")
+            }
+        };
+        let (start, range) = if symbols {
+            ("next_word".to_string(), "next_word".to_string())
+        } else {
+            (
+                format!("*{next_word:#x}"),
+                format!("{next_word:#x},{:#x}", next_word + 0x90),
+            )
+        };
+        let script = format!(
+            "source {}\nx/3i $pc\nbreak {start}\ncontinue\ndisplay/i $pc\nstepi\n\
+             disassemble {range}\nkill\n",
+            wavedbg_gdb()
+        );
+        let server = Server::start(&k);
+        let elf = symbols.then_some("histogram.elf");
+        let out = gdb_lines(client, dir.path(), elf, &server, &script);
+        let listing = if symbols {
+            vec![
+                "Dump of assembler code for function next_word:\n".to_string(),
+                "   0x000000000000006c <+0>:\tld.ubase.b32 v4, u[0:1], v3, 0\n".to_string(),
+                "=> 0x0000000000000074 <+8>:\twait.vm 0\n".to_string(),
+                "   0x00000000000000f4 <+136>:\tbr.unz u8, next_word\n".to_string(),
+            ]
+        } else {
+            vec![
+                "Dump of assembler code from 0x6c to 0xfc:\n".to_string(),
+                "   0x000000000000006c:\tld.ubase.b32 v4, u[0:1], v3, 0\n".to_string(),
+                "=> 0x0000000000000074:\twait.vm 0\n".to_string(),
+                "   0x00000000000000f4:\tbr.unz u8, next_word\n".to_string(),
+            ]
+        };
+        let mut wanted = vec![
+            format!("=> {}uwgid u4\n", at(0, "histogram")),
+            format!("   {}uwaveid u5\n", at(4, "histogram+4")),
+            format!("   {}uwgsize u6\n", at(8, "histogram+8")),
+            format!("1: x/i $pc\n=> {}wait.vm 0\n", at(0x74, "next_word+8")),
+        ];
+        wanted.extend(listing);
+        let wanted: Vec<&str> = wanted.iter().map(String::as_str).collect();
+        check(&out, &server, &wanted);
+        assert!(
+            !out.contains("Traceback") && !out.contains("Python Exception"),
+            "{out}"
+        );
+    }
+}
+
+#[test]
+fn gdb_shows_the_kernels_instructions() {
+    gdb_shows_the_kernels_instructions_with("gdb");
+}
+
+#[test]
+fn gdb_multiarch_shows_the_kernels_instructions() {
+    gdb_shows_the_kernels_instructions_with("gdb-multiarch");
+}
+
+/// `x/Ni 0` over the whole code of every example kernel shows exactly `wavedbg disasm`'s
+/// instructions, address by address (one gdb session per kernel).
+#[test]
+fn gdb_shows_every_instruction_as_wavedbg_disasm_does() {
+    if !have("gdb") {
+        return;
+    }
+    for path in example_kernels() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let k = copy_kernel(&dir, &path);
+        let code = instructions(&k);
+        let server = Server::start(&k);
+        let script = format!("source {}\nx/{}i 0\nkill\n", wavedbg_gdb(), code.len());
+        let out = gdb_lines("gdb", dir.path(), None, &server, &script);
+        let shown: Vec<(u64, String)> = out
+            .lines()
+            .filter_map(|l| {
+                let l = l.trim_start_matches("=>").trim_start();
+                let (addr, text) = l.split_once(":\t")?;
+                let addr = u64::from_str_radix(addr.strip_prefix("0x")?, 16).ok()?;
+                Some((addr, text.trim().to_string()))
+            })
+            .collect();
+        // `wavedbg disasm` aligns its text in columns; gdb shows it as the server sends it.
+        let squeeze = |t: &str| t.split_whitespace().collect::<Vec<_>>().join(" ");
+        let want: Vec<(u64, String)> = code.iter().map(|(a, t)| (*a, squeeze(t))).collect();
+        let got: Vec<(u64, String)> = shown.iter().map(|(a, t)| (*a, squeeze(t))).collect();
+        assert_eq!(got, want, "{}:\n{out}", path.display());
+    }
+}
+
+/// A gdb without `gdb.disassembler` (before 13; here the module is hidden) loads
+/// scripts/wavedbg.gdb without an error, keeps its own x86 decoding, and `disasm` shows the
+/// kernel's instructions.
+#[test]
+fn an_older_gdb_loads_the_script_and_keeps_disasm() {
+    if !have("gdb") {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (k, _) = histogram_in(&dir);
+    let server = Server::start(&k);
+    let script = format!(
+        "python import sys; sys.modules['gdb.disassembler'] = None\nsource {}\n\
+         x/i $pc\ndisasm\nkill\n",
+        wavedbg_gdb()
+    );
+    let out = gdb_lines("gdb", dir.path(), None, &server, &script);
+    check(&out, &server, &["=> 0x0:\t", "=>  0x0000  uwgid u4\n"]);
+    assert!(!out.contains("=> 0x0:\tuwgid"), "x/i stays gdb's:\n{out}");
+    for unwanted in ["Traceback", "Python Exception", "Error"] {
+        assert!(!out.contains(unwanted), "`{unwanted}`:\n{out}");
+    }
+}
+
+/// gdb's `layout asm` in a real terminal shows the kernel's instructions around the
+/// breakpoint, with the marker on the label's first one.
+#[test]
+fn gdb_layout_asm_shows_the_kernels_instructions() {
+    if !have("gdb") {
+        return;
+    }
+    let Some(t) = tmux::start("gdb-layout-asm", "gdb-test$ ", (100, 30), false) else {
+        return;
+    };
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (k, _) = histogram_in(&dir);
+    let mut server = Server::start(&k);
+    t.type_text(&format!(
+        "cd {} && gdb -nx histogram.elf -ex 'target remote {}' -x {} -ex 'break next_word' -ex 'continue' -ex 'layout asm'",
+        dir.path().display(),
+        server.addr,
+        wavedbg_gdb()
+    ));
+    t.keys(&["Enter"]);
+    let screen = t.wait_for("the assembly window at the breakpoint", |s| {
+        s.contains("B+>") && s.contains("In: next_word")
+    });
+    let rows: Vec<&str> = screen.lines().collect();
+    let current = rows
+        .iter()
+        .find(|r| r.contains("B+>"))
+        .expect("a current instruction");
+    assert!(
+        current.contains("0x6c <next_word>") && current.contains("ld.ubase.b32 v4, u[0:1], v3, 0"),
+        "the marker is on next_word's first instruction:\n{screen}"
+    );
+    for text in [
+        "<next_word+8>",
+        "wait.vm 0",
+        "atom.shared.add.u32 v7, v6, 0",
+    ] {
+        assert!(screen.contains(text), "`{text}` is shown:\n{screen}");
+    }
+    t.type_text("kill");
+    t.keys(&["Enter"]);
+    t.wait_text("(y or n)");
+    t.keys(&["y", "Enter"]);
+    t.wait_text("[Inferior 1 (process 1) killed]");
+    assert!(
+        server.wait_exit(Duration::from_secs(10)).is_some(),
+        "the server ends after kill:\n{}",
+        server.log()
+    );
+    t.type_text("quit");
+    t.keys(&["Enter"]);
+    t.wait_for("the shell prompt after gdb", |s| {
+        !s.contains("(gdb)") && s.lines().any(|l| l.starts_with("gdb-test$"))
+    });
 }
