@@ -37,8 +37,12 @@
 #   break next_word if $v3[$lane] == 5        labels and source lines: break histogram.s:58
 #
 # The helpers stay for sessions without the symbol file. (No unwinding setting is needed:
-# the server's `rsp` reads as 8, so gdb's x86 unwinder sees the outermost frame and `bt`
-# shows one frame, with or without the file.)
+# `bt` shows one frame at every PC, with or without the file: the file's call-frame
+# information makes every frame outermost, and without it the server's `rsp` points to no
+# memory, so gdb's x86 unwinder finds no return address.)
+#
+# With gdb 13 or later, x/i, disassemble, display/i $pc and layout asm show the kernel's
+# own instructions (the disassembler below); older gdb decodes them as x86 (use `disasm`).
 
 # stepi moves only the current wave; continue runs every wave. (gdb accepts this only
 # once connected: source this file after `target remote`, or set it yourself then.)
@@ -339,6 +343,70 @@ _WavedbgWave()
 _WavedbgLane()
 _WavedbgLaneApply()
 _WavedbgInfoLanes()
+
+
+# The kernel's own instructions where gdb shows instructions (x/i, disassemble, display/i,
+# layout asm): with gdb 13 or later a Python disassembler for i386:x86-64 (the architecture
+# the server describes) asks the server for their texts, 64 at a time (`monitor decode
+# ADDR N`), and keeps them, since the code is read-only. An address where no instruction
+# starts (inside a 64-bit instruction, a buffer) shows as `.word` (`.byte` when unaligned).
+# Without a connection to wavedbg serve, gdb's own x86 decoding stays. Older gdb has no
+# gdb.disassembler: there x/i decodes x86, and `disasm` (monitor disassemble) shows the code.
+_WAVEDBG_DECODE_BATCH = 64
+_wavedbg_code = {}
+
+
+def _wavedbg_instruction(address):
+    """The kernel's instruction at ADDRESS as (length, text); False when none starts there;
+    None when gdb is not connected to wavedbg serve (so gdb decodes as it would)."""
+    inferior = gdb.selected_inferior()
+    connection = getattr(inferior, "connection_num", None) if inferior else None
+    if connection is None:
+        return None
+    key = (connection, address)
+    if key not in _wavedbg_code:
+        try:
+            out = gdb.execute("monitor decode %#x %d" % (address, _WAVEDBG_DECODE_BATCH),
+                              to_string=True)
+        except gdb.error:
+            return None
+        for line in out.splitlines():
+            words = line.split(" ", 2)
+            try:
+                _wavedbg_code[(connection, int(words[0], 16))] = (int(words[1]), words[2])
+            except (IndexError, ValueError):
+                # Not wavedbg serve's answer (another server, or one without `decode`).
+                return None
+        _wavedbg_code.setdefault(key, False)
+    return _wavedbg_code[key]
+
+
+try:
+    import gdb.disassembler
+
+    class _WavedbgDisassembler(gdb.disassembler.Disassembler):
+        """The kernel's instructions, as the server decodes them."""
+
+        def __init__(self):
+            super().__init__("wavedbg")
+
+        def __call__(self, info):
+            found = _wavedbg_instruction(info.address)
+            if found is None:
+                return None
+            if found is False:
+                if info.address % 4:
+                    byte = info.read_memory(1, 0).tobytes()[0]
+                    return gdb.disassembler.DisassemblerResult(1, ".byte %#04x" % byte)
+                word = int.from_bytes(info.read_memory(4, 0).tobytes(), "little")
+                return gdb.disassembler.DisassemblerResult(4, ".word %#010x" % word)
+            return gdb.disassembler.DisassemblerResult(found[0], found[1])
+
+    gdb.disassembler.register_disassembler(_WavedbgDisassembler(), "i386:x86-64")
+    # A new connection may serve another kernel: forget the old one's code.
+    gdb.events.connection_removed.connect(lambda event: _wavedbg_code.clear())
+except (ImportError, AttributeError):
+    pass
 end
 
 define waves
@@ -377,9 +445,10 @@ define disasm
   end
 end
 document disasm
-disasm [LOCATION]: the kernel's disassembly at the current wave's PC (or LOCATION).
-LOCATION is a label, label+OFFSET or address. Use it instead of x/i, which decodes the
-bytes as x86.
+disasm [LOCATION]: the kernel's disassembly around the current wave's PC (or LOCATION),
+with labels, => at the PC and B at the engine's breakpoints. LOCATION is a label,
+label+OFFSET or address. (With gdb 13 or later x/i and disassemble show the same
+instructions; older gdb decodes them as x86 there.)
 end
 
 define why

@@ -8,7 +8,7 @@
 //!
 //! | numbers   | registers   | size       | feature              |
 //! |-----------|-------------|------------|----------------------|
-//! | 0-15      | rax ... r15 | 64 bits    | org.gnu.gdb.i386.core (inert; rsp reads as [`RSP_VALUE`]) |
+//! | 0-15      | rax ... r15 | 64 bits    | org.gnu.gdb.i386.core (inert; rsp reads as [`RSP_VALUE`], an address of no memory) |
 //! | 16        | rip         | 64 bits    | org.gnu.gdb.i386.core (the wave's PC) |
 //! | 17-39     | eflags, segments, st0-st7, x87 control | 32/80 bits | org.gnu.gdb.i386.core (inert) |
 //! | 40        | exec        | 32 bits    | org.wavedbg.wave     |
@@ -51,11 +51,22 @@ pub const CORE_REGS: usize = 40;
 pub const RIP: usize = 16;
 /// gdb's number of `rsp`.
 pub const RSP: usize = 7;
-/// The value `rsp` reads as. gdb's amd64 unwinder, finding no prologue, takes `rsp - 8` as
-/// the frame's base, and a base of 0 marks the outermost frame: so no caller is unwound
-/// from the kernel's bytes (`until`, `advance` and `bt` would otherwise chase a return
-/// address read from the code).
-pub const RSP_VALUE: u64 = 8;
+/// The value `rsp` reads as: an address in no window (far above global memory, below the
+/// shared windows), so a read there fails.
+///
+/// With the symbol file, its call-frame information makes every frame outermost and gdb
+/// reads nothing through `rsp`. Without it, gdb unwinds the wave as x86 code: its
+/// prologue analyser (which finds no function, so no prologue) and its epilogue heuristic
+/// (at a PC whose first code byte is 0xc3, x86's `ret`) both take the return address from
+/// `[rsp]`, and both give the frame the same id (`rsp + 8`, no function) at every PC. The
+/// read fails, so `bt` shows one frame (`Backtrace stopped: Cannot access memory at
+/// address 0x4000000000000000`), `finish` finds no caller ("not meaningful in the
+/// outermost frame"), and `until`/`advance` set no breakpoint in a caller and stop where
+/// asked, since the frame is the same one wherever the wave goes. (A value of 8 gave a
+/// clean outermost frame to the prologue analyser only: the epilogue heuristic then read
+/// the code bytes at address 8 as a return address.) lldb's x86 unwinder reads the return
+/// address at `rsp` too and finds none.
+pub const RSP_VALUE: u64 = 0x4000_0000_0000_0000;
 /// gdb's number of `rbp`.
 pub const RBP: usize = 6;
 /// gdb's number of `exec`, the first after the x86 core registers.
@@ -356,6 +367,32 @@ mod tests {
         back.gdb_deserialize(&bytes).expect("valid");
         assert_eq!((back.pc, back.exec, back.u[63]), (0x40, 0xffff_0000, 63));
         assert!(back.gdb_deserialize(&bytes[..100]).is_err());
+    }
+
+    /// `rsp` points where nothing can be read, whatever the kernel's buffers: gdb and lldb
+    /// find no return address there (nor a little above or below it).
+    #[test]
+    fn rsp_points_to_no_memory() {
+        let src = "\
+.kernel t
+.workgroup 32
+.buffer out, 1024
+.arg u[0:1], out
+    end
+";
+        let engine = crate::testing::engine(src, 8);
+        let m = engine.machine();
+        for addr in [RSP_VALUE - 4096, RSP_VALUE - 8, RSP_VALUE, RSP_VALUE + 4096] {
+            let mut word = [0u8; 8];
+            assert!(
+                crate::memory::read(m, addr, &mut word).is_err(),
+                "{addr:#x}"
+            );
+        }
+        assert!(matches!(
+            crate::memory::Window::of(RSP_VALUE),
+            crate::memory::Window::Global(_)
+        ));
     }
 
     #[test]

@@ -25,6 +25,10 @@
 //!   `DW_TAG_subprogram` per function symbol. The first row of each function is marked
 //!   `prologue_end` (and `is_stmt`): gdb and lldb then put a breakpoint on a function at
 //!   its very first instruction instead of analysing an x86 "prologue";
+//! - call-frame information: a `.debug_frame` whose one FDE covers all the
+//!   code and whose CIE marks the return address (`rip`) undefined, so every PC is in an
+//!   outermost frame and gdb and lldb unwind no caller from the kernel's code bytes (the
+//!   compile unit's [`PRODUCER`] makes gdb 13 trust it at every PC);
 //! - typed DWARF variables ([`variables`]): every buffer an array of `unsigned int` (of
 //!   `unsigned char` when its size is not a multiple of 4), and the windows as
 //!   `__shared[W].w[k]` and `__scratch[V][L].w[k]`, arrays over the launch's workgroups
@@ -39,10 +43,11 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 use gimli::write::{
-    Address, AttributeValue, DwarfUnit, EndianVec, Expression, LineProgram, LineString, Sections,
+    Address, AttributeValue, CallFrameInstruction, CommonInformationEntry, DebugFrame, DwarfUnit,
+    EndianVec, Expression, FrameDescriptionEntry, FrameTable, LineProgram, LineString, Sections,
     UnitEntryId,
 };
-use gimli::{Encoding, Format, LineEncoding, LittleEndian};
+use gimli::{Encoding, Format, LineEncoding, LittleEndian, X86_64};
 use object::elf;
 use object::write::elf::{FileHeader, ProgramHeader, SectionHeader, Sym, Writer};
 use object::Endianness;
@@ -53,8 +58,21 @@ use crate::memory::{
     Window, SCRATCH_BASE, SCRATCH_OFFSET_BITS, SCRATCH_WAVE_SHIFT, SHARED_BASE, SHARED_OFFSET_BITS,
 };
 
-/// The `DW_AT_producer` of every symbol file; [`is_symbol_file`] looks for it.
-pub const PRODUCER: &str = concat!("wavedbg ", env!("CARGO_PKG_VERSION"), " symbols");
+/// What marks a symbol file this module wrote: [`is_symbol_file`] looks for it (it ends
+/// [`PRODUCER`]).
+pub const SIGNATURE: &str = concat!("wavedbg ", env!("CARGO_PKG_VERSION"), " symbols");
+
+/// The `DW_AT_producer` of every symbol file, `GNU wavedbg 5.0 (wavedbg VERSION symbols)`.
+/// Its form is GCC's (`GNU`, a word, then a version of at least 4.5) because gdb 13 trusts
+/// a compile unit's call-frame information at every PC only for such a producer: for any
+/// other it lets its x86 epilogue heuristic take over at each PC whose first code byte is
+/// 0xc3 (x86's `ret`), which reads a return address at `rsp` and shows a caller frame that
+/// does not exist. (5.0 is no GCC with DWARF quirks that gdb works around.)
+pub const PRODUCER: &str = concat!(
+    "GNU wavedbg 5.0 (wavedbg ",
+    env!("CARGO_PKG_VERSION"),
+    " symbols)"
+);
 
 /// The DWARF variable over every workgroup's shared window: `__shared[W].w[k]` is word k
 /// of workgroup W's shared memory.
@@ -360,12 +378,12 @@ const SHARED_STRUCT: &str = "__shared_window";
 const SCRATCH_STRUCT: &str = "__scratch_window";
 
 /// Whether `bytes` look like a symbol file this module wrote (an ELF file holding
-/// [`PRODUCER`]), so that writing a new one over it loses nothing.
+/// [`SIGNATURE`]), so that writing a new one over it loses nothing.
 pub fn is_symbol_file(bytes: &[u8]) -> bool {
     bytes.starts_with(b"\x7fELF")
         && bytes
-            .windows(PRODUCER.len())
-            .any(|w| w == PRODUCER.as_bytes())
+            .windows(SIGNATURE.len())
+            .any(|w| w == SIGNATURE.as_bytes())
 }
 
 /// Builds the DWARF types and variables of [`variables`] in `dwarf`'s unit.
@@ -616,7 +634,38 @@ fn dwarf(
         }
         Ok(())
     })?;
+    if end > 0 {
+        out.push((".debug_frame", debug_frame(end)?));
+    }
     Ok(out)
+}
+
+/// The `.debug_frame` of `code_bytes` of code: one CIE whose return address (`rip`, DWARF
+/// register 16) is `DW_CFA_undefined`, and one FDE over the whole code. Every PC is then in
+/// an outermost frame, as at a native program's entry point: gdb's DWARF unwinder sees no
+/// caller (`bt` shows one frame, `finish` is "not meaningful in the outermost frame", and
+/// the frame is the same at every PC, so `until` and `advance` stop where asked) instead
+/// of unwinding the kernel's code bytes as x86. The CFA rule (`rsp + 8`, as x86 code has
+/// at a function's entry) is there because gdb needs one; nothing is read through it.
+fn debug_frame(code_bytes: u64) -> Result<Vec<u8>, SymbolsError> {
+    let encoding = Encoding {
+        format: Format::Dwarf32,
+        version: 1,
+        address_size: 8,
+    };
+    let mut cie = CommonInformationEntry::new(encoding, 1, -8, X86_64::RA);
+    cie.add_instruction(CallFrameInstruction::Cfa(X86_64::RSP, 8));
+    cie.add_instruction(CallFrameInstruction::Undefined(X86_64::RA));
+    let mut table = FrameTable::default();
+    let cie = table.add_cie(cie);
+    let length = u32::try_from(code_bytes).map_err(|_| gimli::write::Error::ValueTooLarge)?;
+    table.add_fde(
+        cie,
+        FrameDescriptionEntry::new(Address::Constant(0), length),
+    );
+    let mut section = DebugFrame::from(EndianVec::new(LittleEndian));
+    table.write_debug_frame(&mut section)?;
+    Ok(section.slice().to_vec())
 }
 
 /// An allocated section with no file bytes: `.global`, `.shared` or `.scratch`.
@@ -934,6 +983,54 @@ done:
             assert_eq!((s.address(), s.size()), (bases[i], b.size));
             assert_eq!(s.section_index(), Some(global.index()));
         }
+    }
+
+    /// The `.debug_frame` reads back with gimli: for every instruction address, the CFA is
+    /// `rsp + 8` and the return address (`rip`) is undefined; past the code there is no
+    /// FDE.
+    #[test]
+    fn every_pc_is_in_an_outermost_frame() {
+        use gimli::{BaseAddresses, CfaRule, RegisterRule, UnwindContext, UnwindSection};
+        let p = program();
+        let launch = Launch::new(&p, LaunchOptions::default()).unwrap();
+        let bytes = elf_file(&p, &launch, "k.s", "/tmp").unwrap();
+        let file = object::read::File::parse(&*bytes).unwrap();
+        let data = file
+            .section_by_name(".debug_frame")
+            .expect("a .debug_frame")
+            .data()
+            .unwrap();
+        let mut frame = gimli::DebugFrame::new(data, gimli::LittleEndian);
+        frame.set_address_size(8);
+        let bases = BaseAddresses::default();
+        let mut ctx = UnwindContext::new();
+        let end = p.code.len() as u64 * 4;
+        for pc in (0..end).step_by(4) {
+            let row = frame
+                .unwind_info_for_address(&bases, &mut ctx, pc, gimli::DebugFrame::cie_from_offset)
+                .unwrap_or_else(|e| panic!("no unwind row at {pc:#x}: {e}"));
+            assert_eq!(
+                *row.cfa(),
+                CfaRule::RegisterAndOffset {
+                    register: gimli::X86_64::RSP,
+                    offset: 8
+                }
+            );
+            assert_eq!(
+                row.register(gimli::X86_64::RA),
+                Some(RegisterRule::Undefined)
+            );
+        }
+        assert!(frame
+            .unwind_info_for_address(&bases, &mut ctx, end, gimli::DebugFrame::cie_from_offset)
+            .is_err());
+        // gdb 13 trusts the call-frame information only of a GCC-like producer of 4.5 or later.
+        let producer = PRODUCER.strip_prefix("GNU ").expect("GNU first");
+        let version = producer.split_whitespace().nth(1).unwrap();
+        let (major, minor) = version.split_once('.').unwrap();
+        let (major, minor): (u32, u32) = (major.parse().unwrap(), minor.parse().unwrap());
+        assert!(major > 4 || (major == 4 && minor >= 5), "{PRODUCER}");
+        assert!(PRODUCER.contains(SIGNATURE));
     }
 
     #[test]

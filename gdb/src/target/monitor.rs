@@ -30,6 +30,7 @@ use wavedbg_emulator::debug::command::{self, Command, Info, SetTarget};
 use wavedbg_emulator::debug::driver::{Driver, Input, Plan};
 use wavedbg_emulator::debug::view;
 use wavedbg_emulator::debug::PointRow;
+use wavedbg_emulator::disasm;
 
 use super::WaveTarget;
 use crate::memory;
@@ -51,7 +52,9 @@ Server commands (wavedbg serve):
   windows                the address windows, and those of the selected wave:
                          shared of workgroup W at 0x8000000000000000 + (W << 20),
                          scratch of wave V lane L at 0xc000000000000000 + (V << 21) + (L << 16)
-  disassemble [LOC]      the kernel's own disassembly (gdb's x/i decodes x86)
+  disassemble [LOC]      the kernel's own disassembly around LOC
+  decode ADDR [N]        N instructions (default 1) from ADDR, one a line: address,
+                         length in bytes, text (scripts/wavedbg.gdb's disassembler)
 The sanitizer: `monitor set check races|sync|init|hazards|all on|off`, then a finding
 stops the run with SIGTRAP and its description; `monitor info findings` lists them.
 Run control, the current thread and registers stay with the client: use its continue,
@@ -242,6 +245,49 @@ pub fn threads(t: &WaveTarget) -> String {
     s
 }
 
+/// The most instructions one `decode` lists.
+const MAX_DECODE: usize = 1024;
+
+/// `decode ADDR [N]`: the instructions from the one that starts at ADDR, up to N (default
+/// 1, at most [`MAX_DECODE`]), one a line as `ADDRESS LENGTH TEXT` (hex address, length in
+/// bytes, the text as `disassemble` shows it, branch targets by label; `.word 0x...` for
+/// a word that is no instruction). Nothing when no instruction starts at ADDR (inside a
+/// 64-bit instruction, past the code). scripts/wavedbg.gdb's disassembler shows these
+/// texts in gdb's `x/i`, `disassemble`, `display/i` and `layout asm`; the code is
+/// read-only, so it keeps them.
+pub fn decode(t: &WaveTarget, args: &str) -> String {
+    const USAGE: &str =
+        "usage: decode ADDR [N]  (N instructions from ADDR: address, length, text)\n";
+    let number = |w: &str| match w.strip_prefix("0x").or_else(|| w.strip_prefix("0X")) {
+        Some(hex) => u64::from_str_radix(hex, 16).ok(),
+        None => w.parse().ok(),
+    };
+    let words: Vec<&str> = args.split_whitespace().collect();
+    let (addr, n) = match words.as_slice() {
+        [a] => (number(a), Some(1)),
+        [a, n] => (number(a), number(n)),
+        _ => (None, None),
+    };
+    let (Some(addr), Some(n)) = (addr, n) else {
+        return USAGE.into();
+    };
+    let program = t.engine().machine().program();
+    let lines = disasm::decode_all(&program.code);
+    let labels = disasm::labels_for(&program.labels, &lines);
+    let Some(first) = lines.iter().position(|l| l.addr == addr) else {
+        return String::new();
+    };
+    let mut s = String::new();
+    for line in lines[first..].iter().take((n as usize).min(MAX_DECODE)) {
+        let text = match &line.instr {
+            Some(i) => disasm::instr_text(i, line.addr, &labels),
+            None => format!(".word {:#010x}", line.words[0]),
+        };
+        let _ = writeln!(s, "{:#x} {} {text}", line.addr, line.words.len() * 4);
+    }
+    s
+}
+
 /// Runs one monitor command line and returns its output.
 pub fn run(t: &mut WaveTarget, line: &str) -> String {
     let line = line.trim();
@@ -257,6 +303,7 @@ pub fn run(t: &mut WaveTarget, line: &str) -> String {
             let wave = (!t.no_process && !t.on_ghost).then_some(e.selected_wave);
             return memory::describe(e.machine(), wave);
         }
+        "decode" => return decode(t, rest),
         "help" if rest.is_empty() => {
             let base = command::help(None).unwrap_or_default();
             return format!("{base}\n{SERVER_HELP}");
@@ -365,6 +412,50 @@ pub(crate) mod tests {
         assert!(run(&mut t, "threads").starts_with("No threads"));
         assert!(run(&mut t, "info waves").contains("not running"));
         assert!(run(&mut t, "info breakpoints").starts_with("No breakpoints"));
+    }
+
+    /// `decode` lists address, length and text of each instruction from the one asked,
+    /// and nothing where no instruction starts.
+    #[test]
+    fn decode_lists_instructions_with_their_lengths() {
+        let mut t = target();
+        // vlaneid (4 bytes), vshli (8), st.shared (8), wait.ls (4), end (4).
+        assert_eq!(run(&mut t, "decode 0"), "0x0 4 vlaneid v0\n");
+        let all = run(&mut t, "decode 0x0 100");
+        let rows: Vec<(&str, &str)> = all
+            .lines()
+            .filter_map(|l| {
+                let mut w = l.split(' ');
+                Some((w.next()?, w.next()?))
+            })
+            .collect();
+        assert_eq!(
+            rows,
+            [
+                ("0x0", "4"),
+                ("0x4", "8"),
+                ("0xc", "8"),
+                ("0x14", "4"),
+                ("0x18", "4")
+            ],
+            "{all}"
+        );
+        assert!(all.ends_with("0x18 4 end\n"), "{all}");
+        assert_eq!(
+            run(&mut t, "decode 12 2"),
+            "0xc 8 st.shared.b32 v0, v1, 0\n0x14 4 wait.ls 0\n"
+        );
+        // Inside a 64-bit instruction, past the code: nothing.
+        assert_eq!(run(&mut t, "decode 0x8"), "");
+        assert_eq!(run(&mut t, "decode 0x1c"), "");
+        assert!(run(&mut t, "decode").starts_with("usage: decode"));
+        assert!(run(&mut t, "decode x").starts_with("usage: decode"));
+        t.no_process = true;
+        assert_eq!(
+            run(&mut t, "decode 0"),
+            "0x0 4 vlaneid v0\n",
+            "the code is still there"
+        );
     }
 
     /// The client's points are the engine's, owned by the client: listings and stop
