@@ -8,7 +8,7 @@
 //! Before gdbstub sees a packet, [`crate::validate`] checks what gdbstub would parse
 //! leniently (empty or `x` hex digits, lengths that disagree with the data, threads that do
 //! not exist) and the packet is answered with an error; memory reads larger than
-//! [`MAX_ACCESS`] are refused the same way. A panic while handling a packet is caught like
+//! [`MAX_READ`] are refused the same way. A panic while handling a packet is caught like
 //! a parse failure.
 
 use std::io;
@@ -22,7 +22,7 @@ use gdbstub_arch::x86::reg::id::X86_64CoreRegId;
 
 use crate::codes::{E2BIG, EINVAL, EPERM};
 use crate::conn::{Incoming, Reader, Wire, MAX_PACKET};
-use crate::memory::MAX_ACCESS;
+use crate::memory::{Tail, MAX_READ};
 use crate::plan::Plan;
 use crate::regs::{self, WaveRegId};
 use crate::target::WaveTarget;
@@ -171,7 +171,7 @@ fn feed(
     p: &[u8],
 ) -> io::Result<Option<Machine>> {
     let body = &p[1..p.len() - 3];
-    if read_len(body).is_some_and(|n| n > MAX_ACCESS) {
+    if read_len(body).is_some_and(|n| n > MAX_READ) {
         reject(wire, EINVAL)?;
         return Ok(Some(sm));
     }
@@ -202,6 +202,11 @@ fn feed(
         return Ok(None);
     }
     target.bare_continue = matches!(body.first(), Some(b'c' | b'C'));
+    if body == b"qHostInfo" {
+        // Only lldb asks (gdb never does, and lldb always does while it connects, before
+        // it reads memory): its reads past a window's end are padded (`memory::Tail`).
+        target.tail = Tail::Padded;
+    }
     let result = catch_unwind(AssertUnwindSafe(|| {
         let mut sm = sm;
         for &b in p {
