@@ -8,7 +8,10 @@
 //! - a watchpoint on memory that does not exist is refused, and `monitor info
 //!   watchpoints` and the server's stderr say why;
 //! - the end of the kernel is a stop where the final memory reads (`p out[0]@4`), and the
-//!   next resumption exits.
+//!   next resumption exits;
+//! - for lldb (which asks `QListThreadsInStopReply`), stop replies carry every thread and
+//!   its PC, so `thread list` after a step shows every wave's PC without lldb asking for
+//!   the thread list or any PC; gdb's stop replies are as before.
 
 use std::io::{Read, Write};
 use std::net::TcpStream;
@@ -330,4 +333,136 @@ fn reads_are_short_for_gdb_and_padded_for_lldb() {
     );
     assert_eq!(lldb.ask(b"m100000010,4"), "E0e");
     assert_eq!(lldb.ask(b"m100000200,200"), "E0e");
+}
+
+/// Two workgroups of two waves in an endless loop (stepping).
+const SPIN: &str = "\
+.kernel spin
+.workgroup 64
+.grid 2
+    umovi u1, 0
+spin:
+    uaddi u1, u1, 1
+    br spin
+    end
+";
+
+/// The `threads:` and `thread-pcs:` fields of a stop reply, as (thread id, PC) pairs.
+fn stop_threads(reply: &str) -> Vec<(u64, u64)> {
+    let field = |key: &str| -> Vec<u64> {
+        reply
+            .split(';')
+            .find_map(|f| f.strip_prefix(key))
+            .map(|v| {
+                v.split(',')
+                    .filter_map(|x| u64::from_str_radix(x, 16).ok())
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let tids = field("threads:");
+    let pcs = field("thread-pcs:");
+    assert_eq!(tids.len(), pcs.len(), "{reply}");
+    tids.into_iter().zip(pcs).collect()
+}
+
+/// A client that asks `QListThreadsInStopReply` (lldb) gets every thread and its PC in
+/// each stop reply, the one it finds on connecting included; one that does not (gdb)
+/// gets the stop replies as before.
+#[test]
+fn stop_replies_carry_every_thread_and_pc_for_lldb_only() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let k = kernel(&dir, "spin.s", SPIN);
+    let spin = label_addr(&k, "spin");
+    let server = Server::start(&k);
+    let mut gdb = Raw::connect(&server.addr, false);
+    let stop = gdb.ask(b"?");
+    assert!(stop.starts_with("T05thread:p01.01;"), "{stop}");
+    assert!(!stop.contains("threads:"), "{stop}");
+    assert!(!gdb.ask(b"vCont;s:p1.2").contains("threads:"));
+    drop(gdb);
+    std::thread::sleep(Duration::from_millis(200));
+    let mut lldb = Raw::connect(&server.addr, true);
+    assert_eq!(lldb.ask(b"QListThreadsInStopReply"), "OK");
+    // Wave 1 was stepped once above.
+    let stop = lldb.ask(b"?");
+    assert_eq!(
+        stop_threads(&stop),
+        [(1, 0), (2, spin), (3, 0), (4, 0)],
+        "{stop}"
+    );
+    let stop = lldb.ask(b"vCont;s:3");
+    assert!(stop.starts_with("T05thread:p01.03;"), "{stop}");
+    assert_eq!(
+        stop_threads(&stop),
+        [(1, 0), (2, spin), (3, spin), (4, 0)],
+        "{stop}"
+    );
+    // The PC is still expedited (register 0x10, rip).
+    assert!(
+        stop.contains(&format!("10:{:016x}", spin.swap_bytes())),
+        "{stop}"
+    );
+}
+
+/// lldb after steps of two threads: `thread list` shows every wave's PC, and lldb asked
+/// for neither the thread list nor any thread's PC (`p10`, rip) to learn them: the stop
+/// replies carried both. (It reads `rsp` and `rbp` of a thread it selects or lists, for
+/// its frame.)
+#[test]
+fn lldb_lists_every_waves_pc_after_a_step() {
+    if !have("lldb") {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("tempdir");
+    let k = kernel(&dir, "spin.s", SPIN);
+    let spin = label_addr(&k, "spin");
+    let server = Server::start(&k);
+    let log = dir.path().join("packets.log");
+    let out = lldb(
+        &server,
+        &format!(
+            "thread select 3
+log enable -f {} gdb-remote packets
+thread step-inst
+thread select 2
+thread step-inst
+thread step-inst
+thread list
+log disable gdb-remote packets
+process kill
+",
+            log.display()
+        ),
+    );
+    let next = label_addr(&k, "spin") + 8;
+    check(
+        &out,
+        &server,
+        &[
+            "* thread #2: tid = 0x0002, ",
+            "  thread #1: tid = 0x0001, 0x0000000000000000",
+            &format!("  thread #3: tid = 0x0003, {spin:#018x}"),
+            "  thread #4: tid = 0x0004, 0x0000000000000000",
+        ],
+    );
+    assert!(
+        out.contains(&format!("* thread #2: tid = 0x0002, {next:#018x}")),
+        "{out}"
+    );
+    let packets = std::fs::read_to_string(&log).unwrap_or_default();
+    let sent: Vec<&str> = packets
+        .lines()
+        .filter(|l| !l.contains("history"))
+        .filter_map(|l| l.split("send packet: $").nth(1))
+        .collect();
+    assert!(
+        sent.iter()
+            .all(|p| !p.starts_with("p10#") && !p.starts_with("qfThreadInfo")),
+        "{sent:?}"
+    );
+    assert!(
+        sent.iter().any(|p| p.starts_with("vCont;s:0002")),
+        "{sent:?}"
+    );
 }

@@ -187,6 +187,15 @@ fn feed(
             (&rewritten[..], &rewritten[1..rewritten.len() - 3])
         }
     };
+    if body == b"QListThreadsInStopReply" {
+        // gdbstub does not know it (lldb asks): stop replies then carry the threads.
+        if !wire.no_ack() {
+            wire.send_raw(b"+")?;
+        }
+        wire.send_packet(b"OK")?;
+        target.threads_in_stop_reply = true;
+        return Ok(Some(sm));
+    }
     if body == b"k" {
         // gdbstub answers `k` with `OK` when it supports extended mode, but lldb expects a
         // process status; gdb sends `vKill` instead.
@@ -202,6 +211,11 @@ fn feed(
         return Ok(None);
     }
     target.bare_continue = matches!(body.first(), Some(b'c' | b'C'));
+    if body == b"?" && target.threads_in_stop_reply {
+        // The stop lldb finds when it connects: with every thread's PC it reads no
+        // registers of each thread (`Hg` and `p`, four round trips a thread).
+        wire.append_to_next(target.stop_reply_threads().as_bytes());
+    }
     if body == b"qHostInfo" {
         // Only lldb asks (gdb never does, and lldb always does while it connects, before
         // it reads memory): its reads past a window's end are padded (`memory::Tail`).
@@ -240,7 +254,8 @@ fn feed(
     }
 }
 
-/// Reports a stop, with the wave's PC in the reply.
+/// Reports a stop, with the wave's PC in the reply (and every thread with its PC for a
+/// client that asked, [`WaveTarget::stop_reply_threads`]).
 fn report(
     sm: gdbstub::stub::state_machine::GdbStubStateMachineInner<
         'static,
@@ -249,9 +264,13 @@ fn report(
         Wire,
     >,
     target: &mut WaveTarget,
+    wire: &Wire,
     reason: MultiThreadStopReason<u64>,
     pc: Option<u64>,
 ) -> io::Result<Machine> {
+    if target.threads_in_stop_reply {
+        wire.append_to_next(target.stop_reply_threads().as_bytes());
+    }
     let pc = pc.unwrap_or(0).to_le_bytes();
     // What gdb reads after every stop, so a step costs no register packet.
     let sp = regs::RSP_VALUE.to_le_bytes();
@@ -343,7 +362,7 @@ fn drive(target: &mut WaveTarget, wire: &Wire, reader: &mut Reader) -> io::Resul
                 if !out.console.is_empty() {
                     wire.console(&out.console)?;
                 }
-                report(s, target, out.reason, out.pc)?
+                report(s, target, wire, out.reason, out.pc)?
             }
             // Ctrl-C never reaches gdbstub (the reader interrupts the engine itself).
             GdbStubStateMachine::CtrlCInterrupt(s) => s

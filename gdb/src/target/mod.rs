@@ -111,6 +111,9 @@ pub struct WaveTarget {
     /// label and the engine's reason (for `monitor info watchpoints`: gdb and lldb show
     /// no reason a server gives for a failed `Z` packet).
     pub(crate) refused_watches: Vec<(String, String)>,
+    /// The client asked `QListThreadsInStopReply` (lldb does): stop replies list every
+    /// thread and its PC ([`WaveTarget::stop_reply_threads`]).
+    pub(crate) threads_in_stop_reply: bool,
     /// How memory reads past a window's end are answered: short, or padded for lldb
     /// (set from the client's handshake, see [`crate::session`]).
     pub(crate) tail: Tail,
@@ -155,6 +158,7 @@ impl WaveTarget {
             ctrl_c: Arc::new(AtomicBool::new(false)),
             files_allowed: true,
             tail: Tail::Short,
+            threads_in_stop_reply: false,
             refused_watches: Vec::new(),
         }
     }
@@ -254,6 +258,7 @@ impl WaveTarget {
         self.plan = None;
         self.actions = Actions::default();
         self.tail = Tail::Short;
+        self.threads_in_stop_reply = false;
         self.refused_watches.clear();
         let gone = [self.breaks.take_all(), self.watches.take_all()];
         self.delete_points(gone.concat());
