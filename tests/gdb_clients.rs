@@ -206,6 +206,8 @@ monitor why
 x/4xw {SHARED}
 delete
 continue
+x/4xw {OUT}
+continue
 "
     );
     let out = gdb(client, &server, &script, false, None);
@@ -221,6 +223,10 @@ continue
             "Old value = 0\nNew value = 9\n",
             "lane 2 at",
             "0x8000000000000000:\t0x00000007\t0x00000008\t0x00000009\t0x0000000a",
+            // The end is a stop where the final memory reads; the next continue exits.
+            "The kernel has finished: its memory can be read",
+            "received signal SIGSTOP",
+            "0x100000000:\t0x00000007\t0x00000008\t0x00000009\t0x0000000a",
             "[Inferior 1 (process 1) exited normally]",
         ],
     );
@@ -342,7 +348,7 @@ fn gdb_stops_at_a_sanitizer_finding(client: &str) {
     let out = gdb(
         client,
         &server,
-        "monitor set check races on\ncontinue\nprint $pc\nmonitor info findings\ncontinue\n",
+        "monitor set check races on\ncontinue\nprint $pc\nmonitor info findings\ncontinue\ncontinue\n",
         false,
         None,
     );
@@ -1023,9 +1029,11 @@ fn z_packets_are_idempotent() {
         );
         let stop = c.resume(b"vCont;c:p1.-1");
         assert!(
-            stop.starts_with("W00"),
+            stop.starts_with("T11"),
             "no breakpoint or watchpoint is left after {remove}: {stop}"
         );
+        let exit = c.resume(b"vCont;c:p1.-1");
+        assert!(exit.starts_with("W00"), "the end, then the exit: {exit}");
     }
 }
 

@@ -341,8 +341,8 @@ kill
             "= 705\n",
             "= (unsigned int *) 0xc000000000e50004 <__scratch_wave7_lane5+4>\n",
             "= {0, 705}\n",
-            // 64 KiB is allowed, but only the real scratch (and its 512-byte granule) reads.
-            "Cannot access memory at address 0xc000000000e50000\n",
+            // 64 KiB is allowed, but only the real scratch (8 bytes) reads.
+            "Cannot access memory at address 0xc000000000e50008\n",
             "__shared_wg3 + 8 in section .shared\n",
             "__scratch_wave7_lane5 + 4 in section .scratch\n",
             // Past workgroup 3's 256 real bytes: no symbol.

@@ -298,6 +298,8 @@ struct WireState {
     last: Vec<u8>,
     mute: bool,
     no_ack: bool,
+    /// Added to the body of the next packet gdbstub flushes ([`Wire::append_to_next`]).
+    append: Vec<u8>,
 }
 
 /// The writing half of the connection, shared between gdbstub (which owns a clone) and the
@@ -315,6 +317,7 @@ impl Wire {
             last: Vec::new(),
             mute: false,
             no_ack: false,
+            append: Vec::new(),
         }))))
     }
 
@@ -379,6 +382,16 @@ impl Wire {
         Ok(())
     }
 
+    /// Adds `text` to the end of the body of the next packet gdbstub writes if that is a
+    /// `T` stop reply (before its checksum, which is recomputed): the `threads:` and
+    /// `thread-pcs:` fields, which gdbstub cannot write. `text` must hold no `$`, `#`, `}`
+    /// or `*`.
+    pub fn append_to_next(&self, text: &[u8]) {
+        let mut s = self.0.borrow_mut();
+        s.append.clear();
+        s.append.extend_from_slice(text);
+    }
+
     /// Sends the last packet again (the client nacked it).
     pub fn resend(&self) -> io::Result<()> {
         let mut s = self.0.borrow_mut();
@@ -419,7 +432,11 @@ impl gdbstub::conn::Connection for Wire {
         if s.out.is_empty() {
             return Ok(());
         }
-        let out = std::mem::take(&mut s.out);
+        let mut out = std::mem::take(&mut s.out);
+        if !s.append.is_empty() {
+            let append = std::mem::take(&mut s.append);
+            append_to_packet(&mut out, &append);
+        }
         let r = Write::write_all(&mut s.stream, &out);
         // Keep the last packet for a retransmission (after any leading ack).
         if let Some(start) = out.iter().position(|&b| b == b'$') {
@@ -432,9 +449,37 @@ impl gdbstub::conn::Connection for Wire {
     }
 }
 
+/// Inserts `text` at the end of the body of the `T` packet at the end of `out` (`$T...#cs`,
+/// after any ack), with the checksum recomputed; leaves any other `out` alone.
+fn append_to_packet(out: &mut Vec<u8>, text: &[u8]) {
+    let n = out.len();
+    let Some(start) = out.iter().position(|&b| b == b'$') else {
+        return;
+    };
+    if n < start + 4 || out[start + 1] != b'T' || out[n - 3] != b'#' {
+        return;
+    }
+    out.truncate(n - 3);
+    out.extend_from_slice(text);
+    let sum = out[start + 1..].iter().fold(0u8, |a, b| a.wrapping_add(*b));
+    out.extend_from_slice(format!("#{sum:02x}").as_bytes());
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn text_is_appended_to_a_packets_body() {
+        let mut out = b"+$T05thread:p01.01;#06".to_vec();
+        append_to_packet(&mut out, b"threads:1;");
+        assert_eq!(out, b"+$T05thread:p01.01;threads:1;#97".to_vec());
+        for other in [&b"+"[..], b"$W00#b7", b"$OK#9a"] {
+            let mut out = other.to_vec();
+            append_to_packet(&mut out, b"x");
+            assert_eq!(out, other.to_vec());
+        }
+    }
 
     fn frame(bytes: &[u8]) -> (Vec<Incoming>, usize) {
         let mut f = Framer::default();

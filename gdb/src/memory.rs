@@ -21,12 +21,15 @@
 //!
 //! Only resident memory can be read or written: a workgroup not dispatched yet has no
 //! shared memory, a wave not resident has no scratch, and such accesses fail with a message.
-//! Every window is readable in whole multiples of [`GRANULE`] bytes: bytes past the real
-//! end (up to the next multiple) read as zero, because lldb reads memory in 512-byte lines
-//! and lldb 14 crashes later when such a read comes back short. Writes must lie inside the
-//! real window. A read or write succeeds whole or fails whole: a short read is never
-//! returned. Reads look at the machine; writes go through the engine
-//! (`Engine::write_memory`), as every front end's do.
+//! Only memory that exists reads: a read that starts at or past the end of a buffer, the
+//! code or a window fails, and one that starts inside and runs past the end is short (the
+//! protocol's partial read: gdb shows what it got and `Cannot access memory` for the rest).
+//! lldb reads memory in 512-byte lines and mishandles a short one (lldb 14 shows the bytes
+//! it did not get as `0xdd` and miscounts its cache), so for lldb a read is padded with
+//! zeros up to the next multiple of [`GRANULE`] past the real end instead ([`Tail`]; the
+//! session picks it from the client's handshake). Writes must lie inside the real memory
+//! and succeed whole or fail whole. Reads look at the machine; writes go through the
+//! engine (`Engine::write_memory`), as every front end's do.
 
 use wavedbg_emulator::debug::Engine;
 use wavedbg_emulator::machine::{CodeWord, Machine};
@@ -48,6 +51,9 @@ pub const SCRATCH_WAVE_SHIFT: u32 = SCRATCH_OFFSET_BITS + 5;
 pub const GRANULE: u64 = 512;
 /// The most bytes one memory packet may read or write.
 pub const MAX_ACCESS: u64 = 64 * 1024;
+/// The most bytes one `m`/`x` packet may read: the reply fits one packet
+/// ([`crate::conn::MAX_PACKET`] bytes of hex), so gdbstub reads it in one piece.
+pub const MAX_READ: u64 = 16 * 1024;
 
 /// Where an address points.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -142,16 +148,6 @@ impl Window {
                 format!("scratch:{offset:#x} of wave {wave} lane {lane}")
             }
             Window::Invalid => "no window".into(),
-        }
-    }
-
-    fn name(self) -> &'static str {
-        match self {
-            Window::Code(_) => "code",
-            Window::Global(_) => "global",
-            Window::Shared { .. } => "shared",
-            Window::Scratch { .. } => "scratch",
-            Window::Invalid => "no",
         }
     }
 }
@@ -267,6 +263,34 @@ fn locate(m: &Machine, addr: u64, w: Window) -> Result<Place, AccessError> {
     }
 }
 
+/// Why `addr` (in window `w`, `p` its place) is past the memory there: what ends where.
+fn past_end(m: &Machine, addr: u64, w: Window, p: &Place) -> AccessError {
+    let what = match w {
+        Window::Code(_) => format!("the code ({} bytes)", p.size),
+        Window::Global(_) => {
+            let base = addr - p.offset;
+            let name = m
+                .global
+                .allocations()
+                .iter()
+                .find(|x| x.base == base)
+                .map_or("?", |x| x.name.as_str());
+            format!("buffer `{name}` ({base:#x}..{:#x})", base + p.size)
+        }
+        Window::Shared { workgroup, .. } => {
+            format!(
+                "the shared memory of workgroup {workgroup} ({} bytes)",
+                p.size
+            )
+        }
+        Window::Scratch { wave, lane, .. } => {
+            format!("the scratch of wave {wave} lane {lane} ({} bytes)", p.size)
+        }
+        Window::Invalid => "no window".into(),
+    };
+    fail(EFAULT, format!("{addr:#x} is past the end of {what}"))
+}
+
 /// Checks the size of an access of `n` bytes at `addr`: its window, or `None` when it is
 /// empty (nothing to do).
 fn sized(addr: u64, n: u64, verb: &str) -> Result<Option<Window>, AccessError> {
@@ -276,28 +300,41 @@ fn sized(addr: u64, n: u64, verb: &str) -> Result<Option<Window>, AccessError> {
     Ok((n > 0).then(|| Window::of(addr)))
 }
 
-/// Reads `out.len()` bytes at `addr`.
-pub fn read(m: &Machine, addr: u64, out: &mut [u8]) -> Result<(), AccessError> {
+/// How a read that runs past the end of its window is answered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Tail {
+    /// With the bytes that exist only (a short read), as the protocol allows: gdb shows
+    /// them and says `Cannot access memory` for the rest.
+    Short,
+    /// Padded with zeros to the end of the read, if that lies within the [`GRANULE`]
+    /// after the real end (for a client that reads whole 512-byte lines).
+    Padded,
+}
+
+/// Reads up to `out.len()` bytes at `addr`; returns how many were read. A read that starts
+/// at or past the end of the memory there fails; one that starts inside and runs past the
+/// end reads up to the end (`Tail::Short`) or is padded with zeros (`Tail::Padded`).
+pub fn read(m: &Machine, addr: u64, out: &mut [u8], tail: Tail) -> Result<usize, AccessError> {
     let n = out.len() as u64;
     let Some(w) = sized(addr, n, "read")? else {
-        return Ok(());
+        return Ok(0);
     };
     let p = locate(m, addr, w)?;
-    let end = p
-        .offset
-        .checked_add(n)
-        .ok_or_else(|| fail(EFAULT, "address overflow".into()))?;
-    if end > padded(p.size) {
-        return Err(fail(
-            EFAULT,
-            format!("{addr:#x}+{n} is outside the {} window", w.name()),
-        ));
+    if p.offset >= p.size {
+        return Err(past_end(m, addr, w, &p));
     }
-    out.fill(0);
-    let real = p.size.saturating_sub(p.offset).min(n) as usize;
-    if real == 0 {
-        return Ok(());
-    }
+    let real = (p.size - p.offset).min(n) as usize;
+    let len = match tail {
+        Tail::Short => real,
+        Tail::Padded => {
+            let end = p.offset.checked_add(n).filter(|&e| e <= padded(p.size));
+            if end.is_none() {
+                return Err(past_end(m, p.size + (addr - p.offset), w, &p));
+            }
+            out.fill(0);
+            out.len()
+        }
+    };
     let part = &mut out[..real];
     match w {
         Window::Code(o) => {
@@ -306,14 +343,14 @@ pub fn read(m: &Machine, addr: u64, out: &mut [u8]) -> Result<(), AccessError> {
                 let at = o as usize + i;
                 *b = code.get(at / 4).map_or(0, |w| w.to_le_bytes()[at % 4]);
             }
-            Ok(())
         }
         _ => {
             let (space, a) = w.space().ok_or_else(|| fail(EFAULT, "no space".into()))?;
             m.read_space(space, p.wave, p.lane, a, part)
-                .map_err(|e| fail(EFAULT, e.to_string()))
+                .map_err(|e| fail(EFAULT, e.to_string()))?;
         }
     }
+    Ok(len)
 }
 
 /// Writes `data` at `addr` as [`read`] reads it, through the engine; the code is read-only
@@ -382,7 +419,7 @@ pub fn describe(m: &Machine, wave: Option<usize>) -> String {
     }
     let _ = writeln!(
         s,
-        "(windows read in multiples of {GRANULE} bytes; bytes past an end read as 0)"
+        "(only these bytes read: a read past an end fails, but lldb's {GRANULE}-byte lines read 0 there)"
     );
     s
 }
@@ -461,31 +498,76 @@ mod tests {
     }
 
     #[test]
-    fn reads_are_whole_and_padded_to_512_bytes() {
+    fn only_memory_that_exists_reads() {
         let mut e = engine(2);
         write(&mut e, 0x1_0000_0000, &[1, 2, 3, 4]).expect("global write");
-        let mut b = [0xaa; 512];
-        read(e.machine(), 0x1_0000_0000, &mut b).expect("a whole line of a 40-byte buffer");
-        assert_eq!(&b[..5], &[1, 2, 3, 4, 0]);
-        assert!(b[40..].iter().all(|&x| x == 0));
-        // Past the padded end: the whole read fails, nothing partial.
-        let mut c = [0u8; 8];
-        assert!(read(e.machine(), 0x1_0000_0000 + 508, &mut c).is_err());
-        // Padding cannot be written.
-        assert!(write(&mut e, 0x1_0000_0000 + 40, &[1]).is_err());
-        // Unmapped global memory and oversized accesses fail.
-        assert!(read(e.machine(), 0x2_0000_0000, &mut c).is_err());
-        let mut big = vec![0u8; MAX_ACCESS as usize + 1];
+        let m = e.machine();
+        let short = |addr, n: usize| {
+            let mut b = vec![0xaa; n];
+            read(m, addr, &mut b, Tail::Short).map(|k| b[..k].to_vec())
+        };
+        // `out` is 40 bytes: a read ending at its last byte is whole, one running past it
+        // is short, one starting at its end fails with what ends there.
+        assert_eq!(short(0x1_0000_0000, 40).map(|b| b.len()), Ok(40));
+        assert_eq!(short(0x1_0000_0000, 5), Ok(vec![1, 2, 3, 4, 0]));
+        assert_eq!(short(0x1_0000_0024, 512).map(|b| b.len()), Ok(4));
         assert_eq!(
-            read(e.machine(), 0x1_0000_0000, &mut big).map_err(|e| e.errno),
+            short(0x1_0000_0028, 4).map_err(|e| (e.errno, e.message)),
+            Err((
+                EFAULT,
+                "0x100000028 is past the end of buffer `out` (0x100000000..0x100000028)".into()
+            ))
+        );
+        assert!(short(0x1_0000_01fc, 4).is_err());
+        // Unmapped global memory and oversized accesses fail.
+        assert!(short(0x2_0000_0000, 8).is_err());
+        assert_eq!(
+            short(0x1_0000_0000, MAX_ACCESS as usize + 1).map_err(|e| e.errno),
             Err(EINVAL)
         );
-        // A shared or scratch line reads whole too (lldb), never into the next window.
+        // The ends of the shared memory (16 bytes), a lane's scratch (8) and the code (4).
+        assert_eq!(
+            short(Window::shared_addr(1, 0), 512).map(|b| b.len()),
+            Ok(16)
+        );
+        assert!(short(Window::shared_addr(1, 16), 4).is_err());
+        assert_eq!(
+            short(Window::scratch_addr(2, 31, 4), 512).map(|b| b.len()),
+            Ok(4)
+        );
+        assert!(short(Window::scratch_addr(2, 31, 8), 1).is_err());
+        assert_eq!(short(0, 512).map(|b| b.len()), Ok(4));
+        assert_eq!(
+            short(4, 4).map_err(|e| e.message),
+            Err("0x4 is past the end of the code (4 bytes)".into())
+        );
+        // Padding cannot be written.
+        assert!(write(&mut e, 0x1_0000_0000 + 40, &[1]).is_err());
+    }
+
+    /// For lldb, which reads whole 512-byte lines: padded with zeros to the line's end,
+    /// never into the next window.
+    #[test]
+    fn lldb_reads_are_padded_to_512_bytes() {
+        let mut e = engine(2);
+        write(&mut e, 0x1_0000_0000, &[1, 2, 3, 4]).expect("global write");
+        let m = e.machine();
+        let mut b = [0xaa; 512];
+        assert_eq!(read(m, 0x1_0000_0000, &mut b, Tail::Padded), Ok(512));
+        assert_eq!(&b[..5], &[1, 2, 3, 4, 0]);
+        assert!(b[40..].iter().all(|&x| x == 0));
+        // Past the padded end, or starting past the real end: the read fails.
+        let mut c = [0u8; 8];
+        assert!(read(m, 0x1_0000_0000 + 508, &mut c, Tail::Padded).is_err());
+        assert!(read(m, 0x1_0000_0000 + 40, &mut c, Tail::Padded).is_err());
         let mut line = [0xaa; 512];
-        read(e.machine(), Window::shared_addr(1, 0), &mut line).expect("a shared line");
+        assert_eq!(
+            read(m, Window::shared_addr(1, 0), &mut line, Tail::Padded),
+            Ok(512)
+        );
         assert!(line.iter().all(|&x| x == 0));
-        read(e.machine(), Window::scratch_addr(2, 31, 0), &mut line).expect("a scratch line");
-        assert!(read(e.machine(), Window::shared_addr(1, 0) + 8, &mut line).is_err());
+        assert!(read(m, Window::scratch_addr(2, 31, 0), &mut line, Tail::Padded).is_ok());
+        assert!(read(m, Window::shared_addr(1, 0) + 8, &mut line, Tail::Padded).is_err());
     }
 
     #[test]
@@ -494,9 +576,9 @@ mod tests {
         // Waves 0-1 are workgroup 0, waves 2-3 workgroup 1.
         write(&mut e, Window::shared_addr(1, 4), &[7]).expect("shared write");
         let mut b = [0u8; 1];
-        read(e.machine(), Window::shared_addr(1, 4), &mut b).expect("workgroup 1");
+        read(e.machine(), Window::shared_addr(1, 4), &mut b, Tail::Short).expect("workgroup 1");
         assert_eq!(b, [7]);
-        read(e.machine(), Window::shared_addr(0, 4), &mut b).expect("workgroup 0");
+        read(e.machine(), Window::shared_addr(0, 4), &mut b, Tail::Short).expect("workgroup 0");
         assert_eq!(b, [0]);
         let mut direct = [0u8; 1];
         e.machine()
@@ -504,11 +586,29 @@ mod tests {
             .expect("engine view");
         assert_eq!(direct, [7]);
         write(&mut e, Window::scratch_addr(3, 5, 2), &[9]).expect("scratch write");
-        read(e.machine(), Window::scratch_addr(3, 5, 2), &mut b).expect("wave 3 lane 5");
+        read(
+            e.machine(),
+            Window::scratch_addr(3, 5, 2),
+            &mut b,
+            Tail::Short,
+        )
+        .expect("wave 3 lane 5");
         assert_eq!(b, [9]);
-        read(e.machine(), Window::scratch_addr(3, 6, 2), &mut b).expect("lane 6");
+        read(
+            e.machine(),
+            Window::scratch_addr(3, 6, 2),
+            &mut b,
+            Tail::Short,
+        )
+        .expect("lane 6");
         assert_eq!(b, [0]);
-        read(e.machine(), Window::scratch_addr(2, 5, 2), &mut b).expect("wave 2");
+        read(
+            e.machine(),
+            Window::scratch_addr(2, 5, 2),
+            &mut b,
+            Tail::Short,
+        )
+        .expect("wave 2");
         assert_eq!(b, [0]);
         e.machine()
             .read_space(Space::Scratch, 3, 5, 2, &mut direct)
@@ -524,8 +624,8 @@ mod tests {
         let e = engine(1);
         let m = e.machine();
         let mut b = [0u8; 4];
-        let err = |addr| read(m, addr, &mut [0u8; 4]).map_err(|e| e.message);
-        assert!(read(m, Window::shared_addr(0, 0), &mut b).is_ok());
+        let err = |addr| read(m, addr, &mut [0u8; 4], Tail::Short).map_err(|e| e.message);
+        assert!(read(m, Window::shared_addr(0, 0), &mut b, Tail::Short).is_ok());
         assert_eq!(
             err(Window::shared_addr(1, 0)),
             Err("workgroup 1 is not resident yet".into())
@@ -547,7 +647,7 @@ mod tests {
     fn code_is_readable_and_read_only() {
         let mut e = engine(2);
         let mut b = [0u8; 4];
-        read(e.machine(), 0, &mut b).expect("code");
+        read(e.machine(), 0, &mut b, Tail::Short).expect("code");
         assert_eq!(u32::from_le_bytes(b), e.machine().program().code[0]);
         assert_eq!(write(&mut e, 0, &b).map_err(|e| e.errno), Err(EROFS));
         assert!(is_instruction(e.machine(), 0));

@@ -9,7 +9,9 @@
 //! (and kept for `monitor why`). As in the engine, continuing after a fault runs the other
 //! waves; when only faulted waves are left the launch is over and is reported as
 //! terminated by the last fault's signal. Resuming after a deadlock terminates the launch
-//! with SIGABRT. The end of the launch is an exit with code 0.
+//! with SIGABRT. The end of the launch (every wave exited) is a SIGSTOP in a wave first,
+//! so the client can read the final memory (and run backwards from there); the next
+//! resumption is an exit with code 0.
 
 use std::sync::atomic::Ordering;
 
@@ -34,7 +36,18 @@ pub struct Outcome {
     pub pc: Option<u64>,
 }
 
+/// What the client's console says at the end of the kernel, after the engine's summary.
+const ENDED: &str = "The kernel has finished: its memory can be read until the next \
+resumption (continue, stepi), which ends the process.";
+
 impl WaveTarget {
+    /// The wave that reports the end of the kernel (its index and thread): the engine's
+    /// selected wave, which exited like every other.
+    fn end_wave(&self) -> Option<(usize, Tid)> {
+        let w = self.engine.selected_wave;
+        Some((w, self.tid(w)?))
+    }
+
     /// Whether a plan ends after one instruction (nothing to interrupt).
     pub(crate) fn is_quick(&self, plan: Plan) -> bool {
         match plan {
@@ -51,8 +64,10 @@ impl WaveTarget {
     /// Runs a plan to its stop.
     pub(crate) fn execute(&mut self, plan: Plan) -> Outcome {
         self.ctrl_c.store(false, Ordering::SeqCst);
-        // What the client removed and did not insert again before resuming goes now.
+        // What the client removed and did not insert again before resuming goes now, and
+        // the refusals of watchpoints it could not insert are over.
         self.settle_points();
+        self.refused_watches.clear();
         if let Some(signal) = self.terminal {
             return Outcome {
                 reason: MultiThreadStopReason::Terminated(signal),
@@ -60,6 +75,15 @@ impl WaveTarget {
                 pc: None,
             };
         }
+        if self.ended && !matches!(plan, Plan::ReverseStep(_) | Plan::ReverseCont) {
+            // Resumed after the end was reported: the process ends now.
+            return Outcome {
+                reason: MultiThreadStopReason::Exited(0),
+                console: String::new(),
+                pc: None,
+            };
+        }
+        self.ended = false;
         if let (Some(id), Some(crate::target::GONE)) = (self.ghost, plan.wave()) {
             // The client resumed the last stop's exited wave alone: it stays exited.
             let stop = self
@@ -167,7 +191,25 @@ impl WaveTarget {
                 self.terminal = Some(Signal::SIGABRT);
                 (signal(Signal::SIGABRT), describe(self))
             }
-            StopReason::Finished => (MultiThreadStopReason::Exited(0), describe(self)),
+            // The end is a stop first, so the client can still read the final memory (gdb
+            // reads a process's memory only while it has one: after the exit it shows the
+            // symbol file's buffers, which hold no bytes); the next resumption exits.
+            StopReason::Finished => match self.end_wave() {
+                Some((w, tid)) => {
+                    self.ended = true;
+                    self.last_stop_wave = Some(w);
+                    let pc = self.engine.machine().waves[w].pc;
+                    return Outcome {
+                        reason: MultiThreadStopReason::SignalWithThread {
+                            tid,
+                            signal: Signal::SIGSTOP,
+                        },
+                        console: format!("{}{ENDED}\n", describe(self)),
+                        pc: Some(pc),
+                    };
+                }
+                None => (MultiThreadStopReason::Exited(0), describe(self)),
+            },
         };
         Outcome {
             reason,

@@ -8,7 +8,7 @@
 //! Before gdbstub sees a packet, [`crate::validate`] checks what gdbstub would parse
 //! leniently (empty or `x` hex digits, lengths that disagree with the data, threads that do
 //! not exist) and the packet is answered with an error; memory reads larger than
-//! [`MAX_ACCESS`] are refused the same way. A panic while handling a packet is caught like
+//! [`MAX_READ`] are refused the same way. A panic while handling a packet is caught like
 //! a parse failure.
 
 use std::io;
@@ -22,7 +22,7 @@ use gdbstub_arch::x86::reg::id::X86_64CoreRegId;
 
 use crate::codes::{E2BIG, EINVAL, EPERM};
 use crate::conn::{Incoming, Reader, Wire, MAX_PACKET};
-use crate::memory::MAX_ACCESS;
+use crate::memory::{Tail, MAX_READ};
 use crate::plan::Plan;
 use crate::regs::{self, WaveRegId};
 use crate::target::WaveTarget;
@@ -171,7 +171,7 @@ fn feed(
     p: &[u8],
 ) -> io::Result<Option<Machine>> {
     let body = &p[1..p.len() - 3];
-    if read_len(body).is_some_and(|n| n > MAX_ACCESS) {
+    if read_len(body).is_some_and(|n| n > MAX_READ) {
         reject(wire, EINVAL)?;
         return Ok(Some(sm));
     }
@@ -187,6 +187,15 @@ fn feed(
             (&rewritten[..], &rewritten[1..rewritten.len() - 3])
         }
     };
+    if body == b"QListThreadsInStopReply" {
+        // gdbstub does not know it (lldb asks): stop replies then carry the threads.
+        if !wire.no_ack() {
+            wire.send_raw(b"+")?;
+        }
+        wire.send_packet(b"OK")?;
+        target.threads_in_stop_reply = true;
+        return Ok(Some(sm));
+    }
     if body == b"k" {
         // gdbstub answers `k` with `OK` when it supports extended mode, but lldb expects a
         // process status; gdb sends `vKill` instead.
@@ -202,6 +211,16 @@ fn feed(
         return Ok(None);
     }
     target.bare_continue = matches!(body.first(), Some(b'c' | b'C'));
+    if body == b"?" && target.threads_in_stop_reply {
+        // The stop lldb finds when it connects: with every thread's PC it reads no
+        // registers of each thread (`Hg` and `p`, four round trips a thread).
+        wire.append_to_next(target.stop_reply_threads().as_bytes());
+    }
+    if body == b"qHostInfo" {
+        // Only lldb asks (gdb never does, and lldb always does while it connects, before
+        // it reads memory): its reads past a window's end are padded (`memory::Tail`).
+        target.tail = Tail::Padded;
+    }
     let result = catch_unwind(AssertUnwindSafe(|| {
         let mut sm = sm;
         for &b in p {
@@ -235,7 +254,8 @@ fn feed(
     }
 }
 
-/// Reports a stop, with the wave's PC in the reply.
+/// Reports a stop, with the wave's PC in the reply (and every thread with its PC for a
+/// client that asked, [`WaveTarget::stop_reply_threads`]).
 fn report(
     sm: gdbstub::stub::state_machine::GdbStubStateMachineInner<
         'static,
@@ -244,9 +264,13 @@ fn report(
         Wire,
     >,
     target: &mut WaveTarget,
+    wire: &Wire,
     reason: MultiThreadStopReason<u64>,
     pc: Option<u64>,
 ) -> io::Result<Machine> {
+    if target.threads_in_stop_reply {
+        wire.append_to_next(target.stop_reply_threads().as_bytes());
+    }
     let pc = pc.unwrap_or(0).to_le_bytes();
     // What gdb reads after every stop, so a step costs no register packet.
     let sp = regs::RSP_VALUE.to_le_bytes();
@@ -338,7 +362,7 @@ fn drive(target: &mut WaveTarget, wire: &Wire, reader: &mut Reader) -> io::Resul
                 if !out.console.is_empty() {
                     wire.console(&out.console)?;
                 }
-                report(s, target, out.reason, out.pc)?
+                report(s, target, wire, out.reason, out.pc)?
             }
             // Ctrl-C never reaches gdbstub (the reader interrupts the engine itself).
             GdbStubStateMachine::CtrlCInterrupt(s) => s

@@ -15,6 +15,37 @@ use crate::codes::EINVAL;
 use crate::memory;
 use crate::regs::WaveRegs;
 
+impl WaveTarget {
+    /// The `threads:` and `thread-pcs:` fields of a stop reply, for a client that asked
+    /// `QListThreadsInStopReply` (lldb): every listed thread and its PC, so the client
+    /// needs no thread list (`qfThreadInfo`) and no register packet for another thread's
+    /// PC after a stop. Numbers in hex, in the thread list's order.
+    pub(crate) fn stop_reply_threads(&self) -> String {
+        use std::fmt::Write;
+        let waves = &self.engine.machine().waves;
+        // (thread id, PC) of every listed thread, in wave-id order as `listed_tids`.
+        let mut threads: Vec<(u64, u64)> = self
+            .listed_waves()
+            .map(|w| (u64::from(waves[w].id) + 1, waves[w].pc))
+            .collect();
+        if let Some(g) = self.ghost_wave() {
+            threads.push((u64::from(g.id) + 1, g.pc));
+            threads.sort_unstable();
+        }
+        let mut text = String::with_capacity(threads.len() * 9 + 24);
+        text.push_str("threads:");
+        for (i, (tid, _)) in threads.iter().enumerate() {
+            let _ = write!(text, "{}{tid:x}", if i == 0 { "" } else { "," });
+        }
+        text.push_str(";thread-pcs:");
+        for (i, (_, pc)) in threads.iter().enumerate() {
+            let _ = write!(text, "{}{pc:x}", if i == 0 { "" } else { "," });
+        }
+        text.push(';');
+        text
+    }
+}
+
 impl MultiThreadBase for WaveTarget {
     fn read_registers(&mut self, regs: &mut WaveRegs, tid: Tid) -> TargetResult<(), Self> {
         let wave = self.readable(tid)?;

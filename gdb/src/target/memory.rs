@@ -9,11 +9,11 @@ use super::WaveTarget;
 use crate::memory;
 
 impl WaveTarget {
-    /// Reads `data.len()` bytes at a window address, whole or not at all.
+    /// Reads up to `data.len()` bytes at a window address: the count read (a short read
+    /// ends at the end of the memory there, or is padded for lldb, [`WaveTarget::tail`]).
     pub(super) fn read_memory(&mut self, start: u64, data: &mut [u8]) -> TargetResult<usize, Self> {
-        memory::read(self.engine.machine(), start, data)
-            .map_err(|e| TargetError::Errno(e.errno))?;
-        Ok(data.len())
+        memory::read(self.engine.machine(), start, data, self.tail)
+            .map_err(|e| TargetError::Errno(e.errno))
     }
 
     /// Writes `data` at a window address, whole or not at all.

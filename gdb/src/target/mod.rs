@@ -61,6 +61,7 @@ use wavedbg_emulator::debug::{Engine, EngineError};
 use wavedbg_emulator::machine::wave::{Wave, WaveState};
 
 use crate::codes::{self, ESRCH};
+use crate::memory::Tail;
 use crate::plan::{Actions, Plan};
 use crate::points::{BreakAt, ClientPoints, WatchAt};
 use crate::regs::{self, WaveArch};
@@ -96,6 +97,9 @@ pub struct WaveTarget {
     pub(crate) on_ghost: bool,
     /// The launch ended in a deadlock: resuming terminates it with this signal.
     pub(crate) terminal: Option<Signal>,
+    /// Every wave exited and the end was reported as a stop: the next forward resumption
+    /// ends the process ([`crate::run`]).
+    pub(crate) ended: bool,
     /// The signal of the last fault (the launch ends with it when only faulted waves are
     /// left).
     pub(crate) last_fault: Option<Signal>,
@@ -103,6 +107,16 @@ pub struct WaveTarget {
     pub(crate) ctrl_c: Arc<AtomicBool>,
     /// `monitor save` may write files (the server listens on loopback only).
     pub(crate) files_allowed: bool,
+    /// The client's watchpoints the engine refused since the kernel last ran, each its
+    /// label and the engine's reason (for `monitor info watchpoints`: gdb and lldb show
+    /// no reason a server gives for a failed `Z` packet).
+    pub(crate) refused_watches: Vec<(String, String)>,
+    /// The client asked `QListThreadsInStopReply` (lldb does): stop replies list every
+    /// thread and its PC ([`WaveTarget::stop_reply_threads`]).
+    pub(crate) threads_in_stop_reply: bool,
+    /// How memory reads past a window's end are answered: short, or padded for lldb
+    /// (set from the client's handshake, see [`crate::session`]).
+    pub(crate) tail: Tail,
 }
 
 /// The wave index of a resume action on a wave that is no longer resident (the last
@@ -139,9 +153,13 @@ impl WaveTarget {
             ghost: None,
             on_ghost: false,
             terminal: None,
+            ended: false,
             last_fault: None,
             ctrl_c: Arc::new(AtomicBool::new(false)),
             files_allowed: true,
+            tail: Tail::Short,
+            threads_in_stop_reply: false,
+            refused_watches: Vec::new(),
         }
     }
 
@@ -239,6 +257,9 @@ impl WaveTarget {
         self.bare_continue = false;
         self.plan = None;
         self.actions = Actions::default();
+        self.tail = Tail::Short;
+        self.threads_in_stop_reply = false;
+        self.refused_watches.clear();
         let gone = [self.breaks.take_all(), self.watches.take_all()];
         self.delete_points(gone.concat());
     }
@@ -247,6 +268,7 @@ impl WaveTarget {
     pub(crate) fn restart(&mut self) {
         self.engine.restart();
         self.terminal = None;
+        self.ended = false;
         self.last_fault = None;
         self.last_stop_wave = None;
         self.ghost = None;

@@ -194,6 +194,12 @@ pub fn points(t: &WaveTarget, watch_only: bool) -> String {
             }
         }
     }
+    if !t.refused_watches.is_empty() {
+        s.push_str("Refused (the client could not insert them):\n");
+        for (label, why) in &t.refused_watches {
+            let _ = writeln!(s, "  {label}: {why}");
+        }
+    }
     if s.is_empty() {
         s.push_str(if watch_only {
             "No watchpoints.\n"

@@ -7,34 +7,50 @@
 use gdbstub::target::ext::breakpoints::{HwWatchpoint, WatchKind};
 use gdbstub::target::{TargetError, TargetResult};
 use wavedbg_emulator::debug::breakpoint::{Owner, Scope};
+use wavedbg_emulator::debug::EngineError;
 
-use super::{refused, WaveTarget};
-use crate::codes::{EFAULT, EINVAL, ENOENT};
-use crate::memory::{self, Residency, Window};
+use super::WaveTarget;
+use crate::codes::{self, EINVAL, ENOENT};
+use crate::memory::Window;
 use crate::points::WatchAt;
 
 impl WaveTarget {
     /// The engine scope and offset of a watchpoint at a window address: the address alone
-    /// says which workgroup or lane it means. A workgroup not dispatched yet (or a wave of
-    /// one) is watched as well as a resident one; one that has finished is refused.
-    pub(super) fn watch_scope(&self, addr: u64) -> Result<(Scope, u64), u8> {
-        let m = self.engine.machine();
+    /// says which workgroup or lane it means. Whether that memory exists (a buffer's range,
+    /// a workgroup resident or still to come, a finished one) the engine decides when it
+    /// adds the watchpoint; here only addresses in no memory space are refused.
+    pub(super) fn watch_scope(&self, addr: u64) -> Result<(Scope, u64), (u8, String)> {
         match Window::of(addr) {
             Window::Global(a) => Ok((Scope::Global, a)),
-            // The engine watches a workgroup still to come as well as a resident one.
-            Window::Shared { workgroup, offset } => match memory::workgroup(m, workgroup) {
-                Residency::Resident(_) | Residency::Pending => {
-                    Ok((Scope::Shared(Some(workgroup)), offset))
-                }
-                Residency::Gone | Residency::Outside => Err(EFAULT),
-            },
+            Window::Shared { workgroup, offset } => Ok((Scope::Shared(Some(workgroup)), offset)),
             Window::Scratch { wave, lane, offset } => Ok((Scope::Scratch { wave, lane }, offset)),
-            Window::Code(_) | Window::Invalid => Err(EINVAL),
+            Window::Code(_) => Err((EINVAL, "the code cannot be watched".into())),
+            Window::Invalid => Err((EINVAL, format!("{addr:#x} is in no memory window"))),
         }
+    }
+
+    /// Adds the engine watchpoint behind a client's `Z2`-`Z4`: its engine number, or the
+    /// errno and the engine's reason for refusing it.
+    fn watch(&mut self, at: WatchAt) -> Result<u32, (u8, String)> {
+        let (scope, offset) = self.watch_scope(at.addr)?;
+        let fail = |e: &EngineError| (codes::errno(e), e.to_string());
+        let id = self
+            .engine
+            .add_watchpoint(at.engine_kind(), scope, offset, at.len, None)
+            .map_err(|e| fail(&e))?;
+        self.engine
+            .set_owner(id, Owner::Client(at.label()))
+            .map_err(|e| fail(&e))?;
+        Ok(id)
     }
 }
 
 impl HwWatchpoint for WaveTarget {
+    /// A watchpoint on memory that does not exist is refused with an error reply, which
+    /// gdb 13 shows as `Could not insert hardware watchpoint N` (and lldb 14 as `sending
+    /// gdb watchpoint packet failed`): neither shows a reason a server sends. So the
+    /// engine's reason goes to the server's stderr and stays in `monitor info watchpoints`
+    /// until the kernel next runs ([`WaveTarget::refused_watches`]).
     fn add_hw_watchpoint(
         &mut self,
         addr: u64,
@@ -45,19 +61,19 @@ impl HwWatchpoint for WaveTarget {
         if self.watches.reinsert(&at) {
             return Ok(true);
         }
-        let (scope, offset) = self.watch_scope(addr).map_err(TargetError::Errno)?;
-        let engine_id = self
-            .engine
-            .add_watchpoint(at.engine_kind(), scope, offset, len, None)
-            .map_err(|e| {
-                eprintln!("wavedbg: cannot watch {addr:#x}+{len}: {e}");
-                refused(&e)
-            })?;
-        self.engine
-            .set_owner(engine_id, Owner::Client(at.label()))
-            .map_err(|e| refused(&e))?;
-        self.watches.insert(at, engine_id);
-        Ok(true)
+        match self.watch(at) {
+            Ok(id) => {
+                self.watches.insert(at, id);
+                Ok(true)
+            }
+            Err((errno, why)) => {
+                eprintln!("wavedbg: cannot watch {addr:#x}+{len}: {why}");
+                let label = at.label();
+                self.refused_watches.retain(|(l, _)| *l != label);
+                self.refused_watches.push((label, why));
+                Err(TargetError::Errno(errno))
+            }
+        }
     }
 
     fn remove_hw_watchpoint(
@@ -116,11 +132,50 @@ mod tests {
         assert!(t
             .add_hw_watchpoint(Window::shared_addr(1, 8), 4, WatchKind::Write)
             .is_ok());
-        assert_eq!(scope(&t, Window::shared_addr(2, 0)), Err(EFAULT));
-        assert_eq!(scope(&t, 0x10), Err(EINVAL));
+        assert!(matches!(scope(&t, 0x10), Err((EINVAL, _))));
         // Wave 2 (of workgroup 1) is not resident yet: its scratch is watched too.
         assert!(t
             .add_hw_watchpoint(Window::scratch_addr(2, 0, 0), 4, WatchKind::Write)
             .is_ok());
+    }
+
+    /// Memory that does not exist cannot be watched: the reply is an error, and the
+    /// engine's reason is kept for `monitor info watchpoints` until the kernel runs.
+    #[test]
+    fn watchpoints_on_memory_that_does_not_exist_are_refused_with_the_reason() {
+        let mut t = target();
+        let refused =
+            |t: &mut WaveTarget, addr| t.add_hw_watchpoint(addr, 4, WatchKind::Write).is_err();
+        // `out` is 64 bytes at 0x100000000: its last word can be watched, the next cannot.
+        assert!(!refused(&mut t, 0x1_0000_003c));
+        assert!(refused(&mut t, 0x1_0000_0040));
+        assert!(refused(&mut t, 0x1_0000_003e));
+        // Past the 16 bytes of shared memory, outside the grid, in the code.
+        assert!(refused(&mut t, Window::shared_addr(0, 16)));
+        assert!(refused(&mut t, Window::shared_addr(2, 0)));
+        assert!(refused(&mut t, 0x10));
+        assert!(refused(&mut t, 0x1_0000_0040), "refused again: listed once");
+        let reasons: Vec<&str> = t.refused_watches.iter().map(|(_, r)| r.as_str()).collect();
+        assert_eq!(reasons.len(), 5, "{reasons:?}");
+        let info = crate::target::monitor::points(&t, true);
+        assert!(
+            info.contains(
+                "Refused (the client could not insert them):\n  Hardware watchpoint at 0x10000003e"
+            ),
+            "{info}"
+        );
+        assert!(
+            info.contains("\n  Hardware watchpoint at 0x100000040 (global:0x100000040, 4 bytes): 0x100000040..0x100000044 is not allocated global memory\n"),
+            "{info}"
+        );
+        assert!(info.contains("the code cannot be watched"), "{info}");
+        assert!(info.contains("workgroup 2 is not in the grid"), "{info}");
+        assert!(info.contains("outside the 16-byte window"), "{info}");
+        // Running the kernel clears them.
+        let _ = t.execute(crate::plan::Plan::Step {
+            wave: 0,
+            others: false,
+        });
+        assert!(t.refused_watches.is_empty());
     }
 }
