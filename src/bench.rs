@@ -57,7 +57,7 @@ fn row(m: &Measurement) -> String {
     }
     if let Some(b) = m.snapshot_bytes {
         notes.push(format!(
-            "{:.1} ms after {} instructions (forward at {}/s), snapshots {:.0} MiB",
+            "{:.1} ms after {} instructions (recorded at {}/s), snapshots and index {:.0} MiB",
             m.seconds * 1e3,
             m.wave_instructions,
             si(m.wave_instructions_per_s),
