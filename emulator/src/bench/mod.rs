@@ -58,7 +58,7 @@ pub struct Measurement {
     pub vs_native: Option<f64>,
     /// Armed and checked cases, and `time-travel-record`: throughput over the bare
     /// machine's on the same kernel and waves (below 1.0: the hooks', detectors' or
-    /// recording's cost).
+    /// recording's cost; `time-travel-record`: of CPU time where it is known).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub vs_bare: Option<f64>,
     /// `engine-stepi` at many waves: cost of one `stepi` over its cost at 2 waves.
@@ -68,6 +68,11 @@ pub struct Measurement {
     /// (snapshots and the index's summaries, `HistoryInfo::bytes`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub snapshot_bytes: Option<u64>,
+    /// `time-travel-bare` and `time-travel-record`, where the system says (Linux): the
+    /// thread's CPU time for the run `seconds` timed, which other processes' load inflates
+    /// less than wall-clock time.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cpu_seconds: Option<f64>,
 }
 
 /// Why a benchmark could not run (a defect of the emulator, never of the machine).
@@ -252,6 +257,7 @@ fn measurement(kernel: String, waves: u32, instrs: u64, lane_ops: u64, t: Durati
         vs_bare: None,
         vs_two_waves: None,
         snapshot_bytes: None,
+        cpu_seconds: None,
     }
 }
 

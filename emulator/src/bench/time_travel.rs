@@ -135,14 +135,14 @@ pub(super) fn cases_at(
     // Forward: the bare machine, the engine (which records the history searched below),
     // and the bare machine again; the bare figure is the mean of its two runs, so a
     // change of the machine's load during the three counts about equally on both sides.
-    let bare_run = || -> Result<(Duration, u64), BenchError> {
+    let bare_run = || -> Result<(Timing, u64), BenchError> {
         let mut bare = Machine::new(&p, launch).map_err(|source| BenchError::Launch {
             kernel: "time-travel",
             source,
         })?;
-        let start = Instant::now();
+        let clock = Clock::start();
         let event = bare.run(None);
-        let t = start.elapsed();
+        let t = clock.stop();
         if bare.stats.wave_instructions != total {
             return Err(wrong("time-travel-bare", event));
         }
@@ -153,13 +153,13 @@ pub(super) fn cases_at(
         kernel: "time-travel",
         source,
     })?;
-    let start = Instant::now();
+    let clock = Clock::start();
     let stop = e.continue_all();
-    let forward = start.elapsed();
+    let forward = clock.stop();
     if at(&e) != total {
         return Err(wrong("time-travel-record", stop.reason));
     }
-    let bare_t = (before + bare_run()?.0) / 2;
+    let bare_t = before.mean(bare_run()?.0);
     if e.machine().stats.lane_ops != lane_ops {
         return Err(wrong(
             "time-travel-record",
@@ -167,22 +167,25 @@ pub(super) fn cases_at(
         ));
     }
     let bytes = e.history().info(total).bytes as u64;
-    let forward_rate = total as f64 / forward.as_secs_f64().max(1e-9);
 
     let mut out = Vec::new();
-    let mut r = measurement("time-travel-bare".into(), WAVES, total, lane_ops, bare_t);
-    out.push(r.clone());
-    let bare_rate = r.wave_instructions_per_s;
-    r = measurement("time-travel-record".into(), WAVES, total, lane_ops, forward);
-    r.vs_bare = Some(r.wave_instructions_per_s / bare_rate);
+    let bare = bare_t.measurement("time-travel-bare", total, lane_ops);
+    let mut r = forward.measurement("time-travel-record", total, lane_ops);
+    // CPU time where it is known: other processes' load inflates it less than wall time.
+    r.vs_bare = Some(match (r.cpu_seconds, bare.cpu_seconds) {
+        (Some(mine), Some(theirs)) => theirs / mine.max(1e-9),
+        _ => r.wave_instructions_per_s / bare.wave_instructions_per_s,
+    });
     r.snapshot_bytes = Some(bytes);
+    out.push(bare);
     out.push(r);
     // A search's latency; its rates are the forward recording's (the history's length
     // over the time it took to record).
     let mut case = |name: &str, t: Duration| {
         let mut m = measurement(name.to_string(), WAVES, total, lane_ops, t);
-        m.wave_instructions_per_s = forward_rate;
-        m.lane_ops_per_s = lane_ops as f64 / forward.as_secs_f64().max(1e-9);
+        let s = forward.wall.as_secs_f64().max(1e-9);
+        m.wave_instructions_per_s = total as f64 / s;
+        m.lane_ops_per_s = lane_ops as f64 / s;
         m.snapshot_bytes = Some(bytes);
         out.push(m);
     };
@@ -342,6 +345,63 @@ fn interrupted_search(e: &mut Engine, after: Option<Duration>) -> (Duration, Sto
         handle.cancel();
         (end.saturating_duration_since(at), stop)
     })
+}
+
+/// How long a forward run took: wall-clock time, and (on Linux) the thread's CPU time.
+#[derive(Debug, Clone, Copy)]
+struct Timing {
+    wall: Duration,
+    cpu: Option<Duration>,
+}
+
+impl Timing {
+    /// The mean of two timings of the same work.
+    fn mean(self, other: Timing) -> Timing {
+        Timing {
+            wall: (self.wall + other.wall) / 2,
+            cpu: self.cpu.zip(other.cpu).map(|(a, b)| (a + b) / 2),
+        }
+    }
+
+    /// A case that took this long for `total` wave-instructions and `lane_ops`.
+    fn measurement(self, name: &str, total: u64, lane_ops: u64) -> Measurement {
+        let mut m = measurement(name.to_string(), WAVES, total, lane_ops, self.wall);
+        m.cpu_seconds = self.cpu.map(|c| c.as_secs_f64());
+        m
+    }
+}
+
+/// A started [`Timing`].
+struct Clock {
+    wall: Instant,
+    cpu: Option<Duration>,
+}
+
+impl Clock {
+    fn start() -> Clock {
+        let cpu = thread_cpu();
+        Clock {
+            wall: Instant::now(),
+            cpu,
+        }
+    }
+
+    fn stop(self) -> Timing {
+        let wall = self.wall.elapsed();
+        Timing {
+            wall,
+            cpu: self.cpu.zip(thread_cpu()).map(|(a, b)| b.saturating_sub(a)),
+        }
+    }
+}
+
+/// The calling thread's CPU time so far, where the system says (Linux:
+/// `/proc/thread-self/schedstat`, in nanoseconds, `None` elsewhere). It is updated at the
+/// scheduler's ticks (a few milliseconds), so only the forward runs, of seconds, use it.
+fn thread_cpu() -> Option<Duration> {
+    let s = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+    let ns: u64 = s.split_whitespace().next()?.parse().ok()?;
+    (ns > 0).then(|| Duration::from_nanos(ns))
 }
 
 fn delete(e: &mut Engine, id: u32, case: &'static str) -> Result<(), BenchError> {
