@@ -17,8 +17,9 @@ use crate::machine::{LaunchOptions, Machine};
 use crate::memory::Space;
 use crate::program::Program;
 
-/// Overrides the history's length in wave-instructions (the 1 G figures of
-/// docs/performance.md were measured with `WAVEDBG_BENCH_TT_INSTRUCTIONS=1000000000`).
+/// Overrides the history's length in wave-instructions, at least 100,000 (a smaller or
+/// unreadable value is ignored). The 1 G figures of docs/performance.md were measured with
+/// `WAVEDBG_BENCH_TT_INSTRUCTIONS=1000000000`.
 pub const INSTRUCTIONS_VAR: &str = "WAVEDBG_BENCH_TT_INSTRUCTIONS";
 
 /// Waves of the launch: 8 workgroups of 32, all resident.
