@@ -56,13 +56,20 @@ fn row(m: &Measurement) -> String {
         notes.push(format!("{r:.2}x the cost at 2 waves"));
     }
     if let Some(b) = m.snapshot_bytes {
+        let cpu = m
+            .cpu_seconds
+            .map(|c| format!(" ({:.1} ms CPU)", c * 1e3))
+            .unwrap_or_default();
         notes.push(format!(
-            "{:.1} ms after {} instructions (forward at {}/s), snapshots {:.0} MiB",
+            "{:.1} ms{cpu} after {} instructions (recorded at {}/s), snapshots and index {:.0} MiB",
             m.seconds * 1e3,
             m.wave_instructions,
             si(m.wave_instructions_per_s),
             b as f64 / (1 << 20) as f64
         ));
+    }
+    if let (None, Some(c)) = (m.snapshot_bytes, m.cpu_seconds) {
+        notes.push(format!("{:.1} ms ({:.1} ms CPU)", m.seconds * 1e3, c * 1e3));
     }
     if m.kernel == "engine-stepi" {
         notes.push(format!(

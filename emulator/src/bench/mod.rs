@@ -3,10 +3,12 @@
 //! debugger costs (an armed engine against the bare machine) and what one resume costs
 //! as the grid grows. Figures and the commands that reproduce them: docs/performance.md.
 //!
-//! Timing stays out of the test suite; the suite runs [`run`] in quick mode only to check
-//! that every kernel computes what its native version does.
+//! Timing stays out of the test suite; the suite checks only that every kernel computes
+//! what its native version does ([`verify`]) and that every time-travel case reaches the
+//! stop it should (in quick mode).
 
 mod kernels;
+mod time_travel;
 
 use std::time::{Duration, Instant};
 
@@ -28,7 +30,9 @@ pub const WAVE_COUNTS: [u32; 2] = [1, 8];
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Measurement {
     /// The case's name: a kernel's, `armed-<kernel>`, `checked-<kernel or example>`,
-    /// `engine-stepi`, `reverse-stepi` or `last-write`.
+    /// `engine-stepi`, or a time-travel case (`time-travel-bare`, `time-travel-record`,
+    /// `last-write`, `last-write-uniform`, `reverse-stepi`, `reverse-continue`,
+    /// `reverse-continue-break`, `reverse-continue-watch`, `interrupt-search`).
     pub kernel: String,
     /// Waves resident in the case's launch (all of a kernel's waves are resident).
     pub waves: u32,
@@ -37,9 +41,11 @@ pub struct Measurement {
     pub wave_instructions: u64,
     /// Lane operations of one run: the sum over instructions of their active lanes.
     pub lane_ops: u64,
-    /// Seconds of the fastest run (time travel: the one answer's latency).
+    /// Seconds of the fastest run (time travel: the forward run's, or the one answer's
+    /// latency; `interrupt-search`: from the interrupt to the search's return).
     pub seconds: f64,
-    /// Wave-instructions per second of the fastest run.
+    /// Wave-instructions per second of the fastest run (a time-travel search: the
+    /// forward recording's rate).
     pub wave_instructions_per_s: f64,
     /// Lane operations per second of the fastest run.
     pub lane_ops_per_s: f64,
@@ -50,17 +56,23 @@ pub struct Measurement {
     /// Emulated over native throughput (1.0 would be native speed).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub vs_native: Option<f64>,
-    /// Armed and checked cases: throughput over the bare machine's on the same kernel and
-    /// waves (below 1.0: the hooks' or detectors' cost).
+    /// Armed and checked cases, and `time-travel-record`: throughput over the bare
+    /// machine's on the same kernel and waves (below 1.0: the hooks', detectors' or
+    /// recording's cost; `time-travel-record`: of CPU time where it is known).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub vs_bare: Option<f64>,
     /// `engine-stepi` at many waves: cost of one `stepi` over its cost at 2 waves.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub vs_two_waves: Option<f64>,
-    /// Time-travel cases: the history's estimated snapshot memory in bytes after the
-    /// forward run.
+    /// Time-travel cases: the history's estimated memory in bytes after the forward run
+    /// (snapshots and the index's summaries, `HistoryInfo::bytes`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub snapshot_bytes: Option<u64>,
+    /// `time-travel-bare` and `time-travel-record`, where the system says (Linux): the
+    /// thread's CPU time for the run `seconds` timed, which other processes' load inflates
+    /// less than wall-clock time.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cpu_seconds: Option<f64>,
 }
 
 /// Why a benchmark could not run (a defect of the emulator, never of the machine).
@@ -85,7 +97,7 @@ pub enum BenchError {
     /// A run ended in something other than completion.
     #[error("benchmark kernel {kernel} at {waves} waves stopped: {event}")]
     Stopped {
-        /// The case's kernel (or `reverse-stepi`, `last-write`).
+        /// The case's kernel (or time-travel case).
         kernel: &'static str,
         /// Resident waves of the launch (0: no launch ran).
         waves: u32,
@@ -163,82 +175,9 @@ pub fn run(
     large.vs_two_waves = Some(large.seconds / small.seconds);
     push(small, &mut out);
     push(large, &mut out);
-    for m in time_travel_cases(options)? {
+    for m in time_travel::cases(options)? {
         push(m, &mut out);
     }
-    Ok(out)
-}
-
-/// Time travel after a long run: the mixed kernel in 256 resident waves continued for 10
-/// million wave-instructions (1 million with `--quick`) under the engine, which records
-/// it; then one `reverse-stepi`, and one `last-write` of a word the kernel keeps writing.
-/// `seconds` is the answer's latency; `wave_instructions` the length of the history.
-fn time_travel_cases(options: BenchOptions) -> Result<Vec<Measurement>, BenchError> {
-    let k = Kernel::Mixed;
-    let total: u64 = if options.quick { 1_000_000 } else { 10_000_000 };
-    let p = program(k, 32, u32::MAX / 2)?;
-    let launch = LaunchOptions {
-        // The run ends on its instruction budget: a fault of the wave that reaches it.
-        max_instructions: Some(total),
-        ..resident_waves(256)
-    };
-    let mut e = Engine::new(&p, launch).map_err(|source| BenchError::Launch {
-        kernel: k.name(),
-        source,
-    })?;
-    let start = Instant::now();
-    let stop = e.continue_all();
-    let forward = start.elapsed();
-    if e.machine().stats.wave_instructions != total {
-        return Err(BenchError::Stopped {
-            kernel: k.name(),
-            waves: 256,
-            event: format!("{:?}", stop.reason),
-        });
-    }
-    let history = e.history().info(total);
-    let mut out = Vec::new();
-    let mut case = |name: &str, t: Duration| {
-        let mut m = measurement(name.to_string(), 256, total, total * 32, t);
-        m.wave_instructions_per_s = total as f64 / forward.as_secs_f64().max(1e-9);
-        m.lane_ops_per_s = m.wave_instructions_per_s * 32.0;
-        m.snapshot_bytes = Some(history.bytes as u64);
-        out.push(m);
-    };
-    // Back one instruction of a wave that ran long ago in the history's terms: the
-    // selected one (whose last instruction can be anywhere in the last quanta).
-    let start = Instant::now();
-    let back = e.reverse_step(1);
-    let reverse = start.elapsed();
-    if back.reason != StopReason::Step {
-        return Err(BenchError::Stopped {
-            kernel: "reverse-stepi",
-            waves: 256,
-            event: format!("{:?}", back.reason),
-        });
-    }
-    case("reverse-stepi", reverse);
-    let base = e.machine().buffer_base("out").unwrap_or_default();
-    let target = crate::debug::WriteTarget::Memory {
-        space: crate::memory::Space::Global,
-        addr: base + 4 * 1_000,
-        len: 4,
-        workgroup: 0,
-        wave: 0,
-        lane: 0,
-    };
-    let now = e.machine().stats.wave_instructions;
-    let start = Instant::now();
-    let found = e.last_write(&target, now);
-    let last = start.elapsed();
-    if !matches!(found, Ok(Some(_))) {
-        return Err(BenchError::Stopped {
-            kernel: "last-write",
-            waves: 256,
-            event: "no write found".into(),
-        });
-    }
-    case("last-write", last);
     Ok(out)
 }
 
@@ -318,6 +257,7 @@ fn measurement(kernel: String, waves: u32, instrs: u64, lane_ops: u64, t: Durati
         vs_bare: None,
         vs_two_waves: None,
         snapshot_bytes: None,
+        cpu_seconds: None,
     }
 }
 
