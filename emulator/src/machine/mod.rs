@@ -383,13 +383,19 @@ impl Machine {
     }
 
     /// An estimate of the memory a snapshot of this machine holds on its own: register
-    /// storage and wave state, and 4 KiB for each memory page not shared with `prev`
-    /// (pages are copy-on-write: unchanged ones cost one pointer).
+    /// storage and wave state (with the queues of outstanding accesses), every array's list
+    /// of page pointers, and 4 KiB for each memory page not shared with `prev` (pages are
+    /// copy-on-write: unchanged ones cost one pointer).
     pub(crate) fn snapshot_bytes(&self, prev: Option<&Machine>) -> usize {
         let waves: usize = self
             .waves
             .iter()
-            .map(|w| w.v.allocated() * 128 + std::mem::size_of::<crate::wave::Wave>())
+            .map(|w| {
+                let queued: usize = w.outstanding.iter().map(|q| q.len()).sum();
+                w.v.allocated() * 128
+                    + std::mem::size_of::<crate::wave::Wave>()
+                    + queued * std::mem::size_of::<crate::wave::Outstanding>()
+            })
             .sum();
         let pages = |mine: &PagedBytes, theirs: Option<&PagedBytes>| match theirs {
             Some(t) => mine.pages_not_shared_with(t),
@@ -412,7 +418,19 @@ impl Machine {
             let theirs = prev.and_then(|p| p.global.bytes(i));
             own_pages += pages(&a.data, theirs);
         }
-        waves + own_pages * 4096 + self.sanitizer.as_ref().map_or(0, |s| s.bytes())
+        // Every array's list of page pointers is copied too.
+        let pointers: usize = self.waves.iter().map(|w| w.scratch.page_count()).sum::<usize>()
+            + self.slots.iter().map(|s| s.shared.page_count()).sum::<usize>()
+            + self
+                .global
+                .allocations()
+                .iter()
+                .map(|a| a.data.page_count())
+                .sum::<usize>();
+        waves
+            + own_pages * 4096
+            + pointers * std::mem::size_of::<usize>()
+            + self.sanitizer.as_ref().map_or(0, |s| s.bytes())
     }
 
     /// Starts a new touched set: call after making a snapshot of this machine.

@@ -623,3 +623,55 @@ fn hostile_time_travel_requests_are_answered() {
         .expect("reachable from the launch snapshot alone");
     assert_eq!(e.machine().stats.wave_instructions, end / 2);
 }
+
+/// A wave whose workgroup finished long ago, its slot since refilled by later waves, is
+/// reached backwards: `reverse-continue` to its breakpoint and `reverse-stepi` of it.
+#[test]
+fn reverse_continue_reaches_a_wave_whose_slot_was_refilled() {
+    let src = "\
+.kernel loops
+.workgroup 64
+.grid 8
+    umovi u1, 2000
+again:
+    uaddi u1, u1, -1
+    br.unz u1, again
+    end
+";
+    let p = assemble(src, "loops.s", None).expect("kernel");
+    let options = LaunchOptions {
+        resident_workgroups: 1,
+        max_instructions: None,
+        ..LaunchOptions::default()
+    };
+    let mut e = Engine::new(&p, options).expect("launch");
+    // Snapshots every so often, so the last ones hold later workgroups' waves.
+    e.set_history_size(1 << 20);
+    let filters = Filters {
+        wave: Some(5),
+        ..Filters::default()
+    };
+    e.add_breakpoint(&Location::Address(8), None, filters, false)
+        .expect("breakpoint");
+    // Continue to the end, past wave 5's hits (it is in workgroup 2 of 8).
+    let mut stops = 0;
+    loop {
+        let s = e.continue_all();
+        match s.reason {
+            StopReason::Breakpoint { .. } => stops += 1,
+            StopReason::Finished => break,
+            other => panic!("unexpected stop {other:?}"),
+        }
+    }
+    assert_eq!(stops, 2000);
+    let s = e.reverse_continue();
+    assert!(
+        matches!(s.reason, StopReason::Breakpoint { .. }),
+        "{:?}",
+        s.reason
+    );
+    assert_eq!(s.wave_id, Some(5), "stopped in wave 5");
+    let w = s.wave.expect("a wave");
+    assert_eq!(e.machine().waves[w].id, 5);
+    assert_eq!(e.machine().waves[w].executed, 2 * 1999 + 1);
+}

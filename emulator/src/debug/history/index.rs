@@ -31,6 +31,17 @@ impl Summary {
         }
     }
 
+    /// What `m`, the live machine at the end of the record, did since `prev` (the newest
+    /// snapshot), leaving it as it is; `known_code`: whether its record of the code run
+    /// covers the whole interval.
+    pub(super) fn peek(m: &Machine, prev: &Machine, known_code: bool) -> Summary {
+        let code_words = m.code().len();
+        Summary {
+            ran: (known_code && m.ran.len() == code_words.div_ceil(64)).then(|| m.ran.clone()),
+            written: m.written_since(prev),
+        }
+    }
+
     /// Says "any" for the code run (the machine's record of it does not cover the
     /// interval).
     pub(super) fn forget_code(&mut self) {
@@ -70,7 +81,7 @@ impl Summary {
     /// Whether something `probe` looks for can have happened in the interval.
     pub(super) fn may_hold(&self, probe: &Probe) -> bool {
         let ran = match &self.ran {
-            None => !probe.code.is_empty(),
+            None => probe.code.iter().any(|&b| b != 0),
             Some(ran) => ran.iter().zip(&probe.code).any(|(a, b)| a & b != 0),
         };
         ran || probe.writes.iter().any(|&(space, lo, hi)| {

@@ -3,7 +3,7 @@
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use super::index::Probe;
+use super::index::{Probe, Summary};
 use super::{ready_waves, Change, History, Replayed};
 use crate::check::regs::{RegUse, Special};
 use crate::debug::breakpoint::WatchKind;
@@ -228,6 +228,7 @@ impl History {
         &self,
         now: u64,
         probe: &Probe,
+        open: Option<&Summary>,
         watch: Watch<'_>,
         mut search: impl FnMut(usize, u64) -> Result<Option<T>, Interrupted>,
     ) -> Back<T> {
@@ -241,8 +242,14 @@ impl History {
             }
             let snap = &self.snapshots[k];
             watch.progress.publish(&snap.machine);
-            // The open interval (the newest) has no summary yet: it is searched.
-            let candidate = snap.after.as_ref().is_none_or(|s| s.may_hold(probe));
+            // The open interval (the newest) has no summary of its own: the live machine's
+            // (`open`) when it is at the end of the record; else it is searched.
+            let summary = match &snap.after {
+                Some(s) => Some(s),
+                None if k + 1 == self.snapshots.len() => open,
+                None => None,
+            };
+            let candidate = summary.is_none_or(|s| s.may_hold(probe));
             if candidate {
                 match search(k, end) {
                     Ok(Some(found)) => return Back::Found(found),
@@ -475,6 +482,7 @@ impl Engine {
             marks: self.machine.break_at.clone(),
             accesses: self.machine.accesses.clone(),
         };
+        let open = self.history.open_summary(&self.machine);
         let history = std::mem::take(&mut self.history);
         let (breakpoints, watchpoints) = (self.breakpoints.clone(), self.watchpoints.clone());
         self.breakpoints.iter_mut().for_each(|b| b.ignore = 0);
@@ -483,7 +491,7 @@ impl Engine {
             interrupt: &interrupt,
             progress: &progress,
         };
-        let back = history.search_back(now, &probe, watch, |k, end| {
+        let back = history.search_back(now, &probe, open.as_ref(), watch, |k, end| {
             let mut last: Option<(Seen, StopReason)> = None;
             history.scan(k, end, &hooks, watch, |side, seen, m| {
                 let count = m.stats.wave_instructions;
@@ -597,8 +605,9 @@ impl Engine {
             interrupt: &interrupt,
             progress: &progress,
         };
+        let open = self.history.open_summary(&self.machine);
         let history = &self.history;
-        let back = history.search_back(before, &probe, watch, |k, end| {
+        let back = history.search_back(before, &probe, open.as_ref(), watch, |k, end| {
             let mut last = None;
             // A register target: the instruction under way, its EXEC and the value before.
             let mut pending: Option<(Seen, u32, Option<Vec<u8>>)> = None;
@@ -667,11 +676,15 @@ impl Engine {
         match back {
             Back::Found(found) => Ok(Some(found)),
             Back::Nothing => Ok(None),
-            Back::Interrupted(cleared) => Err(EngineError::SearchInterrupted {
-                searched_back_to: cleared.map_or(before, |k| {
-                    self.history.snapshots[k].machine.stats.wave_instructions
-                }),
-            }),
+            Back::Interrupted(cleared) => {
+                // The request is answered (a stop would consume it; this is an error).
+                self.interrupt.store(false, Ordering::Relaxed);
+                Err(EngineError::SearchInterrupted {
+                    searched_back_to: cleared.map_or(before, |k| {
+                        self.history.snapshots[k].machine.stats.wave_instructions
+                    }),
+                })
+            }
         }
     }
 }
