@@ -52,6 +52,9 @@ Server commands (wavedbg serve):
                          shared of workgroup W at 0x8000000000000000 + (W << 20),
                          scratch of wave V lane L at 0xc000000000000000 + (V << 21) + (L << 16)
   disassemble [LOC]      the kernel's own disassembly (gdb's x/i decodes x86)
+  launch                 the launch in one line of KEY=VALUE: grid (workgroups), workgroup
+                         (lanes), shared (bytes a workgroup), scratch (bytes a lane),
+                         resident (workgroups at once), kernel (its name)
 The sanitizer: `monitor set check races|sync|init|hazards|all on|off`, then a finding
 stops the run with SIGTRAP and its description; `monitor info findings` lists them.
 Run control, the current thread and registers stay with the client: use its continue,
@@ -242,6 +245,23 @@ pub fn threads(t: &WaveTarget) -> String {
     s
 }
 
+/// `launch`: the launch's shape in one line of `KEY=VALUE` words, for scripts
+/// (scripts/wavedbg.gdb's `info dispatches`, `info agents` and `info queues`). It does not
+/// change while the server runs, so it is answered with or without a process.
+pub fn launch(t: &WaveTarget) -> String {
+    let m = t.engine().machine();
+    let l = m.launch();
+    format!(
+        "grid={} workgroup={} shared={} scratch={} resident={} kernel={}\n",
+        l.grid,
+        l.workgroup_lanes,
+        l.shared_bytes,
+        l.scratch_bytes,
+        m.slots.len(),
+        m.program().name
+    )
+}
+
 /// Runs one monitor command line and returns its output.
 pub fn run(t: &mut WaveTarget, line: &str) -> String {
     let line = line.trim();
@@ -252,6 +272,7 @@ pub fn run(t: &mut WaveTarget, line: &str) -> String {
         "why" if t.no_process => return NO_PROCESS.into(),
         "why" => return why(t),
         "threads" => return threads(t),
+        "launch" => return launch(t),
         "windows" => {
             let e = t.engine();
             let wave = (!t.no_process && !t.on_ghost).then_some(e.selected_wave);
@@ -363,6 +384,10 @@ pub(crate) mod tests {
         }
         t.no_process = true;
         assert!(run(&mut t, "threads").starts_with("No threads"));
+        assert_eq!(
+            run(&mut t, "launch"),
+            "grid=1 workgroup=64 shared=128 scratch=0 resident=1 kernel=t\n"
+        );
         assert!(run(&mut t, "info waves").contains("not running"));
         assert!(run(&mut t, "info breakpoints").starts_with("No breakpoints"));
     }
