@@ -3,9 +3,11 @@
 //! habits"): the convenience variables `$_lane`, `$_dispatch_pos`, `$_thread_workgroup_pos`
 //! and `$_lane_workgroup_pos` after stops, `lane`, `wave`, `thread`, a register write and
 //! at the prompt; `info agents`, `info queues` and `info dispatches`; `info lanes` with
-//! register columns.
+//! register columns; and a client that detaches, after which the next one is served at
+//! once (gdb retries a refused connection for 15 s).
 
-use std::io::Write;
+use std::io::{Read, Write};
+use std::net::TcpStream;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -260,4 +262,89 @@ fn gdb_loads_the_script_unconnected() {
 #[test]
 fn gdb_multiarch_loads_the_script_unconnected() {
     loads_unconnected_with("gdb-multiarch");
+}
+
+/// Whether `seen` holds a whole packet: `$`, a body, `#` and two checksum digits.
+fn whole_packet(seen: &[u8]) -> bool {
+    let Some(start) = seen.iter().position(|&b| b == b'$') else {
+        return false;
+    };
+    seen[start..]
+        .iter()
+        .position(|&b| b == b'#')
+        .is_some_and(|hash| seen.len() >= start + hash + 3)
+}
+
+/// Sends `qSupported` and reads its reply (what came until the reply was whole).
+fn ask_features(s: &mut TcpStream) -> String {
+    s.set_read_timeout(Some(Duration::from_secs(10)))
+        .expect("timeout");
+    s.write_all(b"+$qSupported#37").expect("write");
+    let mut seen = Vec::new();
+    let mut buf = [0u8; 1024];
+    while !whole_packet(&seen) {
+        match s.read(&mut buf) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => seen.extend_from_slice(&buf[..n]),
+        }
+    }
+    String::from_utf8_lossy(&seen).into_owned()
+}
+
+/// A client that detaches leaves the server to the next, with the kernel as it was: gdb
+/// steps and detaches; a raw connection (as `nc`) gets its `qSupported` answered at once;
+/// gdb connects again at once (no 15 s of retrying a refused connection), finds the wave
+/// where the step left it, and kills the kernel, which ends the server.
+fn reconnect_after_detach_with(client: &str) {
+    if !have(client) {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("tempdir");
+    let k = kernel(&dir, "lanes.s", LANES);
+    let mut server = Server::start(&k);
+    let first = gdb(client, &server, "stepi\np $pc\ndetach\n", false, None);
+    check(
+        &first,
+        &server,
+        &[
+            "$1 = (void (*)()) 0x4\n",
+            "[Inferior 1 (process 1) detached]",
+        ],
+    );
+    assert!(
+        server.wait_log(
+            "client detached; waiting for another client",
+            Duration::from_secs(10)
+        ),
+        "{}",
+        server.log()
+    );
+    let started = Instant::now();
+    let mut raw = TcpStream::connect(&server.addr).expect("connect");
+    let features = ask_features(&mut raw);
+    assert!(features.contains("PacketSize="), "not served: {features}");
+    drop(raw);
+    assert!(server.wait_log("connection closed; waiting", Duration::from_secs(10)));
+    let second = gdb(client, &server, "p $pc\nkill\n", false, None);
+    let took = started.elapsed();
+    check(
+        &second,
+        &server,
+        &["$1 = (void (*)()) 0x4\n", "[Inferior 1 (process 1) killed]"],
+    );
+    assert!(
+        took < Duration::from_secs(10),
+        "served again only after {took:?}:\n{second}"
+    );
+    assert!(server.wait_exit(Duration::from_secs(10)).is_some());
+}
+
+#[test]
+fn gdb_reconnects_at_once_after_detach() {
+    reconnect_after_detach_with("gdb");
+}
+
+#[test]
+fn gdb_multiarch_reconnects_at_once_after_detach() {
+    reconnect_after_detach_with("gdb-multiarch");
 }
