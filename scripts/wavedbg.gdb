@@ -265,9 +265,12 @@ Example: lane apply all p $v3[$lane]"""
 
 
 class _WavedbgInfoLanes(gdb.Command):
-    """info lanes [-active|-inactive] [LANES...]: the current wave's lanes: selected (*),
-state (A active, I inactive under EXEC), the lane's wave, workgroup and work-item in it,
-and where it is (a wave's lanes share its PC; an inactive lane does not execute there)."""
+    """info lanes [-active|-inactive] [-r] [REGISTER...] [LANES...]: the current wave's lanes:
+selected (*), state (A active, I inactive under EXEC), the lane's wave, workgroup and
+work-item in it, each named REGISTER's value in that lane, and where it is (a wave's lanes
+share its PC; an inactive lane does not execute there). A vector register (v3) gives each
+lane its element, any other (u8, exec) the same value; an inactive lane's value is in
+parentheses. -r only marks the register names (info lanes -r v3 v4 0-7)."""
 
     def __init__(self):
         super().__init__("info lanes", gdb.COMMAND_STATUS)
@@ -277,6 +280,15 @@ and where it is (a wave's lanes share its PC; an inactive lane does not execute 
         only = None
         if words and words[0] in ("-active", "-inactive"):
             only = words.pop(0) == "-active"
+        marked = bool(words) and words[0] == "-r"
+        if marked:
+            words.pop(0)
+        names = []
+        while words and words[0] != "all" and words[0][:1] in "$abcdefghijklmnopqrstuvwxyz_":
+            names.append(words.pop(0).lstrip("$"))
+        if marked and not names:
+            raise gdb.GdbError("usage: info lanes [-active|-inactive] [-r] REGISTER... [LANES...]")
+        columns = [_wavedbg_lane_column(name) for name in names]
         lanes = _wavedbg_lanes(words) if words else range(32)
         exec_mask = _wavedbg_reg("exec")
         pc = _wavedbg_reg("pc")
@@ -289,15 +301,41 @@ and where it is (a wave's lanes share its PC; an inactive lane does not execute 
             if only is None or active == only:
                 target = "wave %d lane %d, workgroup %d work-item %d" % (
                     wave, lane, wg, index * 32 + lane)
-                rows.append(("*" if lane == selected else " ", lane, "A" if active else "I", target))
+                values = [c[1](lane) if active else "(%s)" % c[1](lane) for c in columns]
+                rows.append(("*" if lane == selected else " ", lane, "A" if active else "I",
+                             target, values))
         if not rows:
             print("No %s lanes in wave %d (exec 0x%08x)." % (
                 "active" if only else "inactive", wave, exec_mask))
             return
         width = max(len(r[3]) for r in rows)
-        print("  Id  State  %-*s  Frame" % (width, "Target Id"))
-        for mark, lane, state, target in rows:
-            print("%s %-3d %-6s %-*s  %s" % (mark, lane, state, width, target, frame))
+        widths = [max([len(c[0])] + [len(r[4][k]) for r in rows]) for k, c in enumerate(columns)]
+        regs = "".join("%-*s  " % (w, c[0]) for w, c in zip(widths, columns))
+        print("  Id  State  %-*s  %sFrame" % (width, "Target Id", regs))
+        for mark, lane, state, target, values in rows:
+            regs = "".join("%-*s  " % (w, v) for w, v in zip(widths, values))
+            print("%s %-3d %-6s %-*s  %s%s" % (mark, lane, state, width, target, regs, frame))
+
+
+def _wavedbg_lane_column(name):
+    """(header, lane -> text) for a register column of `info lanes`: a vector register's
+    element of each lane, any other register's one value, in hex."""
+    if gdb.selected_thread() is None:
+        raise gdb.GdbError("no thread (is the kernel running?)")
+    try:
+        value = gdb.parse_and_eval("$" + name)
+    except gdb.error as e:
+        raise gdb.GdbError("%s: %s" % (name, e))
+    kind = value.type.strip_typedefs()
+    if kind.code == gdb.TYPE_CODE_ARRAY:
+        digits = 2 * kind.target().sizeof
+        words = [int(value[k]) for k in range(32)]
+        return (name, lambda lane: "0x%0*x" % (digits, words[lane]))
+    if kind.code in (gdb.TYPE_CODE_INT, gdb.TYPE_CODE_PTR):
+        digits = 2 * kind.sizeof
+        word = int(value) & ((1 << 8 * kind.sizeof) - 1)
+        return (name, lambda lane: "0x%0*x" % (digits, word))
+    raise gdb.GdbError("no register $%s (info registers vector lists v0-v127)" % name)
 
 
 _WAVEDBG_LANE_REGS = ("lane", "wave", "workgroup", "wave_in_wg")
@@ -501,4 +539,194 @@ define wavehelp
 end
 document wavehelp
 List the server's monitor commands (the wavedbg command language).
+end
+
+# ROCgdb's convenience variables and `info agents`, `info queues`, `info dispatches`
+# (docs/gdb.md, "ROCgdb and cuda-gdb habits"). The grid is one-dimensional: workgroup W is (W,0,0).
+# The variables are set, not computed when read as ROCgdb's are: at every stop and prompt,
+# after a register write (`lane N`) and after `thread N` (`wave N`). A breakpoint condition
+# is evaluated before the stop sets them, so conditions use the registers: $lane,
+# $wave_in_wg, $workgroup.
+python
+def _wavedbg_set_var(name, value):
+    """Sets $NAME to an int or a string (char array, as ROCgdb's strings)."""
+    if hasattr(gdb, "set_convenience_variable"):
+        if isinstance(value, int):
+            value = gdb.Value(value).cast(gdb.lookup_type("int"))
+        elif not value:
+            value = gdb.parse_and_eval('""')  # prints as "", where char[0] prints as 0x0
+        gdb.set_convenience_variable(name, value)
+    elif isinstance(value, int):
+        gdb.execute("set $%s = %d" % (name, value), to_string=True)
+    else:
+        gdb.execute('set $%s = "%s"' % (name, value), to_string=True)
+
+
+def _wavedbg_rocgdb_refresh(*_event):
+    """Sets $_lane, $_dispatch_pos, $_thread_workgroup_pos and $_lane_workgroup_pos for
+    gdb's current thread and the selected lane (0 and empty strings without a thread)."""
+    ids = None
+    if gdb.selected_thread() is not None:
+        try:
+            ids = [int(gdb.parse_and_eval("$" + r)) for r in ("lane", "workgroup", "wave_in_wg")]
+        except (gdb.error, ValueError, TypeError):
+            pass  # not a wavedbg target, or its thread is running
+    if ids is None:
+        lane, texts = 0, ("", "", "")
+    else:
+        lane, wg, index = ids
+        texts = ("(%d,0,0)/%d" % (wg, index), "%d" % index, "[%d,0,0]" % (index * 32 + lane))
+    try:
+        _wavedbg_set_var("_lane", lane)
+        for name, text in zip(("_dispatch_pos", "_thread_workgroup_pos", "_lane_workgroup_pos"),
+                              texts):
+            _wavedbg_set_var(name, text)
+    except gdb.error:
+        pass
+
+
+def _wavedbg_launch():
+    """The launch (`monitor launch`: grid, workgroup, shared, scratch, resident, kernel),
+    or None when there is no process (ROCgdb then lists no agent, queue or dispatch)."""
+    if gdb.selected_inferior().pid == 0 or gdb.selected_thread() is None:
+        return None
+    try:
+        text = gdb.execute("monitor launch", to_string=True)
+    except gdb.error as e:
+        raise gdb.GdbError("monitor launch: %s (is gdb connected to wavedbg serve?)" % e)
+    launch = dict(w.split("=", 1) for w in text.split() if "=" in w)
+    try:
+        for key in ("grid", "workgroup", "shared", "scratch", "resident"):
+            launch[key] = int(launch[key])
+    except (KeyError, ValueError):
+        launch = {}
+    if "kernel" not in launch:
+        raise gdb.GdbError("monitor launch said %r: is gdb connected to wavedbg serve?" % text)
+    return launch
+
+
+def _wavedbg_ids_match(words):
+    """Whether ID words of `info agents|queues|dispatches` (N, N-M or INFERIOR.N) name id 1,
+    the only agent, queue and dispatch."""
+    if not words:
+        return True
+    for w in words:
+        inferior, dot, ids = w.rpartition(".")
+        if dot and inferior != str(gdb.selected_inferior().num):
+            continue
+        lo, dash, hi = ids.partition("-")
+        try:
+            if int(lo) <= 1 <= (int(hi) if dash else int(lo)):
+                return True
+        except ValueError:
+            raise gdb.GdbError("`%s` is not an id, a range N-M or INFERIOR.ID" % w)
+    return False
+
+
+def _wavedbg_table(kind, args, headers, row):
+    """Prints a one-row table as ROCgdb lays its `info` tables out: a current-marker column,
+    then each column at least as wide as (header, its minimum width)."""
+    words = gdb.string_to_argv(args)
+    if not _wavedbg_ids_match(words):
+        print("No active %s match '%s'." % (kind, args))
+        return
+    if row is None:
+        print("No %s are currently active." % kind)
+        return
+    widths = [max(len(h), minimum, len(v)) for (h, minimum), v in zip(headers, row)]
+    print(" ".join([" "] + ["%-*s" % (w, h) for w, (h, _m) in zip(widths, headers)]).rstrip())
+    print(" ".join(["*"] + ["%-*s" % (w, v) for w, v in zip(widths, row)]).rstrip())
+
+
+class _WavedbgInfoAgents(gdb.Command):
+    """info agents [ID...]: the heterogeneous agents, as ROCgdb lists them: one, the
+emulated wave32 GPU. Cores are its resident workgroup slots, Threads the waves resident at
+once, Location the server's address."""
+
+    def __init__(self):
+        super().__init__("info agents", gdb.COMMAND_STATUS)
+
+    def invoke(self, arg, from_tty):
+        launch = _wavedbg_launch()
+        row = None
+        if launch is not None:
+            connection = getattr(gdb.selected_inferior(), "connection", None)
+            row = ["1", "A", "wavedbg Agent (emulated)", "wave32", "wavedbg wave32 GPU",
+                   str(launch["resident"]),
+                   str(launch["resident"] * (launch["workgroup"] // 32)),
+                   getattr(connection, "details", None) or "emulated"]
+        _wavedbg_table("agents", arg, [("Id", 2), ("State", 5), ("Target Id", 9),
+                                       ("Architecture", 12), ("Device Name", 11),
+                                       ("Cores", 5), ("Threads", 7), ("Location", 8)], row)
+
+
+class _WavedbgInfoQueues(gdb.Command):
+    """info queues [ID...]: the heterogeneous queues, as ROCgdb lists them: one, which
+held the launch's one dispatch packet (read and written: packet 1 is next); it has no
+packet buffer (size 0, address 0)."""
+
+    def __init__(self):
+        super().__init__("info queues", gdb.COMMAND_STATUS)
+
+    def invoke(self, arg, from_tty):
+        row = None
+        if _wavedbg_launch() is not None:
+            row = ["1", "wavedbg Queue 1:1 (QID 0)", "Launch", "1", "1", "0",
+                   "0x%016x" % 0]
+        _wavedbg_table("queues", arg, [("Id", 4), ("Target Id", 9), ("Type", 12),
+                                       ("Read", 6), ("Write", 6), ("Size", 8),
+                                       ("Address", 18)], row)
+
+
+class _WavedbgInfoDispatches(gdb.Command):
+    """info dispatches [-full] [ID...]: the heterogeneous dispatches, as ROCgdb lists them:
+one, the launch of the kernel. Grid and Workgroup are in work-items (lanes), one dimension;
+no fences. -full adds the address spaces: Shared (bytes a workgroup) and Private (scratch
+bytes a lane)."""
+
+    def __init__(self):
+        super().__init__("info dispatches", gdb.COMMAND_STATUS)
+
+    def invoke(self, arg, from_tty):
+        words = gdb.string_to_argv(arg)
+        full = "-full" in words
+        if full:
+            words.remove("-full")
+        launch = _wavedbg_launch()
+        headers = [("Id", 4), ("Target Id", 9), ("Grid", 4), ("Workgroup", 9), ("Fence", 7)]
+        if full:
+            headers.append(("Address Spaces", 14))
+        headers.append(("Kernel Function", 1))
+        row = None
+        if launch is not None:
+            row = ["1", "wavedbg Dispatch 1:1:1 (PKID 0)",
+                   "[%d]" % (launch["grid"] * launch["workgroup"]),
+                   "[%d]" % launch["workgroup"], ""]
+            if full:
+                row.append("Shared(%d), Private(%d)" % (launch["shared"], launch["scratch"]))
+            row.append(launch["kernel"])
+        _wavedbg_table("dispatches", " ".join(words), headers, row)
+
+
+_WavedbgInfoAgents()
+_WavedbgInfoQueues()
+_WavedbgInfoDispatches()
+# `info dispatches` would make gdb's abbreviations `info dis` and `info disp` ambiguous.
+for _alias in ("dis", "disp"):
+    try:
+        gdb.execute("alias -a info %s = info display" % _alias, to_string=True)
+    except gdb.error:
+        pass  # defined already (the file sourced again), or an old gdb without alias
+
+if not globals().get("_wavedbg_rocgdb_connected"):
+    _wavedbg_rocgdb_connected = True
+    for _name in ("stop", "before_prompt", "register_changed", "exited"):
+        _registry = getattr(gdb.events, _name, None)
+        if _registry is not None:
+            _registry.connect(lambda event=None: _wavedbg_rocgdb_refresh())
+_wavedbg_rocgdb_refresh()
+end
+
+define hookpost-thread
+  python _wavedbg_rocgdb_refresh()
 end

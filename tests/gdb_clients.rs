@@ -386,7 +386,7 @@ fn gdb_extended_remote_restarts(client: &str) {
     let dir = tempfile::tempdir().expect("tempdir");
     let k = kernel(&dir, "gdbtest.s", KERNEL);
     let stored = label_addr(&k, "stored");
-    let mut server = Server::start(&k);
+    let server = Server::start(&k);
     let script = format!(
         "break *{stored:#x}
 continue
@@ -408,7 +408,11 @@ detach
             "  tid    wave   workgroup  wave_in_wg  state       pc\n* 1      0      0          0",
         ],
     );
-    assert!(server.wait_exit(Duration::from_secs(10)).is_some());
+    // A detach leaves the server waiting for the next client (tests/gdb_rocgdb.rs).
+    assert!(server.wait_log(
+        "client detached; waiting for another client",
+        Duration::from_secs(10)
+    ));
 }
 
 #[test]
@@ -1123,7 +1127,7 @@ fn gdb_and_the_server_agree_on_watchpoints_threads_and_the_process() {
     }
     let dir = tempfile::tempdir().expect("tempdir");
     let k = kernel(&dir, "gdbtest.s", KERNEL);
-    let mut server = Server::start(&k);
+    let server = Server::start(&k);
     let script = format!(
         "awatch *(unsigned int *)({SHARED}+8)
 continue
@@ -1173,7 +1177,10 @@ detach
         !out.contains("watchpoint 2:") && !out.contains("watchpoint 3:"),
         "no engine numbers: {out}"
     );
-    assert!(server.wait_exit(Duration::from_secs(10)).is_some());
+    assert!(server.wait_log(
+        "client detached; waiting for another client",
+        Duration::from_secs(10)
+    ));
 }
 
 /// Packets gdbstub would accept leniently are errors: `Hg` of a thread that does not

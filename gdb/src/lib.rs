@@ -71,18 +71,18 @@ pub enum ServeError {
     Io(#[from] std::io::Error),
 }
 
-/// Serves `engine` over the GDB remote protocol until a client detaches or kills it.
+/// Serves `engine` over the GDB remote protocol until a client kills it.
 ///
 /// Prints `wavedbg: GDB server listening on ADDR` on stderr once it accepts connections.
 /// One client is served at a time: another that connects meanwhile is refused at once (its
 /// first packet is answered `E.` with the reason, which gdb prints, and the connection is
 /// closed; the server's stderr says so too). A client that sends no whole packet within
-/// [`HANDSHAKE_TIMEOUT`] of connecting is dropped, so the next one can attach. When a connection closes without a detach or kill (the
-/// client crashed or went away), the server keeps the kernel as it is and waits for the
-/// next client. When the launch ends (all waves exited, or the client resumed after a
-/// fault), it restarts from the beginning for the next `run` or client. Listening on a
-/// non-loopback address is the caller's decision (the CLI requires `--allow-remote`);
-/// `monitor save` is then refused.
+/// [`HANDSHAKE_TIMEOUT`] of connecting is dropped, so the next one can attach. When a
+/// client detaches, or its connection closes without a kill (the client crashed or went
+/// away), the server keeps the kernel as it is and waits for the next client. When the
+/// launch ends (all waves exited, or the client resumed after a fault), it restarts from
+/// the beginning for the next `run` or client. Listening on a non-loopback address is the
+/// caller's decision (the CLI requires `--allow-remote`); `monitor save` is then refused.
 pub fn serve(engine: Engine, options: ServeOptions) -> Result<(), ServeError> {
     serve_on(engine, TcpListener::bind(options.listen)?)
 }
@@ -120,9 +120,11 @@ pub fn serve_on_with(
             session::run(&mut target, stream, handshake)
         });
         match ended {
+            // As `gdbserver --multi`: a client that detaches leaves the kernel as it is for
+            // the next one, which is answered at once (a server that ended would leave gdb
+            // retrying a refused connection for its `tcp connect-timeout`, 15 s).
             Ok(session::End::Detached) => {
-                eprintln!("wavedbg: client detached; server done");
-                return Ok(());
+                eprintln!("wavedbg: client detached; waiting for another client");
             }
             Ok(session::End::Killed) => {
                 eprintln!("wavedbg: killed by the client; server done");

@@ -76,16 +76,17 @@ fn closed_after(s: &mut TcpStream, since: Instant) -> Duration {
     }
 }
 
-/// A client is served: its `qSupported` gets the features, and it detaches (the server ends).
-fn served_and_detach(mut s: TcpStream, server: JoinHandle<Result<(), wavedbg_gdb::ServeError>>) {
+/// A client is served: its `qSupported` gets the features, and it kills the kernel (the
+/// server ends; one that detaches would leave the server waiting for the next client).
+fn served_and_killed(mut s: TcpStream, server: JoinHandle<Result<(), wavedbg_gdb::ServeError>>) {
     s.write_all(b"+").expect("write");
     s.write_all(&packet("qSupported:multiprocess+;swbreak+;hwbreak+"))
         .expect("write");
     let features = reply(&mut s);
     assert!(features.contains("PacketSize="), "not served: {features}");
     s.write_all(b"+").expect("write");
-    s.write_all(&packet("D")).expect("write");
-    assert_eq!(reply(&mut s), "OK");
+    s.write_all(&packet("k")).expect("write");
+    assert_eq!(reply(&mut s), "X09");
     server.join().expect("server thread").expect("server ends");
 }
 
@@ -96,7 +97,7 @@ fn a_silent_client_is_dropped_and_the_next_is_served() {
     let mut silent = connect(addr);
     let took = closed_after(&mut silent, start);
     assert!(took >= HANDSHAKE, "dropped before the time-out: {took:?}");
-    served_and_detach(connect(addr), server);
+    served_and_killed(connect(addr), server);
 }
 
 #[test]
@@ -113,7 +114,7 @@ fn a_client_stalled_mid_packet_is_dropped_and_the_next_is_served() {
     let took = closed_after(&mut stalled, start);
     assert!(took >= HANDSHAKE, "dropped before the time-out: {took:?}");
     assert!(took < HANDSHAKE * 3, "the trickle kept it alive: {took:?}");
-    served_and_detach(connect(addr), server);
+    served_and_killed(connect(addr), server);
 }
 
 #[test]
@@ -129,7 +130,7 @@ fn after_its_first_packet_a_client_may_stay_silent() {
     s.write_all(&packet("?")).expect("write");
     assert!(reply(&mut s).starts_with('T'));
     s.write_all(b"+").expect("write");
-    s.write_all(&packet("D")).expect("write");
-    assert_eq!(reply(&mut s), "OK");
+    s.write_all(&packet("k")).expect("write");
+    assert_eq!(reply(&mut s), "X09");
     server.join().expect("server thread").expect("server ends");
 }

@@ -101,6 +101,18 @@ impl Server {
         self.log.lock().map(|l| l.clone()).unwrap_or_default()
     }
 
+    /// Waits for the server's stderr to say `text`; whether it did within `timeout`.
+    pub fn wait_log(&self, text: &str, timeout: Duration) -> bool {
+        let end = Instant::now() + timeout;
+        while !self.log().contains(text) {
+            if Instant::now() > end {
+                return false;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        true
+    }
+
     /// Waits for the server to exit on its own.
     pub fn wait_exit(&mut self, timeout: Duration) -> Option<ExitStatus> {
         let end = Instant::now() + timeout;

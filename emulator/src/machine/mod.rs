@@ -419,8 +419,16 @@ impl Machine {
             own_pages += pages(&a.data, theirs);
         }
         // Every array's list of page pointers is copied too.
-        let pointers: usize = self.waves.iter().map(|w| w.scratch.page_count()).sum::<usize>()
-            + self.slots.iter().map(|s| s.shared.page_count()).sum::<usize>()
+        let pointers: usize = self
+            .waves
+            .iter()
+            .map(|w| w.scratch.page_count())
+            .sum::<usize>()
+            + self
+                .slots
+                .iter()
+                .map(|s| s.shared.page_count())
+                .sum::<usize>()
             + self
                 .global
                 .allocations()

@@ -55,6 +55,9 @@ Server commands (wavedbg serve):
   disassemble [LOC]      the kernel's own disassembly around LOC
   decode ADDR [N]        N instructions (default 1) from ADDR, one a line: address,
                          length in bytes, text (scripts/wavedbg.gdb's disassembler)
+  launch                 the launch in one line of KEY=VALUE: grid (workgroups), workgroup
+                         (lanes), shared (bytes a workgroup), scratch (bytes a lane),
+                         resident (workgroups at once), kernel (its name)
 The sanitizer: `monitor set check races|sync|init|hazards|all on|off`, then a finding
 stops the run with SIGTRAP and its description; `monitor info findings` lists them.
 Run control, the current thread and registers stay with the client: use its continue,
@@ -294,6 +297,23 @@ pub fn decode(t: &WaveTarget, args: &str) -> String {
     s
 }
 
+/// `launch`: the launch's shape in one line of `KEY=VALUE` words, for scripts
+/// (scripts/wavedbg.gdb's `info dispatches`, `info agents` and `info queues`). It does not
+/// change while the server runs, so it is answered with or without a process.
+pub fn launch(t: &WaveTarget) -> String {
+    let m = t.engine().machine();
+    let l = m.launch();
+    format!(
+        "grid={} workgroup={} shared={} scratch={} resident={} kernel={}\n",
+        l.grid,
+        l.workgroup_lanes,
+        l.shared_bytes,
+        l.scratch_bytes,
+        m.slots.len(),
+        m.program().name
+    )
+}
+
 /// Runs one monitor command line and returns its output.
 pub fn run(t: &mut WaveTarget, line: &str) -> String {
     let line = line.trim();
@@ -304,6 +324,7 @@ pub fn run(t: &mut WaveTarget, line: &str) -> String {
         "why" if t.no_process => return NO_PROCESS.into(),
         "why" => return why(t),
         "threads" => return threads(t),
+        "launch" => return launch(t),
         "windows" => {
             let e = t.engine();
             let wave = (!t.no_process && !t.on_ghost).then_some(e.selected_wave);
@@ -416,6 +437,10 @@ pub(crate) mod tests {
         }
         t.no_process = true;
         assert!(run(&mut t, "threads").starts_with("No threads"));
+        assert_eq!(
+            run(&mut t, "launch"),
+            "grid=1 workgroup=64 shared=128 scratch=0 resident=1 kernel=t\n"
+        );
         assert!(run(&mut t, "info waves").contains("not running"));
         assert!(run(&mut t, "info breakpoints").starts_with("No breakpoints"));
     }

@@ -354,6 +354,16 @@ impl History {
         }
     }
 
+    /// The summary of the open interval (from the newest snapshot to now), when the live
+    /// machine `m` is at the end of the record.
+    fn open_summary(&self, m: &Machine) -> Option<Summary> {
+        if self.cursor.is_some() {
+            return None;
+        }
+        let newest = self.snapshots.last()?;
+        Some(Summary::peek(m, &newest.machine, !self.open_unknown))
+    }
+
     /// What `info history` shows.
     pub fn info(&self, now: u64) -> HistoryInfo {
         HistoryInfo {
@@ -373,10 +383,12 @@ impl History {
     fn replay_to(&self, target: StopBefore, watch: Option<Watch<'_>>) -> Option<Replayed> {
         let usable = |m: &Machine| match target {
             StopBefore::Count(n) => m.stats.wave_instructions <= n,
+            // Wave ids grow with dispatch: a slot holding an earlier wave has the target
+            // to come; one holding a later wave is past it.
             StopBefore::Wave { wave, id, executed } => m
                 .waves
                 .get(wave)
-                .is_none_or(|w| w.id != id || w.executed <= executed),
+                .is_none_or(|w| w.id < id || (w.id == id && w.executed <= executed)),
         };
         let snap = self.snapshots.iter().rev().find(|s| usable(&s.machine))?;
         let mut m = snap.machine.clone();
