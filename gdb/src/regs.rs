@@ -384,10 +384,12 @@ mod tests {
         let m = engine.machine();
         for addr in [RSP_VALUE - 4096, RSP_VALUE - 8, RSP_VALUE, RSP_VALUE + 4096] {
             let mut word = [0u8; 8];
-            assert!(
-                crate::memory::read(m, addr, &mut word).is_err(),
-                "{addr:#x}"
-            );
+            for tail in [crate::memory::Tail::Short, crate::memory::Tail::Padded] {
+                assert!(
+                    crate::memory::read(m, addr, &mut word, tail).is_err(),
+                    "{addr:#x}"
+                );
+            }
         }
         assert!(matches!(
             crate::memory::Window::of(RSP_VALUE),
