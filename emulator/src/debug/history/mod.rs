@@ -373,10 +373,13 @@ impl History {
     fn replay_to(&self, target: StopBefore, watch: Option<Watch<'_>>) -> Option<Replayed> {
         let usable = |m: &Machine| match target {
             StopBefore::Count(n) => m.stats.wave_instructions <= n,
+            // Not past the point: the slot still holds an earlier wave (a slot takes waves
+            // in dispatch order, so by increasing id), or the wave itself not past it. A
+            // later wave in the slot means the wave has exited: past it.
             StopBefore::Wave { wave, id, executed } => m
                 .waves
                 .get(wave)
-                .is_none_or(|w| w.id != id || w.executed <= executed),
+                .is_none_or(|w| w.id < id || (w.id == id && w.executed <= executed)),
         };
         let snap = self.snapshots.iter().rev().find(|s| usable(&s.machine))?;
         let mut m = snap.machine.clone();

@@ -1,0 +1,79 @@
+//! Time travel's index and searches: what a search finds after a workgroup's slot is
+//! reused, the values `last-write` reports, interrupted searches.
+
+use super::fixtures::*;
+
+// ---------------------------------------------------------------------------------------
+// The bugs these tests found, each on its own.
+
+/// One wave per workgroup, one workgroup resident: workgroup 1 takes workgroup 0's slot
+/// (and wave index 0) when it finishes. Wave 0 runs `short` turns, writes shared and
+/// scratch words at `late` and exits; wave 1 runs `long` turns: the record has snapshots
+/// after wave 0's end.
+const SLOT_REUSED: &str = r#"
+.kernel slots
+.workgroup 32
+.grid 2
+.shared 128
+.scratch 16
+    uwgid u3
+    vlaneid v0
+first:
+    vshli v1, v0, 2
+    vmovi v6, 0
+    umovi u7, 6000
+    br.uz u3, again
+    umovi u7, 60000
+again:
+    vaddi.u32 v4, v4, 1
+    uaddi u7, u7, -1
+    br.unz u7, again
+    br.unz u3, done
+late:
+    st.shared.b32 v4, v1, 0
+    st.scratch.b32 v4, v6, 4
+done:
+    wait.all
+    end
+"#;
+
+fn slot_reused() -> Engine {
+    let mut e = engine_with(
+        SLOT_REUSED,
+        LaunchOptions {
+            resident_workgroups: 1,
+            ..LaunchOptions::default()
+        },
+    );
+    finish_all(&mut e);
+    assert!(e.history().info(0).snapshots >= 3);
+    e
+}
+
+/// `reverse-continue` to a hit of a wave whose slot a later wave took, and `reverse-stepi`
+/// of such a wave: the replay starts from a snapshot before the point, not from a later
+/// one where the slot holds the other wave. (It used to pick the newest snapshot whose
+/// slot held another wave, never reached the point, and said "No more reverse-execution
+/// history".)
+#[test]
+fn reverse_execution_reaches_a_wave_whose_slot_was_reused() {
+    let mut e = slot_reused();
+    bp(&mut e, "first");
+    let stop = e.reverse_continue();
+    assert_eq!(stop.wave_id, Some(1), "{stop:?}");
+    let stop = e.reverse_continue();
+    assert!(
+        matches!(stop.reason, StopReason::Breakpoint { .. }),
+        "{stop:?}"
+    );
+    assert_eq!((stop.wave_id, stop.instructions), (Some(0), 2));
+    assert_eq!(e.machine().waves[0].pc, label(&e, "first"));
+    // From a point where wave 0 runs, with later snapshots holding wave 1 in its slot.
+    e.delete(None).expect("delete");
+    e.goto(5000).expect("goto");
+    e.select_wave(0).expect("wave 0");
+    let executed = e.machine().waves[0].executed;
+    let stop = e.reverse_step(100);
+    assert_eq!(stop.reason, StopReason::Step);
+    assert_eq!(e.machine().waves[0].executed, executed - 100);
+}
