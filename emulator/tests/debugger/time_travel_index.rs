@@ -2,6 +2,7 @@
 //! reused, the values `last-write` reports, interrupted searches.
 
 use super::fixtures::*;
+use wavedbg_emulator::debug::WriteTarget;
 
 // ---------------------------------------------------------------------------------------
 // The bugs these tests found, each on its own.
@@ -48,6 +49,53 @@ fn slot_reused() -> Engine {
     finish_all(&mut e);
     assert!(e.history().info(0).snapshots >= 3);
     e
+}
+
+/// The writes of a workgroup that finished between two snapshots are in the index even
+/// though a dispatch replaced its shared memory and its waves' scratch: `last-write` and
+/// a watchpoint find them. (The interval's summary used to look at the slot's new arrays
+/// only, and the search skipped the interval.)
+#[test]
+fn a_finished_workgroups_writes_are_found_after_its_slot_is_reused() {
+    let mut e = slot_reused();
+    let end = e.machine().stats.wave_instructions;
+    let late = label(&e, "late");
+    let shared = WriteTarget::Memory {
+        space: Space::Shared,
+        addr: 0,
+        len: 4,
+        workgroup: 0,
+        wave: 0,
+        lane: 0,
+    };
+    let found = e
+        .last_write(&shared, end)
+        .expect("answer")
+        .expect("a write");
+    assert_eq!((found.wave, found.pc, found.lanes), (0, late, 1));
+    assert_eq!(found.new, 6000u32.to_le_bytes());
+    let scratch = WriteTarget::Memory {
+        space: Space::Scratch,
+        addr: 4,
+        len: 4,
+        workgroup: 0,
+        wave: 0,
+        lane: 9,
+    };
+    let found = e
+        .last_write(&scratch, end)
+        .expect("answer")
+        .expect("a write");
+    assert_eq!((found.wave, found.pc, found.lanes), (0, late + 8, 1 << 9));
+    // A watchpoint on workgroup 0's word, set at the launch: reverse-continue from the end
+    // stops right before the store.
+    e.goto(0).expect("the launch");
+    e.add_watchpoint(WatchKind::Write, Scope::Shared(Some(0)), 0, 4, None)
+        .expect("watch");
+    e.goto(end).expect("the end");
+    let stop = e.reverse_continue();
+    assert_eq!(watch_hits(&stop)[0].pc, late, "{stop:?}");
+    assert_eq!(stop.instructions, found.count - 1);
 }
 
 /// `reverse-continue` to a hit of a wave whose slot a later wave took, and `reverse-stepi`
