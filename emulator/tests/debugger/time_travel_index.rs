@@ -125,3 +125,44 @@ fn reverse_execution_reaches_a_wave_whose_slot_was_reused() {
     assert_eq!(stop.reason, StopReason::Step);
     assert_eq!(e.machine().waves[0].executed, executed - 100);
 }
+
+/// `last-write` of a range longer than the write, or not starting where it does: the
+/// bytes before are the range's before the instruction, not the store's old bytes
+/// shifted to the range's start.
+#[test]
+fn last_write_of_a_range_reports_the_range_before_and_after() {
+    const RANGE: &str = r#"
+.kernel range
+.workgroup 32
+.buffer b, 64
+.init b, u32, 1, 2, 3, 4, 5, 6
+.arg u[0:1], b
+    vmovi v1, 8
+    vmovi v2, 0x99
+    umovi u5, 1
+    exec.set u5
+store:
+    st.ubase.b32 v2, u[0:1], v1, 0
+same:
+    st.ubase.b32 v2, u[0:1], v1, 0
+    wait.all
+    end
+"#;
+    let mut e = engine(RANGE);
+    finish_all(&mut e);
+    let text = run(&mut e, "last-write global:b+4 16");
+    assert!(text.contains("(st.ubase.b32 v2, u[0:1], v1, 0)"), "{text}");
+    assert!(
+        text.contains(
+            "before: 0x00000002 0x00000099 0x00000004 0x00000005\n  after:  0x00000002 0x00000099 0x00000004 0x00000005 (value unchanged)"
+        ),
+        "{text}"
+    );
+    let text = run(&mut e, "last-write global:b+4 16");
+    assert!(
+        text.contains(
+            "before: 0x00000002 0x00000003 0x00000004 0x00000005\n  after:  0x00000002 0x00000099 0x00000004 0x00000005\n"
+        ),
+        "{text}"
+    );
+}
