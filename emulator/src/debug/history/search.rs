@@ -658,6 +658,9 @@ impl Engine {
             })?;
             Ok(last)
         });
+        // The search consumes an interrupt request, as a stop does: left pending, it
+        // would stop the next command at once.
+        self.interrupt.store(false, Ordering::Relaxed);
         match back {
             Back::Found(found) => Ok(Some(found)),
             Back::Nothing => Ok(None),
