@@ -165,6 +165,7 @@ impl Machine {
             stop_before: None,
             sanitizer: None,
             ran: Vec::new(),
+            retired_writes: Vec::new(),
         };
         for _ in 0..resident {
             m.slots.push(Slot {
@@ -178,6 +179,28 @@ impl Machine {
         Ok(m)
     }
 
+    /// Keeps the lines the workgroup in slot `s` (`wpg` waves) wrote in this epoch, in its
+    /// shared memory and its waves' scratch, before a dispatch replaces them (time
+    /// travel's index, [`Machine::written_since`]).
+    fn keep_retired_writes(&mut self, s: usize, wpg: usize) {
+        let Machine {
+            slots,
+            waves,
+            retired_writes,
+            ..
+        } = self;
+        if let Some(slot) = slots.get(s) {
+            for (page, lines) in slot.shared.written_this_epoch() {
+                retired_writes.push((1, page as u64 * 4096, lines));
+            }
+        }
+        for w in waves.iter().skip(s * wpg).take(wpg) {
+            for (page, lines) in w.scratch.written_this_epoch() {
+                retired_writes.push((2, page as u64 * 4096, lines));
+            }
+        }
+    }
+
     /// Creates the next workgroup in slot `s` (or leaves the slot empty).
     pub(super) fn dispatch(&mut self, s: usize) {
         let wpg = self.waves_per_group();
@@ -188,6 +211,9 @@ impl Machine {
         }
         let wg = self.next_workgroup;
         self.next_workgroup += 1;
+        if !self.ran.is_empty() {
+            self.keep_retired_writes(s, wpg);
+        }
         self.slots[s] = Slot {
             workgroup: Some(wg),
             shared: PagedBytes::zeroed(self.launch.shared_bytes as u64),

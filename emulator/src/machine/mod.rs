@@ -158,6 +158,12 @@ pub struct Machine {
     /// A bit per code word, set when a wave is stepped at it (time travel's index of the
     /// code run between snapshots; empty: not kept, nothing paid).
     pub(crate) ran: Vec<u64>,
+    /// While the code run is kept ([`Machine::keep_ran`]): the memory lines written in the
+    /// current epoch by arrays a dispatch has replaced since (a finished workgroup's
+    /// shared memory, its waves' scratch), as `(space, key, lines)` keyed as
+    /// [`Machine::written_since`] keys them, which adds them: the index must not lose
+    /// the writes of a workgroup that finished between two snapshots.
+    pub(crate) retired_writes: Vec<(usize, u64, u64)>,
 }
 
 /// A point right before an instruction executes, where a replay stops.
@@ -267,6 +273,7 @@ impl Machine {
             lanes_of,
             sanitizer,
             ran,
+            retired_writes,
         } = other;
         if !Arc::ptr_eq(&self.program, program)
             || self.waves.len() != waves.len()
@@ -308,6 +315,7 @@ impl Machine {
         self.lanes_of = *lanes_of;
         self.sanitizer.clone_from(sanitizer);
         self.ran.clone_from(ran);
+        self.retired_writes.clone_from(retired_writes);
     }
 
     /// Removes the debugger's hooks (breakpoint marks, the access log, resume-over and
@@ -335,6 +343,7 @@ impl Machine {
     /// Starts a new epoch of memory write marks in every array (global, shared, scratch):
     /// call as a snapshot is kept, so [`Machine::written_since`] it names later writes.
     pub(crate) fn next_epoch(&mut self) {
+        self.retired_writes.clear();
         self.global.next_epoch();
         for s in &mut self.slots {
             s.shared.next_epoch();
@@ -370,6 +379,9 @@ impl Machine {
             for (page, lines) in w.scratch.written_since(theirs) {
                 add(2, page as u64 * 4096, lines);
             }
+        }
+        for &(space, key, lines) in &self.retired_writes {
+            add(space, key, lines);
         }
         out.map(|m| m.into_iter().collect())
     }

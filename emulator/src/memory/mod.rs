@@ -301,6 +301,18 @@ impl PagedBytes {
         })
     }
 
+    /// The pages written in the current epoch (since [`PagedBytes::next_epoch`], or since
+    /// the array was made), as `(page index, lines)`: what [`PagedBytes::written_since`]
+    /// names for the copy kept as the epoch started, without that copy (for an array
+    /// about to be replaced, whose writes must not be lost).
+    pub fn written_this_epoch(&self) -> impl Iterator<Item = (usize, u64)> + '_ {
+        self.pages
+            .iter()
+            .enumerate()
+            .filter(|(_, p)| p.epoch == self.epoch && p.lines != 0)
+            .map(|(i, p)| (i, p.lines))
+    }
+
     /// Starts a new epoch of write marks: call as a copy of the array is kept, so that
     /// [`PagedBytes::written_since`] that copy names only later writes.
     pub fn next_epoch(&mut self) {

@@ -20,6 +20,8 @@
 //! - `sessions.rs`: scripts, sessions, replays, the command log;
 //! - `loading.rs`: kernels and kernel objects from untrusted input;
 //! - `time_travel.rs`: reverse execution, `goto`, `last-write`, history;
+//! - `time_travel_index.rs`: the history's index against an unindexed oracle on random
+//!   programs, writes that leave a value unchanged, interrupted searches, thinning;
 //! - `snapshots.rs`: refreshed time-travel snapshots equal full copies;
 //! - `sanitizer.rs`: the sanitizer under the debugger (stops, time travel, sessions).
 //!
@@ -44,4 +46,5 @@ mod snapshots;
 mod source;
 mod stepping;
 mod time_travel;
+mod time_travel_index;
 mod watchpoints;

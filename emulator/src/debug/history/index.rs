@@ -32,20 +32,13 @@ impl Summary {
     }
 
     /// What `m`, the live machine at the end of the record, did since `prev` (the newest
-    /// snapshot), leaving it as it is; `known_code`: whether its record of the code run
-    /// covers the whole interval.
-    pub(super) fn peek(m: &Machine, prev: &Machine, known_code: bool) -> Summary {
+    /// snapshot), leaving it as it is.
+    pub(super) fn peek(m: &Machine, prev: &Machine) -> Summary {
         let code_words = m.code().len();
         Summary {
-            ran: (known_code && m.ran.len() == code_words.div_ceil(64)).then(|| m.ran.clone()),
+            ran: (m.ran.len() == code_words.div_ceil(64)).then(|| m.ran.clone()),
             written: m.written_since(prev),
         }
-    }
-
-    /// Says "any" for the code run (the machine's record of it does not cover the
-    /// interval).
-    pub(super) fn forget_code(&mut self) {
-        self.ran = None;
     }
 
     /// Adds `other` (the next interval: the two become one when a snapshot is dropped).

@@ -111,9 +111,11 @@ pub struct History {
     limit: usize,
     /// Instruction count of the newest snapshot.
     last_snapshot: u64,
-    /// The live machine's code run since the newest snapshot is not all known (the
-    /// snapshot it was counted from was dropped): the next summary says "any".
-    open_unknown: bool,
+    /// What happened in the open interval before the live machine began its own record
+    /// of it: when the newest snapshot is dropped, the open interval starts at an older
+    /// one, and the summary of the part between them is kept here (the live machine's
+    /// code record and write marks start at the snapshot dropped).
+    open_prefix: Option<Summary>,
 }
 
 /// What `info history` shows.
@@ -147,7 +149,7 @@ impl History {
             spacing: FIRST_SPACING,
             limit,
             last_snapshot: 0,
-            open_unknown: false,
+            open_prefix: None,
         };
         start.keep_ran();
         h.push_snapshot(start);
@@ -167,7 +169,7 @@ impl History {
         if let Some(s) = self.snapshots.first_mut() {
             s.after = None;
         }
-        self.open_unknown = false;
+        self.open_prefix = None;
         self.cursor = None;
         self.cursor_count = 0;
         self.spacing = FIRST_SPACING;
@@ -190,15 +192,16 @@ impl History {
         self.snapshots
             .iter()
             .map(|s| s.bytes + s.after.as_ref().map_or(0, Summary::bytes))
-            .sum()
+            .sum::<usize>()
+            + self.open_prefix.as_ref().map_or(0, Summary::bytes)
     }
 
     /// Keeps a snapshot of `m`, closing the previous interval with its summary.
     fn push_snapshot(&mut self, m: &mut Machine) {
         if let Some(last) = self.snapshots.last_mut() {
             let mut summary = Summary::take(m, &last.machine);
-            if std::mem::take(&mut self.open_unknown) {
-                summary.forget_code();
+            if let Some(prefix) = self.open_prefix.take() {
+                summary.merge(&prefix);
             }
             last.after = Some(summary);
         }
@@ -232,12 +235,17 @@ impl History {
                 // record of the code run starts there).
                 let keep = i == 0 || (newest >= 2 && (newest - i).is_multiple_of(2));
                 match kept.last_mut() {
-                    Some(prev) if !keep => {
-                        if i == newest {
-                            // The open interval now starts further back than the live
-                            // machine's record of the code it ran.
-                            self.open_unknown = true;
+                    Some(prev) if !keep && i == newest => {
+                        // The open interval now starts at `prev`: what happened from there
+                        // to `s` joins the part before the live machine's own record.
+                        if let Some(mut closed) = prev.after.take() {
+                            if let Some(prefix) = self.open_prefix.take() {
+                                closed.merge(&prefix);
+                            }
+                            self.open_prefix = Some(closed);
                         }
+                    }
+                    Some(prev) if !keep => {
                         prev.after = match (prev.after.take(), &s.after) {
                             (Some(mut a), Some(b)) => {
                                 a.merge(b);
@@ -305,7 +313,7 @@ impl History {
         if let Some(s) = self.snapshots.last_mut() {
             s.after = None;
         }
-        self.open_unknown = false;
+        self.open_prefix = None;
         self.log.extend(partial);
         self.last_snapshot = self
             .snapshots
@@ -361,7 +369,11 @@ impl History {
             return None;
         }
         let newest = self.snapshots.last()?;
-        Some(Summary::peek(m, &newest.machine, !self.open_unknown))
+        let mut open = Summary::peek(m, &newest.machine);
+        if let Some(prefix) = &self.open_prefix {
+            open.merge(prefix);
+        }
+        Some(open)
     }
 
     /// What `info history` shows.
@@ -383,8 +395,9 @@ impl History {
     fn replay_to(&self, target: StopBefore, watch: Option<Watch<'_>>) -> Option<Replayed> {
         let usable = |m: &Machine| match target {
             StopBefore::Count(n) => m.stats.wave_instructions <= n,
-            // Wave ids grow with dispatch: a slot holding an earlier wave has the target
-            // to come; one holding a later wave is past it.
+            // Not past the point: the slot still holds an earlier wave (a slot takes waves
+            // in dispatch order, so by increasing id), or the wave itself not past it. A
+            // later wave in the slot means the wave has exited: past it.
             StopBefore::Wave { wave, id, executed } => m
                 .waves
                 .get(wave)

@@ -673,18 +673,17 @@ impl Engine {
             })?;
             Ok(last)
         });
+        // The search consumes an interrupt request, as a stop does: left pending, it
+        // would stop the next command at once.
+        self.interrupt.store(false, Ordering::Relaxed);
         match back {
             Back::Found(found) => Ok(Some(found)),
             Back::Nothing => Ok(None),
-            Back::Interrupted(cleared) => {
-                // The request is answered (a stop would consume it; this is an error).
-                self.interrupt.store(false, Ordering::Relaxed);
-                Err(EngineError::SearchInterrupted {
-                    searched_back_to: cleared.map_or(before, |k| {
-                        self.history.snapshots[k].machine.stats.wave_instructions
-                    }),
-                })
-            }
+            Back::Interrupted(cleared) => Err(EngineError::SearchInterrupted {
+                searched_back_to: cleared.map_or(before, |k| {
+                    self.history.snapshots[k].machine.stats.wave_instructions
+                }),
+            }),
         }
     }
 }
@@ -707,8 +706,8 @@ fn register_value(target: &WriteTarget, w: &crate::wave::Wave) -> Option<Vec<u8>
 }
 
 /// The write to a memory target the instruction just replayed made (its access log
-/// holds its accesses): the lanes that wrote, the first writing lane's bytes before, and
-/// what the range holds after (up to 16 bytes each).
+/// holds its accesses): the lanes that wrote, and what the range held before and holds
+/// after it (up to 16 bytes each).
 fn memory_write(
     target: &WriteTarget,
     m: &Machine,
@@ -739,17 +738,23 @@ fn memory_write(
             }
     };
     let writes: Vec<_> = log.hits.iter().filter(mine).collect();
-    let first = writes.first()?;
+    if writes.is_empty() {
+        return None;
+    }
     let lanes = writes.iter().fold(0u32, |l, a| l | 1 << a.lane);
     let n = len.min(16) as usize;
-    let mut old = vec![0u8; n];
-    let skip = addr.saturating_sub(first.addr) as usize;
-    for (i, b) in old.iter_mut().enumerate() {
-        if let Some(&x) = first.old.get(skip + i) {
-            *b = x;
-        }
-    }
     let mut new = vec![0u8; n];
     let _ = m.read_space(space, seen.wave, lane, addr, &mut new);
+    // The bytes before: what the range holds now, with the instruction's writes undone,
+    // last first (each access keeps the bytes it overwrote, wherever it starts).
+    let mut old = new.clone();
+    for a in writes.iter().rev() {
+        for k in 0..(a.len as u64).min(16) {
+            let at = a.addr.saturating_add(k);
+            if at >= addr && at - addr < n as u64 {
+                old[(at - addr) as usize] = a.old[k as usize];
+            }
+        }
+    }
     Some((lanes, old, new))
 }
