@@ -4,12 +4,14 @@
 //! batch mode gets SIGINT a second after a marker appears in its output (the way a user's
 //! Ctrl-C reaches it); each test asserts gdb reports the interrupt and the session goes on.
 //!
-//! Outside CI (`CI` unset) a missing gdb skips the test with a message; in CI it fails.
+//! Each runs with gdb and gdb-multiarch. Outside CI (`CI` unset) a missing client skips the
+//! test with a message; in CI it fails.
 
 use std::time::Duration;
 
 mod clients;
 use clients::*;
+mod tmux;
 
 /// An endless loop of two waves counting in u1 (two instructions per count).
 const SPIN: &str = "\
@@ -36,7 +38,13 @@ set $start = $u1
 /// takes seconds), is interrupted: gdb reports SIGINT and the session answers after.
 #[test]
 fn ctrl_c_interrupts_a_reverse_continue() {
-    if !have("gdb") {
+    for client in ["gdb", "gdb-multiarch"] {
+        ctrl_c_interrupts_a_reverse_continue_in(client);
+    }
+}
+
+fn ctrl_c_interrupts_a_reverse_continue_in(client: &str) {
+    if !have(client) {
         return;
     }
     let dir = tempfile::tempdir().expect("tempdir");
@@ -52,7 +60,7 @@ printf \"went back at most to where it was: %d\\n\", $u1 <= $start
 kill
 "
     );
-    let out = gdb_interrupted("gdb", &server, &script, &["running", "searching-back"]);
+    let out = gdb_interrupted(client, &server, &script, &["running", "searching-back"]);
     check(
         &out,
         &server,
@@ -80,7 +88,13 @@ kill
 /// with SIGINT, and gdb ends the command there.
 #[test]
 fn ctrl_c_stops_gdbs_stepi_n_between_steps() {
-    if !have("gdb") {
+    for client in ["gdb", "gdb-multiarch"] {
+        ctrl_c_stops_gdbs_stepi_n_between_steps_in(client);
+    }
+}
+
+fn ctrl_c_stops_gdbs_stepi_n_between_steps_in(client: &str) {
+    if !have(client) {
         return;
     }
     let dir = tempfile::tempdir().expect("tempdir");
@@ -92,7 +106,7 @@ stepi 100000
 printf \"stopped early: %d\\n\", $u1 < 45000
 kill
 ";
-    let out = gdb_interrupted("gdb", &server, script, &["stepping"]);
+    let out = gdb_interrupted(client, &server, script, &["stepping"]);
     check(
         &out,
         &server,
@@ -108,7 +122,13 @@ kill
 /// `reverse-stepi 100000` is as many reverse steps; Ctrl-C ends it the same way.
 #[test]
 fn ctrl_c_stops_gdbs_reverse_stepi_n() {
-    if !have("gdb") {
+    for client in ["gdb", "gdb-multiarch"] {
+        ctrl_c_stops_gdbs_reverse_stepi_n_in(client);
+    }
+}
+
+fn ctrl_c_stops_gdbs_reverse_stepi_n_in(client: &str) {
+    if !have(client) {
         return;
     }
     let dir = tempfile::tempdir().expect("tempdir");
@@ -122,7 +142,7 @@ printf \"went back a little: %d\\n\", $u1 < $start && $u1 > $start - 50000
 kill
 "
     );
-    let out = gdb_interrupted("gdb", &server, &script, &["running", "stepping-back"]);
+    let out = gdb_interrupted(client, &server, &script, &["running", "stepping-back"]);
     check(
         &out,
         &server,
@@ -132,5 +152,54 @@ kill
             "[Inferior 1 (process 1) killed]",
         ],
     );
+    assert!(server.wait_exit(Duration::from_secs(10)).is_some());
+}
+
+/// The same as a user types it: gdb in a real terminal (tmux), Ctrl-C typed during
+/// `stepi 100000`, a `continue`, and a `reverse-continue` over what that recorded; each
+/// stops with SIGINT and gdb's prompt comes back.
+#[test]
+fn ctrl_c_typed_in_gdb_in_a_real_terminal() {
+    if !have("gdb") {
+        return;
+    }
+    let Some(t) = tmux::start("gdb-ctrl-c", "gdb-test$ ", (160, 50), true) else {
+        return;
+    };
+    let dir = tempfile::tempdir().expect("tempdir");
+    let k = kernel(&dir, "spin.s", SPIN);
+    let mut server = Server::start(&k);
+    let prompt = |s: &str| s.lines().last().is_some_and(|l| l.trim_end() == "(gdb)");
+    let sigints = |s: &str| s.matches("received signal SIGINT").count();
+    t.type_text(&format!("gdb -nx -q -ex 'target remote {}'", server.addr));
+    t.keys(&["Enter"]);
+    t.wait_for("gdb's prompt", |s| s.contains("in ?? ()") && prompt(s));
+    for (n, command) in ["stepi 100000", "continue", "reverse-continue"]
+        .into_iter()
+        .enumerate()
+    {
+        if command == "reverse-continue" {
+            t.type_text("monitor break spin if u1 == 4294967295");
+            t.keys(&["Enter"]);
+            t.wait_for("the breakpoint", |s| {
+                s.contains("Breakpoint 1 at") && prompt(s)
+            });
+        }
+        t.type_text(command);
+        t.keys(&["Enter"]);
+        std::thread::sleep(Duration::from_millis(700));
+        let s = t.screen();
+        assert!(!prompt(&s), "`{command}` ended before Ctrl-C:\n{s}");
+        t.keys(&["C-c"]);
+        t.wait_for(&format!("`{command}` to stop on Ctrl-C"), |s| {
+            sigints(s) > n && prompt(s)
+        });
+    }
+    t.type_text("kill");
+    t.keys(&["Enter"]);
+    t.wait_text("(y or n)");
+    t.type_text("y");
+    t.keys(&["Enter"]);
+    t.wait_text("[Inferior 1 (process 1) killed]");
     assert!(server.wait_exit(Duration::from_secs(10)).is_some());
 }
