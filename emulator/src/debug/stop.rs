@@ -128,7 +128,8 @@ pub enum StopReason {
         /// The breakpoint's number.
         id: u32,
         /// Lanes that satisfied the condition and filters (all active lanes without a condition):
-        /// a bit per lane, bit `i` = lane `i`, never 0.
+        /// a bit per lane, bit `i` = lane `i`. With a condition or a lane filter, never 0;
+        /// without, 0 when EXEC is 0 (the wave reached the breakpoint with no lane active).
         lanes: u32,
     },
     /// One or more watchpoints triggered by the instruction just executed.

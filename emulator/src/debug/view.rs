@@ -251,12 +251,13 @@ fn describe_stop_reason(e: &Engine, stop: &StopEvent) -> String {
                 Some(Owner::Client(label)) => label.clone(),
                 _ => format!("Breakpoint {id}"),
             };
-            format!(
-                "{name}, {wave}, lane{} {}\n  {}",
-                if lanes.count_ones() == 1 { "" } else { "s" },
-                lanes_text(*lanes),
-                at(stop.pc)
-            )
+            // A wave stops at a breakpoint whatever its EXEC: with none active, it says so.
+            let lanes = match lanes.count_ones() {
+                0 => "no active lanes (EXEC is 0)".to_string(),
+                1 => format!("lane {}", lanes_text(*lanes)),
+                _ => format!("lanes {}", lanes_text(*lanes)),
+            };
+            format!("{name}, {wave}, {lanes}\n  {}", at(stop.pc))
         }
         StopReason::Watchpoint(hits) => {
             let mut s: Vec<String> = hits

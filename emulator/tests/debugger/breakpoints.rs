@@ -996,3 +996,33 @@ fn wave_and_workgroup_filters_select_exactly_their_waves() {
         "every wave stops at an unfiltered breakpoint"
     );
 }
+
+/// A wave reaches a breakpoint whatever its EXEC: with no lane active it stops all the
+/// same, and says so (not an empty lane list); a condition, evaluated in active lanes
+/// only, never holds there.
+#[test]
+fn a_breakpoint_reached_with_no_active_lane_says_so() {
+    let src = "\
+.kernel z
+    umovi u1, 0
+    exec.set u1
+here:
+    vmovi v1, 5
+    end
+";
+    let mut e = engine(src);
+    run(&mut e, "break here");
+    let (text, s) = stop(&mut e, "c");
+    assert!(
+        matches!(s.reason, StopReason::Breakpoint { lanes: 0, .. }),
+        "{s:?}"
+    );
+    assert!(
+        text.starts_with("Breakpoint 1, wave 0 (workgroup 0), no active lanes (EXEC is 0)"),
+        "{text}"
+    );
+    let mut e = engine(src);
+    run(&mut e, "break here if v1 == 0");
+    let (_, s) = stop(&mut e, "c");
+    assert_eq!(s.reason, StopReason::Finished);
+}
