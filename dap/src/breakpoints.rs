@@ -114,19 +114,20 @@ impl<W: Write> Session<W> {
         Ok(id)
     }
 
-    /// Sets each wanted breakpoint; one that fails is reported unverified with why.
-    fn set_all(&mut self, wanted: Vec<Wanted>) -> (Vec<u32>, Vec<Breakpoint>) {
+    /// Sets each wanted breakpoint, in order; one refused before (`Err`: why) or that fails
+    /// is reported unverified with why.
+    fn set_all(&mut self, wanted: Vec<Result<Wanted, String>>) -> (Vec<u32>, Vec<Breakpoint>) {
         let mut ids = Vec::new();
         let mut shown = Vec::new();
         for want in wanted {
-            match self.set_one(&want) {
+            match want.and_then(|w| self.set_one(&w).map_err(|e| e.to_string())) {
                 Ok(id) => {
                     ids.push(id);
                     shown.push(self.describe_point(id));
                 }
-                Err(e) => shown.push(Breakpoint {
+                Err(why) => shown.push(Breakpoint {
                     verified: false,
-                    message: Some(e.to_string()),
+                    message: Some(why),
                     ..Breakpoint::default()
                 }),
             }
@@ -232,14 +233,16 @@ impl<W: Write> Session<W> {
         let wanted = args
             .breakpoints
             .iter()
-            .map(|b| Wanted {
-                location: Location::Line {
-                    file: args.source.path.clone().or(args.source.name.clone()),
-                    line: self.engine_line(b.line),
-                },
-                condition: b.condition.clone(),
-                hit_condition: b.hit_condition.clone(),
-                log_message: b.log_message.clone(),
+            .map(|b| {
+                Ok(Wanted {
+                    location: Location::Line {
+                        file: args.source.path.clone().or(args.source.name.clone()),
+                        line: self.engine_line(b.line),
+                    },
+                    condition: b.condition.clone(),
+                    hit_condition: b.hit_condition.clone(),
+                    log_message: b.log_message.clone(),
+                })
             })
             .collect();
         let (ids, breakpoints) = self.set_all(wanted);
@@ -254,30 +257,21 @@ impl<W: Write> Session<W> {
         self.engine()?;
         let old = std::mem::take(&mut self.points.functions);
         self.delete_points(old);
-        let mut wanted = Vec::new();
-        let mut refused = Vec::new();
-        for (i, b) in args.breakpoints.iter().enumerate() {
-            match wavedbg_emulator::debug::command::parse_location(&b.name) {
-                Ok(location) => wanted.push(Wanted {
+        let wanted = args
+            .breakpoints
+            .iter()
+            .map(|b| {
+                let location = wavedbg_emulator::debug::command::parse_location(&b.name)
+                    .map_err(|e| e.to_string())?;
+                Ok(Wanted {
                     location,
                     condition: b.condition.clone(),
                     hit_condition: b.hit_condition.clone(),
                     log_message: None,
-                }),
-                Err(e) => refused.push((i, e.to_string())),
-            }
-        }
-        let (ids, mut breakpoints) = self.set_all(wanted);
-        for (i, why) in refused {
-            breakpoints.insert(
-                i,
-                Breakpoint {
-                    verified: false,
-                    message: Some(why),
-                    ..Breakpoint::default()
-                },
-            );
-        }
+                })
+            })
+            .collect();
+        let (ids, breakpoints) = self.set_all(wanted);
         self.points.functions = ids;
         Reply::body(BreakpointsBody { breakpoints })
     }
@@ -289,33 +283,24 @@ impl<W: Write> Session<W> {
         self.engine()?;
         let old = std::mem::take(&mut self.points.instructions);
         self.delete_points(old);
-        let mut wanted = Vec::new();
-        let mut refused = Vec::new();
-        for (i, b) in args.breakpoints.iter().enumerate() {
-            match expr::parse_number(b.instruction_reference.trim()).map(|a| a as u64) {
-                Some(a) => wanted.push(Wanted {
+        let wanted = args
+            .breakpoints
+            .iter()
+            .map(|b| {
+                let a = expr::parse_number(b.instruction_reference.trim())
+                    .map(|a| a as u64)
+                    .ok_or_else(|| {
+                        format!("`{}` is not a code address", b.instruction_reference)
+                    })?;
+                Ok(Wanted {
                     location: Location::Address(a.wrapping_add_signed(b.offset.unwrap_or(0))),
                     condition: b.condition.clone(),
                     hit_condition: b.hit_condition.clone(),
                     log_message: None,
-                }),
-                None => refused.push((
-                    i,
-                    format!("`{}` is not a code address", b.instruction_reference),
-                )),
-            }
-        }
-        let (ids, mut breakpoints) = self.set_all(wanted);
-        for (i, why) in refused {
-            breakpoints.insert(
-                i,
-                Breakpoint {
-                    verified: false,
-                    message: Some(why),
-                    ..Breakpoint::default()
-                },
-            );
-        }
+                })
+            })
+            .collect();
+        let (ids, breakpoints) = self.set_all(wanted);
         self.points.instructions = ids;
         Reply::body(BreakpointsBody { breakpoints })
     }

@@ -354,11 +354,7 @@ impl Wire {
 
     /// Sends one packet with `body` now.
     pub fn send_packet(&self, body: &[u8]) -> io::Result<()> {
-        let sum = body.iter().fold(0u8, |a, b| a.wrapping_add(*b));
-        let mut p = Vec::with_capacity(body.len() + 4);
-        p.push(b'$');
-        p.extend_from_slice(body);
-        p.extend_from_slice(format!("#{sum:02x}").as_bytes());
+        let p = packet(body);
         let mut s = self.0.borrow_mut();
         if s.mute {
             return Ok(());
@@ -447,6 +443,16 @@ impl gdbstub::conn::Connection for Wire {
         s.out.clear();
         r
     }
+}
+
+/// `body` framed as a packet: `$body#cs`, with its checksum.
+pub fn packet(body: &[u8]) -> Vec<u8> {
+    let sum = body.iter().fold(0u8, |a, b| a.wrapping_add(*b));
+    let mut p = Vec::with_capacity(body.len() + 4);
+    p.push(b'$');
+    p.extend_from_slice(body);
+    p.extend_from_slice(format!("#{sum:02x}").as_bytes());
+    p
 }
 
 /// Inserts `text` at the end of the body of the `T` packet at the end of `out` (`$T...#cs`,

@@ -179,89 +179,101 @@ fn refuse_others(listener: &TcpListener, done: &AtomicBool, attached: SocketAddr
     }
 }
 
+/// The bodies of a refused client's packets, framed by [`conn::Framer`] (checksums checked;
+/// acks, noise and bad packets skipped).
+struct Packets {
+    stream: TcpStream,
+    framer: conn::Framer,
+    ready: std::collections::VecDeque<Vec<u8>>,
+    /// Bytes read so far: a refused client gets to send 64 KiB, no more.
+    read: usize,
+}
+
+impl Packets {
+    /// The next packet's body; `None` when the client closes, its time is up (the stream's
+    /// read time-out) or it has sent too much.
+    fn next(&mut self) -> Option<Vec<u8>> {
+        let mut buf = [0u8; 4096];
+        while self.ready.is_empty() {
+            let n = match self.stream.read(&mut buf) {
+                Ok(0) | Err(_) => return None,
+                Ok(n) => n,
+            };
+            self.read += n;
+            if self.read > 1 << 16 {
+                return None;
+            }
+            for &b in &buf[..n] {
+                if let Some(conn::Incoming::Packet(p)) = self.framer.push(b, &mut || {}) {
+                    // `$body#cs`
+                    self.ready.push_back(p[1..p.len() - 3].to_vec());
+                }
+            }
+        }
+        self.ready.pop_front()
+    }
+}
+
 /// Answers a refused client's first packet with an error that says why, and closes.
-fn refuse(mut stream: TcpStream, attached: SocketAddr) {
+fn refuse(stream: TcpStream, attached: SocketAddr) {
     let _ = stream.set_nonblocking(false);
     let _ = stream.set_read_timeout(Some(REFUSE_WAIT));
-    // Wait for the first whole packet (`$...#xx`): gdb reads the reply to its `qSupported`.
-    let mut seen = Vec::new();
-    let mut buf = [0u8; 4096];
-    while !first_packet_done(&seen) {
-        match stream.read(&mut buf) {
-            Ok(0) | Err(_) => return,
-            Ok(n) => seen.extend_from_slice(&buf[..n]),
-        }
-        if seen.len() > 1 << 16 {
-            break;
-        }
-    }
-    let body = format!(
+    let Ok(mut writer) = stream.try_clone() else {
+        return;
+    };
+    let mut packets = Packets {
+        stream,
+        framer: conn::Framer::default(),
+        ready: Default::default(),
+        read: 0,
+    };
+    // Wait for the first whole packet: gdb reads the reply to its `qSupported`.
+    let Some(first) = packets.next() else {
+        return;
+    };
+    let error = format!(
         "E.wavedbg: another client ({attached}) is attached; the server serves one at a time"
     );
-    if split_packet(&seen).is_some_and(|(p, _)| p == b"QStartNoAckMode") {
-        refuse_lldb(stream, seen, &body);
+    if first == b"QStartNoAckMode" {
+        refuse_lldb(writer, first, packets, &error);
         return;
     }
-    let sum = body.bytes().fold(0u8, |a, b| a.wrapping_add(b));
-    let _ = stream.write_all(format!("+${body}#{sum:02x}").as_bytes());
+    let mut reply = b"+".to_vec();
+    reply.extend(conn::packet(error.as_bytes()));
+    let _ = writer.write_all(&reply);
     // Close our side, then wait for the client's: closing with its next packet unread
     // would reset the connection, and the client could lose the reply.
-    let _ = stream.shutdown(std::net::Shutdown::Write);
-    while matches!(stream.read(&mut buf), Ok(n) if n > 0) {}
+    let _ = writer.shutdown(std::net::Shutdown::Write);
+    while packets.next().is_some() {}
 }
 
 /// Refuses lldb, which opens with `QStartNoAckMode` and would take an error reply to its
 /// handshake as something to work around and wait for ever: its handshake is answered
-/// until it asks for threads and the stop reason, which get the refusal (`error` in
-/// `body`), so lldb ends its `gdb-remote` at once with an error ("state was not stopped");
-/// lldb prints no text a server sends while it connects, so the server's log says why.
-fn refuse_lldb(mut stream: TcpStream, mut seen: Vec<u8>, error: &str) {
-    let send = |stream: &mut TcpStream, body: &str| {
-        let sum = body.bytes().fold(0u8, |a, b| a.wrapping_add(b));
-        stream.write_all(format!("${body}#{sum:02x}").as_bytes())
-    };
+/// until it asks for threads and the stop reason, which get the refusal (`error`), so lldb
+/// ends its `gdb-remote` at once with an error ("state was not stopped"); lldb prints no
+/// text a server sends while it connects, so the server's log says why.
+fn refuse_lldb(mut writer: TcpStream, first: Vec<u8>, mut packets: Packets, error: &str) {
     let mut acks = true;
-    let mut buf = [0u8; 4096];
     let deadline = std::time::Instant::now() + REFUSE_WAIT;
-    while std::time::Instant::now() < deadline {
-        while let Some((packet, rest)) = split_packet(&seen) {
-            let reply = match packet.as_slice() {
-                b"QStartNoAckMode" | b"QEnableErrorStrings" => "OK",
-                p if p.starts_with(b"qSupported") => "PacketSize=4000",
-                b"?" | b"qfThreadInfo" | b"qC" | b"qProcessInfo" => error,
-                b"k" => return,
-                _ => "",
-            };
-            let ack = if acks { stream.write_all(b"+") } else { Ok(()) };
-            if ack.and_then(|()| send(&mut stream, reply)).is_err() {
-                return;
-            }
-            if packet == b"QStartNoAckMode" {
-                acks = false;
-            }
-            seen = rest;
-        }
-        match stream.read(&mut buf) {
-            Ok(0) | Err(_) => return,
-            Ok(n) => seen.extend_from_slice(&buf[..n]),
-        }
-        if seen.len() > 1 << 16 {
+    let mut next = Some(first);
+    while let Some(packet) = next.take() {
+        let reply = match packet.as_slice() {
+            b"QStartNoAckMode" | b"QEnableErrorStrings" => "OK",
+            p if p.starts_with(b"qSupported") => "PacketSize=4000",
+            b"?" | b"qfThreadInfo" | b"qC" | b"qProcessInfo" => error,
+            b"k" => return,
+            _ => "",
+        };
+        let mut out = if acks { b"+".to_vec() } else { Vec::new() };
+        out.extend(conn::packet(reply.as_bytes()));
+        if writer.write_all(&out).is_err() || std::time::Instant::now() >= deadline {
             return;
         }
+        if packet == b"QStartNoAckMode" {
+            acks = false;
+        }
+        next = packets.next();
     }
-}
-
-/// The first whole packet's body in `seen`, and what follows it.
-fn split_packet(seen: &[u8]) -> Option<(Vec<u8>, Vec<u8>)> {
-    let start = seen.iter().position(|&b| b == b'$')?;
-    let hash = start + seen[start..].iter().position(|&b| b == b'#')?;
-    let end = hash + 3;
-    (seen.len() >= end).then(|| (seen[start + 1..hash].to_vec(), seen[end..].to_vec()))
-}
-
-/// Whether `seen` holds a whole packet: `$`, a body, `#` and two checksum digits.
-fn first_packet_done(seen: &[u8]) -> bool {
-    split_packet(seen).is_some()
 }
 
 /// What the crate's unit tests share.
@@ -278,19 +290,5 @@ pub(crate) mod testing {
             ..LaunchOptions::default()
         };
         Engine::new(&p, options).expect("launches")
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_first_packet_is_whole_with_its_checksum() {
-        assert!(!first_packet_done(b"+"));
-        assert!(!first_packet_done(b"+$qSupported:x"));
-        assert!(!first_packet_done(b"+$qSupported#3"));
-        assert!(first_packet_done(b"+$qSupported#37"));
-        assert!(first_packet_done(b"--$?#3f"));
     }
 }
