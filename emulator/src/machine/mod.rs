@@ -328,16 +328,9 @@ impl Machine {
         self.ran = Vec::new();
     }
 
-    /// Starts keeping the code run ([`Machine::take_ran`]), from nothing.
+    /// Starts keeping the code run ([`Machine::ran`]), from nothing.
     pub(crate) fn keep_ran(&mut self) {
         self.ran = vec![0; self.code.len().div_ceil(64)];
-    }
-
-    /// The code words stepped at since [`Machine::keep_ran`] or the last take, a bit per
-    /// word; keeps going from nothing.
-    pub(crate) fn take_ran(&mut self) -> Vec<u64> {
-        let fresh = vec![0; self.ran.len()];
-        std::mem::replace(&mut self.ran, fresh)
     }
 
     /// Starts a new epoch of memory write marks in every array (global, shared, scratch):

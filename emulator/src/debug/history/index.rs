@@ -22,13 +22,10 @@ impl Summary {
     /// What `m` did since `prev` (the snapshot the interval starts at): the code it
     /// stepped at (taken from it) and the memory it wrote.
     pub(super) fn take(m: &mut Machine, prev: &Machine) -> Summary {
-        let code_words = m.code().len();
-        let ran = m.take_ran();
-        Summary {
-            // A machine that was not keeping the code run says nothing about it.
-            ran: (ran.len() == code_words.div_ceil(64)).then_some(ran),
-            written: m.written_since(prev),
-        }
+        let summary = Self::peek(m, prev);
+        // The next interval's record starts from nothing.
+        m.ran.fill(0);
+        summary
     }
 
     /// What `m`, the live machine at the end of the record, did since `prev` (the newest
@@ -36,6 +33,7 @@ impl Summary {
     pub(super) fn peek(m: &Machine, prev: &Machine) -> Summary {
         let code_words = m.code().len();
         Summary {
+            // A machine that was not keeping the code run says nothing about it.
             ran: (m.ran.len() == code_words.div_ceil(64)).then(|| m.ran.clone()),
             written: m.written_since(prev),
         }

@@ -561,6 +561,8 @@ impl Engine {
         let code = self.machine.code();
         let mut probe = Probe::new(code.len());
         let mut hooks = Hooks::default();
+        // A register target: each code word's register use (its writes, and which lanes).
+        let mut uses: Vec<RegUse> = Vec::new();
         match *target {
             WriteTarget::Memory {
                 space, addr, len, ..
@@ -578,15 +580,13 @@ impl Engine {
                     WriteTarget::Uniform { .. } => RegFile::Uniform,
                     _ => RegFile::Vector,
                 };
+                uses = code.iter().map(RegUse::of).collect();
                 let only = BreakAt::Only(Arc::from([(Some(wave), None)]));
-                hooks.marks = code
+                hooks.marks = uses
                     .iter()
                     .enumerate()
-                    .map(|(i, word)| {
-                        let writes = RegUse::of(word)
-                            .writes()
-                            .any(|r| r.file == file && r.contains(reg));
-                        if writes {
+                    .map(|(i, u)| {
+                        if u.writes().any(|r| r.file == file && r.contains(reg)) {
                             probe.code_word(i);
                             only.clone()
                         } else {
@@ -596,10 +596,6 @@ impl Engine {
                     .collect();
             }
         }
-        let specials: Vec<Special> = match target {
-            WriteTarget::Vector { .. } => code.iter().map(|w| RegUse::of(w).special).collect(),
-            _ => Vec::new(),
-        };
         let (interrupt, progress) = self.search_handles();
         let watch = Watch {
             interrupt: &interrupt,
@@ -643,7 +639,7 @@ impl Engine {
                         let (Some(old), Some(new)) = (old, register_value(target, w)) else {
                             return;
                         };
-                        let special = specials.get((at.pc / 4) as usize).copied();
+                        let special = uses.get((at.pc / 4) as usize).map(|u| u.special);
                         let wrote = match special {
                             Some(Special::WriteLane(l)) => 1u32 << (l & 31),
                             _ => exec,
