@@ -18,6 +18,7 @@ pub mod findings;
 mod handle;
 mod history;
 mod open;
+pub mod panes;
 mod points;
 mod run;
 pub mod session;
@@ -100,6 +101,9 @@ pub struct Engine {
     /// `set confirm`: whether an interactive front end asks before throwing the recorded
     /// history away.
     confirm: bool,
+    /// How the front ends' panes show values (`set format`, `set memory-unit`, `set
+    /// split`), kept in the session.
+    panes: panes::PaneSettings,
 }
 
 /// The most commands the engine's log keeps (sessions save it for replay).
@@ -141,6 +145,7 @@ impl Engine {
             context: context::ContextSettings::default(),
             step_rounds: 0,
             confirm: true,
+            panes: panes::PaneSettings::default(),
         })
     }
 
@@ -312,6 +317,12 @@ impl Engine {
     /// (`run`, `load`); the driver decides when to ask ([`driver::Driver::plan`]).
     pub fn confirm(&self) -> bool {
         self.confirm
+    }
+
+    /// How the front ends' panes show values (`set format`, `set memory-unit`, `set
+    /// split`); kept in the session.
+    pub fn panes(&self) -> &panes::PaneSettings {
+        &self.panes
     }
 
     /// Selects a wave by its index in the machine's waves (front ends that number waves by

@@ -74,6 +74,9 @@ pub struct Session {
     /// The sanitizer's detectors (sessions written before they existed have none on).
     #[serde(default)]
     pub checks: crate::check::Checks,
+    /// How the front ends' panes show values (absent in older sessions: the defaults).
+    #[serde(default)]
+    pub panes: super::panes::PaneSettings,
     /// Every command run, in order (replayable with `wavedbg replay`).
     pub log: Vec<String>,
 }
@@ -160,6 +163,7 @@ impl Session {
             selected_lane: e.selected_lane,
             scheduler_locking: e.scheduler_locking,
             checks: e.checks(),
+            panes: *e.panes(),
             log: e.log().to_vec(),
         }
     }
@@ -289,6 +293,7 @@ impl Session {
         next.select_lane(self.selected_lane as u32)
             .map_err(|x| err(&x))?;
         next.scheduler_locking = self.scheduler_locking;
+        next.panes = self.panes;
         next.log = self.log.clone();
         *e = next;
         Ok(())

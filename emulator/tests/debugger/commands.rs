@@ -157,6 +157,8 @@ fn every_command_and_alias_runs() {
         ("context", "set context off".to_string()),
         ("set", "set confirm off".to_string()),
         ("set", "set confirm on".to_string()),
+        ("set", "set format lanes unsigned".to_string()),
+        ("set", "set memory-unit words".to_string()),
     ];
     for (command, line) in &later {
         if command::canonical(command).is_none() {
@@ -478,6 +480,10 @@ fn every_kind_of_command_prints_as_text_that_parses_back() {
         "set scheduler-locking off",
         "set confirm off",
         "set confirm on",
+        "set format lanes f32",
+        "set format memory signed",
+        "set format registers hex",
+        "set memory-unit words",
         "disassemble",
         "disassemble here",
         "expect 16 == 1 << 4",

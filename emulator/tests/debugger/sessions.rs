@@ -296,3 +296,38 @@ fn session_and_script_readers_take_megabyte_tokens_and_lines() {
         started.elapsed()
     );
 }
+
+#[test]
+fn a_session_keeps_how_the_panes_show_values() {
+    use wavedbg_emulator::debug::panes::{MemoryUnit, NumberFormat};
+    let mut e = one_wave_loop();
+    for line in [
+        "set format lanes f32",
+        "set format registers signed",
+        "set memory-unit words",
+    ] {
+        run_line(&mut e, line).unwrap_or_else(|err| panic!("`{line}`: {err}"));
+    }
+    assert!(run_line(&mut e, "set format lanes octal").is_err());
+    assert!(run_line(&mut e, "set memory-unit pages").is_err());
+    let text = Session::capture(&e).to_ron().expect("ron");
+    let read = Session::from_ron(&text, "s.ron").expect("reads back");
+    let mut fresh = one_wave_loop();
+    read.apply(&mut fresh, "s.ron").expect("applies");
+    let p = fresh.panes();
+    assert_eq!(p.lanes, NumberFormat::F32);
+    assert_eq!(p.registers, NumberFormat::Signed);
+    assert_eq!(p.memory, NumberFormat::Hex);
+    assert_eq!(p.memory_unit, MemoryUnit::Words);
+    // A session saved before the settings existed opens with the defaults.
+    let without: String = {
+        let start = text.find("    panes:").expect("panes field");
+        let end = text[start..]
+            .find("\n    log:")
+            .map_or(text.len(), |i| start + i);
+        format!("{}{}", &text[..start], &text[end + 1..])
+    };
+    assert!(!without.contains("panes:"), "{without}");
+    let read = Session::from_ron(&without, "s.ron").expect("an older session reads");
+    assert_eq!(read.panes, Default::default());
+}

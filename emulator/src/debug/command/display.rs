@@ -242,6 +242,10 @@ impl Display for Command {
                 crate::debug::context::sections_text(s)
             ),
             Command::SetConfirm(on) => write!(f, "set confirm {}", on_off(*on)),
+            Command::SetFormat(target, format) => {
+                write!(f, "set format {} {}", target.word(), format.word())
+            }
+            Command::SetMemoryUnit(unit) => write!(f, "set memory-unit {}", unit.word()),
             Command::Expect { lhs, op, rhs } => write!(f, "expect {lhs} {} {rhs}", op.text()),
             Command::Display(None) => f.write_str(name),
             Command::Display(Some(d)) => match d.format {

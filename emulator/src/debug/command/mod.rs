@@ -330,6 +330,11 @@ pub enum Command {
     /// `set confirm on|off`: whether an interactive front end asks before a command that
     /// throws away the recorded history (see [`crate::debug::driver`]).
     SetConfirm(bool),
+    /// `set format lanes|registers|memory hex|unsigned|signed|f32`: a pane's number
+    /// format.
+    SetFormat(super::panes::FormatTarget, super::panes::NumberFormat),
+    /// `set memory-unit bytes|words`: the Memory pane's unit.
+    SetMemoryUnit(super::panes::MemoryUnit),
     /// `expect EXPR OP VALUE`.
     Expect {
         /// The left side.
@@ -425,7 +430,9 @@ impl Command {
             | Command::Check(..)
             | Command::SetContext(_)
             | Command::ContextSections(_)
-            | Command::SetConfirm(_) => "set",
+            | Command::SetConfirm(_)
+            | Command::SetFormat(..)
+            | Command::SetMemoryUnit(_) => "set",
             Command::Why => "why",
             Command::Disassemble(_) => "disassemble",
             Command::List(_) => "list",

@@ -734,6 +734,24 @@ fn set_command(l: &Line<'_>, rest: &str) -> Result<Command, ParseError> {
             _ => Err(l.error("set confirm on|off")),
         };
     }
+    if let Some(v) = setting("format") {
+        use crate::debug::panes::{FormatTarget, NumberFormat};
+        let usage = "set format lanes|registers|memory hex|unsigned|signed|f32";
+        let mut words = v.split_whitespace();
+        return match (
+            words.next().and_then(FormatTarget::parse),
+            words.next().and_then(NumberFormat::parse),
+            words.next(),
+        ) {
+            (Some(target), Some(format), None) => Ok(Command::SetFormat(target, format)),
+            _ => Err(l.error(usage)),
+        };
+    }
+    if let Some(v) = setting("memory-unit") {
+        return crate::debug::panes::MemoryUnit::parse(v)
+            .map(Command::SetMemoryUnit)
+            .ok_or_else(|| l.error("set memory-unit bytes|words"));
+    }
     if let Some(v) = setting("scheduler-locking") {
         return match v {
             "on" | "step" => Ok(Command::SchedulerLocking(true)),

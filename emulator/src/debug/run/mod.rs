@@ -260,6 +260,14 @@ impl Engine {
                 self.confirm = *on;
                 Ok(CommandOutput::default())
             }
+            Command::SetFormat(target, format) => {
+                self.panes.set_format(*target, *format);
+                Ok(CommandOutput::default())
+            }
+            Command::SetMemoryUnit(unit) => {
+                self.panes.memory_unit = *unit;
+                Ok(CommandOutput::default())
+            }
             Command::Save(file) => self.save_command(file),
             Command::Load(file) => self.load_command(file),
         }
