@@ -4,7 +4,7 @@
 //! batch mode gets SIGINT a second after a marker appears in its output (the way a user's
 //! Ctrl-C reaches it); each test asserts gdb reports the interrupt and the session goes on.
 //!
-//! Each runs with gdb and gdb-multiarch. Outside CI (`CI` unset) a missing client skips the
+//! Each runs with gdb and gdb-multiarch; lldb is tested typing Ctrl-C in a real terminal. Outside CI (`CI` unset) a missing client skips the
 //! test with a message; in CI it fails.
 
 use std::time::Duration;
@@ -201,5 +201,83 @@ fn ctrl_c_typed_in_gdb_in_a_real_terminal() {
     t.type_text("y");
     t.keys(&["Enter"]);
     t.wait_text("[Inferior 1 (process 1) killed]");
+    assert!(server.wait_exit(Duration::from_secs(10)).is_some());
+}
+
+/// lldb in a real terminal (tmux): Ctrl-C typed during `continue` stops it with SIGINT,
+/// and Ctrl-C typed during `thread step-inst -c 1000000` (lldb's steps, one `vCont;s`
+/// each, would take minutes) ends the step at once, wherever lldb's own interrupt
+/// handling catches it (between two steps lldb stops stepping without asking the server);
+/// lldb's prompt comes back each time and the session goes on.
+#[test]
+fn ctrl_c_typed_in_lldb_in_a_real_terminal() {
+    if !have("lldb") {
+        return;
+    }
+    let Some(t) = tmux::start("lldb-ctrl-c", "lldb-test$ ", (160, 50), true) else {
+        return;
+    };
+    let dir = tempfile::tempdir().expect("tempdir");
+    let k = kernel(&dir, "spin.s", SPIN);
+    let mut server = Server::start(&k);
+    let prompt = |s: &str| s.lines().last().is_some_and(|l| l.trim_end() == "(lldb)");
+    let stops = |s: &str| s.matches("Process 1 stopped").count();
+    // Debian's lldb-14 needs its Python module on the path to start cleanly.
+    t.type_text(&format!(
+        "PYTHONPATH=/usr/lib/llvm-14/lib/python3.11/dist-packages lldb -o 'gdb-remote {}'",
+        server.addr
+    ));
+    t.keys(&["Enter"]);
+    t.wait_for("lldb's prompt", |s| stops(s) == 1 && prompt(s));
+    t.type_text("continue");
+    t.keys(&["Enter"]);
+    t.wait_text("Process 1 resuming");
+    std::thread::sleep(Duration::from_millis(700));
+    // lldb shows its prompt while the process runs: a run is told by its stops.
+    let s = t.screen();
+    assert_eq!(stops(&s), 1, "`continue` ended before Ctrl-C:\n{s}");
+    t.keys(&["C-c"]);
+    let s = t.wait_for("`continue` to stop on Ctrl-C", |s| {
+        stops(s) == 2 && prompt(s)
+    });
+    assert!(s.contains("stop reason = signal SIGINT"), "{s}");
+    t.type_text("register read u1");
+    t.keys(&["Enter"]);
+    let s = t.wait_for("u1", |s| s.contains("u1 = 0x") && prompt(s));
+    let counter = |s: &str| {
+        s.lines()
+            .rev()
+            .find_map(|l| l.trim().strip_prefix("u1 = 0x"))
+            .and_then(|h| u32::from_str_radix(h.trim(), 16).ok())
+            .expect("u1's value")
+    };
+    let before = counter(&s);
+    t.type_text("thread step-inst -c 1000000");
+    t.keys(&["Enter"]);
+    std::thread::sleep(Duration::from_millis(700));
+    let s = t.screen();
+    assert_eq!(
+        stops(&s),
+        2,
+        "`thread step-inst -c 1000000` ended before Ctrl-C:\n{s}"
+    );
+    t.keys(&["C-c"]);
+    t.wait_for("the step to stop on Ctrl-C", |s| stops(s) == 3 && prompt(s));
+    t.type_text("register read u1");
+    t.keys(&["Enter"]);
+    let s = t.wait_for("u1 again", |s| {
+        s.matches("u1 = 0x").count() == 2 && prompt(s)
+    });
+    let after = counter(&s);
+    // The steps ran (two instructions per count) and stopped long before a million.
+    assert!(
+        after > before && after - before < 250_000,
+        "u1 went from {before} to {after}"
+    );
+    t.type_text("process kill");
+    t.keys(&["Enter"]);
+    t.wait_for("the kill", |s| s.contains("Process 1 exited") && prompt(s));
+    t.type_text("quit");
+    t.keys(&["Enter"]);
     assert!(server.wait_exit(Duration::from_secs(10)).is_some());
 }
