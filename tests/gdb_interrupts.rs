@@ -4,8 +4,8 @@
 //! batch mode gets SIGINT a second after a marker appears in its output (the way a user's
 //! Ctrl-C reaches it); each test asserts gdb reports the interrupt and the session goes on.
 //!
-//! Each runs with gdb and gdb-multiarch; lldb is tested typing Ctrl-C in a real terminal. Outside CI (`CI` unset) a missing client skips the
-//! test with a message; in CI it fails.
+//! Each runs with gdb and gdb-multiarch, and lldb takes Ctrl-C typed in a real terminal.
+//! Outside CI (`CI` unset) a missing client skips the test with a message; in CI it fails.
 
 use std::time::Duration;
 
