@@ -13,7 +13,7 @@ pub(crate) static BASE_ROWS: &[InstrRow] = &[
     InstrRow::new(Unit::Base, "nop", "S", 0x40, &[("f5", 0x1)], "fixed:1", "", "", "no operation", Origin::Base, Op::Nop),
     InstrRow::new(Unit::Base, "brk", "S", 0x40, &[("f5", 0x2)], "fixed:1", "", "", "debug break: stops the wave under the debugger; outside it, a Break fault", Origin::Base, Op::Brk),
     InstrRow::new(Unit::Base, "trap", "S", 0x40, &[("f5", 0x3)], "fixed:1", "", "imm:u14", "explicit trap: the wave faults with Trap(imm)", Origin::Base, Op::Trap),
-    InstrRow::new(Unit::Base, "barrier", "S", 0x40, &[("f5", 0x4)], "fixed:1", "", "", "workgroup barrier: waits until every non-exited wave of the workgroup arrives", Origin::Base, Op::Barrier),
+    InstrRow::new(Unit::Base, "barrier", "S", 0x40, &[("f5", 0x4)], "fixed:1", "", "", "workgroup barrier: waits until every wave of the workgroup arrives; a wave that exits or faults first never arrives, and the waiting waves deadlock (docs/scheduling.md, Barriers)", Origin::Base, Op::Barrier),
     InstrRow::new(Unit::Base, "wait.vm", "S", 0x40, &[("f5", 0x5)], "fixed:1", "", "imm:u6", "wait until the vm counter (loads, .rtn atomics, cache.inv) <= imm", Origin::Base, Op::Wait(Some(Counter::Vm))),
     InstrRow::new(Unit::Base, "wait.vst", "S", 0x40, &[("f5", 0x6)], "fixed:1", "", "imm:u6", "wait until the vst counter (stores, atomics without return, cache.wb) <= imm", Origin::Base, Op::Wait(Some(Counter::Vst))),
     InstrRow::new(Unit::Base, "wait.ls", "S", 0x40, &[("f5", 0x7)], "fixed:1", "", "imm:u6", "wait until the ls counter (shared memory) <= imm", Origin::Base, Op::Wait(Some(Counter::Ls))),
