@@ -11,8 +11,10 @@ use serde_json::{json, Value};
 use wavedbg_emulator::check::{Checks, Finding, FindingKey, Severity, Site};
 use wavedbg_emulator::debug::findings::Source;
 use wavedbg_emulator::debug::view::count;
-use wavedbg_emulator::machine::{Event, LaunchOptions, Machine};
+use wavedbg_emulator::fault::{Fault, FaultKind};
+use wavedbg_emulator::machine::{Deadlock, Event, LaunchOptions, Machine};
 use wavedbg_emulator::program::Program;
+use wavedbg_emulator::wave::WaveState;
 
 use crate::output::emit;
 use wavedbg_emulator::debug::load_kernel;
@@ -35,25 +37,72 @@ pub struct CheckArgs {
     json: bool,
 }
 
+/// What stopped waves of a checked run short of `end`. `check` runs every wave as far as
+/// it can go: a fault ends its own wave, a deadlock parks its workgroup, and the rest of
+/// the launch runs on to its end, so every seed runs the same waves to completion and
+/// their buffers compare (docs/sanitizer.md, "Faults and deadlocks").
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum LaunchEnd {
+    /// A wave faulted (the budget's fault ends the whole run).
+    Fault(Fault),
+    /// A workgroup's barrier can never complete.
+    Deadlock(Deadlock),
+    /// Nothing could run and no barrier explains it: `started` of the grid's `grid`
+    /// workgroups had started (the others wait for slots that faulted waves hold).
+    Stalled {
+        /// Workgroups dispatched.
+        started: u32,
+        /// Workgroups in the grid.
+        grid: u32,
+    },
+}
+
+impl LaunchEnd {
+    /// What makes two runs' ends the same end (a deadlock is its workgroup's).
+    fn key(&self) -> String {
+        match self {
+            LaunchEnd::Fault(f) => format!("fault {} {} {f}", f.wave, f.pc),
+            LaunchEnd::Deadlock(d) => format!("deadlock {}", d.workgroup),
+            LaunchEnd::Stalled { started, .. } => format!("stalled {started}"),
+        }
+    }
+}
+
 /// How one checked run ended.
 struct Run {
     machine: Machine,
-    /// A fault, deadlock or stall, as text.
-    error: Option<String>,
+    /// Its faults and deadlocks, in the order they happened.
+    ends: Vec<LaunchEnd>,
     seed: u64,
 }
 
 fn run_checked(program: &Program, options: LaunchOptions, name: &str) -> Result<Run> {
     let mut m = Machine::new(program, options).wrap_err_with(|| name.to_string())?;
     m.set_checks(Checks::ALL);
-    let error = loop {
+    let mut ends: Vec<LaunchEnd> = Vec::new();
+    loop {
+        let now = m.stats.wave_instructions;
         match m.run(None) {
             // Findings are collected by the sanitizer; the run goes on.
             Some(Event::Finding { .. }) | None => continue,
-            Some(Event::Finished) => break None,
-            Some(Event::Fault(f)) => break Some(format!("fault: {f}")),
+            Some(Event::Finished) => break,
+            Some(Event::Fault(f)) => {
+                let budget = matches!(f.kind, FaultKind::BudgetExhausted { .. });
+                ends.push(LaunchEnd::Fault(f));
+                if budget {
+                    break;
+                }
+            }
             Some(Event::Deadlock(d)) => {
-                break Some(wavedbg_emulator::debug::view::deadlock_text(&m, &d))
+                let end = LaunchEnd::Deadlock(d);
+                if ends.iter().any(|e| e.key() == end.key()) {
+                    // The same deadlock with nothing run since: nothing can run any more.
+                    if now == m.stats.wave_instructions {
+                        break;
+                    }
+                } else {
+                    ends.push(end);
+                }
             }
             Some(
                 Event::Stalled
@@ -61,14 +110,141 @@ fn run_checked(program: &Program, options: LaunchOptions, name: &str) -> Result<
                 | Event::BreakpointHit { .. }
                 | Event::WatchHit { .. }
                 | Event::StopBefore,
-            ) => break Some("no wave can run".to_string()),
+            ) => {
+                let (started, grid) = (m.workgroups_started(), m.launch().grid);
+                // Every workgroup ran and only faulted waves are left: the faults say it.
+                let faulted = ends.iter().any(|e| matches!(e, LaunchEnd::Fault(_)));
+                if started < grid || !faulted {
+                    ends.push(LaunchEnd::Stalled { started, grid });
+                }
+                break;
+            }
         }
-    };
+    }
     Ok(Run {
         machine: m,
-        error,
+        ends,
         seed: options.seed,
     })
+}
+
+/// Where a wave that will never reach a barrier stopped: its `end` for an exited wave
+/// (whose PC is past it), the faulting instruction for a faulted one.
+fn gone_pc(m: &Machine, wave: u32, state: WaveState) -> Option<u64> {
+    let pc = m.waves.iter().find(|x| x.id == wave)?.pc;
+    Some(if state == WaveState::Exited {
+        pc.wrapping_sub(4)
+    } else {
+        pc
+    })
+}
+
+/// `FILE:LINE` of a code address, or its address when no line is known.
+fn where_text(m: &Machine, file: &str, pc: u64) -> String {
+    match m.program().line_at(pc) {
+        Some(line) => format!("{file}:{line}"),
+        None => format!("{pc:#06x}"),
+    }
+}
+
+/// A launch end as one line: what, where (file:line), which waves, lanes and address.
+fn end_text(m: &Machine, file: &str, end: &LaunchEnd) -> String {
+    match end {
+        LaunchEnd::Fault(f) => format!("fault at {}: {f}", where_text(m, file, f.pc)),
+        LaunchEnd::Deadlock(d) => {
+            let barrier = d.waiting.first().map_or(0, |w| w.1);
+            let waiting: Vec<String> = d.waiting.iter().map(|(w, _)| format!("wave {w}")).collect();
+            let missing: Vec<String> = d
+                .missing
+                .iter()
+                .map(|(w, state)| {
+                    let pc = gone_pc(m, *w, *state);
+                    match pc {
+                        Some(pc) => {
+                            format!("wave {w} ({} at {})", state.name(), where_text(m, file, pc))
+                        }
+                        None => format!("wave {w} ({})", state.name()),
+                    }
+                })
+                .collect();
+            let missing = if missing.is_empty() {
+                "no other wave can run".to_string()
+            } else {
+                format!("{} will never arrive", missing.join(", "))
+            };
+            format!(
+                "deadlock in workgroup {}: the barrier at {} ({}) can never complete; {} waiting, {missing}; the other workgroups ran on",
+                d.workgroup,
+                where_text(m, file, barrier),
+                wavedbg_emulator::debug::view::pc_text(m, barrier),
+                waiting.join(", "),
+            )
+        }
+        LaunchEnd::Stalled { started, grid } if started < grid => format!(
+            "{} did not start: every slot holds a workgroup with a faulted wave (a faulted wave stays resident, to be inspected)",
+            if grid - started == 1 {
+                format!("workgroup {started}")
+            } else {
+                format!("workgroups {started}-{}", grid - 1)
+            }
+        ),
+        LaunchEnd::Stalled { .. } => "no wave can run, and no barrier explains it".to_string(),
+    }
+}
+
+/// A launch end as a JSON object (`kind` is `launch-error`, `end` says which).
+fn end_json(m: &Machine, file: &str, end: &LaunchEnd, seeds: &[u64]) -> Value {
+    let line = |pc: u64| m.program().line_at(pc);
+    let mut v = json!({
+        "kind": "launch-error",
+        "severity": "error",
+        "seeds": seeds,
+        "file": file,
+        "message": end_text(m, file, end),
+    });
+    let Value::Object(o) = &mut v else {
+        return v;
+    };
+    match end {
+        LaunchEnd::Fault(f) => {
+            o.insert("end".into(), json!("fault"));
+            o.insert("fault".into(), json!(f.to_string()));
+            o.insert("signal".into(), json!(f.signal().0));
+            o.insert("wave".into(), json!(f.wave));
+            o.insert("workgroup".into(), json!(f.workgroup));
+            o.insert("lanes".into(), json!(format!("{:#010x}", f.lanes)));
+            o.insert("pc".into(), json!(f.pc));
+            o.insert("line".into(), json!(line(f.pc)));
+            o.insert("addr".into(), json!(f.addr));
+            o.insert("len".into(), json!(f.len));
+            o.insert("instruction".into(), json!(f.instr));
+        }
+        LaunchEnd::Deadlock(d) => {
+            o.insert("end".into(), json!("deadlock"));
+            o.insert("workgroup".into(), json!(d.workgroup));
+            let waiting: Vec<Value> = d
+                .waiting
+                .iter()
+                .map(|(w, pc)| json!({"wave": w, "pc": pc, "line": line(*pc)}))
+                .collect();
+            o.insert("waiting".into(), json!(waiting));
+            let missing: Vec<Value> = d
+                .missing
+                .iter()
+                .map(|(w, state)| {
+                    let pc = gone_pc(m, *w, *state);
+                    json!({"wave": w, "state": state, "pc": pc, "line": pc.and_then(line)})
+                })
+                .collect();
+            o.insert("missing".into(), json!(missing));
+        }
+        LaunchEnd::Stalled { started, grid } => {
+            o.insert("end".into(), json!("stalled"));
+            o.insert("workgroups_started".into(), json!(started));
+            o.insert("grid".into(), json!(grid));
+        }
+    }
+    v
 }
 
 /// Where two runs' buffers first differ.
@@ -179,25 +355,31 @@ pub fn run(args: CheckArgs) -> Result<i32> {
         }
     };
     merge(&first, &mut found);
-    let mut errors: Vec<(u64, String)> = first
-        .error
-        .iter()
-        .map(|e| (first.seed, e.clone()))
-        .collect();
+    // Every run's faults and deadlocks, merged by what they are, with the seeds of the
+    // runs that had them (and that run's machine, to name lines and waves).
+    let mut ends: Vec<(LaunchEnd, Vec<u64>)> = Vec::new();
+    let add_ends = |run: &Run, ends: &mut Vec<(LaunchEnd, Vec<u64>)>| {
+        for e in &run.ends {
+            match ends.iter_mut().find(|(x, _)| x.key() == e.key()) {
+                Some((_, seeds)) => seeds.push(run.seed),
+                None => ends.push((e.clone(), vec![run.seed])),
+            }
+        }
+    };
+    add_ends(&first, &mut ends);
     let mut difference = None;
     for k in 1..=args.seeds {
         let seed = options.seed.wrapping_add(k);
         let run = run_checked(&program, LaunchOptions { seed, ..options }, &name)?;
         merge(&run, &mut found);
-        if let Some(e) = &run.error {
-            if !errors.iter().any(|(_, x)| x == e) {
-                errors.push((seed, e.clone()));
-            }
-        }
+        add_ends(&run, &mut ends);
         if difference.is_none() {
             difference = first_difference(&first, &run);
         }
     }
+    let runs = 1 + args.seeds;
+    // Whether some runs ended in a way others did not: their buffers differ for that.
+    let ends_differ = ends.iter().any(|(_, seeds)| seeds.len() as u64 != runs);
     let m = &first.machine;
     let explained = difference.as_ref().and_then(|d| explain(&found, d, m));
     let mut out = String::new();
@@ -206,11 +388,8 @@ pub fn run(args: CheckArgs) -> Result<i32> {
             out.push_str(&finding_json(m, f).to_string());
             out.push('\n');
         }
-        for (seed, e) in &errors {
-            out.push_str(
-                &json!({"kind": "launch-error", "severity": "error", "seed": seed, "message": e})
-                    .to_string(),
-            );
+        for (e, seeds) in &ends {
+            out.push_str(&end_json(m, &name, e, seeds).to_string());
             out.push('\n');
         }
         if let Some(d) = &difference {
@@ -224,6 +403,7 @@ pub fn run(args: CheckArgs) -> Result<i32> {
                     "seeds": [d.seeds.0, d.seeds.1],
                     "values": [d.values.0, d.values.1],
                     "explained_by": explained,
+                    "launch_ended_differently": ends_differ,
                     "message": format!("{}+{:#x} differs between seeds {} and {}", d.buffer, d.offset, d.seeds.0, d.seeds.1),
                 })
                 .to_string(),
@@ -235,7 +415,6 @@ pub fn run(args: CheckArgs) -> Result<i32> {
             .iter()
             .filter(|f| f.kind.severity() == Severity::Error)
             .count();
-        let runs = 1 + args.seeds;
         let n = |x: usize, noun: &str| count(x as u64, noun);
         out.push_str(&format!(
             "{name}: {} ({}, {}) in {} of {} wave-instructions\n",
@@ -248,8 +427,19 @@ pub fn run(args: CheckArgs) -> Result<i32> {
         for (i, f) in found.iter().enumerate() {
             out.push_str(&format!("#{} {}\n", i + 1, f.describe(m, source)));
         }
-        for (seed, e) in &errors {
-            out.push_str(&format!("error (seed {seed}): {e}\n"));
+        for (e, seeds) in &ends {
+            let under = if runs == 1 {
+                String::new()
+            } else if seeds.len() as u64 == runs {
+                " (every run)".to_string()
+            } else {
+                format!(
+                    " (seed{} {})",
+                    if seeds.len() == 1 { "" } else { "s" },
+                    seeds_text(seeds)
+                )
+            };
+            out.push_str(&format!("error{under}: {}\n", end_text(m, &name, e)));
         }
         if let Some(d) = &difference {
             out.push_str(&format!(
@@ -258,6 +448,10 @@ pub fn run(args: CheckArgs) -> Result<i32> {
             ));
             out.push_str(&match explained {
                 Some(i) => format!("  explained by #{}: {}\n", i + 1, found[i].headline()),
+                // Waves stopped by a fault or deadlock under one seed and not another
+                // wrote different things: the schedule is not to blame.
+                None if ends_differ => "  explained by the launch ending differently under these seeds (the faults or deadlocks above): waves that stopped did not write what the others did\n".to_string(),
+                None if !ends.is_empty() => "  no finding explains it; the launch faulted or deadlocked (above) under every seed, and what its stopped waves left undone can depend on the schedule\n".to_string(),
                 None => "  no finding explains it (atomics applied in another order, e.g. float adds, give other results too)\n".to_string(),
             });
         } else if args.seeds > 0 {
@@ -268,6 +462,42 @@ pub fn run(args: CheckArgs) -> Result<i32> {
         }
     }
     emit(&out)?;
-    let clean = found.is_empty() && errors.is_empty() && difference.is_none();
+    let clean = found.is_empty() && ends.is_empty() && difference.is_none();
     Ok(if clean { 0 } else { 1 })
+}
+
+/// Seeds as a short list: `1, 3, 5-8`.
+fn seeds_text(seeds: &[u64]) -> String {
+    let mut sorted = seeds.to_vec();
+    sorted.sort_unstable();
+    sorted.dedup();
+    let mut parts: Vec<String> = Vec::new();
+    let mut i = 0;
+    while i < sorted.len() {
+        let mut j = i;
+        while j + 1 < sorted.len() && sorted[j + 1] == sorted[j] + 1 {
+            j += 1;
+        }
+        parts.push(if j > i + 1 {
+            format!("{}-{}", sorted[i], sorted[j])
+        } else if j == i + 1 {
+            format!("{}, {}", sorted[i], sorted[j])
+        } else {
+            sorted[i].to_string()
+        });
+        i = j + 1;
+    }
+    parts.join(", ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::seeds_text;
+
+    #[test]
+    fn seeds_are_listed_as_ranges() {
+        assert_eq!(seeds_text(&[3]), "3");
+        assert_eq!(seeds_text(&[2, 1]), "1, 2");
+        assert_eq!(seeds_text(&[5, 1, 2, 3, 7, 8, 9, 9]), "1-3, 5, 7-9");
+    }
 }

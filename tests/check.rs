@@ -185,3 +185,86 @@ fn a_kernel_that_cannot_be_read_or_launched_is_an_error_not_a_finding() {
     assert_eq!(code, 1);
     assert!(err.contains("multiple of 32"), "{err}");
 }
+
+/// A deadlocked workgroup is named with its barrier's line and the wave that left; the
+/// other workgroups run to their end under every seed, so the seeds' buffers agree and
+/// nothing blames the schedule.
+#[test]
+fn a_deadlock_is_named_and_the_other_workgroups_finish_under_every_seed() {
+    let k = "tests/kernels/exit_before_barrier.s";
+    let (code, out, err) = wavedbg(&["check", k, "--seeds", "4"]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(
+        out.contains(&format!(
+            "error (every run): deadlock in workgroup 1: the barrier at {k}:23 (0x0054) can never complete; wave 2 waiting, wave 3 (exited at {k}:25) will never arrive; the other workgroups ran on"
+        )),
+        "{out}"
+    );
+    assert!(
+        out.contains("every buffer is identical under 4 seeded schedules"),
+        "{out}"
+    );
+    assert!(!out.contains("depends on the schedule"), "{out}");
+    let (_, out, _) = wavedbg(&["check", "--json", k, "--seeds", "2"]);
+    let end = json_lines(&out)
+        .into_iter()
+        .find(|v| v["kind"] == "launch-error")
+        .unwrap_or_else(|| panic!("no launch error: {out}"));
+    assert_eq!(end["end"], "deadlock");
+    assert_eq!(end["workgroup"], 1);
+    assert_eq!(end["seeds"], serde_json::json!([0, 1, 2]));
+    assert_eq!(end["waiting"][0]["wave"], 2);
+    assert_eq!(end["waiting"][0]["line"], 23);
+    assert_eq!(end["missing"][0]["wave"], 3);
+    assert_eq!(end["missing"][0]["state"], "exited");
+    assert_eq!(end["missing"][0]["line"], 25);
+}
+
+/// Each faulting wave is named with file:line, wave, lanes and address (every field in
+/// JSON); the others run on, workgroups that wait for a faulted wave's slot are named as
+/// not started, and the seeds' buffers agree.
+#[test]
+fn faults_are_named_with_their_line_and_the_rest_of_the_launch_runs_on() {
+    let k = "tests/kernels/store_past_the_end.s";
+    let (code, out, err) = wavedbg(&["check", k, "--resident", "2", "--seeds", "3"]);
+    assert_eq!(code, 1, "{out}{err}");
+    for (wave, wg, addr) in [
+        (4, 2, "0x100001200"),
+        (5, 2, "0x100001280"),
+        (8, 4, "0x100000400"),
+    ] {
+        let line = format!(
+            "error (every run): fault at {k}:23: global access of 4 bytes to unallocated memory [wave {wave} (workgroup {wg}), pc 0x0048, address {addr}, lanes 0-31, `st.ubase.b32 v1, u[0:1], v0, 0`]"
+        );
+        assert!(out.contains(&line), "{line}\n{out}");
+    }
+    assert!(
+        out.contains("error (every run): workgroups 5-11 did not start: every slot holds a workgroup with a faulted wave"),
+        "{out}"
+    );
+    assert!(
+        out.contains("every buffer is identical under 3 seeded schedules"),
+        "{out}"
+    );
+    assert!(!out.contains("atomics"), "{out}");
+    // All resident: every workgroup starts, and only the faults are reported.
+    let (_, out, _) = wavedbg(&["check", k, "--resident", "12"]);
+    assert!(!out.contains("did not start"), "{out}");
+    // Workgroup 2 and every one from 4 (past the 1 KiB buffer), two waves each.
+    assert_eq!(out.matches("error: fault at").count(), 18, "{out}");
+    let (_, out, _) = wavedbg(&["check", "--json", k, "--resident", "2"]);
+    let fault = json_lines(&out)
+        .into_iter()
+        .find(|v| v["end"] == "fault")
+        .unwrap_or_else(|| panic!("no fault: {out}"));
+    assert_eq!(fault["file"], k);
+    assert_eq!(fault["line"], 23);
+    assert_eq!(fault["wave"], 4);
+    assert_eq!(fault["workgroup"], 2);
+    assert_eq!(fault["lanes"], "0xffffffff");
+    assert_eq!(fault["pc"], 0x48);
+    assert_eq!(fault["addr"], 0x1_0000_1200u64);
+    assert_eq!(fault["len"], 4);
+    assert_eq!(fault["signal"], "SIGSEGV");
+    assert_eq!(fault["instruction"], "st.ubase.b32 v1, u[0:1], v0, 0");
+}

@@ -69,6 +69,13 @@ impl Machine {
         self.launch.grid - self.next_workgroup
     }
 
+    /// How many workgroups have been dispatched so far (ids below it have started). A
+    /// workgroup with a faulted wave keeps its slot, so the inspection sees the wave, and
+    /// the workgroups after it that wait for that slot do not start.
+    pub fn workgroups_started(&self) -> u32 {
+        self.next_workgroup
+    }
+
     /// Whether every workgroup has been dispatched and all waves have exited.
     pub fn finished(&self) -> bool {
         self.next_workgroup >= self.launch.grid
