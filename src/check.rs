@@ -325,6 +325,13 @@ fn finding_json(m: &Machine, f: &Finding) -> Value {
         if let Some(other) = &f.other {
             o.insert("other".into(), site_json(m, other));
         }
+        // Lane masks as hex strings, as in the sites.
+        let also: Vec<Value> = f
+            .also
+            .iter()
+            .map(|w| json!({"wave": w.wave, "lanes": format!("{:#010x}", w.lanes)}))
+            .collect();
+        o.insert("also".into(), json!(also));
     }
     v
 }

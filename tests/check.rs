@@ -66,7 +66,7 @@ fn the_missing_barrier_is_a_race_and_an_order_dependent_result() {
     );
     assert!(
         out.contains(
-            "error: shared:0x80 (4 bytes) is read before anything wrote it in this launch"
+            "error: 32 words of shared (0x80, 0x84, 0x88, ..., 0xfc; 4 bytes each) are read before anything wrote them in this launch"
         ),
         "{out}"
     );

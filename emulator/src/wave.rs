@@ -63,6 +63,8 @@ pub struct Outstanding {
     pub pc: u64,
     /// Destination registers, if it returns data.
     pub regs: Option<RegRange>,
+    /// EXEC when it issued: the lanes it accesses (the sanitizer names them).
+    pub exec: u32,
 }
 
 /// A wave's 128 vector registers, register-major (`v[reg][lane]`). Storage is allocated
@@ -183,13 +185,17 @@ impl Wave {
         self.outstanding[c.index()].len() as u32
     }
 
-    /// Records an issued async operation.
+    /// Records an issued async operation (with the lanes of EXEC now).
     pub fn issue(&mut self, c: Counter, pc: u64, regs: Option<RegRange>) {
         let q = &mut self.outstanding[c.index()];
         if q.len() >= COUNTER_MAX {
             q.pop_front();
         }
-        q.push_back(Outstanding { pc, regs });
+        q.push_back(Outstanding {
+            pc,
+            regs,
+            exec: self.exec,
+        });
     }
 
     /// Retires the oldest operations until the counter is at most `n`.

@@ -163,6 +163,18 @@ pub struct WaveAt {
     pub state: WaveState,
 }
 
+/// Another wave a finding was seen in, with its own lanes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct WaveLanes {
+    /// The wave's global id.
+    pub wave: u32,
+    /// Its lanes concerned (bit per lane).
+    pub lanes: u32,
+}
+
+/// The most other waves and addresses a finding lists (the count goes on past them).
+pub const FINDING_LIST_MAX: usize = 64;
+
 /// One finding: what, where, and the other side of it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Finding {
@@ -185,6 +197,14 @@ pub struct Finding {
     pub counter: Option<Counter>,
     /// Every wave of the workgroup, for barrier mismatches and deadlocks.
     pub waves: Vec<WaveAt>,
+    /// The other waves it was seen in, each with its lanes (`at` has the first wave's
+    /// own lanes), at most [`FINDING_LIST_MAX`].
+    #[serde(default)]
+    pub also: Vec<WaveLanes>,
+    /// Every address concerned when lanes touched more than one (an uninitialised read
+    /// of several words), sorted, at most [`FINDING_LIST_MAX`]; `addr` is the first.
+    #[serde(default)]
+    pub addrs: Vec<u64>,
     /// How many times it was seen (instruction executions), at least 1.
     pub count: u64,
     /// The launch's wave-instruction count ([`crate::machine::Stats::wave_instructions`])
@@ -205,8 +225,60 @@ impl Finding {
             reg: None,
             counter: None,
             waves: Vec::new(),
+            also: Vec::new(),
+            addrs: Vec::new(),
             count: 1,
             first_at: 0,
+        }
+    }
+
+    /// Takes in another sighting of the same finding ([`Finding::key`] equal): its lanes
+    /// join `at`'s when in the same wave and are listed in [`Finding::also`] when not; the
+    /// other side's lanes join when in the same wave; its addresses join
+    /// [`Finding::addrs`].
+    pub(super) fn absorb(&mut self, f: &Finding) {
+        if self.at.wave == f.at.wave {
+            self.at.lanes |= f.at.lanes;
+        } else {
+            for x in std::iter::once(WaveLanes {
+                wave: f.at.wave,
+                lanes: f.at.lanes,
+            })
+            .chain(f.also.iter().copied())
+            {
+                match self.also.iter().position(|y| y.wave == x.wave) {
+                    Some(i) => self.also[i].lanes |= x.lanes,
+                    None if self.also.len() < FINDING_LIST_MAX => self.also.push(x),
+                    None => {}
+                }
+            }
+        }
+        if let (Some(o), Some(n)) = (&mut self.other, &f.other) {
+            if o.wave == n.wave {
+                o.lanes |= n.lanes;
+            }
+        }
+        // An uninitialised read lists every word read (the key has no address: a loop
+        // reading word after word is one finding).
+        if self.kind == FindingKind::UninitMemory {
+            let mine = if self.addrs.is_empty() {
+                self.addr.as_slice()
+            } else {
+                &self.addrs[..]
+            };
+            let theirs = if f.addrs.is_empty() {
+                f.addr.as_slice()
+            } else {
+                &f.addrs[..]
+            };
+            let mut all: Vec<u64> = mine.iter().chain(theirs).copied().collect();
+            all.sort_unstable();
+            all.dedup();
+            all.truncate(FINDING_LIST_MAX);
+            self.addr = all.first().copied().or(self.addr);
+            if all.len() > 1 {
+                self.addrs = all;
+            }
         }
     }
 

@@ -111,11 +111,15 @@ impl Sanitizer {
         for (kind, file, reg) in hits {
             // The issuing operation: the newest that writes the register, or for store
             // data, every outstanding store whose data it is.
-            let issued: Vec<(Counter, u64)> = match kind {
+            let issued: Vec<(Counter, u64, u32)> = match kind {
                 FindingKind::StoreDataOverwritten => Counter::ALL
                     .into_iter()
-                    .flat_map(|c| wave.outstanding[c.index()].iter().map(move |o| (c, o.pc)))
-                    .filter(|(_, opc)| {
+                    .flat_map(|c| {
+                        wave.outstanding[c.index()]
+                            .iter()
+                            .map(move |o| (c, o.pc, o.exec))
+                    })
+                    .filter(|(_, opc, _)| {
                         self.uses
                             .get((opc / 4) as usize)
                             .and_then(|x| x.data)
@@ -124,13 +128,16 @@ impl Sanitizer {
                     .collect(),
                 _ => wave
                     .pending_write(file, reg)
-                    .map(|(c, o)| (c, o.pc))
+                    .map(|(c, o)| (c, o.pc, o.exec))
                     .into_iter()
                     .collect(),
             };
-            for (c, opc) in issued {
+            for (c, opc, lanes) in issued {
                 let mut f = Finding::new(kind, site(wave.exec));
-                f.other = Some(Site { pc: opc, ..site(0) });
+                f.other = Some(Site {
+                    pc: opc,
+                    ..site(lanes)
+                });
                 f.reg = Some((file, reg));
                 f.counter = Some(c);
                 self.push(f);

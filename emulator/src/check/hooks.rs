@@ -158,7 +158,11 @@ impl Sanitizer {
         for mut f in std::mem::take(&mut self.pending) {
             let key = f.key();
             match self.index.get(&key) {
-                Some(&i) => self.findings[i].count += 1,
+                Some(&i) => {
+                    let known = &mut self.findings[i];
+                    known.count += 1;
+                    known.absorb(&f);
+                }
                 None => {
                     f.first_at = count;
                     self.index.insert(key, self.findings.len());

@@ -114,8 +114,21 @@ impl Sanitizer {
                 },
             );
             f.space = Some(space);
-            f.addr = first;
             f.len = trace.len;
+            // Every word the missing lanes read, not only the first.
+            let mut addrs: Vec<u64> = trace
+                .entries
+                .iter()
+                .filter(|e| missing >> (e.lane & 31) & 1 == 1)
+                .map(|e| e.addr)
+                .collect();
+            addrs.sort_unstable();
+            addrs.dedup();
+            addrs.truncate(super::finding::FINDING_LIST_MAX);
+            f.addr = addrs.first().copied().or(first);
+            if addrs.len() > 1 {
+                f.addrs = addrs;
+            }
             self.push(f);
         }
     }

@@ -28,7 +28,10 @@ mod shadow;
 mod sync;
 
 pub use config::{CheckGroup, Checks};
-pub use finding::{Finding, FindingKey, FindingKind, MemAccess, Severity, Site, WaveAt};
+pub use finding::{
+    Finding, FindingKey, FindingKind, MemAccess, Severity, Site, WaveAt, WaveLanes,
+    FINDING_LIST_MAX,
+};
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -57,9 +60,11 @@ struct WaveShadow {
     /// Vector registers written in every lane, and the uniform registers written (`u`):
     /// an instruction that reads only these needs no closer look.
     full: RegBits,
-    /// Lanes inactive at a barrier this wave passed, and that barrier.
+    /// Lanes inactive at a barrier this wave passed, that barrier, and the lanes active
+    /// there (0: the wave passed it with EXEC 0).
     skipped: u32,
     skipped_at: u64,
+    barrier_exec: u32,
     /// Scratch bytes written (offsets in the wave's scratch).
     scratch: InitBits,
     /// Registers in use by outstanding operations (`None`: to be counted again).
@@ -270,6 +275,7 @@ impl Sanitizer {
                 full: RegBits::default(),
                 skipped: 0,
                 skipped_at: 0,
+                barrier_exec: 0,
                 scratch: InitBits::default(),
                 busy: None,
             });
@@ -295,6 +301,7 @@ impl Sanitizer {
                 },
                 skipped: 0,
                 skipped_at: 0,
+                barrier_exec: 0,
                 scratch: InitBits::new(scratch),
                 busy: None,
             };
@@ -323,12 +330,7 @@ impl Sanitizer {
     fn push(&mut self, f: Finding) {
         let key = f.key();
         if let Some(c) = self.pending.iter_mut().find(|c| c.key() == key) {
-            c.at.lanes |= f.at.lanes;
-            if let (Some(o), Some(n)) = (&mut c.other, f.other) {
-                if o.wave == n.wave {
-                    o.lanes |= n.lanes;
-                }
-            }
+            c.absorb(&f);
             return;
         }
         self.pending.push(f);

@@ -16,13 +16,16 @@ impl Sanitizer {
         if matches!(d.op, Op::Barrier) {
             shadow.skipped |= !exec;
             shadow.skipped_at = pc;
+            shadow.barrier_exec = exec;
         }
         let back = wave.exec & shadow.skipped;
         if back != 0 {
             shadow.skipped &= !wave.exec;
             let barrier = shadow.skipped_at;
             let mut f = Finding::new(FindingKind::BarrierDivergence, Site::of(wave, back, pc));
-            f.other = Some(Site::of(wave, back, barrier));
+            // The barrier's side: the lanes that were active there (none when the wave
+            // passed it with EXEC 0).
+            f.other = Some(Site::of(wave, shadow.barrier_exec, barrier));
             self.push(f);
         }
     }

@@ -42,6 +42,21 @@ impl Finding {
             s.push('\n');
             s.push_str(&site_line(m, role, o, source));
         }
+        if !self.also.is_empty() {
+            let also: Vec<String> = self
+                .also
+                .iter()
+                .map(|w| {
+                    format!(
+                        "wave {} lane{} {}",
+                        w.wave,
+                        if w.lanes.count_ones() == 1 { "" } else { "s" },
+                        lanes_text(w.lanes)
+                    )
+                })
+                .collect();
+            let _ = write!(s, "\n  also in: {}", also.join(", "));
+        }
         if !self.waves.is_empty() {
             let waves: Vec<String> = self
                 .waves
@@ -106,6 +121,21 @@ impl Finding {
             FindingKind::StoreDataOverwritten => format!(
                 "{reg} holds the data of a store not yet retired by wait.{counter}, and is overwritten"
             ),
+            FindingKind::UninitMemory if self.addrs.len() > 1 => {
+                let space = self.space.map_or("memory", |x| x.name());
+                let n = self.addrs.len();
+                let at_least = if n >= crate::check::FINDING_LIST_MAX { "at least " } else { "" };
+                let hex: Vec<String> = self.addrs.iter().map(|a| format!("{a:#x}")).collect();
+                let list = if n <= 8 {
+                    hex.join(", ")
+                } else {
+                    format!("{}, ..., {}", hex[..3].join(", "), hex[n - 1])
+                };
+                format!(
+                    "{at_least}{n} words of {space} ({list}; {} each) are read before anything wrote them in this launch",
+                    count(self.len as u64, "byte")
+                )
+            }
             FindingKind::UninitMemory => {
                 format!("{mem} is read before anything wrote it in this launch")
             }
@@ -114,6 +144,16 @@ impl Finding {
                 if self.at.lanes.count_ones() == 1 { "" } else { "s" },
                 lanes_text(self.at.lanes)
             ),
+            FindingKind::BarrierDivergence
+                if self.other.is_some_and(|o| o.lanes == 0) =>
+            {
+                format!(
+                    "wave {} passed a barrier with no active lanes (EXEC 0): lane{} {} skipped it, and rejoin here",
+                    self.at.wave,
+                    if self.at.lanes.count_ones() == 1 { "" } else { "s" },
+                    lanes_text(self.at.lanes),
+                )
+            }
             FindingKind::BarrierDivergence => format!(
                 "lane{} {} skipped a barrier the rest of wave {} waited at, and rejoin it",
                 if self.at.lanes.count_ones() == 1 { "" } else { "s" },

@@ -4,7 +4,7 @@
 //! space, address, register, counter). PCs are taken from the kernels' labels.
 
 use wavedbg_emulator::asm::assemble;
-use wavedbg_emulator::check::{Checks, Finding, FindingKind, MemAccess, Severity, Site};
+use wavedbg_emulator::check::{Checks, Finding, FindingKind, MemAccess, Severity, Site, WaveLanes};
 use wavedbg_emulator::fault::Fault;
 use wavedbg_emulator::isa::{Counter, RegFile};
 use wavedbg_emulator::machine::{Event, LaunchOptions, Machine};
@@ -1457,6 +1457,114 @@ use: uadd u3, u1, u2
 // 9. Divergent barriers
 // ---------------------------------------------------------------------------------------
 
+/// A wave that runs a barrier with EXEC 0 and another with half its lanes: one finding,
+/// with the first wave's own lanes, the barrier's active lanes (none), and the second
+/// wave's lanes listed apart, never merged into the first's.
+#[test]
+fn barrier_divergence_keeps_each_waves_lanes_and_a_barrier_passed_with_exec_0() {
+    let src = "
+.workgroup 64
+.shared 256
+    uwaveid u5
+    umovi u6, 0xffff
+    br.unz u5, none
+    br merge
+none:
+    umovi u6, 0
+merge:
+    exec.and.save u7, u6
+bar: barrier
+rejoin: exec.set u7
+    end
+";
+    let r = run(src);
+    r.assert_finished();
+    let f = r.only();
+    assert_eq!(f.kind, FindingKind::BarrierDivergence);
+    // Wave 0 (lanes 16-31 inactive) or wave 1 (EXEC 0) first, by the schedule.
+    let (first, second) = if f.at.wave == 0 {
+        ((0, 0xffff_0000u32, 0x0000_ffffu32), (1, u32::MAX))
+    } else {
+        ((1, u32::MAX, 0), (0, 0xffff_0000))
+    };
+    assert_eq!(
+        f.at,
+        site(first.0, 0, first.1, r.label("rejoin"), None, None)
+    );
+    assert_eq!(
+        f.other,
+        Some(site(first.0, 0, first.2, r.label("bar"), None, None))
+    );
+    assert_eq!(
+        f.also,
+        vec![WaveLanes {
+            wave: second.0,
+            lanes: second.1
+        }]
+    );
+    assert_eq!(f.count, 2);
+    let text = f.headline();
+    if first.0 == 1 {
+        assert!(
+            text.contains(
+                "wave 1 passed a barrier with no active lanes (EXEC 0): lanes 0-31 skipped it"
+            ),
+            "{text}"
+        );
+    }
+    let m = Machine::new(&program(src), opts(0)).expect("launch");
+    let report = f.describe(&m, None);
+    assert!(
+        report.contains(&format!("also in: wave {} lanes", second.0)),
+        "{report}"
+    );
+}
+
+/// An uninitialised read names every word its lanes read, not only the first, and a
+/// hazard names the lanes of the load it is about.
+#[test]
+fn an_uninitialised_read_names_every_word_and_a_hazard_the_loads_lanes() {
+    let src = "
+.shared 256
+    umovi u1, 0x3
+    exec.and.save u2, u1
+    vlaneid v0
+    vshli v1, v0, 2
+load: ld.shared.b32 v2, v1, 8
+use: vmov v3, v2
+    wait.ls 0
+    exec.set u2
+    end
+";
+    let r = run(src);
+    r.assert_finished();
+    let uninit = r
+        .findings()
+        .iter()
+        .find(|f| f.kind == FindingKind::UninitMemory)
+        .expect("an uninitialised read");
+    assert_eq!(uninit.addr, Some(8));
+    assert_eq!(uninit.addrs, vec![8, 12]);
+    assert_eq!(uninit.at.lanes, 0x3);
+    assert!(
+        uninit
+            .headline()
+            .starts_with("2 words of shared (0x8, 0xc; 4 bytes each)"),
+        "{}",
+        uninit.headline()
+    );
+    let hazard = r
+        .findings()
+        .iter()
+        .find(|f| f.kind == FindingKind::ReadBeforeWait)
+        .expect("a hazard");
+    assert_eq!(hazard.at.lanes, 0x3);
+    assert_eq!(
+        hazard.other,
+        Some(site(0, 0, 0x3, r.label("load"), None, None))
+    );
+}
+
 #[test]
 fn barrier_divergence_when_skipped_lanes_rejoin() {
     let src = "
@@ -1472,9 +1580,10 @@ rejoin: exec.set u2
     assert_eq!(f.kind, FindingKind::BarrierDivergence);
     assert_eq!(f.kind.severity(), Severity::Error);
     assert_eq!(f.at, site(0, 0, 0xffff_0000, r.label("rejoin"), None, None));
+    // The barrier's side: the lanes that were active there.
     assert_eq!(
         f.other,
-        Some(site(0, 0, 0xffff_0000, r.label("bar"), None, None))
+        Some(site(0, 0, 0x0000_ffff, r.label("bar"), None, None))
     );
     assert_no_reg_counter_waves(f);
     assert_eq!(f.space, None);
