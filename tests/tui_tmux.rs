@@ -41,7 +41,7 @@ fn step_break_continue_help_quit_in_a_real_terminal() {
     t.keys(&["Enter"]);
     let s = t.wait_text(" READY ");
     assert!(s.contains("demo:histogram.s"), "{s}");
-    assert!(s.contains("Lanes: wave 0"), "{s}");
+    assert!(s.contains("Lanes [hex]: wave 0"), "{s}");
 
     // Step the selected wave.
     t.keys(&["s"]);
@@ -80,7 +80,10 @@ fn step_break_continue_help_quit_in_a_real_terminal() {
             l.starts_with("done-") && l[5..].chars().all(|c| c.is_ascii_digit()) && l.len() > 5
         })
     });
-    assert!(!s.contains("Lanes:"), "the alternate screen was left:\n{s}");
+    assert!(
+        !s.contains("Lanes ["),
+        "the alternate screen was left:\n{s}"
+    );
     // The command typed in the TUI went into the shared history.
     let h = std::fs::read_to_string(&history).unwrap_or_default();
     assert!(h.lines().any(|l| l == "break next_word"), "history: {h:?}");
@@ -311,7 +314,7 @@ fn maximise_restore_and_resize_while_zoomed_in_a_real_terminal() {
     let s = t.wait_for("only the lane grid", |s| {
         s.contains("[z restores]") && !s.contains("Waves (32)")
     });
-    assert!(s.contains("Lanes: wave 0"), "{s}");
+    assert!(s.contains("Lanes [hex]: wave 0"), "{s}");
     // Smaller than the compact layout's limit, then larger: still maximised, redrawn.
     t.ok(&["resize-window", "-t", "main", "-x", "80", "-y", "24"]);
     let s = t.wait_for("the zoomed grid at 80x24", |s| {

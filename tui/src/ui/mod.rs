@@ -18,6 +18,7 @@ mod source;
 mod status;
 pub mod text;
 pub mod theme;
+mod watch;
 mod waves;
 
 use ratatui::layout::Rect;
@@ -112,6 +113,7 @@ pub fn draw(frame: &mut Frame, app: &App, state: &mut DrawState) -> HitMap {
             Pane::Memory => memory::draw(frame, inner, app, &mut hits),
             Pane::Breakpoints => breakpoints::draw(frame, inner, app, &mut hits),
             Pane::Console => console::draw(frame, inner, app, &mut state.console, &mut hits),
+            Pane::Watch => watch::draw(frame, inner, app, &mut hits),
         };
         scroll_marks(frame, rect, inner, more);
     }
@@ -200,7 +202,23 @@ fn wide_layout(main: Rect, app: &App) -> Vec<(Pane, Rect)> {
         11
     };
     let regs_h = if h >= 50 { 11 } else { 9 };
-    let [lanes, regs, mem] = stack(right, [lanes_h, regs_h, 0]);
+    // The Watch pane (while there are displays, or focused) between the registers and
+    // memory: as tall as its lines, up to half of what the lanes and registers leave, or
+    // more where memory keeps 6 rows anyway.
+    let watch_h = if app.watch_shown() {
+        let left = h.saturating_sub(lanes_h + regs_h);
+        let room = left.saturating_sub(6).max(left / 2).max(3);
+        (watch::height(app, right.width) + 2).min(room)
+    } else {
+        0
+    };
+    let [lanes, regs, below] = stack(right, [lanes_h, regs_h, 0]);
+    // (A height of 0 in `stack` is the filler: a hidden Watch pane is left out.)
+    let [watch, mem] = if watch_h > 0 {
+        stack(below, [watch_h, 0])
+    } else {
+        [Rect::default(), below]
+    };
     let mut out = match app.layout {
         CodeLayout::Asm => vec![(Pane::Code, code)],
         CodeLayout::Src => vec![(Pane::Source, code)],
@@ -217,6 +235,9 @@ fn wide_layout(main: Rect, app: &App) -> Vec<(Pane, Rect)> {
         (Pane::Registers, regs),
         (Pane::Memory, mem),
     ]);
+    if watch_h > 0 {
+        out.push((Pane::Watch, watch));
+    }
     out
 }
 
@@ -298,10 +319,11 @@ pub fn pane_title(app: &App, pane: Pane, inner: Rect) -> String {
         },
         Pane::Waves => format!(" Waves ({}) ", m.waves.len()),
         Pane::Lanes => lanes::title(app, inner),
-        Pane::Registers => " Registers ".into(),
-        Pane::Memory => " Memory ".into(),
+        Pane::Registers => registers::title(app),
+        Pane::Memory => memory::title(app),
         Pane::Breakpoints => " Breakpoints & watchpoints ".into(),
         Pane::Console => console::title(app),
+        Pane::Watch => watch::title(app),
     }
 }
 
