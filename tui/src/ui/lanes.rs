@@ -139,7 +139,9 @@ pub fn title(app: &App, inner: Rect) -> String {
         medium.push_str(&format!(", regs {a}-{b}/{n} ←→"));
         short.push_str(&format!(", v {a}-{b}/{n}"));
     }
-    let room = (inner.width as usize).saturating_sub(1);
+    // A maximised pane's title ends with `[z restores] `: the form chosen leaves it room.
+    let zoom = if app.zoom { "[z restores] ".len() } else { 0 };
+    let room = (inner.width as usize).saturating_sub(1 + zoom);
     [
         format!(
             " Lanes {tag}: wave {}, {active}/32 active, lane {lane}{long} ",
