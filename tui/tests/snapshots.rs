@@ -496,6 +496,12 @@ fn the_watch_pane_shows_displays_per_lane_and_marks_changes() {
     // Lane 1 of v1 changed with the steps: yellow, marked.
     let c = cell_at(&buf, "0x00000001*", 0);
     assert_eq!(c.fg, Color::Yellow);
+    // A tall screen: the lane grid gives up rows to the displays, still every lane.
+    let buf = draw(&mut app, 200, 60);
+    insta::assert_snapshot!("watch_200x60", text(&buf));
+    let t = text(&buf);
+    assert!(t.contains("2: u6 = 256*"), "{t}");
+    assert!(t.contains("   31  0000001f*"), "{t}");
     keys(&mut app, "9");
     let buf = draw(&mut app, 80, 24);
     insta::assert_snapshot!("watch_80x24", text(&buf));

@@ -194,7 +194,7 @@ fn wide_layout(main: Rect, app: &App) -> Vec<(Pane, Rect)> {
         }
     }
     let [code, wv, bp, console] = stack(left, [0, waves_h, bp_h, console_h]);
-    let lanes_h = if h >= 56 {
+    let mut lanes_h = if h >= 56 {
         35
     } else if h >= 36 {
         19
@@ -206,9 +206,17 @@ fn wide_layout(main: Rect, app: &App) -> Vec<(Pane, Rect)> {
     // memory: as tall as its lines, up to half of what the lanes and registers leave, or
     // more where memory keeps 6 rows anyway.
     let watch_h = if app.watch_shown() {
-        let left = h.saturating_sub(lanes_h + regs_h);
-        let room = left.saturating_sub(6).max(left / 2).max(3);
-        (watch::height(app, right.width) + 2).min(room)
+        let want = watch::height(app, right.width).saturating_add(2);
+        let room = |lanes_h: u16| {
+            let left = h.saturating_sub(lanes_h + regs_h);
+            left.saturating_sub(6).max(left / 2).max(3)
+        };
+        // On a tall screen the lane grid gives up rows the displays need (two blocks of
+        // 16 lanes still show every lane).
+        if lanes_h > 19 && want > room(lanes_h) {
+            lanes_h = 19;
+        }
+        want.min(room(lanes_h))
     } else {
         0
     };
