@@ -1245,3 +1245,30 @@ fn the_watch_pane_adds_removes_and_marks_displays() {
     let _ = draw(&mut app, 120, 40);
     assert!(!app.hits.shown.contains(&Pane::Watch));
 }
+
+/// While a run has the engine, `f`, `u` and the Watch pane's `d` are refused (the format
+/// is the engine's), and say why; `u` twice is back to bytes.
+#[test]
+fn format_keys_wait_for_a_run_to_end() {
+    use wavedbg_emulator::debug::panes::MemoryUnit;
+    let mut app = App::new(engine_of(SPIN), &TuiOptions::default()).expect("starts");
+    run(&mut app, &["display u1"]);
+    let _ = draw(&mut app, 120, 40);
+    keys(&mut app, "3");
+    app.on_key(KeyEvent::new(KeyCode::F(5), KeyModifiers::NONE));
+    assert!(app.is_running());
+    for (pane, key) in [('3', 'f'), ('5', 'f'), ('5', 'u'), ('9', 'd')] {
+        app.on_key(KeyEvent::new(KeyCode::Char(pane), KeyModifiers::NONE));
+        app.on_key(KeyEvent::new(KeyCode::Char(key), KeyModifiers::NONE));
+        let m = app.message.clone().expect("a message");
+        assert!(m.error && m.text.contains("run is in progress"), "{m:?}");
+    }
+    app.on_key(KeyEvent::new(KeyCode::Esc, KeyModifiers::NONE));
+    app.wait_idle(Duration::from_secs(5)).expect("alive");
+    assert_eq!(app.engine.panes(), &Default::default());
+    assert_eq!(app.engine.displays().len(), 1);
+    keys(&mut app, "5u");
+    assert_eq!(app.engine.panes().memory_unit, MemoryUnit::Words);
+    keys(&mut app, "u");
+    assert_eq!(app.engine.panes().memory_unit, MemoryUnit::Bytes);
+}

@@ -6,7 +6,7 @@ use wavedbg_emulator::debug::breakpoint::{Scope, WatchKind};
 use wavedbg_emulator::debug::command::{Command, WatchWhere};
 use wavedbg_emulator::debug::expr;
 use wavedbg_emulator::debug::expr::ParsedExpr;
-use wavedbg_emulator::debug::panes::{FormatTarget, MemoryUnit};
+use wavedbg_emulator::debug::panes::{FormatTarget, MemoryUnit, NumberFormat};
 use wavedbg_emulator::memory::Space;
 
 use super::input::{Motion, BUSY};
@@ -171,7 +171,11 @@ impl App {
             MemoryUnit::Words => MemoryUnit::Bytes,
         };
         self.submit_commands(vec![Command::SetMemoryUnit(next)]);
+        let f32 = self.engine.panes().format(FormatTarget::Memory) == NumberFormat::F32;
         self.say(match next {
+            MemoryUnit::Bytes if f32 => {
+                "Memory in bytes once the format is not f32 (a byte is no float; f: next format)"
+            }
             MemoryUnit::Bytes => "Memory in bytes (u: 32-bit words)",
             MemoryUnit::Words => "Memory in 32-bit little-endian words (u: bytes)",
         });
