@@ -132,7 +132,12 @@ impl App {
                 } else {
                     None
                 };
-                let differs = |l: usize, v: i64| before.as_ref().is_some_and(|b| b[l] != v);
+                let differs = |l: usize, v: i64| {
+                    before
+                        .as_ref()
+                        .and_then(|b| b.get(l))
+                        .is_some_and(|b| *b != v)
+                };
                 let value = match (now, per_lane(&d.expr.expr)) {
                     (Err(e), _) => WatchValue::Error(e),
                     (Ok(vs), Some((fmt, size))) => WatchValue::Lanes {
