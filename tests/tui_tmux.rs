@@ -9,7 +9,8 @@
 //! Others maximise a pane and restore it, resizing the terminal while it is maximised
 //! (`resize-window`), scroll the console back through its history full screen, and watch
 //! the completions appear above the command line while typing. One checks that `:r` asks
-//! before throwing the recorded history away, and that `n` and `y` answer it.
+//! before throwing the recorded history away, and that `n` and `y` answer it. One presses
+//! `f` in the lane grid until it shows f32 values, and puts them in the Watch pane.
 //!
 //! tmux is installed by .ci/run; outside CI (CI unset) a missing tmux skips the test with a
 //! message.
@@ -41,7 +42,7 @@ fn step_break_continue_help_quit_in_a_real_terminal() {
     t.keys(&["Enter"]);
     let s = t.wait_text(" READY ");
     assert!(s.contains("demo:histogram.s"), "{s}");
-    assert!(s.contains("Lanes: wave 0"), "{s}");
+    assert!(s.contains("Lanes [hex]: wave 0"), "{s}");
 
     // Step the selected wave.
     t.keys(&["s"]);
@@ -80,7 +81,10 @@ fn step_break_continue_help_quit_in_a_real_terminal() {
             l.starts_with("done-") && l[5..].chars().all(|c| c.is_ascii_digit()) && l.len() > 5
         })
     });
-    assert!(!s.contains("Lanes:"), "the alternate screen was left:\n{s}");
+    assert!(
+        !s.contains("Lanes ["),
+        "the alternate screen was left:\n{s}"
+    );
     // The command typed in the TUI went into the shared history.
     let h = std::fs::read_to_string(&history).unwrap_or_default();
     assert!(h.lines().any(|l| l == "break next_word"), "history: {h:?}");
@@ -311,7 +315,7 @@ fn maximise_restore_and_resize_while_zoomed_in_a_real_terminal() {
     let s = t.wait_for("only the lane grid", |s| {
         s.contains("[z restores]") && !s.contains("Waves (32)")
     });
-    assert!(s.contains("Lanes: wave 0"), "{s}");
+    assert!(s.contains("Lanes [hex]: wave 0"), "{s}");
     // Smaller than the compact layout's limit, then larger: still maximised, redrawn.
     t.ok(&["resize-window", "-t", "main", "-x", "80", "-y", "24"]);
     let s = t.wait_for("the zoomed grid at 80x24", |s| {
@@ -458,5 +462,50 @@ fn run_on_the_command_line_asks_in_a_real_terminal() {
     let s = t.wait_text("Restarted: every wave at the start.");
     assert!(s.contains(" READY ") && s.contains("| 0 instr"), "{s}");
     assert!(!s.contains(question), "{s}");
+    quit(&t);
+}
+
+/// Issue 25 items 6 and 7 in a real terminal: `f` in the lane grid cycles its number
+/// format to f32 (three presses: unsigned, signed, f32) and the floats show; `display/f`
+/// puts the same values in the Watch pane.
+#[test]
+fn the_format_key_shows_f32_values_in_a_real_terminal() {
+    let Some(t) = start("formats") else {
+        return;
+    };
+    start_tui(&t);
+    for line in [
+        "break next_word",
+        "continue",
+        "set v1[0] = 0x3fc00000",
+        "set v1[1] = 0xc0490fdb",
+        "lanes v1",
+    ] {
+        t.keys(&[":"]);
+        t.type_text(line);
+        t.keys(&["Enter"]);
+        if line == "continue" {
+            t.wait_text("Breakpoint 1, wave 0");
+        }
+    }
+    t.wait_text("Lanes [hex]: wave 0, 32/32 active, lane 0 ");
+    t.keys(&["3", "f"]);
+    t.wait_text("Lanes [unsigned]");
+    t.keys(&["f", "f"]);
+    let s = t.wait_for("the lane grid in f32", |s| {
+        s.contains("Lanes [f32]") && s.contains("1.5*") && s.contains("-3.1415927*")
+    });
+    assert!(s.contains("as f32 (f: next format)"), "{s}");
+    // The REPL's text in the Watch pane.
+    t.keys(&[":"]);
+    t.type_text("display/f v1");
+    t.keys(&["Enter"]);
+    let s = t.wait_text("Watch (1)");
+    assert!(s.contains("1: /f v1 (by lane)"), "{s}");
+    assert!(
+        s.lines()
+            .any(|l| l.contains("[ 0]") && l.contains("1.5*") && l.contains("-3.1415927*")),
+        "{s}"
+    );
     quit(&t);
 }

@@ -21,6 +21,7 @@ pub mod completion;
 pub mod editor;
 pub mod history;
 pub mod hits;
+pub mod number;
 pub mod pane;
 mod terminal;
 pub mod ui;

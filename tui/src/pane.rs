@@ -2,7 +2,7 @@
 //! ([`crate::app`]) and drawing ([`crate::ui`]) name them, and so does [`crate::hits`];
 //! they depend on nothing.
 
-/// The panes, in the order of their digit keys (`1`-`8`).
+/// The panes, in the order of their digit keys (`1`-`9`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Pane {
     /// The disassembly, with the PC, breakpoint and finding marks.
@@ -21,10 +21,13 @@ pub enum Pane {
     Console,
     /// The kernel's `.s` source, with the code pane's marks.
     Source,
+    /// The `display` expressions and their values (per lane for vector ones); shown while
+    /// there are displays, or while focused.
+    Watch,
 }
 
 /// How many panes there are (the digit keys `1` to this).
-pub const PANES: usize = 8;
+pub const PANES: usize = 9;
 
 impl Pane {
     /// Every pane, in the order of their digit keys.
@@ -37,6 +40,7 @@ impl Pane {
         Pane::Breakpoints,
         Pane::Console,
         Pane::Source,
+        Pane::Watch,
     ];
 
     /// Focus order (Tab): the source beside the code.
@@ -46,6 +50,7 @@ impl Pane {
         Pane::Waves,
         Pane::Lanes,
         Pane::Registers,
+        Pane::Watch,
         Pane::Memory,
         Pane::Breakpoints,
         Pane::Console,
@@ -62,6 +67,7 @@ impl Pane {
             Pane::Breakpoints => "Breakpoints",
             Pane::Console => "Console",
             Pane::Source => "Source",
+            Pane::Watch => "Watch",
         }
     }
 
@@ -76,6 +82,7 @@ impl Pane {
             Pane::Breakpoints => "Bkpt",
             Pane::Console => "Cons",
             Pane::Source => "Src",
+            Pane::Watch => "Wtch",
         }
     }
 

@@ -1015,3 +1015,260 @@ fn enter_on_a_breakpoint_goes_to_it_in_the_shown_code_view() {
     );
     assert_ne!(want, Some(0));
 }
+
+/// Issue 25 item 6: `f` cycles the focused pane's number format and `u` the Memory pane's
+/// unit, each key one `set format` / `set memory-unit` command (recorded as such); a
+/// session saved then loaded shows the panes as they were left.
+#[test]
+fn f_and_u_change_number_formats_as_recorded_commands_kept_in_sessions() {
+    use wavedbg_emulator::debug::panes::{MemoryUnit, NumberFormat};
+    let dir = std::env::temp_dir().join(format!("wavedbg-tui-formats-{}", std::process::id()));
+    let _ = std::fs::create_dir_all(&dir);
+    let options = TuiOptions {
+        record: Some(dir.join("rec.wdbg")),
+        history: Default::default(),
+    };
+    let mut app = App::new(demo_engine(), &options).expect("starts");
+    let _ = draw(&mut app, 120, 40);
+    // Not a format key in the code pane.
+    keys(&mut app, "1f");
+    assert_eq!(app.engine.panes(), &Default::default());
+    keys(&mut app, "3f4ff5fffu");
+    let p = *app.engine.panes();
+    assert_eq!(p.lanes, NumberFormat::Unsigned);
+    assert_eq!(p.registers, NumberFormat::Signed);
+    assert_eq!(p.memory, NumberFormat::F32);
+    assert_eq!(p.memory_unit, MemoryUnit::Words);
+    let rec = std::fs::read_to_string(dir.join("rec.wdbg")).unwrap_or_default();
+    assert!(
+        rec.contains(
+            "set format lanes unsigned\nset format registers unsigned\n\
+             set format registers signed\nset format memory unsigned\n\
+             set format memory signed\nset format memory f32\nset memory-unit words\n"
+        ),
+        "{rec}"
+    );
+    let t = text(&draw(&mut app, 120, 40));
+    assert!(t.contains("Lanes [unsigned]"), "{t}");
+    assert!(t.contains("Registers [signed]"), "{t}");
+    assert!(t.contains("Memory [f32 words]"), "{t}");
+    // Round the cycle back to hex.
+    keys(&mut app, "3fff");
+    assert_eq!(app.engine.panes().lanes, NumberFormat::Hex);
+    keys(&mut app, "f");
+    // Saved, then loaded by a new TUI.
+    let session = dir.join("formats.ron");
+    keys(&mut app, &format!(":save {}", session.display()));
+    press(&mut app, KeyCode::Enter);
+    let mut again = demo();
+    keys(&mut again, &format!(":load {}", session.display()));
+    press(&mut again, KeyCode::Enter);
+    assert_eq!(again.engine.panes(), app.engine.panes());
+    let t = text(&draw(&mut again, 120, 40));
+    assert!(t.contains("Lanes [unsigned]"), "{t}");
+    assert!(t.contains("Memory [f32 words]"), "{t}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The REPL's `p/f v1`, `p/u`, `p/d` and `x/4fw` write the values the panes show: one
+/// formatter (`view::format_value`) for both.
+#[test]
+fn the_repl_and_the_panes_write_the_same_numbers() {
+    use wavedbg_emulator::debug::panes::NumberFormat;
+    use wavedbg_tui::number;
+    let mut app = demo();
+    run(&mut app, &["break next_word", "continue"]);
+    let base = app.memory.addr();
+    let floats: [u32; 4] = [0x3fc0_0000, 0xff7f_ffff, 0x8080_0000, 0xbe99_999a];
+    let mut lines = Vec::new();
+    for (l, w) in floats.iter().enumerate() {
+        lines.push(format!("set v1[{l}] = {w:#x}"));
+        lines.push(format!("set global:{:#x} = {w:#x}", base + 4 * l as u64));
+    }
+    let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
+    run(&mut app, &lines);
+    app.lanes.regs = vec![1];
+    // The REPL's lane values: the tokens after each `[ n]`, without marks.
+    let lane_tokens = |out: &str| -> Vec<String> {
+        out.lines()
+            .skip(1)
+            .flat_map(|l| {
+                l.split_once(']')
+                    .map_or("", |(_, rest)| rest)
+                    .split_whitespace()
+                    .map(|t| t.trim_matches(['(', ')', '*']).to_string())
+                    .filter(|t| !t.is_empty())
+                    .collect::<Vec<_>>()
+            })
+            .collect()
+    };
+    let v1: Vec<u32> = app.engine.machine().waves[app.engine.selected_wave].v[1].to_vec();
+    for (letter, f) in [
+        ('f', NumberFormat::F32),
+        ('u', NumberFormat::Unsigned),
+        ('d', NumberFormat::Signed),
+    ] {
+        let out = run_line(&mut app.engine, &format!("print/{letter} v1"))
+            .expect("prints")
+            .text;
+        let repl = lane_tokens(&out);
+        let ours: Vec<String> = v1.iter().map(|v| number::word(*v, f)).collect();
+        assert_eq!(repl, ours, "p/{letter} v1:\n{out}");
+        // The lane grid in that format shows each of them.
+        run(&mut app, &[&format!("set format lanes {}", f.word())]);
+        keys(&mut app, "3z");
+        let t = text(&draw(&mut app, 120, 40));
+        for v in &ours {
+            assert!(
+                t.contains(&format!(" {v:>w$}", w = number::width(f))),
+                "{v}:\n{t}"
+            );
+        }
+        keys(&mut app, "z");
+    }
+    assert!(
+        lane_tokens(
+            &run_line(&mut app.engine, "print/f v1")
+                .expect("prints")
+                .text
+        )[0] == "1.5"
+    );
+    // x/4fw and the Memory pane in f32 words.
+    let out = run_line(&mut app.engine, &format!("x/4fw global:{base:#x}"))
+        .expect("examines")
+        .text;
+    let repl: Vec<&str> = out
+        .split_once(": ")
+        .map_or("", |(_, rest)| rest)
+        .split_whitespace()
+        .collect();
+    let ours: Vec<String> = floats
+        .iter()
+        .map(|w| number::word(*w, NumberFormat::F32))
+        .collect();
+    assert_eq!(repl, ours, "{out}");
+    run(&mut app, &["set format memory f32"]);
+    keys(&mut app, "5");
+    let t = text(&draw(&mut app, 120, 40));
+    for v in &ours {
+        assert!(t.contains(v.as_str()), "{v}:\n{t}");
+    }
+}
+
+/// Issue 25 item 7: the Watch pane shows while there are displays (or focused); `a` and
+/// Enter open the command line with `display `, `d` and Delete undisplay the selected row;
+/// values per lane for a vector expression, one for a scalar, marked where they changed.
+#[test]
+fn the_watch_pane_adds_removes_and_marks_displays() {
+    use wavedbg_tui::app::WatchValue;
+    let mut app = demo();
+    let _ = draw(&mut app, 120, 40);
+    assert!(
+        !app.hits.shown.contains(&Pane::Watch),
+        "no displays: hidden"
+    );
+    keys(&mut app, "9");
+    assert_eq!(app.focus, Pane::Watch);
+    let _ = draw(&mut app, 120, 40);
+    assert!(app.hits.shown.contains(&Pane::Watch), "focused: shown");
+    keys(&mut app, "a");
+    assert_eq!(app.editor.as_ref().map(|e| e.text()), Some("display "));
+    keys(&mut app, "v1");
+    press(&mut app, KeyCode::Enter);
+    press(&mut app, KeyCode::Enter);
+    assert_eq!(app.editor.as_ref().map(|e| e.text()), Some("display "));
+    keys(&mut app, "u6");
+    press(&mut app, KeyCode::Enter);
+    keys(&mut app, ":display/f v0");
+    press(&mut app, KeyCode::Enter);
+    assert_eq!(app.engine.displays().len(), 3);
+    // s steps from the Watch pane too; then five more in one command: v1 and u6 change.
+    keys(&mut app, "s");
+    assert_eq!(app.engine.machine().stats.wave_instructions, 1);
+    keys(&mut app, ":stepi 5");
+    press(&mut app, KeyCode::Enter);
+    let rows = app.watch_rows();
+    assert_eq!(rows.len(), 3);
+    match &rows[0].value {
+        WatchValue::Lanes { texts, changed, .. } => {
+            assert_eq!(texts.len(), 32);
+            assert_eq!(texts[1], "0x00000001");
+            assert_eq!(*changed, !1, "lanes 1-31 of v1 changed");
+        }
+        v => panic!("v1 per lane: {v:?}"),
+    }
+    assert_eq!(
+        rows[1].value,
+        WatchValue::Scalar {
+            text: "256".into(),
+            changed: true
+        }
+    );
+    // The console's display output says the same.
+    let shown = app.engine.display_text();
+    assert!(shown.contains("2: u6 = 256"), "{shown}");
+    // A click on a display's row selects it (the pane maximised shows every row); Up,
+    // Down move.
+    keys(&mut app, "z");
+    let _ = draw(&mut app, 120, 40);
+    let third = app
+        .hits
+        .hits
+        .iter()
+        .find(|h| h.pane == Pane::Watch && h.item == Some(2))
+        .map(|h| h.area)
+        .expect("the third display is drawn");
+    app.on_mouse(MouseEvent {
+        kind: MouseEventKind::Down(MouseButton::Left),
+        column: third.x + 2,
+        row: third.y,
+        modifiers: KeyModifiers::NONE,
+    });
+    assert_eq!(app.watch_selected(), Some(2));
+    keys(&mut app, "z");
+    press(&mut app, KeyCode::Up);
+    press(&mut app, KeyCode::Up);
+    // Remove the second with d, the (now) second with Delete.
+    press(&mut app, KeyCode::Down);
+    keys(&mut app, "d");
+    assert_eq!(app.engine.displays().len(), 2);
+    assert_eq!(app.engine.displays()[1].to_string(), "/f v0");
+    press(&mut app, KeyCode::Delete);
+    assert_eq!(app.engine.displays().len(), 1);
+    assert_eq!(app.watch_selected(), Some(0));
+    let _ = draw(&mut app, 120, 40);
+    assert!(app.hits.shown.contains(&Pane::Watch));
+    keys(&mut app, "d");
+    assert!(app.engine.displays().is_empty());
+    // Unfocused with no displays: hidden again.
+    keys(&mut app, "1");
+    let _ = draw(&mut app, 120, 40);
+    assert!(!app.hits.shown.contains(&Pane::Watch));
+}
+
+/// While a run has the engine, `f`, `u` and the Watch pane's `d` are refused (the format
+/// is the engine's), and say why; `u` twice is back to bytes.
+#[test]
+fn format_keys_wait_for_a_run_to_end() {
+    use wavedbg_emulator::debug::panes::MemoryUnit;
+    let mut app = App::new(engine_of(SPIN), &TuiOptions::default()).expect("starts");
+    run(&mut app, &["display u1"]);
+    let _ = draw(&mut app, 120, 40);
+    keys(&mut app, "3");
+    app.on_key(KeyEvent::new(KeyCode::F(5), KeyModifiers::NONE));
+    assert!(app.is_running());
+    for (pane, key) in [('3', 'f'), ('5', 'f'), ('5', 'u'), ('9', 'd')] {
+        app.on_key(KeyEvent::new(KeyCode::Char(pane), KeyModifiers::NONE));
+        app.on_key(KeyEvent::new(KeyCode::Char(key), KeyModifiers::NONE));
+        let m = app.message.clone().expect("a message");
+        assert!(m.error && m.text.contains("run is in progress"), "{m:?}");
+    }
+    app.on_key(KeyEvent::new(KeyCode::Esc, KeyModifiers::NONE));
+    app.wait_idle(Duration::from_secs(5)).expect("alive");
+    assert_eq!(app.engine.panes(), &Default::default());
+    assert_eq!(app.engine.displays().len(), 1);
+    keys(&mut app, "5u");
+    assert_eq!(app.engine.panes().memory_unit, MemoryUnit::Words);
+    keys(&mut app, "u");
+    assert_eq!(app.engine.panes().memory_unit, MemoryUnit::Bytes);
+}

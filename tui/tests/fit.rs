@@ -7,6 +7,7 @@
 //!
 //! - in every pane, each row's last column is blank or `…` (text fits before it or is
 //!   cut with the marker), and the title is whole or cut with `…`;
+//! - in each number format and with the Watch pane shown, the same (every third size);
 //! - every hex value in the lane grid has its 8 digits, and when the title does not say
 //!   that only some lanes show, all 32 lanes are in the grid, each once;
 //! - every disassembly and source line shows whole or cut with `…`;
@@ -198,7 +199,8 @@ fn check(app: &mut App, w: u16, h: u16) -> Result<(), String> {
             .map(|y| row(&buf, y, inner.left()..inner.right()))
             .collect();
         match pane {
-            Pane::Lanes => check_lanes(&rows, &title).or_else(fail)?,
+            // The value checks read hex digits; other formats keep the general checks.
+            Pane::Lanes if title.contains("[hex]") => check_lanes(&rows, &title).or_else(fail)?,
             Pane::Code => check_code(app, &rows).or_else(fail)?,
             Pane::Source => check_source(app, &rows).or_else(fail)?,
             Pane::Console => check_console(app, &rows).or_else(fail)?,
@@ -228,9 +230,11 @@ fn check_lanes(rows: &[String], title: &str) -> Result<(), String> {
     }
     // The title names the lane window when not every lane shows (`lanes 0-15`, or
     // `Lanes 0-15` in its short form).
+    // (The format's tag, `[hex]`, comes first.)
     let windowed = title.contains("lanes ")
         || title
             .strip_prefix(" Lanes ")
+            .map(|t| t.split_once("] ").map_or(t, |(_, rest)| rest))
             .is_some_and(|t| t.starts_with(|c: char| c.is_ascii_digit()));
     if rows.len() >= 2 && rows[0].contains("lane") && !windowed {
         lanes.sort_unstable();
@@ -409,6 +413,44 @@ fn every_pane_at_every_size_on_the_demo() {
 #[test]
 fn every_pane_at_every_size_with_long_lines() {
     across(long_app, &sizes(), check_every_pane);
+}
+
+/// The demo with every pane in another number format each (the lane grid in f32, the
+/// registers signed, memory in unsigned words) and a vector and a scalar display, so the
+/// Watch pane shows too.
+fn formats_app() -> App {
+    let mut app = demo_app();
+    run(
+        &mut app,
+        &[
+            "set format lanes f32",
+            "set format registers signed",
+            "set format memory unsigned",
+            "set memory-unit words",
+            "display/f v3",
+            "display u6",
+            "display v0 * 3",
+            "display $nope",
+        ],
+    );
+    app
+}
+
+/// The formats' widest values and the Watch pane fit every size too (every third size).
+#[test]
+fn every_format_and_the_watch_pane_at_every_size() {
+    let sizes: Vec<(u16, u16)> = sizes().into_iter().step_by(3).collect();
+    across(formats_app, &sizes, check_every_pane);
+    // f32 memory words: the widest cells.
+    fn f32_memory() -> App {
+        let mut app = formats_app();
+        run(
+            &mut app,
+            &["set format memory f32", "set format lanes signed"],
+        );
+        app
+    }
+    across(f32_memory, &sizes, check_every_pane);
 }
 
 fn layouts_and_zoom(app: &mut App, w: u16, h: u16) -> Result<(), String> {

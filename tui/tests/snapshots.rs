@@ -308,7 +308,7 @@ fn the_lane_grid_at_110x34_and_100x30_shows_whole_values() {
         assert_eq!(cut, None, "{w}x{h}:\n{t}");
         assert!(t.contains("   15  0000000f* 0000000f*"), "{w}x{h}:\n{t}");
         assert!(
-            t.contains("Lanes 0-15") || t.contains("lanes 0-15"),
+            t.contains("Lanes [hex] 0-15") || t.contains("lanes 0-15"),
             "{w}x{h}:\n{t}"
         );
         // Selecting lane 24 brings its window.
@@ -400,4 +400,109 @@ fn the_command_line_cursor_follows_wide_characters() {
     assert_eq!(buf[(0, 23)].symbol(), "…");
     assert_eq!((at.x, at.y), (77, 23));
     assert_eq!(buf[(75, 23)].symbol(), "日");
+}
+
+/// At the breakpoint, with float values where the panes show them: v1 and v5 of lanes
+/// 0-6, u6 and u7, and the first 16 bytes of the first buffer (the memory cursor): 1.5,
+/// the largest and the smallest normal negative floats, NaN, -inf, -0 (`0x80000000`, the
+/// most negative int) and `0xffffffff`. They differ from the last stop: marked changed.
+fn with_floats() -> App {
+    let mut app = at_breakpoint();
+    let base = app.memory.addr();
+    let words: [u32; 7] = [
+        0x3fc0_0000,
+        0xff7f_ffff,
+        0x8080_0000,
+        0x7fc0_0000,
+        0xff80_0000,
+        0x8000_0000,
+        0xffff_ffff,
+    ];
+    let mut lines: Vec<String> = Vec::new();
+    for (l, w) in words.iter().enumerate() {
+        lines.push(format!("set v1[{l}] = {w:#x}"));
+        lines.push(format!("set v5[{l}] = {w:#x}"));
+    }
+    lines.push("set u6 = 0x80000000".into());
+    lines.push("set u7 = 0x3fc00000".into());
+    for (i, w) in words.iter().take(4).enumerate() {
+        lines.push(format!("set global:{:#x} = {w:#x}", base + 4 * i as u64));
+    }
+    let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
+    run(&mut app, &lines);
+    app.lanes.regs = vec![1, 5];
+    app
+}
+
+/// Issue 25 item 6: the lane grid, the Registers pane and the Memory pane in each number
+/// format, at 120x40 (all three at once) and 80x24 (each on its tab), then memory in
+/// 32-bit words in each format; changed values stay marked in every format.
+#[test]
+fn every_pane_in_every_number_format() {
+    use wavedbg_emulator::debug::panes::NumberFormat;
+    for f in NumberFormat::ALL {
+        let mut app = with_floats();
+        let w = f.word();
+        run(
+            &mut app,
+            &[
+                &format!("set format lanes {w}"),
+                &format!("set format registers {w}"),
+                &format!("set format memory {w}"),
+            ],
+        );
+        let buf = draw(&mut app, 120, 40);
+        insta::assert_snapshot!(format!("formats_{w}_120x40"), text(&buf));
+        let t = text(&buf);
+        assert!(t.contains(&format!("Lanes [{w}]")), "{t}");
+        assert!(t.contains(&format!("Registers [{w}]")), "{t}");
+        // A changed value: yellow and marked `*`, whatever the format.
+        let v = wavedbg_tui::number::word(0x3fc0_0000, f);
+        let cell = cell_at(&buf, &format!("{v}*"), 0);
+        assert_eq!(cell.fg, Color::Yellow, "{w}: {v}");
+        for (key, pane) in [("3", "lanes"), ("4", "registers"), ("5", "memory")] {
+            keys(&mut app, key);
+            let buf = draw(&mut app, 80, 24);
+            insta::assert_snapshot!(format!("formats_{w}_{pane}_80x24"), text(&buf));
+        }
+        run(&mut app, &["set memory-unit words"]);
+        for (cols, rows) in [(80, 24), (120, 40)] {
+            let buf = draw(&mut app, cols, rows);
+            insta::assert_snapshot!(format!("formats_{w}_words_{cols}x{rows}"), text(&buf));
+            let t = text(&buf);
+            assert!(t.contains(&format!("Memory [{w} words]")), "{t}");
+            let v = wavedbg_tui::number::word(0xff7f_ffff, f);
+            assert_eq!(cell_at(&buf, &format!("{v} "), 0).fg, Color::Yellow, "{t}");
+        }
+    }
+}
+
+/// Issue 25 item 7: the Watch pane with a vector and a scalar display (and one that
+/// fails), values changed since the last stop marked, at 120x40 and 80x24.
+#[test]
+fn the_watch_pane_shows_displays_per_lane_and_marks_changes() {
+    let mut app = demo();
+    run(
+        &mut app,
+        &["display/x v1", "display u6", "display $nope", "stepi 6"],
+    );
+    let buf = draw(&mut app, 120, 40);
+    insta::assert_snapshot!("watch_120x40", text(&buf));
+    let t = text(&buf);
+    assert!(t.contains("Watch (3)"), "{t}");
+    assert!(t.contains("1: /x v1 (by lane)"), "{t}");
+    assert!(t.contains("2: u6 = "), "{t}");
+    assert!(t.contains("3: $nope: "), "the error in its row:\n{t}");
+    // Lane 1 of v1 changed with the steps: yellow, marked.
+    let c = cell_at(&buf, "0x00000001*", 0);
+    assert_eq!(c.fg, Color::Yellow);
+    // A tall screen: the lane grid gives up rows to the displays, still every lane.
+    let buf = draw(&mut app, 200, 60);
+    insta::assert_snapshot!("watch_200x60", text(&buf));
+    let t = text(&buf);
+    assert!(t.contains("2: u6 = 256*"), "{t}");
+    assert!(t.contains("   31  0000001f*"), "{t}");
+    keys(&mut app, "9");
+    let buf = draw(&mut app, 80, 24);
+    insta::assert_snapshot!("watch_80x24", text(&buf));
 }

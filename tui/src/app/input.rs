@@ -165,7 +165,7 @@ impl App {
             }
             KeyCode::Tab => self.focus = self.focus.step(1, &self.shown_panes()),
             KeyCode::BackTab => self.focus = self.focus.step(-1, &self.shown_panes()),
-            KeyCode::Char(d @ '1'..='8') => self.focus_pane(Pane::ALL[(d as u8 - b'1') as usize]),
+            KeyCode::Char(d @ '1'..='9') => self.focus_pane(Pane::ALL[(d as u8 - b'1') as usize]),
             _ => return false,
         }
         true
@@ -244,6 +244,7 @@ impl App {
             Pane::Memory => self.memory_key(code),
             Pane::Breakpoints => self.breakpoints_key(code),
             Pane::Console => self.console_key(code),
+            Pane::Watch => self.watch_key(code),
         }
     }
 
@@ -377,6 +378,7 @@ impl App {
                 self.sync_code_to_source();
             }
             Pane::Breakpoints => self.breakpoints.cursor = item,
+            Pane::Watch => self.watch.cursor = item,
             Pane::Waves | Pane::Lanes if self.is_running() => self.complain(BUSY),
             Pane::Waves => self.select_wave_index(item),
             Pane::Lanes => self.select_lane(item as u8),

@@ -4,6 +4,7 @@
 
 use ratatui::crossterm::event::KeyCode;
 use wavedbg_emulator::debug::command::Command;
+use wavedbg_emulator::debug::panes::FormatTarget;
 use wavedbg_emulator::debug::StopReason;
 use wavedbg_emulator::isa::{OperandKind, RegFile};
 use wavedbg_emulator::machine::wave::VREGS;
@@ -68,8 +69,12 @@ impl App {
 
     /// Lane grid keys: up and down select the previous or next lane; left, right, PgUp,
     /// PgDn and Home scroll the registers (from the first one shown, as the grid keeps its
-    /// columns filled). Returns whether the key was used.
+    /// columns filled); `f` cycles the number format. Returns whether the key was used.
     pub(super) fn lanes_key(&mut self, code: KeyCode) -> bool {
+        if code == KeyCode::Char('f') {
+            self.cycle_format(FormatTarget::Lanes);
+            return true;
+        }
         let shown = self.hits.lane_regs.max(1);
         let start = self.lanes.start(shown);
         let last = self.lanes.regs.len().saturating_sub(shown);

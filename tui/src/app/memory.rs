@@ -6,9 +6,10 @@ use wavedbg_emulator::debug::breakpoint::{Scope, WatchKind};
 use wavedbg_emulator::debug::command::{Command, WatchWhere};
 use wavedbg_emulator::debug::expr;
 use wavedbg_emulator::debug::expr::ParsedExpr;
+use wavedbg_emulator::debug::panes::{FormatTarget, MemoryUnit, NumberFormat};
 use wavedbg_emulator::memory::Space;
 
-use super::input::Motion;
+use super::input::{Motion, BUSY};
 use super::state::App;
 use crate::pane::Pane;
 
@@ -133,7 +134,8 @@ impl App {
 
     /// Memory keys: the arrows move a word (left, right) or a row, PgUp/PgDn a page,
     /// Home/End to the region's ends; `m`/`M` change the space, `n`/`p` jump between
-    /// buffers and `t` toggles a watchpoint. Returns whether the key was used.
+    /// buffers, `t` toggles a watchpoint, `f` cycles the number format and `u` switches
+    /// between bytes and 32-bit words. Returns whether the key was used.
     pub(super) fn memory_key(&mut self, code: KeyCode) -> bool {
         let bpr = self.hits.mem_bytes_per_row.max(4) as i64;
         let page = self.page(Pane::Memory) as i64 * bpr;
@@ -151,9 +153,32 @@ impl App {
             (_, KeyCode::Char('n')) => self.jump_buffer(true),
             (_, KeyCode::Char('p')) => self.jump_buffer(false),
             (_, KeyCode::Char('t')) if !self.is_running() => self.toggle_watchpoint(),
+            (_, KeyCode::Char('f')) => self.cycle_format(FormatTarget::Memory),
+            (_, KeyCode::Char('u')) => self.toggle_memory_unit(),
             _ => return false,
         }
         true
+    }
+
+    /// `u`: bytes or 32-bit words, as the command `set memory-unit bytes|words`.
+    fn toggle_memory_unit(&mut self) {
+        if self.is_running() {
+            self.complain(BUSY);
+            return;
+        }
+        let next = match self.engine.panes().memory_unit {
+            MemoryUnit::Bytes => MemoryUnit::Words,
+            MemoryUnit::Words => MemoryUnit::Bytes,
+        };
+        self.submit_commands(vec![Command::SetMemoryUnit(next)]);
+        let f32 = self.engine.panes().format(FormatTarget::Memory) == NumberFormat::F32;
+        self.say(match next {
+            MemoryUnit::Bytes if f32 => {
+                "Memory in bytes once the format is not f32 (a byte is no float; f: next format)"
+            }
+            MemoryUnit::Bytes => "Memory in bytes (u: 32-bit words)",
+            MemoryUnit::Words => "Memory in 32-bit little-endian words (u: bytes)",
+        });
     }
 
     /// The next/previous global buffer.

@@ -18,6 +18,7 @@
 //! - `memory`: the memory view's cursor, regions and watchpoints.
 //! - `breakpoints`: the cursor in the breakpoint list.
 //! - `console`: the command output kept and its scroll.
+//! - `watch`: the Watch pane's displays, their values and changes, and its keys.
 //! - [`activity`]: each wave's active lanes over its last instructions (the sparkline).
 
 pub mod activity;
@@ -32,6 +33,7 @@ mod memory;
 mod registers;
 pub mod source;
 pub mod state;
+mod watch;
 
 pub use breakpoints::BreakpointsPane;
 pub use code::{CodeLine, CodePane};
@@ -41,3 +43,4 @@ pub use memory::{MemoryPane, SPACES};
 pub use registers::RegistersPane;
 pub use source::{SourcePane, SourceView};
 pub use state::{demo_engine, App, CodeLayout, HelpOverlay, Message, Pane, Question, StatusKind};
+pub use watch::{WatchPane, WatchRow, WatchValue};

@@ -2,8 +2,10 @@
 //! PC, EXEC, counters and registers, is the selected wave's, which the engine keeps.)
 
 use ratatui::crossterm::event::KeyCode;
+use wavedbg_emulator::debug::command::Command;
+use wavedbg_emulator::debug::panes::FormatTarget;
 
-use super::input::Motion;
+use super::input::{Motion, BUSY};
 use super::state::App;
 
 /// The registers pane's state: only its scroll, the rest is the selected wave's.
@@ -14,9 +16,13 @@ pub struct RegistersPane {
 }
 
 impl App {
-    /// Registers keys: up and down scroll the u registers a row, Home to the first.
-    /// Returns whether the key was used.
+    /// Registers keys: up and down scroll the u registers a row, Home to the first; `f`
+    /// cycles the number format. Returns whether the key was used.
     pub(super) fn registers_key(&mut self, code: KeyCode) -> bool {
+        if code == KeyCode::Char('f') {
+            self.cycle_format(FormatTarget::Registers);
+            return true;
+        }
         let s = &mut self.registers.scroll;
         match Motion::of(code) {
             Some(Motion::Down) => *s += 1,
@@ -25,5 +31,31 @@ impl App {
             _ => return false,
         }
         true
+    }
+
+    /// `f` in the lane grid, the Registers pane or the Memory pane: the next number format
+    /// of `target` (hex, unsigned, signed, f32), as the command `set format TARGET FORMAT`
+    /// (so `--record` keeps it and the session remembers it).
+    pub(super) fn cycle_format(&mut self, target: FormatTarget) {
+        if self.is_running() {
+            self.complain(BUSY);
+            return;
+        }
+        let next = self.engine.panes().format(target).next();
+        self.submit_commands(vec![Command::SetFormat(target, next)]);
+        self.say(format!(
+            "{} show {} (f: next format)",
+            match target {
+                FormatTarget::Lanes => "The lane grid's values",
+                FormatTarget::Registers => "The u registers",
+                FormatTarget::Memory => "Memory values",
+            },
+            match next {
+                wavedbg_emulator::debug::panes::NumberFormat::Hex => "in hex",
+                wavedbg_emulator::debug::panes::NumberFormat::Unsigned => "unsigned",
+                wavedbg_emulator::debug::panes::NumberFormat::Signed => "signed",
+                wavedbg_emulator::debug::panes::NumberFormat::F32 => "as f32",
+            }
+        ));
     }
 }

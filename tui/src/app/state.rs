@@ -19,6 +19,7 @@ use super::lanes::{kernel_vregs, LanesPane};
 use super::memory::MemoryPane;
 use super::registers::RegistersPane;
 use super::source::{printable, SourcePane, SourceView};
+use super::watch::WatchPane;
 use crate::completion::Words;
 use crate::editor::LineEditor;
 use crate::history::History;
@@ -119,6 +120,8 @@ pub struct App {
     pub breakpoints: BreakpointsPane,
     /// The console's lines and scroll.
     pub console: ConsolePane,
+    /// The Watch pane's selected display.
+    pub watch: WatchPane,
     /// Which code views show (`v`): disassembly, source, or both.
     pub layout: CodeLayout,
     /// The focused pane (one the layout shows).
@@ -210,6 +213,7 @@ impl App {
             memory: MemoryPane::new(first_global),
             breakpoints: BreakpointsPane::default(),
             console: ConsolePane::default(),
+            watch: WatchPane::default(),
             focus: Pane::Code,
             zoom: false,
             zoom_return: None,
@@ -280,9 +284,16 @@ impl App {
     }
 
     /// The panes shown (in [`Pane::ALL`] order): every pane but the code views the layout
-    /// leaves out.
+    /// leaves out, and the Watch pane while there are no displays (unless focused).
     pub fn shown_panes(&self) -> Vec<Pane> {
-        self.layout.panes()
+        let mut panes = self.layout.panes();
+        panes.retain(|p| *p != Pane::Watch || self.watch_shown());
+        panes
+    }
+
+    /// Whether the Watch pane shows: while there are displays, or while focused.
+    pub fn watch_shown(&self) -> bool {
+        !self.engine.displays().is_empty() || self.focus == Pane::Watch
     }
 
     /// The completions of the word before the command line's cursor while it is being

@@ -5,6 +5,9 @@
 //! lanes the last stop concerns are marked beside their number (`●` a breakpoint's, `◆` a
 //! watchpoint's, `!` faulting lanes and a sanitizer finding's).
 //!
+//! Values show in the lane grid's number format (`f` cycles it: hex, unsigned, signed,
+//! f32; the title names it), each column as wide as the format's widest value.
+//!
 //! No value is ever cut: the grid shows fewer registers (the title says which, ←/→ scroll
 //! them) or fewer lanes per screen (the title says which, `▲`/`▼` on the border, and the
 //! window follows the selected lane) rather than part of a number.
@@ -13,16 +16,21 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::Frame;
 
+use wavedbg_emulator::debug::panes::{FormatTarget, NumberFormat};
+
 use super::{text, theme};
 use crate::app::App;
 use crate::hits::HitMap;
+use crate::number;
 use crate::pane::Pane;
 
 /// Width in cells of a lane label: `>● 12 `, or `>●(12)` when the lane is inactive.
 pub const LABEL: usize = 6;
-/// Width in cells of a value cell: ` 0000002a*` (a space, 8 hex digits, the change mark),
-/// so the grid never shows part of a value.
-pub const CELL: usize = 10;
+/// Width in cells of a value cell in format `f`: a space, the format's widest value, the
+/// change mark (hex: ` 0000002a*`), so the grid never shows part of a value.
+pub fn cell(f: NumberFormat) -> usize {
+    number::width(f) + 2
+}
 const GAP: usize = 1;
 const LANES: usize = 32;
 
@@ -45,21 +53,21 @@ impl Plan {
     }
 }
 
-/// Registers that fit in one of `blocks` blocks across `room` columns.
-fn regs_fitting(room: usize, blocks: usize) -> usize {
+/// Registers of `cell` columns that fit in one of `blocks` blocks across `room` columns.
+fn regs_fitting(room: usize, blocks: usize, cell: usize) -> usize {
     let per_block = room.saturating_sub(GAP * (blocks - 1)) / blocks;
-    per_block.saturating_sub(LABEL) / CELL
+    per_block.saturating_sub(LABEL) / cell
 }
 
 /// The grid's shape for an area of `width` x `height` (the header takes a row; the last
-/// column is kept free, as in every pane), or `None` if not even one lane with one
-/// register fits.
-fn plan(width: usize, height: usize, selected: usize) -> Option<Plan> {
+/// column is kept free, as in every pane) with value cells `cell` wide, or `None` if not
+/// even one lane with one register fits.
+fn plan(width: usize, height: usize, selected: usize, cell: usize) -> Option<Plan> {
     let room = width.checked_sub(1)?;
     let rows_room = height.checked_sub(1).filter(|r| *r > 0)?;
     let options: Vec<(usize, usize, usize)> = [1, 2, 4, 8]
         .into_iter()
-        .map(|b| (b, (LANES / b).min(rows_room), regs_fitting(room, b)))
+        .map(|b| (b, (LANES / b).min(rows_room), regs_fitting(room, b, cell)))
         .filter(|(_, _, regs)| *regs > 0)
         .collect();
     // Every lane if some shape shows them all (the fewest blocks: the most registers),
@@ -94,8 +102,18 @@ pub fn title(app: &App, inner: Rect) -> String {
     };
     let lane = app.engine.selected_lane;
     let active = w.exec.count_ones();
-    let Some(p) = plan(inner.width as usize, inner.height as usize, lane as usize) else {
-        return format!(" Lanes: wave {}, {active}/32 active, lane {lane} ", w.id);
+    let f = app.engine.panes().format(FormatTarget::Lanes);
+    let tag = number::tag(f);
+    let Some(p) = plan(
+        inner.width as usize,
+        inner.height as usize,
+        lane as usize,
+        cell(f),
+    ) else {
+        return format!(
+            " Lanes {tag}: wave {}, {active}/32 active, lane {lane} ",
+            w.id
+        );
     };
     let n = app.lanes.regs.len();
     let shown = app.lanes.shown(p.regs).len();
@@ -121,18 +139,20 @@ pub fn title(app: &App, inner: Rect) -> String {
         medium.push_str(&format!(", regs {a}-{b}/{n} ←→"));
         short.push_str(&format!(", v {a}-{b}/{n}"));
     }
-    let room = (inner.width as usize).saturating_sub(1);
+    // A maximised pane's title ends with `[z restores] `: the form chosen leaves it room.
+    let zoom = if app.zoom { "[z restores] ".len() } else { 0 };
+    let room = (inner.width as usize).saturating_sub(1 + zoom);
     [
         format!(
-            " Lanes: wave {}, {active}/32 active, lane {lane}{long} ",
+            " Lanes {tag}: wave {}, {active}/32 active, lane {lane}{long} ",
             w.id
         ),
-        format!(" Lanes: wave {}, lane {lane}{medium} ", w.id),
-        format!(" Lanes{short}: w{} l{lane} ", w.id),
+        format!(" Lanes {tag}: wave {}, lane {lane}{medium} ", w.id),
+        format!(" Lanes {tag}{short}: w{} l{lane} ", w.id),
     ]
     .into_iter()
     .find(|t| text::width(t) <= room)
-    .unwrap_or_else(|| format!(" Lanes{short}: w{} l{lane} ", w.id))
+    .unwrap_or_else(|| format!(" Lanes {tag}{short}: w{} l{lane} ", w.id))
 }
 
 /// Draws the pane; returns whether lanes are hidden above and below.
@@ -148,13 +168,16 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, hits: &mut HitMap) -> (boo
         return (false, false);
     }
     let sel = app.engine.selected_lane as usize;
-    let Some(p) = plan(width, height, sel) else {
+    let f = app.engine.panes().format(FormatTarget::Lanes);
+    let cell_w = cell(f);
+    let value_w = number::width(f);
+    let Some(p) = plan(width, height, sel, cell_w) else {
         text::put_wrapped(
             frame,
             area,
             &format!(
                 "The lane grid needs {} columns and 2 rows; z maximises the pane.",
-                LABEL + CELL + 1
+                LABEL + cell_w + 1
             ),
             theme::dim(),
         );
@@ -165,7 +188,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, hits: &mut HitMap) -> (boo
     let base = app.baseline.waves.get(wi).filter(|b| b.id == w.id);
     let focused = app.focus == Pane::Lanes;
     let stop = app.stop_lanes();
-    let block_w = LABEL + regs.len() * CELL;
+    let block_w = LABEL + regs.len() * cell_w;
     let mut lines: Vec<Line> = Vec::with_capacity(height);
     // Header: register names over each block.
     let mut header = Vec::new();
@@ -176,7 +199,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, hits: &mut HitMap) -> (boo
         header.push(Span::styled(format!("{:<LABEL$}", "lane"), theme::header()));
         for r in regs {
             header.push(Span::styled(
-                format!("{:>9} ", format!("v{r}")),
+                format!("{:>w$} ", format!("v{r}"), w = value_w + 1),
                 theme::header(),
             ));
         }
@@ -234,7 +257,10 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, hits: &mut HitMap) -> (boo
                     (false, false) => theme::dim(),
                     (true, false) => ratatui::style::Style::new(),
                 };
-                spans.push(Span::styled(format!(" {v:08x}{mark}"), style));
+                spans.push(Span::styled(
+                    format!(" {:>value_w$}{mark}", number::word(v, f)),
+                    style,
+                ));
             }
             let x = area.x as usize + b * (block_w + GAP);
             hits.item(
@@ -253,38 +279,43 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, hits: &mut HitMap) -> (boo
 mod tests {
     use super::*;
 
+    const CELL: usize = 10;
+
     #[test]
     fn every_lane_shows_when_a_register_fits() {
+        assert_eq!(cell(NumberFormat::Hex), CELL);
         // 32 rows: one block; 16: two; 8: four.
-        let p = plan(60, 40, 0).expect("fits");
+        let p = plan(60, 40, 0, CELL).expect("fits");
         assert_eq!((p.blocks, p.rows, p.first), (1, 32, 0));
         assert_eq!(p.regs, 5);
-        let p = plan(80, 17, 0).expect("fits");
+        let p = plan(80, 17, 0, CELL).expect("fits");
         assert_eq!((p.blocks, p.rows), (2, 16));
         assert_eq!(p.regs, 3);
         // 110x34's lane pane: 64 columns, 9 rows: four blocks of one register would need
         // 67 columns, so two blocks show 16 lanes a screen.
-        let p = plan(64, 9, 0).expect("fits");
+        let p = plan(64, 9, 0, CELL).expect("fits");
         assert_eq!((p.blocks, p.rows, p.regs), (2, 8, 2));
-        let p = plan(64, 9, 20).expect("fits");
+        let p = plan(64, 9, 20, CELL).expect("fits");
         assert_eq!(p.first, 16);
-        let p = plan(64, 9, 31).expect("fits");
+        let p = plan(64, 9, 31, CELL).expect("fits");
         assert_eq!(p.first, 16);
         // Too narrow for one register.
-        assert_eq!(plan(16, 40, 0), None);
-        assert!(plan(17, 40, 0).is_some());
-        assert_eq!(plan(40, 1, 0), None);
+        assert_eq!(plan(16, 40, 0, CELL), None);
+        assert!(plan(17, 40, 0, CELL).is_some());
+        assert_eq!(plan(40, 1, 0, CELL), None);
     }
 
     #[test]
     fn no_shape_is_wider_than_the_room() {
-        for w in 0..300 {
-            for h in 0..60 {
-                if let Some(p) = plan(w, h, 31) {
-                    let used = p.blocks * (LABEL + p.regs * CELL) + GAP * (p.blocks - 1);
-                    assert!(used < w, "{w}x{h}: {p:?}");
-                    assert!(p.rows < h && p.first + p.per_screen() <= LANES);
-                    assert!((p.first..p.first + p.per_screen()).contains(&31));
+        for f in NumberFormat::ALL {
+            for w in 0..300 {
+                for h in 0..60 {
+                    if let Some(p) = plan(w, h, 31, cell(f)) {
+                        let used = p.blocks * (LABEL + p.regs * cell(f)) + GAP * (p.blocks - 1);
+                        assert!(used < w, "{w}x{h}: {p:?}");
+                        assert!(p.rows < h && p.first + p.per_screen() <= LANES);
+                        assert!((p.first..p.first + p.per_screen()).contains(&31));
+                    }
                 }
             }
         }

@@ -1,18 +1,43 @@
 //! The memory hex view: global memory (one buffer at a time), the selected wave's
 //! workgroup's shared memory, or the selected lane's scratch. Watched bytes are marked
 //! (`W` in the gutter, coloured bytes), bytes changed since the last stop too (`*`).
+//! Values show as bytes or as 32-bit little-endian words (`u`; always words in f32), in
+//! the pane's number format (`f`); the title names both. The ASCII column stays a char a
+//! byte in every form, when it fits.
 
 use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::Frame;
+use wavedbg_emulator::debug::panes::{FormatTarget, MemoryUnit, NumberFormat};
 use wavedbg_emulator::machine::Machine;
 use wavedbg_emulator::memory::Space;
 
 use super::theme;
 use crate::app::{App, SPACES};
 use crate::hits::HitMap;
+use crate::number;
 use crate::pane::Pane;
+
+/// How the pane shows values: the format, and whether as 32-bit words.
+fn shape(app: &App) -> (NumberFormat, bool) {
+    let p = app.engine.panes();
+    let f = p.format(FormatTarget::Memory);
+    (
+        f,
+        number::memory_words(p.memory_unit == MemoryUnit::Words, f),
+    )
+}
+
+/// The pane's title: its name, number format and unit (`Memory [f32 words]`).
+pub fn title(app: &App) -> String {
+    let (f, words) = shape(app);
+    format!(
+        " Memory [{} {}] ",
+        f.word(),
+        if words { "words" } else { "bytes" }
+    )
+}
 
 fn read(m: &Machine, space: Space, wave: usize, lane: u8, addr: u64, n: usize) -> Option<Vec<u8>> {
     let mut buf = vec![0u8; n];
@@ -72,15 +97,31 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, hits: &mut HitMap) -> (boo
     let addr_w = format!("{:x}", hi.saturating_sub(1)).len().max(4);
     // Bytes per row, and whether the ASCII column fits, before the last column.
     let room = (area.width as usize).saturating_sub(1);
-    let row_width = |bpr: usize, ascii: bool| {
-        // `W*`, the address and `: `, 3 columns a byte (the last one's space trails),
-        // a space between groups of 4, and ` ` plus a char a byte for ASCII.
-        2 + addr_w + 2 + bpr * 3 - 1 + (bpr / 4 - 1) + if ascii { 2 + bpr } else { 0 }
+    let (f, words) = shape(app);
+    // A cell: a value right-aligned in the format's widest, and a space.
+    let (unit, cell_w) = if words {
+        (4u64, number::width(f))
+    } else {
+        (1u64, number::byte_width(f))
     };
-    let (bpr, ascii_col) = [(16, true), (16, false), (8, true), (8, false), (4, true)]
-        .into_iter()
-        .find(|(b, a)| row_width(*b, *a) <= room)
-        .unwrap_or((4, false));
+    let row_width = |bpr: usize, ascii: bool| {
+        // `W*`, the address and `: `, a cell a unit (the last one's space trails), a
+        // space between groups of 4 bytes, and ` ` plus a char a byte for ASCII.
+        let units = bpr / unit as usize;
+        let groups = if words { 0 } else { bpr / 4 - 1 };
+        2 + addr_w + 2 + units * (cell_w + 1) - 1 + groups + if ascii { 2 + bpr } else { 0 }
+    };
+    let (bpr, ascii_col) = [
+        (16, true),
+        (16, false),
+        (8, true),
+        (8, false),
+        (4, true),
+        (4, false),
+    ]
+    .into_iter()
+    .find(|(b, a)| row_width(*b, *a) <= room)
+    .unwrap_or((4, false));
     let bpr = bpr as u64;
     hits.mem_bytes_per_row = bpr;
     let rows = h - 1;
@@ -115,23 +156,52 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, hits: &mut HitMap) -> (boo
         let (mut any_watch, mut any_change) = (false, false);
         for k in 0..bpr {
             let a = row + k;
-            if k > 0 && k % 4 == 0 {
+            ascii.push(if a < start || a >= end {
+                ' '
+            } else {
+                match now.as_ref().map(|b| b[(a - start) as usize]) {
+                    Some(b) if b.is_ascii_graphic() || b == b' ' => b as char,
+                    Some(_) => '.',
+                    None => '?',
+                }
+            });
+        }
+        for k in (0..bpr).step_by(unit as usize) {
+            let a = row + k;
+            if !words && k > 0 && k % 4 == 0 {
                 hex.push(Span::raw(" "));
             }
-            if a < start || a >= end {
-                hex.push(Span::raw("   "));
-                ascii.push(' ');
+            let bytes = a..a + unit;
+            if bytes.end <= start || a >= end {
+                hex.push(Span::raw(" ".repeat(cell_w + 1)));
                 continue;
             }
-            let i = (a - start) as usize;
-            let byte = now.as_ref().map(|b| b[i]);
-            let changed = match (&now, &before) {
-                (Some(n), Some(b)) => n[i] != b[i],
-                _ => false,
+            let inside = bytes.clone().filter(|b| *b >= start && *b < end);
+            let changed = inside.clone().any(|b| {
+                let i = (b - start) as usize;
+                match (&now, &before) {
+                    (Some(n), Some(p)) => n[i] != p[i],
+                    _ => false,
+                }
+            });
+            let watch = bytes.clone().any(|b| {
+                watched
+                    .iter()
+                    .any(|(wa, wl, _)| b >= *wa && b < wa.saturating_add(*wl))
+            });
+            // A word the region cuts (a buffer whose size is no multiple of 4) shows `?`.
+            let whole = a >= start && bytes.end <= end;
+            let value = match &now {
+                Some(n) if whole && words => {
+                    let i = (a - start) as usize;
+                    let mut w = [0u8; 4];
+                    w.copy_from_slice(&n[i..i + 4]);
+                    number::word(u32::from_le_bytes(w), f)
+                }
+                Some(n) if whole => number::byte(n[(a - start) as usize], f),
+                Some(_) => "?".to_string(),
+                None => "??".to_string(),
             };
-            let watch = watched
-                .iter()
-                .any(|(wa, wl, _)| a >= *wa && a < wa.saturating_add(*wl));
             any_watch |= watch;
             any_change |= changed;
             let mut style = if changed {
@@ -151,16 +221,8 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, hits: &mut HitMap) -> (boo
                     style.add_modifier(ratatui::style::Modifier::BOLD)
                 };
             }
-            hex.push(Span::styled(
-                byte.map_or("??".to_string(), |b| format!("{b:02x}")),
-                style,
-            ));
+            hex.push(Span::styled(format!("{value:>cell_w$}"), style));
             hex.push(Span::raw(" "));
-            ascii.push(match byte {
-                Some(b) if b.is_ascii_graphic() || b == b' ' => b as char,
-                Some(_) => '.',
-                None => '?',
-            });
         }
         let mut spans = vec![
             Span::styled(if any_watch { "W" } else { " " }, theme::watched()),

@@ -18,6 +18,7 @@ mod source;
 mod status;
 pub mod text;
 pub mod theme;
+mod watch;
 mod waves;
 
 use ratatui::layout::Rect;
@@ -112,6 +113,7 @@ pub fn draw(frame: &mut Frame, app: &App, state: &mut DrawState) -> HitMap {
             Pane::Memory => memory::draw(frame, inner, app, &mut hits),
             Pane::Breakpoints => breakpoints::draw(frame, inner, app, &mut hits),
             Pane::Console => console::draw(frame, inner, app, &mut state.console, &mut hits),
+            Pane::Watch => watch::draw(frame, inner, app, &mut hits),
         };
         scroll_marks(frame, rect, inner, more);
     }
@@ -192,7 +194,7 @@ fn wide_layout(main: Rect, app: &App) -> Vec<(Pane, Rect)> {
         }
     }
     let [code, wv, bp, console] = stack(left, [0, waves_h, bp_h, console_h]);
-    let lanes_h = if h >= 56 {
+    let mut lanes_h = if h >= 56 {
         35
     } else if h >= 36 {
         19
@@ -200,7 +202,31 @@ fn wide_layout(main: Rect, app: &App) -> Vec<(Pane, Rect)> {
         11
     };
     let regs_h = if h >= 50 { 11 } else { 9 };
-    let [lanes, regs, mem] = stack(right, [lanes_h, regs_h, 0]);
+    // The Watch pane (while there are displays, or focused) between the registers and
+    // memory: as tall as its lines, up to half of what the lanes and registers leave, or
+    // more where memory keeps 6 rows anyway.
+    let watch_h = if app.watch_shown() {
+        let want = watch::height(app, right.width).saturating_add(2);
+        let room = |lanes_h: u16| {
+            let left = h.saturating_sub(lanes_h + regs_h);
+            left.saturating_sub(6).max(left / 2).max(3)
+        };
+        // On a tall screen the lane grid gives up rows the displays need (two blocks of
+        // 16 lanes still show every lane).
+        if lanes_h > 19 && want > room(lanes_h) {
+            lanes_h = 19;
+        }
+        want.min(room(lanes_h))
+    } else {
+        0
+    };
+    let [lanes, regs, below] = stack(right, [lanes_h, regs_h, 0]);
+    // (A height of 0 in `stack` is the filler: a hidden Watch pane is left out.)
+    let [watch, mem] = if watch_h > 0 {
+        stack(below, [watch_h, 0])
+    } else {
+        [Rect::default(), below]
+    };
     let mut out = match app.layout {
         CodeLayout::Asm => vec![(Pane::Code, code)],
         CodeLayout::Src => vec![(Pane::Source, code)],
@@ -217,6 +243,9 @@ fn wide_layout(main: Rect, app: &App) -> Vec<(Pane, Rect)> {
         (Pane::Registers, regs),
         (Pane::Memory, mem),
     ]);
+    if watch_h > 0 {
+        out.push((Pane::Watch, watch));
+    }
     out
 }
 
@@ -298,10 +327,11 @@ pub fn pane_title(app: &App, pane: Pane, inner: Rect) -> String {
         },
         Pane::Waves => format!(" Waves ({}) ", m.waves.len()),
         Pane::Lanes => lanes::title(app, inner),
-        Pane::Registers => " Registers ".into(),
-        Pane::Memory => " Memory ".into(),
+        Pane::Registers => registers::title(app),
+        Pane::Memory => memory::title(app),
         Pane::Breakpoints => " Breakpoints & watchpoints ".into(),
         Pane::Console => console::title(app),
+        Pane::Watch => watch::title(app),
     }
 }
 

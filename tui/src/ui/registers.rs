@@ -1,22 +1,33 @@
 //! The selected wave's PC, EXEC (hex and a 32-lane bitmap, lane 0 on the left with a lane
 //! number every 8 lanes, the order of the lane grid), counters, a sparkline of its active
 //! lanes over its last instructions, and u registers; values changed since the last stop
-//! are highlighted and marked `*`.
+//! are highlighted and marked `*`. The u registers show in the pane's number format (`f`
+//! cycles it; the title names it); PC and EXEC stay hex.
 
 use ratatui::layout::Rect;
 use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Sparkline;
 use ratatui::Frame;
+use wavedbg_emulator::debug::panes::FormatTarget;
 use wavedbg_emulator::debug::view;
 use wavedbg_emulator::isa::Counter;
 use wavedbg_emulator::machine::wave::Wave;
 
 use super::{text, theme};
 use crate::app::App;
+use crate::number;
 
-/// Width of one u register cell (`u12 0000002a*  `).
-const CELL: usize = 15;
+/// Width of one u register cell besides its value (`u12 ` before, `*  ` after).
+const CELL_EXTRA: usize = 7;
+
+/// The pane's title: its name and number format (`Registers [f32]`).
+pub fn title(app: &App) -> String {
+    format!(
+        " Registers {} ",
+        number::tag(app.engine.panes().format(FormatTarget::Registers))
+    )
+}
 
 /// Before the bitmap when it has rows of its own.
 const LANES_LABEL: &str = "lanes ";
@@ -180,7 +191,10 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) -> (bool, bool) {
             Span::styled(note, theme::dim()),
         ]));
     }
-    let cols = ((room + 2) / CELL).max(1);
+    let f = app.engine.panes().format(FormatTarget::Registers);
+    let value_w = number::width(f);
+    // The last cell's two trailing spaces may fall past the room.
+    let cols = ((room + 2) / (value_w + CELL_EXTRA)).max(1);
     let rows_total = w.u.len().div_ceil(cols);
     let room_rows = (area.height as usize).saturating_sub(lines.len());
     let scroll = app
@@ -196,7 +210,10 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) -> (bool, bool) {
         for r in row * cols..((row + 1) * cols).min(w.u.len()) {
             let changed = prev.is_some_and(|p| p.u[r] != w.u[r]);
             spans.push(Span::styled(format!("u{r:<2} "), theme::dim()));
-            spans.push(Span::styled(format!("{:08x}", w.u[r]), val(changed)));
+            spans.push(Span::styled(
+                format!("{:>value_w$}", number::word(w.u[r], f)),
+                val(changed),
+            ));
             spans.push(mark(changed));
             spans.push(Span::raw("  "));
         }
