@@ -74,9 +74,9 @@ enum Command {
     /// fault with its context (exit code 1 on a fault or deadlock).
     Run(crate::run::RunArgs),
     /// Run a kernel with every sanitizer detector on (races, barrier misuse, uninitialised
-    /// reads, registers used before their wait) and report each distinct finding once;
-    /// with --seeds N, also compare every buffer across N seeded schedules (exit code 1
-    /// if anything was found).
+    /// reads, registers used before their wait, cross-lane reads of inactive lanes) and
+    /// report each distinct finding once; with --seeds N, also compare every buffer
+    /// across N seeded schedules (exit code 1 if anything was found).
     Check(crate::check::CheckArgs),
     /// Open the full-screen debugger (the built-in demo kernel when none is given).
     Tui(crate::launch::DebugArgs),

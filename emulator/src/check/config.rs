@@ -17,6 +17,10 @@ pub struct Checks {
     pub init: bool,
     /// Registers read or overwritten while an asynchronous operation still uses them.
     pub hazards: bool,
+    /// Active lanes of a cross-lane instruction reading a lane inactive in EXEC (absent
+    /// in sessions saved before it existed: off).
+    #[serde(default)]
+    pub xlane: bool,
 }
 
 impl Checks {
@@ -26,11 +30,12 @@ impl Checks {
         sync: true,
         init: true,
         hazards: true,
+        xlane: true,
     };
 
     /// Whether at least one detector is on (the machine needs a sanitizer).
     pub fn any(self) -> bool {
-        self.races || self.sync || self.init || self.hazards
+        self.races || self.sync || self.init || self.hazards || self.xlane
     }
 
     /// Whether `group` is on (`All`: whether every group is).
@@ -40,6 +45,7 @@ impl Checks {
             CheckGroup::Sync => self.sync,
             CheckGroup::Init => self.init,
             CheckGroup::Hazards => self.hazards,
+            CheckGroup::Xlane => self.xlane,
             CheckGroup::All => self == Checks::ALL,
         }
     }
@@ -51,6 +57,7 @@ impl Checks {
             CheckGroup::Sync => self.sync = on,
             CheckGroup::Init => self.init = on,
             CheckGroup::Hazards => self.hazards = on,
+            CheckGroup::Xlane => self.xlane = on,
             CheckGroup::All => {
                 *self = if on { Checks::ALL } else { Checks::default() };
             }
@@ -85,17 +92,20 @@ pub enum CheckGroup {
     Init,
     /// Register use before its wait ([`Checks::hazards`]).
     Hazards,
-    /// The four groups at once.
+    /// Cross-lane reads of inactive lanes ([`Checks::xlane`]).
+    Xlane,
+    /// Every group at once.
     All,
 }
 
 impl CheckGroup {
-    /// The four groups, without `All`, in the order reports list them.
-    pub const GROUPS: [CheckGroup; 4] = [
+    /// The groups, without `All`, in the order reports list them.
+    pub const GROUPS: [CheckGroup; 5] = [
         CheckGroup::Races,
         CheckGroup::Sync,
         CheckGroup::Init,
         CheckGroup::Hazards,
+        CheckGroup::Xlane,
     ];
 
     /// Its lowercase name in the command language (`races`, ..., `all`).
@@ -105,6 +115,7 @@ impl CheckGroup {
             CheckGroup::Sync => "sync",
             CheckGroup::Init => "init",
             CheckGroup::Hazards => "hazards",
+            CheckGroup::Xlane => "xlane",
             CheckGroup::All => "all",
         }
     }

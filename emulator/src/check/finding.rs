@@ -36,6 +36,10 @@ pub enum FindingKind {
     BarrierMismatch,
     /// A barrier can never complete: waves of the workgroup exited or faulted.
     BarrierDeadlock,
+    /// Active lanes of a cross-lane instruction (a shuffle, swizzle, lane read or
+    /// derivative) read a lane that is inactive in EXEC there: its value is whatever the
+    /// lane last held.
+    InactiveLaneRead,
 }
 
 impl FindingKind {
@@ -50,6 +54,7 @@ impl FindingKind {
             FindingKind::BarrierDivergence
             | FindingKind::BarrierMismatch
             | FindingKind::BarrierDeadlock => CheckGroup::Sync,
+            FindingKind::InactiveLaneRead => CheckGroup::Xlane,
         }
     }
 
@@ -75,6 +80,7 @@ impl FindingKind {
             FindingKind::BarrierDivergence => "divergent barrier",
             FindingKind::BarrierMismatch => "barrier mismatch",
             FindingKind::BarrierDeadlock => "barrier deadlock",
+            FindingKind::InactiveLaneRead => "read of an inactive lane",
         }
     }
 }

@@ -44,6 +44,9 @@ impl Sanitizer {
         }
         self.exec_before = wave.exec;
         self.enter_slot(s, wave, group_fresh);
+        if self.checks.xlane {
+            self.inactive_lane_reads(wave, d, pc);
+        }
         let Some(u) = self.uses.get((pc / 4) as usize).copied() else {
             return;
         };

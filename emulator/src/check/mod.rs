@@ -26,6 +26,7 @@ mod races;
 pub(crate) mod regs;
 mod shadow;
 mod sync;
+mod xlane;
 
 pub use config::{CheckGroup, Checks};
 pub use finding::{

@@ -168,6 +168,17 @@ impl Finding {
                 "a barrier of workgroup {} can never complete: waves exited or faulted",
                 self.at.workgroup
             ),
+            FindingKind::InactiveLaneRead => {
+                let from = self.other.map_or(0, |o| o.lanes);
+                format!(
+                    "lane{} {} read {reg} of lane{} {}, inactive here: the value is whatever {} last held (a cross-lane read ignores EXEC)",
+                    if self.at.lanes.count_ones() == 1 { "" } else { "s" },
+                    lanes_text(self.at.lanes),
+                    if from.count_ones() == 1 { "" } else { "s" },
+                    lanes_text(from),
+                    if from.count_ones() == 1 { "that lane" } else { "those lanes" },
+                )
+            }
         }
     }
 
@@ -185,6 +196,7 @@ impl Finding {
             FindingKind::BarrierDivergence => ("rejoin", Some("barrier")),
             FindingKind::BarrierMismatch => ("barrier", Some("other")),
             FindingKind::BarrierDeadlock => ("waiting", Some("gone")),
+            FindingKind::InactiveLaneRead => ("reads", Some("source")),
         }
     }
 }

@@ -127,6 +127,44 @@ pub fn source_lanes(w: &Wave, d: &Decoded) -> u32 {
     m
 }
 
+/// For the sanitizer's cross-lane check (docs/sanitizer.md, xlane): the active lanes of a
+/// cross-lane instruction that read a lane inactive in EXEC, and those inactive lanes
+/// (`(0, 0)` when none does, and for instructions that read only their own lanes). A lane
+/// read into a uniform register (`readlane`) is read by every active lane.
+pub fn inactive_reads(w: &Wave, d: &Decoded) -> (u32, u32) {
+    let exec = w.exec;
+    let (mut readers, mut sources) = (0u32, 0u32);
+    let mut each = |f: &dyn Fn(usize) -> u32| {
+        for l in (0..LANES).filter(|l| exec >> l & 1 == 1) {
+            let inactive = f(l) & !exec;
+            if inactive != 0 {
+                readers |= 1 << l;
+                sources |= inactive;
+            }
+        }
+    };
+    match d.op {
+        Op::Shfl { mode, src } => {
+            let x = shuffle_selectors(w, d, mode, src);
+            each(&|l| 1 << (shuffle_source(mode, l as u32, x[l]) & 31));
+        }
+        Op::ShflBcast { src } => each(&|_| 1 << broadcast_lane(w, d, src)),
+        Op::QuadSwizzle => each(&|l| 1 << quad_source(d.instr.imm as u32, l)),
+        Op::Deriv { y, coarse } => each(&|l| {
+            let (a, b) = deriv_sources(y, coarse, l);
+            1 << a | 1 << b
+        }),
+        Op::Readlane { .. } => {
+            let l = read_lane(w, d);
+            if exec != 0 && exec >> l & 1 == 0 {
+                (readers, sources) = (exec, 1 << l);
+            }
+        }
+        _ => {}
+    }
+    (readers, sources)
+}
+
 pub(super) fn execute(ctx: &mut Ctx<'_>, d: &Decoded) -> Result<Flow, ExecFault> {
     let i = d.instr;
     let w = &mut *ctx.wave;

@@ -20,6 +20,7 @@ const RACES: Checks = Checks {
     sync: false,
     init: false,
     hazards: false,
+    xlane: false,
 };
 
 fn program(src: &str) -> Program {
@@ -1918,7 +1919,7 @@ fn each_group_finds_only_its_kinds() {
             assert_eq!(f.at.pc, r.label(label), "{}", checks.names());
         }
     }
-    assert_eq!(Checks::ALL.names(), "races sync init hazards");
+    assert_eq!(Checks::ALL.names(), "races sync init hazards xlane");
     assert_eq!(Checks::default().names(), "none");
 }
 
@@ -2101,8 +2102,13 @@ fn uninit_register_shfl_broadcast_of_a_written_lane_is_clean() {
 #[test]
 fn uninit_register_shfl_from_an_unwritten_lane_is_found() {
     // Lanes 0..15 written and active; they all read lane 20, never written (shfl reads
-    // its source lane even when inactive).
-    let r = run(&broadcast(0xffff, 0xffff, 20));
+    // its source lane even when inactive; the xlane detector reports that read too, so
+    // only the init detector is on here).
+    let init = Checks {
+        init: true,
+        ..Default::default()
+    };
+    let r = run_with(&broadcast(0xffff, 0xffff, 20), init, opts(0));
     r.assert_finished();
     let f = r.only();
     assert_eq!(f.kind, FindingKind::UninitRegister);
@@ -2205,5 +2211,110 @@ wr: st.shared.b8 v0, v0, 0
     assert_eq!(
         f.other,
         Some(site(0, 0, 1, r.label("rd"), Some(MemAccess::Read), Some(0)))
+    );
+}
+
+// ---------------------------------------------------------------------------------------
+// 12. Cross-lane reads of inactive lanes
+// ---------------------------------------------------------------------------------------
+
+const XLANE: Checks = Checks {
+    races: false,
+    sync: false,
+    init: false,
+    hazards: false,
+    xlane: true,
+};
+
+/// A shfl.down tree under a ragged tail (lanes 0-19 active) gathers lanes 20-31, whose v1
+/// still holds an earlier value: found at each step with the reading and the source
+/// lanes; the same tree with every lane active, or with the distance kept inside the
+/// active lanes, is clean.
+#[test]
+fn a_shuffle_tree_under_a_ragged_tail_reads_inactive_lanes() {
+    let ragged = "
+    vlaneid v0
+    vmovi v1, 7
+    umovi u4, 0xfffff
+    exec.and.save u5, u4
+    vaddi.u32 v1, v0, 1
+s16: shfl.down.vi v2, v1, 16
+    vadd.u32 v1, v1, v2
+s8: shfl.down.vi v2, v1, 8
+    vadd.u32 v1, v1, v2
+    exec.set u5
+    end
+";
+    let r = run_with(ragged, XLANE, opts(0));
+    r.assert_finished();
+    let f = r.findings();
+    assert_eq!(f.len(), 2, "{}", r.report());
+    assert_eq!(f[0].kind, FindingKind::InactiveLaneRead);
+    assert_eq!(f[0].kind.severity(), Severity::Error);
+    assert_eq!(f[0].at, site(0, 0, 0x0000_fff0, r.label("s16"), None, None));
+    assert_eq!(
+        f[0].other,
+        Some(site(0, 0, 0xfff0_0000, r.label("s16"), None, None))
+    );
+    assert_eq!(f[0].reg, Some((RegFile::Vector, 1)));
+    assert_eq!(f[1].at, site(0, 0, 0x000f_f000, r.label("s8"), None, None));
+    assert_eq!(f[1].other.map(|o| o.lanes), Some(0x0ff0_0000));
+    assert!(
+        f[0].headline()
+            .starts_with("lanes 4-15 read v1 of lanes 20-31, inactive here"),
+        "{}",
+        f[0].headline()
+    );
+    // Every lane active: nothing to report.
+    assert_clean_under_seeds(&ragged.replace("0xfffff", "0xffffffff"), XLANE, "full EXEC");
+    // The other detectors do not see it.
+    let r = run_with(
+        ragged,
+        Checks {
+            xlane: false,
+            ..Checks::ALL
+        },
+        opts(0),
+    );
+    assert!(r
+        .findings()
+        .iter()
+        .all(|f| f.kind != FindingKind::InactiveLaneRead));
+}
+
+/// Every cross-lane form: a broadcast, a quad swizzle, a derivative and a lane read of an
+/// inactive lane are found; a lane read of an active lane and readfirst are not.
+#[test]
+fn every_cross_lane_form_reading_an_inactive_lane_is_found() {
+    let src = "
+    vlaneid v0
+    umovi u4, 0xfffffffe
+    exec.and.save u5, u4
+bc: shfl.bcast.vi v2, v0, 0
+qs: quad.swizzle v3, v0, 0
+dx: fddx.fine.f32 v4, v0
+rl: readlane u6, v0, 0
+ok: readlane u7, v0, 5
+rf: readfirst u8, v0
+    exec.set u5
+    end
+";
+    let r = run_with(src, XLANE, opts(0));
+    r.assert_finished();
+    let at: Vec<(u64, u32, u32)> = r
+        .findings()
+        .iter()
+        .map(|f| (f.at.pc, f.at.lanes, f.other.map_or(0, |o| o.lanes)))
+        .collect();
+    assert_eq!(
+        at,
+        vec![
+            (r.label("bc"), 0xffff_fffe, 1),
+            (r.label("qs"), 0x0000_000e, 1),
+            (r.label("dx"), 0x0000_0002, 1),
+            (r.label("rl"), 0xffff_fffe, 1),
+        ],
+        "{}",
+        r.report()
     );
 }

@@ -179,7 +179,7 @@ pub const HELP: &[HelpEntry] = &[
     HelpEntry {
         name: "set",
         aliases: &[],
-        usage: "set REG = VALUE | set vN[L] = VALUE | set SPACE:ADDR = VALUE | set scheduler-locking on|off | set history-size MIB | set check races|sync|init|hazards|all on|off | set context on|off | set context-sections SECTION,...|all | set confirm on|off | set format lanes|registers|memory hex|unsigned|signed|f32 | set memory-unit bytes|words",
+        usage: "set REG = VALUE | set vN[L] = VALUE | set SPACE:ADDR = VALUE | set scheduler-locking on|off | set history-size MIB | set check races|sync|init|hazards|xlane|all on|off | set context on|off | set context-sections SECTION,...|all | set confirm on|off | set format lanes|registers|memory hex|unsigned|signed|f32 | set memory-unit bytes|words",
         about: "change a register (vN sets every lane), one lane, a u32 in memory, or a setting; `set check` turns sanitizer detectors on or off (a finding stops the run; see docs/sanitizer.md); `set context on` shows the context after every stop (on by default in the REPL) and `set context-sections` chooses its sections, in order, from reason, code, source, regs, lanes, exec; `set confirm off` lets `restart` and `load` throw the recorded history away without asking first (on by default, as in gdb); `set format` chooses how the TUI's lane grid, Registers pane or Memory pane writes values and `set memory-unit` whether the Memory pane shows bytes or 32-bit words (the TUI's keys send these; a saved session keeps them)",
     },
     HelpEntry {

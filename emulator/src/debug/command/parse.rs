@@ -700,7 +700,7 @@ fn set_command(l: &Line<'_>, rest: &str) -> Result<Command, ParseError> {
         return Ok(Command::HistorySize(l.number(v)?));
     }
     if let Some(v) = setting("check") {
-        let usage = "set check races|sync|init|hazards|all on|off";
+        let usage = "set check races|sync|init|hazards|xlane|all on|off";
         let mut words = v.split_whitespace();
         let group = words
             .next()
