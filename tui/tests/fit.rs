@@ -183,10 +183,7 @@ fn check(app: &mut App, w: u16, h: u16) -> Result<(), String> {
             }
         }
         // The title: whole or cut with `…`.
-        let mut title = wavedbg_tui::ui::pane_title(app, *pane, inner);
-        if app.zoom {
-            title.push_str("[z restores] ");
-        }
+        let title = wavedbg_tui::ui::pane_title(app, *pane, inner, &app.hits);
         let top = row(&buf, rect.y, rect.x + 1..rect.right().saturating_sub(1));
         let shown = top.trim_end_matches('─');
         if !whole_or_marked(shown, &title) {

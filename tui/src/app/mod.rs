@@ -18,6 +18,8 @@
 //! - `memory`: the memory view's cursor, regions and watchpoints.
 //! - `breakpoints`: the cursor in the breakpoint list.
 //! - `console`: the command output kept and its scroll.
+//! - [`search`]: `/` in the Source, Code and Console panes, and `n`/`N`.
+//! - `splits`: growing and shrinking the wide layout's splits (`+`/`-`, `<`/`>`).
 //! - [`activity`]: each wave's active lanes over its last instructions (the sparkline).
 
 pub mod activity;
@@ -30,7 +32,9 @@ mod jobs;
 mod lanes;
 mod memory;
 mod registers;
+pub mod search;
 pub mod source;
+mod splits;
 pub mod state;
 
 pub use breakpoints::BreakpointsPane;
