@@ -175,8 +175,13 @@ impl App {
             (Some(Motion::Right), _) => self.move_mem(4),
             (Some(Motion::PageDown), _) => self.move_mem(page),
             (Some(Motion::PageUp), _) => self.move_mem(-page),
-            (Some(Motion::Home), _) => self.move_mem(i64::MIN / 2),
-            (Some(Motion::End), _) => self.move_mem(i64::MAX / 2),
+            // The ends of the region shown (not of the space: global memory has many).
+            (Some(m @ (Motion::Home | Motion::End)), _) => {
+                if let Some((lo, hi)) = self.mem_region() {
+                    *self.memory.addr_mut() = if m == Motion::Home { lo } else { hi - 1 };
+                    self.clamp_mem();
+                }
+            }
             (_, KeyCode::Char('m')) => self.cycle_space(1),
             (_, KeyCode::Char('M')) => self.cycle_space(SPACES.len() - 1),
             (_, KeyCode::Char('n')) => self.jump_buffer(true),

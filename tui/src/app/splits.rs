@@ -13,7 +13,7 @@ pub const SPLIT_STEP: u16 = 5;
 
 impl App {
     /// `+`/`-`/`<`/`>`: sends `set split` for the split the key and the focused pane name,
-    /// one [`SPLIT_STEP`] from its size in the last frame (a message when there is none).
+    /// one [`SPLIT_STEP`] from its size (a message when there is none).
     pub(super) fn resize_split(&mut self, key: char) {
         if self.hits.compact || self.zoom {
             self.complain("Splits resize when every pane shows (100x30 and more, not maximised).");
@@ -40,14 +40,16 @@ impl App {
             self.complain("The source and the disassembly split only in the split layout (v).");
             return;
         }
-        let now = self.hits.split_shares[target as usize];
+        // From the size set, else from the default's size in the last frame.
+        let set = self.engine.panes().splits.get(target);
+        let now = set.unwrap_or(self.hits.split_shares[target as usize]);
         let next = if grow {
             now.saturating_add(SPLIT_STEP)
         } else {
             now.saturating_sub(SPLIT_STEP)
         }
         .clamp(*Splits::RANGE.start(), *Splits::RANGE.end());
-        if next == now && self.engine.panes().splits.get(target).is_some() {
+        if next == now && set.is_some() {
             self.complain(format!(
                 "The {} split is at its {} ({next}%).",
                 target.word(),
