@@ -27,7 +27,7 @@ pub enum HelpRow {
 const KEY_COLS: usize = 11;
 
 /// Where the second entry of a wide row starts.
-const SECOND: usize = 41;
+const SECOND: usize = 42;
 
 /// The help's content: one source for both widths. (The `v` entry's words come from
 /// [`CodeLayout`], so the help names the cycle `v` goes through.)
@@ -73,17 +73,19 @@ pub fn help_rows() -> Vec<HelpRow> {
         ),
         Heading("Views:"),
         one("v", &CodeLayout::cycle_text()),
-        one(
+        two(
             "z",
-            "maximise the focused pane / restore (Esc restores too)",
+            "maximise, restore (Esc)",
+            "o",
+            "the console full screen",
         ),
-        one("o", "the console full screen / back to the pane before"),
-        one("< >", "narrow / widen the left column (wide layout)"),
-        one(
+        two(
+            "< >",
+            "narrow / widen left column",
             "+ -",
-            "grow / shrink the focused pane (where it has a split)",
+            "grow / shrink the pane",
         ),
-        Heading("Select and move (every pane):"),
+        Heading("Select, move and search (every pane):"),
         two("w W", "next / previous wave", "l L", "next / previous lane"),
         two(
             "Tab S-Tab",
@@ -108,28 +110,27 @@ pub fn help_rows() -> Vec<HelpRow> {
             "m M  n p",
             "Memory: global/shared/scratch; next / previous buffer",
         ),
-        one(".", "Code, Source: back to the PC"),
-        one(
-            "mouse",
-            "a click selects; the wheel scrolls the pane under it",
-        ),
-        Heading("Search (Source, Code, Console):"),
         two(
-            "/",
-            "search the focused pane",
-            "n N",
-            "next / previous match",
+            ".",
+            "Code, Source: to the PC",
+            "mouse",
+            "click, wheel scrolls",
+        ),
+        one(
+            "/  n N",
+            "search Source, Code or Console; next / previous match",
         ),
         Heading("Command line:"),
         one(
             ":",
             "the command language (try `help`, `print v3`, `info changes`)",
         ),
-        one(
+        two(
+            "Enter Esc",
+            "run, cancel",
             "Up Down Tab",
-            "history, completion (candidates show as you type)",
+            "history, completion",
         ),
-        one("Enter Esc", "run, cancel"),
         one(":lanes v1 v4-v6", "the grid's registers (:lanes: all)"),
         one(
             ":mem out",
@@ -141,7 +142,7 @@ pub fn help_rows() -> Vec<HelpRow> {
             "● ○",
             "breakpoint, disabled",
             "*",
-            "changed since the last stop",
+            "changed since last stop",
         ),
         two("(n) dimmed", "an inactive lane", "W", "watched memory"),
         two("… ↪", "cut, wrapped", "▲ ▼", "more above, below"),
