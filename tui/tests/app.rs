@@ -1100,7 +1100,7 @@ fn pane_in_the_middle(pane: Pane) -> (App, i64, i64, i64, i64) {
         Pane::Memory => {
             let bpr = app.hits.mem_bytes_per_row as i64;
             let (lo, hi) = app.mem_region().expect("a buffer");
-            app.memory.cursor[0] = (lo + hi) / 2 & !3;
+            app.memory.cursor[0] = ((lo + hi) / 2) & !3;
             (bpr, (rows * bpr), lo as i64, (hi as i64 - 1) & !3)
         }
         Pane::Breakpoints => {
