@@ -403,6 +403,50 @@ fn every_pane_at_every_size_on_the_demo() {
     across(demo_app, &sizes(), check_every_pane);
 }
 
+/// The demo with its splits at their extremes (`set split`): the smallest left column,
+/// source and console, the largest lane grid.
+fn extreme_splits_app() -> App {
+    let mut app = demo_app();
+    run(
+        &mut app,
+        &[
+            "set split left 10",
+            "set split source 10",
+            "set split console 90",
+            "set split lanes 90",
+        ],
+    );
+    app
+}
+
+/// The other extremes: the largest left column, source and console, the smallest grid.
+fn other_extreme_splits_app() -> App {
+    let mut app = long_app();
+    run(
+        &mut app,
+        &[
+            "set split left 90",
+            "set split source 90",
+            "set split console 10",
+            "set split lanes 10",
+        ],
+    );
+    app
+}
+
+/// Every wide size with resized splits: nothing cut silently, whatever the shares.
+#[test]
+fn every_pane_with_resized_splits() {
+    let wide: Vec<(u16, u16)> = sizes()
+        .into_iter()
+        .filter(|(w, h)| *w >= 100 && *h >= 30)
+        .collect();
+    across(extreme_splits_app, &wide, check_every_pane);
+    across(other_extreme_splits_app, &wide, check_every_pane);
+    across(extreme_splits_app, &wide, layouts_and_zoom);
+    across(other_extreme_splits_app, &wide, layouts_and_zoom);
+}
+
 #[test]
 fn every_pane_at_every_size_with_long_lines() {
     across(long_app, &sizes(), check_every_pane);

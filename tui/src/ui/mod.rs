@@ -169,7 +169,9 @@ fn wide_layout(main: Rect, app: &App, hits: &mut HitMap) -> Vec<(Pane, Rect)> {
     let h = main.height;
     let left_w = match splits.left {
         // Each column keeps 20 cells.
-        Some(p) => share(main.width, p).clamp(20, main.width.saturating_sub(20)),
+        Some(p) => share(main.width, p)
+            .max(20)
+            .min(main.width.saturating_sub(20)),
         None => (main.width * 9 / 25).max(44),
     };
     let left_w = left_w.min(main.width);
@@ -210,8 +212,15 @@ fn wide_layout(main: Rect, app: &App, hits: &mut HitMap) -> Vec<(Pane, Rect)> {
         }
     }
     if splits.console.is_some() {
-        // The code views keep 3 rows whatever the console's split.
-        console_h = console_h.min(h.saturating_sub(waves_h + bp_h + 3)).max(3);
+        // Each code view keeps 3 rows (a border and a line) whatever the console's split.
+        let views = if app.layout == CodeLayout::Split {
+            6
+        } else {
+            3
+        };
+        console_h = console_h
+            .min(h.saturating_sub(waves_h + bp_h + views))
+            .max(3);
     }
     let [code, wv, bp, console] = stack(left, [0, waves_h, bp_h, console_h]);
     let regs_h = if h >= 50 { 11 } else { 9 };
@@ -224,7 +233,10 @@ fn wide_layout(main: Rect, app: &App, hits: &mut HitMap) -> Vec<(Pane, Rect)> {
     };
     let [lanes, regs, mem] = stack(right, [lanes_h, regs_h, 0]);
     let src_h = match splits.source {
-        Some(p) => share(code.height, p).clamp(3.min(code.height), code.height.saturating_sub(3)),
+        // Each code view keeps 3 rows where there are 6 (the upper bound wins below).
+        Some(p) => share(code.height, p)
+            .max(3)
+            .min(code.height.saturating_sub(3).max(code.height.div_ceil(2))),
         None => code.height.div_ceil(2).max(1),
     };
     let percent = |part: u16, whole: u16| (u32::from(part) * 100 / u32::from(whole.max(1))) as u16;
