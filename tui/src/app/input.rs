@@ -46,9 +46,7 @@ impl Motion {
             _ => return None,
         })
     }
-}
 
-impl Motion {
     /// Where this movement takes a cursor at `at` in a list of `n` items of which `page`
     /// show (Left and Right do not move in a list).
     pub(super) fn apply(self, at: usize, page: usize, n: usize) -> usize {
@@ -239,15 +237,11 @@ impl App {
         }
     }
 
-    /// `z`: maximises the focused pane, or restores.
+    /// `z`: maximises the focused pane, or restores it (where it is: a console `o`
+    /// maximised stays focused, as `z` names the focused pane).
     fn toggle_zoom(&mut self) {
-        if self.zoom {
-            self.zoom = false;
-            self.zoom_return = None;
-        } else {
-            self.zoom = true;
-            self.zoom_return = None;
-        }
+        self.zoom = !self.zoom;
+        self.zoom_return = None;
     }
 
     /// `o`: the console full screen, remembering the pane to go back to and whether it

@@ -19,6 +19,11 @@ impl App {
             self.complain("Splits resize when every pane shows (100x30 and more, not maximised).");
             return;
         }
+        if self.is_running() {
+            // A command, so it waits for the engine like every other.
+            self.complain(super::input::BUSY);
+            return;
+        }
         // Which split, and whether the key grows it.
         let (target, grow) = match (key, self.focus) {
             ('>', _) => (SplitTarget::Left, true),
