@@ -129,7 +129,7 @@ fn reverse_keys_in_a_real_terminal() {
         s.contains("No more reverse-execution history.") && s.contains("| 0 of ")
     });
     t.keys(&["?"]);
-    let s = t.wait_text("r   R       step back, continue back");
+    let s = t.wait_text("r R         step back, continue back");
     assert!(
         s.contains("Ctrl-R      restart"),
         "restart has a key of its own:\n{s}"
