@@ -10,7 +10,8 @@
 //! (`resize-window`), scroll the console back through its history full screen, and watch
 //! the completions appear above the command line while typing. One checks that `:r` asks
 //! before throwing the recorded history away, and that `n` and `y` answer it. One presses
-//! `f` in the lane grid until it shows f32 values, and puts them in the Watch pane.
+//! `f` in the lane grid until it shows f32 values, and puts them in the Watch pane. Others
+//! suspend the TUI with Ctrl-Z and resume it with `fg`, and resize the splits with keys.
 //!
 //! tmux is installed by .ci/run; outside CI (CI unset) a missing tmux skips the test with a
 //! message.
@@ -133,7 +134,7 @@ fn reverse_keys_in_a_real_terminal() {
         s.contains("No more reverse-execution history.") && s.contains("| 0 of ")
     });
     t.keys(&["?"]);
-    let s = t.wait_text("r   R       step back, continue back");
+    let s = t.wait_text("r R         step back, continue back");
     assert!(
         s.contains("Ctrl-R      restart"),
         "restart has a key of its own:\n{s}"
@@ -354,7 +355,8 @@ fn console_scrollback_and_zoom_in_a_real_terminal() {
     t.keys(&["Enter"]);
     t.wait_text("(+");
     t.keys(&["o"]);
-    let s = t.wait_text("Console [z restores]");
+    // Maximised by `o`, so `o` restores it (back to the pane before).
+    let s = t.wait_text("Console [o restores]");
     // The last lines of `help`, wrapped rather than cut.
     assert!(s.contains("↪ "), "long lines wrap:\n{s}");
     assert!(!s.contains("(wavedbg) help"), "the start is above:\n{s}");
@@ -507,5 +509,104 @@ fn the_format_key_shows_f32_values_in_a_real_terminal() {
             .any(|l| l.contains("[ 0]") && l.contains("1.5*") && l.contains("-3.1415927*")),
         "{s}"
     );
+    quit(&t);
+}
+
+/// The state letter of process `pid` (`T`: stopped), from /proc.
+fn proc_state(pid: &str) -> char {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .ok()
+        .and_then(|s| {
+            s.rsplit(')')
+                .next()
+                .and_then(|r| r.trim_start().chars().next())
+        })
+        .unwrap_or('?')
+}
+
+/// Ctrl-Z suspends the TUI as a shell job: the terminal is restored (main screen, mouse
+/// off) with the shell's prompt usable, the process is stopped; the terminal is resized
+/// while it is stopped, and `fg` brings it back redrawn whole at the new size.
+#[test]
+fn ctrl_z_suspends_and_fg_resumes_in_a_real_terminal() {
+    let Some(t) = start("suspend") else {
+        return;
+    };
+    let pid_file = t.dir.join("pid");
+    t.type_text(&format!(
+        "WAVEDBG_HISTORY={} sh -c 'echo $$ > {}; exec {}'",
+        t.dir.join("history").display(),
+        pid_file.display(),
+        env!("CARGO_BIN_EXE_wavedbg"),
+    ));
+    t.keys(&["Enter"]);
+    t.wait_text(" READY ");
+    let pid = read_pid(&pid_file);
+    t.keys(&["s"]);
+    t.wait_text("| 1 instr");
+    t.keys(&["C-z"]);
+    t.wait_for("the shell prompt after Ctrl-Z", |s| {
+        !s.contains(" STOPPED ") && s.lines().any(|l| l.starts_with("tui-test$"))
+    });
+    let start = Instant::now();
+    while proc_state(&pid) != 'T' {
+        assert!(
+            start.elapsed() < Duration::from_secs(10),
+            "not stopped: {}",
+            proc_state(&pid)
+        );
+        std::thread::sleep(Duration::from_millis(25));
+    }
+    assert_eq!(
+        t.format("alt=#{alternate_on} mouse=#{mouse_any_flag} cursor=#{cursor_flag}"),
+        "alt=0 mouse=0 cursor=1",
+        "the terminal is restored while suspended"
+    );
+    // The shell works while the TUI is stopped.
+    t.type_text("echo while-$((6*7))");
+    t.keys(&["Enter"]);
+    t.wait_text("while-42");
+    // A smaller terminal while stopped: the compact layout after fg, with the same state.
+    t.ok(&["resize-window", "-t", "main", "-x", "80", "-y", "24"]);
+    t.type_text("fg");
+    t.keys(&["Enter"]);
+    let s = t.wait_for("the TUI redrawn at 80x24", |s| {
+        s.contains(" STOPPED ") && s.contains(" 1 Code ") && s.contains("| 1 instr")
+    });
+    assert!(!s.contains("while-42"), "redrawn whole:\n{s}");
+    assert_ne!(proc_state(&pid), 'T');
+    assert_eq!(t.format("alt=#{alternate_on}"), "alt=1");
+    // Still driven by keys.
+    t.keys(&["s"]);
+    t.wait_text("| 2 instr");
+    quit(&t);
+}
+
+/// `>` and `+` resize the splits of the wide layout in a real terminal; the sizes stay
+/// through a resize to the compact layout and back.
+#[test]
+fn split_keys_resize_panes_in_a_real_terminal() {
+    let Some(t) = start("splits") else {
+        return;
+    };
+    start_tui(&t);
+    let s = t.wait_text("Waves (32)");
+    let lanes_top = |s: &str| s.lines().position(|l| l.contains("┌ Registers"));
+    let left_width = |s: &str| {
+        s.lines()
+            .find(|l| l.contains("Waves (32)"))
+            .and_then(|l| l.find('┐').map(|b| l[..b].chars().count()))
+    };
+    let (regs0, left0) = (lanes_top(&s), left_width(&s));
+    t.keys(&["3", "+", "+", ">", ">"]);
+    let s = t.wait_for("a taller lane grid and a wider left column", |s| {
+        lanes_top(s) > regs0 && left_width(s) > left0
+    });
+    let (regs1, left1) = (lanes_top(&s), left_width(&s));
+    t.ok(&["resize-window", "-t", "main", "-x", "80", "-y", "24"]);
+    t.wait_text(" 1 Code ");
+    t.ok(&["resize-window", "-t", "main", "-x", "120", "-y", "40"]);
+    let s = t.wait_text("Waves (32)");
+    assert_eq!((lanes_top(&s), left_width(&s)), (regs1, left1), "{s}");
     quit(&t);
 }

@@ -33,6 +33,20 @@ pub struct HitMap {
     pub lane_regs: usize,
     /// Rows the console's lines take at the width drawn (wrapped).
     pub console_rows: usize,
+    /// The console's scroll as drawn (rows back from the latest): what it showed after a
+    /// search moved it to a match.
+    pub console_scroll: usize,
+    /// The most rows the Registers pane's u registers can scroll at the size drawn.
+    pub registers_scroll_max: usize,
+    /// The help overlay's rows inside its borders, and the most it can scroll.
+    pub help_rows: usize,
+    /// The most lines the help overlay can scroll at the size drawn.
+    pub help_scroll_max: usize,
+    /// Whether the memory view left its ASCII column out for lack of width.
+    pub mem_ascii_hidden: bool,
+    /// The wide layout's splits as drawn, in percent, by `SplitTarget as usize` (left
+    /// column, source, console, lane grid): where `+`/`-`/`<`/`>` start from.
+    pub split_shares: [u16; 4],
     /// Whether the layout was the compact (tabbed) one.
     pub compact: bool,
 }

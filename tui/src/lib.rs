@@ -112,6 +112,11 @@ fn event_loop(
         if app.tick()? {
             dirty = true;
         }
+        if std::mem::take(&mut app.suspend) {
+            // Ctrl-Z: back here after `fg`, with the terminal set up and cleared.
+            guard.suspend()?;
+            dirty = true;
+        }
         if !terminal::active() {
             // A panic elsewhere restored the terminal and reported itself; draw no more.
             return Err(TuiError::EngineLost("a command".into()));

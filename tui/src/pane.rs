@@ -130,6 +130,30 @@ impl CodeLayout {
         }
     }
 
+    /// What it shows, in the words the help and the `v` message use.
+    pub fn what(self) -> &'static str {
+        match self {
+            CodeLayout::Asm => "the disassembly alone",
+            CodeLayout::Split => "the source above the disassembly",
+            CodeLayout::Src => "the source alone",
+        }
+    }
+
+    /// The cycle `v` goes through, from the default with a source: the help's words.
+    pub fn cycle_text() -> String {
+        let mut at = CodeLayout::Split;
+        let mut names = Vec::new();
+        for _ in 0..3 {
+            names.push(at.name());
+            at = at.next();
+        }
+        format!(
+            "code views: {}, then {} again",
+            names.join(" > "),
+            at.name()
+        )
+    }
+
     /// Its name, as gdb's `layout` names it.
     pub fn name(self) -> &'static str {
         match self {

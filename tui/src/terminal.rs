@@ -1,6 +1,7 @@
 //! Terminal setup and restoration: raw mode, the alternate screen and mouse capture are
 //! undone on every way out (return, error, panic, and SIGTERM, SIGINT or SIGHUP, which
-//! [`Signals`] turns into a request to quit, with a watchdog should the loop not answer).
+//! [`Signals`] turns into a request to quit, with a watchdog should the loop not answer),
+//! and while the process is suspended (Ctrl-Z: [`Guard::suspend`]).
 
 use std::io::{self, Read, Stdout};
 use std::os::unix::net::UnixStream;
@@ -15,7 +16,7 @@ use ratatui::crossterm::event::{
 use ratatui::crossterm::terminal::{self as ct, EnterAlternateScreen, LeaveAlternateScreen};
 use ratatui::crossterm::{cursor, execute};
 use ratatui::Terminal;
-use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM, SIGTSTP};
 use signal_hook::flag;
 
 /// Whether the terminal is currently set up by us (the panic hook restores it only then).
@@ -60,18 +61,27 @@ pub struct Guard {
     terminal: Terminal<CrosstermBackend<Stdout>>,
 }
 
+/// Enters raw mode, the alternate screen, mouse capture and bracketed paste (restoring
+/// the terminal if that fails half-way).
+fn set_up() -> io::Result<()> {
+    ACTIVE.store(true, Ordering::SeqCst);
+    let setup = || -> io::Result<()> {
+        ct::enable_raw_mode()?;
+        execute!(
+            io::stdout(),
+            EnterAlternateScreen,
+            EnableMouseCapture,
+            EnableBracketedPaste
+        )
+    };
+    setup().inspect_err(|_| restore())
+}
+
 impl Guard {
     /// Enters raw mode, the alternate screen and mouse capture.
     pub fn enter() -> io::Result<Guard> {
-        ACTIVE.store(true, Ordering::SeqCst);
+        set_up()?;
         let setup = || -> io::Result<Terminal<CrosstermBackend<Stdout>>> {
-            ct::enable_raw_mode()?;
-            execute!(
-                io::stdout(),
-                EnterAlternateScreen,
-                EnableMouseCapture,
-                EnableBracketedPaste
-            )?;
             let mut t = Terminal::new(CrosstermBackend::new(io::stdout()))?;
             t.clear()?;
             Ok(t)
@@ -83,6 +93,20 @@ impl Guard {
                 Err(e)
             }
         }
+    }
+
+    /// Ctrl-Z: restores the terminal (as on the way out), stops the process with SIGTSTP
+    /// as a shell's job control expects, and once it is continued (`fg`, SIGCONT) sets
+    /// the terminal up again and clears it, so the next frame is drawn whole.
+    pub fn suspend(&mut self) -> io::Result<()> {
+        restore();
+        // SIGTSTP's default action stops the process here; `raise` returns once it is
+        // continued. (Nothing catches SIGTSTP: the TUI only ever asks for it.)
+        signal_hook::low_level::raise(SIGTSTP)?;
+        set_up()?;
+        // The screen may have changed size while stopped.
+        self.terminal.autoresize()?;
+        self.terminal.clear()
     }
 
     /// The terminal to draw on (stdout, in raw mode on the alternate screen).

@@ -1272,3 +1272,446 @@ fn format_keys_wait_for_a_run_to_end() {
     keys(&mut app, "u");
     assert_eq!(app.engine.panes().memory_unit, MemoryUnit::Bytes);
 }
+
+/// The movement keys the help (`?`) and docs/tui.md list for every pane.
+const MOVES: [KeyCode; 10] = [
+    KeyCode::Up,
+    KeyCode::Down,
+    KeyCode::Char('k'),
+    KeyCode::Char('j'),
+    KeyCode::PageUp,
+    KeyCode::PageDown,
+    KeyCode::Home,
+    KeyCode::End,
+    KeyCode::Char('g'),
+    KeyCode::Char('G'),
+];
+
+/// Where a pane is, as one number that grows toward the end of what it shows: the
+/// cursor, the selected wave or lane, the scroll (the console's counted from its oldest
+/// row), the memory address, the selected display.
+fn place(app: &App, pane: Pane) -> i64 {
+    match pane {
+        Pane::Code => app.code.cursor as i64,
+        Pane::Source => app.source.cursor as i64,
+        Pane::Waves => app.engine.selected_wave as i64,
+        Pane::Lanes => i64::from(app.engine.selected_lane),
+        Pane::Registers => app.registers.scroll.min(app.hits.registers_scroll_max) as i64,
+        Pane::Memory => app.memory.addr() as i64,
+        Pane::Breakpoints => app.breakpoints.cursor as i64,
+        Pane::Console => {
+            let max = app
+                .hits
+                .console_rows
+                .saturating_sub(app.hits.rows[Pane::Console.index()] as usize);
+            max as i64 - app.console.scroll.min(max) as i64
+        }
+        Pane::Watch => app.watch_selected().map_or(-1, |i| i as i64),
+    }
+}
+
+/// A pane set up in the middle of what it shows at 100x30, with what one step, a page,
+/// the first and the last place are (in [`place`]'s units).
+fn pane_in_the_middle(pane: Pane) -> (App, i64, i64, i64, i64) {
+    let mut app = demo();
+    let breaks: Vec<String> = app.code.lines[..6]
+        .iter()
+        .map(|l| format!("break *{:#x}", l.addr))
+        .collect();
+    run(
+        &mut app,
+        &breaks.iter().map(String::as_str).collect::<Vec<_>>(),
+    );
+    for i in 0..200 {
+        app.console.push(&format!("line {i}"), LineKind::Output);
+    }
+    if pane == Pane::Watch {
+        // A dozen one-row displays (the pane shows only some of them at 100x30).
+        let displays: Vec<String> = (0..12).map(|i| format!("display u{i}")).collect();
+        run(
+            &mut app,
+            &displays.iter().map(String::as_str).collect::<Vec<_>>(),
+        );
+    }
+    press(
+        &mut app,
+        KeyCode::Char(char::from(b'1' + pane.index() as u8)),
+    );
+    let _ = draw(&mut app, 100, 30);
+    let rows = app.hits.rows[pane.index()] as i64;
+    let (step, page, first, last) = match pane {
+        Pane::Code => {
+            app.code.cursor = app.code.lines.len() / 2;
+            (1, rows, 0, app.code.lines.len() as i64 - 1)
+        }
+        Pane::Source => {
+            app.source.cursor = app.source.len() / 2;
+            (1, rows, 0, app.source.len() as i64 - 1)
+        }
+        Pane::Waves => {
+            app.select_wave_index(16);
+            app.wait_idle(Duration::from_secs(10)).expect("idle");
+            (1, rows, 0, app.engine.machine().waves.len() as i64 - 1)
+        }
+        Pane::Lanes => {
+            run(&mut app, &["lane 16"]);
+            (1, 8, 0, 31)
+        }
+        Pane::Registers => {
+            let max = app.hits.registers_scroll_max as i64;
+            assert!(max >= 2, "the u registers scroll at 100x30 ({max})");
+            app.registers.scroll = 1;
+            (1, rows, 0, max)
+        }
+        Pane::Memory => {
+            let bpr = app.hits.mem_bytes_per_row as i64;
+            let (lo, hi) = app.mem_region().expect("a buffer");
+            app.memory.cursor[0] = ((lo + hi) / 2) & !3;
+            (bpr, (rows * bpr), lo as i64, (hi as i64 - 1) & !3)
+        }
+        Pane::Breakpoints => {
+            app.breakpoints.cursor = 3;
+            (1, rows, 0, 5)
+        }
+        Pane::Console => {
+            app.console.scroll = 40;
+            let max = app.hits.console_rows as i64 - rows;
+            (1, rows, 0, max)
+        }
+        Pane::Watch => {
+            let n = app.engine.displays().len() as i64;
+            assert_eq!(n, 12, "the displays are kept");
+            app.watch.cursor = 5;
+            (1, rows, 0, n - 1)
+        }
+    };
+    let _ = draw(&mut app, 100, 30);
+    (app, step, page, first, last)
+}
+
+/// Every movement key the help lists does what it says in every pane: ↑ ↓ j k a step
+/// (Waves, Lanes, Watch: select), PgUp PgDn a page (Lanes: 8 lanes; Watch: as many
+/// displays as it has rows), Home End g G the ends.
+#[test]
+fn every_movement_key_the_help_lists_works_in_every_pane() {
+    for pane in Pane::ALL {
+        for key in MOVES {
+            let (mut app, step, page, first, last) = pane_in_the_middle(pane);
+            let at = place(&app, pane);
+            assert!(first < at && at < last, "{pane:?} starts in the middle");
+            press(&mut app, key);
+            let _ = draw(&mut app, 100, 30);
+            let want = match key {
+                KeyCode::Up | KeyCode::Char('k') => at - step,
+                KeyCode::Down | KeyCode::Char('j') => at + step,
+                KeyCode::PageUp => (at - page).max(first),
+                KeyCode::PageDown => (at + page).min(last),
+                KeyCode::Home | KeyCode::Char('g') => first,
+                _ => last,
+            };
+            let got = place(&app, pane);
+            // The source cursor moves with the code cursor, so lines without code can
+            // be skipped: the source moves by at least what the key says.
+            if pane == Pane::Source && !matches!(key, KeyCode::Home | KeyCode::End) {
+                assert!(
+                    (got - at).signum() == (want - at).signum(),
+                    "{pane:?} {key:?}: {at} -> {got}, want {want}"
+                );
+            } else {
+                assert_eq!(got, want, "{pane:?} {key:?}: from {at}");
+            }
+            assert!(
+                app.message.as_ref().is_none_or(|m| !m.error),
+                "{pane:?} {key:?}: {:?}",
+                app.message
+            );
+        }
+    }
+}
+
+/// `:mem NAME` shows the buffer in global memory whatever space was shown; `SPACE:ADDR`
+/// goes to that space.
+#[test]
+fn mem_goes_to_the_space_of_what_it_names() {
+    use wavedbg_emulator::memory::Space;
+    let mut app = demo();
+    let out = app.engine.machine().global.by_name("out").map(|a| a.base);
+    keys(&mut app, "5m");
+    assert_eq!(app.memory.space, Space::Shared);
+    keys(&mut app, ":mem out");
+    press(&mut app, KeyCode::Enter);
+    assert_eq!(app.memory.space, Space::Global);
+    assert_eq!(Some(app.memory.addr()), out);
+    keys(&mut app, ":mem shared:0x40");
+    press(&mut app, KeyCode::Enter);
+    assert_eq!(app.memory.space, Space::Shared);
+    assert_eq!(app.memory.addr(), 0x40);
+    // An expression that starts with a buffer's name is a global address.
+    keys(&mut app, ":mem out+16");
+    press(&mut app, KeyCode::Enter);
+    assert_eq!(
+        (app.memory.space, Some(app.memory.addr())),
+        (Space::Global, out.map(|o| o + 16))
+    );
+    // A kernel without shared memory: a buffer name still goes to global memory.
+    let source = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../scripts/divergent.s"
+    ))
+    .expect("reads the kernel");
+    let mut app = App::new(engine_of(&source), &TuiOptions::default()).expect("starts");
+    keys(&mut app, "5m");
+    assert_eq!(app.memory.space, Space::Shared);
+    keys(&mut app, ":mem steps_out");
+    press(&mut app, KeyCode::Enter);
+    let steps = app
+        .engine
+        .machine()
+        .global
+        .by_name("steps_out")
+        .map(|a| a.base);
+    assert_eq!(
+        (app.memory.space, Some(app.memory.addr())),
+        (Space::Global, steps)
+    );
+    let text = text(&draw(&mut app, 100, 30));
+    assert!(text.contains("buffer `steps_out`"), "{text}");
+}
+
+/// In tab mode `z`, `o`, `o` gives the maximised pane back; the console's title names the
+/// key that restores it.
+#[test]
+fn the_zoom_survives_the_console_and_its_title_names_the_key() {
+    let mut app = demo();
+    let _ = draw(&mut app, 80, 24);
+    keys(&mut app, "1z");
+    assert!(app.zoom);
+    assert!(text(&draw(&mut app, 80, 24)).contains("[z restores]"));
+    keys(&mut app, "o");
+    assert_eq!((app.focus, app.zoom), (Pane::Console, true));
+    assert!(text(&draw(&mut app, 80, 24)).contains("[o restores]"));
+    keys(&mut app, "o");
+    assert_eq!((app.focus, app.zoom), (Pane::Code, true));
+    keys(&mut app, "z");
+    assert!(!app.zoom);
+    // From an unmaximised pane, `o` twice gives it back unmaximised.
+    keys(&mut app, "oo");
+    assert_eq!((app.focus, app.zoom), (Pane::Code, false));
+}
+
+/// `/` in the Source, Code and Console panes: Enter finds the next match from the cursor,
+/// wrapping with a message; `n`/`N` repeat; not found says so. Memory keeps its `n`; the
+/// command line takes `/` as text.
+#[test]
+fn slash_searches_and_n_repeats() {
+    let mut app = demo();
+    let _ = draw(&mut app, 120, 40);
+    keys(&mut app, "8");
+    assert_eq!(app.focus, Pane::Source);
+    let lines = app
+        .source
+        .view
+        .as_ref()
+        .map(|s| s.lines.clone())
+        .unwrap_or_default();
+    let hits: Vec<usize> = (0..lines.len())
+        .filter(|i| lines[*i].contains("wait"))
+        .collect();
+    assert!(hits.len() >= 2, "the demo has waits");
+    keys(&mut app, "/wait");
+    assert_eq!(app.search.prompt.as_ref().map(|e| e.text()), Some("wait"));
+    assert!(text(&draw(&mut app, 120, 40)).contains("/wait"));
+    press(&mut app, KeyCode::Enter);
+    assert_eq!(app.source.cursor, hits[0]);
+    keys(&mut app, "n");
+    assert_eq!(app.source.cursor, hits[1]);
+    keys(&mut app, "N");
+    assert_eq!(app.source.cursor, hits[0]);
+    keys(&mut app, "N");
+    assert_eq!(app.source.cursor, *hits.last().unwrap_or(&0));
+    assert!(app
+        .message
+        .as_ref()
+        .is_some_and(|m| m.text.contains("wrapped to the bottom")));
+    // The code view: the same pattern, from its own cursor.
+    keys(&mut app, "1");
+    app.code.cursor = 0;
+    keys(&mut app, "n");
+    let at = app.code.cursor;
+    assert!(
+        app.code.lines[at].text.contains("wait"),
+        "{}",
+        app.code.lines[at].text
+    );
+    // Not found.
+    keys(&mut app, "/zzznothing");
+    press(&mut app, KeyCode::Enter);
+    assert_eq!(app.code.cursor, at);
+    assert!(app
+        .message
+        .as_ref()
+        .is_some_and(|m| m.error && m.text.contains("Not found")));
+    // The console: the match shows (the view scrolls to it) and is highlighted.
+    keys(&mut app, "7");
+    for i in 0..100 {
+        app.console.push(&format!("output {i}"), LineKind::Output);
+    }
+    keys(&mut app, "/output 7");
+    press(&mut app, KeyCode::Enter);
+    let found = app.console.found.expect("found in the console");
+    assert_eq!(app.console.lines[found].0, "output 7");
+    let screen = text(&draw(&mut app, 120, 40));
+    assert!(screen.contains("output 7"), "{screen}");
+    keys(&mut app, "n");
+    assert_eq!(
+        app.console.lines[app.console.found.unwrap_or(0)].0,
+        "output 70"
+    );
+    // Memory keeps `n` for the next buffer; `/` there says where it works.
+    keys(&mut app, "5/");
+    assert!(app.search.prompt.is_none());
+    assert!(app
+        .message
+        .as_ref()
+        .is_some_and(|m| m.text.contains("/ searches")));
+    // The command line takes `/` as text.
+    keys(&mut app, ":p 4/2");
+    assert_eq!(app.editor.as_ref().map(|e| e.text()), Some("p 4/2"));
+}
+
+/// `+`/`-`/`<`/`>` send `set split` (so `--record` has them) and the layout follows; in the
+/// compact layout they say where they work.
+#[test]
+fn split_keys_resize_through_set_split() {
+    use wavedbg_emulator::debug::panes::SplitTarget;
+    let dir = std::env::temp_dir().join(format!("wavedbg-tui-split-{}", std::process::id()));
+    let _ = std::fs::create_dir_all(&dir);
+    let options = TuiOptions {
+        record: Some(dir.join("rec.wdbg")),
+        history: Default::default(),
+    };
+    let mut app = App::new(common::demo().engine, &options).expect("starts");
+    let _ = draw(&mut app, 120, 40);
+    let lanes_rows = app.hits.rows[Pane::Lanes.index()];
+    let left = app.hits.split_shares[SplitTarget::Left as usize];
+    keys(&mut app, "3++");
+    let _ = draw(&mut app, 120, 40);
+    assert!(app.hits.rows[Pane::Lanes.index()] > lanes_rows);
+    let lanes = app
+        .engine
+        .panes()
+        .splits
+        .get(SplitTarget::Lanes)
+        .expect("set");
+    keys(&mut app, "5+");
+    assert_eq!(
+        app.engine.panes().splits.lanes,
+        Some(lanes - 5),
+        "Memory grows"
+    );
+    keys(&mut app, ">");
+    let _ = draw(&mut app, 120, 40);
+    assert_eq!(app.engine.panes().splits.left, Some(left + 5));
+    keys(&mut app, "8-");
+    let _ = draw(&mut app, 120, 40);
+    assert!(app.engine.panes().splits.source.is_some_and(|s| s < 50));
+    keys(&mut app, "2+");
+    assert!(
+        app.message.as_ref().is_some_and(|m| m.error),
+        "Waves has no split"
+    );
+    let rec = std::fs::read_to_string(dir.join("rec.wdbg")).unwrap_or_default();
+    assert!(rec.contains("set split lanes"), "{rec}");
+    assert!(
+        rec.contains(&format!("set split left {}", left + 5)),
+        "{rec}"
+    );
+    // The compact layout shows one pane: nothing to resize.
+    let _ = draw(&mut app, 80, 24);
+    let before = app.engine.panes().splits;
+    keys(&mut app, "3+");
+    assert_eq!(app.engine.panes().splits, before);
+    assert!(app
+        .message
+        .as_ref()
+        .is_some_and(|m| m.text.contains("100x30")));
+}
+
+/// The Watch pane and a lanes split together: the lane grid keeps the height the split
+/// gives it and the Watch pane takes its rows from memory's part; at the split's largest
+/// the grid leaves the Watch pane and memory a line each. `+`/`-` on the Watch pane say
+/// what to resize instead and send no command.
+#[test]
+fn the_watch_pane_takes_its_rows_from_memory_under_a_lanes_split() {
+    let rows = |app: &App, p: Pane| app.hits.rows[p.index()];
+    let mut app = demo();
+    run(&mut app, &["set split lanes 50"]);
+    let _ = draw(&mut app, 120, 40);
+    let (lanes, mem) = (rows(&app, Pane::Lanes), rows(&app, Pane::Memory));
+    run(&mut app, &["display u0", "display u1", "display v1"]);
+    let _ = draw(&mut app, 120, 40);
+    let watch = rows(&app, Pane::Watch);
+    assert!(watch >= 1, "the Watch pane shows");
+    assert_eq!(rows(&app, Pane::Lanes), lanes, "the lanes split is kept");
+    assert_eq!(
+        rows(&app, Pane::Memory) + watch + 2,
+        mem,
+        "out of memory's rows"
+    );
+    run(&mut app, &["set split lanes 90"]);
+    for (w, h) in [(100, 30), (120, 40), (200, 60)] {
+        let _ = draw(&mut app, w, h);
+        assert!(
+            rows(&app, Pane::Watch) >= 1 && rows(&app, Pane::Memory) >= 1,
+            "{w}x{h}: watch {} memory {}",
+            rows(&app, Pane::Watch),
+            rows(&app, Pane::Memory)
+        );
+    }
+    let _ = draw(&mut app, 120, 40);
+    let before = app.engine.panes().splits;
+    keys(&mut app, "9+");
+    assert_eq!(app.engine.panes().splits, before);
+    assert!(
+        app.message
+            .as_ref()
+            .is_some_and(|m| m.error && m.text.contains("Watch pane")),
+        "{:?}",
+        app.message
+    );
+}
+
+/// Ctrl-Z asks the event loop to suspend, from the panes and from the command line.
+#[test]
+fn ctrl_z_asks_to_suspend() {
+    let mut app = demo();
+    app.on_key(KeyEvent::new(KeyCode::Char('z'), KeyModifiers::CONTROL));
+    assert!(app.suspend && !app.zoom);
+    app.suspend = false;
+    keys(&mut app, ":p");
+    app.on_key(KeyEvent::new(KeyCode::Char('z'), KeyModifiers::CONTROL));
+    assert!(app.suspend);
+    assert_eq!(app.editor.as_ref().map(|e| e.text()), Some("p"));
+}
+
+/// The help scrolls with every movement key at the smallest screen, and stops at its end.
+#[test]
+fn the_help_scrolls_at_the_smallest_size() {
+    let mut app = demo();
+    keys(&mut app, "?");
+    let _ = draw(&mut app, 20, 6);
+    let max = app.hits.help_scroll_max;
+    assert!(max > 50, "{max}");
+    press(&mut app, KeyCode::End);
+    assert_eq!(app.help.scroll, max);
+    keys(&mut app, "k");
+    assert_eq!(app.help.scroll, max - 1);
+    keys(&mut app, "G");
+    keys(&mut app, "j");
+    assert_eq!(app.help.scroll, max);
+    keys(&mut app, "g");
+    assert_eq!(app.help.scroll, 0);
+    assert!(app.help.open);
+    keys(&mut app, "x");
+    assert!(!app.help.open);
+}

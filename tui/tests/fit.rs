@@ -184,10 +184,7 @@ fn check(app: &mut App, w: u16, h: u16) -> Result<(), String> {
             }
         }
         // The title: whole or cut with `…`.
-        let mut title = wavedbg_tui::ui::pane_title(app, *pane, inner);
-        if app.zoom {
-            title.push_str("[z restores] ");
-        }
+        let title = wavedbg_tui::ui::pane_title(app, *pane, inner, &app.hits);
         let top = row(&buf, rect.y, rect.x + 1..rect.right().saturating_sub(1));
         let shown = top.trim_end_matches('─');
         if !whole_or_marked(shown, &title) {
@@ -410,6 +407,63 @@ fn every_pane_at_every_size_on_the_demo() {
     across(demo_app, &sizes(), check_every_pane);
 }
 
+/// The demo with its splits at their extremes (`set split`): the smallest left column,
+/// source and console, the largest lane grid.
+fn extreme_splits_app() -> App {
+    let mut app = demo_app();
+    run(
+        &mut app,
+        &[
+            "set split left 10",
+            "set split source 10",
+            "set split console 90",
+            "set split lanes 90",
+        ],
+    );
+    app
+}
+
+/// The other extremes: the largest left column, source and console, the smallest grid.
+fn other_extreme_splits_app() -> App {
+    let mut app = long_app();
+    run(
+        &mut app,
+        &[
+            "set split left 90",
+            "set split source 90",
+            "set split console 10",
+            "set split lanes 10",
+        ],
+    );
+    app
+}
+
+/// Every wide size with resized splits: nothing cut silently, whatever the shares.
+#[test]
+fn every_pane_with_resized_splits() {
+    let wide: Vec<(u16, u16)> = sizes()
+        .into_iter()
+        .filter(|(w, h)| *w >= 100 && *h >= 30)
+        .collect();
+    across(extreme_splits_app, &wide, check_every_pane);
+    across(other_extreme_splits_app, &wide, check_every_pane);
+    across(extreme_splits_app, &wide, layouts_and_zoom);
+    across(other_extreme_splits_app, &wide, layouts_and_zoom);
+    // The Watch pane shown under the extreme lanes splits (it takes memory's rows).
+    fn watch_extreme() -> App {
+        let mut app = extreme_splits_app();
+        run(&mut app, &["display/f v3", "display u6", "display $nope"]);
+        app
+    }
+    fn watch_other_extreme() -> App {
+        let mut app = other_extreme_splits_app();
+        run(&mut app, &["display/f v3", "display u6", "display $nope"]);
+        app
+    }
+    across(watch_extreme, &wide, check_every_pane);
+    across(watch_other_extreme, &wide, check_every_pane);
+}
+
 #[test]
 fn every_pane_at_every_size_with_long_lines() {
     across(long_app, &sizes(), check_every_pane);
@@ -542,7 +596,7 @@ proptest! {
 
     /// Random sizes (including tiny ones), panes, layouts and zoom.
     #[test]
-    fn random_sizes(w in 0u16..300, h in 0u16..100, pane in 0usize..8, layout in 0usize..3, zoom: bool, long: bool) {
+    fn random_sizes(w in 0u16..300, h in 0u16..100, pane in 0usize..wavedbg_tui::pane::PANES, layout in 0usize..3, zoom: bool, long: bool) {
         thread_local! {
             static APPS: std::cell::RefCell<Option<(App, App)>> = const { std::cell::RefCell::new(None) };
         }

@@ -143,11 +143,92 @@ fn help_overlay_80x24_and_120x40() {
     insta::assert_snapshot!("help_80x24_text", text(&small));
     let big = draw(&mut app, 120, 40);
     insta::assert_snapshot!("help_120x40_text", text(&big));
-    // Too small for the whole overlay: lines end with `…`, the title says where it is.
+    // Too small for the whole overlay: one entry a row, wrapped, never cut; it scrolls and
+    // the title says where it is.
     let tiny = text(&draw(&mut app, 40, 12));
     assert!(tiny.contains("Keys 1-10 of"), "{tiny}");
-    assert!(tiny.contains('…'), "{tiny}");
     press(&mut app, KeyCode::Esc);
+}
+
+/// Every size the issue names, down to the smallest the TUI draws panes at.
+const ALL_SIZES: [(u16, u16); 6] = [(20, 6), (40, 15), (80, 24), (100, 30), (120, 40), (200, 60)];
+
+/// Takes the snapshot `name_WxH` of `app` at every size of [`ALL_SIZES`].
+fn at_all_sizes(app: &mut App, name: &str) {
+    for (w, h) in ALL_SIZES {
+        let buf = draw(app, w, h);
+        insta::assert_snapshot!(format!("{name}_{w}x{h}"), text(&buf));
+    }
+}
+
+/// The help at every size: from 80 columns two entries a row, below one, wrapped, so no
+/// entry is cut (at 40x15 the right-hand entries used to be gone); it scrolls.
+#[test]
+fn the_help_is_whole_at_every_size() {
+    let mut app = demo();
+    keys(&mut app, "?");
+    at_all_sizes(&mut app, "help");
+    for (w, h) in ALL_SIZES.into_iter().filter(|(w, _)| *w <= 80) {
+        let screen = text(&draw(&mut app, w, h));
+        for row in screen.lines().skip(1) {
+            // Inside the overlay (it covers the screen below 80 columns).
+            let inner: String = row.chars().skip(1).take(w as usize - 2).collect();
+            assert!(!inner.trim_end().ends_with('…'), "{w}x{h}: cut: {row}");
+        }
+    }
+    // Scrolled to its end at 40x15: the last entries show.
+    let _ = draw(&mut app, 40, 15);
+    press(&mut app, KeyCode::End);
+    let end = text(&draw(&mut app, 40, 15));
+    assert!(end.contains("quit"), "{end}");
+}
+
+/// The empty breakpoints pane's hint is cut at a word with `…`, never mid-word (a stray
+/// "x" at 100x30 before).
+#[test]
+fn the_breakpoints_hint_is_cut_at_a_word() {
+    let mut app = demo();
+    at_all_sizes(&mut app, "main");
+    let screen = text(&draw(&mut app, 100, 30));
+    assert!(!screen.contains(" x x"), "{screen}");
+    assert!(!screen.contains("or x"), "{screen}");
+}
+
+/// `/` highlights its matches in the source and the code view, and the footer shows the
+/// prompt while it is typed.
+#[test]
+fn search_matches_are_highlighted() {
+    let mut app = demo();
+    keys(&mut app, "8/wait");
+    let typing = text(&draw(&mut app, 120, 40));
+    assert!(
+        typing
+            .lines()
+            .last()
+            .is_some_and(|l| l.starts_with("/wait")),
+        "{typing}"
+    );
+    press(&mut app, KeyCode::Enter);
+    at_all_sizes(&mut app, "search");
+    let buf = draw(&mut app, 120, 40);
+    let (x, y) = find(&buf, "wait").expect("a match on screen");
+    assert_eq!(buf[(x, y)].bg, Color::Yellow);
+}
+
+/// Resized splits: a wider left column, a taller lane grid and console, a shorter source.
+#[test]
+fn resized_splits() {
+    let mut app = demo();
+    run(
+        &mut app,
+        &[
+            "set split left 50",
+            "set split lanes 60",
+            "set split console 40",
+            "set split source 30",
+        ],
+    );
+    at_all_sizes(&mut app, "splits");
 }
 
 #[test]

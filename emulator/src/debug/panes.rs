@@ -135,7 +135,82 @@ impl MemoryUnit {
 /// screen in percent; `None` keeps the front end's default.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default)]
-pub struct Splits {}
+pub struct Splits {
+    /// The left column's share of the width (the code views, waves, breakpoints and
+    /// console; the lane grid, registers and memory take the rest).
+    pub left: Option<u16>,
+    /// The source's share of the code views' height when both show (`layout split`).
+    pub source: Option<u16>,
+    /// The console's share of the left column's height.
+    pub console: Option<u16>,
+    /// The lane grid's share of the right column's height.
+    pub lanes: Option<u16>,
+}
+
+/// Which split a `set split` changes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SplitTarget {
+    /// The left column's width ([`Splits::left`]).
+    Left,
+    /// The source above the disassembly ([`Splits::source`]).
+    Source,
+    /// The console's height ([`Splits::console`]).
+    Console,
+    /// The lane grid's height ([`Splits::lanes`]).
+    Lanes,
+}
+
+impl SplitTarget {
+    /// Every split, in the order the usage lists them.
+    pub const ALL: [SplitTarget; 4] = [
+        SplitTarget::Left,
+        SplitTarget::Source,
+        SplitTarget::Console,
+        SplitTarget::Lanes,
+    ];
+
+    /// The word the command language uses (`set split lanes 40`).
+    pub fn word(self) -> &'static str {
+        match self {
+            SplitTarget::Left => "left",
+            SplitTarget::Source => "source",
+            SplitTarget::Console => "console",
+            SplitTarget::Lanes => "lanes",
+        }
+    }
+
+    /// The split a word names.
+    pub fn parse(word: &str) -> Option<SplitTarget> {
+        SplitTarget::ALL.into_iter().find(|t| t.word() == word)
+    }
+}
+
+impl Splits {
+    /// The smallest and largest share `set split` takes, in percent: every pane keeps
+    /// some room.
+    pub const RANGE: std::ops::RangeInclusive<u16> = 10..=90;
+
+    /// One split's share (`None`: the front end's default).
+    pub fn get(&self, target: SplitTarget) -> Option<u16> {
+        match target {
+            SplitTarget::Left => self.left,
+            SplitTarget::Source => self.source,
+            SplitTarget::Console => self.console,
+            SplitTarget::Lanes => self.lanes,
+        }
+    }
+
+    /// Sets one split's share (`None`: back to the default).
+    pub fn set(&mut self, target: SplitTarget, percent: Option<u16>) {
+        let slot = match target {
+            SplitTarget::Left => &mut self.left,
+            SplitTarget::Source => &mut self.source,
+            SplitTarget::Console => &mut self.console,
+            SplitTarget::Lanes => &mut self.lanes,
+        };
+        *slot = percent;
+    }
+}
 
 /// Everything a session keeps of how the panes show values.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -194,5 +269,11 @@ mod tests {
             assert_eq!(MemoryUnit::parse(u.word()), Some(u));
         }
         assert_eq!(NumberFormat::F32.next(), NumberFormat::Hex);
+        for t in SplitTarget::ALL {
+            assert_eq!(SplitTarget::parse(t.word()), Some(t));
+            let mut s = Splits::default();
+            s.set(t, Some(40));
+            assert_eq!(s.get(t), Some(40));
+        }
     }
 }

@@ -159,6 +159,7 @@ fn every_command_and_alias_runs() {
         ("set", "set confirm on".to_string()),
         ("set", "set format lanes unsigned".to_string()),
         ("set", "set memory-unit words".to_string()),
+        ("set", "set split lanes 40".to_string()),
     ];
     for (command, line) in &later {
         if command::canonical(command).is_none() {
@@ -484,6 +485,10 @@ fn every_kind_of_command_prints_as_text_that_parses_back() {
         "set format memory signed",
         "set format registers hex",
         "set memory-unit words",
+        "set split left 30",
+        "set split source 70",
+        "set split console default",
+        "set split lanes 55",
         "disassemble",
         "disassemble here",
         "expect 16 == 1 << 4",

@@ -331,3 +331,32 @@ fn a_session_keeps_how_the_panes_show_values() {
     let read = Session::from_ron(&without, "s.ron").expect("an older session reads");
     assert_eq!(read.panes, Default::default());
 }
+
+#[test]
+fn a_session_keeps_the_split_sizes() {
+    use wavedbg_emulator::debug::panes::SplitTarget;
+    let mut e = one_wave_loop();
+    for line in [
+        "set split lanes 60",
+        "set split left 30",
+        "set split left default",
+    ] {
+        run_line(&mut e, line).unwrap_or_else(|err| panic!("`{line}`: {err}"));
+    }
+    for bad in [
+        "set split lanes 95",
+        "set split lanes",
+        "set split top 40",
+        "set split lanes 4x",
+    ] {
+        assert!(run_line(&mut e, bad).is_err(), "{bad}");
+    }
+    let text = Session::capture(&e).to_ron().expect("ron");
+    let read = Session::from_ron(&text, "s.ron").expect("reads back");
+    let mut fresh = one_wave_loop();
+    read.apply(&mut fresh, "s.ron").expect("applies");
+    let s = fresh.panes().splits;
+    assert_eq!(s.get(SplitTarget::Lanes), Some(60));
+    assert_eq!(s.get(SplitTarget::Left), None);
+    assert_eq!(s.get(SplitTarget::Console), None);
+}

@@ -35,17 +35,19 @@ impl App {
         }
     }
 
-    /// Breakpoints keys: up and down move the cursor; `d` (Delete) deletes the entry, `e`
+    /// Breakpoints keys: up and down move the cursor, PgUp/PgDn a page, Home/End to the
+    /// first or last entry; `d` (Delete) deletes the entry, `e`
     /// (Space) enables or disables it, Enter shows a breakpoint's line in the code view
     /// the layout shows. Returns whether the key was used.
     pub(super) fn breakpoints_key(&mut self, code: KeyCode) -> bool {
         let n = self.engine.breakpoints().len() + self.engine.watchpoints().len();
         let item = self.breakpoint_entry();
         let busy = self.is_running();
+        let page = self.page(Pane::Breakpoints);
         let c = &mut self.breakpoints.cursor;
         match (Motion::of(code), code) {
-            (Some(Motion::Down), _) => *c = (*c + 1).min(n.saturating_sub(1)),
-            (Some(Motion::Up), _) => *c = c.saturating_sub(1),
+            (Some(Motion::Left | Motion::Right), _) => return false,
+            (Some(m), _) => *c = m.apply(*c, page, n),
             (_, KeyCode::Char('d') | KeyCode::Delete) if !busy => {
                 if let Some((id, ..)) = item {
                     self.submit_commands(vec![Command::Delete(Some(id))]);

@@ -33,6 +33,12 @@ pub struct ConsolePane {
     pub scroll: usize,
     /// Lines dropped from the start so far; the index of `lines[0]` in everything logged.
     pub dropped: usize,
+    /// The line (index into `lines`) the last search found, highlighted and searched on
+    /// from by `n`/`N`.
+    pub found: Option<usize>,
+    /// Set when a search found `found`: the next frame scrolls to show it (drawing knows
+    /// how lines wrap) and tells the state the scroll it chose (`HitMap::console_scroll`).
+    pub reveal: bool,
 }
 
 impl ConsolePane {
@@ -45,7 +51,9 @@ impl ConsolePane {
         let excess = self.lines.len().saturating_sub(CONSOLE_MAX);
         self.lines.drain(..excess);
         self.dropped += excess;
+        self.found = self.found.and_then(|f| f.checked_sub(excess));
         self.scroll = 0;
+        self.reveal = false;
     }
 }
 
@@ -55,6 +63,10 @@ impl App {
     pub(super) fn console_key(&mut self, code: KeyCode) -> bool {
         let page = self.page(Pane::Console);
         let max = self.hits.console_rows.saturating_sub(page);
+        if std::mem::take(&mut self.console.reveal) {
+            // Go on from where the last frame scrolled to show the match.
+            self.console.scroll = self.hits.console_scroll;
+        }
         let s = &mut self.console.scroll;
         match Motion::of(code) {
             Some(Motion::Up) => *s = (*s + 1).min(max),

@@ -7,7 +7,8 @@ use ratatui::crossterm::event::{
     KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseButton, MouseEvent, MouseEventKind,
 };
 
-use super::state::{App, CodeLayout, HelpOverlay, Pane};
+use super::search::SEARCHABLE;
+use super::state::{App, HelpOverlay, Pane};
 use crate::completion;
 use crate::editor::LineEditor;
 use crate::hits::Hit;
@@ -45,13 +46,53 @@ impl Motion {
             _ => return None,
         })
     }
+
+    /// Where this movement takes a cursor at `at` in a list of `n` items of which `page`
+    /// show (Left and Right do not move in a list).
+    pub(super) fn apply(self, at: usize, page: usize, n: usize) -> usize {
+        let last = n.saturating_sub(1);
+        match self {
+            Motion::Up => at.saturating_sub(1),
+            Motion::Down => (at + 1).min(last),
+            Motion::PageUp => at.saturating_sub(page.max(1)),
+            Motion::PageDown => (at + page.max(1)).min(last),
+            Motion::Home => 0,
+            Motion::End => last,
+            Motion::Left | Motion::Right => at.min(last),
+        }
+    }
+}
+
+/// readline's editing keys on a line (the command line's and the search prompt's).
+fn edit_line(e: &mut LineEditor, code: KeyCode, ctrl: bool, alt: bool) {
+    use KeyCode::*;
+    match code {
+        Char('b') if alt => e.word_left(),
+        Char('f') if alt => e.word_right(),
+        // Other Alt keys mean nothing on the line.
+        Char(_) if alt => {}
+        Char('a') if ctrl => e.home(),
+        Char('e') if ctrl => e.end(),
+        Char('w') if ctrl => e.delete_word(),
+        Char('u') if ctrl => e.set(""),
+        Char(c) if !ctrl => e.insert(&c.to_string()),
+        Backspace => e.backspace(),
+        Delete => e.delete(),
+        Left => e.move_by(-1),
+        Right => e.move_by(1),
+        Home => e.home(),
+        End => e.end(),
+        _ => {}
+    }
 }
 
 impl App {
-    /// Handles a pasted string (its first line, into the command line if open).
+    /// Handles a pasted string (its first line, into the command line or the search
+    /// prompt if open).
     pub fn on_paste(&mut self, text: &str) {
-        if let Some(e) = self.editor.as_mut() {
-            e.insert(text.lines().next().unwrap_or_default());
+        let line = text.lines().next().unwrap_or_default();
+        if let Some(e) = self.editor.as_mut().or(self.search.prompt.as_mut()) {
+            e.insert(line);
         }
     }
 
@@ -61,14 +102,17 @@ impl App {
             return;
         }
         let ctrl = k.modifiers.contains(KeyModifiers::CONTROL);
-        if self.confirm_quit {
+        if ctrl && k.code == KeyCode::Char('z') {
+            // Whatever has the keys: the event loop suspends (it owns the terminal).
+            self.suspend = true;
+        } else if self.confirm_quit {
             self.quit_prompt_key(k.code);
         } else if self.question.is_some() {
             // Only `y` is yes: `n`, any other key, Esc and Ctrl-C are no.
             self.answer(matches!(k.code, KeyCode::Char('y' | 'Y')));
         } else if ctrl && k.code == KeyCode::Char('c') {
             self.ctrl_c();
-        } else if self.editor.is_some() {
+        } else if self.editor.is_some() || self.search.prompt.is_some() {
             self.edit_key(k);
         } else if self.help.open {
             self.help_key(k.code);
@@ -88,6 +132,7 @@ impl App {
         if !k.modifiers.contains(KeyModifiers::ALT)
             || !matches!(k.code, KeyCode::Char(_))
             || self.editor.is_some()
+            || self.search.prompt.is_some()
             || prompt
         {
             return false;
@@ -114,19 +159,27 @@ impl App {
             self.interrupt();
         } else if self.editor.take().is_some() {
             self.history.reset();
+        } else if self.search.prompt.is_some() {
+            self.search.prompt = None;
         } else {
             self.say("Ctrl-C and Esc interrupt a run; q quits.");
         }
     }
 
-    /// The help overlay's keys: up and down scroll it; any other key closes it.
+    /// The help overlay's keys: the movement keys scroll it; any other key closes it.
     fn help_key(&mut self, code: KeyCode) {
+        let max = self.hits.help_scroll_max;
+        let page = self.hits.help_rows.max(1);
         let s = &mut self.help.scroll;
+        // Drawing clamps the scroll; starting from what it showed keeps `k` responsive.
+        *s = (*s).min(max);
         match Motion::of(code) {
-            Some(Motion::Down) => *s += 1,
-            Some(Motion::Up) => *s = s.saturating_sub(1),
-            Some(Motion::PageDown) => *s += 10,
-            Some(Motion::PageUp) => *s = s.saturating_sub(10),
+            Some(Motion::Down | Motion::Right) => *s = (*s + 1).min(max),
+            Some(Motion::Up | Motion::Left) => *s = s.saturating_sub(1),
+            Some(Motion::PageDown) => *s = (*s + page).min(max),
+            Some(Motion::PageUp) => *s = s.saturating_sub(page),
+            Some(Motion::Home) => *s = 0,
+            Some(Motion::End) => *s = max,
             _ => self.help.open = false,
         }
     }
@@ -152,6 +205,7 @@ impl App {
             KeyCode::Char('z') => self.toggle_zoom(),
             KeyCode::Char('o') => self.toggle_console_zoom(),
             KeyCode::Char('v') => self.cycle_layout(),
+            KeyCode::Char(c @ ('+' | '-' | '<' | '>')) => self.resize_split(c),
             KeyCode::Char('?') | KeyCode::F(1) => {
                 self.help = HelpOverlay {
                     open: true,
@@ -183,26 +237,34 @@ impl App {
         }
     }
 
-    /// `z`: maximises the focused pane, or restores.
+    /// `z`: maximises the focused pane, or restores it (where it is: a console `o`
+    /// maximised stays focused, as `z` names the focused pane).
     fn toggle_zoom(&mut self) {
-        if self.zoom {
-            self.unzoom();
-        } else {
-            self.zoom = true;
-            self.zoom_return = None;
-        }
+        self.zoom = !self.zoom;
+        self.zoom_return = None;
     }
 
-    /// `o`: the console full screen, remembering the pane to go back to; or back.
+    /// `o`: the console full screen, remembering the pane to go back to and whether it
+    /// was maximised (`z`, `o`, `o` gives the maximised pane back); or back.
     fn toggle_console_zoom(&mut self) {
         if self.zoom && self.focus == Pane::Console {
             self.unzoom();
         } else {
             if self.focus != Pane::Console {
-                self.zoom_return = Some(self.focus);
+                self.zoom_return = Some((self.focus, self.zoom));
             }
             self.focus = Pane::Console;
             self.zoom = true;
+        }
+    }
+
+    /// The key that ends the maximised view, as its title names it: `o` for the console
+    /// `o` maximised (it goes back to the pane before), else `z`.
+    pub fn restore_key(&self) -> char {
+        if self.focus == Pane::Console && self.zoom_return.is_some() {
+            'o'
+        } else {
+            'z'
         }
     }
 
@@ -216,25 +278,40 @@ impl App {
                 Pane::Code
             };
         }
-        self.say(match self.layout {
-            CodeLayout::Asm => "Layout asm: the disassembly (v: source too)",
-            CodeLayout::Split => "Layout split: the source above the disassembly (v: source alone)",
-            CodeLayout::Src => "Layout src: the source (v: disassembly alone)",
-        });
+        self.say(format!(
+            "Layout {}: {} (v: {})",
+            self.layout.name(),
+            self.layout.what(),
+            self.layout.next().what()
+        ));
     }
 
-    /// Ends a maximised view (back to the pane focused before `o`, if any).
+    /// Ends a maximised view: back to the pane focused before `o` (maximised again if it
+    /// was), if any.
     pub(super) fn unzoom(&mut self) {
         self.zoom = false;
-        if let Some(p) = self.zoom_return.take() {
+        if let Some((p, zoomed)) = self.zoom_return.take() {
             if self.layout.shows(p) {
                 self.focus = p;
+                self.zoom = zoomed;
             }
         }
     }
 
     /// Hands `code` to the focused pane. Returns whether the pane used it.
     pub(super) fn navigate(&mut self, code: KeyCode) -> bool {
+        // The panes `/` searches in take `n`/`N` to repeat it (Memory keeps its `n`).
+        if SEARCHABLE.contains(&self.focus) {
+            match code {
+                KeyCode::Char('/') => return self.open_search_true(),
+                KeyCode::Char('n') => return self.search_next_true(true),
+                KeyCode::Char('N') => return self.search_next_true(false),
+                _ => {}
+            }
+        } else if code == KeyCode::Char('/') {
+            self.open_search();
+            return true;
+        }
         match self.focus {
             Pane::Code => self.code_key(code),
             Pane::Source => self.source_key(code),
@@ -248,22 +325,39 @@ impl App {
         }
     }
 
-    /// Waves keys: up and down select the previous or next resident wave, Home/End the
-    /// first or last. Returns whether the key was used.
+    /// `/` in a searchable pane (always used).
+    fn open_search_true(&mut self) -> bool {
+        self.open_search();
+        true
+    }
+
+    /// `n`/`N` in a searchable pane (always used).
+    fn search_next_true(&mut self, forward: bool) -> bool {
+        self.search_next(forward);
+        true
+    }
+
+    /// Waves keys: up and down select the previous or next resident wave, PgUp/PgDn a
+    /// page of waves away, Home/End the first or last. Returns whether the key was used.
     fn waves_key(&mut self, code: KeyCode) -> bool {
-        let motion = match Motion::of(code) {
-            Some(m @ (Motion::Down | Motion::Up | Motion::Home | Motion::End)) => m,
-            _ => return false,
+        let Some(motion) = Motion::of(code).filter(|m| !matches!(m, Motion::Left | Motion::Right))
+        else {
+            return false;
         };
         if self.is_running() {
             self.complain(BUSY);
             return true;
         }
         match motion {
+            // These wrap around, as `w`/`W` do.
             Motion::Down => self.select_wave_by(1),
             Motion::Up => self.select_wave_by(-1),
-            Motion::Home => self.select_wave_index(0),
-            _ => self.select_wave_index(self.engine.machine().waves.len().saturating_sub(1)),
+            _ => {
+                let n = self.engine.machine().waves.len();
+                let page = self.page(Pane::Waves);
+                let at = self.engine.selected_wave;
+                self.select_wave_index(motion.apply(at, page, n));
+            }
         }
         true
     }
@@ -293,32 +387,31 @@ impl App {
         }
     }
 
-    /// The command line's keys: readline's editing keys, Up/Down through the history, Tab
-    /// completion, Enter to run the line, Esc (or Backspace on an empty line) to close it.
+    /// The command line's keys (and the search prompt's): readline's editing keys, Up/Down
+    /// through the history, Tab completion, Enter to run the line (or search), Esc (or
+    /// Backspace on an empty line) to close it.
     fn edit_key(&mut self, k: KeyEvent) {
         use KeyCode::*;
         let ctrl = k.modifiers.contains(KeyModifiers::CONTROL);
         let alt = k.modifiers.contains(KeyModifiers::ALT);
+        if let Some(e) = self.search.prompt.as_mut() {
+            match k.code {
+                Enter => {
+                    let typed = e.text().to_string();
+                    self.search.prompt = None;
+                    self.run_search(&typed);
+                }
+                Esc => self.search.prompt = None,
+                Backspace if e.text().is_empty() => self.search.prompt = None,
+                _ => edit_line(e, k.code, ctrl, alt),
+            }
+            return;
+        }
         let Some(e) = self.editor.as_mut() else {
             return;
         };
         match k.code {
-            Char('b') if alt => e.word_left(),
-            Char('f') if alt => e.word_right(),
-            // Other Alt keys mean nothing on the command line.
-            Char(_) if alt => {}
-            Char('a') if ctrl => e.home(),
-            Char('e') if ctrl => e.end(),
-            Char('w') if ctrl => e.delete_word(),
-            Char('u') if ctrl => e.set(""),
-            Char(c) if !ctrl => e.insert(&c.to_string()),
             Backspace if e.text().is_empty() => self.editor = None,
-            Backspace => e.backspace(),
-            Delete => e.delete(),
-            Left => e.move_by(-1),
-            Right => e.move_by(1),
-            Home => e.home(),
-            End => e.end(),
             // The candidates show above the command line as the word is typed.
             Tab => {
                 e.replace_before_cursor(&completion::complete(e.before_cursor(), &self.words).line)
@@ -333,7 +426,7 @@ impl App {
                 self.editor = None;
                 self.run_typed(&line);
             }
-            _ => {}
+            code => edit_line(e, code, ctrl, alt),
         }
     }
 

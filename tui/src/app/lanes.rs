@@ -43,6 +43,10 @@ impl LanesPane {
     }
 }
 
+/// How many lanes PgUp and PgDn move in the lane grid: a group of 8, as the grid and the
+/// EXEC bitmap group them.
+const LANE_PAGE: usize = 8;
+
 impl App {
     /// After a stop, scrolls the lane grid to the first changed register if none of the
     /// registers shown changed (so stepping shows what the instruction wrote).
@@ -67,9 +71,10 @@ impl App {
         }
     }
 
-    /// Lane grid keys: up and down select the previous or next lane; left, right, PgUp,
-    /// PgDn and Home scroll the registers (from the first one shown, as the grid keeps its
-    /// columns filled); `f` cycles the number format. Returns whether the key was used.
+    /// Lane grid keys: up and down select the previous or next lane (wrapping), PgUp and
+    /// PgDn a group of 8 lanes away, Home/End the first or last lane; left and right
+    /// scroll the registers (from the first one shown, as the grid keeps its columns
+    /// filled); `f` cycles the number format. Returns whether the key was used.
     pub(super) fn lanes_key(&mut self, code: KeyCode) -> bool {
         if code == KeyCode::Char('f') {
             self.cycle_format(FormatTarget::Lanes);
@@ -78,21 +83,17 @@ impl App {
         let shown = self.hits.lane_regs.max(1);
         let start = self.lanes.start(shown);
         let last = self.lanes.regs.len().saturating_sub(shown);
-        let offset = &mut self.lanes.offset;
         match Motion::of(code) {
-            Some(m @ (Motion::Down | Motion::Up)) => {
-                if self.is_running() {
-                    self.complain(BUSY);
-                } else {
-                    self.select_lane_by(if m == Motion::Down { 1 } else { -1 });
-                }
+            Some(Motion::Left) => self.lanes.offset = start.saturating_sub(1),
+            Some(Motion::Right) => self.lanes.offset = (start + 1).min(last),
+            Some(_) if self.is_running() => self.complain(BUSY),
+            Some(Motion::Down) => self.select_lane_by(1),
+            Some(Motion::Up) => self.select_lane_by(-1),
+            Some(m) => {
+                let lane = m.apply(usize::from(self.engine.selected_lane), LANE_PAGE, 32);
+                self.select_lane(lane as u8);
             }
-            Some(Motion::Left) => *offset = start.saturating_sub(1),
-            Some(Motion::Right) => *offset = (start + 1).min(last),
-            Some(Motion::PageUp) => *offset = start.saturating_sub(shown),
-            Some(Motion::PageDown) => *offset = (start + shown).min(last),
-            Some(Motion::Home) => *offset = 0,
-            _ => return false,
+            None => return false,
         }
         true
     }

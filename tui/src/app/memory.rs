@@ -55,30 +55,34 @@ impl MemoryPane {
 }
 
 impl App {
-    /// The TUI's `mem [SPACE] [ADDR|BUFFER]`: shows that space at that address (an
-    /// expression, or a global buffer's name) and focuses the memory view.
+    /// The TUI's `mem [SPACE] [ADDR|BUFFER]`: shows that space at that address and
+    /// focuses the memory view. The address is an expression, a global buffer's name
+    /// (which shows global memory unless a space is named), or `SPACE:EXPR`.
     pub(super) fn mem_command(&mut self, args: &str) -> Result<(), String> {
+        let space_named = |w: &str| SPACES.iter().copied().find(|s| s.name() == w);
         let mut words = args.split_whitespace();
         let mut next = words.next();
-        if let Some(s) = next.and_then(|w| SPACES.iter().find(|s| s.name() == w)) {
-            self.memory.space = *s;
+        let mut space = next.and_then(space_named);
+        if space.is_some() {
             next = words.next();
         }
-        if let Some(a) = next {
-            let addr = match self.engine.machine().global.by_name(a) {
-                Some(alloc) if self.memory.space == Space::Global => alloc.base,
-                _ => {
-                    let e = expr::parse(a).map_err(|e| format!("mem: bad address `{a}`: {e}"))?;
-                    e.eval(
-                        self.engine.machine(),
-                        self.engine.selected_wave,
-                        Some(self.engine.selected_lane),
-                    )
-                    .map_err(|e| format!("mem: cannot evaluate `{a}`: {}", e.message))?
-                        as u64
-                }
-            };
-            *self.memory.addr_mut() = addr & !3;
+        let mut addr_text = next;
+        // `shared:0x40`: the space written before the address.
+        if let Some((s, rest)) = next.and_then(|a| a.split_once(':')) {
+            if let Some(s) = space_named(s) {
+                space = Some(s);
+                addr_text = Some(rest);
+            }
+        }
+        let addr = match addr_text {
+            Some(a) => Some(self.mem_address(a, &mut space)?),
+            None => None,
+        };
+        if let Some(s) = space {
+            self.memory.space = s;
+        }
+        if let Some(a) = addr {
+            *self.memory.addr_mut() = a & !3;
         }
         self.clamp_mem();
         self.focus = Pane::Memory;
@@ -88,6 +92,33 @@ impl App {
             self.memory.addr()
         ));
         Ok(())
+    }
+
+    /// The address `a` names for `mem`: a global buffer's base (global memory, unless
+    /// `space` names another), else the expression's value.
+    fn mem_address(&self, a: &str, space: &mut Option<Space>) -> Result<u64, String> {
+        let m = self.engine.machine();
+        // The name the expression starts with: a buffer means global memory.
+        let head: String = a
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+            .collect();
+        let buffer = m.global.by_name(&head).is_some();
+        if buffer && space.is_none() {
+            *space = Some(Space::Global);
+        }
+        if let (Some(alloc), Some(Space::Global)) = (m.global.by_name(a), *space) {
+            return Ok(alloc.base);
+        }
+        let e = expr::parse(a).map_err(|e| format!("mem: bad address `{a}`: {e}"))?;
+        let v = e
+            .eval(
+                m,
+                self.engine.selected_wave,
+                Some(self.engine.selected_lane),
+            )
+            .map_err(|e| format!("mem: cannot evaluate `{a}`: {}", e.message))?;
+        Ok(v as u64)
     }
 
     /// The range the memory view moves in: the global buffer holding the cursor, the
@@ -146,8 +177,13 @@ impl App {
             (Some(Motion::Right), _) => self.move_mem(4),
             (Some(Motion::PageDown), _) => self.move_mem(page),
             (Some(Motion::PageUp), _) => self.move_mem(-page),
-            (Some(Motion::Home), _) => self.move_mem(i64::MIN / 2),
-            (Some(Motion::End), _) => self.move_mem(i64::MAX / 2),
+            // The ends of the region shown (not of the space: global memory has many).
+            (Some(m @ (Motion::Home | Motion::End)), _) => {
+                if let Some((lo, hi)) = self.mem_region() {
+                    *self.memory.addr_mut() = if m == Motion::Home { lo } else { hi - 1 };
+                    self.clamp_mem();
+                }
+            }
             (_, KeyCode::Char('m')) => self.cycle_space(1),
             (_, KeyCode::Char('M')) => self.cycle_space(SPACES.len() - 1),
             (_, KeyCode::Char('n')) => self.jump_buffer(true),

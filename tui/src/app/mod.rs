@@ -19,6 +19,8 @@
 //! - `breakpoints`: the cursor in the breakpoint list.
 //! - `console`: the command output kept and its scroll.
 //! - `watch`: the Watch pane's displays, their values and changes, and its keys.
+//! - [`search`]: `/` in the Source, Code and Console panes, and `n`/`N`.
+//! - `splits`: growing and shrinking the wide layout's splits (`+`/`-`, `<`/`>`).
 //! - [`activity`]: each wave's active lanes over its last instructions (the sparkline).
 
 pub mod activity;
@@ -31,7 +33,9 @@ mod jobs;
 mod lanes;
 mod memory;
 mod registers;
+pub mod search;
 pub mod source;
+mod splits;
 pub mod state;
 mod watch;
 

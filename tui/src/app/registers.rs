@@ -7,6 +7,7 @@ use wavedbg_emulator::debug::panes::FormatTarget;
 
 use super::input::{Motion, BUSY};
 use super::state::App;
+use crate::pane::Pane;
 
 /// The registers pane's state: only its scroll, the rest is the selected wave's.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -16,19 +17,21 @@ pub struct RegistersPane {
 }
 
 impl App {
-    /// Registers keys: up and down scroll the u registers a row, Home to the first; `f`
-    /// cycles the number format. Returns whether the key was used.
+    /// Registers keys: up and down scroll the u registers a row, PgUp/PgDn a page,
+    /// Home/End to the first or last rows; `f` cycles the number format. Returns whether
+    /// the key was used.
     pub(super) fn registers_key(&mut self, code: KeyCode) -> bool {
         if code == KeyCode::Char('f') {
             self.cycle_format(FormatTarget::Registers);
             return true;
         }
+        let page = self.page(Pane::Registers);
+        // How far the last frame could scroll (drawing knows the rows the header takes).
+        let max = self.hits.registers_scroll_max;
         let s = &mut self.registers.scroll;
         match Motion::of(code) {
-            Some(Motion::Down) => *s += 1,
-            Some(Motion::Up) => *s = s.saturating_sub(1),
-            Some(Motion::Home) => *s = 0,
-            _ => return false,
+            Some(Motion::Left | Motion::Right) | None => return false,
+            Some(m) => *s = m.apply((*s).min(max), page, max + 1),
         }
         true
     }

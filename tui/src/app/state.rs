@@ -18,6 +18,7 @@ pub use super::console::LineKind;
 use super::lanes::{kernel_vregs, LanesPane};
 use super::memory::MemoryPane;
 use super::registers::RegistersPane;
+use super::search::Search;
 use super::source::{printable, SourcePane, SourceView};
 use super::watch::WatchPane;
 use crate::completion::Words;
@@ -89,7 +90,7 @@ impl Question {
     }
 }
 
-/// The help overlay's state (its text is [`crate::ui::HELP`]).
+/// The help overlay's state (its text is [`crate::ui::help_rows`]).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct HelpOverlay {
     /// Whether it shows (over every pane, taking the keys).
@@ -128,8 +129,14 @@ pub struct App {
     pub focus: Pane,
     /// Whether the focused pane is maximised (`z`).
     pub zoom: bool,
-    /// The pane to focus again when the console's zoom (`o`) ends.
-    pub(super) zoom_return: Option<Pane>,
+    /// The pane to focus again when the console's zoom (`o`) ends, and whether it was
+    /// maximised.
+    pub(super) zoom_return: Option<(Pane, bool)>,
+    /// The `/` search: its prompt and the last pattern.
+    pub search: Search,
+    /// Set by Ctrl-Z: the event loop suspends the process (restoring the terminal first)
+    /// and clears it.
+    pub suspend: bool,
     /// The command line, while open.
     pub editor: Option<LineEditor>,
     /// The command history shared with the REPL, and where Up/Down browse in it.
@@ -217,6 +224,8 @@ impl App {
             focus: Pane::Code,
             zoom: false,
             zoom_return: None,
+            search: Search::default(),
+            suspend: false,
             editor: None,
             history,
             message: None,

@@ -18,6 +18,7 @@ use wavedbg_emulator::machine::Machine;
 use super::input::{Motion, BUSY};
 use super::state::App;
 use crate::editor::LineEditor;
+use crate::pane::Pane;
 
 /// The Watch pane's state: the selected display.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -176,17 +177,17 @@ impl App {
         (n > 0).then(|| self.watch.cursor.min(n - 1))
     }
 
-    /// Watch keys: up and down select a display, Home/End the first or last; `a` or Enter
-    /// opens the command line with `display `; `d` or Delete runs `undisplay N` for the
-    /// selected one. Returns whether the key was used.
+    /// Watch keys: up and down select a display, PgUp/PgDn as many displays away as the
+    /// pane has rows, Home/End the first or last; `a` or Enter opens the command line with
+    /// `display `; `d` or Delete runs `undisplay N` for the selected one. Returns whether
+    /// the key was used.
     pub(super) fn watch_key(&mut self, code: KeyCode) -> bool {
         let n = self.engine.displays().len();
+        let page = self.page(Pane::Watch);
         let c = &mut self.watch.cursor;
         match (Motion::of(code), code) {
-            (Some(Motion::Down), _) => *c = (*c + 1).min(n.saturating_sub(1)),
-            (Some(Motion::Up), _) => *c = c.saturating_sub(1).min(n.saturating_sub(1)),
-            (Some(Motion::Home), _) => *c = 0,
-            (Some(Motion::End), _) => *c = n.saturating_sub(1),
+            (Some(Motion::Left | Motion::Right), _) => return false,
+            (Some(m), _) => *c = m.apply((*c).min(n.saturating_sub(1)), page, n),
             (_, KeyCode::Char('a') | KeyCode::Enter) => {
                 let mut e = LineEditor::new();
                 e.set("display ");

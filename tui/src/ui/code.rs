@@ -98,7 +98,8 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, hits: &mut HitMap) -> (boo
         let text_style = if at_pc { theme::pc() } else { Style::new() };
         let mut spans = gutter(at_pc, others, bp, !mark.is_empty()).to_vec();
         spans.push(Span::styled(format!(" {:04x}  ", l.addr), theme::dim()));
-        spans.push(Span::styled(l.text.clone(), text_style));
+        let pattern = app.search.pattern.as_deref();
+        spans.extend(super::text::highlight(&l.text, text_style, pattern).spans);
         let mut line = Line::from(spans);
         if !mark.is_empty() {
             line.push_span(Span::styled(

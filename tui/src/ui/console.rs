@@ -12,10 +12,10 @@ use super::{text, theme};
 use crate::app::{App, ConsolePane, LineKind};
 use crate::hits::HitMap;
 
-/// The pane's title: where the view is when scrolled back.
-pub fn title(app: &App) -> String {
-    if app.console.scroll > 0 {
-        format!(" Console: {} rows back (End: latest) ", app.console.scroll)
+/// The pane's title: where the view is when scrolled back `scroll` rows.
+pub fn title(scroll: usize) -> String {
+    if scroll > 0 {
+        format!(" Console: {scroll} rows back (End: latest) ")
     } else {
         " Console ".to_string()
     }
@@ -112,7 +112,18 @@ pub fn draw(
     let head_rows = dropped.as_ref().map_or(0, |d| rows_of(d, cols).len());
     let total = head_rows + cache.total;
     hits.console_rows = total;
-    let scroll = app.console.scroll.min(total.saturating_sub(h));
+    let scroll = match app.console.found.filter(|_| app.console.reveal) {
+        // A search's match: the view that shows it in the middle (drawing knows how the
+        // lines wrap), which the state takes up at the next key (`HitMap::console_scroll`).
+        Some(f) => {
+            let after: usize = counts.iter().skip(f + 1).sum();
+            let rows = counts.get(f).copied().unwrap_or(1);
+            (after + rows).saturating_sub(h.div_ceil(2))
+        }
+        None => app.console.scroll,
+    }
+    .min(total.saturating_sub(h));
+    hits.console_scroll = scroll;
     let bottom = total - scroll;
     let top = bottom.saturating_sub(h);
     // Walk back from the last line to collect rows top..bottom.
@@ -122,10 +133,15 @@ pub fn draw(
         let row_start = row_end - counts[i];
         if row_start < bottom && row_end > top {
             let wrapped = rows_of(line, cols);
+            let found = app.console.found == Some(i);
             for (k, r) in wrapped.into_iter().enumerate().rev() {
                 let at = row_start + k;
                 if at >= top && at < bottom {
-                    rows.push(Line::styled(r, style(*kind)));
+                    let mut row = text::highlight(&r, style(*kind), app.search.pattern.as_deref());
+                    if found {
+                        row = row.patch_style(theme::cursor());
+                    }
+                    rows.push(row);
                 }
             }
         }

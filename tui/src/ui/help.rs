@@ -1,5 +1,7 @@
-//! The `?` help overlay: every key, and the TUI's own commands. It fits 80 columns; on a
-//! smaller screen its lines end with `…` and it scrolls (the title says where).
+//! The `?` help overlay: every key, and the TUI's own commands. From 80 columns up two
+//! entries share a row where they fit; narrower, one entry a row, its description wrapped
+//! under it, so nothing is cut at any size the TUI draws. It scrolls when it does not fit
+//! (the title says which lines show).
 
 use ratatui::layout::Rect;
 use ratatui::text::Line;
@@ -8,50 +10,244 @@ use ratatui::Frame;
 
 use super::{text, theme};
 use crate::app::App;
+use crate::hits::HitMap;
+use crate::pane::CodeLayout;
 
-/// The help text (section headings end with `:`).
-pub const HELP: &[&str] = &[
-    "Run:",
-    "  F5  c       continue all waves        Esc Ctrl-C  interrupt a run",
-    "  F11 s       step the selected wave    S           step all waves",
-    "  r   R       step back, continue back  Ctrl-R      restart (asks first)",
-    "  a           advance to the cursor line (code or source)",
-    "Breakpoints and watchpoints:",
-    "  F9  b       toggle a breakpoint on the cursor line (code or source)",
-    "  t           (Memory) toggle a 4-byte watchpoint on the cursor word",
-    "  d  e Space  (Breakpoints) delete / disable-enable the entry",
-    "Views:",
-    "  v           code views: disassembly, source above it, source alone",
-    "  z           maximise the focused pane / restore (Esc restores too)",
-    "  o           the console full screen / back",
-    "  f           Lanes, Registers, Memory: next format: hex unsigned signed f32",
-    "  u           Memory: bytes / 32-bit words (f32 shows words)",
-    "Select and move:",
-    "  w W         next / previous wave      l L         next / previous lane",
-    "  Tab S-Tab   next / previous pane      1-9  go to a pane (8 source, 9 watch)",
-    "  arrows jk   move; Waves, Lanes: select  PgUp PgDn Home End  page, ends",
-    "  <- -> h     Lanes: scroll registers;  Memory: move by a word",
-    "  m M  n p    Memory: global/shared/scratch; next / previous buffer",
-    "  .           Code, Source: back to the PC;  mouse: click, wheel scrolls",
-    "  PgUp PgDn   Console: scroll back through the whole output",
-    "  a Enter  d  Watch: add a display (display EXPR) / undisplay the selected",
-    "Command line:",
-    "  :           the command language (try `help`, `print v3`, `info changes`)",
-    "  Up Down Tab history, completion (candidates show as you type)",
-    "  Enter Esc   run, cancel",
-    "  :lanes v1 v4-v6  grid registers (:lanes: all)   :mem out   :mem shared 0x40",
-    "Marks: => PC  -> other waves  ● breakpoint  * changed since the last stop",
-    "       (n) dimmed: inactive lane   W watched memory   … cut   ↪ wrapped",
-    "       lanes of the last stop: ● breakpoint  ◆ watchpoint  ! fault, finding",
-    "       ▲ ▼ more above, below        EXEC: lane 0 leftmost; q quits",
-];
+/// One row of the help: a section heading (ending with `:`), or entries that share a row
+/// when the overlay is wide.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum HelpRow {
+    /// A section's heading.
+    Heading(&'static str),
+    /// One or two (keys, what they do) entries.
+    Keys(Vec<(&'static str, String)>),
+}
 
-/// Draws the overlay centred on `area`.
-pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
-    let widest = HELP.iter().map(|l| text::width(l)).max().unwrap_or(40);
+/// The columns a key takes before its description.
+const KEY_COLS: usize = 11;
+
+/// Where the second entry of a wide row starts.
+const SECOND: usize = 42;
+
+/// The help's content: one source for both widths. (The `v` entry's words come from
+/// [`CodeLayout`], so the help names the cycle `v` goes through.)
+pub fn help_rows() -> Vec<HelpRow> {
+    use HelpRow::{Heading, Keys};
+    let one = |k: &'static str, what: &str| Keys(vec![(k, what.to_string())]);
+    let two = |k: &'static str, a: &str, k2: &'static str, b: &str| {
+        Keys(vec![(k, a.to_string()), (k2, b.to_string())])
+    };
+    vec![
+        Heading("Run:"),
+        two(
+            "F5 c",
+            "continue all waves",
+            "Esc Ctrl-C",
+            "interrupt a run",
+        ),
+        two("F11 s", "step the selected wave", "S", "step all waves"),
+        two(
+            "r R",
+            "step back, continue back",
+            "Ctrl-R",
+            "restart (asks first)",
+        ),
+        two(
+            "a",
+            "advance to the cursor",
+            "Ctrl-Z",
+            "suspend (fg resumes)",
+        ),
+        Heading("Breakpoints and watchpoints:"),
+        one(
+            "F9 b",
+            "toggle a breakpoint on the cursor line (code or source)",
+        ),
+        one(
+            "t",
+            "(Memory) toggle a 4-byte watchpoint on the cursor word",
+        ),
+        one(
+            "d e Space",
+            "(Breakpoints) delete / disable-enable the entry",
+        ),
+        Heading("Views:"),
+        one("v", &CodeLayout::cycle_text()),
+        two(
+            "z",
+            "maximise, restore (Esc)",
+            "o",
+            "the console full screen",
+        ),
+        two(
+            "< >",
+            "narrow / widen left column",
+            "+ -",
+            "grow / shrink the pane",
+        ),
+        one(
+            "f",
+            "Lanes, Registers, Memory: next format: hex unsigned signed f32",
+        ),
+        one("u", "Memory: bytes / 32-bit words (f32 shows words)"),
+        Heading("Select, move and search (every pane):"),
+        two("w W", "next / previous wave", "l L", "next / previous lane"),
+        two(
+            "Tab S-Tab",
+            "next / previous pane",
+            "1-9",
+            "pane: 8 source, 9 watch",
+        ),
+        two(
+            "↑ ↓ j k",
+            "move; Waves, Lanes: select",
+            "PgUp PgDn",
+            "a page (Lanes: 8 lanes)",
+        ),
+        two(
+            "Home End",
+            "the first, the last",
+            "g G",
+            "the first, the last",
+        ),
+        one("← → h", "Lanes: scroll the registers; Memory: a word"),
+        one(
+            "m M  n p",
+            "Memory: global/shared/scratch; next / previous buffer",
+        ),
+        two(
+            ".",
+            "Code, Source: to the PC",
+            "mouse",
+            "click, wheel scrolls",
+        ),
+        one(
+            "/  n N",
+            "search Source, Code or Console; next / previous match",
+        ),
+        one(
+            "a Enter  d",
+            "Watch: add a display (display EXPR) / undisplay (d, Delete)",
+        ),
+        Heading("Command line:"),
+        one(
+            ":",
+            "the command language (try `help`, `print v3`, `info changes`)",
+        ),
+        two(
+            "Enter Esc",
+            "run, cancel",
+            "Up Down Tab",
+            "history, completion",
+        ),
+        one(":lanes v1 v4-v6", "the grid's registers (:lanes: all)"),
+        one(
+            ":mem out",
+            "a buffer (global); :mem shared:0x40 a space and address",
+        ),
+        Heading("Marks:"),
+        two("=>", "the selected wave's PC", "->", "other waves' PCs"),
+        two(
+            "● ○",
+            "breakpoint, disabled",
+            "*",
+            "changed since last stop",
+        ),
+        two("(n) dimmed", "an inactive lane", "W", "watched memory"),
+        two("… ↪", "cut, wrapped", "▲ ▼", "more above, below"),
+        one(
+            "● ◆ !",
+            "lanes of the last stop: breakpoint, watchpoint, fault or finding",
+        ),
+        two("EXEC", "lane 0 leftmost", "q", "quit"),
+    ]
+}
+
+/// `key` padded to the key column, then `what`.
+fn entry(key: &str, what: &str) -> String {
+    format!("{key:<KEY_COLS$} {what}")
+}
+
+/// The help as lines for `room` columns (the overlay's inside, less the free last
+/// column): two entries a row from 77 columns, else one, wrapped at words. The `bool` is
+/// whether the line is a heading.
+pub fn help_lines(room: usize) -> Vec<(String, bool)> {
+    let rows = help_rows();
+    let wide = room >= 77;
+    let mut out = Vec::new();
+    for row in rows {
+        match row {
+            HelpRow::Heading(h) => out.extend(
+                text::wrap_with(h, room.max(1), "  ")
+                    .into_iter()
+                    .map(|l| (l, true)),
+            ),
+            HelpRow::Keys(entries) if wide => {
+                let mut line = String::new();
+                for (i, (k, what)) in entries.iter().enumerate() {
+                    let e = format!("  {}", entry(k, what));
+                    if i == 0 {
+                        line = e;
+                    } else {
+                        let pad = SECOND.saturating_sub(text::width(&line)).max(1);
+                        line.push_str(&" ".repeat(pad));
+                        line.push_str(e.trim_start());
+                    }
+                }
+                if text::width(&line) <= room {
+                    out.push((line, false));
+                } else {
+                    // Too long beside each other: each entry as a narrow screen has it.
+                    for (k, what) in &entries {
+                        out.extend(narrow_entry(k, what, room).into_iter().map(|l| (l, false)));
+                    }
+                }
+            }
+            HelpRow::Keys(entries) => {
+                for (k, what) in entries {
+                    out.extend(narrow_entry(k, &what, room).into_iter().map(|l| (l, false)));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// One entry in `room` columns: the key and its description side by side, the
+/// description's further rows under it; when the description would have less than 16
+/// columns beside the key, the key on a row of its own and the description under it.
+fn narrow_entry(key: &str, what: &str, room: usize) -> Vec<String> {
+    let beside = 2 + KEY_COLS + 1;
+    let (indent, mut lines, first) = if room >= beside + 16 && text::width(key) <= KEY_COLS {
+        (beside, Vec::new(), true)
+    } else {
+        (4, vec![text::truncate(&format!("  {key}"), room)], false)
+    };
+    let rows = text::wrap_with(what, room.saturating_sub(indent).max(1), "");
+    for (i, r) in rows.into_iter().enumerate() {
+        if i == 0 && first {
+            lines.push(format!("  {}", entry(key, &r)));
+        } else {
+            lines.push(format!("{}{r}", " ".repeat(indent)));
+        }
+    }
+    lines
+}
+
+/// Draws the overlay centred on `area` (all of it when narrow), and tells the state how
+/// far it can scroll.
+pub fn draw(frame: &mut Frame, area: Rect, app: &App, hits: &mut HitMap) {
     // Inside the borders: the text and the free last column.
-    let w = (widest as u16 + 3).min(area.width);
-    let h = (HELP.len() as u16 + 2).min(area.height);
+    let room = (area.width as usize).saturating_sub(3);
+    let lines = help_lines(room);
+    let widest = lines
+        .iter()
+        .map(|(l, _)| text::width(l))
+        .max()
+        .unwrap_or(40);
+    // At least 80 columns where there is room, so a narrower screen is covered whole.
+    let w = (widest as u16 + 3).max(80).min(area.width);
+    let h = (lines.len() as u16 + 2).min(area.height);
     if w < 3 || h < 3 {
         return;
     }
@@ -62,24 +258,27 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
         h,
     );
     let inner_h = h.saturating_sub(2) as usize;
-    let scroll = app.help.scroll.min(HELP.len().saturating_sub(inner_h));
-    let lines: Vec<Line> = HELP
+    let max = lines.len().saturating_sub(inner_h);
+    hits.help_rows = inner_h;
+    hits.help_scroll_max = max;
+    let scroll = app.help.scroll.min(max);
+    let shown: Vec<Line> = lines
         .iter()
         .skip(scroll)
-        .map(|l| {
-            if l.ends_with(':') {
-                Line::styled(*l, theme::title_focused())
+        .map(|(l, heading)| {
+            if *heading {
+                Line::styled(l.clone(), theme::title_focused())
             } else {
-                Line::raw(*l)
+                Line::raw(l.clone())
             }
         })
         .collect();
-    let title = if inner_h < HELP.len() {
+    let title = if inner_h < lines.len() {
         format!(
             " Keys {}-{} of {} (j/k scroll; other keys close) ",
             scroll + 1,
-            (scroll + inner_h).min(HELP.len()),
-            HELP.len()
+            (scroll + inner_h).min(lines.len()),
+            lines.len()
         )
     } else {
         " Keys (any key closes) ".to_string()
@@ -91,23 +290,63 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
         .title(text::truncate(&title, w.saturating_sub(3) as usize));
     let inner = block.inner(rect);
     frame.render_widget(block, rect);
-    super::put_lines(frame, inner, &lines);
+    super::put_lines(frame, inner, &shown);
 }
 
 #[cfg(test)]
 mod tests {
-    use super::HELP;
+    use super::{help_lines, help_rows, HelpRow};
+    use crate::pane::CodeLayout;
 
-    /// The overlay is never cut at the smallest supported width: 80 columns, 78 inside
-    /// the borders, one of them kept free.
+    /// At 80 columns (77 inside the borders, less the free column) two entries share
+    /// rows; at every width down to the smallest screen's, each line fits whole.
     #[test]
-    fn every_help_line_fits_80_columns() {
-        for l in HELP {
-            assert!(
-                l.chars().count() <= 77,
-                "{} columns: {l}",
-                l.chars().count()
-            );
+    fn every_help_line_fits_at_every_width() {
+        for room in (crate::ui::SMALLEST.0 as usize - 3)..=77 {
+            for (l, _) in help_lines(room) {
+                assert!(
+                    super::text::width(&l) <= room,
+                    "{room} columns: {} columns: {l}",
+                    super::text::width(&l)
+                );
+            }
         }
+    }
+
+    /// Every word of every entry shows at every width (wrapped, never cut).
+    #[test]
+    fn nothing_is_cut() {
+        for room in [17, 30, 40, 60, 77] {
+            let all: String = help_lines(room)
+                .into_iter()
+                .map(|(l, _)| l)
+                .collect::<Vec<_>>()
+                .join(" ");
+            assert!(!all.contains('…') || all.contains("… ↪"), "{room}: {all}");
+            for row in help_rows() {
+                if let HelpRow::Keys(entries) = row {
+                    for (_, what) in entries {
+                        // (A word longer than the room beside the key is split.)
+                        for word in what.split(' ').filter(|w| w.chars().count() <= 12) {
+                            assert!(all.contains(word), "{room}: `{word}` missing");
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// The `v` entry names the layouts in the order `v` cycles them.
+    #[test]
+    fn v_is_described_as_it_cycles() {
+        let text = CodeLayout::cycle_text();
+        let mut at = CodeLayout::Split;
+        let mut from = 0;
+        for _ in 0..3 {
+            let i = text[from..].find(at.name()).expect("named in order") + from;
+            from = i + at.name().len();
+            at = at.next();
+        }
+        assert!(help_lines(77).iter().any(|(l, _)| l.contains(&text)));
     }
 }

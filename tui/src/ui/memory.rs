@@ -124,6 +124,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, hits: &mut HitMap) -> (boo
     .unwrap_or((4, false));
     let bpr = bpr as u64;
     hits.mem_bytes_per_row = bpr;
+    hits.mem_ascii_hidden = !ascii_col;
     let rows = h - 1;
     let cursor = app.memory.addr();
     let lo_row = lo / bpr * bpr;

@@ -30,7 +30,7 @@ use crate::app::{App, CodeLayout};
 use crate::hits::{Hit, HitMap};
 use crate::pane::Pane;
 
-pub use help::HELP;
+pub use help::{help_lines, help_rows, HelpRow};
 pub use status::footer_keys;
 
 /// Terminals at least this wide and tall show every pane at once; smaller ones show one
@@ -71,7 +71,7 @@ pub fn draw(frame: &mut Frame, app: &App, state: &mut DrawState) -> HitMap {
             ratatui::style::Style::new(),
         );
         if app.help.open {
-            help::draw(frame, area, app);
+            help::draw(frame, area, app, &mut hits);
         }
         return hits;
     }
@@ -85,7 +85,7 @@ pub fn draw(frame: &mut Frame, app: &App, state: &mut DrawState) -> HitMap {
         draw_tabs(frame, tabs, app, &mut hits);
         vec![(app.focus, body)]
     } else {
-        wide_layout(main, app)
+        wide_layout(main, app, &mut hits)
     };
     for (pane, rect) in panes {
         hits.hits.push(Hit {
@@ -97,31 +97,30 @@ pub fn draw(frame: &mut Frame, app: &App, state: &mut DrawState) -> HitMap {
         let block = pane_block(app, pane);
         let inner = block.inner(rect);
         hits.rows[pane.index()] = inner.height;
-        let mut title = pane_title(app, pane, inner);
-        if app.zoom {
-            title.push_str("[z restores] ");
-        }
-        // The title sits after the corner and keeps a border cell before the other one.
-        let title = text::truncate(&title, rect.width.saturating_sub(3) as usize);
-        frame.render_widget(block.title(title), rect);
+        // The pane first: its title can say what the drawing left out (the block only
+        // draws the border cells).
         let more = match pane {
             Pane::Code => code::draw(frame, inner, app, &mut hits),
             Pane::Source => source::draw(frame, inner, app, &mut hits),
             Pane::Waves => waves::draw(frame, inner, app, &mut hits),
             Pane::Lanes => lanes::draw(frame, inner, app, &mut hits),
-            Pane::Registers => registers::draw(frame, inner, app),
+            Pane::Registers => registers::draw(frame, inner, app, &mut hits),
             Pane::Memory => memory::draw(frame, inner, app, &mut hits),
             Pane::Breakpoints => breakpoints::draw(frame, inner, app, &mut hits),
             Pane::Console => console::draw(frame, inner, app, &mut state.console, &mut hits),
             Pane::Watch => watch::draw(frame, inner, app, &mut hits),
         };
+        let title = pane_title(app, pane, inner, &hits);
+        // The title sits after the corner and keeps a border cell before the other one.
+        let title = text::truncate(&title, rect.width.saturating_sub(3) as usize);
+        frame.render_widget(block.title(title), rect);
         scroll_marks(frame, rect, inner, more);
     }
     status::draw_status(frame, status_row, app);
     status::draw_command(frame, command_row, app);
     status::draw_completions(frame, main, command_row, app);
     if app.help.open {
-        help::draw(frame, area, app);
+        help::draw(frame, area, app, &mut hits);
     }
     hits
 }
@@ -164,11 +163,20 @@ fn scroll_marks(frame: &mut Frame, rect: Rect, inner: Rect, (above, below): (boo
 }
 
 /// Every pane at once: the code views, waves, breakpoints and console on the left; lanes,
-/// registers and memory on the right. In the split layout the source sits above the
-/// disassembly, and the panes under them give up rows so both keep a useful height.
-fn wide_layout(main: Rect, app: &App) -> Vec<(Pane, Rect)> {
+/// registers, the Watch pane (when shown) and memory on the right. In the split layout the
+/// source sits above the disassembly, and the panes under them give up rows so both keep a
+/// useful height. The splits the user set (`set split`) replace the default shares.
+fn wide_layout(main: Rect, app: &App, hits: &mut HitMap) -> Vec<(Pane, Rect)> {
+    let splits = app.engine.panes().splits;
+    let share = |total: u16, percent: u16| (u32::from(total) * u32::from(percent) / 100) as u16;
     let h = main.height;
-    let left_w = (main.width * 9 / 25).max(44);
+    let left_w = match splits.left {
+        // Each column keeps 20 cells.
+        Some(p) => share(main.width, p)
+            .max(20)
+            .min(main.width.saturating_sub(20)),
+        None => (main.width * 9 / 25).max(44),
+    };
     let left_w = left_w.min(main.width);
     let left = Rect {
         width: left_w,
@@ -182,38 +190,67 @@ fn wide_layout(main: Rect, app: &App) -> Vec<(Pane, Rect)> {
     let waves = app.engine.machine().waves.len() as u16;
     let mut waves_h = (waves + 3).clamp(5, if h >= 50 { 14 } else { 9 });
     let mut bp_h = if h >= 50 { 8 } else { 6 };
-    let mut console_h = (h / 5).max(7);
+    let mut console_h = match splits.console {
+        Some(p) => share(h, p).max(3),
+        None => (h / 5).max(7),
+    };
     if app.layout == CodeLayout::Split {
-        // Each code view gets at least 6 rows inside its borders where the height allows.
+        // Each code view gets at least 6 rows inside its borders where the height allows
+        // (the console keeps the size it was given).
         let want = 16;
         let mut spare = (waves_h + bp_h + console_h + want).saturating_sub(h);
-        for (size, min) in [(&mut waves_h, 5), (&mut bp_h, 4), (&mut console_h, 6)] {
+        let console_min = if splits.console.is_some() {
+            console_h
+        } else {
+            6
+        };
+        for (size, min) in [
+            (&mut waves_h, 5),
+            (&mut bp_h, 4),
+            (&mut console_h, console_min),
+        ] {
             let give = spare.min(size.saturating_sub(min));
             *size -= give;
             spare -= give;
         }
     }
+    if splits.console.is_some() {
+        // Each code view keeps 3 rows (a border and a line) whatever the console's split.
+        let views = if app.layout == CodeLayout::Split {
+            6
+        } else {
+            3
+        };
+        console_h = console_h
+            .min(h.saturating_sub(waves_h + bp_h + views))
+            .max(3);
+    }
     let [code, wv, bp, console] = stack(left, [0, waves_h, bp_h, console_h]);
-    let mut lanes_h = if h >= 56 {
-        35
-    } else if h >= 36 {
-        19
-    } else {
-        11
-    };
     let regs_h = if h >= 50 { 11 } else { 9 };
+    let watch_shown = app.watch_shown();
+    let mut lanes_h = match splits.lanes {
+        // Memory keeps 3 rows (a border and a line), and so does a shown Watch pane.
+        Some(p) => {
+            let keep = if watch_shown { 6 } else { 3 };
+            share(h, p).clamp(3, h.saturating_sub(regs_h + keep).max(3))
+        }
+        None if h >= 56 => 35,
+        None if h >= 36 => 19,
+        None => 11,
+    };
     // The Watch pane (while there are displays, or focused) between the registers and
     // memory: as tall as its lines, up to half of what the lanes and registers leave, or
-    // more where memory keeps 6 rows anyway.
-    let watch_h = if app.watch_shown() {
+    // more where memory keeps 6 rows anyway. It takes its rows from memory's part: a
+    // lanes split the user set keeps its height.
+    let watch_h = if watch_shown {
         let want = watch::height(app, right.width).saturating_add(2);
         let room = |lanes_h: u16| {
             let left = h.saturating_sub(lanes_h + regs_h);
             left.saturating_sub(6).max(left / 2).max(3)
         };
-        // On a tall screen the lane grid gives up rows the displays need (two blocks of
-        // 16 lanes still show every lane).
-        if lanes_h > 19 && want > room(lanes_h) {
+        // On a tall screen the default lane grid gives up rows the displays need (two
+        // blocks of 16 lanes still show every lane).
+        if splits.lanes.is_none() && lanes_h > 19 && want > room(lanes_h) {
             lanes_h = 19;
         }
         want.min(room(lanes_h))
@@ -227,11 +264,25 @@ fn wide_layout(main: Rect, app: &App) -> Vec<(Pane, Rect)> {
     } else {
         [Rect::default(), below]
     };
+    let src_h = match splits.source {
+        // Each code view keeps 3 rows where there are 6 (the upper bound wins below).
+        Some(p) => share(code.height, p)
+            .max(3)
+            .min(code.height.saturating_sub(3).max(code.height.div_ceil(2))),
+        None => code.height.div_ceil(2).max(1),
+    };
+    let percent = |part: u16, whole: u16| (u32::from(part) * 100 / u32::from(whole.max(1))) as u16;
+    hits.split_shares = [
+        percent(left_w, main.width),
+        percent(src_h, code.height),
+        percent(console_h, h),
+        percent(lanes_h, h),
+    ];
     let mut out = match app.layout {
         CodeLayout::Asm => vec![(Pane::Code, code)],
         CodeLayout::Src => vec![(Pane::Source, code)],
         CodeLayout::Split => {
-            let [src, asm] = stack(code, [code.height.div_ceil(2).max(1), 0]);
+            let [src, asm] = stack(code, [src_h, 0]);
             vec![(Pane::Source, src), (Pane::Code, asm)]
         }
     };
@@ -313,8 +364,21 @@ fn pane_block(app: &App, pane: Pane) -> Block<'static> {
 }
 
 /// A pane's title in full, for the pane drawn with `inner` inside its borders (drawn cut
-/// with `…` when the pane is too narrow).
-pub fn pane_title(app: &App, pane: Pane, inner: Rect) -> String {
+/// with `…` when the pane is too narrow), once `hits` holds what drawing its inside left
+/// out: the marks of what is hidden, and the key that restores a maximised pane.
+pub fn pane_title(app: &App, pane: Pane, inner: Rect, hits: &HitMap) -> String {
+    let mut title = base_title(app, pane, inner, hits);
+    if pane == Pane::Memory && hits.mem_ascii_hidden {
+        title.push_str("(ascii hidden) ");
+    }
+    if app.zoom {
+        title.push_str(&format!("[{} restores] ", app.restore_key()));
+    }
+    title
+}
+
+/// A pane's name and what it shows, before the marks [`pane_title`] adds.
+fn base_title(app: &App, pane: Pane, inner: Rect, hits: &HitMap) -> String {
     let m = app.engine.machine();
     match pane {
         Pane::Code => match app.engine.kernel_path() {
@@ -330,7 +394,7 @@ pub fn pane_title(app: &App, pane: Pane, inner: Rect) -> String {
         Pane::Registers => registers::title(app),
         Pane::Memory => memory::title(app),
         Pane::Breakpoints => " Breakpoints & watchpoints ".into(),
-        Pane::Console => console::title(app),
+        Pane::Console => console::title(hits.console_scroll),
         Pane::Watch => watch::title(app),
     }
 }

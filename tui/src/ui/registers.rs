@@ -16,6 +16,7 @@ use wavedbg_emulator::machine::wave::Wave;
 
 use super::{text, theme};
 use crate::app::App;
+use crate::hits::HitMap;
 use crate::number;
 
 /// Width of one u register cell besides its value (`u12 ` before, `*  ` after).
@@ -91,7 +92,7 @@ fn spans_width(spans: &[Span]) -> usize {
 }
 
 /// Draws the pane; returns whether u registers are hidden above and below.
-pub fn draw(frame: &mut Frame, area: Rect, app: &App) -> (bool, bool) {
+pub fn draw(frame: &mut Frame, area: Rect, app: &App, hits: &mut HitMap) -> (bool, bool) {
     let m = app.engine.machine();
     let wi = app.engine.selected_wave;
     let Some(w) = m.waves.get(wi) else {
@@ -197,10 +198,8 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) -> (bool, bool) {
     let cols = ((room + 2) / (value_w + CELL_EXTRA)).max(1);
     let rows_total = w.u.len().div_ceil(cols);
     let room_rows = (area.height as usize).saturating_sub(lines.len());
-    let scroll = app
-        .registers
-        .scroll
-        .min(rows_total.saturating_sub(room_rows));
+    hits.registers_scroll_max = rows_total.saturating_sub(room_rows);
+    let scroll = app.registers.scroll.min(hits.registers_scroll_max);
     let first_u_row = lines.len();
     for row in scroll..rows_total {
         if lines.len() >= area.height as usize {

@@ -86,7 +86,11 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, hits: &mut HitMap) -> (boo
         .to_vec();
         spans.push(Span::styled(format!(" {:>digits$}  ", i + 1), theme::dim()));
         let code_style = if at_pc { theme::pc() } else { Style::new() };
+        let pattern = app.search.pattern.as_deref();
+        let found = pattern.is_some_and(|p| !crate::app::search::matches(text, p).is_empty());
         match comment_start(text) {
+            // A line with a match shows it (the comment then in the code's colour).
+            _ if found => spans.extend(text::highlight(text, code_style, pattern).spans),
             Some(c) => {
                 spans.push(Span::styled(text[..c].to_string(), code_style));
                 spans.push(Span::styled(text[c..].to_string(), theme::comment()));

@@ -139,9 +139,14 @@ pub fn footer_keys(room: usize) -> String {
 /// the command line ends with `? help  q quit`.
 pub fn draw_command(frame: &mut Frame, area: Rect, app: &App) {
     let room = (area.width as usize).saturating_sub(1);
-    if let Some(e) = &app.editor {
+    let open = match (&app.editor, &app.search.prompt) {
+        (Some(e), _) => Some((':', e)),
+        (None, Some(e)) => Some(('/', e)),
+        _ => None,
+    };
+    if let Some((prompt, e)) = open {
         // In cells, so a wide character moves the cursor two columns.
-        let line = format!(":{}", e.text());
+        let line = format!("{prompt}{}", e.text());
         let cur = 1 + text::width(e.before_cursor());
         // Scroll to keep the cursor on screen; `…` first when the start is hidden.
         let (shown, shift) = if cur < room {

@@ -172,17 +172,57 @@ pub(crate) fn put_wrapped(frame: &mut Frame, area: Rect, text: &str, style: Styl
     if area.width == 0 || area.height == 0 {
         return;
     }
-    let mut rows = wrap_with(text, area.width as usize - 1, "");
+    let room = area.width as usize - 1;
+    let mut rows = wrap_with(text, room, "");
     let h = area.height as usize;
     if rows.len() > h {
         rows.truncate(h);
         if let Some(last) = rows.last_mut() {
-            // Make it too long for the row, so that it is cut with the marker.
-            last.push_str(&" x".repeat(area.width as usize));
+            *last = cut_at_word(last, room);
         }
     }
     let lines: Vec<Line> = rows.into_iter().map(|r| Line::styled(r, style)).collect();
     put_lines(frame, area, &lines);
+}
+
+/// `row` shortened at a word boundary so that ` …` follows it within `room` cells: the
+/// last row of prose that goes on beyond the rows shown (a lone `…` if no word fits).
+fn cut_at_word(row: &str, room: usize) -> String {
+    let mut words: Vec<&str> = row.split(' ').filter(|w| !w.is_empty()).collect();
+    while !words.is_empty() && width(&words.join(" ")) + 2 > room {
+        words.pop();
+    }
+    if words.is_empty() {
+        CUT.to_string()
+    } else {
+        format!("{} {CUT}", words.join(" "))
+    }
+}
+
+/// `row` in `style`, with each match of the `/` search's `pattern` (see
+/// [`crate::app::search::matches`]) in the match colour.
+pub(crate) fn highlight(row: &str, style: Style, pattern: Option<&str>) -> Line<'static> {
+    let found = pattern.map_or_else(Vec::new, |p| crate::app::search::matches(row, p));
+    if found.is_empty() {
+        // On the span, so that a caller taking the spans keeps the style.
+        return Line::from(ratatui::text::Span::styled(row.to_string(), style));
+    }
+    let mut spans = Vec::new();
+    let mut at = 0;
+    for (a, b) in found {
+        if a > at {
+            spans.push(ratatui::text::Span::styled(row[at..a].to_string(), style));
+        }
+        spans.push(ratatui::text::Span::styled(
+            row[a..b].to_string(),
+            style.patch(theme::search_match()),
+        ));
+        at = b;
+    }
+    if at < row.len() {
+        spans.push(ratatui::text::Span::styled(row[at..].to_string(), style));
+    }
+    Line::from(spans)
 }
 
 #[cfg(test)]
@@ -194,6 +234,13 @@ mod tests {
         (0..buf.area.width)
             .map(|x| buf[(x, y)].symbol().to_string())
             .collect()
+    }
+
+    #[test]
+    fn prose_cut_short_ends_at_a_word() {
+        assert_eq!(cut_at_word("or :break, :watch.", 12), "or :break, …");
+        assert_eq!(cut_at_word("or x", 4), "or …");
+        assert_eq!(cut_at_word("longword", 4), "…");
     }
 
     #[test]

@@ -121,3 +121,8 @@ pub fn comment() -> Style {
 pub fn sparkline() -> Style {
     Style::new().fg(Color::Green)
 }
+
+/// A match of the `/` search.
+pub fn search_match() -> Style {
+    Style::new().fg(Color::Black).bg(Color::Yellow)
+}

@@ -335,6 +335,9 @@ pub enum Command {
     SetFormat(super::panes::FormatTarget, super::panes::NumberFormat),
     /// `set memory-unit bytes|words`: the Memory pane's unit.
     SetMemoryUnit(super::panes::MemoryUnit),
+    /// `set split left|source|console|lanes PERCENT|default`: a split's share of the
+    /// TUI's screen (`None`: the default).
+    SetSplit(super::panes::SplitTarget, Option<u16>),
     /// `expect EXPR OP VALUE`.
     Expect {
         /// The left side.
@@ -432,7 +435,8 @@ impl Command {
             | Command::ContextSections(_)
             | Command::SetConfirm(_)
             | Command::SetFormat(..)
-            | Command::SetMemoryUnit(_) => "set",
+            | Command::SetMemoryUnit(_)
+            | Command::SetSplit(..) => "set",
             Command::Why => "why",
             Command::Disassemble(_) => "disassemble",
             Command::List(_) => "list",

@@ -747,6 +747,25 @@ fn set_command(l: &Line<'_>, rest: &str) -> Result<Command, ParseError> {
             _ => Err(l.error(usage)),
         };
     }
+    if let Some(v) = setting("split") {
+        use crate::debug::panes::{SplitTarget, Splits};
+        let usage = "set split left|source|console|lanes PERCENT|default (PERCENT 10-90)";
+        let mut words = v.split_whitespace();
+        let target = words.next().and_then(SplitTarget::parse);
+        let share = match words.next() {
+            Some("default") => Some(None),
+            Some(n) => n
+                .parse::<u16>()
+                .ok()
+                .filter(|p| Splits::RANGE.contains(p))
+                .map(Some),
+            None => None,
+        };
+        return match (target, share, words.next()) {
+            (Some(t), Some(p), None) => Ok(Command::SetSplit(t, p)),
+            _ => Err(l.error(usage)),
+        };
+    }
     if let Some(v) = setting("memory-unit") {
         return crate::debug::panes::MemoryUnit::parse(v)
             .map(Command::SetMemoryUnit)

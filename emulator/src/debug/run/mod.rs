@@ -268,6 +268,10 @@ impl Engine {
                 self.panes.memory_unit = *unit;
                 Ok(CommandOutput::default())
             }
+            Command::SetSplit(target, share) => {
+                self.panes.splits.set(*target, *share);
+                Ok(CommandOutput::default())
+            }
             Command::Save(file) => self.save_command(file),
             Command::Load(file) => self.load_command(file),
         }
