@@ -268,12 +268,16 @@ pub fn run(args: &DebugArgs) -> Result<i32> {
     // New history lines not yet in the file (piped input saves in batches).
     let mut unsaved = 0usize;
     let m = engine.machine();
-    emit(&format!(
+    let banner = format!(
         "wavedbg: {} ({} resident, {} of {} lanes). `help` lists commands; Ctrl-C interrupts a run, Ctrl-D quits.\n",
         engine.kernel_path().unwrap_or("kernel"),
         count(m.waves.len() as u64, "wave"),
         count(m.launch().grid as u64, "workgroup"),
         m.launch().workgroup_lanes
+    );
+    let columns = terminal_columns().unwrap_or(0);
+    emit(&wavedbg_emulator::debug::width::wrap_lines(
+        &banner, columns,
     ))?;
     loop {
         let line = match rl.readline(PROMPT) {
@@ -324,6 +328,11 @@ pub fn run(args: &DebugArgs) -> Result<i32> {
                 continue;
             }
         };
+        // Output fits the terminal, read again for each command so a resize applies
+        // (unless `set width` chose a width); piped output is never fitted.
+        if let Some(columns) = terminal_columns() {
+            engine.set_terminal_width(columns);
+        }
         sigint.begin()?;
         let ran = planned.run(&mut engine);
         if sigint.end()? && terminal {
@@ -352,6 +361,24 @@ pub fn run(args: &DebugArgs) -> Result<i32> {
         }
     }
     Ok(0)
+}
+
+/// The columns of the terminal standard output is, or `None` when it is not one (piped
+/// output keeps its lines whole, as replay transcripts do).
+fn terminal_columns() -> Option<usize> {
+    if !std::io::stdout().is_terminal() {
+        return None;
+    }
+    // SAFETY: TIOCGWINSZ writes one `winsize` into the value it is given, which lives for
+    // the call; an all-zero winsize is a valid value to overwrite.
+    let ws = unsafe {
+        let mut ws: libc::winsize = std::mem::zeroed();
+        if libc::ioctl(libc::STDOUT_FILENO, libc::TIOCGWINSZ, &mut ws) != 0 {
+            return None;
+        }
+        ws
+    };
+    (ws.ws_col > 0).then_some(ws.ws_col as usize)
 }
 
 /// Asks `question` (its last line is the prompt) and reads the answer as gdb's `query`

@@ -157,6 +157,8 @@ fn every_command_and_alias_runs() {
         ("context", "set context off".to_string()),
         ("set", "set confirm off".to_string()),
         ("set", "set confirm on".to_string()),
+        ("set", "set width 80".to_string()),
+        ("set", "set width unlimited".to_string()),
     ];
     for (command, line) in &later {
         if command::canonical(command).is_none() {
@@ -478,6 +480,9 @@ fn every_kind_of_command_prints_as_text_that_parses_back() {
         "set scheduler-locking off",
         "set confirm off",
         "set confirm on",
+        "set width 80",
+        "set width 0",
+        "set width unlimited",
         "disassemble",
         "disassemble here",
         "expect 16 == 1 << 4",

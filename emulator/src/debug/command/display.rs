@@ -242,6 +242,7 @@ impl Display for Command {
                 crate::debug::context::sections_text(s)
             ),
             Command::SetConfirm(on) => write!(f, "set confirm {}", on_off(*on)),
+            Command::SetWidth(n) => write!(f, "set width {n}"),
             Command::Expect { lhs, op, rhs } => write!(f, "expect {lhs} {} {rhs}", op.text()),
             Command::Display(None) => f.write_str(name),
             Command::Display(Some(d)) => match d.format {

@@ -330,6 +330,9 @@ pub enum Command {
     /// `set confirm on|off`: whether an interactive front end asks before a command that
     /// throws away the recorded history (see [`crate::debug::driver`]).
     SetConfirm(bool),
+    /// `set width N` (`unlimited` is 0): the columns command output is fitted to, as
+    /// gdb's `set width`; 0 leaves it unfitted.
+    SetWidth(u32),
     /// `expect EXPR OP VALUE`.
     Expect {
         /// The left side.
@@ -425,7 +428,8 @@ impl Command {
             | Command::Check(..)
             | Command::SetContext(_)
             | Command::ContextSections(_)
-            | Command::SetConfirm(_) => "set",
+            | Command::SetConfirm(_)
+            | Command::SetWidth(_) => "set",
             Command::Why => "why",
             Command::Disassemble(_) => "disassemble",
             Command::List(_) => "list",
