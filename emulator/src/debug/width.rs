@@ -84,6 +84,23 @@ pub fn wrap(line: &str, width: usize, indent: usize) -> Vec<String> {
         pieces.push((gap, &after[..end]));
         rest = &after[end..];
     }
+    // A word too wide for a line (a usage's `a|b|c`) breaks after its `|` and `,`: the
+    // pieces join with no space.
+    let room = width.saturating_sub(indent.max(lead_len));
+    let pieces: Vec<(&str, &str)> = pieces
+        .into_iter()
+        .flat_map(|(gap, word)| {
+            let parts: Vec<&str> = if columns(word) > room {
+                word.split_inclusive(['|', ',']).collect()
+            } else {
+                vec![word]
+            };
+            parts
+                .into_iter()
+                .enumerate()
+                .map(move |(i, p)| (if i == 0 { gap } else { "" }, p))
+        })
+        .collect();
     let mut out = Vec::new();
     let mut current = lead.to_string();
     let mut empty = true;
@@ -170,6 +187,7 @@ mod tests {
         assert_eq!(wrap("one two three", 9, 2), ["one two", "  three"]);
         assert_eq!(wrap("  aa  bb  cc  dd", 10, 4), ["  aa  bb", "    cc  dd"]);
         assert_eq!(wrap("0x12345678 0x9", 8, 0), ["0x12345…", "0x9"]);
+        assert_eq!(wrap("set a|bb|cc|d", 8, 2), ["set a|", "  bb|cc|", "  d"]);
         for w in [10, 20, 40] {
             for l in wrap_lines(&"word 0x1234 ".repeat(20), w).lines() {
                 assert!(columns(l) <= w, "{l:?}");
