@@ -410,3 +410,58 @@ fn show(
         Err(e) => emit(&format!("error: {e}\n")),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use wavedbg_emulator::debug::completion::{check_case, CASES, CASES_KERNEL};
+
+    /// The line rustyline leaves after Tab (`CompletionType::List`): the only candidate's
+    /// replacement, or the replacements' longest common prefix when it is longer than the
+    /// typed word.
+    fn after_tab(line: &str, start: usize, pairs: &[Pair]) -> String {
+        let Some(first) = pairs.first() else {
+            return line.to_string();
+        };
+        let mut prefix = first.replacement.as_str();
+        for p in &pairs[1..] {
+            let n = prefix
+                .char_indices()
+                .zip(p.replacement.chars())
+                .take_while(|((_, a), b)| a == b)
+                .last()
+                .map_or(0, |((i, a), _)| i + a.len_utf8());
+            prefix = &prefix[..n];
+        }
+        if prefix.len() > line.len() - start {
+            format!("{}{prefix}", &line[..start])
+        } else {
+            line.to_string()
+        }
+    }
+
+    /// The engine's table of completion cases through the REPL's rustyline `Completer`.
+    #[test]
+    fn every_case_of_the_engines_table_through_rustyline() {
+        let p = wavedbg_emulator::asm::assemble(CASES_KERNEL, "k.s", None).expect("assembles");
+        let engine = Engine::new(&p, Default::default()).expect("launch");
+        let helper = ReplHelper {
+            words: Words::of(&engine, &QUIT_WORDS[..1]),
+            hinter: HistoryHinter::new(),
+        };
+        let history = DefaultHistory::new();
+        let ctx = Context::new(&history);
+        let failures: Vec<String> = CASES
+            .iter()
+            .filter_map(|(line, expect)| {
+                let (start, pairs) = match helper.complete(line, line.len(), &ctx) {
+                    Ok(r) => r,
+                    Err(e) => return Some(format!("`{line}`: {e}")),
+                };
+                let candidates: Vec<String> = pairs.iter().map(|p| p.display.clone()).collect();
+                check_case(line, *expect, &candidates, &after_tab(line, start, &pairs)).err()
+            })
+            .collect();
+        assert!(failures.is_empty(), "{}", failures.join("\n"));
+    }
+}
