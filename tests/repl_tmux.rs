@@ -169,7 +169,7 @@ fn ctrl_c_and_sigint_interrupt_a_run_in_a_real_terminal() {
 
 /// Tab completes by context in a real terminal: the first Tab the common prefix, the
 /// second lists the candidates (only `info` topics after `info`, buffers and spaces after
-/// `x`, detector groups after `set check`).
+/// `x`, detector groups after `set check`, buffers after an operator in `print`).
 #[test]
 fn tab_completes_by_context_and_a_second_tab_lists() {
     let Some(t) = tmux::start("repl-tab", "tab-test$ ", (160, 40), true) else {
@@ -238,6 +238,27 @@ fn tab_completes_by_context_and_a_second_tab_lists() {
                 .iter()
                 .all(|g| l.contains(g))
         })
+    });
+    t.keys(&["C-u"]);
+    // Inside an expression the word starts after the operator, and only what an
+    // expression names is offered: the buffers, not `on` or `off`.
+    t.type_text("p v1+o");
+    t.keys(&["Tab"]);
+    t.keys(&["Tab"]);
+    let s = t.wait_for("the buffers after the operator", |s| {
+        s.lines()
+            .rev()
+            .nth(1)
+            .is_some_and(|l| l.split_whitespace().collect::<Vec<_>>() == ["out", "other"])
+    });
+    assert!(
+        !s.lines().rev().nth(1).is_some_and(|l| l.contains("off")),
+        "{s}"
+    );
+    t.type_text("u");
+    t.keys(&["Tab"]);
+    t.wait_for("`p v1+out` completed", |s| {
+        s.lines().last().is_some_and(|l| l.ends_with("p v1+out"))
     });
     t.keys(&["C-u"]);
     t.keys(&["C-d"]);
