@@ -8,7 +8,7 @@ pub const CUT: char = '…';
 
 /// The columns `s` takes on a terminal: one a char, a tab to the next multiple of 8.
 pub fn columns(s: &str) -> usize {
-    s.chars().fold(0, |col, c| advance(col, c))
+    s.chars().fold(0, advance)
 }
 
 fn advance(col: usize, c: char) -> usize {
