@@ -268,12 +268,16 @@ pub fn run(args: &DebugArgs) -> Result<i32> {
     // New history lines not yet in the file (piped input saves in batches).
     let mut unsaved = 0usize;
     let m = engine.machine();
-    emit(&format!(
+    let banner = format!(
         "wavedbg: {} ({} resident, {} of {} lanes). `help` lists commands; Ctrl-C interrupts a run, Ctrl-D quits.\n",
         engine.kernel_path().unwrap_or("kernel"),
         count(m.waves.len() as u64, "wave"),
         count(m.launch().grid as u64, "workgroup"),
         m.launch().workgroup_lanes
+    );
+    let columns = terminal_columns().unwrap_or(0);
+    emit(&wavedbg_emulator::debug::width::wrap_lines(
+        &banner, columns,
     ))?;
     loop {
         let line = match rl.readline(PROMPT) {
@@ -324,6 +328,11 @@ pub fn run(args: &DebugArgs) -> Result<i32> {
                 continue;
             }
         };
+        // Output fits the terminal, read again for each command so a resize applies
+        // (unless `set width` chose a width); piped output is never fitted.
+        if let Some(columns) = terminal_columns() {
+            engine.set_terminal_width(columns);
+        }
         sigint.begin()?;
         let ran = planned.run(&mut engine);
         if sigint.end()? && terminal {
@@ -354,6 +363,24 @@ pub fn run(args: &DebugArgs) -> Result<i32> {
     Ok(0)
 }
 
+/// The columns of the terminal standard output is, or `None` when it is not one (piped
+/// output keeps its lines whole, as replay transcripts do).
+fn terminal_columns() -> Option<usize> {
+    if !std::io::stdout().is_terminal() {
+        return None;
+    }
+    // SAFETY: TIOCGWINSZ writes one `winsize` into the value it is given, which lives for
+    // the call; an all-zero winsize is a valid value to overwrite.
+    let ws = unsafe {
+        let mut ws: libc::winsize = std::mem::zeroed();
+        if libc::ioctl(libc::STDOUT_FILENO, libc::TIOCGWINSZ, &mut ws) != 0 {
+            return None;
+        }
+        ws
+    };
+    (ws.ws_col > 0).then_some(ws.ws_col as usize)
+}
+
 /// Asks `question` (its last line is the prompt) and reads the answer as gdb's `query`
 /// does: yes is `y` or `yes` ([`confirms`]); anything else, Ctrl-C and Ctrl-D are no. The
 /// answer is no command, so it stays out of the history.
@@ -381,5 +408,60 @@ fn show(
     match result {
         Ok(out) => emit(&out.text),
         Err(e) => emit(&format!("error: {e}\n")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use wavedbg_emulator::debug::completion::{check_case, CASES, CASES_KERNEL};
+
+    /// The line rustyline leaves after Tab (`CompletionType::List`): the only candidate's
+    /// replacement, or the replacements' longest common prefix when it is longer than the
+    /// typed word.
+    fn after_tab(line: &str, start: usize, pairs: &[Pair]) -> String {
+        let Some(first) = pairs.first() else {
+            return line.to_string();
+        };
+        let mut prefix = first.replacement.as_str();
+        for p in &pairs[1..] {
+            let n = prefix
+                .char_indices()
+                .zip(p.replacement.chars())
+                .take_while(|((_, a), b)| a == b)
+                .last()
+                .map_or(0, |((i, a), _)| i + a.len_utf8());
+            prefix = &prefix[..n];
+        }
+        if prefix.len() > line.len() - start {
+            format!("{}{prefix}", &line[..start])
+        } else {
+            line.to_string()
+        }
+    }
+
+    /// The engine's table of completion cases through the REPL's rustyline `Completer`.
+    #[test]
+    fn every_case_of_the_engines_table_through_rustyline() {
+        let p = wavedbg_emulator::asm::assemble(CASES_KERNEL, "k.s", None).expect("assembles");
+        let engine = Engine::new(&p, Default::default()).expect("launch");
+        let helper = ReplHelper {
+            words: Words::of(&engine, &QUIT_WORDS[..1]),
+            hinter: HistoryHinter::new(),
+        };
+        let history = DefaultHistory::new();
+        let ctx = Context::new(&history);
+        let failures: Vec<String> = CASES
+            .iter()
+            .filter_map(|(line, expect)| {
+                let (start, pairs) = match helper.complete(line, line.len(), &ctx) {
+                    Ok(r) => r,
+                    Err(e) => return Some(format!("`{line}`: {e}")),
+                };
+                let candidates: Vec<String> = pairs.iter().map(|p| p.display.clone()).collect();
+                check_case(line, *expect, &candidates, &after_tab(line, start, &pairs)).err()
+            })
+            .collect();
+        assert!(failures.is_empty(), "{}", failures.join("\n"));
     }
 }

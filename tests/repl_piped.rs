@@ -158,3 +158,54 @@ fn piped_run_restarts_without_asking_and_the_recording_replays() {
     assert_eq!(transcript.matches("Restarted: ").count(), 3, "{transcript}");
     assert!(!transcript.contains("error:"), "{transcript}");
 }
+
+/// Runs the REPL on reduce.s with `input` piped in (and `COLUMNS` set, which a terminal
+/// would have), returning what it printed.
+fn piped_repl(input: &str) -> String {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let out = Command::new(env!("CARGO_BIN_EXE_wavedbg"))
+        .args(["repl", "scripts/reduce.s"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env("WAVEDBG_HISTORY", dir.path().join("history"))
+        .env("COLUMNS", "80")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .and_then(|mut child| {
+            child
+                .stdin
+                .take()
+                .expect("stdin")
+                .write_all(input.as_bytes())?;
+            child.wait_with_output()
+        })
+        .expect("run wavedbg");
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// Piped output is not a terminal: nothing is fitted to a width, whatever `COLUMNS` says.
+/// The output is byte for byte what `set width 0` (unlimited) prints: lane tables 8 lanes
+/// a row, `help` and `info registers` in their long lines, the context's full headers.
+#[test]
+fn piped_output_is_never_fitted_to_a_width() {
+    let commands =
+        "break combine\ncontinue\np v1\np v1 + 1\ninfo registers\nhelp\nhelp set\ncontext\n";
+    let plain = piped_repl(commands);
+    let unlimited = piped_repl(&format!("set width 0\n{commands}"));
+    assert_eq!(plain, unlimited);
+    assert!(plain.contains("\n  [ 8]   0x00000009 *"), "{plain}");
+    assert!(!plain.contains("\n  [ 4]"), "{plain}");
+    assert!(plain.lines().any(|l| l.chars().count() > 120), "{plain}");
+    assert!(
+        plain.contains(&format!("-- end {}\n", "-".repeat(71))),
+        "{plain}"
+    );
+    assert!(plain.contains("\n  u0 =0x00000000  u1 =0x00000001  u2 =0x00020000  u3 =0x00000001  u4 =0x00000000  u5 =0x00000000  u6 =0x00000002* u7 =0x00000000\n"), "{plain}");
+}

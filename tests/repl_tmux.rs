@@ -169,7 +169,7 @@ fn ctrl_c_and_sigint_interrupt_a_run_in_a_real_terminal() {
 
 /// Tab completes by context in a real terminal: the first Tab the common prefix, the
 /// second lists the candidates (only `info` topics after `info`, buffers and spaces after
-/// `x`, detector groups after `set check`).
+/// `x`, detector groups after `set check`, buffers after an operator in `print`).
 #[test]
 fn tab_completes_by_context_and_a_second_tab_lists() {
     let Some(t) = tmux::start("repl-tab", "tab-test$ ", (160, 40), true) else {
@@ -234,10 +234,31 @@ fn tab_completes_by_context_and_a_second_tab_lists() {
     t.keys(&["Tab"]);
     t.wait_for("the detector groups", |s| {
         s.lines().any(|l| {
-            ["races", "sync", "init", "hazards", "all"]
+            ["races", "sync", "init", "hazards", "xlane", "all"]
                 .iter()
                 .all(|g| l.contains(g))
         })
+    });
+    t.keys(&["C-u"]);
+    // Inside an expression the word starts after the operator, and only what an
+    // expression names is offered: the buffers, not `on` or `off`.
+    t.type_text("p v1+o");
+    t.keys(&["Tab"]);
+    t.keys(&["Tab"]);
+    let s = t.wait_for("the buffers after the operator", |s| {
+        s.lines()
+            .rev()
+            .nth(1)
+            .is_some_and(|l| l.split_whitespace().collect::<Vec<_>>() == ["out", "other"])
+    });
+    assert!(
+        !s.lines().rev().nth(1).is_some_and(|l| l.contains("off")),
+        "{s}"
+    );
+    t.type_text("u");
+    t.keys(&["Tab"]);
+    t.wait_for("`p v1+out` completed", |s| {
+        s.lines().last().is_some_and(|l| l.ends_with("p v1+out"))
     });
     t.keys(&["C-u"]);
     t.keys(&["C-d"]);
@@ -355,4 +376,86 @@ fn run_asks_before_throwing_the_history_away_in_a_real_terminal() {
         history.lines().any(|l| l == "set confirm off"),
         "{history:?}"
     );
+}
+
+/// The screen and scrollback with wrapped lines joined (`capture-pane -J`): a line longer
+/// than the terminal is one the terminal wrapped.
+fn joined(t: &Tmux) -> String {
+    let out = t.cmd(&["capture-pane", "-p", "-J", "-S", "-500", "-t", "main"]);
+    String::from_utf8_lossy(&out.stdout).trim_end().to_owned()
+}
+
+/// Runs `line` (the scrollback cleared first, so prompts are counted on this command's
+/// screen) and checks no line of what it printed is wider than `width`; returns that.
+fn fits(t: &Tmux, line: &str, width: usize, done: impl Fn(&str) -> bool) -> String {
+    t.ok(&["clear-history", "-t", "main"]);
+    enter(t, line, &format!("`{line}`"), done);
+    let all = joined(t);
+    // What the command printed: from its echo on (the screen above may hold the shell's).
+    let echo = format!("{PROMPT} {line}");
+    let s = all
+        .rfind(&echo)
+        .map_or(all.as_str(), |i| &all[i..])
+        .to_owned();
+    for l in s.lines() {
+        assert!(
+            l.chars().count() <= width,
+            "`{line}` printed a line of {} columns at {width}:\n{l}\n{s}",
+            l.chars().count()
+        );
+    }
+    s
+}
+
+/// The REPL fits its output to the terminal: at 80x24 `p v1` shows 4 lanes a row, the
+/// context after a stop, `info registers` and `help` wrap or cut nothing past column 80;
+/// after a resize to 120x40 the next commands fit 120 (7 lanes a row); `set width 0`
+/// turns it off.
+#[test]
+fn the_repl_fits_its_output_to_the_terminal_width() {
+    let Some(t) = tmux::start("width", "width-test$ ", (80, 24), true) else {
+        return;
+    };
+    let kernel = concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/reduce.s");
+    t.type_text(&format!(
+        "WAVEDBG_HISTORY={} {} repl {kernel}",
+        t.dir.join("history").display(),
+        env!("CARGO_BIN_EXE_wavedbg"),
+    ));
+    t.keys(&["Enter"]);
+    t.wait_for("the REPL prompt", |s| {
+        s.contains("Ctrl-D quits") && at_prompt(s)
+    });
+    fits(&t, "break combine", 80, |_| true);
+    let s = fits(&t, "continue", 80, |s| s.contains("-- end --"));
+    assert!(s.contains("Breakpoint 1, wave 0"), "{s}");
+    let s = fits(&t, "p v1", 80, |s| s.contains("[28]"));
+    assert!(s.contains("  [ 4]   0x00000005 *"), "4 lanes a row:\n{s}");
+    let s = fits(&t, "info registers", 80, |s| s.contains("u63="));
+    assert!(
+        s.lines()
+            .any(|l| l.starts_with("  u0 =") && l.matches('=').count() == 4),
+        "{s}"
+    );
+    let s = fits(&t, "help", 80, |s| s.contains("help (h)"));
+    assert!(
+        s.contains(&format!("\n{}source line FILE:LINE", " ".repeat(25))),
+        "{s}"
+    );
+    fits(&t, "help set", 80, |s| s.contains("set width"));
+
+    t.ok(&["resize-window", "-t", "main", "-x", "120", "-y", "40"]);
+    let s = fits(&t, "p v1", 120, |s| s.contains("[28]"));
+    assert!(s.contains("  [ 7]   0x00000008 *"), "7 lanes a row:\n{s}");
+    fits(&t, "context", 120, |s| s.contains("-- end --"));
+    fits(&t, "stepi", 120, |s| s.contains("-- end --"));
+    fits(&t, "info registers", 120, |s| s.contains("u63="));
+    fits(&t, "help", 120, |s| s.contains("help (h)"));
+
+    // `set width 0`: unlimited, 8 lanes a row whatever the terminal.
+    enter(&t, "set width 0", "the setting", |_| true);
+    t.ok(&["clear-history", "-t", "main"]);
+    enter(&t, "p v1", "`p v1` unfitted", |s| s.contains("[24]"));
+    let s = joined(&t);
+    assert!(s.lines().any(|l| l.chars().count() > 120), "{s}");
 }

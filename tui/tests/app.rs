@@ -1715,3 +1715,24 @@ fn the_help_scrolls_at_the_smallest_size() {
     keys(&mut app, "x");
     assert!(!app.help.open);
 }
+
+/// `:set check ` lists the detector groups in the box above the command line, as the
+/// REPL's second Tab lists them; an expression's operator starts a new word (`p v3+ne`
+/// completes the label), and an empty word inside an expression lists nothing.
+#[test]
+fn the_command_line_lists_an_empty_arguments_words() {
+    let mut app = demo();
+    keys(&mut app, ":set check ");
+    let (_, c) = app.completions().expect("the groups");
+    assert_eq!(c, ["races", "sync", "init", "hazards", "xlane", "all"]);
+    let screen = text(&draw(&mut app, 120, 40));
+    assert!(screen.contains("6 completions (Tab)"), "{screen}");
+    assert!(screen.contains("hazards"), "{screen}");
+    press(&mut app, KeyCode::Esc);
+    keys(&mut app, ":p v3+");
+    assert_eq!(app.completions(), None, "an empty word in an expression");
+    keys(&mut app, "next_w");
+    press(&mut app, KeyCode::Tab);
+    let screen = text(&draw(&mut app, 120, 40));
+    assert!(screen.contains("p v3+next_word"), "{screen}");
+}

@@ -1,10 +1,17 @@
 //! Completion of command lines, shared by every front end with a line editor (the REPL's
-//! Tab, the TUI's command line): command names first, then the words the command takes
-//! where they are known (`info` topics after `info`, labels after `break`, memory spaces
-//! and buffers after `x` and `watch`, wave ids after `wave`, settings after `set`...), and
-//! registers, labels, buffer names and keywords inside expressions.
+//! Tab, the TUI's command line): command names first (from the command table,
+//! [`HELP`], so a new command completes at once), then what each argument takes where it
+//! is known (`info` topics after `info`, labels for locations, wave ids after `wave`,
+//! settings and their values after `set`...), and inside expressions (`print`, `x`,
+//! `display`, `expect`, `set` values, conditions, `watch` addresses) only what an
+//! expression holds: registers, buffers, labels and the `global:`/`shared:`/`scratch:`
+//! prefixes, the word split at operators and brackets (`p v1+o` completes `o`).
+//! [`CASES`] is the table of lines every front end's adapter is tested against.
 
 use super::command::{canonical, HELP};
+use super::context::Section;
+use super::panes::{FormatTarget, MemoryUnit, NumberFormat, SplitTarget};
+use super::Engine;
 
 /// A candidate as it goes on the line once chosen: followed by a space, as in gdb, unless
 /// it ends with `:` (a space prefix such as `global:`, whose address follows).
@@ -15,16 +22,42 @@ pub fn completed(word: &str) -> String {
         format!("{word} ")
     }
 }
-use super::context::Section;
-use super::Engine;
+
+/// The line after Tab: the word (from byte `start` of `before`) replaced by the only
+/// candidate and a space ([`completed`]), or by the candidates' common prefix when there
+/// are several (the line as it was when there are none).
+pub fn completed_line(before: &str, start: usize, candidates: &[String]) -> String {
+    match candidates {
+        [] => before.to_string(),
+        [one] => format!("{}{}", &before[..start], completed(one)),
+        many => {
+            let mut prefix = many[0].clone();
+            for c in &many[1..] {
+                let n = prefix
+                    .chars()
+                    .zip(c.chars())
+                    .take_while(|(a, b)| a == b)
+                    .count();
+                prefix = prefix.chars().take(n).collect();
+            }
+            // Never shorter than what was typed.
+            let typed = &before[start..];
+            if prefix.len() < typed.len() {
+                before.to_string()
+            } else {
+                format!("{}{prefix}", &before[..start])
+            }
+        }
+    }
+}
 
 /// Words that complete a command line for one kernel.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Words {
-    /// Command names (the first word of a line).
+    /// Command names (the first word of a line): the command table's and a front end's own.
     pub commands: Vec<String>,
-    /// Everything an expression or an unknown argument can hold: registers, labels,
-    /// buffers, spaces, topics.
+    /// What an expression can name: the space prefixes, buffers, labels, the named
+    /// registers and values (`exec`, `pc`, `lane`, `wave`), `s32` and the v and u registers.
     pub names: Vec<String>,
     /// Labels (locations: `break`, `advance`, `list`, `disassemble`).
     pub labels: Vec<String>,
@@ -33,35 +66,6 @@ pub struct Words {
     /// Resident wave ids (`wave`, the `wave N` filters); [`Words::refresh`] updates them.
     pub waves: Vec<String>,
 }
-
-/// Arguments that are not registers, labels, buffers or `info` topics.
-const KEYWORDS: &[&str] = &[
-    "exec",
-    "pc",
-    "lane",
-    "wave",
-    "global:",
-    "shared:",
-    "scratch:",
-    "global",
-    "shared",
-    "scratch",
-    "barrier",
-    "scheduler-locking",
-    "on",
-    "off",
-    "all",
-    "workgroup",
-    "history-size",
-    "check",
-    "races",
-    "sync",
-    "init",
-    "hazards",
-    "context",
-    "context-sections",
-    "confirm",
-];
 
 /// `info` topics.
 pub const INFO_TOPICS: &[&str] = &[
@@ -86,20 +90,44 @@ pub const SETTINGS: &[&str] = &[
     "context",
     "context-sections",
     "confirm",
+    "width",
+    "format",
+    "memory-unit",
+    "split",
     "var",
 ];
 
-/// `set check` groups.
-pub const CHECK_GROUPS: &[&str] = &["races", "sync", "init", "hazards", "all"];
+/// `set check` groups, from the sanitizer's own list, then `all`.
+pub fn check_groups() -> impl Iterator<Item = String> {
+    use crate::check::CheckGroup;
+    CheckGroup::GROUPS
+        .into_iter()
+        .chain([CheckGroup::All])
+        .map(|g| g.name().to_string())
+}
 
 /// Memory spaces as an address prefix.
-const SPACES: &[&str] = &["global:", "shared:", "scratch:"];
+pub const SPACES: &[&str] = &["global:", "shared:", "scratch:"];
+
+/// Names an expression reads besides registers, buffers and labels (see `expr.rs`): the
+/// named registers, the lane and wave numbers and the signed view `s32(x)`.
+pub const EXPRESSION_WORDS: &[&str] = &["exec", "pc", "lane", "wave", "s32"];
 
 /// Registers by name as `set` assigns them.
 const SPECIAL_REGISTERS: &[&str] = &["exec", "pc"];
 
 /// The filters `break` and `watch` take after the location.
 const BREAK_FILTERS: &[&str] = &["if", "wave", "workgroup", "lane"];
+
+/// What separates words inside an expression: spaces, operators and brackets.
+fn expression_separator(c: char) -> bool {
+    c.is_whitespace() || "[](),=+-*/%<>&^|!~".contains(c)
+}
+
+/// What separates the other arguments: spaces and the commas of a list.
+fn argument_separator(c: char) -> bool {
+    c.is_whitespace() || c == ','
+}
 
 fn strings<'a>(words: &'a [&str]) -> impl Iterator<Item = String> + 'a {
     words.iter().map(|s| s.to_string())
@@ -115,6 +143,14 @@ fn lanes() -> impl Iterator<Item = String> {
     (0..32).map(|l| l.to_string())
 }
 
+/// What the word being typed can be.
+enum Pool {
+    /// These words.
+    Words(Vec<String>),
+    /// An expression: [`Words::names`].
+    Expression,
+}
+
 impl Words {
     /// The words for `engine`'s kernel, with a front end's own commands added.
     pub fn of(engine: &Engine, extra_commands: &[&str]) -> Words {
@@ -123,13 +159,14 @@ impl Words {
         commands.sort();
         commands.dedup();
         let p = engine.machine().program();
-        let labels: Vec<String> = p.labels.keys().cloned().collect();
+        let mut labels: Vec<String> = p.labels.keys().cloned().collect();
+        labels.sort();
         let buffers: Vec<String> = p.buffers.iter().map(|b| b.name.clone()).collect();
-        let mut names: Vec<String> = labels.clone();
+        let mut names: Vec<String> = strings(SPACES).collect();
         names.extend(buffers.iter().cloned());
+        names.extend(labels.iter().cloned());
+        names.extend(strings(EXPRESSION_WORDS));
         names.extend(registers());
-        names.extend(strings(KEYWORDS));
-        names.extend(strings(INFO_TOPICS));
         let mut w = Words {
             commands,
             names,
@@ -151,144 +188,199 @@ impl Words {
             .collect();
     }
 
-    /// The words an argument can be, given the command and the arguments before it;
-    /// `None` when the command takes expressions (any name).
-    fn for_argument(&self, command: &str, done: &[&str]) -> Option<Vec<String>> {
+    /// What the argument after `done` (the whole words before it) of `command` can be.
+    fn pool(&self, command: &str, args: &str, done: &[&str]) -> Pool {
+        let words = |v: Vec<String>| Pool::Words(v);
+        let none = || Pool::Words(Vec::new());
+        // Inside brackets or after `=`, an expression is being written.
+        let open = |a: char, b: char| args.matches(a).count() > args.matches(b).count();
+        if open('[', ']') || open('(', ')') {
+            return Pool::Expression;
+        }
         let Some(name) = canonical(command) else {
-            // A front end's own command: anything.
-            return None;
-        };
-        let filters = |done: &[&str]| -> Option<Vec<String>> {
-            match done.last().copied() {
-                Some("wave") => Some(self.waves.clone()),
-                Some("lane") => Some(lanes().collect()),
-                Some("workgroup" | "wg") => Some(vec!["all".to_string()]),
-                _ if done.contains(&"if") => None,
-                _ => Some(strings(BREAK_FILTERS).collect()),
-            }
-        };
-        let mut v: Vec<String> = match name {
-            "info" => match done {
-                [] => strings(INFO_TOPICS).collect(),
-                ["registers" | "reg" | "r" | "all-registers"] => {
-                    registers().chain(strings(SPECIAL_REGISTERS)).collect()
-                }
-                _ => Vec::new(),
-            },
-            "break" | "tbreak" => match done {
-                [] => self.labels.clone(),
-                [_, rest @ ..] => return filters(rest),
-            },
-            "advance" => match done {
-                [] => self
-                    .labels
+            // A front end's own command (the TUI's `lanes v1`, `mem global out`): the
+            // words of expressions and the spaces by name.
+            return words(
+                self.names
                     .iter()
                     .cloned()
-                    .chain(strings(&["barrier"]))
+                    .chain(strings(&["global", "shared", "scratch"]))
                     .collect(),
-                _ => Vec::new(),
+            );
+        };
+        let filters = |done: &[&str]| match done.last().copied() {
+            Some("wave") => words(self.waves.clone()),
+            Some("lane") => words(lanes().collect()),
+            Some("workgroup" | "wg") => words(vec!["all".to_string()]),
+            _ if done.contains(&"if") => Pool::Expression,
+            _ => words(strings(BREAK_FILTERS).collect()),
+        };
+        match name {
+            "print" | "display" | "expect" | "x" => Pool::Expression,
+            "condition" => match done {
+                [] => none(),
+                _ => Pool::Expression,
+            },
+            "info" => match done {
+                [] => words(strings(INFO_TOPICS).collect()),
+                ["registers" | "reg" | "r" | "all-registers"] => {
+                    words(registers().chain(strings(SPECIAL_REGISTERS)).collect())
+                }
+                _ => none(),
+            },
+            "break" | "tbreak" => match done {
+                [] => words(self.labels.clone()),
+                [_, rest @ ..] => filters(rest),
+            },
+            "advance" => match done {
+                [] => words(
+                    self.labels
+                        .iter()
+                        .cloned()
+                        .chain(strings(&["barrier"]))
+                        .collect(),
+                ),
+                _ => none(),
             },
             "list" | "disassemble" => match done {
-                [] => self.labels.clone(),
-                _ => Vec::new(),
-            },
-            "x" => match done {
-                [] => strings(SPACES)
-                    .chain(self.buffers.iter().cloned())
-                    .collect(),
-                _ => Vec::new(),
+                [] => words(self.labels.clone()),
+                _ => none(),
             },
             "watch" | "rwatch" | "awatch" => match done {
-                [] => strings(SPACES)
-                    .chain(self.buffers.iter().cloned())
-                    .collect(),
-                [_, rest @ ..] => return filters(rest),
+                [] => Pool::Expression,
+                [_] => none(),
+                [_, rest @ ..] => filters(rest),
             },
             "last-write" => match done {
-                [] => strings(SPACES)
-                    .chain(self.buffers.iter().cloned())
-                    .chain(registers())
-                    .collect(),
-                _ => Vec::new(),
+                [] => words(
+                    strings(SPACES)
+                        .chain(self.buffers.iter().cloned())
+                        .chain(registers())
+                        .collect(),
+                ),
+                _ => none(),
             },
             "wave" => match done {
-                [] => self.waves.clone(),
-                _ => Vec::new(),
+                [] => words(self.waves.clone()),
+                _ => none(),
             },
             "lane" => match done {
-                [] => lanes().collect(),
-                _ => Vec::new(),
+                [] => words(lanes().collect()),
+                _ => none(),
             },
             "stepi" => match done {
-                [] => strings(&["all", "alone"]).collect(),
-                _ => Vec::new(),
+                [] => words(strings(&["all", "alone"]).collect()),
+                _ => none(),
             },
             "help" => match done {
-                [] => self.commands.clone(),
-                _ => Vec::new(),
+                [] => words(self.commands.clone()),
+                _ => none(),
             },
+            "set" if args.contains('=') => Pool::Expression,
             "set" => match done {
-                [] => strings(SETTINGS)
-                    .chain(strings(SPECIAL_REGISTERS))
-                    .chain(registers())
-                    .chain(strings(SPACES))
-                    .collect(),
-                ["check"] => strings(CHECK_GROUPS).collect(),
+                [] => words(
+                    strings(SETTINGS)
+                        .chain(strings(SPECIAL_REGISTERS))
+                        .chain(registers())
+                        .chain(strings(SPACES))
+                        .collect(),
+                ),
+                ["var", ..] => Pool::Expression,
+                ["check"] => words(check_groups().collect()),
+                ["format"] => words(
+                    FormatTarget::ALL
+                        .iter()
+                        .map(|t| t.word().to_string())
+                        .collect(),
+                ),
+                ["format", _] => words(
+                    NumberFormat::ALL
+                        .iter()
+                        .map(|f| f.word().to_string())
+                        .collect(),
+                ),
+                ["memory-unit"] => words(
+                    MemoryUnit::ALL
+                        .iter()
+                        .map(|u| u.word().to_string())
+                        .collect(),
+                ),
+                ["split"] => words(
+                    SplitTarget::ALL
+                        .iter()
+                        .map(|t| t.word().to_string())
+                        .collect(),
+                ),
+                ["split", _] => words(strings(&["default"]).collect()),
                 ["check", _] | ["scheduler-locking"] | ["context"] | ["confirm"] => {
-                    strings(&["on", "off"]).collect()
+                    words(strings(&["on", "off"]).collect())
                 }
-                ["context-sections", ..] => Section::ALL
-                    .iter()
-                    .map(|s| s.name().to_string())
-                    .chain(["all".to_string()])
-                    .collect(),
-                ["history-size", ..] | ["check", ..] | ["scheduler-locking", ..] => Vec::new(),
-                ["context", ..] | ["confirm", ..] => Vec::new(),
-                _ => return None,
+                ["width"] => words(strings(&["unlimited"]).collect()),
+                ["context-sections", ..] => words(
+                    Section::ALL
+                        .iter()
+                        .map(|s| s.name().to_string())
+                        .chain(["all".to_string()])
+                        .collect(),
+                ),
+                // A register or memory target before its `=`, or a setting's end.
+                _ => none(),
             },
-            "print" | "display" | "expect" | "condition" => return None,
             // Numbers, file names, or nothing at all.
-            _ => Vec::new(),
+            _ => none(),
+        }
+    }
+
+    /// Whether the word ending at the end of `before` is inside an expression (where an
+    /// empty word could be any of hundreds of names, so a front end lists none).
+    pub fn in_expression(&self, before: &str) -> bool {
+        self.locate(before).2
+    }
+
+    /// (where the word starts, the pool, whether it is an expression's).
+    fn locate(&self, before: &str) -> (usize, Vec<String>, bool) {
+        let lead = before.len() - before.trim_start().len();
+        let line = &before[lead..];
+        let Some((head_end, _)) = line.char_indices().find(|&(_, c)| c.is_whitespace()) else {
+            return (lead, self.commands.clone(), false);
         };
-        v.dedup();
-        Some(v)
+        let command = line[..head_end].split('/').next().unwrap_or_default();
+        let args_at = lead + head_end;
+        let args = &before[args_at..];
+        // The whole words before the one being typed, to decide the argument's pool.
+        let last_space = args
+            .char_indices()
+            .rfind(|&(_, c)| argument_separator(c))
+            .map_or(0, |(i, c)| i + c.len_utf8());
+        let done: Vec<&str> = args[..last_space]
+            .split(argument_separator)
+            .filter(|t| !t.is_empty())
+            .collect();
+        let (pool, expression) = match self.pool(command, args, &done) {
+            Pool::Words(v) => (v, false),
+            Pool::Expression => (self.names.clone(), true),
+        };
+        let separator = if expression {
+            expression_separator
+        } else {
+            argument_separator
+        };
+        let start = args
+            .char_indices()
+            .rfind(|&(_, c)| separator(c))
+            .map_or(0, |(i, c)| i + c.len_utf8());
+        (args_at + start, pool, expression)
     }
 
     /// Completes the word ending at the end of `before` (the text before the cursor):
     /// where that word starts, and every word it can become, in order.
     pub fn candidates(&self, before: &str) -> (usize, Vec<String>) {
-        // The word starts after the last separator, which may be wider than one byte
-        // (a no-break space is two).
-        let start = before
-            .char_indices()
-            .rfind(|&(_, c)| c.is_whitespace() || matches!(c, '[' | '(' | ',' | '='))
-            .map_or(0, |(i, c)| i + c.len_utf8());
+        let (start, pool, expression) = self.locate(before);
         let word = &before[start..];
-        let prior = &before[..start];
-        if prior.trim().is_empty() {
-            return (start, matching(&self.commands, word));
-        }
-        let mut tokens = prior
-            .split(|c: char| c.is_whitespace() || c == ',')
-            .filter(|t| !t.is_empty());
-        let head = tokens.next().unwrap_or_default();
-        let command = head.split('/').next().unwrap_or_default();
-        let done: Vec<&str> = tokens.collect();
-        // Inside brackets or after `=` an expression is being written.
-        let in_expression = prior.trim_end().ends_with(['[', '(', '='])
-            || prior.contains('=')
-            || prior.matches('[').count() > prior.matches(']').count()
-            || prior.matches('(').count() > prior.matches(')').count();
-        let pool = if in_expression {
-            None
-        } else {
-            self.for_argument(command, &done)
-        };
         // `global:NAME`: the space stays, a buffer name completes.
         if let Some((space, rest)) = word.split_once(':') {
             let prefix = format!("{space}:");
-            let takes_space = pool.as_ref().is_none_or(|p| p.contains(&prefix));
-            if SPACES.contains(&prefix.as_str()) && takes_space {
+            if SPACES.contains(&prefix.as_str()) && (expression || pool.contains(&prefix)) {
                 let names: &[String] = if space == "global" {
                     &self.buffers
                 } else {
@@ -301,10 +393,14 @@ impl Words {
                 return (start, found);
             }
         }
-        (
-            start,
-            matching(pool.as_deref().unwrap_or(&self.names), word),
-        )
+        (start, matching(&pool, word))
+    }
+
+    /// [`Words::candidates`] and the line as Tab leaves it ([`completed_line`]).
+    pub fn complete(&self, before: &str) -> (Vec<String>, String) {
+        let (start, c) = self.candidates(before);
+        let line = completed_line(before, start, &c);
+        (c, line)
     }
 }
 
@@ -318,18 +414,9 @@ fn matching(pool: &[String], word: &str) -> Vec<String> {
     out
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::machine::LaunchOptions;
-
-    #[test]
-    fn a_completed_word_is_followed_by_a_space_unless_a_space_prefix() {
-        assert_eq!(completed("continue"), "continue ");
-        assert_eq!(completed("global:"), "global:");
-    }
-
-    const KERNEL: &str = "
+/// The kernel [`CASES`] complete against: buffers `out` and `output2`, labels `loop` and
+/// `later`, two waves.
+pub const CASES_KERNEL: &str = "
 .kernel k
 .workgroup 64
 .buffer out, 64
@@ -341,160 +428,228 @@ later:
     end
 ";
 
-    fn words() -> Words {
-        let p = crate::asm::assemble(KERNEL, "k.s", None).expect("assembles");
+/// What a line completes to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Expect {
+    /// Exactly these candidates, in this order.
+    Candidates(&'static [&'static str]),
+    /// Candidates that include these and none of the `not` words.
+    Includes(&'static [&'static str], &'static [&'static str]),
+    /// The line after Tab (a single candidate, or the common prefix).
+    Line(&'static str),
+}
+
+/// One table of completion cases, for [`CASES_KERNEL`] with no front end command: the
+/// engine's tests, the REPL's rustyline adapter and the TUI's command line all run it.
+pub const CASES: &[(&str, Expect)] = &[
+    // Command names, from the command table.
+    ("disa", Expect::Candidates(&["disable", "disassemble"])),
+    ("br", Expect::Line("break ")),
+    (
+        "  con",
+        Expect::Candidates(&["condition", "context", "continue"]),
+    ),
+    ("zz", Expect::Candidates(&[])),
+    // Settings and their values.
+    (
+        "set check ",
+        Expect::Candidates(&["races", "sync", "init", "hazards", "xlane", "all"]),
+    ),
+    ("set check races ", Expect::Candidates(&["on", "off"])),
+    ("set check races o", Expect::Candidates(&["on", "off"])),
+    ("set scheduler-locking ", Expect::Candidates(&["on", "off"])),
+    ("set scheduler-lo", Expect::Line("set scheduler-locking ")),
+    (
+        "set con",
+        Expect::Candidates(&["context", "context-sections", "confirm"]),
+    ),
+    ("set confirm of", Expect::Line("set confirm off ")),
+    ("set confirm off ", Expect::Candidates(&[])),
+    (
+        "set context-sections code,re",
+        Expect::Candidates(&["reason", "regs"]),
+    ),
+    ("set width ", Expect::Candidates(&["unlimited"])),
+    ("set history-size ", Expect::Candidates(&[])),
+    (
+        "set ",
+        Expect::Includes(&["check", "width", "var", "v3", "exec", "global:"], &["on"]),
+    ),
+    // `info` topics.
+    ("info b", Expect::Candidates(&["breakpoints", "buffers"])),
+    ("i l", Expect::Candidates(&["lanes", "labels"])),
+    ("info v", Expect::Candidates(&[])),
+    // Locations are labels; waves and lanes are numbers.
+    ("break ", Expect::Candidates(&["later", "loop"])),
+    ("b lo", Expect::Line("b loop ")),
+    ("break o", Expect::Candidates(&[])),
+    ("advance b", Expect::Candidates(&["barrier"])),
+    ("break loop w", Expect::Candidates(&["wave", "workgroup"])),
+    ("break loop wave ", Expect::Candidates(&["0", "1"])),
+    ("wave ", Expect::Candidates(&["0", "1"])),
+    ("thread ", Expect::Candidates(&["0", "1"])),
+    ("stepi a", Expect::Candidates(&["all", "alone"])),
+    ("help disa", Expect::Candidates(&["disable", "disassemble"])),
+    ("continue ", Expect::Candidates(&[])),
+    // Expressions: registers, buffers, labels, the space prefixes; no settings words.
+    ("p v1 + o", Expect::Candidates(&["out", "output2"])),
+    ("p v1+o", Expect::Candidates(&["out", "output2"])),
+    ("p v1+ou", Expect::Line("p v1+out")),
+    (
+        "print (v12",
+        Expect::Includes(&["v12", "v120", "v127"], &["u12"]),
+    ),
+    ("p (v1", Expect::Includes(&["v1", "v10"], &[])),
+    ("p lo", Expect::Candidates(&["loop"])),
+    ("p e", Expect::Candidates(&["exec"])),
+    ("p v1[la", Expect::Candidates(&["later", "lane"])),
+    ("p s3", Expect::Candidates(&["s32"])),
+    (
+        "p/x u6",
+        Expect::Candidates(&["u6", "u60", "u61", "u62", "u63"]),
+    ),
+    (
+        "print global:o",
+        Expect::Candidates(&["global:out", "global:output2"]),
+    ),
+    ("print scratch:", Expect::Candidates(&[])),
+    ("p g", Expect::Line("p global:")),
+    ("p o", Expect::Candidates(&["out", "output2"])),
+    ("p on", Expect::Candidates(&[])),
+    ("x/4xw ou", Expect::Candidates(&["out", "output2"])),
+    ("x/4xw sh", Expect::Line("x/4xw shared:")),
+    (
+        "x/4xw global:(out+o",
+        Expect::Candidates(&["out", "output2"]),
+    ),
+    ("display/x u1", Expect::Includes(&["u1", "u10"], &[])),
+    (
+        "expect global:",
+        Expect::Candidates(&["global:out", "global:output2"]),
+    ),
+    ("set v3 = lo", Expect::Candidates(&["loop"])),
+    ("set v3 = v1*o", Expect::Candidates(&["out", "output2"])),
+    (
+        "set var u",
+        Expect::Includes(&["u0", "u63"], &["unlimited"]),
+    ),
+    ("set v1[la", Expect::Candidates(&["later", "lane"])),
+    (
+        "break loop if v1 > o",
+        Expect::Candidates(&["out", "output2"]),
+    ),
+    ("break loop if w", Expect::Candidates(&["wave"])),
+    ("condition 1 v1==o", Expect::Candidates(&["out", "output2"])),
+    ("condition ", Expect::Candidates(&[])),
+    ("watch ou", Expect::Candidates(&["out", "output2"])),
+    ("watch out+o", Expect::Candidates(&["out", "output2"])),
+    ("watch sh", Expect::Candidates(&["shared:"])),
+    (
+        "watch out 4 ",
+        Expect::Candidates(&["if", "wave", "workgroup", "lane"]),
+    ),
+    ("watch shared:0 4 workgroup ", Expect::Candidates(&["all"])),
+    ("watch out 4 if la", Expect::Candidates(&["later", "lane"])),
+    (
+        "info registers v12",
+        Expect::Includes(&["v12", "v127"], &[]),
+    ),
+    ("last-write v12", Expect::Includes(&["v12"], &[])),
+];
+
+/// Checks `candidates` and `line` (what a front end made of `before`) against the case's
+/// expectation; the error says what differs.
+pub fn check_case(
+    before: &str,
+    expect: Expect,
+    candidates: &[String],
+    line: &str,
+) -> Result<(), String> {
+    let ok = match expect {
+        Expect::Candidates(want) => candidates == want,
+        Expect::Includes(want, not) => {
+            want.iter().all(|w| candidates.iter().any(|c| c == w))
+                && !not.iter().any(|w| candidates.iter().any(|c| c == w))
+        }
+        Expect::Line(want) => line == want,
+    };
+    if ok {
+        Ok(())
+    } else {
+        Err(format!(
+            "`{before}`: expected {expect:?}, got candidates {candidates:?} and line {line:?}"
+        ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::machine::LaunchOptions;
+
+    fn words(extra: &[&str]) -> Words {
+        let p = crate::asm::assemble(CASES_KERNEL, "k.s", None).expect("assembles");
         let e = Engine::new(&p, LaunchOptions::default()).expect("launch");
-        Words::of(&e, &["quit"])
-    }
-
-    fn complete(w: &Words, line: &str) -> Vec<String> {
-        w.candidates(line).1
+        Words::of(&e, extra)
     }
 
     #[test]
-    fn the_first_word_is_a_command() {
-        let w = words();
-        assert_eq!(complete(&w, "disa"), ["disable", "disassemble"]);
-        assert_eq!(complete(&w, "qu"), ["quit"]);
+    fn a_completed_word_is_followed_by_a_space_unless_a_space_prefix() {
+        assert_eq!(completed("continue"), "continue ");
+        assert_eq!(completed("global:"), "global:");
+        let c = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        assert_eq!(completed_line("p ou", 2, &c(&["out", "output2"])), "p out");
+        assert_eq!(completed_line("p ou", 2, &c(&[])), "p ou");
+        assert_eq!(completed_line("p ou", 2, &c(&["out"])), "p out ");
+    }
+
+    #[test]
+    fn every_case_of_the_table() {
+        let w = words(&[]);
+        let failures: Vec<String> = CASES
+            .iter()
+            .filter_map(|(line, expect)| {
+                let (c, after) = w.complete(line);
+                check_case(line, *expect, &c, &after).err()
+            })
+            .collect();
+        assert!(failures.is_empty(), "{}", failures.join("\n"));
+    }
+
+    #[test]
+    fn command_names_come_from_the_command_table() {
+        let w = words(&["quit"]);
+        for e in HELP {
+            assert!(
+                w.candidates(e.name).1.contains(&e.name.to_string()),
+                "{}",
+                e.name
+            );
+        }
+        assert_eq!(w.candidates("qu").1, ["quit"]);
         assert_eq!(w.candidates("  con").0, 2);
+        // A front end's own command takes expression words and the spaces by name.
+        assert!(w.candidates("quit lo").1.contains(&"loop".to_string()));
+        assert!(w.candidates("mem g").1.contains(&"global".to_string()));
     }
 
     #[test]
-    fn info_completes_only_topics() {
-        let w = words();
-        assert_eq!(complete(&w, "info "), INFO_TOPICS);
-        assert_eq!(complete(&w, "info b"), ["breakpoints", "buffers"]);
-        assert_eq!(complete(&w, "i l"), ["lanes", "labels"]);
-        assert!(complete(&w, "info v").is_empty(), "no registers as a topic");
+    fn words_start_after_operators_only_inside_expressions() {
+        let w = words(&[]);
+        assert_eq!(w.candidates("p v1+o").0, "p v1+".len());
+        assert_eq!(w.candidates("set scheduler-lo").0, "set ".len());
+        assert_eq!(w.candidates("help reverse-s").0, "help ".len());
         assert_eq!(
-            complete(&w, "info registers v12"),
-            ["v12", "v120", "v121", "v122", "v123", "v124", "v125", "v126", "v127"]
+            w.candidates("set context-sections code,re").0,
+            "set context-sections code,".len()
         );
-    }
-
-    #[test]
-    fn locations_complete_labels() {
-        let w = words();
-        for cmd in ["break", "b", "tbreak", "list", "l", "disassemble", "disas"] {
-            assert_eq!(complete(&w, &format!("{cmd} ")), ["later", "loop"], "{cmd}");
-            assert_eq!(complete(&w, &format!("{cmd} lo")), ["loop"], "{cmd}");
-        }
-        assert_eq!(complete(&w, "advance "), ["later", "loop", "barrier"]);
-        assert_eq!(complete(&w, "advance b"), ["barrier"]);
-        assert_eq!(complete(&w, "until l"), ["later", "loop"]);
-        assert!(
-            complete(&w, "break o").is_empty(),
-            "buffers are no locations"
-        );
-    }
-
-    #[test]
-    fn break_filters_after_the_location() {
-        let w = words();
-        assert_eq!(
-            complete(&w, "break loop "),
-            ["if", "wave", "workgroup", "lane"]
-        );
-        assert_eq!(complete(&w, "break loop w"), ["wave", "workgroup"]);
-        assert_eq!(complete(&w, "break loop wave "), ["0", "1"]);
-        assert_eq!(complete(&w, "break loop lane 3"), ["3", "30", "31"]);
-        // After `if`, an expression.
-        assert!(complete(&w, "break loop if v1").contains(&"v10".to_string()));
-    }
-
-    #[test]
-    fn memory_commands_complete_spaces_and_buffers() {
-        let w = words();
-        for cmd in ["x/4xw", "x", "watch", "rwatch", "awatch"] {
-            assert_eq!(
-                complete(&w, &format!("{cmd} ")),
-                ["global:", "shared:", "scratch:", "out", "output2"],
-                "{cmd}"
-            );
-            assert_eq!(complete(&w, &format!("{cmd} ou")), ["out", "output2"]);
-            assert_eq!(complete(&w, &format!("{cmd} sh")), ["shared:"]);
-            assert_eq!(
-                complete(&w, &format!("{cmd} global:o")),
-                ["global:out", "global:output2"]
-            );
-            assert!(complete(&w, &format!("{cmd} shared:o")).is_empty());
-        }
-        assert_eq!(
-            complete(&w, "watch out 4 "),
-            ["if", "wave", "workgroup", "lane"]
-        );
-        assert_eq!(complete(&w, "watch shared:0 4 workgroup "), ["all"]);
-    }
-
-    #[test]
-    fn waves_and_lanes() {
-        let mut w = words();
-        assert_eq!(complete(&w, "wave "), ["0", "1"]);
-        assert_eq!(complete(&w, "thread "), ["0", "1"]);
-        assert_eq!(complete(&w, "lane ").len(), 32);
-        assert_eq!(
-            complete(&w, "lane 2"),
-            ["2", "20", "21", "22", "23", "24", "25", "26", "27", "28", "29"]
-        );
-        assert!(complete(&w, "wave 0 ").is_empty());
+        assert!(w.in_expression("p v1 + "));
+        assert!(w.in_expression("set v1 = "));
+        assert!(!w.in_expression("set check "));
+        assert!(!w.in_expression("break "));
+        let mut w = w;
         w.waves = vec!["4".into(), "5".into()];
-        assert_eq!(complete(&w, "wave "), ["4", "5"]);
-    }
-
-    #[test]
-    fn set_completes_settings_then_their_values() {
-        let w = words();
-        let all = complete(&w, "set ");
-        assert!(
-            all.starts_with(&strings(SETTINGS).collect::<Vec<_>>()),
-            "{all:?}"
-        );
-        assert!(all.contains(&"v3".to_string()) && all.contains(&"exec".to_string()));
-        assert_eq!(
-            complete(&w, "set con"),
-            ["context", "context-sections", "confirm"]
-        );
-        assert_eq!(complete(&w, "set check "), CHECK_GROUPS);
-        assert_eq!(complete(&w, "set check races "), ["on", "off"]);
-        assert_eq!(complete(&w, "set check races o"), ["on", "off"]);
-        assert_eq!(complete(&w, "set scheduler-locking "), ["on", "off"]);
-        assert_eq!(complete(&w, "set context o"), ["on", "off"]);
-        assert_eq!(complete(&w, "set conf"), ["confirm"]);
-        assert_eq!(complete(&w, "set confirm "), ["on", "off"]);
-        assert_eq!(complete(&w, "set confirm of"), ["off"]);
-        assert!(complete(&w, "set confirm off ").is_empty());
-        assert_eq!(
-            complete(&w, "set context-sections code,re"),
-            ["reason", "regs"]
-        );
-        assert!(complete(&w, "set history-size ").is_empty());
-        // The value of an assignment is an expression.
-        assert!(complete(&w, "set v3 = lo").contains(&"loop".to_string()));
-    }
-
-    #[test]
-    fn expressions_complete_every_name() {
-        let w = words();
-        assert_eq!(complete(&w, "print ou"), ["out", "output2"]);
-        assert_eq!(complete(&w, "p lo"), ["loop"]);
-        assert!(complete(&w, "print v1[la").contains(&"lane".to_string()));
-        assert_eq!(
-            complete(&w, "expect global:"),
-            ["global:out", "global:output2"]
-        );
-        assert!(complete(&w, "expect scratch:").is_empty());
-        assert!(complete(&w, "display/x u1").contains(&"u10".to_string()));
-        // A front end's own command takes anything.
-        assert!(complete(&w, "quit lo").contains(&"loop".to_string()));
-    }
-
-    #[test]
-    fn other_arguments() {
-        let w = words();
-        assert_eq!(complete(&w, "stepi a"), ["all", "alone"]);
-        assert_eq!(complete(&w, "help disa"), ["disable", "disassemble"]);
-        assert!(complete(&w, "continue ").is_empty());
-        assert!(complete(&w, "delete ").is_empty());
-        assert!(complete(&w, "last-write v12").contains(&"v12".to_string()));
+        assert_eq!(w.candidates("wave ").1, ["4", "5"]);
+        assert_eq!(w.candidates("lane ").1.len(), 32);
     }
 }

@@ -130,13 +130,21 @@ impl Default for ContextSettings {
     }
 }
 
-/// How wide the section headers are.
+/// How wide the section headers are (at most: a narrower `set width` narrows them).
 const WIDTH: usize = 78;
 
-fn header(s: &mut String, title: &str) {
+/// A section's header, `-- title ----`, [`WIDTH`] columns or `width` if narrower (0:
+/// unlimited); a title too long for it is cut.
+fn header(s: &mut String, width: usize, title: &str) {
+    let full = if width == 0 { WIDTH } else { WIDTH.min(width) };
     let head = format!("-- {title} ");
-    let dashes = WIDTH.saturating_sub(head.chars().count());
-    let _ = writeln!(s, "{head}{}", "-".repeat(dashes));
+    let dashes = full.saturating_sub(head.chars().count());
+    let line = format!("{head}{}", "-".repeat(dashes));
+    if width == 0 {
+        let _ = writeln!(s, "{line}");
+    } else {
+        let _ = writeln!(s, "{}", super::width::cut(line.trim_end(), width));
+    }
 }
 
 /// What one register operand of an instruction does.
@@ -238,8 +246,9 @@ impl Engine {
                 Section::Exec => self.context_exec(&mut s),
             }
         }
-        header(&mut s, "end");
-        s
+        header(&mut s, self.width, "end");
+        // Code and source lines, long lane lists: cut at a space, as pwndbg cuts them.
+        super::width::cut_lines(&s, self.width)
     }
 
     fn selected(&self) -> Option<&crate::wave::Wave> {
@@ -247,7 +256,7 @@ impl Engine {
     }
 
     fn context_reason(&self, s: &mut String) {
-        header(s, "reason");
+        header(s, self.width, "reason");
         match self.last_stop() {
             Some(stop) => {
                 let text = view::describe_stop(self, stop);
@@ -274,7 +283,7 @@ impl Engine {
     }
 
     fn context_code(&self, s: &mut String) {
-        header(s, "code");
+        header(s, self.width, "code");
         match self.selected() {
             Some(w) => s.push_str(&view::disassembly(self, w.pc, 3, 5)),
             None => s.push_str("no wave selected\n"),
@@ -283,11 +292,11 @@ impl Engine {
 
     fn context_source(&self, s: &mut String) {
         let Some((name, _)) = &self.source else {
-            header(s, "source");
+            header(s, self.width, "source");
             let _ = writeln!(s, "{}", self.no_source_reason().unwrap_or_default());
             return;
         };
-        header(s, &format!("source: {name}"));
+        header(s, self.width, &format!("source: {name}"));
         let m = self.machine();
         let Some(line) = self.selected().and_then(|w| m.program().line_at(w.pc)) else {
             s.push_str("no source line at the PC\n");
@@ -302,7 +311,7 @@ impl Engine {
     }
 
     fn context_regs(&self, s: &mut String) {
-        header(s, "registers changed since the previous stop");
+        header(s, self.width, "registers changed since the previous stop");
         let (m, prev) = (self.machine(), self.previous());
         let Some(w) = self.selected() else {
             s.push_str("no wave selected\n");
@@ -366,12 +375,12 @@ impl Engine {
     fn context_lanes(&self, s: &mut String) {
         let m = self.machine();
         let Some(w) = self.selected() else {
-            header(s, "lanes");
+            header(s, self.width, "lanes");
             s.push_str("no wave selected\n");
             return;
         };
         let Some(_) = m.instr_at(w.pc) else {
-            header(s, "lanes");
+            header(s, self.width, "lanes");
             s.push_str("no instruction at the PC\n");
             return;
         };
@@ -390,6 +399,7 @@ impl Engine {
         };
         header(
             s,
+            self.width,
             &format!(
                 "lanes: {} reads {}, writes {}",
                 view::instr_text(m, w.pc),
@@ -415,6 +425,7 @@ impl Engine {
                 self.selected_wave,
                 a.reg as usize,
                 'x',
+                self.width,
             ));
         }
         if vectors.len() > MAX_LANE_VIEWS {
@@ -430,7 +441,7 @@ impl Engine {
     }
 
     fn context_exec(&self, s: &mut String) {
-        header(s, "exec");
+        header(s, self.width, "exec");
         let Some(w) = self.selected() else {
             s.push_str("no wave selected\n");
             return;

@@ -25,6 +25,7 @@ pub mod session;
 mod source;
 mod stop;
 pub mod view;
+pub mod width;
 
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
@@ -104,6 +105,11 @@ pub struct Engine {
     /// How the front ends' panes show values (`set format`, `set memory-unit`, `set
     /// split`), kept in the session.
     panes: panes::PaneSettings,
+    /// `set width`: the columns output is fitted to, 0 for unlimited (see [`width`]).
+    width: usize,
+    /// Whether `set width` chose [`Engine::width`], which a terminal's width then leaves
+    /// alone ([`Engine::set_terminal_width`]).
+    width_chosen: bool,
 }
 
 /// The most commands the engine's log keeps (sessions save it for replay).
@@ -146,6 +152,8 @@ impl Engine {
             step_rounds: 0,
             confirm: true,
             panes: panes::PaneSettings::default(),
+            width: 0,
+            width_chosen: false,
         })
     }
 
@@ -323,6 +331,22 @@ impl Engine {
     /// split`); kept in the session.
     pub fn panes(&self) -> &panes::PaneSettings {
         &self.panes
+    }
+
+    /// `set width N`: the columns command output is fitted to (lane tables reflow, help
+    /// wraps, long lines wrap at spaces or, in the context, are cut with `…`); 0, the
+    /// default, is unlimited and leaves the output as it has always been.
+    pub fn width(&self) -> usize {
+        self.width
+    }
+
+    /// A front end on a terminal gives its width before each command (so a resize
+    /// applies); it is used unless the user chose a width with `set width`, which wins for
+    /// the rest of the session (`set width 0`: unlimited).
+    pub fn set_terminal_width(&mut self, columns: usize) {
+        if !self.width_chosen {
+            self.width = columns;
+        }
     }
 
     /// Selects a wave by its index in the machine's waves (front ends that number waves by

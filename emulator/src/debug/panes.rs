@@ -82,6 +82,13 @@ pub enum FormatTarget {
 }
 
 impl FormatTarget {
+    /// Every pane with a format.
+    pub const ALL: [FormatTarget; 3] = [
+        FormatTarget::Lanes,
+        FormatTarget::Registers,
+        FormatTarget::Memory,
+    ];
+
     /// The word the command language uses.
     pub fn word(self) -> &'static str {
         match self {
@@ -113,6 +120,9 @@ pub enum MemoryUnit {
 }
 
 impl MemoryUnit {
+    /// Both units.
+    pub const ALL: [MemoryUnit; 2] = [MemoryUnit::Bytes, MemoryUnit::Words];
+
     /// The word the command language uses (`set memory-unit words`).
     pub fn word(self) -> &'static str {
         match self {

@@ -362,21 +362,54 @@ pub fn changed_lanes(e: &Engine, wave: usize, reg: usize) -> u32 {
     }
 }
 
-/// A v register across all 32 lanes: inactive lanes in parentheses, changed lanes with `*`.
-pub fn lane_view(e: &Engine, wave: usize, reg: usize, fmt: char) -> String {
+/// A v register across all 32 lanes: inactive lanes in parentheses, changed lanes with `*`;
+/// 8 lanes a row, or as many as fit `width` columns (0: unlimited, 8 a row).
+pub fn lane_view(e: &Engine, wave: usize, reg: usize, fmt: char, width: usize) -> String {
     let m = e.machine();
     let Some(w) = m.waves.get(wave) else {
         return String::new();
     };
     let changed = changed_lanes(e, wave, reg);
-    let mut s = format!("v{reg} (wave {}, EXEC {:#010x}):\n", w.id, w.exec);
-    for row in 0..4 {
-        let _ = write!(s, "  [{:>2}]", row * 8);
-        for l in row * 8..row * 8 + 8 {
-            let v = format_value(w.v[reg][l] as u64, fmt, 4);
-            let active = w.exec >> l & 1 == 1;
-            let mark = if changed >> l & 1 == 1 { '*' } else { ' ' };
-            // Both forms are 15 columns wide, so columns line up.
+    let values: Vec<String> = (0..32)
+        .map(|l| format_value(w.v[reg][l] as u64, fmt, 4))
+        .collect();
+    let head = format!("v{reg} (wave {}, EXEC {:#010x}):", w.id, w.exec);
+    let mut s = super::width::wrap_lines(&head, width) + "\n";
+    s.push_str(&lane_rows(&values, width, true, |l| {
+        (w.exec >> l & 1 == 1, changed >> l & 1 == 1)
+    }));
+    s
+}
+
+/// Rows of 32 lane values, each row headed by its first lane (`  [ 8]`): every cell as
+/// wide (an active lane `  VALUE M`, an inactive one ` (VALUE)M`, the value right-aligned
+/// in at least 11 columns, `M` the change mark `*` or a space, absent without `marks`), so
+/// columns line up; 8 cells a row, or as many as fit `width` columns. `lane(l)` says
+/// whether lane `l` is active and changed.
+fn lane_rows(
+    values: &[String],
+    width: usize,
+    marks: bool,
+    lane: impl Fn(usize) -> (bool, bool),
+) -> String {
+    let value_w = values
+        .iter()
+        .map(|v| v.chars().count())
+        .max()
+        .unwrap_or(0)
+        .max(11);
+    let cell = value_w + 3 + usize::from(marks);
+    let per = super::width::per_row(width, 6, cell, 8, 32);
+    let mut s = String::new();
+    for (row, chunk) in values.chunks(per).enumerate() {
+        let _ = write!(s, "  [{:>2}]", row * per);
+        for (i, v) in chunk.iter().enumerate() {
+            let (active, changed) = lane(row * per + i);
+            let mark = match (marks, changed) {
+                (false, _) => "",
+                (true, true) => "*",
+                (true, false) => " ",
+            };
             if active {
                 let _ = write!(s, "  {v:>11} {mark}");
             } else {
@@ -444,8 +477,9 @@ fn float_text(x: f64, plain: String, digits: usize) -> String {
 }
 
 /// `info registers`: PC, EXEC, counters, outstanding registers and u registers (changed ones
-/// marked `*`).
-pub fn registers(e: &Engine, wave: usize) -> String {
+/// marked `*`), 8 u registers a row or as many as fit `width` columns (0: unlimited), the
+/// other lines wrapped at spaces to fit it.
+pub fn registers(e: &Engine, wave: usize, width: usize) -> String {
     let m = e.machine();
     let Some(w) = m.waves.get(wave) else {
         return "no wave\n".into();
@@ -486,16 +520,19 @@ pub fn registers(e: &Engine, wave: usize) -> String {
     if !pending.is_empty() {
         let _ = writeln!(s, "  outstanding {}", pending.join(", "));
     }
-    for row in 0..8 {
+    // Each u register is 16 columns (` u12=0x00000000*`) after a 1-column margin.
+    let per = super::width::per_row(width, 1, 16, 8, w.u.len());
+    let regs: Vec<usize> = (0..w.u.len()).collect();
+    for row in regs.chunks(per) {
         let _ = write!(s, " ");
-        for r in row * 8..row * 8 + 8 {
+        for &r in row {
             let changed = prev.is_some_and(|p| p.u[r] != w.u[r]);
             let _ = write!(s, " u{r:<2}={:#010x}{}", w.u[r], mark(changed));
         }
         s.truncate(s.trim_end().len());
         s.push('\n');
     }
-    s
+    super::width::wrap_lines(&s, width)
 }
 
 /// Disassembly of `count` instructions around `center` (`=>` marks the PC, `B` breakpoints).
@@ -616,24 +653,19 @@ pub fn points_table(m: &Machine, rows: &[PointRow], watch_only: bool) -> String 
     s
 }
 
-/// `print` of a per-lane expression: four rows of eight lanes, inactive lanes in
-/// parentheses, each value in format `fmt`.
-pub fn lane_values(text: &str, values: &[i64], exec: u32, fmt: char) -> String {
-    let mut s = format!("{text} (by lane; inactive lanes in parentheses):\n");
-    for (row, chunk) in values.chunks(8).enumerate() {
-        let _ = write!(s, "  [{:>2}]", row * 8);
-        for (i, v) in chunk.iter().enumerate() {
-            let l = row * 8 + i;
-            let v = format_value(*v as u64, fmt, 8);
-            if exec >> l & 1 == 1 {
-                let _ = write!(s, "  {v:>11} ");
-            } else {
-                let _ = write!(s, " ({v:>11})");
-            }
-        }
-        s.truncate(s.trim_end().len());
-        s.push('\n');
-    }
+/// `print` of a per-lane expression: four rows of eight lanes (or as many a row as fit
+/// `width` columns; 0 is unlimited), inactive lanes in parentheses, each value in format
+/// `fmt`.
+pub fn lane_values(text: &str, values: &[i64], exec: u32, fmt: char, width: usize) -> String {
+    let head = format!("{text} (by lane; inactive lanes in parentheses):");
+    let mut s = super::width::wrap_lines(&head, width) + "\n";
+    let values: Vec<String> = values
+        .iter()
+        .map(|v| format_value(*v as u64, fmt, 8))
+        .collect();
+    s.push_str(&lane_rows(&values, width, false, |l| {
+        (exec >> l & 1 == 1, false)
+    }));
     s
 }
 

@@ -160,6 +160,8 @@ fn every_command_and_alias_runs() {
         ("set", "set format lanes unsigned".to_string()),
         ("set", "set memory-unit words".to_string()),
         ("set", "set split lanes 40".to_string()),
+        ("set", "set width 80".to_string()),
+        ("set", "set width unlimited".to_string()),
     ];
     for (command, line) in &later {
         if command::canonical(command).is_none() {
@@ -489,6 +491,9 @@ fn every_kind_of_command_prints_as_text_that_parses_back() {
         "set split source 70",
         "set split console default",
         "set split lanes 55",
+        "set width 80",
+        "set width 0",
+        "set width unlimited",
         "disassemble",
         "disassemble here",
         "expect 16 == 1 << 4",

@@ -48,3 +48,4 @@ mod stepping;
 mod time_travel;
 mod time_travel_index;
 mod watchpoints;
+mod width;

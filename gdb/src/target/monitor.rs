@@ -332,7 +332,7 @@ pub fn run(t: &mut WaveTarget, line: &str) -> String {
         }
         "decode" => return decode(t, rest),
         "help" if rest.is_empty() => {
-            let base = command::help(None).unwrap_or_default();
+            let base = command::help(None, 0).unwrap_or_default();
             return format!("{base}\n{SERVER_HELP}");
         }
         _ => {}

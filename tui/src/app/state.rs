@@ -306,18 +306,11 @@ impl App {
     }
 
     /// The completions of the word before the command line's cursor while it is being
-    /// typed: where the word starts (in chars, after the `:`), and the candidates. `None`
-    /// while the word is empty, or when an argument has none (a number); an unknown
-    /// command word gives an empty list.
+    /// typed: where the word starts (in chars, after the `:`), and the candidates
+    /// ([`crate::completion::shown`] says when there are none to show).
     pub fn completions(&self) -> Option<(usize, Vec<String>)> {
         let e = self.editor.as_ref()?;
-        let before = e.before_cursor();
-        let (start, candidates) = self.words.candidates(before);
-        let command_word = before[..start].trim().is_empty();
-        if before.len() == start || (candidates.is_empty() && !command_word) {
-            return None;
-        }
-        Some((before[..start].chars().count(), candidates))
+        crate::completion::shown(e.before_cursor(), &self.words)
     }
 
     /// The selected wave's PC (a byte address); `None` when no wave is resident.

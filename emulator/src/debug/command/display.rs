@@ -248,6 +248,7 @@ impl Display for Command {
             Command::SetMemoryUnit(unit) => write!(f, "set memory-unit {}", unit.word()),
             Command::SetSplit(target, Some(p)) => write!(f, "set split {} {p}", target.word()),
             Command::SetSplit(target, None) => write!(f, "set split {} default", target.word()),
+            Command::SetWidth(n) => write!(f, "set width {n}"),
             Command::Expect { lhs, op, rhs } => write!(f, "expect {lhs} {} {rhs}", op.text()),
             Command::Display(None) => f.write_str(name),
             Command::Display(Some(d)) => match d.format {

@@ -179,8 +179,8 @@ pub const HELP: &[HelpEntry] = &[
     HelpEntry {
         name: "set",
         aliases: &[],
-        usage: "set REG = VALUE | set vN[L] = VALUE | set SPACE:ADDR = VALUE | set scheduler-locking on|off | set history-size MIB | set check races|sync|init|hazards|xlane|all on|off | set context on|off | set context-sections SECTION,...|all | set confirm on|off | set format lanes|registers|memory hex|unsigned|signed|f32 | set memory-unit bytes|words | set split left|source|console|lanes PERCENT|default",
-        about: "change a register (vN sets every lane), one lane, a u32 in memory, or a setting; `set check` turns sanitizer detectors on or off (a finding stops the run; see docs/sanitizer.md); `set context on` shows the context after every stop (on by default in the REPL) and `set context-sections` chooses its sections, in order, from reason, code, source, regs, lanes, exec; `set confirm off` lets `restart` and `load` throw the recorded history away without asking first (on by default, as in gdb); `set format` chooses how the TUI's lane grid, Registers pane or Memory pane writes values and `set memory-unit` whether the Memory pane shows bytes or 32-bit words (the TUI's keys send these; a saved session keeps them); `set split` gives the TUI's left column, the source above the disassembly, the console or the lane grid that share of its column, 10-90 percent (`default`: the TUI's own; the keys `+`, `-`, `<`, `>` send it)",
+        usage: "set REG = VALUE | set vN[L] = VALUE | set SPACE:ADDR = VALUE | set scheduler-locking on|off | set history-size MIB | set check races|sync|init|hazards|xlane|all on|off | set context on|off | set context-sections SECTION,...|all | set confirm on|off | set format lanes|registers|memory hex|unsigned|signed|f32 | set memory-unit bytes|words | set split left|source|console|lanes PERCENT|default | set width N|unlimited",
+        about: "change a register (vN sets every lane), one lane, a u32 in memory, or a setting; `set check` turns sanitizer detectors on or off (a finding stops the run; see docs/sanitizer.md); `set context on` shows the context after every stop (on by default in the REPL) and `set context-sections` chooses its sections, in order, from reason, code, source, regs, lanes, exec; `set confirm off` lets `restart` and `load` throw the recorded history away without asking first (on by default, as in gdb); `set width N` fits output to N columns (0 or unlimited: no limit, the default; the REPL on a terminal follows the terminal's width until `set width` is used); `set format` chooses how the TUI's lane grid, Registers pane or Memory pane writes values and `set memory-unit` whether the Memory pane shows bytes or 32-bit words (the TUI's keys send these; a saved session keeps them); `set split` gives the TUI's left column, the source above the disassembly, the console or the lane grid that share of its column, 10-90 percent (`default`: the TUI's own; the keys `+`, `-`, `<`, `>` send it)",
     },
     HelpEntry {
         name: "why",
@@ -254,10 +254,15 @@ pub fn usage(name: &str) -> Option<&'static str> {
     HELP.iter().find(|e| e.name == name).map(|e| e.usage)
 }
 
-/// The help text: every command with its summary, or one command in full.
-pub fn help(topic: Option<&str>) -> Result<String, CommandError> {
+/// The help text: every command with its summary, or one command in full; fitted to
+/// `width` columns (0: unlimited), wrapped at words with its indentation (a summary goes
+/// on under itself, a description under its first word).
+pub fn help(topic: Option<&str>, width: usize) -> Result<String, CommandError> {
+    use crate::debug::width::wrap;
     let Some(t) = topic else {
         let mut s = String::from("Commands (`help COMMAND` for details):\n");
+        // The summaries start in column 25; a narrow screen indents them less.
+        let indent = if width == 0 || width >= 50 { 25 } else { 6 };
         for e in HELP {
             let short = e.about.split(';').next().unwrap_or(e.about);
             let a = if e.aliases.is_empty() {
@@ -265,7 +270,11 @@ pub fn help(topic: Option<&str>) -> Result<String, CommandError> {
             } else {
                 format!(" ({})", e.aliases.join(", "))
             };
-            s.push_str(&format!("  {:<22} {short}\n", format!("{}{a}", e.name)));
+            let line = format!("  {:<22} {short}", format!("{}{a}", e.name));
+            for l in wrap(&line, width, indent) {
+                s.push_str(&l);
+                s.push('\n');
+            }
         }
         return Ok(s);
     };
@@ -273,12 +282,16 @@ pub fn help(topic: Option<&str>) -> Result<String, CommandError> {
         .iter()
         .find(|e| e.is_named(t.trim()))
         .ok_or_else(|| ParseError::unknown_topic(t))?;
-    let a = if e.aliases.is_empty() {
-        String::new()
-    } else {
-        format!("\naliases: {}", e.aliases.join(", "))
-    };
-    Ok(format!("{}\n{}: {}{a}\n", e.usage, e.name, e.about))
+    let mut lines = wrap(e.usage, width, 2);
+    lines.extend(wrap(&format!("{}: {}", e.name, e.about), width, 2));
+    if !e.aliases.is_empty() {
+        lines.extend(wrap(
+            &format!("aliases: {}", e.aliases.join(", ")),
+            width,
+            2,
+        ));
+    }
+    Ok(lines.join("\n") + "\n")
 }
 
 /// docs/commands.md: the guide text plus the reference generated from [`HELP`] (a test
@@ -403,6 +416,21 @@ the reason (the stop's description is right above it); the REPL starts with it o
 engine, and so replay, with it off, which keeps transcripts short;
 `set context-sections exec,regs` chooses the sections and their order from `reason`,
 `code`, `source`, `regs`, `lanes` and `exec` (`all` for every one).
+
+## Width
+
+As gdb's `set width N`, output is fitted to N columns: lane tables (`print v1`, the
+context's lanes) and the u registers of `info registers` put as many columns a row as fit
+(8 lanes a row unfitted; 4 at 80 columns, 2 at 40, 12 at 200), `help` wraps at words
+with its indentation, the context cuts a long line at a space and ends it with `…`, and
+any other long line wraps at a space, so no number is split. `set width 0` (or
+`unlimited`) fits nothing: the default, so piped input, `wavedbg replay`, the GDB
+server's `monitor` and the DAP console print as they always have. The REPL on a terminal
+sets the width from the terminal's columns before each command, so a resize applies to
+the next one; once `set width` is typed, the width it gives wins for the rest of the
+session (`set width 0` then means unlimited, as in gdb). The TUI's console wraps command
+output itself at the pane's width (and again when the pane is resized), so it leaves the
+width unlimited.
 
 ## Formats
 

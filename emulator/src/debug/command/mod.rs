@@ -338,6 +338,9 @@ pub enum Command {
     /// `set split left|source|console|lanes PERCENT|default`: a split's share of the
     /// TUI's screen (`None`: the default).
     SetSplit(super::panes::SplitTarget, Option<u16>),
+    /// `set width N` (`unlimited` is 0): the columns command output is fitted to, as
+    /// gdb's `set width`; 0 leaves it unfitted.
+    SetWidth(u32),
     /// `expect EXPR OP VALUE`.
     Expect {
         /// The left side.
@@ -437,6 +440,7 @@ impl Command {
             | Command::SetFormat(..)
             | Command::SetMemoryUnit(_)
             | Command::SetSplit(..) => "set",
+            Command::SetWidth(_) => "set",
             Command::Why => "why",
             Command::Disassemble(_) => "disassemble",
             Command::List(_) => "list",

@@ -727,6 +727,13 @@ fn set_command(l: &Line<'_>, rest: &str) -> Result<Command, ParseError> {
             _ => Err(l.error("set context on|off")),
         };
     }
+    if let Some(v) = setting("width") {
+        return match v {
+            "unlimited" => Ok(Command::SetWidth(0)),
+            "" => Err(l.error("set width N|unlimited")),
+            n => Ok(Command::SetWidth(l.number32(n)?)),
+        };
+    }
     if let Some(v) = setting("confirm") {
         return match v {
             "on" => Ok(Command::SetConfirm(true)),

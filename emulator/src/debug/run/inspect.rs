@@ -129,7 +129,7 @@ impl Engine {
             }
             Info::Registers(None) => {
                 return Ok(CommandOutput::with(
-                    view::registers(self, self.selected_wave),
+                    view::registers(self, self.selected_wave, self.width),
                     self.registers_output(None),
                 ))
             }
@@ -186,7 +186,13 @@ impl Engine {
         let fmt = format.unwrap_or('u');
         if let Expr::VReg(r, None) = e {
             return Ok(CommandOutput::with(
-                view::lane_view(self, self.selected_wave, *r as usize, format.unwrap_or('x')),
+                view::lane_view(
+                    self,
+                    self.selected_wave,
+                    *r as usize,
+                    format.unwrap_or('x'),
+                    self.width,
+                ),
                 self.registers_output(Some(*r)),
             ));
         }
@@ -198,7 +204,7 @@ impl Engine {
                 .map(|l| e.eval(m, w, Some(l)))
                 .collect::<Result<Vec<i64>, _>>()
                 .map_err(refused)?;
-            let s = view::lane_values(text, &values, exec, fmt);
+            let s = view::lane_values(text, &values, exec, fmt, self.width);
             return Ok(CommandOutput::with(s, Output::Lanes { values, exec }));
         }
         let v = e.eval(m, w, Some(self.selected_lane)).map_err(refused)?;

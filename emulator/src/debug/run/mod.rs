@@ -163,11 +163,18 @@ impl Engine {
 
     /// Runs a command parsed (once) from `text`, and logs `text` as the user wrote it.
     /// The log replays the session, so commands that only manage files stay out of it.
+    /// Its output is fitted to [`Engine::width`] (`set width`; unlimited by default).
     pub fn run_as(&mut self, cmd: &Command, text: &str) -> Result<CommandOutput, CommandError> {
         if !matches!(cmd, Command::Save(_) | Command::Load(_)) {
             self.record_command(text.trim());
         }
-        self.dispatch(cmd)
+        let mut out = self.dispatch(cmd)?;
+        // Tables and help fit already (their renderers take the width); any other long
+        // line wraps at a space, so no number is split.
+        if self.width > 0 {
+            out.text = super::width::wrap_lines(&out.text, self.width);
+        }
+        Ok(out)
     }
 
     /// Each command to the method of its family's file (points, control, inspect,
@@ -233,7 +240,7 @@ impl Engine {
             Command::Expect { lhs, op, rhs } => self.expect_command(lhs, *op, rhs),
             Command::Display(d) => Ok(self.display_command(d.as_ref())),
             Command::Undisplay(n) => self.undisplay_command(*n),
-            Command::Help(topic) => Ok(CommandOutput::text(command::help(*topic)?)),
+            Command::Help(topic) => Ok(CommandOutput::text(command::help(*topic, self.width)?)),
             Command::Set { target, value } => {
                 self.set(target, value)?;
                 Ok(CommandOutput::default())
@@ -270,6 +277,11 @@ impl Engine {
             }
             Command::SetSplit(target, share) => {
                 self.panes.splits.set(*target, *share);
+                Ok(CommandOutput::default())
+            }
+            Command::SetWidth(n) => {
+                self.width = *n as usize;
+                self.width_chosen = true;
                 Ok(CommandOutput::default())
             }
             Command::Save(file) => self.save_command(file),
