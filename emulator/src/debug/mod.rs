@@ -100,6 +100,9 @@ pub struct Engine {
     /// `set confirm`: whether an interactive front end asks before throwing the recorded
     /// history away.
     confirm: bool,
+    /// The numbers of the temporary breakpoints their stop deleted (numbers are never
+    /// reused), so that stop says "Temporary breakpoint N" as gdb does.
+    temporary_hits: Vec<u32>,
 }
 
 /// The most commands the engine's log keeps (sessions save it for replay).
@@ -141,6 +144,7 @@ impl Engine {
             context: context::ContextSettings::default(),
             step_rounds: 0,
             confirm: true,
+            temporary_hits: Vec::new(),
         })
     }
 
@@ -305,6 +309,11 @@ impl Engine {
         self.watchpoints.iter_mut().for_each(|w| w.hits = 0);
         self.rearm();
         self.apply_checks();
+    }
+
+    /// Whether breakpoint `id` was a temporary one that its stop deleted (`tbreak`).
+    pub fn was_temporary(&self, id: u32) -> bool {
+        self.temporary_hits.contains(&id)
     }
 
     /// `set confirm on|off` (on by default, as in gdb): whether a front end whose user

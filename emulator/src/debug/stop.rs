@@ -53,7 +53,7 @@ pub enum Reached {
 impl std::fmt::Display for Reached {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Reached::Address(a) => write!(f, "{a:#x}"),
+            Reached::Address(a) => f.write_str(&super::view::addr_text(*a)),
             Reached::Barrier => f.write_str("barrier"),
             Reached::Exit => f.write_str("exit"),
             Reached::Count(n) => write!(f, "instruction {n}"),
@@ -247,6 +247,7 @@ impl Engine {
             self.resume_over = stop.wave.zip(stop.pc);
             if self.breakpoints.iter().any(|b| b.id == *id && b.temporary) {
                 self.breakpoints.retain(|b| b.id != *id);
+                self.temporary_hits.push(*id);
                 self.rearm();
             }
         }

@@ -60,20 +60,20 @@ fn advance_until_u_and_finish() {
     let (text, s) = stop(&mut e, "advance after");
     assert_eq!(
         text,
-        "wave 1 (workgroup 0) reached 0x40\n  0x0040 <after>: ushli u7, u4, 6\n"
+        "wave 1 (workgroup 0) reached 0x0040 <after>\n  0x0040 <after>: ushli u7, u4, 6\n"
     );
     assert_eq!(s.reason, StopReason::Reached(Reached::Address(0x40)));
     assert_eq!(run(&mut e, "p v1[31]"), "v1[31] = 3\n");
     let (text, _) = stop(&mut e, "until store");
     assert_eq!(
         text,
-        "wave 1 (workgroup 0) reached 0x60\n  0x0060 <store>: st.ubase.b32 v3, u[0:1], v2, 0\n"
+        "wave 1 (workgroup 0) reached 0x0060 <store>\n  0x0060 <store>: st.ubase.b32 v3, u[0:1], v2, 0\n"
     );
     run(&mut e, "restart");
     run(&mut e, "wave 3");
     let (text, _) = stop(&mut e, "u loop+16");
     assert!(
-        text.starts_with("wave 3 (workgroup 1) reached 0x34\n"),
+        text.starts_with("wave 3 (workgroup 1) reached 0x0034"),
         "{text}"
     );
     let (text, s) = stop(&mut e, "finish");
@@ -140,12 +140,12 @@ fn restart_and_its_aliases_keep_breakpoints() {
     run(&mut e, "break store wave 1");
     run(&mut e, "watch 0x100000000");
     let (first, _) = stop(&mut e, "c");
-    for alias in ["restart", "run", "r"] {
+    for alias in ["restart", "start"] {
         stop(&mut e, "c");
         run(&mut e, "wave 3");
-        assert_eq!(
-            run(&mut e, alias),
-            "Restarted: 4 waves resident, all at 0x0000.\n"
+        assert!(
+            run(&mut e, alias).starts_with("Restarted: 4 waves resident, all at 0x0000.\n"),
+            "{alias}"
         );
         assert!(run(&mut e, "info waves").contains("*    0   0    0  ready        0x0000"));
         assert_eq!(
@@ -158,6 +158,16 @@ fn restart_and_its_aliases_keep_breakpoints() {
             "2    hw watchpoint   keep  y                     global:0x100000000 (4 bytes)\n"
         ));
         assert_eq!(stop(&mut e, "c").0, first, "{alias}");
+    }
+    // `run`, as gdb's: restarted, and run to the first stop, the same as before.
+    for alias in ["run", "r"] {
+        stop(&mut e, "c");
+        let (text, _) = stop(&mut e, alias);
+        assert_eq!(
+            text,
+            format!("Restarted: 4 waves resident, all at 0x0000.\n{first}"),
+            "{alias}"
+        );
     }
 }
 

@@ -94,9 +94,21 @@ pub const HELP: &[HelpEntry] = &[
     },
     HelpEntry {
         name: "stepi",
-        aliases: &["si"],
+        aliases: &["si", "nexti", "ni"],
         usage: "stepi [all|alone] [N]",
-        about: "execute N instructions (default 1) of the selected wave, others frozen; with scheduler-locking off, or with `all`, every ready wave advances one instruction per step; `alone` steps the selected wave alone whatever the setting",
+        about: "execute N instructions (default 1) of the selected wave, others frozen; with scheduler-locking off, or with `all`, every ready wave advances one instruction per step; `alone` steps the selected wave alone whatever the setting; `nexti` is the same, a wave having no calls to step over",
+    },
+    HelpEntry {
+        name: "step",
+        aliases: &["s"],
+        usage: "step [N]",
+        about: "step N source lines (default 1) of the selected wave, as gdb's `step`; a kernel has no line table finer than its instructions yet, so it steps N instructions as `stepi N` does",
+    },
+    HelpEntry {
+        name: "next",
+        aliases: &["n"],
+        usage: "next [N]",
+        about: "as `step` (a wave has no calls to step over): N instructions of the selected wave, as `stepi N`",
     },
     HelpEntry {
         name: "reverse-stepi",
@@ -124,15 +136,21 @@ pub const HELP: &[HelpEntry] = &[
     },
     HelpEntry {
         name: "advance",
-        aliases: &["until", "u"],
+        aliases: &[],
         usage: "advance LOCATION | advance barrier",
-        about: "continue until the selected wave reaches LOCATION; `advance barrier` runs the selected wave alone to its next barrier",
+        about: "continue until the selected wave reaches LOCATION; `advance barrier` runs the selected wave to its next barrier (alone, or with scheduler-locking off with every ready wave, so a barrier it waits at releases)",
+    },
+    HelpEntry {
+        name: "until",
+        aliases: &["u"],
+        usage: "until [LOCATION]",
+        about: "without LOCATION, step the selected wave until its PC passes the current one (out of a loop that jumps back), as gdb's `until` does for lines; with LOCATION, as `advance LOCATION`",
     },
     HelpEntry {
         name: "finish",
         aliases: &[],
         usage: "finish",
-        about: "run the selected wave alone until it exits",
+        about: "run the selected wave until it exits (a wave has no calls to return from): alone, or with scheduler-locking off with every ready wave, so a barrier it waits at releases",
     },
     HelpEntry {
         name: "interrupt",
@@ -142,9 +160,45 @@ pub const HELP: &[HelpEntry] = &[
     },
     HelpEntry {
         name: "restart",
-        aliases: &["run", "r"],
+        aliases: &[],
         usage: "restart",
-        about: "restart the launch from the beginning, keeping breakpoints and watchpoints; the recorded history goes, so once something has run the REPL (in a terminal) and the TUI ask first, as gdb's `run` does (`set confirm off`: they do not)",
+        about: "restart the launch from the beginning and run nothing, keeping breakpoints and watchpoints; the recorded history goes, so once something has run the REPL (in a terminal) and the TUI ask first, as gdb's `run` does (`set confirm off`: they do not)",
+    },
+    HelpEntry {
+        name: "run",
+        aliases: &["r"],
+        usage: "run",
+        about: "as gdb's `run`: start the launch from the beginning and run all waves until a breakpoint, watchpoint, fault, deadlock, interrupt or the end; once something has run it asks first, as `restart` does",
+    },
+    HelpEntry {
+        name: "start",
+        aliases: &[],
+        usage: "start",
+        about: "start the launch from the beginning and stop at its first instruction, as gdb's `start` stops at `main`; asks first as `run` does",
+    },
+    HelpEntry {
+        name: "backtrace",
+        aliases: &["bt", "where"],
+        usage: "backtrace",
+        about: "show the selected wave's stack: one frame, the PC with its label and source line (this GPU has no call stack), and the wave and lane it is for",
+    },
+    HelpEntry {
+        name: "frame",
+        aliases: &["f"],
+        usage: "frame [0]",
+        about: "describe frame 0, the only one (a wave has no caller frames)",
+    },
+    HelpEntry {
+        name: "up",
+        aliases: &[],
+        usage: "up [N]",
+        about: "as gdb at the outermost frame: there is no caller frame to go up to",
+    },
+    HelpEntry {
+        name: "down",
+        aliases: &[],
+        usage: "down [N]",
+        about: "as gdb at the innermost frame: there is no frame to go down to",
     },
     HelpEntry {
         name: "wave",
@@ -161,8 +215,8 @@ pub const HELP: &[HelpEntry] = &[
     HelpEntry {
         name: "info",
         aliases: &["i"],
-        usage: "info waves|lanes|registers [REG]|breakpoints|watchpoints|changes|display|history|findings|buffers|labels",
-        about: "show waves, the selected wave's lanes, registers (all, or one v register across lanes), breakpoints and watchpoints (by number), watchpoints, what changed since the previous stop, the time-travel record, the sanitizer's findings, the global buffers (name, address, size, the `.arg` registers holding it) or the labels (name, address, source line)",
+        usage: "info waves|threads|lanes [/F] [REG...]|registers [REG]|frame|breakpoints|watchpoints|changes|display|history|findings|buffers|labels",
+        about: "show waves (`threads`, as gdb names them), the selected wave's lanes (each lane's state: active, inactive or exited, `*` the selected one, `B`/`W` the lanes of the last breakpoint or watchpoint stop of this wave, and a column per listed register vN, uN or exec, in format /x /d /u or /f), registers (all, or one v register across lanes), the frame as gdb's `info frame`, breakpoints and watchpoints (by number), watchpoints, what changed since the previous stop, the time-travel record, the sanitizer's findings, the global buffers (name, address, size, the `.arg` registers holding it) or the labels (name, address, source line)",
     },
     HelpEntry {
         name: "print",
@@ -244,9 +298,30 @@ pub const HELP: &[HelpEntry] = &[
     },
 ];
 
+/// `quit`: ended by the front end that has a session to end (the REPL, the TUI), before
+/// any parsing ([`crate::debug::driver::QUIT_WORDS`]); described by `help` beside the
+/// commands, though no [`super::Command`] stands for it.
+pub const QUIT: HelpEntry = HelpEntry {
+    name: "quit",
+    aliases: &["q", "exit"],
+    usage: "quit",
+    about: "end the session (the REPL, the TUI); a replayed script ends at its last line, and the GDB server's `monitor` and the DAP console have no session of their own to end",
+};
+
+/// Every entry `help` describes: the commands, then `quit`.
+fn entries() -> impl Iterator<Item = &'static HelpEntry> {
+    HELP.iter().chain(std::iter::once(&QUIT))
+}
+
 /// The canonical name of a command or alias.
 pub fn canonical(word: &str) -> Option<&'static str> {
     HELP.iter().find(|e| e.is_named(word)).map(|e| e.name)
+}
+
+/// The canonical name of what `help WORD` describes: a command or alias, or `quit` and
+/// its aliases.
+pub fn help_topic(word: &str) -> Option<&'static str> {
+    entries().find(|e| e.is_named(word)).map(|e| e.name)
 }
 
 /// The usage line of a command, by canonical name.
@@ -258,7 +333,7 @@ pub fn usage(name: &str) -> Option<&'static str> {
 pub fn help(topic: Option<&str>) -> Result<String, CommandError> {
     let Some(t) = topic else {
         let mut s = String::from("Commands (`help COMMAND` for details):\n");
-        for e in HELP {
+        for e in entries() {
             let short = e.about.split(';').next().unwrap_or(e.about);
             let a = if e.aliases.is_empty() {
                 String::new()
@@ -269,8 +344,7 @@ pub fn help(topic: Option<&str>) -> Result<String, CommandError> {
         }
         return Ok(s);
     };
-    let e = HELP
-        .iter()
+    let e = entries()
         .find(|e| e.is_named(t.trim()))
         .ok_or_else(|| ParseError::unknown_topic(t))?;
     let a = if e.aliases.is_empty() {
@@ -288,7 +362,7 @@ pub fn markdown() -> String {
     s.push_str(
         "\n## Reference\n\n| command | aliases | usage | what it does |\n|---|---|---|---|\n",
     );
-    for e in HELP {
+    for e in entries() {
         let aliases = if e.aliases.is_empty() {
             "-".to_string()
         } else {

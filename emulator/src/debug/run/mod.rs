@@ -109,6 +109,13 @@ pub enum Output {
         /// The selected lane (0-31).
         selected: u8,
     },
+    /// `backtrace`, `frame`, `info frame`: the selected wave's one frame.
+    Frame {
+        /// The wave's global id.
+        wave: u32,
+        /// The byte address of its next instruction.
+        pc: u64,
+    },
     /// `info registers`, or `print vN`: one wave's registers as they are now.
     Registers {
         /// The wave's global id.
@@ -198,13 +205,15 @@ impl Engine {
             Command::StepiAlone(n) => {
                 self.steps("stepi alone", *n, |e| e.run_wave(e.selected_wave, *n))
             }
+            Command::Step(n) | Command::Next(n) => self.steps(name, *n, |e| e.step_lines(*n)),
+            Command::Until(None) => self.resumed(Engine::until_past),
             Command::ReverseStepi(n) => self.reverse_stepi_command(*n),
             Command::ReverseContinue => self.resumed(Engine::reverse_continue),
             Command::Goto(n) => {
                 let stop = self.goto(*n).map_err(|e| CommandError::engine(name, e))?;
                 Ok(self.stopped(stop))
             }
-            Command::Advance(location) => {
+            Command::Advance(location) | Command::Until(Some(location)) => {
                 let a = self
                     .resolve_location(location)
                     .map_err(|e| CommandError::engine(name, e))?;
@@ -214,6 +223,18 @@ impl Engine {
             Command::Finish => self.resumed(Engine::finish_wave),
             Command::Interrupt => Ok(Self::interrupt_command()),
             Command::Restart => Ok(self.restart_command()),
+            Command::Run => Ok(self.run_command()),
+            Command::Start => Ok(self.start_command()),
+            Command::Backtrace => self.backtrace_command(),
+            Command::Frame(n) => self.frame_command(n.unwrap_or(0)),
+            Command::Up(_) => Err(CommandError::refused(
+                "up",
+                "Initial frame selected; you cannot go up.",
+            )),
+            Command::Down(_) => Err(CommandError::refused(
+                "down",
+                "Bottom (innermost) frame selected; you cannot go down.",
+            )),
             Command::Wave(id) => self.wave_command(*id),
             Command::Lane(l) => self.lane_command(*l),
             Command::Info(what) => self.info(what),
@@ -288,6 +309,8 @@ impl Engine {
         use super::command::ListArg;
         match cmd {
             Command::Stepi(_)
+            | Command::Step(_)
+            | Command::Next(_)
             | Command::StepiAll(_)
             | Command::StepiAlone(_)
             | Command::ReverseStepi(_)
