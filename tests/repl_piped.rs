@@ -211,7 +211,10 @@ fn gdbs_words_do_what_gdb_does_at_the_wave_level() {
         out.contains("Stack level 0, frame of wave 0 (workgroup 0), lane 0:\n pc = 0x000c in histogram (histogram.s:33)"),
         "{out}"
     );
-    assert!(out.contains("Outermost frame: this GPU has no call stack"), "{out}");
+    assert!(
+        out.contains("Outermost frame: this GPU has no call stack"),
+        "{out}"
+    );
     assert!(
         out.contains("error: Initial frame selected; you cannot go up."),
         "{out}"

@@ -37,7 +37,11 @@ impl Engine {
     /// frozen); without, every ready wave advances one instruction per step, in order.
     pub fn step(&mut self, n: u64) -> StopEvent {
         if self.scheduler_locking {
-            self.run_alone(self.selected_wave, Goal::Steps(n.max(1)))
+            self.run_alone(
+                self.selected_wave,
+                Goal::Steps(n.max(1)),
+                Blocked::AtBarrier,
+            )
         } else {
             self.step_all(n.max(1))
         }
@@ -45,7 +49,21 @@ impl Engine {
 
     /// Runs wave `w` (an index into the machine's waves) alone, the others frozen, for `n`
     /// instructions or, with `n == u64::MAX`, until something stops it. Selects the wave.
+    /// A wave waiting at a barrier cannot run: the stop says the others are frozen (a GDB
+    /// client's scheduler locking froze them).
     pub fn run_wave(&mut self, w: usize, n: u64) -> StopEvent {
+        self.run_wave_as(w, n, Blocked::AtBarrier)
+    }
+
+    /// `stepi alone N`: the selected wave alone for `n` instructions whatever scheduler
+    /// locking says; waiting at a barrier, the stop names what can release it.
+    pub fn step_alone(&mut self, n: u64) -> StopEvent {
+        self.run_wave_as(self.selected_wave, n, Blocked::AtBarrierAlone)
+    }
+
+    /// [`Engine::run_wave`], with `at_barrier` the reason a wave waiting at a barrier
+    /// gives.
+    fn run_wave_as(&mut self, w: usize, n: u64, at_barrier: Blocked) -> StopEvent {
         if w >= self.machine.waves.len() {
             return self.finish(self.event(StopReason::Blocked(Blocked::NoWave(w)), None));
         }
@@ -55,7 +73,7 @@ impl Engine {
         } else {
             Goal::Steps(n.max(1))
         };
-        self.run_alone(w, goal)
+        self.run_alone(w, goal, at_barrier)
     }
 
     /// Steps wave `w` by one instruction; if it waits at a barrier, the other waves run
@@ -173,7 +191,7 @@ impl Engine {
     fn run_selected(&mut self, goal: Goal) -> StopEvent {
         let w = self.selected_wave;
         if self.scheduler_locking {
-            self.run_alone(w, goal)
+            self.run_alone(w, goal, Blocked::AtBarrier)
         } else {
             self.run_rounds(w, goal)
         }
@@ -298,8 +316,10 @@ impl Engine {
     }
 
     /// Runs wave `w` alone (the others frozen), checking breakpoints and watchpoints at
-    /// every instruction.
-    fn run_alone(&mut self, w: usize, goal: Goal) -> StopEvent {
+    /// every instruction. `at_barrier` is why it cannot run while it waits at a barrier,
+    /// whose hint names what works: scheduler locking froze the others, or the command
+    /// runs the wave alone whatever the setting.
+    fn run_alone(&mut self, w: usize, goal: Goal, at_barrier: Blocked) -> StopEvent {
         self.begin();
         let id = self.machine.waves.get(w).map(|x| x.id);
         let mut done = 0u64;
@@ -331,7 +351,7 @@ impl Engine {
             };
             let blocked = match wave.state {
                 WaveState::Ready | WaveState::Stopped => None,
-                WaveState::AtBarrier => Some(StopReason::Blocked(Blocked::AtBarrier)),
+                WaveState::AtBarrier => Some(StopReason::Blocked(at_barrier)),
                 WaveState::Exited if goal == Goal::Exit => Some(StopReason::Reached(Reached::Exit)),
                 WaveState::Exited => Some(StopReason::Blocked(Blocked::Exited)),
                 WaveState::Faulted => Some(StopReason::Blocked(Blocked::Faulted)),

@@ -67,9 +67,13 @@ pub enum Blocked {
     /// No wave at this index.
     #[error("no wave with index {0}")]
     NoWave(usize),
-    /// The wave waits at a barrier while the others are frozen.
+    /// The wave waits at a barrier while the others are frozen by scheduler locking.
     #[error("the wave waits at a barrier for the other waves of its workgroup, which are frozen (continue, or set scheduler-locking off)")]
     AtBarrier,
+    /// The wave waits at a barrier, and the command runs it alone whatever scheduler
+    /// locking says (`stepi alone`, the TUI's `s` with scheduler-locking off).
+    #[error("the wave waits at a barrier for the other waves of its workgroup, and a wave run alone cannot release it (continue, or stepi all)")]
+    AtBarrierAlone,
     /// The wave has exited.
     #[error("the wave has exited")]
     Exited,

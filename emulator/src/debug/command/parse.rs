@@ -331,7 +331,7 @@ pub fn parse(line: &str) -> Result<Option<Command>, ParseError> {
                     "`{word}` ends an interactive session (the REPL, the TUI); there is none to end here"
                 ),
                 column: Some(1),
-                usage: Some(QUIT.usage),
+                usage: Some(HELP_HINT),
             });
         }
         let near = suggestion(word);

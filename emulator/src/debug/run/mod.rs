@@ -202,9 +202,7 @@ impl Engine {
             Command::Continue => self.resumed(Engine::continue_all),
             Command::Stepi(n) => self.steps("stepi", *n, |e| e.step(*n)),
             Command::StepiAll(n) => self.steps("stepi all", *n, |e| e.step_all(*n)),
-            Command::StepiAlone(n) => {
-                self.steps("stepi alone", *n, |e| e.run_wave(e.selected_wave, *n))
-            }
+            Command::StepiAlone(n) => self.steps("stepi alone", *n, |e| e.step_alone(*n)),
             Command::Step(n) | Command::Next(n) => self.steps(name, *n, |e| e.step_lines(*n)),
             Command::Until(None) => self.resumed(Engine::until_past),
             Command::ReverseStepi(n) => self.reverse_stepi_command(*n),
