@@ -168,37 +168,37 @@ pub const HELP: &[HelpEntry] = &[
         name: "run",
         aliases: &["r"],
         usage: "run",
-        about: "as gdb's `run`: start the launch from the beginning and run all waves until a breakpoint, watchpoint, fault, deadlock, interrupt or the end; once something has run it asks first, as `restart` does",
+        about: "restart the launch and run all waves until something stops them, as gdb's `run`; a breakpoint, watchpoint, fault, deadlock, interrupt or the end stops them; once something has run it asks first, as `restart` does",
     },
     HelpEntry {
         name: "start",
         aliases: &[],
         usage: "start",
-        about: "start the launch from the beginning and stop at its first instruction, as gdb's `start` stops at `main`; asks first as `run` does",
+        about: "restart the launch and stop at its first instruction, as gdb's `start`; asks first as `run` does",
     },
     HelpEntry {
         name: "backtrace",
         aliases: &["bt", "where"],
         usage: "backtrace",
-        about: "show the selected wave's stack: one frame, the PC with its label and source line (this GPU has no call stack), and the wave and lane it is for",
+        about: "show the selected wave's one frame, gdb style; the PC with the label it is in and its source line (this GPU has no call stack), and the wave and lane it is for",
     },
     HelpEntry {
         name: "frame",
         aliases: &["f"],
         usage: "frame [0]",
-        about: "describe frame 0, the only one (a wave has no caller frames)",
+        about: "describe frame 0, the only one; a wave has no caller frames",
     },
     HelpEntry {
         name: "up",
         aliases: &[],
         usage: "up [N]",
-        about: "as gdb at the outermost frame: there is no caller frame to go up to",
+        about: "refused as gdb refuses it at the outermost frame; a wave has no caller frame to go up to",
     },
     HelpEntry {
         name: "down",
         aliases: &[],
         usage: "down [N]",
-        about: "as gdb at the innermost frame: there is no frame to go down to",
+        about: "refused as gdb refuses it at the innermost frame; there is no frame to go down to",
     },
     HelpEntry {
         name: "wave",
@@ -395,6 +395,11 @@ This file is generated from the same table as `help` (`emulator/src/debug/comman
 Waves are numbered by their global id (`workgroup * waves_per_workgroup + index`); `wave N`
 selects one, `lane N` a lane of it. Commands that read lane values (`print v3`,
 conditions, `scratch:` memory) use the selected lane unless an index is given (`v3[5]`).
+`info lanes [/F] [REG...]`, as cuda-gdb's `info cuda lanes`, shows a row per lane of the
+selected wave: `*` the selected lane, its state (active or inactive by EXEC; exited or
+faulted with its wave), `B` or `W` when it is one of the lanes of the last stop at a
+breakpoint or watchpoint of this wave, and a column per register listed (`vN`, `uN`,
+`exec`), in hex or in format `/d`, `/u`, `/f` (`info lanes /d v3 v4`).
 Every stop selects the wave it concerns. A stop is one of: breakpoint (with the lanes that
 satisfied the condition), watchpoint (wave, accessing PC, lanes, old and new values), step
 done, a location reached, the `brk` instruction, a fault (reported as the signal gdb would
@@ -411,6 +416,24 @@ waves the stop says so instead of hanging. `stepi all [N]` advances every ready 
 times whatever the setting (the TUI's `S`), and `stepi alone [N]` the selected wave alone
 (the TUI's `s`). `stepi 0` executes nothing and says so, as gdb
 does.
+
+gdb's source-level words work at the wave level. A kernel has no line table finer than
+its instructions yet (the engine asks `Engine::has_line_table` in one place), so `step`
+(`s`) and `next` (`n`) step instructions as `stepi` does, and `nexti` (`ni`) is `stepi`:
+a wave has no calls to step over; each keeps its own word in recordings. `until` (`u`)
+without a location steps until the PC passes the current one, out of a loop that jumps
+back; with one it is `advance`. With `set scheduler-locking off`, `finish`, `until` and
+`advance barrier` run every ready wave a round at a time, as gdb lets other threads run
+during `finish`, so a barrier the wave waits at releases; with it on, a wave waiting at a
+barrier cannot move and the stop says `continue, or set scheduler-locking off`. A wave
+has no call stack: `backtrace` (`bt`, `where`) and `frame` (`f`) show its one frame,
+gdb style (`#0  0x006c in next_word () at histogram.s:55`, the label the PC is in as
+the function), for the selected wave and lane; `info frame` describes it in gdb's words
+(the outermost frame, no caller); `up` and `down` refuse as gdb does at the outermost
+and innermost frame. `info threads` is `info waves` and `thread N` is `wave N`. A
+temporary breakpoint's stop says `Temporary breakpoint N, ...`, as gdb's does. An
+unknown word suggests the nearest command or gdb alias (`bactrace`: `backtrace`), and
+`help` knows every alias and `quit`.
 
 ## Breakpoints
 
@@ -499,8 +522,11 @@ session file's absolute path. A recorded REPL session replays to success.
 
 ## Restarting
 
-`restart` (`run`, `r`) starts the launch again from the beginning, keeping breakpoints,
-watchpoints and displays, and `load FILE` relaunches with a session's settings. Both throw
+`restart` starts the launch again from the beginning and runs nothing, keeping
+breakpoints, watchpoints and displays; `run` (`r`), as gdb's, starts it again and runs
+every wave until something stops them (a breakpoint, a watchpoint, a fault, the end), and
+`start` starts it again and stops at the first instruction; `load FILE` relaunches with
+a session's settings. All of them throw
 away the recorded history (docs/time-travel.md), so once something has run (an
 instruction, an edit) the REPL in a terminal and the TUI ask first, as gdb asks before
 `run`:
