@@ -616,3 +616,115 @@ fn stepi_all_steps_every_ready_wave_whatever_the_locking() {
     );
     assert_eq!(e.log().last().map(String::as_str), Some("stepi all"));
 }
+
+/// gdb's `step` and `next` step instructions (no line table finer than them), log as the
+/// user's word and repeat on Enter; `until` without a location leaves a loop that jumps
+/// back, and with one is `advance`; `bt`, `frame` and `info frame` show the one frame.
+#[test]
+fn gdbs_step_next_until_and_frames_at_the_wave_level() {
+    assert!(!one_wave_loop().has_line_table());
+    for (word, same) in [("step 3", "stepi 3"), ("next 2", "stepi 2"), ("s", "si")] {
+        let (mut a, mut b) = (one_wave_loop(), one_wave_loop());
+        let (_, sa) = stop(&mut a, word);
+        let (_, sb) = stop(&mut b, same);
+        assert_eq!((sa.pc, sa.instructions), (sb.pc, sb.instructions), "{word}");
+        assert_eq!(a.log(), [word]);
+        let cmd = command::parse(word).expect("parses").expect("a command");
+        assert_eq!(a.repeat_of(&cmd), Some(cmd.clone()), "Enter repeats {word}");
+        assert_eq!(
+            cmd.to_string().split_whitespace().next(),
+            Some(if word.starts_with('n') {
+                "next"
+            } else {
+                "step"
+            })
+        );
+    }
+    // `until` at the loop's backward branch runs the loop out: it stops past the branch.
+    let mut e = one_wave_loop();
+    stop(&mut e, "advance loop+24");
+    let branch = e.machine().waves[0].pc;
+    let (text, s) = stop(&mut e, "until");
+    assert_eq!(s.reason, StopReason::Step);
+    assert_eq!(s.pc, Some(branch + 4), "{text}");
+    assert!(text.contains("0x0040 <after>"), "{text}");
+    assert!(run(&mut e, "p u6").contains("= 0"), "the loop ran out");
+    // `until LOCATION` is `advance LOCATION`, and keeps its word.
+    let (text, s) = stop(&mut e, "until store");
+    assert_eq!(s.reason, StopReason::Reached(Reached::Address(0x60)));
+    assert!(
+        text.starts_with("wave 0 (workgroup 0) reached 0x0060 <store>"),
+        "{text}"
+    );
+    assert_eq!(e.log().last().map(String::as_str), Some("until store"));
+    // The one frame.
+    let mut e = one_wave_loop();
+    e.set_source("loop.s", LOOP);
+    stop(&mut e, "advance after");
+    run(&mut e, "lane 7");
+    let line = line_of(LOOP, "after:") + 1;
+    assert_eq!(
+        run(&mut e, "bt"),
+        format!("#0  0x0040 in after () at loop.s:{line}\n    [wave 0 (workgroup 0), lane 7; a wave has no call stack]\n")
+    );
+    assert_eq!(run(&mut e, "where"), run(&mut e, "backtrace"));
+    assert!(run(&mut e, "frame").starts_with(&format!(
+        "#0  0x0040 in after () at loop.s:{line}\n{line:>4}\t"
+    )));
+    assert_eq!(run(&mut e, "up 0"), run(&mut e, "frame"));
+    let info = run(&mut e, "info frame");
+    assert!(
+        info.starts_with(&format!("Stack level 0, frame of wave 0 (workgroup 0), lane 7:\n pc = 0x0040 <after> in after (loop.s:{line}); saved pc = none\n")),
+        "{info}"
+    );
+    assert_eq!(fail(&mut e, "frame 1").message(), "No frame at level 1.");
+    // Before any label the kernel stands for the function.
+    run(&mut e, "restart");
+    assert!(run(&mut e, "bt").starts_with("#0  0x0000 in loop () at loop.s:"));
+    // An exited wave has no stack, as gdb says of a process that is gone.
+    stop(&mut e, "finish");
+    assert_eq!(fail(&mut e, "bt").message(), "No stack: wave 0 has exited.");
+}
+
+/// `info lanes` with register columns and formats, the lanes of the last stop marked, and
+/// the lanes of an exited wave exited.
+#[test]
+fn info_lanes_shows_states_stop_marks_and_register_columns() {
+    let mut e = one_wave_loop();
+    run(&mut e, "break loop if v3 >= 120");
+    stop(&mut e, "continue");
+    let text = run(&mut e, "info lanes v3 u6 exec");
+    let rows: Vec<&str> = text.lines().collect();
+    assert_eq!(rows[0], "wave 0: EXEC = 0xffffffff (32 active)");
+    assert_eq!(rows[1], "B: the lanes that stopped at breakpoint 1");
+    assert_eq!(
+        rows[2],
+        "  Lane  State     Hit          v3          u6  exec"
+    );
+    assert_eq!(rows.len(), 3 + 32);
+    // The selected lane is the first that stopped.
+    let selected = rows
+        .iter()
+        .find(|r| r.starts_with('*'))
+        .expect("a selected lane");
+    assert!(selected.contains(" B "), "{selected}");
+    let d = run(&mut e, "info lanes /d v3");
+    let row = |t: &str, lane: usize| t.lines().nth(3 + lane).unwrap_or_default().to_string();
+    assert!(row(&d, 0).ends_with(" 0"), "{d}");
+    assert!(row(&d, 31).ends_with(" 124"), "{d}");
+    assert!(row(&d, 31).contains(" B "), "{d}");
+    assert!(!row(&d, 0).contains(" B "), "{d}");
+    // Errors say what a column can be.
+    let err = fail(&mut e, "info lanes v200").message();
+    assert!(
+        err.contains("is not a register (v0-v127, u0-u63, exec)"),
+        "{err}"
+    );
+    let err = fail(&mut e, "info lanes /t v1").message();
+    assert!(err.contains("unknown format `/t` (x d u f)"), "{err}");
+    // Exited: every lane says so.
+    run(&mut e, "delete");
+    stop(&mut e, "finish");
+    let text = run(&mut e, "info lanes");
+    assert_eq!(text.matches("  exited").count(), 32, "{text}");
+}

@@ -225,6 +225,8 @@ impl Engine {
             Command::Start => Ok(self.start_command()),
             Command::Backtrace => self.backtrace_command(),
             Command::Frame(n) => self.frame_command(n.unwrap_or(0)),
+            // As gdb's: zero levels up or down shows the frame where it is.
+            Command::Up(0) | Command::Down(0) => self.frame_command(0),
             Command::Up(_) => Err(CommandError::refused(
                 "up",
                 "Initial frame selected; you cannot go up.",
