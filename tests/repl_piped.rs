@@ -1,7 +1,9 @@
 //! The REPL with piped input costs the same per command however many come: 20,000
 //! distinct commands (each a new history entry) run, all answered, and the history file
 //! holds the last of them. Figures: docs/performance.md, "REPL with piped input". Piped
-//! input is never asked a question: `run` restarts at once, as in gdb's batch mode.
+//! input is never asked a question: `run` restarts at once, as in gdb's batch mode. gdb's
+//! words (`step`, `next`, `bt`, `where`, `info frame`, `up`, `down`, `until`, `start`,
+//! `run`, `help quit`) do what gdb's do at the wave level.
 
 use std::io::Write;
 use std::process::{Command, Stdio};
@@ -88,14 +90,14 @@ fn forty_thousand_unknown_commands_replay_in_bounded_time() {
     assert!(took < BOUND, "{N} lines took {took:?}");
 }
 
-/// Piped input is never asked anything (gdb's batch mode): `run` after steps restarts at
-/// once, and the line after it is a command, not an answer. Recorded with `set confirm`,
+/// Piped input is never asked anything (gdb's batch mode): `restart` and `run` after
+/// steps restart at once, and the line after it is a command, not an answer. Recorded with `set confirm`,
 /// the session replays to the same restarts.
 #[test]
 fn piped_run_restarts_without_asking_and_the_recording_replays() {
     let dir = tempfile::tempdir().expect("temp dir");
     let record = dir.path().join("rec.wdb");
-    let input = "stepi 3\nrun\nn\ninfo history\nset confirm off\nstepi\nr\nset confirm on\nstepi 2\nrestart\ninfo history\n";
+    let input = "stepi 3\nrestart\ny\ninfo history\nset confirm off\nstepi\nr\nset confirm on\nstepi 2\nrestart\ninfo history\n";
     let out = Command::new(env!("CARGO_BIN_EXE_wavedbg"))
         .args(["repl", "scripts/histogram.s", "--record"])
         .arg(&record)
@@ -124,8 +126,10 @@ fn piped_run_restarts_without_asking_and_the_recording_replays() {
     assert!(!stdout.contains("(y or n)"), "asked:\n{stdout}");
     assert!(!stdout.contains("Not confirmed."), "{stdout}");
     assert_eq!(stdout.matches("Restarted: ").count(), 3, "{stdout}");
-    // `n` was read as a command, not as an answer.
-    assert!(stdout.contains("error: unknown command `n`"), "{stdout}");
+    // `y` was read as a command, not as an answer.
+    assert!(stdout.contains("error: unknown command `y`"), "{stdout}");
+    // `r` (gdb's `run`) restarted and ran to the end.
+    assert!(stdout.contains("All waves exited"), "{stdout}");
     let at_start =
         "Recorded history: instructions 0 to 0 (the launch to the newest point), now at 0.";
     assert_eq!(stdout.matches(at_start).count(), 2, "{stdout}");
@@ -136,7 +140,7 @@ fn piped_run_restarts_without_asking_and_the_recording_replays() {
         lines,
         [
             "stepi 3",
-            "run",
+            "restart",
             "info history",
             "set confirm off",
             "stepi",
@@ -190,6 +194,35 @@ fn piped_repl(input: &str) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
+/// Runs the REPL on scripts/histogram.s with `input` piped in; its stdout.
+fn repl(input: &str) -> String {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let out = Command::new(env!("CARGO_BIN_EXE_wavedbg"))
+        .args(["repl", "scripts/histogram.s"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env("WAVEDBG_HISTORY", dir.path().join("history"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .and_then(|mut child| {
+            child
+                .stdin
+                .take()
+                .expect("stdin")
+                .write_all(input.as_bytes())?;
+            child.wait_with_output()
+        })
+        .expect("run wavedbg");
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
 /// Piped output is not a terminal: nothing is fitted to a width, whatever `COLUMNS` says.
 /// The output is byte for byte what `set width 0` (unlimited) prints: lane tables 8 lanes
 /// a row, `help` and `info registers` in their long lines, the context's full headers.
@@ -208,4 +241,80 @@ fn piped_output_is_never_fitted_to_a_width() {
         "{plain}"
     );
     assert!(plain.contains("\n  u0 =0x00000000  u1 =0x00000001  u2 =0x00020000  u3 =0x00000001  u4 =0x00000000  u5 =0x00000000  u6 =0x00000002* u7 =0x00000000\n"), "{plain}");
+}
+
+/// gdb's words with their wave-level meaning: `s` and `n` step an instruction (no line
+/// table finer than the instructions), `bt`/`where`/`frame` show the one frame, `up` and
+/// `down` refuse as gdb does at it, a `tbreak` stops as "Temporary breakpoint", `info
+/// lanes` shows the lanes that stopped, `finish` with scheduler-locking off lets the other
+/// waves release the barrier, and unknown words suggest gdb's.
+#[test]
+fn gdbs_words_do_what_gdb_does_at_the_wave_level() {
+    let input = "set context off\ns\nn 2\nbt\nwhere\ninfo frame\nframe\nup\ndown\ntbreak next_word\ncontinue\ninfo lanes v1 u2\nfinish\nset scheduler-locking off\nfinish\nstp\nbactrace\nhelp quit\nhelp s\nhelp where\nstart\nuntil\nadvance 0xfc\ninfo threads\nthread 1\nrun\n";
+    let out = repl(input);
+    // `s` and `n 2`: one and two instructions.
+    assert!(out.contains("wave 0 (workgroup 0) [count 1]\n"), "{out}");
+    assert!(out.contains("wave 0 (workgroup 0) [count 3]\n"), "{out}");
+    // One frame, gdb style, for the selected wave and lane.
+    let frame = "#0  0x000c in histogram () at histogram.s:33\n    [wave 0 (workgroup 0), lane 0; a wave has no call stack]\n";
+    assert_eq!(out.matches(frame).count(), 2, "bt and where:\n{out}");
+    assert!(
+        out.contains("Stack level 0, frame of wave 0 (workgroup 0), lane 0:\n pc = 0x000c in histogram (histogram.s:33)"),
+        "{out}"
+    );
+    assert!(
+        out.contains("Outermost frame: this GPU has no call stack"),
+        "{out}"
+    );
+    assert!(
+        out.contains("error: Initial frame selected; you cannot go up."),
+        "{out}"
+    );
+    assert!(
+        out.contains("error: Bottom (innermost) frame selected; you cannot go down."),
+        "{out}"
+    );
+    // The temporary breakpoint's stop, and the lanes it stopped in.
+    assert!(
+        out.contains("Temporary breakpoint 1, wave 0 (workgroup 0), lanes 0-31 [count "),
+        "{out}"
+    );
+    assert!(
+        out.contains("B: the lanes that stopped at breakpoint 1\n  Lane  State     Hit          v1          u2\n*    0  active    B    0x00000000  0x00020000\n"),
+        "{out}"
+    );
+    // Frozen at the barrier the hint names `set scheduler-locking off`, which works.
+    assert!(
+        out.contains("which are frozen (continue, or set scheduler-locking off)"),
+        "{out}"
+    );
+    assert!(out.contains("wave 0 (workgroup 0) exited [count "), "{out}");
+    // gdb's words are suggested, and help knows every alias.
+    assert!(
+        out.contains("unknown command `stp` (did you mean `step`?)"),
+        "{out}"
+    );
+    assert!(
+        out.contains("unknown command `bactrace` (did you mean `backtrace`?)"),
+        "{out}"
+    );
+    assert!(out.contains("quit\nquit: end the session"), "{out}");
+    assert!(out.contains("step [N]\nstep: "), "{out}");
+    assert!(out.contains("backtrace\nbacktrace: "), "{out}");
+    assert!(out.contains("aliases: bt, where\n"), "{out}");
+    // `start` stops at the first instruction; `until` steps past it; `advance` names the
+    // address as every command does.
+    assert!(
+        out.contains("Restarted: 32 waves resident, all at 0x0000.\nwave 0 (workgroup 0) reached 0x0000 [count 0]\n"),
+        "{out}"
+    );
+    assert!(out.contains("reached 0x00fc <"), "{out}");
+    assert!(out.contains("  Wave  WG  Idx  State"), "{out}");
+    assert!(out.contains("[Switching to wave 1 (workgroup 0)"), "{out}");
+    // `run`: restarted and run to the end.
+    assert!(
+        out.contains("Restarted: 32 waves resident, all at 0x0000.\nAll waves exited"),
+        "{out}"
+    );
+    assert!(!out.contains("(y or n)"), "{out}");
 }

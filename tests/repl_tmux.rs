@@ -312,8 +312,9 @@ fn run_asks_before_throwing_the_history_away_in_a_real_terminal() {
     t.wait_for("the REPL prompt", |s| {
         s.contains("Ctrl-D quits") && at_prompt(s)
     });
-    // At the launch there is nothing to lose: no question.
-    let s = enter(&t, "run", "a restart at the launch", |s| {
+    // At the launch there is nothing to lose: no question. (`restart`: this kernel never
+    // ends, and `run` runs it.)
+    let s = enter(&t, "restart", "a restart at the launch", |s| {
         count(s, "Restarted: ") == 1
     });
     assert_eq!(count(&s, QUESTION), 0, "{s}");
@@ -353,11 +354,11 @@ fn run_asks_before_throwing_the_history_away_in_a_real_terminal() {
         s.contains("instructions 0 to 0 (the launch to the newest point), now at 0.")
     });
 
-    // `set confirm off`: `run` restarts at once.
+    // `set confirm off`: `restart` restarts at once.
     enter(&t, "stepi 2", "two steps", |s| s.contains("[count 2]"));
     let questions = count(&t.screen(), QUESTION);
     enter(&t, "set confirm off", "the setting", |_| true);
-    let s = enter(&t, "run", "a restart without a question", |s| {
+    let s = enter(&t, "restart", "a restart without a question", |s| {
         count(s, "Restarted: ") == 3
     });
     assert_eq!(count(&s, QUESTION), questions, "{s}");

@@ -433,7 +433,8 @@ fn a_sanitizer_finding_stops_and_is_marked_in_a_real_terminal() {
 }
 
 /// `:r` in a real terminal, as gdb's `run`: once something has run it asks on the line
-/// under the status line; `n` keeps the state and says "Not confirmed.", `y` restarts.
+/// under the status line; `n` keeps the state and says "Not confirmed."; `y` to
+/// `:restart`'s same question restarts.
 #[test]
 fn run_on_the_command_line_asks_in_a_real_terminal() {
     let Some(t) = start("run") else {
@@ -455,9 +456,10 @@ fn run_on_the_command_line_asks_in_a_real_terminal() {
     let s = t.wait_text("Not confirmed.");
     assert!(!s.contains(question), "{s}");
     assert!(s.contains(" STOPPED ") && s.contains("| 3 instr"), "{s}");
+    // `restart` asks the same way (`run`, as gdb's, would run the launch after the yes).
     t.keys(&[":"]);
-    t.type_text("r");
-    t.wait_text(":r");
+    t.type_text("restart");
+    t.wait_text(":restart");
     t.keys(&["Enter"]);
     t.wait_text(question);
     t.keys(&["y"]);

@@ -641,7 +641,7 @@ mod tests {
             request(2, "launch", json!({"stopOnEntry": true})),
             request(3, "configurationDone", Value::Null),
             console(4, "set u9 = 7"),
-            console(5, "run"),
+            console(5, "restart"),
             console(6, "info history"),
             request(7, "disconnect", Value::Null),
         ]));

@@ -26,7 +26,7 @@ test('capabilities are stated', async () => {
       'supportsReadMemoryRequest', 'supportsRestartRequest', 'supportsSetVariable', 'supportsStepBack',
       'supportsSteppingGranularity', 'supportsTerminateRequest', 'supportsWriteMemoryRequest']);
     const filters = caps.exceptionBreakpointFilters.map((f) => f.filter);
-    assert.deepStrictEqual(filters, ['faults', 'races', 'sync', 'init', 'hazards']);
+    assert.deepStrictEqual(filters, ['faults', 'races', 'sync', 'init', 'hazards', 'xlane']);
   } finally {
     await dc.stop();
   }

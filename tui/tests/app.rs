@@ -741,19 +741,19 @@ fn the_command_lines_run_asks_as_ctrl_r_does() {
     );
     keys(&mut app, "n");
     assert_eq!(count(&app), 4);
-    // `y` restarts.
-    command(&mut app, "run");
+    // `y` restarts (`restart`: `run`, as gdb's, would run the launch after).
+    command(&mut app, "restart");
     keys(&mut app, "y");
     assert!(app.question.is_none());
     assert_eq!(count(&app), 0);
     assert_eq!(app.status.0, "Restarted: every wave at the start.");
     // Nothing ran since: no question.
-    command(&mut app, "r");
+    command(&mut app, "restart");
     assert!(app.question.is_none());
     // Off: no question however much ran.
     command(&mut app, "set confirm off");
     run(&mut app, &["stepi 3"]);
-    command(&mut app, "run");
+    command(&mut app, "restart");
     assert!(app.question.is_none());
     assert_eq!(count(&app), 0);
     run(&mut app, &["set confirm on", "stepi 2"]);
@@ -785,11 +785,11 @@ fn the_command_lines_run_asks_as_ctrl_r_does() {
         lines,
         [
             "stepi 4",
-            "run",
-            "r",
+            "restart",
+            "restart",
             "set confirm off",
             "stepi 3",
-            "run",
+            "restart",
             "set confirm on",
             "stepi 2",
             "print 1",

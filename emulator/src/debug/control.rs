@@ -20,6 +20,8 @@ enum Goal {
     Barrier,
     /// When the wave exits.
     Exit,
+    /// When the wave's PC is past this address (gdb's `until` without an argument).
+    Past(u64),
 }
 
 /// Instructions between interrupt checks.
@@ -35,7 +37,11 @@ impl Engine {
     /// frozen); without, every ready wave advances one instruction per step, in order.
     pub fn step(&mut self, n: u64) -> StopEvent {
         if self.scheduler_locking {
-            self.run_alone(self.selected_wave, Goal::Steps(n.max(1)))
+            self.run_alone(
+                self.selected_wave,
+                Goal::Steps(n.max(1)),
+                Blocked::AtBarrier,
+            )
         } else {
             self.step_all(n.max(1))
         }
@@ -43,7 +49,21 @@ impl Engine {
 
     /// Runs wave `w` (an index into the machine's waves) alone, the others frozen, for `n`
     /// instructions or, with `n == u64::MAX`, until something stops it. Selects the wave.
+    /// A wave waiting at a barrier cannot run: the stop says the others are frozen (a GDB
+    /// client's scheduler locking froze them).
     pub fn run_wave(&mut self, w: usize, n: u64) -> StopEvent {
+        self.run_wave_as(w, n, Blocked::AtBarrier)
+    }
+
+    /// `stepi alone N`: the selected wave alone for `n` instructions whatever scheduler
+    /// locking says; waiting at a barrier, the stop names what can release it.
+    pub fn step_alone(&mut self, n: u64) -> StopEvent {
+        self.run_wave_as(self.selected_wave, n, Blocked::AtBarrierAlone)
+    }
+
+    /// [`Engine::run_wave`], with `at_barrier` the reason a wave waiting at a barrier
+    /// gives.
+    fn run_wave_as(&mut self, w: usize, n: u64, at_barrier: Blocked) -> StopEvent {
         if w >= self.machine.waves.len() {
             return self.finish(self.event(StopReason::Blocked(Blocked::NoWave(w)), None));
         }
@@ -53,7 +73,7 @@ impl Engine {
         } else {
             Goal::Steps(n.max(1))
         };
-        self.run_alone(w, goal)
+        self.run_alone(w, goal, at_barrier)
     }
 
     /// Steps wave `w` by one instruction; if it waits at a barrier, the other waves run
@@ -122,16 +142,151 @@ impl Engine {
         self.run_all(Some((w, addr)))
     }
 
-    /// Runs the selected wave alone until it arrives at a barrier.
+    /// Runs the selected wave until it arrives at a barrier: alone with scheduler locking,
+    /// else with every ready wave, a round at a time (so a barrier it waits at releases).
     pub fn advance_to_barrier(&mut self) -> StopEvent {
-        let w = self.selected_wave;
-        self.run_alone(w, Goal::Barrier)
+        self.run_selected(Goal::Barrier)
     }
 
-    /// Runs the selected wave alone until it exits.
+    /// Runs the selected wave until it exits: alone with scheduler locking, else with
+    /// every ready wave, a round at a time (as gdb lets other threads run during `finish`
+    /// with scheduler-locking off).
     pub fn finish_wave(&mut self) -> StopEvent {
+        self.run_selected(Goal::Exit)
+    }
+
+    /// gdb's `until` without an argument: steps the selected wave (alone with scheduler
+    /// locking, else with every ready wave) until its PC is past the current one, which
+    /// leaves a loop that jumps back.
+    pub fn until_past(&mut self) -> StopEvent {
+        let pc = self
+            .machine
+            .waves
+            .get(self.selected_wave)
+            .map_or(0, |w| w.pc);
+        self.run_selected(Goal::Past(pc))
+    }
+
+    /// Whether the kernel has a line table of a higher-level language, finer than its
+    /// instructions: the one place `step` and `next` ask how far a "line" goes. Kernels
+    /// are assembly today, whose every line is one instruction, so it is always false; a
+    /// later issue adds line tables and changes this answer.
+    pub fn has_line_table(&self) -> bool {
+        false
+    }
+
+    /// gdb's `step N` and `next N` (a wave has no calls, so the two are one): N source
+    /// lines of the selected wave. Without a line table ([`Engine::has_line_table`]) a
+    /// line is an instruction, so this is `stepi N` (scheduler locking as it says).
+    pub fn step_lines(&mut self, n: u64) -> StopEvent {
+        debug_assert!(
+            !self.has_line_table(),
+            "stepping by lines of a line table is not written yet"
+        );
+        self.step(n)
+    }
+
+    /// Runs the selected wave to `goal`: alone with scheduler locking, else a round of
+    /// every ready wave at a time.
+    fn run_selected(&mut self, goal: Goal) -> StopEvent {
         let w = self.selected_wave;
-        self.run_alone(w, Goal::Exit)
+        if self.scheduler_locking {
+            self.run_alone(w, goal, Blocked::AtBarrier)
+        } else {
+            self.run_rounds(w, goal)
+        }
+    }
+
+    /// Rounds of every ready wave, one instruction each in wave order (as `stepi` with
+    /// scheduler-locking off), until wave `w` reaches `goal`, or something stops them.
+    fn run_rounds(&mut self, w: usize, goal: Goal) -> StopEvent {
+        let Some(id) = self.machine.waves.get(w).map(|x| x.id) else {
+            return self.finish(self.event(StopReason::Blocked(Blocked::NoWave(w)), None));
+        };
+        self.begin();
+        self.step_rounds = 0;
+        let mut idle = false;
+        loop {
+            let exited = match goal {
+                Goal::Exit => StopReason::Reached(Reached::Exit),
+                _ => StopReason::Blocked(Blocked::Exited),
+            };
+            match self.machine.waves.get(w) {
+                Some(x) if x.id == id => match x.state {
+                    WaveState::Exited => return self.finish(self.event(exited, Some(w))),
+                    WaveState::Faulted => {
+                        let e = self.event(StopReason::Blocked(Blocked::Faulted), Some(w));
+                        return self.finish(e);
+                    }
+                    _ => {}
+                },
+                _ => return self.finish(self.retired_event(exited, id)),
+            }
+            let ready: Vec<usize> = (0..self.machine.waves.len())
+                .filter(|&i| self.machine.waves[i].state == WaveState::Ready)
+                .collect();
+            if ready.is_empty() {
+                match self.machine.schedule() {
+                    Err(e) => {
+                        let e = self.machine_event(e, Some(w));
+                        return self.finish(e);
+                    }
+                    // Scheduling released or dispatched nothing twice over: nothing runs.
+                    Ok(_) if idle => {
+                        let e = self.event(StopReason::Blocked(Blocked::NoWaveCanRun), Some(w));
+                        return self.finish(e);
+                    }
+                    Ok(_) => {
+                        idle = true;
+                        continue;
+                    }
+                }
+            }
+            idle = false;
+            let start = self.machine.stats.wave_instructions;
+            let mut stepped = 0;
+            for v in ready {
+                let was_barrier = v == w
+                    && self
+                        .machine
+                        .waves
+                        .get(w)
+                        .and_then(|x| self.machine.instr_at(x.pc))
+                        .is_some_and(|d| d.op == crate::exec::Op::Barrier);
+                let (stop, did) = self.run_one(v);
+                stepped += did as u64;
+                if let Some(stop) = stop {
+                    self.record_round(stepped, start);
+                    return self.finish(stop);
+                }
+                if v != w || !did {
+                    continue;
+                }
+                let x = &self.machine.waves[w];
+                let reached = match goal {
+                    Goal::Barrier => (was_barrier || x.state == WaveState::AtBarrier)
+                        .then_some(StopReason::Reached(Reached::Barrier)),
+                    Goal::Exit => (x.id != id || x.state == WaveState::Exited)
+                        .then_some(StopReason::Reached(Reached::Exit)),
+                    Goal::Past(pc) => (x.id == id && x.pc > pc).then_some(StopReason::Step),
+                    Goal::Steps(_) | Goal::None => None,
+                };
+                if let Some(reason) = reached {
+                    self.record_round(stepped, start);
+                    let e = if self.machine.waves[w].id == id {
+                        self.event(reason, Some(w))
+                    } else {
+                        self.retired_event(reason, id)
+                    };
+                    return self.finish(e);
+                }
+            }
+            self.record_round(stepped, start);
+            self.step_rounds += 1;
+            if self.interrupt.swap(false, Ordering::Relaxed) {
+                return self.finish(self.event(StopReason::Interrupted, Some(w)));
+            }
+        }
     }
 
     /// Saves the state at the start of a resumption, for change highlighting at its stop.
@@ -161,8 +316,10 @@ impl Engine {
     }
 
     /// Runs wave `w` alone (the others frozen), checking breakpoints and watchpoints at
-    /// every instruction.
-    fn run_alone(&mut self, w: usize, goal: Goal) -> StopEvent {
+    /// every instruction. `at_barrier` is why it cannot run while it waits at a barrier,
+    /// whose hint names what works: scheduler locking froze the others, or the command
+    /// runs the wave alone whatever the setting.
+    fn run_alone(&mut self, w: usize, goal: Goal, at_barrier: Blocked) -> StopEvent {
         self.begin();
         let id = self.machine.waves.get(w).map(|x| x.id);
         let mut done = 0u64;
@@ -194,7 +351,7 @@ impl Engine {
             };
             let blocked = match wave.state {
                 WaveState::Ready | WaveState::Stopped => None,
-                WaveState::AtBarrier => Some(StopReason::Blocked(Blocked::AtBarrier)),
+                WaveState::AtBarrier => Some(StopReason::Blocked(at_barrier)),
                 WaveState::Exited if goal == Goal::Exit => Some(StopReason::Reached(Reached::Exit)),
                 WaveState::Exited => Some(StopReason::Blocked(Blocked::Exited)),
                 WaveState::Faulted => Some(StopReason::Blocked(Blocked::Faulted)),
@@ -226,6 +383,9 @@ impl Engine {
                 }
                 Goal::Exit if wave.state == WaveState::Exited => {
                     return self.finish(self.event(StopReason::Reached(Reached::Exit), Some(w)));
+                }
+                Goal::Past(pc) if wave.pc > pc => {
+                    return self.finish(self.event(StopReason::Step, Some(w)));
                 }
                 _ => {}
             }

@@ -61,7 +61,14 @@ impl Finding {
             let waves: Vec<String> = self
                 .waves
                 .iter()
-                .map(|w| format!("wave {} {} at {:#06x}", w.wave, w.state.name(), w.pc))
+                .map(|w| {
+                    format!(
+                        "wave {} {} at {}",
+                        w.wave,
+                        w.state.name(),
+                        super::view::addr_text(w.pc)
+                    )
+                })
                 .collect();
             let _ = write!(s, "\n  waves: {}", waves.join(", "));
         }

@@ -110,6 +110,9 @@ pub struct Engine {
     /// Whether `set width` chose [`Engine::width`], which a terminal's width then leaves
     /// alone ([`Engine::set_terminal_width`]).
     width_chosen: bool,
+    /// The numbers of the temporary breakpoints their stop deleted (numbers are never
+    /// reused), so that stop says "Temporary breakpoint N" as gdb does.
+    temporary_hits: Vec<u32>,
 }
 
 /// The most commands the engine's log keeps (sessions save it for replay).
@@ -154,6 +157,7 @@ impl Engine {
             panes: panes::PaneSettings::default(),
             width: 0,
             width_chosen: false,
+            temporary_hits: Vec::new(),
         })
     }
 
@@ -318,6 +322,11 @@ impl Engine {
         self.watchpoints.iter_mut().for_each(|w| w.hits = 0);
         self.rearm();
         self.apply_checks();
+    }
+
+    /// Whether breakpoint `id` was a temporary one that its stop deleted (`tbreak`).
+    pub fn was_temporary(&self, id: u32) -> bool {
+        self.temporary_hits.contains(&id)
     }
 
     /// `set confirm on|off` (on by default, as in gdb): whether a front end whose user

@@ -593,16 +593,32 @@ pub fn recordable(
         // which `goto` repeats to the count.
         let alone = |n: u64| format!("stepi alone {n}");
         return Some(match cmd {
-            Some(Command::Stepi(_)) if !engine.scheduler_locking => {
+            // Without scheduler locking these ran rounds of every ready wave.
+            Some(
+                Command::Stepi(_)
+                | Command::Step(_)
+                | Command::Next(_)
+                | Command::Until(None)
+                | Command::Finish
+                | Command::AdvanceBarrier,
+            ) if !engine.scheduler_locking => {
                 format!("stepi all {}", engine.last_step_rounds())
             }
             Some(Command::StepiAll(_)) => format!("stepi all {}", engine.last_step_rounds()),
             Some(
                 Command::Stepi(_)
+                | Command::Step(_)
+                | Command::Next(_)
+                | Command::Until(None)
                 | Command::StepiAlone(_)
                 | Command::Finish
                 | Command::AdvanceBarrier,
             ) => alone(stop.instructions.saturating_sub(before)),
+            // `run` restarted first: the restart, then forward as `continue` ran.
+            Some(Command::Run) => match stop.wave_id {
+                Some(w) => format!("restart\ngoto {}\nwave {w}", stop.instructions),
+                None => format!("restart\ngoto {}", stop.instructions),
+            },
             _ => match stop.wave_id {
                 Some(w) => format!("goto {}\nwave {w}", stop.instructions),
                 None => format!("goto {}", stop.instructions),

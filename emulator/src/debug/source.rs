@@ -136,7 +136,10 @@ impl Engine {
                             .resolve_location(location)
                             .map_err(|e| err(e.to_string()))?;
                         self.machine().program().line_at(addr).ok_or_else(|| {
-                            err(format!("no source line for the instruction at {addr:#x}"))
+                            err(format!(
+                                "no source line for the instruction at {}",
+                                super::view::addr_text(addr)
+                            ))
                         })?
                     }
                 };

@@ -53,7 +53,7 @@ pub enum Reached {
 impl std::fmt::Display for Reached {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Reached::Address(a) => write!(f, "{a:#x}"),
+            Reached::Address(a) => f.write_str(&super::view::addr_text(*a)),
             Reached::Barrier => f.write_str("barrier"),
             Reached::Exit => f.write_str("exit"),
             Reached::Count(n) => write!(f, "instruction {n}"),
@@ -67,9 +67,13 @@ pub enum Blocked {
     /// No wave at this index.
     #[error("no wave with index {0}")]
     NoWave(usize),
-    /// The wave waits at a barrier while the others are frozen.
+    /// The wave waits at a barrier while the others are frozen by scheduler locking.
     #[error("the wave waits at a barrier for the other waves of its workgroup, which are frozen (continue, or set scheduler-locking off)")]
     AtBarrier,
+    /// The wave waits at a barrier, and the command runs it alone whatever scheduler
+    /// locking says (`stepi alone`, the TUI's `s` with scheduler-locking off).
+    #[error("the wave waits at a barrier for the other waves of its workgroup, and a wave run alone cannot release it (continue, or stepi all)")]
+    AtBarrierAlone,
     /// The wave has exited.
     #[error("the wave has exited")]
     Exited,
@@ -247,6 +251,7 @@ impl Engine {
             self.resume_over = stop.wave.zip(stop.pc);
             if self.breakpoints.iter().any(|b| b.id == *id && b.temporary) {
                 self.breakpoints.retain(|b| b.id != *id);
+                self.temporary_hits.push(*id);
                 self.rearm();
             }
         }

@@ -18,18 +18,27 @@ pub fn count(n: u64, noun: &str) -> String {
     format!("{n} {noun}{}", if n == 1 { "" } else { "s" })
 }
 
-/// `0x0010 <loop+4>`.
-pub fn pc_text(m: &Machine, pc: u64) -> String {
-    let p = m.program();
-    let best = p
+/// The label a code address is in (the nearest at or before it) and the offset from it.
+pub fn label_at(m: &Machine, pc: u64) -> Option<(&str, u64)> {
+    m.program()
         .labels
         .iter()
         .filter(|(_, a)| **a <= pc)
-        .max_by_key(|(n, a)| (**a, std::cmp::Reverse((*n).clone())));
-    match best {
-        Some((name, a)) if *a == pc => format!("{pc:#06x} <{name}>"),
-        Some((name, a)) => format!("{pc:#06x} <{name}+{}>", pc - a),
-        None => format!("{pc:#06x}"),
+        .max_by_key(|(n, a)| (**a, std::cmp::Reverse((*n).clone())))
+        .map(|(n, a)| (n.as_str(), pc - a))
+}
+
+/// A code address as every command shows one: `0x0010`, four hex digits at least.
+pub fn addr_text(pc: u64) -> String {
+    format!("{pc:#06x}")
+}
+
+/// `0x0010 <loop+4>`.
+pub fn pc_text(m: &Machine, pc: u64) -> String {
+    match label_at(m, pc) {
+        Some((name, 0)) => format!("{} <{name}>", addr_text(pc)),
+        Some((name, off)) => format!("{} <{name}+{off}>", addr_text(pc)),
+        None => addr_text(pc),
     }
 }
 
@@ -249,6 +258,7 @@ fn describe_stop_reason(e: &Engine, stop: &StopEvent) -> String {
             // A client's point is named as the client knows it, not by the engine's number.
             let name = match e.point_owner(*id) {
                 Some(Owner::Client(label)) => label.clone(),
+                _ if e.was_temporary(*id) => format!("Temporary breakpoint {id}"),
                 _ => format!("Breakpoint {id}"),
             };
             // A wave stops at a breakpoint whatever its EXEC: with none active, it says so.
@@ -270,6 +280,9 @@ fn describe_stop_reason(e: &Engine, stop: &StopEvent) -> String {
         StopReason::Step => format!("{wave}\n  {}", at(stop.pc)),
         StopReason::Reached(Reached::Exit) => format!("{wave} exited"),
         StopReason::Reached(Reached::Barrier) => barrier_text(m, &wave, stop),
+        StopReason::Reached(Reached::Address(a)) => {
+            format!("{wave} reached {}\n  {}", pc_text(m, *a), at(stop.pc))
+        }
         StopReason::Reached(what) => format!("{wave} reached {what}\n  {}", at(stop.pc)),
         StopReason::BreakInstruction => {
             format!("Break instruction (brk), {wave}\n  {}", at(stop.pc))
@@ -330,23 +343,101 @@ pub fn waves_table(m: &Machine, rows: &[WaveRow]) -> String {
     s
 }
 
-/// `info lanes`: wave `wave`'s 32 lanes, active or not by `exec`, `selected` marked `*`.
-pub fn lanes_table(wave: u32, exec: u32, selected: u8) -> String {
+/// `info lanes [/F] [REG...]`, as cuda-gdb's `info cuda lanes`: the EXEC line, then a row
+/// per lane of wave `wave` (an index into the machine's waves): `*` the selected lane, its
+/// state (active or inactive by EXEC, or the wave's own state once it has exited or
+/// faulted), `B` or `W` when it is one of the lanes of the last stop at a breakpoint or
+/// watchpoint of this wave, and a column per register in `columns` (hex unless a format
+/// is given).
+pub fn lanes_table(e: &Engine, wave: usize, columns: &super::command::LaneColumns) -> String {
+    use super::command::LaneReg;
+    let m = e.machine();
+    let Some(w) = m.waves.get(wave) else {
+        return "no wave selected\n".into();
+    };
+    let exec = w.exec;
     let mut s = format!(
-        "wave {wave}: EXEC = {exec:#010x} ({} active)\n",
+        "wave {}: EXEC = {exec:#010x} ({} active)\n",
+        w.id,
         exec.count_ones()
     );
-    for l in 0..32u8 {
-        let _ = writeln!(
-            s,
-            "{} lane {l:>2}  {}",
-            if l == selected { "*" } else { " " },
+    // The lanes of the last stop, if it was this wave's at a breakpoint or watchpoint.
+    let (mark, hit) = match e.last_stop().filter(|st| st.wave_id == Some(w.id)) {
+        Some(st) => match &st.reason {
+            StopReason::Breakpoint { id, lanes } => {
+                let _ = writeln!(s, "B: the lanes that stopped at breakpoint {id}");
+                ('B', *lanes)
+            }
+            StopReason::Watchpoint(hits) => {
+                let ids: Vec<String> = hits.iter().map(|h| h.id.to_string()).collect();
+                let _ = writeln!(
+                    s,
+                    "W: the lanes that triggered watchpoint {}",
+                    ids.join(", ")
+                );
+                ('W', hits.iter().fold(0, |a, h| a | h.lanes))
+            }
+            _ => (' ', 0),
+        },
+        None => (' ', 0),
+    };
+    let fmt = columns.format.unwrap_or('x');
+    let cells: Vec<Vec<String>> = (0..crate::wave::LANES)
+        .map(|l| {
+            columns
+                .regs
+                .iter()
+                .map(|r| match r {
+                    LaneReg::Vector(n) => format_value(w.v[*n as usize][l] as u64, fmt, 4),
+                    LaneReg::Uniform(n) => format_value(w.u[*n as usize] as u64, fmt, 4),
+                    LaneReg::Exec => (exec >> l & 1).to_string(),
+                })
+                .collect()
+        })
+        .collect();
+    let heads: Vec<String> = columns.regs.iter().map(|r| r.to_string()).collect();
+    let widths: Vec<usize> = heads
+        .iter()
+        .enumerate()
+        .map(|(c, h)| {
+            cells
+                .iter()
+                .map(|row| row[c].len())
+                .chain([h.len()])
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    let mut head = String::from("  Lane  State     Hit");
+    for (h, width) in heads.iter().zip(&widths) {
+        let _ = write!(head, "  {h:>width$}");
+    }
+    s.push_str(head.trim_end());
+    s.push('\n');
+    for (l, row) in cells.iter().enumerate() {
+        let state = if w.alive() {
             if exec >> l & 1 == 1 {
                 "active"
             } else {
                 "inactive"
             }
+        } else {
+            w.state.name()
+        };
+        let mut line = format!(
+            "{}{l:>5}  {state:<8}  {:<3}",
+            if l == e.selected_lane as usize {
+                "*"
+            } else {
+                " "
+            },
+            if hit >> l & 1 == 1 { mark } else { ' ' }
         );
+        for (v, width) in row.iter().zip(&widths) {
+            let _ = write!(line, "  {v:>width$}");
+        }
+        s.push_str(line.trim_end());
+        s.push('\n');
     }
     s
 }
@@ -513,7 +604,7 @@ pub fn registers(e: &Engine, wave: usize, width: usize) -> String {
                 } else {
                     format!("{p}[{}:{}]", r.first, r.first + r.count - 1)
                 };
-                pending.push(format!("{regs} ({} from {:#06x})", c.name(), o.pc));
+                pending.push(format!("{regs} ({} from {})", c.name(), addr_text(o.pc)));
             }
         }
     }
@@ -564,10 +655,10 @@ pub fn disassembly(e: &Engine, center: u64, before: usize, after: usize) -> Stri
         };
         let _ = writeln!(
             s,
-            "{}{} {:#06x}  {text}",
+            "{}{} {}  {text}",
             if Some(line.addr) == pc { "=>" } else { "  " },
             if bp { "B" } else { " " },
-            line.addr
+            addr_text(line.addr)
         );
     }
     s
@@ -597,7 +688,7 @@ pub fn points_table(m: &Machine, rows: &[PointRow], watch_only: bool) -> String 
                     b.id,
                     if b.temporary { "del" } else { "keep" },
                     if b.enabled { "y" } else { "n" },
-                    format!("{:#06x}", b.addr),
+                    addr_text(b.addr),
                     pc_text(m, b.addr)
                 );
                 let mut extra = Vec::new();
@@ -750,7 +841,7 @@ pub fn labels_table(e: &Engine) -> String {
         .map(|(n, a)| {
             [
                 n.clone(),
-                format!("{a:#06x}"),
+                addr_text(*a),
                 p.line_at(*a).map_or("-".into(), |l| l.to_string()),
             ]
         })

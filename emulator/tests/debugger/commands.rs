@@ -87,9 +87,9 @@ fn every_command_and_alias_runs() {
         "advance after",
         "restart",
         "until after",
-        "run",
+        "restart",
         "u after",
-        "r",
+        "restart",
         "wave 1",
         "thread 2",
         "finish",
@@ -162,6 +162,25 @@ fn every_command_and_alias_runs() {
         ("set", "set split lanes 40".to_string()),
         ("set", "set width 80".to_string()),
         ("set", "set width unlimited".to_string()),
+        // gdb's words.
+        ("step", "nexti".to_string()),
+        ("step", "ni 2".to_string()),
+        ("step", "step".to_string()),
+        ("step", "s 2".to_string()),
+        ("next", "next".to_string()),
+        ("next", "n 3".to_string()),
+        ("until", "until".to_string()),
+        ("until", "u".to_string()),
+        ("backtrace", "backtrace".to_string()),
+        ("backtrace", "bt".to_string()),
+        ("backtrace", "where".to_string()),
+        ("frame", "frame".to_string()),
+        ("frame", "f 0".to_string()),
+        ("frame", "info frame".to_string()),
+        ("info", "info lanes /d v1 u6 exec".to_string()),
+        ("start", "start".to_string()),
+        ("run", "run".to_string()),
+        ("run", "r".to_string()),
     ];
     for (command, line) in &later {
         if command::canonical(command).is_none() {
@@ -170,6 +189,19 @@ fn every_command_and_alias_runs() {
         run_line(&mut e, line).unwrap_or_else(|err| panic!("`{line}` failed:\n{err}"));
         let word = line.split_whitespace().next().unwrap();
         used.insert(word.split('/').next().unwrap().to_string());
+    }
+    // `up` and `down` fail as gdb's do at the one frame there is.
+    for (word, message) in [
+        ("up", "Initial frame selected; you cannot go up."),
+        (
+            "down",
+            "Bottom (innermost) frame selected; you cannot go down.",
+        ),
+    ] {
+        if command::canonical(word).is_some() {
+            assert_eq!(fail(&mut e, word).message(), message);
+            used.insert(word.to_string());
+        }
     }
     let _ = std::fs::remove_file(&file);
     // `advance barrier` is the other form of `advance`.
@@ -190,6 +222,13 @@ fn unknown_commands_suggest_the_nearest() {
         ("contnue", "continue"),
         ("disassmble", "disassemble"),
         ("stpi 3", "stepi"),
+        // gdb's words are suggested as gdb means them.
+        ("stp", "step"),
+        ("nxt", "next"),
+        ("bactrace", "backtrace"),
+        ("wher", "where"),
+        ("frme", "frame"),
+        ("qit", "quit"),
         ("wach global:0x100000000", "watch"),
         ("expct 1 == 1", "expect"),
     ] {
@@ -452,6 +491,26 @@ fn every_kind_of_command_prints_as_text_that_parses_back() {
         "stepi alone 4",
         "advance here",
         "advance barrier",
+        "step",
+        "step 3",
+        "next",
+        "next 2",
+        "until",
+        "until here",
+        "until *0x40",
+        "run",
+        "start",
+        "backtrace",
+        "frame",
+        "frame 0",
+        "up",
+        "up 2",
+        "down",
+        "down 3",
+        "info frame",
+        "info lanes v3 u2 exec",
+        "info lanes /d v3",
+        "info lanes /f",
         "finish",
         "interrupt",
         "restart",

@@ -195,9 +195,12 @@ fn quit_words_quit_only_an_interactive_session() {
     for word in ["quit", "q", "exit"] {
         assert_eq!(Driver::new().plan(&e, Input::Line(word)), Plan::Quit);
         match Driver::non_interactive().plan(&e, Input::Line(word)) {
-            Plan::Invalid { error, .. } => {
-                assert!(error.to_string().contains("unknown command"), "{error}")
-            }
+            Plan::Invalid { error, .. } => assert!(
+                error
+                    .to_string()
+                    .contains("ends an interactive session (the REPL, the TUI)"),
+                "{error}"
+            ),
             other => panic!("{word}: {other:?}"),
         }
     }
@@ -238,7 +241,12 @@ fn a_driver_that_asks_asks_before_throwing_the_history_away_once_something_ran()
             q,
             format!("The launch restarts and its recorded history goes.{QUESTION_END}")
         );
-        assert_eq!(planned.command, Command::Restart);
+        let expected = if line.trim() == "restart" {
+            Command::Restart
+        } else {
+            Command::Run
+        };
+        assert_eq!(planned.command, expected);
         assert_eq!(planned.text, line.trim(), "echoed and recorded as typed");
     }
     let (_, key) = question(&mut d, &e, Input::Command(Command::Restart)).expect("Ctrl-R");
@@ -272,12 +280,20 @@ fn a_driver_that_asks_asks_before_throwing_the_history_away_once_something_ran()
 
     // A yes runs the planned command: the launch is at its start, and then there is
     // nothing to lose.
-    let (_, planned) = question(&mut d, &e, Input::Line("run")).expect("asks");
+    let (_, planned) = question(&mut d, &e, Input::Line("restart")).expect("asks");
     let ran = planned.run(&mut e);
     assert!(ran.result.is_ok());
     assert_eq!(e.machine().stats.wave_instructions, 0);
     assert_eq!(e.history().info(0).entries, 0);
     assert!(!asks(&mut d, &e, "run"), "restarted: nothing ran since");
+    // `run` (gdb's): on a yes, the launch restarts and runs to its end here.
+    stop(&mut e, "stepi 2");
+    let (_, planned) = question(&mut d, &e, Input::Line("run")).expect("asks");
+    let ran = planned.run(&mut e);
+    let out = ran.result.expect("ran");
+    assert!(out.text.starts_with("Restarted: "), "{}", out.text);
+    assert!(out.text.contains("All waves exited"), "{}", out.text);
+    run(&mut e, "restart");
 
     // Back at instruction 0 by time travel, the history is still there to lose.
     stop(&mut e, "stepi 2");
@@ -319,10 +335,19 @@ fn drivers_of_scripts_and_servers_never_ask() {
         }
         assert!(question(&mut d, &e, Input::Command(Command::Restart)).is_none());
     }
-    // Run by a driver that does not ask, `run` restarts at once (replay, monitor, DAP).
-    let out = Driver::non_interactive().run_line(&mut e, "run");
+    // Run by a driver that does not ask, `restart` restarts at once (replay, monitor,
+    // DAP), and `run` restarts and runs, as gdb's.
+    let out = Driver::non_interactive().run_line(&mut e, "restart");
     assert!(out.text().starts_with("Restarted:"), "{}", out.text());
     assert_eq!(e.machine().stats.wave_instructions, 0);
+    stop(&mut e, "stepi 3");
+    let out = Driver::non_interactive().run_line(&mut e, "run");
+    assert!(
+        out.text()
+            .starts_with("Restarted: 1 wave resident, all at 0x0000.\nAll waves exited"),
+        "{}",
+        out.text()
+    );
 }
 
 #[test]
@@ -332,7 +357,7 @@ fn execute_cannot_ask_so_a_command_that_needs_a_yes_does_not_run() {
     let mut d = Driver::new().asking(true);
     let out = d.run_line(&mut e, "run");
     match &out {
-        Outcome::NotConfirmed { planned } => assert_eq!(planned.command, Command::Restart),
+        Outcome::NotConfirmed { planned } => assert_eq!(planned.command, Command::Run),
         other => panic!("{other:?}"),
     }
     assert_eq!(out.text(), format!("{NOT_CONFIRMED}\n"));

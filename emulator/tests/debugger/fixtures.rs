@@ -145,7 +145,12 @@ pub fn out(e: &mut Engine, line: &str) -> CommandOutput {
     let mut o = run_line(e, line).unwrap_or_else(|err| panic!("`{line}` failed:\n{err}"));
     if let Some(s) = o.stop.as_ref().filter(|s| s.reason != StopReason::Finished) {
         let count = format!(" [count {}]", s.instructions);
-        let first = o.text.lines().next().unwrap_or_default();
+        // `run` and `start` say they restarted first.
+        let first = o
+            .text
+            .lines()
+            .find(|l| !l.starts_with("Restarted: "))
+            .unwrap_or_default();
         assert!(
             first.ends_with(&count),
             "`{line}`: no `{count}` in {:?}",

@@ -22,10 +22,10 @@ fn wave_and_lane_selection() {
         lanes.starts_with("wave 0: EXEC = 0x0fffffff (28 active)\n"),
         "{lanes}"
     );
-    assert!(lanes.contains("  lane 27  active\n"), "{lanes}");
-    assert!(lanes.contains("* lane 30  inactive\n"), "{lanes}");
-    assert!(lanes.contains("  lane 29  inactive\n"));
-    assert_eq!(lanes.lines().count(), 33);
+    assert!(lanes.contains("    27  active\n"), "{lanes}");
+    assert!(lanes.contains("*   30  inactive\n"), "{lanes}");
+    assert!(lanes.contains("    29  inactive\n"));
+    assert_eq!(lanes.lines().count(), 34);
 
     let mut e = engine(LOOP);
     assert_eq!(

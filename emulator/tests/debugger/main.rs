@@ -7,6 +7,7 @@
 //! - `watchpoints.rs`: watchpoints on every space, kinds, conditions, many at once;
 //! - `stepping.rs`: continue, stepi, advance, until, finish, restart, interrupt;
 //! - `faults.rs`: faults and deadlocks;
+//! - `hints.rs`: every hint in an error or stop names a command that works in that state;
 //! - `inspection.rs`: wave and lane selection, print, x, info, set, disassemble, changes;
 //! - `expressions.rs`: the expression language and `expect`;
 //! - `source.rs`: source lines and `list`;
@@ -38,6 +39,7 @@ mod context;
 mod driver;
 mod expressions;
 mod faults;
+mod hints;
 mod inspection;
 mod loading;
 mod sanitizer;

@@ -60,20 +60,20 @@ fn advance_until_u_and_finish() {
     let (text, s) = stop(&mut e, "advance after");
     assert_eq!(
         text,
-        "wave 1 (workgroup 0) reached 0x40\n  0x0040 <after>: ushli u7, u4, 6\n"
+        "wave 1 (workgroup 0) reached 0x0040 <after>\n  0x0040 <after>: ushli u7, u4, 6\n"
     );
     assert_eq!(s.reason, StopReason::Reached(Reached::Address(0x40)));
     assert_eq!(run(&mut e, "p v1[31]"), "v1[31] = 3\n");
     let (text, _) = stop(&mut e, "until store");
     assert_eq!(
         text,
-        "wave 1 (workgroup 0) reached 0x60\n  0x0060 <store>: st.ubase.b32 v3, u[0:1], v2, 0\n"
+        "wave 1 (workgroup 0) reached 0x0060 <store>\n  0x0060 <store>: st.ubase.b32 v3, u[0:1], v2, 0\n"
     );
     run(&mut e, "restart");
     run(&mut e, "wave 3");
     let (text, _) = stop(&mut e, "u loop+16");
     assert!(
-        text.starts_with("wave 3 (workgroup 1) reached 0x34\n"),
+        text.starts_with("wave 3 (workgroup 1) reached 0x0034"),
         "{text}"
     );
     let (text, s) = stop(&mut e, "finish");
@@ -140,12 +140,12 @@ fn restart_and_its_aliases_keep_breakpoints() {
     run(&mut e, "break store wave 1");
     run(&mut e, "watch 0x100000000");
     let (first, _) = stop(&mut e, "c");
-    for alias in ["restart", "run", "r"] {
+    for alias in ["restart", "start"] {
         stop(&mut e, "c");
         run(&mut e, "wave 3");
-        assert_eq!(
-            run(&mut e, alias),
-            "Restarted: 4 waves resident, all at 0x0000.\n"
+        assert!(
+            run(&mut e, alias).starts_with("Restarted: 4 waves resident, all at 0x0000.\n"),
+            "{alias}"
         );
         assert!(run(&mut e, "info waves").contains("*    0   0    0  ready        0x0000"));
         assert_eq!(
@@ -158,6 +158,16 @@ fn restart_and_its_aliases_keep_breakpoints() {
             "2    hw watchpoint   keep  y                     global:0x100000000 (4 bytes)\n"
         ));
         assert_eq!(stop(&mut e, "c").0, first, "{alias}");
+    }
+    // `run`, as gdb's: restarted, and run to the first stop, the same as before.
+    for alias in ["run", "r"] {
+        stop(&mut e, "c");
+        let (text, _) = stop(&mut e, alias);
+        assert_eq!(
+            text,
+            format!("Restarted: 4 waves resident, all at 0x0000.\n{first}"),
+            "{alias}"
+        );
     }
 }
 
@@ -605,4 +615,116 @@ fn stepi_all_steps_every_ready_wave_whatever_the_locking() {
         out.text
     );
     assert_eq!(e.log().last().map(String::as_str), Some("stepi all"));
+}
+
+/// gdb's `step` and `next` step instructions (no line table finer than them), log as the
+/// user's word and repeat on Enter; `until` without a location leaves a loop that jumps
+/// back, and with one is `advance`; `bt`, `frame` and `info frame` show the one frame.
+#[test]
+fn gdbs_step_next_until_and_frames_at_the_wave_level() {
+    assert!(!one_wave_loop().has_line_table());
+    for (word, same) in [("step 3", "stepi 3"), ("next 2", "stepi 2"), ("s", "si")] {
+        let (mut a, mut b) = (one_wave_loop(), one_wave_loop());
+        let (_, sa) = stop(&mut a, word);
+        let (_, sb) = stop(&mut b, same);
+        assert_eq!((sa.pc, sa.instructions), (sb.pc, sb.instructions), "{word}");
+        assert_eq!(a.log(), [word]);
+        let cmd = command::parse(word).expect("parses").expect("a command");
+        assert_eq!(a.repeat_of(&cmd), Some(cmd.clone()), "Enter repeats {word}");
+        assert_eq!(
+            cmd.to_string().split_whitespace().next(),
+            Some(if word.starts_with('n') {
+                "next"
+            } else {
+                "step"
+            })
+        );
+    }
+    // `until` at the loop's backward branch runs the loop out: it stops past the branch.
+    let mut e = one_wave_loop();
+    stop(&mut e, "advance loop+24");
+    let branch = e.machine().waves[0].pc;
+    let (text, s) = stop(&mut e, "until");
+    assert_eq!(s.reason, StopReason::Step);
+    assert_eq!(s.pc, Some(branch + 4), "{text}");
+    assert!(text.contains("0x0040 <after>"), "{text}");
+    assert!(run(&mut e, "p u6").contains("= 0"), "the loop ran out");
+    // `until LOCATION` is `advance LOCATION`, and keeps its word.
+    let (text, s) = stop(&mut e, "until store");
+    assert_eq!(s.reason, StopReason::Reached(Reached::Address(0x60)));
+    assert!(
+        text.starts_with("wave 0 (workgroup 0) reached 0x0060 <store>"),
+        "{text}"
+    );
+    assert_eq!(e.log().last().map(String::as_str), Some("until store"));
+    // The one frame.
+    let mut e = one_wave_loop();
+    e.set_source("loop.s", LOOP);
+    stop(&mut e, "advance after");
+    run(&mut e, "lane 7");
+    let line = line_of(LOOP, "after:") + 1;
+    assert_eq!(
+        run(&mut e, "bt"),
+        format!("#0  0x0040 in after () at loop.s:{line}\n    [wave 0 (workgroup 0), lane 7; a wave has no call stack]\n")
+    );
+    assert_eq!(run(&mut e, "where"), run(&mut e, "backtrace"));
+    assert!(run(&mut e, "frame").starts_with(&format!(
+        "#0  0x0040 in after () at loop.s:{line}\n{line:>4}\t"
+    )));
+    assert_eq!(run(&mut e, "up 0"), run(&mut e, "frame"));
+    let info = run(&mut e, "info frame");
+    assert!(
+        info.starts_with(&format!("Stack level 0, frame of wave 0 (workgroup 0), lane 7:\n pc = 0x0040 <after> in after (loop.s:{line}); saved pc = none\n")),
+        "{info}"
+    );
+    assert_eq!(fail(&mut e, "frame 1").message(), "No frame at level 1.");
+    // Before any label the kernel stands for the function.
+    run(&mut e, "restart");
+    assert!(run(&mut e, "bt").starts_with("#0  0x0000 in loop () at loop.s:"));
+    // An exited wave has no stack, as gdb says of a process that is gone.
+    stop(&mut e, "finish");
+    assert_eq!(fail(&mut e, "bt").message(), "No stack: wave 0 has exited.");
+}
+
+/// `info lanes` with register columns and formats, the lanes of the last stop marked, and
+/// the lanes of an exited wave exited.
+#[test]
+fn info_lanes_shows_states_stop_marks_and_register_columns() {
+    let mut e = one_wave_loop();
+    run(&mut e, "break loop if v3 >= 120");
+    stop(&mut e, "continue");
+    let text = run(&mut e, "info lanes v3 u6 exec");
+    let rows: Vec<&str> = text.lines().collect();
+    assert_eq!(rows[0], "wave 0: EXEC = 0xffffffff (32 active)");
+    assert_eq!(rows[1], "B: the lanes that stopped at breakpoint 1");
+    assert_eq!(
+        rows[2],
+        "  Lane  State     Hit          v3          u6  exec"
+    );
+    assert_eq!(rows.len(), 3 + 32);
+    // The selected lane is the first that stopped.
+    let selected = rows
+        .iter()
+        .find(|r| r.starts_with('*'))
+        .expect("a selected lane");
+    assert!(selected.contains(" B "), "{selected}");
+    let d = run(&mut e, "info lanes /d v3");
+    let row = |t: &str, lane: usize| t.lines().nth(3 + lane).unwrap_or_default().to_string();
+    assert!(row(&d, 0).ends_with(" 0"), "{d}");
+    assert!(row(&d, 31).ends_with(" 124"), "{d}");
+    assert!(row(&d, 31).contains(" B "), "{d}");
+    assert!(!row(&d, 0).contains(" B "), "{d}");
+    // Errors say what a column can be.
+    let err = fail(&mut e, "info lanes v200").message();
+    assert!(
+        err.contains("is not a register (v0-v127, u0-u63, exec)"),
+        "{err}"
+    );
+    let err = fail(&mut e, "info lanes /t v1").message();
+    assert!(err.contains("unknown format `/t` (x d u f)"), "{err}");
+    // Exited: every lane says so.
+    run(&mut e, "delete");
+    stop(&mut e, "finish");
+    let text = run(&mut e, "info lanes");
+    assert_eq!(text.matches("  exited").count(), 32, "{text}");
 }

@@ -75,12 +75,12 @@ fn refused(cmd: &Command, files_allowed: bool) -> Option<&'static str> {
         } => Some(
             "the client caches registers: change them there (gdb: `set var $u8 = 1`, `set var $v3[5] = 1`; lldb: `register write`)\n",
         ),
+        Command::Restart | Command::Run | Command::Start => Some(
+            "restart from the client: `target extended-remote` then `run`, or kill and reconnect\n",
+        ),
         c if c.runs_machine() || matches!(c, Command::Interrupt) => {
             Some("run control belongs to the client: use continue, stepi, until, reverse-stepi, reverse-continue or Ctrl-C there\n")
         }
-        Command::Restart => Some(
-            "restart from the client: `target extended-remote` then `run`, or kill and reconnect\n",
-        ),
         Command::Load(_) => Some("load a session with `wavedbg serve --session FILE`\n"),
         Command::Save(_) if !files_allowed => {
             Some("save is refused when the server listens on a non-loopback address\n")
@@ -116,7 +116,9 @@ fn views_selected_wave(cmd: &Command) -> bool {
             | Command::Set { .. }
             | Command::Expect { .. }
             | Command::Display(_)
-            | Command::Info(Info::Lanes | Info::Registers(_) | Info::Changes)
+            | Command::Info(Info::Lanes(_) | Info::Frame | Info::Registers(_) | Info::Changes)
+            | Command::Backtrace
+            | Command::Frame(_)
             | Command::Disassemble(None)
             | Command::List(None)
             | Command::Context

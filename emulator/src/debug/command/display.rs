@@ -5,8 +5,8 @@
 use std::fmt::{self, Display, Formatter};
 
 use super::{
-    Command, DisplaySpec, Info, LastWriteTarget, ListArg, Location, MemRef, RegRef, SetTarget,
-    WatchWhere,
+    Command, DisplaySpec, Info, LaneColumns, LaneReg, LastWriteTarget, ListArg, Location, MemRef,
+    RegRef, SetTarget, WatchWhere,
 };
 
 fn on_off(on: bool) -> &'static str {
@@ -101,11 +101,35 @@ impl Display for DisplaySpec {
     }
 }
 
+impl Display for LaneReg {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        match self {
+            LaneReg::Vector(r) => write!(f, "v{r}"),
+            LaneReg::Uniform(r) => write!(f, "u{r}"),
+            LaneReg::Exec => f.write_str("exec"),
+        }
+    }
+}
+
+/// ` /F REG...` after `lanes` (nothing when there are none).
+impl Display for LaneColumns {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        if let Some(c) = self.format {
+            write!(f, " /{c}")?;
+        }
+        for r in &self.regs {
+            write!(f, " {r}")?;
+        }
+        Ok(())
+    }
+}
+
 impl Display for Info {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
         f.write_str(match self {
             Info::Waves => "waves",
-            Info::Lanes => "lanes",
+            Info::Lanes(columns) => return write!(f, "lanes{columns}"),
+            Info::Frame => "frame",
             Info::Registers(None) => "registers",
             Info::Registers(Some(r)) => return write!(f, "registers {r}"),
             Info::Breakpoints => "breakpoints",
@@ -190,13 +214,24 @@ impl Display for Command {
             Command::ReverseStepi(n) => write!(f, "reverse-stepi {n}"),
             Command::Goto(n) => write!(f, "goto {n}"),
             Command::LastWrite(t) => write!(f, "last-write {t}"),
+            Command::Step(1) | Command::Next(1) => f.write_str(name),
+            Command::Step(n) | Command::Next(n) => write!(f, "{name} {n}"),
             Command::Advance(l) => write!(f, "advance {l}"),
+            Command::Until(Some(l)) => write!(f, "until {l}"),
+            Command::Frame(None) => f.write_str(name),
+            Command::Frame(Some(n)) => write!(f, "frame {n}"),
+            Command::Up(1) | Command::Down(1) => f.write_str(name),
+            Command::Up(n) | Command::Down(n) => write!(f, "{name} {n}"),
             Command::AdvanceBarrier => f.write_str("advance barrier"),
             Command::Continue
             | Command::ReverseContinue
             | Command::Finish
             | Command::Interrupt
             | Command::Restart
+            | Command::Run
+            | Command::Start
+            | Command::Backtrace
+            | Command::Until(None)
             | Command::Why
             | Command::Context => f.write_str(name),
             Command::Wave(n) => write!(f, "wave {n}"),

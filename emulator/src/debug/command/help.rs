@@ -94,9 +94,21 @@ pub const HELP: &[HelpEntry] = &[
     },
     HelpEntry {
         name: "stepi",
-        aliases: &["si"],
+        aliases: &["si", "nexti", "ni"],
         usage: "stepi [all|alone] [N]",
-        about: "execute N instructions (default 1) of the selected wave, others frozen; with scheduler-locking off, or with `all`, every ready wave advances one instruction per step; `alone` steps the selected wave alone whatever the setting",
+        about: "execute N instructions (default 1) of the selected wave, others frozen; with scheduler-locking off, or with `all`, every ready wave advances one instruction per step; `alone` steps the selected wave alone whatever the setting; `nexti` is the same, a wave having no calls to step over",
+    },
+    HelpEntry {
+        name: "step",
+        aliases: &["s"],
+        usage: "step [N]",
+        about: "step N source lines (default 1) of the selected wave, as gdb's `step`; a kernel has no line table finer than its instructions yet, so it steps N instructions as `stepi N` does",
+    },
+    HelpEntry {
+        name: "next",
+        aliases: &["n"],
+        usage: "next [N]",
+        about: "as `step` (a wave has no calls to step over): N instructions of the selected wave, as `stepi N`",
     },
     HelpEntry {
         name: "reverse-stepi",
@@ -124,15 +136,21 @@ pub const HELP: &[HelpEntry] = &[
     },
     HelpEntry {
         name: "advance",
-        aliases: &["until", "u"],
+        aliases: &[],
         usage: "advance LOCATION | advance barrier",
-        about: "continue until the selected wave reaches LOCATION; `advance barrier` runs the selected wave alone to its next barrier",
+        about: "continue until the selected wave reaches LOCATION; `advance barrier` runs the selected wave to its next barrier (alone, or with scheduler-locking off with every ready wave, so a barrier it waits at releases)",
+    },
+    HelpEntry {
+        name: "until",
+        aliases: &["u"],
+        usage: "until [LOCATION]",
+        about: "without LOCATION, step the selected wave until its PC passes the current one (out of a loop that jumps back), as gdb's `until` does for lines; with LOCATION, as `advance LOCATION`",
     },
     HelpEntry {
         name: "finish",
         aliases: &[],
         usage: "finish",
-        about: "run the selected wave alone until it exits",
+        about: "run the selected wave until it exits (a wave has no calls to return from): alone, or with scheduler-locking off with every ready wave, so a barrier it waits at releases",
     },
     HelpEntry {
         name: "interrupt",
@@ -142,9 +160,45 @@ pub const HELP: &[HelpEntry] = &[
     },
     HelpEntry {
         name: "restart",
-        aliases: &["run", "r"],
+        aliases: &[],
         usage: "restart",
-        about: "restart the launch from the beginning, keeping breakpoints and watchpoints; the recorded history goes, so once something has run the REPL (in a terminal) and the TUI ask first, as gdb's `run` does (`set confirm off`: they do not)",
+        about: "restart the launch from the beginning and run nothing, keeping breakpoints and watchpoints; the recorded history goes, so once something has run the REPL (in a terminal) and the TUI ask first, as gdb's `run` does (`set confirm off`: they do not)",
+    },
+    HelpEntry {
+        name: "run",
+        aliases: &["r"],
+        usage: "run",
+        about: "restart the launch and run all waves until something stops them, as gdb's `run`; a breakpoint, watchpoint, fault, deadlock, interrupt or the end stops them; once something has run it asks first, as `restart` does",
+    },
+    HelpEntry {
+        name: "start",
+        aliases: &[],
+        usage: "start",
+        about: "restart the launch and stop at its first instruction, as gdb's `start`; asks first as `run` does",
+    },
+    HelpEntry {
+        name: "backtrace",
+        aliases: &["bt", "where"],
+        usage: "backtrace",
+        about: "show the selected wave's one frame, gdb style; the PC with the label it is in and its source line (this GPU has no call stack), and the wave and lane it is for",
+    },
+    HelpEntry {
+        name: "frame",
+        aliases: &["f"],
+        usage: "frame [0]",
+        about: "describe frame 0, the only one; a wave has no caller frames",
+    },
+    HelpEntry {
+        name: "up",
+        aliases: &[],
+        usage: "up [N]",
+        about: "refused as gdb refuses it at the outermost frame; a wave has no caller frame to go up to",
+    },
+    HelpEntry {
+        name: "down",
+        aliases: &[],
+        usage: "down [N]",
+        about: "refused as gdb refuses it at the innermost frame; there is no frame to go down to",
     },
     HelpEntry {
         name: "wave",
@@ -161,8 +215,8 @@ pub const HELP: &[HelpEntry] = &[
     HelpEntry {
         name: "info",
         aliases: &["i"],
-        usage: "info waves|lanes|registers [REG]|breakpoints|watchpoints|changes|display|history|findings|buffers|labels",
-        about: "show waves, the selected wave's lanes, registers (all, or one v register across lanes), breakpoints and watchpoints (by number), watchpoints, what changed since the previous stop, the time-travel record, the sanitizer's findings, the global buffers (name, address, size, the `.arg` registers holding it) or the labels (name, address, source line)",
+        usage: "info waves|threads|lanes [/F] [REG...]|registers [REG]|frame|breakpoints|watchpoints|changes|display|history|findings|buffers|labels",
+        about: "show waves (`threads`, as gdb names them), the selected wave's lanes (each lane's state: active, inactive or exited, `*` the selected one, `B`/`W` the lanes of the last breakpoint or watchpoint stop of this wave, and a column per listed register vN, uN or exec, in format /x /d /u or /f), registers (all, or one v register across lanes), the frame as gdb's `info frame`, breakpoints and watchpoints (by number), watchpoints, what changed since the previous stop, the time-travel record, the sanitizer's findings, the global buffers (name, address, size, the `.arg` registers holding it) or the labels (name, address, source line)",
     },
     HelpEntry {
         name: "print",
@@ -244,9 +298,30 @@ pub const HELP: &[HelpEntry] = &[
     },
 ];
 
+/// `quit`: ended by the front end that has a session to end (the REPL, the TUI), before
+/// any parsing ([`crate::debug::driver::QUIT_WORDS`]); described by `help` beside the
+/// commands, though no [`super::Command`] stands for it.
+pub const QUIT: HelpEntry = HelpEntry {
+    name: "quit",
+    aliases: &["q", "exit"],
+    usage: "quit",
+    about: "end the session (the REPL, the TUI); a replayed script ends at its last line, and the GDB server's `monitor` and the DAP console have no session of their own to end",
+};
+
+/// Every entry `help` describes: the commands, then `quit`.
+fn entries() -> impl Iterator<Item = &'static HelpEntry> {
+    HELP.iter().chain(std::iter::once(&QUIT))
+}
+
 /// The canonical name of a command or alias.
 pub fn canonical(word: &str) -> Option<&'static str> {
     HELP.iter().find(|e| e.is_named(word)).map(|e| e.name)
+}
+
+/// The canonical name of what `help WORD` describes: a command or alias, or `quit` and
+/// its aliases.
+pub fn help_topic(word: &str) -> Option<&'static str> {
+    entries().find(|e| e.is_named(word)).map(|e| e.name)
 }
 
 /// The usage line of a command, by canonical name.
@@ -263,7 +338,7 @@ pub fn help(topic: Option<&str>, width: usize) -> Result<String, CommandError> {
         let mut s = String::from("Commands (`help COMMAND` for details):\n");
         // The summaries start in column 25; a narrow screen indents them less.
         let indent = if width == 0 || width >= 50 { 25 } else { 6 };
-        for e in HELP {
+        for e in entries() {
             let short = e.about.split(';').next().unwrap_or(e.about);
             let a = if e.aliases.is_empty() {
                 String::new()
@@ -278,8 +353,7 @@ pub fn help(topic: Option<&str>, width: usize) -> Result<String, CommandError> {
         }
         return Ok(s);
     };
-    let e = HELP
-        .iter()
+    let e = entries()
         .find(|e| e.is_named(t.trim()))
         .ok_or_else(|| ParseError::unknown_topic(t))?;
     let mut lines = wrap(e.usage, width, 2);
@@ -301,7 +375,7 @@ pub fn markdown() -> String {
     s.push_str(
         "\n## Reference\n\n| command | aliases | usage | what it does |\n|---|---|---|---|\n",
     );
-    for e in HELP {
+    for e in entries() {
         let aliases = if e.aliases.is_empty() {
             "-".to_string()
         } else {
@@ -334,6 +408,11 @@ This file is generated from the same table as `help` (`emulator/src/debug/comman
 Waves are numbered by their global id (`workgroup * waves_per_workgroup + index`); `wave N`
 selects one, `lane N` a lane of it. Commands that read lane values (`print v3`,
 conditions, `scratch:` memory) use the selected lane unless an index is given (`v3[5]`).
+`info lanes [/F] [REG...]`, as cuda-gdb's `info cuda lanes`, shows a row per lane of the
+selected wave: `*` the selected lane, its state (active or inactive by EXEC; exited or
+faulted with its wave), `B` or `W` when it is one of the lanes of the last stop at a
+breakpoint or watchpoint of this wave, and a column per register listed (`vN`, `uN`,
+`exec`), in hex or in format `/d`, `/u`, `/f` (`info lanes /d v3 v4`).
 Every stop selects the wave it concerns. A stop is one of: breakpoint (with the lanes that
 satisfied the condition), watchpoint (wave, accessing PC, lanes, old and new values), step
 done, a location reached, the `brk` instruction, a fault (reported as the signal gdb would
@@ -350,6 +429,24 @@ waves the stop says so instead of hanging. `stepi all [N]` advances every ready 
 times whatever the setting (the TUI's `S`), and `stepi alone [N]` the selected wave alone
 (the TUI's `s`). `stepi 0` executes nothing and says so, as gdb
 does.
+
+gdb's source-level words work at the wave level. A kernel has no line table finer than
+its instructions yet (the engine asks `Engine::has_line_table` in one place), so `step`
+(`s`) and `next` (`n`) step instructions as `stepi` does, and `nexti` (`ni`) is `stepi`:
+a wave has no calls to step over; each keeps its own word in recordings. `until` (`u`)
+without a location steps until the PC passes the current one, out of a loop that jumps
+back; with one it is `advance`. With `set scheduler-locking off`, `finish`, `until` and
+`advance barrier` run every ready wave a round at a time, as gdb lets other threads run
+during `finish`, so a barrier the wave waits at releases; with it on, a wave waiting at a
+barrier cannot move and the stop says `continue, or set scheduler-locking off`. A wave
+has no call stack: `backtrace` (`bt`, `where`) and `frame` (`f`) show its one frame,
+gdb style (`#0  0x006c in next_word () at histogram.s:55`, the label the PC is in as
+the function), for the selected wave and lane; `info frame` describes it in gdb's words
+(the outermost frame, no caller); `up` and `down` refuse as gdb does at the outermost
+and innermost frame. `info threads` is `info waves` and `thread N` is `wave N`. A
+temporary breakpoint's stop says `Temporary breakpoint N, ...`, as gdb's does. An
+unknown word suggests the nearest command or gdb alias (`bactrace`: `backtrace`), and
+`help` knows every alias and `quit`.
 
 ## Breakpoints
 
@@ -453,8 +550,11 @@ session file's absolute path. A recorded REPL session replays to success.
 
 ## Restarting
 
-`restart` (`run`, `r`) starts the launch again from the beginning, keeping breakpoints,
-watchpoints and displays, and `load FILE` relaunches with a session's settings. Both throw
+`restart` starts the launch again from the beginning and runs nothing, keeping
+breakpoints, watchpoints and displays; `run` (`r`), as gdb's, starts it again and runs
+every wave until something stops them (a breakpoint, a watchpoint, a fault, the end), and
+`start` starts it again and stops at the first instruction; `load FILE` relaunches with
+a session's settings. All of them throw
 away the recorded history (docs/time-travel.md), so once something has run (an
 instruction, an edit) the REPL in a terminal and the TUI ask first, as gdb asks before
 `run`:

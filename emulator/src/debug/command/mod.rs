@@ -13,7 +13,7 @@ mod help;
 mod parse;
 
 pub use error::{CommandError, ParseError};
-pub use help::{canonical, help, markdown, usage, HelpEntry, HELP};
+pub use help::{canonical, help, help_topic, markdown, usage, HelpEntry, HELP, QUIT};
 pub use parse::{parse, parse_display, parse_location, parse_mem_ref};
 
 use super::breakpoint::{Filters, WatchKind};
@@ -145,8 +145,11 @@ pub struct DisplaySpec {
 pub enum Info {
     /// Every resident wave: id, workgroup, state, PC.
     Waves,
-    /// The selected wave's 32 lanes: active or not, and the selected one.
-    Lanes,
+    /// The selected wave's 32 lanes: each lane's state, whether the last stop concerned
+    /// it, and the listed registers' values.
+    Lanes(LaneColumns),
+    /// The selected wave's only frame, as gdb's `info frame` describes one.
+    Frame,
     /// Every register of the selected wave, or one expression's value (`info registers v3`
     /// shows v3 across lanes).
     Registers(Option<ParsedExpr>),
@@ -166,6 +169,26 @@ pub enum Info {
     Buffers,
     /// The labels: name, address, source line.
     Labels,
+}
+
+/// A register `info lanes` shows a column of.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LaneReg {
+    /// `vN`: each lane's own value.
+    Vector(u8),
+    /// `uN`: one value for the wave, shown in every lane's row.
+    Uniform(u8),
+    /// `exec`: the lane's EXEC bit (1 active, 0 inactive).
+    Exec,
+}
+
+/// What `info lanes [/F] [REG...]` shows besides each lane's state.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct LaneColumns {
+    /// The format letter of the values (`x d u f`; `None`: hex).
+    pub format: Option<char>,
+    /// The registers, one column each, in the order written.
+    pub regs: Vec<LaneReg>,
 }
 
 /// Comparison operators of `expect`.
@@ -266,6 +289,16 @@ pub enum Command {
     ReverseContinue,
     /// `last-write TARGET`.
     LastWrite(LastWriteTarget),
+    /// `step [N]` (gdb's source step): today N instructions of the selected wave, as
+    /// `stepi N` (see [`crate::debug::Engine::has_line_table`]); kept apart so a recording
+    /// keeps the user's word.
+    Step(u64),
+    /// `next [N]`: as `step` (a wave has no calls to step over), kept apart so a recording
+    /// keeps the user's word.
+    Next(u64),
+    /// `until [LOCATION]`: without a location, the selected wave until its PC passes the
+    /// current one (out of a backward loop); with one, as `advance LOCATION`.
+    Until(Option<Location>),
     /// `advance LOCATION`.
     Advance(Location),
     /// `advance barrier`: the selected wave alone to its next barrier.
@@ -274,8 +307,20 @@ pub enum Command {
     Finish,
     /// `interrupt`.
     Interrupt,
-    /// `restart`.
+    /// `restart`: the launch again from the beginning, nothing run.
     Restart,
+    /// `run`: as gdb's, the launch (re)started and run until something stops it.
+    Run,
+    /// `start`: the launch (re)started, stopped at its first instruction.
+    Start,
+    /// `backtrace` / `bt` / `where`: the one frame there is.
+    Backtrace,
+    /// `frame [N]`: frame N (only 0 exists) described.
+    Frame(Option<u32>),
+    /// `up [N]`: refused as gdb refuses it at the outermost frame.
+    Up(u32),
+    /// `down [N]`: refused as gdb refuses it at the innermost frame.
+    Down(u32),
     /// `wave N`: select the wave with global id N.
     Wave(u32),
     /// `lane N`: select lane N (checked to be 0-31 when it runs).
@@ -371,6 +416,10 @@ impl Command {
             self,
             Command::Continue
                 | Command::Stepi(_)
+                | Command::Step(_)
+                | Command::Next(_)
+                | Command::Until(_)
+                | Command::Run
                 | Command::StepiAll(_)
                 | Command::StepiAlone(_)
                 | Command::ReverseStepi(_)
@@ -385,7 +434,11 @@ impl Command {
     /// The instruction count of a step command (`None` for the others).
     pub fn step_count(&self) -> Option<u64> {
         match self {
-            Command::Stepi(n) | Command::StepiAll(n) | Command::StepiAlone(n) => Some(*n),
+            Command::Stepi(n)
+            | Command::Step(n)
+            | Command::Next(n)
+            | Command::StepiAll(n)
+            | Command::StepiAlone(n) => Some(*n),
             _ => None,
         }
     }
@@ -398,7 +451,10 @@ impl Command {
 
     /// Whether it starts the kernel again (every wave at the start).
     pub fn relaunches(&self) -> bool {
-        matches!(self, Command::Restart | Command::Load(_))
+        matches!(
+            self,
+            Command::Restart | Command::Run | Command::Start | Command::Load(_)
+        )
     }
 
     /// The canonical name of the command (`break` for `tbreak`'s usage is `tbreak`): the
@@ -421,10 +477,19 @@ impl Command {
             Command::Goto(_) => "goto",
             Command::ReverseContinue => "reverse-continue",
             Command::LastWrite(_) => "last-write",
+            Command::Step(_) => "step",
+            Command::Next(_) => "next",
+            Command::Until(_) => "until",
             Command::Advance(_) | Command::AdvanceBarrier => "advance",
             Command::Finish => "finish",
             Command::Interrupt => "interrupt",
             Command::Restart => "restart",
+            Command::Run => "run",
+            Command::Start => "start",
+            Command::Backtrace => "backtrace",
+            Command::Frame(_) => "frame",
+            Command::Up(_) => "up",
+            Command::Down(_) => "down",
             Command::Wave(_) => "wave",
             Command::Lane(_) => "lane",
             Command::Info(_) => "info",

@@ -2,10 +2,10 @@
 //! its column and the command's usage.
 
 use super::error::HELP_HINT;
-use super::help::{canonical, HELP};
+use super::help::{canonical, help_topic, HELP, QUIT};
 use super::{
-    Command, DisplaySpec, ExpectOp, Info, LastWriteTarget, ListArg, Location, MemRef, ParseError,
-    RegRef, SetTarget, WatchWhere,
+    Command, DisplaySpec, ExpectOp, Info, LaneColumns, LaneReg, LastWriteTarget, ListArg, Location,
+    MemRef, ParseError, RegRef, SetTarget, WatchWhere,
 };
 use crate::debug::breakpoint::{Filters, WatchKind};
 use crate::debug::expr::{self, Expr, ParsedExpr};
@@ -275,13 +275,16 @@ fn condition(l: &Line<'_>, text: Option<&str>) -> Result<Option<ParsedExpr>, Par
     text.map(|c| l.expr("bad condition", c)).transpose()
 }
 
-/// The command `word` is plausibly a typo of, for an unknown command's message.
+/// The command `word` is plausibly a typo of, for an unknown command's message: the
+/// nearest of the commands' names and their aliases of two letters or more (gdb's words:
+/// `bactrace` suggests `backtrace`, `wher` `where`, `nxt` `next`), a name before an alias
+/// at the same distance.
 ///
-/// `asm::nearest_word` accepts a name within an edit distance of about half the longer
-/// word, and the distance is at least the difference in length: a word of more than twice
-/// the longest name's characters (plus 4) is no typo of any, and gets no suggestion
-/// without computing a distance (which took 10 s for a 10 MB word). Below that, names
-/// too far in length are left out before any distance is computed.
+/// A name is accepted within an edit distance of about half the longer word, and the
+/// distance is at least the difference in length: a word of more than twice the longest
+/// name's characters (plus 4) is no typo of any, and gets no suggestion without computing
+/// a distance (which took 10 s for a 10 MB word). Below that, names too far in length are
+/// left out before any distance is computed.
 fn suggestion(word: &str) -> Option<&'static str> {
     let longest = HELP.iter().map(|e| e.name.len()).max().unwrap_or(0);
     let bound = 2 * longest + 4;
@@ -290,14 +293,23 @@ fn suggestion(word: &str) -> Option<&'static str> {
     if len > bound {
         return None;
     }
-    let names: Vec<&str> = HELP
-        .iter()
-        .map(|e| e.name)
-        // `nearest_word`'s own threshold (from byte lengths): a name it would reject for
-        // the length difference alone is not asked about.
-        .filter(|n| len.abs_diff(n.chars().count()) <= (n.len().max(word.len()) / 2).max(2))
-        .collect();
-    crate::asm::nearest_word(word, &names)
+    let limit = |n: &str| (n.len().max(word.len()) / 2).max(2);
+    HELP.iter()
+        .chain(std::iter::once(&QUIT))
+        .flat_map(|e| {
+            std::iter::once((0, e.name)).chain(
+                e.aliases
+                    .iter()
+                    .filter(|a| a.chars().count() >= 2)
+                    .map(|a| (1, *a)),
+            )
+        })
+        // A name too far in length is not asked about.
+        .filter(|(_, n)| len.abs_diff(n.chars().count()) <= limit(n))
+        .map(|(alias, n)| (crate::isa::edit_distance(word, n), alias, n))
+        .filter(|(d, _, n)| *d <= limit(n))
+        .min()
+        .map(|(_, _, n)| n)
 }
 
 /// Parses one command line. Empty lines and `#` comments give `Ok(None)`.
@@ -313,6 +325,15 @@ pub fn parse(line: &str) -> Result<Option<Command>, ParseError> {
         .split_once('/')
         .map_or((head, None), |(w, s)| (w, Some(s)));
     let Some(name) = canonical(word) else {
+        if QUIT.is_named(word) {
+            return Err(ParseError {
+                message: format!(
+                    "`{word}` ends an interactive session (the REPL, the TUI); there is none to end here"
+                ),
+                column: Some(1),
+                usage: Some(HELP_HINT),
+            });
+        }
         let near = suggestion(word);
         return Err(ParseError {
             message: crate::clip_quoted(format!(
@@ -443,6 +464,10 @@ pub fn parse(line: &str) -> Result<Option<Command>, ParseError> {
                 Command::Stepi(count_or_one(rest)?)
             }
         }
+        "step" => Command::Step(count_or_one(rest)?),
+        "next" => Command::Next(count_or_one(rest)?),
+        "until" if rest.is_empty() => Command::Until(None),
+        "until" => Command::Until(Some(l.location(rest)?)),
         "reverse-stepi" => Command::ReverseStepi(count_or_one(rest)?),
         "reverse-continue" => Command::ReverseContinue,
         "last-write" => {
@@ -463,7 +488,28 @@ pub fn parse(line: &str) -> Result<Option<Command>, ParseError> {
         }
         "finish" => Command::Finish,
         "interrupt" => Command::Interrupt,
-        "restart" => Command::Restart,
+        "restart" | "run" | "start" | "backtrace" => {
+            if !rest.is_empty() {
+                return Err(l.error_at(rest, format!("`{name}` takes no argument")));
+            }
+            match name {
+                "restart" => Command::Restart,
+                "run" => Command::Run,
+                "start" => Command::Start,
+                _ => Command::Backtrace,
+            }
+        }
+        "frame" => Command::Frame(optional_id(rest)?),
+        "up" => Command::Up(if rest.is_empty() {
+            1
+        } else {
+            l.number32(rest)?
+        }),
+        "down" => Command::Down(if rest.is_empty() {
+            1
+        } else {
+            l.number32(rest)?
+        }),
         "why" => Command::Why,
         "wave" => {
             need("a wave id")?;
@@ -474,13 +520,19 @@ pub fn parse(line: &str) -> Result<Option<Command>, ParseError> {
             Command::Lane(l.number32(rest)?)
         }
         "info" => {
-            need("a topic: waves, lanes, registers, breakpoints, watchpoints, changes, display, history, findings, buffers or labels")?;
+            need("a topic: waves, threads, lanes, registers, frame, breakpoints, watchpoints, changes, display, history, findings, buffers or labels")?;
             let (what, arg) = rest
                 .split_once(char::is_whitespace)
                 .map_or((rest, ""), |(a, b)| (a, b.trim()));
             Command::Info(match what {
                 "waves" | "threads" | "w" => Info::Waves,
-                "lanes" | "l" => Info::Lanes,
+                "lanes" | "l" => Info::Lanes(lane_columns(&l, arg)?),
+                "frame" | "f" => {
+                    if !arg.is_empty() {
+                        return Err(l.error_at(arg, "`info frame` takes no argument"));
+                    }
+                    Info::Frame
+                }
                 "registers" | "reg" | "r" | "all-registers" => Info::Registers(
                     (!arg.is_empty())
                         .then(|| l.expr("bad expression", arg))
@@ -599,11 +651,49 @@ pub fn parse(line: &str) -> Result<Option<Command>, ParseError> {
         }
         "help" => Command::Help(match rest {
             "" => None,
-            t => Some(canonical(t).ok_or_else(|| ParseError::unknown_topic(t))?),
+            t => Some(help_topic(t).ok_or_else(|| ParseError::unknown_topic(t))?),
         }),
         _ => return Err(l.error("not implemented")),
     };
     Ok(Some(cmd))
+}
+
+/// `info lanes [/F] [REG...]`: a format letter (`x d u f`), then registers `vN`, `uN` or
+/// `exec`.
+fn lane_columns(l: &Line<'_>, arg: &str) -> Result<LaneColumns, ParseError> {
+    let mut words = arg.split_whitespace().peekable();
+    let format = match words.peek().and_then(|w| w.strip_prefix('/')) {
+        Some(f) => {
+            let f_text = words.next().unwrap_or_default();
+            match f {
+                "x" | "d" | "u" | "f" => f.chars().next(),
+                _ => return Err(l.error_at(f_text, format!("unknown format `/{f}` (x d u f)"))),
+            }
+        }
+        None => None,
+    };
+    let reg = |w: &str, prefix: char, max: usize| -> Option<u8> {
+        let n: usize = w.strip_prefix(prefix)?.parse().ok()?;
+        (n < max).then_some(n as u8)
+    };
+    let regs = words
+        .map(|w| {
+            let w2 = w.trim_start_matches('$');
+            if w2 == "exec" {
+                Ok(LaneReg::Exec)
+            } else if let Some(r) = reg(w2, 'v', crate::wave::VREGS) {
+                Ok(LaneReg::Vector(r))
+            } else if let Some(r) = reg(w2, 'u', crate::wave::UREGS) {
+                Ok(LaneReg::Uniform(r))
+            } else {
+                Err(l.error_at(
+                    w,
+                    format!("`{w}` is not a register (v0-v127, u0-u63, exec)"),
+                ))
+            }
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(LaneColumns { format, regs })
 }
 
 /// `/FMT` of `display`, as gdb takes it: a count, size letters and a format letter

@@ -3,7 +3,7 @@
 
 use super::CommandOutput;
 use crate::debug::command::CommandError;
-use crate::debug::{view, Engine, StopEvent};
+use crate::debug::{view, Engine, Reached, StopEvent, StopReason};
 
 impl Engine {
     /// A run-control command's output: it runs, and the stop is shown.
@@ -54,6 +54,34 @@ impl Engine {
             view::count(n as u64, "wave"),
             view::pc_text(self.machine(), 0)
         ))
+    }
+
+    /// `run`: as gdb's, the launch from the beginning (the restart's line), run until
+    /// something stops it.
+    pub(super) fn run_command(&mut self) -> CommandOutput {
+        let restarted = self.restart_command().text;
+        let mut out = self.stopped_by(Engine::continue_all);
+        out.text.insert_str(0, &restarted);
+        out
+    }
+
+    /// `start`: the launch from the beginning, stopped at the selected wave's first
+    /// instruction (gdb's `start` stops at `main`; a kernel starts at its first).
+    pub(super) fn start_command(&mut self) -> CommandOutput {
+        let restarted = self.restart_command().text;
+        let w = self.selected_wave;
+        let pc = self.machine().waves.get(w).map_or(0, |x| x.pc);
+        let stop = self.event(StopReason::Reached(Reached::Address(pc)), Some(w));
+        let stop = self.finish(stop);
+        let mut out = self.stopped(stop);
+        out.text.insert_str(0, &restarted);
+        out
+    }
+
+    /// [`Engine::resumed`] for a run that cannot fail.
+    fn stopped_by(&mut self, run: impl FnOnce(&mut Engine) -> StopEvent) -> CommandOutput {
+        let stop = run(self);
+        self.stopped(stop)
     }
 
     pub(super) fn wave_command(&mut self, id: u32) -> Result<CommandOutput, CommandError> {

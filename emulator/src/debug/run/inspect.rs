@@ -9,6 +9,123 @@ use crate::debug::{view, Engine, WriteTarget};
 use crate::memory::Space;
 
 impl Engine {
+    /// The selected wave's one frame, gdb style: `#0  0x006c in next_word () at
+    /// histogram.s:55` (the label the PC is in stands for the function); `None` for a
+    /// wave that has exited or faulted (gdb's "No stack.").
+    fn frame_line(&self) -> Result<(String, Output), CommandError> {
+        let m = self.machine();
+        let Some(w) = m.waves.get(self.selected_wave) else {
+            return Err(CommandError::refused(
+                "backtrace",
+                "No stack (no wave selected).",
+            ));
+        };
+        if !w.alive() {
+            return Err(CommandError::refused(
+                "backtrace",
+                format!("No stack: wave {} has {}.", w.id, w.state.name()),
+            ));
+        }
+        // The label the PC is in stands for the function; before any, the kernel itself.
+        let func = view::label_at(m, w.pc).map_or(m.program().name.as_str(), |(n, _)| n);
+        let at = self
+            .source_place(w.pc)
+            .map(|p| format!(" at {p}"))
+            .unwrap_or_default();
+        let line = format!("#0  {} in {func} (){at}", view::addr_text(w.pc));
+        Ok((
+            line,
+            Output::Frame {
+                wave: w.id,
+                pc: w.pc,
+            },
+        ))
+    }
+
+    /// `FILE:LINE` of the instruction at `pc`, when the engine has the kernel's source.
+    fn source_place(&self, pc: u64) -> Option<String> {
+        let line = self.machine().program().line_at(pc)?;
+        let (name, _) = self.source.as_ref()?;
+        let file = std::path::Path::new(name)
+            .file_name()
+            .and_then(|f| f.to_str())
+            .unwrap_or(name);
+        Some(format!("{file}:{line}"))
+    }
+
+    /// Which wave (and lane) the frame is for: `wave 3 (workgroup 1), lane 5`.
+    fn frame_owner(&self) -> String {
+        self.machine()
+            .waves
+            .get(self.selected_wave)
+            .map(|w| {
+                format!(
+                    "wave {} (workgroup {}), lane {}",
+                    w.id, w.workgroup, self.selected_lane
+                )
+            })
+            .unwrap_or_default()
+    }
+
+    /// `backtrace`: the one frame there is, and whose it is.
+    pub(super) fn backtrace_command(&self) -> Result<CommandOutput, CommandError> {
+        let (line, value) = self.frame_line()?;
+        Ok(CommandOutput::with(
+            format!(
+                "{line}
+    [{}; a wave has no call stack]
+",
+                self.frame_owner()
+            ),
+            value,
+        ))
+    }
+
+    /// `frame [N]`: frame 0 as gdb's `frame` prints it, its line and the source line.
+    pub(super) fn frame_command(&self, n: u32) -> Result<CommandOutput, CommandError> {
+        if n != 0 {
+            return Err(CommandError::refused(
+                "frame",
+                format!("No frame at level {n}."),
+            ));
+        }
+        let (line, value) = self.frame_line()?;
+        let pc = self
+            .machine()
+            .waves
+            .get(self.selected_wave)
+            .map_or(0, |w| w.pc);
+        let mut text = format!(
+            "{line}
+"
+        );
+        if let Some(src) = self.source_line_at(pc) {
+            text.push_str(&src);
+            text.push('\n');
+        }
+        Ok(CommandOutput::with(text, value))
+    }
+
+    /// `info frame`, in gdb's words for a frame without a caller.
+    fn info_frame(&self) -> Result<CommandOutput, CommandError> {
+        let (_, value) = self.frame_line()?;
+        let m = self.machine();
+        let Output::Frame { pc, .. } = value else {
+            return Ok(CommandOutput::default());
+        };
+        let func = view::label_at(m, pc).map_or(m.program().name.as_str(), |(n, _)| n);
+        let place = self
+            .source_place(pc)
+            .map(|p| format!(" ({p})"))
+            .unwrap_or_default();
+        let text = format!(
+            "Stack level 0, frame of {}:\n pc = {} in {func}{place}; saved pc = none\n Outermost frame: this GPU has no call stack, so no caller and no saved registers.\n source language wave32 assembly.\n",
+            self.frame_owner(),
+            view::pc_text(m, pc),
+        );
+        Ok(CommandOutput::with(text, value))
+    }
+
     pub(super) fn why_command(&self) -> CommandOutput {
         CommandOutput::text(match self.last_stop() {
             Some(stop) => view::describe_stop(self, stop) + "\n",
@@ -113,13 +230,13 @@ impl Engine {
                 let text = view::waves_table(self.machine(), &rows);
                 return Ok(CommandOutput::with(text, Output::Waves(rows)));
             }
-            Info::Lanes => {
+            Info::Lanes(columns) => {
                 let Some(w) = self.machine().waves.get(self.selected_wave) else {
                     return Ok(CommandOutput::text("no wave selected\n".into()));
                 };
                 let (wave, exec, selected) = (w.id, w.exec, self.selected_lane);
                 return Ok(CommandOutput::with(
-                    view::lanes_table(wave, exec, selected),
+                    view::lanes_table(self, self.selected_wave, columns),
                     Output::LaneMask {
                         wave,
                         exec,
@@ -127,6 +244,7 @@ impl Engine {
                     },
                 ));
             }
+            Info::Frame => return self.info_frame(),
             Info::Registers(None) => {
                 return Ok(CommandOutput::with(
                     view::registers(self, self.selected_wave, self.width),

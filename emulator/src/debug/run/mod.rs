@@ -109,6 +109,13 @@ pub enum Output {
         /// The selected lane (0-31).
         selected: u8,
     },
+    /// `backtrace`, `frame`, `info frame`: the selected wave's one frame.
+    Frame {
+        /// The wave's global id.
+        wave: u32,
+        /// The byte address of its next instruction.
+        pc: u64,
+    },
     /// `info registers`, or `print vN`: one wave's registers as they are now.
     Registers {
         /// The wave's global id.
@@ -202,16 +209,16 @@ impl Engine {
             Command::Continue => self.resumed(Engine::continue_all),
             Command::Stepi(n) => self.steps("stepi", *n, |e| e.step(*n)),
             Command::StepiAll(n) => self.steps("stepi all", *n, |e| e.step_all(*n)),
-            Command::StepiAlone(n) => {
-                self.steps("stepi alone", *n, |e| e.run_wave(e.selected_wave, *n))
-            }
+            Command::StepiAlone(n) => self.steps("stepi alone", *n, |e| e.step_alone(*n)),
+            Command::Step(n) | Command::Next(n) => self.steps(name, *n, |e| e.step_lines(*n)),
+            Command::Until(None) => self.resumed(Engine::until_past),
             Command::ReverseStepi(n) => self.reverse_stepi_command(*n),
             Command::ReverseContinue => self.resumed(Engine::reverse_continue),
             Command::Goto(n) => {
                 let stop = self.goto(*n).map_err(|e| CommandError::engine(name, e))?;
                 Ok(self.stopped(stop))
             }
-            Command::Advance(location) => {
+            Command::Advance(location) | Command::Until(Some(location)) => {
                 let a = self
                     .resolve_location(location)
                     .map_err(|e| CommandError::engine(name, e))?;
@@ -221,6 +228,20 @@ impl Engine {
             Command::Finish => self.resumed(Engine::finish_wave),
             Command::Interrupt => Ok(Self::interrupt_command()),
             Command::Restart => Ok(self.restart_command()),
+            Command::Run => Ok(self.run_command()),
+            Command::Start => Ok(self.start_command()),
+            Command::Backtrace => self.backtrace_command(),
+            Command::Frame(n) => self.frame_command(n.unwrap_or(0)),
+            // As gdb's: zero levels up or down shows the frame where it is.
+            Command::Up(0) | Command::Down(0) => self.frame_command(0),
+            Command::Up(_) => Err(CommandError::refused(
+                "up",
+                "Initial frame selected; you cannot go up.",
+            )),
+            Command::Down(_) => Err(CommandError::refused(
+                "down",
+                "Bottom (innermost) frame selected; you cannot go down.",
+            )),
             Command::Wave(id) => self.wave_command(*id),
             Command::Lane(l) => self.lane_command(*l),
             Command::Info(what) => self.info(what),
@@ -312,6 +333,8 @@ impl Engine {
         use super::command::ListArg;
         match cmd {
             Command::Stepi(_)
+            | Command::Step(_)
+            | Command::Next(_)
             | Command::StepiAll(_)
             | Command::StepiAlone(_)
             | Command::ReverseStepi(_)
