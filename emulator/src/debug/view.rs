@@ -502,9 +502,9 @@ fn lane_rows(
                 (true, false) => " ",
             };
             if active {
-                let _ = write!(s, "  {v:>11} {mark}");
+                let _ = write!(s, "  {v:>value_w$} {mark}");
             } else {
-                let _ = write!(s, " ({v:>11}){mark}");
+                let _ = write!(s, " ({v:>value_w$}){mark}");
             }
         }
         s.truncate(s.trim_end().len());

@@ -193,3 +193,50 @@ fn the_terminal_width_applies_until_set_width_chooses_one() {
     assert!(run_line(&mut e, "set width").is_err());
     assert!(run_line(&mut e, "set width -1").is_err());
 }
+
+/// A lane table's columns line up whatever the values' lengths: every cell is as wide as
+/// the longest value (a long f32 or a binary value), at any width and unlimited.
+#[test]
+fn lane_table_columns_line_up_with_long_values() {
+    for width in [0, 80, 200] {
+        let mut e = stopped_at(width);
+        run(&mut e, "set v1[0] = 0xc0490fdb");
+        run(&mut e, "set v1[1] = 0x00003000");
+        for fmt in ["/f", "/t", "/d", ""] {
+            let out = run(&mut e, &format!("p{fmt} v1"));
+            let rows: Vec<&str> = out.lines().filter(|l| l.starts_with("  [")).collect();
+            assert!(rows.len() >= 2, "{out}");
+            // Every row's cells end at the same columns as the first full row's.
+            let ends = |l: &str| -> Vec<usize> {
+                let mut v = Vec::new();
+                let b = l.as_bytes();
+                for i in 1..b.len() {
+                    if b[i] == b' ' && b[i - 1] != b' ' {
+                        v.push(i);
+                    }
+                }
+                v.push(l.trim_end().len());
+                v
+            };
+            // After the row header (`  [ 8]`, 6 columns).
+            let first = ends(&rows[1][6..]);
+            // The first row (with the long values and change marks) ends where the next,
+            // both full, does.
+            assert_eq!(
+                rows[0].trim_end_matches(['*', ' ']).len(),
+                rows[1].trim_end().len(),
+                "p{fmt} at {width}:\n{out}"
+            );
+            // (The last row may be shorter.)
+            for r in &rows[1..] {
+                assert!(
+                    first.starts_with(&ends(&r[6..])),
+                    "p{fmt} at {width}:\n{out}"
+                );
+            }
+            if width > 0 {
+                assert_fits(&out, width.max(40), &format!("p{fmt} v1"));
+            }
+        }
+    }
+}
