@@ -409,6 +409,12 @@ fn stop_replies_carry_every_thread_and_pc_for_lldb_only() {
 /// for neither the thread list nor any thread's PC (`p10`, rip) to learn them: the stop
 /// replies carried both. (It reads `rsp` and `rbp` of a thread it selects or lists, for
 /// its frame.)
+///
+/// The server is judged by the packets: each `vCont;s:N` moved thread N alone by one
+/// instruction, and `thread list` shows the last reply's PCs. How many steps lldb sends
+/// for one `thread step-inst` is its own decision: on a loaded machine lldb 14 sometimes
+/// sends a second `vCont;s` for the same command (its step plan judges the first did not
+/// complete), which the packet log shows.
 #[test]
 fn lldb_lists_every_waves_pc_after_a_step() {
     if !have("lldb") {
@@ -419,7 +425,10 @@ fn lldb_lists_every_waves_pc_after_a_step() {
     let spin = label_addr(&k, "spin");
     let server = Server::start(&k);
     let log = dir.path().join("packets.log");
-    let out = lldb(
+    let elf = dir.path().join("spin.elf");
+    let out = lldb_elf(
+        dir.path(),
+        Some(&elf),
         &server,
         &format!(
             "thread select 3
@@ -435,21 +444,6 @@ process kill
             log.display()
         ),
     );
-    let next = label_addr(&k, "spin") + 8;
-    check(
-        &out,
-        &server,
-        &[
-            "* thread #2: tid = 0x0002, ",
-            "  thread #1: tid = 0x0001, 0x0000000000000000",
-            &format!("  thread #3: tid = 0x0003, {spin:#018x}"),
-            "  thread #4: tid = 0x0004, 0x0000000000000000",
-        ],
-    );
-    assert!(
-        out.contains(&format!("* thread #2: tid = 0x0002, {next:#018x}")),
-        "{out}"
-    );
     let packets = std::fs::read_to_string(&log).unwrap_or_default();
     let sent: Vec<&str> = packets
         .lines()
@@ -461,8 +455,36 @@ process kill
             .all(|p| !p.starts_with("p10#") && !p.starts_with("qfThreadInfo")),
         "{sent:?}"
     );
-    assert!(
-        sent.iter().any(|p| p.starts_with("vCont;s:0002")),
-        "{sent:?}"
-    );
+    // Every step and its stop reply, in order: the stepped thread alone moved, by one
+    // instruction of the spin loop (umovi at 0, then uaddi and br alternate).
+    let next = |pc: u64| if pc == spin { spin + 8 } else { spin };
+    let mut pcs: Vec<(u64, u64)> = vec![(1, 0), (2, 0), (3, 0), (4, 0)];
+    let mut steps = Vec::new();
+    let lines: Vec<&str> = packets.lines().filter(|l| !l.contains("history")).collect();
+    for (i, l) in lines.iter().enumerate() {
+        let Some(tid) = l
+            .split("send packet: $vCont;s:")
+            .nth(1)
+            .and_then(|x| u64::from_str_radix(&x[..4], 16).ok())
+        else {
+            continue;
+        };
+        let reply = lines[i + 1..]
+            .iter()
+            .find_map(|r| r.split("read packet: $T05").nth(1))
+            .unwrap_or_else(|| panic!("no stop reply to step {tid}: {packets}"));
+        for p in pcs.iter_mut().filter(|p| p.0 == tid) {
+            p.1 = if p.1 == 0 { spin } else { next(p.1) };
+        }
+        assert_eq!(stop_threads(reply), pcs, "step of thread {tid}:\n{packets}");
+        steps.push(tid);
+    }
+    assert!(steps.starts_with(&[3]) && steps.contains(&2), "{steps:?}");
+    assert!(steps.iter().filter(|t| **t == 2).count() >= 2, "{steps:?}");
+    // `thread list` shows the last reply's PCs, thread 2 selected.
+    for (tid, pc) in &pcs {
+        let mark = if *tid == 2 { '*' } else { ' ' };
+        let line = format!("{mark} thread #{tid}: tid = {tid:#06x}, {pc:#018x}");
+        assert!(out.contains(&line), "{line}\n{out}");
+    }
 }
