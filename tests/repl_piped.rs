@@ -163,44 +163,15 @@ fn piped_run_restarts_without_asking_and_the_recording_replays() {
     assert!(!transcript.contains("error:"), "{transcript}");
 }
 
-/// Runs the REPL on reduce.s with `input` piped in (and `COLUMNS` set, which a terminal
-/// would have), returning what it printed.
-fn piped_repl(input: &str) -> String {
+/// Runs the REPL on `kernel` with `input` piped in (with `COLUMNS` set, as a terminal
+/// would have, when `columns` is given); its stdout.
+fn repl_on(kernel: &str, input: &str, columns: Option<&str>) -> String {
     let dir = tempfile::tempdir().expect("temp dir");
     let out = Command::new(env!("CARGO_BIN_EXE_wavedbg"))
-        .args(["repl", "scripts/reduce.s"])
+        .args(["repl", kernel])
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .env("WAVEDBG_HISTORY", dir.path().join("history"))
-        .env("COLUMNS", "80")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .and_then(|mut child| {
-            child
-                .stdin
-                .take()
-                .expect("stdin")
-                .write_all(input.as_bytes())?;
-            child.wait_with_output()
-        })
-        .expect("run wavedbg");
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-/// Runs the REPL on scripts/histogram.s with `input` piped in; its stdout.
-fn repl(input: &str) -> String {
-    let dir = tempfile::tempdir().expect("temp dir");
-    let out = Command::new(env!("CARGO_BIN_EXE_wavedbg"))
-        .args(["repl", "scripts/histogram.s"])
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .env("WAVEDBG_HISTORY", dir.path().join("history"))
+        .env("COLUMNS", columns.unwrap_or(""))
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -230,8 +201,12 @@ fn repl(input: &str) -> String {
 fn piped_output_is_never_fitted_to_a_width() {
     let commands =
         "break combine\ncontinue\np v1\np v1 + 1\ninfo registers\nhelp\nhelp set\ncontext\n";
-    let plain = piped_repl(commands);
-    let unlimited = piped_repl(&format!("set width 0\n{commands}"));
+    let plain = repl_on("scripts/reduce.s", commands, Some("80"));
+    let unlimited = repl_on(
+        "scripts/reduce.s",
+        &format!("set width 0\n{commands}"),
+        Some("80"),
+    );
     assert_eq!(plain, unlimited);
     assert!(plain.contains("\n  [ 8]   0x00000009 *"), "{plain}");
     assert!(!plain.contains("\n  [ 4]"), "{plain}");
@@ -251,7 +226,7 @@ fn piped_output_is_never_fitted_to_a_width() {
 #[test]
 fn gdbs_words_do_what_gdb_does_at_the_wave_level() {
     let input = "set context off\ns\nn 2\nbt\nwhere\ninfo frame\nframe\nup\ndown\ntbreak next_word\ncontinue\ninfo lanes v1 u2\nfinish\nset scheduler-locking off\nfinish\nstp\nbactrace\nhelp quit\nhelp s\nhelp where\nstart\nuntil\nadvance 0xfc\ninfo threads\nthread 1\nrun\n";
-    let out = repl(input);
+    let out = repl_on("scripts/histogram.s", input, None);
     // `s` and `n 2`: one and two instructions.
     assert!(out.contains("wave 0 (workgroup 0) [count 1]\n"), "{out}");
     assert!(out.contains("wave 0 (workgroup 0) [count 3]\n"), "{out}");

@@ -28,6 +28,15 @@ enum Goal {
 const POLL: u64 = 256;
 
 impl Engine {
+    /// Whether wave `w`'s next instruction is a `barrier`.
+    fn at_barrier_instr(&self, w: usize) -> bool {
+        self.machine
+            .waves
+            .get(w)
+            .and_then(|x| self.machine.instr_at(x.pc))
+            .is_some_and(|d| d.op == crate::exec::Op::Barrier)
+    }
+
     /// Continues all waves until something stops them.
     pub fn continue_all(&mut self) -> StopEvent {
         self.run_all(None)
@@ -246,13 +255,7 @@ impl Engine {
             let start = self.machine.stats.wave_instructions;
             let mut stepped = 0;
             for v in ready {
-                let was_barrier = v == w
-                    && self
-                        .machine
-                        .waves
-                        .get(w)
-                        .and_then(|x| self.machine.instr_at(x.pc))
-                        .is_some_and(|d| d.op == crate::exec::Op::Barrier);
+                let was_barrier = v == w && self.at_barrier_instr(w);
                 let (stop, did) = self.run_one(v);
                 stepped += did as u64;
                 if let Some(stop) = stop {
@@ -359,13 +362,7 @@ impl Engine {
             if let Some(reason) = blocked {
                 return self.finish(self.event(reason, Some(w)));
             }
-            let was_barrier = goal == Goal::Barrier
-                && self
-                    .machine
-                    .waves
-                    .get(w)
-                    .and_then(|x| self.machine.instr_at(x.pc))
-                    .is_some_and(|d| d.op == crate::exec::Op::Barrier);
+            let was_barrier = goal == Goal::Barrier && self.at_barrier_instr(w);
             let start = self.machine.stats.wave_instructions;
             let (stop, did) = self.run_one(w);
             if did {

@@ -513,6 +513,36 @@ fn lane_rows(
     s
 }
 
+/// A scalar as `print` writes it (`display`, the TUI's Watch pane): registers and memory
+/// at 32 bits unless the value is wider; with no format, `exec` as its mask and lanes,
+/// `pc` and labels as code addresses, a buffer's name as its address and size, negative
+/// values signed, the rest unsigned.
+pub fn scalar_text(m: &Machine, e: &super::expr::Expr, v: i64, format: Option<char>) -> String {
+    use super::expr::{self, Expr};
+    let size = if (v as u64) >> 32 == 0 || (v as u64) >> 31 == 0x1_ffff_ffff {
+        4
+    } else {
+        8
+    };
+    match (format, e) {
+        (None, Expr::Exec) => format!(
+            "{:#010x} ({} active: {})",
+            v as u32,
+            (v as u32).count_ones(),
+            lanes_text(v as u32)
+        ),
+        (None, Expr::Pc) => pc_text(m, v as u64),
+        (None, Expr::Label(name)) => match expr::symbol(m, name) {
+            Some(expr::Symbol::Buffer { size, .. }) => {
+                format!("{:#x} <buffer {name}, {}>", v as u64, count(size, "byte"))
+            }
+            _ => pc_text(m, v as u64),
+        },
+        (None, _) if v < 0 => v.to_string(),
+        (f, _) => format_value(v as u64, f.unwrap_or('u'), size),
+    }
+}
+
 /// Formats a value: x hex, d signed, u unsigned, t binary, f float, c char.
 pub fn format_value(v: u64, fmt: char, size: usize) -> String {
     let bits = size * 8;

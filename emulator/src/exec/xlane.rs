@@ -99,15 +99,13 @@ fn read_lane(w: &Wave, d: &Decoded) -> usize {
     }
 }
 
-/// The lanes of the first source register (`rs1`) whose values a cross-lane instruction
-/// uses, for the sanitizer (docs/sanitizer.md): shuffles, swizzles and derivatives read
-/// other lanes, lane reads one lane, the rest their active lanes.
-pub fn source_lanes(w: &Wave, d: &Decoded) -> u32 {
+/// For each active lane of a shuffle, swizzle or derivative, the lanes of `rs1` it reads,
+/// given to `f(lane, sources)`; `false` (and no call) for any other instruction.
+fn each_lane_source(w: &Wave, d: &Decoded, mut f: impl FnMut(usize, u32)) -> bool {
     let exec = w.exec;
-    let mut m = 0u32;
-    let mut each = |f: &dyn Fn(usize) -> u32| {
+    let mut each = |g: &dyn Fn(usize) -> u32| {
         for l in (0..LANES).filter(|l| exec >> l & 1 == 1) {
-            m |= f(l);
+            f(l, g(l));
         }
     };
     match d.op {
@@ -121,10 +119,24 @@ pub fn source_lanes(w: &Wave, d: &Decoded) -> u32 {
             let (a, b) = deriv_sources(y, coarse, l);
             1 << a | 1 << b
         }),
-        Op::Readlane { .. } | Op::Readfirst => m = 1 << read_lane(w, d),
-        _ => m = exec,
+        _ => return false,
     }
-    m
+    true
+}
+
+/// The lanes of the first source register (`rs1`) whose values a cross-lane instruction
+/// uses, for the sanitizer (docs/sanitizer.md): shuffles, swizzles and derivatives read
+/// other lanes, lane reads one lane, the rest their active lanes.
+pub fn source_lanes(w: &Wave, d: &Decoded) -> u32 {
+    if matches!(d.op, Op::Readlane { .. } | Op::Readfirst) {
+        return 1 << read_lane(w, d);
+    }
+    let mut m = 0u32;
+    if each_lane_source(w, d, |_, sources| m |= sources) {
+        m
+    } else {
+        w.exec
+    }
 }
 
 /// For the sanitizer's cross-lane check (docs/sanitizer.md, xlane): the active lanes of a
@@ -133,36 +145,23 @@ pub fn source_lanes(w: &Wave, d: &Decoded) -> u32 {
 /// read into a uniform register (`readlane`) is read by every active lane.
 pub fn inactive_reads(w: &Wave, d: &Decoded) -> (u32, u32) {
     let exec = w.exec;
-    let (mut readers, mut sources) = (0u32, 0u32);
-    let mut each = |f: &dyn Fn(usize) -> u32| {
-        for l in (0..LANES).filter(|l| exec >> l & 1 == 1) {
-            let inactive = f(l) & !exec;
-            if inactive != 0 {
-                readers |= 1 << l;
-                sources |= inactive;
-            }
-        }
-    };
-    match d.op {
-        Op::Shfl { mode, src } => {
-            let x = shuffle_selectors(w, d, mode, src);
-            each(&|l| 1 << (shuffle_source(mode, l as u32, x[l]) & 31));
-        }
-        Op::ShflBcast { src } => each(&|_| 1 << broadcast_lane(w, d, src)),
-        Op::QuadSwizzle => each(&|l| 1 << quad_source(d.instr.imm as u32, l)),
-        Op::Deriv { y, coarse } => each(&|l| {
-            let (a, b) = deriv_sources(y, coarse, l);
-            1 << a | 1 << b
-        }),
-        Op::Readlane { .. } => {
-            let l = read_lane(w, d);
-            if exec != 0 && exec >> l & 1 == 0 {
-                (readers, sources) = (exec, 1 << l);
-            }
-        }
-        _ => {}
+    if let Op::Readlane { .. } = d.op {
+        let l = read_lane(w, d);
+        return if exec != 0 && exec >> l & 1 == 0 {
+            (exec, 1 << l)
+        } else {
+            (0, 0)
+        };
     }
-    (readers, sources)
+    let (mut readers, mut from) = (0u32, 0u32);
+    each_lane_source(w, d, |l, sources| {
+        let inactive = sources & !exec;
+        if inactive != 0 {
+            readers |= 1 << l;
+            from |= inactive;
+        }
+    });
+    (readers, from)
 }
 
 pub(super) fn execute(ctx: &mut Ctx<'_>, d: &Decoded) -> Result<Flow, ExecFault> {

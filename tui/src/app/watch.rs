@@ -11,7 +11,7 @@
 
 use ratatui::crossterm::event::KeyCode;
 use wavedbg_emulator::debug::command::{Command, DisplaySpec};
-use wavedbg_emulator::debug::expr::{self, Expr};
+use wavedbg_emulator::debug::expr::Expr;
 use wavedbg_emulator::debug::view;
 use wavedbg_emulator::machine::Machine;
 
@@ -82,33 +82,9 @@ fn values(d: &DisplaySpec, m: &Machine, w: usize, lane: u8) -> Result<Vec<i64>, 
     }
 }
 
-/// A scalar as `print` writes it: registers and memory at 32 bits unless wider, `exec`,
-/// `pc` and labels by what they are when no format is given.
+/// A scalar as `print` writes it ([`view::scalar_text`]).
 fn scalar_text(m: &Machine, d: &DisplaySpec, v: i64) -> String {
-    let size = if (v as u64) >> 32 == 0 || (v as u64) >> 31 == 0x1_ffff_ffff {
-        4
-    } else {
-        8
-    };
-    match (d.format, &d.expr.expr) {
-        (None, Expr::Exec) => format!(
-            "{:#010x} ({} active: {})",
-            v as u32,
-            (v as u32).count_ones(),
-            wavedbg_emulator::fault::lanes_text(v as u32)
-        ),
-        (None, Expr::Pc) => view::pc_text(m, v as u64),
-        (None, Expr::Label(name)) => match expr::symbol(m, name) {
-            Some(expr::Symbol::Buffer { size, .. }) => format!(
-                "{:#x} <buffer {name}, {}>",
-                v as u64,
-                view::count(size, "byte")
-            ),
-            _ => view::pc_text(m, v as u64),
-        },
-        (None, _) if v < 0 => v.to_string(),
-        (f, _) => view::format_value(v as u64, f.unwrap_or('u'), size),
-    }
+    view::scalar_text(m, &d.expr.expr, v, d.format)
 }
 
 impl App {

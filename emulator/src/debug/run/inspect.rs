@@ -326,31 +326,7 @@ impl Engine {
             return Ok(CommandOutput::with(s, Output::Lanes { values, exec }));
         }
         let v = e.eval(m, w, Some(self.selected_lane)).map_err(refused)?;
-        // Registers and memory are 32-bit: show them at that width unless the value is wider.
-        let size = if (v as u64) >> 32 == 0 || (v as u64) >> 31 == 0x1_ffff_ffff {
-            4
-        } else {
-            8
-        };
-        let shown = match (format, e) {
-            (None, Expr::Exec) => format!(
-                "{:#010x} ({} active: {})",
-                v as u32,
-                (v as u32).count_ones(),
-                crate::fault::lanes_text(v as u32)
-            ),
-            (None, Expr::Pc) => view::pc_text(m, v as u64),
-            (None, Expr::Label(name)) => match expr::symbol(m, name) {
-                Some(expr::Symbol::Buffer { size, .. }) => format!(
-                    "{:#x} <buffer {name}, {}>",
-                    v as u64,
-                    view::count(size, "byte")
-                ),
-                _ => view::pc_text(m, v as u64),
-            },
-            (None, _) if v < 0 => v.to_string(),
-            _ => view::format_value(v as u64, fmt, size),
-        };
+        let shown = view::scalar_text(m, e, v, format);
         Ok(CommandOutput::with(
             format!("{text} = {shown}\n"),
             Output::Value(v),
