@@ -98,30 +98,14 @@ fn piped_run_restarts_without_asking_and_the_recording_replays() {
     let dir = tempfile::tempdir().expect("temp dir");
     let record = dir.path().join("rec.wdb");
     let input = "stepi 3\nrestart\ny\ninfo history\nset confirm off\nstepi\nr\nset confirm on\nstepi 2\nrestart\ninfo history\n";
-    let out = Command::new(env!("CARGO_BIN_EXE_wavedbg"))
-        .args(["repl", "scripts/histogram.s", "--record"])
-        .arg(&record)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .env("WAVEDBG_HISTORY", dir.path().join("history"))
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .and_then(|mut child| {
-            child
-                .stdin
-                .take()
-                .expect("stdin")
-                .write_all(input.as_bytes())?;
-            child.wait_with_output()
-        })
-        .expect("run wavedbg");
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let stdout = repl_with(
+        &[
+            "scripts/histogram.s",
+            "--record",
+            &record.display().to_string(),
+        ],
+        input,
+        None,
     );
     assert!(!stdout.contains("(y or n)"), "asked:\n{stdout}");
     assert!(!stdout.contains("Not confirmed."), "{stdout}");
@@ -166,12 +150,21 @@ fn piped_run_restarts_without_asking_and_the_recording_replays() {
 /// Runs the REPL on `kernel` with `input` piped in (with `COLUMNS` set, as a terminal
 /// would have, when `columns` is given); its stdout.
 fn repl_on(kernel: &str, input: &str, columns: Option<&str>) -> String {
+    repl_with(&[kernel], input, columns)
+}
+
+/// Runs `wavedbg repl ARGS` with `input` piped in; its stdout, once it exited with 0.
+fn repl_with(args: &[&str], input: &str, columns: Option<&str>) -> String {
     let dir = tempfile::tempdir().expect("temp dir");
-    let out = Command::new(env!("CARGO_BIN_EXE_wavedbg"))
-        .args(["repl", kernel])
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_wavedbg"));
+    cmd.arg("repl")
+        .args(args)
         .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .env("WAVEDBG_HISTORY", dir.path().join("history"))
-        .env("COLUMNS", columns.unwrap_or(""))
+        .env("WAVEDBG_HISTORY", dir.path().join("history"));
+    if let Some(c) = columns {
+        cmd.env("COLUMNS", c);
+    }
+    let out = cmd
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
