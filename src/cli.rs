@@ -269,11 +269,7 @@ pub fn run(cli: Cli) -> Result<i32> {
 }
 
 fn tui(args: crate::launch::DebugArgs) -> Result<i32> {
-    let engine = crate::launch::open_engine(
-        args.kernel.as_deref(),
-        args.session.as_deref(),
-        &args.launch,
-    )?;
+    let engine = args.open()?;
     let options = wavedbg_tui::TuiOptions {
         record: args.record,
         history: wavedbg_emulator::debug::session::history_path(),

@@ -27,6 +27,26 @@ pub struct DebugArgs {
     pub launch: LaunchArgs,
 }
 
+impl DebugArgs {
+    /// Opens the engine these arguments name, first refusing a `--record` script that
+    /// would overwrite the session being opened (the recorder truncates its file as it
+    /// starts, before the user could save the session anywhere else).
+    pub fn open(&self) -> Result<Engine> {
+        if let (Some(record), Some(session)) = (&self.record, &self.session) {
+            let session = wavedbg_emulator::files::Input {
+                path: session,
+                what: "the session",
+            };
+            wavedbg_emulator::files::check_output(record, &[session])?;
+        }
+        open_engine(
+            self.kernel.as_deref(),
+            self.session.as_deref(),
+            &self.launch,
+        )
+    }
+}
+
 /// Launch settings (override the kernel's directives), and how a source kernel is
 /// assembled.
 #[derive(Debug, Clone, Args)]

@@ -27,7 +27,7 @@ use wavedbg_emulator::debug::view::count;
 use wavedbg_emulator::debug::{CommandOutput, Engine, InterruptHandle};
 use wavedbg_emulator::files;
 
-use crate::launch::{open_engine, DebugArgs};
+use crate::launch::DebugArgs;
 use crate::output::emit;
 
 const PROMPT: &str = "(wavedbg) ";
@@ -223,11 +223,7 @@ fn history_config() -> rustyline::Config {
 
 /// Runs the REPL.
 pub fn run(args: &DebugArgs) -> Result<i32> {
-    let mut engine = open_engine(
-        args.kernel.as_deref(),
-        args.session.as_deref(),
-        &args.launch,
-    )?;
+    let mut engine = args.open()?;
     // Ctrl-C in a terminal echoes `^C` with no newline; the stop goes on a line of its own.
     // Only a user at a terminal is asked questions (gdb's batch mode otherwise).
     let terminal = std::io::stdin().is_terminal();
@@ -369,16 +365,9 @@ fn terminal_columns() -> Option<usize> {
     if !std::io::stdout().is_terminal() {
         return None;
     }
-    // SAFETY: TIOCGWINSZ writes one `winsize` into the value it is given, which lives for
-    // the call; an all-zero winsize is a valid value to overwrite.
-    let ws = unsafe {
-        let mut ws: libc::winsize = std::mem::zeroed();
-        if libc::ioctl(libc::STDOUT_FILENO, libc::TIOCGWINSZ, &mut ws) != 0 {
-            return None;
-        }
-        ws
-    };
-    (ws.ws_col > 0).then_some(ws.ws_col as usize)
+    crossterm::terminal::size()
+        .ok()
+        .and_then(|(columns, _)| (columns > 0).then_some(columns as usize))
 }
 
 /// Asks `question` (its last line is the prompt) and reads the answer as gdb's `query`

@@ -248,7 +248,18 @@ fn outputs_never_overwrite_the_commands_inputs() {
     let kernel = std::fs::read(d.join("k.s")).expect("k.s");
     let script = std::fs::read(d.join("k.wdb")).expect("k.wdb");
     link("k.s", &d.join("alias.s"));
+    let (code, _, err) = wavedbg_in(d, &["repl", "k.s"], "save s.ron\n");
+    assert_eq!(code, 0, "{err}");
+    let session = std::fs::read(d.join("s.ron")).expect("s.ron");
     let cases: &[(&[&str], &str)] = &[
+        (
+            &["repl", "--session", "s.ron", "--record", "s.ron"],
+            "refusing to write s.ron: it is the session",
+        ),
+        (
+            &["tui", "--session", "./s.ron", "--record", "s.ron"],
+            "refusing to write s.ron: it is the session",
+        ),
         (
             &["asm", "k.s", "-o", "k.s"],
             "refusing to write k.s: it is the kernel source",
@@ -298,6 +309,7 @@ fn outputs_never_overwrite_the_commands_inputs() {
     assert_eq!(out.matches("refusing to write").count(), 2, "{out}");
     assert_eq!(std::fs::read(d.join("k.s")).expect("k.s"), kernel);
     assert_eq!(std::fs::read(d.join("k.wdb")).expect("k.wdb"), script);
+    assert_eq!(std::fs::read(d.join("s.ron")).expect("s.ron"), session);
 }
 
 /// Starts `serve` in `dir` and waits for the symbol file it names.
