@@ -171,7 +171,7 @@ fn run_json_lanes_are_hex_and_deadlocks_name_the_barrier() {
     let v: serde_json::Value = serde_json::from_str(&out).expect("JSON");
     assert_eq!(
         v["error"],
-        "deadlock in workgroup 0: wave 0 (pc 0x000c <wait_here+4>) waits at the barrier at 0x0008 <wait_here>; wave 1 (exited) will never arrive"
+        "deadlock in workgroup 0: wave 0 (pc 0x000c) waits at the barrier at 0x0008 <wait_here>; wave 1 (exited) will never arrive"
     );
 
     let neg = dir.path().join("neg.s");

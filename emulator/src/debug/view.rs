@@ -186,10 +186,12 @@ pub fn deadlock_text(m: &Machine, d: &crate::machine::Deadlock) -> String {
         .iter()
         .map(|(id, barrier)| {
             // A wave waiting at a barrier is past it (`deadlock_in` keeps the barrier).
+            // Its PC goes without a label: the next instruction's label (`<leave>`)
+            // would read as where the wave is stuck.
             let pc = barrier.wrapping_add(4);
             format!(
                 "wave {id} (pc {}) waits at the barrier at {}",
-                pc_text(m, pc),
+                addr_text(pc),
                 pc_text(m, *barrier)
             )
         })

@@ -21,7 +21,7 @@ fn faults_and_deadlocks_are_reported() {
     // barrier) and the barrier it waits at.
     assert_eq!(
         text,
-        "Deadlock: deadlock in workgroup 0: wave 0 (pc 0x000c <wait_here+4>) waits at the barrier at 0x0008 <wait_here>; wave 1 (exited) will never arrive\n"
+        "Deadlock: deadlock in workgroup 0: wave 0 (pc 0x000c) waits at the barrier at 0x0008 <wait_here>; wave 1 (exited) will never arrive\n"
     );
     let waves = run(&mut e, "info waves");
     assert!(
