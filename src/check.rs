@@ -35,6 +35,93 @@ pub struct CheckArgs {
     /// One JSON object per finding (and per differing result), one per line.
     #[arg(long)]
     json: bool,
+    /// Threads for the seeded runs (default: one per core). The report is the same for
+    /// any number: runs are merged in seed order.
+    #[arg(long, value_name = "N")]
+    threads: Option<usize>,
+}
+
+/// The machine's cores, for the default number of threads (1 when unknown).
+fn cores() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+/// Runs the launch under the `n` seeds after `options.seed` on up to `threads` threads,
+/// handing each run to `each` in seed order, so the report never depends on which thread
+/// finished first. A thread runs at most `2 * threads` seeds ahead of the oldest one not
+/// yet handed over, which bounds the machines held at once.
+fn seeded_runs(
+    program: &Program,
+    options: LaunchOptions,
+    name: &str,
+    n: u64,
+    threads: usize,
+    mut each: impl FnMut(Run),
+) -> Result<()> {
+    let seeded = |k: u64| {
+        let seed = options.seed.wrapping_add(k);
+        run_checked(program, LaunchOptions { seed, ..options }, name)
+    };
+    let threads = threads.min(usize::try_from(n).unwrap_or(usize::MAX));
+    if threads <= 1 {
+        for k in 1..=n {
+            each(seeded(k)?);
+        }
+        return Ok(());
+    }
+    let ahead = 2 * threads as u64;
+    // The next seed index to take, and the next to hand over; `handed` wakes the threads
+    // waiting to run ahead. `u64::MAX` as handed: stop (an error ended the merge).
+    let state = std::sync::Mutex::new((1u64, 1u64));
+    let handed = std::sync::Condvar::new();
+    std::thread::scope(|scope| {
+        let (tx, rx) = std::sync::mpsc::channel::<(u64, Result<Run>)>();
+        for _ in 0..threads {
+            let tx = tx.clone();
+            let (state, handed, seeded) = (&state, &handed, &seeded);
+            scope.spawn(move || loop {
+                let k = {
+                    let Ok(mut st) = state.lock() else { return };
+                    while st.1 != u64::MAX && st.0 <= n && st.0 >= st.1 + ahead {
+                        st = match handed.wait(st) {
+                            Ok(st) => st,
+                            Err(_) => return,
+                        };
+                    }
+                    if st.1 == u64::MAX || st.0 > n {
+                        return;
+                    }
+                    st.0 += 1;
+                    st.0 - 1
+                };
+                if tx.send((k, seeded(k))).is_err() {
+                    return;
+                }
+            });
+        }
+        drop(tx);
+        let mut pending = std::collections::BTreeMap::new();
+        let mut want = 1;
+        let mut outcome = Ok(());
+        for (k, run) in rx {
+            pending.insert(k, run);
+            while let Some(run) = pending.remove(&want) {
+                want += 1;
+                match run {
+                    Ok(run) => each(run),
+                    Err(e) => outcome = outcome.and(Err(e)),
+                }
+            }
+            if let Ok(mut st) = state.lock() {
+                st.1 = if outcome.is_err() { u64::MAX } else { want };
+            }
+            handed.notify_all();
+            if outcome.is_err() {
+                break;
+            }
+        }
+        outcome
+    })
 }
 
 /// What stopped waves of a checked run short of `end`. `check` runs every wave as far as
@@ -375,15 +462,14 @@ pub fn run(args: CheckArgs) -> Result<i32> {
     };
     add_ends(&first, &mut ends);
     let mut difference = None;
-    for k in 1..=args.seeds {
-        let seed = options.seed.wrapping_add(k);
-        let run = run_checked(&program, LaunchOptions { seed, ..options }, &name)?;
+    let threads = args.threads.map_or_else(cores, |t| t.max(1));
+    seeded_runs(&program, options, &name, args.seeds, threads, |run| {
         merge(&run, &mut found);
         add_ends(&run, &mut ends);
         if difference.is_none() {
             difference = first_difference(&first, &run);
         }
-    }
+    })?;
     let runs = 1 + args.seeds;
     // Whether some runs ended in a way others did not: their buffers differ for that.
     let ends_differ = ends.iter().any(|(_, seeds)| seeds.len() as u64 != runs);

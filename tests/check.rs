@@ -268,3 +268,29 @@ fn faults_are_named_with_their_line_and_the_rest_of_the_launch_runs_on() {
     assert_eq!(fault["signal"], "SIGSEGV");
     assert_eq!(fault["instruction"], "st.ubase.b32 v1, u[0:1], v0, 0");
 }
+
+#[test]
+fn seeded_runs_on_any_number_of_threads_give_the_same_report() {
+    // Findings, an order-dependent result, faults and deadlocks: everything the merge of
+    // seeded runs puts in the report, which must not depend on which thread ran first.
+    let kernels = [
+        "scripts/bugs/reduce_nobarrier.s",
+        "scripts/bugs/histogram_race.s",
+        "tests/kernels/exit_before_barrier.s",
+        "tests/kernels/store_past_the_end.s",
+    ];
+    for kernel in kernels {
+        for json in [false, true] {
+            let mut args = vec!["check", kernel, "--seeds", "7", "--threads", "1"];
+            if json {
+                args.push("--json");
+            }
+            let one = wavedbg(&args);
+            assert_ne!(one.1, "", "{kernel}: {}", one.2);
+            for threads in ["2", "3", "16"] {
+                args[5] = threads;
+                assert_eq!(wavedbg(&args), one, "{kernel} --threads {threads}");
+            }
+        }
+    }
+}
