@@ -23,8 +23,15 @@ pub fn run(args: BenchArgs) -> Result<i32> {
     let options = BenchOptions { quick: args.quick };
     if !args.json {
         emit(&format!(
-            "{:<26} {:>5} {:>14} {:>12} {:>12} {:>9}  {}\n",
-            "case", "waves", "wave-instr/s", "lane-ops/s", "native", "vs native", "notes"
+            "{:<26} {:>5} {:>14} {:>12} {:>12} {:>12} {:>9}  {}\n",
+            "case",
+            "waves",
+            "wave-instr/s",
+            "lane-ops/s",
+            "vector l-o/s",
+            "native",
+            "vs native",
+            "notes"
         ))?;
     }
     let mut failed = None;
@@ -78,12 +85,13 @@ fn row(m: &Measurement) -> String {
         ));
     }
     format!(
-        "{:<26} {:>5} {:>14} {:>12} {:>12} {:>9}  {}\n",
+        "{:<26} {:>5} {:>14} {:>12} {:>12} {:>12} {:>9}  {}\n",
         m.kernel,
         m.waves,
         si(m.wave_instructions_per_s),
         si(m.lane_ops_per_s),
-        m.native_lane_ops_per_s.map(si).unwrap_or_default(),
+        si(m.vector_lane_ops_per_s),
+        m.native_vector_lane_ops_per_s.map(si).unwrap_or_default(),
         m.vs_native.map(|r| format!("{r:.3}")).unwrap_or_default(),
         notes.join(", ")
     )

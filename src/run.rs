@@ -197,11 +197,12 @@ fn run_program(program: &wavedbg_emulator::program::Program, args: RunArgs) -> R
         let s = &report.stats;
         let secs = elapsed.as_secs_f64().max(1e-9);
         out.push_str(&format!(
-            "{}: {}, {} wave-instructions, {} lane-ops in {:.3} ms ({:.1} M wave-instr/s)\n",
+            "{}: {}, {} wave-instructions, {} lane-ops ({} of vector instructions) in {:.3} ms ({:.1} M wave-instr/s)\n",
             report.kernel,
             count(s.waves_launched, "wave"),
             s.wave_instructions,
             s.lane_ops,
+            s.vector_lane_ops,
             report.elapsed_ms,
             s.wave_instructions as f64 / secs / 1e6
         ));

@@ -16,6 +16,9 @@ pub struct Decoded {
     /// The asynchronous counter it increments when issued (a memory operation that
     /// completes later), `None` for fixed-latency instructions.
     pub counter: Option<Counter>,
+    /// Whether it works lane by lane ([`crate::isa::InstrDef::is_vector`]), for
+    /// [`crate::machine::Stats::vector_lane_ops`].
+    pub vector: bool,
 }
 
 impl Decoded {
@@ -30,6 +33,7 @@ impl Decoded {
                 Latency::Async(c) => Some(c),
                 Latency::Fixed(_) => None,
             },
+            vector: def.is_vector(),
         }
     }
 }

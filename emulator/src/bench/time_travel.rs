@@ -8,7 +8,7 @@
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use super::{measurement, resident_waves, BenchError, BenchOptions, Kernel, Measurement};
+use super::{measurement, resident_waves, BenchError, BenchOptions, Kernel, Lanes, Measurement};
 use crate::asm::assemble;
 use crate::debug::breakpoint::{Condition, Filters, Scope, WatchKind};
 use crate::debug::command::Location;
@@ -136,7 +136,7 @@ pub(super) fn cases_at(
     // Forward: the bare machine, the engine (which records the history searched below),
     // and the bare machine again; the bare figure is the mean of its two runs, so a
     // change of the machine's load during the three counts about equally on both sides.
-    let bare_run = || -> Result<(Timing, u64), BenchError> {
+    let bare_run = || -> Result<(Timing, Lanes), BenchError> {
         let mut bare = Machine::new(&p, launch).map_err(|source| BenchError::Launch {
             kernel: "time-travel",
             source,
@@ -147,9 +147,9 @@ pub(super) fn cases_at(
         if bare.stats.wave_instructions != total {
             return Err(wrong("time-travel-bare", event));
         }
-        Ok((t, bare.stats.lane_ops))
+        Ok((t, Lanes::of(&bare.stats)))
     };
-    let (before, lane_ops) = bare_run()?;
+    let (before, lanes) = bare_run()?;
     let mut e = Engine::new(&p, launch).map_err(|source| BenchError::Launch {
         kernel: "time-travel",
         source,
@@ -161,7 +161,7 @@ pub(super) fn cases_at(
         return Err(wrong("time-travel-record", stop.reason));
     }
     let bare_t = before.mean(bare_run()?.0);
-    if e.machine().stats.lane_ops != lane_ops {
+    if Lanes::of(&e.machine().stats) != lanes {
         return Err(wrong(
             "time-travel-record",
             "not the bare machine's lane-ops",
@@ -170,8 +170,8 @@ pub(super) fn cases_at(
     let bytes = e.history().info(total).bytes as u64;
 
     let mut out = Vec::new();
-    let bare = bare_t.measurement("time-travel-bare", total, lane_ops);
-    let mut r = forward.measurement("time-travel-record", total, lane_ops);
+    let bare = bare_t.measurement("time-travel-bare", total, lanes);
+    let mut r = forward.measurement("time-travel-record", total, lanes);
     // CPU time where it is known: other processes' load inflates it less than wall time.
     r.vs_bare = Some(match (r.cpu_seconds, bare.cpu_seconds) {
         (Some(mine), Some(theirs)) => theirs / mine.max(1e-9),
@@ -183,10 +183,11 @@ pub(super) fn cases_at(
     // A search's latency; its rates are the forward recording's (the history's length
     // over the time it took to record).
     let mut case = |name: &str, t: Duration| {
-        let mut m = measurement(name.to_string(), WAVES, total, lane_ops, t);
+        let mut m = measurement(name.to_string(), WAVES, total, lanes, t);
         let s = forward.wall.as_secs_f64().max(1e-9);
         m.wave_instructions_per_s = total as f64 / s;
-        m.lane_ops_per_s = lane_ops as f64 / s;
+        m.lane_ops_per_s = lanes.all as f64 / s;
+        m.vector_lane_ops_per_s = lanes.vector as f64 / s;
         m.snapshot_bytes = Some(bytes);
         out.push(m);
     };
@@ -364,9 +365,9 @@ impl Timing {
         }
     }
 
-    /// A case that took this long for `total` wave-instructions and `lane_ops`.
-    fn measurement(self, name: &str, total: u64, lane_ops: u64) -> Measurement {
-        let mut m = measurement(name.to_string(), WAVES, total, lane_ops, self.wall);
+    /// A case that took this long for `total` wave-instructions and `lanes`.
+    fn measurement(self, name: &str, total: u64, lanes: Lanes) -> Measurement {
+        let mut m = measurement(name.to_string(), WAVES, total, lanes, self.wall);
         m.cpu_seconds = self.cpu.map(|c| c.as_secs_f64());
         m
     }

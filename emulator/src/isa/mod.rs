@@ -148,6 +148,22 @@ impl InstrDef {
     pub fn operand(&self, slot: Slot) -> Option<&OperandDef> {
         self.operands.iter().find(|o| o.slot == slot)
     }
+
+    /// Whether it works lane by lane: it has a vector register operand (a vector ALU
+    /// operation, vector memory, a compare into a lane mask, a reduction of a vector into
+    /// a uniform register). Uniform ALU, uniform memory, control and cache operations do
+    /// not; their work is one per wave, so statistics count their lanes apart.
+    pub fn is_vector(&self) -> bool {
+        self.operands.iter().any(|o| {
+            matches!(
+                o.kind,
+                OperandKind::Reg {
+                    file: RegFile::Vector,
+                    ..
+                }
+            )
+        })
+    }
 }
 
 /// A defect of the table itself (found by tests, never by users).

@@ -90,6 +90,11 @@ pub struct Stats {
     /// Lane-instructions: the sum over executed instructions of the active lanes (EXEC
     /// popcount, 0 to 32 each), so `lane_ops <= 32 * wave_instructions`.
     pub lane_ops: u64,
+    /// Vector lane-ops: the active lanes of vector instructions only
+    /// ([`crate::isa::InstrDef::is_vector`]), the unit of throughput figures; uniform,
+    /// control and cache instructions (loop counters, branches, waits) are left out.
+    #[serde(default)]
+    pub vector_lane_ops: u64,
     /// Waves created, over every dispatched workgroup.
     pub waves_launched: u64,
     /// Workgroups whose waves have all exited.

@@ -224,6 +224,7 @@ impl Machine {
             self.lanes_of = (exec_mask, exec_mask.count_ones());
         }
         self.stats.lane_ops += self.lanes_of.1 as u64;
+        self.stats.vector_lane_ops += (self.lanes_of.1 * d.vector as u32) as u64;
         self.waves[w].executed += 1;
         let next = pc + d.len as u64;
         match result {
@@ -362,6 +363,7 @@ impl Machine {
             }
             stats.wave_instructions += 1;
             stats.lane_ops += lanes_of.1 as u64;
+            stats.vector_lane_ops += (lanes_of.1 * d.vector as u32) as u64;
             wave.executed += 1;
             done += 1;
             if CHECK {

@@ -412,3 +412,31 @@ fn async_counters_track_outstanding_registers_until_a_wait() {
     m.step_wave(0);
     assert_eq!(m.waves[0].counter(Counter::Vm), 0);
 }
+
+/// Vector lane-ops count the active lanes of vector instructions only: uniform ALU,
+/// EXEC changes, and `end` add to `lane_ops` (every instruction's active lanes) but not
+/// to `vector_lane_ops`, under a partial EXEC too.
+#[test]
+fn vector_lane_ops_count_only_vector_instructions() {
+    let p = program(
+        ".workgroup 32\n.grid 1\n\
+         uwgid u4\n\
+         ushli u6, u4, 1\n\
+         vlaneid v0\n\
+         vandi v9, v0, 1\n\
+         vmovi v8, 0\n\
+         vcmp.ne.b32 u12, v9, v8\n\
+         exec.and.save u13, u12\n\
+         vaddi.u32 v3, v3, 1000\n\
+         exec.set u13\n\
+         end\n",
+    );
+    let mut m = Machine::new(&p, opts(0)).expect("launch");
+    assert_eq!(m.run(None), Some(Event::Finished));
+    // Four vector instructions on 32 lanes and one on the 16 odd lanes.
+    assert_eq!(m.stats.vector_lane_ops, 4 * 32 + 16);
+    // Every instruction: seven on 32 lanes up to `exec.and.save`, `vaddi` and `exec.set`
+    // on the 16 odd lanes, and `end` on the 32 that `exec.set` restored.
+    assert_eq!(m.stats.wave_instructions, 10);
+    assert_eq!(m.stats.lane_ops, 7 * 32 + 16 + 16 + 32);
+}
