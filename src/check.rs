@@ -144,13 +144,21 @@ enum LaunchEnd {
     },
 }
 
+/// What makes two runs' ends the same end: a fault the same fault (wave, PC, kind,
+/// lanes and address); a deadlock its workgroup's, wherever its waves waited.
+#[derive(Debug, PartialEq, Eq)]
+enum EndKey<'a> {
+    Fault(&'a Fault),
+    Deadlock(u32),
+    Stalled(u32),
+}
+
 impl LaunchEnd {
-    /// What makes two runs' ends the same end (a deadlock is its workgroup's).
-    fn key(&self) -> String {
+    fn key(&self) -> EndKey<'_> {
         match self {
-            LaunchEnd::Fault(f) => format!("fault {} {} {f}", f.wave, f.pc),
-            LaunchEnd::Deadlock(d) => format!("deadlock {}", d.workgroup),
-            LaunchEnd::Stalled { started, .. } => format!("stalled {started}"),
+            LaunchEnd::Fault(f) => EndKey::Fault(f),
+            LaunchEnd::Deadlock(d) => EndKey::Deadlock(d.workgroup),
+            LaunchEnd::Stalled { started, .. } => EndKey::Stalled(*started),
         }
     }
 }
