@@ -10,7 +10,7 @@ mod settings;
 
 use super::breakpoint::{Breakpoint, Owner, Watchpoint};
 use super::command::{self, Command, CommandError};
-use super::{view, Engine, StopEvent};
+use super::{view, Engine, StopEvent, VisitError};
 use crate::memory::Space;
 use crate::wave::LANES;
 
@@ -216,6 +216,13 @@ impl Engine {
             Command::ReverseContinue => self.resumed(Engine::reverse_continue),
             Command::Goto(n) => {
                 let stop = self.goto(*n).map_err(|e| CommandError::engine(name, e))?;
+                Ok(self.stopped(stop))
+            }
+            Command::Finding { number, side } => {
+                let stop = self.visit_finding(*number, *side).map_err(|e| match e {
+                    VisitError::Engine(e) => CommandError::engine(name, e),
+                    e => CommandError::refused(name, e.to_string()),
+                })?;
                 Ok(self.stopped(stop))
             }
             Command::Advance(location) | Command::Until(Some(location)) => {
