@@ -5,7 +5,7 @@
 
 use wavedbg_emulator::asm::assemble;
 use wavedbg_emulator::check::FindingKind;
-use wavedbg_emulator::debug::driver::run_line;
+use wavedbg_emulator::debug::driver::{run_line, Driver};
 use wavedbg_emulator::debug::{Engine, FindingSide, Reached, StopEvent, StopReason, VisitError};
 use wavedbg_emulator::machine::LaunchOptions;
 
@@ -270,5 +270,29 @@ fn a_one_sided_finding_has_no_second_side() {
     assert_eq!(
         err.to_string(),
         "finding 1 has one side (`finding 1` goes to it)\nusage: finding N [first|second]"
+    );
+}
+
+#[test]
+fn enter_after_finding_n_goes_on_to_the_other_side() {
+    let mut e = engine(RAGGED, "ragged.s");
+    let mut d = Driver::new();
+    d.run_line(&mut e, "set check xlane on");
+    d.run_line(&mut e, "continue");
+    d.run_line(&mut e, "finding 1");
+    assert_eq!(e.last_stop().map(|s| s.instructions), Some(6));
+    d.run_line(&mut e, "");
+    assert_eq!(e.last_stop().map(|s| s.instructions), Some(1), "the write");
+    d.run_line(&mut e, "");
+    assert_eq!(
+        e.last_stop().map(|s| s.instructions),
+        Some(6),
+        "the read again"
+    );
+    // An explicit side is where it says: Enter does not repeat it.
+    d.run_line(&mut e, "finding 1 second");
+    assert_eq!(
+        d.run_line(&mut e, ""),
+        wavedbg_emulator::debug::driver::Outcome::Nothing
     );
 }

@@ -138,7 +138,7 @@ pub const HELP: &[HelpEntry] = &[
         name: "finding",
         aliases: &[],
         usage: "finding N [first|second]",
-        about: "go back (or forward) in time to sanitizer finding N (numbered as `info findings` lists them): right before the instruction of its first side, its wave selected and its lanes named; `finding N` again there goes on to the second side (the other access of a race, the load that issued, the barrier skipped; for a read of inactive lanes, the last write of the values read); `first` or `second` picks a side",
+        about: "go back (or forward) in time to sanitizer finding N (numbered as `info findings` lists them): right before the instruction of its first side, its wave selected and its lanes named; `finding N` again there (or Enter) goes on to the second side (the other access of a race, the load that issued, the barrier skipped; for a read of inactive lanes, the last write of the values read); `first` or `second` picks a side",
     },
     HelpEntry {
         name: "advance",

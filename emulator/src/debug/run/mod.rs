@@ -347,6 +347,8 @@ impl Engine {
             | Command::ReverseStepi(_)
             | Command::Continue
             | Command::ReverseContinue => Some(cmd.clone()),
+            // `finding N` again goes on to the other side.
+            Command::Finding { side: None, .. } => Some(cmd.clone()),
             // As gdb: Enter after `list` shows the next lines (or, after `list -`, the
             // ones before).
             Command::List(Some(ListArg::Before)) => Some(cmd.clone()),
