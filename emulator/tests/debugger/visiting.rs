@@ -296,3 +296,137 @@ fn enter_after_finding_n_goes_on_to_the_other_side() {
         wavedbg_emulator::debug::driver::Outcome::Nothing
     );
 }
+
+#[test]
+fn source_lanes_written_at_different_points_are_named_newest_first() {
+    // Lanes 24-27 of v1 were last written by `vmovi v1, 9` (EXEC lanes 0-27), lanes 28-31
+    // by `vmovi v1, 7` (every lane) before it.
+    let src = "\
+.kernel twice
+.workgroup 32
+    vlaneid v0
+all7:
+    vmovi v1, 7
+    vmovi v2, 28
+    vcmp.lt.u32 u12, v0, v2
+    exec.and.save u13, u12
+tail9:
+    vmovi v1, 9
+    exec.set u13
+    vmovi v2, 24
+    vcmp.lt.u32 u10, v0, v2
+    exec.and.save u11, u10
+    vaddi.u32 v1, v0, 100
+    shfl.down.vi v3, v1, 8
+    exec.set u11
+    end
+";
+    let mut e = engine(src, "twice.s");
+    let label = |e: &Engine, l: &str| e.machine().program().labels[l];
+    run(&mut e, "set check xlane on");
+    let s = stop(&mut e, "continue");
+    let StopReason::Finding(found) = &s.reason else {
+        panic!("{:?}", s.reason)
+    };
+    let written: Vec<(u32, u64)> = found[0]
+        .written
+        .iter()
+        .flatten()
+        .map(|w| (w.lanes, w.pc))
+        .collect();
+    assert_eq!(
+        written,
+        [
+            (0x0f00_0000, label(&e, "tail9")),
+            (0xf000_0000, label(&e, "all7"))
+        ]
+    );
+    // `finding 1 second` goes to the newest of them, naming its lanes.
+    let s = stop(&mut e, "finding 1 second");
+    assert_eq!(s.pc, Some(label(&e, "tail9")));
+    assert_eq!(
+        s.reason,
+        StopReason::Reached(Reached::Finding {
+            number: 1,
+            side: FindingSide::Second,
+            lanes: 0x0f00_0000
+        })
+    );
+}
+
+#[test]
+fn finding_n_visits_the_load_a_hazard_read_came_before() {
+    let src = "\
+.kernel early
+.workgroup 32
+.buffer in, 128
+.arg u[0:1], in
+    vlaneid v0
+    vshli v2, v0, 2
+load:
+    ld.ubase.b32 v3, u[0:1], v2, 0
+use:
+    vmuli.u32 v4, v3, 3
+    wait.vm 0
+    end
+";
+    let mut e = engine(src, "early.s");
+    run(&mut e, "set check hazards on");
+    let found = stop(&mut e, "continue");
+    assert!(
+        matches!(found.reason, StopReason::Finding(_)),
+        "{:?}",
+        found.reason
+    );
+    let labels = e.machine().program().labels.clone();
+    let s = stop(&mut e, "finding 1");
+    assert_eq!(s.pc, Some(labels["use"]));
+    assert!(run(&mut e, "why").starts_with("Finding 1 (read before wait), at side"));
+    let s = stop(&mut e, "finding 1");
+    assert_eq!(s.pc, Some(labels["load"]));
+    assert!(run(&mut e, "why").starts_with("Finding 1 (read before wait), issued side"));
+}
+
+#[test]
+fn the_searches_cross_snapshots() {
+    // 80,000 loop instructions between the write and the read: the record holds snapshots
+    // between them, and the searches replay only the intervals that can hold the answer.
+    let src = "\
+.kernel long
+.workgroup 32
+    vlaneid v0
+    vmovi v1, 7
+    umovi u1, 40000
+spin:
+    uaddi u1, u1, -1
+    br.unz u1, spin
+    vmovi v2, 24
+    vcmp.lt.u32 u10, v0, v2
+    exec.and.save u11, u10
+    vaddi.u32 v1, v0, 100
+    shfl.down.vi v3, v1, 8
+    exec.set u11
+    end
+";
+    let mut e = engine(src, "long.s");
+    run(&mut e, "set check xlane on");
+    let found = stop(&mut e, "continue");
+    assert!(found.instructions > 80_000);
+    assert!(e.history().info(found.instructions).snapshots > 1);
+    let StopReason::Finding(f) = &found.reason else {
+        panic!("{:?}", found.reason)
+    };
+    let w = f[0].written.clone().expect("looked up");
+    assert_eq!((w.len(), w[0].pc, w[0].count), (1, 4, 1));
+    run(&mut e, "continue");
+    assert_eq!(
+        stop(&mut e, "finding 1").instructions,
+        found.instructions - 1
+    );
+    let s = stop(&mut e, "finding 1");
+    assert_eq!((s.pc, s.instructions), (Some(4), 1));
+    assert_eq!(
+        stop(&mut e, "finding 1").instructions,
+        found.instructions - 1
+    );
+}
