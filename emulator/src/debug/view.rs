@@ -348,11 +348,7 @@ fn visit_text(e: &Engine, number: u64, side: crate::debug::FindingSide) -> Strin
     let Some(f) = f else {
         return format!("Finding {number}, {} side", side.word());
     };
-    let (first, second) = f.roles();
-    let role = match side {
-        crate::debug::FindingSide::First => first,
-        crate::debug::FindingSide::Second => second.unwrap_or(first),
-    };
+    let role = side.role(f);
     let written = match (side, f.kind, f.reg) {
         (
             crate::debug::FindingSide::Second,

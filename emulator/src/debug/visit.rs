@@ -29,6 +29,16 @@ impl FindingSide {
         }
     }
 
+    /// The side's name in finding `f`, as `info findings` labels it (`now`, `before`,
+    /// `reads`, `source`...); a one-sided finding's only side names both.
+    pub fn role(self, f: &Finding) -> &'static str {
+        let (first, second) = f.roles();
+        match self {
+            FindingSide::First => first,
+            FindingSide::Second => second.unwrap_or(first),
+        }
+    }
+
     /// The side a word names.
     pub fn parse(word: &str) -> Option<FindingSide> {
         match word {

@@ -5,7 +5,7 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::Frame;
 use wavedbg_emulator::debug::breakpoint::{Scope, WatchKind};
-use wavedbg_emulator::debug::{view, FindingSide, Reached, StopReason};
+use wavedbg_emulator::debug::{view, Reached, StopReason};
 
 use super::{text, theme, window};
 use crate::app::App;
@@ -82,13 +82,9 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, hits: &mut HitMap) -> (boo
     };
     for (i, f) in e.recorded_findings().iter().enumerate() {
         let number = i as u64 + 1;
-        let (first, second) = f.roles();
         // The side the machine is at goes first, where a narrow pane still shows it.
         let at = match visiting {
-            Some((n, FindingSide::First)) if n == number => format!(" [{first} side]"),
-            Some((n, FindingSide::Second)) if n == number => {
-                format!(" [{} side]", second.unwrap_or(first))
-            }
+            Some((n, side)) if n == number => format!(" [{} side]", side.role(f)),
             _ => String::new(),
         };
         rows.push(Line::from(vec![

@@ -11,7 +11,7 @@ use super::{theme, window};
 use crate::app::App;
 use crate::hits::HitMap;
 use crate::pane::Pane;
-use wavedbg_emulator::debug::{FindingSide, Reached, StopReason};
+use wavedbg_emulator::debug::{Reached, StopReason};
 
 /// The two sides of the findings of the last stop, as (instruction address, mark), e.g.
 /// `(0x18, "data race: now")`, or the side a `finding N` stopped at (`#2 data race:
@@ -35,12 +35,7 @@ pub(crate) fn finding_marks(app: &App) -> Vec<(u64, String)> {
             let pc = app.engine.last_stop().and_then(|s| s.pc);
             match (found, pc) {
                 (Some(f), Some(pc)) => {
-                    let (first, second) = f.roles();
-                    let role = match side {
-                        FindingSide::First => first,
-                        FindingSide::Second => second.unwrap_or(first),
-                    };
-                    vec![(pc, format!("#{number} {}: {role}", f.kind.name()))]
+                    vec![(pc, format!("#{number} {}: {}", f.kind.name(), side.role(f)))]
                 }
                 _ => Vec::new(),
             }
