@@ -220,7 +220,7 @@ pub struct Finding {
     /// values were last written before its first sighting, newest first, found in the
     /// time-travel record (`None`: not looked up, as in `wavedbg check`; source lanes no
     /// entry names were not written before it in this launch).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub written: Option<Vec<SourceWrite>>,
 }
 
