@@ -415,10 +415,11 @@ fn a_sanitizer_finding_stops_the_run_and_marks_both_instructions_in_the_code_pan
             "{size:?}\n{screen}"
         );
     }
-    // The next stop clears the marks.
+    // The next stop clears the marks (the Breakpoints pane lists the finding still).
     run(&mut app, &["continue"]);
     let screen = text(&draw(&mut app, 120, 40));
-    assert!(!screen.contains("! data race"), "{screen}");
+    assert!(!screen.contains("! data race:"), "{screen}");
+    assert!(screen.contains("#1 ! data race  0x0018"), "{screen}");
 }
 
 /// Writes `source` to a file of this test's own and opens it (so the engine reads the
@@ -1735,4 +1736,61 @@ fn the_command_line_lists_an_empty_arguments_words() {
     press(&mut app, KeyCode::Tab);
     let screen = text(&draw(&mut app, 120, 40));
     assert!(screen.contains("p v3+next_word"), "{screen}");
+}
+
+/// A ragged tail whose shuffle reads lanes 24-31 of v1, inactive there (RAGGED in the
+/// engine's tests): one read of inactive lanes, written first by `vmovi v1, 7`.
+const RAGGED: &str = "\
+.kernel ragged
+.workgroup 32
+    vlaneid v0
+    vmovi v1, 7
+    vmovi v2, 24
+    vcmp.lt.u32 u10, v0, v2
+    exec.and.save u11, u10
+    vaddi.u32 v1, v0, 100
+    shfl.down.vi v3, v1, 8
+    exec.set u11
+    end
+";
+
+/// Issue 26 item 5: Enter on a finding in the Breakpoints pane visits it (`finding N`):
+/// the first side, then the second, then the first again; each is one recorded command,
+/// and the keys that edit breakpoints leave a finding alone.
+#[test]
+fn enter_on_a_finding_visits_its_sides() {
+    use wavedbg_emulator::debug::{FindingSide, Reached, StopReason};
+    let mut app = App::new(engine_of(RAGGED), &TuiOptions::default()).expect("starts");
+    run(&mut app, &["set check xlane on", "continue", "continue"]);
+    assert_eq!(app.engine.recorded_findings().len(), 1);
+    app.focus = Pane::Breakpoints;
+    press(&mut app, KeyCode::End);
+    assert_eq!(app.breakpoints.cursor, 0, "the finding is the only entry");
+    let side = |app: &App| match app.engine.last_stop().map(|s| (&s.reason, s.pc)) {
+        Some((
+            StopReason::Reached(Reached::Finding {
+                number: 1, side, ..
+            }),
+            pc,
+        )) => (*side, pc),
+        other => panic!("{other:?}"),
+    };
+    press(&mut app, KeyCode::Enter);
+    assert_eq!(side(&app), (FindingSide::First, Some(0x24)), "the shuffle");
+    assert_eq!(app.engine.selected_lane, 16, "the first lane that reads");
+    press(&mut app, KeyCode::Enter);
+    assert_eq!(
+        side(&app),
+        (FindingSide::Second, Some(0x4)),
+        "the write of lanes 24-31"
+    );
+    assert_eq!(app.engine.selected_lane, 24);
+    press(&mut app, KeyCode::Enter);
+    assert_eq!(side(&app), (FindingSide::First, Some(0x24)));
+    let log = app.engine.log().join("\n");
+    assert!(log.ends_with("finding 1\nfinding 1\nfinding 1"), "{log}");
+    // `d` and `e` are for breakpoints: nothing happens to a finding.
+    keys(&mut app, "de");
+    assert!(app.engine.log().join("\n").ends_with("finding 1"));
+    assert_eq!(app.engine.recorded_findings().len(), 1);
 }

@@ -587,3 +587,32 @@ fn the_watch_pane_shows_displays_per_lane_and_marks_changes() {
     let buf = draw(&mut app, 80, 24);
     insta::assert_snapshot!("watch_80x24", text(&buf));
 }
+
+/// Issue 26 item 5: the findings listed in the Breakpoints pane, one visited with Enter:
+/// the pane names the side it is at, the code and source views mark its instruction, and
+/// the lane grid marks the lanes that read (`!`).
+#[test]
+fn a_visited_finding_80x24_120x40_200x60() {
+    let src = "\
+.kernel ragged
+.workgroup 32
+    vlaneid v0
+    vmovi v1, 7
+    vmovi v2, 24
+    vcmp.lt.u32 u10, v0, v2
+    exec.and.save u11, u10
+    vaddi.u32 v1, v0, 100
+    shfl.down.vi v3, v1, 8
+    exec.set u11
+    end
+";
+    let mut app = App::new(engine_of(src), &TuiOptions::default()).expect("starts");
+    run(&mut app, &["set check xlane on", "continue", "continue"]);
+    app.focus = Pane::Breakpoints;
+    press(&mut app, KeyCode::Enter);
+    at_every_size(&mut app, "finding_visit");
+    let buf = draw(&mut app, 120, 40);
+    assert!(text(&buf).contains("Breakpoints, watchpoints & findings"));
+    assert!(text(&buf).contains("#1 ! [reads side] read of"));
+    assert_eq!(cell_at(&buf, "#1 !", 3).fg, Color::Red);
+}

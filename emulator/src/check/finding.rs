@@ -216,6 +216,26 @@ pub struct Finding {
     /// The launch's wave-instruction count ([`crate::machine::Stats::wave_instructions`])
     /// when it was first seen.
     pub first_at: u64,
+    /// For a read of an inactive lane reported by the debugger: where the source lanes'
+    /// values were last written before its first sighting, newest first, found in the
+    /// time-travel record (`None`: not looked up, as in `wavedbg check`; source lanes no
+    /// entry names were not written before it in this launch).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub written: Option<Vec<SourceWrite>>,
+}
+
+/// The instruction that last wrote some source lanes of a cross-lane read
+/// ([`Finding::written`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct SourceWrite {
+    /// The source lanes whose value it wrote (bit per lane).
+    pub lanes: u32,
+    /// The writing wave's global id.
+    pub wave: u32,
+    /// The writing instruction's byte address.
+    pub pc: u64,
+    /// The launch's instruction count right before it (`goto` takes it).
+    pub count: u64,
 }
 
 impl Finding {
@@ -235,6 +255,7 @@ impl Finding {
             addrs: Vec::new(),
             count: 1,
             first_at: 0,
+            written: None,
         }
     }
 

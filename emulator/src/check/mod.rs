@@ -30,7 +30,7 @@ mod xlane;
 
 pub use config::{CheckGroup, Checks};
 pub use finding::{
-    Finding, FindingKey, FindingKind, MemAccess, Severity, Site, WaveAt, WaveLanes,
+    Finding, FindingKey, FindingKind, MemAccess, Severity, Site, SourceWrite, WaveAt, WaveLanes,
     FINDING_LIST_MAX,
 };
 

@@ -56,11 +56,25 @@ impl Engine {
             if found.len() == 1 { "" } else { "s" }
         );
         for (i, f) in found.iter().enumerate() {
+            let mut f = f.clone();
+            self.name_source_writes(&mut f);
             s.push_str(&format!(
                 "#{} [count {}] {}\n",
                 i + 1,
                 f.first_at,
                 f.describe(&self.machine, self.source())
+            ));
+        }
+        // In the past: the findings made later in the recorded history keep their numbers.
+        let end = self.recorded_findings().len();
+        if end > found.len() {
+            let later = if end == found.len() + 1 {
+                format!("#{end}")
+            } else {
+                format!("#{}-#{end}", found.len() + 1)
+            };
+            s.push_str(&format!(
+                "Later in the recorded history: {later} (`finding N` goes to one).\n"
             ));
         }
         s

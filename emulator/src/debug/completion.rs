@@ -268,6 +268,10 @@ impl Words {
                 [] => words(lanes().collect()),
                 _ => none(),
             },
+            "finding" => match done {
+                [_] => words(strings(&["first", "second"]).collect()),
+                _ => none(),
+            },
             "stepi" => match done {
                 [] => words(strings(&["all", "alone"]).collect()),
                 _ => none(),
@@ -555,6 +559,9 @@ pub const CASES: &[(&str, Expect)] = &[
         Expect::Includes(&["v12", "v127"], &[]),
     ),
     ("last-write v12", Expect::Includes(&["v12"], &[])),
+    ("fin", Expect::Candidates(&["finding", "finish"])),
+    ("finding 2 ", Expect::Candidates(&["first", "second"])),
+    ("finding 2 s", Expect::Line("finding 2 second ")),
 ];
 
 /// Checks `candidates` and `line` (what a front end made of `before`) against the case's

@@ -5,7 +5,7 @@
 use std::fmt::Write;
 
 use super::view::{count, instr_text, pc_text};
-use crate::check::{Finding, FindingKind, Severity, Site};
+use crate::check::{Finding, FindingKind, Severity, Site, SourceWrite};
 use crate::fault::lanes_text;
 use crate::isa::RegFile;
 use crate::machine::Machine;
@@ -41,6 +41,9 @@ impl Finding {
         if let (Some(o), Some(role)) = (&self.other, second) {
             s.push('\n');
             s.push_str(&site_line(m, role, o, source));
+        }
+        if let Some(written) = &self.written {
+            s.push_str(&self.written_text(m, written, source));
         }
         if !self.also.is_empty() {
             let also: Vec<String> = self
@@ -205,6 +208,51 @@ impl Finding {
             FindingKind::BarrierDeadlock => ("waiting", Some("gone")),
             FindingKind::InactiveLaneRead => ("reads", Some("source")),
         }
+    }
+}
+
+impl Finding {
+    /// Where a read of inactive lanes' source values were last written: a line per
+    /// write (lanes, wave, PC, instruction, `file:line`, the count `goto` takes), then the
+    /// source lanes nothing wrote.
+    fn written_text(
+        &self,
+        m: &Machine,
+        written: &[SourceWrite],
+        source: Option<Source<'_>>,
+    ) -> String {
+        let mut s = String::new();
+        for w in written {
+            let site = Site {
+                wave: w.wave,
+                lanes: w.lanes,
+                pc: w.pc,
+                ..self.at
+            };
+            let line = site_line(m, "written", &site, source);
+            // The count goes on the instruction's line, before a quoted source line.
+            let (first, quoted) = line.split_once('\n').unwrap_or((&line, ""));
+            let _ = write!(
+                s,
+                "\n{first}, instruction {} (goto {})",
+                w.count + 1,
+                w.count
+            );
+            if !quoted.is_empty() {
+                let _ = write!(s, "\n{quoted}");
+            }
+        }
+        let named = written.iter().fold(0, |a, w| a | w.lanes);
+        let unwritten = self.other.map_or(0, |o| o.lanes) & !named;
+        if unwritten != 0 {
+            let _ = write!(
+                s,
+                "\n  never   lane{} {}: not written before this read in this launch",
+                if unwritten.count_ones() == 1 { "" } else { "s" },
+                lanes_text(unwritten)
+            );
+        }
+        s
     }
 }
 

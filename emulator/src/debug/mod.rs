@@ -25,6 +25,7 @@ pub mod session;
 mod source;
 mod stop;
 pub mod view;
+mod visit;
 pub mod width;
 
 use std::sync::atomic::AtomicBool;
@@ -43,6 +44,7 @@ pub use open::{
 pub use run::{CommandOutput, ExpectOutcome, Output, PointRow, WaveRow};
 pub use source::NoSource;
 pub use stop::{Blocked, Reached, StopEvent, StopReason, Terminated, WatchHit};
+pub use visit::{FindingSide, VisitError};
 
 /// The debugger engine.
 #[derive(Debug, Clone)]
@@ -113,6 +115,10 @@ pub struct Engine {
     /// The numbers of the temporary breakpoints their stop deleted (numbers are never
     /// reused), so that stop says "Temporary breakpoint N" as gdb does.
     temporary_hits: Vec<u32>,
+    /// The findings at the end of the recorded history, kept when the machine goes into
+    /// the past (whose sanitizer has only the findings made before it), so `finding N`
+    /// numbers them as `info findings` at the end did.
+    findings_at_end: Vec<crate::check::Finding>,
 }
 
 /// The most commands the engine's log keeps (sessions save it for replay).
@@ -158,6 +164,7 @@ impl Engine {
             width: 0,
             width_chosen: false,
             temporary_hits: Vec::new(),
+            findings_at_end: Vec::new(),
         })
     }
 

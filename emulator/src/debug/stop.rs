@@ -48,6 +48,16 @@ pub enum Reached {
     Exit,
     /// A point of the recorded history by its instruction count (`goto`).
     Count(u64),
+    /// A side of a sanitizer finding (`finding N`): right before its instruction.
+    Finding {
+        /// The finding's number, as `info findings` lists it.
+        number: u64,
+        /// Which side.
+        side: super::FindingSide,
+        /// The side's lanes (bit per lane); at the second side of a read of inactive
+        /// lanes, the source lanes whose value the instruction there last wrote.
+        lanes: u32,
+    },
 }
 
 impl std::fmt::Display for Reached {
@@ -57,6 +67,9 @@ impl std::fmt::Display for Reached {
             Reached::Barrier => f.write_str("barrier"),
             Reached::Exit => f.write_str("exit"),
             Reached::Count(n) => write!(f, "instruction {n}"),
+            Reached::Finding { number, side, .. } => {
+                write!(f, "the {} side of finding {number}", side.word())
+            }
         }
     }
 }
@@ -226,7 +239,11 @@ impl Engine {
     }
 
     /// Records a stop: selects its wave, snapshots for change tracking.
-    pub(super) fn finish(&mut self, stop: StopEvent) -> StopEvent {
+    pub(super) fn finish(&mut self, mut stop: StopEvent) -> StopEvent {
+        // The record holds the run now: a read of inactive lanes can name their writes.
+        if let StopReason::Finding(found) = &mut stop.reason {
+            found.iter_mut().for_each(|f| self.name_source_writes(f));
+        }
         self.progress.publish(&self.machine);
         // `list` starts again from the new PC, whichever front end made the stop.
         self.list_last = None;
@@ -242,6 +259,7 @@ impl Engine {
         let hit_lanes = match &stop.reason {
             StopReason::Breakpoint { id, lanes } if self.filters_lane_of(*id).is_none() => *lanes,
             StopReason::Watchpoint(hits) => hits.iter().fold(0, |a, h| a | h.lanes),
+            StopReason::Reached(Reached::Finding { lanes, .. }) => *lanes,
             _ => 0,
         };
         if self.lane_follows_stops && hit_lanes != 0 && hit_lanes >> self.selected_lane & 1 == 0 {

@@ -285,6 +285,22 @@ fn describe_stop_reason(e: &Engine, stop: &StopEvent) -> String {
         StopReason::Reached(Reached::Address(a)) => {
             format!("{wave} reached {}\n  {}", pc_text(m, *a), at(stop.pc))
         }
+        StopReason::Reached(Reached::Finding {
+            number,
+            side,
+            lanes,
+        }) => {
+            format!(
+                "{}, {wave}, {}\n  {}",
+                visit_text(e, *number, *side),
+                match lanes.count_ones() {
+                    0 => "no lanes".to_string(),
+                    1 => format!("lane {}", lanes_text(*lanes)),
+                    _ => format!("lanes {}", lanes_text(*lanes)),
+                },
+                at(stop.pc)
+            )
+        }
         StopReason::Reached(what) => format!("{wave} reached {what}\n  {}", at(stop.pc)),
         StopReason::BreakInstruction => {
             format!("Break instruction (brk), {wave}\n  {}", at(stop.pc))
@@ -323,6 +339,29 @@ fn describe_stop_reason(e: &Engine, stop: &StopEvent) -> String {
             at(stop.pc)
         ),
     }
+}
+
+/// What a `finding N` stop is at: `Finding 2 (data race), before side`; at the second
+/// side of a read of inactive lanes, the last write of the register read.
+fn visit_text(e: &Engine, number: u64, side: crate::debug::FindingSide) -> String {
+    let f = usize::try_from(number)
+        .ok()
+        .and_then(|n| e.recorded_findings().get(n.checked_sub(1)?));
+    let Some(f) = f else {
+        return format!("Finding {number}, {} side", side.word());
+    };
+    let role = side.role(f);
+    let written = match (side, f.kind, f.reg) {
+        (
+            crate::debug::FindingSide::Second,
+            crate::check::FindingKind::InactiveLaneRead,
+            Some((_, r)),
+        ) => {
+            format!(": the last write of v{r} in the lanes read")
+        }
+        _ => String::new(),
+    };
+    format!("Finding {number} ({}), {role} side{written}", f.kind.name())
 }
 
 /// `info waves` from its rows: the selected wave marked `*`, then id, workgroup, index in

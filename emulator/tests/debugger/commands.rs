@@ -207,6 +207,16 @@ fn every_command_and_alias_runs() {
     // `advance barrier` is the other form of `advance`.
     let mut e = engine(MEET_AT_BARRIER);
     assert!(run(&mut e, "advance barrier").contains("reached the barrier at 0x002c <sync>"));
+    // `finding` needs a finding: a register read before anything wrote it.
+    let mut e = engine(".kernel k\n.workgroup 32\n    vmov v1, v5\n    end\n");
+    run(&mut e, "set check init on");
+    run(&mut e, "continue");
+    let text = run(&mut e, "finding 1");
+    assert!(
+        text.starts_with("Finding 1 (uninitialised register read), at side, wave 0"),
+        "{text}"
+    );
+    used.insert("finding".to_string());
     for HelpEntry { name, aliases, .. } in HELP {
         for w in std::iter::once(name).chain(aliases.iter()) {
             assert!(used.contains(*w), "`{w}` is not exercised");

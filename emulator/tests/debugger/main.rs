@@ -24,7 +24,9 @@
 //! - `time_travel_index.rs`: the history's index against an unindexed oracle on random
 //!   programs, writes that leave a value unchanged, interrupted searches, thinning;
 //! - `snapshots.rs`: refreshed time-travel snapshots equal full copies;
-//! - `sanitizer.rs`: the sanitizer under the debugger (stops, time travel, sessions).
+//! - `sanitizer.rs`: the sanitizer under the debugger (stops, time travel, sessions);
+//! - `visiting.rs`: `finding N`, visiting a finding's sides with time travel, and where
+//!   a read of inactive lanes' values were last written.
 //!
 //! `fixtures.rs` holds the shared helpers (engines, command runners, the lane-view
 //! parser) and imports; `kernels.rs` the kernels several files use.
@@ -49,5 +51,6 @@ mod source;
 mod stepping;
 mod time_travel;
 mod time_travel_index;
+mod visiting;
 mod watchpoints;
 mod width;

@@ -1,5 +1,6 @@
 //! The breakpoints pane's state: a cursor in the list of breakpoints, then watchpoints,
-//! and the keys that delete, enable and disable the entry under it.
+//! then the sanitizer's findings, and the keys that delete, enable and disable the entry
+//! under it, or visit the finding under it.
 
 use ratatui::crossterm::event::KeyCode;
 use wavedbg_emulator::debug::command::Command;
@@ -12,8 +13,27 @@ use crate::pane::Pane;
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct BreakpointsPane {
     /// The entry under the cursor: an index into the engine's breakpoints followed by its
-    /// watchpoints (kept below their count after each command).
+    /// watchpoints and its findings (kept below their count after each command).
     pub cursor: usize,
+}
+
+impl App {
+    /// How many entries the breakpoints pane lists: breakpoints, watchpoints, findings
+    /// (numbered as `info findings` at the end of the recorded history).
+    pub(super) fn breakpoints_entries(&self) -> usize {
+        let e = &self.engine;
+        e.breakpoints().len() + e.watchpoints().len() + e.recorded_findings().len()
+    }
+
+    /// The number of the finding under the cursor (`finding N`), if it is one.
+    fn finding_entry(&self) -> Option<u64> {
+        let e = &self.engine;
+        let i = self
+            .breakpoints
+            .cursor
+            .checked_sub(e.breakpoints().len() + e.watchpoints().len())?;
+        (i < e.recorded_findings().len()).then_some(i as u64 + 1)
+    }
 }
 
 /// The entry under the cursor: its id, whether it is enabled, and a breakpoint's address
@@ -38,10 +58,12 @@ impl App {
     /// Breakpoints keys: up and down move the cursor, PgUp/PgDn a page, Home/End to the
     /// first or last entry; `d` (Delete) deletes the entry, `e`
     /// (Space) enables or disables it, Enter shows a breakpoint's line in the code view
-    /// the layout shows. Returns whether the key was used.
+    /// the layout shows, or visits a finding (`finding N`: its first side, its second
+    /// when pressed again there). Returns whether the key was used.
     pub(super) fn breakpoints_key(&mut self, code: KeyCode) -> bool {
-        let n = self.engine.breakpoints().len() + self.engine.watchpoints().len();
+        let n = self.breakpoints_entries();
         let item = self.breakpoint_entry();
+        let finding = self.finding_entry();
         let busy = self.is_running();
         let page = self.page(Pane::Breakpoints);
         let c = &mut self.breakpoints.cursor;
@@ -56,6 +78,11 @@ impl App {
             (_, KeyCode::Char('e' | ' ')) if !busy => {
                 if let Some((id, enabled, _)) = item {
                     self.submit_commands(vec![Command::Enable(id, !enabled)]);
+                }
+            }
+            (_, KeyCode::Enter) if finding.is_some() => {
+                if let Some(number) = finding.filter(|_| !busy) {
+                    self.submit_commands(vec![Command::Finding { number, side: None }]);
                 }
             }
             (_, KeyCode::Enter) => {

@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use wavedbg_emulator::debug::command::Command;
 use wavedbg_emulator::debug::driver::{Input, Outcome, Plan, NOT_CONFIRMED};
-use wavedbg_emulator::debug::{view, Blocked, Engine, StopEvent, StopReason};
+use wavedbg_emulator::debug::{view, Blocked, Engine, Reached, StopEvent, StopReason};
 use wavedbg_emulator::machine::Machine;
 
 use super::input::BUSY;
@@ -268,7 +268,7 @@ impl App {
         if let Some(e) = record_error {
             self.complain(e);
         }
-        let nbp = self.engine.breakpoints().len() + self.engine.watchpoints().len();
+        let nbp = self.breakpoints_entries();
         self.breakpoints.cursor = self.breakpoints.cursor.min(nbp.saturating_sub(1));
     }
 }
@@ -285,6 +285,7 @@ pub(super) fn stop_status(e: &Engine, stop: &StopEvent) -> (String, StatusKind) 
         StopReason::Breakpoint { .. }
         | StopReason::Watchpoint(_)
         | StopReason::Finding(_)
+        | StopReason::Reached(Reached::Finding { .. })
         | StopReason::BreakInstruction => StatusKind::Hit,
         StopReason::Finished => StatusKind::Finished,
         // Time travel at the start of the history stops like a step.

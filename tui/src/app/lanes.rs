@@ -5,7 +5,7 @@
 use ratatui::crossterm::event::KeyCode;
 use wavedbg_emulator::debug::command::Command;
 use wavedbg_emulator::debug::panes::FormatTarget;
-use wavedbg_emulator::debug::StopReason;
+use wavedbg_emulator::debug::{Reached, StopReason};
 use wavedbg_emulator::isa::{OperandKind, RegFile};
 use wavedbg_emulator::machine::wave::VREGS;
 use wavedbg_emulator::machine::{CodeWord, Machine};
@@ -120,6 +120,7 @@ impl App {
                 out.watch = hits.iter().fold(0, |a, h| a | h.lanes);
             }
             StopReason::Fault(f) if f.wave == id => out.fault = f.lanes,
+            StopReason::Reached(Reached::Finding { lanes, .. }) if here => out.finding = *lanes,
             StopReason::Finding(found) => {
                 for f in found {
                     for site in std::iter::once(&f.at).chain(f.other.as_ref()) {

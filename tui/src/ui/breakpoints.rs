@@ -1,10 +1,11 @@
-//! Breakpoints and watchpoints: number, enabled (`●`/`○`), kind, where, hits, condition.
+//! Breakpoints and watchpoints: number, enabled (`●`/`○`), kind, where, hits, condition;
+//! then the sanitizer's findings (`#N !`, what, where; the side a `finding N` is at).
 
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::Frame;
 use wavedbg_emulator::debug::breakpoint::{Scope, WatchKind};
-use wavedbg_emulator::debug::view;
+use wavedbg_emulator::debug::{view, Reached, StopReason};
 
 use super::{text, theme, window};
 use crate::app::App;
@@ -72,6 +73,26 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, hits: &mut HitMap) -> (boo
                 if w.len == 1 { "" } else { "s" }
             )),
             Span::styled(extra, theme::dim()),
+        ]));
+    }
+    // The findings where `info findings` numbers them (at the end of the recorded history).
+    let visiting = match e.last_stop().map(|s| &s.reason) {
+        Some(StopReason::Reached(Reached::Finding { number, side, .. })) => Some((*number, *side)),
+        _ => None,
+    };
+    for (i, f) in e.recorded_findings().iter().enumerate() {
+        let number = i as u64 + 1;
+        // The side the machine is at goes first, where a narrow pane still shows it.
+        let at = match visiting {
+            Some((n, side)) if n == number => format!(" [{} side]", side.role(f)),
+            _ => String::new(),
+        };
+        rows.push(Line::from(vec![
+            Span::raw(format!("{:>3} ", format!("#{number}"))),
+            Span::styled("!", theme::finding()),
+            Span::styled(at, theme::finding()),
+            Span::raw(format!(" {}  {}", f.kind.name(), view::pc_text(m, f.at.pc))),
+            Span::styled(format!("  wave {}", f.at.wave), theme::dim()),
         ]));
     }
     if rows.is_empty() {

@@ -11,10 +11,11 @@ use super::{theme, window};
 use crate::app::App;
 use crate::hits::HitMap;
 use crate::pane::Pane;
-use wavedbg_emulator::debug::StopReason;
+use wavedbg_emulator::debug::{Reached, StopReason};
 
 /// The two sides of the findings of the last stop, as (instruction address, mark), e.g.
-/// `(0x18, "data race: now")`. The code and source views both show them.
+/// `(0x18, "data race: now")`, or the side a `finding N` stopped at (`#2 data race:
+/// before`). The code and source views both show them.
 pub(crate) fn finding_marks(app: &App) -> Vec<(u64, String)> {
     match app.engine.last_stop().map(|s| &s.reason) {
         Some(StopReason::Finding(found)) => found
@@ -26,6 +27,19 @@ pub(crate) fn finding_marks(app: &App) -> Vec<(u64, String)> {
                     .chain(f.other.zip(b).map(|(o, b)| (o.pc, format!("{name}: {b}"))))
             })
             .collect(),
+        // `finding N` stopped right before one side's instruction.
+        Some(StopReason::Reached(Reached::Finding { number, side, .. })) => {
+            let found = usize::try_from(*number)
+                .ok()
+                .and_then(|n| app.engine.recorded_findings().get(n.checked_sub(1)?));
+            let pc = app.engine.last_stop().and_then(|s| s.pc);
+            match (found, pc) {
+                (Some(f), Some(pc)) => {
+                    vec![(pc, format!("#{number} {}: {}", f.kind.name(), side.role(f)))]
+                }
+                _ => Vec::new(),
+            }
+        }
         _ => Vec::new(),
     }
 }

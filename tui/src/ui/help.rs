@@ -71,6 +71,10 @@ pub fn help_rows() -> Vec<HelpRow> {
             "d e Space",
             "(Breakpoints) delete / disable-enable the entry",
         ),
+        one(
+            "Enter",
+            "(Breakpoints) visit a finding: its first side, again its second",
+        ),
         Heading("Views:"),
         one("v", &CodeLayout::cycle_text()),
         two(

@@ -393,6 +393,9 @@ fn base_title(app: &App, pane: Pane, inner: Rect, hits: &HitMap) -> String {
         Pane::Lanes => lanes::title(app, inner),
         Pane::Registers => registers::title(app),
         Pane::Memory => memory::title(app),
+        Pane::Breakpoints if !app.engine.recorded_findings().is_empty() => {
+            " Breakpoints, watchpoints & findings ".into()
+        }
         Pane::Breakpoints => " Breakpoints & watchpoints ".into(),
         Pane::Console => console::title(hits.console_scroll),
         Pane::Watch => watch::title(app),

@@ -213,6 +213,13 @@ impl Display for Command {
             Command::ReverseStepi(1) => f.write_str("reverse-stepi"),
             Command::ReverseStepi(n) => write!(f, "reverse-stepi {n}"),
             Command::Goto(n) => write!(f, "goto {n}"),
+            Command::Finding { number, side } => {
+                write!(f, "finding {number}")?;
+                match side {
+                    Some(side) => write!(f, " {}", side.word()),
+                    None => Ok(()),
+                }
+            }
             Command::LastWrite(t) => write!(f, "last-write {t}"),
             Command::Step(1) | Command::Next(1) => f.write_str(name),
             Command::Step(n) | Command::Next(n) => write!(f, "{name} {n}"),

@@ -135,6 +135,12 @@ pub const HELP: &[HelpEntry] = &[
         about: "put the whole machine where it was when the launch had executed N instructions (the count every stop shows), back or forward within the recorded history; past its newest point every wave runs forward from there as `continue` runs them, to count N (a breakpoint, watchpoint or the end stops it first)",
     },
     HelpEntry {
+        name: "finding",
+        aliases: &[],
+        usage: "finding N [first|second]",
+        about: "go back (or forward) in time to sanitizer finding N (numbered as `info findings` lists them): right before the instruction of its first side, its wave selected and its lanes named; `finding N` again there (or Enter) goes on to the second side (the other access of a race, the load that issued, the barrier skipped; for a read of inactive lanes, the last write of the values read); `first` or `second` picks a side",
+    },
+    HelpEntry {
         name: "advance",
         aliases: &[],
         usage: "advance LOCATION | advance barrier",

@@ -287,6 +287,14 @@ pub enum Command {
     Goto(u64),
     /// `reverse-continue`.
     ReverseContinue,
+    /// `finding N [first|second]`: a side of finding N, by time travel (no side: the
+    /// first, or the second when repeated there).
+    Finding {
+        /// The finding's number, as `info findings` lists it.
+        number: u64,
+        /// The side asked for.
+        side: Option<crate::debug::FindingSide>,
+    },
     /// `last-write TARGET`.
     LastWrite(LastWriteTarget),
     /// `step [N]` (gdb's source step): today N instructions of the selected wave, as
@@ -425,6 +433,7 @@ impl Command {
                 | Command::ReverseStepi(_)
                 | Command::ReverseContinue
                 | Command::Goto(_)
+                | Command::Finding { .. }
                 | Command::Advance(_)
                 | Command::AdvanceBarrier
                 | Command::Finish
@@ -475,6 +484,7 @@ impl Command {
             Command::Stepi(_) | Command::StepiAll(_) | Command::StepiAlone(_) => "stepi",
             Command::ReverseStepi(_) => "reverse-stepi",
             Command::Goto(_) => "goto",
+            Command::Finding { .. } => "finding",
             Command::ReverseContinue => "reverse-continue",
             Command::LastWrite(_) => "last-write",
             Command::Step(_) => "step",

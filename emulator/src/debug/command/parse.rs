@@ -478,6 +478,22 @@ pub fn parse(line: &str) -> Result<Option<Command>, ParseError> {
             need("an instruction count")?;
             Command::Goto(l.number(rest)?)
         }
+        "finding" => {
+            need("a finding number (info findings lists them)")?;
+            let (n, word) = rest
+                .split_once(char::is_whitespace)
+                .map_or((rest, ""), |(n, w)| (n, w.trim()));
+            let side = match word {
+                "" => None,
+                w => Some(crate::debug::FindingSide::parse(w).ok_or_else(|| {
+                    l.error_at(w, format!("`{w}` is not a side (first or second)"))
+                })?),
+            };
+            Command::Finding {
+                number: l.number(n)?,
+                side,
+            }
+        }
         "advance" => {
             need("a location")?;
             if rest == "barrier" {

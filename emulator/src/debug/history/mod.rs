@@ -176,6 +176,11 @@ impl History {
         self.last_snapshot = 0;
     }
 
+    /// Whether the machine is in the past: before the end of the record.
+    pub(super) fn in_past(&self) -> bool {
+        self.cursor.is_some()
+    }
+
     fn end_count(&self) -> u64 {
         self.log.last().map_or(0, |e| e.end)
     }

@@ -6,6 +6,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use super::index::{Probe, Summary};
 use super::{ready_waves, Change, History, Replayed};
 use crate::check::regs::{RegUse, Special};
+use crate::check::SourceWrite;
 use crate::debug::breakpoint::WatchKind;
 use crate::debug::handle::ProgressHandle;
 use crate::debug::stop::{Blocked, Reached};
@@ -366,6 +367,10 @@ impl Engine {
         reason: StopReason,
     ) -> StopEvent {
         self.begin();
+        // Leaving the end of the record: its findings stay numbered for `finding N`.
+        if self.history.cursor.is_none() {
+            self.findings_at_end = self.findings().to_vec();
+        }
         let (break_at, accesses) = (
             std::mem::take(&mut self.machine.break_at),
             self.machine.accesses.take(),
@@ -558,6 +563,17 @@ impl Engine {
         target: &WriteTarget,
         before: u64,
     ) -> Result<Option<LastWrite>, EngineError> {
+        self.last_write_in(target, before, u32::MAX)
+    }
+
+    /// `last-write`, where a vector register target of any lane counts only writes of the
+    /// lanes in `mask` (the answer's lanes are among them).
+    fn last_write_in(
+        &self,
+        target: &WriteTarget,
+        before: u64,
+        mask: u32,
+    ) -> Result<Option<LastWrite>, EngineError> {
         let code = self.machine.code();
         let mut probe = Probe::new(code.len());
         let mut hooks = Hooks::default();
@@ -657,7 +673,7 @@ impl Engine {
                                 ((wrote >> l) & 1 == 1 || changed != 0).then_some(1 << l)
                             }
                             WriteTarget::Vector { lane: None, .. } => {
-                                Some(wrote | changed).filter(|&l| l != 0)
+                                Some((wrote | changed) & mask).filter(|&l| l != 0)
                             }
                             _ => Some(0),
                         };
@@ -753,4 +769,109 @@ fn memory_write(
         }
     }
     Some((lanes, old, new))
+}
+
+/// An instruction a wave executed, found in the record ([`Engine::last_execution`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(in crate::debug) struct Execution {
+    seen: Seen,
+    /// The launch's instruction count right before it.
+    pub(in crate::debug) count: u64,
+}
+
+impl Engine {
+    /// The last time before count `before` that wave `id` executed the instruction at
+    /// `pc` (the machine stays where it is): a backward search replaying only the
+    /// intervals that ran that instruction, with a mark on it for that wave alone.
+    pub(in crate::debug) fn last_execution(
+        &self,
+        id: u32,
+        pc: u64,
+        before: u64,
+    ) -> Result<Option<Execution>, EngineError> {
+        let code = self.machine.code();
+        let word = (pc / 4) as usize;
+        let mut probe = Probe::new(code.len());
+        let mut hooks = Hooks::default();
+        if word < code.len() {
+            probe.code_word(word);
+            hooks.marks = vec![BreakAt::No; code.len()];
+            hooks.marks[word] = BreakAt::Only(Arc::from([(Some(id), None)]));
+        }
+        let (interrupt, progress) = self.search_handles();
+        let watch = Watch {
+            interrupt: &interrupt,
+            progress: &progress,
+        };
+        let open = self.history.open_summary(&self.machine);
+        let history = &self.history;
+        let back = history.search_back(before, &probe, open.as_ref(), watch, |k, end| {
+            let mut last = None;
+            history.scan(k, end, &hooks, watch, |side, seen, m| {
+                let count = m.stats.wave_instructions;
+                if side == Side::Before && count < before && seen.id == id && seen.pc == pc {
+                    last = Some(Execution { seen, count });
+                }
+            })?;
+            Ok(last)
+        });
+        self.interrupt.store(false, Ordering::Relaxed);
+        match back {
+            Back::Found(found) => Ok(Some(found)),
+            Back::Nothing => Ok(None),
+            Back::Interrupted(cleared) => Err(EngineError::SearchInterrupted {
+                searched_back_to: cleared.map_or(before, |k| {
+                    self.history.snapshots[k].machine.stats.wave_instructions
+                }),
+            }),
+        }
+    }
+
+    /// Goes to right before execution `x`, its wave selected, reporting `reason`.
+    pub(in crate::debug) fn travel_to(&mut self, x: Execution, reason: StopReason) -> StopEvent {
+        let target = StopBefore::Wave {
+            wave: x.seen.wave,
+            id: x.seen.id,
+            executed: x.seen.executed,
+        };
+        self.travel(target, Some(x.seen.wave), reason)
+            .unwrap_or_else(|| {
+                self.finish(self.event(StopReason::Blocked(Blocked::HistoryStart), None))
+            })
+    }
+
+    /// Where the values of vector register `reg` of wave `id` in `lanes` were last written
+    /// before count `before`, newest first: each write with the lanes whose last write it
+    /// was (lanes none names were not written before it).
+    pub(in crate::debug) fn source_writes(
+        &self,
+        id: u32,
+        reg: u8,
+        lanes: u32,
+        mut before: u64,
+    ) -> Result<Vec<SourceWrite>, EngineError> {
+        let target = WriteTarget::Vector {
+            wave: id,
+            reg,
+            lane: None,
+        };
+        let mut left = lanes;
+        let mut out = Vec::new();
+        // At most one search per lane: each write found takes at least one lane off.
+        while left != 0 {
+            let Some(w) = self.last_write_in(&target, before, left)? else {
+                break;
+            };
+            let lanes = w.lanes & left;
+            out.push(SourceWrite {
+                lanes,
+                wave: w.wave,
+                pc: w.pc,
+                count: w.count,
+            });
+            left &= !lanes;
+            before = w.count;
+        }
+        Ok(out)
+    }
 }

@@ -10,7 +10,7 @@ mod settings;
 
 use super::breakpoint::{Breakpoint, Owner, Watchpoint};
 use super::command::{self, Command, CommandError};
-use super::{view, Engine, StopEvent};
+use super::{view, Engine, StopEvent, VisitError};
 use crate::memory::Space;
 use crate::wave::LANES;
 
@@ -218,6 +218,13 @@ impl Engine {
                 let stop = self.goto(*n).map_err(|e| CommandError::engine(name, e))?;
                 Ok(self.stopped(stop))
             }
+            Command::Finding { number, side } => {
+                let stop = self.visit_finding(*number, *side).map_err(|e| match e {
+                    VisitError::Engine(e) => CommandError::engine(name, e),
+                    e => CommandError::refused(name, e.to_string()),
+                })?;
+                Ok(self.stopped(stop))
+            }
             Command::Advance(location) | Command::Until(Some(location)) => {
                 let a = self
                     .resolve_location(location)
@@ -340,6 +347,8 @@ impl Engine {
             | Command::ReverseStepi(_)
             | Command::Continue
             | Command::ReverseContinue => Some(cmd.clone()),
+            // `finding N` again goes on to the other side.
+            Command::Finding { side: None, .. } => Some(cmd.clone()),
             // As gdb: Enter after `list` shows the next lines (or, after `list -`, the
             // ones before).
             Command::List(Some(ListArg::Before)) => Some(cmd.clone()),
