@@ -17,6 +17,7 @@ pub mod expr;
 pub mod findings;
 mod handle;
 mod history;
+mod lines;
 mod open;
 pub mod panes;
 mod points;
@@ -113,6 +114,8 @@ pub struct Engine {
     /// The numbers of the temporary breakpoints their stop deleted (numbers are never
     /// reused), so that stop says "Temporary breakpoint N" as gdb does.
     temporary_hits: Vec<u32>,
+    /// The higher-level source files of the kernel's line table, as read.
+    line_sources: lines::LineSources,
 }
 
 /// The most commands the engine's log keeps (sessions save it for replay).
@@ -125,7 +128,7 @@ impl Engine {
         machine.break_is_fault = false;
         let armed = vec![Vec::new(); machine.code().len()];
         let history = History::new(&mut machine, DEFAULT_HISTORY_BYTES);
-        Ok(Engine {
+        let mut engine = Engine {
             last_stop: machine.clone(),
             machine,
             breakpoints: Vec::new(),
@@ -158,7 +161,10 @@ impl Engine {
             width: 0,
             width_chosen: false,
             temporary_hits: Vec::new(),
-        })
+            line_sources: lines::LineSources::default(),
+        };
+        engine.load_line_sources(program.source.as_deref());
+        Ok(engine)
     }
 
     /// The machine (read-only: front ends inspect it).
@@ -273,6 +279,7 @@ impl Engine {
     fn set_kernel(&mut self, path: &str, text: Option<String>) {
         self.kernel_path = Some(path.to_string());
         self.source = text.map(|t| (path.to_string(), t));
+        self.load_line_sources(Some(path));
     }
 
     /// The kernel's path, if the front end gave one.
