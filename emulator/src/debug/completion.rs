@@ -82,6 +82,7 @@ pub const INFO_TOPICS: &[&str] = &[
     "labels",
     "line",
     "source",
+    "locals",
 ];
 
 /// What `set` changes besides registers and memory.
@@ -479,7 +480,10 @@ pub const CASES: &[(&str, Expect)] = &[
     ),
     // `info` topics.
     ("info b", Expect::Candidates(&["breakpoints", "buffers"])),
-    ("i l", Expect::Candidates(&["lanes", "labels", "line"])),
+    (
+        "i l",
+        Expect::Candidates(&["lanes", "labels", "line", "locals"]),
+    ),
     ("info so", Expect::Line("info source ")),
     (
         "reverse-s",

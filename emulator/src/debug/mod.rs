@@ -18,6 +18,7 @@ pub mod findings;
 mod handle;
 mod history;
 mod lines;
+mod locals;
 mod open;
 pub mod panes;
 mod points;

@@ -175,6 +175,7 @@ fn every_command_and_alias_runs() {
         ("reverse-next", "rn".to_string()),
         ("info", "info line".to_string()),
         ("info", "info source".to_string()),
+        ("info", "info locals".to_string()),
         ("until", "until".to_string()),
         ("until", "u".to_string()),
         ("backtrace", "backtrace".to_string()),

@@ -226,3 +226,44 @@ fn a_kernel_without_loc_keeps_its_assembly_lines() {
         "{src}"
     );
 }
+
+#[test]
+fn info_locals_shows_the_live_variables_in_their_types() {
+    let mut e = saxpy();
+    assert_eq!(
+        run(&mut e, "info locals"),
+        "a = 2  (f32 in u4)\nn = 100  (u32 in u5)\n"
+    );
+    run(&mut e, "tbreak saxpy.cl:11");
+    run(&mut e, "continue");
+    run(&mut e, "lane 7");
+    assert_eq!(
+        run(&mut e, "info locals"),
+        "a = 2  (f32 in u4)\nn = 100  (u32 in u5)\ni = 7  (u32 in v0, lane 7)\n\
+         xi = 7  (f32 in v4, lane 7)\nyi = 1  (f32 in v5, lane 7)\n"
+    );
+    // `.endvar xi` / `.endvar yi` end them after the store.
+    run(&mut e, "next");
+    assert!(!run(&mut e, "info locals").contains("xi"));
+    // Memory locations and 64-bit types read as declared.
+    let src = "\
+.buffer b, 16
+.init b, u32, 7, 0xffffffff, 0, 0x40000000
+.scratch 8
+    .var g, global:b+4, i32
+    .var d, global:b+8, f64
+    .var p, u[2:3], u64
+    .var s, scratch:0
+    umovi u2, 1
+    umovi u3, 1
+    end
+";
+    let mut e = engine(src);
+    run(&mut e, "stepi 2");
+    assert_eq!(
+        run(&mut e, "info locals"),
+        "g = -1  (i32 in global:b+4)\nd = 2  (f64 in global:b+8)\n\
+         p = 4294967297  (u64 in u[2:3])\ns = 0  (u32 in scratch:0x0, lane 0)\n"
+    );
+    assert_eq!(run(&mut one_wave_loop(), "info locals"), "No locals.\n");
+}

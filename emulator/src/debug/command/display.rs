@@ -143,6 +143,7 @@ impl Display for Info {
             Info::Line(None) => "line",
             Info::Line(Some(l)) => return write!(f, "line {l}"),
             Info::Source => "source",
+            Info::Locals => "locals",
         })
     }
 }

@@ -174,6 +174,8 @@ pub enum Info {
     Line(Option<Location>),
     /// `info source`: the current source file and the kernel's debug information.
     Source,
+    /// `info locals`: the source variables live at the selected wave's PC.
+    Locals,
 }
 
 /// A register `info lanes` shows a column of.

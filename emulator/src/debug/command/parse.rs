@@ -522,7 +522,7 @@ pub fn parse(line: &str) -> Result<Option<Command>, ParseError> {
             Command::Lane(l.number32(rest)?)
         }
         "info" => {
-            need("a topic: waves, threads, lanes, registers, frame, breakpoints, watchpoints, changes, display, history, findings, buffers, labels, line or source")?;
+            need("a topic: waves, threads, lanes, registers, frame, breakpoints, watchpoints, changes, display, history, findings, buffers, labels, line, source or locals")?;
             let (what, arg) = rest
                 .split_once(char::is_whitespace)
                 .map_or((rest, ""), |(a, b)| (a, b.trim()));
@@ -549,6 +549,12 @@ pub fn parse(line: &str) -> Result<Option<Command>, ParseError> {
                 "buffers" | "buffer" => Info::Buffers,
                 "labels" | "label" | "symbols" => Info::Labels,
                 "line" => Info::Line((!arg.is_empty()).then(|| l.location(arg)).transpose()?),
+                "locals" => {
+                    if !arg.is_empty() {
+                        return Err(l.error_at(arg, "`info locals` takes no argument"));
+                    }
+                    Info::Locals
+                }
                 "source" => {
                     if !arg.is_empty() {
                         return Err(l.error_at(arg, "`info source` takes no argument"));
