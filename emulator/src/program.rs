@@ -6,11 +6,18 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 mod object;
+mod source_info;
+
+pub use source_info::{
+    LineRange, LineRow, SourceFile, SourceInfo, SourceInfoError, VarDef, VarLocation, VarType,
+    MAX_SOURCE_FILES, MAX_VARIABLES,
+};
 
 /// The container format's version; bumped on incompatible changes. Version 2 stores code,
 /// line table and buffer contents as runs of bytes (base64 or a repeated pattern) instead
-/// of a number per word or byte; version 1 objects are still read.
-pub const OBJECT_FORMAT_VERSION: u32 = 2;
+/// of a number per word or byte; version 3 adds the source-level debug information
+/// (`source_info`). Versions 1 and 2 objects are still read.
+pub const OBJECT_FORMAT_VERSION: u32 = 3;
 
 /// The oldest container format version still read.
 pub const OLDEST_OBJECT_FORMAT_VERSION: u32 = 1;
@@ -126,6 +133,10 @@ pub struct Program {
     pub buffers: Vec<BufferDef>,
     /// Uniform registers preloaded from `.arg` before the first instruction, in declaration order.
     pub args: Vec<ArgDef>,
+    /// Source-level debug information from `.file N`, `.loc` and `.var` (empty for
+    /// hand-written assembly; absent from objects before format version 3).
+    #[serde(default)]
+    pub source_info: SourceInfo,
 }
 
 /// Why a kernel object could not be read.
@@ -241,6 +252,9 @@ pub enum ProgramError {
     /// The line table is not sorted by address or points outside the code.
     #[error("the line table is not in address order inside the code (entry {0})")]
     LineTable(usize),
+    /// The source-level debug information is inconsistent.
+    #[error(transparent)]
+    SourceInfo(#[from] SourceInfoError),
 }
 
 impl Program {
@@ -327,6 +341,8 @@ impl Program {
         if let Some(i) = self.lines.iter().position(|(a, _)| *a >= code_bytes) {
             return Err(ProgramError::LineTable(i));
         }
+        self.source_info
+            .validate(code_bytes, |n| self.buffer(n).map(|b| b.size))?;
         Ok(())
     }
 
@@ -342,6 +358,7 @@ impl Program {
             launch: LaunchConfig::default(),
             buffers: Vec::new(),
             args: Vec::new(),
+            source_info: SourceInfo::default(),
         }
     }
 
@@ -354,7 +371,7 @@ impl Program {
             .map_err(|e| ObjectError::Serialize(e.to_string()))
     }
 
-    /// Reads a `.wko` container (format version 1 or 2); the result is validated like the
+    /// Reads a `.wko` container (format version 1, 2 or 3); the result is validated like the
     /// assembler's output, and no field is expanded before its size is checked.
     pub fn from_object(text: &str) -> Result<Self, ObjectError> {
         let parse =
@@ -369,7 +386,7 @@ impl Program {
                 p.format_version = OBJECT_FORMAT_VERSION;
                 p
             }
-            OBJECT_FORMAT_VERSION => {
+            2 | OBJECT_FORMAT_VERSION => {
                 let o: object::Object = ron::from_str(text).map_err(parse)?;
                 o.into_program()?
             }

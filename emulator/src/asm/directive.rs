@@ -30,7 +30,13 @@ const DIRECTIVES: &[(&str, &str)] = &[
         ".iota",
         ".iota NAME, u8|u16|u32|i32|u64|f32, COUNT[, START[, STEP[, wrap]]]",
     ),
-    (".file", ".file NAME, \"PATH\""),
+    (
+        ".file",
+        ".file NAME, \"PATH\" (a buffer's bytes) | .file N \"PATH\" (a source file)",
+    ),
+    (".loc", super::source_level::LOC_USAGE),
+    (".var", super::source_level::VAR_USAGE),
+    (".endvar", super::source_level::ENDVAR_USAGE),
     (
         ".arg",
         ".arg u[0:1], NAME | .arg u[4:7], desc NAME | .arg u8, VALUE",

@@ -5,6 +5,7 @@
 mod chars;
 mod diag;
 mod directive;
+mod source_level;
 mod text;
 
 use std::collections::{BTreeMap, HashMap};
@@ -147,6 +148,8 @@ pub(crate) struct Assembler<'a> {
     line_no: u32,
     /// Where each `.arg` was written, to report unknown buffers once the file is read.
     arg_sites: Vec<(u32, Span)>,
+    /// The state of `.loc` and `.var` between directives.
+    source: source_level::SourceState,
 }
 
 /// Lines longer than this (in characters) are shown as an excerpt around the error.
@@ -169,6 +172,7 @@ impl<'a> Assembler<'a> {
             pending: Vec::new(),
             line_no: 0,
             arg_sites: Vec::new(),
+            source: source_level::SourceState::default(),
         }
     }
 
@@ -333,6 +337,7 @@ impl<'a> Assembler<'a> {
                     let t = &line[span.start..span.end];
                     match text::parse_int(t).filter(|v| (-(1i64 << 31)..(1i64 << 32)).contains(v)) {
                         Some(v) => {
+                            self.take_loc(addr);
                             self.pending.push(Pending {
                                 line: self.line_no,
                                 raw: Some(v as u32),
@@ -352,6 +357,14 @@ impl<'a> Assembler<'a> {
                 }
                 continue;
             }
+            let after = Span::new(head.end, rest.end);
+            if matches!(word, ".loc" | ".var" | ".endvar")
+                || (word == ".file"
+                    && source_level::is_numbered_file(&line[after.start..after.end]))
+            {
+                self.source_directive(line, head, after, &operands, addr);
+                continue;
+            }
             if word.starts_with('.') {
                 self.directive(line, head, &operands);
                 continue;
@@ -359,6 +372,7 @@ impl<'a> Assembler<'a> {
             let isa = Isa::get();
             match isa.lookup(word) {
                 Some(id) => {
+                    self.take_loc(addr);
                     self.pending.push(Pending {
                         line: self.line_no,
                         raw: None,
@@ -377,6 +391,7 @@ impl<'a> Assembler<'a> {
                 ),
             }
         }
+        self.finish_source(addr);
         let pending = std::mem::take(&mut self.pending);
         for p in &pending {
             self.line_no = p.line;

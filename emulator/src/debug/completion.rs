@@ -80,6 +80,9 @@ pub const INFO_TOPICS: &[&str] = &[
     "findings",
     "buffers",
     "labels",
+    "line",
+    "source",
+    "locals",
 ];
 
 /// What `set` changes besides registers and memory.
@@ -481,7 +484,16 @@ pub const CASES: &[(&str, Expect)] = &[
     ),
     // `info` topics.
     ("info b", Expect::Candidates(&["breakpoints", "buffers"])),
-    ("i l", Expect::Candidates(&["lanes", "labels"])),
+    (
+        "i l",
+        Expect::Candidates(&["lanes", "labels", "line", "locals"]),
+    ),
+    ("info so", Expect::Line("info source ")),
+    (
+        "reverse-s",
+        Expect::Candidates(&["reverse-step", "reverse-stepi"]),
+    ),
+    ("reverse-n", Expect::Line("reverse-next ")),
     ("info v", Expect::Candidates(&[])),
     // Locations are labels; waves and lanes are numbers.
     ("break ", Expect::Candidates(&["later", "loop"])),

@@ -22,6 +22,16 @@ enum Goal {
     Exit,
     /// When the wave's PC is past this address (gdb's `until` without an argument).
     Past(u64),
+    /// When the wave arrives at the first instruction of a statement of a source line
+    /// other than `file:line` (a line step), past `past` when given (`until`).
+    Line {
+        /// The file number of the line the step started on.
+        file: u32,
+        /// The line the step started on.
+        line: u32,
+        /// `until`: only a PC past this one ends the step.
+        past: Option<u64>,
+    },
 }
 
 /// Instructions between interrupt checks.
@@ -176,23 +186,14 @@ impl Engine {
         self.run_selected(Goal::Past(pc))
     }
 
-    /// Whether the kernel has a line table of a higher-level language, finer than its
-    /// instructions: the one place `step` and `next` ask how far a "line" goes. Kernels
-    /// are assembly today, whose every line is one instruction, so it is always false; a
-    /// later issue adds line tables and changes this answer.
-    pub fn has_line_table(&self) -> bool {
-        false
-    }
-
-    /// gdb's `step N` and `next N` (a wave has no calls, so the two are one): N source
-    /// lines of the selected wave. Without a line table ([`Engine::has_line_table`]) a
-    /// line is an instruction, so this is `stepi N` (scheduler locking as it says).
-    pub fn step_lines(&mut self, n: u64) -> StopEvent {
-        debug_assert!(
-            !self.has_line_table(),
-            "stepping by lines of a line table is not written yet"
-        );
-        self.step(n)
+    /// Runs the selected wave until a line step that started on `from` (file, line)
+    /// ends (see [`Engine::step_lines`]), past `past` when given.
+    pub(super) fn run_to_line(&mut self, from: (u32, u32), past: Option<u64>) -> StopEvent {
+        self.run_selected(Goal::Line {
+            file: from.0,
+            line: from.1,
+            past,
+        })
     }
 
     /// Runs the selected wave to `goal`: alone with scheduler locking, else a round of
@@ -272,6 +273,10 @@ impl Engine {
                     Goal::Exit => (x.id != id || x.state == WaveState::Exited)
                         .then_some(StopReason::Reached(Reached::Exit)),
                     Goal::Past(pc) => (x.id == id && x.pc > pc).then_some(StopReason::Step),
+                    Goal::Line { file, line, past } => (x.id == id
+                        && past.is_none_or(|p| x.pc > p)
+                        && self.is_new_line(x.pc, (file, line)))
+                    .then_some(StopReason::Step),
                     Goal::Steps(_) | Goal::None => None,
                 };
                 if let Some(reason) = reached {
@@ -382,6 +387,12 @@ impl Engine {
                     return self.finish(self.event(StopReason::Reached(Reached::Exit), Some(w)));
                 }
                 Goal::Past(pc) if wave.pc > pc => {
+                    return self.finish(self.event(StopReason::Step, Some(w)));
+                }
+                Goal::Line { file, line, past }
+                    if past.is_none_or(|p| wave.pc > p)
+                        && self.is_new_line(wave.pc, (file, line)) =>
+                {
                     return self.finish(self.event(StopReason::Step, Some(w)));
                 }
                 _ => {}

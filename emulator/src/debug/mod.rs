@@ -17,6 +17,8 @@ pub mod expr;
 pub mod findings;
 mod handle;
 mod history;
+mod lines;
+mod locals;
 mod open;
 pub mod panes;
 mod points;
@@ -119,6 +121,8 @@ pub struct Engine {
     /// the past (whose sanitizer has only the findings made before it), so `finding N`
     /// numbers them as `info findings` at the end did.
     findings_at_end: Vec<crate::check::Finding>,
+    /// The higher-level source files of the kernel's line table, as read.
+    line_sources: lines::LineSources,
 }
 
 /// The most commands the engine's log keeps (sessions save it for replay).
@@ -131,7 +135,7 @@ impl Engine {
         machine.break_is_fault = false;
         let armed = vec![Vec::new(); machine.code().len()];
         let history = History::new(&mut machine, DEFAULT_HISTORY_BYTES);
-        Ok(Engine {
+        let mut engine = Engine {
             last_stop: machine.clone(),
             machine,
             breakpoints: Vec::new(),
@@ -165,7 +169,10 @@ impl Engine {
             width_chosen: false,
             temporary_hits: Vec::new(),
             findings_at_end: Vec::new(),
-        })
+            line_sources: lines::LineSources::default(),
+        };
+        engine.load_line_sources(program.source.as_deref());
+        Ok(engine)
     }
 
     /// The machine (read-only: front ends inspect it).
@@ -280,6 +287,7 @@ impl Engine {
     fn set_kernel(&mut self, path: &str, text: Option<String>) {
         self.kernel_path = Some(path.to_string());
         self.source = text.map(|t| (path.to_string(), t));
+        self.load_line_sources(Some(path));
     }
 
     /// The kernel's path, if the front end gave one.

@@ -26,6 +26,14 @@ impl Engine {
                     })?;
                 base.wrapping_add(*offset)
             }
+            Location::Line { file, line } if self.line_file_named(file.as_deref()).is_some() => {
+                let n = self.line_file_named(file.as_deref()).unwrap_or_default();
+                // Never empty: no address is an error.
+                self.line_addresses(n, *line)?
+                    .first()
+                    .copied()
+                    .unwrap_or_default()
+            }
             Location::Line { file, line } => {
                 let file = self.check_source_file(file.as_deref())?;
                 (0..self.machine.code().len() as u64)

@@ -60,8 +60,13 @@ impl Engine {
     }
 
     /// The source line of the instruction at `pc` as a stop shows it, gdb style:
-    /// `  42\t    ld.shared.b32 v5, v2, 128   ; comment`. `None` without source or line.
+    /// `  42\t    ld.shared.b32 v5, v2, 128   ; comment`; where the kernel has a
+    /// higher-level line table, that line instead (`src/k.cl:11` and its text, see
+    /// [`Engine::high_level_line_at`]). `None` without source or line.
     pub fn source_line_at(&self, pc: u64) -> Option<String> {
+        if let Some(hl) = self.high_level_line_at(pc) {
+            return Some(hl);
+        }
         let line = self.machine().program().line_at(pc)?;
         let text = self.source_text_line(line)?;
         Some(format!("{line:>4}\t{text}"))
@@ -92,6 +97,10 @@ impl Engine {
     /// `B` at lines with an enabled breakpoint.
     pub(super) fn list(&mut self, arg: Option<&ListArg>) -> Result<String, CommandError> {
         let err = |m: String| CommandError::refused("list", m);
+        if let Some((file, first, last)) = self.high_level_list_range(arg)? {
+            return self.list_line_file(file, first, last).map_err(err);
+        }
+        self.line_sources.list_file = None;
         let Some((name, text)) = self.source.clone() else {
             return Err(err(self.no_source_reason().unwrap_or_default()));
         };

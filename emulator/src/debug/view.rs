@@ -735,6 +735,18 @@ pub fn disassembly(e: &Engine, center: u64, before: usize, after: usize) -> Stri
     s
 }
 
+/// ` at FILE:LINE` of the higher-level line of the instruction at `addr`, where the
+/// kernel has a line table there (empty otherwise), as gdb's breakpoint table says it.
+fn high_level_at(m: &Machine, addr: u64) -> String {
+    let p = m.program();
+    p.source_info
+        .row_at(addr, p.code_bytes())
+        .filter(|r| r.line != 0)
+        .and_then(|r| Some((p.source_info.file(r.file)?, r.line)))
+        .map(|(f, line)| format!(" at {}:{line}", f.path))
+        .unwrap_or_default()
+}
+
 /// `info breakpoints` (`watch_only`: `info watchpoints`) from the rows of
 /// [`Engine::point_rows`], numbered as gdb lists them.
 pub fn points_table(m: &Machine, rows: &[PointRow], watch_only: bool) -> String {
@@ -755,12 +767,13 @@ pub fn points_table(m: &Machine, rows: &[PointRow], watch_only: bool) -> String 
             PointRow::Break(b) => {
                 let _ = writeln!(
                     s,
-                    "{:<4} breakpoint      {:<5} {:<4} {:<16} {}",
+                    "{:<4} breakpoint      {:<5} {:<4} {:<16} {}{}",
                     b.id,
                     if b.temporary { "del" } else { "keep" },
                     if b.enabled { "y" } else { "n" },
                     addr_text(b.addr),
-                    pc_text(m, b.addr)
+                    pc_text(m, b.addr),
+                    high_level_at(m, b.addr)
                 );
                 let mut extra = Vec::new();
                 if let Some(c) = &b.condition {

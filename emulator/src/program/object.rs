@@ -1,14 +1,15 @@
-//! The `.wko` document, format version 2: the program with its code, line table and
+//! The `.wko` document, format versions 2 and 3: the program with its code, line table and
 //! buffer contents packed as runs of bytes, so that an object's size follows the
-//! information in it (a 1 GiB `.fill` is one run), not the bytes it expands to.
+//! information in it (a 1 GiB `.fill` is one run), not the bytes it expands to; version 3
+//! adds the source-level debug information, which a version 2 document lacks.
 
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
 use super::{
-    ArgDef, BufferDef, LaunchConfig, ObjectError, Program, ProgramError, MAX_CODE_WORDS,
-    OBJECT_FORMAT_VERSION,
+    ArgDef, BufferDef, LaunchConfig, ObjectError, Program, ProgramError, SourceInfo,
+    MAX_CODE_WORDS, OBJECT_FORMAT_VERSION,
 };
 
 /// Just the version of a document, read first to choose the format.
@@ -34,6 +35,10 @@ pub(super) struct Object {
     launch: LaunchConfig,
     buffers: Vec<Buffer>,
     args: Vec<ArgDef>,
+    /// Files, line-table rows and variables of `.file N`, `.loc` and `.var` (version 3;
+    /// empty when a version 2 document has none).
+    #[serde(default)]
+    source_info: SourceInfo,
 }
 
 /// A buffer as written: its initial contents packed.
@@ -95,6 +100,7 @@ impl Object {
                 })
                 .collect(),
             args: p.args.clone(),
+            source_info: p.source_info.clone(),
         }
     }
 
@@ -159,6 +165,7 @@ impl Object {
                 })
                 .collect(),
             args: self.args,
+            source_info: self.source_info,
         };
         // Sizes (each buffer's and their total) are checked before any contents are
         // expanded, and each buffer's contents against its size.

@@ -192,7 +192,7 @@ fn kernel_objects_store_fills_and_code_compactly() {
     let p = assemble(&src, "k.s", None).expect("assembles");
     let text = p.to_object().expect("serialises");
     assert!(text.len() < 4096, "{} bytes", text.len());
-    assert!(text.contains("format_version: 2"));
+    assert!(text.contains("format_version: 3"));
     let back = Program::from_object(&text).expect("reads back");
     assert_eq!(back, p, "source -> object -> program is the same program");
     assert_eq!(back.to_object().unwrap(), text, "and writes the same text");

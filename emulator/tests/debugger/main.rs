@@ -48,6 +48,7 @@ mod sanitizer;
 mod sessions;
 mod snapshots;
 mod source;
+mod source_level;
 mod stepping;
 mod time_travel;
 mod time_travel_index;

@@ -1124,7 +1124,7 @@ top: vmovi v1, 1.5
     let mut p = assemble(src, "o.s", Some(&dir)).unwrap();
     p.source = Some("o.s".into());
     let text = p.to_object().unwrap();
-    assert!(text.contains("format_version: 2"), "{text}");
+    assert!(text.contains("format_version: 3"), "{text}");
     let back = Program::from_object(&text).unwrap();
     assert_eq!(back, p);
     // Stable: serializing again gives the same text.
@@ -1158,12 +1158,12 @@ fn object_errors_are_clear() {
     let text = p
         .to_object()
         .unwrap()
-        .replace("format_version: 2", "format_version: 99");
+        .replace("format_version: 3", "format_version: 99");
     match Program::from_object(&text) {
         Err(e @ ObjectError::Version { found: 99 }) => {
             let msg = e.to_string();
             assert!(
-                msg.contains("99") && msg.contains("expected 1 to 2"),
+                msg.contains("99") && msg.contains("expected 1 to 3"),
                 "{msg}"
             );
         }

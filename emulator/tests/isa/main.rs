@@ -33,5 +33,6 @@ mod properties;
 mod roundtrip;
 mod semantics_lsu;
 mod semantics_xlane;
+mod source_level;
 mod spec_choices;
 mod spec_conformance;

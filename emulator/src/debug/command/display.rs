@@ -140,6 +140,10 @@ impl Display for Info {
             Info::Findings => "findings",
             Info::Buffers => "buffers",
             Info::Labels => "labels",
+            Info::Line(None) => "line",
+            Info::Line(Some(l)) => return write!(f, "line {l}"),
+            Info::Source => "source",
+            Info::Locals => "locals",
         })
     }
 }
@@ -212,6 +216,8 @@ impl Display for Command {
             Command::StepiAlone(n) => write!(f, "stepi alone {n}"),
             Command::ReverseStepi(1) => f.write_str("reverse-stepi"),
             Command::ReverseStepi(n) => write!(f, "reverse-stepi {n}"),
+            Command::ReverseStep(1) | Command::ReverseNext(1) => f.write_str(name),
+            Command::ReverseStep(n) | Command::ReverseNext(n) => write!(f, "{name} {n}"),
             Command::Goto(n) => write!(f, "goto {n}"),
             Command::Finding { number, side } => {
                 write!(f, "finding {number}")?;

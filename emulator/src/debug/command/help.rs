@@ -102,19 +102,31 @@ pub const HELP: &[HelpEntry] = &[
         name: "step",
         aliases: &["s"],
         usage: "step [N]",
-        about: "step N source lines (default 1) of the selected wave, as gdb's `step`; a kernel has no line table finer than its instructions yet, so it steps N instructions as `stepi N` does",
+        about: "step N source lines (default 1) of the selected wave, as gdb's `step`: where the kernel has a line table (`.loc`, docs/source-level.md), until the wave reaches the first instruction of a statement of another line; without one, N instructions as `stepi N`",
     },
     HelpEntry {
         name: "next",
         aliases: &["n"],
         usage: "next [N]",
-        about: "as `step` (a wave has no calls to step over): N instructions of the selected wave, as `stepi N`",
+        about: "as `step` (a wave has no calls to step over): N source lines of the selected wave, or without a line table N instructions",
     },
     HelpEntry {
         name: "reverse-stepi",
         aliases: &["rsi"],
         usage: "reverse-stepi [N]",
         about: "run the selected wave N instructions (default 1) backwards: the whole machine as it was right before that instruction; at the start of the history, as far back as it goes",
+    },
+    HelpEntry {
+        name: "reverse-step",
+        aliases: &["rs"],
+        usage: "reverse-step [N]",
+        about: "run the selected wave N source lines (default 1) backwards in the recorded history, to the first instruction of the statement before; without a line table, as `reverse-stepi N`",
+    },
+    HelpEntry {
+        name: "reverse-next",
+        aliases: &["rn"],
+        usage: "reverse-next [N]",
+        about: "as `reverse-step` (a wave has no calls to step over)",
     },
     HelpEntry {
         name: "reverse-continue",
@@ -150,7 +162,7 @@ pub const HELP: &[HelpEntry] = &[
         name: "until",
         aliases: &["u"],
         usage: "until [LOCATION]",
-        about: "without LOCATION, step the selected wave until its PC passes the current one (out of a loop that jumps back), as gdb's `until` does for lines; with LOCATION, as `advance LOCATION`",
+        about: "without LOCATION, as `next`, but never stopping at a line before the current PC (out of a loop that jumps back), as gdb's `until`; without a line table, until the PC passes the current one; with LOCATION, as `advance LOCATION`",
     },
     HelpEntry {
         name: "finish",
@@ -221,8 +233,8 @@ pub const HELP: &[HelpEntry] = &[
     HelpEntry {
         name: "info",
         aliases: &["i"],
-        usage: "info waves|threads|lanes [/F] [REG...]|registers [REG]|frame|breakpoints|watchpoints|changes|display|history|findings|buffers|labels",
-        about: "show waves (`threads`, as gdb names them), the selected wave's lanes (each lane's state: active, inactive or exited, `*` the selected one, `B`/`W` the lanes of the last breakpoint or watchpoint stop of this wave, and a column per listed register vN, uN or exec, in format /x /d /u or /f), registers (all, or one v register across lanes), the frame as gdb's `info frame`, breakpoints and watchpoints (by number), watchpoints, what changed since the previous stop, the time-travel record, the sanitizer's findings, the global buffers (name, address, size, the `.arg` registers holding it) or the labels (name, address, source line)",
+        usage: "info waves|threads|lanes [/F] [REG...]|registers [REG]|frame|breakpoints|watchpoints|changes|display|history|findings|buffers|labels|line [LOCATION]|source|locals",
+        about: "show waves (`threads`, as gdb names them), the selected wave's lanes (each lane's state: active, inactive or exited, `*` the selected one, `B`/`W` the lanes of the last breakpoint or watchpoint stop of this wave, and a column per listed register vN, uN or exec, in format /x /d /u or /f), registers (all, or one v register across lanes), the frame as gdb's `info frame`, breakpoints and watchpoints (by number), watchpoints, what changed since the previous stop, the time-travel record, the sanitizer's findings, the global buffers (name, address, size, the `.arg` registers holding it), the labels (name, address, source line), the code of a source line (`info line FILE:LINE`, `info line *ADDR`, or the selected wave's line) the current source file and the kernel's line table (`info source`), or the source variables (`.var`) live at the selected wave's PC with their values in their types, a per-lane one the selected lane's (`info locals`)",
     },
     HelpEntry {
         name: "print",
@@ -436,12 +448,18 @@ times whatever the setting (the TUI's `S`), and `stepi alone [N]` the selected w
 (the TUI's `s`). `stepi 0` executes nothing and says so, as gdb
 does.
 
-gdb's source-level words work at the wave level. A kernel has no line table finer than
-its instructions yet (the engine asks `Engine::has_line_table` in one place), so `step`
-(`s`) and `next` (`n`) step instructions as `stepi` does, and `nexti` (`ni`) is `stepi`:
-a wave has no calls to step over; each keeps its own word in recordings. `until` (`u`)
-without a location steps until the PC passes the current one, out of a loop that jumps
-back; with one it is `advance`. With `set scheduler-locking off`, `finish`, `until` and
+gdb's source-level words work at the wave level. A kernel compiled from a higher-level
+language carries a line table (`.file`/`.loc`, docs/source-level.md): stops show its
+`FILE:LINE` and text below the instruction, `list`, `break FILE:LINE` (a breakpoint at
+the first statement of each stretch of code of the line), `info line` and `info source`
+use it, and `step` (`s`), `next` (`n`), `reverse-step` (`rs`) and `reverse-next` (`rn`)
+move the selected wave by statements of its lines. A kernel without one (hand-written
+assembly, whose every line is one instruction) steps instructions: `step` and `next` as
+`stepi`, the reverse ones as `reverse-stepi`. `nexti` (`ni`) is `stepi`: a wave has no
+calls to step over; each keeps its own word in recordings. `until` (`u`) without a
+location is `next` that never stops at a line before the current PC (without a line
+table: until the PC passes the current one), out of a loop that jumps back; with one it
+is `advance`. With `set scheduler-locking off`, `finish`, `until` and
 `advance barrier` run every ready wave a round at a time, as gdb lets other threads run
 during `finish`, so a barrier the wave waits at releases; with it on, a wave waiting at a
 barrier cannot move and the stop says `continue, or set scheduler-locking off`. A wave

@@ -169,6 +169,13 @@ pub enum Info {
     Buffers,
     /// The labels: name, address, source line.
     Labels,
+    /// `info line [LOCATION]`: the code of a source line, or the line of an address
+    /// (without a location, the selected wave's).
+    Line(Option<Location>),
+    /// `info source`: the current source file and the kernel's debug information.
+    Source,
+    /// `info locals`: the source variables live at the selected wave's PC.
+    Locals,
 }
 
 /// A register `info lanes` shows a column of.
@@ -283,6 +290,12 @@ pub enum Command {
     StepiAlone(u64),
     /// `reverse-stepi [N]`: the selected wave N instructions back.
     ReverseStepi(u64),
+    /// `reverse-step [N]`: the selected wave N source lines back (a line table's, else
+    /// instructions).
+    ReverseStep(u64),
+    /// `reverse-next [N]`: as `reverse-step` (a wave has no calls), kept apart so a
+    /// recording keeps the user's word.
+    ReverseNext(u64),
     /// `goto N`: the machine when the launch had executed N instructions.
     Goto(u64),
     /// `reverse-continue`.
@@ -297,9 +310,10 @@ pub enum Command {
     },
     /// `last-write TARGET`.
     LastWrite(LastWriteTarget),
-    /// `step [N]` (gdb's source step): today N instructions of the selected wave, as
-    /// `stepi N` (see [`crate::debug::Engine::has_line_table`]); kept apart so a recording
-    /// keeps the user's word.
+    /// `step [N]` (gdb's source step): N source lines of the selected wave where the
+    /// kernel has a line table, else N instructions as `stepi N` (see
+    /// [`crate::debug::Engine::has_line_table`]); kept apart so a recording keeps the
+    /// user's word.
     Step(u64),
     /// `next [N]`: as `step` (a wave has no calls to step over), kept apart so a recording
     /// keeps the user's word.
@@ -431,6 +445,8 @@ impl Command {
                 | Command::StepiAll(_)
                 | Command::StepiAlone(_)
                 | Command::ReverseStepi(_)
+                | Command::ReverseStep(_)
+                | Command::ReverseNext(_)
                 | Command::ReverseContinue
                 | Command::Goto(_)
                 | Command::Finding { .. }
@@ -483,6 +499,8 @@ impl Command {
             Command::Continue => "continue",
             Command::Stepi(_) | Command::StepiAll(_) | Command::StepiAlone(_) => "stepi",
             Command::ReverseStepi(_) => "reverse-stepi",
+            Command::ReverseStep(_) => "reverse-step",
+            Command::ReverseNext(_) => "reverse-next",
             Command::Goto(_) => "goto",
             Command::Finding { .. } => "finding",
             Command::ReverseContinue => "reverse-continue",

@@ -469,6 +469,8 @@ pub fn parse(line: &str) -> Result<Option<Command>, ParseError> {
         "until" if rest.is_empty() => Command::Until(None),
         "until" => Command::Until(Some(l.location(rest)?)),
         "reverse-stepi" => Command::ReverseStepi(count_or_one(rest)?),
+        "reverse-step" => Command::ReverseStep(count_or_one(rest)?),
+        "reverse-next" => Command::ReverseNext(count_or_one(rest)?),
         "reverse-continue" => Command::ReverseContinue,
         "last-write" => {
             need("a memory address or a register")?;
@@ -536,7 +538,7 @@ pub fn parse(line: &str) -> Result<Option<Command>, ParseError> {
             Command::Lane(l.number32(rest)?)
         }
         "info" => {
-            need("a topic: waves, threads, lanes, registers, frame, breakpoints, watchpoints, changes, display, history, findings, buffers or labels")?;
+            need("a topic: waves, threads, lanes, registers, frame, breakpoints, watchpoints, changes, display, history, findings, buffers, labels, line, source or locals")?;
             let (what, arg) = rest
                 .split_once(char::is_whitespace)
                 .map_or((rest, ""), |(a, b)| (a, b.trim()));
@@ -562,6 +564,19 @@ pub fn parse(line: &str) -> Result<Option<Command>, ParseError> {
                 "findings" | "checks" => Info::Findings,
                 "buffers" | "buffer" => Info::Buffers,
                 "labels" | "label" | "symbols" => Info::Labels,
+                "line" => Info::Line((!arg.is_empty()).then(|| l.location(arg)).transpose()?),
+                "locals" => {
+                    if !arg.is_empty() {
+                        return Err(l.error_at(arg, "`info locals` takes no argument"));
+                    }
+                    Info::Locals
+                }
+                "source" => {
+                    if !arg.is_empty() {
+                        return Err(l.error_at(arg, "`info source` takes no argument"));
+                    }
+                    Info::Source
+                }
                 _ => return Err(l.error_at(what, format!("unknown `info {what}`"))),
             })
         }

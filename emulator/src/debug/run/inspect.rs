@@ -263,6 +263,9 @@ impl Engine {
             Info::Findings => self.findings_text(),
             Info::Buffers => view::buffers_table(self),
             Info::Labels => view::labels_table(self),
+            Info::Line(location) => self.info_line(location.as_ref())?,
+            Info::Source => self.info_source_text(),
+            Info::Locals => self.info_locals_text(),
             Info::Display => {
                 if self.displays.is_empty() {
                     "There are no displays.\n".to_string()

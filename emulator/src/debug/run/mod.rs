@@ -211,8 +211,11 @@ impl Engine {
             Command::StepiAll(n) => self.steps("stepi all", *n, |e| e.step_all(*n)),
             Command::StepiAlone(n) => self.steps("stepi alone", *n, |e| e.step_alone(*n)),
             Command::Step(n) | Command::Next(n) => self.steps(name, *n, |e| e.step_lines(*n)),
-            Command::Until(None) => self.resumed(Engine::until_past),
+            Command::Until(None) => self.resumed(Engine::until_next_line),
             Command::ReverseStepi(n) => self.reverse_stepi_command(*n),
+            Command::ReverseStep(n) | Command::ReverseNext(n) => {
+                self.steps(name, *n, |e| e.reverse_step_lines(*n))
+            }
             Command::ReverseContinue => self.resumed(Engine::reverse_continue),
             Command::Goto(n) => {
                 let stop = self.goto(*n).map_err(|e| CommandError::engine(name, e))?;
@@ -345,6 +348,8 @@ impl Engine {
             | Command::StepiAll(_)
             | Command::StepiAlone(_)
             | Command::ReverseStepi(_)
+            | Command::ReverseStep(_)
+            | Command::ReverseNext(_)
             | Command::Continue
             | Command::ReverseContinue => Some(cmd.clone()),
             // `finding N` again goes on to the other side.

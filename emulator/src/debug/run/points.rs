@@ -21,6 +21,12 @@ impl Engine {
         let id = self
             .add_breakpoint(location, condition.clone(), filters, temporary)
             .map_err(|e| CommandError::engine(name, e))?;
+        let mut more = String::new();
+        for addr in self.more_line_locations(location) {
+            let at = Location::Address(addr);
+            let extra = self.break_command(&at, condition, filters, temporary)?;
+            more.push_str(&extra.text);
+        }
         let addr = self
             .breakpoints()
             .iter()
@@ -37,16 +43,21 @@ impl Engine {
         if let Some(l) = filters.lane {
             let _ = write!(filter_text, ", lane {l}");
         }
-        let line = self
-            .machine()
-            .program()
-            .line_at(addr)
-            .zip(self.source())
-            .map(|(l, src)| {
-                let file = std::path::Path::new(src.name)
-                    .file_name()
-                    .map_or(src.name.into(), |f| f.to_string_lossy());
-                format!(" ({file}:{l})")
+        let high = self
+            .line_row_at(addr)
+            .map(|r| format!(" ({}:{})", self.line_file_display(r.file), r.line));
+        let line = high
+            .or_else(|| {
+                self.machine()
+                    .program()
+                    .line_at(addr)
+                    .zip(self.source())
+                    .map(|(l, src)| {
+                        let file = std::path::Path::new(src.name)
+                            .file_name()
+                            .map_or(src.name.into(), |f| f.to_string_lossy());
+                        format!(" ({file}:{l})")
+                    })
             })
             .unwrap_or_default();
         let text = format!(
@@ -61,7 +72,7 @@ impl Engine {
                 .as_ref()
                 .map(|c| format!(" if {c}"))
                 .unwrap_or_default()
-        );
+        ) + &more;
         Ok(CommandOutput::with(text, Output::PointSet(id)))
     }
 

@@ -1,0 +1,527 @@
+//! Source-level lines of a kernel compiled from a higher-level language (`.file N`,
+//! `.loc`; docs/source-level.md): the higher-level text stops and `list` show, the
+//! addresses `break FILE:LINE` and `advance FILE:LINE` resolve to, `info line`,
+//! `info source`, and line stepping (`step`, `next`, `until`, `reverse-step`,
+//! `reverse-next`). A kernel without a line table keeps the assembly's own lines.
+
+use std::path::Path;
+
+use super::command::{CommandError, ListArg, Location};
+use super::source::LIST_LINES;
+use super::stop::{StopEvent, StopReason};
+use super::{view, Engine, EngineError};
+use crate::program::LineRow;
+
+/// A numbered source file of the line table and its text as the engine read it.
+#[derive(Debug, Clone, Default)]
+pub(super) struct LineSources {
+    /// Per file of the program's line table: number, path as written, and its text or
+    /// why it could not be read (a note, never an error).
+    files: Vec<(u32, String, Result<String, String>)>,
+    /// The file the last `list` showed, when it was a higher-level one.
+    pub(super) list_file: Option<u32>,
+}
+
+/// The last component of a path (how a file is matched wherever it was named from).
+fn last_component(p: &str) -> &str {
+    Path::new(p)
+        .file_name()
+        .and_then(|f| f.to_str())
+        .unwrap_or(p)
+}
+
+impl Engine {
+    /// Reads the higher-level source files of the line table, relative to the kernel
+    /// file's directory (the current one without a path).
+    pub(super) fn load_line_sources(&mut self, kernel_path: Option<&str>) {
+        let dir = kernel_path
+            .and_then(|p| Path::new(p).parent())
+            .map(Path::to_path_buf)
+            .unwrap_or_default();
+        let files = self
+            .machine()
+            .program()
+            .source_info
+            .files
+            .iter()
+            .map(|f| {
+                let full = dir.join(&f.path);
+                let text = crate::files::read_text(&full, crate::files::KERNEL_SOURCE)
+                    .map_err(|e| e.to_string());
+                (f.number, f.path.clone(), text)
+            })
+            .collect();
+        self.line_sources = LineSources {
+            files,
+            list_file: None,
+        };
+    }
+
+    /// Whether the kernel has a line table of a higher-level language (`.loc`), finer
+    /// than its instructions: the one place `step` and `next` ask how far a "line" goes.
+    /// Without one, every assembly line is one instruction and a line step is `stepi`.
+    pub fn has_line_table(&self) -> bool {
+        self.machine().program().source_info.has_lines()
+    }
+
+    /// The line-table row of the instruction at `pc`, when it has a line (not line 0).
+    pub fn line_row_at(&self, pc: u64) -> Option<LineRow> {
+        let p = self.machine().program();
+        p.source_info
+            .row_at(pc, p.code_bytes())
+            .filter(|r| r.line != 0)
+            .copied()
+    }
+
+    /// The path of a line-table file as `.file` wrote it.
+    fn line_file_path(&self, number: u32) -> String {
+        self.line_sources
+            .files
+            .iter()
+            .find(|(n, _, _)| *n == number)
+            .map_or_else(|| format!("file {number}"), |(_, p, _)| p.clone())
+    }
+
+    /// A line-table file's last path component, as breakpoint confirmations name it.
+    pub(super) fn line_file_display(&self, number: u32) -> String {
+        last_component(&self.line_file_path(number)).to_string()
+    }
+
+    /// The locations of a `break FILE:LINE` after the first (the other stretches of a
+    /// higher-level line); none for any other location.
+    pub(super) fn more_line_locations(&self, location: &super::command::Location) -> Vec<u64> {
+        let super::command::Location::Line { file, line } = location else {
+            return Vec::new();
+        };
+        self.line_file_named(file.as_deref())
+            .and_then(|n| self.line_addresses(n, *line).ok())
+            .map(|a| a.into_iter().skip(1).collect())
+            .unwrap_or_default()
+    }
+
+    /// The text of a higher-level file, or why there is none.
+    fn line_file_text(&self, number: u32) -> Result<&str, String> {
+        match self
+            .line_sources
+            .files
+            .iter()
+            .find(|(n, _, _)| *n == number)
+        {
+            Some((_, _, Ok(t))) => Ok(t),
+            Some((_, _, Err(e))) => Err(e.clone()),
+            None => Err(format!("no source file number {number}")),
+        }
+    }
+
+    /// The higher-level source of the instruction at `pc` as a stop shows it, gdb style:
+    /// `src/k.cl:11` and the line's text (or a note that the file cannot be read).
+    /// `None` where the code has no higher-level line.
+    pub fn high_level_line_at(&self, pc: u64) -> Option<String> {
+        let row = self.line_row_at(pc)?;
+        let path = self.line_file_path(row.file);
+        let line = row.line;
+        Some(match self.line_file_text(row.file) {
+            Ok(text) => match text.lines().nth(line as usize - 1) {
+                Some(t) => format!("{path}:{line}\n{line:>4}\t{}", t.trim_end()),
+                None => format!("{path}:{line} (the file has fewer lines)"),
+            },
+            Err(e) => format!("{path}:{line} (no source text: {e})"),
+        })
+    }
+
+    /// The higher-level file `file` names (its path as `.file` wrote it, or that path's
+    /// last component), or with no name the default file: the one of the selected wave's
+    /// line, else the first. `None` without a line table or when `file` names none.
+    pub(super) fn line_file_named(&self, file: Option<&str>) -> Option<u32> {
+        if !self.has_line_table() {
+            return None;
+        }
+        let files = &self.machine().program().source_info.files;
+        match file {
+            Some(f) => files
+                .iter()
+                .find(|s| s.path == f || last_component(&s.path) == last_component(f))
+                .map(|s| s.number),
+            None => {
+                let pc = self.machine().waves.get(self.selected_wave).map(|w| w.pc);
+                pc.and_then(|pc| self.line_row_at(pc))
+                    .map(|r| r.file)
+                    .or(self.line_sources.list_file)
+                    .or_else(|| {
+                        self.machine()
+                            .program()
+                            .source_info
+                            .rows
+                            .iter()
+                            .find(|r| r.line != 0)
+                            .map(|r| r.file)
+                    })
+            }
+        }
+    }
+
+    /// The addresses a breakpoint on a higher-level line goes to: the first statement of
+    /// each stretch of code of the line (several, as gdb's multiple locations).
+    pub(super) fn line_addresses(&self, file: u32, line: u64) -> Result<Vec<u64>, EngineError> {
+        let p = self.machine().program();
+        let addrs: Vec<u64> = u32::try_from(line)
+            .map(|l| p.source_info.line_ranges(file, l, p.code_bytes()))
+            .unwrap_or_default()
+            .iter()
+            .filter_map(|r| r.stmt)
+            .collect();
+        if addrs.is_empty() {
+            return Err(EngineError::NoCodeOnLine {
+                line,
+                file: self.line_file_path(file),
+            });
+        }
+        Ok(addrs)
+    }
+
+    /// Whether a line step that started on `from` (file, line) ends at `pc`: the first
+    /// instruction of a statement of another line (code of no line is stepped through).
+    pub(super) fn is_new_line(&self, pc: u64, from: (u32, u32)) -> bool {
+        self.line_row_at(pc)
+            .is_some_and(|r| r.addr == pc && r.is_stmt && (r.file, r.line) != from)
+    }
+
+    /// The (file, line) of the selected wave's PC; (0, 0) where it has none, which no
+    /// row has, so the step ends at the first statement.
+    fn selected_line(&self) -> (u32, u32) {
+        self.machine()
+            .waves
+            .get(self.selected_wave)
+            .and_then(|w| self.line_row_at(w.pc))
+            .map_or((0, 0), |r| (r.file, r.line))
+    }
+
+    /// gdb's `step N` and `next N` (a wave has no calls, so the two are one): N source
+    /// lines of the selected wave (scheduler locking as it says). With a line table a
+    /// line ends at the first instruction of a statement of another line; without one a
+    /// line is an instruction, so this is `stepi N`.
+    pub fn step_lines(&mut self, n: u64) -> StopEvent {
+        if !self.has_line_table() {
+            return self.step(n);
+        }
+        let mut last = None;
+        for _ in 0..n.max(1) {
+            let from = self.selected_line();
+            let e = self.run_to_line(from, None);
+            let go_on = e.reason == StopReason::Step;
+            last = Some(e);
+            if !go_on {
+                break;
+            }
+        }
+        last.unwrap_or_else(|| self.step(n))
+    }
+
+    /// gdb's `until` without an argument: as `next`, but never stops at a line before the
+    /// current PC (it leaves a loop that jumps back). Without a line table, runs until
+    /// the PC is past the current instruction.
+    pub fn until_next_line(&mut self) -> StopEvent {
+        if !self.has_line_table() {
+            return self.until_past();
+        }
+        let pc = self
+            .machine()
+            .waves
+            .get(self.selected_wave)
+            .map_or(0, |w| w.pc);
+        let from = self.selected_line();
+        self.run_to_line(from, Some(pc))
+    }
+
+    /// `reverse-step N` / `reverse-next N`: back N source lines of the selected wave in
+    /// the recorded history, to the first instruction of the statement before; without a
+    /// line table, `reverse-stepi N`.
+    pub fn reverse_step_lines(&mut self, n: u64) -> StopEvent {
+        if !self.has_line_table() {
+            return self.reverse_step(n);
+        }
+        let mut last: Option<StopEvent> = None;
+        for _ in 0..n.max(1) {
+            let from = self.selected_line();
+            loop {
+                let e = self.reverse_step(1);
+                let go_on = e.reason == StopReason::Step;
+                let pc = e.pc;
+                last = Some(e);
+                if !go_on {
+                    return last.unwrap_or_else(|| self.reverse_step(1));
+                }
+                if pc.is_some_and(|pc| self.starts_line(pc, from)) {
+                    break;
+                }
+            }
+        }
+        last.unwrap_or_else(|| self.reverse_step(n))
+    }
+
+    /// Whether `pc` is the first statement of the stretch of its line, on a line other
+    /// than `from`: where a reverse line step stops.
+    fn starts_line(&self, pc: u64, from: (u32, u32)) -> bool {
+        let Some(r) = self.line_row_at(pc) else {
+            return false;
+        };
+        if (r.file, r.line) == from {
+            return false;
+        }
+        let p = self.machine().program();
+        p.source_info
+            .line_ranges(r.file, r.line, p.code_bytes())
+            .iter()
+            .any(|s| s.stmt == Some(pc))
+    }
+
+    /// `info line [FILE:LINE | *ADDR]` for a kernel with a line table: the code of a
+    /// higher-level line (each stretch), or the line of an address, in gdb's words.
+    pub(super) fn info_line_text(&self, file: u32, line: u64) -> String {
+        let p = self.machine().program();
+        let path = self.line_file_path(file);
+        let ranges = u32::try_from(line)
+            .map(|l| p.source_info.line_ranges(file, l, p.code_bytes()))
+            .unwrap_or_default();
+        if ranges.is_empty() {
+            return format!("Line {line} of \"{path}\" has no code.\n");
+        }
+        let m = self.machine();
+        ranges
+            .iter()
+            .map(|r| {
+                format!(
+                    "Line {line} of \"{path}\" starts at address {} and ends at {}.{}\n",
+                    view::pc_text(m, r.start),
+                    view::pc_text(m, r.end),
+                    match r.stmt {
+                        Some(s) if s != r.start =>
+                            format!(" Its statement starts at {}.", view::pc_text(m, s)),
+                        Some(_) => String::new(),
+                        None => " It has no statement (is_stmt 0).".to_string(),
+                    }
+                )
+            })
+            .collect()
+    }
+
+    /// `info line [LOCATION]`: a higher-level line's code, or the line of an address
+    /// (the selected wave's PC without a location); the assembly's own line where the
+    /// kernel has no line table there.
+    pub(super) fn info_line(&self, location: Option<&Location>) -> Result<String, CommandError> {
+        let err = |e: EngineError| CommandError::engine("info", e);
+        if let Some(Location::Line { file, line }) = location {
+            if let Some(n) = self.line_file_named(file.as_deref()) {
+                return Ok(self.info_line_text(n, *line));
+            }
+        }
+        let addr = match location {
+            Some(l) => self.resolve_location(l).map_err(err)?,
+            None => self
+                .machine()
+                .waves
+                .get(self.selected_wave)
+                .map_or(0, |w| w.pc),
+        };
+        Ok(self.info_line_at(addr))
+    }
+
+    /// The line of the instruction at `addr`, in gdb's words.
+    pub(super) fn info_line_at(&self, addr: u64) -> String {
+        let m = self.machine();
+        let p = m.program();
+        match self.line_row_at(addr) {
+            Some(r) => {
+                let range = p
+                    .source_info
+                    .line_ranges(r.file, r.line, p.code_bytes())
+                    .into_iter()
+                    .find(|s| s.start <= addr && addr < s.end);
+                let (start, end) = range.map_or((r.addr, r.addr), |s| (s.start, s.end));
+                format!(
+                    "Line {} of \"{}\" starts at address {} and ends at {}.\n",
+                    r.line,
+                    self.line_file_path(r.file),
+                    view::pc_text(m, start),
+                    view::pc_text(m, end)
+                )
+            }
+            None => match (p.line_at(addr), self.source.as_ref()) {
+                (Some(l), Some((name, _))) => format!(
+                    "Line {l} of \"{}\" is at address {}.\n",
+                    last_component(name),
+                    view::pc_text(m, addr)
+                ),
+                _ => format!(
+                    "No line number information available for address {}\n",
+                    view::pc_text(m, addr)
+                ),
+            },
+        }
+    }
+
+    /// `info source`: the current source file and what the kernel's debug information
+    /// holds, in gdb's words.
+    pub(super) fn info_source_text(&self) -> String {
+        let mut s = String::new();
+        let info = &self.machine().program().source_info;
+        if let Some(n) = self.line_file_named(None) {
+            let path = self.line_file_path(n);
+            s.push_str(&format!("Current source file is {path}\n"));
+            match self.line_file_text(n) {
+                Ok(t) => s.push_str(&format!("Contains {} lines.\n", t.lines().count())),
+                Err(e) => s.push_str(&format!("Its text cannot be read: {e}\n")),
+            }
+            s.push_str(&format!(
+                "Compiled to {} with a line table of {} rows and {} variables.\n",
+                self.kernel_path().unwrap_or("the kernel"),
+                info.rows.len(),
+                info.vars.len()
+            ));
+            for (num, path, text) in &self.line_sources.files {
+                s.push_str(&format!(
+                    "  file {num}: {path}{}\n",
+                    if text.is_ok() { "" } else { " (unreadable)" }
+                ));
+            }
+            return s;
+        }
+        match self.source.as_ref() {
+            Some((name, text)) => {
+                s.push_str(&format!("Current source file is {name}\n"));
+                s.push_str(&format!("Contains {} lines.\n", text.lines().count()));
+                s.push_str(
+                    "Source language is assembly (no line table of a higher-level language).\n",
+                );
+            }
+            None => s.push_str("No current source file.\n"),
+        }
+        s
+    }
+
+    /// What `list ARG` shows of a higher-level file, where the kernel has a line table
+    /// and ARG leads to one: its number and the lines `first..=last`. `None` lists the
+    /// assembly as before (no line table, a location in code of no line, `FILE:N` of
+    /// the `.s`, or going on from a listing of the `.s`).
+    pub(super) fn high_level_list_range(
+        &self,
+        arg: Option<&ListArg>,
+    ) -> Result<Option<(u32, u32, u32)>, CommandError> {
+        if !self.has_line_table() {
+            return Ok(None);
+        }
+        let err = |m: String| CommandError::refused("list", m);
+        let centred = |file: u32, line: u32| {
+            let first = line.saturating_sub(LIST_LINES / 2).max(1);
+            (file, first, first + LIST_LINES - 1)
+        };
+        let here = self
+            .machine()
+            .waves
+            .get(self.selected_wave)
+            .and_then(|w| self.line_row_at(w.pc))
+            .map(|r| centred(r.file, r.line));
+        let shown = self.list_last.map(|l| (l, self.line_sources.list_file));
+        Ok(match arg {
+            None => match shown {
+                Some(((_, last), Some(f))) => Some((f, last + 1, last + LIST_LINES)),
+                Some((_, None)) => None,
+                None => here,
+            },
+            Some(ListArg::Before) => {
+                let (file, before) = match shown {
+                    Some(((first, _), Some(f))) => (f, first),
+                    Some((_, None)) => return Ok(None),
+                    None => match here {
+                        Some((f, first, _)) => (f, first),
+                        None => return Ok(None),
+                    },
+                };
+                if before <= 1 {
+                    return Err(err(format!(
+                        "Already at the start of {}.",
+                        self.line_file_path(file)
+                    )));
+                }
+                let last = before - 1;
+                Some((file, last.saturating_sub(LIST_LINES - 1).max(1), last))
+            }
+            Some(ListArg::Around(Location::Line { file, line })) => {
+                let Some(n) = self.line_file_named(file.as_deref()) else {
+                    return Ok(None);
+                };
+                let path = self.line_file_path(n);
+                let total = self
+                    .line_file_text(n)
+                    .map_err(|e| err(format!("{path}: {e}")))?
+                    .lines()
+                    .count() as u64;
+                if *line == 0 || *line > total {
+                    return Err(err(format!(
+                        "line {line} is out of range; \"{path}\" has {total} lines"
+                    )));
+                }
+                Some(centred(n, *line as u32))
+            }
+            Some(ListArg::Around(location)) => {
+                let addr = self
+                    .resolve_location(location)
+                    .map_err(|e| err(e.to_string()))?;
+                self.line_row_at(addr).map(|r| centred(r.file, r.line))
+            }
+        })
+    }
+
+    /// `list` of a higher-level file: lines `first..=last` clipped to the file, `=>` at
+    /// the selected wave's line, `B` at lines with an enabled breakpoint.
+    pub(super) fn list_line_file(
+        &mut self,
+        file: u32,
+        first: u32,
+        last: u32,
+    ) -> Result<String, String> {
+        let path = self.line_file_path(file);
+        let text = self
+            .line_file_text(file)
+            .map_err(|e| format!("{path}: {e}"))?
+            .to_string();
+        let total = text.lines().count() as u32;
+        if first > total {
+            return Err(format!(
+                "Line number {first} out of range; \"{path}\" has {total} lines."
+            ));
+        }
+        let last = last.min(total);
+        self.list_last = Some((first, last));
+        self.line_sources.list_file = Some(file);
+        let here = self
+            .machine()
+            .waves
+            .get(self.selected_wave)
+            .and_then(|w| self.line_row_at(w.pc))
+            .filter(|r| r.file == file)
+            .map(|r| r.line);
+        let bp_lines: Vec<u32> = self
+            .breakpoints()
+            .iter()
+            .filter(|b| b.enabled)
+            .filter_map(|b| self.line_row_at(b.addr))
+            .filter(|r| r.file == file)
+            .map(|r| r.line)
+            .collect();
+        let mut s = String::new();
+        for (i, l) in text.lines().enumerate().skip(first as usize - 1) {
+            let n = i as u32 + 1;
+            if n > last {
+                break;
+            }
+            s.push_str(&format!(
+                "{}{}{n:>4}\t{}\n",
+                if Some(n) == here { "=>" } else { "  " },
+                if bp_lines.contains(&n) { "B" } else { " " },
+                l.trim_end()
+            ));
+        }
+        Ok(s)
+    }
+}

@@ -1,0 +1,269 @@
+//! Source-level debugging of a kernel compiled from a higher-level language
+//! (scripts/saxpy_src.s from scripts/src/saxpy.cl): stops show the higher-level line,
+//! `break FILE:LINE` (one breakpoint per stretch of a line), `list`, `info line`,
+//! `info source`, and line stepping forward (`step`, `next`, `until`, `advance`) and back
+//! (`reverse-step`, `reverse-next`).
+
+use super::fixtures::*;
+
+fn saxpy() -> Engine {
+    let mut e = Engine::new(&script("saxpy_src.s"), LaunchOptions::default()).expect("launch");
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../scripts/saxpy_src.s");
+    e.set_kernel_path(path);
+    e
+}
+
+/// The higher-level line of the selected wave's PC.
+fn line(e: &Engine) -> Option<u32> {
+    let pc = e.machine().waves[e.selected_wave].pc;
+    e.line_row_at(pc).map(|r| r.line)
+}
+
+fn pc(e: &Engine) -> u64 {
+    e.machine().waves[e.selected_wave].pc
+}
+
+#[test]
+fn stops_show_the_higher_level_line_and_the_instruction() {
+    let mut e = saxpy();
+    assert!(e.has_line_table());
+    let text = run(&mut e, "break saxpy.cl:6");
+    assert_eq!(
+        text,
+        "Breakpoint 1 at 0x0008 (saxpy.cl:6)\nBreakpoint 2 at 0x0024 (saxpy.cl:6)\n"
+    );
+    let text = run(&mut e, "continue");
+    assert!(
+        text.ends_with(
+            "  0x0008: uwgsize u8\nsrc/saxpy.cl:6\n   6\t    uint i = group_id() * group_size()\n"
+        ),
+        "{text}"
+    );
+    let table = run(&mut e, "info breakpoints");
+    assert!(table.contains("0x0008 at src/saxpy.cl:6\n"), "{table}");
+    assert!(table.contains("0x0024 at src/saxpy.cl:6\n"), "{table}");
+}
+
+#[test]
+fn next_and_step_go_by_statements_of_other_lines() {
+    let mut e = saxpy();
+    run(&mut e, "break saxpy.cl:6");
+    run(&mut e, "continue");
+    let mut seen = vec![line(&e).unwrap()];
+    // Line 6 comes back after line 7 (the compiler split it); the hoisted line 4 code
+    // at 0x10 is not a statement and is stepped through; line 11 is two rows, one step.
+    for cmd in ["next", "step", "next", "s", "n", "next", "next"] {
+        run(&mut e, cmd);
+        seen.push(line(&e).unwrap());
+    }
+    assert_eq!(seen, [6, 7, 6, 8, 9, 10, 11, 13]);
+    assert_eq!(pc(&e), 0x64);
+    // `step N` steps N lines.
+    let mut e = saxpy();
+    run(&mut e, "step 3");
+    assert_eq!((line(&e), pc(&e)), (Some(6), 0x24));
+}
+
+#[test]
+fn reverse_steps_return_to_the_start_of_the_line_before() {
+    let mut e = saxpy();
+    run(&mut e, "advance saxpy.cl:13");
+    assert_eq!(pc(&e), 0x64);
+    run(&mut e, "reverse-step");
+    assert_eq!(
+        (line(&e), pc(&e)),
+        (Some(11), 0x54),
+        "the first of line 11's rows"
+    );
+    run(&mut e, "reverse-next");
+    assert_eq!((line(&e), pc(&e)), (Some(10), 0x48));
+    run(&mut e, "reverse-step 2");
+    assert_eq!((line(&e), pc(&e)), (Some(8), 0x28));
+    // Forward again from there replays the same lines.
+    run(&mut e, "next");
+    assert_eq!(line(&e), Some(9));
+}
+
+#[test]
+fn until_and_advance_take_higher_level_lines() {
+    let mut e = saxpy();
+    run(&mut e, "advance saxpy.cl:9");
+    assert_eq!((line(&e), pc(&e)), (Some(9), 0x38));
+    run(&mut e, "until");
+    assert_eq!(line(&e), Some(10));
+    run(&mut e, "until saxpy.cl:13");
+    assert_eq!(pc(&e), 0x64);
+    // `src/saxpy.cl:N` and `saxpy.cl:N` name the same file; a bare `list N` too.
+    let mut e = saxpy();
+    run(&mut e, "advance src/saxpy.cl:8");
+    assert_eq!(pc(&e), 0x28);
+}
+
+#[test]
+fn break_on_a_line_without_statements_is_refused() {
+    let mut e = saxpy();
+    let err = run_line(&mut e, "break saxpy.cl:5").unwrap_err();
+    assert!(
+        err.message().contains("no code at line 5 of src/saxpy.cl"),
+        "{}",
+        err.message()
+    );
+    let err = run_line(&mut e, "break saxpy.cl:99").unwrap_err();
+    assert!(
+        err.message().contains("no code at line 99"),
+        "{}",
+        err.message()
+    );
+    // The .s file's own lines still work by its name.
+    let text = run(&mut e, "break saxpy_src.s:60");
+    assert!(text.starts_with("Breakpoint 1 at 0x"), "{text}");
+}
+
+#[test]
+fn list_shows_the_higher_level_file_and_goes_on() {
+    let mut e = saxpy();
+    let first = run(&mut e, "list");
+    assert!(first.starts_with("      1\t// saxpy"), "{first}");
+    assert!(first.contains("=>    4\t"), "the PC's line: {first}");
+    assert_eq!(first.lines().count(), 10);
+    let next = run(&mut e, "list");
+    assert_eq!(next.lines().count(), 3, "the file has 13 lines: {next}");
+    assert!(next.starts_with("     11\t"), "{next}");
+    let err = run_line(&mut e, "list").unwrap_err();
+    assert!(err
+        .message()
+        .contains("Line number 14 out of range; \"src/saxpy.cl\" has 13 lines."));
+    let around = run(&mut e, "list saxpy.cl:11");
+    assert!(around.starts_with("      6\t"), "{around}");
+    let err = run_line(&mut e, "list 40").unwrap_err();
+    assert!(err
+        .message()
+        .contains("line 40 is out of range; \"src/saxpy.cl\" has 13 lines"));
+    let before = run(&mut e, "list saxpy.cl:3");
+    assert!(before.starts_with("      1\t"), "{before}");
+    let err = run_line(&mut e, "list -").unwrap_err();
+    assert!(err
+        .message()
+        .contains("Already at the start of src/saxpy.cl."));
+    // A label lists the higher-level line of its code; the .s by its own name.
+    let join = run(&mut e, "list join");
+    assert!(join.contains("     13\t}"), "{join}");
+    let asm = run(&mut e, "list saxpy_src.s:40");
+    assert!(asm.contains("  40\t"), "{asm}");
+}
+
+#[test]
+fn info_line_and_info_source() {
+    let mut e = saxpy();
+    assert_eq!(
+        run(&mut e, "info line saxpy.cl:6"),
+        "Line 6 of \"src/saxpy.cl\" starts at address 0x0008 and ends at 0x0010.\n\
+         Line 6 of \"src/saxpy.cl\" starts at address 0x0024 and ends at 0x0028.\n"
+    );
+    assert_eq!(
+        run(&mut e, "info line *0x10"),
+        "Line 4 of \"src/saxpy.cl\" starts at address 0x0010 and ends at 0x0014.\n"
+    );
+    assert_eq!(
+        run(&mut e, "info line"),
+        "Line 4 of \"src/saxpy.cl\" starts at address 0x0000 and ends at 0x0008.\n"
+    );
+    assert_eq!(
+        run(&mut e, "info line saxpy.cl:5"),
+        "Line 5 of \"src/saxpy.cl\" has no code.\n"
+    );
+    let src = run(&mut e, "info source");
+    assert!(
+        src.starts_with("Current source file is src/saxpy.cl\nContains 13 lines.\n"),
+        "{src}"
+    );
+    assert!(
+        src.contains("line table of 11 rows and 5 variables"),
+        "{src}"
+    );
+}
+
+#[test]
+fn a_missing_source_file_is_a_note() {
+    let src = "\
+        .file 1 \"no-such-file.cl\"
+        .loc 1 3
+        nop
+        .loc 1 4
+        nop
+        end
+";
+    let mut e = engine(src);
+    run(&mut e, "break no-such-file.cl:4");
+    let text = run(&mut e, "continue");
+    assert!(
+        text.contains("no-such-file.cl:4 (no source text: "),
+        "{text}"
+    );
+    let err = run_line(&mut e, "list").unwrap_err();
+    assert!(
+        err.message().starts_with("no-such-file.cl: "),
+        "{}",
+        err.message()
+    );
+    let mut e = engine(src);
+    run(&mut e, "next");
+    assert_eq!(pc(&e), 4, "line stepping needs no text");
+}
+
+#[test]
+fn a_kernel_without_loc_keeps_its_assembly_lines() {
+    let mut e = one_wave_loop();
+    assert!(!e.has_line_table());
+    let before = pc(&e);
+    run(&mut e, "next");
+    assert_eq!(pc(&e), before + 4, "a line is an instruction");
+    run(&mut e, "reverse-step");
+    assert_eq!(pc(&e), before);
+    let src = run(&mut e, "info source");
+    assert!(
+        src.contains("No current source file") || src.contains("assembly"),
+        "{src}"
+    );
+}
+
+#[test]
+fn info_locals_shows_the_live_variables_in_their_types() {
+    let mut e = saxpy();
+    assert_eq!(
+        run(&mut e, "info locals"),
+        "a = 2  (f32 in u4)\nn = 100  (u32 in u5)\n"
+    );
+    run(&mut e, "tbreak saxpy.cl:11");
+    run(&mut e, "continue");
+    run(&mut e, "lane 7");
+    assert_eq!(
+        run(&mut e, "info locals"),
+        "a = 2  (f32 in u4)\nn = 100  (u32 in u5)\ni = 7  (u32 in v0, lane 7)\n\
+         xi = 7  (f32 in v4, lane 7)\nyi = 1  (f32 in v5, lane 7)\n"
+    );
+    // `.endvar xi` / `.endvar yi` end them after the store.
+    run(&mut e, "next");
+    assert!(!run(&mut e, "info locals").contains("xi"));
+    // Memory locations and 64-bit types read as declared.
+    let src = "\
+.buffer b, 16
+.init b, u32, 7, 0xffffffff, 0, 0x40000000
+.scratch 8
+    .var g, global:b+4, i32
+    .var d, global:b+8, f64
+    .var p, u[2:3], u64
+    .var s, scratch:0
+    umovi u2, 1
+    umovi u3, 1
+    end
+";
+    let mut e = engine(src);
+    run(&mut e, "stepi 2");
+    assert_eq!(
+        run(&mut e, "info locals"),
+        "g = -1  (i32 in global:b+4)\nd = 2  (f64 in global:b+8)\n\
+         p = 4294967297  (u64 in u[2:3])\ns = 0  (u32 in scratch:0x0, lane 0)\n"
+    );
+    assert_eq!(run(&mut one_wave_loop(), "info locals"), "No locals.\n");
+}
