@@ -133,6 +133,26 @@ impl WaveOrder {
         ]
     }
 
+    /// The atomic of wave `w` through which this wave acquired, or read without acquiring,
+    /// a release of `w`'s, if any.
+    fn learnt(
+        &self,
+        w: u32,
+        addrs: &HashMap<u64, Clock, BuildHasherDefault<PageHasher>>,
+    ) -> Option<u64> {
+        let fences = self.fences.iter().filter_map(|f| f.clock.get(&w));
+        let pending = self
+            .pending
+            .iter()
+            .filter_map(|(x, _)| addrs.get(x).and_then(|c| c.get(&w)));
+        self.known
+            .get(&w)
+            .into_iter()
+            .chain(fences)
+            .chain(pending)
+            .find_map(|r| r.atomic)
+    }
+
     /// An atomic or barrier: starts a new generation if plain accesses were made, and
     /// returns how far the wave's accesses are released (retired before it).
     fn sync_point(&mut self, wave: &Wave) -> Released {
@@ -238,8 +258,9 @@ impl Order {
         }
         if !me.fences.is_empty() {
             let vm = me.retired(wave)[1];
-            let (done, left): (Vec<Fence>, Vec<Fence>) =
-                std::mem::take(&mut me.fences).into_iter().partition(|f| f.index <= vm);
+            let (done, left): (Vec<Fence>, Vec<Fence>) = std::mem::take(&mut me.fences)
+                .into_iter()
+                .partition(|f| f.index <= vm);
             me.fences = left;
             for f in done {
                 join(&mut me.known, &f.clock, wave.id);
@@ -365,8 +386,19 @@ impl Order {
         if let Some(atomic) = v.known.get(&w).and_then(|r| r.atomic) {
             return MissingFence::Release { atomic };
         }
-        match unacquired.iter().find_map(|(r, pc)| Some((r.atomic?, *pc))) {
-            Some((release, acquire)) => MissingFence::ReleaseAndAcquire { release, acquire },
+        if let Some((release, acquire)) =
+            unacquired.iter().find_map(|(r, pc)| Some((r.atomic?, *pc)))
+        {
+            return MissingFence::ReleaseAndAcquire { release, acquire };
+        }
+        // The other way round: the earlier wave read an atomic of the later one, which
+        // made its access only after that atomic (a store after the ticket it took).
+        match self
+            .waves
+            .get(&w)
+            .and_then(|o| o.learnt(me.wave_id(), &self.addrs))
+        {
+            Some(atomic) => MissingFence::Release { atomic },
             None => MissingFence::Synchronisation,
         }
     }
@@ -380,9 +412,17 @@ impl Order {
             .map(|w| {
                 std::mem::size_of::<WaveOrder>()
                     + w.known.len() * entry
-                    + w.fences.iter().map(|f| f.clock.len() * entry).sum::<usize>()
+                    + w.fences
+                        .iter()
+                        .map(|f| f.clock.len() * entry)
+                        .sum::<usize>()
             })
             .sum();
-        waves + self.addrs.values().map(|c| 16 + c.len() * entry).sum::<usize>()
+        waves
+            + self
+                .addrs
+                .values()
+                .map(|c| 16 + c.len() * entry)
+                .sum::<usize>()
     }
 }

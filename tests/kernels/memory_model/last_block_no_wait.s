@@ -4,7 +4,7 @@
 .kernel last_block_no_wait
 .workgroup 32
 .grid 4
-.buffer partial, 512
+.buffer partial, 4096         ; up to 32 workgroups
 .buffer ticket, 4
 .buffer out, 128
 .arg u[0:1], partial
@@ -25,7 +25,10 @@ publish:
 ticket:
     atom.ubase.add.u32.rtn v4, u[2:3], v5, 0
     wait.vm 0
-    vmovi v6, 127               ; 4 workgroups x 32 lanes - 1: the last ticket
+    ugridsize u10
+    ushli u10, u10, 5           ; 32 tickets per workgroup (one per lane)
+    uaddi u10, u10, -1
+    vmov.u v6, u10              ; the last ticket
     vcmp.eq.b32 u8, v4, v6
     br.uz u8, done
 acquire:
@@ -33,7 +36,7 @@ acquire:
     wait.vm 0                   ; acquire: retired before the loads
     vmovi v7, 0
     vmov v8, v1
-    umovi u9, 4
+    ugridsize u9
 sum:
     ld.ubase.b32 v9, u[0:1], v8, 0
     wait.vm 0

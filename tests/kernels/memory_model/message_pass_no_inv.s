@@ -18,6 +18,7 @@
     br.unz u6, consumer
 producer:
     vaddi.u32 v2, v0, 7
+store:
     st.ubase.b32 v2, u[0:1], v1, 0
     wait.vst 0                  ; release: the data is retired before the flag
     vmovi v3, 1
