@@ -19,6 +19,7 @@
 
 use std::collections::{HashMap, VecDeque};
 use std::hash::BuildHasherDefault;
+use std::sync::Arc;
 
 use super::shadow::{PageHasher, Ref, GEN_BITS};
 use super::{MemAccess, MissingFence};
@@ -65,6 +66,9 @@ impl Released {
 
 /// A sparse vector clock: per global wave id, how far that wave is released.
 type Clock = HashMap<u32, Released, BuildHasherDefault<PageHasher>>;
+
+/// The clock of each address an atomic touched (shared between snapshots until written).
+type AddrClocks = HashMap<u64, Arc<Clock>, BuildHasherDefault<PageHasher>>;
 
 /// Joins wave `w`'s `r` into `into` (which holds at most [`CLOCK_MAX`] waves).
 fn put(into: &mut Clock, w: u32, r: Released) {
@@ -135,11 +139,7 @@ impl WaveOrder {
 
     /// The atomic of wave `w` through which this wave acquired, or read without acquiring,
     /// a release of `w`'s, if any.
-    fn learnt(
-        &self,
-        w: u32,
-        addrs: &HashMap<u64, Clock, BuildHasherDefault<PageHasher>>,
-    ) -> Option<u64> {
+    fn learnt(&self, w: u32, addrs: &AddrClocks) -> Option<u64> {
         let fences = self.fences.iter().filter_map(|f| f.clock.get(&w));
         let pending = self
             .pending
@@ -178,11 +178,13 @@ impl WaveOrder {
 }
 
 /// The release/acquire state of a launch: per wave, and per address an atomic touched.
+/// Cloned with the machine (time-travel snapshots): waves and clocks are shared until
+/// written, as the shadow's pages are.
 #[derive(Debug, Clone, Default)]
 pub(super) struct Order {
     on: bool,
-    waves: HashMap<u32, WaveOrder, BuildHasherDefault<PageHasher>>,
-    addrs: HashMap<u64, Clock, BuildHasherDefault<PageHasher>>,
+    waves: HashMap<u32, Arc<WaveOrder>, BuildHasherDefault<PageHasher>>,
+    addrs: AddrClocks,
 }
 
 impl Order {
@@ -212,7 +214,7 @@ impl Order {
     }
 
     fn wave(&mut self, id: u32) -> &mut WaveOrder {
-        self.waves.entry(id).or_default()
+        Arc::make_mut(self.waves.entry(id).or_default())
     }
 
     /// After `wave` executed `d` without a fault: counts what it issued, notes an acquire
@@ -227,7 +229,7 @@ impl Order {
             return;
         }
         let addrs = &self.addrs;
-        let me = self.waves.entry(wave.id).or_default();
+        let me = Arc::make_mut(self.waves.entry(wave.id).or_default());
         if let Some(c) = counted {
             me.issued[c] += 1;
         }
@@ -273,7 +275,7 @@ impl Order {
     /// counter retires it; an atomic releases what the wave retired to every address it
     /// touched, and waits there for an acquire.
     pub fn access(&mut self, wave: &Wave, access: MemAccess, trace: &MemTrace, pc: u64) -> u32 {
-        let me = self.waves.entry(wave.id).or_default();
+        let me = Arc::make_mut(self.waves.entry(wave.id).or_default());
         match access {
             MemAccess::Read | MemAccess::Write => {
                 let (st, ld) = match access {
@@ -302,9 +304,9 @@ impl Order {
                 let mut words: Vec<u64> = trace.entries.iter().map(|e| e.addr & !3).collect();
                 words.sort_unstable();
                 words.dedup();
-                let me = self.waves.entry(wave.id).or_default();
+                let me = Arc::make_mut(self.waves.entry(wave.id).or_default());
                 for &x in &words {
-                    let clock = self.addrs.entry(x).or_default();
+                    let clock = Arc::make_mut(self.addrs.entry(x).or_default());
                     for (&w, &r) in &me.known {
                         let r = Released {
                             atomic: r.atomic.or(Some(pc)),

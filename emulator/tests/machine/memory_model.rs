@@ -71,7 +71,7 @@ impl Run {
 /// Runs `src` to its end with `checks` on; a fault, deadlock or stall fails the test.
 fn run(src: &str, checks: Checks, options: LaunchOptions) -> Run {
     let p = assemble(src, "t.s", None).unwrap_or_else(|e| panic!("assemble:\n{e}"));
-    let mut m = Machine::new(&p, options.clone()).unwrap_or_else(|e| panic!("launch: {e}"));
+    let mut m = Machine::new(&p, options).unwrap_or_else(|e| panic!("launch: {e}"));
     m.set_checks(checks);
     loop {
         match m.run(None) {
@@ -85,7 +85,7 @@ fn run(src: &str, checks: Checks, options: LaunchOptions) -> Run {
 
 fn assert_clean(src: &str, what: &str) {
     for options in schedules() {
-        let r = run(src, Checks::ALL, options.clone());
+        let r = run(src, Checks::ALL, options);
         assert!(
             r.findings().is_empty(),
             "{what} under {options:?}:\n{}",
@@ -99,7 +99,7 @@ fn assert_clean(src: &str, what: &str) {
 /// `want(run)`.
 fn assert_race(src: &str, what: &str, labels: (&str, &str), want: impl Fn(&Run) -> MissingFence) {
     for options in schedules() {
-        let r = run(src, Checks::ALL, options.clone());
+        let r = run(src, Checks::ALL, options);
         let fs = r.findings();
         assert_eq!(fs.len(), 1, "{what} under {options:?}:\n{}", r.report());
         let f = &fs[0];
@@ -288,7 +288,7 @@ fn a_barrier_carries_the_other_waves_release_to_the_atomic() {
     // wave 0's ticket does not release them (it does release wave 0's own).
     for options in schedules() {
         let src = two_wave_blocks("br.unz u15, skip\n    wait.vst 0\nskip:");
-        let r = run(&src, Checks::ALL, options.clone());
+        let r = run(&src, Checks::ALL, options);
         let race = r
             .findings()
             .iter()
