@@ -27,7 +27,7 @@ use crate::code::{CodeWord, Decoded};
 use crate::isa::op::AddrMode;
 use crate::isa::{Counter, Op};
 use crate::trace::MemTrace;
-use crate::wave::Wave;
+use crate::wave::{Wave, LANES};
 
 /// The most waves one clock (an address's, or a wave's knowledge) holds; a wave past it is
 /// not added, so accesses it released are reported as races (docs/sanitizer.md).
@@ -300,27 +300,42 @@ impl Order {
                 let mut own = me.sync_point(wave);
                 own.atomic = Some(pc);
                 let gen = me.gen;
-                // Every word the lanes touched, once.
-                let mut words: Vec<u64> = trace.entries.iter().map(|e| e.addr & !3).collect();
-                words.sort_unstable();
-                words.dedup();
+                // Every word the lanes touched, once (at most one entry per lane).
+                let mut buf = [0u64; LANES];
+                let n = trace.entries.len().min(LANES);
+                for (b, e) in buf.iter_mut().zip(&trace.entries) {
+                    *b = e.addr & !3;
+                }
+                buf[..n].sort_unstable();
+                let mut m = 0;
+                for i in 0..n {
+                    if m == 0 || buf[i] != buf[m - 1] {
+                        buf[m] = buf[i];
+                        m += 1;
+                    }
+                }
+                let words = &buf[..m];
                 let me = Arc::make_mut(self.waves.entry(wave.id).or_default());
-                for &x in &words {
+                // What the wave learnt at barriers is published by this atomic.
+                let known: Vec<(u32, Released)> = me
+                    .known
+                    .iter()
+                    .map(|(&w, &r)| {
+                        let atomic = r.atomic.or(Some(pc));
+                        (w, Released { atomic, ..r })
+                    })
+                    .collect();
+                for &x in words {
                     let clock = Arc::make_mut(self.addrs.entry(x).or_default());
-                    for (&w, &r) in &me.known {
-                        let r = Released {
-                            atomic: r.atomic.or(Some(pc)),
-                            ..r
-                        };
+                    for &(w, r) in &known {
                         put(clock, w, r);
                     }
                     put(clock, wave.id, own);
-                    me.pending.retain(|&(a, _)| a != x);
-                    if me.pending.len() >= PENDING_MAX {
-                        me.pending.remove(0);
-                    }
-                    me.pending.push((x, pc));
                 }
+                me.pending.retain(|(a, _)| words.binary_search(a).is_err());
+                me.pending.extend(words.iter().map(|&x| (x, pc)));
+                let extra = me.pending.len().saturating_sub(PENDING_MAX);
+                me.pending.drain(..extra);
                 gen
             }
         }
