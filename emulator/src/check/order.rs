@@ -67,8 +67,55 @@ impl Released {
 /// A sparse vector clock: per global wave id, how far that wave is released.
 type Clock = HashMap<u32, Released, BuildHasherDefault<PageHasher>>;
 
+/// What an address's atomics released: each wave's own releases, and what those waves
+/// had learnt (at barriers or by acquiring) when they published it, shared rather than
+/// copied into every address a wave's atomic touches, with the publishing atomic's PC.
+#[derive(Debug, Clone, Default)]
+struct AddrClock {
+    own: Clock,
+    carried: Vec<(Arc<Clock>, u64)>,
+}
+
+impl AddrClock {
+    /// How far wave `w` is released through this address.
+    fn get(&self, w: u32) -> Option<Released> {
+        let mut found = self.own.get(&w).copied();
+        for (c, pc) in &self.carried {
+            if let Some(&r) = c.get(&w) {
+                let r = Released {
+                    atomic: r.atomic.or(Some(*pc)),
+                    ..r
+                };
+                match &mut found {
+                    Some(x) => x.join(r),
+                    None => found = Some(r),
+                }
+            }
+        }
+        found
+    }
+
+    /// Joins everything it holds into `into`, skipping wave `skip`.
+    fn join_into(&self, into: &mut Clock, skip: u32) {
+        join(into, &self.own, skip);
+        for (c, pc) in &self.carried {
+            for (&w, &r) in c.iter() {
+                if w != skip {
+                    let atomic = r.atomic.or(Some(*pc));
+                    put(into, w, Released { atomic, ..r });
+                }
+            }
+        }
+    }
+
+    /// The waves it names.
+    fn len(&self) -> usize {
+        self.own.len() + self.carried.iter().map(|(c, _)| c.len()).sum::<usize>()
+    }
+}
+
 /// The clock of each address an atomic touched (shared between snapshots until written).
-type AddrClocks = HashMap<u64, Arc<Clock>, BuildHasherDefault<PageHasher>>;
+type AddrClocks = HashMap<u64, Arc<AddrClock>, BuildHasherDefault<PageHasher>>;
 
 /// Joins wave `w`'s `r` into `into` (which holds at most [`CLOCK_MAX`] waves).
 fn put(into: &mut Clock, w: u32, r: Released) {
@@ -120,7 +167,7 @@ struct WaveOrder {
     /// Generations that may hold outstanding plain accesses, oldest first.
     open: VecDeque<Open>,
     /// What it acquired (or learnt at barriers) of other waves.
-    known: Clock,
+    known: Arc<Clock>,
     /// Its global atomics no acquire fence followed yet: (word address, PC).
     pending: Vec<(u64, u64)>,
     /// Its acquire fences not yet retired.
@@ -140,13 +187,14 @@ impl WaveOrder {
     /// The atomic of wave `w` through which this wave acquired, or read without acquiring,
     /// a release of `w`'s, if any.
     fn learnt(&self, w: u32, addrs: &AddrClocks) -> Option<u64> {
-        let fences = self.fences.iter().filter_map(|f| f.clock.get(&w));
+        let fences = self.fences.iter().filter_map(|f| f.clock.get(&w).copied());
         let pending = self
             .pending
             .iter()
-            .filter_map(|(x, _)| addrs.get(x).and_then(|c| c.get(&w)));
+            .filter_map(|(x, _)| addrs.get(x).and_then(|c| c.get(w)));
         self.known
             .get(&w)
+            .copied()
             .into_iter()
             .chain(fences)
             .chain(pending)
@@ -238,7 +286,7 @@ impl Order {
                 let mut clock = Clock::default();
                 for (x, _) in &me.pending {
                     if let Some(c) = addrs.get(x) {
-                        join(&mut clock, c, wave.id);
+                        c.join_into(&mut clock, wave.id);
                     }
                 }
                 let atomics = std::mem::take(&mut me.pending);
@@ -250,7 +298,7 @@ impl Order {
             }
             Op::End => {
                 // Nothing it does follows: only its generation is still asked for.
-                me.known = Clock::default();
+                me.known = Arc::default();
                 me.pending = Vec::new();
                 me.fences = Vec::new();
                 me.open = VecDeque::new();
@@ -265,7 +313,7 @@ impl Order {
                 .partition(|f| f.index <= vm);
             me.fences = left;
             for f in done {
-                join(&mut me.known, &f.clock, wave.id);
+                join(Arc::make_mut(&mut me.known), &f.clock, wave.id);
             }
         }
     }
@@ -316,21 +364,17 @@ impl Order {
                 }
                 let words = &buf[..m];
                 let me = Arc::make_mut(self.waves.entry(wave.id).or_default());
-                // What the wave learnt at barriers is published by this atomic.
-                let known: Vec<(u32, Released)> = me
-                    .known
-                    .iter()
-                    .map(|(&w, &r)| {
-                        let atomic = r.atomic.or(Some(pc));
-                        (w, Released { atomic, ..r })
-                    })
-                    .collect();
+                // What the wave learnt is published by this atomic: shared, not copied.
+                let known = (!me.known.is_empty()).then(|| Arc::clone(&me.known));
                 for &x in words {
                     let clock = Arc::make_mut(self.addrs.entry(x).or_default());
-                    for &(w, r) in &known {
-                        put(clock, w, r);
+                    put(&mut clock.own, wave.id, own);
+                    if let Some(k) = &known {
+                        let carried = clock.carried.iter().any(|(c, _)| Arc::ptr_eq(c, k));
+                        if !carried && clock.carried.len() < CLOCK_MAX {
+                            clock.carried.push((Arc::clone(k), pc));
+                        }
                     }
-                    put(clock, wave.id, own);
                 }
                 me.pending.retain(|(a, _)| words.binary_search(a).is_err());
                 me.pending.extend(words.iter().map(|&x| (x, pc)));
@@ -352,8 +396,9 @@ impl Order {
             join(&mut all, &known, u32::MAX);
             put(&mut all, w.id, own);
         }
+        let all = Arc::new(all);
         for w in group {
-            self.wave(w.id).known = all.clone();
+            self.wave(w.id).known = Arc::clone(&all);
         }
     }
 
@@ -393,8 +438,8 @@ impl Order {
             }
         }
         for &(x, pc) in v.pending.iter().rev() {
-            if let Some(r) = self.addrs.get(&x).and_then(|c| c.get(&w)) {
-                unacquired.push((*r, pc));
+            if let Some(r) = self.addrs.get(&x).and_then(|c| c.get(w)) {
+                unacquired.push((r, pc));
             }
         }
         if let Some(&(_, pc)) = unacquired.iter().find(|(r, _)| r.covers(gen, access)) {
