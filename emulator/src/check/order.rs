@@ -411,16 +411,17 @@ impl Order {
     }
 
     /// Whether `prior` happens before `me` through release/acquire: `me`'s wave acquired a
-    /// release of `prior`'s wave that covers it.
+    /// release of `prior`'s wave that covers it. A plain load issued after an acquire
+    /// fence needs no wait for it: both are on the `vm` counter, which completes in issue
+    /// order, so the load reads after the invalidation.
     pub fn ordered(&self, prior: &Ref, me: &Ref) -> bool {
-        let Some(k) = self
-            .waves
-            .get(&me.wave_id())
-            .and_then(|o| o.known.get(&prior.wave_id()))
-        else {
+        let Some(v) = self.waves.get(&me.wave_id()) else {
             return false;
         };
-        k.covers(self.gen_of(prior), prior.access())
+        let (w, gen, access) = (prior.wave_id(), self.gen_of(prior), prior.access());
+        let covers = |c: &Clock| c.get(&w).is_some_and(|k| k.covers(gen, access));
+        covers(&v.known)
+            || (me.access() == MemAccess::Read && v.fences.iter().any(|f| covers(&f.clock)))
     }
 
     /// The missing half of release/acquire between `prior` and `me`, which race.

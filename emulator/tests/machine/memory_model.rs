@@ -161,6 +161,16 @@ fn last_block_reduction_fenced_is_clean_and_sums_every_partial() {
 }
 
 #[test]
+fn loads_right_behind_the_acquire_fence_need_no_wait() {
+    // The loads are on the vm counter behind `cache.inv.l1`, which completes in order.
+    let fence =
+        "    cache.inv.l1\n    wait.vm 0                   ; acquire: retired before the loads\n";
+    assert!(LAST_BLOCK.contains(fence));
+    let src = LAST_BLOCK.replace(fence, "    cache.inv.l1\n");
+    assert_clean(&src, "last block, loads right after the fence");
+}
+
+#[test]
 fn last_block_ticket_before_publish_names_the_missing_release() {
     assert_race(
         TICKET_FIRST,
