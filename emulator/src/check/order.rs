@@ -386,7 +386,8 @@ impl Order {
     }
 
     /// The waves of a workgroup are released from a barrier: each releases what it
-    /// retired, and all learn what the others know and released.
+    /// retired, and all learn what the others know and released, and which atomics they
+    /// read that an acquire fence may still take.
     pub fn barrier(&mut self, group: &[Wave]) {
         let mut all = Clock::default();
         for w in group {
@@ -397,8 +398,23 @@ impl Order {
             put(&mut all, w.id, own);
         }
         let all = Arc::new(all);
+        // An atomic one wave read before the barrier is acquired by another's fence after
+        // it (the barrier orders the fence after the atomic): pending atomics are shared.
+        let mut pending: Vec<(u64, u64)> = Vec::new();
         for w in group {
-            self.wave(w.id).known = Arc::clone(&all);
+            for &(x, pc) in &self.wave(w.id).pending {
+                pending.retain(|&(y, _)| y != x);
+                pending.push((x, pc));
+            }
+        }
+        let extra = pending.len().saturating_sub(PENDING_MAX);
+        pending.drain(..extra);
+        for w in group {
+            let me = self.wave(w.id);
+            me.known = Arc::clone(&all);
+            if !pending.is_empty() {
+                me.pending.clone_from(&pending);
+            }
         }
     }
 

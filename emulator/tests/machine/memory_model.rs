@@ -343,3 +343,88 @@ fn races_without_any_atomic_say_nothing_synchronises() {
         f.headline()
     );
 }
+
+/// CUDA's threadFenceReduction shape: one lane of wave 0 stores the workgroup's partial,
+/// retires it and takes the ticket, and tells the other wave through shared memory
+/// whether it was last; after a barrier both waves of the last workgroup acquire
+/// (`cache.inv.l1`) and read the partials. `ACQUIRE` is what they do before the loads.
+fn flag_through_shared(acquire: &str) -> String {
+    format!(
+        "
+.workgroup 64
+.grid 4
+.shared 4
+.buffer partial, 16
+.buffer ticket, 4
+.buffer out, 256
+.arg u[0:1], partial
+.arg u[2:3], ticket
+.arg u[4:5], out
+    uwgid u6
+    uwaveid u15
+    vmovi v5, 0
+    br.unz u15, wait_flag
+    umovi u13, 1
+    exec.and.save u14, u13      ; lane 0
+    ushli u7, u6, 2
+    vmov.u v2, u7
+    vmovi v3, 1
+store:
+    st.ubase.b32 v3, u[0:1], v2, 0
+    wait.vst 0
+    vmovi v4, 1
+ticket:
+    atom.ubase.add.u32.rtn v4, u[2:3], v5, 0
+    wait.vm 0
+    st.shared.b32 v4, v5, 0
+    wait.ls 0
+    exec.set u14
+wait_flag:
+    barrier
+    ld.shared.b32 v6, v5, 0
+    wait.ls 0
+    vmovi v7, 3
+    vcmp.eq.b32 u8, v6, v7
+    br.uz u8, done
+    {acquire}
+    vlaneid v0
+    vandi v8, v0, 3
+    vshli v8, v8, 2             ; lane reads partial[lane % 4]
+sum:
+    ld.ubase.b32 v9, u[0:1], v8, 0
+    wait.vm 0
+    uwaveid u15
+    ushli u16, u15, 7
+    vshli v10, v0, 2
+    vadd.u32.u v10, v10, u16
+    st.ubase.b32 v9, u[4:5], v10, 0
+    wait.vst 0
+done:
+    end
+"
+    )
+}
+
+#[test]
+fn an_atomic_read_before_a_barrier_is_acquired_by_the_other_waves_fences() {
+    assert_clean(
+        &flag_through_shared("cache.inv.l1\n    wait.vm 0"),
+        "ticket in wave 0, fence in both waves",
+    );
+    for options in schedules() {
+        let r = run(&flag_through_shared("nop"), Checks::ALL, options);
+        let race = r
+            .findings()
+            .iter()
+            .find(|f| f.kind == FindingKind::Race)
+            .unwrap_or_else(|| panic!("{options:?}: no race:\n{}", r.report()));
+        assert_eq!(
+            race.fence,
+            Some(MissingFence::Acquire {
+                atomic: r.label("ticket")
+            }),
+            "{options:?}:\n{}",
+            r.report()
+        );
+    }
+}
