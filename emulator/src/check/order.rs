@@ -11,9 +11,11 @@
 //! vector clock: for each wave, how far it released, and the atomic that did. An atomic
 //! of another wave on that address is noted; an acquire fence (`cache.inv.l1`,
 //! `cache.inv.l2`) issued after it takes the address's clock as it is then, and joins it
-//! into what the wave knows once the fence retires (`wait.vm`, `wait.all`). A barrier
-//! joins what the waves of its workgroup know and have released, so one wave's atomic
-//! releases what its workgroup retired before the barrier.
+//! into what the wave knows once the fence retires (`wait.vm`, `wait.all`; loads issued
+//! behind the fence on the in-order `vm` counter are ordered at once). A barrier joins
+//! what the waves of its workgroup know and have released, and the atomics they read, so
+//! one wave's atomic releases what its workgroup retired before the barrier and another
+//! wave's fence acquires what one wave's atomic read.
 //!
 //! Everything here is off (and costs nothing) for code without global atomics.
 
