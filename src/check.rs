@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use clap::Args;
 use color_eyre::eyre::{Result, WrapErr};
 use serde_json::{json, Value};
-use wavedbg_emulator::check::{Checks, Finding, FindingKey, Severity, Site};
+use wavedbg_emulator::check::{Checks, Finding, FindingKey, MissingFence, Severity, Site};
 use wavedbg_emulator::debug::findings::Source;
 use wavedbg_emulator::debug::view::count;
 use wavedbg_emulator::fault::{Fault, FaultKind};
@@ -411,14 +411,48 @@ fn site_json(m: &Machine, s: &Site) -> Value {
     v
 }
 
+/// A race's missing fence: which half is missing, and the release side's atomic (of the
+/// earlier wave) and acquire side's atomic (of the later wave) it names, `null` when none.
+fn fence_json(m: &Machine, f: &Finding, fence: MissingFence) -> Value {
+    let (missing, release, acquire) = match fence {
+        MissingFence::Synchronisation => ("synchronisation", None, None),
+        MissingFence::Release { atomic } => ("release", Some(atomic), None),
+        MissingFence::Acquire { atomic } => ("acquire", None, Some(atomic)),
+        MissingFence::ReleaseAndAcquire { release, acquire } => {
+            ("release-and-acquire", Some(release), Some(acquire))
+        }
+    };
+    let atomic = |side: Option<&Site>, pc: Option<u64>| match (side, pc) {
+        (Some(s), Some(pc)) => json!({
+            "wave": s.wave,
+            "workgroup": s.workgroup,
+            "pc": pc,
+            "line": m.program().line_at(pc),
+            "instruction": wavedbg_emulator::debug::view::instr_text(m, pc),
+        }),
+        _ => Value::Null,
+    };
+    json!({
+        "missing": missing,
+        "release": atomic(f.other.as_ref(), release),
+        "acquire": atomic(Some(&f.at), acquire),
+    })
+}
+
 fn finding_json(m: &Machine, f: &Finding) -> Value {
     let mut v = serde_json::to_value(f).unwrap_or(Value::Null);
     if let Value::Object(o) = &mut v {
         o.insert("severity".into(), json!(f.kind.severity()));
-        o.insert("message".into(), json!(f.headline()));
+        o.insert(
+            "message".into(),
+            json!(f.headline_with(&|pc| m.program().line_at(pc))),
+        );
         o.insert("at".into(), site_json(m, &f.at));
         if let Some(other) = &f.other {
             o.insert("other".into(), site_json(m, other));
+        }
+        if let Some(fence) = f.fence {
+            o.insert("fence".into(), fence_json(m, f, fence));
         }
         // Lane masks as hex strings, as in the sites.
         let also: Vec<Value> = f

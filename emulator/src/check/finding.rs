@@ -127,6 +127,41 @@ impl MemAccess {
     }
 }
 
+/// Why a race's two accesses are unordered, when they are not in one barrier interval of
+/// one workgroup (docs/memory.md): the half of release/acquire through an atomic that is
+/// missing. A release is the earlier wave retiring its access (`wait.vst` for stores,
+/// `wait.vm` for loads, or `wait.all`) before an atomic; an acquire is the later wave
+/// retiring a `cache.inv.l1` or `cache.inv.l2` issued after an atomic of its own on the
+/// same address, later in the run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", tag = "missing")]
+pub enum MissingFence {
+    /// No atomic of the later wave came after an atomic of the earlier one on the same
+    /// address: nothing synchronises them.
+    Synchronisation,
+    /// The later wave acquired (or read) the earlier wave's atomic at `atomic`, but the
+    /// earlier access was not retired before that atomic (no wait before it, or the
+    /// access came after it).
+    Release {
+        /// PC of the earlier wave's atomic.
+        atomic: u64,
+    },
+    /// The earlier wave released its access through an atomic that the later wave's
+    /// atomic at `atomic` came after, but no acquire fence retired after it.
+    Acquire {
+        /// PC of the later wave's atomic.
+        atomic: u64,
+    },
+    /// Both halves: the later wave's atomic at `acquire` came after the earlier wave's at
+    /// `release`, which did not release the access, and no acquire followed either.
+    ReleaseAndAcquire {
+        /// PC of the earlier wave's atomic.
+        release: u64,
+        /// PC of the later wave's atomic.
+        acquire: u64,
+    },
+}
+
 /// One instruction of one wave in a finding.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Site {
@@ -201,6 +236,10 @@ pub struct Finding {
     pub reg: Option<(RegFile, u8)>,
     /// The counter of the outstanding operation, for hazards.
     pub counter: Option<Counter>,
+    /// For a race not explained by one barrier interval: the missing half of
+    /// release/acquire (always set for races between workgroups).
+    #[serde(default)]
+    pub fence: Option<MissingFence>,
     /// Every wave of the workgroup, for barrier mismatches and deadlocks.
     pub waves: Vec<WaveAt>,
     /// The other waves it was seen in, each with its lanes (`at` has the first wave's
@@ -250,6 +289,7 @@ impl Finding {
             len: 0,
             reg: None,
             counter: None,
+            fence: None,
             waves: Vec::new(),
             also: Vec::new(),
             addrs: Vec::new(),

@@ -84,6 +84,9 @@ impl Sanitizer {
             if self.checks.sync {
                 self.barrier_skips(w, wave, d, pc, exec);
             }
+            if self.checks.races && self.order.on() {
+                self.order.executed(wave, d);
+            }
             if self.trace.access.is_some() {
                 self.memory(w, s, wave, pc);
             }
@@ -128,6 +131,9 @@ impl Sanitizer {
         };
         if self.checks.sync {
             self.barrier_mismatch(group, last, epoch);
+        }
+        if self.checks.races && self.order.on() {
+            self.order.barrier(group);
         }
     }
 

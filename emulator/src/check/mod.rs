@@ -22,6 +22,7 @@ mod finding;
 mod hazards;
 mod hooks;
 mod init;
+mod order;
 mod races;
 pub(crate) mod regs;
 mod shadow;
@@ -30,8 +31,8 @@ mod xlane;
 
 pub use config::{CheckGroup, Checks};
 pub use finding::{
-    Finding, FindingKey, FindingKind, MemAccess, Severity, Site, SourceWrite, WaveAt, WaveLanes,
-    FINDING_LIST_MAX,
+    Finding, FindingKey, FindingKind, MemAccess, MissingFence, Severity, Site, SourceWrite, WaveAt,
+    WaveLanes, FINDING_LIST_MAX,
 };
 
 use std::collections::HashMap;
@@ -43,6 +44,7 @@ use crate::program::LaunchConfig;
 use crate::trace::MemTrace;
 use crate::wave::{Wave, LANES, VREGS};
 use hazards::Busy;
+use order::Order;
 use regs::{RegBits, RegSets, RegUse};
 use shadow::{Groups, InitBits, RaceShadow};
 
@@ -125,6 +127,8 @@ pub struct Sanitizer {
     waves: Vec<WaveShadow>,
     slots: Vec<SlotShadow>,
     global: RaceShadow,
+    /// Release/acquire through global atomics, for races between workgroups.
+    order: Order,
     findings: Vec<Finding>,
     index: HashMap<FindingKey, usize>,
     /// Findings first seen by the last instruction.
@@ -160,6 +164,7 @@ impl Sanitizer {
             waves: Vec::new(),
             slots: Vec::new(),
             global: RaceShadow::default(),
+            order: Order::new(code),
             findings: Vec::new(),
             index: HashMap::new(),
             fresh: Vec::new(),
@@ -202,6 +207,7 @@ impl Sanitizer {
         }
         if checks.races && !was.races {
             self.global = RaceShadow::default();
+            self.order.clear();
             self.slots
                 .iter_mut()
                 .for_each(|s| s.race = RaceShadow::default());
@@ -252,6 +258,7 @@ impl Sanitizer {
             + slots
             + waves
             + self.global.bytes()
+            + self.order.bytes()
             + findings
             + self.index.len() * (size_of::<FindingKey>() + 16)
     }

@@ -1,10 +1,10 @@
 //! Races: two waves touching the same bytes of shared or global memory, one of them
-//! with a plain write, with no barrier of their workgroup between them (waves of
-//! different workgroups synchronise only through atomics); and lanes of one store
+//! with a plain write, with no barrier of their workgroup between them and, in global
+//! memory, no release/acquire through an atomic (`order.rs`); and lanes of one store
 //! writing different values to one address.
 
 use super::shadow::{Conflict, Ref};
-use super::{Finding, FindingKind, MemAccess, Sanitizer, Site};
+use super::{Finding, FindingKind, MemAccess, MissingFence, Sanitizer, Site};
 use crate::memory::Space;
 use crate::trace::MemTrace;
 use crate::wave::{Wave, LANES};
@@ -22,16 +22,32 @@ impl Sanitizer {
         (site, epoch): (Site, u32),
     ) {
         let groups = self.groups;
-        let me = Ref::new(wave.id, epoch, site.pc, access);
+        let ordered = space == Space::Global && self.order.on();
+        let gen = if ordered {
+            self.order.access(wave, access, trace, site.pc)
+        } else {
+            0
+        };
+        let me = Ref::new(wave.id, epoch, site.pc, access).with_gen(gen);
         let mut conflicts: Vec<(Conflict, u8, u64)> = Vec::new();
         let shadow = match space {
             Space::Shared => &mut self.slots[s].race,
             _ => &mut self.global,
         };
-        shadow.access_all(&trace.entries, trace.len, me, groups, &mut |e, c| {
+        let order = &self.order;
+        // Asked only of accesses barriers leave concurrent.
+        let hb = |prior: &Ref, now: &Ref| ordered && order.ordered(prior, now);
+        shadow.access_all(&trace.entries, trace.len, me, (groups, &hb), &mut |e, c| {
             conflicts.push((c, e.lane, e.addr));
         });
         for (c, lane, addr) in conflicts {
+            let other = c.prior.site(groups);
+            let missing = if ordered {
+                self.order.missing(&c.prior, &me.with_lane(lane))
+            } else {
+                MissingFence::Synchronisation
+            };
+            let between = other.workgroup != wave.workgroup;
             let mut f = Finding::new(
                 FindingKind::Race,
                 Site {
@@ -40,7 +56,10 @@ impl Sanitizer {
                     ..site
                 },
             );
-            f.other = Some(c.prior.site(groups));
+            f.other = Some(other);
+            f.fence = (space == Space::Global
+                && (between || missing != MissingFence::Synchronisation))
+                .then_some(missing);
             f.space = Some(space);
             f.addr = Some(addr);
             f.len = trace.len;

@@ -77,14 +77,18 @@ impl Groups {
 #[repr(C, packed(4))]
 pub(super) struct Ref {
     /// Global wave id + 1 (bits 0-31; 0: no access), its workgroup's barrier count (bits
-    /// 32-58; compared modulo 2^27) and the lane (59-63).
+    /// 32-47; compared modulo 2^16), the wave's release generation (48-58, modulo 2^11:
+    /// `order.rs`) and the lane (59-63).
     id: u64,
     /// PC / 4 (bits 0-23: 64 MiB of code), bytes of the word touched (24-27), atomic (28),
     /// plain write (29).
     bits: u32,
 }
 
-const EPOCH_MASK: u32 = (1 << 27) - 1;
+const EPOCH_MASK: u32 = (1 << 16) - 1;
+const GEN_SHIFT: u32 = 16;
+/// Bits of a release generation a record keeps (`order.rs` rebuilds the rest).
+pub(super) const GEN_BITS: u32 = 11;
 const LANE_SHIFT: u32 = 27;
 const PC_MASK: u32 = (1 << 24) - 1;
 const MASK_SHIFT: u32 = 24;
@@ -102,6 +106,37 @@ impl Ref {
         Ref {
             id: wave.wrapping_add(1) as u64 | ((epoch & EPOCH_MASK) as u64) << 32,
             bits: ((pc / 4).min(PC_MASK as u64) as u32) | kind,
+        }
+    }
+
+    /// The same access in release generation `gen` of its wave (kept modulo 2^11).
+    pub fn with_gen(self, gen: u32) -> Ref {
+        let mask = ((1u64 << GEN_BITS) - 1) << (32 + GEN_SHIFT);
+        Ref {
+            id: self.id & !mask | ((gen as u64) << (32 + GEN_SHIFT)) & mask,
+            bits: self.bits,
+        }
+    }
+
+    /// The release generation, modulo 2^11.
+    pub fn gen(self) -> u32 {
+        self.epoch_lane() >> GEN_SHIFT & ((1 << GEN_BITS) - 1)
+    }
+
+    /// The global id of the wave (the record must be of an access).
+    pub fn wave_id(self) -> u32 {
+        self.wave().wrapping_sub(1)
+    }
+
+    /// How it touched memory.
+    pub fn access(self) -> MemAccess {
+        let bits = self.bits;
+        if bits & ATOMIC != 0 {
+            MemAccess::Atomic
+        } else if self.is_write() {
+            MemAccess::Write
+        } else {
+            MemAccess::Read
         }
     }
 
@@ -146,16 +181,23 @@ impl Ref {
         bits & WRITE != 0
     }
 
-    /// Whether `self` (earlier) and `b` (now) are unordered accesses of different waves to
-    /// common bytes: waves of one workgroup are ordered by a barrier between them (their
-    /// barrier counts differ), other workgroups never (this ISA has no synchronisation
-    /// between workgroups but atomics).
+    /// Whether `self` (earlier) and `b` (now) are accesses of different waves to common
+    /// bytes that barriers leave unordered: waves of one workgroup are ordered by a barrier
+    /// between them (their barrier counts differ), other workgroups never (atomics order
+    /// them, which [`Ref::races`] asks `order.rs` about).
     #[inline]
     fn concurrent(&self, b: &Ref, g: Groups) -> bool {
         self.wave() != 0
             && self.wave() != b.wave()
             && self.mask() & b.mask() != 0
             && (self.epoch() == b.epoch() || g.of(self.wave() - 1) != g.of(b.wave() - 1))
+    }
+
+    /// Whether `self` (earlier) and `b` race: concurrent by barriers ([`Ref::concurrent`])
+    /// and not ordered by `hb` (release/acquire through atomics, asked only then).
+    #[inline]
+    fn races(&self, b: &Ref, g: Groups, hb: &impl Fn(&Ref, &Ref) -> bool) -> bool {
+        self.concurrent(b, g) && !hb(self, b)
     }
 
     /// The access as a finding names it.
@@ -167,13 +209,7 @@ impl Ref {
             workgroup: g.of(wave),
             lanes: 1u32 << (self.epoch_lane() >> LANE_SHIFT),
             pc: (bits & PC_MASK) as u64 * 4,
-            access: Some(if bits & ATOMIC != 0 {
-                MemAccess::Atomic
-            } else if self.is_write() {
-                MemAccess::Write
-            } else {
-                MemAccess::Read
-            }),
+            access: Some(self.access()),
             epoch: Some(self.epoch()),
         }
     }
@@ -227,10 +263,16 @@ impl Default for RacePage {
 impl RacePage {
     /// Records `me` (whose mask says which bytes of word `index` it touches).
     #[inline]
-    fn access(&mut self, index: usize, me: Ref, g: Groups) -> Option<Conflict> {
+    fn access(
+        &mut self,
+        index: usize,
+        me: Ref,
+        g: Groups,
+        hb: &impl Fn(&Ref, &Ref) -> bool,
+    ) -> Option<Conflict> {
         let key = 5 * index as u32;
         if me.mask() == 0xf && self.bytes.is_empty() {
-            return Self::cell(&mut self.words[index], &mut self.r3, key, me, g);
+            return Self::cell(&mut self.words[index], &mut self.r3, key, me, (g, hb));
         }
         let word = &self.words[index];
         let bytes = match self.bytes.entry(index as u16) {
@@ -245,7 +287,7 @@ impl RacePage {
                 e.insert(std::array::from_fn(|b| word.narrowed(1 << b)))
             }
             std::collections::hash_map::Entry::Vacant(_) => {
-                return Self::cell(&mut self.words[index], &mut self.r3, key, me, g);
+                return Self::cell(&mut self.words[index], &mut self.r3, key, me, (g, hb));
             }
         };
         let mut found = None;
@@ -256,7 +298,7 @@ impl RacePage {
                     &mut self.r3,
                     key + 1 + b as u32,
                     me.with_mask(1 << b),
-                    g,
+                    (g, hb),
                 );
                 found = found.or(c);
             }
@@ -271,14 +313,14 @@ impl RacePage {
         r3: &mut HashMap<u32, Ref, BuildHasherDefault<PageHasher>>,
         key: u32,
         me: Ref,
-        g: Groups,
+        (g, hb): (Groups, &impl Fn(&Ref, &Ref) -> bool),
     ) -> Option<Conflict> {
         let third = if r3.is_empty() {
             None
         } else {
             r3.get(&key).copied()
         };
-        let (conflict, new_third) = cell.access(me, g, third);
+        let (conflict, new_third) = cell.access(me, (g, hb), third);
         if let Some(r) = new_third {
             r3.insert(key, r);
         }
@@ -294,7 +336,8 @@ pub(super) struct RaceShadow {
 
 impl RaceShadow {
     /// Records the accesses of one instruction (each entry `len` bytes at its `addr`, by
-    /// `me` from the entry's lane; `g` names workgroups), calling `conflict` with every earlier access one races
+    /// `me` from the entry's lane; `g` names workgroups; `hb` says whether an earlier
+    /// access barriers leave concurrent is ordered before by release/acquire), calling `conflict` with every earlier access one races
     /// with (at most one per word and lane). Runs of entries on one page look the page up
     /// once.
     pub fn access_all(
@@ -302,7 +345,7 @@ impl RaceShadow {
         entries: &[TraceEntry],
         len: u32,
         me: Ref,
-        g: Groups,
+        (g, hb): (Groups, &impl Fn(&Ref, &Ref) -> bool),
         conflict: &mut impl FnMut(&TraceEntry, Conflict),
     ) {
         let len = len.max(1) as u64;
@@ -319,7 +362,7 @@ impl RaceShadow {
                 // The common access: one aligned word.
                 if len == 4 && e.addr % 4 == 0 {
                     let index = ((e.addr / 4) % WORDS as u64) as usize;
-                    if let Some(c) = page.access(index, me.with_mask(0xf), g) {
+                    if let Some(c) = page.access(index, me.with_mask(0xf), g, hb) {
                         conflict(e, c);
                     }
                     i += 1;
@@ -331,7 +374,7 @@ impl RaceShadow {
                     let hi = ((word + 1) * 4).min(end) - word * 4;
                     let mask = ((1u16 << hi) - (1u16 << lo)) as u8;
                     let index = (word % WORDS as u64) as usize;
-                    if let Some(c) = page.access(index, me.with_mask(mask), g) {
+                    if let Some(c) = page.access(index, me.with_mask(mask), g, hb) {
                         conflict(e, c);
                     }
                     word += 1;
@@ -349,7 +392,7 @@ impl RaceShadow {
                     let page = Arc::make_mut(self.pages.entry(word / WORDS as u64).or_default());
                     let index = (word % WORDS as u64) as usize;
                     let me = me.with_lane(e.lane).with_mask(mask);
-                    if let Some(c) = page.access(index, me, g) {
+                    if let Some(c) = page.access(index, me, g, hb) {
                         conflict(e, c);
                     }
                     word += 1;
@@ -383,23 +426,28 @@ impl Cell {
     /// Records `me`'s access given the cell's third read record `r3`; returns the
     /// earlier access it races with, if any, and the new third record when it changes.
     #[inline]
-    fn access(&mut self, me: Ref, g: Groups, r3: Option<Ref>) -> (Option<Conflict>, Option<Ref>) {
+    fn access(
+        &mut self,
+        me: Ref,
+        (g, hb): (Groups, &impl Fn(&Ref, &Ref) -> bool),
+        r3: Option<Ref>,
+    ) -> (Option<Conflict>, Option<Ref>) {
         if me.is_write() {
-            let prior = if self.write.concurrent(&me, g) {
+            let prior = if self.write.races(&me, g, hb) {
                 Some(self.write)
-            } else if self.r1.concurrent(&me, g) {
+            } else if self.r1.races(&me, g, hb) {
                 Some(self.r1)
-            } else if self.r2.concurrent(&me, g) {
+            } else if self.r2.races(&me, g, hb) {
                 Some(self.r2)
             } else {
-                r3.filter(|r| r.concurrent(&me, g))
+                r3.filter(|r| r.races(&me, g, hb))
             };
             self.write = me;
             (prior.map(|prior| Conflict { prior }), None)
         } else {
             let prior = self
                 .write
-                .concurrent(&me, g)
+                .races(&me, g, hb)
                 .then_some(Conflict { prior: self.write });
             let mut third = None;
             if self.r1.wave() != me.wave() && self.r1.wave() != 0 {

@@ -5,7 +5,7 @@
 use std::fmt::Write;
 
 use super::view::{count, instr_text, pc_text};
-use crate::check::{Finding, FindingKind, Severity, Site, SourceWrite};
+use crate::check::{Finding, FindingKind, MemAccess, MissingFence, Severity, Site, SourceWrite};
 use crate::fault::lanes_text;
 use crate::isa::RegFile;
 use crate::machine::Machine;
@@ -30,7 +30,7 @@ impl Finding {
                 Severity::Error => "error",
                 Severity::Warning => "warning",
             },
-            self.headline()
+            self.headline_with(&|pc| m.program().line_at(pc))
         );
         if self.count > 1 {
             let _ = write!(s, " ({} times)", self.count);
@@ -41,6 +41,28 @@ impl Finding {
         if let (Some(o), Some(role)) = (&self.other, second) {
             s.push('\n');
             s.push_str(&site_line(m, role, o, source));
+            // The atomics of a release/acquire with a missing half.
+            let (release, acquire) = match self.fence {
+                Some(MissingFence::Release { atomic }) => (Some(atomic), None),
+                Some(MissingFence::Acquire { atomic }) => (None, Some(atomic)),
+                Some(MissingFence::ReleaseAndAcquire { release, acquire }) => {
+                    (Some(release), Some(acquire))
+                }
+                _ => (None, None),
+            };
+            for (role, side, pc) in [("release", o, release), ("acquire", &self.at, acquire)] {
+                if let Some(pc) = pc {
+                    let atomic = Site {
+                        pc,
+                        lanes: 0,
+                        access: Some(MemAccess::Atomic),
+                        epoch: None,
+                        ..*side
+                    };
+                    s.push('\n');
+                    s.push_str(&site_line(m, role, &atomic, source));
+                }
+            }
         }
         if let Some(written) = &self.written {
             s.push_str(&self.written_text(m, written, source));
@@ -78,8 +100,13 @@ impl Finding {
         s
     }
 
-    /// One line: what was found and on what.
+    /// One line: what was found and on what (atomics named by PC).
     pub fn headline(&self) -> String {
+        self.headline_with(&|_| None)
+    }
+
+    /// The headline, naming atomics by their source line where `line` knows it.
+    pub fn headline_with(&self, line: &dyn Fn(u64) -> Option<u32>) -> String {
         let reg = self.reg.map(|(f, r)| {
             format!(
                 "{}{r}",
@@ -105,7 +132,7 @@ impl Finding {
             FindingKind::Race => {
                 let between = if self.other.is_some_and(|o| o.workgroup != self.at.workgroup) {
                     format!(
-                        "between workgroups {} and {} (no synchronisation but atomics)",
+                        "between workgroups {} and {}",
                         self.other.map_or(0, |o| o.workgroup),
                         self.at.workgroup
                     )
@@ -116,7 +143,28 @@ impl Finding {
                         self.at.epoch.unwrap_or(0)
                     )
                 };
-                format!("data race on {mem} {between}")
+                let atomic = |pc: u64| match line(pc) {
+                    Some(n) => format!("the atomic at line {n}"),
+                    None => format!("the atomic at {}", super::view::addr_text(pc)),
+                };
+                let fence = match self.fence {
+                    None => String::new(),
+                    Some(MissingFence::Synchronisation) => {
+                        ": no atomic synchronises them (release, then acquire)".to_string()
+                    }
+                    Some(MissingFence::Release { atomic: pc }) => {
+                        format!(": no release before {}", atomic(pc))
+                    }
+                    Some(MissingFence::Acquire { atomic: pc }) => {
+                        format!(": no acquire after {}", atomic(pc))
+                    }
+                    Some(MissingFence::ReleaseAndAcquire { release, acquire }) => format!(
+                        ": no release before {}, no acquire after {}",
+                        atomic(release),
+                        atomic(acquire)
+                    ),
+                };
+                format!("data race on {mem} {between}{fence}")
             }
             FindingKind::SameInstruction => format!(
                 "lanes {} of one store write different values to {mem} (the last lane wins)",

@@ -15,5 +15,6 @@
 
 mod bench_kernels;
 mod examples;
+mod memory_model;
 mod runs;
 mod sanitizer;

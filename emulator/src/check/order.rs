@@ -1,0 +1,509 @@
+//! Release/acquire through atomics (docs/memory.md): the happens-before order the races
+//! detector consults when barriers leave two accesses of global memory unordered.
+//!
+//! A wave's plain global accesses fall in *generations*, numbered from 0: a new one starts
+//! at each atomic and barrier of the wave that follows plain accesses. A record in the
+//! race shadow carries the generation of its access (modulo 2^11; rebuilt from the wave's
+//! current one). At a global atomic, the wave *releases* the generations whose stores
+//! (`vst` counter) and loads (`vm` counter) have all retired: the counters retire in
+//! issue order, so an access is retired when the wave's issues on its counter, minus what
+//! is outstanding, exceed its own issue number. The atomic's address keeps a sparse
+//! vector clock: for each wave, how far it released, and the atomic that did. An atomic
+//! of another wave on that address is noted; an acquire fence (`cache.inv.l1`,
+//! `cache.inv.l2`) issued after it takes the address's clock as it is then, and joins it
+//! into what the wave knows once the fence retires (`wait.vm`, `wait.all`; loads issued
+//! behind the fence on the in-order `vm` counter are ordered at once). A barrier joins
+//! what the waves of its workgroup know and have released, and the atomics they read, so
+//! one wave's atomic releases what its workgroup retired before the barrier and another
+//! wave's fence acquires what one wave's atomic read.
+//!
+//! Everything here is off (and costs nothing) for code without global atomics.
+
+use std::collections::{HashMap, VecDeque};
+use std::hash::BuildHasherDefault;
+use std::sync::Arc;
+
+use super::shadow::{PageHasher, Ref, GEN_BITS};
+use super::{MemAccess, MissingFence};
+use crate::code::{CodeWord, Decoded};
+use crate::isa::op::AddrMode;
+use crate::isa::{Counter, Op};
+use crate::trace::MemTrace;
+use crate::wave::{Wave, LANES};
+
+/// The most waves one clock (an address's, or a wave's knowledge) holds; a wave past it is
+/// not added, so accesses it released are reported as races (docs/sanitizer.md).
+pub(super) const CLOCK_MAX: usize = 1 << 16;
+/// The most addresses a wave's atomics wait for an acquire on (the oldest is dropped).
+pub(super) const PENDING_MAX: usize = 32;
+
+/// How far one wave's accesses are released: generations below `stores` for its plain
+/// stores, below `loads` for its plain loads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Released {
+    stores: u32,
+    loads: u32,
+    /// The atomic that published it (`None`: learnt at a barrier, not yet published).
+    atomic: Option<u64>,
+}
+
+impl Released {
+    /// Whether an access of generation `gen`, of kind `access`, is released.
+    fn covers(&self, gen: u32, access: MemAccess) -> bool {
+        match access {
+            MemAccess::Write => gen < self.stores,
+            MemAccess::Read => gen < self.loads,
+            MemAccess::Atomic => gen < self.stores.min(self.loads),
+        }
+    }
+
+    fn join(&mut self, o: Released) {
+        if o.stores > self.stores || o.loads > self.loads || self.atomic.is_none() {
+            self.atomic = o.atomic.or(self.atomic);
+        }
+        self.stores = self.stores.max(o.stores);
+        self.loads = self.loads.max(o.loads);
+    }
+}
+
+/// A sparse vector clock: per global wave id, how far that wave is released.
+type Clock = HashMap<u32, Released, BuildHasherDefault<PageHasher>>;
+
+/// What an address's atomics released: each wave's own releases, and what those waves
+/// had learnt (at barriers or by acquiring) when they published it, shared rather than
+/// copied into every address a wave's atomic touches, with the publishing atomic's PC.
+#[derive(Debug, Clone, Default)]
+struct AddrClock {
+    own: Clock,
+    carried: Vec<(Arc<Clock>, u64)>,
+}
+
+impl AddrClock {
+    /// How far wave `w` is released through this address.
+    fn get(&self, w: u32) -> Option<Released> {
+        let mut found = self.own.get(&w).copied();
+        for (c, pc) in &self.carried {
+            if let Some(&r) = c.get(&w) {
+                let r = Released {
+                    atomic: r.atomic.or(Some(*pc)),
+                    ..r
+                };
+                match &mut found {
+                    Some(x) => x.join(r),
+                    None => found = Some(r),
+                }
+            }
+        }
+        found
+    }
+
+    /// Joins everything it holds into `into`, skipping wave `skip`.
+    fn join_into(&self, into: &mut Clock, skip: u32) {
+        join(into, &self.own, skip);
+        for (c, pc) in &self.carried {
+            for (&w, &r) in c.iter() {
+                if w != skip {
+                    let atomic = r.atomic.or(Some(*pc));
+                    put(into, w, Released { atomic, ..r });
+                }
+            }
+        }
+    }
+
+    /// The waves it names.
+    fn len(&self) -> usize {
+        self.own.len() + self.carried.iter().map(|(c, _)| c.len()).sum::<usize>()
+    }
+}
+
+/// The clock of each address an atomic touched (shared between snapshots until written).
+type AddrClocks = HashMap<u64, Arc<AddrClock>, BuildHasherDefault<PageHasher>>;
+
+/// Joins wave `w`'s `r` into `into` (which holds at most [`CLOCK_MAX`] waves).
+fn put(into: &mut Clock, w: u32, r: Released) {
+    let room = into.len() < CLOCK_MAX;
+    match into.get_mut(&w) {
+        Some(x) => x.join(r),
+        None if room => {
+            into.insert(w, r);
+        }
+        None => {}
+    }
+}
+
+/// Joins `from` into `into`, skipping wave `skip`.
+fn join(into: &mut Clock, from: &Clock, skip: u32) {
+    for (&w, &r) in from {
+        if w != skip {
+            put(into, w, r);
+        }
+    }
+}
+
+/// A generation some of whose plain accesses may still be outstanding: the wave's issue
+/// counts (`vst`, `vm`) just after its last plain store and load (0: none).
+#[derive(Debug, Clone, Copy)]
+struct Open {
+    gen: u32,
+    stores: u64,
+    loads: u64,
+}
+
+/// An acquire fence not yet retired: its `vm` issue count, the address clocks it takes
+/// (joined when it was issued) and the atomics they came from.
+#[derive(Debug, Clone)]
+struct Fence {
+    index: u64,
+    clock: Clock,
+    atomics: Vec<(u64, u64)>,
+}
+
+/// One wave's part in the order.
+#[derive(Debug, Clone, Default)]
+struct WaveOrder {
+    /// Its current generation, and whether plain accesses were made in it.
+    gen: u32,
+    dirty: bool,
+    /// Operations issued on the `vst` and `vm` counters since it was first seen.
+    issued: [u64; 2],
+    /// Generations that may hold outstanding plain accesses, oldest first.
+    open: VecDeque<Open>,
+    /// What it acquired (or learnt at barriers) of other waves.
+    known: Arc<Clock>,
+    /// Its global atomics no acquire fence followed yet: (word address, PC).
+    pending: Vec<(u64, u64)>,
+    /// Its acquire fences not yet retired.
+    fences: Vec<Fence>,
+}
+
+impl WaveOrder {
+    /// Operations of `wave` retired on `vst` and `vm` (the counters retire in order).
+    fn retired(&self, wave: &Wave) -> [u64; 2] {
+        let out = |c: Counter| wave.outstanding[c.index()].len() as u64;
+        [
+            self.issued[0].saturating_sub(out(Counter::Vst)),
+            self.issued[1].saturating_sub(out(Counter::Vm)),
+        ]
+    }
+
+    /// The atomic of wave `w` through which this wave acquired, or read without acquiring,
+    /// a release of `w`'s, if any.
+    fn learnt(&self, w: u32, addrs: &AddrClocks) -> Option<u64> {
+        let fences = self.fences.iter().filter_map(|f| f.clock.get(&w).copied());
+        let pending = self
+            .pending
+            .iter()
+            .filter_map(|(x, _)| addrs.get(x).and_then(|c| c.get(w)));
+        self.known
+            .get(&w)
+            .copied()
+            .into_iter()
+            .chain(fences)
+            .chain(pending)
+            .find_map(|r| r.atomic)
+    }
+
+    /// An atomic or barrier: starts a new generation if plain accesses were made, and
+    /// returns how far the wave's accesses are released (retired before it).
+    fn sync_point(&mut self, wave: &Wave) -> Released {
+        if self.dirty {
+            self.gen = self.gen.wrapping_add(1);
+            self.dirty = false;
+        }
+        let r = self.retired(wave);
+        while self
+            .open
+            .front()
+            .is_some_and(|o| o.stores <= r[0] && o.loads <= r[1])
+        {
+            self.open.pop_front();
+        }
+        let first = |f: &dyn Fn(&Open) -> bool| self.open.iter().find(|o| f(o)).map(|o| o.gen);
+        Released {
+            stores: first(&|o| o.stores > r[0]).unwrap_or(self.gen),
+            loads: first(&|o| o.loads > r[1]).unwrap_or(self.gen),
+            atomic: None,
+        }
+    }
+}
+
+/// The release/acquire state of a launch: per wave, and per address an atomic touched.
+/// Cloned with the machine (time-travel snapshots): waves and clocks are shared until
+/// written, as the shadow's pages are.
+#[derive(Debug, Clone, Default)]
+pub(super) struct Order {
+    on: bool,
+    waves: HashMap<u32, Arc<WaveOrder>, BuildHasherDefault<PageHasher>>,
+    addrs: AddrClocks,
+}
+
+impl Order {
+    /// The order for `code`: on when it holds a global atomic (without one, nothing can
+    /// synchronise workgroups and nothing needs to be followed).
+    pub fn new(code: &[CodeWord]) -> Order {
+        let on = code.iter().any(|w| {
+            matches!(w, CodeWord::Instr(Decoded { op: Op::Atomic { mode, .. }, .. })
+                if !matches!(mode, AddrMode::Shared | AddrMode::Scratch))
+        });
+        Order {
+            on,
+            ..Order::default()
+        }
+    }
+
+    /// Whether the order is followed.
+    #[inline]
+    pub fn on(&self) -> bool {
+        self.on
+    }
+
+    /// Forgets every wave and address (the races detector was turned on anew).
+    pub fn clear(&mut self) {
+        self.waves.clear();
+        self.addrs.clear();
+    }
+
+    fn wave(&mut self, id: u32) -> &mut WaveOrder {
+        Arc::make_mut(self.waves.entry(id).or_default())
+    }
+
+    /// After `wave` executed `d` without a fault: counts what it issued, notes an acquire
+    /// fence, and applies the fences that retired.
+    pub fn executed(&mut self, wave: &Wave, d: &Decoded) {
+        let counted = match d.counter {
+            Some(Counter::Vst) => Some(0),
+            Some(Counter::Vm) => Some(1),
+            _ => None,
+        };
+        if counted.is_none() && !matches!(d.op, Op::Wait(_) | Op::End) {
+            return;
+        }
+        let addrs = &self.addrs;
+        let me = Arc::make_mut(self.waves.entry(wave.id).or_default());
+        if let Some(c) = counted {
+            me.issued[c] += 1;
+        }
+        match d.op {
+            Op::CacheInvalidate => {
+                let mut clock = Clock::default();
+                for (x, _) in &me.pending {
+                    if let Some(c) = addrs.get(x) {
+                        c.join_into(&mut clock, wave.id);
+                    }
+                }
+                let atomics = std::mem::take(&mut me.pending);
+                me.fences.push(Fence {
+                    index: me.issued[1],
+                    clock,
+                    atomics,
+                });
+            }
+            Op::End => {
+                // Nothing it does follows: only its generation is still asked for.
+                me.known = Arc::default();
+                me.pending = Vec::new();
+                me.fences = Vec::new();
+                me.open = VecDeque::new();
+                return;
+            }
+            _ => {}
+        }
+        if !me.fences.is_empty() {
+            let vm = me.retired(wave)[1];
+            let (done, left): (Vec<Fence>, Vec<Fence>) = std::mem::take(&mut me.fences)
+                .into_iter()
+                .partition(|f| f.index <= vm);
+            me.fences = left;
+            for f in done {
+                join(Arc::make_mut(&mut me.known), &f.clock, wave.id);
+            }
+        }
+    }
+
+    /// `wave`'s access to global memory (`trace`, made as `access` by the instruction at
+    /// `pc`): the generation it falls in. A plain one is noted as outstanding until its
+    /// counter retires it; an atomic releases what the wave retired to every address it
+    /// touched, and waits there for an acquire.
+    pub fn access(&mut self, wave: &Wave, access: MemAccess, trace: &MemTrace, pc: u64) -> u32 {
+        let me = Arc::make_mut(self.waves.entry(wave.id).or_default());
+        match access {
+            MemAccess::Read | MemAccess::Write => {
+                let (st, ld) = match access {
+                    MemAccess::Write => (me.issued[0], 0),
+                    _ => (0, me.issued[1]),
+                };
+                me.dirty = true;
+                match me.open.back_mut() {
+                    Some(o) if o.gen == me.gen => {
+                        o.stores = o.stores.max(st);
+                        o.loads = o.loads.max(ld);
+                    }
+                    _ => me.open.push_back(Open {
+                        gen: me.gen,
+                        stores: st,
+                        loads: ld,
+                    }),
+                }
+                me.gen
+            }
+            MemAccess::Atomic => {
+                let mut own = me.sync_point(wave);
+                own.atomic = Some(pc);
+                let gen = me.gen;
+                // Every word the lanes touched, once (at most one entry per lane).
+                let mut buf = [0u64; LANES];
+                let n = trace.entries.len().min(LANES);
+                for (b, e) in buf.iter_mut().zip(&trace.entries) {
+                    *b = e.addr & !3;
+                }
+                buf[..n].sort_unstable();
+                let mut m = 0;
+                for i in 0..n {
+                    if m == 0 || buf[i] != buf[m - 1] {
+                        buf[m] = buf[i];
+                        m += 1;
+                    }
+                }
+                let words = &buf[..m];
+                let me = Arc::make_mut(self.waves.entry(wave.id).or_default());
+                // What the wave learnt is published by this atomic: shared, not copied.
+                let known = (!me.known.is_empty()).then(|| Arc::clone(&me.known));
+                for &x in words {
+                    let clock = Arc::make_mut(self.addrs.entry(x).or_default());
+                    put(&mut clock.own, wave.id, own);
+                    if let Some(k) = &known {
+                        let carried = clock.carried.iter().any(|(c, _)| Arc::ptr_eq(c, k));
+                        if !carried && clock.carried.len() < CLOCK_MAX {
+                            clock.carried.push((Arc::clone(k), pc));
+                        }
+                    }
+                }
+                me.pending.retain(|(a, _)| words.binary_search(a).is_err());
+                me.pending.extend(words.iter().map(|&x| (x, pc)));
+                let extra = me.pending.len().saturating_sub(PENDING_MAX);
+                me.pending.drain(..extra);
+                gen
+            }
+        }
+    }
+
+    /// The waves of a workgroup are released from a barrier: each releases what it
+    /// retired, and all learn what the others know and released, and which atomics they
+    /// read that an acquire fence may still take.
+    pub fn barrier(&mut self, group: &[Wave]) {
+        let mut all = Clock::default();
+        for w in group {
+            let me = self.wave(w.id);
+            let own = me.sync_point(w);
+            let known = std::mem::take(&mut me.known);
+            join(&mut all, &known, u32::MAX);
+            put(&mut all, w.id, own);
+        }
+        let all = Arc::new(all);
+        // An atomic one wave read before the barrier is acquired by another's fence after
+        // it (the barrier orders the fence after the atomic): pending atomics are shared.
+        let mut pending: Vec<(u64, u64)> = Vec::new();
+        for w in group {
+            for &(x, pc) in &self.wave(w.id).pending {
+                pending.retain(|&(y, _)| y != x);
+                pending.push((x, pc));
+            }
+        }
+        let extra = pending.len().saturating_sub(PENDING_MAX);
+        pending.drain(..extra);
+        for w in group {
+            let me = self.wave(w.id);
+            me.known = Arc::clone(&all);
+            if !pending.is_empty() {
+                me.pending.clone_from(&pending);
+            }
+        }
+    }
+
+    /// The full generation of `prior`'s access, from the low bits it keeps and its wave's
+    /// current generation (exact while the wave is fewer than 2^11 generations past it).
+    fn gen_of(&self, prior: &Ref) -> u32 {
+        let now = self.waves.get(&prior.wave_id()).map_or(0, |o| o.gen);
+        let mask = (1u32 << GEN_BITS) - 1;
+        now.wrapping_sub(now.wrapping_sub(prior.gen()) & mask)
+    }
+
+    /// Whether `prior` happens before `me` through release/acquire: `me`'s wave acquired a
+    /// release of `prior`'s wave that covers it. A plain load issued after an acquire
+    /// fence needs no wait for it: both are on the `vm` counter, which completes in issue
+    /// order, so the load reads after the invalidation.
+    pub fn ordered(&self, prior: &Ref, me: &Ref) -> bool {
+        let Some(v) = self.waves.get(&me.wave_id()) else {
+            return false;
+        };
+        let (w, gen, access) = (prior.wave_id(), self.gen_of(prior), prior.access());
+        let covers = |c: &Clock| c.get(&w).is_some_and(|k| k.covers(gen, access));
+        covers(&v.known)
+            || (me.access() == MemAccess::Read && v.fences.iter().any(|f| covers(&f.clock)))
+    }
+
+    /// The missing half of release/acquire between `prior` and `me`, which race.
+    pub fn missing(&self, prior: &Ref, me: &Ref) -> MissingFence {
+        let (w, gen, access) = (prior.wave_id(), self.gen_of(prior), prior.access());
+        let Some(v) = self.waves.get(&me.wave_id()) else {
+            return MissingFence::Synchronisation;
+        };
+        // What the wave's atomics read but no retired fence acquired: from unretired
+        // fences (their clocks), then from atomics no fence followed.
+        let mut unacquired: Vec<(Released, u64)> = Vec::new();
+        for f in v.fences.iter().rev() {
+            if let (Some(r), Some(&(_, pc))) = (f.clock.get(&w), f.atomics.last()) {
+                unacquired.push((*r, pc));
+            }
+        }
+        for &(x, pc) in v.pending.iter().rev() {
+            if let Some(r) = self.addrs.get(&x).and_then(|c| c.get(w)) {
+                unacquired.push((r, pc));
+            }
+        }
+        if let Some(&(_, pc)) = unacquired.iter().find(|(r, _)| r.covers(gen, access)) {
+            return MissingFence::Acquire { atomic: pc };
+        }
+        if let Some(atomic) = v.known.get(&w).and_then(|r| r.atomic) {
+            return MissingFence::Release { atomic };
+        }
+        if let Some((release, acquire)) =
+            unacquired.iter().find_map(|(r, pc)| Some((r.atomic?, *pc)))
+        {
+            return MissingFence::ReleaseAndAcquire { release, acquire };
+        }
+        // The other way round: the earlier wave read an atomic of the later one, which
+        // made its access only after that atomic (a store after the ticket it took).
+        match self
+            .waves
+            .get(&w)
+            .and_then(|o| o.learnt(me.wave_id(), &self.addrs))
+        {
+            Some(atomic) => MissingFence::Release { atomic },
+            None => MissingFence::Synchronisation,
+        }
+    }
+
+    /// An estimate of the heap bytes held.
+    pub fn bytes(&self) -> usize {
+        let entry = std::mem::size_of::<(u32, Released)>() + 8;
+        let waves: usize = self
+            .waves
+            .values()
+            .map(|w| {
+                std::mem::size_of::<WaveOrder>()
+                    + w.known.len() * entry
+                    + w.fences
+                        .iter()
+                        .map(|f| f.clock.len() * entry)
+                        .sum::<usize>()
+            })
+            .sum();
+        waves
+            + self
+                .addrs
+                .values()
+                .map(|c| 16 + c.len() * entry)
+                .sum::<usize>()
+    }
+}

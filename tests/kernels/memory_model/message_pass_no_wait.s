@@ -1,0 +1,46 @@
+; Message passing between workgroups, buggy: the producer raises the flag without
+; retiring its data stores first (no wait.vst before the atomic). Reported: a race on the
+; data naming "no release before the atomic" that raises the flag.
+.kernel message_pass_no_wait
+.workgroup 32
+.grid 2
+.buffer data, 128
+.buffer flag, 4
+.buffer out, 128
+.arg u[0:1], data
+.arg u[2:3], flag
+.arg u[4:5], out
+
+    uwgid u6
+    vlaneid v0
+    vshli v1, v0, 2
+    vmovi v5, 0                 ; offset of the flag
+    br.unz u6, consumer
+producer:
+    vaddi.u32 v2, v0, 7
+store:
+    st.ubase.b32 v2, u[0:1], v1, 0
+    ; (no wait.vst: the data may still be in flight when the flag goes up)
+    vmovi v3, 1
+raise:
+    atom.ubase.xchg.b32 v3, u[2:3], v5, 0
+    wait.vst 0
+    end
+consumer:
+    vmovi v6, 1
+spin:
+    vmovi v4, 0
+poll:
+    atom.ubase.add.u32.rtn v4, u[2:3], v5, 0
+    wait.vm 0
+    vcmp.eq.b32 u8, v4, v6
+    br.uz u8, spin
+acquire:
+    cache.inv.l1
+    wait.vm 0                   ; acquire: retired before the loads
+read:
+    ld.ubase.b32 v7, u[0:1], v1, 0
+    wait.vm 0
+    st.ubase.b32 v7, u[4:5], v1, 0
+    wait.vst 0
+    end
