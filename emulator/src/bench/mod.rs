@@ -126,6 +126,8 @@ pub enum BenchError {
 pub struct BenchOptions {
     /// Short runs (the whole suite in a few seconds) for a quick look and for tests.
     pub quick: bool,
+    /// Only the sanitizer's cost: each kernel bare at 8 waves, then the `checked-*` cases.
+    pub checked_only: bool,
 }
 
 impl BenchOptions {
@@ -153,6 +155,15 @@ pub fn run(
         each(&m);
         out.push(m);
     };
+    if options.checked_only {
+        for k in Kernel::ALL {
+            push(kernel_case(options, k, 8)?, &mut out);
+        }
+        for m in checked_cases(options, &out)? {
+            push(m, &mut out);
+        }
+        return Ok(out);
+    }
     for k in Kernel::ALL {
         for waves in WAVE_COUNTS {
             push(kernel_case(options, k, waves)?, &mut out);
