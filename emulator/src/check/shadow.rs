@@ -264,8 +264,39 @@ impl RacePage {
         found
     }
 
-    /// One cell's access, with its out-of-cell third read record under `key`.
+    /// Records whole-word accesses (`me`, mask 0xf) of the leading `entries` that are
+    /// aligned words in this page (number `key`); returns how many it recorded. None when
+    /// a word of the page is split: those go through [`RacePage::access`].
     #[inline]
+    fn words(
+        &mut self,
+        entries: &[TraceEntry],
+        key: u64,
+        me: Ref,
+        g: Groups,
+        conflict: &mut impl FnMut(&TraceEntry, Conflict),
+    ) -> usize {
+        if !self.bytes.is_empty() {
+            return 0;
+        }
+        let mut n = 0;
+        for e in entries {
+            if e.addr / RACE_PAGE != key || e.addr % 4 != 0 {
+                break;
+            }
+            let index = ((e.addr / 4) % WORDS as u64) as usize;
+            let key = 5 * index as u32;
+            let c = Self::cell(&mut self.words[index], &mut self.r3, key, me.with_lane(e.lane), g);
+            if let Some(c) = c {
+                conflict(e, c);
+            }
+            n += 1;
+        }
+        n
+    }
+
+    /// One cell's access, with its out-of-cell third read record under `key`.
+    #[inline(always)]
     fn cell(
         cell: &mut Cell,
         r3: &mut HashMap<u32, Ref, BuildHasherDefault<PageHasher>>,
@@ -310,6 +341,9 @@ impl RaceShadow {
         while i < entries.len() {
             let key = entries[i].addr / RACE_PAGE;
             let page = Arc::make_mut(self.pages.entry(key).or_default());
+            if len == 4 {
+                i += page.words(&entries[i..], key, me.with_mask(0xf), g, conflict);
+            }
             while let Some(e) = entries.get(i) {
                 let end = e.addr.saturating_add(len);
                 if e.addr / RACE_PAGE != key || (end - 1) / RACE_PAGE != key {
@@ -382,7 +416,7 @@ impl Cell {
 
     /// Records `me`'s access given the cell's third read record `r3`; returns the
     /// earlier access it races with, if any, and the new third record when it changes.
-    #[inline]
+    #[inline(always)]
     fn access(&mut self, me: Ref, g: Groups, r3: Option<Ref>) -> (Option<Conflict>, Option<Ref>) {
         if me.is_write() {
             let prior = if self.write.concurrent(&me, g) {
