@@ -16,7 +16,7 @@ pub struct BenchArgs {
     /// Short runs: the whole suite in a few seconds (figures are noisier).
     #[arg(long)]
     quick: bool,
-    /// Only the sanitizer's cost: the kernels bare at 8 waves and the `checked-*` cases.
+    /// Only the sanitizer's cost: the `checked-*` cases.
     #[arg(long)]
     checked: bool,
 }
