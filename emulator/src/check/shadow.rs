@@ -204,7 +204,9 @@ struct Cell {
 /// (whole words, or one byte) and keeping the last write and two reads is exact.
 #[derive(Debug, Clone)]
 struct RacePage {
-    words: [Cell; WORDS],
+    /// On the heap by itself, built there (a page built on the stack and moved to the
+    /// heap costs a copy of its 9 KiB).
+    words: Box<[Cell]>,
     /// Split words: their byte cells.
     bytes: HashMap<u16, [Cell; 4], BuildHasherDefault<PageHasher>>,
     /// Each cell's last read by a workgroup other than its last reader's, for the few
@@ -217,7 +219,7 @@ struct RacePage {
 impl Default for RacePage {
     fn default() -> Self {
         RacePage {
-            words: [Cell::default(); WORDS],
+            words: vec![Cell::default(); WORDS].into_boxed_slice(),
             bytes: HashMap::default(),
             r3: HashMap::default(),
         }
@@ -397,7 +399,7 @@ impl RaceShadow {
     pub fn bytes(&self) -> usize {
         let split: usize = self.pages.values().map(|p| p.bytes.len()).sum();
         let thirds: usize = self.pages.values().map(|p| p.r3.len()).sum();
-        self.pages.len() * std::mem::size_of::<RacePage>()
+        self.pages.len() * (std::mem::size_of::<RacePage>() + WORDS * std::mem::size_of::<Cell>())
             + split * 4 * std::mem::size_of::<Cell>()
             + thirds * (std::mem::size_of::<Ref>() + 8)
     }
@@ -511,6 +513,9 @@ impl InitBits {
             }
             let run = &entries[i..i + run];
             i += run.len();
+            if self.contiguous(key, run, len, check, mark) {
+                continue;
+            }
             let mut added = 0;
             if mark {
                 let page = Arc::make_mut(
@@ -549,6 +554,45 @@ impl InitBits {
             self.written += added;
         }
         (missing, first)
+    }
+
+    /// A `run` of entries in page `key` at consecutive offsets (lanes storing or loading a
+    /// row): checked as one byte range when `check`, then marked when `mark`. Returns
+    /// false, having changed nothing, when the run is not consecutive or (if `check`) some
+    /// byte is unwritten: the entries then go one by one, to name the lanes.
+    #[inline]
+    fn contiguous(&mut self, key: u64, run: &[TraceEntry], len: u64, check: bool, mark: bool) -> bool {
+        let Some(first) = run.first() else {
+            return true;
+        };
+        if run.len() < 2 || !run.windows(2).all(|p| p[1].off == p[0].off + len) {
+            return false;
+        }
+        let (bit, n) = (first.off % PAGE, len * run.len() as u64);
+        if check {
+            let Some(page) = self.pages.get(&key) else {
+                return false;
+            };
+            let mut all = true;
+            for_bits(bit, n, |word, bits| all &= page[word] & bits == bits);
+            if !all {
+                return false;
+            }
+        }
+        if mark {
+            let page = Arc::make_mut(
+                self.pages
+                    .entry(key)
+                    .or_insert_with(|| Arc::new([0; (PAGE / 64) as usize])),
+            );
+            let mut added = 0;
+            for_bits(bit, n, |word, bits| {
+                added += (bits & !page[word]).count_ones() as u64;
+                page[word] |= bits;
+            });
+            self.written += added;
+        }
+        true
     }
 
     /// Whether every byte of `[off, off + len)` was written.
