@@ -267,7 +267,7 @@ impl RacePage {
     }
 
     /// Records whole-word accesses (`me`, mask 0xf) of the leading `entries` that are
-    /// aligned words in this page (number `key`); returns how many it recorded. None when
+    /// aligned words in this page (number `key`); returns how many it recorded: 0 when
     /// a word of the page is split: those go through [`RacePage::access`].
     #[inline]
     fn words(
@@ -288,7 +288,13 @@ impl RacePage {
             }
             let index = ((e.addr / 4) % WORDS as u64) as usize;
             let key = 5 * index as u32;
-            let c = Self::cell(&mut self.words[index], &mut self.r3, key, me.with_lane(e.lane), g);
+            let c = Self::cell(
+                &mut self.words[index],
+                &mut self.r3,
+                key,
+                me.with_lane(e.lane),
+                g,
+            );
             if let Some(c) = c {
                 conflict(e, c);
             }
@@ -561,7 +567,14 @@ impl InitBits {
     /// false, having changed nothing, when the run is not consecutive or (if `check`) some
     /// byte is unwritten: the entries then go one by one, to name the lanes.
     #[inline]
-    fn contiguous(&mut self, key: u64, run: &[TraceEntry], len: u64, check: bool, mark: bool) -> bool {
+    fn contiguous(
+        &mut self,
+        key: u64,
+        run: &[TraceEntry],
+        len: u64,
+        check: bool,
+        mark: bool,
+    ) -> bool {
         let Some(first) = run.first() else {
             return true;
         };
@@ -657,5 +670,73 @@ fn for_bits(bit: u64, n: u64, mut f: impl FnMut(usize, u64)) {
         };
         f((b / 64) as usize, bits);
         b += k;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(lane: u8, addr: u64) -> TraceEntry {
+        TraceEntry {
+            lane,
+            addr,
+            off: addr,
+        }
+    }
+
+    /// Races `me`'s accesses (`len` bytes at each address, lanes 0, 1, ...) find, as
+    /// (lane, address, earlier wave id).
+    fn races(shadow: &mut RaceShadow, addrs: &[u64], len: u32, me: Ref) -> Vec<(u8, u64, u32)> {
+        let entries: Vec<TraceEntry> = (0..)
+            .zip(addrs)
+            .map(|(lane, &addr)| entry(lane, addr))
+            .collect();
+        let mut found = Vec::new();
+        // One wave per workgroup: different waves never synchronise.
+        shadow.access_all(&entries, len, me, Groups::new(1), &mut |e, c| {
+            found.push((e.lane, e.addr, c.prior.wave() - 1));
+        });
+        found
+    }
+
+    #[test]
+    fn word_runs_find_races_on_both_sides_of_a_page_and_a_split_word() {
+        let mut s = RaceShadow::default();
+        let write = |wave| Ref::new(wave, 0, 0x40, MemAccess::Write);
+        // Wave 1 writes a byte of word 2 (splitting it), and words 8 and 300 (page 1).
+        assert!(races(&mut s, &[9], 1, write(1)).is_empty());
+        assert!(races(&mut s, &[32, 1200], 4, write(1)).is_empty());
+        // Wave 2 writes whole words: a run in page 0 (its words path stops at the split
+        // word, which goes byte by byte), an unaligned word, then page 1.
+        let found = races(&mut s, &[0, 8, 32, 1002, 1200], 4, write(2));
+        assert_eq!(found, vec![(1, 8, 1), (2, 32, 1), (4, 1200, 1)]);
+        // Reads by wave 3 race with wave 2's writes, in a page without split words too.
+        let read = Ref::new(3, 0, 0x80, MemAccess::Read);
+        let found = races(&mut s, &[1200, 1204, 0], 4, read);
+        assert_eq!(found, vec![(0, 1200, 2), (2, 0, 2)]);
+        // A wave's write after its own read does not race.
+        assert!(races(&mut s, &[1204], 4, write(3)).is_empty());
+    }
+
+    #[test]
+    fn consecutive_lanes_name_exactly_the_lanes_reading_unwritten_bytes() {
+        let mut bits = InitBits::new(8192);
+        let row: Vec<TraceEntry> = (0..8).map(|l| entry(l, 4 * l as u64)).collect();
+        // Nothing written: every lane of the row reads unwritten bytes.
+        assert_eq!(bits.access_all(&row, 4, true, false), (0xff, Some(0)));
+        // Lanes 0-2 and 4-7 store (a consecutive run, then one with a gap).
+        assert_eq!(bits.access_all(&row[..3], 4, false, true), (0, None));
+        assert_eq!(bits.access_all(&row[4..], 4, false, true), (0, None));
+        assert_eq!(bits.access_all(&row, 4, true, false), (1 << 3, Some(12)));
+        // One byte of lane 3's word written: still unwritten bytes.
+        bits.set(12, 1);
+        assert_eq!(bits.access_all(&row, 4, true, false), (1 << 3, Some(12)));
+        bits.set(13, 3);
+        assert_eq!(bits.access_all(&row, 4, true, false), (0, None));
+        // A run across the 4 KiB page boundary, and an atomic (check, then mark).
+        let across: Vec<TraceEntry> = (0..4).map(|l| entry(l, 4088 + 4 * l as u64)).collect();
+        assert_eq!(bits.access_all(&across, 4, true, true), (0xf, Some(4088)));
+        assert_eq!(bits.access_all(&across, 4, true, true), (0, None));
     }
 }
