@@ -435,13 +435,15 @@ fn checked_cases(options: BenchOptions) -> Result<Vec<Measurement>, BenchError> 
     Ok(out)
 }
 
+/// A measurement's time and value.
+type Timed<T> = (Duration, T);
+
 /// [`fastest`] of two measurements taken alternately until the budget is spent.
-#[allow(clippy::type_complexity)]
 fn fastest_pair<A, B>(
     budget: Duration,
     mut a: impl FnMut() -> Result<(Duration, A), BenchError>,
     mut b: impl FnMut() -> Result<(Duration, B), BenchError>,
-) -> Result<((Duration, A), (Duration, B)), BenchError> {
+) -> Result<(Timed<A>, Timed<B>), BenchError> {
     let start = Instant::now();
     let (mut best_a, mut value_a) = a()?;
     let (mut best_b, mut value_b) = b()?;
