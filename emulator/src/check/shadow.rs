@@ -5,6 +5,7 @@
 //! sparse, so their size follows what the kernel touches, not the buffers' sizes, and
 //! pages are shared between clones (time-travel snapshots) until written.
 
+use std::cell::RefCell;
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::Arc;
@@ -216,12 +217,45 @@ struct RacePage {
     r3: HashMap<u32, Ref, BuildHasherDefault<PageHasher>>,
 }
 
+/// Most race pages' cells a thread keeps for reuse (4.5 MiB).
+const SPARE_PAGES: usize = 512;
+
+thread_local! {
+    /// Cells of dropped race pages, for the next pages this thread makes: a launch's
+    /// shadow is dropped with its machine, the allocator hands memory that size back to
+    /// the kernel, and the next launch's pages would fault it in again (page by page,
+    /// each zeroed by the kernel); clearing cells still in the cache costs less.
+    static SPARE: RefCell<Vec<Box<[Cell]>>> = const { RefCell::new(Vec::new()) };
+}
+
 impl Default for RacePage {
     fn default() -> Self {
+        let words = match SPARE.with_borrow_mut(Vec::pop) {
+            Some(mut words) => {
+                words.fill(Cell::default());
+                words
+            }
+            None => vec![Cell::default(); WORDS].into_boxed_slice(),
+        };
         RacePage {
-            words: vec![Cell::default(); WORDS].into_boxed_slice(),
+            words,
             bytes: HashMap::default(),
             r3: HashMap::default(),
+        }
+    }
+}
+
+impl Drop for RacePage {
+    fn drop(&mut self) {
+        let words = std::mem::take(&mut self.words);
+        if words.len() == WORDS {
+            // `try_with`: a page dropped while the thread exits is simply freed.
+            let _ = SPARE.try_with(|spare| {
+                let mut spare = spare.borrow_mut();
+                if spare.len() < SPARE_PAGES {
+                    spare.push(words);
+                }
+            });
         }
     }
 }
@@ -717,6 +751,31 @@ mod tests {
         assert_eq!(found, vec![(0, 1200, 2), (2, 0, 2)]);
         // A wave's write after its own read does not race.
         assert!(races(&mut s, &[1204], 4, write(3)).is_empty());
+    }
+
+    #[test]
+    fn reused_race_pages_start_clean_and_snapshots_keep_theirs() {
+        let write = |wave| Ref::new(wave, 0, 0x40, MemAccess::Write);
+        let words: Vec<u64> = (0..64).map(|w| 4 * w).collect();
+        let mut a = RaceShadow::default();
+        assert!(races(&mut a, &words, 4, write(1)).is_empty());
+        assert!(races(&mut a, &[9, 2000], 1, write(1)).is_empty());
+        // A snapshot shares the pages; dropping the original must not hand them out.
+        let snapshot = a.clone();
+        drop(a);
+        let mut b = RaceShadow::default();
+        assert!(races(&mut b, &[0, 4, 9, 2000], 4, write(2)).is_empty());
+        let mut kept = snapshot.clone();
+        let found = races(&mut kept, &[0, 9], 1, write(2));
+        assert_eq!(found, vec![(0, 0, 1), (1, 9, 1)]);
+        // Pages of dropped shadows (back in the thread's spare list) start with no
+        // history: the next shadow's accesses find no race with the dropped ones.
+        drop((b, kept, snapshot));
+        let mut c = RaceShadow::default();
+        assert!(races(&mut c, &words, 4, write(3)).is_empty());
+        assert!(races(&mut c, &[9, 2000], 1, write(3)).is_empty());
+        let found = races(&mut c, &[0, 2000], 4, write(4));
+        assert_eq!(found, vec![(0, 0, 3), (1, 2000, 3)]);
     }
 
     #[test]
