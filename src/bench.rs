@@ -16,11 +16,17 @@ pub struct BenchArgs {
     /// Short runs: the whole suite in a few seconds (figures are noisier).
     #[arg(long)]
     quick: bool,
+    /// Only the sanitizer's cost: the `checked-*` cases.
+    #[arg(long)]
+    checked: bool,
 }
 
 /// Runs the suite, printing each case as it completes.
 pub fn run(args: BenchArgs) -> Result<i32> {
-    let options = BenchOptions { quick: args.quick };
+    let options = BenchOptions {
+        quick: args.quick,
+        checked_only: args.checked,
+    };
     if !args.json {
         emit(&format!(
             "{:<26} {:>5} {:>14} {:>12} {:>12} {:>12} {:>9}  {}\n",

@@ -133,6 +133,8 @@ pub enum BenchError {
 pub struct BenchOptions {
     /// Short runs (the whole suite in a few seconds) for a quick look and for tests.
     pub quick: bool,
+    /// Only the sanitizer's cost: the `checked-*` cases.
+    pub checked_only: bool,
 }
 
 impl BenchOptions {
@@ -160,6 +162,12 @@ pub fn run(
         each(&m);
         out.push(m);
     };
+    if options.checked_only {
+        for m in checked_cases(options)? {
+            push(m, &mut out);
+        }
+        return Ok(out);
+    }
     for k in Kernel::ALL {
         for waves in WAVE_COUNTS {
             push(kernel_case(options, k, waves)?, &mut out);
@@ -174,7 +182,7 @@ pub fn run(
         m.vs_bare = bare.map(|b| m.vector_lane_ops_per_s / b);
         push(m, &mut out);
     }
-    for m in checked_cases(options, &out)? {
+    for m in checked_cases(options)? {
         push(m, &mut out);
     }
     let small = stepi_case(options, 2)?;
@@ -413,16 +421,18 @@ fn launch_repeated(
 }
 
 /// The sanitizer's cost: every kernel at 8 waves and every example kernel, bare and with
-/// every detector on (`checked-<kernel>`, `vs_bare` the ratio of their rates).
-fn checked_cases(
-    options: BenchOptions,
-    bare: &[Measurement],
-) -> Result<Vec<Measurement>, BenchError> {
+/// every detector on (`checked-<kernel>`, `vs_bare` the ratio of their rates). Bare and
+/// checked runs alternate, so both see the same load on a shared machine.
+fn checked_cases(options: BenchOptions) -> Result<Vec<Measurement>, BenchError> {
     let mut out = Vec::new();
     let waves = 8;
     for k in Kernel::ALL {
         let p = program(k, waves, options.iterations(k))?;
-        let (t, m) = fastest(options.budget(), || launch_repeated(&p, k.name(), true, 1))?;
+        let ((bare_t, _), (t, m)) = fastest_pair(
+            options.budget() * 2,
+            || launch_repeated(&p, k.name(), false, 1),
+            || launch_repeated(&p, k.name(), true, 1),
+        )?;
         check(&m, k, waves, &k.native(waves, options.iterations(k)))?;
         let mut r = measurement(
             format!("checked-{}", k.name()),
@@ -431,10 +441,7 @@ fn checked_cases(
             Lanes::of(&m.stats),
             t,
         );
-        r.vs_bare = bare
-            .iter()
-            .find(|b| b.kernel == k.name() && b.waves == waves)
-            .map(|b| r.vector_lane_ops_per_s / b.vector_lane_ops_per_s);
+        r.vs_bare = Some(bare_t.as_secs_f64() / t.as_secs_f64().max(1e-9));
         out.push(r);
     }
     let repeat = if options.quick { 5 } else { 40 };
@@ -443,10 +450,11 @@ fn checked_cases(
             kernel: name,
             message: e.to_string(),
         })?;
-        let (bare_t, m) = fastest(options.budget(), || {
-            launch_repeated(&p, name, false, repeat)
-        })?;
-        let (t, _) = fastest(options.budget(), || launch_repeated(&p, name, true, repeat))?;
+        let ((bare_t, m), (t, _)) = fastest_pair(
+            options.budget() * 2,
+            || launch_repeated(&p, name, false, repeat),
+            || launch_repeated(&p, name, true, repeat),
+        )?;
         let n = repeat as u64;
         let mut r = measurement(
             format!("checked-{name}"),
@@ -459,6 +467,29 @@ fn checked_cases(
         out.push(r);
     }
     Ok(out)
+}
+
+/// A measurement's time and value.
+type Timed<T> = (Duration, T);
+
+/// [`fastest`] of two measurements taken alternately until the budget is spent.
+fn fastest_pair<A, B>(
+    budget: Duration,
+    mut a: impl FnMut() -> Result<(Duration, A), BenchError>,
+    mut b: impl FnMut() -> Result<(Duration, B), BenchError>,
+) -> Result<(Timed<A>, Timed<B>), BenchError> {
+    let start = Instant::now();
+    let (mut best_a, mut value_a) = a()?;
+    let (mut best_b, mut value_b) = b()?;
+    while start.elapsed() < budget {
+        let (t, v) = a()?;
+        best_a = best_a.min(t);
+        value_a = v;
+        let (t, v) = b()?;
+        best_b = best_b.min(t);
+        value_b = v;
+    }
+    Ok(((best_a, value_a), (best_b, value_b)))
 }
 
 /// The mixed kernel under [`armed_engine`]: breakpoints on every instruction and

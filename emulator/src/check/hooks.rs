@@ -44,7 +44,8 @@ impl Sanitizer {
         }
         self.exec_before = wave.exec;
         self.enter_slot(s, wave, group_fresh);
-        if self.checks.xlane {
+        // With every lane active (or none), no active lane can read an inactive one.
+        if self.checks.xlane && wave.exec != u32::MAX && wave.exec != 0 {
             self.inactive_lane_reads(wave, d, pc);
         }
         let Some(u) = self.uses.get((pc / 4) as usize).copied() else {

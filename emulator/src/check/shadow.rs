@@ -5,6 +5,7 @@
 //! sparse, so their size follows what the kernel touches, not the buffers' sizes, and
 //! pages are shared between clones (time-travel snapshots) until written.
 
+use std::cell::RefCell;
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::Arc;
@@ -240,7 +241,9 @@ struct Cell {
 /// (whole words, or one byte) and keeping the last write and two reads is exact.
 #[derive(Debug, Clone)]
 struct RacePage {
-    words: [Cell; WORDS],
+    /// On the heap by itself, built there (a page built on the stack and moved to the
+    /// heap costs a copy of its 9 KiB).
+    words: Box<[Cell]>,
     /// Split words: their byte cells.
     bytes: HashMap<u16, [Cell; 4], BuildHasherDefault<PageHasher>>,
     /// Each cell's last read by a workgroup other than its last reader's, for the few
@@ -250,12 +253,45 @@ struct RacePage {
     r3: HashMap<u32, Ref, BuildHasherDefault<PageHasher>>,
 }
 
+/// Most race pages' cells a thread keeps for reuse (4.5 MiB).
+const SPARE_PAGES: usize = 512;
+
+thread_local! {
+    /// Cells of dropped race pages, for the next pages this thread makes: a launch's
+    /// shadow is dropped with its machine, the allocator hands memory that size back to
+    /// the kernel, and the next launch's pages would fault it in again (page by page,
+    /// each zeroed by the kernel); clearing cells still in the cache costs less.
+    static SPARE: RefCell<Vec<Box<[Cell]>>> = const { RefCell::new(Vec::new()) };
+}
+
 impl Default for RacePage {
     fn default() -> Self {
+        let words = match SPARE.with_borrow_mut(Vec::pop) {
+            Some(mut words) => {
+                words.fill(Cell::default());
+                words
+            }
+            None => vec![Cell::default(); WORDS].into_boxed_slice(),
+        };
         RacePage {
-            words: [Cell::default(); WORDS],
+            words,
             bytes: HashMap::default(),
             r3: HashMap::default(),
+        }
+    }
+}
+
+impl Drop for RacePage {
+    fn drop(&mut self) {
+        let words = std::mem::take(&mut self.words);
+        if words.len() == WORDS {
+            // `try_with`: a page dropped while the thread exits is simply freed.
+            let _ = SPARE.try_with(|spare| {
+                let mut spare = spare.borrow_mut();
+                if spare.len() < SPARE_PAGES {
+                    spare.push(words);
+                }
+            });
         }
     }
 }
@@ -306,8 +342,45 @@ impl RacePage {
         found
     }
 
-    /// One cell's access, with its out-of-cell third read record under `key`.
+    /// Records whole-word accesses (`me`, mask 0xf) of the leading `entries` that are
+    /// aligned words in this page (number `key`); returns how many it recorded: 0 when
+    /// a word of the page is split: those go through [`RacePage::access`].
     #[inline]
+    fn words(
+        &mut self,
+        entries: &[TraceEntry],
+        key: u64,
+        me: Ref,
+        (g, hb): (Groups, &impl Fn(&Ref, &Ref) -> bool),
+        conflict: &mut impl FnMut(&TraceEntry, Conflict),
+    ) -> usize {
+        if !self.bytes.is_empty() {
+            return 0;
+        }
+        let mut n = 0;
+        for e in entries {
+            if e.addr / RACE_PAGE != key || e.addr % 4 != 0 {
+                break;
+            }
+            let index = ((e.addr / 4) % WORDS as u64) as usize;
+            let key = 5 * index as u32;
+            let c = Self::cell(
+                &mut self.words[index],
+                &mut self.r3,
+                key,
+                me.with_lane(e.lane),
+                (g, hb),
+            );
+            if let Some(c) = c {
+                conflict(e, c);
+            }
+            n += 1;
+        }
+        n
+    }
+
+    /// One cell's access, with its out-of-cell third read record under `key`.
+    #[inline(always)]
     fn cell(
         cell: &mut Cell,
         r3: &mut HashMap<u32, Ref, BuildHasherDefault<PageHasher>>,
@@ -353,6 +426,9 @@ impl RaceShadow {
         while i < entries.len() {
             let key = entries[i].addr / RACE_PAGE;
             let page = Arc::make_mut(self.pages.entry(key).or_default());
+            if len == 4 {
+                i += page.words(&entries[i..], key, me.with_mask(0xf), (g, hb), conflict);
+            }
             while let Some(e) = entries.get(i) {
                 let end = e.addr.saturating_add(len);
                 if e.addr / RACE_PAGE != key || (end - 1) / RACE_PAGE != key {
@@ -406,7 +482,7 @@ impl RaceShadow {
     pub fn bytes(&self) -> usize {
         let split: usize = self.pages.values().map(|p| p.bytes.len()).sum();
         let thirds: usize = self.pages.values().map(|p| p.r3.len()).sum();
-        self.pages.len() * std::mem::size_of::<RacePage>()
+        self.pages.len() * (std::mem::size_of::<RacePage>() + WORDS * std::mem::size_of::<Cell>())
             + split * 4 * std::mem::size_of::<Cell>()
             + thirds * (std::mem::size_of::<Ref>() + 8)
     }
@@ -425,7 +501,7 @@ impl Cell {
 
     /// Records `me`'s access given the cell's third read record `r3`; returns the
     /// earlier access it races with, if any, and the new third record when it changes.
-    #[inline]
+    #[inline(always)]
     fn access(
         &mut self,
         me: Ref,
@@ -525,6 +601,9 @@ impl InitBits {
             }
             let run = &entries[i..i + run];
             i += run.len();
+            if self.contiguous(key, run, len, check, mark) {
+                continue;
+            }
             let mut added = 0;
             if mark {
                 let page = Arc::make_mut(
@@ -563,6 +642,52 @@ impl InitBits {
             self.written += added;
         }
         (missing, first)
+    }
+
+    /// A `run` of entries in page `key` at consecutive offsets (lanes storing or loading a
+    /// row): checked as one byte range when `check`, then marked when `mark`. Returns
+    /// false, having changed nothing, when the run is not consecutive or (if `check`) some
+    /// byte is unwritten: the entries then go one by one, to name the lanes.
+    #[inline]
+    fn contiguous(
+        &mut self,
+        key: u64,
+        run: &[TraceEntry],
+        len: u64,
+        check: bool,
+        mark: bool,
+    ) -> bool {
+        let Some(first) = run.first() else {
+            return true;
+        };
+        if run.len() < 2 || !run.windows(2).all(|p| p[1].off == p[0].off + len) {
+            return false;
+        }
+        let (bit, n) = (first.off % PAGE, len * run.len() as u64);
+        if check {
+            let Some(page) = self.pages.get(&key) else {
+                return false;
+            };
+            let mut all = true;
+            for_bits(bit, n, |word, bits| all &= page[word] & bits == bits);
+            if !all {
+                return false;
+            }
+        }
+        if mark {
+            let page = Arc::make_mut(
+                self.pages
+                    .entry(key)
+                    .or_insert_with(|| Arc::new([0; (PAGE / 64) as usize])),
+            );
+            let mut added = 0;
+            for_bits(bit, n, |word, bits| {
+                added += (bits & !page[word]).count_ones() as u64;
+                page[word] |= bits;
+            });
+            self.written += added;
+        }
+        true
     }
 
     /// Whether every byte of `[off, off + len)` was written.
@@ -627,5 +752,105 @@ fn for_bits(bit: u64, n: u64, mut f: impl FnMut(usize, u64)) {
         };
         f((b / 64) as usize, bits);
         b += k;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(lane: u8, addr: u64) -> TraceEntry {
+        TraceEntry {
+            lane,
+            addr,
+            off: addr,
+        }
+    }
+
+    /// Races `me`'s accesses (`len` bytes at each address, lanes 0, 1, ...) find, as
+    /// (lane, address, earlier wave id).
+    fn races(shadow: &mut RaceShadow, addrs: &[u64], len: u32, me: Ref) -> Vec<(u8, u64, u32)> {
+        let entries: Vec<TraceEntry> = (0..)
+            .zip(addrs)
+            .map(|(lane, &addr)| entry(lane, addr))
+            .collect();
+        let mut found = Vec::new();
+        // One wave per workgroup, no atomics: different waves never synchronise.
+        let unordered = |_: &Ref, _: &Ref| false;
+        shadow.access_all(
+            &entries,
+            len,
+            me,
+            (Groups::new(1), &unordered),
+            &mut |e, c| {
+                found.push((e.lane, e.addr, c.prior.wave() - 1));
+            },
+        );
+        found
+    }
+
+    #[test]
+    fn word_runs_find_races_on_both_sides_of_a_page_and_a_split_word() {
+        let mut s = RaceShadow::default();
+        let write = |wave| Ref::new(wave, 0, 0x40, MemAccess::Write);
+        // Wave 1 writes a byte of word 2 (splitting it), and words 8 and 300 (page 1).
+        assert!(races(&mut s, &[9], 1, write(1)).is_empty());
+        assert!(races(&mut s, &[32, 1200], 4, write(1)).is_empty());
+        // Wave 2 writes whole words: a run in page 0 (its words path stops at the split
+        // word, which goes byte by byte), an unaligned word, then page 1.
+        let found = races(&mut s, &[0, 8, 32, 1002, 1200], 4, write(2));
+        assert_eq!(found, vec![(1, 8, 1), (2, 32, 1), (4, 1200, 1)]);
+        // Reads by wave 3 race with wave 2's writes, in a page without split words too.
+        let read = Ref::new(3, 0, 0x80, MemAccess::Read);
+        let found = races(&mut s, &[1200, 1204, 0], 4, read);
+        assert_eq!(found, vec![(0, 1200, 2), (2, 0, 2)]);
+        // A wave's write after its own read does not race.
+        assert!(races(&mut s, &[1204], 4, write(3)).is_empty());
+    }
+
+    #[test]
+    fn reused_race_pages_start_clean_and_snapshots_keep_theirs() {
+        let write = |wave| Ref::new(wave, 0, 0x40, MemAccess::Write);
+        let words: Vec<u64> = (0..64).map(|w| 4 * w).collect();
+        let mut a = RaceShadow::default();
+        assert!(races(&mut a, &words, 4, write(1)).is_empty());
+        assert!(races(&mut a, &[9, 2000], 1, write(1)).is_empty());
+        // A snapshot shares the pages; dropping the original must not hand them out.
+        let snapshot = a.clone();
+        drop(a);
+        let mut b = RaceShadow::default();
+        assert!(races(&mut b, &[0, 4, 9, 2000], 4, write(2)).is_empty());
+        let mut kept = snapshot.clone();
+        let found = races(&mut kept, &[0, 9], 1, write(2));
+        assert_eq!(found, vec![(0, 0, 1), (1, 9, 1)]);
+        // Pages of dropped shadows (back in the thread's spare list) start with no
+        // history: the next shadow's accesses find no race with the dropped ones.
+        drop((b, kept, snapshot));
+        let mut c = RaceShadow::default();
+        assert!(races(&mut c, &words, 4, write(3)).is_empty());
+        assert!(races(&mut c, &[9, 2000], 1, write(3)).is_empty());
+        let found = races(&mut c, &[0, 2000], 4, write(4));
+        assert_eq!(found, vec![(0, 0, 3), (1, 2000, 3)]);
+    }
+
+    #[test]
+    fn consecutive_lanes_name_exactly_the_lanes_reading_unwritten_bytes() {
+        let mut bits = InitBits::new(8192);
+        let row: Vec<TraceEntry> = (0..8).map(|l| entry(l, 4 * l as u64)).collect();
+        // Nothing written: every lane of the row reads unwritten bytes.
+        assert_eq!(bits.access_all(&row, 4, true, false), (0xff, Some(0)));
+        // Lanes 0-2 and 4-7 store (a consecutive run, then one with a gap).
+        assert_eq!(bits.access_all(&row[..3], 4, false, true), (0, None));
+        assert_eq!(bits.access_all(&row[4..], 4, false, true), (0, None));
+        assert_eq!(bits.access_all(&row, 4, true, false), (1 << 3, Some(12)));
+        // One byte of lane 3's word written: still unwritten bytes.
+        bits.set(12, 1);
+        assert_eq!(bits.access_all(&row, 4, true, false), (1 << 3, Some(12)));
+        bits.set(13, 3);
+        assert_eq!(bits.access_all(&row, 4, true, false), (0, None));
+        // A run across the 4 KiB page boundary, and an atomic (check, then mark).
+        let across: Vec<TraceEntry> = (0..4).map(|l| entry(l, 4088 + 4 * l as u64)).collect();
+        assert_eq!(bits.access_all(&across, 4, true, true), (0xf, Some(4088)));
+        assert_eq!(bits.access_all(&across, 4, true, true), (0, None));
     }
 }

@@ -89,7 +89,15 @@ impl Iterator for Lanes {
         self.0 &= self.0 - 1;
         Some(l)
     }
+
+    #[inline]
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let n = self.0.count_ones() as usize;
+        (n, Some(n))
+    }
 }
+
+impl ExactSizeIterator for Lanes {}
 
 /// Computes and checks every active lane's access; returns the targets or one fault
 /// naming all faulting lanes (kind and address from the lowest one).
@@ -302,15 +310,14 @@ fn update_lanes(
 fn trace(ctx: &mut Ctx<'_>, t: &Targets, kind: AccessKind, len: u32, data: Option<&[u128; LANES]>) {
     if let Some(tr) = ctx.trace.as_deref_mut() {
         tr.begin(t.space, kind, len);
-        for l in t.lanes() {
-            tr.entries.push(TraceEntry {
-                lane: l as u8,
-                addr: t.addr[l],
-                off: t.off[l],
-            });
-            if let Some(d) = data {
-                tr.data.push(d[l]);
-            }
+        // One pass per vector, each sized up front: the loops only copy.
+        tr.entries.extend(t.lanes().map(|l| TraceEntry {
+            lane: l as u8,
+            addr: t.addr[l],
+            off: t.off[l],
+        }));
+        if let Some(d) = data {
+            tr.data.extend(t.lanes().map(|l| d[l]));
         }
     }
 }
