@@ -509,19 +509,11 @@ impl Engine {
             .filter(|r| r.file == file)
             .map(|r| r.line)
             .collect();
-        let mut s = String::new();
-        for (i, l) in text.lines().enumerate().skip(first as usize - 1) {
-            let n = i as u32 + 1;
-            if n > last {
-                break;
-            }
-            s.push_str(&format!(
-                "{}{}{n:>4}\t{}\n",
-                if Some(n) == here { "=>" } else { "  " },
-                if bp_lines.contains(&n) { "B" } else { " " },
-                l.trim_end()
-            ));
-        }
-        Ok(s)
+        Ok(super::source::listing(
+            &text,
+            (first, last),
+            here,
+            &bp_lines,
+        ))
     }
 }

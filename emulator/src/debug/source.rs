@@ -179,19 +179,30 @@ impl Engine {
             .filter(|b| b.enabled)
             .filter_map(|b| p.line_at(b.addr))
             .collect();
-        let mut s = String::new();
-        for (i, l) in text.lines().enumerate().skip(first as usize - 1) {
-            let n = i as u32 + 1;
-            if n > last {
-                break;
-            }
-            s.push_str(&format!(
-                "{}{}{n:>4}\t{}\n",
-                if Some(n) == pc_line { "=>" } else { "  " },
-                if bp_lines.contains(&n) { "B" } else { " " },
-                l.trim_end()
-            ));
-        }
-        Ok(s)
+        Ok(listing(&text, (first, last), pc_line, &bp_lines))
     }
+}
+
+/// Lines `first..=last` of `text` as `list` prints them: `=>` at line `here`, `B` at the
+/// lines in `breakpoints`, then the number and the line.
+pub(super) fn listing(
+    text: &str,
+    (first, last): (u32, u32),
+    here: Option<u32>,
+    breakpoints: &[u32],
+) -> String {
+    let mut s = String::new();
+    for (i, l) in text.lines().enumerate().skip(first as usize - 1) {
+        let n = i as u32 + 1;
+        if n > last {
+            break;
+        }
+        s.push_str(&format!(
+            "{}{}{n:>4}\t{}\n",
+            if Some(n) == here { "=>" } else { "  " },
+            if breakpoints.contains(&n) { "B" } else { " " },
+            l.trim_end()
+        ));
+    }
+    s
 }

@@ -685,18 +685,7 @@ impl Engine {
             })?;
             Ok(last)
         });
-        // The search consumes an interrupt request, as a stop does: left pending, it
-        // would stop the next command at once.
-        self.interrupt.store(false, Ordering::Relaxed);
-        match back {
-            Back::Found(found) => Ok(Some(found)),
-            Back::Nothing => Ok(None),
-            Back::Interrupted(cleared) => Err(EngineError::SearchInterrupted {
-                searched_back_to: cleared.map_or(before, |k| {
-                    self.history.snapshots[k].machine.stats.wave_instructions
-                }),
-            }),
-        }
+        self.search_outcome(back, before)
     }
 }
 
@@ -815,6 +804,13 @@ impl Engine {
             })?;
             Ok(last)
         });
+        self.search_outcome(back, before)
+    }
+
+    /// A backward search's answer from count `before`: what it found, nothing, or how far
+    /// back it got when interrupted. The search consumes an interrupt request, as a stop
+    /// does: left pending, it would stop the next command at once.
+    fn search_outcome<T>(&self, back: Back<T>, before: u64) -> Result<Option<T>, EngineError> {
         self.interrupt.store(false, Ordering::Relaxed);
         match back {
             Back::Found(found) => Ok(Some(found)),
