@@ -113,6 +113,40 @@ impl Engine {
             (first, first + LIST_LINES - 1)
         };
         let around_pc = || centred(self.pc_line().unwrap_or(1));
+        // The line of a location in the kernel's source, checked against its length.
+        let line_of = |location: &Location| -> Result<u32, CommandError> {
+            let line = match location {
+                Location::Line { file, line } => {
+                    self.check_source_file(file.as_deref())
+                        .map_err(|e| err(e.to_string()))?;
+                    match u32::try_from(*line) {
+                        Ok(l) if l >= 1 && l <= total => l,
+                        _ => {
+                            return Err(err(format!(
+                                "line {line} is out of range; {short} has {total} lines"
+                            )))
+                        }
+                    }
+                }
+                _ => {
+                    let addr = self
+                        .resolve_location(location)
+                        .map_err(|e| err(e.to_string()))?;
+                    self.machine().program().line_at(addr).ok_or_else(|| {
+                        err(format!(
+                            "no source line for the instruction at {}",
+                            super::view::addr_text(addr)
+                        ))
+                    })?
+                }
+            };
+            if line == 0 || line > total {
+                return Err(err(format!(
+                    "line {line} is out of range; {short} has {total} lines"
+                )));
+            }
+            Ok(line)
+        };
         let (first, last) = match arg {
             None => match self.list_last {
                 Some((_, last)) => (last + 1, last + LIST_LINES),
@@ -126,38 +160,21 @@ impl Engine {
                 let last = before - 1;
                 (last.saturating_sub(LIST_LINES - 1).max(1), last)
             }
-            Some(ListArg::Around(location)) => {
-                let line = match location {
-                    Location::Line { file, line } => {
-                        self.check_source_file(file.as_deref())
-                            .map_err(|e| err(e.to_string()))?;
-                        match u32::try_from(*line) {
-                            Ok(l) if l >= 1 && l <= total => l,
-                            _ => {
-                                return Err(err(format!(
-                                    "line {line} is out of range; {short} has {total} lines"
-                                )))
-                            }
-                        }
+            Some(ListArg::Around(location)) => centred(line_of(location)?),
+            Some(ListArg::Range(first, last)) => {
+                let first = first.as_ref().map(&line_of).transpose()?;
+                let last = last.as_ref().map(&line_of).transpose()?;
+                match (first, last) {
+                    (Some(a), Some(b)) if b < a => {
+                        return Err(err(format!(
+                            "Second line number {b} is before the first, {a}."
+                        )))
                     }
-                    _ => {
-                        let addr = self
-                            .resolve_location(location)
-                            .map_err(|e| err(e.to_string()))?;
-                        self.machine().program().line_at(addr).ok_or_else(|| {
-                            err(format!(
-                                "no source line for the instruction at {}",
-                                super::view::addr_text(addr)
-                            ))
-                        })?
-                    }
-                };
-                if line == 0 || line > total {
-                    return Err(err(format!(
-                        "line {line} is out of range; {short} has {total} lines"
-                    )));
+                    (Some(a), Some(b)) => (a, b),
+                    (Some(a), None) => (a, a + LIST_LINES - 1),
+                    (None, Some(b)) => (b.saturating_sub(LIST_LINES - 1).max(1), b),
+                    (None, None) => around_pc(),
                 }
-                centred(line)
             }
         };
         if first > total {

@@ -187,3 +187,81 @@ fn stops_end_with_the_source_line_of_the_next_instruction() {
     // `why` tells it again, the line included.
     assert_eq!(run(&mut e, "why").lines().last(), text.lines().last());
 }
+
+#[test]
+fn list_first_last_shows_the_lines_between_as_gdb() {
+    let mut e = loop_with_source();
+    let numbers = |text: &str| -> Vec<u32> {
+        text.lines()
+            .filter_map(|l| l.get(3..)?.split('\t').next()?.trim().parse().ok())
+            .collect()
+    };
+    assert_eq!(
+        numbers(&run(&mut e, "list 3,7")),
+        (3..=7).collect::<Vec<_>>()
+    );
+    assert_eq!(numbers(&run(&mut e, "list 4,4")), vec![4]);
+    // FIRST, : ten from FIRST; ,LAST : ten ending at LAST (from line 1 at most).
+    assert_eq!(
+        numbers(&run(&mut e, "list 12,")),
+        (12..=21).collect::<Vec<_>>()
+    );
+    assert_eq!(
+        numbers(&run(&mut e, "list ,15")),
+        (6..=15).collect::<Vec<_>>()
+    );
+    assert_eq!(
+        numbers(&run(&mut e, "list ,4")),
+        (1..=4).collect::<Vec<_>>()
+    );
+    // Locations on either side; a bare LAST is a line of FIRST's file.
+    let loop_line = line_of(LOOP, "vaddi.u32 v1, v1, 1");
+    assert_eq!(
+        numbers(&run(&mut e, "list loop,")).first(),
+        Some(&(loop_line as u32))
+    );
+    assert_eq!(
+        numbers(&run(&mut e, "list loop.s:2,3")),
+        vec![2, 3],
+        "FILE:FIRST,LAST"
+    );
+    // Then `list` goes on after the range.
+    run(&mut e, "list 3,7");
+    assert_eq!(numbers(&run(&mut e, "list")), (8..=17).collect::<Vec<_>>());
+    // Refusals: backwards, empty, out of range.
+    assert!(fail(&mut e, "list 7,3")
+        .message()
+        .contains("Second line number 3 is before the first, 7."));
+    assert!(fail(&mut e, "list ,")
+        .message()
+        .contains("needs a first or a last line"));
+    assert!(fail(&mut e, "list 3,100000")
+        .message()
+        .contains("out of range"));
+}
+
+#[test]
+fn list_first_last_in_a_higher_level_file() {
+    let mut e = Engine::new(&script("saxpy_src.s"), LaunchOptions::default()).expect("launch");
+    e.set_kernel_path(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../scripts/saxpy_src.s"
+    ));
+    let text = run(&mut e, "list saxpy.cl:9,11");
+    assert!(
+        text.starts_with("      9\t        float xi = x[i];\n"),
+        "{text}"
+    );
+    assert_eq!(text.lines().count(), 3, "{text}");
+    assert_eq!(
+        run(&mut e, "list 12,").lines().count(),
+        2,
+        "clipped to the 13 lines"
+    );
+    // The .s by its own name, both sides.
+    let s = run(&mut e, "list saxpy_src.s:3,4");
+    assert!(s.starts_with("      3\t;"), "{s}");
+    assert!(fail(&mut e, "list saxpy.cl:2,saxpy_src.s:10")
+        .message()
+        .contains("different files"));
+}

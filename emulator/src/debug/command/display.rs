@@ -283,6 +283,15 @@ impl Display for Command {
                 write!(f, "list {line}")
             }
             Command::List(Some(ListArg::Around(l))) => write!(f, "list {l}"),
+            Command::List(Some(ListArg::Range(first, last))) => {
+                // A bare number is a line, as above.
+                let side = |l: &Option<Location>| match l {
+                    None => String::new(),
+                    Some(Location::Line { file: None, line }) => line.to_string(),
+                    Some(l) => l.to_string(),
+                };
+                write!(f, "list {},{}", side(first), side(last))
+            }
             Command::SetContext(on) => write!(f, "set context {}", on_off(*on)),
             Command::ContextSections(s) => write!(
                 f,

@@ -269,8 +269,8 @@ pub const HELP: &[HelpEntry] = &[
     HelpEntry {
         name: "list",
         aliases: &["l"],
-        usage: "list [LINE | LOCATION | FILE:LINE | -]",
-        about: "show 10 lines of the kernel's source: around the selected wave's PC, then the next 10 at each `list` (or Enter); around LINE, or the line of a label or address; `-` the 10 before the last shown; `=>` marks the line of the PC, `B` lines with a breakpoint (needs the kernel opened from its .s file)",
+        usage: "list [LINE | LOCATION | FILE:LINE | FIRST,LAST | FIRST, | ,LAST | -]",
+        about: "show 10 lines of the kernel's source: around the selected wave's PC, then the next 10 at each `list` (or Enter); around LINE, or the line of a label or address; FIRST,LAST the lines between (each a line or location), FIRST, the 10 from FIRST, ,LAST the 10 ending at LAST; `-` the 10 before the last shown; `=>` marks the line of the PC, `B` lines with a breakpoint (needs the kernel opened from its .s file)",
     },
     HelpEntry {
         name: "context",

@@ -53,6 +53,9 @@ pub enum ListArg {
     Before,
     /// `list LINE`, `list LABEL`, `list *ADDR`, `list FILE:LINE`: the lines around it.
     Around(Location),
+    /// `list FIRST,LAST`, `list FIRST,` (10 lines from FIRST), `list ,LAST` (10 lines
+    /// ending at LAST), as gdb's: each side a location, at least one given.
+    Range(Option<Location>, Option<Location>),
 }
 
 /// Which instance of a space a watch command names.

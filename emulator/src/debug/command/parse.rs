@@ -628,9 +628,34 @@ pub fn parse(line: &str) -> Result<Option<Command>, ParseError> {
         "list" => Command::List(match rest {
             "" => None,
             "-" => Some(ListArg::Before),
-            a => Some(ListArg::Around(
-                location(a, true).map_err(|m| l.error_at(a, m))?,
-            )),
+            a => match a.split_once(',') {
+                Some((first, last)) => {
+                    let side = |s: &str| {
+                        let s = s.trim();
+                        (!s.is_empty())
+                            .then(|| location(s, true).map_err(|m| l.error_at(s, m)))
+                            .transpose()
+                    };
+                    let (first, mut last) = (side(first)?, side(last)?);
+                    // As gdb: a bare LAST is a line of FIRST's file (`list k.cl:3,8`).
+                    if let (
+                        Some(Location::Line { file: Some(f), .. }),
+                        Some(Location::Line {
+                            file: file @ None, ..
+                        }),
+                    ) = (&first, &mut last)
+                    {
+                        *file = Some(f.clone());
+                    }
+                    if first.is_none() && last.is_none() {
+                        return Err(l.error_at(a, "`list ,` needs a first or a last line"));
+                    }
+                    Some(ListArg::Range(first, last))
+                }
+                None => Some(ListArg::Around(
+                    location(a, true).map_err(|m| l.error_at(a, m))?,
+                )),
+            },
         }),
         "context" => {
             if !rest.is_empty() {
