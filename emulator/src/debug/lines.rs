@@ -447,14 +447,15 @@ impl Engine {
                 Some((file, last.saturating_sub(LIST_LINES - 1).max(1), last))
             }
             Some(ListArg::Around(location)) => self
-                .high_level_line_of(location)?
+                .high_level_line_of(location, false)?
                 .map(|(file, line)| centred(file, line)),
             Some(ListArg::Range(first, last)) => {
-                let side = |l: &Option<Location>| match l {
-                    Some(l) => self.high_level_line_of(l),
+                let side = |l: &Option<Location>, clip| match l {
+                    Some(l) => self.high_level_line_of(l, clip),
                     None => Ok(None),
                 };
-                let (a, b) = (side(first)?, side(last)?);
+                // As gdb: a LAST past the end lists to the end.
+                let (a, b) = (side(first, false)?, side(last, true)?);
                 // Sides the line table does not cover: the kernel's own source lists them;
                 // one side in each is two files.
                 match (
@@ -498,8 +499,13 @@ impl Engine {
     /// The higher-level file and line of `location` for `list`: `FILE:LINE` (or a bare
     /// line, in the higher-level file) checked against the file's length, or the line of
     /// the instruction a label or address names; `None` where the line table does not
-    /// cover it (a `.s` line, an instruction without a line).
-    fn high_level_line_of(&self, location: &Location) -> Result<Option<(u32, u32)>, CommandError> {
+    /// cover it (a `.s` line, an instruction without a line). With `clip`, a line past
+    /// the end is the last line.
+    fn high_level_line_of(
+        &self,
+        location: &Location,
+        clip: bool,
+    ) -> Result<Option<(u32, u32)>, CommandError> {
         let err = |m: String| CommandError::refused("list", m);
         if let Location::Line { file, line } = location {
             let Some(n) = self.line_file_named(file.as_deref()) else {
@@ -511,12 +517,13 @@ impl Engine {
                 .map_err(|e| err(format!("{path}: {e}")))?
                 .lines()
                 .count() as u64;
-            if *line == 0 || *line > total {
+            let line = if clip { (*line).min(total) } else { *line };
+            if line == 0 || line > total {
                 return Err(err(format!(
                     "line {line} is out of range; \"{path}\" has {total} lines"
                 )));
             }
-            return Ok(Some((n, *line as u32)));
+            return Ok(Some((n, line as u32)));
         }
         let addr = self
             .resolve_location(location)

@@ -163,7 +163,17 @@ impl Engine {
             Some(ListArg::Around(location)) => centred(line_of(location)?),
             Some(ListArg::Range(first, last)) => {
                 let first = first.as_ref().map(&line_of).transpose()?;
-                let last = last.as_ref().map(&line_of).transpose()?;
+                // As gdb: a LAST past the end lists to the end.
+                let last = last
+                    .as_ref()
+                    .map(|l| match l {
+                        Location::Line { file, line } => line_of(&Location::Line {
+                            file: file.clone(),
+                            line: (*line).min(total as u64),
+                        }),
+                        l => line_of(l),
+                    })
+                    .transpose()?;
                 match (first, last) {
                     (Some(a), Some(b)) if b < a => {
                         return Err(err(format!(

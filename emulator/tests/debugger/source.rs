@@ -235,9 +235,13 @@ fn list_first_last_shows_the_lines_between_as_gdb() {
     assert!(fail(&mut e, "list ,")
         .message()
         .contains("needs a first or a last line"));
-    assert!(fail(&mut e, "list 3,100000")
-        .message()
-        .contains("out of range"));
+    assert!(fail(&mut e, "list 0,3").message().contains("out of range"));
+    // As gdb: a LAST past the end lists to the end.
+    let total = LOOP.lines().count() as u32;
+    assert_eq!(
+        numbers(&run(&mut e, &format!("list {},100000", total - 1))),
+        vec![total - 1, total]
+    );
 }
 
 #[test]
@@ -258,6 +262,7 @@ fn list_first_last_in_a_higher_level_file() {
         2,
         "clipped to the 13 lines"
     );
+    assert_eq!(run(&mut e, "list 12,99").lines().count(), 2, "to the end");
     // The .s by its own name, both sides.
     let s = run(&mut e, "list saxpy_src.s:3,4");
     assert!(s.starts_with("      3\t;"), "{s}");
