@@ -419,3 +419,41 @@ fn every_type_and_location_prints_and_a_variable_shadows_a_buffer() {
     // After `.endvar b` the name is the buffer again.
     assert!(run(&mut e, "print b").contains("<buffer b, 16 bytes>"));
 }
+
+#[test]
+fn watch_a_memory_variable_watches_its_bytes() {
+    let src = "\
+.buffer b, 16
+.arg u[0:1], b
+    .var g, global:b+4, i32
+    .var d, global:b+8, f64
+    .var r, u4
+    umovi u4, 4
+    vmov.u v2, u4
+    umovi u5, 9
+    vmov.u v1, u5
+    st.ubase.b32 v1, u[0:1], v2, 0
+    end
+";
+    let mut e = engine(src);
+    // b's base is 0x100000000: g is b+4, d is b+8 and eight bytes long.
+    assert_eq!(run(&mut e, "print/x b"), "b = 0x0000000100000000\n");
+    assert_eq!(
+        run(&mut e, "watch g"),
+        "Hardware watchpoint 1: global:0x100000004, 4 bytes\n"
+    );
+    assert_eq!(
+        run(&mut e, "watch d"),
+        "Hardware watchpoint 2: global:0x100000008, 8 bytes\n"
+    );
+    assert!(fail(&mut e, "watch r")
+        .message()
+        .contains("`r` lives in u4, not memory"));
+    let (text, s) = stop(&mut e, "continue");
+    assert!(matches!(s.reason, StopReason::Watchpoint(_)), "{text}");
+    assert!(
+        text.starts_with("Hardware watchpoint 1: global:0x100000004 (4 bytes)\n"),
+        "{text}"
+    );
+    assert_eq!(run(&mut e, "print g"), "g = 9\n");
+}

@@ -525,7 +525,8 @@ expression it reads in its type: a `f32` or `f64` variable, or a literal like `1
 makes the arithmetic floating-point with C's conversions (`print a * xi + yi`,
 `break saxpy.cl:10 if xi > 1.5`, the condition tested in each lane). A live variable
 shadows a buffer or label of its name; register names and `exec`, `pc`, `lane`, `wave`
-are never variables. A variable that is not live says where it is.
+are never variables. A variable that is not live says where it is. `watch NAME` of a
+variable in memory watches its bytes.
 
 ## Source and context
 
