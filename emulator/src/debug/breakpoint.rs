@@ -82,7 +82,7 @@ impl Breakpoint {
         let Some(cond) = &self.condition else {
             return Ok(Some(candidates));
         };
-        if !cond.expr.per_lane() {
+        if !cond.expr.per_lane_at(m, w) {
             let v = cond
                 .expr
                 .eval(m, w, self.filters.lane)

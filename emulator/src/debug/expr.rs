@@ -1,12 +1,17 @@
 //! Expressions of the command language: registers (`v3`, `v3[5]`, `u2`, `exec`, `pc`),
-//! `lane`, `wave`, memory (`global:ADDR`, `shared:ADDR`, `scratch:ADDR`, a u32), buffer
-//! names (the buffer's base address), labels (their code address), numbers and C
-//! operators. A name that is both a buffer and a label is the buffer in an expression
-//! (locations, as `break` takes them, are always labels). Values are 64-bit signed integers; registers and memory read as
+//! `lane`, `wave`, memory (`global:ADDR`, `shared:ADDR`, `scratch:ADDR`, a u32), source
+//! variables of `.var` live at the wave's PC (`xi`, `xi[5]`, in their declared type),
+//! buffer names (the buffer's base address), labels (their code address), numbers and C
+//! operators. A live variable shadows a buffer or label of its name; register names and
+//! `exec`, `pc`, `lane`, `wave` are never variables. A name that is both a buffer and a
+//! label is the buffer in an expression (locations, as `break` takes them, are always
+//! labels). Values are 64-bit signed integers, or doubles where a float variable or a
+//! literal like `1.5` takes part (C's usual conversions); registers and memory read as
 //! unsigned 32-bit values, and `s32(x)` reads them as signed (`s32(v3) < 0`).
 
 use std::fmt;
 
+use super::locals::{live_var, not_live_message, per_lane, typed_value, var_bits};
 use crate::machine::Machine;
 use crate::memory::Space;
 
@@ -74,8 +79,13 @@ pub enum Expr {
     /// `SPACE:ADDR`: the little-endian u32 at ADDR (shared: the wave's workgroup's window;
     /// scratch: the current lane's).
     Mem(Space, Box<Expr>),
-    /// A name: a buffer's base address, else a label's address ([`symbol`]).
+    /// A name: a variable live at the PC, else a buffer's base address, else a label's
+    /// address ([`symbol`]).
     Label(String),
+    /// `NAME[LANE]`: one lane of a per-lane variable.
+    Index(String, Box<Expr>),
+    /// A floating-point literal (`1.5`), as its IEEE double bits.
+    Float(u64),
     /// A prefix operator applied to its operand.
     Unary(UnOp, Box<Expr>),
     /// A binary operator on two operands, C semantics on 64-bit signed values.
@@ -349,6 +359,15 @@ impl Parser<'_> {
             );
         }
         let w = w.strip_prefix('$').unwrap_or(&w).to_string();
+        if w.starts_with(|c: char| c.is_ascii_digit()) && w.contains('.') && !w.contains('x') {
+            return w
+                .parse::<f64>()
+                .map(|f| (Expr::Float(f.to_bits()), 1))
+                .map_err(|_| ExprError {
+                    pos: start,
+                    message: format!("bad number `{w}`"),
+                });
+        }
         if w.starts_with(|c: char| c.is_ascii_digit()) {
             return parse_number(&w)
                 .map(|n| (Expr::Num(n), 1))
@@ -399,12 +418,15 @@ impl Parser<'_> {
             "pc" => Expr::Pc,
             "lane" => Expr::Lane,
             "wave" => Expr::Wave,
-            _ if w.starts_with('v')
-                || w.starts_with('u')
-                    && w[1..].bytes().all(|c| c.is_ascii_digit())
-                    && w.len() > 1 =>
+            _ if (w.starts_with('v') || w.starts_with('u'))
+                && w[1..].bytes().all(|c| c.is_ascii_digit())
+                && w.len() > 1 =>
             {
                 return err(start, format!("no register `{w}` (v0-v127, u0-u63)"))
+            }
+            _ if self.eat("[") => {
+                let (idx, h) = self.bracketed(start, "]")?;
+                return self.node(Expr::Index(w, Box::new(idx)), h, start);
             }
             _ => Expr::Label(w),
         };
@@ -463,14 +485,77 @@ pub fn parse_number(w: &str) -> Option<i64> {
     u64::from_str_radix(&digits, radix).ok().map(|v| v as i64)
 }
 
+/// The value of an expression: an integer, or a double where a float takes part.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Value {
+    /// A 64-bit signed integer.
+    Int(i64),
+    /// An IEEE double.
+    Float(f64),
+}
+
+impl Value {
+    /// The value as an integer (a double truncated toward zero, as C converts it).
+    pub fn as_int(self) -> i64 {
+        match self {
+            Value::Int(i) => i,
+            Value::Float(f) => f as i64,
+        }
+    }
+
+    fn as_float(self) -> f64 {
+        match self {
+            Value::Int(i) => i as f64,
+            Value::Float(f) => f,
+        }
+    }
+
+    fn truth(self) -> bool {
+        match self {
+            Value::Int(i) => i != 0,
+            Value::Float(f) => f != 0.0,
+        }
+    }
+}
+
 impl Expr {
+    /// Whether the value depends on the lane at wave `wave`'s PC: [`Expr::per_lane`], or a
+    /// per-lane variable live there. Breakpoint conditions are evaluated per lane when so.
+    pub fn per_lane_at(&self, m: &Machine, wave: usize) -> bool {
+        match self {
+            Expr::Label(name) => live_var(m, wave, name).is_some_and(|v| per_lane(&v.location)),
+            Expr::Index(_, i) => i.per_lane_at(m, wave),
+            Expr::VReg(_, Some(a)) | Expr::Mem(_, a) | Expr::Unary(_, a) | Expr::Call(_, a) => {
+                a.per_lane_at(m, wave) || self.per_lane()
+            }
+            Expr::Binary(_, a, b) => a.per_lane_at(m, wave) || b.per_lane_at(m, wave),
+            _ => self.per_lane(),
+        }
+    }
+
+    /// [`Expr::reads_lane_data`], or a per-lane variable live at wave `wave`'s PC read
+    /// without a lane index.
+    pub fn reads_lane_data_at(&self, m: &Machine, wave: usize) -> bool {
+        match self {
+            Expr::Label(name) => live_var(m, wave, name).is_some_and(|v| per_lane(&v.location)),
+            Expr::Index(_, i) => i.reads_lane_data_at(m, wave),
+            Expr::VReg(_, Some(a)) | Expr::Mem(_, a) | Expr::Unary(_, a) | Expr::Call(_, a) => {
+                a.reads_lane_data_at(m, wave) || self.reads_lane_data()
+            }
+            Expr::Binary(_, a, b) => a.reads_lane_data_at(m, wave) || b.reads_lane_data_at(m, wave),
+            _ => self.reads_lane_data(),
+        }
+    }
+
     /// Whether the value depends on the lane (mentions a vector register without an index,
     /// or `lane`, or scratch memory).
     pub fn per_lane(&self) -> bool {
         match self {
             Expr::VReg(_, None) | Expr::Lane | Expr::Mem(Space::Scratch, _) => true,
             Expr::VReg(_, Some(i)) => i.per_lane(),
-            Expr::Mem(_, a) | Expr::Unary(_, a) | Expr::Call(_, a) => a.per_lane(),
+            Expr::Mem(_, a) | Expr::Unary(_, a) | Expr::Call(_, a) | Expr::Index(_, a) => {
+                a.per_lane()
+            }
             Expr::Binary(_, a, b) => a.per_lane() || b.per_lane(),
             _ => false,
         }
@@ -482,16 +567,29 @@ impl Expr {
     pub fn reads_lane_data(&self) -> bool {
         match self {
             Expr::VReg(_, None) | Expr::Mem(Space::Scratch, _) => true,
-            Expr::VReg(_, Some(a)) | Expr::Mem(_, a) | Expr::Unary(_, a) | Expr::Call(_, a) => {
-                a.reads_lane_data()
-            }
+            Expr::VReg(_, Some(a))
+            | Expr::Mem(_, a)
+            | Expr::Unary(_, a)
+            | Expr::Call(_, a)
+            | Expr::Index(_, a) => a.reads_lane_data(),
             Expr::Binary(_, a, b) => a.reads_lane_data() || b.reads_lane_data(),
             _ => false,
         }
     }
 
-    /// Evaluates the expression for wave `wave` (index) and lane `lane`.
+    /// Evaluates the expression for wave `wave` (index) and lane `lane`, as an integer (a
+    /// double result truncated: comparisons of floats are already 0 or 1).
     pub fn eval(&self, m: &Machine, wave: usize, lane: Option<u8>) -> Result<i64, ExprError> {
+        self.eval_value(m, wave, lane).map(Value::as_int)
+    }
+
+    /// Evaluates the expression for wave `wave` (index) and lane `lane`.
+    pub fn eval_value(
+        &self,
+        m: &Machine,
+        wave: usize,
+        lane: Option<u8>,
+    ) -> Result<Value, ExprError> {
         let w = m.waves.get(wave).ok_or(ExprError {
             pos: 0,
             message: format!("no wave {wave}"),
@@ -499,23 +597,52 @@ impl Expr {
         let need_lane = || {
             lane.ok_or(ExprError { pos: NO_POS, message: "this expression needs a lane: select one with `lane N` or index the register, e.g. v3[5]".into() })
         };
-        Ok(match self {
-            Expr::Num(n) => *n,
-            Expr::VReg(r, None) => w.v[*r as usize][need_lane()? as usize] as i64,
-            Expr::VReg(r, Some(i)) => {
-                let l = i.eval(m, wave, lane)?;
-                if !(0..32).contains(&l) {
-                    return err(NO_POS, format!("lane {l} out of range (0-31)"));
-                }
-                w.v[*r as usize][l as usize] as i64
+        let int = |e: &Expr| e.eval_value(m, wave, lane).map(Value::as_int);
+        let lane_index = |i: &Expr| -> Result<u8, ExprError> {
+            let l = int(i)?;
+            if !(0..32).contains(&l) {
+                return err(NO_POS, format!("lane {l} out of range (0-31)"));
             }
+            Ok(l as u8)
+        };
+        let variable = |name: &str, l: Option<u8>| -> Option<Result<Value, ExprError>> {
+            let v = live_var(m, wave, name)?;
+            let l = match (per_lane(&v.location), l) {
+                (true, None) => return Some(need_lane().map(|_| Value::Int(0))),
+                (_, l) => l.unwrap_or(0),
+            };
+            Some(
+                var_bits(m, v, wave, l)
+                    .map(|bits| typed_value(bits, v.ty))
+                    .map_err(|message| ExprError {
+                        pos: NO_POS,
+                        message: format!("`{name}`: {message}"),
+                    }),
+            )
+        };
+        let unknown = |name: &str| {
+            // Variables are named only in kernels that declare some.
+            let names = if m.program().source_info.vars.is_empty() {
+                "buffers and labels"
+            } else {
+                "variables, buffers and labels"
+            };
+            not_live_message(m, wave, name).unwrap_or_else(|| format!(
+                "no symbol `{name}` (names are {names}; registers are v0-v127, u0-u63, exec, pc, lane, wave)"
+            ))
+        };
+        Ok(Value::Int(match self {
+            Expr::Num(n) => *n,
+            Expr::Float(bits) => return Ok(Value::Float(f64::from_bits(*bits))),
+            Expr::VReg(r, None) => w.v[*r as usize][need_lane()? as usize] as i64,
+            Expr::VReg(r, Some(i)) => w.v[*r as usize][lane_index(i)? as usize] as i64,
             Expr::UReg(r) => w.u[*r as usize] as i64,
             Expr::Exec => w.exec as i64,
             Expr::Pc => w.pc as i64,
             Expr::Lane => need_lane()? as i64,
             Expr::Wave => w.id as i64,
             Expr::Mem(space, a) => {
-                let addr = a.eval(m, wave, lane)? as u64;
+                let addr = int(a)? as u64;
                 let mut b = [0u8; 4];
                 let l = if *space == Space::Scratch {
                     need_lane()?
@@ -529,63 +656,101 @@ impl Expr {
                     })?;
                 u32::from_le_bytes(b) as i64
             }
-            Expr::Label(name) => match symbol(m, name) {
-                Some(Symbol::Buffer { base, .. }) => base as i64,
-                Some(Symbol::Label(a)) => a as i64,
-                None => {
-                    return err(
-                        0,
-                        format!(
-                        "no symbol `{name}` (names are buffers and labels; registers are v0-v127, u0-u63, exec, pc, lane, wave)"
-                    ),
-                    )
+            Expr::Label(name) => {
+                if let Some(v) = variable(name, lane) {
+                    return v;
                 }
-            },
-            Expr::Unary(op, a) => {
-                let v = a.eval(m, wave, lane)?;
-                match op {
-                    UnOp::Neg => v.wrapping_neg(),
-                    UnOp::Not => (v == 0) as i64,
-                    UnOp::BitNot => !v,
+                match symbol(m, name) {
+                    Some(Symbol::Buffer { base, .. }) => base as i64,
+                    Some(Symbol::Label(a)) => a as i64,
+                    None => return err(0, unknown(name)),
                 }
             }
+            Expr::Index(name, i) => {
+                let l = lane_index(i)?;
+                return match variable(name, Some(l)) {
+                    Some(v) => v,
+                    None if symbol(m, name).is_some() => {
+                        err(NO_POS, format!("`{name}` is not a per-lane variable"))
+                    }
+                    None => err(0, unknown(name)),
+                };
+            }
+            Expr::Unary(op, a) => match (op, a.eval_value(m, wave, lane)?) {
+                (UnOp::Neg, Value::Float(f)) => return Ok(Value::Float(-f)),
+                (UnOp::Not, v) => !v.truth() as i64,
+                (UnOp::BitNot, Value::Float(_)) => return err(NO_POS, "`~` needs an integer"),
+                (UnOp::Neg, v) => v.as_int().wrapping_neg(),
+                (UnOp::BitNot, v) => !v.as_int(),
+            },
             Expr::Call(f, a) => {
-                let v = a.eval(m, wave, lane)?;
+                let v = int(a)?;
                 match f {
                     Func::S32 => v as i32 as i64,
                     Func::U32 => v as u32 as i64,
                 }
             }
             Expr::Binary(op, a, b) => {
-                let x = a.eval(m, wave, lane)?;
+                let x = a.eval_value(m, wave, lane)?;
                 // Short-circuit like C.
                 match op {
-                    BinOp::And if x == 0 => return Ok(0),
-                    BinOp::Or if x != 0 => return Ok(1),
+                    BinOp::And if !x.truth() => return Ok(Value::Int(0)),
+                    BinOp::Or if x.truth() => return Ok(Value::Int(1)),
                     _ => {}
                 }
-                let y = b.eval(m, wave, lane)?;
-                match op {
-                    BinOp::Mul => x.wrapping_mul(y),
-                    BinOp::Div | BinOp::Rem if y == 0 => return err(NO_POS, "division by zero"),
-                    BinOp::Div => x.wrapping_div(y),
-                    BinOp::Rem => x.wrapping_rem(y),
-                    BinOp::Add => x.wrapping_add(y),
-                    BinOp::Sub => x.wrapping_sub(y),
-                    BinOp::Shl => x.wrapping_shl(y as u32),
-                    BinOp::Shr => x.wrapping_shr(y as u32),
-                    BinOp::Lt => (x < y) as i64,
-                    BinOp::Le => (x <= y) as i64,
-                    BinOp::Gt => (x > y) as i64,
-                    BinOp::Ge => (x >= y) as i64,
-                    BinOp::Eq => (x == y) as i64,
-                    BinOp::Ne => (x != y) as i64,
-                    BinOp::BitAnd => x & y,
-                    BinOp::BitXor => x ^ y,
-                    BinOp::BitOr => x | y,
-                    BinOp::And | BinOp::Or => (y != 0) as i64,
+                let y = b.eval_value(m, wave, lane)?;
+                match (x, y) {
+                    (Value::Int(x), Value::Int(y)) => int_op(*op, x, y)?,
+                    _ => return float_op(*op, x, y),
                 }
             }
-        })
+        }))
     }
+}
+
+/// A binary operator on two integers, C semantics on 64-bit signed values.
+fn int_op(op: BinOp, x: i64, y: i64) -> Result<i64, ExprError> {
+    Ok(match op {
+        BinOp::Mul => x.wrapping_mul(y),
+        BinOp::Div | BinOp::Rem if y == 0 => return err(NO_POS, "division by zero"),
+        BinOp::Div => x.wrapping_div(y),
+        BinOp::Rem => x.wrapping_rem(y),
+        BinOp::Add => x.wrapping_add(y),
+        BinOp::Sub => x.wrapping_sub(y),
+        BinOp::Shl => x.wrapping_shl(y as u32),
+        BinOp::Shr => x.wrapping_shr(y as u32),
+        BinOp::Lt => (x < y) as i64,
+        BinOp::Le => (x <= y) as i64,
+        BinOp::Gt => (x > y) as i64,
+        BinOp::Ge => (x >= y) as i64,
+        BinOp::Eq => (x == y) as i64,
+        BinOp::Ne => (x != y) as i64,
+        BinOp::BitAnd => x & y,
+        BinOp::BitXor => x ^ y,
+        BinOp::BitOr => x | y,
+        BinOp::And | BinOp::Or => (y != 0) as i64,
+    })
+}
+
+/// A binary operator where an operand is a double: the other converts to a double, as in
+/// C; bit operators refuse.
+fn float_op(op: BinOp, x: Value, y: Value) -> Result<Value, ExprError> {
+    let (a, b) = (x.as_float(), y.as_float());
+    Ok(match op {
+        BinOp::Mul => Value::Float(a * b),
+        BinOp::Div => Value::Float(a / b),
+        BinOp::Rem => Value::Float(a % b),
+        BinOp::Add => Value::Float(a + b),
+        BinOp::Sub => Value::Float(a - b),
+        BinOp::Lt => Value::Int((a < b) as i64),
+        BinOp::Le => Value::Int((a <= b) as i64),
+        BinOp::Gt => Value::Int((a > b) as i64),
+        BinOp::Ge => Value::Int((a >= b) as i64),
+        BinOp::Eq => Value::Int((a == b) as i64),
+        BinOp::Ne => Value::Int((a != b) as i64),
+        BinOp::And | BinOp::Or => Value::Int(y.truth() as i64),
+        BinOp::Shl | BinOp::Shr | BinOp::BitAnd | BinOp::BitXor | BinOp::BitOr => {
+            return err(NO_POS, "bit operators need integers, not floats")
+        }
+    })
 }

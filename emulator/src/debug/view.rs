@@ -844,6 +844,16 @@ pub fn lane_values(text: &str, values: &[i64], exec: u32, fmt: char, width: usiz
     s
 }
 
+/// 32 lane values already formatted, under `head`, inactive lanes in parentheses (as
+/// [`lane_values`] lays them out): `print` of a per-lane source variable or of a float.
+pub fn lane_texts(head: &str, values: &[String], exec: u32, width: usize) -> String {
+    let mut s = super::width::wrap_lines(head, width) + "\n";
+    s.push_str(&lane_rows(values, width, false, |l| {
+        (exec >> l & 1 == 1, false)
+    }));
+    s
+}
+
 /// `x`: `bytes` read from `addr` in `space`, in units of `size` bytes shown in format
 /// `fmt`, 16 bytes a row, each row headed by its address.
 pub fn memory_rows(space: Space, addr: u64, bytes: &[u8], fmt: char, size: usize) -> String {

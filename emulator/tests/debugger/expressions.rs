@@ -319,3 +319,19 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn float_literals_and_names_starting_like_registers() {
+    use wavedbg_emulator::debug::expr::{parse, Expr};
+    assert_eq!(parse("1.5"), Ok(Expr::Float(1.5f64.to_bits())));
+    assert!(parse("0x1.5").is_err());
+    assert!(parse("1.5.2").is_err());
+    // Only `v`/`u` and digits are register names: `val` and `up` are names.
+    assert_eq!(parse("val"), Ok(Expr::Label("val".into())));
+    assert_eq!(parse("up"), Ok(Expr::Label("up".into())));
+    assert!(parse("v128").is_err());
+    let mut e = one_wave_loop();
+    assert_eq!(run(&mut e, "print 3 / 2.0"), "3 / 2.0 = 1.5\n");
+    assert_eq!(run(&mut e, "print 7 > 6.5"), "7 > 6.5 = 1\n");
+    assert_eq!(run(&mut e, "print/x 2.75"), "2.75 = 0x0000000000000002\n");
+}

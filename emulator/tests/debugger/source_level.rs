@@ -5,6 +5,7 @@
 //! (`reverse-step`, `reverse-next`).
 
 use super::fixtures::*;
+use wavedbg_emulator::debug::Output;
 
 fn saxpy() -> Engine {
     let mut e = Engine::new(&script("saxpy_src.s"), LaunchOptions::default()).expect("launch");
@@ -266,4 +267,193 @@ fn info_locals_shows_the_live_variables_in_their_types() {
          p = 4294967297  (u64 in u[2:3])\ns = 0  (u32 in scratch:0x0, lane 0)\n"
     );
     assert_eq!(run(&mut one_wave_loop(), "info locals"), "No locals.\n");
+}
+
+#[test]
+fn print_shows_a_variable_in_its_type() {
+    let mut e = saxpy();
+    assert_eq!(run(&mut e, "print a"), "a = 2\n");
+    assert_eq!(run(&mut e, "print n"), "n = 100\n");
+    assert_eq!(run(&mut e, "p/x a"), "a = 0x40000000\n");
+    assert_eq!(run(&mut e, "p/x n"), "n = 0x00000064\n");
+    // A uniform variable is the same in every lane.
+    assert_eq!(run(&mut e, "print a[3]"), "a[3] = 2\n");
+    run(&mut e, "tbreak saxpy.cl:11");
+    run(&mut e, "continue");
+    let o = out(&mut e, "print xi");
+    assert!(
+        o.text.starts_with(
+            "xi (f32 in v4, wave 0, EXEC 0xffffffff):\n  [ 0]            0             1"
+        ),
+        "{}",
+        o.text
+    );
+    match o.value {
+        Output::Lanes { values, exec } => {
+            assert_eq!(exec, u32::MAX);
+            assert_eq!(values[7], 7f32.to_bits() as i64);
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(run(&mut e, "print xi[7]"), "xi[7] = 7\n");
+    assert_eq!(run(&mut e, "p/x xi[2]"), "xi[2] = 0x40000000\n");
+    assert_eq!(run(&mut e, "print i[31]"), "i[31] = 31\n");
+    run(&mut e, "lane 5");
+    // In expressions: C's conversions, a float wherever a float variable takes part.
+    assert_eq!(
+        run(&mut e, "print xi[5] * a + 0.5"),
+        "xi[5] * a + 0.5 = 10.5\n"
+    );
+    assert_eq!(run(&mut e, "print xi[5] > 4.5"), "xi[5] > 4.5 = 1\n");
+    assert_eq!(run(&mut e, "print n / 8"), "n / 8 = 12\n");
+    let sum = run(&mut e, "print a * xi + yi");
+    assert!(
+        sum.starts_with("a * xi + yi (by lane; inactive lanes in parentheses):\n  [ 0]            1             3             5"),
+        "{sum}"
+    );
+    let f = run(&mut e, "print yi + 0.25");
+    assert!(f.contains("         1.25          1.25"), "{f}");
+    assert!(fail(&mut e, "print xi & 1")
+        .message()
+        .contains("bit operators need integers"));
+}
+
+#[test]
+fn print_marks_inactive_lanes_of_a_variable() {
+    let mut e = saxpy();
+    // The last wave holds i = 96..127; lanes of i >= n = 100 are off at line 11.
+    run(&mut e, "break saxpy.cl:11 if wave == 3");
+    run(&mut e, "continue");
+    let text = run(&mut e, "print i");
+    assert!(
+        text.starts_with("i (u32 in v0, wave 3, EXEC 0x0000000f):\n  [ 0]           96            97            98            99  (        100) (        101)"),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_name_not_live_says_where_it_lives() {
+    let mut e = saxpy();
+    let err = fail(&mut e, "print xi");
+    assert_eq!(
+        err.message(),
+        "variable `xi` is not live at pc 0x0000 (it is live at 0x0048-0x0064 (src/saxpy.cl:10-11))"
+    );
+    assert!(fail(&mut e, "print i + 1")
+        .message()
+        .contains("variable `i` is not live at pc 0x0000"));
+    assert!(fail(&mut e, "print i[3]")
+        .message()
+        .contains("variable `i` is not live"));
+    assert!(fail(&mut e, "print nosuch")
+        .message()
+        .starts_with("no symbol `nosuch` (names are variables, buffers and labels"));
+    assert!(fail(&mut e, "print a[32]")
+        .message()
+        .contains("lane 32 out of range"));
+    // `join` is a label, not a variable: it is still the label's address.
+    assert_eq!(run(&mut e, "print/x join"), "join = 0x00000064\n");
+}
+
+#[test]
+fn conditions_on_variables_are_evaluated_per_lane() {
+    let mut e = saxpy();
+    run(&mut e, "break saxpy.cl:10 if xi > 40.5");
+    let (text, stop) = stop(&mut e, "continue");
+    // Wave 1 holds i = 32..63: lanes 9-31 have x[i] = i > 40.5.
+    assert!(
+        text.starts_with("Breakpoint 1, wave 1 (workgroup 0), lanes 9-31"),
+        "{text}"
+    );
+    let _ = stop;
+    // Lanes 100..127 are inactive at line 11, so `i >= 100` never holds there.
+    let mut e = saxpy();
+    run(&mut e, "break saxpy.cl:11 if i >= n");
+    let text = run(&mut e, "continue");
+    assert!(!text.contains("Breakpoint 1,"), "{text}");
+    assert!(
+        fail(&mut e, "print xi").message().contains("not live"),
+        "the kernel ran to its end"
+    );
+}
+
+#[test]
+fn every_type_and_location_prints_and_a_variable_shadows_a_buffer() {
+    let src = "\
+.buffer b, 16
+.init b, u32, 7, 0xffffffff, 0, 0x40000000
+.scratch 8
+    .var g, global:b+4, i32
+    .var d, global:b+8, f64
+    .var p, u[2:3], u64
+    .var s, scratch:0
+    .var b, u2, i32
+    .var w, v[4:5], f64
+    umovi u2, 1
+    umovi u3, 1
+    vmov.u v5, u3
+    .endvar b
+    end
+";
+    let mut e = engine(src);
+    assert_eq!(run(&mut e, "print g"), "g = -1\n");
+    assert_eq!(run(&mut e, "print g + 0.5"), "g + 0.5 = -0.5\n");
+    assert_eq!(run(&mut e, "p/x g"), "g = 0xffffffff\n");
+    assert_eq!(run(&mut e, "print d"), "d = 2\n");
+    assert_eq!(run(&mut e, "print d * 2"), "d * 2 = 4\n");
+    run(&mut e, "stepi 2");
+    assert_eq!(run(&mut e, "print p"), "p = 4294967297\n");
+    assert_eq!(run(&mut e, "print p + 1"), "p + 1 = 4294967298\n");
+    // A live variable shadows the buffer of its name; a register name is never a variable.
+    assert_eq!(run(&mut e, "print b"), "b = 1\n");
+    assert_eq!(run(&mut e, "print b - 2"), "b - 2 = -1\n");
+    let s = run(&mut e, "print s");
+    assert!(
+        s.starts_with("s (u32 in scratch:0x0, wave 0, EXEC 0xffffffff):\n  [ 0]            0"),
+        "{s}"
+    );
+    run(&mut e, "stepi");
+    assert_eq!(run(&mut e, "p/x w[0]"), "w[0] = 0x0000000100000000\n");
+    assert_eq!(run(&mut e, "print w[0] > 0"), "w[0] > 0 = 1\n");
+    assert!(run(&mut e, "print w").starts_with("w (f64 in v[4:5], wave 0, EXEC 0xffffffff):\n"));
+    // After `.endvar b` the name is the buffer again.
+    assert!(run(&mut e, "print b").contains("<buffer b, 16 bytes>"));
+}
+
+#[test]
+fn watch_a_memory_variable_watches_its_bytes() {
+    let src = "\
+.buffer b, 16
+.arg u[0:1], b
+    .var g, global:b+4, i32
+    .var d, global:b+8, f64
+    .var r, u4
+    umovi u4, 4
+    vmov.u v2, u4
+    umovi u5, 9
+    vmov.u v1, u5
+    st.ubase.b32 v1, u[0:1], v2, 0
+    end
+";
+    let mut e = engine(src);
+    // b's base is 0x100000000: g is b+4, d is b+8 and eight bytes long.
+    assert_eq!(run(&mut e, "print/x b"), "b = 0x0000000100000000\n");
+    assert_eq!(
+        run(&mut e, "watch g"),
+        "Hardware watchpoint 1: global:0x100000004, 4 bytes\n"
+    );
+    assert_eq!(
+        run(&mut e, "watch d"),
+        "Hardware watchpoint 2: global:0x100000008, 8 bytes\n"
+    );
+    assert!(fail(&mut e, "watch r")
+        .message()
+        .contains("`r` lives in u4, not memory"));
+    let (text, s) = stop(&mut e, "continue");
+    assert!(matches!(s.reason, StopReason::Watchpoint(_)), "{text}");
+    assert!(
+        text.starts_with("Hardware watchpoint 1: global:0x100000004 (4 bytes)\n"),
+        "{text}"
+    );
+    assert_eq!(run(&mut e, "print g"), "g = 9\n");
 }

@@ -517,6 +517,17 @@ label, since only code is a location. `info buffers` lists the buffers (name, ad
 size, the `.arg` registers holding each) and `info labels` the labels (name, address,
 source line).
 
+In a kernel compiled from a higher-level language, a source variable of `.var` live at
+the selected wave's PC is a name too (docs/source-level.md): `print NAME` shows it in its
+declared type (every lane of a vector-register or scratch variable, inactive lanes in
+parentheses, as `print v3`), `print NAME[LANE]` one lane, `p/x NAME` its bits. In an
+expression it reads in its type: a `f32` or `f64` variable, or a literal like `1.5`,
+makes the arithmetic floating-point with C's conversions (`print a * xi + yi`,
+`break saxpy.cl:10 if xi > 1.5`, the condition tested in each lane). A live variable
+shadows a buffer or label of its name; register names and `exec`, `pc`, `lane`, `wave`
+are never variables. A variable that is not live says where it is. `watch NAME` of a
+variable in memory watches its bytes.
+
 ## Source and context
 
 When the kernel was opened from its `.s` file, every stop ends with the source line of the

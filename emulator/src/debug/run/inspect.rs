@@ -4,9 +4,19 @@
 
 use super::{CommandOutput, ExpectOutcome, Output};
 use crate::debug::command::{CommandError, DisplaySpec, ExpectOp, Info, LastWriteTarget, Location};
-use crate::debug::expr::{self, Expr, ParsedExpr};
-use crate::debug::{view, Engine, WriteTarget};
+use crate::debug::expr::{self, Expr, ParsedExpr, Value};
+use crate::debug::{locals, view, Engine, WriteTarget};
 use crate::memory::Space;
+use crate::program::VarDef;
+
+/// An expression's value as `print` shows it: a double as a float (or, with an integer
+/// format, truncated to an integer as C converts it), an integer in the format.
+fn value_text(v: Value, format: Option<char>) -> String {
+    match (v, format) {
+        (Value::Float(f), None | Some('f')) => view::format_value(f.to_bits(), 'f', 8),
+        (v, f) => view::format_value(v.as_int() as u64, f.unwrap_or('u'), 8),
+    }
+}
 
 impl Engine {
     /// The selected wave's one frame, gdb style: `#0  0x006c in next_word () at
@@ -319,20 +329,100 @@ impl Engine {
         }
         let w = self.selected_wave;
         let m = self.machine();
-        if e.reads_lane_data() {
+        match e {
+            Expr::Label(name) => {
+                if let Some(v) = locals::live_var(m, w, name) {
+                    return self.print_var(name, text, v, None, format);
+                }
+            }
+            Expr::Index(name, i) => {
+                if let Some(v) = locals::live_var(m, w, name) {
+                    let l = i.eval(m, w, Some(self.selected_lane)).map_err(refused)?;
+                    if !(0..32).contains(&l) {
+                        return Err(CommandError::refused(
+                            "print",
+                            format!("lane {l} out of range (0-31)"),
+                        ));
+                    }
+                    return self.print_var(name, text, v, Some(l as u8), format);
+                }
+            }
+            _ => {}
+        }
+        if e.reads_lane_data_at(m, w) {
             let exec = m.waves.get(w).map_or(0, |w| w.exec);
             let values = (0..32u8)
-                .map(|l| e.eval(m, w, Some(l)))
-                .collect::<Result<Vec<i64>, _>>()
+                .map(|l| e.eval_value(m, w, Some(l)))
+                .collect::<Result<Vec<Value>, _>>()
                 .map_err(refused)?;
-            let s = view::lane_values(text, &values, exec, fmt, self.width);
-            return Ok(CommandOutput::with(s, Output::Lanes { values, exec }));
+            let ints: Vec<i64> = values.iter().map(|v| v.as_int()).collect();
+            let s = if values.iter().all(|v| matches!(v, Value::Int(_))) {
+                view::lane_values(text, &ints, exec, fmt, self.width)
+            } else {
+                let texts: Vec<String> = values.iter().map(|v| value_text(*v, format)).collect();
+                let head = format!("{text} (by lane; inactive lanes in parentheses):");
+                view::lane_texts(&head, &texts, exec, self.width)
+            };
+            return Ok(CommandOutput::with(s, Output::Lanes { values: ints, exec }));
         }
-        let v = e.eval(m, w, Some(self.selected_lane)).map_err(refused)?;
-        let shown = view::scalar_text(m, e, v, format);
+        let v = e
+            .eval_value(m, w, Some(self.selected_lane))
+            .map_err(refused)?;
+        let shown = match v {
+            Value::Int(i) => view::scalar_text(m, e, i, format),
+            Value::Float(_) => value_text(v, format),
+        };
         Ok(CommandOutput::with(
             format!("{text} = {shown}\n"),
-            Output::Value(v),
+            Output::Value(v.as_int()),
+        ))
+    }
+
+    /// `print NAME` of a live source variable in its type: every lane of a per-lane one
+    /// (as `print v3`, inactive lanes in parentheses) unless `lane` picks one, else its
+    /// value. The output carries the raw bits.
+    fn print_var(
+        &self,
+        name: &str,
+        text: &str,
+        v: &VarDef,
+        lane: Option<u8>,
+        format: Option<char>,
+    ) -> Result<CommandOutput, CommandError> {
+        let (m, w) = (self.machine(), self.selected_wave);
+        let bits = |l: u8| {
+            locals::var_bits(m, v, w, l)
+                .map_err(|e| CommandError::refused("print", format!("`{name}`: {e}")))
+        };
+        let Some(wave) = m.waves.get(w) else {
+            return Err(CommandError::refused("print", "no wave selected"));
+        };
+        if locals::per_lane(&v.location) && lane.is_none() {
+            let raw = (0..32u8).map(bits).collect::<Result<Vec<u64>, _>>()?;
+            let texts: Vec<String> = raw
+                .iter()
+                .map(|b| locals::formatted(*b, v.ty, format))
+                .collect();
+            let head = format!(
+                "{name} ({} in {}, wave {}, EXEC {:#010x}):",
+                v.ty.name(),
+                v.location,
+                wave.id,
+                wave.exec
+            );
+            let values = raw.iter().map(|b| *b as i64).collect();
+            return Ok(CommandOutput::with(
+                view::lane_texts(&head, &texts, wave.exec, self.width),
+                Output::Lanes {
+                    values,
+                    exec: wave.exec,
+                },
+            ));
+        }
+        let b = bits(lane.unwrap_or(self.selected_lane))?;
+        Ok(CommandOutput::with(
+            format!("{text} = {}\n", locals::formatted(b, v.ty, format)),
+            Output::Value(b as i64),
         ))
     }
 

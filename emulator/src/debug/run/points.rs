@@ -6,8 +6,9 @@ use std::fmt::Write;
 use super::{CommandOutput, Output};
 use crate::debug::breakpoint::{Filters, Scope, WatchKind};
 use crate::debug::command::{CommandError, Location, WatchWhere};
-use crate::debug::expr::ParsedExpr;
-use crate::debug::{view, Engine};
+use crate::debug::expr::{Expr, ParsedExpr};
+use crate::debug::{locals, view, Engine};
+use crate::program::VarLocation;
 
 impl Engine {
     pub(super) fn break_command(
@@ -128,12 +129,17 @@ impl Engine {
         condition: &Option<ParsedExpr>,
     ) -> Result<CommandOutput, CommandError> {
         let name = kind.command();
-        let a = self.eval(name, addr, None)? as u64;
         let wave = self
             .machine()
             .waves
             .get(self.selected_wave)
             .ok_or_else(|| CommandError::refused(name, "no wave selected"))?;
+        if let Some((scope, a, var_len)) = self.watched_variable(name, place, addr)? {
+            // The variable's bytes, unless a length other than the default is given.
+            let len = if len == 4 { var_len } else { len };
+            return self.add_watch(kind, scope, a, len, condition);
+        }
+        let a = self.eval(name, addr, None)? as u64;
         let scope = match place {
             WatchWhere::Global => Scope::Global,
             WatchWhere::Shared(None) => Scope::Shared(Some(wave.workgroup)),
@@ -143,6 +149,62 @@ impl Engine {
                 lane: l.unwrap_or(self.selected_lane),
             },
         };
+        self.add_watch(kind, scope, a, len, condition)
+    }
+
+    /// `watch NAME` of a source variable live at the selected wave's PC: the scope,
+    /// address and size of its memory (a shared one in the wave's workgroup, a scratch one
+    /// in the selected lane); `None` when the expression is not a bare variable name.
+    /// A variable in registers is refused: watchpoints watch memory.
+    fn watched_variable(
+        &self,
+        name: &'static str,
+        place: WatchWhere,
+        addr: &ParsedExpr,
+    ) -> Result<Option<(Scope, u64, u64)>, CommandError> {
+        let (Expr::Label(var), WatchWhere::Global) = (&addr.expr, place) else {
+            return Ok(None);
+        };
+        let m = self.machine();
+        let w = self.selected_wave;
+        let (Some(v), Some(wave)) = (locals::live_var(m, w, var), m.waves.get(w)) else {
+            return Ok(None);
+        };
+        let (scope, a) = match &v.location {
+            VarLocation::Global { buffer, offset } => {
+                let base = m
+                    .buffer_base(buffer)
+                    .ok_or_else(|| CommandError::refused(name, format!("no buffer `{buffer}`")))?;
+                (Scope::Global, base.wrapping_add(*offset))
+            }
+            VarLocation::Shared(a) => (Scope::Shared(Some(wave.workgroup)), *a),
+            VarLocation::Scratch(a) => (
+                Scope::Scratch {
+                    wave: wave.id,
+                    lane: self.selected_lane,
+                },
+                *a,
+            ),
+            other => {
+                return Err(CommandError::refused(
+                    name,
+                    format!("`{var}` lives in {other}, not memory: watchpoints watch memory"),
+                ))
+            }
+        };
+        Ok(Some((scope, a, v.ty.bytes())))
+    }
+
+    /// Adds a watchpoint and says so, as gdb does.
+    fn add_watch(
+        &mut self,
+        kind: WatchKind,
+        scope: Scope,
+        a: u64,
+        len: u64,
+        condition: &Option<ParsedExpr>,
+    ) -> Result<CommandOutput, CommandError> {
+        let name = kind.command();
         let id = self
             .add_watchpoint(kind, scope, a, len, condition.clone())
             .map_err(|e| CommandError::engine(name, e))?;
