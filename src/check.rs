@@ -70,29 +70,38 @@ fn seeded_runs(
         return Ok(());
     }
     let ahead = 2 * threads as u64;
-    // The next seed index to take, and the next to hand over; `handed` wakes the threads
-    // waiting to run ahead. `u64::MAX` as handed: stop (an error ended the merge).
-    let state = std::sync::Mutex::new((1u64, 1u64));
-    let handed = std::sync::Condvar::new();
+    // The seeds taken and merged so far; a thread waits on `merged` while it would run
+    // too far ahead, and stops when `stopped` (an error ended the merge).
+    struct Progress {
+        taken: u64,
+        merged: u64,
+        stopped: bool,
+    }
+    let progress = std::sync::Mutex::new(Progress {
+        taken: 0,
+        merged: 0,
+        stopped: false,
+    });
+    let merged = std::sync::Condvar::new();
     std::thread::scope(|scope| {
         let (tx, rx) = std::sync::mpsc::channel::<(u64, Result<Run>)>();
         for _ in 0..threads {
             let tx = tx.clone();
-            let (state, handed, seeded) = (&state, &handed, &seeded);
+            let (progress, merged, seeded) = (&progress, &merged, &seeded);
             scope.spawn(move || loop {
                 let k = {
-                    let Ok(mut st) = state.lock() else { return };
-                    while st.1 != u64::MAX && st.0 <= n && st.0 >= st.1 + ahead {
-                        st = match handed.wait(st) {
-                            Ok(st) => st,
+                    let Ok(mut p) = progress.lock() else { return };
+                    while !p.stopped && p.taken < n && p.taken >= p.merged + ahead {
+                        p = match merged.wait(p) {
+                            Ok(p) => p,
                             Err(_) => return,
                         };
                     }
-                    if st.1 == u64::MAX || st.0 > n {
+                    if p.stopped || p.taken == n {
                         return;
                     }
-                    st.0 += 1;
-                    st.0 - 1
+                    p.taken += 1;
+                    p.taken
                 };
                 if tx.send((k, seeded(k))).is_err() {
                     return;
@@ -101,26 +110,30 @@ fn seeded_runs(
         }
         drop(tx);
         let mut pending = std::collections::BTreeMap::new();
-        let mut want = 1;
-        let mut outcome = Ok(());
+        let mut next = 1;
         for (k, run) in rx {
             pending.insert(k, run);
-            while let Some(run) = pending.remove(&want) {
-                want += 1;
+            let mut failed = None;
+            while let Some(run) = pending.remove(&next) {
+                next += 1;
                 match run {
                     Ok(run) => each(run),
-                    Err(e) => outcome = outcome.and(Err(e)),
+                    Err(e) => {
+                        failed = Some(e);
+                        break;
+                    }
                 }
             }
-            if let Ok(mut st) = state.lock() {
-                st.1 = if outcome.is_err() { u64::MAX } else { want };
+            if let Ok(mut p) = progress.lock() {
+                p.merged = next - 1;
+                p.stopped = failed.is_some();
             }
-            handed.notify_all();
-            if outcome.is_err() {
-                break;
+            merged.notify_all();
+            if let Some(e) = failed {
+                return Err(e);
             }
         }
-        outcome
+        Ok(())
     })
 }
 
@@ -414,14 +427,7 @@ fn site_json(m: &Machine, s: &Site) -> Value {
 /// A race's missing fence: which half is missing, and the release side's atomic (of the
 /// earlier wave) and acquire side's atomic (of the later wave) it names, `null` when none.
 fn fence_json(m: &Machine, f: &Finding, fence: MissingFence) -> Value {
-    let (missing, release, acquire) = match fence {
-        MissingFence::Synchronisation => ("synchronisation", None, None),
-        MissingFence::Release { atomic } => ("release", Some(atomic), None),
-        MissingFence::Acquire { atomic } => ("acquire", None, Some(atomic)),
-        MissingFence::ReleaseAndAcquire { release, acquire } => {
-            ("release-and-acquire", Some(release), Some(acquire))
-        }
-    };
+    let (release, acquire) = fence.atomics();
     let atomic = |side: Option<&Site>, pc: Option<u64>| match (side, pc) {
         (Some(s), Some(pc)) => json!({
             "wave": s.wave,
@@ -433,7 +439,7 @@ fn fence_json(m: &Machine, f: &Finding, fence: MissingFence) -> Value {
         _ => Value::Null,
     };
     json!({
-        "missing": missing,
+        "missing": fence.name(),
         "release": atomic(f.other.as_ref(), release),
         "acquire": atomic(Some(&f.at), acquire),
     })

@@ -162,6 +162,30 @@ pub enum MissingFence {
     },
 }
 
+impl MissingFence {
+    /// Its name in `check --json` (`missing`): `synchronisation`, `release`, `acquire` or
+    /// `release-and-acquire`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            MissingFence::Synchronisation => "synchronisation",
+            MissingFence::Release { .. } => "release",
+            MissingFence::Acquire { .. } => "acquire",
+            MissingFence::ReleaseAndAcquire { .. } => "release-and-acquire",
+        }
+    }
+
+    /// The PCs of the atomics it names: the earlier wave's (release side) and the later
+    /// wave's (acquire side).
+    pub const fn atomics(self) -> (Option<u64>, Option<u64>) {
+        match self {
+            MissingFence::Synchronisation => (None, None),
+            MissingFence::Release { atomic } => (Some(atomic), None),
+            MissingFence::Acquire { atomic } => (None, Some(atomic)),
+            MissingFence::ReleaseAndAcquire { release, acquire } => (Some(release), Some(acquire)),
+        }
+    }
+}
+
 /// One instruction of one wave in a finding.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Site {

@@ -42,14 +42,7 @@ impl Finding {
             s.push('\n');
             s.push_str(&site_line(m, role, o, source));
             // The atomics of a release/acquire with a missing half.
-            let (release, acquire) = match self.fence {
-                Some(MissingFence::Release { atomic }) => (Some(atomic), None),
-                Some(MissingFence::Acquire { atomic }) => (None, Some(atomic)),
-                Some(MissingFence::ReleaseAndAcquire { release, acquire }) => {
-                    (Some(release), Some(acquire))
-                }
-                _ => (None, None),
-            };
+            let (release, acquire) = self.fence.map_or((None, None), MissingFence::atomics);
             for (role, side, pc) in [("release", o, release), ("acquire", &self.at, acquire)] {
                 if let Some(pc) = pc {
                     let atomic = Site {
