@@ -204,17 +204,14 @@ impl Engine {
         if !self.has_line_table() {
             return self.step(n);
         }
-        let mut last = None;
-        for _ in 0..n.max(1) {
-            let from = self.selected_line();
-            let e = self.run_to_line(from, None);
-            let go_on = e.reason == StopReason::Step;
-            last = Some(e);
-            if !go_on {
+        let mut stop = self.run_to_line(self.selected_line(), None);
+        for _ in 1..n {
+            if stop.reason != StopReason::Step {
                 break;
             }
+            stop = self.run_to_line(self.selected_line(), None);
         }
-        last.unwrap_or_else(|| self.step(n))
+        stop
     }
 
     /// gdb's `until` without an argument: as `next`, but never stops at a line before the
@@ -240,23 +237,21 @@ impl Engine {
         if !self.has_line_table() {
             return self.reverse_step(n);
         }
-        let mut last: Option<StopEvent> = None;
-        for _ in 0..n.max(1) {
-            let from = self.selected_line();
-            loop {
-                let e = self.reverse_step(1);
-                let go_on = e.reason == StopReason::Step;
-                let pc = e.pc;
-                last = Some(e);
-                if !go_on {
-                    return last.unwrap_or_else(|| self.reverse_step(1));
+        let mut lines = n.max(1);
+        let mut from = self.selected_line();
+        loop {
+            let stop = self.reverse_step(1);
+            if stop.reason != StopReason::Step {
+                return stop;
+            }
+            if stop.pc.is_some_and(|pc| self.starts_line(pc, from)) {
+                lines -= 1;
+                if lines == 0 {
+                    return stop;
                 }
-                if pc.is_some_and(|pc| self.starts_line(pc, from)) {
-                    break;
-                }
+                from = self.selected_line();
             }
         }
-        last.unwrap_or_else(|| self.reverse_step(n))
     }
 
     /// Whether `pc` is the first statement of the stretch of its line, on a line other
