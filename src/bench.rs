@@ -65,6 +65,9 @@ fn row(m: &Measurement) -> String {
     if let Some(r) = m.vs_bare {
         notes.push(format!("{r:.2}x bare"));
     }
+    if let Some(r) = m.vs_one_thread {
+        notes.push(format!("{r:.2}x one thread"));
+    }
     if let Some(r) = m.vs_two_waves {
         notes.push(format!("{r:.2}x the cost at 2 waves"));
     }

@@ -8,7 +8,7 @@ use color_eyre::eyre::{bail, eyre, Result, WrapErr};
 use serde::Serialize;
 use wavedbg_emulator::debug::expr::parse_number;
 use wavedbg_emulator::debug::view::{count, deadlock_text};
-use wavedbg_emulator::machine::{Event, LaunchOptions, Machine, Stats};
+use wavedbg_emulator::machine::{run_on_threads, Event, LaunchOptions, Machine, OneThread, Stats};
 use wavedbg_emulator::memory::hexdump;
 
 use crate::output::emit;
@@ -29,6 +29,11 @@ pub struct RunArgs {
     /// Print the result as JSON.
     #[arg(long)]
     json: bool,
+    /// Run independent workgroups on up to N threads: the result is the one-thread
+    /// run's; workgroups that share written bytes of global memory, or a launch that does
+    /// not simply finish, run again on one thread (said on stderr).
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=256))]
+    threads: u32,
 }
 
 #[derive(Serialize)]
@@ -135,6 +140,24 @@ fn dump(m: &Machine, spec: &str) -> Result<Dump> {
     })
 }
 
+/// Why a run asked for on several threads ran on one, as stderr says it.
+fn one_thread(why: &OneThread) -> String {
+    match why {
+        OneThread::Asked => "the grid has one workgroup".into(),
+        OneThread::Shared {
+            addr,
+            writer,
+            other,
+        } => format!(
+            "workgroup {writer} writes global byte {addr:#x}, which workgroup {other} also touches"
+        ),
+        OneThread::Stopped => {
+            "the launch does not simply finish (a fault, a deadlock or a brk)".into()
+        }
+        OneThread::Budget => "the launch exceeds its instruction budget".into(),
+    }
+}
+
 /// Runs the kernel; returns the exit code (0 finished, 1 fault or deadlock).
 pub fn run(args: RunArgs) -> Result<i32> {
     let program = load_program_with(&args.kernel, &args.launch.assemble_options())?;
@@ -148,10 +171,27 @@ fn run_program(program: &wavedbg_emulator::program::Program, args: RunArgs) -> R
     if args.launch.max_instructions.is_none() {
         options.max_instructions = LaunchOptions::default().max_instructions;
     }
-    let mut m =
-        Machine::new(program, options).wrap_err_with(|| args.kernel.display().to_string())?;
-    let start = Instant::now();
-    let event = m.run(None);
+    // (Elapsed time counts the parts' machines made on their threads; the one-thread run's
+    // starts after its machine is made, as before.)
+    let mut start = Instant::now();
+    let (m, event) = if args.threads > 1 {
+        let run = run_on_threads(program, options, args.threads as usize)
+            .wrap_err_with(|| args.kernel.display().to_string())?;
+        if let Some(why) = &run.one_thread {
+            eprintln!(
+                "{}: ran on one thread: {}",
+                args.kernel.display(),
+                one_thread(why)
+            );
+        }
+        (run.machine, run.event)
+    } else {
+        let mut m =
+            Machine::new(program, options).wrap_err_with(|| args.kernel.display().to_string())?;
+        start = Instant::now();
+        let event = m.run(None);
+        (m, event)
+    };
     let elapsed = start.elapsed();
     let (status, error, fault) = match event {
         Some(Event::Finished) | None => ("finished", None, None),

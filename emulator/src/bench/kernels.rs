@@ -77,6 +77,25 @@ impl Kernel {
         head + &body.replace("ITERS", &iters.to_string())
     }
 
+    /// [`Kernel::IntAlu`] as a grid of `groups` independent workgroups of `per_group`
+    /// waves (a power of two), each wave computing what wave `wg * per_group + wave` of
+    /// the one-workgroup kernel computes (the same `out` buffer, [`Kernel::native`] at
+    /// `groups * per_group` waves).
+    pub fn int_alu_grid(groups: u32, per_group: u32, iters: u32) -> String {
+        let waves = groups * per_group;
+        let head = format!(
+            ".kernel int_alu_grid\n.workgroup {lanes}\n.grid {groups}\n.buffer out, {out}\n.arg u[0:1], out\n",
+            lanes = per_group * LANES as u32,
+            out = Kernel::IntAlu.out_words(waves) * 4,
+        );
+        let global_wave = format!(
+            "uwaveid u2\n    uwgid u5\n    ushli u5, u5, {}\n    uadd u2, u2, u5",
+            per_group.trailing_zeros()
+        );
+        let body = format!("{INT_ALU}{STORE_RESULT}").replacen("uwaveid u2", &global_wave, 1);
+        head + &body.replace("ITERS", &iters.to_string())
+    }
+
     /// 32-bit words in the `out` buffer at `waves` waves: one per lane (32 per wave), 16 Ki
     /// per wave for `Stream`, a fixed 16 Ki for `Mixed`.
     pub fn out_words(self, waves: u32) -> usize {

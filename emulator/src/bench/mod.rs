@@ -19,7 +19,7 @@ pub use kernels::Kernel;
 use crate::asm::assemble;
 use crate::debug::breakpoint::{Filters, Scope, WatchKind};
 use crate::debug::{Engine, StopReason};
-use crate::machine::{Event, LaunchError, LaunchOptions, Machine};
+use crate::machine::{run_on_threads, Event, LaunchError, LaunchOptions, Machine};
 use crate::memory::Space;
 use crate::program::Program;
 
@@ -68,6 +68,9 @@ pub struct Measurement {
     /// recording's cost; `time-travel-record`: of CPU time where it is known).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub vs_bare: Option<f64>,
+    /// `threads-N`: throughput over the same launch run on one thread.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub vs_one_thread: Option<f64>,
     /// `engine-stepi` at many waves: cost of one `stepi` over its cost at 2 waves.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub vs_two_waves: Option<f64>,
@@ -185,6 +188,7 @@ pub fn run(
     for m in checked_cases(options)? {
         push(m, &mut out);
     }
+    push(threads_case(options, 2)?, &mut out);
     let small = stepi_case(options, 2)?;
     let mut large = stepi_case(options, 256)?;
     large.vs_two_waves = Some(large.seconds / small.seconds);
@@ -297,6 +301,7 @@ fn measurement(kernel: String, waves: u32, instrs: u64, lanes: Lanes, t: Duratio
         native_vector_lane_ops_per_s: None,
         vs_native: None,
         vs_bare: None,
+        vs_one_thread: None,
         vs_two_waves: None,
         snapshot_bytes: None,
         cpu_seconds: None,
@@ -467,6 +472,78 @@ fn checked_cases(options: BenchOptions) -> Result<Vec<Measurement>, BenchError> 
         out.push(r);
     }
     Ok(out)
+}
+
+/// `threads-N`: the integer ALU kernel as a grid of 16 independent workgroups of 2 waves,
+/// run to its end by [`run_on_threads`] on `threads` threads (the machine made inside, as
+/// `wavedbg run --threads` does) against a one-thread run of the same launch (its machine
+/// made in the timing too); `vs_one_thread` is the speed-up.
+fn threads_case(options: BenchOptions, threads: usize) -> Result<Measurement, BenchError> {
+    let name = "int-alu-grid";
+    let (groups, per_group) = (16, 2);
+    let iters = options.iterations(Kernel::IntAlu) / 4;
+    let p = assemble(
+        &Kernel::int_alu_grid(groups, per_group, iters),
+        "bench.s",
+        None,
+    )
+    .map_err(|e| BenchError::Assemble {
+        kernel: name,
+        message: e.to_string(),
+    })?;
+    let launch = |source| BenchError::Launch {
+        kernel: name,
+        source,
+    };
+    let finished = |event: Option<Event>| {
+        if event == Some(Event::Finished) {
+            Ok(())
+        } else {
+            Err(BenchError::Stopped {
+                kernel: name,
+                waves: groups * per_group,
+                event: format!("{event:?}"),
+            })
+        }
+    };
+    let ((one_t, _), (t, m)) = fastest_pair(
+        options.budget() * 2,
+        || {
+            let start = Instant::now();
+            let mut m = Machine::new(&p, launch_options()).map_err(launch)?;
+            finished(m.run(None))?;
+            Ok((start.elapsed(), m))
+        },
+        || {
+            let start = Instant::now();
+            let run = run_on_threads(&p, launch_options(), threads).map_err(launch)?;
+            finished(run.event)?;
+            if let Some(why) = run.one_thread {
+                return Err(BenchError::Stopped {
+                    kernel: name,
+                    waves: groups * per_group,
+                    event: format!("ran on one thread: {why:?}"),
+                });
+            }
+            Ok((start.elapsed(), run.machine))
+        },
+    )?;
+    let waves = groups * per_group;
+    check(
+        &m,
+        Kernel::IntAlu,
+        waves,
+        &Kernel::IntAlu.native(waves, iters),
+    )?;
+    let mut r = measurement(
+        format!("threads-{threads}-{name}"),
+        waves,
+        m.stats.wave_instructions,
+        Lanes::of(&m.stats),
+        t,
+    );
+    r.vs_one_thread = Some(one_t.as_secs_f64() / t.as_secs_f64().max(1e-9));
+    Ok(r)
 }
 
 /// A measurement's time and value.

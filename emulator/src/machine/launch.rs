@@ -101,6 +101,16 @@ fn initial_uniforms(program: &Program, buffer_bases: &[u64]) -> [u32; wave::UREG
 impl Machine {
     /// Sets up a launch: allocates buffers, creates the first resident workgroups.
     pub fn new(program: &Program, options: LaunchOptions) -> Result<Machine, LaunchError> {
+        Machine::new_part(program, options, None)
+    }
+
+    /// [`Machine::new`] for workgroups `first..end` of the grid only (`None`: all of
+    /// it), each with the ids, registers and memory it has in the whole launch.
+    pub(super) fn new_part(
+        program: &Program,
+        options: LaunchOptions,
+        part: Option<(u32, u32)>,
+    ) -> Result<Machine, LaunchError> {
         let mut launch = program.launch;
         if let Some(g) = options.grid {
             launch.grid = g;
@@ -122,7 +132,11 @@ impl Machine {
         if launch.grid == 0 {
             return Err(LaunchError::Shape("the grid has no workgroups".into()));
         }
-        let resident = options.resident_workgroups.max(1).min(launch.grid);
+        let part = part
+            .map(|(first, end)| (first.min(launch.grid), end.min(launch.grid)))
+            .filter(|(first, end)| first < end)
+            .unwrap_or((0, launch.grid));
+        let resident = options.resident_workgroups.max(1).min(part.1 - part.0);
         if resident as u64 * launch.waves_per_workgroup() as u64 > MAX_RESIDENT_WAVES as u64 {
             return Err(LaunchError::Shape(format!(
                 "{resident} resident workgroups of {} waves is more than {MAX_RESIDENT_WAVES} resident waves",
@@ -147,7 +161,8 @@ impl Machine {
             waves: Vec::new(),
             slots: Vec::new(),
             retired: None,
-            next_workgroup: 0,
+            next_workgroup: part.0,
+            part,
             ended: 0,
             touched: Default::default(),
             wave_slots: (0..resident * launch.waves_per_workgroup())
@@ -205,7 +220,7 @@ impl Machine {
     pub(super) fn dispatch(&mut self, s: usize) {
         let wpg = self.waves_per_group();
         let scratch = self.launch.scratch_bytes;
-        if self.next_workgroup >= self.launch.grid {
+        if self.next_workgroup >= self.part.1 {
             self.slots[s].workgroup = None;
             return;
         }

@@ -14,11 +14,13 @@ pub use crate::{fault, wave};
 
 mod access;
 mod launch;
+mod parallel;
 mod run;
 mod scheduler;
 
 pub use access::MemoryError;
 pub use launch::{LaunchError, LaunchOptions, MAX_RESIDENT_WAVES};
+pub use parallel::{run_on_threads, OneThread, ThreadedRun};
 pub use scheduler::Deadlock;
 
 use std::sync::Arc;
@@ -132,6 +134,9 @@ pub struct Machine {
     /// so a front end can still show a wave whose slot was refilled as it exited.
     retired: Option<Arc<[Wave]>>,
     next_workgroup: u32,
+    /// The workgroups this machine runs: `first..end` of the grid (all of it, except for
+    /// one part of a run on several threads, `parallel.rs`).
+    part: (u32, u32),
     /// Waves of the launch that exited or faulted (so the count remaining is O(1)).
     ended: u64,
     rng: Option<SplitMix64>,
@@ -263,6 +268,7 @@ impl Machine {
             slots,
             retired,
             next_workgroup,
+            part,
             ended,
             rng,
             current,
@@ -306,6 +312,7 @@ impl Machine {
         }
         self.retired.clone_from(retired);
         self.next_workgroup = *next_workgroup;
+        self.part = *part;
         self.ended = *ended;
         self.rng = *rng;
         self.current = *current;

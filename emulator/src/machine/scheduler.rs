@@ -61,12 +61,13 @@ impl Machine {
     /// Waves of the launch that have not exited: resident ones still alive, plus those of
     /// workgroups not dispatched yet.
     pub fn waves_remaining(&self) -> u64 {
-        (self.launch.grid as u64 * self.waves_per_group() as u64).saturating_sub(self.ended)
+        ((self.part.1 - self.part.0) as u64 * self.waves_per_group() as u64)
+            .saturating_sub(self.ended)
     }
 
     /// Workgroups of the grid not dispatched into a slot yet (grid minus those dispatched).
     pub fn workgroups_pending(&self) -> u32 {
-        self.launch.grid - self.next_workgroup
+        self.part.1 - self.next_workgroup
     }
 
     /// How many workgroups have been dispatched so far (ids below it have started). A
@@ -78,7 +79,7 @@ impl Machine {
 
     /// Whether every workgroup has been dispatched and all waves have exited.
     pub fn finished(&self) -> bool {
-        self.next_workgroup >= self.launch.grid
+        self.next_workgroup >= self.part.1
             && self.waves.iter().all(|w| w.state == WaveState::Exited)
     }
 

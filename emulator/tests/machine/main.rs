@@ -18,3 +18,4 @@ mod examples;
 mod memory_model;
 mod runs;
 mod sanitizer;
+mod threads;
