@@ -10,7 +10,55 @@ use super::command::{CommandError, ListArg, Location};
 use super::source::LIST_LINES;
 use super::stop::{StopEvent, StopReason};
 use super::{view, Engine, EngineError};
-use crate::program::LineRow;
+use crate::program::{LineRow, Program};
+
+/// The line-table row of the instruction at `pc`, when it has a line (not line 0): the
+/// one lookup every higher-level line the debugger and `wavedbg check` name goes through.
+fn line_row(p: &Program, pc: u64) -> Option<LineRow> {
+    p.source_info
+        .row_at(pc, p.code_bytes())
+        .filter(|r| r.line != 0)
+        .copied()
+}
+
+/// The higher-level line of an instruction, as findings, `last-write` and `check --json`
+/// name it next to the assembly's own line: the file as `.file` wrote it, the line and
+/// the column (0 when unknown).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct SourcePlace {
+    /// The file's path as `.file` wrote it.
+    pub file: String,
+    /// 1-based line.
+    pub line: u32,
+    /// 1-based column; 0 when unknown.
+    pub col: u32,
+}
+
+impl SourcePlace {
+    /// The higher-level line of the instruction at `pc`; `None` for a kernel without a
+    /// line table and for code of no line.
+    pub fn at(p: &Program, pc: u64) -> Option<SourcePlace> {
+        let row = line_row(p, pc)?;
+        let file = p
+            .source_info
+            .files
+            .iter()
+            .find(|f| f.number == row.file)
+            .map_or_else(|| format!("file {}", row.file), |f| f.path.clone());
+        Some(SourcePlace {
+            file,
+            line: row.line,
+            col: row.column,
+        })
+    }
+}
+
+impl std::fmt::Display for SourcePlace {
+    /// `FILE:LINE`, as stops name a higher-level line.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}:{}", self.file, self.line)
+    }
+}
 
 /// A numbered source file of the line table and its text as the engine read it.
 #[derive(Debug, Clone, Default)]
@@ -66,11 +114,7 @@ impl Engine {
 
     /// The line-table row of the instruction at `pc`, when it has a line (not line 0).
     pub fn line_row_at(&self, pc: u64) -> Option<LineRow> {
-        let p = self.machine().program();
-        p.source_info
-            .row_at(pc, p.code_bytes())
-            .filter(|r| r.line != 0)
-            .copied()
+        line_row(self.machine().program(), pc)
     }
 
     /// The path of a line-table file as `.file` wrote it.

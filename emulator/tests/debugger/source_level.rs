@@ -457,3 +457,39 @@ fn watch_a_memory_variable_watches_its_bytes() {
     );
     assert_eq!(run(&mut e, "print g"), "g = 9\n");
 }
+
+#[test]
+fn findings_and_last_write_name_the_higher_level_line() {
+    // saxpy with its fma reading v9, which nothing wrote: an uninitialised register read
+    // on line 11.
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../scripts/saxpy_src.s");
+    let text = std::fs::read_to_string(path)
+        .expect("saxpy_src.s")
+        .replace("vfma.f32 v6, v3, v4, v5", "vfma.f32 v6, v3, v4, v9");
+    let mut e = with_source(&text);
+    run(&mut e, "set check init on");
+    let stop = run(&mut e, "continue");
+    let line = line_of(&text, "vfma.f32 v6, v3, v4, v9");
+    assert!(
+        stop.contains(&format!(
+            "at 0x0054: vfma.f32 v6, v3, v4, v9  (k.s:{line}, src/saxpy.cl:11)\n"
+        )),
+        "{stop}"
+    );
+    let findings = run(&mut e, "info findings");
+    assert!(findings.contains("(k.s:"), "{findings}");
+    assert!(findings.contains(", src/saxpy.cl:11)"), "{findings}");
+    run(&mut e, "lane 3");
+    let written = run(&mut e, "last-write v6[3]");
+    assert!(
+        written.starts_with(
+            "v6[3]: written by wave 0 (workgroup 0), lane 3, at 0x0054 (vfma.f32 v6, v3, v4, v9) in src/saxpy.cl:11, instruction "
+        ),
+        "{written}"
+    );
+    // A kernel without a line table names only the assembly's line.
+    let mut e = with_source("v_uninit:\n    vadd.u32 v1, v2, v2\n    end\n");
+    run(&mut e, "set check init on");
+    let stop = run(&mut e, "continue");
+    assert!(stop.contains("  (k.s:2)\n"), "{stop}");
+}

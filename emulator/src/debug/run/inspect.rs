@@ -525,8 +525,12 @@ impl Engine {
                 } else {
                     ""
                 };
+                // The higher-level line, where the kernel has a line table.
+                let high = crate::debug::SourcePlace::at(self.machine().program(), found.pc)
+                    .map(|h| format!(" in {h}"))
+                    .unwrap_or_default();
                 Ok(CommandOutput::text(format!(
-                    "{t}: written by wave {} (workgroup {}){lanes}, at {} ({}), instruction {} (goto {} for the machine right before it)\n  before: {}\n  after:  {}{unchanged}\n",
+                    "{t}: written by wave {} (workgroup {}){lanes}, at {} ({}){high}, instruction {} (goto {} for the machine right before it)\n  before: {}\n  after:  {}{unchanged}\n",
                     found.wave,
                     found.workgroup,
                     view::pc_text(self.machine(), found.pc),
