@@ -276,42 +276,65 @@ impl Engine {
 
     /// `reverse-step N` / `reverse-next N`: back N source lines of the selected wave in
     /// the recorded history, to the first instruction of the statement before; without a
-    /// line table, `reverse-stepi N`.
+    /// line table, `reverse-stepi N`. One backward search, marking the statement starts
+    /// of every line: stepping back an instruction at a time, the wave would stop at the
+    /// first of those of a line other than the one it came from, N times over; out of
+    /// lines, it is at its first instruction, the start of its history.
     pub fn reverse_step_lines(&mut self, n: u64) -> StopEvent {
         if !self.has_line_table() {
             return self.reverse_step(n);
         }
+        let w = self.selected_wave;
+        let Some((id, executed)) = self.machine().waves.get(w).map(|x| (x.id, x.executed)) else {
+            // No wave, or one with no history: `reverse-stepi` says which.
+            return self.reverse_step(1);
+        };
+        if executed == 0 {
+            return self.reverse_step(1);
+        }
+        let starts = self.statement_starts();
         let mut lines = n.max(1);
         let mut from = self.selected_line();
-        loop {
-            let stop = self.reverse_step(1);
-            if stop.reason != StopReason::Step {
-                return stop;
+        let now = self.machine().stats.wave_instructions;
+        let found = self.last_execution_among(id, &starts, now, |x| {
+            let Some(r) = self.line_row_at(x.pc()) else {
+                return false;
+            };
+            if (r.file, r.line) == from {
+                return false;
             }
-            if stop.pc.is_some_and(|pc| self.starts_line(pc, from)) {
-                lines -= 1;
-                if lines == 0 {
-                    return stop;
-                }
-                from = self.selected_line();
-            }
+            lines -= 1;
+            from = (r.file, r.line);
+            lines == 0
+        });
+        match found {
+            Ok(Some(x)) => self.travel_to(x, StopReason::Step),
+            // Past the wave's first instruction: `reverse-stepi` that far stops there.
+            Ok(None) => self.reverse_step(executed + 1),
+            Err(_) => self.finish(self.event(StopReason::Interrupted, Some(w))),
         }
     }
 
-    /// Whether `pc` is the first statement of the stretch of its line, on a line other
-    /// than `from`: where a reverse line step stops.
-    fn starts_line(&self, pc: u64, from: (u32, u32)) -> bool {
-        let Some(r) = self.line_row_at(pc) else {
-            return false;
-        };
-        if (r.file, r.line) == from {
-            return false;
-        }
+    /// The first statement of each stretch of code of every higher-level line, in
+    /// address order: where a reverse line step may stop.
+    fn statement_starts(&self) -> Vec<u64> {
         let p = self.machine().program();
-        p.source_info
-            .line_ranges(r.file, r.line, p.code_bytes())
+        let info = &p.source_info;
+        let mut lines: Vec<(u32, u32)> = info
+            .rows
             .iter()
-            .any(|s| s.stmt == Some(pc))
+            .filter(|r| r.line != 0)
+            .map(|r| (r.file, r.line))
+            .collect();
+        lines.sort_unstable();
+        lines.dedup();
+        let mut starts: Vec<u64> = lines
+            .into_iter()
+            .flat_map(|(f, l)| info.line_ranges(f, l, p.code_bytes()))
+            .filter_map(|r| r.stmt)
+            .collect();
+        starts.sort_unstable();
+        starts
     }
 
     /// `info line [FILE:LINE | *ADDR]` for a kernel with a line table: the code of a

@@ -493,3 +493,110 @@ fn findings_and_last_write_name_the_higher_level_line() {
     let stop = run(&mut e, "continue");
     assert!(stop.contains("  (k.s:2)\n"), "{stop}");
 }
+
+/// A loop on one line (line 3) of 150 iterations in each of two waves, between lines 2
+/// and 4: stepping back from line 4 meets line 3's start in the last iteration, and from
+/// there goes back through every iteration to line 2.
+const ONE_LINE_LOOP: &str = "
+.kernel spin
+.workgroup 64
+.grid 1
+        .file 1 \"spin.cl\"
+        .loc 1 2 0
+        umovi u1, 0
+        umovi u2, 150
+        .loc 1 3 0
+spin:   uaddi u1, u1, 1
+        uaddi u2, u2, -1
+        .loc 1 3 9 is_stmt 0
+        br.unz u2, spin
+        .loc 1 4 0 is_stmt 1
+        umovi u3, 5
+        .loc 1 5 0
+        end
+";
+
+/// `reverse-step` as a loop of `reverse-stepi 1`: back until the wave is at the first
+/// statement of a stretch of a line other than the one it came from, `n` times (at the
+/// start of its history, stops there). Returns the last stop's reason.
+fn reverse_step_stepwise(e: &mut Engine, n: u64) -> StopReason {
+    let line_of_pc = |e: &Engine| {
+        let pc = e.machine().waves[e.selected_wave].pc;
+        e.line_row_at(pc).map_or((0, 0), |r| (r.file, r.line))
+    };
+    let mut from = line_of_pc(e);
+    let mut left = n;
+    loop {
+        let (_, s) = stop(e, "reverse-stepi");
+        if s.reason != StopReason::Step {
+            return s.reason;
+        }
+        let p = e.machine().program();
+        let here = pc(e);
+        let starts = e.line_row_at(here).is_some_and(|r| {
+            (r.file, r.line) != from
+                && p.source_info
+                    .line_ranges(r.file, r.line, p.code_bytes())
+                    .iter()
+                    .any(|x| x.stmt == Some(here))
+        });
+        if starts {
+            left -= 1;
+            if left == 0 {
+                return s.reason;
+            }
+            from = line_of_pc(e);
+        }
+    }
+}
+
+#[test]
+fn reverse_line_steps_over_a_long_one_line_loop_match_stepping_back_instruction_by_instruction() {
+    let fresh = || {
+        let mut e = engine(ONE_LINE_LOOP);
+        run(&mut e, "break spin.cl:5");
+        run(&mut e, "continue");
+        run(&mut e, "wave 1");
+        run(&mut e, "continue");
+        assert_eq!((e.selected_wave, line(&e)), (1, Some(5)));
+        e
+    };
+    let place = |e: &Engine| {
+        (
+            e.selected_wave,
+            pc(e),
+            e.machine().stats.wave_instructions,
+            e.machine().waves[1].executed,
+        )
+    };
+    for (cmd, n) in [
+        ("reverse-step", 1),
+        ("reverse-next", 2),
+        ("reverse-step", 3),
+    ] {
+        let (mut search, mut stepwise) = (fresh(), fresh());
+        let mut seen = Vec::new();
+        loop {
+            let (_, s) = stop(&mut search, &format!("{cmd} {n}"));
+            let old = reverse_step_stepwise(&mut stepwise, n);
+            assert_eq!(s.reason, old, "{cmd} {n}");
+            assert_eq!(place(&search), place(&stepwise), "{cmd} {n}");
+            seen.push(line(&search));
+            if s.reason != StopReason::Step {
+                break;
+            }
+        }
+        // Line by line 4, 3 (the last iteration), 2 and the start of the history there;
+        // two lines at a time 3, then 2 short of a line; three at once 2 exactly.
+        let expected: &[Option<u32>] = match n {
+            1 => &[Some(4), Some(3), Some(2), Some(2)],
+            2 => &[Some(3), Some(2)],
+            _ => &[Some(2), Some(2)],
+        };
+        assert_eq!(seen, expected, "{cmd} {n}");
+    }
+    // The line 3 it stops at is the loop's last iteration; the one before is line 2.
+    let mut e = fresh();
+    run(&mut e, "reverse-step 2");
+    assert_eq!(e.machine().waves[1].u[2], 1, "u2 before the last iteration");
+}
