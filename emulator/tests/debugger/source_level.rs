@@ -5,6 +5,7 @@
 //! (`reverse-step`, `reverse-next`).
 
 use super::fixtures::*;
+use wavedbg_emulator::debug::expr::Scalar;
 use wavedbg_emulator::debug::Output;
 
 fn saxpy() -> Engine {
@@ -291,10 +292,21 @@ fn print_shows_a_variable_in_its_type() {
     match o.value {
         Output::Lanes { values, exec } => {
             assert_eq!(exec, u32::MAX);
-            assert_eq!(values[7], 7f32.to_bits() as i64);
+            assert_eq!(values[7], Scalar::F32(7.0));
         }
         other => panic!("{other:?}"),
     }
+    // One lane's value in the variable's type, a float as a float (as clients show it).
+    let o = out(&mut e, "print a");
+    assert_eq!(o.value, Output::Value(Scalar::F32(2.0)));
+    let o = out(&mut e, "print xi[5] * a + 0.25");
+    assert_eq!(o.value, Output::Value(Scalar::F64(10.25)));
+    assert_eq!(Scalar::F64(10.25).to_string(), "10.25");
+    assert_eq!(Scalar::F32(0.1).to_string(), "0.1");
+    assert_eq!(
+        out(&mut e, "print i[31]").value,
+        Output::Value(Scalar::Int(31))
+    );
     assert_eq!(run(&mut e, "print xi[7]"), "xi[7] = 7\n");
     assert_eq!(run(&mut e, "p/x xi[2]"), "xi[2] = 0x40000000\n");
     assert_eq!(run(&mut e, "print i[31]"), "i[31] = 31\n");
