@@ -611,4 +611,14 @@ fn reverse_line_steps_over_a_long_one_line_loop_match_stepping_back_instruction_
     let mut e = fresh();
     run(&mut e, "reverse-step 2");
     assert_eq!(e.machine().waves[1].u[2], 1, "u2 before the last iteration");
+    // Ctrl-C: asked to stop before the search starts, the machine stays; the request is
+    // consumed, and the next line step goes back.
+    let mut e = fresh();
+    let before = place(&e);
+    e.interrupt_handle().interrupt();
+    let (_, s) = stop(&mut e, "reverse-step");
+    assert_eq!(s.reason, StopReason::Interrupted);
+    assert_eq!(place(&e), before, "stays where it was");
+    let (_, s) = stop(&mut e, "reverse-step");
+    assert_eq!((s.reason, line(&e)), (StopReason::Step, Some(4)));
 }
