@@ -131,6 +131,17 @@ impl Engine {
         last_component(&self.line_file_path(number)).to_string()
     }
 
+    /// `, compiled from F1, F2` naming the files of the line table, for an error about a
+    /// file the kernel does not have; empty without a line table.
+    pub(super) fn compiled_from_text(&self) -> String {
+        let files = &self.machine().program().source_info.files;
+        if !self.has_line_table() || files.is_empty() {
+            return String::new();
+        }
+        let paths: Vec<&str> = files.iter().map(|f| f.path.as_str()).collect();
+        format!(", compiled from {}", paths.join(", "))
+    }
+
     /// The locations of a `break FILE:LINE` after the first (the other stretches of a
     /// higher-level line); none for any other location.
     pub(super) fn more_line_locations(&self, location: &super::command::Location) -> Vec<u64> {
@@ -518,6 +529,15 @@ impl Engine {
                 };
                 // As gdb: a LAST past the end lists to the end.
                 let (a, b) = (side(first, false)?, side(last, true)?);
+                // A side naming a file the kernel does not have is refused by its name.
+                for l in [first, last].into_iter().flatten() {
+                    if let Location::Line { file: Some(f), .. } = l {
+                        if self.line_file_named(Some(f)).is_none() {
+                            self.check_source_file(Some(f))
+                                .map_err(|e| CommandError::engine("list", e))?;
+                        }
+                    }
+                }
                 // Sides the line table does not cover: the kernel's own source lists them;
                 // one side in each is two files.
                 match (

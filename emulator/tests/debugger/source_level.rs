@@ -622,3 +622,26 @@ fn reverse_line_steps_over_a_long_one_line_loop_match_stepping_back_instruction_
     let (_, s) = stop(&mut e, "reverse-step");
     assert_eq!((s.reason, line(&e)), (StopReason::Step, Some(4)));
 }
+
+#[test]
+fn a_file_the_kernel_does_not_have_is_named_in_the_error() {
+    let mut e = saxpy();
+    for cmd in [
+        "break nosuch.cl:3",
+        "tbreak nosuch.cl:3",
+        "info line nosuch.cl:3",
+        "list nosuch.cl:3",
+        "list saxpy.cl:3,nosuch.cl:5",
+        "list nosuch.cl:3,saxpy.cl:5",
+    ] {
+        let m = fail(&mut e, cmd).message();
+        assert!(
+            m.contains("no source file `nosuch.cl` (this kernel's source is ")
+                && m.contains("saxpy_src.s, compiled from src/saxpy.cl)"),
+            "{cmd}: {m}"
+        );
+    }
+    // A .cl line and a .s line are two files of the kernel.
+    let m = fail(&mut e, "list saxpy.cl:3,saxpy_src.s:5").message();
+    assert!(m.contains("different files"), "{m}");
+}
