@@ -11,6 +11,7 @@ use serde_json::{json, Value};
 use wavedbg_emulator::check::{Checks, Finding, FindingKey, MissingFence, Severity, Site};
 use wavedbg_emulator::debug::findings::Source;
 use wavedbg_emulator::debug::view::count;
+use wavedbg_emulator::debug::SourcePlace;
 use wavedbg_emulator::fault::{Fault, FaultKind};
 use wavedbg_emulator::machine::{Deadlock, Event, LaunchOptions, Machine};
 use wavedbg_emulator::program::Program;
@@ -247,12 +248,23 @@ fn gone_pc(m: &Machine, wave: u32, state: WaveState) -> Option<u64> {
     })
 }
 
-/// `FILE:LINE` of a code address, or its address when no line is known.
+/// `FILE:LINE` of a code address, or its address when no line is known; with the
+/// higher-level `FILE:LINE` in parentheses where the kernel has a line table.
 fn where_text(m: &Machine, file: &str, pc: u64) -> String {
-    match m.program().line_at(pc) {
+    let at = match m.program().line_at(pc) {
         Some(line) => format!("{file}:{line}"),
         None => format!("{pc:#06x}"),
+    };
+    match SourcePlace::at(m.program(), pc) {
+        Some(h) => format!("{at} ({h})"),
+        None => at,
     }
+}
+
+/// The higher-level line of a code address in JSON (`source`): `{"file", "line", "col"}`,
+/// `null` where the kernel has no line table or the code no line.
+fn source_json(m: &Machine, pc: u64) -> Value {
+    serde_json::to_value(SourcePlace::at(m.program(), pc)).unwrap_or(Value::Null)
 }
 
 /// A launch end as one line: what, where (file:line), which waves, lanes and address.
@@ -323,6 +335,7 @@ fn end_json(m: &Machine, file: &str, end: &LaunchEnd, seeds: &[u64]) -> Value {
             o.insert("lanes".into(), json!(format!("{:#010x}", f.lanes)));
             o.insert("pc".into(), json!(f.pc));
             o.insert("line".into(), json!(line(f.pc)));
+            o.insert("source".into(), source_json(m, f.pc));
             o.insert("addr".into(), json!(f.addr));
             o.insert("len".into(), json!(f.len));
             o.insert("instruction".into(), json!(f.instr));
@@ -333,7 +346,9 @@ fn end_json(m: &Machine, file: &str, end: &LaunchEnd, seeds: &[u64]) -> Value {
             let waiting: Vec<Value> = d
                 .waiting
                 .iter()
-                .map(|(w, pc)| json!({"wave": w, "pc": pc, "line": line(*pc)}))
+                .map(|(w, pc)| {
+                    json!({"wave": w, "pc": pc, "line": line(*pc), "source": source_json(m, *pc)})
+                })
                 .collect();
             o.insert("waiting".into(), json!(waiting));
             let missing: Vec<Value> = d
@@ -341,7 +356,8 @@ fn end_json(m: &Machine, file: &str, end: &LaunchEnd, seeds: &[u64]) -> Value {
                 .iter()
                 .map(|(w, state)| {
                     let pc = gone_pc(m, *w, *state);
-                    json!({"wave": w, "state": state, "pc": pc, "line": pc.and_then(line)})
+                    let source = pc.map_or(Value::Null, |pc| source_json(m, pc));
+                    json!({"wave": w, "state": state, "pc": pc, "line": pc.and_then(line), "source": source})
                 })
                 .collect();
             o.insert("missing".into(), json!(missing));
@@ -416,6 +432,7 @@ fn site_json(m: &Machine, s: &Site) -> Value {
         // Lane masks as hex strings, as `run --json` prints them.
         o.insert("lanes".into(), json!(format!("{:#010x}", s.lanes)));
         o.insert("line".into(), json!(m.program().line_at(s.pc)));
+        o.insert("source".into(), source_json(m, s.pc));
         o.insert(
             "instruction".into(),
             json!(wavedbg_emulator::debug::view::instr_text(m, s.pc)),
@@ -434,6 +451,7 @@ fn fence_json(m: &Machine, f: &Finding, fence: MissingFence) -> Value {
             "workgroup": s.workgroup,
             "pc": pc,
             "line": m.program().line_at(pc),
+            "source": source_json(m, pc),
             "instruction": wavedbg_emulator::debug::view::instr_text(m, pc),
         }),
         _ => Value::Null,

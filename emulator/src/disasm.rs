@@ -1,6 +1,7 @@
 //! The disassembler. Its output is assembler input: a whole program disassembles to a
 //! source file with directives, labels (the program's own, plus `L_xxxx` for branch targets
-//! that have none) and `.word` for words that are not instructions.
+//! that have none) and `.word` for words that are not instructions; a program compiled from
+//! a higher-level language keeps its `.file`, `.loc` and `.var` directives.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
@@ -152,13 +153,71 @@ pub fn disassemble(program: &Program) -> String {
         };
     }
     out.push('\n');
-    out.push_str(&disassemble_code(&program.code, &program.labels));
+    let info = &program.source_info;
+    for f in &info.files {
+        let _ = writeln!(out, "    .file {} \"{}\"", f.number, f.path);
+    }
+    out.push_str(&code_listing(
+        &program.code,
+        &program.labels,
+        &source_directives(program),
+    ));
     out
+}
+
+/// The source-level directives of a program by the address of the instruction they go
+/// before: `.endvar` of the variables whose range ends there, `.var` of those that start
+/// there (in declaration order), and the `.loc` of a line-table row (`is_stmt` written
+/// where it changes, as it carries over). Ranges that end with the code need no `.endvar`.
+fn source_directives(program: &Program) -> BTreeMap<u64, Vec<String>> {
+    let info = &program.source_info;
+    let code_end = program.code_bytes();
+    let mut at: BTreeMap<u64, Vec<String>> = BTreeMap::new();
+    for v in info.vars.iter().filter(|v| v.end < code_end) {
+        at.entry(v.end)
+            .or_default()
+            .push(format!(".endvar {}", v.name));
+    }
+    for v in &info.vars {
+        at.entry(v.start).or_default().push(format!(
+            ".var {}, {}, {}",
+            v.name,
+            v.location,
+            v.ty.name()
+        ));
+    }
+    let mut is_stmt = true;
+    for r in &info.rows {
+        let mut loc = format!(".loc {} {} {}", r.file, r.line, r.column);
+        if r.prologue_end {
+            loc.push_str(" prologue_end");
+        }
+        if r.is_stmt != is_stmt {
+            let _ = write!(loc, " is_stmt {}", u8::from(r.is_stmt));
+            is_stmt = r.is_stmt;
+        }
+        at.entry(r.addr).or_default().push(loc);
+    }
+    at
 }
 
 /// Disassembles bare code (no directives) into assembler source with labels.
 pub fn disassemble_code(code: &[u32], program_labels: &BTreeMap<String, u64>) -> String {
-    let breaks: BTreeSet<u64> = program_labels.values().copied().collect();
+    code_listing(code, program_labels, &BTreeMap::new())
+}
+
+/// The code as assembler source: labels, then `directives` at their address, then the
+/// instruction (decoding starts afresh at every label and directive address).
+fn code_listing(
+    code: &[u32],
+    program_labels: &BTreeMap<String, u64>,
+    directives: &BTreeMap<u64, Vec<String>>,
+) -> String {
+    let breaks: BTreeSet<u64> = program_labels
+        .values()
+        .chain(directives.keys())
+        .copied()
+        .collect();
     let lines = decode_with_breaks(code, &breaks);
     let labels = labels_for(program_labels, &lines);
     let mut out = String::new();
@@ -167,6 +226,9 @@ pub fn disassemble_code(code: &[u32], program_labels: &BTreeMap<String, u64>) ->
             for n in names {
                 let _ = writeln!(out, "{n}:");
             }
+        }
+        for d in directives.get(&line.addr).into_iter().flatten() {
+            let _ = writeln!(out, "    {d}");
         }
         let text = match &line.instr {
             Some(i) => instr_text(i, line.addr, &labels),

@@ -494,6 +494,57 @@ pub enum Value {
     Float(f64),
 }
 
+/// A value as a command's typed output carries it ([`crate::debug::Output::Value`]): an
+/// integer or a float of its width, never a float truncated to an integer. Equality is of
+/// the bits (a NaN equals itself), so outputs compare exactly.
+#[derive(Debug, Clone, Copy)]
+pub enum Scalar {
+    /// A signed integer (an expression's value, a `u32` or `i32` variable).
+    Int(i64),
+    /// An unsigned 64-bit integer (a `u64` variable).
+    U64(u64),
+    /// An IEEE single (an `f32` variable).
+    F32(f32),
+    /// An IEEE double (an expression where a float takes part, an `f64` variable).
+    F64(f64),
+}
+
+impl PartialEq for Scalar {
+    fn eq(&self, other: &Self) -> bool {
+        match (self, other) {
+            (Scalar::Int(a), Scalar::Int(b)) => a == b,
+            (Scalar::U64(a), Scalar::U64(b)) => a == b,
+            (Scalar::F32(a), Scalar::F32(b)) => a.to_bits() == b.to_bits(),
+            (Scalar::F64(a), Scalar::F64(b)) => a.to_bits() == b.to_bits(),
+            _ => false,
+        }
+    }
+}
+
+impl Eq for Scalar {}
+
+impl From<Value> for Scalar {
+    fn from(v: Value) -> Scalar {
+        match v {
+            Value::Int(i) => Scalar::Int(i),
+            Value::Float(f) => Scalar::F64(f),
+        }
+    }
+}
+
+impl std::fmt::Display for Scalar {
+    /// As `print` shows it: an integer in decimal, a float as `print/f` does (C's `%g`
+    /// with the digits of its width).
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match *self {
+            Scalar::Int(i) => write!(f, "{i}"),
+            Scalar::U64(u) => write!(f, "{u}"),
+            Scalar::F32(x) => f.write_str(&super::view::format_value(x.to_bits() as u64, 'f', 4)),
+            Scalar::F64(x) => f.write_str(&super::view::format_value(x.to_bits(), 'f', 8)),
+        }
+    }
+}
+
 impl Value {
     /// The value as an integer (a double truncated toward zero, as C converts it).
     pub fn as_int(self) -> i64 {

@@ -4,6 +4,7 @@
 
 use std::fmt::Write;
 
+use super::lines::SourcePlace;
 use super::view::{count, instr_text, pc_text};
 use crate::check::{Finding, FindingKind, MemAccess, MissingFence, Severity, Site, SourceWrite};
 use crate::fault::lanes_text;
@@ -21,8 +22,8 @@ pub struct Source<'a> {
 
 impl Finding {
     /// The finding as a report prints it: a headline, then one line per side (wave,
-    /// lanes, PC, instruction, `file:line`), with the source line quoted when `source` is
-    /// given.
+    /// lanes, PC, instruction, `file:line` and the higher-level `file:line` where the
+    /// kernel has a line table), with the source line quoted when `source` is given.
     pub fn describe(&self, m: &Machine, source: Option<Source<'_>>) -> String {
         let mut s = format!(
             "{}: {}",
@@ -322,16 +323,23 @@ fn site_line(m: &Machine, role: &str, site: &Site, source: Option<Source<'_>>) -
         let _ = write!(s, " {}", a.name());
     }
     let _ = write!(s, " at {}: {}", pc_text(m, site.pc), instr_text(m, site.pc));
-    if let Some(line) = m.program().line_at(site.pc) {
+    // The higher-level line goes next to the assembly's, where the kernel has a line table.
+    let high = SourcePlace::at(m.program(), site.pc);
+    let line = m.program().line_at(site.pc);
+    if let Some(line) = line {
         let file = source
             .map(|x| x.name)
             .or(m.program().source.as_deref())
             .unwrap_or(&m.program().name);
-        let _ = write!(s, "  ({file}:{line})");
-        if let Some(text) = source.and_then(|x| x.text.lines().nth((line as usize).checked_sub(1)?))
-        {
-            let _ = write!(s, "\n          | {}", text.trim());
-        }
+        let _ = match &high {
+            Some(h) => write!(s, "  ({file}:{line}, {h})"),
+            None => write!(s, "  ({file}:{line})"),
+        };
+    } else if let Some(h) = &high {
+        let _ = write!(s, "  ({h})");
+    }
+    if let Some(text) = line.and_then(|l| source?.text.lines().nth((l as usize).checked_sub(1)?)) {
+        let _ = write!(s, "\n          | {}", text.trim());
     }
     s
 }

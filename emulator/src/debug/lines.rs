@@ -10,7 +10,55 @@ use super::command::{CommandError, ListArg, Location};
 use super::source::LIST_LINES;
 use super::stop::{StopEvent, StopReason};
 use super::{view, Engine, EngineError};
-use crate::program::LineRow;
+use crate::program::{LineRow, Program};
+
+/// The line-table row of the instruction at `pc`, when it has a line (not line 0): the
+/// one lookup every higher-level line the debugger and `wavedbg check` name goes through.
+fn line_row(p: &Program, pc: u64) -> Option<LineRow> {
+    p.source_info
+        .row_at(pc, p.code_bytes())
+        .filter(|r| r.line != 0)
+        .copied()
+}
+
+/// The higher-level line of an instruction, as findings, `last-write` and `check --json`
+/// name it next to the assembly's own line: the file as `.file` wrote it, the line and
+/// the column (0 when unknown).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct SourcePlace {
+    /// The file's path as `.file` wrote it.
+    pub file: String,
+    /// 1-based line.
+    pub line: u32,
+    /// 1-based column; 0 when unknown.
+    pub col: u32,
+}
+
+impl SourcePlace {
+    /// The higher-level line of the instruction at `pc`; `None` for a kernel without a
+    /// line table and for code of no line.
+    pub fn at(p: &Program, pc: u64) -> Option<SourcePlace> {
+        let row = line_row(p, pc)?;
+        let file = p
+            .source_info
+            .files
+            .iter()
+            .find(|f| f.number == row.file)
+            .map_or_else(|| format!("file {}", row.file), |f| f.path.clone());
+        Some(SourcePlace {
+            file,
+            line: row.line,
+            col: row.column,
+        })
+    }
+}
+
+impl std::fmt::Display for SourcePlace {
+    /// `FILE:LINE`, as stops name a higher-level line.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}:{}", self.file, self.line)
+    }
+}
 
 /// A numbered source file of the line table and its text as the engine read it.
 #[derive(Debug, Clone, Default)]
@@ -66,11 +114,7 @@ impl Engine {
 
     /// The line-table row of the instruction at `pc`, when it has a line (not line 0).
     pub fn line_row_at(&self, pc: u64) -> Option<LineRow> {
-        let p = self.machine().program();
-        p.source_info
-            .row_at(pc, p.code_bytes())
-            .filter(|r| r.line != 0)
-            .copied()
+        line_row(self.machine().program(), pc)
     }
 
     /// The path of a line-table file as `.file` wrote it.
@@ -85,6 +129,17 @@ impl Engine {
     /// A line-table file's last path component, as breakpoint confirmations name it.
     pub(super) fn line_file_display(&self, number: u32) -> String {
         last_component(&self.line_file_path(number)).to_string()
+    }
+
+    /// `, compiled from F1, F2` naming the files of the line table, for an error about a
+    /// file the kernel does not have; empty without a line table.
+    pub(super) fn compiled_from_text(&self) -> String {
+        let files = &self.machine().program().source_info.files;
+        if !self.has_line_table() || files.is_empty() {
+            return String::new();
+        }
+        let paths: Vec<&str> = files.iter().map(|f| f.path.as_str()).collect();
+        format!(", compiled from {}", paths.join(", "))
     }
 
     /// The locations of a `break FILE:LINE` after the first (the other stretches of a
@@ -232,42 +287,65 @@ impl Engine {
 
     /// `reverse-step N` / `reverse-next N`: back N source lines of the selected wave in
     /// the recorded history, to the first instruction of the statement before; without a
-    /// line table, `reverse-stepi N`.
+    /// line table, `reverse-stepi N`. One backward search, marking the statement starts
+    /// of every line: stepping back an instruction at a time, the wave would stop at the
+    /// first of those of a line other than the one it came from, N times over; out of
+    /// lines, it is at its first instruction, the start of its history.
     pub fn reverse_step_lines(&mut self, n: u64) -> StopEvent {
         if !self.has_line_table() {
             return self.reverse_step(n);
         }
+        let w = self.selected_wave;
+        let Some((id, executed)) = self.machine().waves.get(w).map(|x| (x.id, x.executed)) else {
+            // No wave, or one with no history: `reverse-stepi` says which.
+            return self.reverse_step(1);
+        };
+        if executed == 0 {
+            return self.reverse_step(1);
+        }
+        let starts = self.statement_starts();
         let mut lines = n.max(1);
         let mut from = self.selected_line();
-        loop {
-            let stop = self.reverse_step(1);
-            if stop.reason != StopReason::Step {
-                return stop;
+        let now = self.machine().stats.wave_instructions;
+        let found = self.last_execution_among(id, &starts, now, |x| {
+            let Some(r) = self.line_row_at(x.pc()) else {
+                return false;
+            };
+            if (r.file, r.line) == from {
+                return false;
             }
-            if stop.pc.is_some_and(|pc| self.starts_line(pc, from)) {
-                lines -= 1;
-                if lines == 0 {
-                    return stop;
-                }
-                from = self.selected_line();
-            }
+            lines -= 1;
+            from = (r.file, r.line);
+            lines == 0
+        });
+        match found {
+            Ok(Some(x)) => self.travel_to(x, StopReason::Step),
+            // Past the wave's first instruction: `reverse-stepi` that far stops there.
+            Ok(None) => self.reverse_step(executed + 1),
+            Err(_) => self.finish(self.event(StopReason::Interrupted, Some(w))),
         }
     }
 
-    /// Whether `pc` is the first statement of the stretch of its line, on a line other
-    /// than `from`: where a reverse line step stops.
-    fn starts_line(&self, pc: u64, from: (u32, u32)) -> bool {
-        let Some(r) = self.line_row_at(pc) else {
-            return false;
-        };
-        if (r.file, r.line) == from {
-            return false;
-        }
+    /// The first statement of each stretch of code of every higher-level line, in
+    /// address order: where a reverse line step may stop.
+    fn statement_starts(&self) -> Vec<u64> {
         let p = self.machine().program();
-        p.source_info
-            .line_ranges(r.file, r.line, p.code_bytes())
+        let info = &p.source_info;
+        let mut lines: Vec<(u32, u32)> = info
+            .rows
             .iter()
-            .any(|s| s.stmt == Some(pc))
+            .filter(|r| r.line != 0)
+            .map(|r| (r.file, r.line))
+            .collect();
+        lines.sort_unstable();
+        lines.dedup();
+        let mut starts: Vec<u64> = lines
+            .into_iter()
+            .flat_map(|(f, l)| info.line_ranges(f, l, p.code_bytes()))
+            .filter_map(|r| r.stmt)
+            .collect();
+        starts.sort_unstable();
+        starts
     }
 
     /// `info line [FILE:LINE | *ADDR]` for a kernel with a line table: the code of a
@@ -451,6 +529,15 @@ impl Engine {
                 };
                 // As gdb: a LAST past the end lists to the end.
                 let (a, b) = (side(first, false)?, side(last, true)?);
+                // A side naming a file the kernel does not have is refused by its name.
+                for l in [first, last].into_iter().flatten() {
+                    if let Location::Line { file: Some(f), .. } = l {
+                        if self.line_file_named(Some(f)).is_none() {
+                            self.check_source_file(Some(f))
+                                .map_err(|e| CommandError::engine("list", e))?;
+                        }
+                    }
+                }
                 // Sides the line table does not cover: the kernel's own source lists them;
                 // one side in each is two files.
                 match (

@@ -2,7 +2,7 @@
 //! with its value in its type, and the reading of a variable that expressions (`print
 //! NAME`, conditions) use (docs/source-level.md).
 
-use super::expr::Value;
+use super::expr::{Scalar, Value};
 use super::Engine;
 use crate::machine::Machine;
 use crate::memory::Space;
@@ -16,6 +16,17 @@ fn typed_text(bits: u64, ty: VarType) -> String {
         VarType::F32 => f32::from_bits(bits as u32).to_string(),
         VarType::U64 => bits.to_string(),
         VarType::F64 => f64::from_bits(bits).to_string(),
+    }
+}
+
+/// A variable's bits as the typed value of `print`'s output.
+pub(crate) fn typed_scalar(bits: u64, ty: VarType) -> Scalar {
+    match ty {
+        VarType::U32 => Scalar::Int((bits as u32).into()),
+        VarType::I32 => Scalar::Int((bits as u32 as i32).into()),
+        VarType::F32 => Scalar::F32(f32::from_bits(bits as u32)),
+        VarType::U64 => Scalar::U64(bits),
+        VarType::F64 => Scalar::F64(f64::from_bits(bits)),
     }
 }
 

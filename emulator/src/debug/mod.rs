@@ -40,6 +40,7 @@ pub use edit::RegisterWrite;
 pub use error::EngineError;
 pub use handle::{InterruptHandle, Progress, ProgressHandle};
 pub use history::{History, HistoryInfo, LastWrite, WriteTarget, DEFAULT_HISTORY_BYTES};
+pub use lines::SourcePlace;
 pub use open::{
     load_kernel, load_program, load_program_with, KernelSource, OpenError, DEMO_PREFIX,
 };

@@ -72,7 +72,7 @@ impl Engine {
             Some(f) if f != name && f != short && last(f).as_deref() != Some(short.as_str()) => {
                 Err(EngineError::NoSourceFile {
                     file: f.to_string(),
-                    kernel_source: name,
+                    kernel_source: format!("{name}{}", self.compiled_from_text()),
                 })
             }
             _ => Ok(short),

@@ -9,6 +9,7 @@ use wavedbg_emulator::debug::command::{Command, ListArg, ParseError};
 use wavedbg_emulator::debug::driver::{
     confirms, Driver, Input, Outcome, Plan, Planned, Writes, NOT_CONFIRMED,
 };
+use wavedbg_emulator::debug::expr::Scalar;
 use wavedbg_emulator::debug::{KernelSource, OpenError, Output, PointRow};
 
 fn parse_error(line: &str) -> ParseError {
@@ -404,8 +405,16 @@ fn outputs_are_typed() {
         }
         other => panic!("{other:?}"),
     }
-    assert_eq!(value(&mut e, "print 2 + 3"), Output::Value(5));
-    assert_eq!(value(&mut e, "print lane + 1"), Output::Value(1));
+    assert_eq!(value(&mut e, "print 2 + 3"), Output::Value(Scalar::Int(5)));
+    assert_eq!(
+        value(&mut e, "print lane + 1"),
+        Output::Value(Scalar::Int(1))
+    );
+    // A float result is a float, not truncated.
+    assert_eq!(
+        value(&mut e, "print 7 / 2.0"),
+        Output::Value(Scalar::F64(3.5))
+    );
     stop(&mut e, "stepi 3");
     match value(&mut e, "info waves") {
         Output::Waves(rows) => {
@@ -442,8 +451,15 @@ fn outputs_are_typed() {
     ));
     match value(&mut e, "print v0 + 1") {
         Output::Lanes { values, exec } => {
-            assert_eq!(values, (1..=32).collect::<Vec<i64>>());
+            assert_eq!(values, (1..=32).map(Scalar::Int).collect::<Vec<_>>());
             assert_eq!(exec, u32::MAX);
+        }
+        other => panic!("{other:?}"),
+    }
+    match value(&mut e, "print v0 * 0.5") {
+        Output::Lanes { values, .. } => {
+            assert_eq!(values[3], Scalar::F64(1.5));
+            assert_eq!(values[3].to_string(), "1.5");
         }
         other => panic!("{other:?}"),
     }

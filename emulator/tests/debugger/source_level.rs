@@ -5,6 +5,7 @@
 //! (`reverse-step`, `reverse-next`).
 
 use super::fixtures::*;
+use wavedbg_emulator::debug::expr::Scalar;
 use wavedbg_emulator::debug::Output;
 
 fn saxpy() -> Engine {
@@ -291,10 +292,21 @@ fn print_shows_a_variable_in_its_type() {
     match o.value {
         Output::Lanes { values, exec } => {
             assert_eq!(exec, u32::MAX);
-            assert_eq!(values[7], 7f32.to_bits() as i64);
+            assert_eq!(values[7], Scalar::F32(7.0));
         }
         other => panic!("{other:?}"),
     }
+    // One lane's value in the variable's type, a float as a float (as clients show it).
+    let o = out(&mut e, "print a");
+    assert_eq!(o.value, Output::Value(Scalar::F32(2.0)));
+    let o = out(&mut e, "print xi[5] * a + 0.25");
+    assert_eq!(o.value, Output::Value(Scalar::F64(10.25)));
+    assert_eq!(Scalar::F64(10.25).to_string(), "10.25");
+    assert_eq!(Scalar::F32(0.1).to_string(), "0.1");
+    assert_eq!(
+        out(&mut e, "print i[31]").value,
+        Output::Value(Scalar::Int(31))
+    );
     assert_eq!(run(&mut e, "print xi[7]"), "xi[7] = 7\n");
     assert_eq!(run(&mut e, "p/x xi[2]"), "xi[2] = 0x40000000\n");
     assert_eq!(run(&mut e, "print i[31]"), "i[31] = 31\n");
@@ -456,4 +468,180 @@ fn watch_a_memory_variable_watches_its_bytes() {
         "{text}"
     );
     assert_eq!(run(&mut e, "print g"), "g = 9\n");
+}
+
+#[test]
+fn findings_and_last_write_name_the_higher_level_line() {
+    // saxpy with its fma reading v9, which nothing wrote: an uninitialised register read
+    // on line 11.
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../scripts/saxpy_src.s");
+    let text = std::fs::read_to_string(path)
+        .expect("saxpy_src.s")
+        .replace("vfma.f32 v6, v3, v4, v5", "vfma.f32 v6, v3, v4, v9");
+    let mut e = with_source(&text);
+    run(&mut e, "set check init on");
+    let stop = run(&mut e, "continue");
+    let line = line_of(&text, "vfma.f32 v6, v3, v4, v9");
+    assert!(
+        stop.contains(&format!(
+            "at 0x0054: vfma.f32 v6, v3, v4, v9  (k.s:{line}, src/saxpy.cl:11)\n"
+        )),
+        "{stop}"
+    );
+    let findings = run(&mut e, "info findings");
+    assert!(findings.contains("(k.s:"), "{findings}");
+    assert!(findings.contains(", src/saxpy.cl:11)"), "{findings}");
+    run(&mut e, "lane 3");
+    let written = run(&mut e, "last-write v6[3]");
+    assert!(
+        written.starts_with(
+            "v6[3]: written by wave 0 (workgroup 0), lane 3, at 0x0054 (vfma.f32 v6, v3, v4, v9) in src/saxpy.cl:11, instruction "
+        ),
+        "{written}"
+    );
+    // A kernel without a line table names only the assembly's line.
+    let mut e = with_source("v_uninit:\n    vadd.u32 v1, v2, v2\n    end\n");
+    run(&mut e, "set check init on");
+    let stop = run(&mut e, "continue");
+    assert!(stop.contains("  (k.s:2)\n"), "{stop}");
+}
+
+/// A loop on one line (line 3) of 150 iterations in each of two waves, between lines 2
+/// and 4: stepping back from line 4 meets line 3's start in the last iteration, and from
+/// there goes back through every iteration to line 2.
+const ONE_LINE_LOOP: &str = "
+.kernel spin
+.workgroup 64
+.grid 1
+        .file 1 \"spin.cl\"
+        .loc 1 2 0
+        umovi u1, 0
+        umovi u2, 150
+        .loc 1 3 0
+spin:   uaddi u1, u1, 1
+        uaddi u2, u2, -1
+        .loc 1 3 9 is_stmt 0
+        br.unz u2, spin
+        .loc 1 4 0 is_stmt 1
+        umovi u3, 5
+        .loc 1 5 0
+        end
+";
+
+/// `reverse-step` as a loop of `reverse-stepi 1`: back until the wave is at the first
+/// statement of a stretch of a line other than the one it came from, `n` times (at the
+/// start of its history, stops there). Returns the last stop's reason.
+fn reverse_step_stepwise(e: &mut Engine, n: u64) -> StopReason {
+    let line_of_pc = |e: &Engine| {
+        let pc = e.machine().waves[e.selected_wave].pc;
+        e.line_row_at(pc).map_or((0, 0), |r| (r.file, r.line))
+    };
+    let mut from = line_of_pc(e);
+    let mut left = n;
+    loop {
+        let (_, s) = stop(e, "reverse-stepi");
+        if s.reason != StopReason::Step {
+            return s.reason;
+        }
+        let p = e.machine().program();
+        let here = pc(e);
+        let starts = e.line_row_at(here).is_some_and(|r| {
+            (r.file, r.line) != from
+                && p.source_info
+                    .line_ranges(r.file, r.line, p.code_bytes())
+                    .iter()
+                    .any(|x| x.stmt == Some(here))
+        });
+        if starts {
+            left -= 1;
+            if left == 0 {
+                return s.reason;
+            }
+            from = line_of_pc(e);
+        }
+    }
+}
+
+#[test]
+fn reverse_line_steps_over_a_long_one_line_loop_match_stepping_back_instruction_by_instruction() {
+    let fresh = || {
+        let mut e = engine(ONE_LINE_LOOP);
+        run(&mut e, "break spin.cl:5");
+        run(&mut e, "continue");
+        run(&mut e, "wave 1");
+        run(&mut e, "continue");
+        assert_eq!((e.selected_wave, line(&e)), (1, Some(5)));
+        e
+    };
+    let place = |e: &Engine| {
+        (
+            e.selected_wave,
+            pc(e),
+            e.machine().stats.wave_instructions,
+            e.machine().waves[1].executed,
+        )
+    };
+    for (cmd, n) in [
+        ("reverse-step", 1),
+        ("reverse-next", 2),
+        ("reverse-step", 3),
+    ] {
+        let (mut search, mut stepwise) = (fresh(), fresh());
+        let mut seen = Vec::new();
+        loop {
+            let (_, s) = stop(&mut search, &format!("{cmd} {n}"));
+            let old = reverse_step_stepwise(&mut stepwise, n);
+            assert_eq!(s.reason, old, "{cmd} {n}");
+            assert_eq!(place(&search), place(&stepwise), "{cmd} {n}");
+            seen.push(line(&search));
+            if s.reason != StopReason::Step {
+                break;
+            }
+        }
+        // Line by line 4, 3 (the last iteration), 2 and the start of the history there;
+        // two lines at a time 3, then 2 short of a line; three at once 2 exactly.
+        let expected: &[Option<u32>] = match n {
+            1 => &[Some(4), Some(3), Some(2), Some(2)],
+            2 => &[Some(3), Some(2)],
+            _ => &[Some(2), Some(2)],
+        };
+        assert_eq!(seen, expected, "{cmd} {n}");
+    }
+    // The line 3 it stops at is the loop's last iteration; the one before is line 2.
+    let mut e = fresh();
+    run(&mut e, "reverse-step 2");
+    assert_eq!(e.machine().waves[1].u[2], 1, "u2 before the last iteration");
+    // Ctrl-C: asked to stop before the search starts, the machine stays; the request is
+    // consumed, and the next line step goes back.
+    let mut e = fresh();
+    let before = place(&e);
+    e.interrupt_handle().interrupt();
+    let (_, s) = stop(&mut e, "reverse-step");
+    assert_eq!(s.reason, StopReason::Interrupted);
+    assert_eq!(place(&e), before, "stays where it was");
+    let (_, s) = stop(&mut e, "reverse-step");
+    assert_eq!((s.reason, line(&e)), (StopReason::Step, Some(4)));
+}
+
+#[test]
+fn a_file_the_kernel_does_not_have_is_named_in_the_error() {
+    let mut e = saxpy();
+    for cmd in [
+        "break nosuch.cl:3",
+        "tbreak nosuch.cl:3",
+        "info line nosuch.cl:3",
+        "list nosuch.cl:3",
+        "list saxpy.cl:3,nosuch.cl:5",
+        "list nosuch.cl:3,saxpy.cl:5",
+    ] {
+        let m = fail(&mut e, cmd).message();
+        assert!(
+            m.contains("no source file `nosuch.cl` (this kernel's source is ")
+                && m.contains("saxpy_src.s, compiled from src/saxpy.cl)"),
+            "{cmd}: {m}"
+        );
+    }
+    // A .cl line and a .s line are two files of the kernel.
+    let m = fail(&mut e, "list saxpy.cl:3,saxpy_src.s:5").message();
+    assert!(m.contains("different files"), "{m}");
 }

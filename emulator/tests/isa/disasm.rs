@@ -225,6 +225,38 @@ fn reduce_round_trips_with_words_and_tail_bytes() {
 }
 
 #[test]
+fn source_level_information_round_trips() {
+    for name in ["saxpy_src.s", "reduce_tiled_src.s"] {
+        let path = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("../scripts")
+            .join(name);
+        let p = wavedbg_emulator::asm::assemble_file(&path).unwrap_or_else(|e| panic!("{e}"));
+        assert!(p.source_info.has_lines() && !p.source_info.vars.is_empty());
+        let (listing, re) = round_trip(&p);
+        assert_eq!(re.source_info, p.source_info, "{name}; listing:\n{listing}");
+    }
+    // The directives as a compiler writes them: is_stmt where it changes, .endvar where a
+    // range ends before the code does.
+    let p = asm("    .file 1 \"k.cl\"\n    .var x, v1, f32\n    .loc 1 2 3 prologue_end\n    vmov.u v1, u0\n    .loc 1 2 9 is_stmt 0\n    .endvar x\n    vmov.u v2, u0\n    .loc 1 3 1 is_stmt 1\n    end\n");
+    let (listing, _) = round_trip(&p);
+    assert!(listing.contains("    .file 1 \"k.cl\"\n"), "{listing}");
+    assert!(
+        listing.contains("    .var x, v1, f32\n    .loc 1 2 3 prologue_end\n    vmov.u v1, u0"),
+        "{listing}"
+    );
+    assert!(
+        listing.contains("    .endvar x\n    .loc 1 2 9 is_stmt 0\n    vmov.u v2, u0"),
+        "{listing}"
+    );
+    assert!(
+        listing.contains("    .loc 1 3 1 is_stmt 1\n    end"),
+        "{listing}"
+    );
+    // Without them, nothing is added.
+    assert!(!disassemble(&asm("    end\n")).contains(".loc"));
+}
+
+#[test]
 fn unnamed_branch_targets_get_l_labels() {
     let p = asm(RELATIVE);
     assert!(p.labels.is_empty());

@@ -140,6 +140,24 @@ fn reduce_xred_atomics() {
 }
 
 #[test]
+fn reduce_tiled_shared_tree_from_source() {
+    let r = run_everywhere("reduce_tiled_src.s");
+    let input = r.input("in");
+    assert_eq!(input, iota(256, 1, 3));
+    let expected: Vec<u32> = input
+        .chunks(64)
+        .map(|c| c.iter().fold(0u32, |a, &x| a.wrapping_add(x)))
+        .collect();
+    assert_eq!(r.words("out"), expected);
+    // It carries its source-level debug information: a line table and variables.
+    let info = &r.program.source_info;
+    assert_eq!(info.files.len(), 1);
+    assert!(info.has_lines());
+    let names: Vec<&str> = info.vars.iter().map(|v| v.name.as_str()).collect();
+    assert_eq!(names, ["tile", "lid", "i", "stride"]);
+}
+
+#[test]
 fn reduce_shfl_tree() {
     let r = run_everywhere("reduce_shfl.s");
     let input = r.input("in");

@@ -768,6 +768,13 @@ pub(in crate::debug) struct Execution {
     pub(in crate::debug) count: u64,
 }
 
+impl Execution {
+    /// The instruction's code byte address.
+    pub(in crate::debug) fn pc(&self) -> u64 {
+        self.seen.pc
+    }
+}
+
 impl Engine {
     /// The last time before count `before` that wave `id` executed the instruction at
     /// `pc` (the machine stays where it is): a backward search replaying only the
@@ -778,14 +785,35 @@ impl Engine {
         pc: u64,
         before: u64,
     ) -> Result<Option<Execution>, EngineError> {
+        self.last_execution_among(id, &[pc], before, |_| true)
+    }
+
+    /// The newest execution before count `before` by wave `id` of an instruction at one
+    /// of `pcs` that `accept` takes (the machine stays where it is). `accept` sees the
+    /// wave's executions at `pcs` newest first, each once, until it takes one: a search
+    /// that walks back through them (a line step back) keeps its state there. One
+    /// backward search replays only the intervals that ran one of `pcs`, with marks on
+    /// them for that wave alone.
+    pub(in crate::debug) fn last_execution_among(
+        &self,
+        id: u32,
+        pcs: &[u64],
+        before: u64,
+        mut accept: impl FnMut(&Execution) -> bool,
+    ) -> Result<Option<Execution>, EngineError> {
         let code = self.machine.code();
-        let word = (pc / 4) as usize;
         let mut probe = Probe::new(code.len());
-        let mut hooks = Hooks::default();
-        if word < code.len() {
-            probe.code_word(word);
-            hooks.marks = vec![BreakAt::No; code.len()];
-            hooks.marks[word] = BreakAt::Only(Arc::from([(Some(id), None)]));
+        let mut hooks = Hooks {
+            marks: vec![BreakAt::No; code.len()],
+            accesses: None,
+        };
+        let mark = BreakAt::Only(Arc::from([(Some(id), None)]));
+        for &pc in pcs {
+            let word = (pc / 4) as usize;
+            if word < code.len() {
+                probe.code_word(word);
+                hooks.marks[word] = mark.clone();
+            }
         }
         let (interrupt, progress) = self.search_handles();
         let watch = Watch {
@@ -795,14 +823,16 @@ impl Engine {
         let open = self.history.open_summary(&self.machine);
         let history = &self.history;
         let back = history.search_back(before, &probe, open.as_ref(), watch, |k, end| {
-            let mut last = None;
+            let mut seen_here = Vec::new();
             history.scan(k, end, &hooks, watch, |side, seen, m| {
                 let count = m.stats.wave_instructions;
-                if side == Side::Before && count < before && seen.id == id && seen.pc == pc {
-                    last = Some(Execution { seen, count });
+                // Only the marked words (`pcs`) stop a replay before an instruction.
+                if side == Side::Before && count < before && seen.id == id {
+                    seen_here.push(Execution { seen, count });
                 }
             })?;
-            Ok(last)
+            // The interval's executions newest first, as a step back meets them.
+            Ok(seen_here.into_iter().rev().find(|x| accept(x)))
         });
         self.search_outcome(back, before)
     }

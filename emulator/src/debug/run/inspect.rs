@@ -4,7 +4,7 @@
 
 use super::{CommandOutput, ExpectOutcome, Output};
 use crate::debug::command::{CommandError, DisplaySpec, ExpectOp, Info, LastWriteTarget, Location};
-use crate::debug::expr::{self, Expr, ParsedExpr, Value};
+use crate::debug::expr::{self, Expr, ParsedExpr, Scalar, Value};
 use crate::debug::{locals, view, Engine, WriteTarget};
 use crate::memory::Space;
 use crate::program::VarDef;
@@ -356,6 +356,7 @@ impl Engine {
                 .collect::<Result<Vec<Value>, _>>()
                 .map_err(refused)?;
             let ints: Vec<i64> = values.iter().map(|v| v.as_int()).collect();
+            let typed = values.iter().map(|v| Scalar::from(*v)).collect();
             let s = if values.iter().all(|v| matches!(v, Value::Int(_))) {
                 view::lane_values(text, &ints, exec, fmt, self.width)
             } else {
@@ -363,7 +364,13 @@ impl Engine {
                 let head = format!("{text} (by lane; inactive lanes in parentheses):");
                 view::lane_texts(&head, &texts, exec, self.width)
             };
-            return Ok(CommandOutput::with(s, Output::Lanes { values: ints, exec }));
+            return Ok(CommandOutput::with(
+                s,
+                Output::Lanes {
+                    values: typed,
+                    exec,
+                },
+            ));
         }
         let v = e
             .eval_value(m, w, Some(self.selected_lane))
@@ -374,13 +381,13 @@ impl Engine {
         };
         Ok(CommandOutput::with(
             format!("{text} = {shown}\n"),
-            Output::Value(v.as_int()),
+            Output::Value(v.into()),
         ))
     }
 
     /// `print NAME` of a live source variable in its type: every lane of a per-lane one
     /// (as `print v3`, inactive lanes in parentheses) unless `lane` picks one, else its
-    /// value. The output carries the raw bits.
+    /// value. The output carries the value in the variable's type.
     fn print_var(
         &self,
         name: &str,
@@ -410,7 +417,7 @@ impl Engine {
                 wave.id,
                 wave.exec
             );
-            let values = raw.iter().map(|b| *b as i64).collect();
+            let values = raw.iter().map(|b| locals::typed_scalar(*b, v.ty)).collect();
             return Ok(CommandOutput::with(
                 view::lane_texts(&head, &texts, wave.exec, self.width),
                 Output::Lanes {
@@ -422,7 +429,7 @@ impl Engine {
         let b = bits(lane.unwrap_or(self.selected_lane))?;
         Ok(CommandOutput::with(
             format!("{text} = {}\n", locals::formatted(b, v.ty, format)),
-            Output::Value(b as i64),
+            Output::Value(locals::typed_scalar(b, v.ty)),
         ))
     }
 
@@ -525,8 +532,12 @@ impl Engine {
                 } else {
                     ""
                 };
+                // The higher-level line, where the kernel has a line table.
+                let high = crate::debug::SourcePlace::at(self.machine().program(), found.pc)
+                    .map(|h| format!(" in {h}"))
+                    .unwrap_or_default();
                 Ok(CommandOutput::text(format!(
-                    "{t}: written by wave {} (workgroup {}){lanes}, at {} ({}), instruction {} (goto {} for the machine right before it)\n  before: {}\n  after:  {}{unchanged}\n",
+                    "{t}: written by wave {} (workgroup {}){lanes}, at {} ({}){high}, instruction {} (goto {} for the machine right before it)\n  before: {}\n  after:  {}{unchanged}\n",
                     found.wave,
                     found.workgroup,
                     view::pc_text(self.machine(), found.pc),

@@ -10,6 +10,7 @@ mod settings;
 
 use super::breakpoint::{Breakpoint, Owner, Watchpoint};
 use super::command::{self, Command, CommandError};
+use super::expr::Scalar;
 use super::{view, Engine, StopEvent, VisitError};
 use crate::memory::Space;
 use crate::wave::LANES;
@@ -89,15 +90,16 @@ pub enum Output {
         /// The bytes, `count * size` of them.
         bytes: Vec<u8>,
     },
-    /// `print` of a per-lane expression: each lane's value, and EXEC (bit i = lane i).
+    /// `print` of a per-lane expression or variable: each lane's value in its type, and
+    /// EXEC (bit i = lane i).
     Lanes {
         /// The value at each lane, lane 0 first.
-        values: Vec<i64>,
+        values: Vec<Scalar>,
         /// The wave's EXEC mask when printed.
         exec: u32,
     },
-    /// `print` of one value (at the selected lane).
-    Value(i64),
+    /// `print` of one value (at the selected lane), in its type.
+    Value(Scalar),
     /// `info waves`: every resident wave, in index order.
     Waves(Vec<WaveRow>),
     /// `info lanes`: the selected wave's EXEC and the selected lane.
