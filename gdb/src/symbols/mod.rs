@@ -39,20 +39,22 @@
 //! A window name the kernel itself uses (a label or buffer called `__shared`, say) is left
 //! out: the kernel's own names win.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 use std::path::Path;
 
 use gimli::write::{
     Address, AttributeValue, CallFrameInstruction, CommonInformationEntry, DebugFrame, DwarfUnit,
-    EndianVec, Expression, FrameDescriptionEntry, FrameTable, LineProgram, LineString, Sections,
+    EndianVec, Expression, FrameDescriptionEntry, FrameTable, Sections,
     UnitEntryId,
 };
-use gimli::{Encoding, Format, LineEncoding, LittleEndian, X86_64};
+use gimli::{Encoding, Format, LittleEndian, X86_64};
 use object::elf;
 use object::write::elf::{FileHeader, ProgramHeader, SectionHeader, Sym, Writer};
 use object::Endianness;
 use wavedbg_emulator::machine::{LaunchError, LaunchOptions, Machine};
 use wavedbg_emulator::program::Program;
+
+mod lines;
 
 use crate::memory::{
     Window, SCRATCH_BASE, SCRATCH_OFFSET_BITS, SCRATCH_WAVE_SHIFT, SHARED_BASE, SHARED_OFFSET_BITS,
@@ -544,47 +546,11 @@ fn dwarf(
         source
     };
     let comp_dir = if comp_dir.is_empty() { "." } else { comp_dir };
-    let mut lines = LineProgram::new(
-        encoding,
-        LineEncoding::default(),
-        LineString::String(comp_dir.as_bytes().to_vec()),
-        None,
-        LineString::String(source.as_bytes().to_vec()),
-        None,
-    );
-    let dir = lines.default_directory();
-    let file = lines.add_file(LineString::String(source.as_bytes().to_vec()), dir, None);
-    let mut rows: Vec<(u64, u32)> = program
-        .lines
-        .iter()
-        .copied()
-        .filter(|&(a, _)| a < end)
-        .collect();
-    rows.sort_by_key(|&(a, _)| a);
-    rows.dedup_by_key(|&mut (a, _)| a);
-    // The address where each function starts (a row there ends its prologue), and the
-    // line of each address.
-    let starts: BTreeSet<u64> = functions
-        .iter()
-        .filter(|f| f.size > 0)
-        .map(|f| f.address)
-        .collect();
-    let line_at: BTreeMap<u64, u32> = rows.iter().copied().collect();
-    if !rows.is_empty() {
-        lines.begin_sequence(Some(Address::Constant(0)));
-        for &(addr, line) in &rows {
-            let starts_function = starts.contains(&addr);
-            let row = lines.row();
-            row.address_offset = addr;
-            row.file = file;
-            row.line = u64::from(line);
-            row.is_statement = true;
-            row.prologue_end = starts_function;
-            lines.generate_row();
-        }
-        lines.end_sequence(end);
-    }
-    dwarf.unit.line_program = lines;
+    let lines::Lines {
+        program: line_program,
+        rows,
+    } = lines::line_program(program, encoding, functions, source, comp_dir);
+    dwarf.unit.line_program = line_program;
 
     let root = dwarf.unit.root();
     let producer = dwarf.strings.add(PRODUCER);
@@ -606,7 +572,7 @@ fn dwarf(
     for f in functions.iter().filter(|f| f.size > 0) {
         let id = dwarf.unit.add(root, gimli::DW_TAG_subprogram);
         let name = dwarf.strings.add(f.name.as_str());
-        let line = line_at.get(&f.address).copied();
+        let row = lines::row_at(&rows, f.address).copied();
         let entry = dwarf.unit.get_mut(id);
         entry.set(gimli::DW_AT_name, AttributeValue::StringRef(name));
         entry.set(gimli::DW_AT_external, AttributeValue::Flag(true));
@@ -615,12 +581,12 @@ fn dwarf(
             AttributeValue::Address(Address::Constant(f.address)),
         );
         entry.set(gimli::DW_AT_high_pc, AttributeValue::Udata(f.size));
-        if let Some(line) = line {
+        if let Some(row) = row {
             entry.set(
                 gimli::DW_AT_decl_file,
-                AttributeValue::FileIndex(Some(file)),
+                AttributeValue::FileIndex(Some(row.file)),
             );
-            entry.set(gimli::DW_AT_decl_line, AttributeValue::Udata(line.into()));
+            entry.set(gimli::DW_AT_decl_line, AttributeValue::Udata(row.line));
         }
     }
     add_variables(&mut dwarf, program, launch);
