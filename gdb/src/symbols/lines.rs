@@ -34,6 +34,10 @@ pub(super) struct Lines {
     pub program: LineProgram,
     /// Its rows, by address.
     pub rows: Vec<Row>,
+    /// The higher-level file of the first `.loc`, relative to `DW_AT_comp_dir` (or
+    /// absolute): the compile unit's name (lldb's `source list -f FILE` looks for a
+    /// compile unit of that name).
+    pub primary: Option<String>,
 }
 
 /// The row at exactly `addr` of rows by address.
@@ -130,9 +134,14 @@ pub(super) fn line_program(
         }
         lines.end_sequence(end);
     }
+    let primary = info.rows.first().and_then(|r| info.file(r.file)).map(|f| {
+        let (dir, name) = file_entry(source, &f.path);
+        Path::new(&dir).join(name).to_string_lossy().into_owned()
+    });
     Lines {
         program: lines,
         rows,
+        primary,
     }
 }
 

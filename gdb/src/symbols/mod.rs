@@ -549,12 +549,13 @@ fn dwarf(
     let lines::Lines {
         program: line_program,
         rows,
+        primary,
     } = lines::line_program(program, encoding, functions, source, comp_dir);
     dwarf.unit.line_program = line_program;
 
     let root = dwarf.unit.root();
     let producer = dwarf.strings.add(PRODUCER);
-    let name = dwarf.strings.add(source);
+    let name = dwarf.strings.add(primary.as_deref().unwrap_or(source));
     let dir = dwarf.strings.add(comp_dir);
     let cu = dwarf.unit.get_mut(root);
     cu.set(gimli::DW_AT_producer, AttributeValue::StringRef(producer));
