@@ -55,6 +55,7 @@ use wavedbg_emulator::machine::{LaunchError, LaunchOptions, Machine};
 use wavedbg_emulator::program::Program;
 
 mod lines;
+mod locals;
 
 use crate::memory::{
     Window, SCRATCH_BASE, SCRATCH_OFFSET_BITS, SCRATCH_WAVE_SHIFT, SHARED_BASE, SHARED_OFFSET_BITS,
@@ -410,7 +411,8 @@ impl TypeBuilder<'_> {
         self.set(id, gimli::DW_AT_name, AttributeValue::StringRef(s));
     }
 
-    /// A base type: `unsigned int`, `unsigned char`, `long unsigned int` (the index type).
+    /// A base type: `unsigned int`, `unsigned char`, `long unsigned int` (the index type),
+    /// and the variables' `int`, `float`, `double`.
     fn base(&mut self, name: &'static str) -> UnitEntryId {
         if let Some(&(_, id)) = self.bases.iter().find(|(n, _)| *n == name) {
             return id;
@@ -418,6 +420,9 @@ impl TypeBuilder<'_> {
         let (size, encoding) = match name {
             "unsigned char" => (1, gimli::DW_ATE_unsigned_char),
             "long unsigned int" => (8, gimli::DW_ATE_unsigned),
+            "int" => (4, gimli::DW_ATE_signed),
+            "float" => (4, gimli::DW_ATE_float),
+            "double" => (8, gimli::DW_ATE_float),
             _ => (4, gimli::DW_ATE_unsigned),
         };
         let id = self.add(self.root, gimli::DW_TAG_base_type);
@@ -492,8 +497,14 @@ impl TypeBuilder<'_> {
     }
 }
 
-/// Adds the types and variables of [`variables`] to the compile unit.
-fn add_variables(dwarf: &mut DwarfUnit, program: &Program, launch: &Launch) {
+/// Adds the types and variables of [`variables`] to the compile unit, then the kernel's
+/// own variables (`.var`) to the subprograms whose code they live in ([`locals`]).
+fn add_variables(
+    dwarf: &mut DwarfUnit,
+    program: &Program,
+    launch: &Launch,
+    subprograms: &[(UnitEntryId, &Function)],
+) {
     let root = dwarf.unit.root();
     let mut t = TypeBuilder {
         dwarf,
@@ -523,6 +534,7 @@ fn add_variables(dwarf: &mut DwarfUnit, program: &Program, launch: &Launch) {
         };
         t.variable(&v.name, ty, v.address);
     }
+    locals::add_locals(&mut t, program, launch, subprograms);
 }
 
 /// The DWARF sections of a kernel: `(name, bytes)`, empty ones left out.
@@ -570,8 +582,10 @@ fn dwarf(
         AttributeValue::Address(Address::Constant(0)),
     );
     cu.set(gimli::DW_AT_high_pc, AttributeValue::Udata(end));
+    let mut subprograms = Vec::new();
     for f in functions.iter().filter(|f| f.size > 0) {
         let id = dwarf.unit.add(root, gimli::DW_TAG_subprogram);
+        subprograms.push((id, f));
         let name = dwarf.strings.add(f.name.as_str());
         let row = lines::row_at(&rows, f.address).copied();
         let entry = dwarf.unit.get_mut(id);
@@ -590,7 +604,7 @@ fn dwarf(
             entry.set(gimli::DW_AT_decl_line, AttributeValue::Udata(row.line));
         }
     }
-    add_variables(&mut dwarf, program, launch);
+    add_variables(&mut dwarf, program, launch, &subprograms);
 
     let mut sections = Sections::new(EndianVec::new(LittleEndian));
     dwarf.write(&mut sections)?;

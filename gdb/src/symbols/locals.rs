@@ -1,0 +1,280 @@
+//! The kernel's source variables (`.var`; docs/source-level.md) as DWARF variables of
+//! the subprograms whose code they live in, each with a location list (`.debug_loc`)
+//! over its live ranges.
+//!
+//! A per-lane variable (a vector register or pair, scratch) is an array of 32 lanes of
+//! its type; `NAME_lane` beside it is the selected lane's value (through the lane
+//! registers `lvN`, or the `lane` register for scratch). A uniform, global or shared one
+//! is a plain value. Registers are named by their DWARF numbers
+//! ([`crate::regs::dwarf_register`]); shared and scratch addresses are computed from the
+//! thread's `workgroup` and `wave` registers, since every wave has its own windows.
+
+use gimli::write::{
+    Address, AttributeValue, Expression, Location, LocationList, Range, RangeList, UnitEntryId,
+};
+use gimli::Register;
+use wavedbg_emulator::program::{Program, VarDef, VarLocation, VarType};
+
+use super::{Function, Launch, TypeBuilder};
+use crate::memory::{SCRATCH_BASE, SCRATCH_OFFSET_BITS, SCRATCH_WAVE_SHIFT, SHARED_BASE};
+use crate::memory::SHARED_OFFSET_BITS;
+use crate::regs::{dwarf_register, LANE, LV0, U0, V0, WAVE, WORKGROUP};
+
+/// Lanes of a per-lane variable.
+const LANES: u64 = 32;
+
+/// The suffix of the selected-lane variable of a per-lane one (`xi_lane`).
+pub const LANE_SUFFIX: &str = "_lane";
+
+/// A stretch of code where one definition of a name is the live one.
+#[derive(Debug, Clone, Copy)]
+struct Segment<'a> {
+    start: u64,
+    end: u64,
+    def: &'a VarDef,
+}
+
+/// How a definition is typed in DWARF: a value, or 32 lanes of it (`stride` bytes
+/// apart in memory for scratch; 0 in registers).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Shape {
+    Value(VarType),
+    Lanes(VarType, u64),
+}
+
+fn shape(def: &VarDef) -> Shape {
+    match def.location {
+        VarLocation::Vector(_) | VarLocation::VectorPair(_) => Shape::Lanes(def.ty, 0),
+        VarLocation::Scratch(_) => Shape::Lanes(def.ty, 1 << SCRATCH_OFFSET_BITS),
+        _ => Shape::Value(def.ty),
+    }
+}
+
+/// The C name of a variable type.
+fn type_name(ty: VarType) -> &'static str {
+    match ty {
+        VarType::U32 => "unsigned int",
+        VarType::I32 => "int",
+        VarType::F32 => "float",
+        VarType::U64 => "long unsigned int",
+        VarType::F64 => "double",
+    }
+}
+
+/// Each variable name (in declaration order) with the stretches of code where each of
+/// its definitions is the one seen: where live ranges of a name overlap, the latest
+/// declared wins (as the engine's `print`).
+fn segments(vars: &[VarDef]) -> Vec<(&str, Vec<Segment<'_>>)> {
+    let mut names: Vec<&str> = Vec::new();
+    for v in vars {
+        if !names.contains(&v.name.as_str()) {
+            names.push(&v.name);
+        }
+    }
+    names
+        .into_iter()
+        .map(|name| {
+            let defs: Vec<&VarDef> = vars
+                .iter()
+                .filter(|v| v.name == name && v.start < v.end)
+                .collect();
+            let mut cuts: Vec<u64> = defs.iter().flat_map(|d| [d.start, d.end]).collect();
+            cuts.sort_unstable();
+            cuts.dedup();
+            let mut out: Vec<Segment<'_>> = Vec::new();
+            for w in cuts.windows(2) {
+                let (a, b) = (w[0], w[1]);
+                let Some(def) = defs.iter().rev().find(|d| d.start <= a && b <= d.end) else {
+                    continue;
+                };
+                match out.last_mut() {
+                    Some(last) if last.end == a && std::ptr::eq(last.def, *def) => last.end = b,
+                    _ => out.push(Segment {
+                        start: a,
+                        end: b,
+                        def,
+                    }),
+                }
+            }
+            (name, out)
+        })
+        .collect()
+}
+
+/// `register` as a DWARF register.
+fn dwarf(regnum: usize) -> Register {
+    Register(dwarf_register(regnum))
+}
+
+/// Pushes the address `base + (register << shift)`.
+fn scaled(expr: &mut Expression, regnum: usize, shift: u32) {
+    expr.op_breg(dwarf(regnum), 0);
+    expr.op_constu(shift.into());
+    expr.op(gimli::DW_OP_shl);
+}
+
+/// Where a definition's value is: all 32 lanes for a per-lane one (`lane` false), or
+/// the selected lane's value (`lane` true; `None` for a value that is not per lane).
+fn location(def: &VarDef, program: &Program, launch: &Launch, lane: bool) -> Option<Expression> {
+    let mut e = Expression::new();
+    match (&def.location, lane) {
+        (VarLocation::Vector(r), false) => e.op_reg(dwarf(V0 + usize::from(*r))),
+        (VarLocation::Vector(r), true) => e.op_reg(dwarf(LV0 + usize::from(*r))),
+        (VarLocation::VectorPair(r), false) => {
+            // Lane i is bits 32i.. of the low register, then of the high one.
+            for i in 0..LANES {
+                for half in 0..2 {
+                    e.op_reg(dwarf(V0 + usize::from(*r) + half));
+                    e.op_bit_piece(32, 32 * i);
+                }
+            }
+        }
+        (VarLocation::VectorPair(r), true) => {
+            for half in 0..2 {
+                e.op_reg(dwarf(LV0 + usize::from(*r) + half));
+                e.op_piece(4);
+            }
+        }
+        (VarLocation::Uniform(r), false) => e.op_reg(dwarf(U0 + usize::from(*r))),
+        (VarLocation::UniformPair(r), false) => {
+            for half in 0..2 {
+                e.op_reg(dwarf(U0 + usize::from(*r) + half));
+                e.op_piece(4);
+            }
+        }
+        (VarLocation::Global { buffer, offset }, false) => {
+            let i = program.buffers.iter().position(|b| &b.name == buffer)?;
+            let base = launch.buffer_bases.get(i)?;
+            e.op_addr(Address::Constant(base.wrapping_add(*offset)));
+        }
+        (VarLocation::Shared(a), false) => {
+            scaled(&mut e, WORKGROUP, SHARED_OFFSET_BITS);
+            e.op_constu(SHARED_BASE.wrapping_add(*a));
+            e.op(gimli::DW_OP_plus);
+        }
+        (VarLocation::Scratch(a), lane) => {
+            scaled(&mut e, WAVE, SCRATCH_WAVE_SHIFT);
+            if lane {
+                scaled(&mut e, LANE, SCRATCH_OFFSET_BITS);
+                e.op(gimli::DW_OP_plus);
+            }
+            e.op_constu(SCRATCH_BASE.wrapping_add(*a));
+            e.op(gimli::DW_OP_plus);
+        }
+        (_, true) => return None,
+    }
+    Some(e)
+}
+
+/// The DWARF types of the shapes built so far.
+#[derive(Default)]
+struct Types(Vec<((Shape, bool), UnitEntryId)>);
+
+impl Types {
+    /// The type of a shape: its value, or (`lanes`) its array of 32 lanes.
+    fn of(&mut self, t: &mut TypeBuilder<'_>, shape: Shape, lanes: bool) -> UnitEntryId {
+        if let Some(&(_, id)) = self.0.iter().find(|(k, _)| *k == (shape, lanes)) {
+            return id;
+        }
+        let id = match shape {
+            Shape::Value(ty) => t.base(type_name(ty)),
+            Shape::Lanes(ty, _) if !lanes => t.base(type_name(ty)),
+            Shape::Lanes(ty, stride) => {
+                let element = t.base(type_name(ty));
+                let id = t.array(element, &[LANES]);
+                if stride != 0 {
+                    t.set(id, gimli::DW_AT_byte_stride, AttributeValue::Udata(stride));
+                }
+                id
+            }
+        };
+        self.0.push(((shape, lanes), id));
+        id
+    }
+}
+
+/// Adds the kernel's variables to each subprogram whose code one of their live ranges
+/// overlaps: per name, a `DW_TAG_variable` with a location list over the stretches of
+/// the function where it lives (in a `DW_TAG_lexical_block` over those stretches per
+/// shape, when the name changes type or lane-ness in the function), and `NAME_lane` for
+/// a per-lane one, unless the kernel uses that name.
+pub(super) fn add_locals(
+    t: &mut TypeBuilder<'_>,
+    program: &Program,
+    launch: &Launch,
+    subprograms: &[(UnitEntryId, &Function)],
+) {
+    let vars = &program.source_info.vars;
+    let taken = |name: &str| {
+        vars.iter().any(|v| v.name == name)
+            || program.buffers.iter().any(|b| b.name == name)
+            || program.labels.contains_key(name)
+    };
+    let mut types = Types::default();
+    for (name, segs) in segments(vars) {
+        for &(sub, f) in subprograms {
+            let (lo, hi) = (f.address, f.address + f.size);
+            let mut groups: Vec<(Shape, Vec<Segment<'_>>)> = Vec::new();
+            for s in segs.iter().filter(|s| s.start < hi && lo < s.end) {
+                let clipped = Segment {
+                    start: s.start.max(lo),
+                    end: s.end.min(hi),
+                    def: s.def,
+                };
+                match groups.iter_mut().find(|(k, _)| *k == shape(s.def)) {
+                    Some((_, g)) => g.push(clipped),
+                    None => groups.push((shape(s.def), vec![clipped])),
+                }
+            }
+            let blocks = groups.len() > 1;
+            for (shape, group) in &groups {
+                let parent = if blocks {
+                    let ranges = group
+                        .iter()
+                        .map(|s| Range::StartEnd {
+                            begin: Address::Constant(s.start),
+                            end: Address::Constant(s.end),
+                        })
+                        .collect();
+                    let ranges = t.dwarf.unit.ranges.add(RangeList(ranges));
+                    let block = t.add(sub, gimli::DW_TAG_lexical_block);
+                    t.set(block, gimli::DW_AT_ranges, AttributeValue::RangeListRef(ranges));
+                    block
+                } else {
+                    sub
+                };
+                let per_lane = matches!(shape, Shape::Lanes(..));
+                let lane_name = format!("{name}{LANE_SUFFIX}");
+                let mut wanted = vec![(name.to_string(), false)];
+                if per_lane && !taken(&lane_name) {
+                    wanted.push((lane_name, true));
+                }
+                for (var, lane) in wanted {
+                    let list: Vec<Location> = group
+                        .iter()
+                        .filter_map(|s| {
+                            Some(Location::StartEnd {
+                                begin: Address::Constant(s.start),
+                                end: Address::Constant(s.end),
+                                data: location(s.def, program, launch, lane)?,
+                            })
+                        })
+                        .collect();
+                    if list.is_empty() {
+                        continue;
+                    }
+                    let ty = types.of(t, *shape, !lane);
+                    let list = t.dwarf.unit.locations.add(LocationList(list));
+                    let id = t.add(parent, gimli::DW_TAG_variable);
+                    t.name(id, &var);
+                    t.set(id, gimli::DW_AT_type, AttributeValue::UnitRef(ty));
+                    t.set(
+                        id,
+                        gimli::DW_AT_location,
+                        AttributeValue::LocationListRef(list),
+                    );
+                }
+            }
+        }
+    }
+}
