@@ -210,3 +210,144 @@ fn high_level_rows(
     }
     rows
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::tests::{with_unit, R};
+    use super::super::{elf_file, Launch};
+    use wavedbg_emulator::machine::LaunchOptions;
+    use wavedbg_emulator::program::Program;
+
+    /// A row as read back: (address, `DIR/NAME` of its file, line, column, is_stmt,
+    /// prologue_end).
+    type ReadRow = (u64, String, u64, u64, bool, bool);
+
+    /// The compile unit's name and the rows of a symbol file's line program.
+    fn read(bytes: &[u8]) -> (String, Vec<ReadRow>) {
+        with_unit(bytes, |dwarf, unit| {
+            let name = unit.name.unwrap().to_string_lossy().into_owned();
+            let mut rows = unit.line_program.clone().unwrap().rows();
+            let mut out = Vec::new();
+            while let Some((header, row)) = rows.next_row().unwrap() {
+                if row.end_sequence() {
+                    continue;
+                }
+                let file = row.file(header).unwrap();
+                let string = |v: gimli::AttributeValue<R<'_>>| {
+                    dwarf
+                        .attr_string(unit, v)
+                        .unwrap()
+                        .to_string_lossy()
+                        .into_owned()
+                };
+                let dir = file.directory(header).map(string).unwrap_or_default();
+                let path = format!("{dir}/{}", string(file.path_name()));
+                let column = match row.column() {
+                    gimli::ColumnType::LeftEdge => 0,
+                    gimli::ColumnType::Column(c) => c.get(),
+                };
+                out.push((
+                    row.address(),
+                    path,
+                    row.line().map_or(0, |l| l.get()),
+                    column,
+                    row.is_stmt(),
+                    row.prologue_end(),
+                ));
+            }
+            (name, out)
+        })
+    }
+
+    fn elf(p: &Program, source: &str) -> Vec<u8> {
+        let launch = Launch::new(p, LaunchOptions::default()).unwrap();
+        elf_file(p, &launch, source, "/work").unwrap()
+    }
+
+    /// scripts/saxpy_src.s: every row is the line table's, in src/saxpy.cl relative to
+    /// the .s's directory, and the compile unit is named after it.
+    #[test]
+    fn the_line_program_names_the_higher_level_file() {
+        let text = include_str!("../../../scripts/saxpy_src.s");
+        let p = wavedbg_emulator::asm::assemble(text, "scripts/saxpy_src.s", None).unwrap();
+        let (name, rows) = read(&elf(&p, "scripts/saxpy_src.s"));
+        assert_eq!(name, "scripts/src/saxpy.cl");
+        let want: Vec<ReadRow> = p
+            .source_info
+            .rows
+            .iter()
+            .map(|r| {
+                (
+                    r.addr,
+                    "scripts/src/saxpy.cl".to_string(),
+                    r.line.into(),
+                    r.column.into(),
+                    r.is_stmt,
+                    r.prologue_end,
+                )
+            })
+            .collect();
+        assert_eq!(rows.len(), 11);
+        // The `join` label starts a function with a row and no prologue_end of its own:
+        // its row gets one.
+        let join = p.labels["join"];
+        let mut want = want;
+        for w in want.iter_mut().filter(|w| w.0 == join) {
+            w.5 = true;
+        }
+        assert_eq!(rows, want);
+        assert_eq!(rows[1], (8, "scripts/src/saxpy.cl".into(), 6, 14, true, true));
+        assert_eq!(rows[2].4, false, "the hoisted load of `a` is no statement");
+    }
+
+    /// Code before the first `.loc` keeps its `.s` rows; a function starting inside a
+    /// `.loc` row gets a row of that line there, marked `prologue_end`.
+    #[test]
+    fn code_before_the_first_loc_keeps_the_assembly_lines() {
+        let text = "\
+.kernel pre
+.workgroup 32
+    vlaneid v0
+    .file 1 \"k.cl\"
+    .loc 1 3 5
+    vmovi v1, 1
+next:
+    vmovi v2, 2
+    end
+";
+        let p = wavedbg_emulator::asm::assemble(text, "k.s", None).unwrap();
+        let (name, rows) = read(&elf(&p, "k.s"));
+        assert_eq!(name, "k.cl");
+        let next = p.labels["next"];
+        assert_eq!(
+            rows,
+            [
+                (0, "/work/k.s".into(), 3, 0, true, true),
+                (4, "/work/k.cl".into(), 3, 5, true, false),
+                (next, "/work/k.cl".into(), 3, 5, true, true),
+            ]
+        );
+    }
+
+    /// Without `.loc` the symbol file is the same whatever `.file`s the kernel numbers:
+    /// the line program names only the `.s`, one statement row per instruction line.
+    #[test]
+    fn without_loc_only_the_assembly_is_named() {
+        let text = include_str!("../../../scripts/histogram.s");
+        let p = wavedbg_emulator::asm::assemble(text, "histogram.s", None).unwrap();
+        assert!(p.source_info.rows.is_empty());
+        let bytes = elf(&p, "histogram.s");
+        let (name, rows) = read(&bytes);
+        assert_eq!(name, "histogram.s");
+        assert!(rows.iter().all(|r| r.1 == "/work/histogram.s" && r.4));
+        let lines: Vec<(u64, u64)> = rows.iter().map(|r| (r.0, r.2)).collect();
+        let want: Vec<(u64, u64)> = p.lines.iter().map(|&(a, l)| (a, l.into())).collect();
+        assert_eq!(lines, want);
+        let with_file = text.replacen(".kernel", ".file 1 \"h.cl\"\n.kernel", 1);
+        let q = wavedbg_emulator::asm::assemble(&with_file, "histogram.s", None).unwrap();
+        assert_eq!(q.source_info.files.len(), 1);
+        let mut q = q;
+        q.lines = p.lines.clone();
+        assert_eq!(elf(&q, "histogram.s"), bytes);
+    }
+}

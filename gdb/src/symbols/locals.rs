@@ -278,3 +278,170 @@ pub(super) fn add_locals(
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::tests::{with_unit, R};
+    use super::super::{elf_file, Launch};
+    use super::*;
+    use wavedbg_emulator::machine::LaunchOptions;
+
+    /// A local as read back: its subprogram (and lexical block), name, type name, and
+    /// its location list as (begin, end, operations).
+    type ReadLocal = (String, String, String, Vec<(u64, u64, Vec<String>)>);
+
+    /// The locals of a symbol file: `(scope, name, type, location list)`, scope being
+    /// `FUNCTION` or `FUNCTION/block`.
+    fn read_locals(bytes: &[u8]) -> Vec<ReadLocal> {
+        with_unit(bytes, |dwarf, unit| {
+            let string = |e: &gimli::DebuggingInformationEntry<R<'_>>| {
+                e.attr_value(gimli::DW_AT_name)
+                    .map(|v| dwarf.attr_string(unit, v).unwrap().to_string_lossy().into_owned())
+                    .unwrap_or_default()
+            };
+            let type_name = |e: &gimli::DebuggingInformationEntry<R<'_>>| {
+                let Some(gimli::AttributeValue::UnitRef(o)) = e.attr_value(gimli::DW_AT_type)
+                else {
+                    panic!("no type");
+                };
+                let t = unit.entry(o).unwrap();
+                if t.tag() == gimli::DW_TAG_array_type {
+                    let Some(gimli::AttributeValue::UnitRef(el)) =
+                        t.attr_value(gimli::DW_AT_type)
+                    else {
+                        panic!("no element type");
+                    };
+                    let stride = t
+                        .attr_value(gimli::DW_AT_byte_stride)
+                        .and_then(|v| v.udata_value())
+                        .map_or(String::new(), |s| format!(" stride {s}"));
+                    format!("{}[32]{stride}", string(&unit.entry(el).unwrap()))
+                } else {
+                    string(&t)
+                }
+            };
+            let mut out = Vec::new();
+            let mut scope: Vec<String> = Vec::new();
+            let mut entries = unit.entries();
+            while let Some(e) = entries.next_dfs().unwrap() {
+                scope.truncate(e.depth().max(1) as usize - 1);
+                match e.tag() {
+                    gimli::DW_TAG_subprogram => scope.push(string(e)),
+                    gimli::DW_TAG_lexical_block => scope.push("block".into()),
+                    gimli::DW_TAG_variable if e.depth() > 1 => {
+                        let Some(gimli::AttributeValue::LocationListsRef(offset)) =
+                            e.attr_value(gimli::DW_AT_location)
+                        else {
+                            panic!("no location list for {}", string(e));
+                        };
+                        let mut list = dwarf.locations(unit, offset).unwrap();
+                        let mut ranges = Vec::new();
+                        while let Some(l) = list.next().unwrap() {
+                            let mut ops = l.data.operations(unit.encoding());
+                            let mut names = Vec::new();
+                            while let Some(op) = ops.next().unwrap() {
+                                names.push(format!("{op:?}"));
+                            }
+                            ranges.push((l.range.begin, l.range.end, names));
+                        }
+                        out.push((scope.join("/"), string(e), type_name(e), ranges));
+                    }
+                    _ => {}
+                }
+            }
+            out
+        })
+    }
+
+    fn reg(regnum: usize) -> String {
+        format!("Register {{ register: Register({}) }}", dwarf_register(regnum))
+    }
+
+    #[test]
+    fn saxpy_variables_are_locals_with_location_lists() {
+        let text = include_str!("../../../scripts/saxpy_src.s");
+        let p = wavedbg_emulator::asm::assemble(text, "saxpy_src.s", None).unwrap();
+        let launch = Launch::new(&p, LaunchOptions::default()).unwrap();
+        let locals = read_locals(&elf_file(&p, &launch, "saxpy_src.s", "/w").unwrap());
+        let join = p.labels["join"];
+        let end = p.code.len() as u64 * 4;
+        let names: Vec<(&str, &str, &str)> = locals
+            .iter()
+            .map(|l| (l.0.as_str(), l.1.as_str(), l.2.as_str()))
+            .collect();
+        assert_eq!(
+            names,
+            [
+                ("saxpy", "a", "float"),
+                ("saxpy", "n", "unsigned int"),
+                ("saxpy", "i", "unsigned int[32]"),
+                ("saxpy", "i_lane", "unsigned int"),
+                ("saxpy", "xi", "float[32]"),
+                ("saxpy", "xi_lane", "float"),
+                ("saxpy", "yi", "float[32]"),
+                ("saxpy", "yi_lane", "float"),
+                ("join", "a", "float"),
+                ("join", "n", "unsigned int"),
+                ("join", "i", "unsigned int[32]"),
+                ("join", "i_lane", "unsigned int"),
+            ]
+        );
+        // `a` lives in the whole kernel: each function's list covers its own code.
+        assert_eq!(locals[0].3, [(0, join, vec![reg(U0 + 4)])]);
+        assert_eq!(locals[8].3, [(join, end, vec![reg(U0 + 4)])]);
+        let xi = p.source_info.vars.iter().find(|v| v.name == "xi").unwrap();
+        assert_eq!(locals[4].3, [(xi.start, xi.end, vec![reg(V0 + 4)])]);
+        assert_eq!(locals[5].3, [(xi.start, xi.end, vec![reg(LV0 + 4)])]);
+    }
+
+    /// Overlapping ranges of a name: the latest declared is seen; a name that changes
+    /// shape in a function gets a lexical block per shape; pairs, shared and scratch.
+    #[test]
+    fn moves_pairs_and_memory() {
+        let text = "\
+.kernel moves
+.workgroup 32
+.shared 64
+.scratch 16
+.buffer out, 64
+.arg u[0:1], out
+    .var x, v0
+    vlaneid v0
+    .var x, u4, f32
+    umovi u4, 1
+    .endvar x
+    .var x, v1
+    vmovi v1, 2
+    .var w, v[2:3], u64
+    .var p, u[6:7], f64
+    .var s, shared:0x10, i32
+    .var t, scratch:0x8
+    .var g, global:out+4
+    end
+";
+        let p = wavedbg_emulator::asm::assemble(text, "m.s", None).unwrap();
+        let launch = Launch::new(&p, LaunchOptions::default()).unwrap();
+        let locals = read_locals(&elf_file(&p, &launch, "m.s", "/w").unwrap());
+        let end = p.code.len() as u64 * 4;
+        let x: Vec<_> = locals.iter().filter(|l| l.1 == "x").collect();
+        assert_eq!(x.len(), 2, "{locals:#?}");
+        assert_eq!((x[0].0.as_str(), x[0].2.as_str()), ("moves/block", "unsigned int[32]"));
+        assert_eq!(x[0].3[0], (0, 4, vec![reg(V0)]));
+        assert_eq!(x[0].3[1].2, vec![reg(V0 + 1)]);
+        assert_eq!((x[1].0.as_str(), x[1].2.as_str()), ("moves/block", "float"));
+        assert_eq!(x[1].3, [(4, x[0].3[1].0, vec![reg(U0 + 4)])]);
+        let get = |n: &str| locals.iter().find(|l| l.1 == n).unwrap();
+        assert_eq!(get("w").2, "long unsigned int[32]");
+        assert_eq!(get("w").3[0].2.len(), 128, "a register and a bit piece per half lane");
+        assert_eq!(get("w_lane").3[0].2.len(), 4);
+        assert_eq!(get("p").2, "double");
+        assert_eq!(get("s").2, "int");
+        assert_eq!(get("t").2, "unsigned int[32] stride 65536");
+        let g = get("g");
+        assert_eq!(
+            g.3,
+            [(g.3[0].0, end, vec![format!("Address {{ address: {} }}", launch.buffer_bases[0] + 4)])]
+        );
+        assert!(!locals.iter().any(|l| l.1 == "s_lane" || l.1 == "g_lane" || l.1 == "p_lane"));
+    }
+}

@@ -894,10 +894,10 @@ done:
     end
 ";
 
-    type R<'a> = gimli::EndianSlice<'a, gimli::LittleEndian>;
+    pub(super) type R<'a> = gimli::EndianSlice<'a, gimli::LittleEndian>;
 
     /// Runs `f` on a symbol file's DWARF and its one compile unit.
-    fn with_unit<T>(
+    pub(super) fn with_unit<T>(
         bytes: &[u8],
         f: impl for<'a> FnOnce(&gimli::Dwarf<R<'a>>, &gimli::Unit<R<'a>>) -> T,
     ) -> T {
