@@ -1,0 +1,178 @@
+//! Source-level debugging of scripts/saxpy_src.s (compiled from scripts/src/saxpy.cl)
+//! through the symbol file `wavedbg serve` writes, in real clients: gdb and
+//! gdb-multiarch list saxpy.cl, break at its lines and step by them; lldb too, and reads
+//! the kernel's variables (`frame variable`), each the value the REPL prints for it.
+//! Outside CI (`CI` unset) a missing client skips its test with a message; in CI it
+//! fails.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+mod clients;
+use clients::*;
+
+/// scripts/saxpy_src.s and scripts/src/saxpy.cl copied into `dir`, as the `.s` names it:
+/// the kernel's path.
+fn saxpy_in(dir: &tempfile::TempDir) -> PathBuf {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts");
+    let read = |p: &str| std::fs::read_to_string(root.join(p)).expect("read the example");
+    std::fs::create_dir_all(dir.path().join("src")).expect("src directory");
+    std::fs::write(dir.path().join("src/saxpy.cl"), read("src/saxpy.cl")).expect("write");
+    kernel(dir, "saxpy_src.s", &read("saxpy_src.s"))
+}
+
+/// The address of the first statement of a line of saxpy.cl, from the REPL's
+/// `info line saxpy.cl:N`.
+fn line_addr(kernel: &Path, line: u32) -> u64 {
+    let out = repl(kernel, &format!("info line saxpy.cl:{line}\n"));
+    let at = out
+        .split("starts at address ")
+        .nth(1)
+        .unwrap_or_else(|| panic!("no address for line {line}:\n{out}"));
+    let hex = at.trim_start_matches("0x");
+    let end = hex.find(|c: char| !c.is_ascii_hexdigit()).unwrap_or(hex.len());
+    u64::from_str_radix(&hex[..end], 16).expect("hex address")
+}
+
+/// Runs the REPL on a kernel with these commands (piped) and returns its output.
+fn repl(kernel: &Path, commands: &str) -> String {
+    use std::io::Write;
+    let mut child = Command::new(bin())
+        .arg("repl")
+        .arg(kernel)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start the REPL");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(commands.as_bytes())
+        .expect("write commands");
+    let out = child.wait_with_output().expect("REPL output");
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// gdb lists saxpy.cl, puts `break saxpy.cl:9` at the line's first statement, and
+/// `next`, `step` and `until` go by saxpy.cl lines (through the hoisted non-statement
+/// code of line 4).
+fn gdb_debugs_saxpy_by_line(client: &str) {
+    if !have(client) {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("tempdir");
+    let k = saxpy_in(&dir);
+    let [l6, l9, l10, l11, l13] = [6, 9, 10, 11, 13].map(|l| line_addr(&k, l));
+    let server = Server::start(&k);
+    let script = "list saxpy.cl:9,10
+break saxpy.cl:9
+info line saxpy.cl:6
+continue
+p $pc
+next
+p $pc
+step
+p $pc
+until
+p $pc
+info source
+kill
+";
+    let out = gdb_ex(client, dir.path(), "saxpy_src.elf", Some(&server), script);
+    // `serve` names the kernel by the path it was given (absolute here), and saxpy.cl
+    // relative to it.
+    let cl = dir.path().join("src/saxpy.cl").display().to_string();
+    check(
+        &out,
+        &server,
+        &[
+            "9\t        float xi = x[i];\n10\t        float yi = y[i];\n",
+            &format!("Breakpoint 1 at {l9:#x}: file {cl}, line 9."),
+            &format!("Line 6 of \"{cl}\" starts at address {l6:#x} <saxpy+{l6}>"),
+            &format!("hit Breakpoint 1, saxpy () at {cl}:9\n9\t        float xi = x[i];"),
+            &format!("$1 = (void (*)()) {l9:#x} <saxpy+{l9}>"),
+            "10\t        float yi = y[i];",
+            &format!("$2 = (void (*)()) {l10:#x} <saxpy+{l10}>"),
+            "11\t        y[i] = a * xi + yi;",
+            &format!("$3 = (void (*)()) {l11:#x} <saxpy+{l11}>"),
+            &format!("join () at {cl}:13\n13\t}}"),
+            &format!("$4 = (void (*)()) {l13:#x} <join>"),
+            &format!("Current source file is {cl}\n"),
+        ],
+    );
+}
+
+#[test]
+fn gdb_debugs_saxpy_by_line_in_saxpy_cl() {
+    gdb_debugs_saxpy_by_line("gdb");
+}
+
+#[test]
+fn gdb_multiarch_debugs_saxpy_by_line_in_saxpy_cl() {
+    gdb_debugs_saxpy_by_line("gdb-multiarch");
+}
+
+/// lldb: `breakpoint set -f saxpy.cl -l 9`, `source list`, `thread step-in` and
+/// `thread step-over` by saxpy.cl lines, and `frame variable` gives the values the
+/// REPL's `print` gives: a 32-lane array for a vector register variable, `NAME_lane`
+/// the selected lane's value (following `register write lane`).
+#[test]
+fn lldb_debugs_saxpy_by_line_and_variable() {
+    if !have("lldb") {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("tempdir");
+    let k = saxpy_in(&dir);
+    let [l9, l10, l11] = [9, 10, 11].map(|l| line_addr(&k, l));
+    // The REPL at the same stop: wave 0 (the first to reach line 11), lane 7.
+    let repl_out = repl(
+        &k,
+        "break saxpy.cl:11\nrun\nlane 7\nprint a\nprint n\nprint xi[5]\nprint xi[7]\n\
+         print yi[7]\nprint i[7]\n",
+    );
+    for want in ["a = 2\n", "n = 100\n", "xi[5] = 5\n", "xi[7] = 7\n", "yi[7] = 1\n", "i[7] = 7\n"] {
+        assert!(repl_out.contains(want), "REPL: missing `{want}` in\n{repl_out}");
+    }
+    let server = Server::start(&k);
+    let elf = dir.path().join("saxpy_src.elf");
+    let script = "settings set target.use-fast-stepping false
+breakpoint set -f saxpy.cl -l 9
+source list -f saxpy.cl -l 9 -c 2
+process continue
+thread step-in
+register read pc
+thread step-over
+register read pc
+frame variable a n xi[5]
+register write lane 7
+frame variable xi_lane yi_lane i_lane
+frame variable i
+process kill
+";
+    let out = lldb_elf(dir.path(), Some(&elf), &server, script);
+    check(
+        &out,
+        &server,
+        &[
+            &format!(
+                "Breakpoint 1: where = saxpy_src.elf`saxpy + {l9} at saxpy.cl:9:20, address = {l9:#018x}"
+            ),
+            "9   \t        float xi = x[i];\n   10  \t        float yi = y[i];",
+            &format!("frame #0: {l9:#018x} saxpy_src.elf`saxpy at saxpy.cl:9:20"),
+            "stop reason = step in",
+            &format!("rip = {l10:#018x}  saxpy_src.elf`saxpy + {l10} at saxpy.cl:10:20"),
+            "stop reason = step over",
+            &format!("rip = {l11:#018x}  saxpy_src.elf`saxpy + {l11} at saxpy.cl:11:16"),
+            "(float) a = 2\n",
+            "(unsigned int) n = 100\n",
+            "(float) xi[5] = 5\n",
+            "(float) xi_lane = 7\n",
+            "(float) yi_lane = 1\n",
+            "(unsigned int) i_lane = 7\n",
+            "(unsigned int[32]) i = {\n  [0] = 0\n  [1] = 1\n",
+            "  [31] = 31\n}",
+        ],
+    );
+}
