@@ -11,14 +11,19 @@ use std::process::{Command, Stdio};
 mod clients;
 use clients::*;
 
-/// scripts/saxpy_src.s and scripts/src/saxpy.cl copied into `dir`, as the `.s` names it:
-/// the kernel's path.
-fn saxpy_in(dir: &tempfile::TempDir) -> PathBuf {
+/// scripts/saxpy_src.s and scripts/src/saxpy.cl copied into `dir`, as the `.s` names it,
+/// with `extra` after the `.var` of `n`: the kernel's path.
+fn saxpy_in(dir: &tempfile::TempDir, extra: &str) -> PathBuf {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts");
     let read = |p: &str| std::fs::read_to_string(root.join(p)).expect("read the example");
     std::fs::create_dir_all(dir.path().join("src")).expect("src directory");
     std::fs::write(dir.path().join("src/saxpy.cl"), read("src/saxpy.cl")).expect("write");
-    kernel(dir, "saxpy_src.s", &read("saxpy_src.s"))
+    let text = read("saxpy_src.s").replacen(
+        "        .var n, u5\n",
+        &format!("        .var n, u5\n{extra}"),
+        1,
+    );
+    kernel(dir, "saxpy_src.s", &text)
 }
 
 /// The address of the first statement of a line of saxpy.cl, from the REPL's
@@ -30,7 +35,9 @@ fn line_addr(kernel: &Path, line: u32) -> u64 {
         .nth(1)
         .unwrap_or_else(|| panic!("no address for line {line}:\n{out}"));
     let hex = at.trim_start_matches("0x");
-    let end = hex.find(|c: char| !c.is_ascii_hexdigit()).unwrap_or(hex.len());
+    let end = hex
+        .find(|c: char| !c.is_ascii_hexdigit())
+        .unwrap_or(hex.len());
     u64::from_str_radix(&hex[..end], 16).expect("hex address")
 }
 
@@ -57,13 +64,15 @@ fn repl(kernel: &Path, commands: &str) -> String {
 
 /// gdb lists saxpy.cl, puts `break saxpy.cl:9` at the line's first statement, and
 /// `next`, `step` and `until` go by saxpy.cl lines (through the hoisted non-statement
-/// code of line 4).
+/// code of line 4). `info locals` names the variables live there; a variable in global
+/// memory (`g`, `y[2]`) reads (gdb maps no DWARF register number of the wave's own
+/// registers: docs/gdb.md).
 fn gdb_debugs_saxpy_by_line(client: &str) {
     if !have(client) {
         return;
     }
     let dir = tempfile::tempdir().expect("tempdir");
-    let k = saxpy_in(&dir);
+    let k = saxpy_in(&dir, "        .var g, global:y+8, f32\n");
     let [l6, l9, l10, l11, l13] = [6, 9, 10, 11, 13].map(|l| line_addr(&k, l));
     let server = Server::start(&k);
     let script = "list saxpy.cl:9,10
@@ -73,6 +82,8 @@ continue
 p $pc
 next
 p $pc
+info locals
+p g
 step
 p $pc
 until
@@ -95,10 +106,13 @@ kill
             &format!("$1 = (void (*)()) {l9:#x} <saxpy+{l9}>"),
             "10\t        float yi = y[i];",
             &format!("$2 = (void (*)()) {l10:#x} <saxpy+{l10}>"),
+            "\ng = 1\ni = <error reading variable i",
+            "\nxi = <error reading variable xi",
+            "$3 = 1\n",
             "11\t        y[i] = a * xi + yi;",
-            &format!("$3 = (void (*)()) {l11:#x} <saxpy+{l11}>"),
+            &format!("$4 = (void (*)()) {l11:#x} <saxpy+{l11}>"),
             &format!("join () at {cl}:13\n13\t}}"),
-            &format!("$4 = (void (*)()) {l13:#x} <join>"),
+            &format!("$5 = (void (*)()) {l13:#x} <join>"),
             &format!("Current source file is {cl}\n"),
         ],
     );
@@ -124,7 +138,7 @@ fn lldb_debugs_saxpy_by_line_and_variable() {
         return;
     }
     let dir = tempfile::tempdir().expect("tempdir");
-    let k = saxpy_in(&dir);
+    let k = saxpy_in(&dir, "");
     let [l9, l10, l11] = [9, 10, 11].map(|l| line_addr(&k, l));
     // The REPL at the same stop: wave 0 (the first to reach line 11), lane 7.
     let repl_out = repl(
@@ -132,8 +146,18 @@ fn lldb_debugs_saxpy_by_line_and_variable() {
         "break saxpy.cl:11\nrun\nlane 7\nprint a\nprint n\nprint xi[5]\nprint xi[7]\n\
          print yi[7]\nprint i[7]\n",
     );
-    for want in ["a = 2\n", "n = 100\n", "xi[5] = 5\n", "xi[7] = 7\n", "yi[7] = 1\n", "i[7] = 7\n"] {
-        assert!(repl_out.contains(want), "REPL: missing `{want}` in\n{repl_out}");
+    for want in [
+        "a = 2\n",
+        "n = 100\n",
+        "xi[5] = 5\n",
+        "xi[7] = 7\n",
+        "yi[7] = 1\n",
+        "i[7] = 7\n",
+    ] {
+        assert!(
+            repl_out.contains(want),
+            "REPL: missing `{want}` in\n{repl_out}"
+        );
     }
     let server = Server::start(&k);
     let elf = dir.path().join("saxpy_src.elf");

@@ -425,6 +425,8 @@ mod tests {
         assert!(x.contains("<reg name=\"lv127\" bitsize=\"32\" type=\"uint32\" regnum=\"364\""));
         assert!(x.contains("<architecture>i386:x86-64</architecture>"));
         assert!(x.contains("<reg name=\"v0\" bitsize=\"1024\" type=\"vec32u32\" regnum=\"105\" group=\"vector\" encoding=\"vector\" format=\"vector-uint32\" dwarf_regnum=\"4201\"/>"));
-        assert!(!x.contains("<reg name=\"rip\" bitsize=\"64\" type=\"code_ptr\" regnum=\"16\" generic=\"pc\" dwarf"));
+        assert!(!x.contains(
+            "<reg name=\"rip\" bitsize=\"64\" type=\"code_ptr\" regnum=\"16\" generic=\"pc\" dwarf"
+        ));
     }
 }

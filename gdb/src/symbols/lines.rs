@@ -186,9 +186,15 @@ fn high_level_rows(
         })
         .collect();
     let first = rows.first().map_or(end, |r| r.addr);
-    for f in functions.iter().filter(|f| f.size > 0 && f.address >= first) {
+    for f in functions
+        .iter()
+        .filter(|f| f.size > 0 && f.address >= first)
+    {
         let range = f.address..f.address + f.size;
-        if rows.iter().any(|r| r.prologue_end && range.contains(&r.addr)) {
+        if rows
+            .iter()
+            .any(|r| r.prologue_end && range.contains(&r.addr))
+        {
             continue;
         }
         let at = rows.partition_point(|r| r.addr < f.address);
@@ -296,8 +302,11 @@ mod tests {
             w.5 = true;
         }
         assert_eq!(rows, want);
-        assert_eq!(rows[1], (8, "scripts/src/saxpy.cl".into(), 6, 14, true, true));
-        assert_eq!(rows[2].4, false, "the hoisted load of `a` is no statement");
+        assert_eq!(
+            rows[1],
+            (8, "scripts/src/saxpy.cl".into(), 6, 14, true, true)
+        );
+        assert!(!rows[2].4, "the hoisted load of `a` is no statement");
     }
 
     /// Code before the first `.loc` keeps its `.s` rows; a function starting inside a

@@ -16,8 +16,9 @@ use gimli::Register;
 use wavedbg_emulator::program::{Program, VarDef, VarLocation, VarType};
 
 use super::{Function, Launch, TypeBuilder};
-use crate::memory::{SCRATCH_BASE, SCRATCH_OFFSET_BITS, SCRATCH_WAVE_SHIFT, SHARED_BASE};
-use crate::memory::SHARED_OFFSET_BITS;
+use crate::memory::{
+    SCRATCH_BASE, SCRATCH_OFFSET_BITS, SCRATCH_WAVE_SHIFT, SHARED_BASE, SHARED_OFFSET_BITS,
+};
 use crate::regs::{dwarf_register, LANE, LV0, U0, V0, WAVE, WORKGROUP};
 
 /// Lanes of a per-lane variable.
@@ -34,21 +35,43 @@ struct Segment<'a> {
     def: &'a VarDef,
 }
 
-/// How a definition is typed in DWARF: a value, or 32 lanes of it (`stride` bytes
-/// apart in memory for scratch; 0 in registers).
+/// How a definition is typed in DWARF (the forms lldb 14 reads: it ignores an array's
+/// `DW_AT_byte_stride` and composes no `DW_OP_bit_piece`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Shape {
+    /// One value (uniform, global, shared).
     Value(VarType),
-    Lanes(VarType, u64),
+    /// A vector register: `T[32]`.
+    Lanes(VarType),
+    /// A vector register pair: `struct { unsigned int lo[32], hi[32]; }`, the halves of
+    /// each lane's value.
+    Pair(VarType),
+    /// Scratch: `struct { T v; }[32]`, each struct as large as a lane's window.
+    Scratch(VarType),
 }
 
-fn shape(def: &VarDef) -> Shape {
-    match def.location {
-        VarLocation::Vector(_) | VarLocation::VectorPair(_) => Shape::Lanes(def.ty, 0),
-        VarLocation::Scratch(_) => Shape::Lanes(def.ty, 1 << SCRATCH_OFFSET_BITS),
-        _ => Shape::Value(def.ty),
+impl Shape {
+    fn of(def: &VarDef) -> Shape {
+        match def.location {
+            VarLocation::Vector(_) => Shape::Lanes(def.ty),
+            VarLocation::VectorPair(_) => Shape::Pair(def.ty),
+            VarLocation::Scratch(_) => Shape::Scratch(def.ty),
+            _ => Shape::Value(def.ty),
+        }
+    }
+
+    /// Whether it holds a value per lane (and so has a `NAME_lane`).
+    fn per_lane(self) -> bool {
+        !matches!(self, Shape::Value(_))
     }
 }
+
+/// The struct of a vector register pair variable.
+const PAIR_STRUCT: &str = "__lane_halves";
+/// The struct of one lane's value of a scratch variable.
+const SCRATCH_STRUCT: &str = "__scratch_lane";
+/// The member of [`SCRATCH_STRUCT`].
+pub const SCRATCH_MEMBER: &str = "v";
 
 /// The C name of a variable type.
 fn type_name(ty: VarType) -> &'static str {
@@ -101,12 +124,12 @@ fn segments(vars: &[VarDef]) -> Vec<(&str, Vec<Segment<'_>>)> {
         .collect()
 }
 
-/// `register` as a DWARF register.
+/// The wave register `regnum` (the target description's number) as a DWARF register.
 fn dwarf(regnum: usize) -> Register {
     Register(dwarf_register(regnum))
 }
 
-/// Pushes the address `base + (register << shift)`.
+/// Pushes the wave register `regnum`'s value shifted left by `shift`.
 fn scaled(expr: &mut Expression, regnum: usize, shift: u32) {
     expr.op_breg(dwarf(regnum), 0);
     expr.op_constu(shift.into());
@@ -121,12 +144,9 @@ fn location(def: &VarDef, program: &Program, launch: &Launch, lane: bool) -> Opt
         (VarLocation::Vector(r), false) => e.op_reg(dwarf(V0 + usize::from(*r))),
         (VarLocation::Vector(r), true) => e.op_reg(dwarf(LV0 + usize::from(*r))),
         (VarLocation::VectorPair(r), false) => {
-            // Lane i is bits 32i.. of the low register, then of the high one.
-            for i in 0..LANES {
-                for half in 0..2 {
-                    e.op_reg(dwarf(V0 + usize::from(*r) + half));
-                    e.op_bit_piece(32, 32 * i);
-                }
+            for half in 0..2 {
+                e.op_reg(dwarf(V0 + usize::from(*r) + half));
+                e.op_piece(LANES * 4);
             }
         }
         (VarLocation::VectorPair(r), true) => {
@@ -178,19 +198,52 @@ impl Types {
         }
         let id = match shape {
             Shape::Value(ty) => t.base(type_name(ty)),
-            Shape::Lanes(ty, _) if !lanes => t.base(type_name(ty)),
-            Shape::Lanes(ty, stride) => {
+            Shape::Lanes(ty) | Shape::Pair(ty) | Shape::Scratch(ty) if !lanes => {
+                t.base(type_name(ty))
+            }
+            Shape::Lanes(ty) => {
                 let element = t.base(type_name(ty));
-                let id = t.array(element, &[LANES]);
-                if stride != 0 {
-                    t.set(id, gimli::DW_AT_byte_stride, AttributeValue::Udata(stride));
-                }
-                id
+                t.array(element, &[LANES])
+            }
+            Shape::Pair(_) => {
+                let word = t.base("unsigned int");
+                let half = t.array(word, &[LANES]);
+                let members = [("lo", half, 0), ("hi", half, LANES * 4)];
+                structure(t, PAIR_STRUCT, LANES * 8, &members)
+            }
+            Shape::Scratch(ty) => {
+                let value = t.base(type_name(ty));
+                let members = [(SCRATCH_MEMBER, value, 0)];
+                let lane = structure(t, SCRATCH_STRUCT, 1 << SCRATCH_OFFSET_BITS, &members);
+                t.array(lane, &[LANES])
             }
         };
         self.0.push(((shape, lanes), id));
         id
     }
+}
+
+/// A struct `name` of `size` bytes with these members (name, type, byte offset).
+fn structure(
+    t: &mut TypeBuilder<'_>,
+    name: &str,
+    size: u64,
+    members: &[(&str, UnitEntryId, u64)],
+) -> UnitEntryId {
+    let id = t.add(t.root, gimli::DW_TAG_structure_type);
+    t.name(id, name);
+    t.set(id, gimli::DW_AT_byte_size, AttributeValue::Udata(size));
+    for &(member, ty, offset) in members {
+        let m = t.add(id, gimli::DW_TAG_member);
+        t.name(m, member);
+        t.set(m, gimli::DW_AT_type, AttributeValue::UnitRef(ty));
+        t.set(
+            m,
+            gimli::DW_AT_data_member_location,
+            AttributeValue::Udata(offset),
+        );
+    }
+    id
 }
 
 /// Adds the kernel's variables to each subprogram whose code one of their live ranges
@@ -221,9 +274,9 @@ pub(super) fn add_locals(
                     end: s.end.min(hi),
                     def: s.def,
                 };
-                match groups.iter_mut().find(|(k, _)| *k == shape(s.def)) {
+                match groups.iter_mut().find(|(k, _)| *k == Shape::of(s.def)) {
                     Some((_, g)) => g.push(clipped),
-                    None => groups.push((shape(s.def), vec![clipped])),
+                    None => groups.push((Shape::of(s.def), vec![clipped])),
                 }
             }
             let blocks = groups.len() > 1;
@@ -238,12 +291,16 @@ pub(super) fn add_locals(
                         .collect();
                     let ranges = t.dwarf.unit.ranges.add(RangeList(ranges));
                     let block = t.add(sub, gimli::DW_TAG_lexical_block);
-                    t.set(block, gimli::DW_AT_ranges, AttributeValue::RangeListRef(ranges));
+                    t.set(
+                        block,
+                        gimli::DW_AT_ranges,
+                        AttributeValue::RangeListRef(ranges),
+                    );
                     block
                 } else {
                     sub
                 };
-                let per_lane = matches!(shape, Shape::Lanes(..));
+                let per_lane = shape.per_lane();
                 let lane_name = format!("{name}{LANE_SUFFIX}");
                 let mut wanted = vec![(name.to_string(), false)];
                 if per_lane && !taken(&lane_name) {
@@ -296,7 +353,13 @@ mod tests {
         with_unit(bytes, |dwarf, unit| {
             let string = |e: &gimli::DebuggingInformationEntry<R<'_>>| {
                 e.attr_value(gimli::DW_AT_name)
-                    .map(|v| dwarf.attr_string(unit, v).unwrap().to_string_lossy().into_owned())
+                    .map(|v| {
+                        dwarf
+                            .attr_string(unit, v)
+                            .unwrap()
+                            .to_string_lossy()
+                            .into_owned()
+                    })
                     .unwrap_or_default()
             };
             let type_name = |e: &gimli::DebuggingInformationEntry<R<'_>>| {
@@ -306,16 +369,11 @@ mod tests {
                 };
                 let t = unit.entry(o).unwrap();
                 if t.tag() == gimli::DW_TAG_array_type {
-                    let Some(gimli::AttributeValue::UnitRef(el)) =
-                        t.attr_value(gimli::DW_AT_type)
+                    let Some(gimli::AttributeValue::UnitRef(el)) = t.attr_value(gimli::DW_AT_type)
                     else {
                         panic!("no element type");
                     };
-                    let stride = t
-                        .attr_value(gimli::DW_AT_byte_stride)
-                        .and_then(|v| v.udata_value())
-                        .map_or(String::new(), |s| format!(" stride {s}"));
-                    format!("{}[32]{stride}", string(&unit.entry(el).unwrap()))
+                    format!("{}[32]", string(&unit.entry(el).unwrap()))
                 } else {
                     string(&t)
                 }
@@ -354,7 +412,10 @@ mod tests {
     }
 
     fn reg(regnum: usize) -> String {
-        format!("Register {{ register: Register({}) }}", dwarf_register(regnum))
+        format!(
+            "Register {{ register: Register({}) }}",
+            dwarf_register(regnum)
+        )
     }
 
     #[test]
@@ -425,23 +486,41 @@ mod tests {
         let end = p.code.len() as u64 * 4;
         let x: Vec<_> = locals.iter().filter(|l| l.1 == "x").collect();
         assert_eq!(x.len(), 2, "{locals:#?}");
-        assert_eq!((x[0].0.as_str(), x[0].2.as_str()), ("moves/block", "unsigned int[32]"));
+        assert_eq!(
+            (x[0].0.as_str(), x[0].2.as_str()),
+            ("moves/block", "unsigned int[32]")
+        );
         assert_eq!(x[0].3[0], (0, 4, vec![reg(V0)]));
         assert_eq!(x[0].3[1].2, vec![reg(V0 + 1)]);
         assert_eq!((x[1].0.as_str(), x[1].2.as_str()), ("moves/block", "float"));
         assert_eq!(x[1].3, [(4, x[0].3[1].0, vec![reg(U0 + 4)])]);
         let get = |n: &str| locals.iter().find(|l| l.1 == n).unwrap();
-        assert_eq!(get("w").2, "long unsigned int[32]");
-        assert_eq!(get("w").3[0].2.len(), 128, "a register and a bit piece per half lane");
+        assert_eq!(get("w").2, "__lane_halves");
+        let piece = "Piece { size_in_bits: 1024, bit_offset: None }".to_string();
+        assert_eq!(
+            get("w").3[0].2,
+            [reg(V0 + 2), piece.clone(), reg(V0 + 3), piece]
+        );
+        assert_eq!(get("w_lane").2, "long unsigned int");
         assert_eq!(get("w_lane").3[0].2.len(), 4);
         assert_eq!(get("p").2, "double");
         assert_eq!(get("s").2, "int");
-        assert_eq!(get("t").2, "unsigned int[32] stride 65536");
+        assert_eq!(get("t").2, "__scratch_lane[32]");
+        assert_eq!(get("t_lane").2, "unsigned int");
         let g = get("g");
         assert_eq!(
             g.3,
-            [(g.3[0].0, end, vec![format!("Address {{ address: {} }}", launch.buffer_bases[0] + 4)])]
+            [(
+                g.3[0].0,
+                end,
+                vec![format!(
+                    "Address {{ address: {} }}",
+                    launch.buffer_bases[0] + 4
+                )]
+            )]
         );
-        assert!(!locals.iter().any(|l| l.1 == "s_lane" || l.1 == "g_lane" || l.1 == "p_lane"));
+        assert!(!locals
+            .iter()
+            .any(|l| l.1 == "s_lane" || l.1 == "g_lane" || l.1 == "p_lane"));
     }
 }

@@ -24,7 +24,10 @@
 //!   directory it was written from), a line program with one row per instruction, and a
 //!   `DW_TAG_subprogram` per function symbol. The first row of each function is marked
 //!   `prologue_end` (and `is_stmt`): gdb and lldb then put a breakpoint on a function at
-//!   its very first instruction instead of analysing an x86 "prologue";
+//!   its very first instruction instead of analysing an x86 "prologue". A kernel with a
+//!   line table of a higher-level language (`.loc`) has its rows from the first `.loc`
+//!   on, in its files, and the compile unit is named after that file ([`lines`]); its
+//!   `.var` variables are locals of the subprograms with location lists ([`locals`]);
 //! - call-frame information: a `.debug_frame` whose one FDE covers all the
 //!   code and whose CIE marks the return address (`rip`) undefined, so every PC is in an
 //!   outermost frame and gdb and lldb unwind no caller from the kernel's code bytes (the
@@ -44,8 +47,7 @@ use std::path::Path;
 
 use gimli::write::{
     Address, AttributeValue, CallFrameInstruction, CommonInformationEntry, DebugFrame, DwarfUnit,
-    EndianVec, Expression, FrameDescriptionEntry, FrameTable, Sections,
-    UnitEntryId,
+    EndianVec, Expression, FrameDescriptionEntry, FrameTable, Sections, UnitEntryId,
 };
 use gimli::{Encoding, Format, LittleEndian, X86_64};
 use object::elf;
