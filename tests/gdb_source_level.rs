@@ -1,8 +1,9 @@
 //! Source-level debugging of scripts/saxpy_src.s (compiled from scripts/src/saxpy.cl)
 //! through the symbol file `wavedbg serve` writes, in real clients: gdb and
 //! gdb-multiarch list saxpy.cl, break at its lines and step by them; lldb too, and reads
-//! the kernel's variables (`frame variable`), each the value the REPL prints for it.
-//! Outside CI (`CI` unset) a missing client skips its test with a message; in CI it
+//! the kernel's variables (`frame variable`), each the value the REPL prints for it, and
+//! in a kernel with shared, scratch and register-pair variables ([`MEMORY`]) each wave's
+//! own values. Outside CI (`CI` unset) a missing client skips its test with a message; in CI it
 //! fails.
 
 use std::path::{Path, PathBuf};
@@ -197,6 +198,96 @@ process kill
             "(unsigned int) i_lane = 7\n",
             "(unsigned int[32]) i = {\n  [0] = 0\n  [1] = 1\n",
             "  [31] = 31\n}",
+        ],
+    );
+}
+
+/// Two workgroups of two waves; thread t of workgroup W stores `1000 W + t` to shared
+/// word t, lane L of wave V stores `100 V + L` to byte 4 of its scratch; `w` is a pair
+/// (low 7, high the lane), `p` a uniform pair (5, 1). The variables are declared at
+/// `stored` (line 2 of m.cl).
+const MEMORY: &str = "\
+.kernel mem
+.workgroup 64
+.grid 2
+.shared 256
+.scratch 8
+.buffer out, 1024
+.arg u[0:1], out
+    .file 1 \"m.cl\"
+    .loc 1 1 1
+    uwgid u4
+    uwaveid u5
+    vlaneid v0
+    ushli u7, u5, 5
+    vadd.u32.u v1, v0, u7
+    vshli v2, v1, 2
+    umovi u6, 1000
+    umul u8, u4, u6
+    vadd.u32.u v3, v1, u8
+    st.shared.b32 v3, v2, 0
+    wait.ls 0
+    ushli u9, u4, 1
+    uadd u9, u9, u5
+    umovi u6, 100
+    umul u10, u9, u6
+    vadd.u32.u v4, v0, u10
+    vmovi v5, 4
+    st.scratch.b32 v4, v5, 0
+    wait.vst 0
+    vmovi v6, 7
+    vmov v7, v0
+    umovi u12, 5
+    umovi u13, 1
+    .var s, shared:8
+    .var t, scratch:4
+    .var w, v[6:7], u64
+    .var p, u[12:13], u64
+    .loc 1 2 1
+stored:
+    barrier
+    .loc 1 3 1
+done:
+    end
+";
+
+/// lldb reads shared and scratch variables in each wave's own windows (workgroup 1's
+/// shared memory in wave 3, wave 3's scratch), a vector register pair as its halves and
+/// its selected lane's 64-bit value, and a uniform pair.
+#[test]
+fn lldb_reads_memory_and_pair_variables_in_each_wave() {
+    if !have("lldb") {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("tempdir");
+    let k = kernel(&dir, "m.s", MEMORY);
+    std::fs::write(dir.path().join("m.cl"), "a\nb\nc\n").expect("write m.cl");
+    let server = Server::start(&k);
+    let elf = dir.path().join("m.elf");
+    let script = "breakpoint set -f m.cl -l 3
+process continue
+frame variable s t[3].v t_lane p w.lo[3] w.hi[3] w_lane
+register write lane 3
+frame variable t_lane w_lane
+thread select 4
+register read wave workgroup
+frame variable s t[3].v t_lane
+process kill
+";
+    let out = lldb_elf(dir.path(), Some(&elf), &server, script);
+    check(
+        &out,
+        &server,
+        &[
+            "(unsigned int) s = 2\n(unsigned int) t[3].v = 3\n(unsigned int) t_lane = 0\n",
+            &format!("(unsigned long) p = {}\n", 5 + (1u64 << 32)),
+            "(unsigned int) w.lo[3] = 7\n(unsigned int) w.hi[3] = 3\n(unsigned long) w_lane = 7\n",
+            &format!(
+                "(unsigned int) t_lane = 3\n(unsigned long) w_lane = {}\n",
+                7 + (3u64 << 32)
+            ),
+            "    wave = 0x00000003\nworkgroup = 0x00000001\n",
+            "(unsigned int) s = 1002\n(unsigned int) t[3].v = 303\n(unsigned int) t_lane = 303\n",
         ],
     );
 }

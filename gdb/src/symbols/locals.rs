@@ -2,8 +2,9 @@
 //! the subprograms whose code they live in, each with a location list (`.debug_loc`)
 //! over its live ranges.
 //!
-//! A per-lane variable (a vector register or pair, scratch) is an array of 32 lanes of
-//! its type; `NAME_lane` beside it is the selected lane's value (through the lane
+//! A per-lane variable holds its 32 lanes ([`Shape`]: an array of its type for a vector
+//! register, the two registers' halves for a pair, an array of lane windows for
+//! scratch); `NAME_lane` beside it is the selected lane's value (through the lane
 //! registers `lvN`, or the `lane` register for scratch). A uniform, global or shared one
 //! is a plain value. Registers are named by their DWARF numbers
 //! ([`crate::regs::dwarf_register`]); shared and scratch addresses are computed from the
