@@ -4,13 +4,15 @@
 //! the kernel's variables (`frame variable`), each the value the REPL prints for it, and
 //! in a kernel with shared, scratch and register-pair variables ([`MEMORY`]) each wave's
 //! own values. Outside CI (`CI` unset) a missing client skips its test with a message; in CI it
-//! fails.
+//! fails. gdb's `layout src` is checked in a real terminal (tmux).
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 mod clients;
 use clients::*;
+
+mod tmux;
 
 /// scripts/saxpy_src.s and scripts/src/saxpy.cl copied into `dir`, as the `.s` names it,
 /// with `extra` after the `.var` of `n`: the kernel's path.
@@ -290,4 +292,74 @@ process kill
             "(unsigned int) s = 1002\n(unsigned int) t[3].v = 303\n(unsigned int) t_lane = 303\n",
         ],
     );
+}
+
+/// gdb's `layout src` in a real terminal (tmux) shows saxpy.cl with the marker on the
+/// breakpoint's line. (Line 13: gdb 13.1's first `layout src` after a stop shows "No
+/// Source Available" at the first lines of a function, for a `.s` as much as for
+/// saxpy.cl, until `update`.)
+#[test]
+fn gdb_layout_src_shows_saxpy_cl() {
+    if !have("gdb") {
+        return;
+    }
+    let Some(t) = tmux::start("gdb-layout-src-cl", "gdb-test$ ", (100, 30), false) else {
+        return;
+    };
+    let dir = tempfile::tempdir().expect("tempdir");
+    let k = saxpy_in(&dir, "");
+    let l13 = line_addr(&k, 13);
+    let mut server = Server::start(&k);
+    t.type_text(&format!(
+        "cd {} && gdb -nx saxpy_src.elf -ex 'target remote {}' -ex 'break saxpy.cl:13' -ex 'continue' -ex 'layout src'",
+        dir.path().display(),
+        server.addr
+    ));
+    t.keys(&["Enter"]);
+    let screen = t.wait_for("the source window at the breakpoint", |s| {
+        s.contains("B+>") && s.contains("In: join")
+    });
+    let rows: Vec<&str> = screen.lines().collect();
+    let current = rows
+        .iter()
+        .find(|r| r.contains("B+>"))
+        .expect("a current line");
+    assert!(
+        current.contains(" 13 ") && current.contains('}'),
+        "the marker is on line 13:\n{screen}"
+    );
+    assert!(
+        rows.iter()
+            .any(|r| r.contains(" 11 ") && r.contains("y[i] = a * xi + yi;")),
+        "line 11 is shown:\n{screen}"
+    );
+    assert!(
+        screen.contains("saxpy.cl"),
+        "the window names the file:\n{screen}"
+    );
+    let status = rows
+        .iter()
+        .find(|r| r.contains("In: join"))
+        .expect("status line");
+    assert!(
+        status.contains("L13") && status.contains(&format!("PC: {l13:#x}")),
+        "status line: {status}\n{screen}"
+    );
+    t.type_text("kill");
+    t.keys(&["Enter"]);
+    t.wait_text("(y or n)");
+    t.keys(&["y", "Enter"]);
+    t.wait_text("[Inferior 1 (process 1) killed]");
+    assert!(
+        server
+            .wait_exit(std::time::Duration::from_secs(10))
+            .is_some(),
+        "the server ends after kill:\n{}",
+        server.log()
+    );
+    t.type_text("quit");
+    t.keys(&["Enter"]);
+    t.wait_for("the shell prompt after gdb", |s| {
+        !s.contains("(gdb)") && s.lines().any(|l| l.starts_with("gdb-test$"))
+    });
 }
