@@ -89,6 +89,17 @@ pub const LV0: usize = WAVE_IN_WG + 1;
 pub const NUM_REGS: usize = LV0 + VREGS;
 /// Bytes of one vector register (32 lanes of 32 bits).
 pub const VREG_BYTES: usize = LANES * 4;
+/// The DWARF register number of register `regnum` (from [`EXEC`] on) is `DWARF_BASE +
+/// regnum`: the symbol file's variables name them (`DW_OP_regx`), and the target
+/// description gives each its number (`dwarf_regnum`, which lldb reads). The base keeps
+/// them clear of the x86-64 DWARF numbers (0-130), which lldb gives the x86 registers of
+/// the same names.
+pub const DWARF_BASE: usize = 4096;
+
+/// The DWARF register number of the wave register `regnum` (see [`DWARF_BASE`]).
+pub fn dwarf_register(regnum: usize) -> u16 {
+    u16::try_from(DWARF_BASE + regnum).unwrap_or(u16::MAX)
+}
 
 /// Bytes of the x86 core registers in the `g` packet.
 const CORE_BYTES: usize = 16 * 8 + 8 + 4 + 6 * 4 + 8 * 10 + 8 * 4;
@@ -242,12 +253,17 @@ impl Arch for WaveArch {
     type RegId = WaveRegId;
 }
 
-/// One `<reg>` of the target description; `extra` holds further attributes.
+/// One `<reg>` of the target description; `extra` holds further attributes. A wave
+/// register (from [`EXEC`] on) carries its DWARF number ([`dwarf_register`]).
 fn reg(x: &mut String, name: &str, bits: usize, ty: &str, regnum: usize, extra: &str) {
-    let _ = writeln!(
+    let _ = write!(
         x,
-        "  <reg name=\"{name}\" bitsize=\"{bits}\" type=\"{ty}\" regnum=\"{regnum}\"{extra}/>"
+        "  <reg name=\"{name}\" bitsize=\"{bits}\" type=\"{ty}\" regnum=\"{regnum}\"{extra}"
     );
+    if regnum >= EXEC {
+        let _ = write!(x, " dwarf_regnum=\"{}\"", dwarf_register(regnum));
+    }
+    x.push_str("/>\n");
 }
 
 /// The target description sent for `qXfer:features:read:target.xml`.
@@ -408,5 +424,9 @@ mod tests {
         );
         assert!(x.contains("<reg name=\"lv127\" bitsize=\"32\" type=\"uint32\" regnum=\"364\""));
         assert!(x.contains("<architecture>i386:x86-64</architecture>"));
+        assert!(x.contains("<reg name=\"v0\" bitsize=\"1024\" type=\"vec32u32\" regnum=\"105\" group=\"vector\" encoding=\"vector\" format=\"vector-uint32\" dwarf_regnum=\"4201\"/>"));
+        assert!(!x.contains(
+            "<reg name=\"rip\" bitsize=\"64\" type=\"code_ptr\" regnum=\"16\" generic=\"pc\" dwarf"
+        ));
     }
 }

@@ -24,7 +24,10 @@
 //!   directory it was written from), a line program with one row per instruction, and a
 //!   `DW_TAG_subprogram` per function symbol. The first row of each function is marked
 //!   `prologue_end` (and `is_stmt`): gdb and lldb then put a breakpoint on a function at
-//!   its very first instruction instead of analysing an x86 "prologue";
+//!   its very first instruction instead of analysing an x86 "prologue". A kernel with a
+//!   line table of a higher-level language (`.loc`) has its rows from the first `.loc`
+//!   on, in its files, and the compile unit is named after that file ([`lines`]); its
+//!   `.var` variables are locals of the subprograms with location lists ([`locals`]);
 //! - call-frame information: a `.debug_frame` whose one FDE covers all the
 //!   code and whose CIE marks the return address (`rip`) undefined, so every PC is in an
 //!   outermost frame and gdb and lldb unwind no caller from the kernel's code bytes (the
@@ -39,20 +42,22 @@
 //! A window name the kernel itself uses (a label or buffer called `__shared`, say) is left
 //! out: the kernel's own names win.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 use std::path::Path;
 
 use gimli::write::{
     Address, AttributeValue, CallFrameInstruction, CommonInformationEntry, DebugFrame, DwarfUnit,
-    EndianVec, Expression, FrameDescriptionEntry, FrameTable, LineProgram, LineString, Sections,
-    UnitEntryId,
+    EndianVec, Expression, FrameDescriptionEntry, FrameTable, Sections, UnitEntryId,
 };
-use gimli::{Encoding, Format, LineEncoding, LittleEndian, X86_64};
+use gimli::{Encoding, Format, LittleEndian, X86_64};
 use object::elf;
 use object::write::elf::{FileHeader, ProgramHeader, SectionHeader, Sym, Writer};
 use object::Endianness;
 use wavedbg_emulator::machine::{LaunchError, LaunchOptions, Machine};
 use wavedbg_emulator::program::Program;
+
+mod lines;
+mod locals;
 
 use crate::memory::{
     Window, SCRATCH_BASE, SCRATCH_OFFSET_BITS, SCRATCH_WAVE_SHIFT, SHARED_BASE, SHARED_OFFSET_BITS,
@@ -408,7 +413,8 @@ impl TypeBuilder<'_> {
         self.set(id, gimli::DW_AT_name, AttributeValue::StringRef(s));
     }
 
-    /// A base type: `unsigned int`, `unsigned char`, `long unsigned int` (the index type).
+    /// A base type: `unsigned int`, `unsigned char`, `long unsigned int` (the index type),
+    /// and the variables' `int`, `float`, `double`.
     fn base(&mut self, name: &'static str) -> UnitEntryId {
         if let Some(&(_, id)) = self.bases.iter().find(|(n, _)| *n == name) {
             return id;
@@ -416,6 +422,9 @@ impl TypeBuilder<'_> {
         let (size, encoding) = match name {
             "unsigned char" => (1, gimli::DW_ATE_unsigned_char),
             "long unsigned int" => (8, gimli::DW_ATE_unsigned),
+            "int" => (4, gimli::DW_ATE_signed),
+            "float" => (4, gimli::DW_ATE_float),
+            "double" => (8, gimli::DW_ATE_float),
             _ => (4, gimli::DW_ATE_unsigned),
         };
         let id = self.add(self.root, gimli::DW_TAG_base_type);
@@ -490,8 +499,14 @@ impl TypeBuilder<'_> {
     }
 }
 
-/// Adds the types and variables of [`variables`] to the compile unit.
-fn add_variables(dwarf: &mut DwarfUnit, program: &Program, launch: &Launch) {
+/// Adds the types and variables of [`variables`] to the compile unit, then the kernel's
+/// own variables (`.var`) to the subprograms whose code they live in ([`locals`]).
+fn add_variables(
+    dwarf: &mut DwarfUnit,
+    program: &Program,
+    launch: &Launch,
+    subprograms: &[(UnitEntryId, &Function)],
+) {
     let root = dwarf.unit.root();
     let mut t = TypeBuilder {
         dwarf,
@@ -521,6 +536,7 @@ fn add_variables(dwarf: &mut DwarfUnit, program: &Program, launch: &Launch) {
         };
         t.variable(&v.name, ty, v.address);
     }
+    locals::add_locals(&mut t, program, launch, subprograms);
 }
 
 /// The DWARF sections of a kernel: `(name, bytes)`, empty ones left out.
@@ -544,51 +560,16 @@ fn dwarf(
         source
     };
     let comp_dir = if comp_dir.is_empty() { "." } else { comp_dir };
-    let mut lines = LineProgram::new(
-        encoding,
-        LineEncoding::default(),
-        LineString::String(comp_dir.as_bytes().to_vec()),
-        None,
-        LineString::String(source.as_bytes().to_vec()),
-        None,
-    );
-    let dir = lines.default_directory();
-    let file = lines.add_file(LineString::String(source.as_bytes().to_vec()), dir, None);
-    let mut rows: Vec<(u64, u32)> = program
-        .lines
-        .iter()
-        .copied()
-        .filter(|&(a, _)| a < end)
-        .collect();
-    rows.sort_by_key(|&(a, _)| a);
-    rows.dedup_by_key(|&mut (a, _)| a);
-    // The address where each function starts (a row there ends its prologue), and the
-    // line of each address.
-    let starts: BTreeSet<u64> = functions
-        .iter()
-        .filter(|f| f.size > 0)
-        .map(|f| f.address)
-        .collect();
-    let line_at: BTreeMap<u64, u32> = rows.iter().copied().collect();
-    if !rows.is_empty() {
-        lines.begin_sequence(Some(Address::Constant(0)));
-        for &(addr, line) in &rows {
-            let starts_function = starts.contains(&addr);
-            let row = lines.row();
-            row.address_offset = addr;
-            row.file = file;
-            row.line = u64::from(line);
-            row.is_statement = true;
-            row.prologue_end = starts_function;
-            lines.generate_row();
-        }
-        lines.end_sequence(end);
-    }
-    dwarf.unit.line_program = lines;
+    let lines::Lines {
+        program: line_program,
+        rows,
+        primary,
+    } = lines::line_program(program, encoding, functions, source, comp_dir);
+    dwarf.unit.line_program = line_program;
 
     let root = dwarf.unit.root();
     let producer = dwarf.strings.add(PRODUCER);
-    let name = dwarf.strings.add(source);
+    let name = dwarf.strings.add(primary.as_deref().unwrap_or(source));
     let dir = dwarf.strings.add(comp_dir);
     let cu = dwarf.unit.get_mut(root);
     cu.set(gimli::DW_AT_producer, AttributeValue::StringRef(producer));
@@ -603,10 +584,12 @@ fn dwarf(
         AttributeValue::Address(Address::Constant(0)),
     );
     cu.set(gimli::DW_AT_high_pc, AttributeValue::Udata(end));
+    let mut subprograms = Vec::new();
     for f in functions.iter().filter(|f| f.size > 0) {
         let id = dwarf.unit.add(root, gimli::DW_TAG_subprogram);
+        subprograms.push((id, f));
         let name = dwarf.strings.add(f.name.as_str());
-        let line = line_at.get(&f.address).copied();
+        let row = lines::row_at(&rows, f.address).copied();
         let entry = dwarf.unit.get_mut(id);
         entry.set(gimli::DW_AT_name, AttributeValue::StringRef(name));
         entry.set(gimli::DW_AT_external, AttributeValue::Flag(true));
@@ -615,15 +598,15 @@ fn dwarf(
             AttributeValue::Address(Address::Constant(f.address)),
         );
         entry.set(gimli::DW_AT_high_pc, AttributeValue::Udata(f.size));
-        if let Some(line) = line {
+        if let Some(row) = row {
             entry.set(
                 gimli::DW_AT_decl_file,
-                AttributeValue::FileIndex(Some(file)),
+                AttributeValue::FileIndex(Some(row.file)),
             );
-            entry.set(gimli::DW_AT_decl_line, AttributeValue::Udata(line.into()));
+            entry.set(gimli::DW_AT_decl_line, AttributeValue::Udata(row.line));
         }
     }
-    add_variables(&mut dwarf, program, launch);
+    add_variables(&mut dwarf, program, launch, &subprograms);
 
     let mut sections = Sections::new(EndianVec::new(LittleEndian));
     dwarf.write(&mut sections)?;
@@ -913,10 +896,10 @@ done:
     end
 ";
 
-    type R<'a> = gimli::EndianSlice<'a, gimli::LittleEndian>;
+    pub(super) type R<'a> = gimli::EndianSlice<'a, gimli::LittleEndian>;
 
     /// Runs `f` on a symbol file's DWARF and its one compile unit.
-    fn with_unit<T>(
+    pub(super) fn with_unit<T>(
         bytes: &[u8],
         f: impl for<'a> FnOnce(&gimli::Dwarf<R<'a>>, &gimli::Unit<R<'a>>) -> T,
     ) -> T {

@@ -1,0 +1,365 @@
+//! Source-level debugging of scripts/saxpy_src.s (compiled from scripts/src/saxpy.cl)
+//! through the symbol file `wavedbg serve` writes, in real clients: gdb and
+//! gdb-multiarch list saxpy.cl, break at its lines and step by them; lldb too, and reads
+//! the kernel's variables (`frame variable`), each the value the REPL prints for it, and
+//! in a kernel with shared, scratch and register-pair variables ([`MEMORY`]) each wave's
+//! own values. Outside CI (`CI` unset) a missing client skips its test with a message; in CI it
+//! fails. gdb's `layout src` is checked in a real terminal (tmux).
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+mod clients;
+use clients::*;
+
+mod tmux;
+
+/// scripts/saxpy_src.s and scripts/src/saxpy.cl copied into `dir`, as the `.s` names it,
+/// with `extra` after the `.var` of `n`: the kernel's path.
+fn saxpy_in(dir: &tempfile::TempDir, extra: &str) -> PathBuf {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts");
+    let read = |p: &str| std::fs::read_to_string(root.join(p)).expect("read the example");
+    std::fs::create_dir_all(dir.path().join("src")).expect("src directory");
+    std::fs::write(dir.path().join("src/saxpy.cl"), read("src/saxpy.cl")).expect("write");
+    let text = read("saxpy_src.s").replacen(
+        "        .var n, u5\n",
+        &format!("        .var n, u5\n{extra}"),
+        1,
+    );
+    kernel(dir, "saxpy_src.s", &text)
+}
+
+/// The address of the first statement of a line of saxpy.cl, from the REPL's
+/// `info line saxpy.cl:N`.
+fn line_addr(kernel: &Path, line: u32) -> u64 {
+    let out = repl(kernel, &format!("info line saxpy.cl:{line}\n"));
+    let at = out
+        .split("starts at address ")
+        .nth(1)
+        .unwrap_or_else(|| panic!("no address for line {line}:\n{out}"));
+    let hex = at.trim_start_matches("0x");
+    let end = hex
+        .find(|c: char| !c.is_ascii_hexdigit())
+        .unwrap_or(hex.len());
+    u64::from_str_radix(&hex[..end], 16).expect("hex address")
+}
+
+/// Runs the REPL on a kernel with these commands (piped) and returns its output.
+fn repl(kernel: &Path, commands: &str) -> String {
+    use std::io::Write;
+    let mut child = Command::new(bin())
+        .arg("repl")
+        .arg(kernel)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start the REPL");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(commands.as_bytes())
+        .expect("write commands");
+    let out = child.wait_with_output().expect("REPL output");
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// gdb lists saxpy.cl, puts `break saxpy.cl:9` at the line's first statement, and
+/// `next`, `step` and `until` go by saxpy.cl lines (through the hoisted non-statement
+/// code of line 4). `info locals` names the variables live there; a variable in global
+/// memory (`g`, `y[2]`) reads (gdb maps no DWARF register number of the wave's own
+/// registers: docs/gdb.md).
+fn gdb_debugs_saxpy_by_line(client: &str) {
+    if !have(client) {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("tempdir");
+    let k = saxpy_in(&dir, "        .var g, global:y+8, f32\n");
+    let [l6, l9, l10, l11, l13] = [6, 9, 10, 11, 13].map(|l| line_addr(&k, l));
+    let server = Server::start(&k);
+    let script = "list saxpy.cl:9,10
+break saxpy.cl:9
+info line saxpy.cl:6
+continue
+p $pc
+next
+p $pc
+info locals
+p g
+step
+p $pc
+until
+p $pc
+info source
+kill
+";
+    let out = gdb_ex(client, dir.path(), "saxpy_src.elf", Some(&server), script);
+    // `serve` names the kernel by the path it was given (absolute here), and saxpy.cl
+    // relative to it.
+    let cl = dir.path().join("src/saxpy.cl").display().to_string();
+    check(
+        &out,
+        &server,
+        &[
+            "9\t        float xi = x[i];\n10\t        float yi = y[i];\n",
+            &format!("Breakpoint 1 at {l9:#x}: file {cl}, line 9."),
+            &format!("Line 6 of \"{cl}\" starts at address {l6:#x} <saxpy+{l6}>"),
+            &format!("hit Breakpoint 1, saxpy () at {cl}:9\n9\t        float xi = x[i];"),
+            &format!("$1 = (void (*)()) {l9:#x} <saxpy+{l9}>"),
+            "10\t        float yi = y[i];",
+            &format!("$2 = (void (*)()) {l10:#x} <saxpy+{l10}>"),
+            "\ng = 1\ni = <error reading variable i",
+            "\nxi = <error reading variable xi",
+            "$3 = 1\n",
+            "11\t        y[i] = a * xi + yi;",
+            &format!("$4 = (void (*)()) {l11:#x} <saxpy+{l11}>"),
+            &format!("join () at {cl}:13\n13\t}}"),
+            &format!("$5 = (void (*)()) {l13:#x} <join>"),
+            &format!("Current source file is {cl}\n"),
+        ],
+    );
+}
+
+#[test]
+fn gdb_debugs_saxpy_by_line_in_saxpy_cl() {
+    gdb_debugs_saxpy_by_line("gdb");
+}
+
+#[test]
+fn gdb_multiarch_debugs_saxpy_by_line_in_saxpy_cl() {
+    gdb_debugs_saxpy_by_line("gdb-multiarch");
+}
+
+/// lldb: `breakpoint set -f saxpy.cl -l 9`, `source list`, `thread step-in` and
+/// `thread step-over` by saxpy.cl lines, and `frame variable` gives the values the
+/// REPL's `print` gives: a 32-lane array for a vector register variable, `NAME_lane`
+/// the selected lane's value (following `register write lane`).
+#[test]
+fn lldb_debugs_saxpy_by_line_and_variable() {
+    if !have("lldb") {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("tempdir");
+    let k = saxpy_in(&dir, "");
+    let [l9, l10, l11] = [9, 10, 11].map(|l| line_addr(&k, l));
+    // The REPL at the same stop: wave 0 (the first to reach line 11), lane 7.
+    let repl_out = repl(
+        &k,
+        "break saxpy.cl:11\nrun\nlane 7\nprint a\nprint n\nprint xi[5]\nprint xi[7]\n\
+         print yi[7]\nprint i[7]\n",
+    );
+    for want in [
+        "a = 2\n",
+        "n = 100\n",
+        "xi[5] = 5\n",
+        "xi[7] = 7\n",
+        "yi[7] = 1\n",
+        "i[7] = 7\n",
+    ] {
+        assert!(
+            repl_out.contains(want),
+            "REPL: missing `{want}` in\n{repl_out}"
+        );
+    }
+    let server = Server::start(&k);
+    let elf = dir.path().join("saxpy_src.elf");
+    let script = "settings set target.use-fast-stepping false
+breakpoint set -f saxpy.cl -l 9
+source list -f saxpy.cl -l 9 -c 2
+process continue
+thread step-in
+register read pc
+thread step-over
+register read pc
+frame variable a n xi[5]
+register write lane 7
+frame variable xi_lane yi_lane i_lane
+frame variable i
+process kill
+";
+    let out = lldb_elf(dir.path(), Some(&elf), &server, script);
+    check(
+        &out,
+        &server,
+        &[
+            &format!(
+                "Breakpoint 1: where = saxpy_src.elf`saxpy + {l9} at saxpy.cl:9:20, address = {l9:#018x}"
+            ),
+            "9   \t        float xi = x[i];\n   10  \t        float yi = y[i];",
+            &format!("frame #0: {l9:#018x} saxpy_src.elf`saxpy at saxpy.cl:9:20"),
+            "stop reason = step in",
+            &format!("rip = {l10:#018x}  saxpy_src.elf`saxpy + {l10} at saxpy.cl:10:20"),
+            "stop reason = step over",
+            &format!("rip = {l11:#018x}  saxpy_src.elf`saxpy + {l11} at saxpy.cl:11:16"),
+            "(float) a = 2\n",
+            "(unsigned int) n = 100\n",
+            "(float) xi[5] = 5\n",
+            "(float) xi_lane = 7\n",
+            "(float) yi_lane = 1\n",
+            "(unsigned int) i_lane = 7\n",
+            "(unsigned int[32]) i = {\n  [0] = 0\n  [1] = 1\n",
+            "  [31] = 31\n}",
+        ],
+    );
+}
+
+/// Two workgroups of two waves; thread t of workgroup W stores `1000 W + t` to shared
+/// word t, lane L of wave V stores `100 V + L` to byte 4 of its scratch; `w` is a pair
+/// (low 7, high the lane), `p` a uniform pair (5, 1). The variables are declared at
+/// `stored` (line 2 of m.cl).
+const MEMORY: &str = "\
+.kernel mem
+.workgroup 64
+.grid 2
+.shared 256
+.scratch 8
+.buffer out, 1024
+.arg u[0:1], out
+    .file 1 \"m.cl\"
+    .loc 1 1 1
+    uwgid u4
+    uwaveid u5
+    vlaneid v0
+    ushli u7, u5, 5
+    vadd.u32.u v1, v0, u7
+    vshli v2, v1, 2
+    umovi u6, 1000
+    umul u8, u4, u6
+    vadd.u32.u v3, v1, u8
+    st.shared.b32 v3, v2, 0
+    wait.ls 0
+    ushli u9, u4, 1
+    uadd u9, u9, u5
+    umovi u6, 100
+    umul u10, u9, u6
+    vadd.u32.u v4, v0, u10
+    vmovi v5, 4
+    st.scratch.b32 v4, v5, 0
+    wait.vst 0
+    vmovi v6, 7
+    vmov v7, v0
+    umovi u12, 5
+    umovi u13, 1
+    .var s, shared:8
+    .var t, scratch:4
+    .var w, v[6:7], u64
+    .var p, u[12:13], u64
+    .loc 1 2 1
+stored:
+    barrier
+    .loc 1 3 1
+done:
+    end
+";
+
+/// lldb reads shared and scratch variables in each wave's own windows (workgroup 1's
+/// shared memory in wave 3, wave 3's scratch), a vector register pair as its halves and
+/// its selected lane's 64-bit value, and a uniform pair.
+#[test]
+fn lldb_reads_memory_and_pair_variables_in_each_wave() {
+    if !have("lldb") {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("tempdir");
+    let k = kernel(&dir, "m.s", MEMORY);
+    std::fs::write(dir.path().join("m.cl"), "a\nb\nc\n").expect("write m.cl");
+    let server = Server::start(&k);
+    let elf = dir.path().join("m.elf");
+    let script = "breakpoint set -f m.cl -l 3
+process continue
+frame variable s t[3].v t_lane p w.lo[3] w.hi[3] w_lane
+register write lane 3
+frame variable t_lane w_lane
+thread select 4
+register read wave workgroup
+frame variable s t[3].v t_lane
+process kill
+";
+    let out = lldb_elf(dir.path(), Some(&elf), &server, script);
+    check(
+        &out,
+        &server,
+        &[
+            "(unsigned int) s = 2\n(unsigned int) t[3].v = 3\n(unsigned int) t_lane = 0\n",
+            &format!("(unsigned long) p = {}\n", 5 + (1u64 << 32)),
+            "(unsigned int) w.lo[3] = 7\n(unsigned int) w.hi[3] = 3\n(unsigned long) w_lane = 7\n",
+            &format!(
+                "(unsigned int) t_lane = 3\n(unsigned long) w_lane = {}\n",
+                7 + (3u64 << 32)
+            ),
+            "    wave = 0x00000003\nworkgroup = 0x00000001\n",
+            "(unsigned int) s = 1002\n(unsigned int) t[3].v = 303\n(unsigned int) t_lane = 303\n",
+        ],
+    );
+}
+
+/// gdb's `layout src` in a real terminal (tmux) shows saxpy.cl with the marker on the
+/// breakpoint's line. (Line 13: gdb 13.1's first `layout src` after a stop shows "No
+/// Source Available" at the first lines of a function, for a `.s` as much as for
+/// saxpy.cl, until `update`.)
+#[test]
+fn gdb_layout_src_shows_saxpy_cl() {
+    if !have("gdb") {
+        return;
+    }
+    let Some(t) = tmux::start("gdb-layout-src-cl", "gdb-test$ ", (100, 30), false) else {
+        return;
+    };
+    let dir = tempfile::tempdir().expect("tempdir");
+    let k = saxpy_in(&dir, "");
+    let l13 = line_addr(&k, 13);
+    let mut server = Server::start(&k);
+    t.type_text(&format!(
+        "cd {} && gdb -nx saxpy_src.elf -ex 'target remote {}' -ex 'break saxpy.cl:13' -ex 'continue' -ex 'layout src'",
+        dir.path().display(),
+        server.addr
+    ));
+    t.keys(&["Enter"]);
+    let screen = t.wait_for("the source window at the breakpoint", |s| {
+        s.contains("B+>") && s.contains("In: join")
+    });
+    let rows: Vec<&str> = screen.lines().collect();
+    let current = rows
+        .iter()
+        .find(|r| r.contains("B+>"))
+        .expect("a current line");
+    assert!(
+        current.contains(" 13 ") && current.contains('}'),
+        "the marker is on line 13:\n{screen}"
+    );
+    assert!(
+        rows.iter()
+            .any(|r| r.contains(" 11 ") && r.contains("y[i] = a * xi + yi;")),
+        "line 11 is shown:\n{screen}"
+    );
+    assert!(
+        screen.contains("saxpy.cl"),
+        "the window names the file:\n{screen}"
+    );
+    let status = rows
+        .iter()
+        .find(|r| r.contains("In: join"))
+        .expect("status line");
+    assert!(
+        status.contains("L13") && status.contains(&format!("PC: {l13:#x}")),
+        "status line: {status}\n{screen}"
+    );
+    t.type_text("kill");
+    t.keys(&["Enter"]);
+    t.wait_text("(y or n)");
+    t.keys(&["y", "Enter"]);
+    t.wait_text("[Inferior 1 (process 1) killed]");
+    assert!(
+        server
+            .wait_exit(std::time::Duration::from_secs(10))
+            .is_some(),
+        "the server ends after kill:\n{}",
+        server.log()
+    );
+    t.type_text("quit");
+    t.keys(&["Enter"]);
+    t.wait_for("the shell prompt after gdb", |s| {
+        !s.contains("(gdb)") && s.lines().any(|l| l.starts_with("gdb-test$"))
+    });
+}
