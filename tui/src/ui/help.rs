@@ -61,7 +61,7 @@ pub fn help_rows() -> Vec<HelpRow> {
         Heading("Breakpoints and watchpoints:"),
         one(
             "F9 b",
-            "toggle a breakpoint on the cursor line (code or source)",
+            "toggle a breakpoint on the cursor's line (Source: Enter too)",
         ),
         one(
             "t",
@@ -77,6 +77,10 @@ pub fn help_rows() -> Vec<HelpRow> {
         ),
         Heading("Views:"),
         one("v", &CodeLayout::cycle_text()),
+        one(
+            "V",
+            "(Source, with .loc) high-level > assembly > interleaved",
+        ),
         two(
             "z",
             "maximise, restore (Esc)",
@@ -99,8 +103,8 @@ pub fn help_rows() -> Vec<HelpRow> {
         two(
             "Tab S-Tab",
             "next / previous pane",
-            "1-9",
-            "pane: 8 source, 9 watch",
+            "1-9 0",
+            "pane: 8 src, 0 locals",
         ),
         two(
             "↑ ↓ j k",
