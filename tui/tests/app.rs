@@ -1967,3 +1967,31 @@ fn zero_focuses_the_locals_pane() {
     let screen = text(&draw(&mut demo, 80, 24));
     assert!(screen.contains("the kernel declares none"), "{screen}");
 }
+
+/// Issue 27: a line table whose higher-level file cannot be read keeps the `.s` view; `V`
+/// shows why there is no higher-level text, and stepping by line still works.
+#[test]
+fn an_unreadable_high_level_file_keeps_the_assembly() {
+    let text = std::fs::read_to_string("../scripts/saxpy_src.s").expect("saxpy_src.s");
+    // Alone in a temporary directory: src/saxpy.cl is not beside it.
+    let mut app = app_of_file("saxpy_alone", &text);
+    assert_eq!(app.source.mode, SourceMode::Assembly);
+    assert_eq!(app.layout, CodeLayout::Split);
+    // From the `.s`, `V` goes to the interleaved view, which needs the text too.
+    keys(&mut app, "8V");
+    assert_eq!(app.source.mode, SourceMode::Interleaved);
+    let screen = text_of(&mut app);
+    assert!(
+        screen.contains("No source text for src/saxpy.cl"),
+        "{screen}"
+    );
+    keys(&mut app, "b");
+    assert!(app.message.as_ref().is_some_and(|m| m.error));
+    run(&mut app, &["next"]);
+    assert_eq!(pc_line(&app), Some(6));
+}
+
+/// The screen at 120x40, as text.
+fn text_of(app: &mut App) -> String {
+    text(&draw(app, 120, 40))
+}

@@ -21,8 +21,6 @@ pub enum Row {
 /// The higher-level file, ready to show.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct HighLevelView {
-    /// The file's number in the line table (`.file N`).
-    pub file: u32,
     /// Its path as `.file` wrote it (the pane's title, and `break FILE:LINE`'s FILE).
     pub name: String,
     /// Its lines (tabs expanded, control characters shown as `?`).
@@ -91,7 +89,6 @@ impl HighLevelView {
             })
             .collect();
         Some(Ok(HighLevelView {
-            file: f.number,
             name: f.path,
             lines,
             code_line,
@@ -109,10 +106,5 @@ impl HighLevelView {
     /// The interleaved row of the instruction at index `ci` of the disassembly.
     pub fn row_of_instr(&self, ci: usize) -> Option<usize> {
         self.rows.iter().position(|r| *r == Row::Instr(ci))
-    }
-
-    /// The interleaved row of line `line` (0-based).
-    pub fn row_of_line(&self, line: usize) -> Option<usize> {
-        self.rows.iter().position(|r| *r == Row::Line(line))
     }
 }
