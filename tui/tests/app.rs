@@ -1995,3 +1995,41 @@ fn an_unreadable_high_level_file_keeps_the_assembly() {
 fn text_of(app: &mut App) -> String {
     text(&draw(app, 120, 40))
 }
+
+/// Issue 27: search and movement in the higher-level and interleaved views; the code
+/// cursor follows (to a line's first statement, or an instruction's own row).
+#[test]
+fn search_and_movement_in_the_high_level_views() {
+    let mut app = saxpy();
+    let _ = draw(&mut app, 120, 40);
+    keys(&mut app, "8");
+    keys(&mut app, "/float xi");
+    press(&mut app, KeyCode::Enter);
+    assert_eq!(app.source.cursor, 8, "line 9");
+    let stmt = app.engine.line_row_at(app.code.lines[app.code.cursor].addr);
+    assert_eq!(stmt.map(|r| (r.line, r.is_stmt)), Some((9, true)));
+    press(&mut app, KeyCode::Down);
+    assert_eq!(app.source.cursor, 9);
+    keys(&mut app, "G");
+    assert_eq!(app.source.cursor, app.source.len() - 1);
+    keys(&mut app, "VV");
+    assert_eq!(app.source.mode, SourceMode::Interleaved);
+    keys(&mut app, "/vfma");
+    press(&mut app, KeyCode::Enter);
+    assert_eq!(
+        app.code.lines[app.code.cursor].text,
+        "vfma.f32 v6, v3, v4, v5"
+    );
+    assert_eq!(
+        app.source_row_addr(app.source.cursor),
+        Some(app.code.lines[app.code.cursor].addr)
+    );
+    // `n` goes on to the next match, wrapping around.
+    keys(&mut app, "n");
+    assert!(app
+        .message
+        .as_ref()
+        .is_some_and(|m| m.text.contains("wrapped")));
+    keys(&mut app, "g");
+    assert_eq!(app.source.cursor, 0);
+}
