@@ -101,7 +101,7 @@ impl App {
 
     /// Sets a breakpoint on the cursor's line, or deletes the ones there. In the source
     /// view the line's breakpoints are those on any of its instructions, and a new one
-    /// goes on its first instruction.
+    /// goes on its first instruction; on a higher-level line it is `break FILE:LINE`.
     pub fn toggle_breakpoint(&mut self) {
         if self.focus == crate::pane::Pane::Source && self.source.high_level_line().is_some() {
             return self.toggle_line_breakpoint();

@@ -77,10 +77,6 @@ pub fn help_rows() -> Vec<HelpRow> {
         ),
         Heading("Views:"),
         one("v", &CodeLayout::cycle_text()),
-        one(
-            "V",
-            "(Source, with .loc) high-level > assembly > interleaved",
-        ),
         two(
             "z",
             "maximise, restore (Esc)",
@@ -97,7 +93,12 @@ pub fn help_rows() -> Vec<HelpRow> {
             "f",
             "Lanes, Registers, Memory: next format: hex unsigned signed f32",
         ),
-        one("u", "Memory: bytes / 32-bit words (f32 shows words)"),
+        two(
+            "u",
+            "Memory: bytes / words",
+            "V",
+            "Source: high-level > asm > both",
+        ),
         Heading("Select, move and search (every pane):"),
         two("w W", "next / previous wave", "l L", "next / previous lane"),
         two(
