@@ -12,6 +12,8 @@
 //! before throwing the recorded history away, and that `n` and `y` answer it. One presses
 //! `f` in the lane grid until it shows f32 values, and puts them in the Watch pane. Others
 //! suspend the TUI with Ctrl-Z and resume it with `fg`, and resize the splits with keys.
+//! One opens the compiled saxpy (scripts/saxpy_src.s), steps it by its `.cl` lines and
+//! reads the lines and its variables' values on screen.
 //!
 //! tmux is installed by .ci/run; outside CI (CI unset) a missing tmux skips the test with a
 //! message.
@@ -610,5 +612,60 @@ fn split_keys_resize_panes_in_a_real_terminal() {
     t.ok(&["resize-window", "-t", "main", "-x", "120", "-y", "40"]);
     let s = t.wait_text("Waves (32)");
     assert_eq!((lanes_top(&s), left_width(&s)), (regs1, left1), "{s}");
+    quit(&t);
+}
+
+/// Issue 27: a kernel compiled from a higher-level language (scripts/saxpy_src.s from
+/// scripts/src/saxpy.cl): the Source pane shows the `.cl` file, `next` steps it a line at
+/// a time, a breakpoint on a `.cl` line stops there, and the Locals pane shows the
+/// variables live there with their values (every lane of a per-lane one).
+#[test]
+fn source_level_saxpy_in_a_real_terminal() {
+    let Some(t) = start("saxpy") else {
+        return;
+    };
+    let kernel = concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/saxpy_src.s");
+    t.type_text(&format!(
+        "WAVEDBG_HISTORY={} {} tui {kernel}",
+        t.dir.join("history").display(),
+        env!("CARGO_BIN_EXE_wavedbg")
+    ));
+    t.keys(&["Enter"]);
+    let s = t.wait_text(" READY ");
+    assert!(s.contains("Source: src/saxpy.cl"), "{s}");
+    assert!(
+        s.contains("=>    4                    global float *"),
+        "{s}"
+    );
+    // Line by line: line 6, then 7 (the statement's second half).
+    t.keys(&[":"]);
+    t.type_text("next");
+    t.keys(&["Enter"]);
+    t.wait_text("=>    6      uint i = group_id()");
+    t.keys(&[":"]);
+    t.type_text("next");
+    t.keys(&["Enter"]);
+    t.wait_text("=>    7             + lane_id();");
+    // A breakpoint on line 9 from the Source pane (`b` on its line), and on to it.
+    t.keys(&["8", "j", "j", "b"]);
+    t.wait_text("Breakpoint at src/saxpy.cl:9");
+    t.keys(&["c"]);
+    let s = t.wait_text("=>●   9          float xi = x[i];");
+    assert!(s.contains(" HIT "), "{s}");
+    // The variables live there, in the Locals pane.
+    assert!(s.contains("a = 2  (f32 in u4)"), "{s}");
+    assert!(s.contains("n = 100  (u32 in u5)"), "{s}");
+    // One more line: `xi` is loaded; maximised, the Locals pane shows its lanes.
+    t.keys(&[":"]);
+    t.type_text("next");
+    t.keys(&["Enter"]);
+    t.wait_text("=>   10          float yi = y[i];");
+    t.keys(&["0", "z"]);
+    let s = t.wait_text("xi  (f32 in v4)");
+    assert!(
+        s.contains("  [16]  16   17   18"),
+        "lanes 16.. of i and xi:\n{s}"
+    );
+    t.keys(&["z"]);
     quit(&t);
 }

@@ -2,7 +2,7 @@
 //! ([`crate::app`]) and drawing ([`crate::ui`]) name them, and so does [`crate::hits`];
 //! they depend on nothing.
 
-/// The panes, in the order of their digit keys (`1`-`9`).
+/// The panes, in the order of their digit keys (`1`-`9`, then `0`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Pane {
     /// The disassembly, with the PC, breakpoint and finding marks.
@@ -24,10 +24,13 @@ pub enum Pane {
     /// The `display` expressions and their values (per lane for vector ones); shown while
     /// there are displays, or while focused.
     Watch,
+    /// The source variables live at the selected wave's PC and their values per lane;
+    /// shown when the kernel has variables (`.var`), or while focused.
+    Locals,
 }
 
-/// How many panes there are (the digit keys `1` to this).
-pub const PANES: usize = 9;
+/// How many panes there are (the digit keys `1` to `9`, then `0`).
+pub const PANES: usize = 10;
 
 impl Pane {
     /// Every pane, in the order of their digit keys.
@@ -41,6 +44,7 @@ impl Pane {
         Pane::Console,
         Pane::Source,
         Pane::Watch,
+        Pane::Locals,
     ];
 
     /// Focus order (Tab): the source beside the code.
@@ -51,6 +55,7 @@ impl Pane {
         Pane::Lanes,
         Pane::Registers,
         Pane::Watch,
+        Pane::Locals,
         Pane::Memory,
         Pane::Breakpoints,
         Pane::Console,
@@ -68,6 +73,7 @@ impl Pane {
             Pane::Console => "Console",
             Pane::Source => "Source",
             Pane::Watch => "Watch",
+            Pane::Locals => "Locals",
         }
     }
 
@@ -83,12 +89,18 @@ impl Pane {
             Pane::Console => "Cons",
             Pane::Source => "Src",
             Pane::Watch => "Wtch",
+            Pane::Locals => "Locl",
         }
     }
 
-    /// Position in [`Pane::ALL`] (the digit key is one more).
+    /// Position in [`Pane::ALL`] (the digit key is one more, `0` for the tenth).
     pub fn index(self) -> usize {
         Pane::ALL.iter().position(|p| *p == self).unwrap_or(0)
+    }
+
+    /// Its digit key.
+    pub fn digit(self) -> usize {
+        (self.index() + 1) % 10
     }
 
     /// The pane `by` places on in focus order among `shown` (wrapping around). A pane not

@@ -11,7 +11,7 @@ use ratatui::crossterm::event::{
     KeyCode, KeyEvent, KeyModifiers, MouseButton, MouseEvent, MouseEventKind,
 };
 use wavedbg_emulator::debug::StopReason;
-use wavedbg_tui::app::{App, CodeLayout, LineKind, Pane};
+use wavedbg_tui::app::{App, CodeLayout, LineKind, Pane, SourceMode};
 use wavedbg_tui::ui::DrawState;
 use wavedbg_tui::TuiOptions;
 
@@ -1308,13 +1308,24 @@ fn place(app: &App, pane: Pane) -> i64 {
             max as i64 - app.console.scroll.min(max) as i64
         }
         Pane::Watch => app.watch_selected().map_or(-1, |i| i as i64),
+        Pane::Locals => {
+            let n = app.engine.locals().len();
+            app.locals_selected(n).map_or(-1, |i| i as i64)
+        }
     }
 }
 
 /// A pane set up in the middle of what it shows at 100x30, with what one step, a page,
 /// the first and the last place are (in [`place`]'s units).
 fn pane_in_the_middle(pane: Pane) -> (App, i64, i64, i64, i64) {
-    let mut app = demo();
+    // The demo has no variables: saxpy has five live on line 11.
+    let mut app = if pane == Pane::Locals {
+        let mut app = saxpy();
+        run(&mut app, &["break saxpy.cl:11", "continue", "delete"]);
+        app
+    } else {
+        demo()
+    };
     let breaks: Vec<String> = app.code.lines[..6]
         .iter()
         .map(|l| format!("break *{:#x}", l.addr))
@@ -1334,10 +1345,8 @@ fn pane_in_the_middle(pane: Pane) -> (App, i64, i64, i64, i64) {
             &displays.iter().map(String::as_str).collect::<Vec<_>>(),
         );
     }
-    press(
-        &mut app,
-        KeyCode::Char(char::from(b'1' + pane.index() as u8)),
-    );
+    let digit = char::from_digit(pane.digit() as u32, 10).expect("a digit");
+    press(&mut app, KeyCode::Char(digit));
     let _ = draw(&mut app, 100, 30);
     let rows = app.hits.rows[pane.index()] as i64;
     let (step, page, first, last) = match pane {
@@ -1383,6 +1392,12 @@ fn pane_in_the_middle(pane: Pane) -> (App, i64, i64, i64, i64) {
             let n = app.engine.displays().len() as i64;
             assert_eq!(n, 12, "the displays are kept");
             app.watch.cursor = 5;
+            (1, rows, 0, n - 1)
+        }
+        Pane::Locals => {
+            let n = app.engine.locals().len() as i64;
+            assert_eq!(n, 5, "a, n, i, xi and yi are live");
+            app.locals.cursor = 2;
             (1, rows, 0, n - 1)
         }
     };
@@ -1793,4 +1808,228 @@ fn enter_on_a_finding_visits_its_sides() {
     keys(&mut app, "de");
     assert!(app.engine.log().join("\n").ends_with("finding 1"));
     assert_eq!(app.engine.recorded_findings().len(), 1);
+}
+
+/// The higher-level line (1-based) of the selected wave's PC.
+fn pc_line(app: &App) -> Option<u32> {
+    app.selected_pc()
+        .and_then(|pc| app.engine.line_row_at(pc))
+        .map(|r| r.line)
+}
+
+/// Issue 27: with a line table the Source pane shows the higher-level file; `V` cycles it
+/// to the `.s` and to both interleaved, keeping the cursor on the code cursor's place. A
+/// kernel without one says so and keeps its `.s`.
+#[test]
+fn capital_v_cycles_the_source_modes() {
+    let mut app = saxpy();
+    assert_eq!(app.source.mode, SourceMode::HighLevel);
+    assert_eq!(app.layout, CodeLayout::Split);
+    // The PC (0x0000) is on line 4.
+    assert_eq!(app.source.cursor, 3);
+    let lines = app.source.len();
+    keys(&mut app, "V");
+    assert_eq!(app.source.mode, SourceMode::Assembly);
+    let asm_line = app
+        .engine
+        .machine()
+        .program()
+        .line_at(0)
+        .expect("a .s line");
+    assert_eq!(app.source.cursor as u32 + 1, asm_line);
+    keys(&mut app, "V");
+    assert_eq!(app.source.mode, SourceMode::Interleaved);
+    assert!(app.source.len() > lines, "lines and instructions");
+    // The cursor is on the PC's instruction, right under line 4.
+    assert_eq!(app.source.cursor, 4);
+    let said = app.message.as_ref().map(|m| m.text.clone());
+    assert_eq!(
+        said.as_deref(),
+        Some("Source: interleaved (src/saxpy.cl) (V: high-level)")
+    );
+    keys(&mut app, "V");
+    assert_eq!(app.source.mode, SourceMode::HighLevel);
+    // With the disassembly alone, `V` shows the source again.
+    keys(&mut app, "vv");
+    assert_eq!(app.layout, CodeLayout::Asm);
+    keys(&mut app, "V");
+    assert_eq!(app.layout, CodeLayout::Split);
+    // Without a line table: as before.
+    let mut demo = demo();
+    assert_eq!(demo.source.mode, SourceMode::Assembly);
+    keys(&mut demo, "V");
+    assert_eq!(demo.source.mode, SourceMode::Assembly);
+    assert!(demo
+        .message
+        .as_ref()
+        .is_some_and(|m| m.text.contains("no line table")));
+}
+
+/// Issue 27: `b` or Enter on a higher-level line sets the breakpoints `break FILE:LINE`
+/// sets (the first statement of each stretch of the line's code), and again deletes
+/// them; a line without code is refused; `a` runs to the line.
+#[test]
+fn a_breakpoint_on_a_high_level_line_is_break_file_line() {
+    let mut app = saxpy();
+    keys(&mut app, "8");
+    // Line 6 (index 5) is in two stretches of code.
+    app.source.cursor = 5;
+    keys(&mut app, "b");
+    let mut reference = saxpy();
+    run(&mut reference, &["break saxpy.cl:6"]);
+    let addrs = |a: &App| -> Vec<u64> { a.engine.breakpoints().iter().map(|b| b.addr).collect() };
+    assert_eq!(addrs(&app), addrs(&reference));
+    assert_eq!(addrs(&app).len(), 2, "one a stretch");
+    assert!(
+        app.engine.log().iter().any(|l| l == "break src/saxpy.cl:6"),
+        "{:?}",
+        app.engine.log()
+    );
+    press(&mut app, KeyCode::Enter);
+    assert!(app.engine.breakpoints().is_empty(), "Enter deletes them");
+    press(&mut app, KeyCode::Enter);
+    assert_eq!(addrs(&app), addrs(&reference), "and sets them again");
+    // Line 5 (`{`) has no code.
+    app.source.cursor = 4;
+    keys(&mut app, "b");
+    assert!(app.message.as_ref().is_some_and(|m| m.error));
+    assert_eq!(app.engine.breakpoints().len(), 2);
+    // `a` on line 9 runs the selected wave to its first statement (line 6's breakpoints
+    // would stop it first).
+    run(&mut app, &["delete"]);
+    app.source.cursor = 8;
+    keys(&mut app, "a");
+    assert_eq!(pc_line(&app), Some(9));
+    assert_eq!(app.source.cursor, 8);
+    // Interleaved, an instruction's row toggles a breakpoint at that instruction alone.
+    keys(&mut app, "V");
+    keys(&mut app, "V");
+    assert_eq!(app.source.mode, SourceMode::Interleaved);
+    keys(&mut app, "j");
+    let addr = app.code.lines[app.code.cursor].addr;
+    keys(&mut app, "b");
+    assert_eq!(app.engine.breakpoints().len(), 1);
+    assert_eq!(app.engine.breakpoints()[0].addr, addr);
+}
+
+/// Issue 27: line stepping (`next`, `step`, `reverse-step`) moves the current line in
+/// the Source pane, in the high-level and the interleaved modes.
+#[test]
+fn line_steps_move_the_current_line() {
+    let mut app = saxpy();
+    let _ = draw(&mut app, 120, 40);
+    for want in [6, 7, 6, 8] {
+        run(&mut app, &["next"]);
+        assert_eq!(pc_line(&app), Some(want));
+        assert_eq!(app.source.cursor as u32 + 1, want);
+        let screen = text(&draw(&mut app, 120, 40));
+        assert!(
+            screen.contains(&format!("=>   {want:>2}  ")),
+            "line {want} marked:\n{screen}"
+        );
+    }
+    run(&mut app, &["reverse-step"]);
+    assert_eq!(pc_line(&app), Some(6));
+    assert_eq!(app.source.cursor, 5);
+    keys(&mut app, "VV");
+    run(&mut app, &["step"]);
+    assert_eq!(pc_line(&app), Some(8));
+    let row = app.source.cursor;
+    let pc = app.selected_pc().expect("a wave");
+    assert_eq!(app.code.lines[app.code.cursor].addr, pc);
+    let screen = text(&draw(&mut app, 120, 40));
+    assert!(
+        screen.contains(&format!("=>         {pc:04x}")),
+        "the PC's instruction (row {row}) marked:\n{screen}"
+    );
+}
+
+/// Issue 27: `0` focuses the Locals pane, which shows for a kernel with variables and
+/// follows the selected wave; the movement keys select a variable.
+#[test]
+fn zero_focuses_the_locals_pane() {
+    let mut app = saxpy();
+    assert!(app.shown_panes().contains(&Pane::Locals));
+    run(&mut app, &["break saxpy.cl:11", "continue"]);
+    keys(&mut app, "0");
+    assert_eq!(app.focus, Pane::Locals);
+    let names: Vec<String> = app.engine.locals().into_iter().map(|l| l.name).collect();
+    assert_eq!(names, ["a", "n", "i", "xi", "yi"]);
+    keys(&mut app, "jjj");
+    assert_eq!(app.locals_selected(5), Some(3));
+    keys(&mut app, "G");
+    assert_eq!(app.locals_selected(5), Some(4));
+    // A kernel without variables hides it unless focused.
+    let mut demo = demo();
+    assert!(!demo.shown_panes().contains(&Pane::Locals));
+    keys(&mut demo, "0");
+    assert!(demo.shown_panes().contains(&Pane::Locals));
+    let screen = text(&draw(&mut demo, 80, 24));
+    assert!(screen.contains("the kernel declares none"), "{screen}");
+}
+
+/// Issue 27: a line table whose higher-level file cannot be read keeps the `.s` view; `V`
+/// shows why there is no higher-level text, and stepping by line still works.
+#[test]
+fn an_unreadable_high_level_file_keeps_the_assembly() {
+    let text = std::fs::read_to_string("../scripts/saxpy_src.s").expect("saxpy_src.s");
+    // Alone in a temporary directory: src/saxpy.cl is not beside it.
+    let mut app = app_of_file("saxpy_alone", &text);
+    assert_eq!(app.source.mode, SourceMode::Assembly);
+    assert_eq!(app.layout, CodeLayout::Split);
+    // From the `.s`, `V` goes to the interleaved view, which needs the text too.
+    keys(&mut app, "8V");
+    assert_eq!(app.source.mode, SourceMode::Interleaved);
+    let screen = text_of(&mut app);
+    assert!(
+        screen.contains("No source text for src/saxpy.cl"),
+        "{screen}"
+    );
+    keys(&mut app, "b");
+    assert!(app.message.as_ref().is_some_and(|m| m.error));
+    run(&mut app, &["next"]);
+    assert_eq!(pc_line(&app), Some(6));
+}
+
+/// The screen at 120x40, as text.
+fn text_of(app: &mut App) -> String {
+    text(&draw(app, 120, 40))
+}
+
+/// Issue 27: search and movement in the higher-level and interleaved views; the code
+/// cursor follows (to a line's first statement, or an instruction's own row).
+#[test]
+fn search_and_movement_in_the_high_level_views() {
+    let mut app = saxpy();
+    let _ = draw(&mut app, 120, 40);
+    keys(&mut app, "8");
+    keys(&mut app, "/float xi");
+    press(&mut app, KeyCode::Enter);
+    assert_eq!(app.source.cursor, 8, "line 9");
+    let stmt = app.engine.line_row_at(app.code.lines[app.code.cursor].addr);
+    assert_eq!(stmt.map(|r| (r.line, r.is_stmt)), Some((9, true)));
+    press(&mut app, KeyCode::Down);
+    assert_eq!(app.source.cursor, 9);
+    keys(&mut app, "G");
+    assert_eq!(app.source.cursor, app.source.len() - 1);
+    keys(&mut app, "VV");
+    assert_eq!(app.source.mode, SourceMode::Interleaved);
+    keys(&mut app, "/vfma");
+    press(&mut app, KeyCode::Enter);
+    assert_eq!(
+        app.code.lines[app.code.cursor].text,
+        "vfma.f32 v6, v3, v4, v5"
+    );
+    assert_eq!(
+        app.source_row_addr(app.source.cursor),
+        Some(app.code.lines[app.code.cursor].addr)
+    );
+    // `n` goes on to the next match, wrapping around.
+    keys(&mut app, "n");
+    assert!(app
+        .message
+        .as_ref()
+        .is_some_and(|m| m.text.contains("wrapped")));
+    keys(&mut app, "g");
+    assert_eq!(app.source.cursor, 0);
 }

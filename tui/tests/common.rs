@@ -101,3 +101,11 @@ pub fn find(buf: &Buffer, needle: &str) -> Option<(u16, u16)> {
     }
     None
 }
+
+/// scripts/saxpy_src.s, compiled from scripts/src/saxpy.cl (a line table and variables),
+/// opened by its path from the crate's directory (where tests run), as titles show it.
+pub fn saxpy() -> App {
+    let path = std::path::Path::new("../scripts/saxpy_src.s");
+    let engine = demo_engine(Some(path)).expect("saxpy opens");
+    App::new(engine, &TuiOptions::default()).expect("the app starts")
+}

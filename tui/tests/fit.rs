@@ -25,7 +25,7 @@ use common::*;
 use proptest::prelude::*;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
-use wavedbg_tui::app::{CodeLayout, LineKind, Pane};
+use wavedbg_tui::app::{CodeLayout, LineKind, Pane, SourceMode};
 use wavedbg_tui::{App, TuiOptions};
 
 /// A kernel with long lines: long comments, labels, buffer names, instructions, tabs.
@@ -268,8 +268,10 @@ fn check_code(app: &App, rows: &[String]) -> Result<(), String> {
 }
 
 fn check_source(app: &App, rows: &[String]) -> Result<(), String> {
-    let Ok(src) = &app.source.view else {
-        return Ok(());
+    let lines = match (app.source.mode, &app.source.high, &app.source.view) {
+        (SourceMode::Assembly, _, Ok(src)) => &src.lines,
+        (SourceMode::Assembly, _, Err(_)) | (_, None | Some(Err(_)), _) => return Ok(()),
+        (_, Some(Ok(high)), _) => &high.lines,
     };
     for r in rows {
         let chars: Vec<char> = r.chars().collect();
@@ -279,13 +281,30 @@ fn check_source(app: &App, rows: &[String]) -> Result<(), String> {
         let after: String = chars[3..].iter().collect();
         let trimmed = after.trim_start();
         let digits: String = trimmed.chars().take_while(|c| c.is_ascii_digit()).collect();
+        // Interleaved, an instruction's row: its address (4 hex digits) and its text.
+        let hex: String = trimmed
+            .chars()
+            .take_while(char::is_ascii_hexdigit)
+            .collect();
+        let instr = (app.source.mode == SourceMode::Interleaved && hex.len() == 4)
+            .then(|| u64::from_str_radix(&hex, 16).ok())
+            .flatten()
+            .and_then(|a| app.code.index_of(a));
+        if let Some(i) = instr {
+            let rest = &trimmed[hex.len()..];
+            let shown = rest.strip_prefix("  ").unwrap_or(rest);
+            if !whole_or_marked(shown, &app.code.lines[i].text) {
+                return Err(format!("source row {r:?} cuts an instruction silently"));
+            }
+            continue;
+        }
         let Ok(n) = digits.parse::<usize>() else {
             continue;
         };
-        let Some(full) = src.lines.get(n.wrapping_sub(1)) else {
+        let rest = &trimmed[digits.len()..];
+        let Some(full) = lines.get(n.wrapping_sub(1)) else {
             return Err(format!("source row for no line: {r:?}"));
         };
-        let rest = &trimmed[digits.len()..];
         let shown = rest.strip_prefix("  ").unwrap_or(rest);
         if !whole_or_marked(shown, full) {
             return Err(format!("source row {r:?} cuts line {n} silently: {full:?}"));
@@ -534,6 +553,37 @@ fn the_other_layouts_and_every_pane_maximised() {
     across(long_app, &sizes, layouts_and_zoom);
 }
 
+/// saxpy (a line table and variables) stopped on line 11: the Locals pane shows.
+fn saxpy_app() -> App {
+    let mut app = saxpy();
+    run(&mut app, &["break saxpy.cl:11", "continue", "wave 3"]);
+    app
+}
+
+/// Every pane in each of the Source pane's modes.
+fn every_source_mode(app: &mut App, w: u16, h: u16) -> Result<(), String> {
+    for mode in [
+        SourceMode::HighLevel,
+        SourceMode::Assembly,
+        SourceMode::Interleaved,
+    ] {
+        app.source.mode = mode;
+        app.follow_pc();
+        check_every_pane(app, w, h).map_err(|e| format!("{mode:?}: {e}"))?;
+    }
+    Ok(())
+}
+
+/// Issue 27: the higher-level source in each mode and the Locals pane fit every size
+/// (every third size), and are maximised whole.
+#[test]
+fn the_source_modes_and_the_locals_pane_at_every_size() {
+    let sizes: Vec<(u16, u16)> = sizes().into_iter().step_by(3).collect();
+    across(saxpy_app, &sizes, every_source_mode);
+    let sizes: Vec<(u16, u16)> = sizes.into_iter().step_by(3).collect();
+    across(saxpy_app, &sizes, layouts_and_zoom);
+}
+
 #[test]
 fn the_smallest_sizes_draw_without_panicking() {
     let mut app = demo_app();
@@ -566,6 +616,24 @@ fn the_smallest_sizes_draw_without_panicking() {
     keys(&mut app, &"x".repeat(200));
     for (w, h) in [(1, 1), (20, 6), (40, 12), (250, 80)] {
         let _ = draw(&mut app, w, h);
+    }
+    // The Locals pane and the interleaved source, focused and maximised.
+    let mut app = saxpy_app();
+    for (pane, mode) in [
+        (Pane::Locals, SourceMode::HighLevel),
+        (Pane::Source, SourceMode::Interleaved),
+    ] {
+        app.focus = pane;
+        app.source.mode = mode;
+        for zoom in [false, true] {
+            app.zoom = zoom;
+            for w in 0..=45 {
+                for h in 0..=14 {
+                    let buf = draw(&mut app, w, h);
+                    assert_eq!(buf.area, Rect::new(0, 0, w, h));
+                }
+            }
+        }
     }
 }
 

@@ -616,3 +616,56 @@ fn a_visited_finding_80x24_120x40_200x60() {
     assert!(text(&buf).contains("#1 ! [reads side] read of"));
     assert_eq!(cell_at(&buf, "#1 !", 3).fg, Color::Red);
 }
+
+/// Issue 27: a kernel with a line table shows its higher-level file (the PC's line,
+/// breakpoints on lines), `V` the `.s`, then each line with its instructions.
+#[test]
+fn the_high_level_source_in_each_mode() {
+    let mut app = saxpy();
+    run(&mut app, &["break saxpy.cl:9", "continue", "next"]);
+    app.focus = Pane::Source;
+    at_every_size(&mut app, "high_level");
+    let buf = draw(&mut app, 120, 40);
+    let t = text(&buf);
+    assert!(t.contains("Source: src/saxpy.cl"), "{t}");
+    assert!(t.contains("●   9          float xi = x[i];"), "{t}");
+    let pc = cell_at(&buf, "=>   10          float yi", 17);
+    assert_eq!((pc.symbol(), pc.fg), ("f", Color::Green));
+    keys(&mut app, "V");
+    at_every_size(&mut app, "high_level_assembly");
+    let t = text(&draw(&mut app, 120, 40));
+    assert!(t.contains("Source: ../scripts/saxpy_src.s"), "{t}");
+    keys(&mut app, "V");
+    at_every_size(&mut app, "high_level_interleaved");
+    let t = text(&draw(&mut app, 120, 40));
+    assert!(t.contains("Source: src/saxpy.cl + asm"), "{t}");
+    assert!(t.contains("=>         0048  ld.ubase.b32 v5"), "{t}");
+    assert!(t.contains("│  ●        0038  vshli v2, v0, 2"), "{t}");
+}
+
+/// Issue 27: the Locals pane lists the variables live at the PC, a per-lane one's lanes
+/// in rows that fit, inactive lanes in parentheses; whole at every size, down to 20x6.
+#[test]
+fn the_locals_pane_at_every_size() {
+    let mut app = saxpy();
+    run(&mut app, &["break saxpy.cl:11", "continue", "wave 3"]);
+    keys(&mut app, "0");
+    at_all_sizes(&mut app, "locals");
+    let t = text(&draw(&mut app, 200, 60));
+    // Wave 3 has lanes 0-3 active (i = 96..99 < n = 100) and is at line 10: `yi` is not
+    // live yet.
+    assert!(t.contains("Locals (4)"), "{t}");
+    assert!(t.contains("a = 2  (f32 in u4)"), "{t}");
+    assert!(t.contains("xi  (f32 in v4)"), "{t}");
+    assert!(
+        t.contains("  [ 0]   96    97    98    99  (100) (101)"),
+        "{t}"
+    );
+    assert!(!t.contains("yi  (f32"), "{t}");
+    let buf = draw(&mut app, 200, 60);
+    assert_eq!(cell_at(&buf, "(100)", 1).fg, Color::DarkGray);
+    // The wide layout shows it with every pane.
+    app.focus = Pane::Code;
+    let t = text(&draw(&mut app, 120, 40));
+    assert!(t.contains("Locals (4)"), "{t}");
+}

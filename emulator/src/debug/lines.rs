@@ -118,7 +118,7 @@ impl Engine {
     }
 
     /// The path of a line-table file as `.file` wrote it.
-    fn line_file_path(&self, number: u32) -> String {
+    pub(super) fn line_file_path(&self, number: u32) -> String {
         self.line_sources
             .files
             .iter()
@@ -155,7 +155,7 @@ impl Engine {
     }
 
     /// The text of a higher-level file, or why there is none.
-    fn line_file_text(&self, number: u32) -> Result<&str, String> {
+    pub(super) fn line_file_text(&self, number: u32) -> Result<&str, String> {
         match self
             .line_sources
             .files

@@ -155,7 +155,50 @@ pub(crate) fn formatted(bits: u64, ty: VarType, format: Option<char>) -> String 
     }
 }
 
+/// A source variable live at the selected wave's PC, with its values (what a front end's
+/// locals pane shows; `info locals` writes the selected lane's).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Local {
+    /// Its source name.
+    pub name: String,
+    /// Its type's name (`f32`).
+    pub ty: &'static str,
+    /// Where it lives, as `.var` wrote it (`v4`, `u[4:5]`, `shared:0x40`).
+    pub location: String,
+    /// Its value in its type, or why it cannot be read: one per lane, lane 0 first, for a
+    /// per-lane location (a vector register or pair, scratch); else one, the same in every
+    /// lane.
+    pub values: Vec<Result<String, String>>,
+}
+
 impl Engine {
+    /// The variables live at the selected wave's PC, in declaration order (as `info
+    /// locals` lists them), each with its value in every lane; empty where none is live
+    /// or no wave is selected.
+    pub fn locals(&self) -> Vec<Local> {
+        let w = self.selected_wave;
+        let m = self.machine();
+        let Some(pc) = m.waves.get(w).map(|x| x.pc) else {
+            return Vec::new();
+        };
+        let value = |v: &VarDef, lane: u8| var_bits(m, v, w, lane).map(|b| typed_text(b, v.ty));
+        m.program()
+            .source_info
+            .live_vars(pc)
+            .into_iter()
+            .map(|v| Local {
+                name: v.name.clone(),
+                ty: v.ty.name(),
+                location: v.location.to_string(),
+                values: if per_lane(&v.location) {
+                    (0..32).map(|l| value(v, l)).collect()
+                } else {
+                    vec![value(v, self.selected_lane)]
+                },
+            })
+            .collect()
+    }
+
     /// `info locals`: `NAME = VALUE` for each variable live at the selected wave's PC, in
     /// declaration order, with where it lives (a per-lane location names the selected
     /// lane, whose value is shown).

@@ -25,6 +25,7 @@ mod points;
 mod run;
 pub mod session;
 mod source;
+pub mod source_view;
 mod stop;
 pub mod view;
 mod visit;
@@ -41,6 +42,7 @@ pub use error::EngineError;
 pub use handle::{InterruptHandle, Progress, ProgressHandle};
 pub use history::{History, HistoryInfo, LastWrite, WriteTarget, DEFAULT_HISTORY_BYTES};
 pub use lines::SourcePlace;
+pub use locals::Local;
 pub use open::{
     load_kernel, load_program, load_program_with, KernelSource, OpenError, DEMO_PREFIX,
 };

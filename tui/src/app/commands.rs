@@ -6,6 +6,7 @@ use wavedbg_emulator::debug::command::{Command, Location};
 use wavedbg_emulator::debug::view;
 
 use super::lanes::{parse_regs, regs_text};
+use super::source::SourceMode;
 use super::state::{App, LineKind};
 
 impl App {
@@ -100,14 +101,21 @@ impl App {
 
     /// Sets a breakpoint on the cursor's line, or deletes the ones there. In the source
     /// view the line's breakpoints are those on any of its instructions, and a new one
-    /// goes on its first instruction.
+    /// goes on its first instruction; on a higher-level line it is `break FILE:LINE`.
     pub fn toggle_breakpoint(&mut self) {
+        if self.focus == crate::pane::Pane::Source && self.source.high_level_line().is_some() {
+            return self.toggle_line_breakpoint();
+        }
         let addr = match self.cursor_addr() {
             Ok(a) => a,
             Err(e) => return self.complain(e),
         };
         let on_line = |b: u64| -> bool {
             if self.focus != crate::pane::Pane::Source {
+                return b == addr;
+            }
+            if self.source.mode != SourceMode::Assembly {
+                // An instruction's row of the interleaved view.
                 return b == addr;
             }
             let m = self.engine.machine();
@@ -140,6 +148,44 @@ impl App {
                 "Deleted the breakpoint at {}",
                 view::pc_text(self.engine.machine(), addr)
             ));
+        }
+    }
+
+    /// `b` on a higher-level line: deletes the breakpoints on any of its instructions,
+    /// else sets them as `break FILE:LINE` does (at the first statement of each stretch of
+    /// the line's code; the engine refuses a line without one).
+    fn toggle_line_breakpoint(&mut self) {
+        let (Some(h), Some(line)) = (self.source.high_level(), self.source.high_level_line())
+        else {
+            return;
+        };
+        let name = h.name.clone();
+        let deletes: Vec<Command> = self
+            .engine
+            .breakpoints()
+            .iter()
+            .filter(|b| h.line_of(&self.code, b.addr) == Some(line))
+            .map(|b| Command::Delete(Some(b.id)))
+            .collect();
+        let at = format!("{name}:{}", line + 1);
+        if deletes.is_empty() {
+            self.submit_commands(vec![Command::Break {
+                location: Location::Line {
+                    file: Some(name),
+                    line: line as u64 + 1,
+                },
+                condition: None,
+                filters: Filters::default(),
+                temporary: false,
+            }]);
+            if self.message.as_ref().is_some_and(|m| !m.error) {
+                self.say(format!(
+                    "Breakpoint at {at} (F9/b on the line again removes it)"
+                ));
+            }
+        } else {
+            self.submit_commands(deletes);
+            self.say(format!("Deleted the breakpoints at {at}"));
         }
     }
 

@@ -205,6 +205,7 @@ impl App {
             KeyCode::Char('z') => self.toggle_zoom(),
             KeyCode::Char('o') => self.toggle_console_zoom(),
             KeyCode::Char('v') => self.cycle_layout(),
+            KeyCode::Char('V') => self.cycle_source_mode(),
             KeyCode::Char(c @ ('+' | '-' | '<' | '>')) => self.resize_split(c),
             KeyCode::Char('?') | KeyCode::F(1) => {
                 self.help = HelpOverlay {
@@ -220,6 +221,7 @@ impl App {
             KeyCode::Tab => self.focus = self.focus.step(1, &self.shown_panes()),
             KeyCode::BackTab => self.focus = self.focus.step(-1, &self.shown_panes()),
             KeyCode::Char(d @ '1'..='9') => self.focus_pane(Pane::ALL[(d as u8 - b'1') as usize]),
+            KeyCode::Char('0') => self.focus_pane(Pane::Locals),
             _ => return false,
         }
         true
@@ -322,6 +324,7 @@ impl App {
             Pane::Breakpoints => self.breakpoints_key(code),
             Pane::Console => self.console_key(code),
             Pane::Watch => self.watch_key(code),
+            Pane::Locals => self.locals_key(code),
         }
     }
 
@@ -472,6 +475,7 @@ impl App {
             }
             Pane::Breakpoints => self.breakpoints.cursor = item,
             Pane::Watch => self.watch.cursor = item,
+            Pane::Locals => self.locals.cursor = item,
             Pane::Waves | Pane::Lanes if self.is_running() => self.complain(BUSY),
             Pane::Waves => self.select_wave_index(item),
             Pane::Lanes => self.select_lane(item as u8),

@@ -13,12 +13,14 @@
 //! Each pane's state is a struct in the pane's file, with the pane's keys:
 //! - `code`: the disassembly and the code cursor.
 //! - [`source`]: the kernel's source and the source cursor.
+//! - [`high_level`]: the higher-level file of a kernel with a line table.
 //! - `lanes`: the lane grid's registers, and the lanes a stop concerns.
 //! - `registers`: the registers pane's scroll.
 //! - `memory`: the memory view's cursor, regions and watchpoints.
 //! - `breakpoints`: the cursor in the breakpoint list.
 //! - `console`: the command output kept and its scroll.
 //! - `watch`: the Watch pane's displays, their values and changes, and its keys.
+//! - `locals`: the Locals pane's selected variable and its keys.
 //! - [`search`]: `/` in the Source, Code and Console panes, and `n`/`N`.
 //! - `splits`: growing and shrinking the wide layout's splits (`+`/`-`, `<`/`>`).
 //! - [`activity`]: each wave's active lanes over its last instructions (the sparkline).
@@ -28,9 +30,11 @@ mod breakpoints;
 mod code;
 mod commands;
 mod console;
+pub mod high_level;
 mod input;
 mod jobs;
 mod lanes;
+mod locals;
 mod memory;
 mod registers;
 pub mod search;
@@ -43,8 +47,9 @@ pub use breakpoints::BreakpointsPane;
 pub use code::{CodeLine, CodePane};
 pub use console::{ConsolePane, LineKind, CONSOLE_MAX};
 pub use lanes::{LanesPane, StopLanes};
+pub use locals::LocalsPane;
 pub use memory::{MemoryPane, SPACES};
 pub use registers::RegistersPane;
-pub use source::{SourcePane, SourceView};
+pub use source::{SourceMode, SourcePane, SourceView};
 pub use state::{demo_engine, App, CodeLayout, HelpOverlay, Message, Pane, Question, StatusKind};
 pub use watch::{WatchPane, WatchRow, WatchValue};

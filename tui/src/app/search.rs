@@ -64,12 +64,7 @@ impl App {
             return;
         };
         let lines: Vec<&str> = match self.focus {
-            Pane::Source => self
-                .source
-                .view
-                .as_ref()
-                .map(|s| s.lines.iter().map(String::as_str).collect())
-                .unwrap_or_default(),
+            Pane::Source => self.source_texts(),
             Pane::Code => self.code.lines.iter().map(|l| l.text.as_str()).collect(),
             Pane::Console => self.console.lines.iter().map(|(l, _)| l.as_str()).collect(),
             _ => return,

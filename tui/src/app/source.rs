@@ -1,15 +1,17 @@
 //! The kernel's source beside the disassembly: the text (from the engine, which read the
 //! `.s` file it was opened from, or the built-in demo's embedded source), which source
 //! line each instruction came from, and the source cursor, kept in step with the code
-//! cursor.
+//! cursor. A kernel with a line table (`.loc`) also has its higher-level file
+//! ([`HighLevelView`]): the pane shows that, the `.s`, or both interleaved (`V`).
 
 use ratatui::crossterm::event::KeyCode;
 use wavedbg_emulator::debug::{Engine, NoSource};
 use wavedbg_emulator::machine::Machine;
 
+use super::high_level::{HighLevelView, Row};
 use super::input::Motion;
 use super::state::App;
-use crate::pane::Pane;
+use crate::pane::{CodeLayout, Pane};
 
 /// Columns between tab stops when a source line is shown.
 const TAB: usize = 8;
@@ -59,20 +61,108 @@ impl SourceView {
     }
 }
 
-/// The source pane's state: the text (or why there is none) and a cursor kept on the
-/// code cursor's line.
+/// What the Source pane shows of a kernel with a line table (`V` cycles them); a kernel
+/// without one always shows its `.s` ([`SourceMode::Assembly`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SourceMode {
+    /// The higher-level file (the default with a line table).
+    HighLevel,
+    /// The kernel's `.s` file.
+    Assembly,
+    /// Each higher-level line followed by its instructions.
+    Interleaved,
+}
+
+impl SourceMode {
+    /// The mode `V` goes to: high-level, then assembly, then interleaved, then high-level.
+    pub fn next(self) -> SourceMode {
+        match self {
+            SourceMode::HighLevel => SourceMode::Assembly,
+            SourceMode::Assembly => SourceMode::Interleaved,
+            SourceMode::Interleaved => SourceMode::HighLevel,
+        }
+    }
+
+    /// Its name, as the `V` message and the help say it.
+    pub fn name(self) -> &'static str {
+        match self {
+            SourceMode::HighLevel => "high-level",
+            SourceMode::Assembly => "assembly",
+            SourceMode::Interleaved => "interleaved",
+        }
+    }
+}
+
+/// The source pane's state: the text (or why there is none), what it shows, and a cursor
+/// kept on the code cursor's line.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SourcePane {
     /// The kernel's source, or why there is none (the pane shows that text).
     pub view: Result<SourceView, String>,
-    /// The cursor: a 0-based line index into the source's lines.
+    /// The higher-level file (or why its text cannot be shown); `None` without a line
+    /// table.
+    pub high: Option<Result<HighLevelView, String>>,
+    /// What the pane shows.
+    pub mode: SourceMode,
+    /// The cursor: a 0-based row index into what the mode shows (a line of the `.s` or
+    /// higher-level file, a row of the interleaved view).
     pub cursor: usize,
 }
 
 impl SourcePane {
-    /// The number of source lines (0 without a source).
+    /// The source of `engine`'s kernel whose disassembly is `code`: the higher-level file
+    /// when it has a line table with readable text, else the `.s`.
+    pub fn of(engine: &Engine, code: &super::code::CodePane) -> SourcePane {
+        let high = HighLevelView::of(engine, code);
+        let mode = match high {
+            Some(Ok(_)) => SourceMode::HighLevel,
+            _ => SourceMode::Assembly,
+        };
+        SourcePane {
+            view: SourceView::of(engine),
+            high,
+            mode,
+            cursor: 0,
+        }
+    }
+
+    /// The higher-level view when the mode shows it.
+    pub fn high_level(&self) -> Option<&HighLevelView> {
+        match self.mode {
+            SourceMode::Assembly => None,
+            _ => self.high.as_ref().and_then(|h| h.as_ref().ok()),
+        }
+    }
+
+    /// Why the mode has nothing to show, if so.
+    pub fn missing(&self) -> Option<&str> {
+        match (self.mode, &self.high) {
+            (SourceMode::Assembly, _) => self.view.as_ref().err().map(String::as_str),
+            (_, Some(Err(e))) => Some(e),
+            _ => None,
+        }
+    }
+
+    /// The number of rows the mode shows (0 without a source).
     pub fn len(&self) -> usize {
-        self.view.as_ref().map_or(0, |s| s.lines.len())
+        match self.mode {
+            SourceMode::Assembly => self.view.as_ref().map_or(0, |s| s.lines.len()),
+            SourceMode::HighLevel => self.high_level().map_or(0, |h| h.lines.len()),
+            SourceMode::Interleaved => self.high_level().map_or(0, |h| h.rows.len()),
+        }
+    }
+
+    /// The higher-level line (0-based) the cursor is on: in the high-level mode its line,
+    /// in the interleaved one when it is on a line's row (not an instruction's).
+    pub fn high_level_line(&self) -> Option<usize> {
+        let h = self.high_level()?;
+        match self.mode {
+            SourceMode::Interleaved => match h.rows.get(self.cursor)? {
+                Row::Line(l) => Some(*l),
+                Row::Instr(_) => None,
+            },
+            _ => (self.cursor < h.lines.len()).then_some(self.cursor),
+        }
     }
 
     /// Whether there is no source line to move in.
@@ -80,7 +170,7 @@ impl SourcePane {
         self.len() == 0
     }
 
-    /// The first instruction of source line `index` (0-based).
+    /// The first instruction of line `index` (0-based) of the `.s`.
     pub fn line_addr(&self, index: usize) -> Option<u64> {
         self.view
             .as_ref()
@@ -134,11 +224,90 @@ pub(crate) fn printable(line: &str) -> String {
 }
 
 impl App {
-    /// The source line of the code cursor's instruction, if any.
+    /// The source row of the instruction at `addr` in what the Source pane shows, if any.
+    pub fn source_row_of(&self, addr: u64) -> Option<usize> {
+        match (self.source.mode, self.source.high_level()) {
+            (SourceMode::Interleaved, Some(h)) => h.row_of_instr(self.code.index_of(addr)?),
+            (SourceMode::HighLevel, Some(h)) => h.line_of(&self.code, addr),
+            (SourceMode::Assembly, _) => self
+                .source
+                .view
+                .as_ref()
+                .ok()?
+                .line_of(self.engine.machine(), addr),
+            _ => None,
+        }
+    }
+
+    /// The address source row `index` goes to (the code cursor follows it there; `a` and
+    /// `b` act there): a line's first instruction (a higher-level line's first
+    /// statement), or an interleaved instruction's own.
+    pub fn source_row_addr(&self, index: usize) -> Option<u64> {
+        match (self.source.mode, self.source.high_level()) {
+            (SourceMode::Interleaved, Some(h)) => match h.rows.get(index)? {
+                Row::Line(l) => h.first_addr.get(*l).copied().flatten(),
+                Row::Instr(ci) => self.code.lines.get(*ci).map(|l| l.addr),
+            },
+            (SourceMode::HighLevel, Some(h)) => h.first_addr.get(index).copied().flatten(),
+            (SourceMode::Assembly, _) => self.source.line_addr(index),
+            _ => None,
+        }
+    }
+
+    /// The text of each row the Source pane shows (what `/` searches).
+    pub(super) fn source_texts(&self) -> Vec<&str> {
+        match (self.source.mode, self.source.high_level()) {
+            (SourceMode::Interleaved, Some(h)) => h
+                .rows
+                .iter()
+                .map(|r| match r {
+                    Row::Line(l) => h.lines[*l].as_str(),
+                    Row::Instr(ci) => self.code.lines[*ci].text.as_str(),
+                })
+                .collect(),
+            (SourceMode::HighLevel, Some(h)) => h.lines.iter().map(String::as_str).collect(),
+            (SourceMode::Assembly, _) => self
+                .source
+                .view
+                .as_ref()
+                .map(|s| s.lines.iter().map(String::as_str).collect())
+                .unwrap_or_default(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// `V`: the Source pane's next mode (high-level, assembly, interleaved), shown if the
+    /// code layout hid it; the cursor stays on the code cursor's place.
+    pub(super) fn cycle_source_mode(&mut self) {
+        if self.source.high.is_none() {
+            self.say("V: this kernel has no line table (.loc); the Source pane shows its .s.");
+            return;
+        }
+        self.source.mode = self.source.mode.next();
+        if !self.layout.shows(Pane::Source) {
+            self.layout = CodeLayout::Split;
+        }
+        self.source.cursor = 0;
+        self.sync_source_to_code();
+        let name = match (self.source.mode, &self.source.high) {
+            (SourceMode::Assembly, _) => match &self.source.view {
+                Ok(v) => v.name.clone(),
+                Err(_) => "no .s text".into(),
+            },
+            (_, Some(Ok(h))) => h.name.clone(),
+            _ => "no text".into(),
+        };
+        self.say(format!(
+            "Source: {} ({name}) (V: {})",
+            self.source.mode.name(),
+            self.source.mode.next().name()
+        ));
+    }
+
+    /// The source row of the code cursor's instruction, if any.
     pub(super) fn code_cursor_line(&self) -> Option<usize> {
-        let src = self.source.view.as_ref().ok()?;
         let addr = self.code.lines.get(self.code.cursor)?.addr;
-        src.line_of(self.engine.machine(), addr)
+        self.source_row_of(addr)
     }
 
     /// Puts the code cursor on line `i` of the disassembly (clamped), and the source cursor
@@ -159,8 +328,7 @@ impl App {
     /// one).
     pub(super) fn sync_code_to_source(&mut self) {
         if let Some(i) = self
-            .source
-            .line_addr(self.source.cursor)
+            .source_row_addr(self.source.cursor)
             .and_then(|a| self.code.index_of(a))
         {
             self.code.cursor = i;
@@ -178,9 +346,9 @@ impl App {
         self.sync_code_to_source();
     }
 
-    /// Source keys: the cursor moves a line, a page, to the first or last line, or (`.`)
-    /// to the selected wave's PC; the code cursor follows. Returns whether the key was
-    /// used.
+    /// Source keys: the cursor moves a row, a page, to the first or last row, or (`.`)
+    /// to the selected wave's PC; the code cursor follows. Enter toggles a breakpoint on
+    /// the cursor's line (as `b`). Returns whether the key was used.
     pub(super) fn source_key(&mut self, code: KeyCode) -> bool {
         let page = self.page(Pane::Source) as isize;
         let n = self.source.len() as isize;
@@ -192,6 +360,8 @@ impl App {
             (Some(Motion::Home), _) => self.move_source(-n),
             (Some(Motion::End), _) => self.move_source(n),
             (_, KeyCode::Char('.')) => self.follow_pc(),
+            (_, KeyCode::Enter) if self.is_running() => self.complain(super::input::BUSY),
+            (_, KeyCode::Enter) => self.toggle_breakpoint(),
             _ => return false,
         }
         true
@@ -202,10 +372,10 @@ impl App {
     /// none).
     pub(super) fn cursor_addr(&self) -> Result<u64, String> {
         if self.focus == Pane::Source {
-            if self.source.view.is_err() {
+            if self.source.missing().is_some() || self.source.is_empty() {
                 return Err("There is no source here; v switches to the disassembly.".into());
             }
-            return self.source.line_addr(self.source.cursor).ok_or_else(|| {
+            return self.source_row_addr(self.source.cursor).ok_or_else(|| {
                 format!(
                     "Line {} has no instruction (move to a line with one).",
                     self.source.cursor + 1

@@ -34,6 +34,13 @@ impl App {
             (_, Pane::Console) => (SplitTarget::Console, key == '+'),
             (_, Pane::Lanes) => (SplitTarget::Lanes, key == '+'),
             (_, Pane::Memory) => (SplitTarget::Lanes, key == '-'),
+            (_, Pane::Locals) => {
+                self.complain(
+                    "The Locals pane is as tall as its variables (taken from memory's part): \
+                     +/- on the Lanes or Memory pane resize that part.",
+                );
+                return;
+            }
             (_, Pane::Watch) => {
                 // Its height follows its displays, out of the part below the registers
                 // that the lanes split leaves to memory.

@@ -16,10 +16,11 @@ use super::code::CodePane;
 use super::console::ConsolePane;
 pub use super::console::LineKind;
 use super::lanes::{kernel_vregs, LanesPane};
+use super::locals::LocalsPane;
 use super::memory::MemoryPane;
 use super::registers::RegistersPane;
 use super::search::Search;
-use super::source::{printable, SourcePane, SourceView};
+use super::source::{printable, SourcePane};
 use super::watch::WatchPane;
 use crate::completion::Words;
 use crate::editor::LineEditor;
@@ -123,6 +124,8 @@ pub struct App {
     pub console: ConsolePane,
     /// The Watch pane's selected display.
     pub watch: WatchPane,
+    /// The Locals pane's selected variable.
+    pub locals: LocalsPane,
     /// Which code views show (`v`): disassembly, source, or both.
     pub layout: CodeLayout,
     /// The focused pane (one the layout shows).
@@ -197,11 +200,8 @@ impl App {
             view::count(m.launch().grid as u64, "workgroup"),
             m.launch().workgroup_lanes
         );
-        let source = SourcePane {
-            view: SourceView::of(&engine),
-            cursor: 0,
-        };
-        let layout = if source.view.is_ok() {
+        let source = SourcePane::of(&engine, &code);
+        let layout = if source.missing().is_none() {
             CodeLayout::Split
         } else {
             CodeLayout::Asm
@@ -221,6 +221,7 @@ impl App {
             breakpoints: BreakpointsPane::default(),
             console: ConsolePane::default(),
             watch: WatchPane::default(),
+            locals: LocalsPane::default(),
             focus: Pane::Code,
             zoom: false,
             zoom_return: None,
@@ -280,24 +281,29 @@ impl App {
             if let Some(i) = self.code.index_of(pc) {
                 self.code.cursor = i;
             }
-            if let Some(line) = self
-                .source
-                .view
-                .as_ref()
-                .ok()
-                .and_then(|s| s.line_of(self.engine.machine(), pc))
-            {
-                self.source.cursor = line;
+            if let Some(row) = self.source_row_of(pc) {
+                self.source.cursor = row;
             }
         }
     }
 
     /// The panes shown (in [`Pane::ALL`] order): every pane but the code views the layout
-    /// leaves out, and the Watch pane while there are no displays (unless focused).
+    /// leaves out, the Watch pane while there are no displays and the Locals pane for a
+    /// kernel without variables (each unless focused).
     pub fn shown_panes(&self) -> Vec<Pane> {
         let mut panes = self.layout.panes();
-        panes.retain(|p| *p != Pane::Watch || self.watch_shown());
+        panes.retain(|p| match p {
+            Pane::Watch => self.watch_shown(),
+            Pane::Locals => self.locals_shown(),
+            _ => true,
+        });
         panes
+    }
+
+    /// Whether the Locals pane shows: when the kernel has variables (`.var`), or while
+    /// focused.
+    pub fn locals_shown(&self) -> bool {
+        !self.engine.machine().program().source_info.vars.is_empty() || self.focus == Pane::Locals
     }
 
     /// Whether the Watch pane shows: while there are displays, or while focused.

@@ -61,7 +61,7 @@ pub fn help_rows() -> Vec<HelpRow> {
         Heading("Breakpoints and watchpoints:"),
         one(
             "F9 b",
-            "toggle a breakpoint on the cursor line (code or source)",
+            "toggle a breakpoint on the cursor's line (Source: Enter too)",
         ),
         one(
             "t",
@@ -93,14 +93,19 @@ pub fn help_rows() -> Vec<HelpRow> {
             "f",
             "Lanes, Registers, Memory: next format: hex unsigned signed f32",
         ),
-        one("u", "Memory: bytes / 32-bit words (f32 shows words)"),
+        two(
+            "u",
+            "Memory: bytes / words",
+            "V",
+            "Source: high-level > asm > both",
+        ),
         Heading("Select, move and search (every pane):"),
         two("w W", "next / previous wave", "l L", "next / previous lane"),
         two(
             "Tab S-Tab",
             "next / previous pane",
-            "1-9",
-            "pane: 8 source, 9 watch",
+            "1-9 0",
+            "pane: 8 src, 0 locals",
         ),
         two(
             "↑ ↓ j k",

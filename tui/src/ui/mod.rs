@@ -12,6 +12,7 @@ mod code;
 mod console;
 mod help;
 mod lanes;
+mod locals;
 mod memory;
 mod registers;
 mod source;
@@ -109,6 +110,7 @@ pub fn draw(frame: &mut Frame, app: &App, state: &mut DrawState) -> HitMap {
             Pane::Breakpoints => breakpoints::draw(frame, inner, app, &mut hits),
             Pane::Console => console::draw(frame, inner, app, &mut state.console, &mut hits),
             Pane::Watch => watch::draw(frame, inner, app, &mut hits),
+            Pane::Locals => locals::draw(frame, inner, app, &mut hits),
         };
         let title = pane_title(app, pane, inner, &hits);
         // The title sits after the corner and keeps a border cell before the other one.
@@ -228,39 +230,58 @@ fn wide_layout(main: Rect, app: &App, hits: &mut HitMap) -> Vec<(Pane, Rect)> {
     let [code, wv, bp, console] = stack(left, [0, waves_h, bp_h, console_h]);
     let regs_h = if h >= 50 { 11 } else { 9 };
     let watch_shown = app.watch_shown();
+    let locals_shown = app.locals_shown();
     let mut lanes_h = match splits.lanes {
-        // Memory keeps 3 rows (a border and a line), and so does a shown Watch pane.
+        // Memory keeps 3 rows (a border and a line), and so do a shown Watch pane and a
+        // shown Locals pane.
         Some(p) => {
-            let keep = if watch_shown { 6 } else { 3 };
+            let keep = 3 + 3 * (u16::from(watch_shown) + u16::from(locals_shown));
             share(h, p).clamp(3, h.saturating_sub(regs_h + keep).max(3))
         }
         None if h >= 56 => 35,
         None if h >= 36 => 19,
         None => 11,
     };
-    // The Watch pane (while there are displays, or focused) between the registers and
-    // memory: as tall as its lines, up to half of what the lanes and registers leave, or
-    // more where memory keeps 6 rows anyway. It takes its rows from memory's part: a
-    // lanes split the user set keeps its height.
-    let watch_h = if watch_shown {
-        let want = watch::height(app, right.width).saturating_add(2);
-        let room = |lanes_h: u16| {
-            let left = h.saturating_sub(lanes_h + regs_h);
-            left.saturating_sub(6).max(left / 2).max(3)
-        };
-        // On a tall screen the default lane grid gives up rows the displays need (two
-        // blocks of 16 lanes still show every lane).
-        if splits.lanes.is_none() && lanes_h > 19 && want > room(lanes_h) {
-            lanes_h = 19;
+    // The Watch pane (while there are displays, or focused) and then the Locals pane
+    // (for a kernel with variables, or focused) between the registers and memory: each as
+    // tall as its lines, up to half of what the panes above leave, or more where memory
+    // keeps 6 rows anyway. They take their rows from memory's part: a lanes split the
+    // user set keeps its height.
+    let room = |above: u16| {
+        let left = h.saturating_sub(above);
+        left.saturating_sub(6).max(left / 2).max(3)
+    };
+    let want = |shown: bool, height: fn(&App, u16) -> u16| {
+        if shown {
+            height(app, right.width).saturating_add(2)
+        } else {
+            0
         }
-        want.min(room(lanes_h))
+    };
+    let (want_watch, want_locals) = (
+        want(watch_shown, watch::height),
+        want(locals_shown, locals::height),
+    );
+    // On a tall screen the default lane grid gives up rows the displays and variables
+    // need (two blocks of 16 lanes still show every lane).
+    if splits.lanes.is_none() && lanes_h > 19 && want_watch + want_locals > room(lanes_h + regs_h) {
+        lanes_h = 19;
+    }
+    let watch_h = want_watch.min(room(lanes_h + regs_h));
+    let locals_h = if locals_shown {
+        want_locals.min(room(lanes_h + regs_h + watch_h))
     } else {
         0
     };
     let [lanes, regs, below] = stack(right, [lanes_h, regs_h, 0]);
-    // (A height of 0 in `stack` is the filler: a hidden Watch pane is left out.)
-    let [watch, mem] = if watch_h > 0 {
+    // (A height of 0 in `stack` is the filler: a hidden Watch or Locals pane is left out.)
+    let [watch, below] = if watch_h > 0 {
         stack(below, [watch_h, 0])
+    } else {
+        [Rect::default(), below]
+    };
+    let [locals, mem] = if locals_h > 0 {
+        stack(below, [locals_h, 0])
     } else {
         [Rect::default(), below]
     };
@@ -297,6 +318,9 @@ fn wide_layout(main: Rect, app: &App, hits: &mut HitMap) -> Vec<(Pane, Rect)> {
     if watch_h > 0 {
         out.push((Pane::Watch, watch));
     }
+    if locals_h > 0 {
+        out.push((Pane::Locals, locals));
+    }
     out
 }
 
@@ -307,7 +331,7 @@ fn draw_tabs(frame: &mut Frame, area: Rect, app: &App, hits: &mut HitMap) {
     let shown = app.shown_panes();
     let room = (area.width as usize).saturating_sub(1);
     let label = |p: Pane, style: u8| -> String {
-        let n = p.index() + 1;
+        let n = p.digit();
         match style {
             0 => format!(" {n} {} ", p.title()),
             1 => format!(" {n} {} ", p.short_title()),
@@ -385,10 +409,7 @@ fn base_title(app: &App, pane: Pane, inner: Rect, hits: &HitMap) -> String {
             Some(p) => format!(" Code: {p} "),
             None => " Code ".into(),
         },
-        Pane::Source => match &app.source.view {
-            Ok(s) => format!(" Source: {} ", s.name),
-            Err(_) => " Source ".into(),
-        },
+        Pane::Source => source::title(app),
         Pane::Waves => format!(" Waves ({}) ", m.waves.len()),
         Pane::Lanes => lanes::title(app, inner),
         Pane::Registers => registers::title(app),
@@ -399,6 +420,7 @@ fn base_title(app: &App, pane: Pane, inner: Rect, hits: &HitMap) -> String {
         Pane::Breakpoints => " Breakpoints & watchpoints ".into(),
         Pane::Console => console::title(hits.console_scroll),
         Pane::Watch => watch::title(app),
+        Pane::Locals => locals::title(app),
     }
 }
 

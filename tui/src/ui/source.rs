@@ -4,6 +4,10 @@
 //! `●`/`○` on a line with a breakpoint on any of its instructions, `!` and the side's
 //! name on the lines of a sanitizer finding the run stopped at, and the cursor (kept on
 //! the code cursor's line). Without a source, the pane says why.
+//!
+//! A kernel with a line table shows its higher-level file the same way (a line's marks
+//! are those of its instructions), or each higher-level line followed by its
+//! instructions (interleaved: an instruction's row has the code pane's marks).
 
 use std::collections::{HashMap, HashSet};
 
@@ -14,15 +18,180 @@ use ratatui::Frame;
 
 use super::code::{finding_marks, gutter};
 use super::{text, theme, window};
-use crate::app::App;
+use crate::app::high_level::{HighLevelView, Row};
+use crate::app::{App, SourceMode};
 use crate::hits::HitMap;
 use crate::pane::Pane;
 use wavedbg_emulator::asm::comment_start;
 
 /// Draws the pane; returns whether lines are hidden above and below.
 pub fn draw(frame: &mut Frame, area: Rect, app: &App, hits: &mut HitMap) -> (bool, bool) {
+    if area.height == 0 {
+        return (false, false);
+    }
+    match app.source.high_level() {
+        Some(high) => draw_high_level(frame, area, app, high, hits),
+        None => draw_assembly(frame, area, app, hits),
+    }
+}
+
+/// The title's name: the file shown, and `+ asm` when interleaved.
+pub fn title(app: &App) -> String {
+    match (app.source.high_level(), &app.source.view) {
+        (Some(h), _) if app.source.mode == SourceMode::Interleaved => {
+            format!(" Source: {} + asm ", h.name)
+        }
+        (Some(h), _) => format!(" Source: {} ", h.name),
+        (None, Ok(s)) if app.source.mode == SourceMode::Assembly => {
+            format!(" Source: {} ", s.name)
+        }
+        _ => " Source ".into(),
+    }
+}
+
+/// The marks of the rows of a view, for instructions mapped to rows by `row_of`: the
+/// selected wave's row, other waves' rows, each row's breakpoints (enabled if any is)
+/// and finding marks.
+struct Marks {
+    pc: Option<usize>,
+    others: HashSet<usize>,
+    bps: HashMap<usize, bool>,
+    findings: HashMap<usize, Vec<String>>,
+}
+
+impl Marks {
+    fn of(app: &App, row_of: impl Fn(u64) -> Option<usize>) -> Marks {
+        let m = app.engine.machine();
+        let others = m
+            .waves
+            .iter()
+            .enumerate()
+            .filter(|(wi, w)| *wi != app.engine.selected_wave && w.alive())
+            .filter_map(|(_, w)| row_of(w.pc))
+            .collect();
+        let mut bps: HashMap<usize, bool> = HashMap::new();
+        for b in app.engine.breakpoints() {
+            if let Some(l) = row_of(b.addr) {
+                *bps.entry(l).or_insert(false) |= b.enabled;
+            }
+        }
+        let mut findings: HashMap<usize, Vec<String>> = HashMap::new();
+        for (addr, mark) in finding_marks(app) {
+            if let Some(l) = row_of(addr) {
+                let v = findings.entry(l).or_default();
+                if !v.contains(&mark) {
+                    v.push(mark);
+                }
+            }
+        }
+        Marks {
+            pc: app.selected_pc().and_then(&row_of),
+            others,
+            bps,
+            findings,
+        }
+    }
+
+    /// Row `i`'s gutter, its finding marks, and whether it is the selected wave's.
+    fn row(&self, i: usize) -> (Vec<Span<'static>>, Option<&Vec<String>>, bool) {
+        let mark = self.findings.get(&i);
+        let at_pc = self.pc == Some(i);
+        let gutter = gutter(
+            at_pc,
+            self.others.contains(&i),
+            self.bps.get(&i).copied(),
+            mark.is_some(),
+        );
+        (gutter.to_vec(), mark, at_pc)
+    }
+}
+
+/// The higher-level file, or (interleaved) its lines each followed by its instructions.
+fn draw_high_level(
+    frame: &mut Frame,
+    area: Rect,
+    app: &App,
+    high: &HighLevelView,
+    hits: &mut HitMap,
+) -> (bool, bool) {
+    let interleaved = app.source.mode == SourceMode::Interleaved;
+    let n = app.source.len();
+    if n == 0 {
+        text::put_wrapped(
+            frame,
+            area,
+            &format!("{} is empty.", high.name),
+            theme::dim(),
+        );
+        return (false, false);
+    }
+    let code = &app.code;
+    let line_marks = Marks::of(app, |addr| high.line_of(code, addr));
+    // Interleaved, an instruction's row has the marks of its own address.
+    let instr_marks = interleaved.then(|| {
+        Marks::of(app, |addr| {
+            code.index_of(addr).and_then(|ci| high.row_of_instr(ci))
+        })
+    });
+    let digits = high.lines.len().to_string().len().max(3);
+    let focused = app.focus == Pane::Source;
+    let pattern = app.search.pattern.as_deref();
     let h = area.height as usize;
-    if h == 0 {
+    let start = window(app.source.cursor.min(n - 1), h, n);
+    let end = (start + h).min(n);
+    let mut lines = Vec::with_capacity(end - start);
+    for (y, i) in (start..end).enumerate() {
+        let row = if interleaved {
+            high.rows[i]
+        } else {
+            Row::Line(i)
+        };
+        let (mut spans, mark, at_pc) = match (row, &instr_marks) {
+            (Row::Instr(_), Some(marks)) => marks.row(i),
+            (Row::Line(l), _) | (Row::Instr(l), None) => line_marks.row(l),
+        };
+        let style = if at_pc { theme::pc() } else { Style::new() };
+        match row {
+            Row::Line(l) => {
+                spans.push(Span::styled(format!(" {:>digits$}  ", l + 1), theme::dim()));
+                spans.extend(text::highlight(&high.lines[l], style, pattern).spans);
+            }
+            Row::Instr(ci) => {
+                let c = &code.lines[ci];
+                spans.push(Span::styled(
+                    format!(" {:>digits$}    {:04x}  ", "", c.addr),
+                    theme::dim(),
+                ));
+                spans.extend(text::highlight(&c.text, style, pattern).spans);
+            }
+        }
+        if let Some(mark) = mark {
+            spans.push(Span::styled(
+                format!("  ! {}", mark.join(", ")),
+                theme::error(),
+            ));
+        }
+        let mut line = Line::from(spans);
+        if i == app.source.cursor && focused {
+            line = line.patch_style(theme::cursor());
+        }
+        hits.item(
+            Pane::Source,
+            Rect::new(area.x, area.y + y as u16, area.width, 1),
+            i,
+        );
+        lines.push(line);
+    }
+    super::put_lines(frame, area, &lines);
+    (start > 0, end < n)
+}
+
+/// The kernel's `.s` file (or, in a high-level mode, why the higher-level text is
+/// missing).
+fn draw_assembly(frame: &mut Frame, area: Rect, app: &App, hits: &mut HitMap) -> (bool, bool) {
+    let h = area.height as usize;
+    if let Some(why) = app.source.missing() {
+        text::put_wrapped(frame, area, why, theme::dim());
         return (false, false);
     }
     let src = match &app.source.view {

@@ -27,7 +27,7 @@ pub fn title(app: &App) -> String {
 
 /// Lanes a row for values `cw` wide in `room` columns: the most of 32, 16, 8, 4, 2 that
 /// fit, else 1.
-fn lanes_per_row(room: usize, cw: usize) -> usize {
+pub(super) fn lanes_per_row(room: usize, cw: usize) -> usize {
     [32, 16, 8, 4, 2]
         .into_iter()
         .find(|n| LANE_LABEL + n * (cw + 2) <= room)
