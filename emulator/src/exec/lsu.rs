@@ -286,8 +286,9 @@ fn targets(
                 t.addr = offs;
                 if space == Space::Scratch {
                     let sb = ctx.scratch_bytes;
+                    // Inactive lanes' offsets may be anything (never read): wrapping.
                     for (l, (o, &a)) in t.off.iter_mut().zip(&offs).enumerate() {
-                        *o = l as u64 * sb + a;
+                        *o = (l as u64 * sb).wrapping_add(a);
                     }
                     let (lo, hi, _) = span(t.mask, &t.off);
                     (t.single, t.lo, t.hi) = (true, lo, hi + bytes);
