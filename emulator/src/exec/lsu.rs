@@ -10,7 +10,7 @@ use super::op::{AddrMode, AtomOp, Op, UldMode};
 use super::{merge, AccessKind, Ctx, Decoded, ExecFault, Flow};
 use crate::fault::FaultKind;
 use crate::isa::RegFile;
-use crate::memory::{BufferDescriptor, Space};
+use crate::memory::{BufferDescriptor, PageMut, PageRef, PagedBytes, Space};
 use crate::trace::TraceEntry;
 use crate::wave::{RegRange, LANES};
 
@@ -55,6 +55,13 @@ struct Targets {
     object: [u32; LANES],
     /// Per lane: the offset in the object's bytes (for scratch, from the wave's base).
     off: [u64; LANES],
+    /// Whether every accessing lane is on one object, whose bytes `[lo, hi)` hold them all
+    /// (then one page may hold them all: [`PagedBytes::page_of`]).
+    single: bool,
+    /// The lowest offset an accessing lane touches (when `single`).
+    lo: u64,
+    /// One past the highest offset an accessing lane touches (when `single`).
+    hi: u64,
 }
 
 impl Targets {
@@ -65,13 +72,61 @@ impl Targets {
             addr: [0; LANES],
             object: [0; LANES],
             off: [0; LANES],
+            single: false,
+            lo: 0,
+            hi: 0,
         }
+    }
+
+    /// When every accessing lane is on one object and in one page of it, that page.
+    #[inline]
+    fn page<'c>(&self, ctx: &'c Ctx<'_>) -> Option<PageRef<'c>> {
+        if !self.single || self.mask == 0 {
+            return None;
+        }
+        object(ctx, self, self.mask.trailing_zeros() as usize)?.page_of(self.lo, self.hi)
+    }
+
+    /// [`Targets::page`], writable.
+    #[inline]
+    fn page_mut<'c>(&self, ctx: &'c mut Ctx<'_>) -> Option<PageMut<'c>> {
+        if !self.single || self.mask == 0 {
+            return None;
+        }
+        object_mut(ctx, self, self.mask.trailing_zeros() as usize)?.page_of_mut(self.lo, self.hi)
     }
 
     /// The accessing lanes, in ascending order.
     fn lanes(&self) -> Lanes {
         Lanes(self.mask)
     }
+}
+
+/// The lowest and highest of the values of the lanes in `mask`, and the OR of them all
+/// (`(u64::MAX, 0, 0)` for no lane): one branch-free pass that vectorises.
+#[inline]
+fn span(mask: u32, v: &[u64; LANES]) -> (u64, u64, u64) {
+    let (mut lo, mut hi, mut or) = (u64::MAX, 0, 0);
+    for (l, &x) in v.iter().enumerate() {
+        let on = mask >> l & 1 == 1;
+        lo = lo.min(if on { x } else { u64::MAX });
+        hi = hi.max(if on { x } else { 0 });
+        or |= if on { x } else { 0 };
+    }
+    (lo, hi, or)
+}
+
+/// [`span`] of 32-bit values.
+#[inline]
+fn span32(mask: u32, v: &[u32; LANES]) -> (u32, u32, u32) {
+    let (mut lo, mut hi, mut or) = (u32::MAX, 0, 0);
+    for (l, &x) in v.iter().enumerate() {
+        let on = mask >> l & 1 == 1;
+        lo = lo.min(if on { x } else { u32::MAX });
+        hi = hi.max(if on { x } else { 0 });
+        or |= if on { x } else { 0 };
+    }
+    (lo, hi, or)
 }
 
 /// The set bits of a lane mask, lowest first.
@@ -163,6 +218,36 @@ fn targets(
                     }
                 }
             }
+            // The common case: all lanes aligned and in one allocation (checked on the span
+            // of their addresses), so no lane needs a search of its own.
+            let (lo, hi, aligned) = if mode == AddrMode::Ubase {
+                // The span of the 32-bit offsets, when no lane's address wraps.
+                let r = i.rs2 as usize;
+                let start = (w.u[r] as u64 | (w.u[r + 1] as u64) << 32) as i128 + imm as i128;
+                let (lo, hi, or) = span32(t.mask, &s1);
+                let (lo, hi) = (start + lo as i128, start + hi as i128);
+                let inside = lo >= 0 && hi <= u64::MAX as i128;
+                let aligned = (start as u64 | or as u64) & (align - 1) == 0;
+                (lo as u64, hi as u64, inside && aligned)
+            } else {
+                let (lo, hi, or) = span(t.mask, &t.addr);
+                (lo, hi, or & (align - 1) == 0)
+            };
+            if t.mask != 0 && aligned {
+                let mut hint = 0;
+                let whole = hi
+                    .checked_add(bytes)
+                    .and_then(|end| ctx.global.locate_hint(lo, end - lo, &mut hint));
+                if let Some((alloc, off)) = whole {
+                    let base = lo - off;
+                    t.object = [alloc as u32; LANES];
+                    for (o, &a) in t.off.iter_mut().zip(&t.addr) {
+                        *o = a.wrapping_sub(base);
+                    }
+                    (t.single, t.lo, t.hi) = (true, off, off + (hi - lo) + bytes);
+                    return Ok(());
+                }
+            }
             let mut hint = 0;
             for l in Lanes(t.mask) {
                 let addr = t.addr[l];
@@ -190,6 +275,29 @@ fn targets(
             } else {
                 ctx.scratch_bytes
             };
+            // The common case: every lane aligned and inside (checked on the span of the
+            // registers' values: offsets are at most 2^32 + 2^23, no overflow), no lane
+            // checked alone.
+            let (lo, hi, or) = span32(t.mask, &s1);
+            let (lo, hi) = (lo as i64 + imm, hi as i64 + imm);
+            let aligned = (or as u64 | imm as u64) & (align - 1) == 0;
+            if t.mask != 0 && lo >= 0 && hi as u64 + bytes <= size && aligned {
+                let offs: [u64; LANES] = std::array::from_fn(|l| (s1[l] as i64 + imm) as u64);
+                t.addr = offs;
+                if space == Space::Scratch {
+                    let sb = ctx.scratch_bytes;
+                    // Inactive lanes' offsets may be anything (never read): wrapping.
+                    for (l, (o, &a)) in t.off.iter_mut().zip(&offs).enumerate() {
+                        *o = (l as u64 * sb).wrapping_add(a);
+                    }
+                    let (lo, hi, _) = span(t.mask, &t.off);
+                    (t.single, t.lo, t.hi) = (true, lo, hi + bytes);
+                } else {
+                    t.off = offs;
+                    (t.single, t.lo, t.hi) = (true, lo as u64, hi as u64 + bytes);
+                }
+                return Ok(());
+            }
             for l in Lanes(t.mask) {
                 let off = s1[l] as i64 + imm;
                 if off < 0 || off as u64 + bytes > size {
@@ -220,7 +328,7 @@ fn targets(
 }
 
 /// The bytes lane accesses of `t` go to: one allocation, the shared window or the scratch.
-fn object<'c>(ctx: &'c Ctx<'_>, t: &Targets, lane: usize) -> Option<&'c crate::memory::PagedBytes> {
+fn object<'c>(ctx: &'c Ctx<'_>, t: &Targets, lane: usize) -> Option<&'c PagedBytes> {
     match t.space {
         Space::Global => ctx.global.bytes(t.object[lane] as usize),
         Space::Shared => Some(&*ctx.shared),
@@ -229,11 +337,7 @@ fn object<'c>(ctx: &'c Ctx<'_>, t: &Targets, lane: usize) -> Option<&'c crate::m
 }
 
 /// [`object`], writable.
-fn object_mut<'c>(
-    ctx: &'c mut Ctx<'_>,
-    t: &Targets,
-    lane: usize,
-) -> Option<&'c mut crate::memory::PagedBytes> {
+fn object_mut<'c>(ctx: &'c mut Ctx<'_>, t: &Targets, lane: usize) -> Option<&'c mut PagedBytes> {
     match t.space {
         Space::Global => ctx.global.bytes_mut(t.object[lane] as usize),
         Space::Shared => Some(&mut *ctx.shared),
@@ -252,6 +356,35 @@ fn read(ctx: &mut Ctx<'_>, t: &Targets, lane: usize, n: usize, kind: AccessKind)
     value
 }
 
+/// Calls `f(lane, value)` with each accessing lane's `n <= 16` bytes, in lane order, each
+/// read recorded as [`read`] does. When nothing records and one page holds every lane's
+/// bytes, that page is found once and the lanes read it directly.
+#[inline(always)]
+fn read_lanes(ctx: &mut Ctx<'_>, t: &Targets, n: usize, mut f: impl FnMut(usize, u128)) {
+    if ctx.accesses.is_none() {
+        if let Some(page) = t.page(ctx) {
+            macro_rules! per_size {
+                ($($n:literal)*) => {
+                    match n {
+                        $($n => for l in t.lanes() {
+                            f(l, page.get::<$n>(t.off[l]))
+                        },)*
+                        _ => for l in t.lanes() {
+                            f(l, page.get::<16>(t.off[l]))
+                        },
+                    }
+                };
+            }
+            per_size!(1 2 4 8 12);
+            return;
+        }
+    }
+    for lane in t.lanes() {
+        let v = read(ctx, t, lane, n, AccessKind::Read);
+        f(lane, v);
+    }
+}
+
 /// Whether any lane's access touches a watched range (then lanes go one at a time, each
 /// recording the bytes it overwrites).
 fn any_watched(ctx: &Ctx<'_>, t: &Targets, n: u32) -> bool {
@@ -262,7 +395,7 @@ fn any_watched(ctx: &Ctx<'_>, t: &Targets, n: u32) -> bool {
 /// a time, recording the old bytes as a `kind` access (a store's write, an atomic's
 /// read-modify-write), when any lane is watched; otherwise lanes are
 /// grouped into runs on one memory object, and copy-on-write is paid once per run of
-/// lanes on a page ([`crate::memory::PagedBytes::update_run`]).
+/// lanes on a page ([`PagedBytes::update_run`]).
 fn update_lanes(
     ctx: &mut Ctx<'_>,
     t: &Targets,
@@ -278,6 +411,24 @@ fn update_lanes(
                 b.write(t.off[lane], &new[..n]);
             }
         }
+        return;
+    }
+    // The common case: one page holds every lane's bytes, found (and copied on write)
+    // once; lanes then update it directly.
+    if let Some(mut page) = t.page_mut(ctx) {
+        macro_rules! per_size {
+            ($($n:literal)*) => {
+                match n {
+                    $($n => for l in t.lanes() {
+                        page.update::<$n>(t.off[l], |old| f(l, old))
+                    },)*
+                    _ => for l in t.lanes() {
+                        page.update::<16>(t.off[l], |old| f(l, old))
+                    },
+                }
+            };
+        }
+        per_size!(1 2 4 8 12);
         return;
     }
     let mut lanes = [0usize; LANES];
@@ -334,17 +485,21 @@ pub(super) fn execute(ctx: &mut Ctx<'_>, d: &Decoded, pc: u64) -> Result<Flow, E
             targets(ctx, d, mode, bytes, false, &mut t)?;
             let dwords = (ty.bytes as usize).div_ceil(4);
             let mut out = [[0u32; LANES]; 4];
-            for lane in t.lanes() {
-                let raw = read(ctx, &t, lane, bytes as usize, AccessKind::Read);
-                let v0 = match (ty.bytes, ty.signed) {
-                    (1, true) => raw as u8 as i8 as i32 as u32,
-                    (2, true) => raw as u16 as i16 as i32 as u32,
-                    _ => raw as u32,
-                };
-                out[0][lane] = v0;
-                for (k, o) in out.iter_mut().enumerate().take(dwords).skip(1) {
-                    o[lane] = (raw >> (32 * k)) as u32;
-                }
+            // One loop per width and signedness: no choice per lane.
+            let n = bytes as usize;
+            match (ty.bytes, ty.signed) {
+                (1, true) => read_lanes(ctx, &t, n, |l, raw| {
+                    out[0][l] = raw as u8 as i8 as i32 as u32;
+                }),
+                (2, true) => read_lanes(ctx, &t, n, |l, raw| {
+                    out[0][l] = raw as u16 as i16 as i32 as u32;
+                }),
+                (..=4, _) => read_lanes(ctx, &t, n, |l, raw| out[0][l] = raw as u32),
+                _ => read_lanes(ctx, &t, n, |l, raw| {
+                    for (k, o) in out.iter_mut().enumerate().take(dwords) {
+                        o[l] = (raw >> (32 * k)) as u32;
+                    }
+                }),
             }
             trace(ctx, &t, AccessKind::Read, ty.bytes as u32, None);
             let (rd, exec) = (d.instr.rd as usize, ctx.wave.exec);
@@ -358,7 +513,10 @@ pub(super) fn execute(ctx: &mut Ctx<'_>, d: &Decoded, pc: u64) -> Result<Flow, E
             targets(ctx, d, mode, bytes as u64, false, &mut t)?;
             let rd = d.instr.rd as usize;
             let mut data = [0u128; LANES];
-            for k in 0..(bytes as usize).div_ceil(4) {
+            for (lane, x) in data.iter_mut().enumerate() {
+                *x = ctx.wave.v[rd][lane] as u128;
+            }
+            for k in 1..(bytes as usize).div_ceil(4) {
                 let reg = ctx.wave.v[rd + k];
                 for (lane, x) in data.iter_mut().enumerate() {
                     *x |= (reg[lane] as u128) << (32 * k);

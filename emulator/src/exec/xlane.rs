@@ -53,6 +53,29 @@ fn shuffle_selectors(w: &Wave, d: &Decoded, mode: ShflMode, src: ShflSrc) -> [u3
     }
 }
 
+/// A shuffle whose selector `x` is the same for every lane (the immediate and uniform
+/// forms): whole runs of lanes move together, so they are copied as slices, not gathered
+/// lane by lane. The same result as [`shuffle_source`] per lane.
+#[inline(always)]
+fn shuffle_uniform(mode: ShflMode, s1: &[u32; LANES], x: u32) -> [u32; LANES] {
+    let mut out = *s1;
+    let n = x as usize;
+    match mode {
+        ShflMode::Idx => out = [s1[(x & 31) as usize]; LANES],
+        // Lanes at or above `x` read `x` lanes down; the others keep their own value.
+        ShflMode::Up if n < LANES => out[n..].copy_from_slice(&s1[..LANES - n]),
+        // Lanes below `32 - x` read `x` lanes up; the others keep their own value.
+        ShflMode::Down if n < LANES => out[..LANES - n].copy_from_slice(&s1[n..]),
+        ShflMode::Up | ShflMode::Down => {}
+        ShflMode::Rot => out.rotate_left((x & 31) as usize),
+        ShflMode::Xor => {
+            let k = (x & 31) as usize;
+            out = std::array::from_fn(|l| s1[l ^ k]);
+        }
+    }
+    out
+}
+
 /// The lane of a broadcast (`shfl.bcast`).
 #[inline(always)]
 fn broadcast_lane(w: &Wave, d: &Decoded, src: ShflSrc) -> usize {
@@ -172,6 +195,11 @@ pub(super) fn execute(ctx: &mut Ctx<'_>, d: &Decoded) -> Result<Flow, ExecFault>
     let s1 = w.v[rs1];
     let active = |l: usize| exec >> l & 1 == 1;
     match d.op {
+        Op::Shfl { mode, src } if src != ShflSrc::Vector => {
+            let x = shuffle_selectors(w, d, mode, src)[0];
+            let out = shuffle_uniform(mode, &s1, x);
+            merge(&mut w.v[rd], &out, exec);
+        }
         Op::Shfl { mode, src } => {
             let x = shuffle_selectors(w, d, mode, src);
             // One loop per mode (the mode folds into `shuffle_source`); sources are < 32.

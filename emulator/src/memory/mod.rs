@@ -231,6 +231,32 @@ impl PagedBytes {
         }
     }
 
+    /// The page holding `[lo, hi)` (offsets in the array, `lo < hi <= len`), when that
+    /// range lies in one page: accesses all inside it need no page lookup each.
+    #[inline]
+    pub fn page_of(&self, lo: u64, hi: u64) -> Option<PageRef<'_>> {
+        if !(lo < hi && hi <= self.len && lo as usize / PAGE == (hi - 1) as usize / PAGE) {
+            return None;
+        }
+        let page = self.pages.get(lo as usize / PAGE)?;
+        Some(PageRef { bytes: &page.bytes })
+    }
+
+    /// [`PagedBytes::page_of`], writable: copy-on-write is paid once, here.
+    #[inline]
+    pub fn page_of_mut(&mut self, lo: u64, hi: u64) -> Option<PageMut<'_>> {
+        if !(lo < hi && hi <= self.len && lo as usize / PAGE == (hi - 1) as usize / PAGE) {
+            return None;
+        }
+        let epoch = self.epoch;
+        let page = Arc::make_mut(self.pages.get_mut(lo as usize / PAGE)?);
+        Some(PageMut {
+            page,
+            epoch,
+            lines: 0,
+        })
+    }
+
     /// Reads a little-endian value of up to 8 bytes.
     pub fn read_le(&self, off: u64, n: usize) -> u64 {
         let mut b = [0u8; 8];
@@ -324,6 +350,65 @@ impl PagedBytes {
         let mut v = vec![0; self.len as usize];
         self.read(0, &mut v);
         v
+    }
+}
+
+/// One page of a [`PagedBytes`] ([`PagedBytes::page_of`]), read at offsets in the array
+/// that fall in it.
+#[derive(Debug, Clone, Copy)]
+pub struct PageRef<'a> {
+    bytes: &'a [u8; PAGE],
+}
+
+impl PageRef<'_> {
+    /// The `N` (1, 2, 4, 8, 12 or 16) bytes at array offset `off` as a little-endian value;
+    /// `off` is in the page (bytes past its end read as zero rather than panicking).
+    #[inline(always)]
+    pub fn get<const N: usize>(&self, off: u64) -> u128 {
+        let w = off as usize % PAGE;
+        match self.bytes.get(w..w + N) {
+            Some(b) => get::<N>(b),
+            None => get::<N>(&self.bytes[w..]),
+        }
+    }
+}
+
+/// One page of a [`PagedBytes`], writable ([`PagedBytes::page_of_mut`]); the lines its
+/// writes touch are marked once, when it is dropped, as [`PagedBytes::write`] marks them.
+#[derive(Debug)]
+pub struct PageMut<'a> {
+    page: &'a mut Page,
+    epoch: u32,
+    /// The lines written so far, a bit each.
+    lines: u64,
+}
+
+impl Drop for PageMut<'_> {
+    fn drop(&mut self) {
+        if self.lines != 0 {
+            let p = &mut *self.page;
+            if p.epoch != self.epoch {
+                p.epoch = self.epoch;
+                p.lines = 0;
+            }
+            p.lines |= self.lines;
+        }
+    }
+}
+
+impl PageMut<'_> {
+    /// Replaces the `N` (1, 2, 4, 8, 12 or 16) bytes at array offset `off` (in the page)
+    /// with `f(old)`, little-endian; bytes past the page's end are dropped.
+    #[inline(always)]
+    pub fn update<const N: usize>(&mut self, off: u64, f: impl FnOnce(u128) -> u128) {
+        let w = off as usize % PAGE;
+        let Some(b) = self.page.bytes.get_mut(w..w + N) else {
+            return;
+        };
+        let new = f(get::<N>(b)).to_le_bytes();
+        b.copy_from_slice(&new[..N]);
+        // N <= 16 bytes touch one line or two.
+        self.lines |= 1 << (w / LINE as usize) | 1 << ((w + N - 1) / LINE as usize);
     }
 }
 

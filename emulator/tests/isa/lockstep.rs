@@ -672,15 +672,21 @@ struct Outcome {
 }
 
 /// Runs wave `wv` of both machines in lock-step for at most `max_steps` instructions.
+/// With `watch`, the fast machine watches every byte (lanes go one at a time, each
+/// recorded) and its log must equal the reference's; without, it takes the paths a run
+/// with no watchpoint takes (one page found once for all lanes) and the state is compared.
 fn lockstep(
     mut fast: Machine,
     mut slow: Machine,
     wv: usize,
     max_steps: usize,
+    watch: bool,
 ) -> Result<Outcome, String> {
     let slot = slow.slot_of(wv);
     fast.set_break_is_fault(false);
-    fast.set_access_log(Some(watch_everything()));
+    if watch {
+        fast.set_access_log(Some(watch_everything()));
+    }
     let mut out = Outcome::default();
     for _ in 0..max_steps {
         let pc = slow.waves[wv].pc;
@@ -748,6 +754,7 @@ fn lockstep(
         }
         compare_state(&fast, &slow).map_err(|e| format!("after `{text}` at pc {pc:#x}: {e}"))?;
         match result {
+            Ok(_) if !watch => out.ok.push(mnemonic),
             Ok(_) => {
                 let fast_hits = fast.access_log().map_or(&[][..], |l| &l.hits[..]);
                 let (a, b) = (normalized(fast_hits), normalized(&log.hits));
@@ -785,7 +792,7 @@ fn run_case(gens: &[Gen], seed: u64) -> Result<Outcome, String> {
     let mut m = machine_for(base_program(), build_code(gens), options);
     randomize(&mut m, wv, seed);
     let fast = m.clone();
-    lockstep(fast, m, wv, 3 * gens.len() + 8).map_err(|e| {
+    lockstep(fast, m, wv, 3 * gens.len() + 8, true).map_err(|e| {
         let isa = Isa::get();
         let names: Vec<&str> = gens
             .iter()
@@ -945,6 +952,173 @@ fn random_streams_reach_every_family_and_fault() {
         "CacheInvalidate",
     ] {
         assert!(families.contains(f), "family {f} never ran: {families:?}");
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Memory across pages, unwatched: the paths that find one page for all lanes
+// ---------------------------------------------------------------------------------------
+
+/// A kernel whose buffer and shared window span three and two 4 KiB pages, so that lanes
+/// can fall in one page, straddle a page boundary, or run off the end.
+const PAGES_HEADER: &str =
+    ".shared 8192\n.scratch 64\n.buffer b, 12288\n.arg u[0:1], b\n.arg u[4:7], desc b\n";
+const PAGES_BUF: u32 = 12288;
+const PAGES_SHARED: u32 = 8192;
+const PAGE: u32 = 4096;
+
+/// The [`PAGES_HEADER`] kernel without code.
+fn pages_program() -> &'static Program {
+    static P: OnceLock<Program> = OnceLock::new();
+    P.get_or_init(|| assemble_header(PAGES_HEADER))
+}
+
+/// Per-lane offsets in a memory of `size` bytes, in one of the patterns the fast paths
+/// must tell apart: all lanes in one page (consecutive, strided, scattered, or one
+/// address for all, as atomics on one word), lanes straddling a page boundary, one lane's
+/// own bytes across a boundary, one lane out of bounds or misaligned, the last bytes.
+fn page_pattern(rng: &mut Rng, size: u32) -> [u32; LANES] {
+    let pages = size / PAGE;
+    let page = PAGE * rng.below(pages as u64) as u32;
+    let stride = rng.pick(&[0u32, 4, 8, 16]);
+    let start = page + 8 * rng.below(((PAGE - 32 * 16) / 8) as u64) as u32;
+    let mut offs: [u32; LANES] = std::array::from_fn(|l| start + stride * l as u32);
+    match rng.below(9) {
+        // One page, consecutive or strided (or all on one word: stride 0).
+        0 | 1 => {}
+        // One page, scattered, with duplicates.
+        2 => {
+            let words: Vec<u32> = (0..1 + rng.below(4))
+                .map(|_| rng.below(512) as u32)
+                .collect();
+            offs = std::array::from_fn(|_| page + 8 * rng.pick(&words));
+        }
+        // Straddling a page boundary (lanes on both sides).
+        3 => {
+            let b = PAGE * (1 + rng.below((pages - 1) as u64) as u32);
+            let back = 8 * (1 + rng.below(20) as u32);
+            offs = std::array::from_fn(|l| b - back + stride.max(4) * l as u32);
+        }
+        // One lane whose own bytes cross a boundary (4-aligned, 4 before it).
+        4 => offs[rng.below(32) as usize] = page + PAGE - 4,
+        // One lane out of bounds.
+        5 => offs[rng.below(32) as usize] = rng.pick(&[size, size - 4, size + 4096, 0xFFFF_FFF0]),
+        // One lane misaligned.
+        6 => offs[rng.below(32) as usize] += rng.pick(&[1u32, 2, 4]),
+        // The last bytes of the memory.
+        7 => offs = std::array::from_fn(|l| size - 8 - 8 * (l as u32 % 4)),
+        // Every lane on one address.
+        _ => offs = [start; LANES],
+    }
+    offs
+}
+
+/// A random state for the [`PAGES_HEADER`] kernel: [`randomize`]'s, then all memory
+/// random and the address registers' lanes in [`page_pattern`]s.
+fn randomize_pages(m: &mut Machine, wv: usize, seed: u64) {
+    randomize(m, wv, seed);
+    let mut rng = Rng(seed ^ 0x9a6e_5eed);
+    let base = buf_base(m);
+    let g: Vec<u8> = (0..PAGES_BUF).map(|_| rng.next() as u8).collect();
+    m.global.write(base, &g).expect("buffer b is mapped");
+    let sh: Vec<u8> = (0..PAGES_SHARED).map(|_| rng.next() as u8).collect();
+    let slot = m.slot_of(wv);
+    m.slots[slot].shared.write(0, &sh);
+    let w = &mut m.waves[wv];
+    for p in ADDR_PAIRS.into_iter().chain([NOISY_PAIR]) {
+        let offs = page_pattern(&mut rng, PAGES_BUF);
+        for l in 0..LANES {
+            let a = base.wrapping_add(offs[l] as u64);
+            w.v[p as usize][l] = a as u32;
+            w.v[p as usize + 1][l] = (a >> 32) as u32;
+        }
+    }
+    for r in SMALL_OFFSETS.chain(LARGE_OFFSETS).chain(NOISY_OFFSETS) {
+        // Shared-window sizes and buffer sizes both.
+        let size = rng.pick(&[PAGES_SHARED, PAGES_BUF]);
+        w.v[r as usize] = page_pattern(&mut rng, size);
+    }
+}
+
+/// [`run_case`] on the [`PAGES_HEADER`] kernel; seeds with bit 1 set watch every byte,
+/// the others run the unwatched paths.
+fn run_pages_case(gens: &[Gen], seed: u64) -> Result<Outcome, String> {
+    let (options, wv) = if seed & 1 == 0 {
+        (LaunchOptions::default(), 0)
+    } else {
+        let o = LaunchOptions {
+            grid: Some(5),
+            workgroup_lanes: Some(96),
+            resident_workgroups: 2,
+            ..LaunchOptions::default()
+        };
+        (o, (seed >> 2) as usize % 6)
+    };
+    let mut m = machine_for(pages_program(), build_code(gens), options);
+    randomize_pages(&mut m, wv, seed);
+    let fast = m.clone();
+    let watch = seed & 2 != 0;
+    lockstep(fast, m, wv, 3 * gens.len() + 8, watch).map_err(|e| {
+        let isa = Isa::get();
+        let names: Vec<&str> = gens
+            .iter()
+            .map(|(id, _)| isa.def(*id as InstrId).mnemonic())
+            .collect();
+        format!("{e}\n  program: {names:?}\n  state seed: {seed:#x}, wave {wv}, watch {watch}")
+    })
+}
+
+proptest! {
+    #![proptest_config(config(1000))]
+    #[test]
+    fn random_memory_streams_across_pages(case in streams(defs_where(|u, _| u == Unit::Lsu), 12)) {
+        let (gens, seed) = case;
+        if let Err(e) = run_pages_case(&gens, seed) {
+            return Err(TestCaseError::fail(e));
+        }
+    }
+}
+
+/// The page patterns reach what they aim at: most loads, stores and atomics run (on the
+/// unwatched paths too), and out-of-bounds, misaligned and out-of-window lanes fault.
+#[test]
+fn page_patterns_reach_every_edge() {
+    let lsu = defs_where(|u, _| u == Unit::Lsu);
+    let mut rng = Rng(0x9a6e_0001);
+    let mut faults: BTreeMap<String, usize> = BTreeMap::new();
+    let mut ok: BTreeMap<String, usize> = BTreeMap::new();
+    for _ in 0..400 {
+        let n = 1 + rng.below(12) as usize;
+        let gens: Vec<Gen> = (0..n)
+            .map(|_| (rng.pick(&lsu), std::array::from_fn(|_| rng.next())))
+            .collect();
+        // Unwatched only: bit 1 clear.
+        let seed = rng.next() & !2;
+        let out = match run_pages_case(&gens, seed) {
+            Ok(o) => o,
+            Err(e) => panic!("{e}"),
+        };
+        for m in &out.ok {
+            let family = format!("{:?}", semantics(m));
+            let family = family
+                .split([' ', '{', '('])
+                .next()
+                .unwrap_or("")
+                .to_string();
+            *ok.entry(family).or_default() += 1;
+        }
+        if let Some((kind, _)) = &out.fault {
+            let name = format!("{kind:?}");
+            let name = name.split([' ', '{', '(']).next().unwrap_or("").to_string();
+            *faults.entry(name).or_default() += 1;
+        }
+    }
+    eprintln!("ran {ok:?}, faults {faults:?}");
+    for f in ["Load", "Store", "Atomic"] {
+        assert!(ok.get(f).is_some_and(|n| *n >= 50), "{f}: {ok:?}");
+    }
+    for kind in ["Misaligned", "Unmapped", "OutOfWindow"] {
+        assert!(faults.contains_key(kind), "no {kind} fault in {faults:?}");
     }
 }
 
@@ -1219,13 +1393,17 @@ fn run_family(
                 code.extend(end.encode_words().expect("end"));
                 let mut prepared = machine_for(program, code, LaunchOptions::default());
                 adversarial_state(&mut prepared, 0, variant);
-                for exec in EXECS {
+                // Watched (lanes one at a time, logged) and not (the unwatched fast paths).
+                for (exec, watch) in EXECS.into_iter().flat_map(|e| [(e, true), (e, false)]) {
                     let mut m = prepared.clone();
                     m.waves[0].exec = exec;
                     let fast = m.clone();
-                    let out = match lockstep(fast, m, 0, 4) {
+                    let out = match lockstep(fast, m, 0, 4, watch) {
                         Ok(o) => o,
-                        Err(e) => panic!("{} ({variant:?}, exec {exec:#010x}): {e}", i.text(0)),
+                        Err(e) => panic!(
+                            "{} ({variant:?}, exec {exec:#010x}, watch {watch}): {e}",
+                            i.text(0)
+                        ),
                     };
                     let key = match &out.fault {
                         Some((k, _)) => {
