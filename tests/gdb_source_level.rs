@@ -390,6 +390,94 @@ fn gdb_multiarch_reads_memory_and_pair_variables() {
     gdb_reads_memory_and_pair_variables_in_each_wave("gdb-multiarch");
 }
 
+/// gdb and gdb-multiarch read scripts/reduce_tiled_src.s's vector, uniform and shared
+/// variables in wave 0 and in wave 2 (thread 3, workgroup 1), each the value the REPL's
+/// `print` gives for that wave at the same stop.
+fn gdb_reads_reduce_tiled_variables_in_two_waves(client: &str) {
+    if !have(client) {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts");
+    let read = |p: &str| std::fs::read_to_string(root.join(p)).expect("read the example");
+    std::fs::create_dir_all(dir.path().join("src")).expect("src directory");
+    std::fs::write(
+        dir.path().join("src/reduce_tiled.cl"),
+        read("src/reduce_tiled.cl"),
+    )
+    .expect("write");
+    let k = kernel(&dir, "reduce_tiled_src.s", &read("reduce_tiled_src.s"));
+    let repl_out = repl(
+        &k,
+        "break reduce_tiled.cl:12\nrun\nprint tile\nprint i[5]\nprint stride\nwave 2\n\
+         print tile\nprint i[5]\nprint lid[5]\n",
+    );
+    for want in [
+        "tile = 1\ni[5] = 5\nstride = 32\n",
+        "tile = 193\ni[5] = 69\nlid[5] = 5\n",
+    ] {
+        assert!(
+            repl_out.contains(want),
+            "REPL: missing `{want}` in\n{repl_out}"
+        );
+    }
+    let server = Server::start(&k);
+    let script = "break reduce_tiled.cl:12
+continue
+info locals
+p i[5]
+p stride
+thread 3
+info locals
+p i[5]
+set $lane = 5
+p i_lane
+p lid_lane
+kill
+";
+    let out = gdb_ex(
+        client,
+        dir.path(),
+        "reduce_tiled_src.elf",
+        Some(&server),
+        script,
+    );
+    let seq = |from: u32| {
+        (from..from + 32)
+            .map(|l| l.to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    check(
+        &out,
+        &server,
+        &[
+            &format!(
+                "tile = 1\nlid = {{{}}}\nlid_lane = 0\ni = {{{}}}\ni_lane = 0\nstride = 32\n",
+                seq(0),
+                seq(0)
+            ),
+            "$1 = 5\n$2 = 32\n",
+            &format!(
+                "tile = 193\nlid = {{{}}}\nlid_lane = 0\ni = {{{}}}\ni_lane = 64\n",
+                seq(0),
+                seq(64)
+            ),
+            "$3 = 69\n$4 = 69\n$5 = 5\n",
+        ],
+    );
+}
+
+#[test]
+fn gdb_reads_reduce_tiled_variables() {
+    gdb_reads_reduce_tiled_variables_in_two_waves("gdb");
+}
+
+#[test]
+fn gdb_multiarch_reads_reduce_tiled_variables() {
+    gdb_reads_reduce_tiled_variables_in_two_waves("gdb-multiarch");
+}
+
 /// gdb's `layout src` in a real terminal (tmux) shows saxpy.cl with the marker on the
 /// breakpoint's line. (Line 13: gdb 13.1's first `layout src` after a stop shows "No
 /// Source Available" at the first lines of a function, for a `.s` as much as for
