@@ -67,9 +67,9 @@ fn repl(kernel: &Path, commands: &str) -> String {
 
 /// gdb lists saxpy.cl, puts `break saxpy.cl:9` at the line's first statement, and
 /// `next`, `step` and `until` go by saxpy.cl lines (through the hoisted non-statement
-/// code of line 4). `info locals` names the variables live there; a variable in global
-/// memory (`g`, `y[2]`) reads (gdb maps no DWARF register number of the wave's own
-/// registers: docs/gdb.md).
+/// code of line 4). `info locals` reads the variables live there, each the value the
+/// REPL's `print` gives at the same stop: a register variable's 32 lanes (`xi[5]`), its
+/// selected lane's value (`xi_lane`, following `set $lane`), uniform and global ones.
 fn gdb_debugs_saxpy_by_line(client: &str) {
     if !have(client) {
         return;
@@ -77,6 +77,24 @@ fn gdb_debugs_saxpy_by_line(client: &str) {
     let dir = tempfile::tempdir().expect("tempdir");
     let k = saxpy_in(&dir, "        .var g, global:y+8, f32\n");
     let [l6, l9, l10, l11, l13] = [6, 9, 10, 11, 13].map(|l| line_addr(&k, l));
+    // The REPL at the same stop (wave 0 at line 10), lane 7.
+    let repl_out = repl(
+        &k,
+        "break saxpy.cl:10\nrun\nlane 7\nprint a\nprint n\nprint xi[5]\nprint xi[7]\n\
+         print i[7]\n",
+    );
+    for want in [
+        "a = 2\n",
+        "n = 100\n",
+        "xi[5] = 5\n",
+        "xi[7] = 7\n",
+        "i[7] = 7\n",
+    ] {
+        assert!(
+            repl_out.contains(want),
+            "REPL: missing `{want}` in\n{repl_out}"
+        );
+    }
     let server = Server::start(&k);
     let script = "list saxpy.cl:9,10
 break saxpy.cl:9
@@ -87,6 +105,10 @@ next
 p $pc
 info locals
 p g
+p xi[5]
+set $lane = 7
+p xi_lane
+p i_lane
 step
 p $pc
 until
@@ -98,6 +120,10 @@ kill
     // `serve` names the kernel by the path it was given (absolute here), and saxpy.cl
     // relative to it.
     let cl = dir.path().join("src/saxpy.cl").display().to_string();
+    let lanes = (0..32)
+        .map(|l| l.to_string())
+        .collect::<Vec<_>>()
+        .join(", ");
     check(
         &out,
         &server,
@@ -109,13 +135,13 @@ kill
             &format!("$1 = (void (*)()) {l9:#x} <saxpy+{l9}>"),
             "10\t        float yi = y[i];",
             &format!("$2 = (void (*)()) {l10:#x} <saxpy+{l10}>"),
-            "\ng = 1\ni = <error reading variable i",
-            "\nxi = <error reading variable xi",
-            "$3 = 1\n",
+            "\na = 2\nn = 100\ng = 1\n",
+            &format!("\ni = {{{lanes}}}\ni_lane = 0\nxi = {{{lanes}}}\nxi_lane = 0\n"),
+            "$3 = 1\n$4 = 5\n$5 = 7\n$6 = 7\n",
             "11\t        y[i] = a * xi + yi;",
-            &format!("$4 = (void (*)()) {l11:#x} <saxpy+{l11}>"),
+            &format!("$7 = (void (*)()) {l11:#x} <saxpy+{l11}>"),
             &format!("join () at {cl}:13\n13\t}}"),
-            &format!("$5 = (void (*)()) {l13:#x} <join>"),
+            &format!("$8 = (void (*)()) {l13:#x} <join>"),
             &format!("Current source file is {cl}\n"),
         ],
     );
@@ -292,6 +318,164 @@ process kill
             "(unsigned int) s = 1002\n(unsigned int) t[3].v = 303\n(unsigned int) t_lane = 303\n",
         ],
     );
+}
+
+/// gdb and gdb-multiarch read register, pair, shared and scratch variables in each
+/// wave's own window (docs/gdb.md): `info locals`, `p VAR`, `p VAR[3]`, `p VAR_lane`
+/// following `set $lane`, in wave 0 and in wave 3 (thread 4, workgroup 1), with the values
+/// lldb reads above; `set var` writes a register variable, and a read past the shared
+/// memory is refused.
+fn gdb_reads_memory_and_pair_variables_in_each_wave(client: &str) {
+    if !have(client) {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("tempdir");
+    let k = kernel(&dir, "m.s", MEMORY);
+    std::fs::write(dir.path().join("m.cl"), "a\nb\nc\n").expect("write m.cl");
+    let server = Server::start(&k);
+    let script = "break m.cl:3
+continue
+info locals
+p t[3].v
+p w.lo[3]
+p w.hi[3]
+set $lane = 3
+p t_lane
+p w_lane
+thread 4
+p $wave
+p $workgroup
+info locals
+p t[3].v
+set var p = 77
+p $u12
+set var w_lane = 0x500000004
+p $v6[3]
+p $v7[3]
+p s@300
+kill
+";
+    let out = gdb_ex(client, dir.path(), "m.elf", Some(&server), script);
+    let halves = |hi: &str| format!("w = {{lo = {{7 <repeats 32 times>}}, hi = {{{hi}}}}}\n");
+    let lanes: Vec<String> = (0..32).map(|l| l.to_string()).collect();
+    let wave0 = halves(&lanes.join(", "));
+    check(
+        &out,
+        &server,
+        &[
+            "\ns = 2\n",
+            "\nt_lane = 0\n",
+            &wave0,
+            "w_lane = 7\n",
+            &format!("p = {}\n", 5 + (1u64 << 32)),
+            "$1 = 3\n$2 = 7\n$3 = 3\n",
+            &format!("$4 = 3\n$5 = {}\n", 7 + (3u64 << 32)),
+            "$6 = 3\n$7 = 1\n",
+            "\ns = 1002\n",
+            "\nt_lane = 303\n",
+            &format!("w_lane = {}\n", 7 + (3u64 << 32)),
+            "$8 = 303\n$9 = 77\n$10 = 4\n$11 = 5\n",
+            "Cannot access memory at address",
+        ],
+    );
+}
+
+#[test]
+fn gdb_reads_memory_and_pair_variables() {
+    gdb_reads_memory_and_pair_variables_in_each_wave("gdb");
+}
+
+#[test]
+fn gdb_multiarch_reads_memory_and_pair_variables() {
+    gdb_reads_memory_and_pair_variables_in_each_wave("gdb-multiarch");
+}
+
+/// gdb and gdb-multiarch read scripts/reduce_tiled_src.s's vector, uniform and shared
+/// variables in wave 0 and in wave 2 (thread 3, workgroup 1), each the value the REPL's
+/// `print` gives for that wave at the same stop.
+fn gdb_reads_reduce_tiled_variables_in_two_waves(client: &str) {
+    if !have(client) {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts");
+    let read = |p: &str| std::fs::read_to_string(root.join(p)).expect("read the example");
+    std::fs::create_dir_all(dir.path().join("src")).expect("src directory");
+    std::fs::write(
+        dir.path().join("src/reduce_tiled.cl"),
+        read("src/reduce_tiled.cl"),
+    )
+    .expect("write");
+    let k = kernel(&dir, "reduce_tiled_src.s", &read("reduce_tiled_src.s"));
+    let repl_out = repl(
+        &k,
+        "break reduce_tiled.cl:12\nrun\nprint tile\nprint i[5]\nprint stride\nwave 2\n\
+         print tile\nprint i[5]\nprint lid[5]\n",
+    );
+    for want in [
+        "tile = 1\ni[5] = 5\nstride = 32\n",
+        "tile = 193\ni[5] = 69\nlid[5] = 5\n",
+    ] {
+        assert!(
+            repl_out.contains(want),
+            "REPL: missing `{want}` in\n{repl_out}"
+        );
+    }
+    let server = Server::start(&k);
+    let script = "break reduce_tiled.cl:12
+continue
+info locals
+p i[5]
+p stride
+thread 3
+info locals
+p i[5]
+set $lane = 5
+p i_lane
+p lid_lane
+kill
+";
+    let out = gdb_ex(
+        client,
+        dir.path(),
+        "reduce_tiled_src.elf",
+        Some(&server),
+        script,
+    );
+    let seq = |from: u32| {
+        (from..from + 32)
+            .map(|l| l.to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    check(
+        &out,
+        &server,
+        &[
+            &format!(
+                "tile = 1\nlid = {{{}}}\nlid_lane = 0\ni = {{{}}}\ni_lane = 0\nstride = 32\n",
+                seq(0),
+                seq(0)
+            ),
+            "$1 = 5\n$2 = 32\n",
+            &format!(
+                "tile = 193\nlid = {{{}}}\nlid_lane = 0\ni = {{{}}}\ni_lane = 64\n",
+                seq(0),
+                seq(64)
+            ),
+            "$3 = 69\n$4 = 69\n$5 = 5\n",
+        ],
+    );
+}
+
+#[test]
+fn gdb_reads_reduce_tiled_variables() {
+    gdb_reads_reduce_tiled_variables_in_two_waves("gdb");
+}
+
+#[test]
+fn gdb_multiarch_reads_reduce_tiled_variables() {
+    gdb_reads_reduce_tiled_variables_in_two_waves("gdb-multiarch");
 }
 
 /// gdb's `layout src` in a real terminal (tmux) shows saxpy.cl with the marker on the

@@ -12,11 +12,31 @@
 //! | global  | each buffer at its own address (from `0x1_0000_0000`) | global memory |
 //! | shared  | [`SHARED_BASE`] + (W << 20) + offset | the shared memory of workgroup W |
 //! | scratch | [`SCRATCH_BASE`] + (V << 21) + (L << 16) + offset | the scratch of lane L of wave V |
+//! | wave    | [`WAVE_BASE`] + (V << 28) + (L << 23) + part + offset | wave V's registers, shared memory and scratch, lane L selected ([`Part`]) |
+//!
+//! The wave windows exist for the symbol file's variables: each thread's `rbx` reads as
+//! the base of its wave's window with the selected lane ([`Window::wave_base`]), a
+//! register x86-64 DWARF numbers reach (3) and the server can vary per thread, and a
+//! variable's location is `DW_OP_breg3 part+offset`, so gdb (whose x86 architecture maps
+//! no DWARF number to the wave's own registers) and lldb read it as memory. The lane is
+//! in the address, not taken from the engine when the memory is read, so a client's
+//! memory cache never holds another lane's value: selecting a lane changes `rbx`. Its
+//! parts, at offsets in the window:
+//!
+//! | offset      | part | contents |
+//! |-------------|------|----------|
+//! | `0x0`       | vector      | v0-v127, each 32 lanes x 4 bytes |
+//! | `0x4000`    | lane vector | lane L's value of v0-v127 (4 bytes each, as `lvN`) |
+//! | `0x4200`    | uniform     | u0-u63 (4 bytes each) |
+//! | `0x10_0000` | shared      | the shared memory of the wave's workgroup |
+//! | `0x20_0000` | scratch     | lane L's scratch at + (L << 16) |
+//! | `0x40_0000` | lane scratch | lane L's scratch |
 //!
 //! The field widths follow the machine's limits: shared memory is at most 1 MiB per
 //! workgroup (20 bits), scratch at most 64 KiB per lane (16 bits), 32 lanes (5 bits), and
 //! workgroup and wave ids are 32-bit, so every window fits below 2^63 + 2^53 and the two
-//! regions never overlap each other or global memory (at most 16 GiB from 4 GiB).
+//! regions never overlap each other or global memory (at most 16 GiB from 4 GiB); the
+//! wave windows lie between them (below 2^63 + 2^61 + 2^60).
 //! V is the global wave id (`workgroup * waves_per_workgroup + index`), not the gdb thread.
 //!
 //! Only resident memory can be read or written: a workgroup not dispatched yet has no
@@ -32,6 +52,8 @@
 //! engine (`Engine::write_memory`), as every front end's do.
 
 use wavedbg_emulator::debug::Engine;
+use wavedbg_emulator::debug::RegisterWrite;
+use wavedbg_emulator::machine::wave::{LANES, UREGS, VREGS};
 use wavedbg_emulator::machine::{CodeWord, Machine};
 use wavedbg_emulator::memory::Space;
 
@@ -47,6 +69,24 @@ pub const SCRATCH_BASE: u64 = 0xc000_0000_0000_0000;
 pub const SCRATCH_OFFSET_BITS: u32 = 16;
 /// Where the wave id starts in a scratch address: above the offset and 5 bits of lane.
 pub const SCRATCH_WAVE_SHIFT: u32 = SCRATCH_OFFSET_BITS + 5;
+/// First address of the wave windows (wave 0's), between the shared and scratch windows.
+pub const WAVE_BASE: u64 = 0xa000_0000_0000_0000;
+/// Where the lane starts in a wave window address: each window spans 8 MiB.
+pub const WAVE_LANE_SHIFT: u32 = 23;
+/// Where the wave id starts in a wave window address: above 5 bits of lane.
+pub const WAVE_SHIFT: u32 = WAVE_LANE_SHIFT + 5;
+/// Offset of the vector registers in a wave window.
+pub const WAVE_VECTOR: u64 = 0;
+/// Offset of the window's lane's values of the vector registers.
+pub const WAVE_LANE_VECTOR: u64 = 0x4000;
+/// Offset of the uniform registers.
+pub const WAVE_UNIFORM: u64 = 0x4200;
+/// Offset of the wave's workgroup's shared memory.
+pub const WAVE_SHARED: u64 = 1 << 20;
+/// Offset of the wave's lanes' scratch (lane L at + (L << [`SCRATCH_OFFSET_BITS`])).
+pub const WAVE_SCRATCH: u64 = 2 << 20;
+/// Offset of the window's lane's scratch.
+pub const WAVE_LANE_SCRATCH: u64 = 4 << 20;
 /// Windows are readable in multiples of this many bytes.
 pub const GRANULE: u64 = 512;
 /// The most bytes one memory packet may read or write.
@@ -78,8 +118,85 @@ pub enum Window {
         /// Offset in the lane's scratch.
         offset: u64,
     },
+    /// A part of one wave's window.
+    Wave {
+        /// Global wave id.
+        wave: u32,
+        /// The lane of the lane parts (0-31).
+        lane: u8,
+        /// Which part.
+        part: Part,
+        /// Offset in the part.
+        offset: u64,
+    },
     /// Above the global space but in no window (an id wider than 32 bits).
     Invalid,
+}
+
+/// A part of a wave window (module docs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Part {
+    /// v0-v127, all lanes.
+    Vector,
+    /// The window's lane's value of v0-v127.
+    LaneVector,
+    /// u0-u63.
+    Uniform,
+    /// The shared memory of the wave's workgroup.
+    Shared,
+    /// The scratch of one lane.
+    Scratch(u8),
+    /// The window's lane's scratch.
+    LaneScratch,
+}
+
+impl Part {
+    /// The part at `offset` of a wave window and the offset in it (`None`: a gap).
+    fn at(offset: u64) -> Option<(Part, u64)> {
+        let vector_end = WAVE_VECTOR + (VREGS * LANES * 4) as u64;
+        let lane_end = WAVE_LANE_VECTOR + (VREGS * 4) as u64;
+        let uniform_end = WAVE_UNIFORM + (UREGS * 4) as u64;
+        let span = 1u64 << SCRATCH_OFFSET_BITS;
+        Some(match offset {
+            o if o < vector_end => (Part::Vector, o - WAVE_VECTOR),
+            o if (WAVE_LANE_VECTOR..lane_end).contains(&o) => {
+                (Part::LaneVector, o - WAVE_LANE_VECTOR)
+            }
+            o if (WAVE_UNIFORM..uniform_end).contains(&o) => (Part::Uniform, o - WAVE_UNIFORM),
+            o if (WAVE_SHARED..WAVE_SHARED + (1 << SHARED_OFFSET_BITS)).contains(&o) => {
+                (Part::Shared, o - WAVE_SHARED)
+            }
+            o if (WAVE_SCRATCH..WAVE_SCRATCH + 32 * span).contains(&o) => {
+                let rel = o - WAVE_SCRATCH;
+                (Part::Scratch((rel / span) as u8), rel % span)
+            }
+            o if (WAVE_LANE_SCRATCH..WAVE_LANE_SCRATCH + span).contains(&o) => {
+                (Part::LaneScratch, o - WAVE_LANE_SCRATCH)
+            }
+            _ => return None,
+        })
+    }
+
+    /// Bytes of the registers in a register part (`None` for a memory part).
+    fn register_bytes(self) -> Option<u64> {
+        match self {
+            Part::Vector => Some((VREGS * LANES * 4) as u64),
+            Part::LaneVector => Some((VREGS * 4) as u64),
+            Part::Uniform => Some((UREGS * 4) as u64),
+            Part::Shared | Part::Scratch(_) | Part::LaneScratch => None,
+        }
+    }
+
+    fn describe(self) -> String {
+        match self {
+            Part::Vector => "vector registers".into(),
+            Part::LaneVector => "lane's vector registers".into(),
+            Part::Uniform => "uniform registers".into(),
+            Part::Shared => "shared memory".into(),
+            Part::Scratch(l) => format!("scratch of lane {l}"),
+            Part::LaneScratch => "lane's scratch".into(),
+        }
+    }
 }
 
 impl Window {
@@ -95,6 +212,19 @@ impl Window {
                     offset: rel & ((1 << SCRATCH_OFFSET_BITS) - 1),
                 },
                 Err(_) => Window::Invalid,
+            }
+        } else if addr >= WAVE_BASE {
+            let rel = addr - WAVE_BASE;
+            let part = Part::at(rel & ((1 << WAVE_LANE_SHIFT) - 1));
+            let lane = ((rel >> WAVE_LANE_SHIFT) & 31) as u8;
+            match (u32::try_from(rel >> WAVE_SHIFT), part) {
+                (Ok(wave), Some((part, offset))) => Window::Wave {
+                    wave,
+                    lane,
+                    part,
+                    offset,
+                },
+                _ => Window::Invalid,
             }
         } else if addr >= SHARED_BASE {
             let rel = addr - SHARED_BASE;
@@ -125,11 +255,22 @@ impl Window {
             + offset
     }
 
+    /// The base of wave `wave`'s (global id) window with lane `lane`: what its thread's
+    /// `rbx` reads while `lane` is selected.
+    pub fn wave_base(wave: u32, lane: u8) -> u64 {
+        WAVE_BASE + ((wave as u64) << WAVE_SHIFT) + (((lane & 31) as u64) << WAVE_LANE_SHIFT)
+    }
+
     /// The memory space, and the address in it the engine uses (global address, or offset
     /// in the shared memory or the lane's scratch).
     pub fn space(self) -> Option<(Space, u64)> {
         match self {
             Window::Code(_) | Window::Invalid => None,
+            Window::Wave { part, offset, .. } => match part {
+                Part::Shared => Some((Space::Shared, offset)),
+                Part::Scratch(_) | Part::LaneScratch => Some((Space::Scratch, offset)),
+                Part::Vector | Part::LaneVector | Part::Uniform => None,
+            },
             Window::Global(a) => Some((Space::Global, a)),
             Window::Shared { offset, .. } => Some((Space::Shared, offset)),
             Window::Scratch { offset, .. } => Some((Space::Scratch, offset)),
@@ -146,6 +287,17 @@ impl Window {
             }
             Window::Scratch { wave, lane, offset } => {
                 format!("scratch:{offset:#x} of wave {wave} lane {lane}")
+            }
+            Window::Wave {
+                wave,
+                lane,
+                part,
+                offset,
+            } => {
+                format!(
+                    "{}:{offset:#x} of wave {wave} (lane {lane})",
+                    part.describe()
+                )
             }
             Window::Invalid => "no window".into(),
         }
@@ -192,7 +344,7 @@ pub fn unreachable(m: &Machine, w: Window) -> Option<String> {
                 m.launch().grid
             )),
         },
-        Window::Scratch { wave, .. } => m
+        Window::Scratch { wave, .. } | Window::Wave { wave, .. } => m
             .wave_index(wave)
             .is_none()
             .then(|| format!("wave {wave} is not resident")),
@@ -227,6 +379,7 @@ struct Place {
     offset: u64,
 }
 
+/// Locates `addr` (in window `w`); `selected` is the selected lane.
 fn locate(m: &Machine, addr: u64, w: Window) -> Result<Place, AccessError> {
     let unmapped = || fail(EFAULT, format!("{addr:#x} is not mapped"));
     let place = |wave, lane, size, offset| Place {
@@ -259,8 +412,43 @@ fn locate(m: &Machine, addr: u64, w: Window) -> Result<Place, AccessError> {
             Some(i) => Ok(place(i, lane, m.launch().scratch_bytes as u64, offset)),
             None => Err(fail(EFAULT, format!("wave {wave} is not resident"))),
         },
+        Window::Wave {
+            wave,
+            lane,
+            part,
+            offset,
+        } => {
+            let Some(i) = m.wave_index(wave) else {
+                return Err(fail(EFAULT, format!("wave {wave} is not resident")));
+            };
+            let scratch = m.launch().scratch_bytes as u64;
+            Ok(match part {
+                Part::Shared => place(i, 0, m.slots[m.slot_of(i)].shared.len(), offset),
+                Part::Scratch(lane) => place(i, lane, scratch, offset),
+                Part::LaneScratch => place(i, lane, scratch, offset),
+                Part::Vector | Part::LaneVector | Part::Uniform => {
+                    place(i, lane, part.register_bytes().unwrap_or(0), offset)
+                }
+            })
+        }
         Window::Invalid => Err(unmapped()),
     }
+}
+
+/// The bytes of a register part of wave `wave` (index), lane `lane`'s for
+/// [`Part::LaneVector`].
+fn register_bytes(m: &Machine, wave: usize, lane: u8, part: Part) -> Vec<u8> {
+    let Some(w) = m.waves.get(wave) else {
+        return Vec::new();
+    };
+    let lane = usize::from(lane) % LANES;
+    let words: Vec<u32> = match part {
+        Part::Vector => w.v.iter().flatten().copied().collect(),
+        Part::LaneVector => w.v.iter().map(|r| r[lane]).collect(),
+        Part::Uniform => w.u.to_vec(),
+        Part::Shared | Part::Scratch(_) | Part::LaneScratch => Vec::new(),
+    };
+    words.iter().flat_map(|x| x.to_le_bytes()).collect()
 }
 
 /// Why `addr` (in window `w`, `p` its place) is past the memory there: what ends where.
@@ -285,6 +473,15 @@ fn past_end(m: &Machine, addr: u64, w: Window, p: &Place) -> AccessError {
         }
         Window::Scratch { wave, lane, .. } => {
             format!("the scratch of wave {wave} lane {lane} ({} bytes)", p.size)
+        }
+        Window::Wave {
+            wave, lane, part, ..
+        } => {
+            format!(
+                "the {} of wave {wave} (lane {lane}) ({} bytes)",
+                part.describe(),
+                p.size
+            )
         }
         Window::Invalid => "no window".into(),
     };
@@ -344,6 +541,18 @@ pub fn read(m: &Machine, addr: u64, out: &mut [u8], tail: Tail) -> Result<usize,
                 *b = code.get(at / 4).map_or(0, |w| w.to_le_bytes()[at % 4]);
             }
         }
+        Window::Wave {
+            part: which @ (Part::Vector | Part::LaneVector | Part::Uniform),
+            offset,
+            ..
+        } => {
+            let bytes = register_bytes(m, p.wave, p.lane, which);
+            let at = offset as usize;
+            let src = bytes
+                .get(at..at + part.len())
+                .ok_or_else(|| fail(EFAULT, "no such register".into()))?;
+            part.copy_from_slice(src);
+        }
         _ => {
             let (space, a) = w.space().ok_or_else(|| fail(EFAULT, "no space".into()))?;
             m.read_space(space, p.wave, p.lane, a, part)
@@ -354,7 +563,8 @@ pub fn read(m: &Machine, addr: u64, out: &mut [u8], tail: Tail) -> Result<usize,
 }
 
 /// Writes `data` at `addr` as [`read`] reads it, through the engine; the code is read-only
-/// and the padding past a window's end cannot be written.
+/// and the padding past a window's end cannot be written. Registers in a wave window are
+/// written in whole, aligned 4-byte words.
 pub fn write(e: &mut Engine, addr: u64, data: &[u8]) -> Result<(), AccessError> {
     let Some(w) = sized(addr, data.len() as u64, "write")? else {
         return Ok(());
@@ -363,9 +573,61 @@ pub fn write(e: &mut Engine, addr: u64, data: &[u8]) -> Result<(), AccessError> 
         return Err(fail(EROFS, "the code is read-only".into()));
     }
     let p = locate(e.machine(), addr, w)?;
+    if let Window::Wave { part, offset, .. } = w {
+        if part.register_bytes().is_some() {
+            return write_registers(e, &p, part, offset, data, addr);
+        }
+    }
     let (space, a) = w.space().ok_or_else(|| fail(EFAULT, "no space".into()))?;
     e.write_memory(space, p.wave, p.lane, a, data)
         .map_err(|err| fail(codes::errno(&err), err.to_string()))
+}
+
+/// Writes whole words of a register part of a wave window (at `offset` in it, `p` its
+/// place) through the engine, each word one register (or one lane of one).
+fn write_registers(
+    e: &mut Engine,
+    p: &Place,
+    part: Part,
+    offset: u64,
+    data: &[u8],
+    addr: u64,
+) -> Result<(), AccessError> {
+    if !offset.is_multiple_of(4) || !data.len().is_multiple_of(4) {
+        return Err(fail(
+            EINVAL,
+            format!("{addr:#x}: registers are written in whole, aligned 4-byte words"),
+        ));
+    }
+    if offset + data.len() as u64 > p.size {
+        return Err(fail(
+            EFAULT,
+            format!("{addr:#x}: the write runs past the {}", part.describe()),
+        ));
+    }
+    for (k, word) in data.chunks_exact(4).enumerate() {
+        let value = u32::from_le_bytes([word[0], word[1], word[2], word[3]]);
+        let index = offset / 4 + k as u64;
+        let write = match part {
+            Part::Vector => RegisterWrite::VLane {
+                reg: (index / LANES as u64) as u8,
+                lane: (index % LANES as u64) as u8,
+                value,
+            },
+            Part::LaneVector => RegisterWrite::VLane {
+                reg: index as u8,
+                lane: p.lane,
+                value,
+            },
+            _ => RegisterWrite::U {
+                reg: index as u8,
+                value,
+            },
+        };
+        e.write_register(p.wave, write)
+            .map_err(|err| fail(codes::errno(&err), err.to_string()))?;
+    }
+    Ok(())
 }
 
 /// Whether an instruction starts at `pc` (for breakpoints and PC writes).
@@ -501,10 +763,9 @@ mod tests {
     fn only_memory_that_exists_reads() {
         let mut e = engine(2);
         write(&mut e, 0x1_0000_0000, &[1, 2, 3, 4]).expect("global write");
-        let m = e.machine();
         let short = |addr, n: usize| {
             let mut b = vec![0xaa; n];
-            read(m, addr, &mut b, Tail::Short).map(|k| b[..k].to_vec())
+            read(e.machine(), addr, &mut b, Tail::Short).map(|k| b[..k].to_vec())
         };
         // `out` is 40 bytes: a read ending at its last byte is whole, one running past it
         // is short, one starting at its end fails with what ends there.
@@ -551,23 +812,42 @@ mod tests {
     fn lldb_reads_are_padded_to_512_bytes() {
         let mut e = engine(2);
         write(&mut e, 0x1_0000_0000, &[1, 2, 3, 4]).expect("global write");
-        let m = e.machine();
         let mut b = [0xaa; 512];
-        assert_eq!(read(m, 0x1_0000_0000, &mut b, Tail::Padded), Ok(512));
+        assert_eq!(
+            read(e.machine(), 0x1_0000_0000, &mut b, Tail::Padded),
+            Ok(512)
+        );
         assert_eq!(&b[..5], &[1, 2, 3, 4, 0]);
         assert!(b[40..].iter().all(|&x| x == 0));
         // Past the padded end, or starting past the real end: the read fails.
         let mut c = [0u8; 8];
-        assert!(read(m, 0x1_0000_0000 + 508, &mut c, Tail::Padded).is_err());
-        assert!(read(m, 0x1_0000_0000 + 40, &mut c, Tail::Padded).is_err());
+        assert!(read(e.machine(), 0x1_0000_0000 + 508, &mut c, Tail::Padded).is_err());
+        assert!(read(e.machine(), 0x1_0000_0000 + 40, &mut c, Tail::Padded).is_err());
         let mut line = [0xaa; 512];
         assert_eq!(
-            read(m, Window::shared_addr(1, 0), &mut line, Tail::Padded),
+            read(
+                e.machine(),
+                Window::shared_addr(1, 0),
+                &mut line,
+                Tail::Padded
+            ),
             Ok(512)
         );
         assert!(line.iter().all(|&x| x == 0));
-        assert!(read(m, Window::scratch_addr(2, 31, 0), &mut line, Tail::Padded).is_ok());
-        assert!(read(m, Window::shared_addr(1, 0) + 8, &mut line, Tail::Padded).is_err());
+        assert!(read(
+            e.machine(),
+            Window::scratch_addr(2, 31, 0),
+            &mut line,
+            Tail::Padded
+        )
+        .is_ok());
+        assert!(read(
+            e.machine(),
+            Window::shared_addr(1, 0) + 8,
+            &mut line,
+            Tail::Padded
+        )
+        .is_err());
     }
 
     #[test]
@@ -624,8 +904,8 @@ mod tests {
         let e = engine(1);
         let m = e.machine();
         let mut b = [0u8; 4];
-        let err = |addr| read(m, addr, &mut [0u8; 4], Tail::Short).map_err(|e| e.message);
-        assert!(read(m, Window::shared_addr(0, 0), &mut b, Tail::Short).is_ok());
+        let err = |addr| read(e.machine(), addr, &mut [0u8; 4], Tail::Short).map_err(|e| e.message);
+        assert!(read(e.machine(), Window::shared_addr(0, 0), &mut b, Tail::Short).is_ok());
         assert_eq!(
             err(Window::shared_addr(1, 0)),
             Err("workgroup 1 is not resident yet".into())
@@ -641,6 +921,118 @@ mod tests {
         assert_eq!(workgroup(m, 0), Residency::Resident(0));
         assert_eq!(workgroup(m, 2), Residency::Pending);
         assert!(err(Window::shared_addr(u32::MAX, 0) + (1 << 20)).is_err());
+    }
+
+    /// The wave window's parts sit at their offsets (docs/gdb.md), between the shared and
+    /// scratch windows; gaps and ids wider than 32 bits name none.
+    #[test]
+    fn wave_windows_are_classified() {
+        assert_eq!(Window::wave_base(3, 0), 0xa000_0000_3000_0000);
+        assert_eq!(Window::wave_base(3, 5), 0xa000_0000_3280_0000);
+        let at = |lane, offset| Window::of(Window::wave_base(3, lane) + offset);
+        let wave = |lane, part, offset| Window::Wave {
+            wave: 3,
+            lane,
+            part,
+            offset,
+        };
+        assert_eq!(at(0, 7 * 128 + 20), wave(0, Part::Vector, 7 * 128 + 20));
+        assert_eq!(at(5, 0x4000 + 8), wave(5, Part::LaneVector, 8));
+        assert_eq!(at(0, 0x4200 + 252), wave(0, Part::Uniform, 252));
+        assert_eq!(at(0, 0x10_0010), wave(0, Part::Shared, 0x10));
+        assert_eq!(
+            at(0, 0x20_0000 + (5 << 16) + 4),
+            wave(0, Part::Scratch(5), 4)
+        );
+        assert_eq!(at(31, 0x40_0004), wave(31, Part::LaneScratch, 4));
+        for gap in [0x4300, 0xf_ffff, 0x41_0000, (1 << WAVE_LANE_SHIFT) - 1] {
+            assert_eq!(at(0, gap), Window::Invalid, "{gap:#x}");
+        }
+        let last = Window::wave_base(u32::MAX, 31) + WAVE_LANE_SCRATCH;
+        assert!(Window::shared_addr(u32::MAX, 1 << SHARED_OFFSET_BITS) <= WAVE_BASE);
+        assert!(last < SCRATCH_BASE);
+        assert!(matches!(
+            Window::of(last),
+            Window::Wave {
+                wave: u32::MAX,
+                lane: 31,
+                ..
+            }
+        ));
+        assert_eq!(Window::of(last + (8 << 20)), Window::Invalid);
+    }
+
+    /// A wave window reads the wave's registers (its lane's for the lane parts), its
+    /// workgroup's shared memory and its lanes' scratch; register writes are whole words;
+    /// past a part's end, and a wave not resident, fail.
+    #[test]
+    fn wave_windows_read_and_write_the_waves_state() {
+        let mut e = engine(2);
+        let base = Window::wave_base(3, 0);
+        let lane9 = Window::wave_base(3, 9);
+        let word = |e: &Engine, addr| {
+            let mut b = [0u8; 4];
+            read(e.machine(), addr, &mut b, Tail::Short).map(|_| u32::from_le_bytes(b))
+        };
+        write(&mut e, base + 5 * 128 + 4 * 9, &7u32.to_le_bytes()).expect("v5 lane 9");
+        assert_eq!(e.machine().waves[3].v[5][9], 7);
+        assert_eq!(word(&e, base + 5 * 128 + 4 * 9), Ok(7));
+        assert_eq!(word(&e, lane9 + WAVE_LANE_VECTOR + 5 * 4), Ok(7));
+        assert_eq!(word(&e, base + WAVE_LANE_VECTOR + 5 * 4), Ok(0));
+        write(
+            &mut e,
+            lane9 + WAVE_LANE_VECTOR + 6 * 4,
+            &8u32.to_le_bytes(),
+        )
+        .expect("lv6");
+        assert_eq!(e.machine().waves[3].v[6][9], 8);
+        write(
+            &mut e,
+            base + WAVE_UNIFORM + 4 * 12,
+            &[1, 0, 0, 0, 2, 0, 0, 0],
+        )
+        .expect("u12-13");
+        assert_eq!(e.machine().waves[3].u[12..14], [1, 2]);
+        assert_eq!(word(&e, lane9 + WAVE_UNIFORM + 4 * 13), Ok(2));
+        // Registers are written in whole, aligned words, inside their part.
+        assert_eq!(
+            write(&mut e, base + 2, &[1, 2, 3, 4]).map_err(|e| e.errno),
+            Err(EINVAL)
+        );
+        assert!(write(&mut e, base + WAVE_UNIFORM, &[1, 2]).is_err());
+        assert!(write(&mut e, base + WAVE_UNIFORM + 252, &[0; 8]).is_err());
+        // The shared memory of wave 3's workgroup (1), the scratch of its lanes.
+        write(&mut e, Window::shared_addr(1, 4), &[5]).expect("shared");
+        let m = e.machine();
+        let mut b = [0u8; 1];
+        read(m, base + WAVE_SHARED + 4, &mut b, Tail::Short).expect("shared view");
+        assert_eq!(b, [5]);
+        write(&mut e, base + WAVE_SCRATCH + (9 << 16) + 2, &[6]).expect("lane 9 scratch");
+        let m = e.machine();
+        read(m, Window::scratch_addr(3, 9, 2), &mut b, Tail::Short).expect("scratch");
+        assert_eq!(b, [6]);
+        read(m, lane9 + WAVE_LANE_SCRATCH + 2, &mut b, Tail::Short).expect("lane scratch");
+        assert_eq!(b, [6]);
+        // Ends: 16 shared bytes, 8 scratch bytes, 64 uniform registers.
+        assert_eq!(
+            read(m, base + WAVE_SHARED, &mut [0; 512], Tail::Short),
+            Ok(16)
+        );
+        assert!(read(m, base + WAVE_SHARED + 16, &mut b, Tail::Short).is_err());
+        assert!(read(m, base + WAVE_LANE_SCRATCH + 8, &mut b, Tail::Short).is_err());
+        assert_eq!(
+            read(m, base + WAVE_UNIFORM, &mut [0; 512], Tail::Short),
+            Ok(256)
+        );
+        assert_eq!(
+            read(m, base + WAVE_UNIFORM, &mut [0; 512], Tail::Padded),
+            Ok(512)
+        );
+        // Wave 4 is not resident (two workgroups of two waves are).
+        assert_eq!(
+            word(&e, Window::wave_base(4, 0)).map_err(|e| e.message),
+            Err("wave 4 is not resident".into())
+        );
     }
 
     #[test]

@@ -2,13 +2,14 @@
 //!
 //! Stock gdb and lldb accept no unknown architecture, so the server describes itself as
 //! `i386:x86-64` with `osabi none`: the required `org.gnu.gdb.i386.core` feature carries
-//! its 40 registers (numbers 0-39, as gdb numbers them), of which only `rip` means
-//! something (the wave's PC); the others read as zero and ignore writes. The wave's own
+//! its 40 registers (numbers 0-39, as gdb numbers them), of which only `rip` (the wave's
+//! PC) and `rbx` (the base of the wave's memory window, [`RBX`]) mean something; the
+//! others read as zero, and all but `rip` ignore writes. The wave's own
 //! registers follow in two project features:
 //!
 //! | numbers   | registers   | size       | feature              |
 //! |-----------|-------------|------------|----------------------|
-//! | 0-15      | rax ... r15 | 64 bits    | org.gnu.gdb.i386.core (inert; rsp reads as [`RSP_VALUE`], an address of no memory) |
+//! | 0-15      | rax ... r15 | 64 bits    | org.gnu.gdb.i386.core (inert; rbx reads as the wave window's base, rsp as [`RSP_VALUE`], an address of no memory) |
 //! | 16        | rip         | 64 bits    | org.gnu.gdb.i386.core (the wave's PC) |
 //! | 17-39     | eflags, segments, st0-st7, x87 control | 32/80 bits | org.gnu.gdb.i386.core (inert) |
 //! | 40        | exec        | 32 bits    | org.wavedbg.wave     |
@@ -67,6 +68,10 @@ pub const RSP: usize = 7;
 /// the code bytes at address 8 as a return address.) lldb's x86 unwinder reads the return
 /// address at `rsp` too and finds none.
 pub const RSP_VALUE: u64 = 0x4000_0000_0000_0000;
+/// gdb's number of `rbx`, which reads as the wave's window base
+/// ([`crate::memory::Window::wave_base`]): x86-64 DWARF register 3, through which the
+/// symbol file's variables are read (`DW_OP_breg3`).
+pub const RBX: usize = 1;
 /// gdb's number of `rbp`.
 pub const RBP: usize = 6;
 /// gdb's number of `exec`, the first after the x86 core registers.
@@ -170,7 +175,7 @@ impl RegId for WaveRegId {
 /// uniform registers. Vector registers are not in it (they travel with `p`/`P`).
 #[derive(Debug, Default, Clone, PartialEq)]
 pub struct WaveRegs {
-    /// rax ... r15 (zero; rsp is sent as [`RSP_VALUE`]).
+    /// rax ... r15 (zero but rbx, the wave window's base; rsp is sent as [`RSP_VALUE`]).
     pub gpr: [u64; 16],
     /// The wave's PC.
     pub pc: u64,
@@ -397,12 +402,11 @@ mod tests {
     end
 ";
         let engine = crate::testing::engine(src, 8);
-        let m = engine.machine();
         for addr in [RSP_VALUE - 4096, RSP_VALUE - 8, RSP_VALUE, RSP_VALUE + 4096] {
             let mut word = [0u8; 8];
             for tail in [crate::memory::Tail::Short, crate::memory::Tail::Padded] {
                 assert!(
-                    crate::memory::read(m, addr, &mut word, tail).is_err(),
+                    crate::memory::read(engine.machine(), addr, &mut word, tail).is_err(),
                     "{addr:#x}"
                 );
             }

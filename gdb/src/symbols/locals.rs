@@ -6,21 +6,21 @@
 //! register, the two registers' halves for a pair, an array of lane windows for
 //! scratch); `NAME_lane` beside it is the selected lane's value (through the lane
 //! registers `lvN`, or the `lane` register for scratch). A uniform, global or shared one
-//! is a plain value. Registers are named by their DWARF numbers
-//! ([`crate::regs::dwarf_register`]); shared and scratch addresses are computed from the
-//! thread's `workgroup` and `wave` registers, since every wave has its own windows.
+//! is a plain value. Every location but a global one is an address in the thread's wave
+//! window (`DW_OP_breg3`: `rbx` is its base; [`crate::memory`]), where gdb and lldb read
+//! the wave's registers, its workgroup's shared memory and its lanes' scratch as memory:
+//! gdb's x86-64 architecture maps no DWARF register number to the wave's own registers.
 
 use gimli::write::{
     Address, AttributeValue, Expression, Location, LocationList, Range, RangeList, UnitEntryId,
 };
-use gimli::Register;
 use wavedbg_emulator::program::{Program, VarDef, VarLocation, VarType};
 
 use super::{Function, Launch, TypeBuilder};
 use crate::memory::{
-    SCRATCH_BASE, SCRATCH_OFFSET_BITS, SCRATCH_WAVE_SHIFT, SHARED_BASE, SHARED_OFFSET_BITS,
+    SCRATCH_OFFSET_BITS, WAVE_LANE_SCRATCH, WAVE_LANE_VECTOR, WAVE_SCRATCH, WAVE_SHARED,
+    WAVE_UNIFORM, WAVE_VECTOR,
 };
-use crate::regs::{dwarf_register, LANE, LV0, U0, V0, WAVE, WORKGROUP};
 
 /// Lanes of a per-lane variable.
 const LANES: u64 = 32;
@@ -125,66 +125,39 @@ fn segments(vars: &[VarDef]) -> Vec<(&str, Vec<Segment<'_>>)> {
         .collect()
 }
 
-/// The wave register `regnum` (the target description's number) as a DWARF register.
-fn dwarf(regnum: usize) -> Register {
-    Register(dwarf_register(regnum))
-}
-
-/// Pushes the wave register `regnum`'s value shifted left by `shift`.
-fn scaled(expr: &mut Expression, regnum: usize, shift: u32) {
-    expr.op_breg(dwarf(regnum), 0);
-    expr.op_constu(shift.into());
-    expr.op(gimli::DW_OP_shl);
+/// Pushes the address `offset` bytes into the thread's wave window: `rbx` reads as its
+/// base (DWARF register 3; [`crate::memory`]).
+fn window(offset: u64) -> Expression {
+    let mut e = Expression::new();
+    e.op_breg(gimli::X86_64::RBX, offset as i64);
+    e
 }
 
 /// Where a definition's value is: all 32 lanes for a per-lane one (`lane` false), or
 /// the selected lane's value (`lane` true; `None` for a value that is not per lane).
+/// Registers, shared memory and scratch are read in the thread's wave window, whose
+/// registers lie in order (a pair's two registers are contiguous there).
 fn location(def: &VarDef, program: &Program, launch: &Launch, lane: bool) -> Option<Expression> {
-    let mut e = Expression::new();
-    match (&def.location, lane) {
-        (VarLocation::Vector(r), false) => e.op_reg(dwarf(V0 + usize::from(*r))),
-        (VarLocation::Vector(r), true) => e.op_reg(dwarf(LV0 + usize::from(*r))),
-        (VarLocation::VectorPair(r), false) => {
-            for half in 0..2 {
-                e.op_reg(dwarf(V0 + usize::from(*r) + half));
-                e.op_piece(LANES * 4);
-            }
-        }
-        (VarLocation::VectorPair(r), true) => {
-            for half in 0..2 {
-                e.op_reg(dwarf(LV0 + usize::from(*r) + half));
-                e.op_piece(4);
-            }
-        }
-        (VarLocation::Uniform(r), false) => e.op_reg(dwarf(U0 + usize::from(*r))),
-        (VarLocation::UniformPair(r), false) => {
-            for half in 0..2 {
-                e.op_reg(dwarf(U0 + usize::from(*r) + half));
-                e.op_piece(4);
-            }
+    let vector = |r: u8| WAVE_VECTOR + u64::from(r) * LANES * 4;
+    let lane_vector = |r: u8| WAVE_LANE_VECTOR + u64::from(r) * 4;
+    Some(match (&def.location, lane) {
+        (VarLocation::Vector(r) | VarLocation::VectorPair(r), false) => window(vector(*r)),
+        (VarLocation::Vector(r) | VarLocation::VectorPair(r), true) => window(lane_vector(*r)),
+        (VarLocation::Uniform(r) | VarLocation::UniformPair(r), false) => {
+            window(WAVE_UNIFORM + u64::from(*r) * 4)
         }
         (VarLocation::Global { buffer, offset }, false) => {
             let i = program.buffers.iter().position(|b| &b.name == buffer)?;
             let base = launch.buffer_bases.get(i)?;
+            let mut e = Expression::new();
             e.op_addr(Address::Constant(base.wrapping_add(*offset)));
+            e
         }
-        (VarLocation::Shared(a), false) => {
-            scaled(&mut e, WORKGROUP, SHARED_OFFSET_BITS);
-            e.op_constu(SHARED_BASE.wrapping_add(*a));
-            e.op(gimli::DW_OP_plus);
-        }
-        (VarLocation::Scratch(a), lane) => {
-            scaled(&mut e, WAVE, SCRATCH_WAVE_SHIFT);
-            if lane {
-                scaled(&mut e, LANE, SCRATCH_OFFSET_BITS);
-                e.op(gimli::DW_OP_plus);
-            }
-            e.op_constu(SCRATCH_BASE.wrapping_add(*a));
-            e.op(gimli::DW_OP_plus);
-        }
+        (VarLocation::Shared(a), false) => window(WAVE_SHARED.wrapping_add(*a)),
+        (VarLocation::Scratch(a), false) => window(WAVE_SCRATCH.wrapping_add(*a)),
+        (VarLocation::Scratch(a), true) => window(WAVE_LANE_SCRATCH.wrapping_add(*a)),
         (_, true) => return None,
-    }
-    Some(e)
+    })
 }
 
 /// The DWARF types of the shapes built so far.
@@ -412,11 +385,20 @@ mod tests {
         })
     }
 
-    fn reg(regnum: usize) -> String {
-        format!(
-            "Register {{ register: Register({}) }}",
-            dwarf_register(regnum)
-        )
+    /// `DW_OP_breg3 offset`: `offset` bytes into the thread's wave window.
+    fn at(offset: u64) -> String {
+        format!("RegisterOffset {{ register: Register(3), offset: {offset}, base_type: UnitOffset(0) }}")
+    }
+
+    /// Where `vN` (all lanes), `lvN` and `uN` are in the wave window.
+    fn v(n: u64) -> String {
+        at(WAVE_VECTOR + n * 128)
+    }
+    fn lv(n: u64) -> String {
+        at(WAVE_LANE_VECTOR + n * 4)
+    }
+    fn u(n: u64) -> String {
+        at(WAVE_UNIFORM + n * 4)
     }
 
     #[test]
@@ -449,11 +431,11 @@ mod tests {
             ]
         );
         // `a` lives in the whole kernel: each function's list covers its own code.
-        assert_eq!(locals[0].3, [(0, join, vec![reg(U0 + 4)])]);
-        assert_eq!(locals[8].3, [(join, end, vec![reg(U0 + 4)])]);
+        assert_eq!(locals[0].3, [(0, join, vec![u(4)])]);
+        assert_eq!(locals[8].3, [(join, end, vec![u(4)])]);
         let xi = p.source_info.vars.iter().find(|v| v.name == "xi").unwrap();
-        assert_eq!(locals[4].3, [(xi.start, xi.end, vec![reg(V0 + 4)])]);
-        assert_eq!(locals[5].3, [(xi.start, xi.end, vec![reg(LV0 + 4)])]);
+        assert_eq!(locals[4].3, [(xi.start, xi.end, vec![v(4)])]);
+        assert_eq!(locals[5].3, [(xi.start, xi.end, vec![lv(4)])]);
     }
 
     /// Overlapping ranges of a name: the latest declared is seen; a name that changes
@@ -491,23 +473,24 @@ mod tests {
             (x[0].0.as_str(), x[0].2.as_str()),
             ("moves/block", "unsigned int[32]")
         );
-        assert_eq!(x[0].3[0], (0, 4, vec![reg(V0)]));
-        assert_eq!(x[0].3[1].2, vec![reg(V0 + 1)]);
+        assert_eq!(x[0].3[0], (0, 4, vec![v(0)]));
+        assert_eq!(x[0].3[1].2, vec![v(1)]);
         assert_eq!((x[1].0.as_str(), x[1].2.as_str()), ("moves/block", "float"));
-        assert_eq!(x[1].3, [(4, x[0].3[1].0, vec![reg(U0 + 4)])]);
+        assert_eq!(x[1].3, [(4, x[0].3[1].0, vec![u(4)])]);
         let get = |n: &str| locals.iter().find(|l| l.1 == n).unwrap();
         assert_eq!(get("w").2, "__lane_halves");
-        let piece = "Piece { size_in_bits: 1024, bit_offset: None }".to_string();
-        assert_eq!(
-            get("w").3[0].2,
-            [reg(V0 + 2), piece.clone(), reg(V0 + 3), piece]
-        );
+        // A pair's registers are contiguous in the window.
+        assert_eq!(get("w").3[0].2, [v(2)]);
         assert_eq!(get("w_lane").2, "long unsigned int");
-        assert_eq!(get("w_lane").3[0].2.len(), 4);
+        assert_eq!(get("w_lane").3[0].2, [lv(2)]);
         assert_eq!(get("p").2, "double");
+        assert_eq!(get("p").3[0].2, [u(6)]);
         assert_eq!(get("s").2, "int");
+        assert_eq!(get("s").3[0].2, [at(WAVE_SHARED + 0x10)]);
         assert_eq!(get("t").2, "__scratch_lane[32]");
+        assert_eq!(get("t").3[0].2, [at(WAVE_SCRATCH + 8)]);
         assert_eq!(get("t_lane").2, "unsigned int");
+        assert_eq!(get("t_lane").3[0].2, [at(WAVE_LANE_SCRATCH + 8)]);
         let g = get("g");
         assert_eq!(
             g.3,

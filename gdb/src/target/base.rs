@@ -12,8 +12,8 @@ use wavedbg_emulator::debug::RegisterWrite;
 
 use super::{refused, WaveTarget};
 use crate::codes::EINVAL;
-use crate::memory;
-use crate::regs::WaveRegs;
+use crate::memory::{self, Window};
+use crate::regs::{self, WaveRegs};
 
 impl WaveTarget {
     /// The `threads:` and `thread-pcs:` fields of a stop reply, for a client that asked
@@ -49,6 +49,7 @@ impl WaveTarget {
 impl MultiThreadBase for WaveTarget {
     fn read_registers(&mut self, regs: &mut WaveRegs, tid: Tid) -> TargetResult<(), Self> {
         let wave = self.readable(tid)?;
+        regs.gpr[regs::RBX] = Window::wave_base(wave.id, self.engine.selected_lane);
         regs.pc = wave.pc;
         regs.exec = wave.exec;
         regs.u = wave.u.to_vec();

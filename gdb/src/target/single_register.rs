@@ -47,6 +47,9 @@ impl SingleRegisterAccess<Tid> for WaveTarget {
             WaveRegId::Core(X86_64CoreRegId::Gpr(n)) if n as usize == regs::RSP => {
                 put(&regs::RSP_VALUE.to_le_bytes())
             }
+            WaveRegId::Core(X86_64CoreRegId::Gpr(n)) if n as usize == regs::RBX => {
+                put(&memory::Window::wave_base(wave.id, selected_lane as u8).to_le_bytes())
+            }
             WaveRegId::Core(_) => {
                 buf.fill(0);
                 Ok(buf.len())

@@ -1,5 +1,6 @@
 //! `HwWatchpoint`: gdbstub calls it for `Z2`-`Z4` and `z2`-`z4` (`watch`, `rwatch`,
-//! `awatch`) on global memory or a shared or scratch window. The address alone says which
+//! `awatch`) on global memory or a shared or scratch window (also as a wave window shows
+//! it: its workgroup's shared memory, a lane's scratch). The address alone says which
 //! workgroup, or which wave and lane, a watchpoint watches ([`crate::memory`]); each
 //! client watchpoint is an engine watchpoint, and `Z` and `z` are idempotent (see
 //! [`crate::points`]).
@@ -11,7 +12,7 @@ use wavedbg_emulator::debug::EngineError;
 
 use super::WaveTarget;
 use crate::codes::{self, EINVAL, ENOENT};
-use crate::memory::Window;
+use crate::memory::{Part, Window};
 use crate::points::WatchAt;
 
 impl WaveTarget {
@@ -24,6 +25,26 @@ impl WaveTarget {
             Window::Global(a) => Ok((Scope::Global, a)),
             Window::Shared { workgroup, offset } => Ok((Scope::Shared(Some(workgroup)), offset)),
             Window::Scratch { wave, lane, offset } => Ok((Scope::Scratch { wave, lane }, offset)),
+            Window::Wave {
+                wave,
+                lane,
+                part,
+                offset,
+            } => {
+                let m = self.engine.machine();
+                let w = m
+                    .wave_index(wave)
+                    .and_then(|i| m.waves.get(i))
+                    .ok_or_else(|| (EINVAL, format!("wave {wave} is not resident")))?;
+                match part {
+                    Part::Shared => Ok((Scope::Shared(Some(w.workgroup)), offset)),
+                    Part::Scratch(lane) => Ok((Scope::Scratch { wave, lane }, offset)),
+                    Part::LaneScratch => Ok((Scope::Scratch { wave, lane }, offset)),
+                    Part::Vector | Part::LaneVector | Part::Uniform => {
+                        Err((EINVAL, "registers cannot be watched".into()))
+                    }
+                }
+            }
             Window::Code(_) => Err((EINVAL, "the code cannot be watched".into())),
             Window::Invalid => Err((EINVAL, format!("{addr:#x} is in no memory window"))),
         }
