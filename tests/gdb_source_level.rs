@@ -190,7 +190,10 @@ fn lldb_debugs_saxpy_by_line_and_variable() {
     }
     let server = Server::start(&k);
     let elf = dir.path().join("saxpy_src.elf");
-    let script = "settings set target.use-fast-stepping false
+    // The settings lldb needs for line steps, from the file users source.
+    let settings = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/wavedbg.lldb");
+    let script = format!(
+        "command source {}
 breakpoint set -f saxpy.cl -l 9
 source list -f saxpy.cl -l 9 -c 2
 process continue
@@ -203,8 +206,10 @@ register write lane 7
 frame variable xi_lane yi_lane i_lane
 frame variable i
 process kill
-";
-    let out = lldb_elf(dir.path(), Some(&elf), &server, script);
+",
+        settings.display()
+    );
+    let out = lldb_elf(dir.path(), Some(&elf), &server, &script);
     check(
         &out,
         &server,

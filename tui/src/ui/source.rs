@@ -106,6 +106,27 @@ impl Marks {
     }
 }
 
+/// A row's line: its spans, then its finding marks, in the cursor's style when it is on
+/// the focused pane's cursor.
+fn finish_row(
+    mut spans: Vec<Span<'static>>,
+    mark: Option<&Vec<String>>,
+    cursor: bool,
+) -> Line<'static> {
+    if let Some(mark) = mark {
+        spans.push(Span::styled(
+            format!("  ! {}", mark.join(", ")),
+            theme::error(),
+        ));
+    }
+    let line = Line::from(spans);
+    if cursor {
+        line.patch_style(theme::cursor())
+    } else {
+        line
+    }
+}
+
 /// The higher-level file, or (interleaved) its lines each followed by its instructions.
 fn draw_high_level(
     frame: &mut Frame,
@@ -165,22 +186,9 @@ fn draw_high_level(
                 spans.extend(text::highlight(&c.text, style, pattern).spans);
             }
         }
-        if let Some(mark) = mark {
-            spans.push(Span::styled(
-                format!("  ! {}", mark.join(", ")),
-                theme::error(),
-            ));
-        }
-        let mut line = Line::from(spans);
-        if i == app.source.cursor && focused {
-            line = line.patch_style(theme::cursor());
-        }
-        hits.item(
-            Pane::Source,
-            Rect::new(area.x, area.y + y as u16, area.width, 1),
-            i,
-        );
-        lines.push(line);
+        let row = Rect::new(area.x, area.y + y as u16, area.width, 1);
+        lines.push(finish_row(spans, mark, i == app.source.cursor && focused));
+        hits.item(Pane::Source, row, i);
     }
     super::put_lines(frame, area, &lines);
     (start > 0, end < n)
@@ -202,31 +210,7 @@ fn draw_assembly(frame: &mut Frame, area: Rect, app: &App, hits: &mut HitMap) ->
         }
     };
     let m = app.engine.machine();
-    let line_of = |addr: u64| src.line_of(m, addr);
-    let pc_line = app.selected_pc().and_then(line_of);
-    let others: HashSet<usize> = m
-        .waves
-        .iter()
-        .enumerate()
-        .filter(|(wi, w)| *wi != app.engine.selected_wave && w.alive())
-        .filter_map(|(_, w)| line_of(w.pc))
-        .collect();
-    let mut bps: HashMap<usize, bool> = HashMap::new();
-    for b in app.engine.breakpoints() {
-        if let Some(l) = line_of(b.addr) {
-            let e = bps.entry(l).or_insert(false);
-            *e |= b.enabled;
-        }
-    }
-    let mut marks: HashMap<usize, Vec<String>> = HashMap::new();
-    for (addr, mark) in finding_marks(app) {
-        if let Some(l) = line_of(addr) {
-            let v = marks.entry(l).or_default();
-            if !v.contains(&mark) {
-                v.push(mark);
-            }
-        }
-    }
+    let marks = Marks::of(app, |addr| src.line_of(m, addr));
     let n = src.lines.len();
     if n == 0 {
         text::put_wrapped(
@@ -244,15 +228,7 @@ fn draw_assembly(frame: &mut Frame, area: Rect, app: &App, hits: &mut HitMap) ->
     let mut lines = Vec::with_capacity(end - start);
     for (y, i) in (start..end).enumerate() {
         let text = &src.lines[i];
-        let at_pc = pc_line == Some(i);
-        let mark = marks.get(&i);
-        let mut spans = gutter(
-            at_pc,
-            others.contains(&i),
-            bps.get(&i).copied(),
-            mark.is_some(),
-        )
-        .to_vec();
+        let (mut spans, mark, at_pc) = marks.row(i);
         spans.push(Span::styled(format!(" {:>digits$}  ", i + 1), theme::dim()));
         let code_style = if at_pc { theme::pc() } else { Style::new() };
         let pattern = app.search.pattern.as_deref();
@@ -266,22 +242,9 @@ fn draw_assembly(frame: &mut Frame, area: Rect, app: &App, hits: &mut HitMap) ->
             }
             None => spans.push(Span::styled(text.clone(), code_style)),
         }
-        if let Some(mark) = mark {
-            spans.push(Span::styled(
-                format!("  ! {}", mark.join(", ")),
-                theme::error(),
-            ));
-        }
-        let mut line = Line::from(spans);
-        if i == app.source.cursor && focused {
-            line = line.patch_style(theme::cursor());
-        }
-        hits.item(
-            Pane::Source,
-            Rect::new(area.x, area.y + y as u16, area.width, 1),
-            i,
-        );
-        lines.push(line);
+        let row = Rect::new(area.x, area.y + y as u16, area.width, 1);
+        lines.push(finish_row(spans, mark, i == app.source.cursor && focused));
+        hits.item(Pane::Source, row, i);
     }
     super::put_lines(frame, area, &lines);
     (start > 0, end < n)
