@@ -118,9 +118,51 @@ impl Tmux {
 
 impl Drop for Tmux {
     fn drop(&mut self) {
+        // Whatever the panes still run is killed first: a client a test left running
+        // (lldb 14) can outlive the terminal tmux closes and spin on it for ever.
+        let panes = self.cmd(&["list-panes", "-a", "-F", "#{pane_pid}"]);
+        let roots: Vec<u32> = String::from_utf8_lossy(&panes.stdout)
+            .split_whitespace()
+            .filter_map(|p| p.parse().ok())
+            .collect();
+        for pid in descendants(&roots) {
+            let _ = Command::new("kill").args(["-9", &pid.to_string()]).output();
+        }
         let _ = self.cmd(&["kill-server"]);
         let _ = std::fs::remove_dir_all(&self.dir);
     }
+}
+
+/// Every process below `roots` (children, their children, ...), from /proc.
+fn descendants(roots: &[u32]) -> Vec<u32> {
+    let parents: Vec<(u32, u32)> = std::fs::read_dir("/proc")
+        .into_iter()
+        .flatten()
+        .filter_map(|e| {
+            let pid: u32 = e.ok()?.file_name().to_str()?.parse().ok()?;
+            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+            // `pid (comm) state ppid ...`: comm may hold spaces, so split after its `)`.
+            let ppid = stat
+                .rsplit_once(')')?
+                .1
+                .split_whitespace()
+                .nth(1)?
+                .parse()
+                .ok()?;
+            Some((pid, ppid))
+        })
+        .collect();
+    let mut found: Vec<u32> = Vec::new();
+    let mut frontier: Vec<u32> = roots.to_vec();
+    while let Some(p) = frontier.pop() {
+        for &(child, parent) in &parents {
+            if parent == p && !found.contains(&child) {
+                found.push(child);
+                frontier.push(child);
+            }
+        }
+    }
+    found
 }
 
 /// A tmux server for the test `name` (tests run in parallel, so each has its own socket
