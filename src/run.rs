@@ -8,7 +8,7 @@ use color_eyre::eyre::{bail, eyre, Result, WrapErr};
 use serde::Serialize;
 use wavedbg_emulator::debug::expr::parse_number;
 use wavedbg_emulator::debug::view::{count, deadlock_text};
-use wavedbg_emulator::machine::{run_on_threads, Event, LaunchOptions, Machine, OneThread, Stats};
+use wavedbg_emulator::machine::{run_on_threads, Event, LaunchOptions, Machine, Stats};
 use wavedbg_emulator::memory::hexdump;
 
 use crate::output::emit;
@@ -140,24 +140,6 @@ fn dump(m: &Machine, spec: &str) -> Result<Dump> {
     })
 }
 
-/// Why a run asked for on several threads ran on one, as stderr says it.
-fn one_thread(why: &OneThread) -> String {
-    match why {
-        OneThread::Asked => "the grid has one workgroup".into(),
-        OneThread::Shared {
-            addr,
-            writer,
-            other,
-        } => format!(
-            "workgroup {writer} writes global byte {addr:#x}, which workgroup {other} also touches"
-        ),
-        OneThread::Stopped => {
-            "the launch does not simply finish (a fault, a deadlock or a brk)".into()
-        }
-        OneThread::Budget => "the launch exceeds its instruction budget".into(),
-    }
-}
-
 /// Runs the kernel; returns the exit code (0 finished, 1 fault or deadlock).
 pub fn run(args: RunArgs) -> Result<i32> {
     let program = load_program_with(&args.kernel, &args.launch.assemble_options())?;
@@ -178,11 +160,7 @@ fn run_program(program: &wavedbg_emulator::program::Program, args: RunArgs) -> R
         let run = run_on_threads(program, options, args.threads as usize)
             .wrap_err_with(|| args.kernel.display().to_string())?;
         if let Some(why) = &run.one_thread {
-            eprintln!(
-                "{}: ran on one thread: {}",
-                args.kernel.display(),
-                one_thread(why)
-            );
+            eprintln!("{}: ran on one thread: {why}", args.kernel.display());
         }
         (run.machine, run.event)
     } else {

@@ -120,6 +120,41 @@ fn run_prints_dumps_and_summary() {
     );
 }
 
+/// `run --threads N` prints what one thread prints (the JSON without its time), and says
+/// on stderr when the launch ran on one thread and why.
+#[test]
+fn run_on_threads_prints_the_one_thread_result() {
+    let json = |kernel: &str, threads: &str| {
+        let (code, out, err) = wavedbg(&[
+            "run",
+            &script(kernel),
+            "--dump",
+            "out",
+            "--json",
+            "--threads",
+            threads,
+        ]);
+        let mut v: serde_json::Value = serde_json::from_str(&out).expect("JSON");
+        v["elapsed_ms"] = serde_json::Value::Null;
+        (code, v, err)
+    };
+    // reduce.s: each workgroup writes its own word of `out`.
+    let (code, one, _) = json("reduce.s", "1");
+    let (code2, two, err) = json("reduce.s", "2");
+    assert_eq!((code, code2), (0, 0));
+    assert_eq!(one, two);
+    assert_eq!(err, "", "reduce.s ran in parallel");
+    // histogram.s: every workgroup adds into the same bins with global atomics.
+    let (_, one, _) = json("histogram.s", "1");
+    let (_, three, err) = json("histogram.s", "3");
+    assert_eq!(one, three);
+    assert!(
+        err.contains("ran on one thread: workgroup 0 writes global byte 0x")
+            && err.contains("which workgroup 1 also touches"),
+        "{err}"
+    );
+}
+
 #[test]
 fn run_reports_faults_with_context_and_exit_code() {
     let dir = tempfile::tempdir().expect("tempdir");

@@ -379,7 +379,7 @@ struct Place {
     offset: u64,
 }
 
-/// Locates `addr` (in window `w`); `selected` is the selected lane.
+/// Locates `addr` (in window `w`): the wave, lane and size of the memory it is in.
 fn locate(m: &Machine, addr: u64, w: Window) -> Result<Place, AccessError> {
     let unmapped = || fail(EFAULT, format!("{addr:#x} is not mapped"));
     let place = |wave, lane, size, offset| Place {

@@ -522,7 +522,7 @@ fn threads_case(options: BenchOptions, threads: usize) -> Result<Measurement, Be
                 return Err(BenchError::Stopped {
                     kernel: name,
                     waves: groups * per_group,
-                    event: format!("ran on one thread: {why:?}"),
+                    event: format!("ran on one thread: {why}"),
                 });
             }
             Ok((start.elapsed(), run.machine))

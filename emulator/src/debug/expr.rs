@@ -573,28 +573,26 @@ impl Expr {
     /// Whether the value depends on the lane at wave `wave`'s PC: [`Expr::per_lane`], or a
     /// per-lane variable live there. Breakpoint conditions are evaluated per lane when so.
     pub fn per_lane_at(&self, m: &Machine, wave: usize) -> bool {
-        match self {
-            Expr::Label(name) => live_var(m, wave, name).is_some_and(|v| per_lane(&v.location)),
-            Expr::Index(_, i) => i.per_lane_at(m, wave),
-            Expr::VReg(_, Some(a)) | Expr::Mem(_, a) | Expr::Unary(_, a) | Expr::Call(_, a) => {
-                a.per_lane_at(m, wave) || self.per_lane()
-            }
-            Expr::Binary(_, a, b) => a.per_lane_at(m, wave) || b.per_lane_at(m, wave),
-            _ => self.per_lane(),
-        }
+        self.lane_bound_at(m, wave, &Expr::per_lane)
     }
 
     /// [`Expr::reads_lane_data`], or a per-lane variable live at wave `wave`'s PC read
     /// without a lane index.
     pub fn reads_lane_data_at(&self, m: &Machine, wave: usize) -> bool {
+        self.lane_bound_at(m, wave, &Expr::reads_lane_data)
+    }
+
+    /// `own` of the expression (a question about registers and memory), or a per-lane
+    /// variable live at wave `wave`'s PC named anywhere in it outside a lane index.
+    fn lane_bound_at(&self, m: &Machine, wave: usize, own: &impl Fn(&Expr) -> bool) -> bool {
         match self {
             Expr::Label(name) => live_var(m, wave, name).is_some_and(|v| per_lane(&v.location)),
-            Expr::Index(_, i) => i.reads_lane_data_at(m, wave),
+            Expr::Index(_, i) => i.lane_bound_at(m, wave, own),
             Expr::VReg(_, Some(a)) | Expr::Mem(_, a) | Expr::Unary(_, a) | Expr::Call(_, a) => {
-                a.reads_lane_data_at(m, wave) || self.reads_lane_data()
+                a.lane_bound_at(m, wave, own) || own(self)
             }
-            Expr::Binary(_, a, b) => a.reads_lane_data_at(m, wave) || b.reads_lane_data_at(m, wave),
-            _ => self.reads_lane_data(),
+            Expr::Binary(_, a, b) => a.lane_bound_at(m, wave, own) || b.lane_bound_at(m, wave, own),
+            _ => own(self),
         }
     }
 

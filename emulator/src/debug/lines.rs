@@ -41,9 +41,7 @@ impl SourcePlace {
         let row = line_row(p, pc)?;
         let file = p
             .source_info
-            .files
-            .iter()
-            .find(|f| f.number == row.file)
+            .file(row.file)
             .map_or_else(|| format!("file {}", row.file), |f| f.path.clone());
         Some(SourcePlace {
             file,
@@ -82,10 +80,6 @@ impl Engine {
     /// Reads the higher-level source files of the line table, relative to the kernel
     /// file's directory (the current one without a path).
     pub(super) fn load_line_sources(&mut self, kernel_path: Option<&str>) {
-        let dir = kernel_path
-            .and_then(|p| Path::new(p).parent())
-            .map(Path::to_path_buf)
-            .unwrap_or_default();
         let files = self
             .machine()
             .program()
@@ -93,7 +87,7 @@ impl Engine {
             .files
             .iter()
             .map(|f| {
-                let full = dir.join(&f.path);
+                let full = f.beside(kernel_path.map(Path::new));
                 let text = crate::files::read_text(&full, crate::files::KERNEL_SOURCE)
                     .map_err(|e| e.to_string());
                 (f.number, f.path.clone(), text)

@@ -46,6 +46,28 @@ pub enum OneThread {
     Budget,
 }
 
+impl std::fmt::Display for OneThread {
+    /// Why, in words (`wavedbg run --threads` says it on stderr).
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            OneThread::Asked => write!(f, "one thread was asked for, or the grid has one workgroup"),
+            OneThread::Shared {
+                addr,
+                writer,
+                other,
+            } => write!(
+                f,
+                "workgroup {writer} writes global byte {addr:#x}, which workgroup {other} also touches"
+            ),
+            OneThread::Stopped => write!(
+                f,
+                "the launch does not simply finish (a fault, a deadlock or a brk)"
+            ),
+            OneThread::Budget => write!(f, "the launch exceeds its instruction budget"),
+        }
+    }
+}
+
 /// The end of a launch run with [`run_on_threads`].
 #[derive(Debug)]
 pub struct ThreadedRun {
@@ -78,16 +100,13 @@ pub fn run_on_threads(
     options: LaunchOptions,
     threads: usize,
 ) -> Result<ThreadedRun, LaunchError> {
-    let mut whole = Machine::new(program, options)?;
+    // The launch as one thread runs it: its errors are the launch's, and it runs when
+    // the parts cannot stand for it.
+    let whole = Machine::new(program, options)?;
     let grid = whole.launch.grid;
     let n = threads.clamp(1, grid as usize) as u32;
     if n < 2 {
-        let event = whole.run(None);
-        return Ok(ThreadedRun {
-            machine: whole,
-            event,
-            one_thread: Some(OneThread::Asked),
-        });
+        return Ok(on_one_thread(whole, OneThread::Asked));
     }
     let bounds: Vec<(u32, u32)> = (0..n)
         .map(|t| {
@@ -122,22 +141,10 @@ pub fn run_on_threads(
     } else {
         first_shared_byte(&parts)
     };
-    if let Some(why) = why {
-        let event = whole.run(None);
-        return Ok(ThreadedRun {
-            machine: whole,
-            event,
-            one_thread: Some(why),
-        });
-    }
     let mut parts = parts.into_iter();
-    let Some(first) = parts.next() else {
-        let event = whole.run(None);
-        return Ok(ThreadedRun {
-            machine: whole,
-            event,
-            one_thread: Some(OneThread::Asked),
-        });
+    let first = match (why, parts.next()) {
+        (None, Some(first)) => first,
+        (why, _) => return Ok(on_one_thread(whole, why.unwrap_or(OneThread::Asked))),
     };
     let mut machine = first.machine;
     for part in parts {
@@ -151,6 +158,16 @@ pub fn run_on_threads(
         event: Some(Event::Finished),
         one_thread: None,
     })
+}
+
+/// Runs `whole` to its end on this thread, for reason `why`.
+fn on_one_thread(mut whole: Machine, why: OneThread) -> ThreadedRun {
+    let event = whole.run(None);
+    ThreadedRun {
+        machine: whole,
+        event,
+        one_thread: Some(why),
+    }
 }
 
 /// Runs workgroups `bounds` of the launch to their end, noting each one's global bytes.

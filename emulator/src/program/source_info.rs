@@ -34,6 +34,18 @@ pub struct SourceFile {
     pub path: String,
 }
 
+impl SourceFile {
+    /// Its path beside the kernel's file `kernel` (the `.s`): [`SourceFile::path`] in the
+    /// kernel's directory, or as it is when absolute or without a kernel path. Every front
+    /// end (the engine's `list`, the symbol file's line table) finds the file here.
+    pub fn beside(&self, kernel: Option<&std::path::Path>) -> std::path::PathBuf {
+        kernel
+            .and_then(std::path::Path::parent)
+            .unwrap_or(std::path::Path::new(""))
+            .join(&self.path)
+    }
+}
+
 /// One row of the line table: from `addr` on, the code belongs to `file:line`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LineRow {

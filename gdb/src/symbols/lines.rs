@@ -7,7 +7,7 @@ use std::path::Path;
 
 use gimli::write::{Address, DirectoryId, FileId, LineProgram, LineString};
 use gimli::{Encoding, LineEncoding};
-use wavedbg_emulator::program::Program;
+use wavedbg_emulator::program::{Program, SourceFile};
 
 use super::Function;
 
@@ -47,18 +47,15 @@ pub(super) fn row_at(rows: &[Row], addr: u64) -> Option<&Row> {
         .map(|i| &rows[i])
 }
 
-/// The directory and name of a higher-level file's entry: `path` as `.file` gives it,
-/// relative to the directory of `source` (the `.s`, as the symbol file names it; the
-/// engine's `list` reads it from there too) unless absolute. The directory is relative
-/// to `DW_AT_comp_dir` (empty: the compile directory itself).
-fn file_entry(source: &str, path: &str) -> (String, String) {
-    let full = Path::new(source)
-        .parent()
-        .unwrap_or(Path::new(""))
-        .join(path);
+/// The directory and name of a higher-level file's entry: the file beside `source` (the
+/// `.s`, as the symbol file names it), where the engine's `list` reads it too
+/// ([`SourceFile::beside`]). The directory is relative to `DW_AT_comp_dir` (empty: the
+/// compile directory itself).
+fn file_entry(source: &str, f: &SourceFile) -> (String, String) {
+    let full = f.beside(Some(Path::new(source)));
     let name = full
         .file_name()
-        .map_or_else(|| path.to_string(), |n| n.to_string_lossy().into_owned());
+        .map_or_else(|| f.path.clone(), |n| n.to_string_lossy().into_owned());
     let dir = full
         .parent()
         .map(|d| d.to_string_lossy().into_owned())
@@ -135,8 +132,9 @@ pub(super) fn line_program(
         lines.end_sequence(end);
     }
     let primary = info.rows.first().and_then(|r| info.file(r.file)).map(|f| {
-        let (dir, name) = file_entry(source, &f.path);
-        Path::new(&dir).join(name).to_string_lossy().into_owned()
+        f.beside(Some(Path::new(source)))
+            .to_string_lossy()
+            .into_owned()
     });
     Lines {
         program: lines,
@@ -160,7 +158,7 @@ fn high_level_rows(
     let end = program.code.len() as u64 * 4;
     let mut ids: Vec<(u32, FileId)> = Vec::with_capacity(info.files.len());
     for f in &info.files {
-        let (dir, name) = file_entry(source, &f.path);
+        let (dir, name) = file_entry(source, f);
         let dir = if dir.is_empty() {
             default_dir
         } else {

@@ -38,9 +38,6 @@ impl HighLevelView {
     /// The higher-level file of `engine`'s kernel: `None` without a line table, else the
     /// view or why its text cannot be shown.
     pub fn of(engine: &Engine, code: &CodePane) -> Option<Result<HighLevelView, String>> {
-        if !engine.has_line_table() {
-            return None;
-        }
         let f = engine.high_level_file()?;
         let text = match f.text {
             Ok(t) => t,
