@@ -169,7 +169,7 @@ pub fn run(cli: Cli) -> Result<i32> {
                 Ok(file) => {
                     file.remove_on_signals()?;
                     let p = file.path().display();
-                    eprintln!("wavedbg: symbols in {p} (gdb {p} -ex 'target remote {addr}'; lldb: settings set target.use-fast-stepping false, target create {p}, then gdb-remote {addr})");
+                    eprintln!("wavedbg: symbols in {p} (gdb {p} -ex 'target remote {addr}'; lldb: target create {p}, then gdb-remote {addr})");
                     Some(file)
                 }
                 Err(e) => {

@@ -157,8 +157,10 @@ fn gdb_multiarch_debugs_saxpy_by_line_in_saxpy_cl() {
     gdb_debugs_saxpy_by_line("gdb-multiarch");
 }
 
-/// lldb: `breakpoint set -f saxpy.cl -l 9`, `source list`, `thread step-in` and
-/// `thread step-over` by saxpy.cl lines, and `frame variable` gives the values the
+/// lldb with its default settings (fast stepping: it plans a line step from the symbol
+/// file's x86 stand-in code): `breakpoint set -f saxpy.cl -l 9`, `source list`,
+/// `thread step-in` and `thread step-over` by saxpy.cl lines, and `frame variable` gives
+/// the values the
 /// REPL's `print` gives: a 32-lane array for a vector register variable, `NAME_lane`
 /// the selected lane's value (following `register write lane`).
 #[test]
@@ -190,11 +192,7 @@ fn lldb_debugs_saxpy_by_line_and_variable() {
     }
     let server = Server::start(&k);
     let elf = dir.path().join("saxpy_src.elf");
-    // The settings lldb needs for line steps, from the file users source.
-    let settings = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/wavedbg.lldb");
-    let script = format!(
-        "command source {}
-breakpoint set -f saxpy.cl -l 9
+    let script = "breakpoint set -f saxpy.cl -l 9
 source list -f saxpy.cl -l 9 -c 2
 process continue
 thread step-in
@@ -206,10 +204,8 @@ register write lane 7
 frame variable xi_lane yi_lane i_lane
 frame variable i
 process kill
-",
-        settings.display()
-    );
-    let out = lldb_elf(dir.path(), Some(&elf), &server, &script);
+";
+    let out = lldb_elf(dir.path(), Some(&elf), &server, script);
     check(
         &out,
         &server,
@@ -299,12 +295,13 @@ fn lldb_reads_memory_and_pair_variables_in_each_wave() {
     let elf = dir.path().join("m.elf");
     let script = "breakpoint set -f m.cl -l 3
 process continue
-frame variable s t[3].v t_lane p w.lo[3] w.hi[3] w_lane
+frame variable s t[3] t_lane p w.lo[3] w.hi[3] w_lane
 register write lane 3
 frame variable t_lane w_lane
 thread select 4
 register read wave workgroup
-frame variable s t[3].v t_lane
+frame variable s t[3] t_lane
+frame variable t
 process kill
 ";
     let out = lldb_elf(dir.path(), Some(&elf), &server, script);
@@ -312,7 +309,7 @@ process kill
         &out,
         &server,
         &[
-            "(unsigned int) s = 2\n(unsigned int) t[3].v = 3\n(unsigned int) t_lane = 0\n",
+            "(unsigned int) s = 2\n(unsigned int) t[3] = 3\n(unsigned int) t_lane = 0\n",
             &format!("(unsigned long) p = {}\n", 5 + (1u64 << 32)),
             "(unsigned int) w.lo[3] = 7\n(unsigned int) w.hi[3] = 3\n(unsigned long) w_lane = 7\n",
             &format!(
@@ -320,9 +317,86 @@ process kill
                 7 + (3u64 << 32)
             ),
             "    wave = 0x00000003\nworkgroup = 0x00000001\n",
-            "(unsigned int) s = 1002\n(unsigned int) t[3].v = 303\n(unsigned int) t_lane = 303\n",
+            "(unsigned int) s = 1002\n(unsigned int) t[3] = 303\n(unsigned int) t_lane = 303\n",
+            "(unsigned int[32]) t = {\n  [0] = 300\n  [1] = 301\n",
+            "  [31] = 331\n}",
         ],
     );
+}
+
+/// scripts/reduce_tiled_src.s and scripts/src/reduce_tiled.cl copied into `dir`: the
+/// kernel's path.
+fn reduce_tiled_in(dir: &tempfile::TempDir) -> PathBuf {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts");
+    let read = |p: &str| std::fs::read_to_string(root.join(p)).expect("read the example");
+    std::fs::create_dir_all(dir.path().join("src")).expect("src directory");
+    std::fs::write(
+        dir.path().join("src/reduce_tiled.cl"),
+        read("src/reduce_tiled.cl"),
+    )
+    .expect("write");
+    kernel(dir, "reduce_tiled_src.s", &read("reduce_tiled_src.s"))
+}
+
+/// lldb in scripts/reduce_tiled_src.s, eight waves that reach each line together: a
+/// breakpoint on a line stops every wave there at once (lldb 14 stepped the waves it was
+/// not told about over it: one stop instead of eight); its line steps run the thread
+/// alone, so a step that must wait at a barrier stops with the reason and lldb's way out;
+/// with `-m all-threads` the other waves run too, and `thread step-over` goes round the
+/// loop by lines (through its branches and barriers): `stride` is the REPL's value at the
+/// first pass, half of it at the second.
+#[test]
+fn lldb_steps_reduce_tiled_by_line_through_barriers() {
+    if !have("lldb") {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("tempdir");
+    let k = reduce_tiled_in(&dir);
+    let repl_out = repl(&k, "break reduce_tiled.cl:12\nrun\nprint stride\n");
+    assert!(repl_out.contains("stride = 32\n"), "REPL:\n{repl_out}");
+    let server = Server::start(&k);
+    let elf = dir.path().join("reduce_tiled_src.elf");
+    let script = "breakpoint set -f reduce_tiled.cl -l 9
+process continue
+thread step-over
+thread step-over
+thread step-over
+thread step-over -m all-threads
+frame variable stride
+thread step-over -m all-threads
+thread step-over -m all-threads
+thread step-over -m all-threads
+thread step-over -m all-threads
+frame variable stride
+process kill
+";
+    let out = lldb_elf(dir.path(), Some(&elf), &server, script);
+    let at_break = (1..=8)
+        .map(|t| format!("thread #{t}, stop reason = breakpoint 1.1\n"))
+        .collect::<Vec<_>>();
+    let mut wanted: Vec<&str> = at_break.iter().map(String::as_str).collect();
+    wanted.extend([
+        "reduce_tiled at reduce_tiled.cl:10:5\n",
+        "reduce_tiled at reduce_tiled.cl:11:24\n",
+        "the wave waits at a barrier for the other waves of its workgroup, which are frozen",
+        "lldb steps one thread alone: `thread step-over -m all-threads`",
+        "stop reason = signal SIGSTOP",
+        "tree at reduce_tiled.cl:12:13\n",
+        "(unsigned int) stride = 32\n",
+        "tree at reduce_tiled.cl:13:24\n",
+        "skip at reduce_tiled.cl:14:9\n",
+        "skip at reduce_tiled.cl:11:59\n",
+        "(unsigned int) stride = 16\n",
+    ]);
+    check(&out, &server, &wanted);
+    // In that order.
+    let mut from = 0;
+    for w in &wanted[8..] {
+        let at = out[from..]
+            .find(w)
+            .unwrap_or_else(|| panic!("`{w}` out of order in:\n{out}"));
+        from += at + w.len();
+    }
 }
 
 /// gdb and gdb-multiarch read register, pair, shared and scratch variables in each
@@ -341,7 +415,7 @@ fn gdb_reads_memory_and_pair_variables_in_each_wave(client: &str) {
     let script = "break m.cl:3
 continue
 info locals
-p t[3].v
+p t[3]
 p w.lo[3]
 p w.hi[3]
 set $lane = 3
@@ -351,7 +425,10 @@ thread 4
 p $wave
 p $workgroup
 info locals
-p t[3].v
+p t[3]
+set var t[5] = 99
+p t[5]
+p t_lane
 set var p = 77
 p $u12
 set var w_lane = 0x500000004
@@ -364,11 +441,17 @@ kill
     let halves = |hi: &str| format!("w = {{lo = {{7 <repeats 32 times>}}, hi = {{{hi}}}}}\n");
     let lanes: Vec<String> = (0..32).map(|l| l.to_string()).collect();
     let wave0 = halves(&lanes.join(", "));
+    // A scratch variable's 32 lanes, whole (lane L of wave V stored 100 V + L).
+    let scratch = |v: u32| {
+        let lanes: Vec<String> = (0..32).map(|l| (100 * v + l).to_string()).collect();
+        format!("\nt = {{{}}}\n", lanes.join(", "))
+    };
     check(
         &out,
         &server,
         &[
             "\ns = 2\n",
+            &scratch(0),
             "\nt_lane = 0\n",
             &wave0,
             "w_lane = 7\n",
@@ -377,9 +460,11 @@ kill
             &format!("$4 = 3\n$5 = {}\n", 7 + (3u64 << 32)),
             "$6 = 3\n$7 = 1\n",
             "\ns = 1002\n",
+            &scratch(3),
             "\nt_lane = 303\n",
             &format!("w_lane = {}\n", 7 + (3u64 << 32)),
-            "$8 = 303\n$9 = 77\n$10 = 4\n$11 = 5\n",
+            // `set var t[5]` wrote lane 5's scratch; lane 3 is still selected.
+            "$8 = 303\n$9 = 99\n$10 = 303\n$11 = 77\n$12 = 4\n$13 = 5\n",
             "Cannot access memory at address",
         ],
     );
@@ -403,15 +488,7 @@ fn gdb_reads_reduce_tiled_variables_in_two_waves(client: &str) {
         return;
     }
     let dir = tempfile::tempdir().expect("tempdir");
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts");
-    let read = |p: &str| std::fs::read_to_string(root.join(p)).expect("read the example");
-    std::fs::create_dir_all(dir.path().join("src")).expect("src directory");
-    std::fs::write(
-        dir.path().join("src/reduce_tiled.cl"),
-        read("src/reduce_tiled.cl"),
-    )
-    .expect("write");
-    let k = kernel(&dir, "reduce_tiled_src.s", &read("reduce_tiled_src.s"));
+    let k = reduce_tiled_in(&dir);
     let repl_out = repl(
         &k,
         "break reduce_tiled.cl:12\nrun\nprint tile\nprint i[5]\nprint stride\nwave 2\n\

@@ -483,6 +483,7 @@ memory read -s 4 -c 4 -f x &__shared[3]
 p out[225]
 p/x out[224]
 target variable tag
+thread select 8
 p __shared[$workgroup].w[2]
 p &__scratch[$wave][5].w[1]
 process kill
@@ -492,7 +493,11 @@ process kill
         &out,
         &server,
         &[
-            "stop reason = breakpoint 1.1",
+            // Both waves of workgroup 3 arrive at `done` together: lldb is told of both
+            // (it evaluates the condition for each; lldb 14 keeps the lower thread
+            // selected though its condition failed: docs/gdb.md).
+            "* thread #7, stop reason = breakpoint 1.1",
+            "  thread #8, stop reason = breakpoint 1.1",
             "(unsigned int) __shared[3].w[2] = 3002\n",
             "(unsigned int) $0 = 3002\n",
             "(unsigned int *) $1 = 0x8000000000300008\n",

@@ -31,6 +31,7 @@
 //! | `0x10_0000` | shared      | the shared memory of the wave's workgroup |
 //! | `0x20_0000` | scratch     | lane L's scratch at + (L << 16) |
 //! | `0x40_0000` | lane scratch | lane L's scratch |
+//! | `0x60_0000` | scratch words | the lanes' scratch word by word: word k of lane l at + 128 k + 4 l |
 //!
 //! The field widths follow the machine's limits: shared memory is at most 1 MiB per
 //! workgroup (20 bits), scratch at most 64 KiB per lane (16 bits), 32 lanes (5 bits), and
@@ -87,6 +88,8 @@ pub const WAVE_SHARED: u64 = 1 << 20;
 pub const WAVE_SCRATCH: u64 = 2 << 20;
 /// Offset of the window's lane's scratch.
 pub const WAVE_LANE_SCRATCH: u64 = 4 << 20;
+/// Offset of the lanes' scratch word by word ([`Part::ScratchWords`]).
+pub const WAVE_SCRATCH_WORDS: u64 = 6 << 20;
 /// Windows are readable in multiples of this many bytes.
 pub const GRANULE: u64 = 512;
 /// The most bytes one memory packet may read or write.
@@ -148,6 +151,11 @@ pub enum Part {
     Scratch(u8),
     /// The window's lane's scratch.
     LaneScratch,
+    /// The 32 lanes' scratch word by word: the 4-byte word at scratch offset 4k of lane l
+    /// is at 128k + 4l, so a 32-bit scratch variable's lanes are one 128-byte array (a
+    /// 64-bit one's two halves two arrays), which gdb prints whole (its `max-value-size`
+    /// is 64 KiB; the 32 lane windows of [`Part::Scratch`] are 2 MiB). Whole words only.
+    ScratchWords,
 }
 
 impl Part {
@@ -173,6 +181,9 @@ impl Part {
             o if (WAVE_LANE_SCRATCH..WAVE_LANE_SCRATCH + span).contains(&o) => {
                 (Part::LaneScratch, o - WAVE_LANE_SCRATCH)
             }
+            o if (WAVE_SCRATCH_WORDS..WAVE_SCRATCH_WORDS + 32 * span).contains(&o) => {
+                (Part::ScratchWords, o - WAVE_SCRATCH_WORDS)
+            }
             _ => return None,
         })
     }
@@ -183,8 +194,15 @@ impl Part {
             Part::Vector => Some((VREGS * LANES * 4) as u64),
             Part::LaneVector => Some((VREGS * 4) as u64),
             Part::Uniform => Some((UREGS * 4) as u64),
-            Part::Shared | Part::Scratch(_) | Part::LaneScratch => None,
+            Part::Shared | Part::Scratch(_) | Part::LaneScratch | Part::ScratchWords => None,
         }
+    }
+
+    /// Where byte `offset` of [`Part::ScratchWords`] is: the lane and the offset in its
+    /// scratch.
+    pub(crate) fn scratch_word(offset: u64) -> (u8, u64) {
+        let lane = ((offset / 4) % LANES as u64) as u8;
+        (lane, (offset / (4 * LANES as u64)) * 4 + offset % 4)
     }
 
     fn describe(self) -> String {
@@ -195,6 +213,7 @@ impl Part {
             Part::Shared => "shared memory".into(),
             Part::Scratch(l) => format!("scratch of lane {l}"),
             Part::LaneScratch => "lane's scratch".into(),
+            Part::ScratchWords => "scratch by word".into(),
         }
     }
 }
@@ -269,6 +288,8 @@ impl Window {
             Window::Wave { part, offset, .. } => match part {
                 Part::Shared => Some((Space::Shared, offset)),
                 Part::Scratch(_) | Part::LaneScratch => Some((Space::Scratch, offset)),
+                // (The offset of the first byte; an access spans lanes: [`read`], [`write`].)
+                Part::ScratchWords => Some((Space::Scratch, Part::scratch_word(offset).1)),
                 Part::Vector | Part::LaneVector | Part::Uniform => None,
             },
             Window::Global(a) => Some((Space::Global, a)),
@@ -426,6 +447,7 @@ fn locate(m: &Machine, addr: u64, w: Window) -> Result<Place, AccessError> {
                 Part::Shared => place(i, 0, m.slots[m.slot_of(i)].shared.len(), offset),
                 Part::Scratch(lane) => place(i, lane, scratch, offset),
                 Part::LaneScratch => place(i, lane, scratch, offset),
+                Part::ScratchWords => place(i, lane, scratch / 4 * 4 * LANES as u64, offset),
                 Part::Vector | Part::LaneVector | Part::Uniform => {
                     place(i, lane, part.register_bytes().unwrap_or(0), offset)
                 }
@@ -446,7 +468,7 @@ fn register_bytes(m: &Machine, wave: usize, lane: u8, part: Part) -> Vec<u8> {
         Part::Vector => w.v.iter().flatten().copied().collect(),
         Part::LaneVector => w.v.iter().map(|r| r[lane]).collect(),
         Part::Uniform => w.u.to_vec(),
-        Part::Shared | Part::Scratch(_) | Part::LaneScratch => Vec::new(),
+        Part::Shared | Part::Scratch(_) | Part::LaneScratch | Part::ScratchWords => Vec::new(),
     };
     words.iter().flat_map(|x| x.to_le_bytes()).collect()
 }
@@ -553,6 +575,17 @@ pub fn read(m: &Machine, addr: u64, out: &mut [u8], tail: Tail) -> Result<usize,
                 .ok_or_else(|| fail(EFAULT, "no such register".into()))?;
             part.copy_from_slice(src);
         }
+        Window::Wave {
+            part: Part::ScratchWords,
+            offset,
+            ..
+        } => {
+            for (k, piece) in scratch_pieces(offset, part.len()) {
+                let (lane, at) = Part::scratch_word(offset + k as u64);
+                m.read_space(Space::Scratch, p.wave, lane, at, &mut part[k..k + piece])
+                    .map_err(|e| fail(EFAULT, e.to_string()))?;
+            }
+        }
         _ => {
             let (space, a) = w.space().ok_or_else(|| fail(EFAULT, "no space".into()))?;
             m.read_space(space, p.wave, p.lane, a, part)
@@ -577,10 +610,35 @@ pub fn write(e: &mut Engine, addr: u64, data: &[u8]) -> Result<(), AccessError> 
         if part.register_bytes().is_some() {
             return write_registers(e, &p, part, offset, data, addr);
         }
+        if part == Part::ScratchWords {
+            if offset + data.len() as u64 > p.size {
+                return Err(past_end(e.machine(), p.size + (addr - offset), w, &p));
+            }
+            for (k, piece) in scratch_pieces(offset, data.len()) {
+                let (lane, at) = Part::scratch_word(offset + k as u64);
+                e.write_memory(Space::Scratch, p.wave, lane, at, &data[k..k + piece])
+                    .map_err(|err| fail(codes::errno(&err), err.to_string()))?;
+            }
+            return Ok(());
+        }
     }
     let (space, a) = w.space().ok_or_else(|| fail(EFAULT, "no space".into()))?;
     e.write_memory(space, p.wave, p.lane, a, data)
         .map_err(|err| fail(codes::errno(&err), err.to_string()))
+}
+
+/// The pieces of an access of `len` bytes at `offset` in [`Part::ScratchWords`] that lie
+/// in one lane's word each: (index in the access, length).
+fn scratch_pieces(offset: u64, len: usize) -> impl Iterator<Item = (usize, usize)> {
+    let mut k = 0;
+    std::iter::from_fn(move || {
+        (k < len).then(|| {
+            let at = offset + k as u64;
+            let piece = (4 - (at % 4) as usize).min(len - k);
+            k += piece;
+            (k - piece, piece)
+        })
+    })
 }
 
 /// Writes whole words of a register part of a wave window (at `offset` in it, `p` its
@@ -945,7 +1003,11 @@ mod tests {
             wave(0, Part::Scratch(5), 4)
         );
         assert_eq!(at(31, 0x40_0004), wave(31, Part::LaneScratch, 4));
-        for gap in [0x4300, 0xf_ffff, 0x41_0000, (1 << WAVE_LANE_SHIFT) - 1] {
+        assert_eq!(at(0, 0x60_0084), wave(0, Part::ScratchWords, 0x84));
+        // Byte 0x84 of the scratch-by-word part: lane 1's word 1 (scratch offset 4).
+        assert_eq!(Part::scratch_word(0x84), (1, 4));
+        assert_eq!(Part::scratch_word(4 * 128 + 31 * 4 + 3), (31, 4 * 4 + 3));
+        for gap in [0x4300, 0xf_ffff, 0x41_0000, 0x5f_ffff] {
             assert_eq!(at(0, gap), Window::Invalid, "{gap:#x}");
         }
         let last = Window::wave_base(u32::MAX, 31) + WAVE_LANE_SCRATCH;
@@ -1013,6 +1075,27 @@ mod tests {
         assert_eq!(b, [6]);
         read(m, lane9 + WAVE_LANE_SCRATCH + 2, &mut b, Tail::Short).expect("lane scratch");
         assert_eq!(b, [6]);
+        // Scratch by word: word k of lane l at 128 k + 4 l; a read or a write spans lanes.
+        let words = base + WAVE_SCRATCH_WORDS;
+        let mut row = [0u8; 128];
+        read(m, words, &mut row, Tail::Short).expect("word 0 of every lane");
+        assert_eq!(row[9 * 4..9 * 4 + 4], [0, 0, 6, 0]);
+        let pattern: Vec<u8> = (0..10).collect();
+        write(&mut e, words + 128 + 4 * 7 + 2, &pattern).expect("word 1 of lanes 7-9");
+        let m = e.machine();
+        let mut lane = [0u8; 8];
+        for (l, want) in [(7, [0, 0, 0, 0, 0, 0, 0, 1]), (8, [0, 0, 0, 0, 2, 3, 4, 5])] {
+            read(m, Window::scratch_addr(3, l, 0), &mut lane, Tail::Short).expect("scratch");
+            assert_eq!(lane, want, "lane {l}");
+        }
+        read(m, Window::scratch_addr(3, 9, 0), &mut lane, Tail::Short).expect("scratch");
+        assert_eq!(lane, [0, 0, 6, 0, 6, 7, 8, 9]);
+        read(m, words + 128 + 4 * 7 + 2, &mut row[..10], Tail::Short).expect("read back");
+        assert_eq!(row[..10], pattern[..]);
+        // 8 scratch bytes a lane: two words, 256 bytes.
+        assert_eq!(read(m, words, &mut [0; 512], Tail::Short), Ok(256));
+        assert!(write(&mut e, words + 254, &[0; 4]).is_err());
+        let m = e.machine();
         // Ends: 16 shared bytes, 8 scratch bytes, 64 uniform registers.
         assert_eq!(
             read(m, base + WAVE_SHARED, &mut [0; 512], Tail::Short),

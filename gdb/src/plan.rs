@@ -6,10 +6,11 @@
 //!
 //! - a default continue (`vCont;c`, `c` with `Hc-1`, or lldb's bare `c`): every wave runs
 //!   under the deterministic scheduler;
-//! - a step of one wave (`vCont;s:TID`, with or without a default continue): that wave
+//! - a step of one wave (`vCont;s:TID`, with or without a default continue, or with the
+//!   other threads continued by name as lldb's `-m all-threads` does): that wave
 //!   executes one instruction while the others stay put. A wave waiting at a barrier
 //!   first lets the other waves run (one instruction each, in turn) until the barrier
-//!   releases it, unless gdb locked the scheduler;
+//!   releases it, unless the client locked the scheduler (no continue at all);
 //! - a continue of one wave only (`set scheduler-locking on`, then `continue`): that wave
 //!   runs alone until something stops it.
 
@@ -56,9 +57,10 @@ impl Plan {
     /// The plan for a `vCont`'s actions; `bare` is set for a bare `c` packet.
     pub(crate) fn from_actions(a: &Actions, bare: bool, listed: impl Fn(usize) -> bool) -> Plan {
         if let Some(wave) = a.step {
+            // Other waves continued by name may run too (the engine runs one wave or all).
             return Plan::Step {
                 wave,
-                others: !a.locked,
+                others: !a.locked || !a.continues.is_empty(),
             };
         }
         if bare || !a.locked {
@@ -103,6 +105,32 @@ mod tests {
             ..Default::default()
         };
         assert_eq!(Plan::from_actions(&locked, false, all), Plan::Alone(1));
+        // lldb's `-m all-threads` step: `vCont;c:2;c:3;s:1`, every other thread by name.
+        let named = Actions {
+            continues: vec![1, 2],
+            step: Some(0),
+            locked: true,
+        };
+        assert_eq!(
+            Plan::from_actions(&named, false, all),
+            Plan::Step {
+                wave: 0,
+                others: true
+            }
+        );
+        // A step alone (`vCont;s:1`, lldb's default while stepping) keeps the others put.
+        let alone = Actions {
+            step: Some(0),
+            locked: true,
+            ..Default::default()
+        };
+        assert_eq!(
+            Plan::from_actions(&alone, false, all),
+            Plan::Step {
+                wave: 0,
+                others: false
+            }
+        );
         // lldb's bare `c` arrives as a locked continue of the last wave: run them all.
         assert_eq!(Plan::from_actions(&locked, true, all), Plan::All);
         assert_eq!(

@@ -37,6 +37,12 @@ pub struct Outcome {
 }
 
 /// What the client's console says at the end of the kernel, after the engine's summary.
+/// What lldb is told when a step stops at a barrier: its line and instruction steps run
+/// the stepped thread alone (`-m this-thread` while stepping, its default).
+const LLDB_AT_BARRIER: &str = "lldb steps one thread alone: `thread step-over -m all-threads` \
+(or step-in, step-inst with -m all-threads) or `process continue` lets the other waves reach \
+the barrier";
+
 const ENDED: &str = "The kernel has finished: its memory can be read until the next \
 resumption (continue, stepi), which ends the process.";
 
@@ -94,6 +100,12 @@ impl WaveTarget {
         self.last_stop_wave = None;
         self.ghost = None;
         self.on_ghost = false;
+        if self.lldb {
+            self.resumed_at.clear();
+            let waves = &self.engine.machine().waves;
+            self.resumed_at
+                .extend(waves.iter().map(|w| (w.id, w.executed)));
+        }
         let stop = match plan {
             Plan::All => self.engine.continue_all(),
             // Until something stops it.
@@ -171,6 +183,10 @@ impl WaveTarget {
             // faulted): not a trap at the same PC, which a client's step takes for a step
             // still to finish and repeats for ever (lldb's `thread step-inst`), but a stop
             // of its own, with the reason on the console.
+            StopReason::Blocked(Blocked::AtBarrier) if self.lldb => (
+                signal(Signal::SIGSTOP),
+                format!("{}{LLDB_AT_BARRIER}\n", describe(self)),
+            ),
             StopReason::Blocked(_) => (signal(Signal::SIGSTOP), describe(self)),
             // A sanitizer finding: a trap, with both sides on gdb's console (`monitor why`
             // and `monitor info findings` show it again).

@@ -22,7 +22,7 @@ use gdbstub_arch::x86::reg::id::X86_64CoreRegId;
 
 use crate::codes::{E2BIG, EINVAL, EPERM};
 use crate::conn::{Incoming, Reader, Wire, MAX_PACKET};
-use crate::memory::{Tail, MAX_READ};
+use crate::memory::MAX_READ;
 use crate::plan::Plan;
 use crate::regs::{self, WaveRegId};
 use crate::target::WaveTarget;
@@ -218,8 +218,8 @@ fn feed(
     }
     if body == b"qHostInfo" {
         // Only lldb asks (gdb never does, and lldb always does while it connects, before
-        // it reads memory): its reads past a window's end are padded (`memory::Tail`).
-        target.tail = Tail::Padded;
+        // it reads memory or resumes).
+        target.lldb = true;
     }
     let result = catch_unwind(AssertUnwindSafe(|| {
         let mut sm = sm;

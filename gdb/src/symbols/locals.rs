@@ -3,8 +3,9 @@
 //! over its live ranges.
 //!
 //! A per-lane variable holds its 32 lanes ([`Shape`]: an array of its type for a vector
-//! register, the two registers' halves for a pair, an array of lane windows for
-//! scratch); `NAME_lane` beside it is the selected lane's value (through the lane
+//! register or a 32-bit scratch variable, the two words' halves for a pair or a 64-bit
+//! scratch variable, read in the wave window's scratch-by-word part; an array of lane
+//! windows for scratch at an address that is not a multiple of 4); `NAME_lane` beside it is the selected lane's value (through the lane
 //! registers `lvN`, or the `lane` register for scratch). A uniform, global or shared one
 //! is a plain value. Every location but a global one is an address in the thread's wave
 //! window (`DW_OP_breg3`: `rbx` is its base; [`crate::memory`]), where gdb and lldb read
@@ -18,8 +19,8 @@ use wavedbg_emulator::program::{Program, VarDef, VarLocation, VarType};
 
 use super::{Function, Launch, TypeBuilder};
 use crate::memory::{
-    SCRATCH_OFFSET_BITS, WAVE_LANE_SCRATCH, WAVE_LANE_VECTOR, WAVE_SCRATCH, WAVE_SHARED,
-    WAVE_UNIFORM, WAVE_VECTOR,
+    SCRATCH_OFFSET_BITS, WAVE_LANE_SCRATCH, WAVE_LANE_VECTOR, WAVE_SCRATCH, WAVE_SCRATCH_WORDS,
+    WAVE_SHARED, WAVE_UNIFORM, WAVE_VECTOR,
 };
 
 /// Lanes of a per-lane variable.
@@ -47,7 +48,9 @@ enum Shape {
     /// A vector register pair: `struct { unsigned int lo[32], hi[32]; }`, the halves of
     /// each lane's value.
     Pair(VarType),
-    /// Scratch: `struct { T v; }[32]`, each struct as large as a lane's window.
+    /// Scratch at an address that is not a multiple of 4 (its words are not whole words
+    /// of the scratch-by-word part): `struct { T v; }[32]`, each struct as large as a
+    /// lane's window (2 MiB in all: over gdb's `max-value-size`, but lanes print).
     Scratch(VarType),
 }
 
@@ -56,6 +59,9 @@ impl Shape {
         match def.location {
             VarLocation::Vector(_) => Shape::Lanes(def.ty),
             VarLocation::VectorPair(_) => Shape::Pair(def.ty),
+            // Whole words: each word's 32 lanes are one array in the scratch-by-word part.
+            VarLocation::Scratch(a) if a % 4 == 0 && def.ty.bytes() == 8 => Shape::Pair(def.ty),
+            VarLocation::Scratch(a) if a % 4 == 0 => Shape::Lanes(def.ty),
             VarLocation::Scratch(_) => Shape::Scratch(def.ty),
             _ => Shape::Value(def.ty),
         }
@@ -154,6 +160,9 @@ fn location(def: &VarDef, program: &Program, launch: &Launch, lane: bool) -> Opt
             e
         }
         (VarLocation::Shared(a), false) => window(WAVE_SHARED.wrapping_add(*a)),
+        (VarLocation::Scratch(a), false) if a % 4 == 0 => {
+            window(WAVE_SCRATCH_WORDS.wrapping_add(a / 4 * LANES * 4))
+        }
         (VarLocation::Scratch(a), false) => window(WAVE_SCRATCH.wrapping_add(*a)),
         (VarLocation::Scratch(a), true) => window(WAVE_LANE_SCRATCH.wrapping_add(*a)),
         (_, true) => return None,
@@ -460,6 +469,8 @@ mod tests {
     .var p, u[6:7], f64
     .var s, shared:0x10, i32
     .var t, scratch:0x8
+    .var d, scratch:0x4, f64
+    .var o, scratch:0x2
     .var g, global:out+4
     end
 ";
@@ -487,10 +498,19 @@ mod tests {
         assert_eq!(get("p").3[0].2, [u(6)]);
         assert_eq!(get("s").2, "int");
         assert_eq!(get("s").3[0].2, [at(WAVE_SHARED + 0x10)]);
-        assert_eq!(get("t").2, "__scratch_lane[32]");
-        assert_eq!(get("t").3[0].2, [at(WAVE_SCRATCH + 8)]);
+        // Scratch in whole words: each word's 32 lanes are 128 bytes of the
+        // scratch-by-word part (word 2 for 0x8), a 64-bit value's two words two arrays.
+        assert_eq!(get("t").2, "unsigned int[32]");
+        assert_eq!(get("t").3[0].2, [at(WAVE_SCRATCH_WORDS + 2 * 128)]);
         assert_eq!(get("t_lane").2, "unsigned int");
         assert_eq!(get("t_lane").3[0].2, [at(WAVE_LANE_SCRATCH + 8)]);
+        assert_eq!(get("d").2, "__lane_halves");
+        assert_eq!(get("d").3[0].2, [at(WAVE_SCRATCH_WORDS + 128)]);
+        assert_eq!(get("d_lane").2, "double");
+        // Not in whole words: the lanes' windows.
+        assert_eq!(get("o").2, "__scratch_lane[32]");
+        assert_eq!(get("o").3[0].2, [at(WAVE_SCRATCH + 2)]);
+        assert_eq!(get("o_lane").3[0].2, [at(WAVE_LANE_SCRATCH + 2)]);
         let g = get("g");
         assert_eq!(
             g.3,

@@ -6,8 +6,10 @@
 //! description says `i386:x86-64`, so both clients accept it), written with the `object`
 //! crate's ELF writer, and its DWARF with `gimli::write`:
 //!
-//! - `.text` at address 0 holds the code words (4 bytes each, little-endian), in a
-//!   read/execute `PT_LOAD` segment;
+//! - `.text` at address 0 is as long as the code, in a read/execute `PT_LOAD` segment;
+//!   its bytes are an x86 stand-in with the kernel's instruction boundaries and branches
+//!   ([`shadow`]: lldb plans its line steps from them); the code itself is the server's
+//!   memory at the same addresses;
 //! - `.global`, a `NOBITS` section (and a read/write segment with no file bytes) covering
 //!   the buffers at their global addresses (the addresses the launch gives them);
 //! - `.shared` and `.scratch`, `NOBITS` sections (no segment) over the shared and scratch
@@ -58,6 +60,7 @@ use wavedbg_emulator::program::Program;
 
 mod lines;
 mod locals;
+mod shadow;
 
 use crate::memory::{
     Window, SCRATCH_BASE, SCRATCH_OFFSET_BITS, SCRATCH_WAVE_SHIFT, SHARED_BASE, SHARED_OFFSET_BITS,
@@ -672,7 +675,7 @@ pub fn elf_file(
 ) -> Result<Vec<u8>, SymbolsError> {
     let functions = functions(program);
     let debug = dwarf(program, launch, &functions, source, comp_dir)?;
-    let code: Vec<u8> = program.code.iter().flat_map(|w| w.to_le_bytes()).collect();
+    let code = shadow::x86_stand_in(&program.code);
     let buffers: Vec<(&str, u64, u64)> = program
         .buffers
         .iter()
@@ -935,7 +938,7 @@ done:
         let text = file.section_by_name(".text").unwrap();
         assert_eq!(text.address(), 0);
         assert_eq!(text.kind(), SectionKind::Text);
-        let code: Vec<u8> = p.code.iter().flat_map(|w| w.to_le_bytes()).collect();
+        let code = shadow::x86_stand_in(&p.code);
         assert_eq!(text.data().unwrap(), &code[..]);
         let global = file.section_by_name(".global").unwrap();
         assert_eq!(global.address(), bases[0]);

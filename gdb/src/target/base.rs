@@ -42,7 +42,52 @@ impl WaveTarget {
             let _ = write!(text, "{}{pc:x}", if i == 0 { "" } else { "," });
         }
         text.push(';');
+        let arrived = self.arrived_at_breakpoints();
+        if !arrived.is_empty() {
+            // lldb's stop reasons of the other threads: those listed stopped at a
+            // breakpoint, the rest for no reason.
+            let json: Vec<String> = arrived
+                .iter()
+                .map(|tid| format!(r#"{{"tid":{tid},"signal":5,"reason":"breakpoint"}}"#))
+                .collect();
+            text.push_str("jstopinfo:");
+            for b in format!("[{}]", json.join(",")).bytes() {
+                let _ = write!(text, "{b:02x}");
+            }
+            text.push(';');
+        }
         text
+    }
+
+    /// The threads, other than the stop's own, that arrived at one of the client's
+    /// breakpoints since the kernel last resumed: at a stop every wave whose next
+    /// instruction is a breakpoint's has reached it, as the stopping wave has. lldb 14
+    /// steps a thread that sits on a breakpoint with no stop reason over it when it
+    /// resumes, so without this it would miss them (a breakpoint on a line that eight
+    /// waves reach together stopped once instead of eight times, and a line step whose
+    /// breakpoint another wave reported first ran on to the end).
+    fn arrived_at_breakpoints(&self) -> Vec<u64> {
+        if self.resumed_at.is_empty() || self.breaks.is_empty() {
+            return Vec::new();
+        }
+        let waves = &self.engine.machine().waves;
+        self.listed_waves()
+            .filter(|&w| Some(w) != self.last_stop_wave)
+            .filter(|&w| {
+                let wave = &waves[w];
+                let moved = match self.resumed_at.get(w) {
+                    Some(&(id, executed)) => id != wave.id || executed != wave.executed,
+                    None => true,
+                };
+                moved
+                    && wave.alive()
+                    && self
+                        .breaks
+                        .iter()
+                        .any(|b| b.inserted && b.at.addr == wave.pc)
+            })
+            .map(|w| u64::from(waves[w].id) + 1)
+            .collect()
     }
 }
 

@@ -12,7 +12,7 @@ impl WaveTarget {
     /// Reads up to `data.len()` bytes at a window address: the count read (a short read
     /// ends at the end of the memory there, or is padded for lldb, [`WaveTarget::tail`]).
     pub(super) fn read_memory(&mut self, start: u64, data: &mut [u8]) -> TargetResult<usize, Self> {
-        memory::read(self.engine.machine(), start, data, self.tail)
+        memory::read(self.engine.machine(), start, data, self.tail())
             .map_err(|e| TargetError::Errno(e.errno))
     }
 

@@ -114,9 +114,14 @@ pub struct WaveTarget {
     /// The client asked `QListThreadsInStopReply` (lldb does): stop replies list every
     /// thread and its PC ([`WaveTarget::stop_reply_threads`]).
     pub(crate) threads_in_stop_reply: bool,
-    /// How memory reads past a window's end are answered: short, or padded for lldb
-    /// (set from the client's handshake, see [`crate::session`]).
-    pub(crate) tail: Tail,
+    /// The client is lldb (told by its handshake, see [`crate::session`]): memory reads
+    /// past a window's end are padded ([`Tail::Padded`]), and a stop at a barrier names
+    /// lldb's way to let the other waves run.
+    pub(crate) lldb: bool,
+    /// For lldb: each resident wave's id and instruction count when the kernel last
+    /// resumed, so a stop reply can tell the waves that arrived at a breakpoint
+    /// ([`WaveTarget::stop_reply_threads`]).
+    pub(crate) resumed_at: Vec<(u32, u64)>,
 }
 
 /// The wave index of a resume action on a wave that is no longer resident (the last
@@ -157,7 +162,8 @@ impl WaveTarget {
             last_fault: None,
             ctrl_c: Arc::new(AtomicBool::new(false)),
             files_allowed: true,
-            tail: Tail::Short,
+            lldb: false,
+            resumed_at: Vec::new(),
             threads_in_stop_reply: false,
             refused_watches: Vec::new(),
         }
@@ -204,6 +210,16 @@ impl WaveTarget {
     /// The wave index of a thread id, if that wave is resident (else ESRCH).
     pub(crate) fn wave_of(&self, tid: Tid) -> Result<usize, TargetError<String>> {
         self.slot(tid).ok_or(TargetError::Errno(ESRCH))
+    }
+
+    /// How memory reads past a window's end are answered: padded for lldb, which reads
+    /// whole 512-byte lines, short for gdb.
+    pub(crate) fn tail(&self) -> Tail {
+        if self.lldb {
+            Tail::Padded
+        } else {
+            Tail::Short
+        }
     }
 
     /// Whether the thread of wave index `w` is listed.
@@ -257,7 +273,8 @@ impl WaveTarget {
         self.bare_continue = false;
         self.plan = None;
         self.actions = Actions::default();
-        self.tail = Tail::Short;
+        self.lldb = false;
+        self.resumed_at.clear();
         self.threads_in_stop_reply = false;
         self.refused_watches.clear();
         let gone = [self.breaks.take_all(), self.watches.take_all()];

@@ -20,7 +20,9 @@ impl WaveTarget {
     /// says which workgroup or lane it means. Whether that memory exists (a buffer's range,
     /// a workgroup resident or still to come, a finished one) the engine decides when it
     /// adds the watchpoint; here only addresses in no memory space are refused.
-    pub(super) fn watch_scope(&self, addr: u64) -> Result<(Scope, u64), (u8, String)> {
+    /// In the scratch-by-word part of a wave window, a watchpoint is on one lane's word
+    /// (`len` bytes from `addr` within it).
+    pub(super) fn watch_scope(&self, addr: u64, len: u64) -> Result<(Scope, u64), (u8, String)> {
         match Window::of(addr) {
             Window::Global(a) => Ok((Scope::Global, a)),
             Window::Shared { workgroup, offset } => Ok((Scope::Shared(Some(workgroup)), offset)),
@@ -40,6 +42,15 @@ impl WaveTarget {
                     Part::Shared => Ok((Scope::Shared(Some(w.workgroup)), offset)),
                     Part::Scratch(lane) => Ok((Scope::Scratch { wave, lane }, offset)),
                     Part::LaneScratch => Ok((Scope::Scratch { wave, lane }, offset)),
+                    Part::ScratchWords if offset % 4 + len <= 4 => {
+                        let (lane, at) = Part::scratch_word(offset);
+                        Ok((Scope::Scratch { wave, lane }, at))
+                    }
+                    Part::ScratchWords => Err((
+                        EINVAL,
+                        "a watchpoint here covers one lane's word of scratch (watch VAR[LANE])"
+                            .into(),
+                    )),
                     Part::Vector | Part::LaneVector | Part::Uniform => {
                         Err((EINVAL, "registers cannot be watched".into()))
                     }
@@ -53,7 +64,7 @@ impl WaveTarget {
     /// Adds the engine watchpoint behind a client's `Z2`-`Z4`: its engine number, or the
     /// errno and the engine's reason for refusing it.
     fn watch(&mut self, at: WatchAt) -> Result<u32, (u8, String)> {
-        let (scope, offset) = self.watch_scope(at.addr)?;
+        let (scope, offset) = self.watch_scope(at.addr, at.len)?;
         let fail = |e: &EngineError| (codes::errno(e), e.to_string());
         let id = self
             .engine
@@ -135,7 +146,7 @@ mod tests {
         let mut t = target();
         // Whichever wave is selected, the address decides.
         let _ = t.engine.select_wave_index(1);
-        let scope = |t: &WaveTarget, a| t.watch_scope(a);
+        let scope = |t: &WaveTarget, a| t.watch_scope(a, 4);
         assert_eq!(
             scope(&t, Window::shared_addr(0, 8)),
             Ok((Scope::Shared(Some(0)), 8))
@@ -145,6 +156,14 @@ mod tests {
             Ok((Scope::Scratch { wave: 1, lane: 5 }, 4))
         );
         assert_eq!(scope(&t, 0x1_0000_0004), Ok((Scope::Global, 0x1_0000_0004)));
+        // Scratch by word: byte 128 k + 4 l is word k of lane l; one lane's word at most.
+        let words = Window::wave_base(1, 0) + crate::memory::WAVE_SCRATCH_WORDS;
+        assert_eq!(
+            scope(&t, words + 128 + 4 * 5),
+            Ok((Scope::Scratch { wave: 1, lane: 5 }, 4))
+        );
+        assert!(matches!(t.watch_scope(words + 2, 4), Err((EINVAL, _))));
+        assert!(matches!(t.watch_scope(words, 8), Err((EINVAL, _))));
         // Workgroup 1 is not resident yet: watched as itself.
         assert_eq!(
             scope(&t, Window::shared_addr(1, 8)),
