@@ -13,7 +13,7 @@ use wavedbg_emulator::debug::findings::Source;
 use wavedbg_emulator::debug::view::count;
 use wavedbg_emulator::debug::SourcePlace;
 use wavedbg_emulator::fault::{Fault, FaultKind};
-use wavedbg_emulator::machine::{Deadlock, Event, LaunchOptions, Machine};
+use wavedbg_emulator::machine::{in_order, Deadlock, Event, LaunchOptions, Machine};
 use wavedbg_emulator::program::Program;
 use wavedbg_emulator::wave::WaveState;
 
@@ -48,94 +48,21 @@ fn cores() -> usize {
 }
 
 /// Runs the launch under the `n` seeds after `options.seed` on up to `threads` threads,
-/// handing each run to `each` in seed order, so the report never depends on which thread
-/// finished first. A thread runs at most `2 * threads` seeds ahead of the oldest one not
-/// yet handed over, which bounds the machines held at once.
+/// handing each run to `each` in seed order ([`in_order`]), so the report never depends
+/// on which thread finished first.
 fn seeded_runs(
     program: &Program,
     options: LaunchOptions,
     name: &str,
     n: u64,
     threads: usize,
-    mut each: impl FnMut(Run),
+    each: impl FnMut(Run),
 ) -> Result<()> {
     let seeded = |k: u64| {
         let seed = options.seed.wrapping_add(k);
         run_checked(program, LaunchOptions { seed, ..options }, name)
     };
-    let threads = threads.min(usize::try_from(n).unwrap_or(usize::MAX));
-    if threads <= 1 {
-        for k in 1..=n {
-            each(seeded(k)?);
-        }
-        return Ok(());
-    }
-    let ahead = 2 * threads as u64;
-    // The seeds taken and merged so far; a thread waits on `merged` while it would run
-    // too far ahead, and stops when `stopped` (an error ended the merge).
-    struct Progress {
-        taken: u64,
-        merged: u64,
-        stopped: bool,
-    }
-    let progress = std::sync::Mutex::new(Progress {
-        taken: 0,
-        merged: 0,
-        stopped: false,
-    });
-    let merged = std::sync::Condvar::new();
-    std::thread::scope(|scope| {
-        let (tx, rx) = std::sync::mpsc::channel::<(u64, Result<Run>)>();
-        for _ in 0..threads {
-            let tx = tx.clone();
-            let (progress, merged, seeded) = (&progress, &merged, &seeded);
-            scope.spawn(move || loop {
-                let k = {
-                    let Ok(mut p) = progress.lock() else { return };
-                    while !p.stopped && p.taken < n && p.taken >= p.merged + ahead {
-                        p = match merged.wait(p) {
-                            Ok(p) => p,
-                            Err(_) => return,
-                        };
-                    }
-                    if p.stopped || p.taken == n {
-                        return;
-                    }
-                    p.taken += 1;
-                    p.taken
-                };
-                if tx.send((k, seeded(k))).is_err() {
-                    return;
-                }
-            });
-        }
-        drop(tx);
-        let mut pending = std::collections::BTreeMap::new();
-        let mut next = 1;
-        for (k, run) in rx {
-            pending.insert(k, run);
-            let mut failed = None;
-            while let Some(run) = pending.remove(&next) {
-                next += 1;
-                match run {
-                    Ok(run) => each(run),
-                    Err(e) => {
-                        failed = Some(e);
-                        break;
-                    }
-                }
-            }
-            if let Ok(mut p) = progress.lock() {
-                p.merged = next - 1;
-                p.stopped = failed.is_some();
-            }
-            merged.notify_all();
-            if let Some(e) = failed {
-                return Err(e);
-            }
-        }
-        Ok(())
-    })
+    in_order(n, threads, seeded, each)
 }
 
 /// What stopped waves of a checked run short of `end`. `check` runs every wave as far as

@@ -19,7 +19,7 @@ pub use kernels::Kernel;
 use crate::asm::assemble;
 use crate::debug::breakpoint::{Filters, Scope, WatchKind};
 use crate::debug::{Engine, StopReason};
-use crate::machine::{run_on_threads, Event, LaunchError, LaunchOptions, Machine};
+use crate::machine::{in_order, run_on_threads, Event, LaunchError, LaunchOptions, Machine};
 use crate::memory::Space;
 use crate::program::Program;
 
@@ -189,6 +189,7 @@ pub fn run(
         push(m, &mut out);
     }
     push(threads_case(options, 2)?, &mut out);
+    push(seeds_case(options, 2)?, &mut out);
     let small = stepi_case(options, 2)?;
     let mut large = stepi_case(options, 256)?;
     large.vs_two_waves = Some(large.seconds / small.seconds);
@@ -383,6 +384,40 @@ pub const EXAMPLES: [(&str, &str); 7] = [
     ("spill", include_str!("../../../scripts/spill.s")),
 ];
 
+/// Runs `p` to the end once with `options`, bare or with every sanitizer detector on
+/// (then going on past findings); returns the time of the run (not of making the
+/// machine) and the machine.
+fn launch_once(
+    p: &Program,
+    name: &'static str,
+    checked: bool,
+    options: LaunchOptions,
+) -> Result<(Duration, Machine), BenchError> {
+    let mut m = Machine::new(p, options).map_err(|source| BenchError::Launch {
+        kernel: name,
+        source,
+    })?;
+    if checked {
+        m.set_checks(crate::check::Checks::ALL);
+    }
+    let start = Instant::now();
+    let event = loop {
+        match m.run(None) {
+            Some(Event::Finding { .. }) => continue,
+            e => break e,
+        }
+    };
+    let t = start.elapsed();
+    if event != Some(Event::Finished) {
+        return Err(BenchError::Stopped {
+            kernel: name,
+            waves: m.waves.len() as u32,
+            event: format!("{event:?}"),
+        });
+    }
+    Ok((t, m))
+}
+
 /// Runs `p` to the end `repeat` times, bare or with every sanitizer detector on (then
 /// going on past findings); returns the time and the last machine.
 fn launch_repeated(
@@ -394,28 +429,8 @@ fn launch_repeated(
     let mut last = None;
     let mut total = Duration::ZERO;
     for _ in 0..repeat {
-        let mut m = Machine::new(p, launch_options()).map_err(|source| BenchError::Launch {
-            kernel: name,
-            source,
-        })?;
-        if checked {
-            m.set_checks(crate::check::Checks::ALL);
-        }
-        let start = Instant::now();
-        let event = loop {
-            match m.run(None) {
-                Some(Event::Finding { .. }) => continue,
-                e => break e,
-            }
-        };
-        total += start.elapsed();
-        if event != Some(Event::Finished) {
-            return Err(BenchError::Stopped {
-                kernel: name,
-                waves: m.waves.len() as u32,
-                event: format!("{event:?}"),
-            });
-        }
+        let (t, m) = launch_once(p, name, checked, launch_options())?;
+        total += t;
         last = Some(m);
     }
     last.map(|m| (total, m)).ok_or(BenchError::Stopped {
@@ -540,6 +555,49 @@ fn threads_case(options: BenchOptions, threads: usize) -> Result<Measurement, Be
         waves,
         m.stats.wave_instructions,
         Lanes::of(&m.stats),
+        t,
+    );
+    r.vs_one_thread = Some(one_t.as_secs_f64() / t.as_secs_f64().max(1e-9));
+    Ok(r)
+}
+
+/// `seeds-8-checked-int-alu`: what `wavedbg check --seeds 8` runs, the integer ALU kernel
+/// at 8 waves with every sanitizer detector on, once and then under 8 seeded schedules,
+/// the seeded runs on one thread against `threads` threads ([`in_order`], as `check`
+/// runs them; the first run is alone on both sides, so 2 threads give at most 9 / 5 =
+/// 1.8x). `vs_one_thread` is the speed-up of the whole; the rates are of the threaded
+/// side.
+fn seeds_case(options: BenchOptions, threads: usize) -> Result<Measurement, BenchError> {
+    let k = Kernel::IntAlu;
+    let (waves, seeds) = (8, 8);
+    let iters = options.iterations(k) / 4;
+    let p = program(k, waves, iters)?;
+    let seeded = |seed: u64| {
+        let options = LaunchOptions {
+            seed,
+            ..launch_options()
+        };
+        launch_once(&p, k.name(), true, options).map(|(_, m)| m)
+    };
+    // The whole `check`: the first run, then the seeded ones; the instructions of all.
+    let whole = |threads: usize| -> Result<(Duration, u64), BenchError> {
+        let start = Instant::now();
+        let mut instrs = seeded(0)?.stats.wave_instructions;
+        in_order(seeds, threads, seeded, |m| {
+            instrs += m.stats.wave_instructions
+        })?;
+        Ok((start.elapsed(), instrs))
+    };
+    let ((one_t, _), (t, instrs)) =
+        fastest_pair(options.budget() * 2, || whole(1), || whole(threads))?;
+    let (_, m) = launch_once(&p, k.name(), true, launch_options())?;
+    check(&m, k, waves, &k.native(waves, iters))?;
+    let runs = seeds + 1;
+    let mut r = measurement(
+        format!("seeds-{seeds}-checked-{}", k.name()),
+        waves,
+        instrs,
+        Lanes::of(&m.stats).times(runs),
         t,
     );
     r.vs_one_thread = Some(one_t.as_secs_f64() / t.as_secs_f64().max(1e-9));

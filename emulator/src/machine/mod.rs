@@ -20,7 +20,7 @@ mod scheduler;
 
 pub use access::MemoryError;
 pub use launch::{LaunchError, LaunchOptions, MAX_RESIDENT_WAVES};
-pub use parallel::{run_on_threads, OneThread, ThreadedRun};
+pub use parallel::{in_order, run_on_threads, OneThread, ThreadedRun};
 pub use scheduler::Deadlock;
 
 use std::sync::Arc;

@@ -1,5 +1,6 @@
 //! A launch's workgroups on several threads (`wavedbg run --threads N`), with the result
-//! of the one-thread run.
+//! of the one-thread run; and independent runs (the seeded schedules of `wavedbg check
+//! --seeds`) on several threads, handed over in order ([`in_order`]).
 //!
 //! The grid is cut into `N` runs of consecutive workgroups, each run by its own machine
 //! on its own thread, which notes every byte of global memory each workgroup reads and
@@ -292,6 +293,92 @@ fn bits(mut mask: u64) -> impl Iterator<Item = usize> {
     })
 }
 
+/// Runs `run(1)`, ..., `run(n)` on up to `threads` threads and hands each result to
+/// `each` in that order, whichever finished first, so what `each` builds never depends on
+/// the number of threads. A thread runs at most `2 * threads` runs ahead of the oldest one
+/// not handed over yet, which bounds the results held at once. The first error, in order,
+/// stops the runs and is returned (the runs before it were handed over).
+pub fn in_order<T: Send, E: Send>(
+    n: u64,
+    threads: usize,
+    run: impl Fn(u64) -> Result<T, E> + Sync,
+    mut each: impl FnMut(T),
+) -> Result<(), E> {
+    let threads = threads.min(usize::try_from(n).unwrap_or(usize::MAX));
+    if threads <= 1 {
+        for k in 1..=n {
+            each(run(k)?);
+        }
+        return Ok(());
+    }
+    let ahead = 2 * threads as u64;
+    // The runs taken and handed over so far; a thread waits on `merged` while it would
+    // run too far ahead, and stops when `stopped` (an error ended the hand-over).
+    struct Progress {
+        taken: u64,
+        merged: u64,
+        stopped: bool,
+    }
+    let progress = std::sync::Mutex::new(Progress {
+        taken: 0,
+        merged: 0,
+        stopped: false,
+    });
+    let merged = std::sync::Condvar::new();
+    thread::scope(|scope| {
+        let (tx, rx) = std::sync::mpsc::channel::<(u64, Result<T, E>)>();
+        for _ in 0..threads {
+            let tx = tx.clone();
+            let (progress, merged, run) = (&progress, &merged, &run);
+            scope.spawn(move || loop {
+                let k = {
+                    let Ok(mut p) = progress.lock() else { return };
+                    while !p.stopped && p.taken < n && p.taken >= p.merged + ahead {
+                        p = match merged.wait(p) {
+                            Ok(p) => p,
+                            Err(_) => return,
+                        };
+                    }
+                    if p.stopped || p.taken == n {
+                        return;
+                    }
+                    p.taken += 1;
+                    p.taken
+                };
+                if tx.send((k, run(k))).is_err() {
+                    return;
+                }
+            });
+        }
+        drop(tx);
+        let mut pending = std::collections::BTreeMap::new();
+        let mut next = 1;
+        for (k, result) in rx {
+            pending.insert(k, result);
+            let mut failed = None;
+            while let Some(result) = pending.remove(&next) {
+                next += 1;
+                match result {
+                    Ok(value) => each(value),
+                    Err(e) => {
+                        failed = Some(e);
+                        break;
+                    }
+                }
+            }
+            if let Ok(mut p) = progress.lock() {
+                p.merged = next - 1;
+                p.stopped = failed.is_some();
+            }
+            merged.notify_all();
+            if let Some(e) = failed {
+                return Err(e);
+            }
+        }
+        Ok(())
+    })
+}
+
 /// Copies the bytes `set` says were written from `from`'s global memory into `to`'s
 /// (the same buffers at the same addresses), a run of consecutive bytes at a time.
 fn copy_written(from: &Machine, to: &mut Machine, set: &AccessSet) {
@@ -328,4 +415,30 @@ fn add_stats(total: &mut Stats, part: &Stats) {
     total.vector_lane_ops += vector_lane_ops;
     total.waves_launched += waves_launched;
     total.workgroups_finished += workgroups_finished;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::in_order;
+
+    /// Results are handed over in order whatever the number of threads and whichever run
+    /// finishes first; the first error in order ends the hand-over.
+    #[test]
+    fn runs_are_handed_over_in_order() {
+        for threads in [1, 2, 3, 8] {
+            let mut seen = Vec::new();
+            let slow_first = |k: u64| {
+                // Early runs take longer, so later ones finish first.
+                std::thread::sleep(std::time::Duration::from_micros(200 * (20 - k)));
+                Ok::<u64, String>(k * 10)
+            };
+            assert_eq!(in_order(19, threads, slow_first, |v| seen.push(v)), Ok(()));
+            assert_eq!(seen, (1..=19).map(|k| k * 10).collect::<Vec<_>>());
+            let mut seen = Vec::new();
+            let failing = |k: u64| if k == 5 { Err(k) } else { Ok(k) };
+            assert_eq!(in_order(50, threads, failing, |v| seen.push(v)), Err(5));
+            assert_eq!(seen, [1, 2, 3, 4], "{threads} threads");
+        }
+        assert_eq!(in_order(0, 4, Ok::<u64, ()>, |_| panic!("no run")), Ok(()));
+    }
 }
