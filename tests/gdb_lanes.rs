@@ -343,7 +343,10 @@ kill
             "v3             {0x0 <repeats 32 times>}",
             // Lane 2 is inactive at `odd`; the condition still reads lane 2.
             "lane-stop: wave 4 lane 2\n",
-            &format!("stepped: wave 4 pc {past:#x}\n"),
+            // Each step over `end` says its wave exited.
+            &format!("[wave 4 (workgroup 2) exited]\n0x{past:016x} in ?? ()\nstepped: wave 4 pc {past:#x}\n"),
+            // (The next workgroup takes the slot at once.)
+            "[wave 5 (workgroup 2) exited]\n[New Thread 1.7]\n",
             &format!("stepped: wave 5 pc {past:#x}\n"),
             // The exited wave's registers, and the lane selected from its thread.
             "exited-lane: 4 164\n",

@@ -169,7 +169,17 @@ impl WaveTarget {
                     _ => (signal(Signal::SIGTRAP), describe(self)),
                 }
             }
-            StopReason::Step | StopReason::Reached(_) => (signal(Signal::SIGTRAP), String::new()),
+            StopReason::Step | StopReason::Reached(_) => {
+                // A step that ran the wave's `end`: say so (its PC is past the code, where
+                // the clients show no line; a step from there says the wave has exited).
+                // (A wave whose slot another took at once is the last stop's ghost.)
+                let exited = self
+                    .ghost_wave()
+                    .or_else(|| wave.and_then(|w| self.engine.machine().waves.get(w)))
+                    .filter(|w| w.state == WaveState::Exited)
+                    .map(|w| format!("[wave {} (workgroup {}) exited]\n", w.id, w.workgroup));
+                (signal(Signal::SIGTRAP), exited.unwrap_or_default())
+            }
             StopReason::Interrupted => (signal(Signal::SIGINT), String::new()),
             // At the start of the history gdb says "No more reverse-execution history."
             StopReason::Blocked(Blocked::HistoryStart) => (
