@@ -13,7 +13,8 @@
 //! `f` in the lane grid until it shows f32 values, and puts them in the Watch pane. Others
 //! suspend the TUI with Ctrl-Z and resume it with `fg`, and resize the splits with keys.
 //! One opens the compiled saxpy (scripts/saxpy_src.s), steps it by its `.cl` lines and
-//! reads the lines and its variables' values on screen.
+//! reads the lines and its variables' values on screen; another steps a kernel compiled
+//! from two files and sees the Source pane switch between them.
 //!
 //! tmux is installed by .ci/run; outside CI (CI unset) a missing tmux skips the test with a
 //! message.
@@ -667,5 +668,43 @@ fn source_level_saxpy_in_a_real_terminal() {
         "lanes 16.. of i and xi:\n{s}"
     );
     t.keys(&["z"]);
+    quit(&t);
+}
+
+/// Issue 27: a kernel compiled from two files (tui/tests/fixtures/two_files.s, util.h's
+/// `mad` inlined into two_files.cl): the Source pane's title names util.h once `next`
+/// steps into its code, and two_files.cl again once it steps out.
+#[test]
+fn the_source_pane_switches_files_in_a_real_terminal() {
+    let Some(t) = start("two_files") else {
+        return;
+    };
+    let kernel = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tui/tests/fixtures/two_files.s"
+    );
+    t.type_text(&format!(
+        "WAVEDBG_HISTORY={} {} tui {kernel}",
+        t.dir.join("history").display(),
+        env!("CARGO_BIN_EXE_wavedbg")
+    ));
+    t.keys(&["Enter"]);
+    let s = t.wait_text(" READY ");
+    assert!(s.contains("Source: two_files.cl "), "{s}");
+    // One line at a time, each waited for (a command line typed during a run is refused).
+    let next = |line: &str| {
+        t.keys(&[":"]);
+        t.type_text("next");
+        t.keys(&["Enter"]);
+        t.wait_text(line)
+    };
+    next("=>    7      uint i");
+    next("=>    8      float xi");
+    next("=>    9      float r");
+    let s = next("=>    4      float p = a * b;");
+    assert!(s.contains("Source: util.h "), "{s}");
+    next("=>    5      return p + c;");
+    let s = next("=>   10      y[i] = r;");
+    assert!(s.contains("Source: two_files.cl "), "{s}");
     quit(&t);
 }

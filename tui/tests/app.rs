@@ -2033,3 +2033,261 @@ fn search_and_movement_in_the_high_level_views() {
     keys(&mut app, "g");
     assert_eq!(app.source.cursor, 0);
 }
+
+/// The name of the higher-level file the Source pane shows.
+fn shown_file(app: &App) -> &str {
+    app.source.shown_file().map_or("", |f| f.name.as_str())
+}
+
+/// Issue 27: a kernel with code of two higher-level files (util.h's `mad` inlined in
+/// two_files.cl): the Source pane shows the file of the selected wave's line and switches
+/// with the PC, after a line step, a reverse step, a continue and a wave switch; where the
+/// PC has no line the file shown stays.
+#[test]
+fn the_source_pane_shows_the_file_of_the_pcs_line() {
+    let mut app = two_files();
+    // The PC (0x0000) has no line: the first file with code shows.
+    assert_eq!(app.source.mode, SourceMode::HighLevel);
+    assert_eq!(shown_file(&app), "two_files.cl");
+    run(&mut app, &["next", "next", "next"]);
+    assert_eq!(pc_line(&app), Some(9));
+    assert_eq!(app.source.cursor, 8);
+    run(&mut app, &["next"]);
+    assert_eq!(shown_file(&app), "util.h");
+    assert_eq!(app.source.cursor, 3, "util.h:4");
+    assert!(text_of(&mut app).contains("Source: util.h "));
+    run(&mut app, &["next", "next"]);
+    assert_eq!(shown_file(&app), "two_files.cl");
+    assert_eq!(app.source.cursor, 9, "two_files.cl:10");
+    run(&mut app, &["reverse-step"]);
+    assert_eq!(shown_file(&app), "util.h");
+    assert_eq!(app.source.cursor, 4, "util.h:5");
+    // Code of no line (`.loc 1 0`, right before util.h:4): the file stays.
+    run(&mut app, &["reverse-stepi 2"]);
+    assert_eq!(pc_line(&app), None);
+    assert_eq!(shown_file(&app), "util.h");
+    // A restart puts the PC before the first `.loc`: still util.h.
+    run(&mut app, &["restart"]);
+    keys(&mut app, "y");
+    assert_eq!(app.selected_pc(), Some(0));
+    assert_eq!(shown_file(&app), "util.h");
+    // A continue to a breakpoint in the other file.
+    run(&mut app, &["break two_files.cl:8", "continue"]);
+    assert_eq!(shown_file(&app), "two_files.cl");
+    assert_eq!(app.source.cursor, 7);
+    // Wave 0 into util.h alone (scheduler locking): selecting the waves switches files.
+    run(&mut app, &["delete", "stepi 5"]);
+    assert_eq!(shown_file(&app), "util.h");
+    let other = if app.engine.selected_wave == 0 { 1 } else { 0 };
+    let line_of = |app: &App, w: usize| {
+        let pc = app.engine.machine().waves[w].pc;
+        app.engine.line_row_at(pc).map(|r| r.line)
+    };
+    assert_eq!(
+        line_of(&app, other),
+        Some(8),
+        "the other wave stopped there too"
+    );
+    keys(&mut app, "w");
+    assert_eq!(app.engine.selected_wave, other);
+    assert_eq!(shown_file(&app), "two_files.cl");
+    assert_eq!(app.source.cursor, 7);
+    let back = format!("wave {}", app.engine.machine().waves[1 - other].id);
+    app.run_typed(&back);
+    assert_eq!(shown_file(&app), "util.h");
+    assert_eq!(app.source.cursor, 3);
+}
+
+/// Issue 27: with two higher-level files, `b` on a line of the file shown is `break
+/// FILE:LINE` with that file's name, and each file shows its own breakpoints; in the
+/// high-level mode the code cursor on another file's instruction shows that file.
+#[test]
+fn breakpoints_and_the_code_cursor_in_the_file_shown() {
+    let mut app = two_files();
+    run(&mut app, &["break util.h:4", "continue"]);
+    assert_eq!(shown_file(&app), "util.h");
+    keys(&mut app, "8j");
+    assert_eq!(app.source.cursor, 4);
+    keys(&mut app, "b");
+    assert!(
+        app.engine.log().iter().any(|l| l == "break util.h:5"),
+        "{:?}",
+        app.engine.log()
+    );
+    let screen = text_of(&mut app);
+    assert!(screen.contains("=>●   4      float p = a * b;"), "{screen}");
+    assert!(screen.contains("  ●   5      return p + c;"), "{screen}");
+    // The code cursor on line 10's store: two_files.cl shows, with no breakpoint mark.
+    keys(&mut app, "1");
+    let store = app.engine.machine().program().labels["store"];
+    let i = app.code.index_of(store).expect("the store");
+    while app.code.cursor < i {
+        keys(&mut app, "j");
+    }
+    assert_eq!(shown_file(&app), "two_files.cl");
+    assert_eq!(app.source.cursor, 9);
+    let screen = text_of(&mut app);
+    assert!(screen.contains("Source: two_files.cl "), "{screen}");
+    assert!(screen.contains("     10      y[i] = r;"), "{screen}");
+    // Code of no line leaves the file shown as it is.
+    keys(&mut app, "g");
+    assert_eq!(app.engine.line_row_at(0), None);
+    assert_eq!(shown_file(&app), "two_files.cl");
+    // `.` goes back to the PC, in util.h.
+    keys(&mut app, ".");
+    assert_eq!(shown_file(&app), "util.h");
+    assert_eq!(app.source.cursor, 3);
+}
+
+/// Issue 27: the interleaved view of each file shows every instruction exactly once, in
+/// address order around the file's own (code of no line and of the other file under a
+/// head naming where it comes from), labels on rows of their own; the code cursor and the
+/// source cursor follow each other over every row.
+#[test]
+fn the_interleaved_view_shows_every_instruction_once() {
+    use wavedbg_tui::app::high_level::Row;
+    let mut app = two_files();
+    keys(&mut app, "VV");
+    assert_eq!(app.source.mode, SourceMode::Interleaved);
+    let n = app.code.lines.len();
+    for number in [1, 2] {
+        app.source.show_file(number);
+        let h = app.source.high_level().expect("the file's text");
+        let instrs: Vec<usize> = h
+            .rows
+            .iter()
+            .filter_map(|r| match r {
+                Row::Instr(ci) => Some(*ci),
+                _ => None,
+            })
+            .collect();
+        let mut sorted = instrs.clone();
+        sorted.sort_unstable();
+        assert_eq!(sorted, (0..n).collect::<Vec<_>>(), "file {number}");
+        for ci in 0..n {
+            assert_eq!(
+                h.rows.get(h.row_of_instr(ci).expect("a row")),
+                Some(&Row::Instr(ci))
+            );
+        }
+        let labels = h
+            .rows
+            .iter()
+            .filter(|r| matches!(r, Row::Label(..)))
+            .count();
+        assert_eq!(labels, 1, "store:");
+    }
+    // util.h's view: what comes before its code first, under heads.
+    let texts: Vec<String> = {
+        let h = app.source.high_level().expect("util.h");
+        h.rows
+            .iter()
+            .filter_map(|r| match r {
+                Row::From(p) => Some(app.source.from_text(*p)),
+                _ => None,
+            })
+            .collect()
+    };
+    assert_eq!(
+        texts,
+        [
+            "<no line>",
+            "two_files.cl:7  uint i = group_id() * group_size() + lane_id();",
+            "two_files.cl:8  float xi = x[i];",
+            "two_files.cl:9  float r = mad(a, xi, y[i]);",
+            "<no line>",
+            "two_files.cl:10  y[i] = r;",
+            "two_files.cl:11  }",
+        ]
+    );
+    // two_files.cl's: the prologue first, then `mad`'s code after line 9's.
+    app.source.show_file(1);
+    let mut screen = text(&draw(&mut app, 200, 60));
+    app.source.cursor = app.source.len() - 1;
+    screen.push_str(&text(&draw(&mut app, 200, 60)));
+    for row in [
+        "<no line>",
+        "0000  uwgid u6",
+        "9      float r = mad(a, xi, y[i]);",
+        "0034  ld.ubase.b32 v5, u[2:3], v2, 0",
+        "util.h:4  float p = a * b;",
+        "0044  vmul.f32 v6, v3, v4",
+        "util.h:5  return p + c;",
+        "store:",
+    ] {
+        assert!(screen.contains(row), "{row}:\n{screen}");
+    }
+    // The code cursor on each instruction puts the source cursor on its row, and the
+    // source cursor on each row the code cursor on its instruction.
+    keys(&mut app, "1");
+    for ci in 0..n {
+        keys(&mut app, if ci == 0 { "g" } else { "j" });
+        assert_eq!(app.code.cursor, ci);
+        assert_eq!(
+            shown_file(&app),
+            "two_files.cl",
+            "interleaved, every row is here"
+        );
+        assert_eq!(
+            app.source_row_addr(app.source.cursor),
+            Some(app.code.lines[ci].addr)
+        );
+    }
+    keys(&mut app, "8g");
+    for r in 0..app.source.len() {
+        assert_eq!(app.source.cursor, r);
+        let addr = app.source_row_addr(r);
+        if addr.is_some() {
+            assert_eq!(addr, Some(app.code.lines[app.code.cursor].addr), "row {r}");
+        }
+        keys(&mut app, "j");
+    }
+    // `b` on a head sets a breakpoint at its first instruction.
+    let head = app
+        .source
+        .high_level()
+        .and_then(|h| h.rows.iter().position(|r| *r == Row::From(Some((2, 4)))))
+        .expect("util.h:4's head");
+    app.source.cursor = head;
+    keys(&mut app, "b");
+    let vmul = app
+        .code
+        .lines
+        .iter()
+        .find(|l| l.text.starts_with("vmul"))
+        .map(|l| l.addr);
+    assert_eq!(app.engine.breakpoints().first().map(|b| b.addr), vmul);
+}
+
+/// Issue 27: the Locals pane's changes since the last stop: per lane for a per-lane
+/// variable (lane 0 of `p = a * xi` stays 0), one bit for a uniform one; none after a
+/// switch to another wave.
+#[test]
+fn the_locals_pane_marks_what_changed() {
+    let mut app = two_files();
+    run(&mut app, &["break util.h:4", "continue"]);
+    run(&mut app, &["next"]);
+    let locals = app.engine.locals();
+    let names: Vec<&str> = locals.iter().map(|l| l.name.as_str()).collect();
+    assert_eq!(names, ["a", "base", "i", "xi", "p"]);
+    assert_eq!(app.locals_changed(&locals), [0, 0, 0, 0, !1]);
+    // `base` (u6) in wave 1: 1, then 32 once multiplied by the group size.
+    let mut app = two_files();
+    run(&mut app, &["wave 1", "stepi 2"]);
+    let changed = |app: &App| {
+        let locals = app.engine.locals();
+        let base = locals.iter().position(|l| l.name == "base").expect("live");
+        (
+            locals[base].values.clone(),
+            app.locals_changed(&locals)[base],
+        )
+    };
+    assert_eq!(changed(&app).0, [Ok("1".to_string())]);
+    run(&mut app, &["stepi 2"]);
+    assert_eq!(changed(&app), (vec![Ok("32".to_string())], 1));
+    run(&mut app, &["wave 0"]);
+    assert!(app
+        .locals_changed(&app.engine.locals())
+        .iter()
+        .all(|c| *c == 0));
+}

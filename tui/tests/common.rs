@@ -109,3 +109,12 @@ pub fn saxpy() -> App {
     let engine = demo_engine(Some(path)).expect("saxpy opens");
     App::new(engine, &TuiOptions::default()).expect("the app starts")
 }
+
+/// tui/tests/fixtures/two_files.s, compiled from two_files.cl with util.h's `mad` inlined
+/// (two higher-level files, code of no line, a label, variables), opened by its path from
+/// the crate's directory.
+pub fn two_files() -> App {
+    let path = std::path::Path::new("tests/fixtures/two_files.s");
+    let engine = demo_engine(Some(path)).expect("two_files opens");
+    App::new(engine, &TuiOptions::default()).expect("the app starts")
+}

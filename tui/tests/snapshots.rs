@@ -669,3 +669,95 @@ fn the_locals_pane_at_every_size() {
     let t = text(&draw(&mut app, 120, 40));
     assert!(t.contains("Locals (4)"), "{t}");
 }
+
+/// Issue 27: a kernel with code of two higher-level files (tui/tests/fixtures/two_files.s,
+/// util.h's `mad` inlined in two_files.cl): the Source pane shows util.h while the PC is
+/// in its code, with util.h's breakpoints only, and two_files.cl again after `next`.
+#[test]
+fn the_source_pane_switches_higher_level_files() {
+    let mut app = two_files();
+    run(
+        &mut app,
+        &["break util.h:4", "break two_files.cl:10", "continue"],
+    );
+    app.focus = Pane::Source;
+    at_every_size(&mut app, "two_files_util_h");
+    let buf = draw(&mut app, 120, 40);
+    let t = text(&buf);
+    assert!(t.contains("Source: util.h "), "{t}");
+    assert!(t.contains("=>●   4      float p = a * b;"), "{t}");
+    assert!(
+        !t.contains("●  10"),
+        "two_files.cl's breakpoint is not util.h's:\n{t}"
+    );
+    let pc = cell_at(&buf, "=>●   4      float p", 13);
+    assert_eq!((pc.symbol(), pc.fg), ("f", Color::Green));
+    run(&mut app, &["next"]);
+    run(&mut app, &["next"]);
+    let buf = draw(&mut app, 120, 40);
+    insta::assert_snapshot!("two_files_back_120x40", text(&buf));
+    let t = text(&buf);
+    assert!(t.contains("Source: two_files.cl "), "{t}");
+    assert!(t.contains("=>●  10      y[i] = r;"), "{t}");
+    assert!(
+        !t.contains("●   4"),
+        "util.h's breakpoint is not two_files.cl's:\n{t}"
+    );
+}
+
+/// Issue 27: the interleaved view shows every instruction: two_files.cl's code of no line
+/// under `<no line>`, `mad`'s under util.h's lines (with their text), labels on rows of
+/// their own; in util.h's view (the PC there), two_files.cl's code under its lines.
+#[test]
+fn the_interleaved_view_shows_code_of_no_line_and_other_files() {
+    let mut app = two_files();
+    run(&mut app, &["break util.h:5", "next", "next"]);
+    keys(&mut app, "VV");
+    app.focus = Pane::Source;
+    at_every_size(&mut app, "two_files_interleaved");
+    let t = text(&draw(&mut app, 200, 60));
+    assert!(t.contains("Source: two_files.cl + asm"), "{t}");
+    assert!(t.contains("         <no line>"), "{t}");
+    assert!(t.contains("         util.h:4  float p = a * b;"), "{t}");
+    // From util.h:4's head to the PC's row, after line 9's own code.
+    keys(&mut app, "/p + c");
+    press(&mut app, KeyCode::Enter);
+    let buf = draw(&mut app, 200, 60);
+    let t = text(&buf);
+    assert!(t.contains("util.h:5  return p + c;"), "{t}");
+    assert!(t.contains(" ●        0048  vadd.f32 v7, v6, v5"), "{t}");
+    assert!(t.contains("store:"), "{t}");
+    assert_eq!(cell_at(&buf, "store:", 0).fg, Color::Cyan);
+    // In util.h's own interleaved view (the PC there), two_files.cl's code is under heads.
+    run(&mut app, &["continue"]);
+    let t = text(&draw(&mut app, 200, 60));
+    assert!(t.contains("Source: util.h + asm"), "{t}");
+    assert!(t.contains("=>●        0048  vadd.f32 v7, v6, v5"), "{t}");
+    insta::assert_snapshot!("two_files_interleaved_util_h_200x60", t);
+}
+
+/// Issue 27: the Locals pane marks values changed since the last stop, as the Registers
+/// pane marks registers: `p` after `p = a * b` in every active lane but lane 0 (0 * 2).
+#[test]
+fn the_locals_pane_marks_changed_values() {
+    let mut app = two_files();
+    run(&mut app, &["break util.h:4", "continue"]);
+    run(&mut app, &["next"]);
+    keys(&mut app, "0");
+    at_every_size(&mut app, "two_files_locals");
+    let buf = draw(&mut app, 200, 60);
+    let t = text(&buf);
+    assert!(t.contains("p  (f32 in v6)"), "{t}");
+    assert!(t.contains("[ 0]   0    2*   4*   6*"), "{t}");
+    assert_eq!(cell_at(&buf, "2*", 0).fg, Color::Yellow);
+    assert_eq!(cell_at(&buf, "a = 2", 4).fg, Color::Reset);
+    // `base` in wave 1: changed by the multiply, on its row.
+    let mut app = two_files();
+    run(&mut app, &["wave 1", "stepi 2"]);
+    run(&mut app, &["stepi 2"]);
+    keys(&mut app, "0");
+    let buf = draw(&mut app, 120, 40);
+    let t = text(&buf);
+    assert!(t.contains("base = 32*  (u32 in u6)"), "{t}");
+    assert_eq!(cell_at(&buf, "base = 32*", 7).fg, Color::Yellow);
+}

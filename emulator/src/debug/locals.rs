@@ -176,8 +176,13 @@ impl Engine {
     /// locals` lists them), each with its value in every lane; empty where none is live
     /// or no wave is selected.
     pub fn locals(&self) -> Vec<Local> {
+        self.locals_in(self.machine())
+    }
+
+    /// [`Engine::locals`] as machine `m` has them at the selected wave's index and lane: an
+    /// earlier state's (such as [`Engine::previous`]), to mark what changed since.
+    pub fn locals_in(&self, m: &Machine) -> Vec<Local> {
         let w = self.selected_wave;
-        let m = self.machine();
         let Some(pc) = m.waves.get(w).map(|x| x.pc) else {
             return Vec::new();
         };

@@ -22,12 +22,33 @@ impl Engine {
     /// else the first file with code (as `list` without an argument picks it). `None`
     /// without a line table.
     pub fn high_level_file(&self) -> Option<HighLevelFile> {
-        let number = self.line_file_named(None)?;
-        Some(HighLevelFile {
+        self.line_file_named(None)
+            .map(|n| self.high_level_file_numbered(n))
+    }
+
+    /// Every higher-level file of the line table, in `.file` order (a kernel may inline
+    /// code of several; a source view keeps each and shows the one of the selected wave's
+    /// line, [`Engine::line_row_at`]'s file). Empty without a line table.
+    pub fn high_level_files(&self) -> Vec<HighLevelFile> {
+        if !self.has_line_table() {
+            return Vec::new();
+        }
+        self.machine()
+            .program()
+            .source_info
+            .files
+            .iter()
+            .map(|f| self.high_level_file_numbered(f.number))
+            .collect()
+    }
+
+    /// Line-table file `number` with its text.
+    fn high_level_file_numbered(&self, number: u32) -> HighLevelFile {
+        HighLevelFile {
             number,
             path: self.line_file_path(number),
             text: self.line_file_text(number).map(str::to_string),
-        })
+        }
     }
 
     /// The addresses `break FILE:LINE` puts breakpoints at for line `line` of file

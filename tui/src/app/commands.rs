@@ -200,9 +200,7 @@ impl App {
             i = (i + delta).rem_euclid(n);
             let w = &m.waves[i as usize];
             if m.wave_index(w.id) == Some(i as usize) {
-                let cmd = Command::Wave(w.id);
-                self.submit_commands(vec![cmd]);
-                self.follow_pc();
+                self.submit_commands(vec![Command::Wave(w.id)]);
                 return;
             }
         }
@@ -214,9 +212,7 @@ impl App {
             return;
         };
         if i != self.engine.selected_wave {
-            let cmd = Command::Wave(w.id);
-            self.submit_commands(vec![cmd]);
-            self.follow_pc();
+            self.submit_commands(vec![Command::Wave(w.id)]);
         }
     }
 }

@@ -173,11 +173,16 @@ impl App {
                 .iter()
                 .any(Item::moves_machine)
                 .then(|| self.engine.machine().clone());
+            let wave = self.engine.selected_wave;
             let results = commands
                 .into_iter()
                 .map(|c| c.run(&mut self.engine))
                 .collect();
             self.absorb(results, before);
+            // Another wave selected (`wave N`, a key): the code views go to its PC.
+            if self.engine.selected_wave != wave {
+                self.follow_pc();
+            }
         }
     }
 

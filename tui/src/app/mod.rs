@@ -13,7 +13,7 @@
 //! Each pane's state is a struct in the pane's file, with the pane's keys:
 //! - `code`: the disassembly and the code cursor.
 //! - [`source`]: the kernel's source and the source cursor.
-//! - [`high_level`]: the higher-level file of a kernel with a line table.
+//! - [`high_level`]: the higher-level files of a kernel with a line table.
 //! - `lanes`: the lane grid's registers, and the lanes a stop concerns.
 //! - `registers`: the registers pane's scroll.
 //! - `memory`: the memory view's cursor, regions and watchpoints.

@@ -2,6 +2,8 @@
 //! and `N`, and finding the next line that holds it from the pane's cursor, wrapping
 //! around the ends. (Drawing highlights the matches with [`matches`].)
 
+use std::borrow::Cow;
+
 use super::state::App;
 use crate::editor::LineEditor;
 use crate::pane::Pane;
@@ -63,10 +65,20 @@ impl App {
             self.complain("No search yet: / starts one.");
             return;
         };
-        let lines: Vec<&str> = match self.focus {
+        let lines: Vec<Cow<str>> = match self.focus {
             Pane::Source => self.source_texts(),
-            Pane::Code => self.code.lines.iter().map(|l| l.text.as_str()).collect(),
-            Pane::Console => self.console.lines.iter().map(|(l, _)| l.as_str()).collect(),
+            Pane::Code => self
+                .code
+                .lines
+                .iter()
+                .map(|l| l.text.as_str().into())
+                .collect(),
+            Pane::Console => self
+                .console
+                .lines
+                .iter()
+                .map(|(l, _)| l.as_str().into())
+                .collect(),
             _ => return,
         };
         let n = lines.len();
@@ -87,7 +99,7 @@ impl App {
                 _ => String::new(),
             };
             let found =
-                !matches(lines[i], &pattern).is_empty() || !matches(&labels, &pattern).is_empty();
+                !matches(&lines[i], &pattern).is_empty() || !matches(&labels, &pattern).is_empty();
             found.then_some((i, k))
         });
         let Some((i, k)) = hit else {

@@ -1,14 +1,17 @@
 //! The kernel's source beside the disassembly: the text (from the engine, which read the
 //! `.s` file it was opened from, or the built-in demo's embedded source), which source
 //! line each instruction came from, and the source cursor, kept in step with the code
-//! cursor. A kernel with a line table (`.loc`) also has its higher-level file
-//! ([`HighLevelView`]): the pane shows that, the `.s`, or both interleaved (`V`).
+//! cursor. A kernel with a line table (`.loc`) also has its higher-level files
+//! ([`HighLevelView`]): the pane shows the one of the selected wave's line, the `.s`, or
+//! both interleaved (`V`).
+
+use std::borrow::Cow;
 
 use ratatui::crossterm::event::KeyCode;
 use wavedbg_emulator::debug::{Engine, NoSource};
 use wavedbg_emulator::machine::Machine;
 
-use super::high_level::{HighLevelView, Row};
+use super::high_level::{HighLevelSource, HighLevelView, Row};
 use super::input::Motion;
 use super::state::App;
 use crate::pane::{CodeLayout, Pane};
@@ -99,9 +102,11 @@ impl SourceMode {
 pub struct SourcePane {
     /// The kernel's source, or why there is none (the pane shows that text).
     pub view: Result<SourceView, String>,
-    /// The higher-level file (or why its text cannot be shown); `None` without a line
-    /// table.
-    pub high: Option<Result<HighLevelView, String>>,
+    /// The higher-level files of the line table, in `.file` order (empty without one).
+    pub files: Vec<HighLevelSource>,
+    /// The file the high-level modes show, an index into `files`: the one of the selected
+    /// wave's line, kept while its PC has no line ([`SourcePane::show_file`]).
+    pub file: usize,
     /// What the pane shows.
     pub mode: SourceMode,
     /// The cursor: a 0-based row index into what the mode shows (a line of the `.s` or
@@ -111,18 +116,50 @@ pub struct SourcePane {
 
 impl SourcePane {
     /// The source of `engine`'s kernel whose disassembly is `code`: the higher-level file
-    /// when it has a line table with readable text, else the `.s`.
+    /// (of the selected wave's line) when it has a line table with readable text, else
+    /// the `.s`.
     pub fn of(engine: &Engine, code: &super::code::CodePane) -> SourcePane {
-        let high = HighLevelView::of(engine, code);
-        let mode = match high {
+        let files: Vec<HighLevelSource> = engine
+            .high_level_files()
+            .into_iter()
+            .map(|f| HighLevelSource::of(engine, code, f))
+            .collect();
+        let first = engine.high_level_file().map(|f| f.number);
+        let file = files
+            .iter()
+            .position(|f| Some(f.number) == first)
+            .unwrap_or(0);
+        let mode = match files.get(file).map(|f| &f.view) {
             Some(Ok(_)) => SourceMode::HighLevel,
             _ => SourceMode::Assembly,
         };
         SourcePane {
             view: SourceView::of(engine),
-            high,
+            files,
+            file,
             mode,
             cursor: 0,
+        }
+    }
+
+    /// Whether the kernel has a line table (higher-level files to show).
+    pub fn has_line_table(&self) -> bool {
+        !self.files.is_empty()
+    }
+
+    /// The higher-level file the high-level modes show; `None` without a line table.
+    pub fn shown_file(&self) -> Option<&HighLevelSource> {
+        self.files.get(self.file)
+    }
+
+    /// Shows higher-level file `number`, the cursor at the top when it is another (nothing
+    /// changes when the line table has no such file).
+    pub fn show_file(&mut self, number: u32) {
+        if let Some(i) = self.files.iter().position(|f| f.number == number) {
+            if i != self.file {
+                self.file = i;
+                self.cursor = 0;
+            }
         }
     }
 
@@ -130,16 +167,36 @@ impl SourcePane {
     pub fn high_level(&self) -> Option<&HighLevelView> {
         match self.mode {
             SourceMode::Assembly => None,
-            _ => self.high.as_ref().and_then(|h| h.as_ref().ok()),
+            _ => self.shown_file().and_then(|f| f.view.as_ref().ok()),
         }
     }
 
     /// Why the mode has nothing to show, if so.
     pub fn missing(&self) -> Option<&str> {
-        match (self.mode, &self.high) {
+        match (self.mode, self.shown_file().map(|f| &f.view)) {
             (SourceMode::Assembly, _) => self.view.as_ref().err().map(String::as_str),
             (_, Some(Err(e))) => Some(e),
             _ => None,
+        }
+    }
+
+    /// An interleaved head's text: where its instructions come from, `FILE:LINE` and the
+    /// line's text when the file's text has it, or `<no line>`.
+    pub fn from_text(&self, place: Option<(u32, u32)>) -> String {
+        let Some((number, line)) = place else {
+            return "<no line>".into();
+        };
+        let Some(f) = self.files.iter().find(|f| f.number == number) else {
+            return format!("file {number}:{line}");
+        };
+        let text = f.view.as_ref().ok().and_then(|v| {
+            v.lines
+                .get((line as usize).checked_sub(1)?)
+                .map(|t| t.trim())
+        });
+        match text {
+            Some(t) if !t.is_empty() => format!("{}:{line}  {t}", f.name),
+            _ => format!("{}:{line}", f.name),
         }
     }
 
@@ -153,13 +210,14 @@ impl SourcePane {
     }
 
     /// The higher-level line (0-based) the cursor is on: in the high-level mode its line,
-    /// in the interleaved one when it is on a line's row (not an instruction's).
+    /// in the interleaved one when it is on a line's row (not an instruction's, a label's
+    /// or a head's).
     pub fn high_level_line(&self) -> Option<usize> {
         let h = self.high_level()?;
         match self.mode {
             SourceMode::Interleaved => match h.rows.get(self.cursor)? {
                 Row::Line(l) => Some(*l),
-                Row::Instr(_) => None,
+                _ => None,
             },
             _ => (self.cursor < h.lines.len()).then_some(self.cursor),
         }
@@ -193,6 +251,11 @@ fn no_source(engine: &Engine) -> String {
                 .to_string()
         }
     }
+}
+
+/// Lines as texts to search.
+fn borrowed(lines: &[String]) -> Vec<Cow<'_, str>> {
+    lines.iter().map(|l| Cow::Borrowed(l.as_str())).collect()
 }
 
 /// Expands tabs to [`TAB`]-column stops and replaces other control characters, so each
@@ -241,13 +304,11 @@ impl App {
 
     /// The address source row `index` goes to (the code cursor follows it there; `a` and
     /// `b` act there): a line's first instruction (a higher-level line's first
-    /// statement), or an interleaved instruction's own.
+    /// statement), or an interleaved instruction's own (a label's or a head's: the
+    /// instruction under it).
     pub fn source_row_addr(&self, index: usize) -> Option<u64> {
         match (self.source.mode, self.source.high_level()) {
-            (SourceMode::Interleaved, Some(h)) => match h.rows.get(index)? {
-                Row::Line(l) => h.first_addr.get(*l).copied().flatten(),
-                Row::Instr(ci) => self.code.lines.get(*ci).map(|l| l.addr),
-            },
+            (SourceMode::Interleaved, Some(h)) => h.row_addr(&self.code, index),
             (SourceMode::HighLevel, Some(h)) => h.first_addr.get(index).copied().flatten(),
             (SourceMode::Assembly, _) => self.source.line_addr(index),
             _ => None,
@@ -255,22 +316,24 @@ impl App {
     }
 
     /// The text of each row the Source pane shows (what `/` searches).
-    pub(super) fn source_texts(&self) -> Vec<&str> {
+    pub(super) fn source_texts(&self) -> Vec<Cow<'_, str>> {
         match (self.source.mode, self.source.high_level()) {
             (SourceMode::Interleaved, Some(h)) => h
                 .rows
                 .iter()
-                .map(|r| match r {
-                    Row::Line(l) => h.lines[*l].as_str(),
-                    Row::Instr(ci) => self.code.lines[*ci].text.as_str(),
+                .map(|r| match *r {
+                    Row::Line(l) => Cow::Borrowed(h.lines[l].as_str()),
+                    Row::Instr(ci) => Cow::Borrowed(self.code.lines[ci].text.as_str()),
+                    Row::Label(ci, k) => Cow::Owned(format!("{}:", self.code.lines[ci].labels[k])),
+                    Row::From(place) => Cow::Owned(self.source.from_text(place)),
                 })
                 .collect(),
-            (SourceMode::HighLevel, Some(h)) => h.lines.iter().map(String::as_str).collect(),
+            (SourceMode::HighLevel, Some(h)) => borrowed(&h.lines),
             (SourceMode::Assembly, _) => self
                 .source
                 .view
                 .as_ref()
-                .map(|s| s.lines.iter().map(String::as_str).collect())
+                .map(|s| borrowed(&s.lines))
                 .unwrap_or_default(),
             _ => Vec::new(),
         }
@@ -279,7 +342,7 @@ impl App {
     /// `V`: the Source pane's next mode (high-level, assembly, interleaved), shown if the
     /// code layout hid it; the cursor stays on the code cursor's place.
     pub(super) fn cycle_source_mode(&mut self) {
-        if self.source.high.is_none() {
+        if !self.source.has_line_table() {
             self.say("V: this kernel has no line table (.loc); the Source pane shows its .s.");
             return;
         }
@@ -289,12 +352,12 @@ impl App {
         }
         self.source.cursor = 0;
         self.sync_source_to_code();
-        let name = match (self.source.mode, &self.source.high) {
+        let name = match (self.source.mode, self.source.shown_file()) {
             (SourceMode::Assembly, _) => match &self.source.view {
                 Ok(v) => v.name.clone(),
                 Err(_) => "no .s text".into(),
             },
-            (_, Some(Ok(h))) => h.name.clone(),
+            (_, Some(f)) if f.view.is_ok() => f.name.clone(),
             _ => "no text".into(),
         };
         self.say(format!(
@@ -317,10 +380,26 @@ impl App {
         self.sync_source_to_code();
     }
 
-    /// Moves the source cursor to the code cursor's line.
+    /// Moves the source cursor to the code cursor's line; in the high-level mode, to
+    /// another higher-level file's line when the instruction is of that file.
     pub(super) fn sync_source_to_code(&mut self) {
+        if self.code_cursor_line().is_none() && self.source.high_level().is_some() {
+            let addr = self.code.lines.get(self.code.cursor).map(|l| l.addr);
+            if let Some(row) = addr.and_then(|a| self.engine.line_row_at(a)) {
+                self.source.show_file(row.file);
+            }
+        }
         if let Some(line) = self.code_cursor_line() {
             self.source.cursor = line;
+        }
+    }
+
+    /// Shows the higher-level file of the selected wave's line; where its PC has no line
+    /// the file shown stays.
+    pub(super) fn show_pc_file(&mut self) {
+        let pc = self.selected_pc();
+        if let Some(row) = pc.and_then(|pc| self.engine.line_row_at(pc)) {
+            self.source.show_file(row.file);
         }
     }
 

@@ -275,8 +275,10 @@ impl App {
         }
     }
 
-    /// Moves the disassembly cursor, and the source cursor, to the selected wave's PC.
+    /// Moves the disassembly cursor, and the source cursor, to the selected wave's PC (in
+    /// the higher-level file of its line).
     pub fn follow_pc(&mut self) {
+        self.show_pc_file();
         if let Some(pc) = self.selected_pc() {
             if let Some(i) = self.code.index_of(pc) {
                 self.code.cursor = i;

@@ -3,10 +3,10 @@
 //! value on its row (`a = 2  (f32 in u4)`); a per-lane one (a vector register or pair,
 //! scratch) its name, type and place, then its 32 lanes under it, as many a row as fit
 //! (`[ 8]` heads each row), an inactive lane in parentheses and dimmed, as `print NAME`
-//! and the lane grid mark it.
+//! and the lane grid mark it. Values changed since the last stop are highlighted and
+//! marked `*`, per lane for a per-lane variable, as the Registers pane marks registers.
 
 use ratatui::layout::Rect;
-use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::Frame;
 use wavedbg_emulator::debug::Local;
@@ -40,8 +40,10 @@ fn lines(app: &App, locals: &[Local], room: usize) -> Vec<(Line<'static>, usize)
         .waves
         .get(app.engine.selected_wave)
         .map_or(0, |w| w.exec);
+    let changed = app.locals_changed(locals);
     let mut out = Vec::new();
     for (i, v) in locals.iter().enumerate() {
+        let changed = changed.get(i).copied().unwrap_or(0);
         let name_style = match (selected == Some(i), focused) {
             (true, true) => theme::cursor(),
             (true, false) => theme::selected(),
@@ -49,7 +51,9 @@ fn lines(app: &App, locals: &[Local], room: usize) -> Vec<(Line<'static>, usize)
         };
         let place = Span::styled(format!("  ({} in {})", v.ty, v.location), theme::dim());
         if let [one] = v.values.as_slice() {
+            let ch = changed & 1 == 1;
             let value = match one {
+                Ok(t) if ch => Span::styled(format!("{t}*"), theme::changed()),
                 Ok(t) => Span::raw(t.clone()),
                 Err(e) => Span::styled(format!("<unreadable: {e}>"), theme::error()),
             };
@@ -80,10 +84,13 @@ fn lines(app: &App, locals: &[Local], room: usize) -> Vec<(Line<'static>, usize)
             let mut spans = vec![Span::styled(format!("  [{first:>2}]"), theme::dim())];
             for (l, t) in v.values.iter().enumerate().skip(first).take(per_row) {
                 let t = value_text(t);
-                spans.push(if exec >> l & 1 == 1 {
-                    Span::styled(format!("  {t:>cw$} "), Style::new())
-                } else {
-                    Span::styled(format!(" ({t:>cw$})"), theme::dim())
+                // A changed lane is marked `*` in the cell's last column (an inactive one
+                // gives its parentheses' leading space for it).
+                spans.push(match (exec >> l & 1 == 1, changed >> l & 1 == 1) {
+                    (true, false) => Span::raw(format!("  {t:>cw$} ")),
+                    (true, true) => Span::styled(format!("  {t:>cw$}*"), theme::changed()),
+                    (false, false) => Span::styled(format!(" ({t:>cw$})"), theme::dim()),
+                    (false, true) => Span::styled(format!("({t:>cw$})*"), theme::changed()),
                 });
             }
             out.push((Line::from(spans), i));

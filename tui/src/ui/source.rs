@@ -5,9 +5,12 @@
 //! name on the lines of a sanitizer finding the run stopped at, and the cursor (kept on
 //! the code cursor's line). Without a source, the pane says why.
 //!
-//! A kernel with a line table shows its higher-level file the same way (a line's marks
-//! are those of its instructions), or each higher-level line followed by its
-//! instructions (interleaved: an instruction's row has the code pane's marks).
+//! A kernel with a line table shows a higher-level file the same way (a line's marks
+//! are those of its instructions), the one of the selected wave's line, or each
+//! higher-level line followed by its instructions (interleaved: an instruction's row has
+//! the code pane's marks; instructions of no line of the file follow the instruction
+//! before them under a dimmed head saying where they come from, `util.h:4  ...` or
+//! `<no line>`; labels have rows of their own, as in the disassembly).
 
 use std::collections::{HashMap, HashSet};
 
@@ -35,17 +38,14 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, hits: &mut HitMap) -> (boo
     }
 }
 
-/// The title's name: the file shown, and `+ asm` when interleaved.
+/// The title's name: the file shown (in a high-level mode the higher-level file of the
+/// selected wave's line, even when its text is missing), and `+ asm` when interleaved.
 pub fn title(app: &App) -> String {
-    match (app.source.high_level(), &app.source.view) {
-        (Some(h), _) if app.source.mode == SourceMode::Interleaved => {
-            format!(" Source: {} + asm ", h.name)
-        }
-        (Some(h), _) => format!(" Source: {} ", h.name),
-        (None, Ok(s)) if app.source.mode == SourceMode::Assembly => {
-            format!(" Source: {} ", s.name)
-        }
-        _ => " Source ".into(),
+    match (app.source.mode, app.source.shown_file(), &app.source.view) {
+        (SourceMode::Assembly, _, Ok(s)) => format!(" Source: {} ", s.name),
+        (SourceMode::Assembly, _, Err(_)) | (_, None, _) => " Source ".into(),
+        (SourceMode::Interleaved, Some(f), _) => format!(" Source: {} + asm ", f.name),
+        (SourceMode::HighLevel, Some(f), _) => format!(" Source: {} ", f.name),
     }
 }
 
@@ -168,8 +168,9 @@ fn draw_high_level(
             Row::Line(i)
         };
         let (mut spans, mark, at_pc) = match (row, &instr_marks) {
+            (Row::Line(l), _) => line_marks.row(l),
             (Row::Instr(_), Some(marks)) => marks.row(i),
-            (Row::Line(l), _) | (Row::Instr(l), None) => line_marks.row(l),
+            _ => (gutter(false, false, None, false).to_vec(), None, false),
         };
         let style = if at_pc { theme::pc() } else { Style::new() };
         match row {
@@ -184,6 +185,16 @@ fn draw_high_level(
                     theme::dim(),
                 ));
                 spans.extend(text::highlight(&c.text, style, pattern).spans);
+            }
+            Row::Label(ci, k) => {
+                spans.push(Span::raw(format!(" {:>digits$}    ", "")));
+                let label = format!("{}:", code.lines[ci].labels[k]);
+                spans.extend(text::highlight(&label, theme::label(), pattern).spans);
+            }
+            Row::From(place) => {
+                spans.push(Span::raw(format!(" {:>digits$}  ", "")));
+                let head = app.source.from_text(place);
+                spans.extend(text::highlight(&head, theme::dim(), pattern).spans);
             }
         }
         let row = Rect::new(area.x, area.y + y as u16, area.width, 1);
