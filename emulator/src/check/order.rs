@@ -19,6 +19,7 @@
 //!
 //! Everything here is off (and costs nothing) for code without global atomics.
 
+use std::cell::RefCell;
 use std::collections::{HashMap, VecDeque};
 use std::hash::BuildHasherDefault;
 use std::sync::Arc;
@@ -195,6 +196,12 @@ impl AddrClock {
     fn len(&self) -> usize {
         self.own.len() + self.carried.iter().map(|(c, _)| c.len()).sum::<usize>()
     }
+
+    /// Back to empty, keeping its vectors' capacity.
+    fn clear(&mut self) {
+        self.own.0.clear();
+        self.carried.clear();
+    }
 }
 
 /// The clock of each address an atomic touched (shared between snapshots until written).
@@ -237,6 +244,20 @@ struct WaveOrder {
 }
 
 impl WaveOrder {
+    /// Back to a wave not seen yet, keeping its vectors' capacity.
+    fn clear(&mut self) {
+        self.gen = 0;
+        self.dirty = false;
+        self.issued = [0; 2];
+        self.open.clear();
+        match Arc::get_mut(&mut self.known) {
+            Some(k) => k.0.clear(),
+            None => self.known = Arc::default(),
+        }
+        self.pending.clear();
+        self.fences.clear();
+    }
+
     /// Operations of `wave` retired on `vst` and `vm` (the counters retire in order).
     fn retired(&self, wave: &Wave) -> [u64; 2] {
         let out = |c: Counter| wave.outstanding[c.index()].len() as u64;
@@ -287,6 +308,40 @@ impl WaveOrder {
     }
 }
 
+/// Most address clocks, and most wave states, a thread keeps for reuse.
+const SPARE_MAX: usize = 4096;
+
+thread_local! {
+    /// Address clocks and wave states of dropped orders, cleared, their vectors' capacity
+    /// kept: a launch makes a clock (three allocations) for every address its atomics
+    /// touch and a state for every wave, and `check --seeds` or the benchmark make the
+    /// same ones again in each launch.
+    static SPARE_ADDRS: RefCell<Vec<Arc<AddrClock>>> = const { RefCell::new(Vec::new()) };
+    static SPARE_WAVES: RefCell<Vec<Arc<WaveOrder>>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Moves the unshared ones of `items` (cleared by `clear`) to `spare`, up to
+/// [`SPARE_MAX`]; the others (shared with a snapshot, or past the bound) are dropped.
+fn keep_spare<T>(
+    spare: &'static std::thread::LocalKey<RefCell<Vec<Arc<T>>>>,
+    items: impl Iterator<Item = Arc<T>>,
+    clear: impl Fn(&mut T),
+) {
+    // `try_with`: an order dropped while the thread exits simply frees its parts.
+    let _ = spare.try_with(|spare| {
+        let mut spare = spare.borrow_mut();
+        for mut item in items {
+            if spare.len() >= SPARE_MAX {
+                break;
+            }
+            if let Some(x) = Arc::get_mut(&mut item) {
+                clear(x);
+                spare.push(item);
+            }
+        }
+    });
+}
+
 /// The release/acquire state of a launch: per wave, and per address an atomic touched.
 /// Cloned with the machine (time-travel snapshots): waves and clocks are shared until
 /// written, as the shadow's pages are.
@@ -306,10 +361,9 @@ impl Order {
             matches!(w, CodeWord::Instr(Decoded { op: Op::Atomic { mode, .. }, .. })
                 if !matches!(mode, AddrMode::Shared | AddrMode::Scratch))
         });
-        Order {
-            on,
-            ..Order::default()
-        }
+        let mut order = Order::default();
+        order.on = on;
+        order
     }
 
     /// Whether the order is followed.
@@ -327,7 +381,9 @@ impl Order {
     fn wave(&mut self, id: u32) -> &mut WaveOrder {
         let i = id as usize;
         if i >= self.waves.len() {
-            self.waves.resize_with(i + 1, Arc::default);
+            self.waves.resize_with(i + 1, || {
+                SPARE_WAVES.with_borrow_mut(Vec::pop).unwrap_or_default()
+            });
         }
         Arc::make_mut(&mut self.waves[i])
     }
@@ -440,7 +496,9 @@ impl Order {
                 // What the wave learnt is published by this atomic: shared, not copied.
                 let known = (!me.known.is_empty()).then(|| Arc::clone(&me.known));
                 for &x in words {
-                    let clock = Arc::make_mut(self.addrs.entry(x).or_default());
+                    let clock = Arc::make_mut(self.addrs.entry(x).or_insert_with(|| {
+                        SPARE_ADDRS.with_borrow_mut(Vec::pop).unwrap_or_default()
+                    }));
                     clock.own.put(wave.id, own);
                     if let Some(k) = &known {
                         let carried = clock.carried.iter().any(|(c, _)| Arc::ptr_eq(c, k));
@@ -578,6 +636,15 @@ impl Order {
     }
 }
 
+impl Drop for Order {
+    fn drop(&mut self) {
+        let addrs = std::mem::take(&mut self.addrs);
+        keep_spare(&SPARE_ADDRS, addrs.into_values(), AddrClock::clear);
+        let waves = std::mem::take(&mut self.waves);
+        keep_spare(&SPARE_WAVES, waves.into_iter(), WaveOrder::clear);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -588,6 +655,43 @@ mod tests {
             loads,
             atomic,
         }
+    }
+
+    /// A cleared address clock or wave state (as dropped orders leave them for reuse)
+    /// holds what a new one holds.
+    #[test]
+    fn cleared_parts_equal_new_ones() {
+        let mut c = AddrClock::default();
+        c.own.put(3, r(1, 2, Some(8)));
+        c.carried.push((Arc::new(c.own.clone()), 16));
+        c.clear();
+        assert_eq!(format!("{c:?}"), format!("{:?}", AddrClock::default()));
+        let mut w = WaveOrder {
+            gen: 4,
+            dirty: true,
+            issued: [2, 3],
+            ..WaveOrder::default()
+        };
+        w.open.push_back(Open {
+            gen: 1,
+            stores: 2,
+            loads: 0,
+        });
+        Arc::make_mut(&mut w.known).put(1, r(1, 1, None));
+        w.pending.push((64, 8));
+        w.fences.push(Fence {
+            index: 1,
+            clock: c.own.clone(),
+            atomics: vec![(64, 8)],
+        });
+        w.clear();
+        assert_eq!(format!("{w:?}"), format!("{:?}", WaveOrder::default()));
+        // A known clock shared with another wave is replaced, not cleared.
+        let shared = Arc::new(Clock(vec![(2, r(1, 1, None))]));
+        w.known = Arc::clone(&shared);
+        w.clear();
+        assert!(w.known.is_empty());
+        assert_eq!(shared.len(), 1);
     }
 
     /// The merge of large clocks gives what joining their entries one by one gives,

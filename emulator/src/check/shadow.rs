@@ -242,8 +242,11 @@ struct Cell {
 #[derive(Debug, Clone)]
 struct RacePage {
     /// On the heap by itself, built there (a page built on the stack and moved to the
-    /// heap costs a copy of its 9 KiB).
+    /// heap costs a copy of its 9 KiB). A cell whose bit in `live` is clear is empty
+    /// whatever it holds (cells are reused from dropped pages without clearing them).
     words: Box<[Cell]>,
+    /// A bit per word: its cell was written since the page was made.
+    live: [u64; WORDS / 64],
     /// Split words: their byte cells.
     bytes: HashMap<u16, [Cell; 4], BuildHasherDefault<PageHasher>>,
     /// Each cell's last read by a workgroup other than its last reader's, for the few
@@ -260,21 +263,19 @@ thread_local! {
     /// Cells of dropped race pages, for the next pages this thread makes: a launch's
     /// shadow is dropped with its machine, the allocator hands memory that size back to
     /// the kernel, and the next launch's pages would fault it in again (page by page,
-    /// each zeroed by the kernel); clearing cells still in the cache costs less.
+    /// each zeroed by the kernel); reusing cells still in the cache costs less (they are
+    /// not cleared: a page's `live` bits say which of its cells hold history).
     static SPARE: RefCell<Vec<Box<[Cell]>>> = const { RefCell::new(Vec::new()) };
 }
 
 impl Default for RacePage {
     fn default() -> Self {
-        let words = match SPARE.with_borrow_mut(Vec::pop) {
-            Some(mut words) => {
-                words.fill(Cell::default());
-                words
-            }
-            None => vec![Cell::default(); WORDS].into_boxed_slice(),
-        };
+        let words = SPARE
+            .with_borrow_mut(Vec::pop)
+            .unwrap_or_else(|| vec![Cell::default(); WORDS].into_boxed_slice());
         RacePage {
             words,
+            live: [0; WORDS / 64],
             bytes: HashMap::default(),
             r3: HashMap::default(),
         }
@@ -307,6 +308,9 @@ impl RacePage {
         hb: &impl Fn(&Ref, &Ref) -> bool,
     ) -> Option<Conflict> {
         let key = 5 * index as u32;
+        if self.first_touch(index, me) {
+            return None;
+        }
         if me.mask() == 0xf && self.bytes.is_empty() {
             return Self::cell(&mut self.words[index], &mut self.r3, key, me, (g, hb));
         }
@@ -357,26 +361,57 @@ impl RacePage {
         if !self.bytes.is_empty() {
             return 0;
         }
+        // Once every cell of the page is live (the steady state of a kernel that loops
+        // over its data), the per-lane live bit is not looked at.
+        let all_live = self.live == [u64::MAX; WORDS / 64];
         let mut n = 0;
         for e in entries {
             if e.addr / RACE_PAGE != key || e.addr % 4 != 0 {
                 break;
             }
             let index = ((e.addr / 4) % WORDS as u64) as usize;
+            let me = me.with_lane(e.lane);
+            n += 1;
+            if !all_live && self.first_touch(index, me) {
+                continue;
+            }
             let key = 5 * index as u32;
-            let c = Self::cell(
-                &mut self.words[index],
-                &mut self.r3,
-                key,
-                me.with_lane(e.lane),
-                (g, hb),
-            );
+            let c = Self::cell(&mut self.words[index], &mut self.r3, key, me, (g, hb));
             if let Some(c) = c {
                 conflict(e, c);
             }
-            n += 1;
         }
         n
+    }
+
+    /// Makes word `index`'s cell live if it is not: empty, then holding `me`'s access of
+    /// the whole word (which races with nothing). Returns whether `me` was recorded so;
+    /// an access of some bytes of a word not yet live leaves it empty, to be split.
+    #[inline(always)]
+    fn first_touch(&mut self, index: usize, me: Ref) -> bool {
+        let (w, bit) = (index / 64, 1u64 << (index % 64));
+        if self.live[w] & bit != 0 {
+            return false;
+        }
+        self.live[w] |= bit;
+        // No record of a cell that was not live is anywhere else: split words and third
+        // reads are made only for live cells.
+        if me.mask() != 0xf {
+            self.words[index] = Cell::default();
+            return false;
+        }
+        self.words[index] = if me.is_write() {
+            Cell {
+                write: me,
+                ..Cell::default()
+            }
+        } else {
+            Cell {
+                r1: me,
+                ..Cell::default()
+            }
+        };
+        true
     }
 
     /// One cell's access, with its out-of-cell third read record under `key`.
