@@ -818,6 +818,41 @@ pub(super) fn execute(ctx: &mut Ctx<'_>, d: &Decoded, pc: u64) -> Result<Flow, E
             let bytes = if wide { 8 } else { 4 };
             let t = place(ctx, d, mode, bytes, true)?;
             let rd = d.instr.rd as usize;
+            if let (Placed::Page(p), false) = (&t, wide) {
+                // One page, 32-bit: each lane's read-modify-write on the page, in lane
+                // order, with the operation and width fixed for the whole loop.
+                let (exec, data) = (ctx.wave.exec, ctx.wave.v[rd]);
+                let swap = match op {
+                    AtomOp::CmpXchg => ctx.wave.v[rd + 1],
+                    _ => [0; LANES],
+                };
+                let mut old_out = [0u32; LANES];
+                if let Some(mut page) = page_object_mut(ctx.global, ctx.shared, p)
+                    .and_then(|b| b.page_of_mut(p.lo, p.hi))
+                {
+                    macro_rules! per_op {
+                        ($($o:ident)*) => {
+                            match op {
+                                $(AtomOp::$o => for_lanes(exec, |l| {
+                                    page.update::<4>(p.rel[l] as u64, |old| {
+                                        old_out[l] = old as u32;
+                                        let (x, y) = (data[l] as u64, swap[l] as u64);
+                                        atomic(AtomOp::$o, false, old as u64, x, y) as u128
+                                    })
+                                }),)*
+                            }
+                        };
+                    }
+                    per_op!(Add Sub And Or Xor MinS MaxS MinU MaxU Xchg CmpXchg Inc Dec FAdd FMin FMax);
+                }
+                if rtn {
+                    merge(&mut ctx.wave.v[rd], &old_out, exec);
+                    ctx.issue(d, pc, counter_regs(RegFile::Vector, rd as u8, 1));
+                } else {
+                    ctx.issue(d, pc, None);
+                }
+                return Ok(Flow::Next);
+            }
             let words = if wide { 2 } else { 1 };
             let mut old_out = [[0u32; LANES]; 2];
             // Data (and compare-exchange's second operand): low and high words per lane.
