@@ -120,6 +120,9 @@ struct OnePage {
 
 /// Where an instruction's lanes access memory: one page for all (the fast path), or each
 /// lane's own target.
+// It lives on the stack for one instruction: boxing the large variant would allocate on
+// every lane-by-lane instruction instead.
+#[allow(clippy::large_enum_variant)]
 enum Placed {
     /// Every active lane in one page ([`one_page`]).
     Page(OnePage),
