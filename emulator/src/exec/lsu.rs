@@ -110,11 +110,11 @@ struct OnePage {
     space: Space,
     /// The global allocation (0 for shared).
     object: usize,
-    /// The object's bytes `[lo, hi)` hold every active lane's access (in one page).
+    /// The object's bytes `[lo, hi)`, in one page, hold every active lane's access.
     lo: u64,
-    /// One past the highest byte an active lane accesses.
+    /// One past the range's last byte.
     hi: u64,
-    /// Per lane: its offset in the page (inactive lanes: the lowest active lane's).
+    /// Per lane: its offset in the page (inactive lanes: an active lane's).
     rel: [u32; LANES],
 }
 
@@ -148,40 +148,35 @@ fn one_page(
     }
     let i = d.instr;
     let align = alignment(bytes, atomic);
-    let s1 = &w.v[i.rs1 as usize];
-    let imm = i.imm;
-    // 32-bit offsets from a base: lanes' bytes lie `s1[l] - lo` past the lowest one's.
-    let (space, object, lo, span, delta) = match mode {
+    match mode {
         AddrMode::Ubase | AddrMode::Shared => return one_page32(ctx, d, mode, bytes, align),
-        AddrMode::Global => {
-            let hi_word = &w.v[i.rs1 as usize + 1];
-            let addr: [u64; LANES] = std::array::from_fn(|l| {
-                (s1[l] as u64 | (hi_word[l] as u64) << 32).wrapping_add(imm as u64)
-            });
-            let (lo, hi, or) = span(exec, &addr);
-            let span = (hi - lo).checked_add(bytes)?;
-            if or & (align - 1) != 0 || span > PAGE as u64 {
-                return None;
-            }
-            let (alloc, off) = ctx.global.locate_hint(lo, span, &mut 0)?;
-            let delta: [u32; LANES] = std::array::from_fn(|l| {
-                (addr[l].wrapping_sub(lo) as u32) & super::lane_mask(exec, l)
-            });
-            (Space::Global, alloc, off, span, delta)
-        }
         AddrMode::Buf | AddrMode::Scratch => return None,
-    };
-    let hi = lo + span;
-    if lo as usize / PAGE != (hi - 1) as usize / PAGE {
+        AddrMode::Global => {}
+    }
+    // 64-bit addresses: each lane's bytes lie `addr[l] - lo` past the lowest lane's.
+    let (s1, hi_word) = (&w.v[i.rs1 as usize], &w.v[i.rs1 as usize + 1]);
+    let addr: [u64; LANES] = std::array::from_fn(|l| {
+        (s1[l] as u64 | (hi_word[l] as u64) << 32).wrapping_add(i.imm as u64)
+    });
+    let (lo, hi, or) = span(exec, &addr);
+    let span = (hi - lo).checked_add(bytes)?;
+    if or & (align - 1) != 0 || span > PAGE as u64 {
         return None;
     }
-    let within = (lo as usize % PAGE) as u32;
+    let (object, off) = ctx.global.locate_hint(lo, span, &mut 0)?;
+    let end = off + span;
+    if off as usize / PAGE != (end - 1) as usize / PAGE {
+        return None;
+    }
+    let within = (off as usize % PAGE) as u32;
     Some(OnePage {
-        space,
+        space: Space::Global,
         object,
-        lo,
-        hi,
-        rel: delta.map(|x| x.wrapping_add(within)),
+        lo: off,
+        hi: end,
+        rel: std::array::from_fn(|l| {
+            ((addr[l].wrapping_sub(lo) as u32) & super::lane_mask(exec, l)).wrapping_add(within)
+        }),
     })
 }
 
