@@ -10,7 +10,7 @@ use super::op::{AddrMode, AtomOp, Op, UldMode};
 use super::{merge, AccessKind, Ctx, Decoded, ExecFault, Flow};
 use crate::fault::FaultKind;
 use crate::isa::RegFile;
-use crate::memory::{BufferDescriptor, PageMut, PageRef, PagedBytes, Space};
+use crate::memory::{BufferDescriptor, GlobalMemory, PageMut, PageRef, PagedBytes, Space, PAGE};
 use crate::trace::TraceEntry;
 use crate::wave::{RegRange, LANES};
 
@@ -102,6 +102,202 @@ impl Targets {
     }
 }
 
+/// Where the active lanes of an instruction access memory when one page of one object
+/// holds all their bytes and nothing records accesses: found with one check for the whole
+/// wave, no lane searched or checked alone.
+struct OnePage {
+    /// The space of the object.
+    space: Space,
+    /// The global allocation (0 for shared).
+    object: usize,
+    /// The object's bytes `[lo, hi)`, in one page, hold every active lane's access.
+    lo: u64,
+    /// One past the range's last byte.
+    hi: u64,
+    /// Per lane: its offset in the page (inactive lanes: an active lane's).
+    rel: [u32; LANES],
+}
+
+/// Where an instruction's lanes access memory: one page for all (the fast path), or each
+/// lane's own target.
+// It lives on the stack for one instruction: boxing the large variant would allocate on
+// every lane-by-lane instruction instead.
+#[allow(clippy::large_enum_variant)]
+enum Placed {
+    /// Every active lane in one page ([`one_page`]).
+    Page(OnePage),
+    /// Lane by lane ([`targets`]).
+    Lanes(Targets),
+}
+
+/// The lanes' places when one page holds all of them and nothing records accesses
+/// (`None` otherwise: a fault, another mode, several pages or objects, a recording hook).
+/// The same accesses the lane-by-lane path would make: every lane aligned and inside.
+#[inline(always)]
+fn one_page(
+    ctx: &Ctx<'_>,
+    d: &Decoded,
+    mode: AddrMode,
+    bytes: u64,
+    atomic: bool,
+) -> Option<OnePage> {
+    let w = &*ctx.wave;
+    let exec = w.exec;
+    if exec == 0 || ctx.accesses.is_some() || ctx.trace.is_some() {
+        return None;
+    }
+    let i = d.instr;
+    let align = alignment(bytes, atomic);
+    match mode {
+        AddrMode::Ubase | AddrMode::Shared => return one_page32(ctx, d, mode, bytes, align),
+        AddrMode::Buf | AddrMode::Scratch => return None,
+        AddrMode::Global => {}
+    }
+    // 64-bit addresses: each lane's bytes lie `addr[l] - lo` past the lowest lane's.
+    let (s1, hi_word) = (&w.v[i.rs1 as usize], &w.v[i.rs1 as usize + 1]);
+    let addr: [u64; LANES] = std::array::from_fn(|l| {
+        (s1[l] as u64 | (hi_word[l] as u64) << 32).wrapping_add(i.imm as u64)
+    });
+    let (lo, hi, or) = span(exec, &addr);
+    let span = (hi - lo).checked_add(bytes)?;
+    if or & (align - 1) != 0 || span > PAGE as u64 {
+        return None;
+    }
+    let (object, off) = ctx.global.locate_hint(lo, span, &mut 0)?;
+    let end = off + span;
+    if off as usize / PAGE != (end - 1) as usize / PAGE {
+        return None;
+    }
+    let within = (off as usize % PAGE) as u32;
+    Some(OnePage {
+        space: Space::Global,
+        object,
+        lo: off,
+        hi: end,
+        rel: std::array::from_fn(|l| {
+            ((addr[l].wrapping_sub(lo) as u32) & super::lane_mask(exec, l)).wrapping_add(within)
+        }),
+    })
+}
+
+/// [`one_page`] for 32-bit offsets from a base (`ubase` and shared) and an access of its
+/// own alignment (so it never straddles a page): with `c` the base's offset in its page,
+/// lanes are in one page when every active lane's `offset + c` agrees with the first
+/// one's above the page bits, a check of bitwise operations only (plain SIMD), as is the
+/// bounds check of each lane's offset in the page against the object's end.
+#[inline(always)]
+fn one_page32(
+    ctx: &Ctx<'_>,
+    d: &Decoded,
+    mode: AddrMode,
+    bytes: u64,
+    align: u64,
+) -> Option<OnePage> {
+    let w = &*ctx.wave;
+    let (exec, i) = (w.exec, d.instr);
+    if bytes != align {
+        return None;
+    }
+    let s1 = &w.v[i.rs1 as usize];
+    // The address (or window offset) of offset 0; none wraps (the offsets are below 2^31).
+    let start = if mode == AddrMode::Ubase {
+        let r = i.rs2 as usize;
+        let base = (w.u[r] as u64 | (w.u[r + 1] as u64) << 32) as i128 + i.imm as i128;
+        u64::try_from(base).ok()?
+    } else {
+        u64::try_from(i.imm).ok()?
+    };
+    start.checked_add(1 << 32)?;
+    let page = PAGE as u32;
+    let c = (start % PAGE as u64) as u32;
+    let first = s1[exec.trailing_zeros() as usize].wrapping_add(c);
+    let (mut or, mut differ) = (0u32, 0u32);
+    for (l, &x) in s1.iter().enumerate() {
+        let on = super::lane_mask(exec, l);
+        or |= x & on;
+        differ |= (x.wrapping_add(c) ^ first) & on;
+    }
+    if or >= 1 << 31 || differ >= page || (start | or as u64) & (align - 1) != 0 {
+        return None;
+    }
+    // The page's first address (or window offset), and where it is in its object.
+    let at = start - c as u64 + (first & !(page - 1)) as u64;
+    let (space, object, lo, len) = if mode == AddrMode::Ubase {
+        let within = (first % page) as u64;
+        let (alloc, off) = ctx.global.locate_hint(at + within, bytes, &mut 0)?;
+        let lo = off.checked_sub(within)?;
+        (Space::Global, alloc, lo, ctx.global.bytes(alloc)?.len())
+    } else {
+        (Space::Shared, 0, at, ctx.shared.len())
+    };
+    if !lo.is_multiple_of(PAGE as u64) {
+        return None;
+    }
+    let limit = len.checked_sub(lo)?.min(PAGE as u64) as i32;
+    let rel: [u32; LANES] = std::array::from_fn(|l| {
+        let on = super::lane_mask(exec, l);
+        (s1[l].wrapping_add(c) & on | first & !on) & (page - 1)
+    });
+    // Every lane's bytes end inside the object: `rel + bytes <= limit`, as a sign bit.
+    let outside = rel
+        .iter()
+        .fold(0, |acc, &r| acc | (limit - r as i32 - bytes as i32));
+    if outside < 0 {
+        return None;
+    }
+    Some(OnePage {
+        space,
+        object,
+        lo,
+        hi: lo + limit as u64,
+        rel,
+    })
+}
+
+/// Places every active lane's access: [`one_page`] when it can, else [`targets`] (which
+/// raises the instruction's fault, if any).
+#[inline(always)]
+fn place(
+    ctx: &Ctx<'_>,
+    d: &Decoded,
+    mode: AddrMode,
+    bytes: u64,
+    atomic: bool,
+) -> Result<Placed, ExecFault> {
+    if let Some(p) = one_page(ctx, d, mode, bytes, atomic) {
+        return Ok(Placed::Page(p));
+    }
+    let mut placed = Placed::Lanes(Targets::new());
+    if let Placed::Lanes(t) = &mut placed {
+        targets(ctx, d, mode, bytes, atomic, t)?;
+    }
+    Ok(placed)
+}
+
+/// The bytes a [`OnePage`] is in.
+fn page_object<'c>(
+    global: &'c GlobalMemory,
+    shared: &'c PagedBytes,
+    p: &OnePage,
+) -> Option<&'c PagedBytes> {
+    match p.space {
+        Space::Global => global.bytes(p.object),
+        _ => Some(shared),
+    }
+}
+
+/// [`page_object`], writable.
+fn page_object_mut<'c>(
+    global: &'c mut GlobalMemory,
+    shared: &'c mut PagedBytes,
+    p: &OnePage,
+) -> Option<&'c mut PagedBytes> {
+    match p.space {
+        Space::Global => global.bytes_mut(p.object),
+        _ => Some(shared),
+    }
+}
+
 /// The lowest and highest of the values of the lanes in `mask`, and the OR of them all
 /// (`(u64::MAX, 0, 0)` for no lane): one branch-free pass that vectorises.
 #[inline]
@@ -127,6 +323,17 @@ fn span32(mask: u32, v: &[u32; LANES]) -> (u32, u32, u32) {
         or |= if on { x } else { 0 };
     }
     (lo, hi, or)
+}
+
+/// Calls `f` for each lane set in `exec`, lowest first: a plain counted loop when every
+/// lane is (the common case), else a walk of the set bits.
+#[inline(always)]
+fn for_lanes(exec: u32, f: impl FnMut(usize)) {
+    if exec == u32::MAX {
+        (0..LANES).for_each(f);
+    } else {
+        Lanes(exec).for_each(f);
+    }
 }
 
 /// The set bits of a lane mask, lowest first.
@@ -360,7 +567,31 @@ fn read(ctx: &mut Ctx<'_>, t: &Targets, lane: usize, n: usize, kind: AccessKind)
 /// read recorded as [`read`] does. When nothing records and one page holds every lane's
 /// bytes, that page is found once and the lanes read it directly.
 #[inline(always)]
-fn read_lanes(ctx: &mut Ctx<'_>, t: &Targets, n: usize, mut f: impl FnMut(usize, u128)) {
+fn read_lanes(ctx: &mut Ctx<'_>, t: &Placed, n: usize, mut f: impl FnMut(usize, u128)) {
+    let t = match t {
+        Placed::Page(p) => {
+            let Some(page) =
+                page_object(ctx.global, ctx.shared, p).and_then(|b| b.page_of(p.lo, p.hi))
+            else {
+                return;
+            };
+            macro_rules! per_size {
+                ($($n:literal)*) => {
+                    match n {
+                        $($n => for_lanes(ctx.wave.exec, |l| {
+                            f(l, page.get::<$n>(p.rel[l] as u64))
+                        }),)*
+                        _ => for_lanes(ctx.wave.exec, |l| {
+                            f(l, page.get::<16>(p.rel[l] as u64))
+                        }),
+                    }
+                };
+            }
+            per_size!(1 2 4 8 12);
+            return;
+        }
+        Placed::Lanes(t) => t,
+    };
     if ctx.accesses.is_none() {
         if let Some(page) = t.page(ctx) {
             macro_rules! per_size {
@@ -398,11 +629,36 @@ fn any_watched(ctx: &Ctx<'_>, t: &Targets, n: u32) -> bool {
 /// lanes on a page ([`PagedBytes::update_run`]).
 fn update_lanes(
     ctx: &mut Ctx<'_>,
-    t: &Targets,
+    t: &Placed,
     n: usize,
     kind: AccessKind,
     mut f: impl FnMut(usize, u128) -> u128,
 ) {
+    let t = match t {
+        Placed::Page(p) => {
+            let exec = ctx.wave.exec;
+            let Some(mut page) =
+                page_object_mut(ctx.global, ctx.shared, p).and_then(|b| b.page_of_mut(p.lo, p.hi))
+            else {
+                return;
+            };
+            macro_rules! per_size {
+                ($($n:literal)*) => {
+                    match n {
+                        $($n => for_lanes(exec, |l| {
+                            page.update::<$n>(p.rel[l] as u64, |old| f(l, old))
+                        }),)*
+                        _ => for_lanes(exec, |l| {
+                            page.update::<16>(p.rel[l] as u64, |old| f(l, old))
+                        }),
+                    }
+                };
+            }
+            per_size!(1 2 4 8 12);
+            return;
+        }
+        Placed::Lanes(t) => t,
+    };
     if any_watched(ctx, t, n as u32) {
         for lane in t.lanes() {
             let old = read(ctx, t, lane, n, kind);
@@ -458,7 +714,11 @@ fn update_lanes(
 
 /// Records every accessing lane of `t` in the sanitizer's trace, when one is on (`data`:
 /// the bytes each lane stores).
-fn trace(ctx: &mut Ctx<'_>, t: &Targets, kind: AccessKind, len: u32, data: Option<&[u128; LANES]>) {
+fn trace(ctx: &mut Ctx<'_>, t: &Placed, kind: AccessKind, len: u32, data: Option<&[u128; LANES]>) {
+    // One page is used only when nothing traces.
+    let Placed::Lanes(t) = t else {
+        return;
+    };
     if let Some(tr) = ctx.trace.as_deref_mut() {
         tr.begin(t.space, kind, len);
         // One pass per vector, each sized up front: the loops only copy.
@@ -481,37 +741,56 @@ pub(super) fn execute(ctx: &mut Ctx<'_>, d: &Decoded, pc: u64) -> Result<Flow, E
     match d.op {
         Op::Load { mode, ty } => {
             let bytes = ty.bytes as u64;
-            let mut t = Targets::new();
-            targets(ctx, d, mode, bytes, false, &mut t)?;
+            let t = place(ctx, d, mode, bytes, false)?;
             let dwords = (ty.bytes as usize).div_ceil(4);
-            let mut out = [[0u32; LANES]; 4];
-            // One loop per width and signedness: no choice per lane.
             let n = bytes as usize;
-            match (ty.bytes, ty.signed) {
-                (1, true) => read_lanes(ctx, &t, n, |l, raw| {
-                    out[0][l] = raw as u8 as i8 as i32 as u32;
-                }),
-                (2, true) => read_lanes(ctx, &t, n, |l, raw| {
-                    out[0][l] = raw as u16 as i16 as i32 as u32;
-                }),
-                (..=4, _) => read_lanes(ctx, &t, n, |l, raw| out[0][l] = raw as u32),
-                _ => read_lanes(ctx, &t, n, |l, raw| {
+            let (rd, exec) = (d.instr.rd as usize, ctx.wave.exec);
+            // One loop per width and signedness: no choice per lane.
+            if n <= 4 {
+                let mut out = [0u32; LANES];
+                match (ty.bytes, ty.signed) {
+                    (1, true) => read_lanes(ctx, &t, n, |l, raw| {
+                        out[l] = raw as u8 as i8 as i32 as u32;
+                    }),
+                    (2, true) => read_lanes(ctx, &t, n, |l, raw| {
+                        out[l] = raw as u16 as i16 as i32 as u32;
+                    }),
+                    _ => read_lanes(ctx, &t, n, |l, raw| out[l] = raw as u32),
+                }
+                trace(ctx, &t, AccessKind::Read, ty.bytes as u32, None);
+                merge(&mut ctx.wave.v[rd], &out, exec);
+            } else {
+                let mut out = [[0u32; LANES]; 4];
+                read_lanes(ctx, &t, n, |l, raw| {
                     for (k, o) in out.iter_mut().enumerate().take(dwords) {
                         o[l] = (raw >> (32 * k)) as u32;
                     }
-                }),
-            }
-            trace(ctx, &t, AccessKind::Read, ty.bytes as u32, None);
-            let (rd, exec) = (d.instr.rd as usize, ctx.wave.exec);
-            for (k, o) in out.iter().enumerate().take(dwords) {
-                merge(&mut ctx.wave.v[rd + k], o, exec);
+                });
+                trace(ctx, &t, AccessKind::Read, ty.bytes as u32, None);
+                for (k, o) in out.iter().enumerate().take(dwords) {
+                    merge(&mut ctx.wave.v[rd + k], o, exec);
+                }
             }
             ctx.issue(d, pc, counter_regs(RegFile::Vector, rd as u8, dwords as u8));
         }
         Op::Store { mode, bytes } => {
-            let mut t = Targets::new();
-            targets(ctx, d, mode, bytes as u64, false, &mut t)?;
+            let t = place(ctx, d, mode, bytes as u64, false)?;
             let rd = d.instr.rd as usize;
+            if let (Placed::Page(p), 1 | 2 | 4) = (&t, bytes) {
+                // One page, one register of data: each lane's bytes written directly.
+                let (exec, data) = (ctx.wave.exec, ctx.wave.v[rd]);
+                if let Some(mut page) = page_object_mut(ctx.global, ctx.shared, p)
+                    .and_then(|b| b.page_of_mut(p.lo, p.hi))
+                {
+                    match bytes {
+                        1 => for_lanes(exec, |l| page.set::<1>(p.rel[l] as u64, data[l])),
+                        2 => for_lanes(exec, |l| page.set::<2>(p.rel[l] as u64, data[l])),
+                        _ => for_lanes(exec, |l| page.set::<4>(p.rel[l] as u64, data[l])),
+                    }
+                }
+                ctx.issue(d, pc, None);
+                return Ok(Flow::Next);
+            }
             let mut data = [0u128; LANES];
             for (lane, x) in data.iter_mut().enumerate() {
                 *x = ctx.wave.v[rd][lane] as u128;
@@ -535,9 +814,43 @@ pub(super) fn execute(ctx: &mut Ctx<'_>, d: &Decoded, pc: u64) -> Result<Flow, E
             rtn,
         } => {
             let bytes = if wide { 8 } else { 4 };
-            let mut t = Targets::new();
-            targets(ctx, d, mode, bytes, true, &mut t)?;
+            let t = place(ctx, d, mode, bytes, true)?;
             let rd = d.instr.rd as usize;
+            if let (Placed::Page(p), false) = (&t, wide) {
+                // One page, 32-bit: each lane's read-modify-write on the page, in lane
+                // order, with the operation and width fixed for the whole loop.
+                let (exec, data) = (ctx.wave.exec, ctx.wave.v[rd]);
+                let swap = match op {
+                    AtomOp::CmpXchg => ctx.wave.v[rd + 1],
+                    _ => [0; LANES],
+                };
+                let mut old_out = [0u32; LANES];
+                if let Some(mut page) = page_object_mut(ctx.global, ctx.shared, p)
+                    .and_then(|b| b.page_of_mut(p.lo, p.hi))
+                {
+                    macro_rules! per_op {
+                        ($($o:ident)*) => {
+                            match op {
+                                $(AtomOp::$o => for_lanes(exec, |l| {
+                                    page.update::<4>(p.rel[l] as u64, |old| {
+                                        old_out[l] = old as u32;
+                                        let (x, y) = (data[l] as u64, swap[l] as u64);
+                                        atomic(AtomOp::$o, false, old as u64, x, y) as u128
+                                    })
+                                }),)*
+                            }
+                        };
+                    }
+                    per_op!(Add Sub And Or Xor MinS MaxS MinU MaxU Xchg CmpXchg Inc Dec FAdd FMin FMax);
+                }
+                if rtn {
+                    merge(&mut ctx.wave.v[rd], &old_out, exec);
+                    ctx.issue(d, pc, counter_regs(RegFile::Vector, rd as u8, 1));
+                } else {
+                    ctx.issue(d, pc, None);
+                }
+                return Ok(Flow::Next);
+            }
             let words = if wide { 2 } else { 1 };
             let mut old_out = [[0u32; LANES]; 2];
             // Data (and compare-exchange's second operand): low and high words per lane.

@@ -3,7 +3,7 @@
 
 use super::{CodeWord, Event, Machine, StopBefore};
 use crate::code::Decoded;
-use crate::exec::{self, Ctx, Flow};
+use crate::exec::{self, Ctx, Flow, OpClass};
 use crate::fault::{Fault, FaultKind};
 use crate::wave::{Wave, WaveState};
 
@@ -272,14 +272,15 @@ impl Machine {
         Event::Deadlock(dl)
     }
 
-    /// Runs up to `n` instructions of the ready wave `w` while they are wave-local
-    /// ([`exec::is_wave_local`]: registers, PC and counters only, never ending or parking
-    /// the wave, never touching memory, so no watchpoint can fire), with the
-    /// per-instruction bookkeeping of [`Machine::step_wave`] reduced to what they need.
-    /// Stops before anything else (memory, cross-lane, control, an undecodable word, the
-    /// instruction budget, a breakpoint mark that stops this wave), which `step_wave` or
-    /// the hooked step then runs. Returns the instructions executed, and the finding event
-    /// that ended it early when a sanitizer found something new.
+    /// Runs up to `n` instructions of the ready wave `w` while they only go on or branch,
+    /// with the per-instruction bookkeeping of [`Machine::step_wave`] reduced to what they
+    /// need: wave-local ones ([`exec::is_wave_local`]: registers, PC and counters only,
+    /// never ending or parking the wave), and, when nothing observes each access (no
+    /// watchpoint, no sanitizer), memory, cache and cross-lane ones too. Stops before
+    /// anything else (control, an undecodable word, the instruction budget, a breakpoint
+    /// mark that stops this wave, a fault), which `step_wave` or the hooked step then
+    /// runs. Returns the instructions executed, and the finding event that ended it early
+    /// when a sanitizer found something new.
     fn run_wave_local(&mut self, w: usize, n: u64) -> (u64, Option<u64>) {
         // Two copies of the loop: without a sanitizer it pays nothing for one.
         if self.sanitizer.is_some() {
@@ -310,7 +311,14 @@ impl Machine {
         if let Some(log) = &mut self.accesses {
             log.hits.clear();
         }
-        let s = if CHECK { self.slot_of(w) } else { 0 };
+        // Memory and cross-lane instructions run here only when no hook wants their
+        // accesses one by one (the sanitizer's trace and checks, a watchpoint's log).
+        let unobserved = !CHECK && self.accesses.is_none();
+        let s = if CHECK || unobserved {
+            self.slot_of(w)
+        } else {
+            0
+        };
         if CHECK {
             let group = group_of(&self.waves, s, self.launch.waves_per_workgroup());
             if let Some(san) = self.sanitizer.as_deref_mut() {
@@ -319,6 +327,13 @@ impl Machine {
         }
         let (code, launch, break_at, ran) =
             (&self.code, &self.launch, &self.break_at, &mut self.ran);
+        let scratch_bytes = launch.scratch_bytes as u64;
+        let global = &mut self.global;
+        let mut shared = self
+            .slots
+            .get_mut(s)
+            .filter(|_| unobserved)
+            .map(|x| &mut x.shared);
         let (stats, lanes_of) = (&mut self.stats, &mut self.lanes_of);
         let mut san = self.sanitizer.as_deref_mut();
         let wave = &mut self.waves[w];
@@ -339,9 +354,11 @@ impl Machine {
             else {
                 break;
             };
-            if !exec::is_wave_local(d.op) {
-                break;
-            }
+            let local = match OpClass::of(d.op) {
+                OpClass::WaveLocal => true,
+                OpClass::Memory | OpClass::CrossLane | OpClass::Cache if shared.is_some() => false,
+                _ => break,
+            };
             if let Some(bits) = ran.get_mut((pc >> 8) as usize) {
                 *bits |= 1 << ((pc >> 2) & 63);
             }
@@ -351,11 +368,26 @@ impl Machine {
                 }
             }
             let exec_mask = wave.exec;
-            match exec::execute_on_wave(wave, launch, d, pc) {
+            let result = match shared.as_deref_mut() {
+                Some(shared) if !local => {
+                    let mut ctx = Ctx {
+                        wave: &mut *wave,
+                        shared,
+                        global: &mut *global,
+                        launch,
+                        scratch_bytes,
+                        accesses: None,
+                        trace: None,
+                    };
+                    exec::execute(&mut ctx, d, pc)
+                }
+                _ => exec::execute_on_wave(wave, launch, d, pc),
+            };
+            match result {
                 Ok(Flow::Next) => wave.pc = pc + d.len as u64,
                 Ok(Flow::Jump(t)) => wave.pc = t,
-                // Wave-local operations only go on or branch, and change nothing when they
-                // fail; anything else is left to `step_wave`, which runs it again.
+                // These operations only go on or branch, and change nothing when they
+                // fail (a fault): that is left to `step_wave`, which runs it again.
                 _ => break,
             }
             if lanes_of.0 != exec_mask {
@@ -445,9 +477,10 @@ impl Machine {
             let first = self.stats.wave_instructions;
             let mut k = 0;
             while k < n {
-                // Wave-local instructions in the tightest loop (watchpoints cannot fire on
-                // them, and it stops before a breakpoint mark); the rest one at a time. A
-                // wave resuming over a breakpoint takes one hooked step first.
+                // Instructions that only go on or branch in the tightest loop (memory ones
+                // only when no watchpoint or sanitizer observes them; it stops before a
+                // breakpoint mark); the rest one at a time. A wave resuming over a
+                // breakpoint takes one hooked step first.
                 if self.skip_break.is_none() && self.stop_before.is_none() {
                     let (done, finding) = self.run_wave_local(w, n - k);
                     self.left = self.left.saturating_sub(done as u32);

@@ -5,7 +5,8 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-const PAGE: usize = 4096;
+/// Bytes per page of a [`PagedBytes`].
+pub(crate) const PAGE: usize = 4096;
 
 /// The memory spaces a kernel addresses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -397,6 +398,19 @@ impl Drop for PageMut<'_> {
 }
 
 impl PageMut<'_> {
+    /// Writes the low `N` (1, 2 or 4) bytes of `value` at array offset `off` (in the
+    /// page), little-endian; bytes past the page's end are dropped.
+    #[inline(always)]
+    pub fn set<const N: usize>(&mut self, off: u64, value: u32) {
+        const { assert!(N >= 1 && N <= 4) };
+        let w = off as usize % PAGE;
+        let Some(b) = self.page.bytes.get_mut(w..w + N) else {
+            return;
+        };
+        b.copy_from_slice(&value.to_le_bytes()[..N]);
+        self.mark::<N>(w);
+    }
+
     /// Replaces the `N` (1, 2, 4, 8, 12 or 16) bytes at array offset `off` (in the page)
     /// with `f(old)`, little-endian; bytes past the page's end are dropped.
     #[inline(always)]
@@ -407,8 +421,18 @@ impl PageMut<'_> {
         };
         let new = f(get::<N>(b)).to_le_bytes();
         b.copy_from_slice(&new[..N]);
-        // N <= 16 bytes touch one line or two.
-        self.lines |= 1 << (w / LINE as usize) | 1 << ((w + N - 1) / LINE as usize);
+        self.mark::<N>(w);
+    }
+
+    /// Notes a write of `N <= 16` bytes at `w` in the page: one line, or two (rare: the
+    /// accesses that use pages are aligned), whose first is marked on a branch of its own.
+    #[inline(always)]
+    fn mark<const N: usize>(&mut self, w: usize) {
+        let last = (w + N - 1) / LINE as usize;
+        self.lines |= 1 << last;
+        if N > 1 && w / LINE as usize != last {
+            self.lines |= 1 << (w / LINE as usize);
+        }
     }
 }
 

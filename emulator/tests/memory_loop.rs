@@ -1,0 +1,307 @@
+//! Memory and cross-lane instructions in the machine's wave-local loop, in lock-step with
+//! the reference interpreter.
+//!
+//! `Machine::run` with no hook set runs loads, stores, atomics and shuffles inside its
+//! tight loop, where the lanes' accesses are placed with one check for the whole wave
+//! when one page holds them all (`exec/lsu.rs`, `one_page`). Each case here runs a short
+//! random program of such instructions that way, from a random state, and the same
+//! program from the same state instruction by instruction through the reference
+//! interpreter (`exec::reference`, which shares no semantic code with the machine); the
+//! registers, PC, memory and the run's end (finished, or the same fault: kind, lanes,
+//! address, length) must be equal.
+//!
+//! The address registers hold the patterns the fast path must tell apart: lanes all in
+//! one page (consecutive, strided, scattered with duplicates, one address), lanes on two
+//! pages, the buffer's last word (the buffer ends inside a page), one lane past the end,
+//! misaligned, or at an offset of 2^31 or more, and wild values in inactive lanes; EXEC
+//! is full, partial, one lane, or empty.
+
+#![allow(clippy::needless_range_loop)]
+
+use std::collections::BTreeMap;
+
+use wavedbg_emulator::asm::assemble;
+use wavedbg_emulator::exec::{reference, Ctx, Flow};
+use wavedbg_emulator::machine::{Event, LaunchOptions, Machine};
+use wavedbg_emulator::wave::LANES;
+
+const PAGE: u32 = 4096;
+/// Three pages less a word: the buffer's last word ends inside its last page.
+const BUF: u32 = 3 * PAGE - 4;
+/// Two pages of shared memory.
+const SHARED: u32 = 2 * PAGE;
+
+/// A small deterministic generator (splitmix64).
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+
+    fn pick<T: Copy>(&mut self, xs: &[T]) -> T {
+        xs[self.below(xs.len() as u64) as usize]
+    }
+}
+
+/// Instructions the cases are made of: `OFF` is an offset register (v1 or v9), `ADDR` a
+/// 64-bit address pair (v[2:3]); data in v4-v7, results in v8 and up.
+const TEMPLATES: &[&str] = &[
+    "ld.ubase.b32 v8, u[0:1], OFF, IMM",
+    "ld.ubase.u8 v8, u[0:1], OFF, IMM",
+    "ld.ubase.i16 v8, u[0:1], OFF, IMM",
+    "ld.ubase.b64 v[10:11], u[0:1], OFF, IMM",
+    "ld.ubase.b128 v[12:15], u[0:1], OFF, IMM",
+    "st.ubase.b32 v4, u[0:1], OFF, IMM",
+    "st.ubase.b8 v5, u[0:1], OFF, IMM",
+    "st.ubase.b16 v6, u[0:1], OFF, IMM",
+    "st.ubase.b96 v[4:6], u[0:1], OFF, IMM",
+    "atom.ubase.add.u32.rtn v8, u[0:1], OFF, IMM",
+    "atom.ubase.max.i64.rtn v[10:11], u[0:1], OFF, IMM",
+    "ld.shared.b32 v8, OFF, IMM",
+    "ld.shared.i8 v8, OFF, IMM",
+    "st.shared.b32 v4, OFF, IMM",
+    "st.shared.b16 v5, OFF, IMM",
+    "st.shared.b128 v[4:7], OFF, IMM",
+    "atom.shared.add.u32 v7, OFF, IMM",
+    "atom.shared.add.u32.rtn v8, OFF, IMM",
+    "atom.shared.cmpxchg.b32.rtn v[8:9], OFF, IMM",
+    "atom.shared.xchg.b64.rtn v[10:11], OFF, IMM",
+    "ld.global.b32 v8, v[2:3], IMM",
+    "ld.global.u16 v8, v[2:3], IMM",
+    "st.global.b32 v4, v[2:3], IMM",
+    "atom.global.add.u32.rtn v8, v[2:3], IMM",
+    "shfl.xor.vi v8, v4, 5",
+    "shfl.idx v8, v4, v9",
+    "vaddi.u32 OFF, OFF, IMM",
+];
+
+const IMMS: &[i32] = &[0, 0, 0, 4, -4, 8, 64, 4092, -4096];
+
+/// A random program of `n` instructions, then `end`.
+fn program_text(rng: &mut Rng, n: usize) -> String {
+    let mut s = format!(
+        ".kernel memloop\n.workgroup 32\n.grid 1\n.shared {SHARED}\n.buffer b, {BUF}\n.arg u[0:1], b\n"
+    );
+    for _ in 0..n {
+        let line = rng
+            .pick(TEMPLATES)
+            .replace("OFF", rng.pick(&["v1", "v9"]))
+            .replace("IMM", &rng.pick(IMMS).to_string());
+        s.push_str("    ");
+        s.push_str(&line);
+        s.push('\n');
+    }
+    s.push_str("    end\n");
+    s
+}
+
+/// Per-lane offsets in a memory of `size` bytes, in one of the patterns the fast path
+/// must tell apart.
+fn offsets(rng: &mut Rng, size: u32) -> [u32; LANES] {
+    let pages = size.div_ceil(PAGE);
+    let page = PAGE * rng.below(pages as u64) as u32;
+    let stride = rng.pick(&[0u32, 4, 8, 16]);
+    let start = page + 8 * rng.below(((PAGE - 32 * 16) / 8) as u64) as u32;
+    let mut offs: [u32; LANES] = std::array::from_fn(|l| start + stride * l as u32);
+    match rng.below(10) {
+        0 | 1 => {}
+        // Scattered in one page, with duplicates.
+        2 => {
+            let words: Vec<u32> = (0..1 + rng.below(4))
+                .map(|_| rng.below(512) as u32)
+                .collect();
+            offs = std::array::from_fn(|_| page + 8 * rng.pick(&words));
+        }
+        // Lanes on both sides of a page boundary.
+        3 => {
+            let b = PAGE * (1 + rng.below((pages - 1) as u64) as u32);
+            let back = 4 * (1 + rng.below(40) as u32);
+            offs = std::array::from_fn(|l| b - back + stride.max(4) * l as u32);
+        }
+        // The last words of the memory, the very last one among them.
+        4 => offs = std::array::from_fn(|l| size - 4 - 4 * (l as u32 % 3)),
+        // One lane past the end, or at 2^31 and above.
+        5 => {
+            offs[rng.below(32) as usize] =
+                rng.pick(&[size, size - 2, size + PAGE, 0x8000_0000, 0xFFFF_FFF0]);
+        }
+        // One lane misaligned.
+        6 => offs[rng.below(32) as usize] += rng.pick(&[1u32, 2, 4]),
+        // Every lane on one address.
+        7 => offs = [start; LANES],
+        // Lane 0 just below a page's end, the others low in the next page.
+        8 => {
+            let b = PAGE * (1 + rng.below((pages - 1) as u64) as u32);
+            offs = std::array::from_fn(|l| if l == 0 { b - 4 } else { b + 4 * l as u32 });
+        }
+        // Consecutive words at a random place (often across a boundary).
+        _ => {
+            let s = 4 * rng.below(((size - 128) / 4) as u64) as u32;
+            offs = std::array::from_fn(|l| s + 4 * l as u32);
+        }
+    }
+    offs
+}
+
+/// A random state: memory, data registers, offset and address registers, EXEC (with
+/// wild values in the inactive lanes of the address registers).
+fn randomize(m: &mut Machine, rng: &mut Rng) {
+    let base = m.buffer_base("b").expect("buffer b");
+    let g: Vec<u8> = (0..BUF).map(|_| rng.next() as u8).collect();
+    m.global.write(base, &g).expect("buffer b is mapped");
+    let sh: Vec<u8> = (0..SHARED).map(|_| rng.next() as u8).collect();
+    m.slots[0].shared.write(0, &sh);
+    let exec = match rng.below(6) {
+        0 | 1 => u32::MAX,
+        2 => rng.next() as u32,
+        3 => 1 << rng.below(32),
+        4 => u32::MAX >> rng.below(32),
+        _ => 0,
+    };
+    let w = &mut m.waves[0];
+    w.exec = exec;
+    for r in 4..16 {
+        w.v[r] = std::array::from_fn(|_| rng.next() as u32);
+    }
+    // Shuffle selectors in v9 double as offsets: both uses are exercised.
+    for r in [1, 9] {
+        let size = rng.pick(&[BUF, SHARED]);
+        w.v[r] = offsets(rng, size);
+    }
+    let offs = offsets(rng, BUF);
+    for l in 0..LANES {
+        let a = base.wrapping_add(offs[l] as u64);
+        w.v[2][l] = a as u32;
+        w.v[3][l] = (a >> 32) as u32;
+    }
+    if rng.below(2) == 0 {
+        for r in [1, 2, 3, 9] {
+            for l in 0..LANES {
+                if exec >> l & 1 == 0 {
+                    w.v[r][l] = rng.pick(&[0xFFFF_FFF0, 0x8000_0001, 3, BUF]);
+                }
+            }
+        }
+    }
+}
+
+/// How a run ended.
+#[derive(Debug, PartialEq, Eq)]
+enum End {
+    Finished,
+    Fault {
+        kind: String,
+        lanes: u32,
+        addr: Option<u64>,
+        len: u32,
+    },
+}
+
+/// Runs the reference interpreter on wave 0 of `m` until `end` or a fault.
+fn reference_run(m: &mut Machine) -> End {
+    let launch = *m.launch();
+    for _ in 0..1000 {
+        let pc = m.waves[0].pc;
+        let instr = m.instr_at(pc).expect("pc on an instruction").instr;
+        let result = {
+            let mut ctx = Ctx {
+                wave: &mut m.waves[0],
+                shared: &mut m.slots[0].shared,
+                global: &mut m.global,
+                launch: &launch,
+                scratch_bytes: launch.scratch_bytes as u64,
+                accesses: None,
+                trace: None,
+            };
+            reference::execute(&mut ctx, &instr, pc)
+        };
+        match result {
+            Ok(Flow::Next) => m.waves[0].pc = pc + instr.size_bytes() as u64,
+            Ok(Flow::End) => return End::Finished,
+            Ok(other) => panic!("unexpected flow {other:?} at {pc:#x}"),
+            Err(e) => {
+                return End::Fault {
+                    kind: format!("{:?}", e.kind),
+                    lanes: e.lanes,
+                    addr: e.addr,
+                    len: e.len,
+                }
+            }
+        }
+    }
+    panic!("the program did not end");
+}
+
+/// One case: the program from `seed`, run by the machine's loop and by the reference.
+/// Returns how it ended.
+fn run_case(seed: u64) -> End {
+    let mut rng = Rng(seed);
+    let n = 1 + rng.below(10) as usize;
+    let text = program_text(&mut rng, n);
+    let program = assemble(&text, "memloop.s", None).expect("the templates assemble");
+    let options = LaunchOptions {
+        max_instructions: None,
+        ..LaunchOptions::default()
+    };
+    let mut fast = Machine::new(&program, options).expect("launch");
+    randomize(&mut fast, &mut rng);
+    let mut slow = fast.clone();
+    let want = reference_run(&mut slow);
+    let got = match fast.run(None) {
+        Some(Event::Finished) => End::Finished,
+        Some(Event::Fault(f)) => End::Fault {
+            kind: format!("{:?}", f.kind),
+            lanes: f.lanes,
+            addr: f.addr,
+            len: f.len,
+        },
+        other => panic!("seed {seed:#x}: unexpected event {other:?}\n{text}"),
+    };
+    let context = format!("seed {seed:#x}, exec {:#x}\n{text}", slow.waves[0].exec);
+    assert_eq!(got, want, "{context}");
+    let (a, b) = (&fast.waves[0], &slow.waves[0]);
+    assert!(a.v == b.v, "vector registers differ: {context}");
+    assert_eq!(a.u, b.u, "{context}");
+    assert_eq!(a.exec, b.exec, "{context}");
+    // The faulting instruction's PC: the machine stays on it, so does the reference.
+    if want != End::Finished {
+        assert_eq!(a.pc, b.pc, "{context}");
+    }
+    assert!(
+        fast.global == slow.global,
+        "global memory differs: {context}"
+    );
+    assert!(
+        fast.slots[0].shared == slow.slots[0].shared,
+        "shared memory differs: {context}"
+    );
+    got
+}
+
+#[test]
+fn memory_in_the_wave_local_loop_matches_the_reference() {
+    let mut ends: BTreeMap<String, usize> = BTreeMap::new();
+    for case in 0..1500u64 {
+        let end = run_case(0x3e3_1009_0000 + case);
+        let name = match end {
+            End::Finished => "Finished".to_string(),
+            End::Fault { kind, .. } => kind.split([' ', '{', '(']).next().unwrap_or("").to_string(),
+        };
+        *ends.entry(name).or_default() += 1;
+    }
+    eprintln!("{ends:?}");
+    // The cases reach what they aim at: most finish, and every bad lane kind faults.
+    assert!(ends.get("Finished").is_some_and(|n| *n >= 300), "{ends:?}");
+    for kind in ["Misaligned", "Unmapped", "OutOfWindow"] {
+        assert!(ends.contains_key(kind), "no {kind} fault in {ends:?}");
+    }
+}
