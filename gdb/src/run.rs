@@ -36,13 +36,13 @@ pub struct Outcome {
     pub pc: Option<u64>,
 }
 
-/// What the client's console says at the end of the kernel, after the engine's summary.
 /// What lldb is told when a step stops at a barrier: its line and instruction steps run
 /// the stepped thread alone (`-m this-thread` while stepping, its default).
 const LLDB_AT_BARRIER: &str = "lldb steps one thread alone: `thread step-over -m all-threads` \
 (or step-in, step-inst with -m all-threads) or `process continue` lets the other waves reach \
 the barrier";
 
+/// What the client's console says at the end of the kernel, after the engine's summary.
 const ENDED: &str = "The kernel has finished: its memory can be read until the next \
 resumption (continue, stepi), which ends the process.";
 
