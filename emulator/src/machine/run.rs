@@ -1,8 +1,11 @@
 //! Running instructions: one step of the scheduled wave or of a chosen one, the events a
 //! step raises (faults, breakpoints, watch hits, `brk`), and runs to an instruction budget.
 
-use super::{CodeWord, Event, Machine, StopBefore};
+use super::{BreakAt, CodeWord, Event, Machine, StopBefore};
+use crate::check::FastGuard;
 use crate::code::Decoded;
+use crate::exec::fast::{self, FastCode};
+use crate::exec::simd::simd_fn;
 use crate::exec::{self, Ctx, Flow, OpClass};
 use crate::fault::{Fault, FaultKind};
 use crate::wave::{Wave, WaveState};
@@ -325,8 +328,13 @@ impl Machine {
                 san.enter_slot(s, &self.waves[w], || group.iter().all(|x| x.executed == 0));
             }
         }
-        let (code, launch, break_at, ran) =
-            (&self.code, &self.launch, &self.break_at, &mut self.ran);
+        let (code, fast, launch, break_at, ran) = (
+            &self.code,
+            &*self.fast,
+            &self.launch,
+            &self.break_at,
+            &mut self.ran,
+        );
         let scratch_bytes = launch.scratch_bytes as u64;
         let global = &mut self.global;
         let mut shared = self
@@ -339,6 +347,33 @@ impl Machine {
         let wave = &mut self.waves[w];
         let mut done = 0;
         while done < n {
+            // The pre-decoded ALU and branch instructions in a loop of their own; under
+            // the sanitizer while its guard says the hooks would do nothing.
+            if fast
+                .ops
+                .get((wave.pc / 4) as usize)
+                .is_some_and(|f| f.is_fast())
+            {
+                let guard = match san.as_deref_mut() {
+                    Some(san) if CHECK => san.fast_guard(w, wave),
+                    _ => None,
+                };
+                let (k, vector) = if CHECK && guard.is_none() {
+                    (0, 0)
+                } else {
+                    run_fast(wave, fast, n - done, break_at, ran, guard.as_ref())
+                };
+                if lanes_of.0 != wave.exec {
+                    *lanes_of = (wave.exec, wave.exec.count_ones());
+                }
+                stats.wave_instructions += k;
+                stats.lane_ops += k * lanes_of.1 as u64;
+                stats.vector_lane_ops += vector * lanes_of.1 as u64;
+                done += k;
+                if done >= n {
+                    break;
+                }
+            }
             let pc = wave.pc;
             if !break_at.is_empty()
                 && break_at
@@ -511,6 +546,53 @@ impl Machine {
                 }
             }
         }
+    }
+}
+
+simd_fn! {
+    /// Runs up to `n` instructions of `wave` from its PC while they are in the fast set
+    /// ([`FastCode`]: ALU, compare and branch instructions, which never fault and leave
+    /// EXEC as it is), stopping before a breakpoint mark that stops this wave, with the
+    /// code-run bits kept (`ran`, when not empty), and under the sanitizer only while
+    /// `guard` allows. Moves the PC and the wave's count on;
+    /// returns the instructions run and how many of them were vector instructions.
+    fn run_fast(
+        wave: &mut Wave,
+        fast: &FastCode,
+        n: u64,
+        break_at: &[BreakAt],
+        ran: &mut [u64],
+        guard: Option<&FastGuard>,
+    ) -> (u64, u64) {
+        if !wave.pc.is_multiple_of(4) {
+            return (0, 0);
+        }
+        let (exec, id, group) = (wave.exec, wave.id, wave.workgroup);
+        let v = wave.v.storage_for(fast.vregs);
+        let u = &mut wave.u;
+        let mut pc = wave.pc;
+        let (mut done, mut vector) = (0u64, 0u64);
+        while done < n {
+            let i = (pc / 4) as usize;
+            let Some(f) = fast.ops.get(i).filter(|f| f.is_fast()) else {
+                break;
+            };
+            if !break_at.is_empty() && break_at.get(i).is_some_and(|b| b.stops(id, group)) {
+                break;
+            }
+            if guard.is_some_and(|g| !g.allows(i)) {
+                break;
+            }
+            if let Some(bits) = ran.get_mut(i >> 6) {
+                *bits |= 1 << (i & 63);
+            }
+            pc = fast::step(f, v, u, exec, pc);
+            done += 1;
+            vector += f.vector() as u64;
+        }
+        wave.pc = pc;
+        wave.executed += done;
+        (done, vector)
     }
 }
 

@@ -3,6 +3,7 @@
 
 use proptest::prelude::*;
 use wavedbg_emulator::asm::assemble;
+use wavedbg_emulator::check::Checks;
 use wavedbg_emulator::fault::FaultKind;
 use wavedbg_emulator::isa::{Instr, Isa, OperandKind};
 use wavedbg_emulator::machine::{Event, LaunchOptions, Machine};
@@ -69,39 +70,80 @@ proptest! {
         let _ = run_to_event(&random_program(legal_code(&picks, false)), seed);
     }
 
-    /// `Machine::run` (whole quanta, wave-local instructions in a tight loop) and
-    /// `Machine::step` (one instruction at a time) are the same machine: the same events in
-    /// the same order and the same final state, on random legal programs (mostly ALU, so
-    /// the tight loop runs long stretches, with memory and control mixed in).
+    /// `Machine::run` (whole quanta, wave-local instructions in a tight loop, ALU and
+    /// branches in the pre-decoded fast loop) and `Machine::step` (one instruction at a
+    /// time) are the same machine: the same events in the same order and the same final
+    /// state, on random legal programs (mostly ALU, so the tight loop runs long
+    /// stretches, with memory and control mixed in).
     #[test]
     fn running_equals_stepping(
         picks in prop::collection::vec((any::<u16>(), any::<[u32; 5]>()), 1..48),
         seed in 0u64..3,
         quantum in 1u32..20,
     ) {
-        let p = random_program(legal_code(&picks, true));
-        let options = LaunchOptions { quantum, max_instructions: Some(3_000), ..opts(seed) };
-        let (mut a, mut b) = (Machine::new(&p, options).expect("launch"), Machine::new(&p, options).expect("launch"));
-        let terminal = |e: &Event| matches!(e, Event::Finished | Event::Deadlock(_) | Event::Stalled);
-        let mut ran = Vec::new();
-        for _ in 0..200 {
-            let Some(e) = a.run(None) else { break };
-            let stop = terminal(&e);
-            ran.push(e);
-            if stop { break; }
-        }
-        let mut stepped = Vec::new();
-        for _ in 0..200 {
-            let Some(e) = (0..10_000).find_map(|_| b.step()) else { break };
-            let stop = terminal(&e);
-            stepped.push(e);
-            if stop { break; }
-        }
-        prop_assert_eq!(&ran, &stepped);
-        prop_assert!(a.waves == b.waves, "wave state differs");
-        prop_assert_eq!(a.stats, b.stats);
-        prop_assert!(a.global == b.global && a.slots == b.slots, "memory differs");
+        run_equals_step(&picks, seed, quantum, Checks::default())?;
     }
+
+    /// The same under every detector: the fast loop skips the sanitizer's hooks only
+    /// where they would do nothing, so the findings (and the events they raise) are the
+    /// ones instruction-by-instruction hooks give.
+    #[test]
+    fn running_equals_stepping_under_the_sanitizer(
+        picks in prop::collection::vec((any::<u16>(), any::<[u32; 5]>()), 1..48),
+        seed in 0u64..3,
+        quantum in 1u32..20,
+    ) {
+        run_equals_step(&picks, seed, quantum, Checks::ALL)?;
+    }
+}
+
+/// One case of [`running_equals_stepping`]: `checks` on in both machines.
+fn run_equals_step(
+    picks: &[(u16, [u32; 5])],
+    seed: u64,
+    quantum: u32,
+    checks: Checks,
+) -> Result<(), TestCaseError> {
+    let p = random_program(legal_code(picks, true));
+    let options = LaunchOptions {
+        quantum,
+        max_instructions: Some(3_000),
+        ..opts(seed)
+    };
+    let (mut a, mut b) = (
+        Machine::new(&p, options).expect("launch"),
+        Machine::new(&p, options).expect("launch"),
+    );
+    a.set_checks(checks);
+    b.set_checks(checks);
+    let terminal = |e: &Event| matches!(e, Event::Finished | Event::Deadlock(_) | Event::Stalled);
+    let mut ran = Vec::new();
+    for _ in 0..200 {
+        let Some(e) = a.run(None) else { break };
+        let stop = terminal(&e);
+        ran.push(e);
+        if stop {
+            break;
+        }
+    }
+    let mut stepped = Vec::new();
+    for _ in 0..200 {
+        let Some(e) = (0..10_000).find_map(|_| b.step()) else {
+            break;
+        };
+        let stop = terminal(&e);
+        stepped.push(e);
+        if stop {
+            break;
+        }
+    }
+    prop_assert_eq!(&ran, &stepped);
+    prop_assert!(a.waves == b.waves, "wave state differs");
+    prop_assert_eq!(a.stats, b.stats);
+    prop_assert!(a.global == b.global && a.slots == b.slots, "memory differs");
+    let findings = |m: &Machine| format!("{:?}", m.sanitizer().map(|s| s.findings()));
+    prop_assert_eq!(findings(&a), findings(&b));
+    Ok(())
 }
 
 /// Code of random legal instructions (the picks choose the definition and operand values);
