@@ -278,13 +278,14 @@ impl Machine {
     /// Runs up to `n` instructions of the ready wave `w` while they only go on or branch,
     /// with the per-instruction bookkeeping of [`Machine::step_wave`] reduced to what they
     /// need: wave-local ones ([`exec::is_wave_local`]: registers, PC and counters only,
-    /// never ending or parking the wave), and, when nothing observes each access (no
-    /// watchpoint, no sanitizer), memory, cache and cross-lane ones too. Stops before
-    /// anything else (control, an undecodable word, the instruction budget, a breakpoint
-    /// mark that stops this wave, a fault), which `step_wave` or the hooked step then
-    /// runs. Returns the instructions executed, and the finding event that ended it early
-    /// when a sanitizer found something new.
-    fn run_wave_local(&mut self, w: usize, n: u64) -> (u64, Option<u64>) {
+    /// never ending or parking the wave), and, when no sanitizer observes each access,
+    /// memory, cache and cross-lane ones too (with the watchpoints' access log). Stops
+    /// before anything else (control, an undecodable word, the instruction budget, a
+    /// breakpoint mark that stops this wave, a fault), which `step_wave` or the hooked
+    /// step then runs. Returns the instructions executed, and the event that ended it
+    /// early: a finding new to the sanitizer, or a watched access (after the instruction
+    /// that made it, as the hooked step reports it).
+    fn run_wave_local(&mut self, w: usize, n: u64) -> (u64, Option<Event>) {
         // Two copies of the loop: without a sanitizer it pays nothing for one.
         if self.sanitizer.is_some() {
             self.run_wave_local_as::<true>(w, n)
@@ -294,9 +295,9 @@ impl Machine {
     }
 
     /// [`Machine::run_wave_local`], with the sanitizer's register checks when `CHECK`
-    /// (stopping after an instruction that found something new: its PC is returned).
+    /// (stopping after an instruction that found something new).
     #[inline(always)]
-    fn run_wave_local_as<const CHECK: bool>(&mut self, w: usize, n: u64) -> (u64, Option<u64>) {
+    fn run_wave_local_as<const CHECK: bool>(&mut self, w: usize, n: u64) -> (u64, Option<Event>) {
         let budget = self
             .options
             .max_instructions
@@ -314,14 +315,9 @@ impl Machine {
         if let Some(log) = &mut self.accesses {
             log.hits.clear();
         }
-        // Memory and cross-lane instructions run here only when no hook wants their
-        // accesses one by one (the sanitizer's trace and checks, a watchpoint's log).
-        let unobserved = !CHECK && self.accesses.is_none();
-        let s = if CHECK || unobserved {
-            self.slot_of(w)
-        } else {
-            0
-        };
+        // Memory and cross-lane instructions run here only when the sanitizer does not
+        // want their accesses one by one (its trace and checks).
+        let s = self.slot_of(w);
         if CHECK {
             let group = group_of(&self.waves, s, self.launch.waves_per_workgroup());
             if let Some(san) = self.sanitizer.as_deref_mut() {
@@ -340,8 +336,9 @@ impl Machine {
         let mut shared = self
             .slots
             .get_mut(s)
-            .filter(|_| unobserved)
+            .filter(|_| !CHECK)
             .map(|x| &mut x.shared);
+        let mut accesses = self.accesses.as_mut();
         let (stats, lanes_of) = (&mut self.stats, &mut self.lanes_of);
         let mut san = self.sanitizer.as_deref_mut();
         let wave = &mut self.waves[w];
@@ -411,7 +408,7 @@ impl Machine {
                         global: &mut *global,
                         launch,
                         scratch_bytes,
-                        accesses: None,
+                        accesses: accesses.as_deref_mut(),
                         trace: None,
                     };
                     exec::execute(&mut ctx, d, pc)
@@ -433,11 +430,14 @@ impl Machine {
             stats.vector_lane_ops += (lanes_of.1 * d.vector as u32) as u64;
             wave.executed += 1;
             done += 1;
+            if !local && accesses.as_ref().is_some_and(|l| !l.hits.is_empty()) {
+                return (done, Some(Event::WatchHit { wave: w, pc }));
+            }
             if CHECK {
                 if let Some(san) = san.as_deref_mut() {
                     san.after(w, s, wave, d, pc, true, stats.wave_instructions);
                     if san.has_fresh() {
-                        return (done, Some(pc));
+                        return (done, Some(Event::Finding { wave: w, pc }));
                     }
                 }
             }
@@ -517,11 +517,11 @@ impl Machine {
                 // breakpoint mark); the rest one at a time. A wave resuming over a
                 // breakpoint takes one hooked step first.
                 if self.skip_break.is_none() && self.stop_before.is_none() {
-                    let (done, finding) = self.run_wave_local(w, n - k);
+                    let (done, event) = self.run_wave_local(w, n - k);
                     self.left = self.left.saturating_sub(done as u32);
                     k += done;
-                    if let Some(pc) = finding {
-                        return Some(Event::Finding { wave: w, pc });
+                    if event.is_some() {
+                        return event;
                     }
                     if k >= n {
                         break;
