@@ -278,8 +278,8 @@ impl Machine {
     /// Runs up to `n` instructions of the ready wave `w` while they only go on or branch,
     /// with the per-instruction bookkeeping of [`Machine::step_wave`] reduced to what they
     /// need: wave-local ones ([`exec::is_wave_local`]: registers, PC and counters only,
-    /// never ending or parking the wave), and, when no sanitizer observes each access,
-    /// memory, cache and cross-lane ones too (with the watchpoints' access log). Stops
+    /// never ending or parking the wave), cross-lane ones, and, when no sanitizer observes
+    /// each access, memory and cache ones too (with the watchpoints' access log). Stops
     /// before anything else (control, an undecodable word, the instruction budget, a
     /// breakpoint mark that stops this wave, a fault), which `step_wave` or the hooked
     /// step then runs. Returns the instructions executed, and the event that ended it
@@ -315,8 +315,8 @@ impl Machine {
         if let Some(log) = &mut self.accesses {
             log.hits.clear();
         }
-        // Memory and cross-lane instructions run here only when the sanitizer does not
-        // want their accesses one by one (its trace and checks).
+        // Memory instructions run here only when the sanitizer does not want their
+        // accesses one by one (its trace and checks).
         let s = self.slot_of(w);
         if CHECK {
             let group = group_of(&self.waves, s, self.launch.waves_per_workgroup());
@@ -333,11 +333,7 @@ impl Machine {
         );
         let scratch_bytes = launch.scratch_bytes as u64;
         let global = &mut self.global;
-        let mut shared = self
-            .slots
-            .get_mut(s)
-            .filter(|_| !CHECK)
-            .map(|x| &mut x.shared);
+        let mut shared = self.slots.get_mut(s).map(|x| &mut x.shared);
         let mut accesses = self.accesses.as_mut();
         let (stats, lanes_of) = (&mut self.stats, &mut self.lanes_of);
         let mut san = self.sanitizer.as_deref_mut();
@@ -388,7 +384,10 @@ impl Machine {
             };
             let local = match OpClass::of(d.op) {
                 OpClass::WaveLocal => true,
-                OpClass::Memory | OpClass::CrossLane | OpClass::Cache if shared.is_some() => false,
+                // Cross-lane instructions read and write registers only: the sanitizer's
+                // hooks here see them as its hooked step would.
+                OpClass::CrossLane => false,
+                OpClass::Memory | OpClass::Cache if !CHECK => false,
                 _ => break,
             };
             if let Some(bits) = ran.get_mut((pc >> 8) as usize) {
