@@ -98,6 +98,17 @@ impl VRegs {
     pub fn allocated(&self) -> usize {
         self.regs.len()
     }
+
+    /// The registers with storage, after giving storage to the first `n` (at most
+    /// [`VREGS`]; values are unchanged, a register given storage here reads zero), so a
+    /// loop over known register numbers indexes a plain slice.
+    pub fn storage_for(&mut self, n: usize) -> &mut [[u32; LANES]] {
+        let n = n.min(VREGS);
+        if self.regs.len() < n {
+            self.regs.resize(n, [0; LANES]);
+        }
+        &mut self.regs
+    }
 }
 
 impl std::ops::Index<usize> for VRegs {

@@ -17,8 +17,8 @@ pub(super) struct Busy {
     dest: [u8; 192],
     data: [u8; 192],
     /// The registers whose counts are not zero, for a quick answer.
-    dest_any: RegBits,
-    data_any: RegBits,
+    pub(super) dest_any: RegBits,
+    pub(super) data_any: RegBits,
 }
 
 /// A register's index in [`Busy`].

@@ -18,6 +18,7 @@
 //! counted).
 
 mod config;
+mod fast;
 mod finding;
 mod hazards;
 mod hooks;
@@ -43,6 +44,7 @@ use crate::isa::RegFile;
 use crate::program::LaunchConfig;
 use crate::trace::MemTrace;
 use crate::wave::{Wave, LANES, VREGS};
+pub(crate) use fast::FastGuard;
 use hazards::Busy;
 use order::Order;
 use regs::{RegBits, RegSets, RegUse};

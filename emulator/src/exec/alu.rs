@@ -130,7 +130,7 @@ fn convert(op: CvtOp, x: u32) -> u32 {
 /// operation is chosen once, outside the loop, so each arm compiles to straight-line
 /// (vectorised) code. Sources are the caller's copies, so `dst` may be one of them.
 #[inline(always)]
-fn lanes(
+pub(super) fn lanes(
     dst: &mut [u32; LANES],
     a: &[u32; LANES],
     b: &[u32; LANES],

@@ -4,6 +4,7 @@
 //! without per-lane branches ([`merge`]).
 
 mod alu;
+pub mod fast;
 mod lsu;
 pub(crate) use lsu::space_read;
 /// The reference interpreter, compiled only for tests (feature `reference`).

@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 use super::scheduler::SplitMix64;
 use super::{Machine, Slot, Stats};
 use crate::code::decode_code;
+use crate::exec::fast::FastCode;
 use crate::memory::{BufferDescriptor, GlobalMemory, PagedBytes};
 use crate::program::{ArgValue, Program};
 use crate::wave::{self, Wave};
@@ -150,9 +151,11 @@ impl Machine {
             .map(|b| global.allocate(&b.name, b.size, &b.init))
             .collect::<Vec<u64>>();
         let initial_u = initial_uniforms(program, &buffer_bases);
+        let code = decode_code(&program.code);
         let mut m = Machine {
             program: Arc::new(program.clone()),
-            code: Arc::new(decode_code(&program.code)),
+            fast: Arc::new(FastCode::new(&code)),
+            code: Arc::new(code),
             launch,
             options,
             global,

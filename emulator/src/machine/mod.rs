@@ -29,6 +29,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::check::{Checks, Sanitizer};
 use crate::code::Decoded;
+use crate::exec::fast::FastCode;
 use crate::exec::AccessLog;
 use crate::fault::Fault;
 use crate::memory::{GlobalMemory, PagedBytes};
@@ -118,6 +119,8 @@ pub struct Slot {
 pub struct Machine {
     program: Arc<Program>,
     code: Arc<Vec<CodeWord>>,
+    /// The code's wave-local ALU and branch instructions pre-decoded for the fastest loop.
+    fast: Arc<FastCode>,
     launch: LaunchConfig,
     options: LaunchOptions,
     /// Every buffer of the launch, by global address.
@@ -259,6 +262,7 @@ impl Machine {
         let Machine {
             program,
             code,
+            fast,
             launch,
             options,
             global,
@@ -294,6 +298,7 @@ impl Machine {
             return;
         }
         self.code = Arc::clone(code);
+        self.fast = Arc::clone(fast);
         self.launch = *launch;
         self.options = *options;
         self.global.sync_from(global);

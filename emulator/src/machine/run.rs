@@ -1,8 +1,11 @@
 //! Running instructions: one step of the scheduled wave or of a chosen one, the events a
 //! step raises (faults, breakpoints, watch hits, `brk`), and runs to an instruction budget.
 
-use super::{CodeWord, Event, Machine, StopBefore};
+use super::{BreakAt, CodeWord, Event, Machine, StopBefore};
+use crate::check::FastGuard;
 use crate::code::Decoded;
+use crate::exec::fast::{self, FastCode};
+use crate::exec::simd::simd_fn;
 use crate::exec::{self, Ctx, Flow, OpClass};
 use crate::fault::{Fault, FaultKind};
 use crate::wave::{Wave, WaveState};
@@ -275,13 +278,14 @@ impl Machine {
     /// Runs up to `n` instructions of the ready wave `w` while they only go on or branch,
     /// with the per-instruction bookkeeping of [`Machine::step_wave`] reduced to what they
     /// need: wave-local ones ([`exec::is_wave_local`]: registers, PC and counters only,
-    /// never ending or parking the wave), and, when nothing observes each access (no
-    /// watchpoint, no sanitizer), memory, cache and cross-lane ones too. Stops before
-    /// anything else (control, an undecodable word, the instruction budget, a breakpoint
-    /// mark that stops this wave, a fault), which `step_wave` or the hooked step then
-    /// runs. Returns the instructions executed, and the finding event that ended it early
-    /// when a sanitizer found something new.
-    fn run_wave_local(&mut self, w: usize, n: u64) -> (u64, Option<u64>) {
+    /// never ending or parking the wave), cross-lane ones, and, when no sanitizer observes
+    /// each access, memory and cache ones too (with the watchpoints' access log). Stops
+    /// before anything else (control, an undecodable word, the instruction budget, a
+    /// breakpoint mark that stops this wave, a fault), which `step_wave` or the hooked
+    /// step then runs. Returns the instructions executed, and the event that ended it
+    /// early: a finding new to the sanitizer, or a watched access (after the instruction
+    /// that made it, as the hooked step reports it).
+    fn run_wave_local(&mut self, w: usize, n: u64) -> (u64, Option<Event>) {
         // Two copies of the loop: without a sanitizer it pays nothing for one.
         if self.sanitizer.is_some() {
             self.run_wave_local_as::<true>(w, n)
@@ -291,9 +295,9 @@ impl Machine {
     }
 
     /// [`Machine::run_wave_local`], with the sanitizer's register checks when `CHECK`
-    /// (stopping after an instruction that found something new: its PC is returned).
+    /// (stopping after an instruction that found something new).
     #[inline(always)]
-    fn run_wave_local_as<const CHECK: bool>(&mut self, w: usize, n: u64) -> (u64, Option<u64>) {
+    fn run_wave_local_as<const CHECK: bool>(&mut self, w: usize, n: u64) -> (u64, Option<Event>) {
         let budget = self
             .options
             .max_instructions
@@ -311,34 +315,58 @@ impl Machine {
         if let Some(log) = &mut self.accesses {
             log.hits.clear();
         }
-        // Memory and cross-lane instructions run here only when no hook wants their
-        // accesses one by one (the sanitizer's trace and checks, a watchpoint's log).
-        let unobserved = !CHECK && self.accesses.is_none();
-        let s = if CHECK || unobserved {
-            self.slot_of(w)
-        } else {
-            0
-        };
+        // Memory instructions run here only when the sanitizer does not want their
+        // accesses one by one (its trace and checks).
+        let s = self.slot_of(w);
         if CHECK {
             let group = group_of(&self.waves, s, self.launch.waves_per_workgroup());
             if let Some(san) = self.sanitizer.as_deref_mut() {
                 san.enter_slot(s, &self.waves[w], || group.iter().all(|x| x.executed == 0));
             }
         }
-        let (code, launch, break_at, ran) =
-            (&self.code, &self.launch, &self.break_at, &mut self.ran);
+        let (code, fast, launch, break_at, ran) = (
+            &self.code,
+            &*self.fast,
+            &self.launch,
+            &self.break_at,
+            &mut self.ran,
+        );
         let scratch_bytes = launch.scratch_bytes as u64;
         let global = &mut self.global;
-        let mut shared = self
-            .slots
-            .get_mut(s)
-            .filter(|_| unobserved)
-            .map(|x| &mut x.shared);
+        let mut shared = self.slots.get_mut(s).map(|x| &mut x.shared);
+        let mut accesses = self.accesses.as_mut();
         let (stats, lanes_of) = (&mut self.stats, &mut self.lanes_of);
         let mut san = self.sanitizer.as_deref_mut();
         let wave = &mut self.waves[w];
         let mut done = 0;
         while done < n {
+            // The pre-decoded ALU and branch instructions in a loop of their own; under
+            // the sanitizer while its guard says the hooks would do nothing.
+            if fast
+                .ops
+                .get((wave.pc / 4) as usize)
+                .is_some_and(|f| f.is_fast())
+            {
+                let guard = match san.as_deref_mut() {
+                    Some(san) if CHECK => san.fast_guard(w, wave),
+                    _ => None,
+                };
+                let (k, vector) = if CHECK && guard.is_none() {
+                    (0, 0)
+                } else {
+                    run_fast(wave, fast, n - done, break_at, ran, guard.as_ref())
+                };
+                if lanes_of.0 != wave.exec {
+                    *lanes_of = (wave.exec, wave.exec.count_ones());
+                }
+                stats.wave_instructions += k;
+                stats.lane_ops += k * lanes_of.1 as u64;
+                stats.vector_lane_ops += vector * lanes_of.1 as u64;
+                done += k;
+                if done >= n {
+                    break;
+                }
+            }
             let pc = wave.pc;
             if !break_at.is_empty()
                 && break_at
@@ -356,7 +384,10 @@ impl Machine {
             };
             let local = match OpClass::of(d.op) {
                 OpClass::WaveLocal => true,
-                OpClass::Memory | OpClass::CrossLane | OpClass::Cache if shared.is_some() => false,
+                // Cross-lane instructions read and write registers only: the sanitizer's
+                // hooks here see them as its hooked step would.
+                OpClass::CrossLane => false,
+                OpClass::Memory | OpClass::Cache if !CHECK => false,
                 _ => break,
             };
             if let Some(bits) = ran.get_mut((pc >> 8) as usize) {
@@ -376,7 +407,7 @@ impl Machine {
                         global: &mut *global,
                         launch,
                         scratch_bytes,
-                        accesses: None,
+                        accesses: accesses.as_deref_mut(),
                         trace: None,
                     };
                     exec::execute(&mut ctx, d, pc)
@@ -398,11 +429,14 @@ impl Machine {
             stats.vector_lane_ops += (lanes_of.1 * d.vector as u32) as u64;
             wave.executed += 1;
             done += 1;
+            if !local && accesses.as_ref().is_some_and(|l| !l.hits.is_empty()) {
+                return (done, Some(Event::WatchHit { wave: w, pc }));
+            }
             if CHECK {
                 if let Some(san) = san.as_deref_mut() {
                     san.after(w, s, wave, d, pc, true, stats.wave_instructions);
                     if san.has_fresh() {
-                        return (done, Some(pc));
+                        return (done, Some(Event::Finding { wave: w, pc }));
                     }
                 }
             }
@@ -482,11 +516,11 @@ impl Machine {
                 // breakpoint mark); the rest one at a time. A wave resuming over a
                 // breakpoint takes one hooked step first.
                 if self.skip_break.is_none() && self.stop_before.is_none() {
-                    let (done, finding) = self.run_wave_local(w, n - k);
+                    let (done, event) = self.run_wave_local(w, n - k);
                     self.left = self.left.saturating_sub(done as u32);
                     k += done;
-                    if let Some(pc) = finding {
-                        return Some(Event::Finding { wave: w, pc });
+                    if event.is_some() {
+                        return event;
                     }
                     if k >= n {
                         break;
@@ -511,6 +545,53 @@ impl Machine {
                 }
             }
         }
+    }
+}
+
+simd_fn! {
+    /// Runs up to `n` instructions of `wave` from its PC while they are in the fast set
+    /// ([`FastCode`]: ALU, compare and branch instructions, which never fault and leave
+    /// EXEC as it is), stopping before a breakpoint mark that stops this wave, with the
+    /// code-run bits kept (`ran`, when not empty), and under the sanitizer only while
+    /// `guard` allows. Moves the PC and the wave's count on;
+    /// returns the instructions run and how many of them were vector instructions.
+    fn run_fast(
+        wave: &mut Wave,
+        fast: &FastCode,
+        n: u64,
+        break_at: &[BreakAt],
+        ran: &mut [u64],
+        guard: Option<&FastGuard>,
+    ) -> (u64, u64) {
+        if !wave.pc.is_multiple_of(4) {
+            return (0, 0);
+        }
+        let (exec, id, group) = (wave.exec, wave.id, wave.workgroup);
+        let v = wave.v.storage_for(fast.vregs);
+        let u = &mut wave.u;
+        let mut pc = wave.pc;
+        let (mut done, mut vector) = (0u64, 0u64);
+        while done < n {
+            let i = (pc / 4) as usize;
+            let Some(f) = fast.ops.get(i).filter(|f| f.is_fast()) else {
+                break;
+            };
+            if !break_at.is_empty() && break_at.get(i).is_some_and(|b| b.stops(id, group)) {
+                break;
+            }
+            if guard.is_some_and(|g| !g.allows(i)) {
+                break;
+            }
+            if let Some(bits) = ran.get_mut(i >> 6) {
+                *bits |= 1 << (i & 63);
+            }
+            pc = fast::step(f, v, u, exec, pc);
+            done += 1;
+            vector += f.vector() as u64;
+        }
+        wave.pc = pc;
+        wave.executed += done;
+        (done, vector)
     }
 }
 

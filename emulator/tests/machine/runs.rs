@@ -3,9 +3,12 @@
 
 use proptest::prelude::*;
 use wavedbg_emulator::asm::assemble;
+use wavedbg_emulator::check::Checks;
+use wavedbg_emulator::exec::AccessLog;
 use wavedbg_emulator::fault::FaultKind;
 use wavedbg_emulator::isa::{Instr, Isa, OperandKind};
 use wavedbg_emulator::machine::{Event, LaunchOptions, Machine};
+use wavedbg_emulator::memory::Space;
 use wavedbg_emulator::program::Program;
 use wavedbg_emulator::wave::WaveState;
 
@@ -69,39 +72,99 @@ proptest! {
         let _ = run_to_event(&random_program(legal_code(&picks, false)), seed);
     }
 
-    /// `Machine::run` (whole quanta, wave-local instructions in a tight loop) and
-    /// `Machine::step` (one instruction at a time) are the same machine: the same events in
-    /// the same order and the same final state, on random legal programs (mostly ALU, so
-    /// the tight loop runs long stretches, with memory and control mixed in).
+    /// `Machine::run` (whole quanta, wave-local instructions in a tight loop, ALU and
+    /// branches in the pre-decoded fast loop) and `Machine::step` (one instruction at a
+    /// time) are the same machine: the same events in the same order and the same final
+    /// state, on random legal programs (mostly ALU, so the tight loop runs long
+    /// stretches, with memory and control mixed in).
     #[test]
     fn running_equals_stepping(
         picks in prop::collection::vec((any::<u16>(), any::<[u32; 5]>()), 1..48),
         seed in 0u64..3,
         quantum in 1u32..20,
     ) {
-        let p = random_program(legal_code(&picks, true));
-        let options = LaunchOptions { quantum, max_instructions: Some(3_000), ..opts(seed) };
-        let (mut a, mut b) = (Machine::new(&p, options).expect("launch"), Machine::new(&p, options).expect("launch"));
-        let terminal = |e: &Event| matches!(e, Event::Finished | Event::Deadlock(_) | Event::Stalled);
-        let mut ran = Vec::new();
-        for _ in 0..200 {
-            let Some(e) = a.run(None) else { break };
-            let stop = terminal(&e);
-            ran.push(e);
-            if stop { break; }
-        }
-        let mut stepped = Vec::new();
-        for _ in 0..200 {
-            let Some(e) = (0..10_000).find_map(|_| b.step()) else { break };
-            let stop = terminal(&e);
-            stepped.push(e);
-            if stop { break; }
-        }
-        prop_assert_eq!(&ran, &stepped);
-        prop_assert!(a.waves == b.waves, "wave state differs");
-        prop_assert_eq!(a.stats, b.stats);
-        prop_assert!(a.global == b.global && a.slots == b.slots, "memory differs");
+        run_equals_step(&picks, seed, quantum, Checks::default(), false)?;
     }
+
+    /// The same with every byte watched: memory instructions run in the tight loop with
+    /// the access log, and a watched access ends the run after its instruction, as a
+    /// hooked step reports it.
+    #[test]
+    fn running_equals_stepping_with_watchpoints(
+        picks in prop::collection::vec((any::<u16>(), any::<[u32; 5]>()), 1..48),
+        seed in 0u64..3,
+        quantum in 1u32..20,
+    ) {
+        run_equals_step(&picks, seed, quantum, Checks::default(), true)?;
+    }
+
+    /// The same under every detector: the fast loop skips the sanitizer's hooks only
+    /// where they would do nothing, so the findings (and the events they raise) are the
+    /// ones instruction-by-instruction hooks give.
+    #[test]
+    fn running_equals_stepping_under_the_sanitizer(
+        picks in prop::collection::vec((any::<u16>(), any::<[u32; 5]>()), 1..48),
+        seed in 0u64..3,
+        quantum in 1u32..20,
+    ) {
+        run_equals_step(&picks, seed, quantum, Checks::ALL, false)?;
+    }
+}
+
+/// One case of [`running_equals_stepping`]: `checks` on in both machines, and with
+/// `watch` every byte of every memory watched.
+fn run_equals_step(
+    picks: &[(u16, [u32; 5])],
+    seed: u64,
+    quantum: u32,
+    checks: Checks,
+    watch: bool,
+) -> Result<(), TestCaseError> {
+    let p = random_program(legal_code(picks, true));
+    let options = LaunchOptions {
+        quantum,
+        max_instructions: Some(3_000),
+        ..opts(seed)
+    };
+    let (mut a, mut b) = (
+        Machine::new(&p, options).expect("launch"),
+        Machine::new(&p, options).expect("launch"),
+    );
+    for m in [&mut a, &mut b] {
+        m.set_checks(checks);
+        if watch {
+            let all = [Space::Global, Space::Shared, Space::Scratch].map(|s| (s, 0, u64::MAX));
+            m.set_access_log(Some(AccessLog::new(all.to_vec())));
+        }
+    }
+    let terminal = |e: &Event| matches!(e, Event::Finished | Event::Deadlock(_) | Event::Stalled);
+    let mut ran = Vec::new();
+    for _ in 0..200 {
+        let Some(e) = a.run(None) else { break };
+        let stop = terminal(&e);
+        ran.push(e);
+        if stop {
+            break;
+        }
+    }
+    let mut stepped = Vec::new();
+    for _ in 0..200 {
+        let Some(e) = (0..10_000).find_map(|_| b.step()) else {
+            break;
+        };
+        let stop = terminal(&e);
+        stepped.push(e);
+        if stop {
+            break;
+        }
+    }
+    prop_assert_eq!(&ran, &stepped);
+    prop_assert!(a.waves == b.waves, "wave state differs");
+    prop_assert_eq!(a.stats, b.stats);
+    prop_assert!(a.global == b.global && a.slots == b.slots, "memory differs");
+    let findings = |m: &Machine| format!("{:?}", m.sanitizer().map(|s| s.findings()));
+    prop_assert_eq!(findings(&a), findings(&b));
+    Ok(())
 }
 
 /// Code of random legal instructions (the picks choose the definition and operand values);
@@ -439,4 +502,53 @@ fn vector_lane_ops_count_only_vector_instructions() {
     // on the 16 odd lanes, and `end` on the 32 that `exec.set` restored.
     assert_eq!(m.stats.wave_instructions, 10);
     assert_eq!(m.stats.lane_ops, 7 * 32 + 16 + 16 + 32);
+}
+
+/// A loop of global and shared loads, stores, atomics and shuffles (the bench's mixed
+/// kernel, 4 waves) with watchpoints on words its loop touches: `run` (memory in the
+/// tight loop with the access log) raises the same watch hits, in the same order and
+/// at the same state, as stepping one instruction at a time.
+#[test]
+fn watched_memory_loops_run_as_they_step() {
+    use wavedbg_emulator::bench::Kernel;
+    let p = program(&Kernel::Mixed.source(4, 40));
+    let options = LaunchOptions {
+        max_instructions: None,
+        ..opts(0)
+    };
+    let (mut a, mut b) = (
+        Machine::new(&p, options).expect("launch"),
+        Machine::new(&p, options).expect("launch"),
+    );
+    for m in [&mut a, &mut b] {
+        let out = m.buffer_base("out").expect("buffer out");
+        let log = AccessLog::new(vec![
+            (Space::Global, out + 4 * 1024 + 8, out + 4 * 1024 + 12),
+            (Space::Shared, 64, 68),
+        ]);
+        m.set_access_log(Some(log));
+    }
+    let mut ran = Vec::new();
+    while let Some(e) = a.run(None) {
+        let end = e == Event::Finished;
+        ran.push((e, a.stats.wave_instructions));
+        if end {
+            break;
+        }
+    }
+    let mut stepped = Vec::new();
+    while let Some(e) = (0..1_000_000).find_map(|_| b.step()) {
+        let end = e == Event::Finished;
+        stepped.push((e, b.stats.wave_instructions));
+        if end {
+            break;
+        }
+    }
+    let hits = ran
+        .iter()
+        .filter(|(e, _)| matches!(e, Event::WatchHit { .. }))
+        .count();
+    assert!(hits >= 40, "{hits} watch hits");
+    assert_eq!(ran, stepped);
+    assert!(a.waves == b.waves && a.global == b.global && a.slots == b.slots);
 }

@@ -1,0 +1,74 @@
+//! What lets the machine's fast loop (`exec::fast`: ALU, compare and branch instructions)
+//! run under the sanitizer without calling its hooks per instruction.
+//!
+//! Those instructions touch no memory, issue and retire nothing, leave EXEC as it is and
+//! are not barriers or cross-lane reads, so of every detector only three register checks
+//! could act on them: an uninitialised register read, a register write to mark, and a
+//! register an outstanding operation still uses. [`FastGuard::allows`] answers, per code
+//! word, whether all three are nothing for this wave now: then running the instruction
+//! without the hooks leaves the sanitizer exactly as the hooks would. Anything else takes
+//! the general loop and its hooks.
+
+use super::regs::{RegBits, RegSets};
+use super::Sanitizer;
+use crate::wave::Wave;
+
+/// A wave's register state as the checks see it, fixed while fast instructions run
+/// (they only write registers already written in every lane, so nothing here changes).
+pub(crate) struct FastGuard<'a> {
+    sets: &'a [RegSets],
+    /// Registers written in every lane (all of them when `init` is off).
+    full: RegBits,
+    /// Whether reads must be within `full` (`init` on and the wave seen from its start).
+    check_reads: bool,
+    /// Registers an outstanding operation will write (a read or write of one is a hazard).
+    dest: RegBits,
+    /// Those and the data registers of outstanding stores (a write of one is a hazard).
+    used: RegBits,
+}
+
+impl FastGuard<'_> {
+    /// Whether the instruction of code word `i` can run without the hooks.
+    #[inline(always)]
+    pub(crate) fn allows(&self, i: usize) -> bool {
+        self.sets.get(i).is_some_and(|s| {
+            (!self.check_reads || s.reads.within(self.full))
+                && s.writes.within(self.full)
+                && !s.reads.meets(self.dest)
+                && !s.writes.meets(self.used)
+        })
+    }
+}
+
+impl Sanitizer {
+    /// The guard for wave `w` (already entered in its slot), or `None` when its next
+    /// instructions need the hooks whatever they are: a wave not seen yet, outstanding
+    /// counts to be rebuilt, lanes back from a skipped barrier. Clears the findings of
+    /// the last instruction, as the next instruction's hooks would.
+    pub(crate) fn fast_guard(&mut self, w: usize, wave: &Wave) -> Option<FastGuard<'_>> {
+        let checks = self.checks;
+        let shadow = self.waves.get(w).filter(|x| x.id == wave.id)?;
+        if checks.sync && wave.exec & shadow.skipped != 0 {
+            return None;
+        }
+        let (mut dest, mut used) = (RegBits::default(), RegBits::default());
+        if checks.hazards {
+            let busy = shadow.busy.as_deref()?;
+            dest = busy.dest_any;
+            used = busy.dest_any.union(busy.data_any);
+        }
+        let (full, check_reads) = if checks.init {
+            (shadow.full, shadow.known)
+        } else {
+            (RegBits([u64::MAX; 3]), false)
+        };
+        self.fresh.clear();
+        Some(FastGuard {
+            sets: &self.sets,
+            full,
+            check_reads,
+            dest,
+            used,
+        })
+    }
+}

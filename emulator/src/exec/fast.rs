@@ -1,0 +1,321 @@
+//! Wave-local ALU instructions pre-decoded for the machine's fastest loop.
+//!
+//! The vector and uniform ALU, compare, FMA, select, `nop` and branch instructions run
+//! most of a compute kernel's loop and touch nothing but registers and the PC, with EXEC
+//! unchanged. At launch each becomes a [`Fast`]: one flat operation code (operation and
+//! operand form together, so running it is one jump), register numbers, the immediate
+//! and a branch's absolute target. [`step`] runs one on a register file the caller has
+//! allocated up to [`FastCode::vregs`]. The semantics are [`super::alu`]'s own
+//! per-operation functions (`alu`, `compare`, the lane loops), so this is a faster
+//! dispatch of the same code, not a second copy of it; the reference interpreter checks
+//! both in lock-step.
+
+use super::alu::{alu, canon, compare, lanes};
+use super::op::{AluOp, BrCond, CmpOp, Op, Src};
+use super::{lane_mask, merge};
+use crate::code::CodeWord;
+use crate::wave::{LANES, UREGS, VREGS};
+
+/// Operation codes: a two-operand ALU operation has one code per form, an offset by
+/// form plus the operation's index; compares likewise; the rest follow.
+mod kind {
+    /// `v[rd] = op(v[a], v[b])`.
+    pub const VV: u8 = 0;
+    /// `v[rd] = op(v[a], u[b])` (the uniform register on every lane).
+    pub const VU: u8 = 24;
+    /// `v[rd] = op(v[a], imm)`.
+    pub const VI: u8 = 48;
+    /// `u[rd] = op(u[a], u[b])`.
+    pub const UU: u8 = 72;
+    /// `u[rd] = op(u[a], imm)`.
+    pub const UI: u8 = 96;
+    /// `u[rd] = lanes where cmp(v[a], v[b]), within EXEC`.
+    pub const VCMP: u8 = 120;
+    /// `u[rd] = cmp(u[a], u[b])`.
+    pub const UCMPU: u8 = 140;
+    /// `u[rd] = cmp(u[a], imm)`.
+    pub const UCMPI: u8 = 160;
+    pub const NOP: u8 = 180;
+    pub const BR: u8 = 181;
+    pub const BR_UZ: u8 = 182;
+    pub const BR_UNZ: u8 = 183;
+    pub const BR_EXECZ: u8 = 184;
+    pub const BR_EXECNZ: u8 = 185;
+    pub const FMA: u8 = 186;
+    pub const MAD: u8 = 187;
+    pub const SEL: u8 = 188;
+    /// Not in the fast set: the machine's general loop runs it.
+    pub const NONE: u8 = 255;
+}
+
+// Every operation fits its form's range of codes.
+const _: () = assert!((AluOp::Mov as u8) < kind::VU - kind::VV);
+const _: () = assert!((CmpOp::GeF as u8) < kind::UCMPU - kind::VCMP);
+
+/// One pre-decoded instruction of the fast set (16 bytes).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Fast {
+    /// The operation code (`kind`); `NONE` for a word the fast loop does not run.
+    kind: u8,
+    rd: u8,
+    a: u8,
+    b: u8,
+    c: u8,
+    /// Encoded length in bytes.
+    len: u8,
+    /// Whether it counts as a vector instruction (`Decoded::vector`).
+    vector: bool,
+    /// The immediate (ALU), as the semantics read it.
+    imm: u32,
+    /// A branch's target byte address.
+    target: u32,
+}
+
+impl Fast {
+    const NONE: Fast = Fast {
+        kind: kind::NONE,
+        rd: 0,
+        a: 0,
+        b: 0,
+        c: 0,
+        len: 0,
+        vector: false,
+        imm: 0,
+        target: 0,
+    };
+
+    /// Whether the fast loop runs this word.
+    #[inline(always)]
+    pub fn is_fast(&self) -> bool {
+        self.kind != kind::NONE
+    }
+
+    /// Whether it counts as a vector instruction.
+    #[inline(always)]
+    pub fn vector(&self) -> bool {
+        self.vector
+    }
+
+    /// The highest vector register it names, if any.
+    fn max_vreg(&self) -> Option<u8> {
+        let k = self.kind;
+        match k {
+            _ if k < kind::VU => Some(self.rd.max(self.a).max(self.b)),
+            _ if k < kind::UU => Some(self.rd.max(self.a)),
+            _ if (kind::VCMP..kind::UCMPU).contains(&k) => Some(self.a.max(self.b)),
+            kind::FMA | kind::MAD => Some(self.rd.max(self.a).max(self.b).max(self.c)),
+            kind::SEL => Some(self.rd.max(self.a).max(self.b)),
+            _ => None,
+        }
+    }
+
+    /// The highest uniform register it names, if any.
+    fn max_ureg(&self) -> Option<u8> {
+        let k = self.kind;
+        match k {
+            _ if (kind::VU..kind::VI).contains(&k) => Some(self.b),
+            _ if (kind::UU..kind::VCMP).contains(&k) => Some(self.rd.max(self.a).max(self.b)),
+            _ if (kind::VCMP..kind::UCMPU).contains(&k) => Some(self.rd),
+            _ if (kind::UCMPU..kind::NOP).contains(&k) => Some(self.rd.max(self.a).max(self.b)),
+            kind::BR_UZ | kind::BR_UNZ => Some(self.a),
+            kind::SEL => Some(self.c),
+            _ => None,
+        }
+    }
+
+    /// The pre-decoded form of the instruction `word` at byte address `pc`, or `NONE`.
+    fn of(word: &CodeWord, pc: u64) -> Fast {
+        let CodeWord::Instr(d) = word else {
+            return Fast::NONE;
+        };
+        let i = d.instr;
+        let (rd, rs1, rs2, rs3) = (i.rd, i.rs1, i.rs2, i.rs3);
+        let mut f = Fast {
+            kind: kind::NONE,
+            rd,
+            a: rs1,
+            b: rs2,
+            c: rs3,
+            len: d.len,
+            vector: d.vector,
+            imm: i.imm as u32,
+            target: 0,
+        };
+        let alu_index = |op: AluOp| op as u8;
+        f.kind = match d.op {
+            Op::Nop => kind::NOP,
+            Op::VAlu(op, src) => {
+                // `vmov rd, rs1`: the moved value is the first operand.
+                if op == AluOp::Mov && src == Src::Reg {
+                    f.b = rs1;
+                }
+                alu_index(op)
+                    + match src {
+                        Src::Reg => kind::VV,
+                        Src::Uniform => kind::VU,
+                        Src::Imm => kind::VI,
+                    }
+            }
+            Op::UAlu(op, src) => {
+                if op == AluOp::Mov && src != Src::Imm {
+                    f.b = rs1;
+                }
+                alu_index(op)
+                    + match src {
+                        Src::Imm => kind::UI,
+                        _ => kind::UU,
+                    }
+            }
+            Op::VCmp(op) => kind::VCMP + op as u8,
+            Op::UCmp(op, src) => {
+                op as u8
+                    + match src {
+                        Src::Imm => kind::UCMPI,
+                        _ => kind::UCMPU,
+                    }
+            }
+            Op::VFma => kind::FMA,
+            Op::VMad => kind::MAD,
+            Op::VSel => kind::SEL,
+            Op::Branch(cond) => {
+                let target = pc.wrapping_add((i.imm * 4) as u64);
+                // A target outside 32 bits is left to the general loop, which faults there.
+                let Ok(t) = u32::try_from(target) else {
+                    return Fast::NONE;
+                };
+                f.target = t;
+                match cond {
+                    BrCond::Always => kind::BR,
+                    BrCond::UZero => kind::BR_UZ,
+                    BrCond::UNonZero => kind::BR_UNZ,
+                    BrCond::ExecZero => kind::BR_EXECZ,
+                    BrCond::ExecNonZero => kind::BR_EXECNZ,
+                }
+            }
+            _ => kind::NONE,
+        };
+        // Registers beyond the files stay with the general loop (which reports them).
+        let vregs_ok = f.max_vreg().is_none_or(|r| (r as usize) < VREGS);
+        let uregs_ok = f.max_ureg().is_none_or(|r| (r as usize) < UREGS);
+        if !vregs_ok || !uregs_ok {
+            return Fast::NONE;
+        }
+        f
+    }
+}
+
+/// The fast form of every code word, and how many vector registers it needs.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct FastCode {
+    /// One entry per 32-bit code word, as the decoded code.
+    pub ops: Vec<Fast>,
+    /// Vector registers the fast instructions name: the register file is allocated up to
+    /// this before they run (an unallocated register reads as zero either way).
+    pub vregs: usize,
+}
+
+impl FastCode {
+    /// Pre-decodes the fast instructions of a decoded code image.
+    pub fn new(code: &[CodeWord]) -> FastCode {
+        let ops: Vec<Fast> = code
+            .iter()
+            .enumerate()
+            .map(|(i, w)| Fast::of(w, i as u64 * 4))
+            .collect();
+        let vregs = ops
+            .iter()
+            .filter_map(|f| f.max_vreg())
+            .max()
+            .map_or(0, |r| r as usize + 1);
+        FastCode { ops, vregs }
+    }
+}
+
+/// `d = fma(a, b, c)` (f32, one rounding) on the active lanes of `dst`.
+#[inline(always)]
+fn fma_lanes(dst: &mut [u32; LANES], a: &[u32; LANES], b: &[u32; LANES], c: &[u32; LANES]) {
+    for l in 0..LANES {
+        dst[l] = canon(f32::from_bits(a[l]).mul_add(f32::from_bits(b[l]), f32::from_bits(c[l])));
+    }
+}
+
+/// Runs one fast instruction `f` at `pc` on vector registers `v` (allocated up to
+/// [`FastCode::vregs`]), uniform registers `u` and EXEC `exec`; returns the next PC.
+#[inline(always)]
+pub fn step(f: &Fast, v: &mut [[u32; LANES]], u: &mut [u32; UREGS], exec: u32, pc: u64) -> u64 {
+    let (rd, a, b, c) = (f.rd as usize, f.a as usize, f.b as usize, f.c as usize);
+    let next = pc + f.len as u64;
+    macro_rules! dispatch {
+        (alu: $($o:ident)*; cmp: $($c:ident)*) => {{
+            #[allow(non_upper_case_globals)]
+            mod codes {
+                use super::{kind, AluOp, CmpOp};
+                pub mod vv { use super::*; $(pub const $o: u8 = kind::VV + AluOp::$o as u8;)* }
+                pub mod vu { use super::*; $(pub const $o: u8 = kind::VU + AluOp::$o as u8;)* }
+                pub mod vi { use super::*; $(pub const $o: u8 = kind::VI + AluOp::$o as u8;)* }
+                pub mod uu { use super::*; $(pub const $o: u8 = kind::UU + AluOp::$o as u8;)* }
+                pub mod ui { use super::*; $(pub const $o: u8 = kind::UI + AluOp::$o as u8;)* }
+                pub mod vc { use super::*; $(pub const $c: u8 = kind::VCMP + CmpOp::$c as u8;)* }
+                pub mod ucu { use super::*; $(pub const $c: u8 = kind::UCMPU + CmpOp::$c as u8;)* }
+                pub mod uci { use super::*; $(pub const $c: u8 = kind::UCMPI + CmpOp::$c as u8;)* }
+            }
+            match f.kind {
+                $(codes::vv::$o => {
+                    let (x, y) = (v[a], v[b]);
+                    lanes(&mut v[rd], &x, &y, exec, |p, q| alu(AluOp::$o, p, q));
+                })*
+                $(codes::vu::$o => {
+                    let (x, y) = (v[a], [u[b]; LANES]);
+                    lanes(&mut v[rd], &x, &y, exec, |p, q| alu(AluOp::$o, p, q));
+                })*
+                $(codes::vi::$o => {
+                    let (x, y) = (v[a], [f.imm; LANES]);
+                    lanes(&mut v[rd], &x, &y, exec, |p, q| alu(AluOp::$o, p, q));
+                })*
+                $(codes::uu::$o => u[rd] = alu(AluOp::$o, u[a], u[b]),)*
+                $(codes::ui::$o => u[rd] = alu(AluOp::$o, u[a], f.imm),)*
+                $(codes::vc::$c => {
+                    let (x, y) = (&v[a], &v[b]);
+                    let m = (0..LANES).fold(0u32, |m, l| {
+                        m | (compare(CmpOp::$c, x[l], y[l]) as u32) << l
+                    });
+                    u[rd] = m & exec;
+                })*
+                $(codes::ucu::$c => u[rd] = compare(CmpOp::$c, u[a], u[b]) as u32,)*
+                $(codes::uci::$c => u[rd] = compare(CmpOp::$c, u[a], f.imm) as u32,)*
+                kind::BR => return f.target as u64,
+                kind::BR_UZ if u[a] == 0 => return f.target as u64,
+                kind::BR_UNZ if u[a] != 0 => return f.target as u64,
+                kind::BR_EXECZ if exec == 0 => return f.target as u64,
+                kind::BR_EXECNZ if exec != 0 => return f.target as u64,
+                kind::FMA => {
+                    let (x, y, z) = (v[a], v[b], v[c]);
+                    let mut out = [0; LANES];
+                    fma_lanes(&mut out, &x, &y, &z);
+                    merge(&mut v[rd], &out, exec);
+                }
+                kind::MAD => {
+                    let (x, y, z) = (v[a], v[b], v[c]);
+                    let out: [u32; LANES] =
+                        std::array::from_fn(|l| x[l].wrapping_mul(y[l]).wrapping_add(z[l]));
+                    merge(&mut v[rd], &out, exec);
+                }
+                kind::SEL => {
+                    let (x, y, m) = (v[a], v[b], u[c]);
+                    let out: [u32; LANES] = std::array::from_fn(|l| {
+                        let pick = lane_mask(m, l);
+                        (y[l] & pick) | (x[l] & !pick)
+                    });
+                    merge(&mut v[rd], &out, exec);
+                }
+                // NOP, a branch not taken (NONE never reaches here).
+                _ => {}
+            }
+        }};
+    }
+    dispatch!(
+        alu: Add Sub Mul MulHi And Or Xor Shl Shr Sra MinI MaxI MinU MaxU FAdd FSub FMul FMin FMax Mov;
+        cmp: Eq Ne LtI LeI GtI GeI LtU LeU GtU GeU EqF NeF LtF LeF GtF GeF
+    );
+    next
+}
