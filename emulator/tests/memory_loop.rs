@@ -15,8 +15,8 @@
 //! pages, the buffer's last word (the buffer ends inside a page), one lane past the end,
 //! misaligned, or at an offset of 2^31 or more, and wild values in inactive lanes;
 //! consecutive words (one run, `exec/lsu.rs` `run32`) ending at a page's or the
-//! memory's end or one word past it, starting at a page's start, wrapping past 2^32, or
-//! descending; atomics of several operations on consecutive words and on one word. EXEC
+//! memory's end or one word past it, starting at a page's start, wrapping past 2^32,
+//! around a window (two runs or more), or descending; atomics of several operations on consecutive words and on one word. EXEC
 //! is full, partial (a prefix, a suffix, a few holes, lanes far apart, random), one lane,
 //! or empty.
 
@@ -127,7 +127,7 @@ fn offsets(rng: &mut Rng, size: u32) -> [u32; LANES] {
     let stride = rng.pick(&[0u32, 4, 8, 16]);
     let start = page + 8 * rng.below(((PAGE - 32 * 16) / 8) as u64) as u32;
     let mut offs: [u32; LANES] = std::array::from_fn(|l| start + stride * l as u32);
-    match rng.below(14) {
+    match rng.below(16) {
         0 | 1 => {}
         // Scattered in one page, with duplicates.
         2 => {
@@ -177,6 +177,15 @@ fn offsets(rng: &mut Rng, size: u32) -> [u32; LANES] {
             } else {
                 std::array::from_fn(|l| start + 128 - 4 * l as u32)
             };
+        }
+        // Consecutive words wrapping around a window of 64 to 1024 bytes (two runs, or
+        // more), the window at a random place (sometimes across a page boundary).
+        13 | 14 => {
+            let window = rng.pick(&[64u32, 128, 256, 1024]);
+            let near_end = size - window - 4 * rng.below(8) as u32;
+            let at = rng.pick(&[page, start, near_end]);
+            let from = 4 * rng.below(window as u64 / 4) as u32;
+            offs = std::array::from_fn(|l| at + (from + 4 * l as u32) % window);
         }
         // Consecutive words at a random place (often across a boundary).
         _ => {
