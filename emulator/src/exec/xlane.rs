@@ -58,7 +58,7 @@ fn shuffle_selectors(w: &Wave, d: &Decoded, mode: ShflMode, src: ShflSrc) -> [u3
 /// forms): whole runs of lanes move together, so they are copied as slices, not gathered
 /// lane by lane. The same result as [`shuffle_source`] per lane.
 #[inline(always)]
-fn shuffle_uniform(mode: ShflMode, s1: &[u32; LANES], x: u32) -> [u32; LANES] {
+pub(super) fn shuffle_uniform(mode: ShflMode, s1: &[u32; LANES], x: u32) -> [u32; LANES] {
     let n = x as usize;
     match mode {
         ShflMode::Idx => [s1[(x & 31) as usize]; LANES],
@@ -138,6 +138,24 @@ enum Selector {
     Lanes(usize),
 }
 
+/// A shuffle whose selector is each lane's own value in `x`: each lane's source, one
+/// loop per mode (the mode folds into [`shuffle_source`]), then one gather.
+#[inline(always)]
+pub(super) fn shuffle_lanes(mode: ShflMode, s1: &[u32; LANES], x: &[u32; LANES]) -> [u32; LANES] {
+    let mut from = [0u32; LANES];
+    macro_rules! per_mode {
+        ($($m:ident)*) => {
+            match mode {
+                $(ShflMode::$m => for (l, f) in from.iter_mut().enumerate() {
+                    *f = shuffle_source(ShflMode::$m, l as u32, x[l]);
+                },)*
+            }
+        };
+    }
+    per_mode!(Idx Up Down Xor Rot);
+    gather(s1, &from)
+}
+
 simd_fn! {
     /// `v[rd] = shfl(v[rs1], sel)` on the active lanes. The source is read in place (no
     /// copy of the register) and, in the SIMD build, moved in 256-bit words.
@@ -145,23 +163,7 @@ simd_fn! {
         let s1 = &v[rs1];
         let out = match sel {
             Selector::Same(x) => shuffle_uniform(mode, s1, x),
-            Selector::Lanes(r) => {
-                let x = &v[r];
-                // Each lane's source, one loop per mode (the mode folds into
-                // `shuffle_source`), then one gather.
-                let mut from = [0u32; LANES];
-                macro_rules! per_mode {
-                    ($($m:ident)*) => {
-                        match mode {
-                            $(ShflMode::$m => for (l, f) in from.iter_mut().enumerate() {
-                                *f = shuffle_source(ShflMode::$m, l as u32, x[l]);
-                            },)*
-                        }
-                    };
-                }
-                per_mode!(Idx Up Down Xor Rot);
-                gather(s1, &from)
-            }
+            Selector::Lanes(r) => shuffle_lanes(mode, s1, &v[r]),
         };
         put(&mut v[rd], &out, exec);
     }
@@ -169,7 +171,7 @@ simd_fn! {
 
 /// Writes `new` to the lanes of `dst` set in `exec`: a plain copy when all are.
 #[inline(always)]
-fn put(dst: &mut [u32; LANES], new: &[u32; LANES], exec: u32) {
+pub(super) fn put(dst: &mut [u32; LANES], new: &[u32; LANES], exec: u32) {
     if exec == u32::MAX {
         *dst = *new;
     } else {
