@@ -16,9 +16,9 @@
 //! misaligned, or at an offset of 2^31 or more, and wild values in inactive lanes;
 //! consecutive words (one run, `exec/lsu.rs` `run32`) ending at a page's or the
 //! memory's end or one word past it, starting at a page's start, wrapping past 2^32,
-//! around a window (two runs or more), or descending; atomics of several operations on consecutive words and on one word. EXEC
-//! is full, partial (a prefix, a suffix, a few holes, lanes far apart, random), one lane,
-//! or empty.
+//! around a window, or descending; atomics of several operations on consecutive words
+//! and on one word. EXEC is full, partial (a prefix, a suffix, a few holes, lanes far
+//! apart, random), one lane, or empty.
 
 #![allow(clippy::needless_range_loop)]
 
@@ -178,8 +178,8 @@ fn offsets(rng: &mut Rng, size: u32) -> [u32; LANES] {
                 std::array::from_fn(|l| start + 128 - 4 * l as u32)
             };
         }
-        // Consecutive words wrapping around a window of 64 to 1024 bytes (two runs, or
-        // more), the window at a random place (sometimes across a page boundary).
+        // Consecutive words wrapping around a window of 64 to 1024 bytes, the window at a
+        // random place (sometimes across a page boundary).
         13 | 14 => {
             let window = rng.pick(&[64u32, 128, 256, 1024]);
             let near_end = size - window - 4 * rng.below(8) as u32;

@@ -387,8 +387,8 @@ impl PageRef<'_> {
 fn words(bytes: &[u8; PAGE], off: u64, out: &mut [u32]) {
     let w = off as usize % PAGE;
     if let Some(b) = bytes.get(w..w + 4 * out.len()) {
-        for (o, c) in out.iter_mut().zip(b.as_chunks::<4>().0) {
-            *o = u32::from_le_bytes(*c);
+        for (o, c) in out.iter_mut().zip(b.chunks_exact(4)) {
+            *o = u32::from_le_bytes([c[0], c[1], c[2], c[3]]);
         }
     }
 }
@@ -467,20 +467,20 @@ impl PageMut<'_> {
         let Some(b) = self.page.bytes.get_mut(w..w + 4 * n) else {
             return;
         };
-        let words = b.as_chunks_mut::<4>().0;
+        let words = b.chunks_exact_mut(4);
         let all = u32::MAX >> (32 - n.clamp(1, 32));
         if n == 0 || mask & all == all {
-            for (o, &x) in words.iter_mut().zip(data) {
-                *o = x.to_le_bytes();
+            for (o, &x) in words.zip(data) {
+                o.copy_from_slice(&x.to_le_bytes());
             }
             if n > 0 {
                 self.lines |= line_span(w, w + 4 * n);
             }
             return;
         }
-        for (k, (o, &x)) in words.iter_mut().zip(data).enumerate() {
+        for (k, (o, &x)) in words.zip(data).enumerate() {
             if mask.checked_shr(k as u32).unwrap_or(0) & 1 == 1 {
-                *o = x.to_le_bytes();
+                o.copy_from_slice(&x.to_le_bytes());
                 self.lines |= 1 << ((w + 4 * k) / LINE as usize);
             }
         }
