@@ -25,8 +25,9 @@
 use std::collections::BTreeMap;
 
 use wavedbg_emulator::asm::assemble;
-use wavedbg_emulator::exec::{reference, Ctx, Flow};
+use wavedbg_emulator::exec::{reference, Access, AccessLog, Ctx, Flow};
 use wavedbg_emulator::machine::{Event, LaunchOptions, Machine};
+use wavedbg_emulator::memory::Space;
 use wavedbg_emulator::wave::LANES;
 
 const PAGE: u32 = 4096;
@@ -255,9 +256,21 @@ enum End {
     },
 }
 
-/// Runs the reference interpreter on wave 0 of `m` until `end` or a fault.
-fn reference_run(m: &mut Machine) -> End {
+/// The watched accesses of one instruction: its PC and the accesses, in lane order.
+type Hits = (u64, Vec<Access>);
+
+/// An instruction's watched accesses as `(pc, accesses)`, in a fixed order.
+fn hits_at(pc: u64, hits: &[Access]) -> Hits {
+    let mut v = hits.to_vec();
+    v.sort_by_key(|a| (a.lane, a.addr, a.len));
+    (pc, v)
+}
+
+/// Runs the reference interpreter on wave 0 of `m` until `end` or a fault, with the
+/// watchpoints of `watch` (their hits, per instruction that has any, go to `hits`).
+fn reference_run(m: &mut Machine, watch: Option<&AccessLog>, hits: &mut Vec<Hits>) -> End {
     let launch = *m.launch();
+    let mut log = watch.cloned();
     for _ in 0..1000 {
         let pc = m.waves[0].pc;
         let instr = m.instr_at(pc).expect("pc on an instruction").instr;
@@ -268,11 +281,18 @@ fn reference_run(m: &mut Machine) -> End {
                 global: &mut m.global,
                 launch: &launch,
                 scratch_bytes: launch.scratch_bytes as u64,
-                accesses: None,
+                accesses: log.as_mut(),
                 trace: None,
             };
             reference::execute(&mut ctx, &instr, pc)
         };
+        if let Some(log) = log.as_mut() {
+            // A faulting instruction reports its fault, not its watched lanes.
+            if result.is_ok() && !log.hits.is_empty() {
+                hits.push(hits_at(pc, &log.hits));
+            }
+            log.hits.clear();
+        }
         match result {
             Ok(Flow::Next) => m.waves[0].pc = pc + instr.size_bytes() as u64,
             Ok(Flow::End) => return End::Finished,
@@ -303,23 +323,53 @@ fn run_case(seed: u64) -> End {
     };
     let mut fast = Machine::new(&program, options).expect("launch");
     randomize(&mut fast, &mut rng);
+    // Half the cases watch a few bytes of the buffer or of shared memory, which may or
+    // may not be in the page the lanes touch: the one-page paths must leave accesses to
+    // a watched page to the lane-by-lane path, which records them.
+    let watch = (rng.below(2) == 0).then(|| {
+        let len = rng.pick(&[1u64, 4, 16, 64]);
+        let range = if rng.below(2) == 0 {
+            let base = fast.buffer_base("b").expect("buffer b");
+            let at = base + rng.below(BUF as u64);
+            (Space::Global, at, at + len)
+        } else {
+            let at = rng.below(SHARED as u64);
+            (Space::Shared, at, at + len)
+        };
+        AccessLog::new(vec![range])
+    });
+    fast.set_access_log(watch.clone());
     // Line marks from here on are the program's writes only.
     fast.global.next_epoch();
     fast.slots[0].shared.next_epoch();
     let mut slow = fast.clone();
-    let want = reference_run(&mut slow);
-    let got = match fast.run(None) {
-        Some(Event::Finished) => End::Finished,
-        Some(Event::Fault(f)) => End::Fault {
-            kind: format!("{:?}", f.kind),
-            lanes: f.lanes,
-            addr: f.addr,
-            len: f.len,
-        },
-        other => panic!("seed {seed:#x}: unexpected event {other:?}\n{text}"),
+    let mut want_hits = Vec::new();
+    let want = reference_run(&mut slow, watch.as_ref(), &mut want_hits);
+    let mut got_hits = Vec::new();
+    let got = loop {
+        match fast.run(None) {
+            Some(Event::WatchHit { pc, .. }) => {
+                let log = fast.access_log().expect("watching");
+                got_hits.push(hits_at(pc, &log.hits));
+            }
+            Some(Event::Finished) => break End::Finished,
+            Some(Event::Fault(f)) => {
+                break End::Fault {
+                    kind: format!("{:?}", f.kind),
+                    lanes: f.lanes,
+                    addr: f.addr,
+                    len: f.len,
+                }
+            }
+            other => panic!("seed {seed:#x}: unexpected event {other:?}\n{text}"),
+        }
     };
-    let context = format!("seed {seed:#x}, exec {:#x}\n{text}", slow.waves[0].exec);
+    let context = format!(
+        "seed {seed:#x}, exec {:#x}, watch {watch:?}\n{text}",
+        slow.waves[0].exec
+    );
     assert_eq!(got, want, "{context}");
+    assert_eq!(got_hits, want_hits, "watched accesses differ: {context}");
     let (a, b) = (&fast.waves[0], &slow.waves[0]);
     assert!(a.v == b.v, "vector registers differ: {context}");
     assert_eq!(a.u, b.u, "{context}");

@@ -130,9 +130,25 @@ enum Placed {
     Lanes(Targets),
 }
 
-/// The lanes' places when one page holds all of them and nothing records accesses
-/// (`None` otherwise: a fault, another mode, several pages or objects, a recording hook).
-/// The same accesses the lane-by-lane path would make: every lane aligned and inside.
+/// Whether a watchpoint covers any of the bytes `[lo, hi)` of object `object` of
+/// `space` (a global allocation's index, or the shared window): then an access there
+/// takes the lane-by-lane path, which records the lanes that touch watched bytes.
+#[inline]
+fn watched_bytes(ctx: &Ctx<'_>, space: Space, object: usize, lo: u64, hi: u64) -> bool {
+    let Some(log) = ctx.accesses.as_deref() else {
+        return false;
+    };
+    let base = match space {
+        Space::Global => ctx.global.allocations().get(object).map_or(0, |a| a.base),
+        _ => 0,
+    };
+    log.wants(space, base + lo, (hi - lo) as u32)
+}
+
+/// The lanes' places when one page holds all of them and no watchpoint covers their
+/// bytes (`None` otherwise: a fault, another mode, several pages or objects, a watched
+/// byte, the sanitizer's trace). The same accesses the lane-by-lane path would make:
+/// every lane aligned and inside.
 #[inline(always)]
 fn one_page(
     ctx: &Ctx<'_>,
@@ -141,9 +157,22 @@ fn one_page(
     bytes: u64,
     atomic: bool,
 ) -> Option<OnePage> {
+    let p = one_page_of(ctx, d, mode, bytes, atomic)?;
+    (!watched_bytes(ctx, p.space, p.object, p.lo, p.hi)).then_some(p)
+}
+
+/// [`one_page`] before the watchpoints' check.
+#[inline(always)]
+fn one_page_of(
+    ctx: &Ctx<'_>,
+    d: &Decoded,
+    mode: AddrMode,
+    bytes: u64,
+    atomic: bool,
+) -> Option<OnePage> {
     let w = &*ctx.wave;
     let exec = w.exec;
-    if exec == 0 || ctx.accesses.is_some() || ctx.trace.is_some() {
+    if exec == 0 || ctx.trace.is_some() {
         return None;
     }
     let i = d.instr;
@@ -354,13 +383,20 @@ fn stride4_64(exec: u32, v: &[u64; LANES]) -> bool {
 
 /// The [`Run`] of a 32-bit access (`ubase`, shared or global), if its active lanes make
 /// one: consecutive words, the first one aligned, no address wrapping between the first
-/// lane and the last, every byte in one page of one object. `None` otherwise (anything
-/// else, including every fault, takes [`place`]).
+/// lane and the last, every byte in one page of one object, none watched. `None`
+/// otherwise (anything else, including every fault, takes [`place`]).
 #[inline(always)]
 fn run32(ctx: &Ctx<'_>, d: &Decoded, mode: AddrMode) -> Option<Run> {
+    let r = run32_of(ctx, d, mode)?;
+    (!watched_bytes(ctx, r.space, r.object, r.lo, r.hi)).then_some(r)
+}
+
+/// [`run32`] before the watchpoints' check.
+#[inline(always)]
+fn run32_of(ctx: &Ctx<'_>, d: &Decoded, mode: AddrMode) -> Option<Run> {
     let w = &*ctx.wave;
     let (exec, i) = (w.exec, d.instr);
-    if exec == 0 || ctx.accesses.is_some() || ctx.trace.is_some() {
+    if exec == 0 || ctx.trace.is_some() {
         return None;
     }
     let (first, last) = (
