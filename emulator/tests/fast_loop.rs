@@ -1,4 +1,4 @@
-//! The machine's fast loop (`exec::fast`: ALU, compare, FMA, select and branch
+//! The machine's fast loop (`exec::fast`: ALU, compare, FMA, select, branch and shuffle
 //! instructions pre-decoded at launch) in lock-step with the reference interpreter.
 //!
 //! Each case is a random program of every instruction the fast loop takes (chosen from

@@ -7,22 +7,27 @@
 //! random program of such instructions that way, from a random state, and the same
 //! program from the same state instruction by instruction through the reference
 //! interpreter (`exec::reference`, which shares no semantic code with the machine); the
-//! registers, PC, memory and the run's end (finished, or the same fault: kind, lanes,
-//! address, length) must be equal.
+//! registers, PC, memory, the lines marked written (time travel's index) and the run's
+//! end (finished, or the same fault: kind, lanes, address, length) must be equal.
 //!
-//! The address registers hold the patterns the fast path must tell apart: lanes all in
+//! The address registers hold the patterns the fast paths must tell apart: lanes all in
 //! one page (consecutive, strided, scattered with duplicates, one address), lanes on two
 //! pages, the buffer's last word (the buffer ends inside a page), one lane past the end,
-//! misaligned, or at an offset of 2^31 or more, and wild values in inactive lanes; EXEC
-//! is full, partial, one lane, or empty.
+//! misaligned, or at an offset of 2^31 or more, and wild values in inactive lanes;
+//! consecutive words (one run, `exec/lsu.rs` `run32`) ending at a page's or the
+//! memory's end or one word past it, starting at a page's start, wrapping past 2^32,
+//! around a window, or descending; atomics of several operations on consecutive words
+//! and on one word. EXEC is full, partial (a prefix, a suffix, a few holes, lanes far
+//! apart, random), one lane, or empty.
 
 #![allow(clippy::needless_range_loop)]
 
 use std::collections::BTreeMap;
 
 use wavedbg_emulator::asm::assemble;
-use wavedbg_emulator::exec::{reference, Ctx, Flow};
+use wavedbg_emulator::exec::{reference, Access, AccessLog, Ctx, Flow};
 use wavedbg_emulator::machine::{Event, LaunchOptions, Machine};
+use wavedbg_emulator::memory::Space;
 use wavedbg_emulator::wave::LANES;
 
 const PAGE: u32 = 4096;
@@ -75,10 +80,21 @@ const TEMPLATES: &[&str] = &[
     "atom.shared.add.u32.rtn v8, OFF, IMM",
     "atom.shared.cmpxchg.b32.rtn v[8:9], OFF, IMM",
     "atom.shared.xchg.b64.rtn v[10:11], OFF, IMM",
+    "atom.ubase.min.i32.rtn v8, u[0:1], OFF, IMM",
+    "atom.ubase.cmpxchg.b32.rtn v[8:9], u[0:1], OFF, IMM",
+    "atom.ubase.fadd.f32 v4, u[0:1], OFF, IMM",
+    "atom.shared.inc.u32.rtn v8, OFF, IMM",
+    "atom.shared.dec.u32 v6, OFF, IMM",
+    "atom.shared.sub.u32.rtn v8, OFF, IMM",
+    "atom.shared.max.u32.rtn v8, OFF, IMM",
+    "atom.shared.xchg.b32.rtn v8, OFF, IMM",
+    "atom.shared.fmin.f32.rtn v8, OFF, IMM",
     "ld.global.b32 v8, v[2:3], IMM",
     "ld.global.u16 v8, v[2:3], IMM",
     "st.global.b32 v4, v[2:3], IMM",
     "atom.global.add.u32.rtn v8, v[2:3], IMM",
+    "atom.global.xor.b32 v5, v[2:3], IMM",
+    "atom.global.cmpxchg.b32.rtn v[8:9], v[2:3], IMM",
     "shfl.xor.vi v8, v4, 5",
     "shfl.idx v8, v4, v9",
     "vaddi.u32 OFF, OFF, IMM",
@@ -112,7 +128,7 @@ fn offsets(rng: &mut Rng, size: u32) -> [u32; LANES] {
     let stride = rng.pick(&[0u32, 4, 8, 16]);
     let start = page + 8 * rng.below(((PAGE - 32 * 16) / 8) as u64) as u32;
     let mut offs: [u32; LANES] = std::array::from_fn(|l| start + stride * l as u32);
-    match rng.below(10) {
+    match rng.below(16) {
         0 | 1 => {}
         // Scattered in one page, with duplicates.
         2 => {
@@ -143,6 +159,35 @@ fn offsets(rng: &mut Rng, size: u32) -> [u32; LANES] {
             let b = PAGE * (1 + rng.below((pages - 1) as u64) as u32);
             offs = std::array::from_fn(|l| if l == 0 { b - 4 } else { b + 4 * l as u32 });
         }
+        // Consecutive words ending at a page's end, or the memory's, or one word past it.
+        10 => {
+            let page_end = PAGE * (1 + rng.below(pages as u64) as u32);
+            let end = rng.pick(&[page_end, size]);
+            let past = rng.pick(&[0u32, 0, 4]);
+            offs = std::array::from_fn(|l| (end + past).wrapping_sub(128 - 4 * l as u32));
+        }
+        // Consecutive words starting at a page's start (the lanes below may be inactive).
+        11 => {
+            let from = page.saturating_sub(4 * rng.below(32) as u32);
+            offs = std::array::from_fn(|l| from + 4 * l as u32);
+        }
+        // Consecutive words wrapping past 2^32, or descending.
+        12 => {
+            offs = if rng.below(2) == 0 {
+                std::array::from_fn(|l| 0xFFFF_FFC0u32.wrapping_add(4 * l as u32))
+            } else {
+                std::array::from_fn(|l| start + 128 - 4 * l as u32)
+            };
+        }
+        // Consecutive words wrapping around a window of 64 to 1024 bytes, the window at a
+        // random place (sometimes across a page boundary).
+        13 | 14 => {
+            let window = rng.pick(&[64u32, 128, 256, 1024]);
+            let near_end = size - window - 4 * rng.below(8) as u32;
+            let at = rng.pick(&[page, start, near_end]);
+            let from = 4 * rng.below(window as u64 / 4) as u32;
+            offs = std::array::from_fn(|l| at + (from + 4 * l as u32) % window);
+        }
         // Consecutive words at a random place (often across a boundary).
         _ => {
             let s = 4 * rng.below(((size - 128) / 4) as u64) as u32;
@@ -160,11 +205,16 @@ fn randomize(m: &mut Machine, rng: &mut Rng) {
     m.global.write(base, &g).expect("buffer b is mapped");
     let sh: Vec<u8> = (0..SHARED).map(|_| rng.next() as u8).collect();
     m.slots[0].shared.write(0, &sh);
-    let exec = match rng.below(6) {
+    let exec = match rng.below(9) {
         0 | 1 => u32::MAX,
         2 => rng.next() as u32,
         3 => 1 << rng.below(32),
         4 => u32::MAX >> rng.below(32),
+        5 => u32::MAX << rng.below(32),
+        // A few inactive lanes inside a run of active ones.
+        6 => !(1 << rng.below(32) | 1 << rng.below(32)) & u32::MAX >> rng.below(4),
+        // Lanes far apart: the words between them, whole 64-byte lines, are not written.
+        7 => 1 << rng.below(4) | 1 << (28 + rng.below(4)),
         _ => 0,
     };
     let w = &mut m.waves[0];
@@ -206,9 +256,21 @@ enum End {
     },
 }
 
-/// Runs the reference interpreter on wave 0 of `m` until `end` or a fault.
-fn reference_run(m: &mut Machine) -> End {
+/// The watched accesses of one instruction: its PC and the accesses, in lane order.
+type Hits = (u64, Vec<Access>);
+
+/// An instruction's watched accesses as `(pc, accesses)`, in a fixed order.
+fn hits_at(pc: u64, hits: &[Access]) -> Hits {
+    let mut v = hits.to_vec();
+    v.sort_by_key(|a| (a.lane, a.addr, a.len));
+    (pc, v)
+}
+
+/// Runs the reference interpreter on wave 0 of `m` until `end` or a fault, with the
+/// watchpoints of `watch` (their hits, per instruction that has any, go to `hits`).
+fn reference_run(m: &mut Machine, watch: Option<&AccessLog>, hits: &mut Vec<Hits>) -> End {
     let launch = *m.launch();
+    let mut log = watch.cloned();
     for _ in 0..1000 {
         let pc = m.waves[0].pc;
         let instr = m.instr_at(pc).expect("pc on an instruction").instr;
@@ -219,11 +281,18 @@ fn reference_run(m: &mut Machine) -> End {
                 global: &mut m.global,
                 launch: &launch,
                 scratch_bytes: launch.scratch_bytes as u64,
-                accesses: None,
+                accesses: log.as_mut(),
                 trace: None,
             };
             reference::execute(&mut ctx, &instr, pc)
         };
+        if let Some(log) = log.as_mut() {
+            // A faulting instruction reports its fault, not its watched lanes.
+            if result.is_ok() && !log.hits.is_empty() {
+                hits.push(hits_at(pc, &log.hits));
+            }
+            log.hits.clear();
+        }
         match result {
             Ok(Flow::Next) => m.waves[0].pc = pc + instr.size_bytes() as u64,
             Ok(Flow::End) => return End::Finished,
@@ -254,20 +323,53 @@ fn run_case(seed: u64) -> End {
     };
     let mut fast = Machine::new(&program, options).expect("launch");
     randomize(&mut fast, &mut rng);
+    // Half the cases watch a few bytes of the buffer or of shared memory, which may or
+    // may not be in the page the lanes touch: the one-page paths must leave accesses to
+    // a watched page to the lane-by-lane path, which records them.
+    let watch = (rng.below(2) == 0).then(|| {
+        let len = rng.pick(&[1u64, 4, 16, 64]);
+        let range = if rng.below(2) == 0 {
+            let base = fast.buffer_base("b").expect("buffer b");
+            let at = base + rng.below(BUF as u64);
+            (Space::Global, at, at + len)
+        } else {
+            let at = rng.below(SHARED as u64);
+            (Space::Shared, at, at + len)
+        };
+        AccessLog::new(vec![range])
+    });
+    fast.set_access_log(watch.clone());
+    // Line marks from here on are the program's writes only.
+    fast.global.next_epoch();
+    fast.slots[0].shared.next_epoch();
     let mut slow = fast.clone();
-    let want = reference_run(&mut slow);
-    let got = match fast.run(None) {
-        Some(Event::Finished) => End::Finished,
-        Some(Event::Fault(f)) => End::Fault {
-            kind: format!("{:?}", f.kind),
-            lanes: f.lanes,
-            addr: f.addr,
-            len: f.len,
-        },
-        other => panic!("seed {seed:#x}: unexpected event {other:?}\n{text}"),
+    let mut want_hits = Vec::new();
+    let want = reference_run(&mut slow, watch.as_ref(), &mut want_hits);
+    let mut got_hits = Vec::new();
+    let got = loop {
+        match fast.run(None) {
+            Some(Event::WatchHit { pc, .. }) => {
+                let log = fast.access_log().expect("watching");
+                got_hits.push(hits_at(pc, &log.hits));
+            }
+            Some(Event::Finished) => break End::Finished,
+            Some(Event::Fault(f)) => {
+                break End::Fault {
+                    kind: format!("{:?}", f.kind),
+                    lanes: f.lanes,
+                    addr: f.addr,
+                    len: f.len,
+                }
+            }
+            other => panic!("seed {seed:#x}: unexpected event {other:?}\n{text}"),
+        }
     };
-    let context = format!("seed {seed:#x}, exec {:#x}\n{text}", slow.waves[0].exec);
+    let context = format!(
+        "seed {seed:#x}, exec {:#x}, watch {watch:?}\n{text}",
+        slow.waves[0].exec
+    );
     assert_eq!(got, want, "{context}");
+    assert_eq!(got_hits, want_hits, "watched accesses differ: {context}");
     let (a, b) = (&fast.waves[0], &slow.waves[0]);
     assert!(a.v == b.v, "vector registers differ: {context}");
     assert_eq!(a.u, b.u, "{context}");
@@ -283,6 +385,22 @@ fn run_case(seed: u64) -> End {
     assert!(
         fast.slots[0].shared == slow.slots[0].shared,
         "shared memory differs: {context}"
+    );
+    // Time travel's index: the same 64-byte lines marked written as lane-by-lane writes.
+    let lines = |m: &Machine| -> Vec<Vec<(usize, u64)>> {
+        let mut v: Vec<_> = m
+            .global
+            .allocations()
+            .iter()
+            .map(|a| a.data.written_this_epoch().collect())
+            .collect();
+        v.push(m.slots[0].shared.written_this_epoch().collect());
+        v
+    };
+    assert_eq!(
+        lines(&fast),
+        lines(&slow),
+        "written lines differ: {context}"
     );
     got
 }

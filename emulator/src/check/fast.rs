@@ -1,13 +1,13 @@
-//! What lets the machine's fast loop (`exec::fast`: ALU, compare and branch instructions)
-//! run under the sanitizer without calling its hooks per instruction.
+//! What lets the machine's fast loop (`exec::fast`: ALU, compare, branch and shuffle
+//! instructions) run under the sanitizer without calling its hooks per instruction.
 //!
 //! Those instructions touch no memory, issue and retire nothing, leave EXEC as it is and
-//! are not barriers or cross-lane reads, so of every detector only three register checks
-//! could act on them: an uninitialised register read, a register write to mark, and a
-//! register an outstanding operation still uses. [`FastGuard::allows`] answers, per code
-//! word, whether all three are nothing for this wave now: then running the instruction
-//! without the hooks leaves the sanitizer exactly as the hooks would. Anything else takes
-//! the general loop and its hooks.
+//! are not barriers, so of every detector only these could act on them: an uninitialised
+//! register read, a register write to mark, a register an outstanding operation still
+//! uses, and (shuffles) an active lane reading an inactive one. [`FastGuard::allows`]
+//! answers, per code word, whether all are nothing for this wave now: then running the
+//! instruction without the hooks leaves the sanitizer exactly as the hooks would.
+//! Anything else takes the general loop and its hooks.
 
 use super::regs::{RegBits, RegSets};
 use super::Sanitizer;
@@ -25,18 +25,23 @@ pub(crate) struct FastGuard<'a> {
     dest: RegBits,
     /// Those and the data registers of outstanding stores (a write of one is a hazard).
     used: RegBits,
+    /// Whether a cross-lane read may read an inactive lane (the detector is on and EXEC
+    /// is neither full nor empty; EXEC does not change while fast instructions run).
+    inactive_reads: bool,
 }
 
 impl FastGuard<'_> {
-    /// Whether the instruction of code word `i` can run without the hooks.
+    /// Whether the instruction of code word `i` (`cross_lane`: one that reads other
+    /// lanes) can run without the hooks.
     #[inline(always)]
-    pub(crate) fn allows(&self, i: usize) -> bool {
-        self.sets.get(i).is_some_and(|s| {
-            (!self.check_reads || s.reads.within(self.full))
-                && s.writes.within(self.full)
-                && !s.reads.meets(self.dest)
-                && !s.writes.meets(self.used)
-        })
+    pub(crate) fn allows(&self, i: usize, cross_lane: bool) -> bool {
+        !(cross_lane && self.inactive_reads)
+            && self.sets.get(i).is_some_and(|s| {
+                (!self.check_reads || s.reads.within(self.full))
+                    && s.writes.within(self.full)
+                    && !s.reads.meets(self.dest)
+                    && !s.writes.meets(self.used)
+            })
     }
 }
 
@@ -69,6 +74,7 @@ impl Sanitizer {
             check_reads,
             dest,
             used,
+            inactive_reads: checks.xlane && wave.exec != u32::MAX && wave.exec != 0,
         })
     }
 }

@@ -1,17 +1,18 @@
-//! Wave-local ALU instructions pre-decoded for the machine's fastest loop.
+//! ALU, branch and shuffle instructions pre-decoded for the machine's fastest loop.
 //!
-//! The vector and uniform ALU, compare, FMA, select, `nop` and branch instructions run
-//! most of a compute kernel's loop and touch nothing but registers and the PC, with EXEC
-//! unchanged. At launch each becomes a [`Fast`]: one flat operation code (operation and
+//! The vector and uniform ALU, compare, FMA, select, `nop`, branch and shuffle
+//! instructions run most of a compute kernel's loop, never fault, and touch nothing but
+//! registers and the PC, with EXEC unchanged. At launch each becomes a [`Fast`]: one flat operation code (operation and
 //! operand form together, so running it is one jump), register numbers, the immediate
 //! and a branch's absolute target. [`step`] runs one on a register file the caller has
-//! allocated up to [`FastCode::vregs`]. The semantics are [`super::alu`]'s own
-//! per-operation functions (`alu`, `compare`, the lane loops), so this is a faster
-//! dispatch of the same code, not a second copy of it; the reference interpreter checks
-//! both in lock-step.
+//! allocated up to [`FastCode::vregs`]. The semantics are `alu.rs`'s and `xlane.rs`'s own
+//! per-operation functions (`alu`, `compare`, the lane loops, the shuffles), so this is a
+//! faster dispatch of the same code, not a second copy of it; the reference interpreter
+//! checks both in lock-step.
 
 use super::alu::{alu, canon, compare, lanes};
-use super::op::{AluOp, BrCond, CmpOp, Op, Src};
+use super::op::{AluOp, BrCond, CmpOp, Op, ShflMode, ShflSrc, Src};
+use super::xlane::{put, shuffle_lanes, shuffle_uniform};
 use super::{lane_mask, merge};
 use crate::code::CodeWord;
 use crate::wave::{LANES, UREGS, VREGS};
@@ -44,6 +45,12 @@ mod kind {
     pub const FMA: u8 = 186;
     pub const MAD: u8 = 187;
     pub const SEL: u8 = 188;
+    /// `v[rd] = shfl(v[a], imm)`, one code per mode (the selector resolved at launch).
+    pub const SHFL_I: u8 = 189;
+    /// `v[rd] = shfl(v[a], u[b])`, one code per mode.
+    pub const SHFL_U: u8 = 194;
+    /// `v[rd] = shfl(v[a], v[b])` (each lane its own selector), one code per mode.
+    pub const SHFL_V: u8 = 199;
     /// Not in the fast set: the machine's general loop runs it.
     pub const NONE: u8 = 255;
 }
@@ -51,6 +58,7 @@ mod kind {
 // Every operation fits its form's range of codes.
 const _: () = assert!((AluOp::Mov as u8) < kind::VU - kind::VV);
 const _: () = assert!((CmpOp::GeF as u8) < kind::UCMPU - kind::VCMP);
+const _: () = assert!((ShflMode::Rot as u8) < kind::SHFL_U - kind::SHFL_I);
 
 /// One pre-decoded instruction of the fast set (16 bytes).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -65,6 +73,8 @@ pub struct Fast {
     len: u8,
     /// Whether it counts as a vector instruction (`Decoded::vector`).
     vector: bool,
+    /// Whether it reads other lanes (a shuffle).
+    cross_lane: bool,
     /// The immediate (ALU), as the semantics read it.
     imm: u32,
     /// A branch's target byte address.
@@ -80,6 +90,7 @@ impl Fast {
         c: 0,
         len: 0,
         vector: false,
+        cross_lane: false,
         imm: 0,
         target: 0,
     };
@@ -96,6 +107,13 @@ impl Fast {
         self.vector
     }
 
+    /// Whether it reads other lanes than its own (a shuffle): under the cross-lane
+    /// detector, with some lanes inactive, it needs the sanitizer's hooks.
+    #[inline(always)]
+    pub fn cross_lane(&self) -> bool {
+        self.cross_lane
+    }
+
     /// The highest vector register it names, if any.
     fn max_vreg(&self) -> Option<u8> {
         let k = self.kind;
@@ -105,6 +123,10 @@ impl Fast {
             _ if (kind::VCMP..kind::UCMPU).contains(&k) => Some(self.a.max(self.b)),
             kind::FMA | kind::MAD => Some(self.rd.max(self.a).max(self.b).max(self.c)),
             kind::SEL => Some(self.rd.max(self.a).max(self.b)),
+            _ if (kind::SHFL_I..kind::SHFL_V).contains(&k) => Some(self.rd.max(self.a)),
+            _ if (kind::SHFL_V..kind::SHFL_V + 5).contains(&k) => {
+                Some(self.rd.max(self.a).max(self.b))
+            }
             _ => None,
         }
     }
@@ -119,6 +141,7 @@ impl Fast {
             _ if (kind::UCMPU..kind::NOP).contains(&k) => Some(self.rd.max(self.a).max(self.b)),
             kind::BR_UZ | kind::BR_UNZ => Some(self.a),
             kind::SEL => Some(self.c),
+            _ if (kind::SHFL_U..kind::SHFL_V).contains(&k) => Some(self.b),
             _ => None,
         }
     }
@@ -138,6 +161,7 @@ impl Fast {
             c: rs3,
             len: d.len,
             vector: d.vector,
+            cross_lane: false,
             imm: i.imm as u32,
             target: 0,
         };
@@ -177,6 +201,22 @@ impl Fast {
             Op::VFma => kind::FMA,
             Op::VMad => kind::MAD,
             Op::VSel => kind::SEL,
+            Op::Shfl { mode, src } => {
+                f.cross_lane = true;
+                mode as u8
+                    + match src {
+                        ShflSrc::Imm => {
+                            // `.vi`: up, down, idx and xor use imm[4:0]; rot adds the
+                            // immediate, then & 31 (`xlane::shuffle_uniform` masks it).
+                            if mode != ShflMode::Rot {
+                                f.imm &= 31;
+                            }
+                            kind::SHFL_I
+                        }
+                        ShflSrc::Uniform => kind::SHFL_U,
+                        ShflSrc::Vector => kind::SHFL_V,
+                    }
+            }
             Op::Branch(cond) => {
                 let target = pc.wrapping_add((i.imm * 4) as u64);
                 // A target outside 32 bits is left to the general loop, which faults there.
@@ -246,10 +286,10 @@ pub fn step(f: &Fast, v: &mut [[u32; LANES]], u: &mut [u32; UREGS], exec: u32, p
     let (rd, a, b, c) = (f.rd as usize, f.a as usize, f.b as usize, f.c as usize);
     let next = pc + f.len as u64;
     macro_rules! dispatch {
-        (alu: $($o:ident)*; cmp: $($c:ident)*) => {{
+        (alu: $($o:ident)*; cmp: $($c:ident)*; shfl: $($m:ident)*) => {{
             #[allow(non_upper_case_globals)]
             mod codes {
-                use super::{kind, AluOp, CmpOp};
+                use super::{kind, AluOp, CmpOp, ShflMode};
                 pub mod vv { use super::*; $(pub const $o: u8 = kind::VV + AluOp::$o as u8;)* }
                 pub mod vu { use super::*; $(pub const $o: u8 = kind::VU + AluOp::$o as u8;)* }
                 pub mod vi { use super::*; $(pub const $o: u8 = kind::VI + AluOp::$o as u8;)* }
@@ -258,6 +298,9 @@ pub fn step(f: &Fast, v: &mut [[u32; LANES]], u: &mut [u32; UREGS], exec: u32, p
                 pub mod vc { use super::*; $(pub const $c: u8 = kind::VCMP + CmpOp::$c as u8;)* }
                 pub mod ucu { use super::*; $(pub const $c: u8 = kind::UCMPU + CmpOp::$c as u8;)* }
                 pub mod uci { use super::*; $(pub const $c: u8 = kind::UCMPI + CmpOp::$c as u8;)* }
+                pub mod si { use super::*; $(pub const $m: u8 = kind::SHFL_I + ShflMode::$m as u8;)* }
+                pub mod su { use super::*; $(pub const $m: u8 = kind::SHFL_U + ShflMode::$m as u8;)* }
+                pub mod sv { use super::*; $(pub const $m: u8 = kind::SHFL_V + ShflMode::$m as u8;)* }
             }
             match f.kind {
                 $(codes::vv::$o => {
@@ -280,6 +323,18 @@ pub fn step(f: &Fast, v: &mut [[u32; LANES]], u: &mut [u32; UREGS], exec: u32, p
                         m | (compare(CmpOp::$c, x[l], y[l]) as u32) << l
                     });
                     u[rd] = m & exec;
+                })*
+                $(codes::si::$m => {
+                    let out = shuffle_uniform(ShflMode::$m, &v[a], f.imm);
+                    put(&mut v[rd], &out, exec);
+                })*
+                $(codes::su::$m => {
+                    let out = shuffle_uniform(ShflMode::$m, &v[a], u[b]);
+                    put(&mut v[rd], &out, exec);
+                })*
+                $(codes::sv::$m => {
+                    let out = shuffle_lanes(ShflMode::$m, &v[a], &v[b]);
+                    put(&mut v[rd], &out, exec);
                 })*
                 $(codes::ucu::$c => u[rd] = compare(CmpOp::$c, u[a], u[b]) as u32,)*
                 $(codes::uci::$c => u[rd] = compare(CmpOp::$c, u[a], f.imm) as u32,)*
@@ -315,7 +370,8 @@ pub fn step(f: &Fast, v: &mut [[u32; LANES]], u: &mut [u32; UREGS], exec: u32, p
     }
     dispatch!(
         alu: Add Sub Mul MulHi And Or Xor Shl Shr Sra MinI MaxI MinU MaxU FAdd FSub FMul FMin FMax Mov;
-        cmp: Eq Ne LtI LeI GtI GeI LtU LeU GtU GeU EqF NeF LtF LeF GtF GeF
+        cmp: Eq Ne LtI LeI GtI GeI LtU LeU GtU GeU EqF NeF LtF LeF GtF GeF;
+        shfl: Idx Up Down Xor Rot
     );
     next
 }

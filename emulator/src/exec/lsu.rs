@@ -130,9 +130,25 @@ enum Placed {
     Lanes(Targets),
 }
 
-/// The lanes' places when one page holds all of them and nothing records accesses
-/// (`None` otherwise: a fault, another mode, several pages or objects, a recording hook).
-/// The same accesses the lane-by-lane path would make: every lane aligned and inside.
+/// Whether a watchpoint covers any of the bytes `[lo, hi)` of object `object` of
+/// `space` (a global allocation's index, or the shared window): then an access there
+/// takes the lane-by-lane path, which records the lanes that touch watched bytes.
+#[inline]
+fn watched_bytes(ctx: &Ctx<'_>, space: Space, object: usize, lo: u64, hi: u64) -> bool {
+    let Some(log) = ctx.accesses.as_deref() else {
+        return false;
+    };
+    let base = match space {
+        Space::Global => ctx.global.allocations().get(object).map_or(0, |a| a.base),
+        _ => 0,
+    };
+    log.wants(space, base + lo, (hi - lo) as u32)
+}
+
+/// The lanes' places when one page holds all of them and no watchpoint covers their
+/// bytes (`None` otherwise: a fault, another mode, several pages or objects, a watched
+/// byte, the sanitizer's trace). The same accesses the lane-by-lane path would make:
+/// every lane aligned and inside.
 #[inline(always)]
 fn one_page(
     ctx: &Ctx<'_>,
@@ -141,9 +157,22 @@ fn one_page(
     bytes: u64,
     atomic: bool,
 ) -> Option<OnePage> {
+    let p = one_page_of(ctx, d, mode, bytes, atomic)?;
+    (!watched_bytes(ctx, p.space, p.object, p.lo, p.hi)).then_some(p)
+}
+
+/// [`one_page`] before the watchpoints' check.
+#[inline(always)]
+fn one_page_of(
+    ctx: &Ctx<'_>,
+    d: &Decoded,
+    mode: AddrMode,
+    bytes: u64,
+    atomic: bool,
+) -> Option<OnePage> {
     let w = &*ctx.wave;
     let exec = w.exec;
-    if exec == 0 || ctx.accesses.is_some() || ctx.trace.is_some() {
+    if exec == 0 || ctx.trace.is_some() {
         return None;
     }
     let i = d.instr;
@@ -274,14 +303,16 @@ fn place(
     Ok(placed)
 }
 
-/// The bytes a [`OnePage`] is in.
+/// The bytes of `object` (a global allocation) or of the shared window, where a
+/// [`OnePage`] or a [`Run`] is.
 fn page_object<'c>(
     global: &'c GlobalMemory,
     shared: &'c PagedBytes,
-    p: &OnePage,
+    space: Space,
+    object: usize,
 ) -> Option<&'c PagedBytes> {
-    match p.space {
-        Space::Global => global.bytes(p.object),
+    match space {
+        Space::Global => global.bytes(object),
         _ => Some(shared),
     }
 }
@@ -290,11 +321,152 @@ fn page_object<'c>(
 fn page_object_mut<'c>(
     global: &'c mut GlobalMemory,
     shared: &'c mut PagedBytes,
-    p: &OnePage,
+    space: Space,
+    object: usize,
 ) -> Option<&'c mut PagedBytes> {
-    match p.space {
-        Space::Global => global.bytes_mut(p.object),
+    match space {
+        Space::Global => global.bytes_mut(object),
         _ => Some(shared),
+    }
+}
+
+/// Active lanes on consecutive 32-bit words (each lane one word past the lane below it,
+/// inactive lanes between keeping their places), all in one page of one object, when
+/// nothing records accesses: the lanes then read or write their words as one run.
+struct Run {
+    /// The space of the object.
+    space: Space,
+    /// The global allocation (0 for shared).
+    object: usize,
+    /// The object's bytes `[lo, hi)`, in one page, from the first active lane's word to
+    /// the end of the last one's.
+    lo: u64,
+    /// One past the range's last byte.
+    hi: u64,
+    /// The lowest active lane.
+    first: usize,
+    /// The highest active lane.
+    last: usize,
+}
+
+/// Whether the active lanes' values step by 4 from lane to lane (`v[l] - 4 l` the same
+/// for all): one compare per lane, no branch, so it vectorises.
+#[inline(always)]
+fn stride4(exec: u32, v: &[u32; LANES]) -> bool {
+    let f = exec.trailing_zeros();
+    let b = v[f as usize].wrapping_sub(4 * f);
+    let mut differ = 0;
+    if exec == u32::MAX {
+        for (l, &x) in v.iter().enumerate() {
+            differ |= x.wrapping_sub(4 * l as u32) ^ b;
+        }
+    } else {
+        for (l, &x) in v.iter().enumerate() {
+            differ |= (x.wrapping_sub(4 * l as u32) ^ b) & super::lane_mask(exec, l);
+        }
+    }
+    differ == 0
+}
+
+/// [`stride4`] of 64-bit values.
+#[inline(always)]
+fn stride4_64(exec: u32, v: &[u64; LANES]) -> bool {
+    let f = exec.trailing_zeros();
+    let b = v[f as usize].wrapping_sub(4 * f as u64);
+    let mut differ = 0;
+    for (l, &x) in v.iter().enumerate() {
+        let on = super::lane_mask(exec, l) as u64;
+        differ |= (x.wrapping_sub(4 * l as u64) ^ b) & (on | on << 32);
+    }
+    differ == 0
+}
+
+/// The [`Run`] of a 32-bit access (`ubase`, shared or global), if its active lanes make
+/// one: consecutive words, the first one aligned, no address wrapping between the first
+/// lane and the last, every byte in one page of one object, none watched. `None`
+/// otherwise (anything else, including every fault, takes [`place`]).
+#[inline(always)]
+fn run32(ctx: &Ctx<'_>, d: &Decoded, mode: AddrMode) -> Option<Run> {
+    let r = run32_of(ctx, d, mode)?;
+    (!watched_bytes(ctx, r.space, r.object, r.lo, r.hi)).then_some(r)
+}
+
+/// [`run32`] before the watchpoints' check.
+#[inline(always)]
+fn run32_of(ctx: &Ctx<'_>, d: &Decoded, mode: AddrMode) -> Option<Run> {
+    let w = &*ctx.wave;
+    let (exec, i) = (w.exec, d.instr);
+    if exec == 0 || ctx.trace.is_some() {
+        return None;
+    }
+    let (first, last) = (
+        exec.trailing_zeros() as usize,
+        31 - exec.leading_zeros() as usize,
+    );
+    let s1 = &w.v[i.rs1 as usize];
+    // The first active lane's address (or window offset), and one past the last's bytes.
+    let (lo, hi) = match mode {
+        AddrMode::Ubase | AddrMode::Shared => {
+            let (a, b) = (s1[first], s1[last]);
+            if b < a || !stride4(exec, s1) {
+                return None;
+            }
+            let start = if mode == AddrMode::Ubase {
+                let r = i.rs2 as usize;
+                (w.u[r] as u64 | (w.u[r + 1] as u64) << 32) as i128 + i.imm as i128
+            } else {
+                i.imm as i128
+            };
+            (start + a as i128, start + b as i128 + 4)
+        }
+        AddrMode::Global => {
+            let hi_word = &w.v[i.rs1 as usize + 1];
+            let addr: [u64; LANES] = std::array::from_fn(|l| {
+                (s1[l] as u64 | (hi_word[l] as u64) << 32).wrapping_add(i.imm as u64)
+            });
+            let (a, b) = (addr[first], addr[last]);
+            if b < a || !stride4_64(exec, &addr) {
+                return None;
+            }
+            (a as i128, b as i128 + 4)
+        }
+        AddrMode::Buf | AddrMode::Scratch => return None,
+    };
+    let lo = u64::try_from(lo).ok()?;
+    let hi = u64::try_from(hi).ok()?;
+    if lo % 4 != 0 {
+        return None;
+    }
+    let len = hi - lo;
+    let (space, object, off) = if mode == AddrMode::Shared {
+        if hi > ctx.shared.len() {
+            return None;
+        }
+        (Space::Shared, 0, lo)
+    } else {
+        let (alloc, off) = ctx.global.locate_hint(lo, len, &mut 0)?;
+        (Space::Global, alloc, off)
+    };
+    if off as usize / PAGE != (off + len - 1) as usize / PAGE {
+        return None;
+    }
+    Some(Run {
+        space,
+        object,
+        lo: off,
+        hi: off + len,
+        first,
+        last,
+    })
+}
+
+/// Writes `new` to the lanes of `dst` set in `exec`: a plain copy when all are.
+#[inline(always)]
+fn put(dst: &mut [u32; LANES], new: &[u32; LANES], exec: u32) {
+    if exec == u32::MAX {
+        *dst = *new;
+    } else {
+        merge(dst, new, exec);
     }
 }
 
@@ -570,8 +742,8 @@ fn read(ctx: &mut Ctx<'_>, t: &Targets, lane: usize, n: usize, kind: AccessKind)
 fn read_lanes(ctx: &mut Ctx<'_>, t: &Placed, n: usize, mut f: impl FnMut(usize, u128)) {
     let t = match t {
         Placed::Page(p) => {
-            let Some(page) =
-                page_object(ctx.global, ctx.shared, p).and_then(|b| b.page_of(p.lo, p.hi))
+            let Some(page) = page_object(ctx.global, ctx.shared, p.space, p.object)
+                .and_then(|b| b.page_of(p.lo, p.hi))
             else {
                 return;
             };
@@ -637,8 +809,8 @@ fn update_lanes(
     let t = match t {
         Placed::Page(p) => {
             let exec = ctx.wave.exec;
-            let Some(mut page) =
-                page_object_mut(ctx.global, ctx.shared, p).and_then(|b| b.page_of_mut(p.lo, p.hi))
+            let Some(mut page) = page_object_mut(ctx.global, ctx.shared, p.space, p.object)
+                .and_then(|b| b.page_of_mut(p.lo, p.hi))
             else {
                 return;
             };
@@ -741,6 +913,14 @@ pub(super) fn execute(ctx: &mut Ctx<'_>, d: &Decoded, pc: u64) -> Result<Flow, E
     match d.op {
         Op::Load { mode, ty } => {
             let bytes = ty.bytes as u64;
+            if bytes == 4 {
+                if let Some(r) = run32(ctx, d, mode) {
+                    load_run(ctx, &r, d.instr.rd as usize);
+                    let regs = counter_regs(RegFile::Vector, d.instr.rd, 1);
+                    ctx.issue(d, pc, regs);
+                    return Ok(Flow::Next);
+                }
+            }
             let t = place(ctx, d, mode, bytes, false)?;
             let dwords = (ty.bytes as usize).div_ceil(4);
             let n = bytes as usize;
@@ -774,12 +954,19 @@ pub(super) fn execute(ctx: &mut Ctx<'_>, d: &Decoded, pc: u64) -> Result<Flow, E
             ctx.issue(d, pc, counter_regs(RegFile::Vector, rd as u8, dwords as u8));
         }
         Op::Store { mode, bytes } => {
+            if bytes == 4 {
+                if let Some(r) = run32(ctx, d, mode) {
+                    store_run(ctx, &r, d.instr.rd as usize);
+                    ctx.issue(d, pc, None);
+                    return Ok(Flow::Next);
+                }
+            }
             let t = place(ctx, d, mode, bytes as u64, false)?;
             let rd = d.instr.rd as usize;
             if let (Placed::Page(p), 1 | 2 | 4) = (&t, bytes) {
                 // One page, one register of data: each lane's bytes written directly.
                 let (exec, data) = (ctx.wave.exec, ctx.wave.v[rd]);
-                if let Some(mut page) = page_object_mut(ctx.global, ctx.shared, p)
+                if let Some(mut page) = page_object_mut(ctx.global, ctx.shared, p.space, p.object)
                     .and_then(|b| b.page_of_mut(p.lo, p.hi))
                 {
                     match bytes {
@@ -814,8 +1001,20 @@ pub(super) fn execute(ctx: &mut Ctx<'_>, d: &Decoded, pc: u64) -> Result<Flow, E
             rtn,
         } => {
             let bytes = if wide { 8 } else { 4 };
-            let t = place(ctx, d, mode, bytes, true)?;
             let rd = d.instr.rd as usize;
+            if !wide {
+                if let Some(r) = run32(ctx, d, mode) {
+                    let old = atomic_run(ctx, &r, rd, op);
+                    if rtn {
+                        put(&mut ctx.wave.v[rd], &old, ctx.wave.exec);
+                        ctx.issue(d, pc, counter_regs(RegFile::Vector, rd as u8, 1));
+                    } else {
+                        ctx.issue(d, pc, None);
+                    }
+                    return Ok(Flow::Next);
+                }
+            }
+            let t = place(ctx, d, mode, bytes, true)?;
             if let (Placed::Page(p), false) = (&t, wide) {
                 // One page, 32-bit: each lane's read-modify-write on the page, in lane
                 // order, with the operation and width fixed for the whole loop.
@@ -825,12 +1024,29 @@ pub(super) fn execute(ctx: &mut Ctx<'_>, d: &Decoded, pc: u64) -> Result<Flow, E
                     _ => [0; LANES],
                 };
                 let mut old_out = [0u32; LANES];
-                if let Some(mut page) = page_object_mut(ctx.global, ctx.shared, p)
+                if let Some(mut page) = page_object_mut(ctx.global, ctx.shared, p.space, p.object)
                     .and_then(|b| b.page_of_mut(p.lo, p.hi))
                 {
+                    // Every active lane on one word (inactive lanes' places are an active
+                    // lane's): the word is read once, the lanes fold into it in lane
+                    // order, each seeing the value the lanes below it left, and it is
+                    // written once.
+                    let rel0 = p.rel[0];
+                    let one_word = p.rel.iter().fold(0, |acc, &r| acc | (r ^ rel0)) == 0;
                     macro_rules! per_op {
                         ($($o:ident)*) => {
                             match op {
+                                $(AtomOp::$o if one_word => {
+                                    page.update::<4>(rel0 as u64, |word| {
+                                        let mut v = word as u64;
+                                        for_lanes(exec, |l| {
+                                            old_out[l] = v as u32;
+                                            let (x, y) = (data[l] as u64, swap[l] as u64);
+                                            v = atomic(AtomOp::$o, false, v, x, y);
+                                        });
+                                        v as u128
+                                    })
+                                })*
                                 $(AtomOp::$o => for_lanes(exec, |l| {
                                     page.update::<4>(p.rel[l] as u64, |old| {
                                         old_out[l] = old as u32;
@@ -844,7 +1060,7 @@ pub(super) fn execute(ctx: &mut Ctx<'_>, d: &Decoded, pc: u64) -> Result<Flow, E
                     per_op!(Add Sub And Or Xor MinS MaxS MinU MaxU Xchg CmpXchg Inc Dec FAdd FMin FMax);
                 }
                 if rtn {
-                    merge(&mut ctx.wave.v[rd], &old_out, exec);
+                    put(&mut ctx.wave.v[rd], &old_out, exec);
                     ctx.issue(d, pc, counter_regs(RegFile::Vector, rd as u8, 1));
                 } else {
                     ctx.issue(d, pc, None);
@@ -902,6 +1118,70 @@ pub(super) fn execute(ctx: &mut Ctx<'_>, d: &Decoded, pc: u64) -> Result<Flow, E
         }
     }
     Ok(Flow::Next)
+}
+
+/// A load of one word per lane from a [`Run`] into `v[rd]`: one copy.
+#[inline(always)]
+fn load_run(ctx: &mut Ctx<'_>, r: &Run, rd: usize) {
+    let mut out = [0u32; LANES];
+    if let Some(page) =
+        page_object(ctx.global, ctx.shared, r.space, r.object).and_then(|b| b.page_of(r.lo, r.hi))
+    {
+        page.words(r.lo, &mut out[r.first..=r.last]);
+    }
+    let exec = ctx.wave.exec;
+    put(&mut ctx.wave.v[rd], &out, exec);
+}
+
+/// A store of each active lane's `v[rd]` to a [`Run`]: one copy when the lanes from the
+/// first active one to the last are all active.
+#[inline(always)]
+fn store_run(ctx: &mut Ctx<'_>, r: &Run, rd: usize) {
+    let w = &*ctx.wave;
+    let (data, mask) = (&w.v[rd], w.exec >> r.first);
+    if let Some(mut page) = page_object_mut(ctx.global, ctx.shared, r.space, r.object)
+        .and_then(|b| b.page_of_mut(r.lo, r.hi))
+    {
+        page.set_words(r.lo, &data[r.first..=r.last], mask);
+    }
+}
+
+/// A 32-bit atomic on a [`Run`] (every lane its own word, so lane order does not matter):
+/// the words read at once, the operation applied to all lanes in one loop, the active
+/// lanes' results written at once. Returns the words read (the old values).
+#[inline(always)]
+fn atomic_run(ctx: &mut Ctx<'_>, r: &Run, rd: usize, op: AtomOp) -> [u32; LANES] {
+    let w = &*ctx.wave;
+    let (data, mask) = (&w.v[rd], w.exec >> r.first);
+    let zero = [0u32; LANES];
+    let swap = match op {
+        AtomOp::CmpXchg => &w.v[rd + 1],
+        _ => &zero,
+    };
+    let mut old = [0u32; LANES];
+    let Some(mut page) = page_object_mut(ctx.global, ctx.shared, r.space, r.object)
+        .and_then(|b| b.page_of_mut(r.lo, r.hi))
+    else {
+        return old;
+    };
+    page.words(r.lo, &mut old[r.first..=r.last]);
+    let mut new = [0u32; LANES];
+    // One loop per operation: the operation folds into `atomic`, no switch per lane.
+    macro_rules! per_op {
+        ($($o:ident)*) => {
+            match op {
+                $(AtomOp::$o => {
+                    for l in 0..LANES {
+                        let (x, y) = (data[l] as u64, swap[l] as u64);
+                        new[l] = atomic(AtomOp::$o, false, old[l] as u64, x, y) as u32;
+                    }
+                })*
+            }
+        };
+    }
+    per_op!(Add Sub And Or Xor MinS MaxS MinU MaxU Xchg CmpXchg Inc Dec FAdd FMin FMax);
+    page.set_words(r.lo, &new[r.first..=r.last], mask);
+    old
 }
 
 /// One atomic read-modify-write: the new memory value from the old one and `data`

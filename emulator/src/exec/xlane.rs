@@ -6,9 +6,10 @@
 //! per-wave.
 
 use super::op::{Op, RedOp, ShflMode, ShflSrc, VoteKind};
+use super::simd::simd_fn;
 use super::{merge, Ctx, Decoded, ExecFault, Flow};
 use crate::fault::FaultKind;
-use crate::wave::{Wave, LANES};
+use crate::wave::{VRegs, Wave, LANES};
 
 fn f(x: u32) -> f32 {
     f32::from_bits(x)
@@ -57,23 +58,125 @@ fn shuffle_selectors(w: &Wave, d: &Decoded, mode: ShflMode, src: ShflSrc) -> [u3
 /// forms): whole runs of lanes move together, so they are copied as slices, not gathered
 /// lane by lane. The same result as [`shuffle_source`] per lane.
 #[inline(always)]
-fn shuffle_uniform(mode: ShflMode, s1: &[u32; LANES], x: u32) -> [u32; LANES] {
-    let mut out = *s1;
+pub(super) fn shuffle_uniform(mode: ShflMode, s1: &[u32; LANES], x: u32) -> [u32; LANES] {
     let n = x as usize;
     match mode {
-        ShflMode::Idx => out = [s1[(x & 31) as usize]; LANES],
+        ShflMode::Idx => [s1[(x & 31) as usize]; LANES],
         // Lanes at or above `x` read `x` lanes down; the others keep their own value.
-        ShflMode::Up if n < LANES => out[n..].copy_from_slice(&s1[..LANES - n]),
-        // Lanes below `32 - x` read `x` lanes up; the others keep their own value.
-        ShflMode::Down if n < LANES => out[..LANES - n].copy_from_slice(&s1[n..]),
-        ShflMode::Up | ShflMode::Down => {}
-        ShflMode::Rot => out.rotate_left((x & 31) as usize),
-        ShflMode::Xor => {
-            let k = (x & 31) as usize;
-            out = std::array::from_fn(|l| s1[l ^ k]);
+        ShflMode::Up if n < LANES => {
+            let mut out = *s1;
+            out[n..].copy_from_slice(&s1[..LANES - n]);
+            out
         }
+        // Lanes below `32 - x` read `x` lanes up; the others keep their own value.
+        ShflMode::Down if n < LANES => {
+            let mut out = *s1;
+            out[..LANES - n].copy_from_slice(&s1[n..]);
+            out
+        }
+        ShflMode::Up | ShflMode::Down => *s1,
+        ShflMode::Rot => {
+            let k = (x & 31) as usize;
+            let mut out = [0u32; LANES];
+            out[..LANES - k].copy_from_slice(&s1[k..]);
+            out[LANES - k..].copy_from_slice(&s1[..k]);
+            out
+        }
+        ShflMode::Xor => xor_lanes(s1, x & 31),
+    }
+}
+
+/// Lane `l` takes lane `l ^ k` (`k < 32`): blocks of 8 lanes move whole (`k >> 3`), and
+/// inside every block the lanes move by the same one of eight fixed permutations
+/// (`k & 7`), each a constant shuffle that vectorises.
+#[inline(always)]
+fn xor_lanes(s1: &[u32; LANES], k: u32) -> [u32; LANES] {
+    let mut out = [0u32; LANES];
+    let hi = (k as usize >> 3) & 3;
+    macro_rules! per_low {
+        ($($k:literal)*) => {
+            match k & 7 {
+                $($k => {
+                    for (b, block) in out.chunks_exact_mut(8).enumerate() {
+                        let src = &s1[8 * (b ^ hi)..][..8];
+                        for (j, o) in block.iter_mut().enumerate() {
+                            *o = src[j ^ $k];
+                        }
+                    }
+                })*
+                _ => {
+                    for (b, block) in out.chunks_exact_mut(8).enumerate() {
+                        let src = &s1[8 * (b ^ hi)..][..8];
+                        for (j, o) in block.iter_mut().enumerate() {
+                            *o = src[j ^ 7];
+                        }
+                    }
+                }
+            }
+        };
+    }
+    per_low!(0 1 2 3 4 5 6);
+    out
+}
+
+/// `out[l] = s1[src[l] & 31]` for every lane: one gather loop, no branch.
+#[inline(always)]
+fn gather(s1: &[u32; LANES], src: &[u32; LANES]) -> [u32; LANES] {
+    let mut out = [0u32; LANES];
+    for (o, &j) in out.iter_mut().zip(src) {
+        *o = s1[(j & 31) as usize];
     }
     out
+}
+
+/// A shuffle's selector.
+#[derive(Clone, Copy)]
+enum Selector {
+    /// One for every lane (the immediate and uniform forms).
+    Same(u32),
+    /// Each lane's own, in this vector register.
+    Lanes(usize),
+}
+
+/// A shuffle whose selector is each lane's own value in `x`: each lane's source, one
+/// loop per mode (the mode folds into [`shuffle_source`]), then one gather.
+#[inline(always)]
+pub(super) fn shuffle_lanes(mode: ShflMode, s1: &[u32; LANES], x: &[u32; LANES]) -> [u32; LANES] {
+    let mut from = [0u32; LANES];
+    macro_rules! per_mode {
+        ($($m:ident)*) => {
+            match mode {
+                $(ShflMode::$m => for (l, f) in from.iter_mut().enumerate() {
+                    *f = shuffle_source(ShflMode::$m, l as u32, x[l]);
+                },)*
+            }
+        };
+    }
+    per_mode!(Idx Up Down Xor Rot);
+    gather(s1, &from)
+}
+
+simd_fn! {
+    /// `v[rd] = shfl(v[rs1], sel)` on the active lanes. The source is read in place (no
+    /// copy of the register) and, in the SIMD build, moved in 256-bit words.
+    fn shuffle(v: &mut VRegs, mode: ShflMode, sel: Selector, rd: usize, rs1: usize, exec: u32) {
+        let s1 = &v[rs1];
+        let out = match sel {
+            Selector::Same(x) => shuffle_uniform(mode, s1, x),
+            Selector::Lanes(r) => shuffle_lanes(mode, s1, &v[r]),
+        };
+        put(&mut v[rd], &out, exec);
+    }
+}
+
+/// Writes `new` to the lanes of `dst` set in `exec`: a plain copy when all are.
+#[inline(always)]
+pub(super) fn put(dst: &mut [u32; LANES], new: &[u32; LANES], exec: u32) {
+    if exec == u32::MAX {
+        *dst = *new;
+    } else {
+        merge(dst, new, exec);
+    }
 }
 
 /// The lane of a broadcast (`shfl.bcast`).
@@ -192,29 +295,28 @@ pub(super) fn execute(ctx: &mut Ctx<'_>, d: &Decoded) -> Result<Flow, ExecFault>
     let w = &mut *ctx.wave;
     let exec = w.exec;
     let (rd, rs1, rs2) = (i.rd as usize, i.rs1 as usize, i.rs2 as usize);
+    if let Op::Shfl { mode, src } = d.op {
+        let sel = match src {
+            ShflSrc::Vector => Selector::Lanes(rs2),
+            _ => Selector::Same(shuffle_selectors(w, d, mode, src)[0]),
+        };
+        shuffle(&mut w.v, mode, sel, rd, rs1, exec);
+        return Ok(Flow::Next);
+    }
+    others(ctx, d)
+}
+
+/// The cross-lane instructions other than shuffles (kept out of line, so that shuffles,
+/// the common case, pay for none of their setup).
+#[inline(never)]
+fn others(ctx: &mut Ctx<'_>, d: &Decoded) -> Result<Flow, ExecFault> {
+    let i = d.instr;
+    let w = &mut *ctx.wave;
+    let exec = w.exec;
+    let (rd, rs1, rs2) = (i.rd as usize, i.rs1 as usize, i.rs2 as usize);
     let s1 = w.v[rs1];
     let active = |l: usize| exec >> l & 1 == 1;
     match d.op {
-        Op::Shfl { mode, src } if src != ShflSrc::Vector => {
-            let x = shuffle_selectors(w, d, mode, src)[0];
-            let out = shuffle_uniform(mode, &s1, x);
-            merge(&mut w.v[rd], &out, exec);
-        }
-        Op::Shfl { mode, src } => {
-            let x = shuffle_selectors(w, d, mode, src);
-            // One loop per mode (the mode folds into `shuffle_source`); sources are < 32.
-            macro_rules! per_mode {
-                ($($m:ident)*) => {
-                    match mode {
-                        $(ShflMode::$m => std::array::from_fn(|l| {
-                            s1[(shuffle_source(ShflMode::$m, l as u32, x[l]) & 31) as usize]
-                        }),)*
-                    }
-                };
-            }
-            let out: [u32; LANES] = per_mode!(Idx Up Down Xor Rot);
-            merge(&mut w.v[rd], &out, exec);
-        }
         Op::ShflBcast { src } => {
             let out = [s1[broadcast_lane(w, d, src)]; LANES];
             merge(&mut w.v[rd], &out, exec);

@@ -550,7 +550,7 @@ impl Machine {
 
 simd_fn! {
     /// Runs up to `n` instructions of `wave` from its PC while they are in the fast set
-    /// ([`FastCode`]: ALU, compare and branch instructions, which never fault and leave
+    /// ([`FastCode`]: ALU, compare, branch and shuffle instructions, which never fault and leave
     /// EXEC as it is), stopping before a breakpoint mark that stops this wave, with the
     /// code-run bits kept (`ran`, when not empty), and under the sanitizer only while
     /// `guard` allows. Moves the PC and the wave's count on;
@@ -579,7 +579,7 @@ simd_fn! {
             if !break_at.is_empty() && break_at.get(i).is_some_and(|b| b.stops(id, group)) {
                 break;
             }
-            if guard.is_some_and(|g| !g.allows(i)) {
+            if guard.is_some_and(|g| !g.allows(i, f.cross_lane())) {
                 break;
             }
             if let Some(bits) = ran.get_mut(i >> 6) {

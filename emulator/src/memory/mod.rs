@@ -372,6 +372,32 @@ impl PageRef<'_> {
             None => get::<N>(&self.bytes[w..]),
         }
     }
+
+    /// Fills `out` with the consecutive little-endian 32-bit words from array offset `off`
+    /// (in the page): one copy for a run of lanes on consecutive words. Words past the
+    /// page's end leave `out` as it was rather than panicking.
+    #[inline(always)]
+    pub fn words(&self, off: u64, out: &mut [u32]) {
+        words(self.bytes, off, out);
+    }
+}
+
+/// [`PageRef::words`] on a page's bytes.
+#[inline(always)]
+fn words(bytes: &[u8; PAGE], off: u64, out: &mut [u32]) {
+    let w = off as usize % PAGE;
+    if let Some(b) = bytes.get(w..w + 4 * out.len()) {
+        for (o, c) in out.iter_mut().zip(b.chunks_exact(4)) {
+            *o = u32::from_le_bytes([c[0], c[1], c[2], c[3]]);
+        }
+    }
+}
+
+/// The lines (a bit each) that bytes `[w, end)` of a page touch, `w < end`.
+#[inline(always)]
+fn line_span(w: usize, end: usize) -> u64 {
+    let (first, last) = (w / LINE as usize, (end - 1) / LINE as usize);
+    (u64::MAX >> (63 - (last - first))) << first
 }
 
 /// One page of a [`PagedBytes`], writable ([`PagedBytes::page_of_mut`]); the lines its
@@ -422,6 +448,42 @@ impl PageMut<'_> {
         let new = f(get::<N>(b)).to_le_bytes();
         b.copy_from_slice(&new[..N]);
         self.mark::<N>(w);
+    }
+
+    /// [`PageRef::words`] on this page (what lanes read before they write, for atomics).
+    #[inline(always)]
+    pub fn words(&self, off: u64, out: &mut [u32]) {
+        words(&self.page.bytes, off, out);
+    }
+
+    /// Writes `data` as consecutive little-endian 32-bit words from array offset `off` (in
+    /// the page), word `k` only when bit `k` of `mask` is set, and marks the lines written
+    /// as one-word writes would: a run of lanes on consecutive words stored at once. Words
+    /// past the page's end are dropped.
+    #[inline(always)]
+    pub fn set_words(&mut self, off: u64, data: &[u32], mask: u32) {
+        let w = off as usize % PAGE;
+        let n = data.len();
+        let Some(b) = self.page.bytes.get_mut(w..w + 4 * n) else {
+            return;
+        };
+        let words = b.chunks_exact_mut(4);
+        let all = u32::MAX >> (32 - n.clamp(1, 32));
+        if n == 0 || mask & all == all {
+            for (o, &x) in words.zip(data) {
+                o.copy_from_slice(&x.to_le_bytes());
+            }
+            if n > 0 {
+                self.lines |= line_span(w, w + 4 * n);
+            }
+            return;
+        }
+        for (k, (o, &x)) in words.zip(data).enumerate() {
+            if mask.checked_shr(k as u32).unwrap_or(0) & 1 == 1 {
+                o.copy_from_slice(&x.to_le_bytes());
+                self.lines |= 1 << ((w + 4 * k) / LINE as usize);
+            }
+        }
     }
 
     /// Notes a write of `N <= 16` bytes at `w` in the page: one line, or two (rare: the

@@ -2282,6 +2282,31 @@ s8: shfl.down.vi v2, v1, 8
         .all(|f| f.kind != FindingKind::InactiveLaneRead));
 }
 
+/// The same read under every detector, where the shuffle's registers are written in
+/// every lane (so the fast loop's guard lets ALU instructions run without the hooks):
+/// the shuffle under a partial EXEC still takes the hooks and is found.
+#[test]
+fn a_ragged_shuffle_on_written_registers_is_found_under_every_detector() {
+    let src = "
+    vlaneid v0
+    vmovi v1, 7
+    vmovi v2, 0
+    umovi u4, 0xfffff
+    exec.and.save u5, u4
+    vaddi.u32 v1, v0, 1
+s16: shfl.down.vi v2, v1, 16
+    vadd.u32 v1, v1, v2
+    exec.set u5
+    end
+";
+    let r = run_with(src, Checks::ALL, opts(0));
+    r.assert_finished();
+    let f = r.findings();
+    assert_eq!(f.len(), 1, "{}", r.report());
+    assert_eq!(f[0].kind, FindingKind::InactiveLaneRead);
+    assert_eq!(f[0].at, site(0, 0, 0x0000_fff0, r.label("s16"), None, None));
+}
+
 /// Every cross-lane form: a broadcast, a quad swizzle, a derivative and a lane read of an
 /// inactive lane are found; a lane read of an active lane and readfirst are not.
 #[test]
