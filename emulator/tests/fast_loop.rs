@@ -19,26 +19,9 @@ use wavedbg_emulator::exec::{reference, Ctx, Flow};
 use wavedbg_emulator::isa::{Instr, InstrId, Isa, OperandKind, RegFile, Slot};
 use wavedbg_emulator::machine::{Event, LaunchOptions, Machine};
 
-/// A small deterministic generator (splitmix64).
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-
-    fn pick<T: Copy>(&mut self, xs: &[T]) -> T {
-        xs[self.below(xs.len() as u64) as usize]
-    }
-}
+#[path = "support/rng.rs"]
+mod rng;
+use rng::Rng;
 
 /// Values at the edges of integer and f32 arithmetic.
 const EDGES: &[u32] = &[
