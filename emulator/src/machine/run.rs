@@ -315,8 +315,6 @@ impl Machine {
         if let Some(log) = &mut self.accesses {
             log.hits.clear();
         }
-        // Memory instructions run here only when the sanitizer does not want their
-        // accesses one by one (its trace and checks).
         let s = self.slot_of(w);
         if CHECK {
             let group = group_of(&self.waves, s, self.launch.waves_per_workgroup());
@@ -340,8 +338,8 @@ impl Machine {
         let wave = &mut self.waves[w];
         let mut done = 0;
         while done < n {
-            // The pre-decoded ALU and branch instructions in a loop of their own; under
-            // the sanitizer while its guard says the hooks would do nothing.
+            // The pre-decoded ALU, branch and shuffle instructions in a loop of their own;
+            // under the sanitizer while its guard says the hooks would do nothing.
             if fast
                 .ops
                 .get((wave.pc / 4) as usize)
@@ -385,7 +383,9 @@ impl Machine {
             let local = match OpClass::of(d.op) {
                 OpClass::WaveLocal => true,
                 // Cross-lane instructions read and write registers only: the sanitizer's
-                // hooks here see them as its hooked step would.
+                // hooks here see them as its hooked step would. Memory and cache ones run
+                // here only when the sanitizer does not want their accesses one by one
+                // (its trace and checks).
                 OpClass::CrossLane => false,
                 OpClass::Memory | OpClass::Cache if !CHECK => false,
                 _ => break,
