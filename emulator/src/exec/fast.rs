@@ -36,14 +36,19 @@ mod kind {
     pub const UCMPU: u8 = 140;
     /// `u[rd] = cmp(u[a], imm)`.
     pub const UCMPI: u8 = 160;
+    /// `nop`.
     pub const NOP: u8 = 180;
+    /// Branches: always, if `u[a]` is zero or not, if EXEC is zero or not.
     pub const BR: u8 = 181;
     pub const BR_UZ: u8 = 182;
     pub const BR_UNZ: u8 = 183;
     pub const BR_EXECZ: u8 = 184;
     pub const BR_EXECNZ: u8 = 185;
+    /// `v[rd] = fma(v[a], v[b], v[c])` (f32).
     pub const FMA: u8 = 186;
+    /// `v[rd] = v[a] * v[b] + v[c]` (32-bit integers).
     pub const MAD: u8 = 187;
+    /// `v[rd] = u[c] lane bit ? v[b] : v[a]`.
     pub const SEL: u8 = 188;
     /// `v[rd] = shfl(v[a], imm)`, one code per mode (the selector resolved at launch).
     pub const SHFL_I: u8 = 189;
