@@ -183,8 +183,10 @@ simd_fn! {
     }
 }
 
-/// A comparison on all 32 lanes, as a lane mask (one loop per comparison, as [`valu`]).
-fn vcmp(op: CmpOp, a: &[u32; LANES], b: &[u32; LANES]) -> u32 {
+/// A comparison on all 32 lanes, as a lane mask (one loop per comparison, as [`valu`];
+/// with a constant `op` it folds to that comparison's loop).
+#[inline(always)]
+pub(super) fn vcmp(op: CmpOp, a: &[u32; LANES], b: &[u32; LANES]) -> u32 {
     #[inline(always)]
     fn bits(a: &[u32; LANES], b: &[u32; LANES], f: impl Fn(u32, u32) -> bool) -> u32 {
         (0..LANES).fold(0u32, |m, l| m | (f(a[l], b[l]) as u32) << l)
@@ -199,14 +201,36 @@ fn vcmp(op: CmpOp, a: &[u32; LANES], b: &[u32; LANES]) -> u32 {
     per_op!(Eq Ne LtI LeI GtI GeI LtU LeU GtU GeU EqF NeF LtF LeF GtF GeF)
 }
 
+/// `fma(a, b, c)` (f32, one rounding, NaN canonical) on every lane.
+#[inline(always)]
+pub(super) fn fma_lanes(a: &[u32; LANES], b: &[u32; LANES], c: &[u32; LANES]) -> [u32; LANES] {
+    // A plain loop: `array::from_fn` here kept the FMA from vectorising (3x the cost).
+    let mut out = [0; LANES];
+    for l in 0..LANES {
+        out[l] = canon(f(a[l]).mul_add(f(b[l]), f(c[l])));
+    }
+    out
+}
+
+/// `a * b + c` (32-bit integers, wrapping) on every lane.
+#[inline(always)]
+pub(super) fn mad_lanes(a: &[u32; LANES], b: &[u32; LANES], c: &[u32; LANES]) -> [u32; LANES] {
+    std::array::from_fn(|l| a[l].wrapping_mul(b[l]).wrapping_add(c[l]))
+}
+
+/// `b` in the lanes whose bit of `m` is set, `a` in the others (`vsel`).
+#[inline(always)]
+pub(super) fn sel_lanes(a: &[u32; LANES], b: &[u32; LANES], m: u32) -> [u32; LANES] {
+    std::array::from_fn(|l| {
+        let pick = lane_mask(m, l);
+        (b[l] & pick) | (a[l] & !pick)
+    })
+}
+
 simd_fn! {
     /// `d = fma(a, b, c)` (f32, one rounding) on the active lanes of `dst`.
     fn vfma(dst: &mut [u32; LANES], a: [u32; LANES], b: [u32; LANES], c: [u32; LANES], exec: u32) {
-        for l in 0..LANES {
-            let m = lane_mask(exec, l);
-            let r = canon(f(a[l]).mul_add(f(b[l]), f(c[l])));
-            dst[l] = (r & m) | (dst[l] & !m);
-        }
+        merge(dst, &fma_lanes(&a, &b, &c), exec);
     }
 }
 
@@ -354,9 +378,7 @@ pub(super) fn execute_on(
             merge(&mut w.v[rd + 1], &r.map(|x| (x >> 32) as u32), exec);
         }
         Op::VMad => {
-            let (a, b, c) = (w.v[rs1], w.v[rs2], w.v[rs3]);
-            let out: [u32; LANES] =
-                std::array::from_fn(|l| a[l].wrapping_mul(b[l]).wrapping_add(c[l]));
+            let out = mad_lanes(&w.v[rs1], &w.v[rs2], &w.v[rs3]);
             merge(&mut w.v[rd], &out, exec);
         }
         Op::VFma => {
@@ -364,9 +386,7 @@ pub(super) fn execute_on(
             vfma(&mut w.v[rd], a, b, c, exec);
         }
         Op::VSel => {
-            let (a, b, m) = (w.v[rs1], w.v[rs2], w.u[rs3]);
-            let out: [u32; LANES] =
-                std::array::from_fn(|l| if m >> l & 1 == 1 { b[l] } else { a[l] });
+            let out = sel_lanes(&w.v[rs1], &w.v[rs2], w.u[rs3]);
             merge(&mut w.v[rd], &out, exec);
         }
         _ => unreachable_op(d)?,

@@ -10,10 +10,10 @@
 //! faster dispatch of the same code, not a second copy of it; the reference interpreter
 //! checks both in lock-step.
 
-use super::alu::{alu, canon, compare, lanes};
+use super::alu::{alu, compare, fma_lanes, lanes, mad_lanes, sel_lanes, vcmp};
+use super::merge;
 use super::op::{AluOp, BrCond, CmpOp, Op, ShflMode, ShflSrc, Src};
 use super::xlane::{put, shuffle_lanes, shuffle_uniform};
-use super::{lane_mask, merge};
 use crate::code::CodeWord;
 use crate::wave::{LANES, UREGS, VREGS};
 
@@ -276,14 +276,6 @@ impl FastCode {
     }
 }
 
-/// `d = fma(a, b, c)` (f32, one rounding) on the active lanes of `dst`.
-#[inline(always)]
-fn fma_lanes(dst: &mut [u32; LANES], a: &[u32; LANES], b: &[u32; LANES], c: &[u32; LANES]) {
-    for l in 0..LANES {
-        dst[l] = canon(f32::from_bits(a[l]).mul_add(f32::from_bits(b[l]), f32::from_bits(c[l])));
-    }
-}
-
 /// Runs one fast instruction `f` at `pc` on vector registers `v` (allocated up to
 /// [`FastCode::vregs`]), uniform registers `u` and EXEC `exec`; returns the next PC.
 #[inline(always)]
@@ -322,13 +314,7 @@ pub fn step(f: &Fast, v: &mut [[u32; LANES]], u: &mut [u32; UREGS], exec: u32, p
                 })*
                 $(codes::uu::$o => u[rd] = alu(AluOp::$o, u[a], u[b]),)*
                 $(codes::ui::$o => u[rd] = alu(AluOp::$o, u[a], f.imm),)*
-                $(codes::vc::$c => {
-                    let (x, y) = (&v[a], &v[b]);
-                    let m = (0..LANES).fold(0u32, |m, l| {
-                        m | (compare(CmpOp::$c, x[l], y[l]) as u32) << l
-                    });
-                    u[rd] = m & exec;
-                })*
+                $(codes::vc::$c => u[rd] = vcmp(CmpOp::$c, &v[a], &v[b]) & exec,)*
                 $(codes::si::$m => {
                     let out = shuffle_uniform(ShflMode::$m, &v[a], f.imm);
                     put(&mut v[rd], &out, exec);
@@ -349,23 +335,15 @@ pub fn step(f: &Fast, v: &mut [[u32; LANES]], u: &mut [u32; UREGS], exec: u32, p
                 kind::BR_EXECZ if exec == 0 => return f.target as u64,
                 kind::BR_EXECNZ if exec != 0 => return f.target as u64,
                 kind::FMA => {
-                    let (x, y, z) = (v[a], v[b], v[c]);
-                    let mut out = [0; LANES];
-                    fma_lanes(&mut out, &x, &y, &z);
+                    let out = fma_lanes(&v[a], &v[b], &v[c]);
                     merge(&mut v[rd], &out, exec);
                 }
                 kind::MAD => {
-                    let (x, y, z) = (v[a], v[b], v[c]);
-                    let out: [u32; LANES] =
-                        std::array::from_fn(|l| x[l].wrapping_mul(y[l]).wrapping_add(z[l]));
+                    let out = mad_lanes(&v[a], &v[b], &v[c]);
                     merge(&mut v[rd], &out, exec);
                 }
                 kind::SEL => {
-                    let (x, y, m) = (v[a], v[b], u[c]);
-                    let out: [u32; LANES] = std::array::from_fn(|l| {
-                        let pick = lane_mask(m, l);
-                        (y[l] & pick) | (x[l] & !pick)
-                    });
+                    let out = sel_lanes(&v[a], &v[b], u[c]);
                     merge(&mut v[rd], &out, exec);
                 }
                 // NOP, a branch not taken (NONE never reaches here).
