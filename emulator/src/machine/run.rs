@@ -1,7 +1,8 @@
 //! Running instructions: one step of the scheduled wave or of a chosen one, the events a
 //! step raises (faults, breakpoints, watch hits, `brk`), and runs to an instruction budget.
 
-use super::{BreakAt, CodeWord, Event, Machine, StopBefore};
+use super::scheduler::{next_turn, SplitMix64};
+use super::{BreakAt, CodeWord, Event, Machine, Stats, StopBefore, Touched};
 use crate::check::FastGuard;
 use crate::code::Decoded;
 use crate::exec::fast::{self, FastCode};
@@ -444,6 +445,43 @@ impl Machine {
         (done, None)
     }
 
+    /// Whether wave `w`'s next instruction is in the fast set and not at a breakpoint mark
+    /// that stops it: where [`run_turns`] can start (asked first, so a memory-bound run
+    /// does not pay for the call).
+    #[inline]
+    fn fast_at(&self, w: usize) -> bool {
+        let Some(wave) = self.waves.get(w) else {
+            return false;
+        };
+        let i = (wave.pc / 4) as usize;
+        wave.pc.is_multiple_of(4)
+            && self.fast.ops.get(i).is_some_and(|f| f.is_fast())
+            && !self
+                .break_at
+                .get(i)
+                .is_some_and(|b| b.stops(wave.id, wave.workgroup))
+    }
+
+    /// [`run_turns`] on the machine's waves, up to `n` instructions; returns how many ran.
+    fn run_turns(&mut self, n: u64) -> u64 {
+        if n == 0 {
+            return 0;
+        }
+        let mut t = Turns {
+            fast: &self.fast,
+            break_at: &self.break_at,
+            ran: &mut self.ran,
+            touched: &mut self.touched,
+            stats: &mut self.stats,
+            lanes_of: &mut self.lanes_of,
+            current: &mut self.current,
+            left: &mut self.left,
+            rng: &mut self.rng,
+            quantum: self.options.quantum,
+        };
+        run_turns(&mut self.waves, &mut t, n)
+    }
+
     fn on_exit(&mut self, s: usize) -> Option<Event> {
         if let Some(dl) = self.deadlock_in(s, false) {
             return Some(self.deadlock_event(s, dl));
@@ -497,11 +535,38 @@ impl Machine {
             // instruction), with the debugger's hooks only when they are set.
             // A stop before the quantum's first instruction leaves the scheduler as it was,
             // so a stop is the same state however the run that reaches it is split.
-            let before = (self.current, self.left, self.rng);
-            let w = match self.schedule() {
+            let mut before = (self.current, self.left, self.rng);
+            let mut w = match self.schedule() {
                 Ok(w) => w,
                 Err(e) => return Some(e),
             };
+            // With nothing to observe between instructions but breakpoint marks, turns of
+            // fast-set instructions run back to back in one loop. Where it stops in a turn,
+            // the rest of the turn goes on below; at a turn's end, the loop comes round
+            // again to schedule the next.
+            if self.sanitizer.is_none()
+                && self.skip_break.is_none()
+                && self.stop_before.is_none()
+                && self.fast_at(w)
+            {
+                let budget = stop_at.map_or(u64::MAX, |s| s - now).min(
+                    self.options
+                        .max_instructions
+                        .map_or(u64::MAX, |l| l.saturating_sub(now)),
+                );
+                let ran = self.run_turns(budget);
+                if ran > 0 {
+                    let current = self.waves.get(self.current);
+                    if ran == budget
+                        || self.left == 0
+                        || current.is_none_or(|x| x.state != WaveState::Ready)
+                    {
+                        continue;
+                    }
+                    (before, w) = ((self.current, self.left, self.rng), self.current);
+                }
+            }
+            let now = self.stats.wave_instructions;
             let budget = stop_at.map_or(u64::MAX, |s| s - now);
             let n = (self.left as u64).min(budget).max(1);
             let hooked = !self.break_at.is_empty()
@@ -550,11 +615,8 @@ impl Machine {
 
 simd_fn! {
     /// Runs up to `n` instructions of `wave` from its PC while they are in the fast set
-    /// ([`FastCode`]: ALU, compare, branch and shuffle instructions, which never fault and leave
-    /// EXEC as it is), stopping before a breakpoint mark that stops this wave, with the
-    /// code-run bits kept (`ran`, when not empty), and under the sanitizer only while
-    /// `guard` allows. Moves the PC and the wave's count on;
-    /// returns the instructions run and how many of them were vector instructions.
+    /// ([`fast_stretch`]). Returns the instructions run and how many of them were vector
+    /// instructions.
     fn run_fast(
         wave: &mut Wave,
         fast: &FastCode,
@@ -563,36 +625,120 @@ simd_fn! {
         ran: &mut [u64],
         guard: Option<&FastGuard>,
     ) -> (u64, u64) {
-        if !wave.pc.is_multiple_of(4) {
-            return (0, 0);
-        }
-        let (exec, id, group) = (wave.exec, wave.id, wave.workgroup);
-        let v = wave.v.storage_for(fast.vregs);
-        let u = &mut wave.u;
-        let mut pc = wave.pc;
-        let (mut done, mut vector) = (0u64, 0u64);
-        while done < n {
-            let i = (pc / 4) as usize;
-            let Some(f) = fast.ops.get(i).filter(|f| f.is_fast()) else {
-                break;
-            };
-            if !break_at.is_empty() && break_at.get(i).is_some_and(|b| b.stops(id, group)) {
-                break;
-            }
-            if guard.is_some_and(|g| !g.allows(i, f.cross_lane())) {
-                break;
-            }
-            if let Some(bits) = ran.get_mut(i >> 6) {
-                *bits |= 1 << (i & 63);
-            }
-            pc = fast::step(f, v, u, exec, pc);
-            done += 1;
-            vector += f.vector() as u64;
-        }
-        wave.pc = pc;
-        wave.executed += done;
-        (done, vector)
+        fast_stretch(wave, fast, n, break_at, ran, guard)
     }
+}
+
+/// What [`run_turns`] needs of the machine besides the waves, borrowed apart from them.
+struct Turns<'a> {
+    fast: &'a FastCode,
+    break_at: &'a [BreakAt],
+    ran: &'a mut [u64],
+    touched: &'a mut Touched,
+    stats: &'a mut Stats,
+    lanes_of: &'a mut (u32, u32),
+    /// The scheduler: current wave, instructions left of its quantum, seeded generator,
+    /// and the launch's quantum.
+    current: &'a mut usize,
+    left: &'a mut u32,
+    rng: &'a mut Option<SplitMix64>,
+    quantum: u32,
+}
+
+simd_fn! {
+    /// Runs up to `n` instructions, turn after turn, while every instruction is in the fast
+    /// set: the rest of the current wave's quantum, then the turns the scheduler gives
+    /// ([`next_turn`], its own rule), each one entered only when its wave runs at least
+    /// one instruction here (a turn whose first instruction is not in the fast set, or
+    /// stops at a breakpoint mark, is left to [`Machine::run`]'s loop, which takes the
+    /// same turn from the same state: a stop before a quantum's first instruction leaves
+    /// the scheduler as it was). Stops too when the current wave's next instruction is
+    /// not in the fast set. For runs with no sanitizer, stop point or breakpoint to step
+    /// over: one pass here instead of a schedule and a loop entry per quantum. Returns
+    /// the instructions run.
+    fn run_turns(waves: &mut [Wave], t: &mut Turns<'_>, n: u64) -> u64 {
+        let mut done = 0;
+        while done < n {
+            let resumed = *t.left > 0
+                && waves.get(*t.current).is_some_and(|w| w.state == WaveState::Ready);
+            let before = (*t.current, *t.left, *t.rng);
+            if !resumed {
+                let Some((w, left)) = next_turn(waves, *t.current, t.rng, t.quantum) else {
+                    break;
+                };
+                (*t.current, *t.left) = (w, left);
+            }
+            let w = *t.current;
+            let wave = &mut waves[w];
+            let m = (*t.left as u64).min(n - done);
+            let (k, vector) = fast_stretch(wave, t.fast, m, t.break_at, t.ran, None);
+            if k == 0 {
+                (*t.current, *t.left, *t.rng) = before;
+                break;
+            }
+            t.touched.mark(w);
+            if t.lanes_of.0 != wave.exec {
+                *t.lanes_of = (wave.exec, wave.exec.count_ones());
+            }
+            t.stats.wave_instructions += k;
+            t.stats.lane_ops += k * t.lanes_of.1 as u64;
+            t.stats.vector_lane_ops += vector * t.lanes_of.1 as u64;
+            *t.left -= k as u32;
+            done += k;
+            // The turn went on to an instruction outside the fast set (or a mark).
+            if *t.left > 0 {
+                break;
+            }
+        }
+        done
+    }
+}
+
+/// Runs up to `n` instructions of `wave` from its PC while they are in the fast set
+/// ([`FastCode`]: ALU, compare, branch and shuffle instructions, which never fault and
+/// leave EXEC as it is), stopping before a breakpoint mark that stops this wave, with the
+/// code-run bits kept (`ran`, when not empty), and under the sanitizer only while `guard`
+/// allows. Moves the PC and the wave's count on; returns the instructions run and how
+/// many of them were vector instructions. Inlined into each SIMD-dispatched caller, so it
+/// is compiled with their target features.
+#[inline(always)]
+fn fast_stretch(
+    wave: &mut Wave,
+    fast: &FastCode,
+    n: u64,
+    break_at: &[BreakAt],
+    ran: &mut [u64],
+    guard: Option<&FastGuard>,
+) -> (u64, u64) {
+    if !wave.pc.is_multiple_of(4) {
+        return (0, 0);
+    }
+    let (exec, id, group) = (wave.exec, wave.id, wave.workgroup);
+    let v = wave.v.storage_for(fast.vregs);
+    let u = &mut wave.u;
+    let mut pc = wave.pc;
+    let (mut done, mut vector) = (0u64, 0u64);
+    while done < n {
+        let i = (pc / 4) as usize;
+        let Some(f) = fast.ops.get(i).filter(|f| f.is_fast()) else {
+            break;
+        };
+        if !break_at.is_empty() && break_at.get(i).is_some_and(|b| b.stops(id, group)) {
+            break;
+        }
+        if guard.is_some_and(|g| !g.allows(i, f.cross_lane())) {
+            break;
+        }
+        if let Some(bits) = ran.get_mut(i >> 6) {
+            *bits |= 1 << (i & 63);
+        }
+        pc = fast::step(f, v, u, exec, pc);
+        done += 1;
+        vector += f.vector() as u64;
+    }
+    wave.pc = pc;
+    wave.executed += done;
+    (done, vector)
 }
 
 /// The waves of slot `s` (`wpg` waves per workgroup).

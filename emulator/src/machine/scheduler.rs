@@ -36,13 +36,52 @@ impl SplitMix64 {
     }
 }
 
+/// The next turn after wave `current`'s: the wave to run and its quantum (`quantum`
+/// instructions, or with a seeded generator a draw from 1..=2*quantum), or `None` when no
+/// wave is ready. Round-robin takes the first ready wave after `current` (wrapping round
+/// to it); a seeded generator draws any ready wave, then the quantum (no draw when none is
+/// ready: the sequence depends only on real picks). The one rule [`Machine::schedule`]
+/// and the run loop's turns within the fast loop (`run.rs`) both follow.
+#[inline(always)]
+pub(super) fn next_turn(
+    waves: &[Wave],
+    current: usize,
+    rng: &mut Option<SplitMix64>,
+    quantum: u32,
+) -> Option<(usize, u32)> {
+    let n = waves.len();
+    let start = (current + 1).min(n);
+    let ready = |i: &usize| waves[*i].state == WaveState::Ready;
+    // Candidates in round-robin order after the current wave: current+1, ..., current.
+    let order = || (start..n).chain(0..start).filter(ready);
+    let pick = match rng {
+        None => order().next()?,
+        Some(r) => {
+            let count = (0..n).filter(ready).count();
+            if count == 0 {
+                return None;
+            }
+            let k = r.below(count as u64) as usize;
+            order().nth(k)?
+        }
+    };
+    Some((pick, draw_quantum(quantum, rng)))
+}
+
+/// A turn's quantum: `quantum` (at least 1), or with a seeded generator a draw from
+/// 1..=2*quantum.
+#[inline(always)]
+fn draw_quantum(quantum: u32, rng: &mut Option<SplitMix64>) -> u32 {
+    let q = quantum.max(1);
+    match rng {
+        Some(r) => 1 + r.below(2 * q as u64) as u32,
+        None => q,
+    }
+}
+
 impl Machine {
     pub(super) fn quantum(&mut self) -> u32 {
-        let q = self.options.quantum.max(1);
-        match &mut self.rng {
-            Some(r) => 1 + r.below(2 * q as u64) as u32,
-            None => q,
-        }
+        draw_quantum(self.options.quantum, &mut self.rng)
     }
 
     pub(super) fn waves_per_group(&self) -> usize {
@@ -85,40 +124,27 @@ impl Machine {
 
     /// Picks the wave to run next, or reports why none can.
     pub fn schedule(&mut self) -> Result<usize, Event> {
-        let n = self.waves.len();
-        let runnable = |w: &Wave| w.state == WaveState::Ready;
-        if self.left > 0 && self.waves.get(self.current).is_some_and(runnable) {
+        if self.left > 0
+            && self
+                .waves
+                .get(self.current)
+                .is_some_and(|w| w.state == WaveState::Ready)
+        {
             return Ok(self.current);
         }
-        // Candidates in round-robin order after the current wave: current+1, ..., current.
-        let start = (self.current + 1).min(n);
-        let order = || {
-            self.waves[start..]
-                .iter()
-                .enumerate()
-                .map(move |(i, w)| (start + i, w))
-                .chain(self.waves[..start].iter().enumerate())
-                .filter(|(_, w)| runnable(w))
-                .map(|(i, _)| i)
-        };
-        let pick = match self.rng {
-            None => order().next(),
-            Some(mut r) => match order().count() {
-                // No draw when nothing is ready: the sequence depends only on real picks.
-                0 => None,
-                count => {
-                    let k = r.below(count as u64) as usize;
-                    self.rng = Some(r);
-                    order().nth(k)
-                }
-            },
-        };
-        let Some(pick) = pick else {
-            return Err(self.idle_reason());
-        };
-        self.current = pick;
-        self.left = self.quantum();
-        Ok(pick)
+        match next_turn(
+            &self.waves,
+            self.current,
+            &mut self.rng,
+            self.options.quantum,
+        ) {
+            Some((pick, left)) => {
+                self.current = pick;
+                self.left = left;
+                Ok(pick)
+            }
+            None => Err(self.idle_reason()),
+        }
     }
 
     fn idle_reason(&mut self) -> Event {
