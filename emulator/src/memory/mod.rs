@@ -1,6 +1,7 @@
 //! Memory: copy-on-write paged byte arrays (so snapshots are cheap), the sparse global
 //! address space of allocated buffers, and buffer descriptors.
 
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
@@ -72,12 +73,90 @@ impl std::ops::Deref for Page {
 
 /// A byte array stored as shared 4 KiB pages; cloning shares pages until one is written.
 /// Equality is of the bytes (and length) only.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub struct PagedBytes {
     pages: Vec<Arc<Page>>,
     len: u64,
     /// The epoch writes are marked in (see [`PagedBytes::written_since`]).
     epoch: u32,
+    /// The pages known to be this array's alone.
+    owned: Owned,
+}
+
+impl Clone for PagedBytes {
+    fn clone(&self) -> Self {
+        // Every page is shared from now on, by both arrays.
+        self.owned.clear_all();
+        PagedBytes {
+            pages: self.pages.clone(),
+            len: self.len,
+            epoch: self.epoch,
+            owned: Owned::default(),
+        }
+    }
+}
+
+/// A bit per page of a [`PagedBytes`]: set, the page's `Arc` is held by that array alone
+/// (no other strong or weak reference), so a write needs no `Arc::make_mut`, whose
+/// locked compare-exchange per written page was a tenth of a shared-atomics kernel's
+/// time. Set by the copy-on-write that makes a page the array's own; cleared wherever a
+/// page may become shared or be replaced: the array cloned (both sides), a page handed to
+/// or taken from another array (`sync_from`). Atomic only because a clone clears them
+/// through `&self`; relaxed loads and stores are plain moves.
+#[derive(Default)]
+struct Owned(Vec<AtomicU64>);
+
+impl std::fmt::Debug for Owned {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Owned")
+    }
+}
+
+impl Owned {
+    #[inline(always)]
+    fn get(&self, page: usize) -> bool {
+        self.0
+            .get(page / 64)
+            .is_some_and(|w| w.load(Ordering::Relaxed) >> (page % 64) & 1 == 1)
+    }
+
+    #[inline]
+    fn set(&mut self, page: usize) {
+        if page / 64 >= self.0.len() {
+            self.0.resize_with(page / 64 + 1, AtomicU64::default);
+        }
+        let w = self.0[page / 64].get_mut();
+        *w |= 1 << (page % 64);
+    }
+
+    fn clear(&self, page: usize) {
+        if let Some(w) = self.0.get(page / 64) {
+            w.fetch_and(!(1 << (page % 64)), Ordering::Relaxed);
+        }
+    }
+
+    fn clear_all(&self) {
+        for w in &self.0 {
+            w.store(0, Ordering::Relaxed);
+        }
+    }
+}
+
+/// Page `i` of `pages` for writing: copied first when shared (copy-on-write), without
+/// the copy-on-write's atomic check when `owned` knows it is not.
+#[inline(always)]
+fn page_mut<'a>(pages: &'a mut [Arc<Page>], owned: &mut Owned, i: usize) -> Option<&'a mut Page> {
+    let p = pages.get_mut(i)?;
+    if owned.get(i) {
+        // SAFETY: `owned`'s bit says this `Arc` is the page's only reference, strong or
+        // weak (see `Owned`), and we hold it mutably: no other reference to the page can
+        // exist while the returned one lives. The pointer comes from the `Arc` itself,
+        // as `Arc::get_mut` makes it.
+        return Some(unsafe { &mut *Arc::as_ptr(p).cast_mut() });
+    }
+    let page = Arc::make_mut(p);
+    owned.set(i);
+    Some(page)
 }
 
 impl PartialEq for PagedBytes {
@@ -103,6 +182,7 @@ impl PagedBytes {
             pages: vec![zero; n],
             len,
             epoch: 0,
+            owned: Owned::default(),
         }
     }
 
@@ -145,8 +225,7 @@ impl PagedBytes {
         while done < data.len() {
             let (page, within) = (pos / PAGE, pos % PAGE);
             let n = (PAGE - within).min(data.len() - done);
-            if let Some(p) = self.pages.get_mut(page) {
-                let p = Arc::make_mut(p);
+            if let Some(p) = page_mut(&mut self.pages, &mut self.owned, page) {
                 p.bytes[within..within + n].copy_from_slice(&data[done..done + n]);
                 p.mark(self.epoch, within, n);
             }
@@ -208,9 +287,11 @@ impl PagedBytes {
         let mut k = 0;
         while k < offs.len() {
             let page = offs[k] as usize / PAGE;
-            match self.pages.get_mut(page) {
-                Some(p) if fits(offs[k]) => {
-                    let p = Arc::make_mut(p);
+            match fits(offs[k])
+                .then(|| page_mut(&mut self.pages, &mut self.owned, page))
+                .flatten()
+            {
+                Some(p) => {
                     while let Some(&off) = offs.get(k) {
                         if off as usize / PAGE != page || !fits(off) {
                             break;
@@ -250,7 +331,7 @@ impl PagedBytes {
             return None;
         }
         let epoch = self.epoch;
-        let page = Arc::make_mut(self.pages.get_mut(lo as usize / PAGE)?);
+        let page = page_mut(&mut self.pages, &mut self.owned, lo as usize / PAGE)?;
         Some(PageMut {
             page,
             epoch,
@@ -279,9 +360,11 @@ impl PagedBytes {
         }
         self.len = other.len;
         self.epoch = other.epoch;
-        for (mine, theirs) in self.pages.iter_mut().zip(&other.pages) {
+        for (i, (mine, theirs)) in self.pages.iter_mut().zip(&other.pages).enumerate() {
             if !Arc::ptr_eq(mine, theirs) {
                 *mine = Arc::clone(theirs);
+                self.owned.clear(i);
+                other.owned.clear(i);
             }
         }
     }

@@ -91,3 +91,37 @@ proptest! {
         }
     }
 }
+
+/// Pages one array hands another (`sync_from`) are shared by both from then on: a write
+/// to either side copies the page first, so the other keeps its bytes. Both directions,
+/// and after a clone, on a page the writer had already made its own (the case where a
+/// write skips the copy-on-write check).
+#[test]
+fn pages_handed_over_by_sync_from_stay_shared() {
+    use wavedbg_emulator::memory::PagedBytes;
+    let read = |b: &PagedBytes| {
+        let mut x = [0u8; 1];
+        b.read(10, &mut x);
+        x[0]
+    };
+    // The source writes again after handing its page over.
+    let mut copy = PagedBytes::zeroed(8192);
+    let mut live = copy.clone();
+    live.write(10, &[5]);
+    live.write(10, &[6]);
+    copy.sync_from(&live);
+    live.write(10, &[7]);
+    assert_eq!((read(&copy), read(&live)), (6, 7));
+    // The receiver, whose own page was replaced, writes after taking the other's.
+    copy.write(10, &[2]);
+    copy.sync_from(&live);
+    copy.write(10, &[8]);
+    assert_eq!((read(&copy), read(&live)), (8, 7));
+    // A clone shares every page; writes on either side stay on that side.
+    let snapshot = live.clone();
+    live.write(10, &[9]);
+    assert_eq!((read(&snapshot), read(&live)), (7, 9));
+    let mut other = snapshot.clone();
+    other.write(10, &[1]);
+    assert_eq!((read(&snapshot), read(&other), read(&live)), (7, 1, 9));
+}
