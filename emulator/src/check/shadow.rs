@@ -11,7 +11,8 @@ use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::Arc;
 
 use super::{MemAccess, Site};
-use crate::trace::TraceEntry;
+use crate::trace::{MemTrace, TraceEntry};
+use crate::wave::LANES;
 
 /// Bytes of memory per init-bits page.
 const PAGE: u64 = 4096;
@@ -408,18 +409,7 @@ impl RacePage {
         if !self.bytes.is_empty() {
             return 0;
         }
-        let Ok(cells) = <&mut [Cell; WORDS]>::try_from(&mut *self.words) else {
-            return 0;
-        };
-        // Once every cell of the page is live (the steady state of a kernel that loops
-        // over its data), the per-lane live bit is not looked at.
-        let all_live = self.live == [u64::MAX; WORDS / 64];
-        let mine = Mine::of(me, g);
-        // While the page keeps no third read, a cell none of whose records may race with
-        // `me` ([`Mine::clear_of`]) and that keeps no record of another workgroup's read
-        // is updated in place: the same state [`Cell::access`] leaves, which would find
-        // no race. Any other cell goes through it.
-        let mut plain = self.r3.is_empty();
+        let mut words = Words::new(self, me, g);
         let mut n = 0;
         for e in entries {
             if e.addr / RACE_PAGE != key || e.addr % 4 != 0 {
@@ -427,38 +417,44 @@ impl RacePage {
             }
             n += 1;
             let index = (e.addr / 4) as usize % WORDS;
-            let me = me.with_lane(e.lane);
-            let cell = &mut cells[index];
-            if !all_live {
-                let (w, bit) = (index / 64, 1u64 << (index % 64));
-                if self.live[w] & bit == 0 {
-                    self.live[w] |= bit;
-                    *cell = Cell::first(me);
-                    continue;
-                }
-            }
-            if plain {
-                if mine.write {
-                    if mine.clear_of(cell.write) && mine.clear_of(cell.r1) && mine.clear_of(cell.r2)
-                    {
-                        cell.write = me;
-                        continue;
-                    }
-                } else if mine.clear_of(cell.write) && mine.same_group(cell.r1) {
-                    if cell.r1.wave() != mine.wave && cell.r1.wave() != 0 {
-                        cell.r2 = cell.r1;
-                    }
-                    cell.r1 = me;
-                    continue;
-                }
-            }
-            let c = Self::cell(cell, &mut self.r3, 5 * index as u32, me, (g, hb));
-            plain = self.r3.is_empty();
-            if let Some(c) = c {
+            if let Some(c) = words.word(self, index, me.with_lane(e.lane), (g, hb)) {
                 conflict(e, c);
             }
         }
         n
+    }
+
+    /// Records whole-word accesses (`me`, mask 0xf) of the lanes `lanes` on consecutive
+    /// words of this page, lane `first` on word `index`, lane `l` on word
+    /// `index + l - first`, as [`RacePage::words`] does for their entries (and
+    /// [`RacePage::access`] when a word of the page is split). `conflict` gets the lane.
+    #[inline]
+    fn run(
+        &mut self,
+        (lanes, first, index): (u32, u32, usize),
+        me: Ref,
+        (g, hb): (Groups, &impl Fn(&Ref, &Ref) -> bool),
+        conflict: &mut impl FnMut(u32, Conflict),
+    ) {
+        let lanes = std::iter::successors(Some(lanes), |m| Some(m & m.wrapping_sub(1)))
+            .take_while(|&m| m != 0)
+            .map(|m| m.trailing_zeros());
+        if !self.bytes.is_empty() {
+            for l in lanes {
+                let me = me.with_lane(l as u8);
+                if let Some(c) = self.access(index + (l - first) as usize, me, g, hb) {
+                    conflict(l, c);
+                }
+            }
+            return;
+        }
+        let mut words = Words::new(self, me, g);
+        for l in lanes {
+            let index = index + (l - first) as usize;
+            if let Some(c) = words.word(self, index, me.with_lane(l as u8), (g, hb)) {
+                conflict(l, c);
+            }
+        }
     }
 
     /// Makes word `index`'s cell live if it is not: empty, then holding `me`'s access of
@@ -500,6 +496,70 @@ impl RacePage {
             r3.insert(key, r);
         }
         conflict
+    }
+}
+
+/// The state [`RacePage::words`] and [`RacePage::run`] keep across the whole-word
+/// accesses of one instruction to one page without split words.
+struct Words {
+    /// Every cell of the page is live (the steady state of a kernel that loops over its
+    /// data): the per-word live bit is not looked at.
+    all_live: bool,
+    /// The page keeps no third read: cells may be updated in place.
+    plain: bool,
+    /// The access, taken apart once.
+    mine: Mine,
+}
+
+impl Words {
+    fn new(page: &RacePage, me: Ref, g: Groups) -> Words {
+        Words {
+            all_live: page.live == [u64::MAX; WORDS / 64],
+            plain: page.r3.is_empty(),
+            mine: Mine::of(me, g),
+        }
+    }
+
+    /// Records `me` (a lane's whole-word access) on word `index` of `page`.
+    #[inline(always)]
+    fn word(
+        &mut self,
+        page: &mut RacePage,
+        index: usize,
+        me: Ref,
+        (g, hb): (Groups, &impl Fn(&Ref, &Ref) -> bool),
+    ) -> Option<Conflict> {
+        let mine = self.mine;
+        let cell = page.words.get_mut(index)?;
+        if !self.all_live {
+            let (w, bit) = (index / 64, 1u64 << (index % 64));
+            if page.live[w] & bit == 0 {
+                page.live[w] |= bit;
+                *cell = Cell::first(me);
+                return None;
+            }
+        }
+        // While the page keeps no third read, a cell none of whose records may race with
+        // `me` ([`Mine::clear_of`]) and that keeps no record of another workgroup's read
+        // is updated in place: the same state [`Cell::access`] leaves, which would find
+        // no race. Any other cell goes through it.
+        if self.plain {
+            if mine.write {
+                if mine.clear_of(cell.write) && mine.clear_of(cell.r1) && mine.clear_of(cell.r2) {
+                    cell.write = me;
+                    return None;
+                }
+            } else if mine.clear_of(cell.write) && mine.same_group(cell.r1) {
+                if cell.r1.wave() != mine.wave && cell.r1.wave() != 0 {
+                    cell.r2 = cell.r1;
+                }
+                cell.r1 = me;
+                return None;
+            }
+        }
+        let c = RacePage::cell(cell, &mut page.r3, 5 * index as u32, me, (g, hb));
+        self.plain = page.r3.is_empty();
+        c
     }
 }
 
@@ -577,6 +637,55 @@ impl RaceShadow {
                 }
                 i += 1;
             }
+        }
+    }
+
+    /// [`RaceShadow::access_all`] of an instruction's trace: its entries, or its run
+    /// (aligned words: page by page, no entry made; other sizes: expanded).
+    pub fn access_trace(
+        &mut self,
+        trace: &MemTrace,
+        me: Ref,
+        (g, hb): (Groups, &impl Fn(&Ref, &Ref) -> bool),
+        conflict: &mut impl FnMut(&TraceEntry, Conflict),
+    ) {
+        let Some(run) = trace.run else {
+            return self.access_all(&trace.entries, trace.len, me, (g, hb), conflict);
+        };
+        if trace.len != 4 || run.addr % 4 != 0 {
+            let (buf, n) = expand(trace);
+            return self.access_all(&buf[..n], trace.len, me, (g, hb), conflict);
+        }
+        let first = run.first();
+        let mut lanes = run.lanes;
+        while lanes != 0 {
+            // The lanes from `l` on whose words are in `l`'s page.
+            let l = lanes.trailing_zeros();
+            let addr = run.addr + 4 * (l - first) as u64;
+            let key = addr / RACE_PAGE;
+            let upto = l as u64 + (RACE_PAGE - addr % RACE_PAGE) / 4;
+            let here = if upto >= 32 {
+                lanes
+            } else {
+                lanes & ((1u32 << upto) - 1)
+            };
+            lanes &= !here;
+            let page = Arc::make_mut(self.pages.entry(key).or_default());
+            let index = (addr / 4) as usize % WORDS;
+            page.run(
+                (here, l, index),
+                me.with_mask(0xf),
+                (g, hb),
+                &mut |lane, c| {
+                    let step = 4 * (lane - first) as u64;
+                    let e = TraceEntry {
+                        lane: lane as u8,
+                        addr: run.addr + step,
+                        off: run.off + step,
+                    };
+                    conflict(&e, c)
+                },
+            );
         }
     }
 
@@ -763,6 +872,36 @@ impl InitBits {
         (missing, first)
     }
 
+    /// [`InitBits::access_all`] of an instruction's trace: its entries, or its run (lanes
+    /// without a gap between them, in one page: one byte range, as
+    /// [`InitBits::contiguous`] takes consecutive entries; otherwise expanded).
+    pub fn access_trace(
+        &mut self,
+        trace: &MemTrace,
+        check: bool,
+        mark: bool,
+    ) -> (u32, Option<u64>) {
+        let Some(run) = trace.run else {
+            return self.access_all(&trace.entries, trace.len, check, mark);
+        };
+        if self.full() {
+            return (0, None);
+        }
+        let (len, n) = (trace.len.max(1) as u64, run.lanes.count_ones() as u64);
+        let gapless = n == (32 - run.lanes.leading_zeros() - run.first()) as u64;
+        let end = run.off.saturating_add(len * n);
+        if gapless && n >= 2 && run.off / PAGE == (end - 1) / PAGE {
+            if !check || self.all_set(run.off, len * n) {
+                if mark {
+                    self.set(run.off, len * n);
+                }
+                return (0, None);
+            }
+        }
+        let (buf, n) = expand(trace);
+        self.access_all(&buf[..n], trace.len, check, mark)
+    }
+
     /// A `run` of entries in page `key` at consecutive offsets (lanes storing or loading a
     /// row): checked as one byte range when `check`, then marked when `mark`. Returns
     /// false, having changed nothing, when the run is not consecutive or (if `check`) some
@@ -855,6 +994,17 @@ impl InitBits {
     pub fn bytes(&self) -> usize {
         self.pages.len() * (PAGE / 8) as usize
     }
+}
+
+/// A trace's accesses as entries on the stack (at most one per lane), and how many.
+pub(super) fn expand(trace: &MemTrace) -> ([TraceEntry; LANES], usize) {
+    let mut buf = [TraceEntry::default(); LANES];
+    let mut n = 0;
+    for (b, e) in buf.iter_mut().zip(trace.accesses()) {
+        *b = e;
+        n += 1;
+    }
+    (buf, n)
 }
 
 /// Calls `f(word, bits)` for the 64-bit words of a page's bitmap that cover bytes
