@@ -436,6 +436,11 @@ impl RacePage {
         (g, hb): (Groups, &impl Fn(&Ref, &Ref) -> bool),
         conflict: &mut impl FnMut(u32, Conflict),
     ) {
+        // Lanes without a gap: `n` words from `index`.
+        let n = lanes.count_ones() as usize;
+        let lanes_in = |first: u32, index: usize| {
+            (lanes >> first == u32::MAX >> (32 - n)).then_some((first, index, n))
+        };
         let lanes = std::iter::successors(Some(lanes), |m| Some(m & m.wrapping_sub(1)))
             .take_while(|&m| m != 0)
             .map(|m| m.trailing_zeros());
@@ -448,6 +453,9 @@ impl RacePage {
             }
             return;
         }
+        if self.in_place(lanes_in(first, index), me, g) {
+            return;
+        }
         let mut words = Words::new(self, me, g);
         for l in lanes {
             let index = index + (l - first) as usize;
@@ -455,6 +463,98 @@ impl RacePage {
                 conflict(l, c);
             }
         }
+    }
+
+    /// Records `me`'s whole-word accesses by lanes `first..first + n` on the `n` words from
+    /// `index` when [`Words::word`] would update each cell in place (no split word or third
+    /// read in the page; every cell first touched, or every cell live with no record that
+    /// may race): checked for all cells first, then all updated; false, having changed
+    /// nothing, otherwise.
+    #[inline]
+    fn in_place(&mut self, run: Option<(u32, usize, usize)>, me: Ref, g: Groups) -> bool {
+        let Some((first, index, n)) = run else {
+            return false;
+        };
+        if !self.bytes.is_empty() || !self.r3.is_empty() {
+            return false;
+        }
+        let live = self.live_of(index, n);
+        let Some(cells) = self.words.get_mut(index..index + n) else {
+            return false;
+        };
+        let me = me.with_lane(first as u8);
+        let lane = |k: usize| Ref {
+            id: me.id + ((k as u64) << (32 + LANE_SHIFT)),
+            bits: me.bits,
+        };
+        if live == 0 {
+            // First touches (a kernel's first pass over its data): each cell holds only
+            // its lane's access.
+            for (k, c) in cells.iter_mut().enumerate() {
+                *c = Cell::first(lane(k));
+            }
+            self.set_live(index, n);
+            return true;
+        }
+        if live != n {
+            return false;
+        }
+        let mine = Mine::of(me, g);
+        // Both passes without a branch per cell: the first decides for all of them.
+        let clear = |r: Ref| {
+            let w = r.wave();
+            (w == 0) | (w == mine.wave) | ((r.epoch() != mine.epoch) & mine.in_group(w))
+        };
+        if mine.write {
+            let ok = cells.iter().fold(true, |ok, c| {
+                ok & clear(c.write) & clear(c.r1) & clear(c.r2)
+            });
+            if !ok {
+                return false;
+            }
+            for (k, c) in cells.iter_mut().enumerate() {
+                c.write = lane(k);
+            }
+        } else {
+            let ok = cells.iter().fold(true, |ok, c| {
+                let w = c.r1.wave();
+                ok & clear(c.write) & ((w == 0) | mine.in_group(w))
+            });
+            if !ok {
+                return false;
+            }
+            for (k, c) in cells.iter_mut().enumerate() {
+                let w = c.r1.wave();
+                if w != mine.wave && w != 0 {
+                    c.r2 = c.r1;
+                }
+                c.r1 = lane(k);
+            }
+        }
+        true
+    }
+
+    /// How many of the cells of the `n` words from `index` are live.
+    #[inline(always)]
+    fn live_of(&self, index: usize, n: usize) -> usize {
+        let mut live = 0;
+        for_words(index, n, |w, bits| {
+            live += self
+                .live
+                .get(w)
+                .map_or(0, |&x| (x & bits).count_ones() as usize)
+        });
+        live
+    }
+
+    /// Makes the cells of the `n` words from `index` live.
+    #[inline(always)]
+    fn set_live(&mut self, index: usize, n: usize) {
+        for_words(index, n, |w, bits| {
+            if let Some(x) = self.live.get_mut(w) {
+                *x |= bits;
+            }
+        });
     }
 
     /// Makes word `index`'s cell live if it is not: empty, then holding `me`'s access of
@@ -1005,6 +1105,18 @@ pub(super) fn expand(trace: &MemTrace) -> ([TraceEntry; LANES], usize) {
         n += 1;
     }
     (buf, n)
+}
+
+/// Calls `f(word, bits)` for the 64-bit words of a race page's live bits that cover its
+/// words `[index, index + n)`, with their bits.
+#[inline(always)]
+fn for_words(index: usize, n: usize, mut f: impl FnMut(usize, u64)) {
+    let (mut i, end) = (index, index + n);
+    while i < end {
+        let k = (end - i).min(64 - i % 64);
+        f(i / 64, (u64::MAX >> (64 - k)) << (i % 64));
+        i += k;
+    }
 }
 
 /// Calls `f(word, bits)` for the 64-bit words of a page's bitmap that cover bytes

@@ -154,7 +154,7 @@ fn run(p: &Program, seed: u64, lane_by_lane: bool) -> (Vec<String>, Vec<u8>) {
 fn traced_runs_and_pages_find_what_lane_by_lane_tracing_finds() {
     let mut r = Rng(0x7261_6365_7275_6e73);
     let mut found = 0;
-    for round in 0..300 {
+    for round in 0..1000 {
         let p = kernel(&mut r);
         let seed = r.below(4);
         let (fast, memory) = run(&p, seed, false);
