@@ -990,13 +990,12 @@ impl InitBits {
         let (len, n) = (trace.len.max(1) as u64, run.lanes.count_ones() as u64);
         let gapless = n == (32 - run.lanes.leading_zeros() - run.first()) as u64;
         let end = run.off.saturating_add(len * n);
-        if gapless && n >= 2 && run.off / PAGE == (end - 1) / PAGE {
-            if !check || self.all_set(run.off, len * n) {
-                if mark {
-                    self.set(run.off, len * n);
-                }
-                return (0, None);
+        let one_page = run.off / PAGE == (end - 1) / PAGE;
+        if gapless && n >= 2 && one_page && (!check || self.all_set(run.off, len * n)) {
+            if mark {
+                self.set(run.off, len * n);
             }
+            return (0, None);
         }
         let (buf, n) = expand(trace);
         self.access_all(&buf[..n], trace.len, check, mark)
