@@ -25,28 +25,55 @@ pub struct TraceEntry {
     pub off: u64,
 }
 
+/// The accesses of an instruction whose lanes are on consecutive elements: lane `l` of
+/// `lanes` accesses the `len` bytes at `addr + len * (l - first)` (`first` the lowest lane
+/// of `lanes`), none wrapping. Ascending and disjoint, so its lanes cannot conflict with
+/// each other.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct TraceRun {
+    /// The accessing lanes (not empty); inactive lanes between them keep their places.
+    pub lanes: u32,
+    /// The lowest lane's address, as [`TraceEntry::addr`].
+    pub addr: u64,
+    /// The lowest lane's offset, as [`TraceEntry::off`].
+    pub off: u64,
+}
+
+impl TraceRun {
+    /// The lowest accessing lane.
+    pub fn first(&self) -> u32 {
+        self.lanes.trailing_zeros()
+    }
+}
+
 /// The memory accesses of one instruction (filled by the semantics when a sanitizer is
-/// on; one instruction accesses one space, one way, one size).
+/// on; one instruction accesses one space, one way, one size): one entry per lane, or one
+/// [`TraceRun`] for lanes on consecutive elements.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct MemTrace {
     /// The space and how it was accessed (`None`: no memory access yet).
     pub access: Option<(Space, AccessKind)>,
     /// Bytes each entry accesses (the same for every entry of one instruction).
     pub len: u32,
-    /// One entry per accessing lane (or per dword of a uniform buffer load).
+    /// One entry per accessing lane (or per dword of a uniform buffer load); empty when
+    /// `run` holds the accesses.
     pub entries: Vec<TraceEntry>,
-    /// For stores, the bytes each entry writes (little-endian), in entry order.
+    /// For stores recorded as `entries`, the bytes each entry writes (little-endian), in
+    /// entry order (a run's lanes cannot conflict: its data is not kept).
     pub data: Vec<u128>,
+    /// The accesses as one run of consecutive elements, instead of `entries`.
+    pub run: Option<TraceRun>,
 }
 
 impl MemTrace {
     /// Starts an instruction's trace: accesses of `len` bytes each to `space`, as `kind`
-    /// (the previous entries and data dropped).
+    /// (the previous entries, data and run dropped).
     pub fn begin(&mut self, space: Space, kind: AccessKind, len: u32) {
         self.access = Some((space, kind));
         self.len = len;
         self.entries.clear();
         self.data.clear();
+        self.run = None;
     }
 
     /// A uniform load's read of `addr` (one entry, lane 0).
@@ -58,10 +85,37 @@ impl MemTrace {
         });
     }
 
+    /// How many accesses the trace holds (entries, or the run's lanes).
+    pub fn count(&self) -> usize {
+        match self.run {
+            Some(r) => r.lanes.count_ones() as usize,
+            None => self.entries.len(),
+        }
+    }
+
+    /// Every access, one entry per lane in lane order (a run expanded).
+    pub fn accesses(&self) -> impl Iterator<Item = TraceEntry> + '_ {
+        let run = self.run.unwrap_or_default();
+        let (first, len) = (run.first() as u64, self.len as u64);
+        let lanes = std::iter::successors(Some(run.lanes), |m| Some(m & m.wrapping_sub(1)))
+            .take_while(|&m| m != 0)
+            .map(move |m| {
+                let l = m.trailing_zeros() as u64;
+                let step = len * (l - first);
+                TraceEntry {
+                    lane: l as u8,
+                    addr: run.addr + step,
+                    off: run.off + step,
+                }
+            });
+        self.entries.iter().copied().chain(lanes)
+    }
+
     /// Forgets the previous instruction's accesses (keeping the buffers' capacity).
     pub(crate) fn clear(&mut self) {
         self.access = None;
         self.entries.clear();
         self.data.clear();
+        self.run = None;
     }
 }

@@ -103,8 +103,7 @@ impl Sanitizer {
             _ => &mut self.waves[w].scratch,
         };
         let check = known && access != MemAccess::Write;
-        let (missing, first) =
-            bits.access_all(&trace.entries, trace.len, check, access != MemAccess::Read);
+        let (missing, first) = bits.access_trace(trace, check, access != MemAccess::Read);
         if missing != 0 {
             let mut f = Finding::new(
                 FindingKind::UninitMemory,
@@ -117,8 +116,7 @@ impl Sanitizer {
             f.len = trace.len;
             // Every word the missing lanes read, not only the first.
             let mut addrs: Vec<u64> = trace
-                .entries
-                .iter()
+                .accesses()
                 .filter(|e| missing >> (e.lane & 31) & 1 == 1)
                 .map(|e| e.addr)
                 .collect();

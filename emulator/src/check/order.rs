@@ -479,8 +479,8 @@ impl Order {
                 let gen = me.gen;
                 // Every word the lanes touched, once (at most one entry per lane).
                 let mut buf = [0u64; LANES];
-                let n = trace.entries.len().min(LANES);
-                for (b, e) in buf.iter_mut().zip(&trace.entries) {
+                let n = trace.count().min(LANES);
+                for (b, e) in buf.iter_mut().zip(trace.accesses()) {
                     *b = e.addr & !3;
                 }
                 buf[..n].sort_unstable();

@@ -37,7 +37,7 @@ impl Sanitizer {
         let order = &self.order;
         // Asked only of accesses barriers leave concurrent.
         let hb = |prior: &Ref, now: &Ref| ordered && order.ordered(prior, now);
-        shadow.access_all(&trace.entries, trace.len, me, (groups, &hb), &mut |e, c| {
+        shadow.access_trace(trace, me, (groups, &hb), &mut |e, c| {
             conflicts.push((c, e.lane, e.addr));
         });
         for (c, lane, addr) in conflicts {
@@ -65,7 +65,8 @@ impl Sanitizer {
             f.len = trace.len;
             self.push(f);
         }
-        if access == MemAccess::Write && trace.entries.len() > 1 {
+        // A run's lanes are on ascending, disjoint bytes: they cannot conflict.
+        if access == MemAccess::Write && trace.run.is_none() && trace.entries.len() > 1 {
             self.same_instruction(trace, space, site);
         }
     }

@@ -11,7 +11,8 @@ use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::Arc;
 
 use super::{MemAccess, Site};
-use crate::trace::TraceEntry;
+use crate::trace::{MemTrace, TraceEntry};
+use crate::wave::LANES;
 
 /// Bytes of memory per init-bits page.
 const PAGE: u64 = 4096;
@@ -408,18 +409,7 @@ impl RacePage {
         if !self.bytes.is_empty() {
             return 0;
         }
-        let Ok(cells) = <&mut [Cell; WORDS]>::try_from(&mut *self.words) else {
-            return 0;
-        };
-        // Once every cell of the page is live (the steady state of a kernel that loops
-        // over its data), the per-lane live bit is not looked at.
-        let all_live = self.live == [u64::MAX; WORDS / 64];
-        let mine = Mine::of(me, g);
-        // While the page keeps no third read, a cell none of whose records may race with
-        // `me` ([`Mine::clear_of`]) and that keeps no record of another workgroup's read
-        // is updated in place: the same state [`Cell::access`] leaves, which would find
-        // no race. Any other cell goes through it.
-        let mut plain = self.r3.is_empty();
+        let mut words = Words::new(self, me, g);
         let mut n = 0;
         for e in entries {
             if e.addr / RACE_PAGE != key || e.addr % 4 != 0 {
@@ -427,38 +417,144 @@ impl RacePage {
             }
             n += 1;
             let index = (e.addr / 4) as usize % WORDS;
-            let me = me.with_lane(e.lane);
-            let cell = &mut cells[index];
-            if !all_live {
-                let (w, bit) = (index / 64, 1u64 << (index % 64));
-                if self.live[w] & bit == 0 {
-                    self.live[w] |= bit;
-                    *cell = Cell::first(me);
-                    continue;
-                }
-            }
-            if plain {
-                if mine.write {
-                    if mine.clear_of(cell.write) && mine.clear_of(cell.r1) && mine.clear_of(cell.r2)
-                    {
-                        cell.write = me;
-                        continue;
-                    }
-                } else if mine.clear_of(cell.write) && mine.same_group(cell.r1) {
-                    if cell.r1.wave() != mine.wave && cell.r1.wave() != 0 {
-                        cell.r2 = cell.r1;
-                    }
-                    cell.r1 = me;
-                    continue;
-                }
-            }
-            let c = Self::cell(cell, &mut self.r3, 5 * index as u32, me, (g, hb));
-            plain = self.r3.is_empty();
-            if let Some(c) = c {
+            if let Some(c) = words.word(self, index, me.with_lane(e.lane), (g, hb)) {
                 conflict(e, c);
             }
         }
         n
+    }
+
+    /// Records whole-word accesses (`me`, mask 0xf) of the lanes `lanes` on consecutive
+    /// words of this page, lane `first` on word `index`, lane `l` on word
+    /// `index + l - first`, as [`RacePage::words`] does for their entries (and
+    /// [`RacePage::access`] when a word of the page is split). `conflict` gets the lane.
+    #[inline]
+    fn run(
+        &mut self,
+        (lanes, first, index): (u32, u32, usize),
+        me: Ref,
+        (g, hb): (Groups, &impl Fn(&Ref, &Ref) -> bool),
+        conflict: &mut impl FnMut(u32, Conflict),
+    ) {
+        // Lanes without a gap: `n` words from `index`.
+        let n = lanes.count_ones() as usize;
+        let lanes_in = |first: u32, index: usize| {
+            (lanes >> first == u32::MAX >> (32 - n)).then_some((first, index, n))
+        };
+        let lanes = std::iter::successors(Some(lanes), |m| Some(m & m.wrapping_sub(1)))
+            .take_while(|&m| m != 0)
+            .map(|m| m.trailing_zeros());
+        if !self.bytes.is_empty() {
+            for l in lanes {
+                let me = me.with_lane(l as u8);
+                if let Some(c) = self.access(index + (l - first) as usize, me, g, hb) {
+                    conflict(l, c);
+                }
+            }
+            return;
+        }
+        if self.in_place(lanes_in(first, index), me, g) {
+            return;
+        }
+        let mut words = Words::new(self, me, g);
+        for l in lanes {
+            let index = index + (l - first) as usize;
+            if let Some(c) = words.word(self, index, me.with_lane(l as u8), (g, hb)) {
+                conflict(l, c);
+            }
+        }
+    }
+
+    /// Records `me`'s whole-word accesses by lanes `first..first + n` on the `n` words from
+    /// `index` when [`Words::word`] would update each cell in place (no split word or third
+    /// read in the page; every cell first touched, or every cell live with no record that
+    /// may race): checked for all cells first, then all updated; false, having changed
+    /// nothing, otherwise.
+    #[inline]
+    fn in_place(&mut self, run: Option<(u32, usize, usize)>, me: Ref, g: Groups) -> bool {
+        let Some((first, index, n)) = run else {
+            return false;
+        };
+        if !self.bytes.is_empty() || !self.r3.is_empty() {
+            return false;
+        }
+        let live = self.live_of(index, n);
+        let Some(cells) = self.words.get_mut(index..index + n) else {
+            return false;
+        };
+        let me = me.with_lane(first as u8);
+        let lane = |k: usize| Ref {
+            id: me.id + ((k as u64) << (32 + LANE_SHIFT)),
+            bits: me.bits,
+        };
+        if live == 0 {
+            // First touches (a kernel's first pass over its data): each cell holds only
+            // its lane's access.
+            for (k, c) in cells.iter_mut().enumerate() {
+                *c = Cell::first(lane(k));
+            }
+            self.set_live(index, n);
+            return true;
+        }
+        if live != n {
+            return false;
+        }
+        let mine = Mine::of(me, g);
+        // Both passes without a branch per cell: the first decides for all of them.
+        let clear = |r: Ref| {
+            let w = r.wave();
+            (w == 0) | (w == mine.wave) | ((r.epoch() != mine.epoch) & mine.in_group(w))
+        };
+        if mine.write {
+            let ok = cells.iter().fold(true, |ok, c| {
+                ok & clear(c.write) & clear(c.r1) & clear(c.r2)
+            });
+            if !ok {
+                return false;
+            }
+            for (k, c) in cells.iter_mut().enumerate() {
+                c.write = lane(k);
+            }
+        } else {
+            let ok = cells.iter().fold(true, |ok, c| {
+                let w = c.r1.wave();
+                ok & clear(c.write) & ((w == 0) | mine.in_group(w))
+            });
+            if !ok {
+                return false;
+            }
+            for (k, c) in cells.iter_mut().enumerate() {
+                let w = c.r1.wave();
+                if w != mine.wave && w != 0 {
+                    c.r2 = c.r1;
+                }
+                c.r1 = lane(k);
+            }
+        }
+        true
+    }
+
+    /// How many of the cells of the `n` words from `index` are live.
+    #[inline(always)]
+    fn live_of(&self, index: usize, n: usize) -> usize {
+        let mut live = 0;
+        for_words(index, n, |w, bits| {
+            live += self
+                .live
+                .get(w)
+                .map_or(0, |&x| (x & bits).count_ones() as usize)
+        });
+        live
+    }
+
+    /// Makes the cells of the `n` words from `index` live.
+    #[inline(always)]
+    fn set_live(&mut self, index: usize, n: usize) {
+        for_words(index, n, |w, bits| {
+            if let Some(x) = self.live.get_mut(w) {
+                *x |= bits;
+            }
+        });
     }
 
     /// Makes word `index`'s cell live if it is not: empty, then holding `me`'s access of
@@ -500,6 +596,70 @@ impl RacePage {
             r3.insert(key, r);
         }
         conflict
+    }
+}
+
+/// The state [`RacePage::words`] and [`RacePage::run`] keep across the whole-word
+/// accesses of one instruction to one page without split words.
+struct Words {
+    /// Every cell of the page is live (the steady state of a kernel that loops over its
+    /// data): the per-word live bit is not looked at.
+    all_live: bool,
+    /// The page keeps no third read: cells may be updated in place.
+    plain: bool,
+    /// The access, taken apart once.
+    mine: Mine,
+}
+
+impl Words {
+    fn new(page: &RacePage, me: Ref, g: Groups) -> Words {
+        Words {
+            all_live: page.live == [u64::MAX; WORDS / 64],
+            plain: page.r3.is_empty(),
+            mine: Mine::of(me, g),
+        }
+    }
+
+    /// Records `me` (a lane's whole-word access) on word `index` of `page`.
+    #[inline(always)]
+    fn word(
+        &mut self,
+        page: &mut RacePage,
+        index: usize,
+        me: Ref,
+        (g, hb): (Groups, &impl Fn(&Ref, &Ref) -> bool),
+    ) -> Option<Conflict> {
+        let mine = self.mine;
+        let cell = page.words.get_mut(index)?;
+        if !self.all_live {
+            let (w, bit) = (index / 64, 1u64 << (index % 64));
+            if page.live[w] & bit == 0 {
+                page.live[w] |= bit;
+                *cell = Cell::first(me);
+                return None;
+            }
+        }
+        // While the page keeps no third read, a cell none of whose records may race with
+        // `me` ([`Mine::clear_of`]) and that keeps no record of another workgroup's read
+        // is updated in place: the same state [`Cell::access`] leaves, which would find
+        // no race. Any other cell goes through it.
+        if self.plain {
+            if mine.write {
+                if mine.clear_of(cell.write) && mine.clear_of(cell.r1) && mine.clear_of(cell.r2) {
+                    cell.write = me;
+                    return None;
+                }
+            } else if mine.clear_of(cell.write) && mine.same_group(cell.r1) {
+                if cell.r1.wave() != mine.wave && cell.r1.wave() != 0 {
+                    cell.r2 = cell.r1;
+                }
+                cell.r1 = me;
+                return None;
+            }
+        }
+        let c = RacePage::cell(cell, &mut page.r3, 5 * index as u32, me, (g, hb));
+        self.plain = page.r3.is_empty();
+        c
     }
 }
 
@@ -577,6 +737,55 @@ impl RaceShadow {
                 }
                 i += 1;
             }
+        }
+    }
+
+    /// [`RaceShadow::access_all`] of an instruction's trace: its entries, or its run
+    /// (aligned words: page by page, no entry made; other sizes: expanded).
+    pub fn access_trace(
+        &mut self,
+        trace: &MemTrace,
+        me: Ref,
+        (g, hb): (Groups, &impl Fn(&Ref, &Ref) -> bool),
+        conflict: &mut impl FnMut(&TraceEntry, Conflict),
+    ) {
+        let Some(run) = trace.run else {
+            return self.access_all(&trace.entries, trace.len, me, (g, hb), conflict);
+        };
+        if trace.len != 4 || run.addr % 4 != 0 {
+            let (buf, n) = expand(trace);
+            return self.access_all(&buf[..n], trace.len, me, (g, hb), conflict);
+        }
+        let first = run.first();
+        let mut lanes = run.lanes;
+        while lanes != 0 {
+            // The lanes from `l` on whose words are in `l`'s page.
+            let l = lanes.trailing_zeros();
+            let addr = run.addr + 4 * (l - first) as u64;
+            let key = addr / RACE_PAGE;
+            let upto = l as u64 + (RACE_PAGE - addr % RACE_PAGE) / 4;
+            let here = if upto >= 32 {
+                lanes
+            } else {
+                lanes & ((1u32 << upto) - 1)
+            };
+            lanes &= !here;
+            let page = Arc::make_mut(self.pages.entry(key).or_default());
+            let index = (addr / 4) as usize % WORDS;
+            page.run(
+                (here, l, index),
+                me.with_mask(0xf),
+                (g, hb),
+                &mut |lane, c| {
+                    let step = 4 * (lane - first) as u64;
+                    let e = TraceEntry {
+                        lane: lane as u8,
+                        addr: run.addr + step,
+                        off: run.off + step,
+                    };
+                    conflict(&e, c)
+                },
+            );
         }
     }
 
@@ -763,6 +972,35 @@ impl InitBits {
         (missing, first)
     }
 
+    /// [`InitBits::access_all`] of an instruction's trace: its entries, or its run (lanes
+    /// without a gap between them, in one page: one byte range, as
+    /// [`InitBits::contiguous`] takes consecutive entries; otherwise expanded).
+    pub fn access_trace(
+        &mut self,
+        trace: &MemTrace,
+        check: bool,
+        mark: bool,
+    ) -> (u32, Option<u64>) {
+        let Some(run) = trace.run else {
+            return self.access_all(&trace.entries, trace.len, check, mark);
+        };
+        if self.full() {
+            return (0, None);
+        }
+        let (len, n) = (trace.len.max(1) as u64, run.lanes.count_ones() as u64);
+        let gapless = n == (32 - run.lanes.leading_zeros() - run.first()) as u64;
+        let end = run.off.saturating_add(len * n);
+        let one_page = run.off / PAGE == (end - 1) / PAGE;
+        if gapless && n >= 2 && one_page && (!check || self.all_set(run.off, len * n)) {
+            if mark {
+                self.set(run.off, len * n);
+            }
+            return (0, None);
+        }
+        let (buf, n) = expand(trace);
+        self.access_all(&buf[..n], trace.len, check, mark)
+    }
+
     /// A `run` of entries in page `key` at consecutive offsets (lanes storing or loading a
     /// row): checked as one byte range when `check`, then marked when `mark`. Returns
     /// false, having changed nothing, when the run is not consecutive or (if `check`) some
@@ -854,6 +1092,29 @@ impl InitBits {
     /// The heap bytes of the bitmap pages: 512 per 4 KiB page of the window touched.
     pub fn bytes(&self) -> usize {
         self.pages.len() * (PAGE / 8) as usize
+    }
+}
+
+/// A trace's accesses as entries on the stack (at most one per lane), and how many.
+fn expand(trace: &MemTrace) -> ([TraceEntry; LANES], usize) {
+    let mut buf = [TraceEntry::default(); LANES];
+    let mut n = 0;
+    for (b, e) in buf.iter_mut().zip(trace.accesses()) {
+        *b = e;
+        n += 1;
+    }
+    (buf, n)
+}
+
+/// Calls `f(word, bits)` for the 64-bit words of a race page's live bits that cover its
+/// words `[index, index + n)`, with their bits.
+#[inline(always)]
+fn for_words(index: usize, n: usize, mut f: impl FnMut(usize, u64)) {
+    let (mut i, end) = (index, index + n);
+    while i < end {
+        let k = (end - i).min(64 - i % 64);
+        f(i / 64, (u64::MAX >> (64 - k)) << (i % 64));
+        i += k;
     }
 }
 

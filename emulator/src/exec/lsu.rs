@@ -11,7 +11,7 @@ use super::{merge, AccessKind, Ctx, Decoded, ExecFault, Flow};
 use crate::fault::FaultKind;
 use crate::isa::RegFile;
 use crate::memory::{BufferDescriptor, GlobalMemory, PageMut, PageRef, PagedBytes, Space, PAGE};
-use crate::trace::TraceEntry;
+use crate::trace::{TraceEntry, TraceRun};
 use crate::wave::{RegRange, LANES};
 
 /// Required alignment of an access of `bytes` (docs/memory.md): natural up to 4 bytes for
@@ -103,7 +103,7 @@ impl Targets {
 }
 
 /// Where the active lanes of an instruction access memory when one page of one object
-/// holds all their bytes and nothing records accesses: found with one check for the whole
+/// holds all their bytes and no watchpoint records them: found with one check for the whole
 /// wave, no lane searched or checked alone.
 struct OnePage {
     /// The space of the object.
@@ -147,7 +147,7 @@ fn watched_bytes(ctx: &Ctx<'_>, space: Space, object: usize, lo: u64, hi: u64) -
 
 /// The lanes' places when one page holds all of them and no watchpoint covers their
 /// bytes (`None` otherwise: a fault, another mode, several pages or objects, a watched
-/// byte, the sanitizer's trace). The same accesses the lane-by-lane path would make:
+/// byte). The same accesses the lane-by-lane path would make:
 /// every lane aligned and inside.
 #[inline(always)]
 fn one_page(
@@ -172,7 +172,7 @@ fn one_page_of(
 ) -> Option<OnePage> {
     let w = &*ctx.wave;
     let exec = w.exec;
-    if exec == 0 || ctx.trace.is_some() {
+    if exec == 0 {
         return None;
     }
     let i = d.instr;
@@ -332,7 +332,7 @@ fn page_object_mut<'c>(
 
 /// Active lanes on consecutive 32-bit words (each lane one word past the lane below it,
 /// inactive lanes between keeping their places), all in one page of one object, when
-/// nothing records accesses: the lanes then read or write their words as one run.
+/// no watchpoint records them: the lanes then read or write their words as one run.
 struct Run {
     /// The space of the object.
     space: Space,
@@ -396,7 +396,7 @@ fn run32(ctx: &Ctx<'_>, d: &Decoded, mode: AddrMode) -> Option<Run> {
 fn run32_of(ctx: &Ctx<'_>, d: &Decoded, mode: AddrMode) -> Option<Run> {
     let w = &*ctx.wave;
     let (exec, i) = (w.exec, d.instr);
-    if exec == 0 || ctx.trace.is_some() {
+    if exec == 0 {
         return None;
     }
     let (first, last) = (
@@ -887,21 +887,62 @@ fn update_lanes(
 /// Records every accessing lane of `t` in the sanitizer's trace, when one is on (`data`:
 /// the bytes each lane stores).
 fn trace(ctx: &mut Ctx<'_>, t: &Placed, kind: AccessKind, len: u32, data: Option<&[u128; LANES]>) {
-    // One page is used only when nothing traces.
-    let Placed::Lanes(t) = t else {
+    let Some(tr) = ctx.trace.as_deref_mut() else {
         return;
     };
-    if let Some(tr) = ctx.trace.as_deref_mut() {
-        tr.begin(t.space, kind, len);
-        // One pass per vector, each sized up front: the loops only copy.
-        tr.entries.extend(t.lanes().map(|l| TraceEntry {
-            lane: l as u8,
-            addr: t.addr[l],
-            off: t.off[l],
-        }));
-        if let Some(d) = data {
-            tr.data.extend(t.lanes().map(|l| d[l]));
+    match t {
+        Placed::Page(p) => {
+            let exec = ctx.wave.exec;
+            // A lane's offset in the object: the page's first byte's, plus its place.
+            let page = p.lo - p.lo % PAGE as u64;
+            let base = object_base(ctx.global, p.space, p.object);
+            tr.begin(p.space, kind, len);
+            tr.entries.extend(Lanes(exec).map(|l| {
+                let off = page + p.rel[l] as u64;
+                TraceEntry {
+                    lane: l as u8,
+                    addr: base + off,
+                    off,
+                }
+            }));
+            if let Some(d) = data {
+                tr.data.extend(Lanes(exec).map(|l| d[l]));
+            }
         }
+        Placed::Lanes(t) => {
+            tr.begin(t.space, kind, len);
+            // One pass per vector, each sized up front: the loops only copy.
+            tr.entries.extend(t.lanes().map(|l| TraceEntry {
+                lane: l as u8,
+                addr: t.addr[l],
+                off: t.off[l],
+            }));
+            if let Some(d) = data {
+                tr.data.extend(t.lanes().map(|l| d[l]));
+            }
+        }
+    }
+}
+
+/// [`trace`] of a 32-bit access on a [`Run`]: one run, not an entry per lane.
+#[inline]
+fn trace_run(ctx: &mut Ctx<'_>, r: &Run, kind: AccessKind) {
+    if let Some(tr) = ctx.trace.as_deref_mut() {
+        tr.begin(r.space, kind, 4);
+        tr.run = Some(TraceRun {
+            lanes: ctx.wave.exec,
+            addr: object_base(ctx.global, r.space, r.object) + r.lo,
+            off: r.lo,
+        });
+    }
+}
+
+/// The address of byte 0 of `object` of `space` (a global allocation's base; 0 for the
+/// shared window, whose addresses are its offsets).
+fn object_base(global: &GlobalMemory, space: Space, object: usize) -> u64 {
+    match space {
+        Space::Global => global.allocations().get(object).map_or(0, |a| a.base),
+        _ => 0,
     }
 }
 
@@ -916,6 +957,7 @@ pub(super) fn execute(ctx: &mut Ctx<'_>, d: &Decoded, pc: u64) -> Result<Flow, E
             if bytes == 4 {
                 if let Some(r) = run32(ctx, d, mode) {
                     load_run(ctx, &r, d.instr.rd as usize);
+                    trace_run(ctx, &r, AccessKind::Read);
                     let regs = counter_regs(RegFile::Vector, d.instr.rd, 1);
                     ctx.issue(d, pc, regs);
                     return Ok(Flow::Next);
@@ -957,6 +999,7 @@ pub(super) fn execute(ctx: &mut Ctx<'_>, d: &Decoded, pc: u64) -> Result<Flow, E
             if bytes == 4 {
                 if let Some(r) = run32(ctx, d, mode) {
                     store_run(ctx, &r, d.instr.rd as usize);
+                    trace_run(ctx, &r, AccessKind::Write);
                     ctx.issue(d, pc, None);
                     return Ok(Flow::Next);
                 }
@@ -974,6 +1017,10 @@ pub(super) fn execute(ctx: &mut Ctx<'_>, d: &Decoded, pc: u64) -> Result<Flow, E
                         2 => for_lanes(exec, |l| page.set::<2>(p.rel[l] as u64, data[l])),
                         _ => for_lanes(exec, |l| page.set::<4>(p.rel[l] as u64, data[l])),
                     }
+                }
+                if ctx.trace.is_some() {
+                    let data = data.map(u128::from);
+                    trace(ctx, &t, AccessKind::Write, bytes as u32, Some(&data));
                 }
                 ctx.issue(d, pc, None);
                 return Ok(Flow::Next);
@@ -1005,6 +1052,7 @@ pub(super) fn execute(ctx: &mut Ctx<'_>, d: &Decoded, pc: u64) -> Result<Flow, E
             if !wide {
                 if let Some(r) = run32(ctx, d, mode) {
                     let old = atomic_run(ctx, &r, rd, op);
+                    trace_run(ctx, &r, AccessKind::ReadWrite);
                     if rtn {
                         put(&mut ctx.wave.v[rd], &old, ctx.wave.exec);
                         ctx.issue(d, pc, counter_regs(RegFile::Vector, rd as u8, 1));
@@ -1059,6 +1107,7 @@ pub(super) fn execute(ctx: &mut Ctx<'_>, d: &Decoded, pc: u64) -> Result<Flow, E
                     }
                     per_op!(Add Sub And Or Xor MinS MaxS MinU MaxU Xchg CmpXchg Inc Dec FAdd FMin FMax);
                 }
+                trace(ctx, &t, AccessKind::ReadWrite, bytes as u32, None);
                 if rtn {
                     put(&mut ctx.wave.v[rd], &old_out, exec);
                     ctx.issue(d, pc, counter_regs(RegFile::Vector, rd as u8, 1));

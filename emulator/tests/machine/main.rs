@@ -5,6 +5,8 @@
 //!   interleavings, barriers, deadlocks, budgets, faults, huge grids, async counters;
 //! - `sanitizer.rs`: the sanitizer's detectors (races, reads before waits, uninitialised
 //!   memory and registers) on the machine;
+//! - `trace_runs.rs`: the sanitizer finds the same on the fast memory paths (runs and
+//!   one-page accesses traced without an entry per lane) as lane by lane;
 //! - `examples.rs`: the example kernels under scripts/ compute what they should;
 //! - `bench_kernels.rs`: the benchmark kernels match their native implementations and are
 //!   clean under the sanitizer.
@@ -19,3 +21,4 @@ mod memory_model;
 mod runs;
 mod sanitizer;
 mod threads;
+mod trace_runs;
