@@ -279,8 +279,8 @@ impl Machine {
     /// Runs up to `n` instructions of the ready wave `w` while they only go on or branch,
     /// with the per-instruction bookkeeping of [`Machine::step_wave`] reduced to what they
     /// need: wave-local ones ([`exec::is_wave_local`]: registers, PC and counters only,
-    /// never ending or parking the wave), cross-lane ones, and, when no sanitizer observes
-    /// each access, memory and cache ones too (with the watchpoints' access log). Stops
+    /// never ending or parking the wave), cross-lane ones, and memory and cache ones (with
+    /// the watchpoints' access log and the sanitizer's trace). Stops
     /// before anything else (control, an undecodable word, the instruction budget, a
     /// breakpoint mark that stops this wave, a fault), which `step_wave` or the hooked
     /// step then runs. Returns the instructions executed, and the event that ended it
@@ -383,12 +383,10 @@ impl Machine {
             };
             let local = match OpClass::of(d.op) {
                 OpClass::WaveLocal => true,
-                // Cross-lane instructions read and write registers only: the sanitizer's
-                // hooks here see them as its hooked step would. Memory and cache ones run
-                // here only when the sanitizer does not want their accesses one by one
-                // (its trace and checks).
-                OpClass::CrossLane => false,
-                OpClass::Memory | OpClass::Cache if !CHECK => false,
+                // Cross-lane instructions read and write registers only; memory and cache
+                // ones fill the sanitizer's trace as in its hooked step: its hooks here
+                // see them as they would there.
+                OpClass::CrossLane | OpClass::Memory | OpClass::Cache => false,
                 _ => break,
             };
             if let Some(bits) = ran.get_mut((pc >> 8) as usize) {
@@ -409,7 +407,14 @@ impl Machine {
                         launch,
                         scratch_bytes,
                         accesses: accesses.as_deref_mut(),
-                        trace: None,
+                        // Only the memory detectors look at each lane's access.
+                        trace: if CHECK {
+                            san.as_deref_mut()
+                                .filter(|x| x.checks().races || x.checks().init)
+                                .map(|x| &mut x.trace)
+                        } else {
+                            None
+                        },
                     };
                     exec::execute(&mut ctx, d, pc)
                 }
@@ -430,9 +435,8 @@ impl Machine {
             stats.vector_lane_ops += (lanes_of.1 * d.vector as u32) as u64;
             wave.executed += 1;
             done += 1;
-            if !local && accesses.as_ref().is_some_and(|l| !l.hits.is_empty()) {
-                return (done, Some(Event::WatchHit { wave: w, pc }));
-            }
+            // A finding first, as the hooked step reports them (the engine gathers the
+            // watched accesses of the instruction either way).
             if CHECK {
                 if let Some(san) = san.as_deref_mut() {
                     san.after(w, s, wave, d, pc, true, stats.wave_instructions);
@@ -440,6 +444,9 @@ impl Machine {
                         return (done, Some(Event::Finding { wave: w, pc }));
                     }
                 }
+            }
+            if !local && accesses.as_ref().is_some_and(|l| !l.hits.is_empty()) {
+                return (done, Some(Event::WatchHit { wave: w, pc }));
             }
         }
         (done, None)
@@ -577,7 +584,7 @@ impl Machine {
             let mut k = 0;
             while k < n {
                 // Instructions that only go on or branch in the tightest loop (memory ones
-                // only when no watchpoint or sanitizer observes them; it stops before a
+                // with the access log and the sanitizer's trace; it stops before a
                 // breakpoint mark); the rest one at a time. A wave resuming over a
                 // breakpoint takes one hooked step first.
                 if self.skip_break.is_none() && self.stop_before.is_none() {

@@ -109,6 +109,18 @@ proptest! {
     ) {
         run_equals_step(&picks, seed, quantum, Checks::ALL, false)?;
     }
+
+    /// The same under every detector with every byte watched: memory instructions run in
+    /// the tight loop with both the access log and the sanitizer's trace, and a finding
+    /// and a watched access of one instruction end the run as the hooked step ends it.
+    #[test]
+    fn running_equals_stepping_under_the_sanitizer_with_watchpoints(
+        picks in prop::collection::vec((any::<u16>(), any::<[u32; 5]>()), 1..48),
+        seed in 0u64..3,
+        quantum in 1u32..20,
+    ) {
+        run_equals_step(&picks, seed, quantum, Checks::ALL, true)?;
+    }
 }
 
 /// One case of [`running_equals_stepping`]: `checks` on in both machines, and with
