@@ -2,6 +2,7 @@
 //! and the sanitizer reads. Below both, so neither imports the other.
 
 use crate::memory::Space;
+use crate::wave::Lanes;
 
 /// How a lane touched memory.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -69,11 +70,9 @@ impl MemTrace {
     /// Starts an instruction's trace: accesses of `len` bytes each to `space`, as `kind`
     /// (the previous entries, data and run dropped).
     pub fn begin(&mut self, space: Space, kind: AccessKind, len: u32) {
+        self.clear();
         self.access = Some((space, kind));
         self.len = len;
-        self.entries.clear();
-        self.data.clear();
-        self.run = None;
     }
 
     /// A uniform load's read of `addr` (one entry, lane 0).
@@ -97,17 +96,14 @@ impl MemTrace {
     pub fn accesses(&self) -> impl Iterator<Item = TraceEntry> + '_ {
         let run = self.run.unwrap_or_default();
         let (first, len) = (run.first() as u64, self.len as u64);
-        let lanes = std::iter::successors(Some(run.lanes), |m| Some(m & m.wrapping_sub(1)))
-            .take_while(|&m| m != 0)
-            .map(move |m| {
-                let l = m.trailing_zeros() as u64;
-                let step = len * (l - first);
-                TraceEntry {
-                    lane: l as u8,
-                    addr: run.addr + step,
-                    off: run.off + step,
-                }
-            });
+        let lanes = Lanes(run.lanes).map(move |l| {
+            let step = len * (l as u64 - first);
+            TraceEntry {
+                lane: l as u8,
+                addr: run.addr + step,
+                off: run.off + step,
+            }
+        });
         self.entries.iter().copied().chain(lanes)
     }
 

@@ -271,3 +271,28 @@ impl Wave {
         !matches!(self.state, WaveState::Exited | WaveState::Faulted)
     }
 }
+
+/// The set bits of a lane mask, lowest first.
+pub(crate) struct Lanes(pub(crate) u32);
+
+impl Iterator for Lanes {
+    type Item = usize;
+
+    #[inline]
+    fn next(&mut self) -> Option<usize> {
+        if self.0 == 0 {
+            return None;
+        }
+        let l = self.0.trailing_zeros() as usize;
+        self.0 &= self.0 - 1;
+        Some(l)
+    }
+
+    #[inline]
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let n = self.0.count_ones() as usize;
+        (n, Some(n))
+    }
+}
+
+impl ExactSizeIterator for Lanes {}

@@ -12,7 +12,7 @@ use std::sync::Arc;
 
 use super::{MemAccess, Site};
 use crate::trace::{MemTrace, TraceEntry};
-use crate::wave::LANES;
+use crate::wave::{Lanes, LANES};
 
 /// Bytes of memory per init-bits page.
 const PAGE: u64 = 4096;
@@ -441,9 +441,7 @@ impl RacePage {
         let lanes_in = |first: u32, index: usize| {
             (lanes >> first == u32::MAX >> (32 - n)).then_some((first, index, n))
         };
-        let lanes = std::iter::successors(Some(lanes), |m| Some(m & m.wrapping_sub(1)))
-            .take_while(|&m| m != 0)
-            .map(|m| m.trailing_zeros());
+        let lanes = Lanes(lanes).map(|l| l as u32);
         if !self.bytes.is_empty() {
             for l in lanes {
                 let me = me.with_lane(l as u8);
@@ -538,7 +536,8 @@ impl RacePage {
     #[inline(always)]
     fn live_of(&self, index: usize, n: usize) -> usize {
         let mut live = 0;
-        for_words(index, n, |w, bits| {
+        // One bit per word, as an init page keeps one per byte.
+        for_bits(index as u64, n as u64, |w, bits| {
             live += self
                 .live
                 .get(w)
@@ -550,7 +549,7 @@ impl RacePage {
     /// Makes the cells of the `n` words from `index` live.
     #[inline(always)]
     fn set_live(&mut self, index: usize, n: usize) {
-        for_words(index, n, |w, bits| {
+        for_bits(index as u64, n as u64, |w, bits| {
             if let Some(x) = self.live.get_mut(w) {
                 *x |= bits;
             }
@@ -1104,18 +1103,6 @@ fn expand(trace: &MemTrace) -> ([TraceEntry; LANES], usize) {
         n += 1;
     }
     (buf, n)
-}
-
-/// Calls `f(word, bits)` for the 64-bit words of a race page's live bits that cover its
-/// words `[index, index + n)`, with their bits.
-#[inline(always)]
-fn for_words(index: usize, n: usize, mut f: impl FnMut(usize, u64)) {
-    let (mut i, end) = (index, index + n);
-    while i < end {
-        let k = (end - i).min(64 - i % 64);
-        f(i / 64, (u64::MAX >> (64 - k)) << (i % 64));
-        i += k;
-    }
 }
 
 /// Calls `f(word, bits)` for the 64-bit words of a page's bitmap that cover bytes

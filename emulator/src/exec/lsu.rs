@@ -12,7 +12,7 @@ use crate::fault::FaultKind;
 use crate::isa::RegFile;
 use crate::memory::{BufferDescriptor, GlobalMemory, PageMut, PageRef, PagedBytes, Space, PAGE};
 use crate::trace::{TraceEntry, TraceRun};
-use crate::wave::{RegRange, LANES};
+use crate::wave::{Lanes, RegRange, LANES};
 
 /// Required alignment of an access of `bytes` (docs/memory.md): natural up to 4 bytes for
 /// loads and stores; atomics are naturally aligned (4 or 8).
@@ -138,11 +138,11 @@ fn watched_bytes(ctx: &Ctx<'_>, space: Space, object: usize, lo: u64, hi: u64) -
     let Some(log) = ctx.accesses.as_deref() else {
         return false;
     };
-    let base = match space {
-        Space::Global => ctx.global.allocations().get(object).map_or(0, |a| a.base),
-        _ => 0,
-    };
-    log.wants(space, base + lo, (hi - lo) as u32)
+    log.wants(
+        space,
+        object_base(ctx.global, space, object) + lo,
+        (hi - lo) as u32,
+    )
 }
 
 /// The lanes' places when one page holds all of them and no watchpoint covers their
@@ -507,31 +507,6 @@ fn for_lanes(exec: u32, f: impl FnMut(usize)) {
         Lanes(exec).for_each(f);
     }
 }
-
-/// The set bits of a lane mask, lowest first.
-struct Lanes(u32);
-
-impl Iterator for Lanes {
-    type Item = usize;
-
-    #[inline]
-    fn next(&mut self) -> Option<usize> {
-        if self.0 == 0 {
-            return None;
-        }
-        let l = self.0.trailing_zeros() as usize;
-        self.0 &= self.0 - 1;
-        Some(l)
-    }
-
-    #[inline]
-    fn size_hint(&self) -> (usize, Option<usize>) {
-        let n = self.0.count_ones() as usize;
-        (n, Some(n))
-    }
-}
-
-impl ExactSizeIterator for Lanes {}
 
 /// Computes and checks every active lane's access; returns the targets or one fault
 /// naming all faulting lanes (kind and address from the lowest one).
