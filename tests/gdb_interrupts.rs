@@ -119,7 +119,10 @@ kill
     assert!(server.wait_exit(Duration::from_secs(10)).is_some());
 }
 
-/// `reverse-stepi 100000` is as many reverse steps; Ctrl-C ends it the same way.
+/// `reverse-stepi 100000` is as many reverse steps; Ctrl-C ends it the same way, before
+/// the 100,000 steps (50,000 counts) are done. How many it took before the interrupt
+/// depends on the machine's load (the first reverse step after a long recording may take
+/// most of the second), so none is allowed.
 #[test]
 fn ctrl_c_stops_gdbs_reverse_stepi_n() {
     for client in ["gdb", "gdb-multiarch"] {
@@ -138,7 +141,7 @@ fn ctrl_c_stops_gdbs_reverse_stepi_n_in(client: &str) {
         "{RECORD}\
 echo stepping-back\\n
 reverse-stepi 100000
-printf \"went back a little: %d\\n\", $u1 < $start && $u1 > $start - 50000
+printf \"went back a little: %d\\n\", $u1 <= $start && $u1 > $start - 50000
 kill
 "
     );

@@ -173,6 +173,15 @@ pub struct Wave {
     pub executed: u64,
 }
 
+/// Retires the oldest operations of one counter's queue until it holds at most `n` (what
+/// a `wait.*` does; the fast loop calls it on the queue directly).
+#[inline]
+pub fn retire(q: &mut VecDeque<Outstanding>, n: u32) {
+    while q.len() > n as usize {
+        q.pop_front();
+    }
+}
+
 impl Wave {
     /// A fresh wave at PC 0 with all lanes active.
     pub fn new(id: u32, workgroup: u32, index: u32, scratch_bytes: u32) -> Self {
@@ -211,10 +220,7 @@ impl Wave {
 
     /// Retires the oldest operations until the counter is at most `n`.
     pub fn wait(&mut self, c: Counter, n: u32) {
-        let q = &mut self.outstanding[c.index()];
-        while q.len() > n as usize {
-            q.pop_front();
-        }
+        retire(&mut self.outstanding[c.index()], n);
     }
 
     /// The outstanding operation that will write register `reg` of `file`, if any.

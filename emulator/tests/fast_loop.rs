@@ -1,11 +1,11 @@
-//! The machine's fast loop (`exec::fast`: ALU, compare, FMA, select, branch and shuffle
-//! instructions pre-decoded at launch) in lock-step with the reference interpreter.
+//! The machine's fast loop (`exec::fast`: ALU, compare, FMA, select, branch, shuffle and
+//! wait instructions pre-decoded at launch) in lock-step with the reference interpreter.
 //!
 //! Each case is a random program of every instruction the fast loop takes (chosen from
 //! the ISA table by `FastCode`, so a new fast instruction is covered without a change
 //! here), with random registers among a few (so results feed later operands), edge
-//! values in the registers (0, 1, -1, the sign bit, NaN, infinities, -0, denormals) and
-//! EXEC full, partial, one lane or empty. `Machine::run` runs it (the fast loop, with
+//! values in the registers (0, 1, -1, the sign bit, NaN, infinities, -0, denormals),
+//! EXEC full, partial, one lane or empty, and a few outstanding operations per counter. `Machine::run` runs it (the fast loop, with
 //! the general loop for the rest) and the reference interpreter (`exec::reference`, which
 //! shares no semantic code with the machine) steps it from the same state; registers, PC
 //! and the run's end must agree.
@@ -18,6 +18,7 @@ use wavedbg_emulator::exec::fast::FastCode;
 use wavedbg_emulator::exec::{reference, Ctx, Flow};
 use wavedbg_emulator::isa::{Instr, InstrId, Isa, OperandKind, RegFile, Slot};
 use wavedbg_emulator::machine::{Event, LaunchOptions, Machine};
+use wavedbg_emulator::wave::Outstanding;
 
 #[path = "support/rng.rs"]
 mod rng;
@@ -135,6 +136,17 @@ fn randomize(m: &mut Machine, rng: &mut Rng) {
     for r in (0..6).chain([63]) {
         w.u[r] = value(rng);
     }
+    // Outstanding operations for the waits to retire: none, fewer than a wait's count,
+    // or more.
+    for (c, q) in w.outstanding.iter_mut().enumerate() {
+        for k in 0..rng.below(5) {
+            q.push_back(Outstanding {
+                pc: 4 * (c as u64 * 8 + k),
+                regs: None,
+                exec: rng.next() as u32,
+            });
+        }
+    }
 }
 
 /// How a run ended.
@@ -228,6 +240,7 @@ fn run_case(seed: u64, defs: &[InstrId], quantum: u32) -> BTreeSet<InstrId> {
     }
     assert_eq!(a.u, b.u, "{context}");
     assert_eq!(a.exec, b.exec, "{context}");
+    assert_eq!(a.outstanding, b.outstanding, "{context}");
     if want != End::Finished {
         assert_eq!(a.pc, b.pc, "{context}");
     }
@@ -247,6 +260,8 @@ fn the_fast_loop_matches_the_reference() {
         "uaddi",
         "br.unz",
         "vsel",
+        "wait.vm",
+        "wait.all",
     ] {
         assert!(names.contains(m), "{m} is not in the fast set: {names:?}");
     }

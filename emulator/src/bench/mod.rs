@@ -496,7 +496,9 @@ fn checked_cases(options: BenchOptions) -> Result<Vec<Measurement>, BenchError> 
 fn threads_case(options: BenchOptions, threads: usize) -> Result<Measurement, BenchError> {
     let name = "int-alu-grid";
     let (groups, per_group) = (16, 2);
-    let iters = options.iterations(Kernel::IntAlu) / 4;
+    // Long enough (6.4 M wave-instructions, tens of milliseconds) that starting the
+    // threads and making the parts' machines do not stand for the case.
+    let iters = options.iterations(Kernel::IntAlu);
     let p = assemble(
         &Kernel::int_alu_grid(groups, per_group, iters),
         "bench.s",

@@ -1,8 +1,9 @@
-//! What lets the machine's fast loop (`exec::fast`: ALU, compare, branch and shuffle
+//! What lets the machine's fast loop (`exec::fast`: ALU, compare, branch, shuffle and wait
 //! instructions) run under the sanitizer without calling its hooks per instruction.
 //!
-//! Those instructions touch no memory, issue and retire nothing, leave EXEC as it is and
-//! are not barriers, so of every detector only these could act on them: an uninitialised
+//! Those instructions touch no memory, issue nothing, leave EXEC as it is and are not
+//! barriers; the waits among them, which retire outstanding operations, always take the
+//! hooks. So of every detector only these could act on the rest: an uninitialised
 //! register read, a register write to mark, a register an outstanding operation still
 //! uses, and (shuffles) an active lane reading an inactive one. [`FastGuard::allows`]
 //! answers, per code word, whether all are nothing for this wave now: then running the
@@ -11,6 +12,7 @@
 
 use super::regs::{RegBits, RegSets};
 use super::Sanitizer;
+use crate::exec::fast::Fast;
 use crate::wave::Wave;
 
 /// A wave's register state as the checks see it, fixed while fast instructions run
@@ -31,11 +33,11 @@ pub(crate) struct FastGuard<'a> {
 }
 
 impl FastGuard<'_> {
-    /// Whether the instruction of code word `i` (`cross_lane`: one that reads other
-    /// lanes) can run without the hooks.
+    /// Whether the instruction `f` of code word `i` can run without the hooks (never a
+    /// wait: the hazard detector and the memory model follow the counters).
     #[inline(always)]
-    pub(crate) fn allows(&self, i: usize, cross_lane: bool) -> bool {
-        !(cross_lane && self.inactive_reads)
+    pub(crate) fn allows(&self, i: usize, f: &Fast) -> bool {
+        !(f.retires() || f.cross_lane() && self.inactive_reads)
             && self.sets.get(i).is_some_and(|s| {
                 (!self.check_reads || s.reads.within(self.full))
                     && s.writes.within(self.full)

@@ -1,11 +1,12 @@
-//! ALU, branch and shuffle instructions pre-decoded for the machine's fastest loop.
+//! ALU, branch, shuffle and wait instructions pre-decoded for the machine's fastest loop.
 //!
-//! The vector and uniform ALU, compare, FMA, select, `nop`, branch and shuffle
+//! The vector and uniform ALU, compare, FMA, select, `nop`, branch, shuffle and `wait.*`
 //! instructions run most of a compute kernel's loop, never fault, and touch nothing but
-//! registers and the PC, with EXEC unchanged. At launch each becomes a [`Fast`]: one flat operation code (operation and
+//! registers, the PC and (waits) the queues of outstanding operations, with EXEC
+//! unchanged. At launch each becomes a [`Fast`]: one flat operation code (operation and
 //! operand form together, so running it is one jump), register numbers, the immediate
-//! and a branch's absolute target. [`step`] runs one on a register file the caller has
-//! allocated up to [`FastCode::vregs`]. The semantics are `alu.rs`'s and `xlane.rs`'s own
+//! and a branch's absolute target. [`step`] runs one on a wave's [`FastState`], its
+//! register file allocated up to [`FastCode::vregs`]. The semantics are `alu.rs`'s and `xlane.rs`'s own
 //! per-operation functions (`alu`, `compare`, the lane loops, the shuffles), so this is a
 //! faster dispatch of the same code, not a second copy of it; the reference interpreter
 //! checks both in lock-step.
@@ -14,8 +15,11 @@ use super::alu::{alu, compare, fma_lanes, lanes, mad_lanes, sel_lanes, vcmp};
 use super::merge;
 use super::op::{AluOp, BrCond, CmpOp, Op, ShflMode, ShflSrc, Src};
 use super::xlane::{put, shuffle_lanes, shuffle_uniform};
+use std::collections::VecDeque;
+
 use crate::code::CodeWord;
-use crate::wave::{LANES, UREGS, VREGS};
+use crate::isa::Counter;
+use crate::wave::{retire, Outstanding, LANES, UREGS, VREGS};
 
 /// Operation codes: a two-operand ALU operation has one code per form, an offset by
 /// form plus the operation's index; compares likewise; the rest follow.
@@ -56,6 +60,12 @@ mod kind {
     pub const SHFL_U: u8 = 194;
     /// `v[rd] = shfl(v[a], v[b])` (each lane its own selector), one code per mode.
     pub const SHFL_V: u8 = 199;
+    /// `wait.<counter> imm`, one code per counter (index [`Counter::index`]), and
+    /// `wait.all`.
+    ///
+    /// [`Counter::index`]: crate::isa::Counter::index
+    pub const WAIT: u8 = 204;
+    pub const WAIT_ALL: u8 = 208;
     /// Not in the fast set: the machine's general loop runs it.
     pub const NONE: u8 = 255;
 }
@@ -64,6 +74,8 @@ mod kind {
 const _: () = assert!((AluOp::Mov as u8) < kind::VU - kind::VV);
 const _: () = assert!((CmpOp::GeF as u8) < kind::UCMPU - kind::VCMP);
 const _: () = assert!((ShflMode::Rot as u8) < kind::SHFL_U - kind::SHFL_I);
+const _: () = assert!(kind::SHFL_V + (ShflMode::Rot as u8) < kind::WAIT);
+const _: () = assert!(kind::WAIT + Counter::ALL.len() as u8 == kind::WAIT_ALL);
 
 /// One pre-decoded instruction of the fast set (16 bytes).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -110,6 +122,14 @@ impl Fast {
     #[inline(always)]
     pub fn vector(&self) -> bool {
         self.vector
+    }
+
+    /// Whether it is a wait, which retires the wave's outstanding operations: the
+    /// sanitizer's hazard and memory-model detectors must see it, so its guard never lets
+    /// one run without the hooks.
+    #[inline(always)]
+    pub fn retires(&self) -> bool {
+        (kind::WAIT..=kind::WAIT_ALL).contains(&self.kind)
     }
 
     /// Whether it reads other lanes than its own (a shuffle): under the cross-lane
@@ -222,6 +242,8 @@ impl Fast {
                         ShflSrc::Vector => kind::SHFL_V,
                     }
             }
+            Op::Wait(Some(c)) => kind::WAIT + c.index() as u8,
+            Op::Wait(None) => kind::WAIT_ALL,
             Op::Branch(cond) => {
                 let target = pc.wrapping_add((i.imm * 4) as u64);
                 // A target outside 32 bits is left to the general loop, which faults there.
@@ -276,10 +298,24 @@ impl FastCode {
     }
 }
 
-/// Runs one fast instruction `f` at `pc` on vector registers `v` (allocated up to
-/// [`FastCode::vregs`]), uniform registers `u` and EXEC `exec`; returns the next PC.
+/// A wave's state a fast instruction reads or writes: vector registers (allocated up to
+/// [`FastCode::vregs`]), uniform registers, EXEC (read only) and the outstanding
+/// operations' queues (which a wait retires).
+pub struct FastState<'a> {
+    /// Vector registers, register-major, at least [`FastCode::vregs`] of them.
+    pub v: &'a mut [[u32; LANES]],
+    /// Uniform registers.
+    pub u: &'a mut [u32; UREGS],
+    /// EXEC, which no fast instruction changes.
+    pub exec: u32,
+    /// Issued, unretired operations per counter (`Wave::outstanding`).
+    pub outstanding: &'a mut [VecDeque<Outstanding>; 4],
+}
+
+/// Runs one fast instruction `f` at `pc` on wave state `s`; returns the next PC.
 #[inline(always)]
-pub fn step(f: &Fast, v: &mut [[u32; LANES]], u: &mut [u32; UREGS], exec: u32, pc: u64) -> u64 {
+pub fn step(f: &Fast, s: &mut FastState<'_>, pc: u64) -> u64 {
+    let (v, u, exec) = (&mut *s.v, &mut *s.u, s.exec);
     let (rd, a, b, c) = (f.rd as usize, f.a as usize, f.b as usize, f.c as usize);
     let next = pc + f.len as u64;
     macro_rules! dispatch {
@@ -345,6 +381,10 @@ pub fn step(f: &Fast, v: &mut [[u32; LANES]], u: &mut [u32; UREGS], exec: u32, p
                 kind::SEL => {
                     let out = sel_lanes(&v[a], &v[b], u[c]);
                     merge(&mut v[rd], &out, exec);
+                }
+                kind::WAIT_ALL => s.outstanding.iter_mut().for_each(|q| retire(q, 0)),
+                k @ kind::WAIT..kind::WAIT_ALL => {
+                    retire(&mut s.outstanding[(k - kind::WAIT) as usize], f.imm)
                 }
                 // NOP, a branch not taken (NONE never reaches here).
                 _ => {}

@@ -5,7 +5,7 @@ use super::scheduler::{next_turn, SplitMix64};
 use super::{BreakAt, CodeWord, Event, Machine, Stats, StopBefore, Touched};
 use crate::check::FastGuard;
 use crate::code::Decoded;
-use crate::exec::fast::{self, FastCode};
+use crate::exec::fast::{self, FastCode, FastState};
 use crate::exec::simd::simd_fn;
 use crate::exec::{self, Ctx, Flow, OpClass};
 use crate::fault::{Fault, FaultKind};
@@ -339,8 +339,8 @@ impl Machine {
         let wave = &mut self.waves[w];
         let mut done = 0;
         while done < n {
-            // The pre-decoded ALU, branch and shuffle instructions in a loop of their own;
-            // under the sanitizer while its guard says the hooks would do nothing.
+            // The pre-decoded ALU, branch, shuffle and wait instructions in a loop of their
+            // own; under the sanitizer while its guard says the hooks would do nothing.
             if fast
                 .ops
                 .get((wave.pc / 4) as usize)
@@ -702,8 +702,8 @@ simd_fn! {
 }
 
 /// Runs up to `n` instructions of `wave` from its PC while they are in the fast set
-/// ([`FastCode`]: ALU, compare, branch and shuffle instructions, which never fault and
-/// leave EXEC as it is), stopping before a breakpoint mark that stops this wave, with the
+/// ([`FastCode`]: ALU, compare, branch, shuffle and wait instructions, which never fault
+/// and leave EXEC as it is), stopping before a breakpoint mark that stops this wave, with the
 /// code-run bits kept (`ran`, when not empty), and under the sanitizer only while `guard`
 /// allows. Moves the PC and the wave's count on; returns the instructions run and how
 /// many of them were vector instructions. Inlined into each SIMD-dispatched caller, so it
@@ -720,9 +720,13 @@ fn fast_stretch(
     if !wave.pc.is_multiple_of(4) {
         return (0, 0);
     }
-    let (exec, id, group) = (wave.exec, wave.id, wave.workgroup);
-    let v = wave.v.storage_for(fast.vregs);
-    let u = &mut wave.u;
+    let (id, group) = (wave.id, wave.workgroup);
+    let mut state = FastState {
+        v: wave.v.storage_for(fast.vregs),
+        u: &mut wave.u,
+        exec: wave.exec,
+        outstanding: &mut wave.outstanding,
+    };
     let mut pc = wave.pc;
     let (mut done, mut vector) = (0u64, 0u64);
     while done < n {
@@ -733,13 +737,13 @@ fn fast_stretch(
         if !break_at.is_empty() && break_at.get(i).is_some_and(|b| b.stops(id, group)) {
             break;
         }
-        if guard.is_some_and(|g| !g.allows(i, f.cross_lane())) {
+        if guard.is_some_and(|g| !g.allows(i, f)) {
             break;
         }
         if let Some(bits) = ran.get_mut(i >> 6) {
             *bits |= 1 << (i & 63);
         }
-        pc = fast::step(f, v, u, exec, pc);
+        pc = fast::step(f, &mut state, pc);
         done += 1;
         vector += f.vector() as u64;
     }

@@ -849,6 +849,38 @@ fn read_before_wait_vm() {
     r.assert_clean("wait.vm 0 before the use");
 }
 
+/// The hazard detector counts, per register, the outstanding operations that use it, and
+/// a wait takes them off. Waits run in the machine's fast loop, but never without the
+/// sanitizer's hooks: 255 waited loads of v2 in a loop, then one unwaited, must still be
+/// a read before its wait (a wait missed by the hooks would leave the count at 256, which
+/// wraps to none in use).
+#[test]
+fn a_read_before_its_wait_is_found_after_many_waited_loads() {
+    let src = "
+.buffer in, 128
+.arg u[0:1], in
+    vlaneid v0
+    vshli v1, v0, 2
+    umovi u4, 255
+again:
+    ld.ubase.b32 v2, u[0:1], v1, 0
+    wait.vm 0
+    vadd.u32 v3, v2, v2
+    uaddi u4, u4, -1
+    br.unz u4, again
+load: ld.ubase.b32 v2, u[0:1], v1, 0
+use: vadd.u32 v3, v2, v2
+    wait.vm 0
+    end
+";
+    let r = run(src);
+    r.assert_finished();
+    let f = r.only();
+    assert_eq!(f.kind, FindingKind::ReadBeforeWait);
+    assert_eq!(f.at.pc, r.label("use"));
+    assert_eq!(f.other.map(|o| o.pc), Some(r.label("load")));
+}
+
 #[test]
 fn wait_vm_retires_the_oldest_loads_first() {
     let src = "
