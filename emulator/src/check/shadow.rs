@@ -11,6 +11,7 @@ use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::Arc;
 
 use super::{MemAccess, Site};
+use crate::exec::simd::simd_fn;
 use crate::trace::{MemTrace, TraceEntry};
 use crate::wave::{Lanes, LANES};
 
@@ -264,6 +265,35 @@ impl Mine {
     }
 }
 
+simd_fn! {
+    /// Whether no record of `cells` may be concurrent with `mine`, a write: each is
+    /// [`Mine::clear_of`] it (one pass without a branch per cell, so it vectorises).
+    fn cells_clear_for_write(cells: &[Cell], mine: Mine) -> bool {
+        let clear = |r: Ref| {
+            let w = r.wave();
+            (w == 0) | (w == mine.wave) | ((r.epoch() != mine.epoch) & mine.in_group(w))
+        };
+        cells
+            .iter()
+            .fold(true, |ok, c| ok & clear(c.write) & clear(c.r1) & clear(c.r2))
+    }
+}
+
+simd_fn! {
+    /// Whether `mine`, a read, can be recorded in each of `cells` in place: no write may
+    /// be concurrent with it, and each last reader is none or of its workgroup.
+    fn cells_clear_for_read(cells: &[Cell], mine: Mine) -> bool {
+        let clear = |r: Ref| {
+            let w = r.wave();
+            (w == 0) | (w == mine.wave) | ((r.epoch() != mine.epoch) & mine.in_group(w))
+        };
+        cells.iter().fold(true, |ok, c| {
+            let w = c.r1.wave();
+            ok & clear(c.write) & ((w == 0) | mine.in_group(w))
+        })
+    }
+}
+
 /// An earlier access an access races with.
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Conflict {
@@ -499,26 +529,15 @@ impl RacePage {
         }
         let mine = Mine::of(me, g);
         // Both passes without a branch per cell: the first decides for all of them.
-        let clear = |r: Ref| {
-            let w = r.wave();
-            (w == 0) | (w == mine.wave) | ((r.epoch() != mine.epoch) & mine.in_group(w))
-        };
         if mine.write {
-            let ok = cells.iter().fold(true, |ok, c| {
-                ok & clear(c.write) & clear(c.r1) & clear(c.r2)
-            });
-            if !ok {
+            if !cells_clear_for_write(cells, mine) {
                 return false;
             }
             for (k, c) in cells.iter_mut().enumerate() {
                 c.write = lane(k);
             }
         } else {
-            let ok = cells.iter().fold(true, |ok, c| {
-                let w = c.r1.wave();
-                ok & clear(c.write) & ((w == 0) | mine.in_group(w))
-            });
-            if !ok {
+            if !cells_clear_for_read(cells, mine) {
                 return false;
             }
             for (k, c) in cells.iter_mut().enumerate() {

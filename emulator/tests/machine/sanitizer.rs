@@ -513,6 +513,48 @@ fn global_race_between_workgroups() {
     assert_eq!(r.only().kind, FindingKind::Race);
 }
 
+/// Wave 0 reads 32 words; wave 1, of the same workgroup and with no barrier between,
+/// reads them after it, then writes them: the write races with wave 0's read, though the
+/// words' last reader is the writing wave itself (the earlier reader of another wave is
+/// the one a write must be checked against, on the path that records a run of lanes in
+/// place too).
+#[test]
+fn a_write_races_with_the_earlier_reader_of_another_wave() {
+    let src = "
+.workgroup 64
+.grid 1
+.buffer out, 256
+.arg u[0:1], out
+    vlaneid v0
+    vshli v1, v0, 2
+    uwaveid u2
+    br.uz u2, read
+    umovi u4, 64
+spin:
+    uaddi u4, u4, -1
+    br.unz u4, spin
+read: ld.ubase.b32 v2, u[0:1], v1, 0
+    wait.vm 0
+    br.uz u2, done
+write: st.ubase.b32 v0, u[0:1], v1, 0
+    wait.vst 0
+done:
+    end
+";
+    let r = run(src);
+    r.assert_finished();
+    let f = r.only();
+    assert_eq!(f.kind, FindingKind::Race);
+    assert_eq!(
+        f.at,
+        site(1, 0, ALL_LANES, r.label("write"), Some(MemAccess::Write), Some(0))
+    );
+    assert_eq!(
+        f.other,
+        Some(site(0, 0, ALL_LANES, r.label("read"), Some(MemAccess::Read), Some(0)))
+    );
+}
+
 #[test]
 fn global_race_fixed_with_atomics_or_disjoint_addresses() {
     let atomics = two_workgroups("atom.ubase.add.u32 v0, u[0:1], v1, 0", "nop");
