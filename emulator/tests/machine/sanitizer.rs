@@ -151,6 +151,19 @@ fn run(src: &str) -> Run {
     run_with(src, Checks::ALL, opts(0))
 }
 
+/// Runs `src` with every detector (seed 0) to its end and checks its one finding: `kind`,
+/// at label `at`, its other side at label `other`. Returns the run for the finding's
+/// other fields.
+fn run_to_one(src: &str, kind: FindingKind, at: &str, other: &str) -> Run {
+    let r = run(src);
+    r.assert_finished();
+    let f = r.only();
+    assert_eq!(f.kind, kind);
+    assert_eq!(f.at.pc, r.label(at));
+    assert_eq!(f.other.map(|o| o.pc), Some(r.label(other)));
+    r
+}
+
 /// Runs a kernel that must be clean under several schedules.
 fn assert_clean_under_seeds(src: &str, checks: Checks, what: &str) {
     for seed in [0, 1, 2, 3, 7, 42, 0xdead_beef] {
@@ -547,11 +560,25 @@ done:
     assert_eq!(f.kind, FindingKind::Race);
     assert_eq!(
         f.at,
-        site(1, 0, ALL_LANES, r.label("write"), Some(MemAccess::Write), Some(0))
+        site(
+            1,
+            0,
+            ALL_LANES,
+            r.label("write"),
+            Some(MemAccess::Write),
+            Some(0)
+        )
     );
     assert_eq!(
         f.other,
-        Some(site(0, 0, ALL_LANES, r.label("read"), Some(MemAccess::Read), Some(0)))
+        Some(site(
+            0,
+            0,
+            ALL_LANES,
+            r.label("read"),
+            Some(MemAccess::Read),
+            Some(0)
+        ))
     );
 }
 
@@ -915,12 +942,7 @@ use: vadd.u32 v3, v2, v2
     wait.vm 0
     end
 ";
-    let r = run(src);
-    r.assert_finished();
-    let f = r.only();
-    assert_eq!(f.kind, FindingKind::ReadBeforeWait);
-    assert_eq!(f.at.pc, r.label("use"));
-    assert_eq!(f.other.map(|o| o.pc), Some(r.label("load")));
+    run_to_one(src, FindingKind::ReadBeforeWait, "use", "load");
 }
 
 #[test]
@@ -938,12 +960,8 @@ use: vadd.u32 v5, v3, v0
     wait.vm 0
     end
 ";
-    let r = run(src);
-    r.assert_finished();
+    let r = run_to_one(src, FindingKind::ReadBeforeWait, "use", "second");
     let f = r.only();
-    assert_eq!(f.kind, FindingKind::ReadBeforeWait);
-    assert_eq!(f.at.pc, r.label("use"));
-    assert_eq!(f.other.map(|o| o.pc), Some(r.label("second")));
     assert_eq!(f.reg, Some((RegFile::Vector, 3)));
     assert_eq!(f.counter, Some(Counter::Vm));
 }
