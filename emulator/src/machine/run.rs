@@ -340,11 +340,12 @@ impl Machine {
         let mut done = 0;
         while done < n {
             // The pre-decoded ALU, branch, shuffle and wait instructions in a loop of their
-            // own; under the sanitizer while its guard says the hooks would do nothing.
+            // own; under the sanitizer while its guard says the hooks would do nothing
+            // (never for a wait: not asked then).
             if fast
                 .ops
                 .get((wave.pc / 4) as usize)
-                .is_some_and(|f| f.is_fast())
+                .is_some_and(|f| f.is_fast() && !(CHECK && f.retires()))
             {
                 let guard = match san.as_deref_mut() {
                     Some(san) if CHECK => san.fast_guard(w, wave),
