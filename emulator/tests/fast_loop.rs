@@ -5,10 +5,11 @@
 //! the ISA table by `FastCode`, so a new fast instruction is covered without a change
 //! here), with random registers among a few (so results feed later operands), edge
 //! values in the registers (0, 1, -1, the sign bit, NaN, infinities, -0, denormals),
-//! EXEC full, partial, one lane or empty, and a few outstanding operations per counter. `Machine::run` runs it (the fast loop, with
-//! the general loop for the rest) and the reference interpreter (`exec::reference`, which
-//! shares no semantic code with the machine) steps it from the same state; registers, PC
-//! and the run's end must agree.
+//! EXEC full, partial, one lane or empty, and a few outstanding operations per counter.
+//! `Machine::run` runs it (the fast loop, with the general loop for the rest) and the
+//! reference interpreter (`exec::reference`, which shares no semantic code with the
+//! machine) steps it from the same state; registers, PC, the outstanding operations and
+//! the run's end must agree.
 
 use std::collections::BTreeSet;
 

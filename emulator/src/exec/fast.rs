@@ -6,17 +6,17 @@
 //! unchanged. At launch each becomes a [`Fast`]: one flat operation code (operation and
 //! operand form together, so running it is one jump), register numbers, the immediate
 //! and a branch's absolute target. [`step`] runs one on a wave's [`FastState`], its
-//! register file allocated up to [`FastCode::vregs`]. The semantics are `alu.rs`'s and `xlane.rs`'s own
-//! per-operation functions (`alu`, `compare`, the lane loops, the shuffles), so this is a
-//! faster dispatch of the same code, not a second copy of it; the reference interpreter
-//! checks both in lock-step.
+//! register file allocated up to [`FastCode::vregs`]. The semantics are `alu.rs`'s and
+//! `xlane.rs`'s own per-operation functions (`alu`, `compare`, the lane loops, the
+//! shuffles), so this is a faster dispatch of the same code, not a second copy of it; the
+//! reference interpreter checks both in lock-step.
+
+use std::collections::VecDeque;
 
 use super::alu::{alu, compare, fma_lanes, lanes, mad_lanes, sel_lanes, vcmp};
 use super::merge;
 use super::op::{AluOp, BrCond, CmpOp, Op, ShflMode, ShflSrc, Src};
 use super::xlane::{put, shuffle_lanes, shuffle_uniform};
-use std::collections::VecDeque;
-
 use crate::code::CodeWord;
 use crate::isa::Counter;
 use crate::wave::{retire, Outstanding, LANES, UREGS, VREGS};
