@@ -254,43 +254,37 @@ impl Mine {
     #[inline(always)]
     fn clear_of(self, r: Ref) -> bool {
         let w = r.wave();
-        w == 0 || w == self.wave || (r.epoch() != self.epoch && self.in_group(w))
+        (w == 0) | (w == self.wave) | ((r.epoch() != self.epoch) & self.in_group(w))
     }
 
     /// Whether record `r` is empty, or of a wave of this workgroup.
     #[inline(always)]
     fn same_group(self, r: Ref) -> bool {
         let w = r.wave();
-        w == 0 || self.in_group(w)
+        (w == 0) | self.in_group(w)
+    }
+
+    /// Whether `cell` takes this access in place ([`Cell::take_in_place`]), the state
+    /// [`Cell::access`] would leave, finding no race: none of its records may be
+    /// concurrent with a write; for a read, its write may not be and its last read is of
+    /// this workgroup. Without a branch per record (the `&` and `|` of booleans), so a
+    /// run of cells vectorises ([`cells_in_place`]).
+    #[inline(always)]
+    fn in_place(self, cell: &Cell) -> bool {
+        let rest = if self.write {
+            self.clear_of(cell.r1) & self.clear_of(cell.r2)
+        } else {
+            self.same_group(cell.r1)
+        };
+        self.clear_of(cell.write) & rest
     }
 }
 
 simd_fn! {
-    /// Whether no record of `cells` may be concurrent with `mine`, a write: each is
-    /// [`Mine::clear_of`] it (one pass without a branch per cell, so it vectorises).
-    fn cells_clear_for_write(cells: &[Cell], mine: Mine) -> bool {
-        let clear = |r: Ref| {
-            let w = r.wave();
-            (w == 0) | (w == mine.wave) | ((r.epoch() != mine.epoch) & mine.in_group(w))
-        };
-        cells
-            .iter()
-            .fold(true, |ok, c| ok & clear(c.write) & clear(c.r1) & clear(c.r2))
-    }
-}
-
-simd_fn! {
-    /// Whether `mine`, a read, can be recorded in each of `cells` in place: no write may
-    /// be concurrent with it, and each last reader is none or of its workgroup.
-    fn cells_clear_for_read(cells: &[Cell], mine: Mine) -> bool {
-        let clear = |r: Ref| {
-            let w = r.wave();
-            (w == 0) | (w == mine.wave) | ((r.epoch() != mine.epoch) & mine.in_group(w))
-        };
-        cells.iter().fold(true, |ok, c| {
-            let w = c.r1.wave();
-            ok & clear(c.write) & ((w == 0) | mine.in_group(w))
-        })
+    /// Whether every one of `cells` takes `mine`'s access in place ([`Mine::in_place`]):
+    /// one pass without a branch per cell.
+    fn cells_in_place(cells: &[Cell], mine: Mine) -> bool {
+        cells.iter().fold(true, |ok, c| ok & mine.in_place(c))
     }
 }
 
@@ -528,25 +522,12 @@ impl RacePage {
             return false;
         }
         let mine = Mine::of(me, g);
-        // Both passes without a branch per cell: the first decides for all of them.
-        if mine.write {
-            if !cells_clear_for_write(cells, mine) {
-                return false;
-            }
-            for (k, c) in cells.iter_mut().enumerate() {
-                c.write = lane(k);
-            }
-        } else {
-            if !cells_clear_for_read(cells, mine) {
-                return false;
-            }
-            for (k, c) in cells.iter_mut().enumerate() {
-                let w = c.r1.wave();
-                if w != mine.wave && w != 0 {
-                    c.r2 = c.r1;
-                }
-                c.r1 = lane(k);
-            }
+        // The first pass decides for all of them.
+        if !cells_in_place(cells, mine) {
+            return false;
+        }
+        for (k, c) in cells.iter_mut().enumerate() {
+            c.take_in_place(lane(k), mine);
         }
         true
     }
@@ -657,23 +638,12 @@ impl Words {
                 return None;
             }
         }
-        // While the page keeps no third read, a cell none of whose records may race with
-        // `me` ([`Mine::clear_of`]) and that keeps no record of another workgroup's read
-        // is updated in place: the same state [`Cell::access`] leaves, which would find
-        // no race. Any other cell goes through it.
-        if self.plain {
-            if mine.write {
-                if mine.clear_of(cell.write) && mine.clear_of(cell.r1) && mine.clear_of(cell.r2) {
-                    cell.write = me;
-                    return None;
-                }
-            } else if mine.clear_of(cell.write) && mine.same_group(cell.r1) {
-                if cell.r1.wave() != mine.wave && cell.r1.wave() != 0 {
-                    cell.r2 = cell.r1;
-                }
-                cell.r1 = me;
-                return None;
-            }
+        // While the page keeps no third read, a cell that takes `me` in place
+        // ([`Mine::in_place`]) is updated there. Any other cell goes through
+        // [`Cell::access`].
+        if self.plain && mine.in_place(cell) {
+            cell.take_in_place(me, mine);
+            return None;
         }
         let c = RacePage::cell(cell, &mut page.r3, 5 * index as u32, me, (g, hb));
         self.plain = page.r3.is_empty();
@@ -818,6 +788,22 @@ impl RaceShadow {
 }
 
 impl Cell {
+    /// Records `me` (of `mine`) in a cell that takes it in place ([`Mine::in_place`]): a
+    /// write as the last write; a read as the last read, the earlier one kept as `r2` when
+    /// it is of another wave.
+    #[inline(always)]
+    fn take_in_place(&mut self, me: Ref, mine: Mine) {
+        if mine.write {
+            self.write = me;
+        } else {
+            let w = self.r1.wave();
+            if w != mine.wave && w != 0 {
+                self.r2 = self.r1;
+            }
+            self.r1 = me;
+        }
+    }
+
     /// A cell holding only `me`'s access (the first to an empty cell, which races with
     /// nothing).
     #[inline(always)]
