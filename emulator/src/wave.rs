@@ -182,6 +182,17 @@ pub fn retire(q: &mut VecDeque<Outstanding>, n: u32) {
     }
 }
 
+/// Adds an issued operation to one counter's queue, dropping the oldest when the counter
+/// is at its maximum (what issuing a memory operation does; the fast loop calls it on the
+/// queue directly).
+#[inline]
+pub fn issue_to(q: &mut VecDeque<Outstanding>, o: Outstanding) {
+    if q.len() >= COUNTER_MAX {
+        q.pop_front();
+    }
+    q.push_back(o);
+}
+
 impl Wave {
     /// A fresh wave at PC 0 with all lanes active.
     pub fn new(id: u32, workgroup: u32, index: u32, scratch_bytes: u32) -> Self {
@@ -207,15 +218,12 @@ impl Wave {
 
     /// Records an issued async operation (with the lanes of EXEC now).
     pub fn issue(&mut self, c: Counter, pc: u64, regs: Option<RegRange>) {
-        let q = &mut self.outstanding[c.index()];
-        if q.len() >= COUNTER_MAX {
-            q.pop_front();
-        }
-        q.push_back(Outstanding {
+        let o = Outstanding {
             pc,
             regs,
             exec: self.exec,
-        });
+        };
+        issue_to(&mut self.outstanding[c.index()], o);
     }
 
     /// Retires the oldest operations until the counter is at most `n`.

@@ -1,30 +1,36 @@
-//! Memory and cross-lane instructions in the machine's wave-local loop, in lock-step with
-//! the reference interpreter.
+//! Memory and cross-lane instructions in the machine's fast and wave-local loops, in
+//! lock-step with the reference interpreter.
 //!
-//! `Machine::run` with no hook set runs loads, stores, atomics and shuffles inside its
-//! tight loop, where the lanes' accesses are placed with one check for the whole wave
-//! when one page holds them all (`exec/lsu.rs`, `one_page`). Each case here runs a short
-//! random program of such instructions that way, from a random state, and the same
-//! program from the same state instruction by instruction through the reference
+//! `Machine::run` with no hook set runs 32-bit loads, stores and atomics whose lanes make
+//! one run of consecutive words in its fast loop (`exec/fast.rs`, the memory codes), and
+//! the other loads, stores, atomics and shuffles in its wave-local loop, where the lanes'
+//! accesses are placed with one check for the whole wave when one page holds them all
+//! (`exec/lsu.rs`, `one_page`). Each case here runs a short random program of such
+//! instructions (and waits) that way, from a random state, at a random quantum, and the
+//! same program from the same state instruction by instruction through the reference
 //! interpreter (`exec::reference`, which shares no semantic code with the machine); the
-//! registers, PC, memory, the lines marked written (time travel's index) and the run's
-//! end (finished, or the same fault: kind, lanes, address, length) must be equal.
+//! registers, PC, outstanding operations, memory, the lines marked written (time travel's
+//! index) and the run's end (finished, or the same fault: kind, lanes, address, length)
+//! must be equal.
 //!
 //! The address registers hold the patterns the fast paths must tell apart: lanes all in
 //! one page (consecutive, strided, scattered with duplicates, one address), lanes on two
 //! pages, the buffer's last word (the buffer ends inside a page), one lane past the end,
 //! misaligned, or at an offset of 2^31 or more, and wild values in inactive lanes;
-//! consecutive words (one run, `exec/lsu.rs` `run32`) ending at a page's or the
+//! consecutive words (one run, `exec/lsu.rs` `run32_in`) ending at a page's or the
 //! memory's end or one word past it, starting at a page's start, wrapping past 2^32,
-//! around a window, or descending; atomics of several operations on consecutive words
-//! and on one word. EXEC is full, partial (a prefix, a suffix, a few holes, lanes far
-//! apart, random), one lane, or empty.
+//! around a window, or descending; two runs (the lanes below some lane on one, the rest
+//! on another, apart or on common words); atomics of several operations on consecutive
+//! words and on one word. EXEC is full, partial (a prefix, a suffix, a few holes, lanes far
+//! apart, random), one lane, or empty. Half the cases watch a few bytes.
 
 #![allow(clippy::needless_range_loop)]
 
 use std::collections::BTreeMap;
 
 use wavedbg_emulator::asm::assemble;
+use wavedbg_emulator::code::decode_code;
+use wavedbg_emulator::exec::fast::FastCode;
 use wavedbg_emulator::exec::{reference, Access, AccessLog, Ctx, Flow};
 use wavedbg_emulator::machine::{Event, LaunchOptions, Machine};
 use wavedbg_emulator::memory::Space;
@@ -78,6 +84,15 @@ const TEMPLATES: &[&str] = &[
     "atom.global.add.u32.rtn v8, v[2:3], IMM",
     "atom.global.xor.b32 v5, v[2:3], IMM",
     "atom.global.cmpxchg.b32.rtn v[8:9], v[2:3], IMM",
+    "atom.global.min.u32.rtn v8, v[2:3], IMM",
+    "atom.global.fmax.f32 v4, v[2:3], IMM",
+    "atom.ubase.and.b32 v5, u[0:1], OFF, IMM",
+    "atom.ubase.xchg.b32 v6, u[0:1], OFF, IMM",
+    "atom.shared.cmpxchg.b32 v[4:5], OFF, IMM",
+    "atom.ubase.cmpxchg.b32 v[6:7], u[0:1], OFF, IMM",
+    "wait.vm 0",
+    "wait.vst 1",
+    "wait.ls 0",
     "shfl.xor.vi v8, v4, 5",
     "shfl.idx v8, v4, v9",
     "vaddi.u32 OFF, OFF, IMM",
@@ -111,7 +126,7 @@ fn offsets(rng: &mut Rng, size: u32) -> [u32; LANES] {
     let stride = rng.pick(&[0u32, 4, 8, 16]);
     let start = page + 8 * rng.below(((PAGE - 32 * 16) / 8) as u64) as u32;
     let mut offs: [u32; LANES] = std::array::from_fn(|l| start + stride * l as u32);
-    match rng.below(16) {
+    match rng.below(17) {
         0 | 1 => {}
         // Scattered in one page, with duplicates.
         2 => {
@@ -170,6 +185,25 @@ fn offsets(rng: &mut Rng, size: u32) -> [u32; LANES] {
             let at = rng.pick(&[page, start, near_end]);
             let from = 4 * rng.below(window as u64 / 4) as u32;
             offs = std::array::from_fn(|l| at + (from + 4 * l as u32) % window);
+        }
+        // Two runs of consecutive words: the lanes below a random one, and the rest
+        // further on or back; or the odd lanes' run shifted from the even lanes' (not
+        // two runs in lane order). The runs' words apart or meeting (then lane order
+        // decides what a store leaves and what an atomic returns).
+        15 => {
+            let k = 1 + rng.below(31) as usize;
+            let shift = 4 * (1 + rng.below(48)) as u32;
+            let how = rng.below(3);
+            offs = std::array::from_fn(|l| {
+                let x = start + 4 * l as u32;
+                match how {
+                    _ if l < k && how < 2 => x,
+                    0 => x + shift,
+                    1 => x.wrapping_sub(shift),
+                    _ if l % 2 == 0 => x,
+                    _ => x + shift,
+                }
+            });
         }
         // Consecutive words at a random place (often across a boundary).
         _ => {
@@ -300,8 +334,12 @@ fn run_case(seed: u64) -> End {
     let n = 1 + rng.below(10) as usize;
     let text = program_text(&mut rng, n);
     let program = assemble(&text, "memloop.s", None).expect("the templates assemble");
+    // Quantum 1 ends the fast loop's turn after every instruction: the general loop's
+    // scheduler then starts the next one.
+    let quantum = rng.pick(&[1, 3, LaunchOptions::default().quantum]);
     let options = LaunchOptions {
         max_instructions: None,
+        quantum,
         ..LaunchOptions::default()
     };
     let mut fast = Machine::new(&program, options).expect("launch");
@@ -348,7 +386,7 @@ fn run_case(seed: u64) -> End {
         }
     };
     let context = format!(
-        "seed {seed:#x}, exec {:#x}, watch {watch:?}\n{text}",
+        "seed {seed:#x}, quantum {quantum}, exec {:#x}, watch {watch:?}\n{text}",
         slow.waves[0].exec
     );
     assert_eq!(got, want, "{context}");
@@ -357,6 +395,7 @@ fn run_case(seed: u64) -> End {
     assert!(a.v == b.v, "vector registers differ: {context}");
     assert_eq!(a.u, b.u, "{context}");
     assert_eq!(a.exec, b.exec, "{context}");
+    assert_eq!(a.outstanding, b.outstanding, "{context}");
     // The faulting instruction's PC: the machine stays on it, so does the reference.
     if want != End::Finished {
         assert_eq!(a.pc, b.pc, "{context}");
@@ -404,5 +443,34 @@ fn memory_in_the_wave_local_loop_matches_the_reference() {
     assert!(ends.get("Finished").is_some_and(|n| *n >= 300), "{ends:?}");
     for kind in ["Misaligned", "Unmapped", "OutOfWindow"] {
         assert!(ends.contains_key(kind), "no {kind} fault in {ends:?}");
+    }
+}
+
+/// The 32-bit accesses are in the fast loop's set (so the cases above run them there),
+/// the other widths are not.
+#[test]
+fn the_fast_loop_takes_the_32_bit_accesses() {
+    let fast = |line: &str| {
+        let text = format!(".kernel k\n.workgroup 32\n.grid 1\n.shared 64\n    {line}\n    end\n");
+        let program = assemble(&text, "k.s", None).expect("assembles");
+        FastCode::new(&decode_code(&program.code)).ops[0].is_fast()
+    };
+    for line in [
+        "ld.ubase.b32 v8, u[0:1], v1, 0",
+        "st.shared.b32 v4, v1, 4",
+        "ld.global.b32 v8, v[2:3], -4",
+        "atom.shared.add.u32 v7, v1, 0",
+        "atom.ubase.cmpxchg.b32.rtn v[8:9], u[0:1], v1, 0",
+        "atom.global.fmax.f32 v4, v[2:3], 0",
+    ] {
+        assert!(fast(line), "{line} is not in the fast set");
+    }
+    for line in [
+        "ld.ubase.u8 v8, u[0:1], v1, 0",
+        "ld.ubase.b64 v[10:11], u[0:1], v1, 0",
+        "st.shared.b16 v5, v1, 0",
+        "atom.shared.xchg.b64.rtn v[10:11], v1, 0",
+    ] {
+        assert!(!fast(line), "{line} is in the fast set");
     }
 }

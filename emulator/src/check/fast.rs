@@ -1,14 +1,16 @@
-//! What lets the machine's fast loop (`exec::fast`: ALU, compare, branch, shuffle and wait
-//! instructions) run under the sanitizer without calling its hooks per instruction.
+//! What lets the machine's fast loop (`exec::fast`: ALU, compare, branch, shuffle, wait
+//! and 32-bit memory instructions) run under the sanitizer without calling its hooks per
+//! instruction.
 //!
-//! Those instructions touch no memory, issue nothing, leave EXEC as it is and are not
-//! barriers; the waits among them, which retire outstanding operations, always take the
-//! hooks. So of every detector only these could act on the rest: an uninitialised
-//! register read, a register write to mark, a register an outstanding operation still
-//! uses, and (shuffles) an active lane reading an inactive one. [`FastGuard::allows`]
-//! answers, per code word, whether all are nothing for this wave now: then running the
-//! instruction without the hooks leaves the sanitizer exactly as the hooks would.
-//! Anything else takes the general loop and its hooks.
+//! The waits and memory accesses among them always take the hooks (a wait retires
+//! outstanding operations, an access is traced lane by lane and issues one). The rest
+//! touch no memory, issue nothing, leave EXEC as it is and are not barriers, so of every
+//! detector only these could act on them: an uninitialised register read, a register
+//! write to mark, a register an outstanding operation still uses, and (shuffles) an
+//! active lane reading an inactive one. [`FastGuard::allows`] answers, per code word,
+//! whether all are nothing for this wave now: then running the instruction without the
+//! hooks leaves the sanitizer exactly as the hooks would. Anything else takes the general
+//! loop and its hooks.
 
 use super::regs::{RegBits, RegSets};
 use super::Sanitizer;
@@ -34,10 +36,11 @@ pub(crate) struct FastGuard<'a> {
 
 impl FastGuard<'_> {
     /// Whether the instruction `f` of code word `i` can run without the hooks (never a
-    /// wait: the hazard detector and the memory model follow the counters).
+    /// wait or a memory access: the hazard detector and the memory model follow the
+    /// counters, the memory detectors each lane's access).
     #[inline(always)]
     pub(crate) fn allows(&self, i: usize, f: &Fast) -> bool {
-        !(f.retires() || f.cross_lane() && self.inactive_reads)
+        !(f.hooked() || f.cross_lane() && self.inactive_reads)
             && self.sets.get(i).is_some_and(|s| {
                 (!self.check_reads || s.reads.within(self.full))
                     && s.writes.within(self.full)

@@ -1,25 +1,34 @@
-//! ALU, branch, shuffle and wait instructions pre-decoded for the machine's fastest loop.
+//! ALU, branch, shuffle, wait and 32-bit memory instructions pre-decoded for the
+//! machine's fastest loop.
 //!
 //! The vector and uniform ALU, compare, FMA, select, `nop`, branch, shuffle and `wait.*`
 //! instructions run most of a compute kernel's loop, never fault, and touch nothing but
 //! registers, the PC and (waits) the queues of outstanding operations, with EXEC
-//! unchanged. At launch each becomes a [`Fast`]: one flat operation code (operation and
-//! operand form together, so running it is one jump), register numbers, the immediate
-//! and a branch's absolute target. [`step`] runs one on a wave's [`FastState`], its
-//! register file allocated up to [`FastCode::vregs`]. The semantics are `alu.rs`'s and
-//! `xlane.rs`'s own per-operation functions (`alu`, `compare`, the lane loops, the
-//! shuffles), so this is a faster dispatch of the same code, not a second copy of it; the
-//! reference interpreter checks both in lock-step.
+//! unchanged. 32-bit loads, stores and atomics (ubase, shared and global addresses) run
+//! here too when their active lanes make one run of consecutive words in one page, or two
+//! such runs in lane order (a window that wraps round), none watched: the common case,
+//! found with one check for the wave; any other access (a fault among them) is left,
+//! unchanged, to the general loop. At launch each becomes a [`Fast`]: one flat operation
+//! code (operation and operand form together, so running it is one jump), register
+//! numbers, the immediate and a branch's absolute target (an access's counter). [`step`]
+//! runs one on a wave's [`FastState`], its register file allocated up to
+//! [`FastCode::vregs`], and [`FastMemory`]. The semantics are `alu.rs`'s, `xlane.rs`'s and
+//! `lsu.rs`'s own per-operation functions (`alu`, `compare`, the lane loops, the
+//! shuffles, the runs' loads, stores and atomics), so this is a faster dispatch of the
+//! same code, not a second copy of it; the reference interpreter checks both in
+//! lock-step (tests/fast_loop.rs, tests/memory_loop.rs).
 
 use std::collections::VecDeque;
 
 use super::alu::{alu, compare, fma_lanes, lanes, mad_lanes, sel_lanes, vcmp};
-use super::merge;
-use super::op::{AluOp, BrCond, CmpOp, Op, ShflMode, ShflSrc, Src};
+use super::lsu::{atomic_run_on, counter_regs, load_run_into, store_run_from, RunPlace};
+use super::op::{AddrMode, AluOp, AtomOp, BrCond, CmpOp, Op, ShflMode, ShflSrc, Src};
 use super::xlane::{put, shuffle_lanes, shuffle_uniform};
+use super::{merge, AccessLog};
 use crate::code::CodeWord;
-use crate::isa::Counter;
-use crate::wave::{retire, Outstanding, LANES, UREGS, VREGS};
+use crate::isa::{Counter, RegFile};
+use crate::memory::{GlobalMemory, PagedBytes};
+use crate::wave::{issue_to, retire, Outstanding, LANES, UREGS, VREGS};
 
 /// Operation codes: a two-operand ALU operation has one code per form, an offset by
 /// form plus the operation's index; compares likewise; the rest follow.
@@ -66,6 +75,16 @@ mod kind {
     /// [`Counter::index`]: crate::isa::Counter::index
     pub const WAIT: u8 = 204;
     pub const WAIT_ALL: u8 = 208;
+    /// 32-bit loads, stores, atomics and atomics returning the old value, one code per
+    /// address mode ([`MODES`](super::MODES): ubase, shared, global), run here when the
+    /// active lanes make one run of consecutive words in one page (`lsu::run32_in`) and
+    /// left to the general loop otherwise.
+    pub const LD: u8 = 209;
+    pub const ST: u8 = 212;
+    pub const ATOM: u8 = 215;
+    pub const ATOM_RTN: u8 = 218;
+    /// One past the last memory code.
+    pub const MEM_END: u8 = 221;
     /// Not in the fast set: the machine's general loop runs it.
     pub const NONE: u8 = 255;
 }
@@ -76,6 +95,28 @@ const _: () = assert!((CmpOp::GeF as u8) < kind::UCMPU - kind::VCMP);
 const _: () = assert!((ShflMode::Rot as u8) < kind::SHFL_U - kind::SHFL_I);
 const _: () = assert!(kind::SHFL_V + (ShflMode::Rot as u8) < kind::WAIT);
 const _: () = assert!(kind::WAIT + Counter::ALL.len() as u8 == kind::WAIT_ALL);
+const _: () = assert!(kind::LD + 4 * MODES.len() as u8 == kind::MEM_END);
+const _: () = assert!(kind::MEM_END < kind::NONE);
+
+/// The address modes of the memory codes, in the order of their offsets.
+const MODES: [AddrMode; 3] = [AddrMode::Ubase, AddrMode::Shared, AddrMode::Global];
+
+/// The atomic operations by index (`AtomOp as u8`), which a memory code keeps in `c`.
+const ATOM_OPS: [AtomOp; 16] = {
+    use AtomOp::*;
+    [
+        Add, Sub, And, Or, Xor, MinS, MaxS, MinU, MaxU, Xchg, CmpXchg, Inc, Dec, FAdd, FMin, FMax,
+    ]
+};
+
+// Each operation at its own index.
+const _: () = {
+    let mut i = 0;
+    while i < ATOM_OPS.len() {
+        assert!(ATOM_OPS[i] as usize == i);
+        i += 1;
+    }
+};
 
 /// One pre-decoded instruction of the fast set (16 bytes).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -92,9 +133,9 @@ pub struct Fast {
     vector: bool,
     /// Whether it reads other lanes (a shuffle).
     cross_lane: bool,
-    /// The immediate (ALU), as the semantics read it.
+    /// The immediate (ALU), as the semantics read it; a memory code's offset (signed).
     imm: u32,
-    /// A branch's target byte address.
+    /// A branch's target byte address; a memory code's counter ([`Counter::index`]).
     target: u32,
 }
 
@@ -118,18 +159,26 @@ impl Fast {
         self.kind != kind::NONE
     }
 
+    /// Whether it is a memory access (the fast loop runs it when its lanes make runs of
+    /// words, [`step`]).
+    #[inline(always)]
+    pub fn is_memory(&self) -> bool {
+        (kind::LD..kind::MEM_END).contains(&self.kind)
+    }
+
     /// Whether it counts as a vector instruction.
     #[inline(always)]
     pub fn vector(&self) -> bool {
         self.vector
     }
 
-    /// Whether it is a wait, which retires the wave's outstanding operations: the
-    /// sanitizer's hazard and memory-model detectors must see it, so its guard never lets
-    /// one run without the hooks.
+    /// Whether the sanitizer must see it whatever its registers: a wait, which retires
+    /// the wave's outstanding operations (the hazard and memory-model detectors follow
+    /// the counters), or a memory access (each lane's access is traced). Its guard never
+    /// lets one run without the hooks.
     #[inline(always)]
-    pub fn retires(&self) -> bool {
-        (kind::WAIT..=kind::WAIT_ALL).contains(&self.kind)
+    pub fn hooked(&self) -> bool {
+        (kind::WAIT..kind::MEM_END).contains(&self.kind)
     }
 
     /// Whether it reads other lanes than its own (a shuffle): under the cross-lane
@@ -152,8 +201,22 @@ impl Fast {
             _ if (kind::SHFL_V..kind::SHFL_V + 5).contains(&k) => {
                 Some(self.rd.max(self.a).max(self.b))
             }
+            _ if (kind::LD..kind::MEM_END).contains(&k) => {
+                // Global addresses are register pairs; compare-exchange's new value is
+                // the register after the data.
+                let global = self.mode() == AddrMode::Global;
+                let cmpxchg = k >= kind::ATOM && self.c == AtomOp::CmpXchg as u8;
+                let a = self.a.saturating_add(global as u8);
+                Some(a.max(self.rd.saturating_add(cmpxchg as u8)))
+            }
             _ => None,
         }
+    }
+
+    /// A memory code's address mode.
+    #[inline(always)]
+    fn mode(&self) -> AddrMode {
+        MODES[((self.kind - kind::LD) % MODES.len() as u8) as usize]
     }
 
     /// The highest uniform register it names, if any.
@@ -167,6 +230,10 @@ impl Fast {
             kind::BR_UZ | kind::BR_UNZ => Some(self.a),
             kind::SEL => Some(self.c),
             _ if (kind::SHFL_U..kind::SHFL_V).contains(&k) => Some(self.b),
+            // The uniform base, a register pair.
+            _ if (kind::LD..kind::MEM_END).contains(&k) && self.mode() == AddrMode::Ubase => {
+                Some(self.b.saturating_add(1))
+            }
             _ => None,
         }
     }
@@ -244,6 +311,20 @@ impl Fast {
             }
             Op::Wait(Some(c)) => kind::WAIT + c.index() as u8,
             Op::Wait(None) => kind::WAIT_ALL,
+            Op::Load { mode, ty } if ty.bytes == 4 => {
+                mem_kind(kind::LD, mode, i.imm, d.counter, &mut f)
+            }
+            Op::Store { mode, bytes: 4 } => mem_kind(kind::ST, mode, i.imm, d.counter, &mut f),
+            Op::Atomic {
+                mode,
+                op,
+                wide: false,
+                rtn,
+            } => {
+                f.c = op as u8;
+                let base = if rtn { kind::ATOM_RTN } else { kind::ATOM };
+                mem_kind(base, mode, i.imm, d.counter, &mut f)
+            }
             Op::Branch(cond) => {
                 let target = pc.wrapping_add((i.imm * 4) as u64);
                 // A target outside 32 bits is left to the general loop, which faults there.
@@ -269,6 +350,22 @@ impl Fast {
         }
         f
     }
+}
+
+/// The code of a 32-bit memory access of group `base` in address mode `mode` issuing on
+/// `counter`, with its offset `imm` and counter put in `f`; `NONE` for a mode, offset or
+/// counter the fast loop does not take.
+fn mem_kind(base: u8, mode: AddrMode, imm: i64, counter: Option<Counter>, f: &mut Fast) -> u8 {
+    let (Some(m), Some(c)) = (MODES.iter().position(|&m| m == mode), counter) else {
+        return kind::NONE;
+    };
+    // The offset as the semantics read it (`i64`), kept in 32 bits.
+    let Ok(imm) = i32::try_from(imm) else {
+        return kind::NONE;
+    };
+    f.imm = imm as u32;
+    f.target = c.index() as u32;
+    base + m as u8
 }
 
 /// The fast form of every code word, and how many vector registers it needs.
@@ -298,9 +395,21 @@ impl FastCode {
     }
 }
 
+/// The memory a fast memory instruction reaches: global memory, the wave's workgroup's
+/// shared memory, and the watchpoints' log (an access to a watched byte is left to the
+/// general loop, which records it).
+pub struct FastMemory<'a> {
+    /// Global memory.
+    pub global: &'a mut GlobalMemory,
+    /// The shared memory of the wave's workgroup.
+    pub shared: &'a mut PagedBytes,
+    /// The watchpoints' log, when watchpoints are set.
+    pub accesses: Option<&'a AccessLog>,
+}
+
 /// A wave's state a fast instruction reads or writes: vector registers (allocated up to
-/// [`FastCode::vregs`]), uniform registers, EXEC (read only) and the outstanding
-/// operations' queues (which a wait retires).
+/// [`FastCode::vregs`]), uniform registers, EXEC (read only), the outstanding
+/// operations' queues (which a wait retires and a memory access adds to).
 pub struct FastState<'a> {
     /// Vector registers, register-major, at least [`FastCode::vregs`] of them.
     pub v: &'a mut [[u32; LANES]],
@@ -312,9 +421,27 @@ pub struct FastState<'a> {
     pub outstanding: &'a mut [VecDeque<Outstanding>; 4],
 }
 
-/// Runs one fast instruction `f` at `pc` on wave state `s`; returns the next PC.
+/// Runs one fast instruction `f` at `pc` on wave state `s` and memory `m`; returns the
+/// next PC, or `None` (having changed nothing) for a memory instruction whose lanes do
+/// not make one or two runs in one page each, or touch a watched byte, or when there is
+/// no memory (`m` is `None`): the general loop runs it.
 #[inline(always)]
-pub fn step(f: &Fast, s: &mut FastState<'_>, pc: u64) -> u64 {
+pub fn step(
+    f: &Fast,
+    s: &mut FastState<'_>,
+    m: Option<&mut FastMemory<'_>>,
+    pc: u64,
+) -> Option<u64> {
+    if f.is_memory() {
+        access(f, s.v, s.u, s.exec, s.outstanding, m?, pc)
+    } else {
+        Some(compute(f, s, pc))
+    }
+}
+
+/// [`step`] of an instruction that is not a memory access.
+#[inline(always)]
+fn compute(f: &Fast, s: &mut FastState<'_>, pc: u64) -> u64 {
     let (v, u, exec) = (&mut *s.v, &mut *s.u, s.exec);
     let (rd, a, b, c) = (f.rd as usize, f.a as usize, f.b as usize, f.c as usize);
     let next = pc + f.len as u64;
@@ -397,4 +524,84 @@ pub fn step(f: &Fast, s: &mut FastState<'_>, pc: u64) -> u64 {
         shfl: Idx Up Down Xor Rot
     );
     next
+}
+
+/// [`step`] of a memory access (a code from `kind::LD` to `kind::MEM_END`), on the
+/// wave's registers, EXEC and queues. Not inlined: the loop that runs ALU instructions
+/// keeps its registers for them.
+#[inline(never)]
+fn access(
+    f: &Fast,
+    v: &mut [[u32; LANES]],
+    u: &mut [u32; UREGS],
+    exec: u32,
+    outstanding: &mut [VecDeque<Outstanding>; 4],
+    m: &mut FastMemory<'_>,
+    pc: u64,
+) -> Option<u64> {
+    let (rd, a, b, c) = (f.rd as usize, f.a as usize, f.b as usize, f.c as usize);
+    // A memory instruction's runs of words, or a return to the general loop.
+    macro_rules! runs {
+        () => {{
+            let place = RunPlace {
+                mode: f.mode(),
+                rs1: a,
+                rs2: b,
+                imm: f.imm as i32 as i64,
+                v: &*v,
+                u: &*u,
+                global: &*m.global,
+                shared_len: m.shared.len(),
+                log: m.accesses,
+            };
+            let (r0, r1) = place.runs(exec)?;
+            (&mut *m, r0, r1)
+        }};
+    }
+    let (counter, issued) = (f.target as usize, |regs| Outstanding { pc, regs, exec });
+    match f.kind {
+        kind::LD..kind::ST => {
+            let (m, r0, r1) = runs!();
+            for r in std::iter::once(&r0).chain(&r1) {
+                load_run_into(m.global, m.shared, r, &mut v[rd]);
+            }
+            let regs = counter_regs(RegFile::Vector, f.rd, 1);
+            issue_to(&mut outstanding[counter], issued(regs));
+        }
+        kind::ST..kind::ATOM => {
+            let (m, r0, r1) = runs!();
+            for r in std::iter::once(&r0).chain(&r1) {
+                store_run_from(m.global, m.shared, r, &v[rd]);
+            }
+            issue_to(&mut outstanding[counter], issued(None));
+        }
+        k @ kind::ATOM..kind::MEM_END => {
+            let (m, r0, r1) = runs!();
+            let op = ATOM_OPS[c & 15];
+            let swap = if op == AtomOp::CmpXchg {
+                v[rd + 1]
+            } else {
+                [0; LANES]
+            };
+            // Both runs read their data before either returns old values.
+            let old0 = atomic_run_on(m.global, m.shared, &r0, op, &v[rd], &swap);
+            let old1 = r1.as_ref().map(|r1| {
+                (
+                    atomic_run_on(m.global, m.shared, r1, op, &v[rd], &swap),
+                    r1.lanes(),
+                )
+            });
+            let mut regs = None;
+            if k >= kind::ATOM_RTN {
+                put(&mut v[rd], &old0, r0.lanes());
+                if let Some((old1, lanes)) = old1 {
+                    put(&mut v[rd], &old1, lanes);
+                }
+                regs = counter_regs(RegFile::Vector, f.rd, 1);
+            }
+            issue_to(&mut outstanding[counter], issued(regs));
+        }
+        _ => return None,
+    }
+    Some(pc + f.len as u64)
 }

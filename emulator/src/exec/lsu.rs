@@ -7,12 +7,12 @@
 
 use super::alu::{max_number, min_number};
 use super::op::{AddrMode, AtomOp, Op, UldMode};
-use super::{merge, AccessKind, Ctx, Decoded, ExecFault, Flow};
+use super::{merge, AccessKind, AccessLog, Ctx, Decoded, ExecFault, Flow};
 use crate::fault::FaultKind;
 use crate::isa::RegFile;
 use crate::memory::{BufferDescriptor, GlobalMemory, PageMut, PageRef, PagedBytes, Space, PAGE};
 use crate::trace::{TraceEntry, TraceRun};
-use crate::wave::{Lanes, RegRange, LANES};
+use crate::wave::{Lanes, RegRange, LANES, UREGS};
 
 /// Required alignment of an access of `bytes` (docs/memory.md): natural up to 4 bytes for
 /// loads and stores; atomics are naturally aligned (4 or 8).
@@ -62,6 +62,14 @@ struct Targets {
     lo: u64,
     /// One past the highest offset an accessing lane touches (when `single`).
     hi: u64,
+}
+
+impl Run {
+    /// The lanes on the run.
+    #[inline(always)]
+    pub(super) fn lanes(&self) -> u32 {
+        self.lanes
+    }
 }
 
 impl Targets {
@@ -135,12 +143,25 @@ enum Placed {
 /// takes the lane-by-lane path, which records the lanes that touch watched bytes.
 #[inline]
 fn watched_bytes(ctx: &Ctx<'_>, space: Space, object: usize, lo: u64, hi: u64) -> bool {
-    let Some(log) = ctx.accesses.as_deref() else {
+    watched_in(ctx.accesses.as_deref(), ctx.global, space, object, lo, hi)
+}
+
+/// [`watched_bytes`] with the watchpoints' log `log` (none: nothing is watched).
+#[inline]
+pub(super) fn watched_in(
+    log: Option<&AccessLog>,
+    global: &GlobalMemory,
+    space: Space,
+    object: usize,
+    lo: u64,
+    hi: u64,
+) -> bool {
+    let Some(log) = log else {
         return false;
     };
     log.wants(
         space,
-        object_base(ctx.global, space, object) + lo,
+        object_base(global, space, object) + lo,
         (hi - lo) as u32,
     )
 }
@@ -333,7 +354,7 @@ fn page_object_mut<'c>(
 /// Active lanes on consecutive 32-bit words (each lane one word past the lane below it,
 /// inactive lanes between keeping their places), all in one page of one object, when
 /// no watchpoint records them: the lanes then read or write their words as one run.
-struct Run {
+pub(super) struct Run {
     /// The space of the object.
     space: Space,
     /// The global allocation (0 for shared).
@@ -347,6 +368,9 @@ struct Run {
     first: usize,
     /// The highest active lane.
     last: usize,
+    /// The lanes on the run (every active lane, or one of the two runs of
+    /// [`RunPlace::runs`]).
+    lanes: u32,
 }
 
 /// Whether the active lanes' values step by 4 from lane to lane (`v[l] - 4 l` the same
@@ -387,77 +411,147 @@ fn stride4_64(exec: u32, v: &[u64; LANES]) -> bool {
 /// otherwise (anything else, including every fault, takes [`place`]).
 #[inline(always)]
 fn run32(ctx: &Ctx<'_>, d: &Decoded, mode: AddrMode) -> Option<Run> {
-    let r = run32_of(ctx, d, mode)?;
-    (!watched_bytes(ctx, r.space, r.object, r.lo, r.hi)).then_some(r)
+    let (w, i) = (&*ctx.wave, d.instr);
+    let p = RunPlace {
+        mode,
+        rs1: i.rs1 as usize,
+        rs2: i.rs2 as usize,
+        imm: i.imm,
+        v: &w.v,
+        u: &w.u,
+        global: ctx.global,
+        shared_len: ctx.shared.len(),
+        log: ctx.accesses.as_deref(),
+    };
+    p.run(w.exec)
 }
 
-/// [`run32`] before the watchpoints' check.
-#[inline(always)]
-fn run32_of(ctx: &Ctx<'_>, d: &Decoded, mode: AddrMode) -> Option<Run> {
-    let w = &*ctx.wave;
-    let (exec, i) = (w.exec, d.instr);
-    if exec == 0 {
-        return None;
+/// What places a 32-bit access's lanes: the address mode, the address register (`rs1`, a
+/// pair for global), the uniform base pair (`rs2`, ubase), the offset; the wave's vector
+/// registers `v` (holding every register named) and uniform registers `u`; global
+/// memory, the bytes of shared memory, and the watchpoints' log.
+pub(super) struct RunPlace<'a, V: ?Sized> {
+    pub mode: AddrMode,
+    pub rs1: usize,
+    pub rs2: usize,
+    pub imm: i64,
+    pub v: &'a V,
+    pub u: &'a [u32; UREGS],
+    pub global: &'a GlobalMemory,
+    pub shared_len: u64,
+    pub log: Option<&'a AccessLog>,
+}
+
+impl<V> RunPlace<'_, V>
+where
+    V: std::ops::Index<usize, Output = [u32; LANES]> + ?Sized,
+{
+    /// The [`Run`] of the lanes in `exec` ([`run32`]).
+    #[inline(always)]
+    pub(super) fn run(&self, exec: u32) -> Option<Run> {
+        let r = self.run_unwatched(exec)?;
+        (!watched_in(self.log, self.global, r.space, r.object, r.lo, r.hi)).then_some(r)
     }
-    let (first, last) = (
-        exec.trailing_zeros() as usize,
-        31 - exec.leading_zeros() as usize,
-    );
-    let s1 = &w.v[i.rs1 as usize];
-    // The first active lane's address (or window offset), and one past the last's bytes.
-    let (lo, hi) = match mode {
-        AddrMode::Ubase | AddrMode::Shared => {
-            let (a, b) = (s1[first], s1[last]);
-            if b < a || !stride4(exec, s1) {
-                return None;
-            }
-            let start = if mode == AddrMode::Ubase {
-                let r = i.rs2 as usize;
-                (w.u[r] as u64 | (w.u[r + 1] as u64) << 32) as i128 + i.imm as i128
-            } else {
-                i.imm as i128
-            };
-            (start + a as i128, start + b as i128 + 4)
+
+    /// [`RunPlace::run`], or else two runs: the active lanes up to some lane on
+    /// consecutive words, the rest on consecutive words elsewhere (a window that wraps
+    /// round, a rotation), each run in one page and unwatched. The runs are taken in
+    /// order (the first's lanes below the second's), which is lane order even where their
+    /// words meet. Ubase and shared addresses only (32-bit offsets).
+    #[inline(always)]
+    pub(super) fn runs(&self, exec: u32) -> Option<(Run, Option<Run>)> {
+        if let Some(r) = self.run(exec) {
+            return Some((r, None));
         }
-        AddrMode::Global => {
-            let hi_word = &w.v[i.rs1 as usize + 1];
-            let addr: [u64; LANES] = std::array::from_fn(|l| {
-                (s1[l] as u64 | (hi_word[l] as u64) << 32).wrapping_add(i.imm as u64)
-            });
-            let (a, b) = (addr[first], addr[last]);
-            if b < a || !stride4_64(exec, &addr) {
-                return None;
-            }
-            (a as i128, b as i128 + 4)
-        }
-        AddrMode::Buf | AddrMode::Scratch => return None,
-    };
-    let lo = u64::try_from(lo).ok()?;
-    let hi = u64::try_from(hi).ok()?;
-    if lo % 4 != 0 {
-        return None;
-    }
-    let len = hi - lo;
-    let (space, object, off) = if mode == AddrMode::Shared {
-        if hi > ctx.shared.len() {
+        if exec == 0 || self.mode == AddrMode::Global {
             return None;
         }
-        (Space::Shared, 0, lo)
-    } else {
-        let (alloc, off) = ctx.global.locate_hint(lo, len, &mut 0)?;
-        (Space::Global, alloc, off)
-    };
-    if off as usize / PAGE != (off + len - 1) as usize / PAGE {
-        return None;
+        // Each lane's offset less its place in a run: equal along a run.
+        let s1 = &self.v[self.rs1];
+        let (first, last) = (exec.trailing_zeros(), 31 - exec.leading_zeros());
+        let b0 = s1[first as usize].wrapping_sub(4 * first);
+        let b1 = s1[last as usize].wrapping_sub(4 * last);
+        let (mut m0, mut m1) = (0u32, 0u32);
+        for (l, &x) in s1.iter().enumerate() {
+            let b = x.wrapping_sub(4 * l as u32);
+            m0 |= ((b == b0) as u32) << l;
+            m1 |= ((b == b1) as u32) << l;
+        }
+        let (m0, m1) = (m0 & exec, m1 & exec & !m0);
+        if m0 | m1 != exec || m1 == 0 || 31 - m0.leading_zeros() > m1.trailing_zeros() {
+            return None;
+        }
+        Some((self.run(m0)?, Some(self.run(m1)?)))
     }
-    Some(Run {
-        space,
-        object,
-        lo: off,
-        hi: off + len,
-        first,
-        last,
-    })
+
+    /// [`RunPlace::run`] before the watchpoints' check.
+    #[inline(always)]
+    fn run_unwatched(&self, exec: u32) -> Option<Run> {
+        if exec == 0 {
+            return None;
+        }
+        let (first, last) = (
+            exec.trailing_zeros() as usize,
+            31 - exec.leading_zeros() as usize,
+        );
+        let mode = self.mode;
+        let s1 = &self.v[self.rs1];
+        // The first active lane's address (or window offset), and one past the last's bytes.
+        let (lo, hi) = match mode {
+            AddrMode::Ubase | AddrMode::Shared => {
+                let (a, b) = (s1[first], s1[last]);
+                if b < a || !stride4(exec, s1) {
+                    return None;
+                }
+                let start = if mode == AddrMode::Ubase {
+                    let (u, r) = (self.u, self.rs2);
+                    (u[r] as u64 | (u[r + 1] as u64) << 32) as i128 + self.imm as i128
+                } else {
+                    self.imm as i128
+                };
+                (start + a as i128, start + b as i128 + 4)
+            }
+            AddrMode::Global => {
+                let hi_word = &self.v[self.rs1 + 1];
+                let addr: [u64; LANES] = std::array::from_fn(|l| {
+                    (s1[l] as u64 | (hi_word[l] as u64) << 32).wrapping_add(self.imm as u64)
+                });
+                let (a, b) = (addr[first], addr[last]);
+                if b < a || !stride4_64(exec, &addr) {
+                    return None;
+                }
+                (a as i128, b as i128 + 4)
+            }
+            AddrMode::Buf | AddrMode::Scratch => return None,
+        };
+        let lo = u64::try_from(lo).ok()?;
+        let hi = u64::try_from(hi).ok()?;
+        if lo % 4 != 0 {
+            return None;
+        }
+        let len = hi - lo;
+        let (space, object, off) = if mode == AddrMode::Shared {
+            if hi > self.shared_len {
+                return None;
+            }
+            (Space::Shared, 0, lo)
+        } else {
+            let (alloc, off) = self.global.locate_hint(lo, len, &mut 0)?;
+            (Space::Global, alloc, off)
+        };
+        if off as usize / PAGE != (off + len - 1) as usize / PAGE {
+            return None;
+        }
+        Some(Run {
+            space,
+            object,
+            lo: off,
+            hi: off + len,
+            first,
+            last,
+            lanes: exec,
+        })
+    }
 }
 
 /// Writes `new` to the lanes of `dst` set in `exec`: a plain copy when all are.
@@ -921,7 +1015,7 @@ fn object_base(global: &GlobalMemory, space: Space, object: usize) -> u64 {
     }
 }
 
-fn counter_regs(file: RegFile, first: u8, count: u8) -> Option<RegRange> {
+pub(super) fn counter_regs(file: RegFile, first: u8, count: u8) -> Option<RegRange> {
     Some(RegRange { file, first, count })
 }
 
@@ -1147,26 +1241,45 @@ pub(super) fn execute(ctx: &mut Ctx<'_>, d: &Decoded, pc: u64) -> Result<Flow, E
 /// A load of one word per lane from a [`Run`] into `v[rd]`: one copy.
 #[inline(always)]
 fn load_run(ctx: &mut Ctx<'_>, r: &Run, rd: usize) {
+    load_run_into(ctx.global, ctx.shared, r, &mut ctx.wave.v[rd]);
+}
+
+/// [`load_run`] on memory `global` and `shared`, into the run's lanes of `dst`.
+#[inline(always)]
+pub(super) fn load_run_into(
+    global: &GlobalMemory,
+    shared: &PagedBytes,
+    r: &Run,
+    dst: &mut [u32; LANES],
+) {
     let mut out = [0u32; LANES];
     if let Some(page) =
-        page_object(ctx.global, ctx.shared, r.space, r.object).and_then(|b| b.page_of(r.lo, r.hi))
+        page_object(global, shared, r.space, r.object).and_then(|b| b.page_of(r.lo, r.hi))
     {
         page.words(r.lo, &mut out[r.first..=r.last]);
     }
-    let exec = ctx.wave.exec;
-    put(&mut ctx.wave.v[rd], &out, exec);
+    put(dst, &out, r.lanes);
 }
 
 /// A store of each active lane's `v[rd]` to a [`Run`]: one copy when the lanes from the
 /// first active one to the last are all active.
 #[inline(always)]
 fn store_run(ctx: &mut Ctx<'_>, r: &Run, rd: usize) {
-    let w = &*ctx.wave;
-    let (data, mask) = (&w.v[rd], w.exec >> r.first);
-    if let Some(mut page) = page_object_mut(ctx.global, ctx.shared, r.space, r.object)
-        .and_then(|b| b.page_of_mut(r.lo, r.hi))
+    store_run_from(ctx.global, ctx.shared, r, &ctx.wave.v[rd]);
+}
+
+/// [`store_run`] of the run's lanes of `data` to memory `global` and `shared`.
+#[inline(always)]
+pub(super) fn store_run_from(
+    global: &mut GlobalMemory,
+    shared: &mut PagedBytes,
+    r: &Run,
+    data: &[u32; LANES],
+) {
+    if let Some(mut page) =
+        page_object_mut(global, shared, r.space, r.object).and_then(|b| b.page_of_mut(r.lo, r.hi))
     {
-        page.set_words(r.lo, &data[r.first..=r.last], mask);
+        page.set_words(r.lo, &data[r.first..=r.last], r.lanes >> r.first);
     }
 }
 
@@ -1176,15 +1289,28 @@ fn store_run(ctx: &mut Ctx<'_>, r: &Run, rd: usize) {
 #[inline(always)]
 fn atomic_run(ctx: &mut Ctx<'_>, r: &Run, rd: usize, op: AtomOp) -> [u32; LANES] {
     let w = &*ctx.wave;
-    let (data, mask) = (&w.v[rd], w.exec >> r.first);
     let zero = [0u32; LANES];
     let swap = match op {
         AtomOp::CmpXchg => &w.v[rd + 1],
         _ => &zero,
     };
+    atomic_run_on(ctx.global, ctx.shared, r, op, &w.v[rd], swap)
+}
+
+/// [`atomic_run`] with the run's lanes of data `data` (and compare-exchange's new values
+/// `swap`), on memory `global` and `shared`.
+#[inline(always)]
+pub(super) fn atomic_run_on(
+    global: &mut GlobalMemory,
+    shared: &mut PagedBytes,
+    r: &Run,
+    op: AtomOp,
+    data: &[u32; LANES],
+    swap: &[u32; LANES],
+) -> [u32; LANES] {
     let mut old = [0u32; LANES];
-    let Some(mut page) = page_object_mut(ctx.global, ctx.shared, r.space, r.object)
-        .and_then(|b| b.page_of_mut(r.lo, r.hi))
+    let Some(mut page) =
+        page_object_mut(global, shared, r.space, r.object).and_then(|b| b.page_of_mut(r.lo, r.hi))
     else {
         return old;
     };
@@ -1204,7 +1330,7 @@ fn atomic_run(ctx: &mut Ctx<'_>, r: &Run, rd: usize, op: AtomOp) -> [u32; LANES]
         };
     }
     per_op!(Add Sub And Or Xor MinS MaxS MinU MaxU Xchg CmpXchg Inc Dec FAdd FMin FMax);
-    page.set_words(r.lo, &new[r.first..=r.last], mask);
+    page.set_words(r.lo, &new[r.first..=r.last], r.lanes >> r.first);
     old
 }
 

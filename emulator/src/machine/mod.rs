@@ -119,7 +119,8 @@ pub struct Slot {
 pub struct Machine {
     program: Arc<Program>,
     code: Arc<Vec<CodeWord>>,
-    /// The code's wave-local ALU and branch instructions pre-decoded for the fastest loop.
+    /// The code's ALU, branch, shuffle, wait and 32-bit memory instructions pre-decoded
+    /// for the fastest loop.
     fast: Arc<FastCode>,
     launch: LaunchConfig,
     options: LaunchOptions,

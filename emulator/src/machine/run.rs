@@ -2,13 +2,15 @@
 //! step raises (faults, breakpoints, watch hits, `brk`), and runs to an instruction budget.
 
 use super::scheduler::{next_turn, SplitMix64};
-use super::{BreakAt, CodeWord, Event, Machine, Stats, StopBefore, Touched};
+use super::{BreakAt, CodeWord, Event, Machine, Slot, Stats, StopBefore, Touched};
 use crate::check::FastGuard;
 use crate::code::Decoded;
-use crate::exec::fast::{self, FastCode, FastState};
+use crate::exec::fast::{self, FastCode, FastMemory, FastState};
 use crate::exec::simd::simd_fn;
+use crate::exec::AccessLog;
 use crate::exec::{self, Ctx, Flow, OpClass};
 use crate::fault::{Fault, FaultKind};
+use crate::memory::GlobalMemory;
 use crate::wave::{Wave, WaveState};
 
 impl Machine {
@@ -339,22 +341,39 @@ impl Machine {
         let wave = &mut self.waves[w];
         let mut done = 0;
         while done < n {
-            // The pre-decoded ALU, branch, shuffle and wait instructions in a loop of their
-            // own; under the sanitizer while its guard says the hooks would do nothing
-            // (never for a wait: not asked then).
+            // The pre-decoded ALU, branch, shuffle, wait and memory instructions in a loop
+            // of their own (memory ones only without the sanitizer, and only when their
+            // lanes make runs of words: the rest come back here); under the sanitizer
+            // while its guard says the hooks would do nothing (never for a wait or an
+            // access: not asked then).
             if fast
                 .ops
                 .get((wave.pc / 4) as usize)
-                .is_some_and(|f| f.is_fast() && !(CHECK && f.retires()))
+                .is_some_and(|f| f.is_fast() && !(CHECK && f.hooked()))
             {
                 let guard = match san.as_deref_mut() {
                     Some(san) if CHECK => san.fast_guard(w, wave),
                     _ => None,
                 };
+                // Memory instructions run here only without the sanitizer, whose hooks
+                // trace each lane's access.
+                let memory = match shared.as_deref_mut() {
+                    Some(shared) if !CHECK => Some(FastMemory {
+                        global: &mut *global,
+                        shared,
+                        accesses: accesses.as_deref(),
+                    }),
+                    _ => None,
+                };
                 let (k, vector) = if CHECK && guard.is_none() {
                     (0, 0)
                 } else {
-                    run_fast(wave, fast, n - done, break_at, ran, guard.as_ref())
+                    let at = FastAt {
+                        fast,
+                        break_at,
+                        ran,
+                    };
+                    run_fast(wave, at, memory, n - done, guard.as_ref())
                 };
                 if lanes_of.0 != wave.exec {
                     *lanes_of = (wave.exec, wave.exec.count_ones());
@@ -454,8 +473,8 @@ impl Machine {
     }
 
     /// Whether wave `w`'s next instruction is in the fast set and not at a breakpoint mark
-    /// that stops it: where [`run_turns`] can start (asked first, so a memory-bound run
-    /// does not pay for the call).
+    /// that stops it: where [`run_turns`] can start (asked first, so a run of other
+    /// instructions does not pay for the call).
     #[inline]
     fn fast_at(&self, w: usize) -> bool {
         let Some(wave) = self.waves.get(w) else {
@@ -475,10 +494,16 @@ impl Machine {
         if n == 0 {
             return 0;
         }
+        let waves_per_group = self.waves_per_group();
         let mut t = Turns {
             fast: &self.fast,
             break_at: &self.break_at,
             ran: &mut self.ran,
+            global: &mut self.global,
+            slots: &mut self.slots,
+            accesses: self.accesses.as_ref(),
+            wave_slots: &self.wave_slots,
+            waves_per_group,
             touched: &mut self.touched,
             stats: &mut self.stats,
             lanes_of: &mut self.lanes_of,
@@ -627,14 +652,21 @@ simd_fn! {
     /// instructions.
     fn run_fast(
         wave: &mut Wave,
-        fast: &FastCode,
+        at: FastAt<'_>,
+        memory: Option<FastMemory<'_>>,
         n: u64,
-        break_at: &[BreakAt],
-        ran: &mut [u64],
         guard: Option<&FastGuard>,
     ) -> (u64, u64) {
-        fast_stretch(wave, fast, n, break_at, ran, guard)
+        fast_stretch(wave, at, memory, n, guard)
     }
+}
+
+/// The code as the fast loop runs it: its pre-decoded instructions, the breakpoint marks
+/// and the code-run bits it keeps.
+struct FastAt<'a> {
+    fast: &'a FastCode,
+    break_at: &'a [BreakAt],
+    ran: &'a mut [u64],
 }
 
 /// What [`run_turns`] needs of the machine besides the waves, borrowed apart from them.
@@ -642,6 +674,13 @@ struct Turns<'a> {
     fast: &'a FastCode,
     break_at: &'a [BreakAt],
     ran: &'a mut [u64],
+    /// Global memory, the slots' shared memory, the watchpoints' log, and each wave's
+    /// slot ([`Machine::slot_of`]: `wave_slots`, else by `waves_per_group`).
+    global: &'a mut GlobalMemory,
+    slots: &'a mut [Slot],
+    accesses: Option<&'a AccessLog>,
+    wave_slots: &'a [u32],
+    waves_per_group: usize,
     touched: &'a mut Touched,
     stats: &'a mut Stats,
     lanes_of: &'a mut (u32, u32),
@@ -658,12 +697,14 @@ simd_fn! {
     /// set: the rest of the current wave's quantum, then the turns the scheduler gives
     /// ([`next_turn`], its own rule), each one entered only when its wave runs at least
     /// one instruction here (a turn whose first instruction is not in the fast set, or
-    /// stops at a breakpoint mark, is left to [`Machine::run`]'s loop, which takes the
-    /// same turn from the same state: a stop before a quantum's first instruction leaves
-    /// the scheduler as it was). Stops too when the current wave's next instruction is
-    /// not in the fast set. For runs with no sanitizer, stop point or breakpoint to step
-    /// over: one pass here instead of a schedule and a loop entry per quantum. Returns
-    /// the instructions run.
+    /// stops at a breakpoint mark, or is an access the fast loop leaves to the general
+    /// one, is left to [`Machine::run`]'s loop, which takes the same turn from the same
+    /// state: a stop before a quantum's first instruction leaves the scheduler as it
+    /// was). Stops too when the current wave's next instruction is not in the fast set.
+    /// Memory instructions reach global memory and the shared memory of their wave's
+    /// slot, and leave watched bytes to the general loop. For runs with no sanitizer,
+    /// stop point or breakpoint to step over: one pass here instead of a schedule and a
+    /// loop entry per quantum. Returns the instructions run.
     fn run_turns(waves: &mut [Wave], t: &mut Turns<'_>, n: u64) -> u64 {
         let mut done = 0;
         while done < n {
@@ -679,7 +720,18 @@ simd_fn! {
             let w = *t.current;
             let wave = &mut waves[w];
             let m = (*t.left as u64).min(n - done);
-            let (k, vector) = fast_stretch(wave, t.fast, m, t.break_at, t.ran, None);
+            let s = t.wave_slots.get(w).map_or(w / t.waves_per_group, |&s| s as usize);
+            let memory = t.slots.get_mut(s).map(|slot| FastMemory {
+                global: &mut *t.global,
+                shared: &mut slot.shared,
+                accesses: t.accesses,
+            });
+            let at = FastAt {
+                fast: t.fast,
+                break_at: t.break_at,
+                ran: &mut *t.ran,
+            };
+            let (k, vector) = fast_stretch(wave, at, memory, m, None);
             if k == 0 {
                 (*t.current, *t.left, *t.rng) = before;
                 break;
@@ -704,23 +756,28 @@ simd_fn! {
 
 /// Runs up to `n` instructions of `wave` from its PC while they are in the fast set
 /// ([`FastCode`]: ALU, compare, branch, shuffle and wait instructions, which never fault
-/// and leave EXEC as it is), stopping before a breakpoint mark that stops this wave, with
-/// the code-run bits kept (`ran`, when not empty), and under the sanitizer only while
-/// `guard` allows. Moves the PC and the wave's count on; returns the instructions run and how
+/// and leave EXEC as it is, and 32-bit memory accesses whose lanes make one run in one
+/// page of `memory`), stopping before a breakpoint mark that stops this wave, with the
+/// code-run bits kept (`ran`, when not empty), and under the sanitizer only while `guard`
+/// allows. Moves the PC and the wave's count on; returns the instructions run and how
 /// many of them were vector instructions. Inlined into each SIMD-dispatched caller, so it
 /// is compiled with their target features.
 #[inline(always)]
 fn fast_stretch(
     wave: &mut Wave,
-    fast: &FastCode,
+    at: FastAt<'_>,
+    memory: Option<FastMemory<'_>>,
     n: u64,
-    break_at: &[BreakAt],
-    ran: &mut [u64],
     guard: Option<&FastGuard>,
 ) -> (u64, u64) {
     if !wave.pc.is_multiple_of(4) {
         return (0, 0);
     }
+    let FastAt {
+        fast,
+        break_at,
+        ran,
+    } = at;
     let (id, group) = (wave.id, wave.workgroup);
     let mut state = FastState {
         v: wave.v.storage_for(fast.vregs),
@@ -728,6 +785,7 @@ fn fast_stretch(
         exec: wave.exec,
         outstanding: &mut wave.outstanding,
     };
+    let mut memory = memory;
     let mut pc = wave.pc;
     let (mut done, mut vector) = (0u64, 0u64);
     while done < n {
@@ -741,10 +799,13 @@ fn fast_stretch(
         if guard.is_some_and(|g| !g.allows(i, f)) {
             break;
         }
+        let Some(next) = fast::step(f, &mut state, memory.as_mut(), pc) else {
+            break;
+        };
         if let Some(bits) = ran.get_mut(i >> 6) {
             *bits |= 1 << (i & 63);
         }
-        pc = fast::step(f, &mut state, pc);
+        pc = next;
         done += 1;
         vector += f.vector() as u64;
     }
