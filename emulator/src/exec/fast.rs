@@ -159,13 +159,6 @@ impl Fast {
         self.kind != kind::NONE
     }
 
-    /// Whether it is a memory access (the fast loop runs it when its lanes make runs of
-    /// words, [`step`]).
-    #[inline(always)]
-    pub fn is_memory(&self) -> bool {
-        (kind::LD..kind::MEM_END).contains(&self.kind)
-    }
-
     /// Whether it counts as a vector instruction.
     #[inline(always)]
     pub fn vector(&self) -> bool {
@@ -432,7 +425,8 @@ pub fn step(
     m: Option<&mut FastMemory<'_>>,
     pc: u64,
 ) -> Option<u64> {
-    if f.is_memory() {
+    // One compare: the codes above the memory ones are `NONE`, which never comes here.
+    if f.kind >= kind::LD {
         access(f, s.v, s.u, s.exec, s.outstanding, m?, pc)
     } else {
         Some(compute(f, s, pc))

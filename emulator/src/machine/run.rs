@@ -799,12 +799,14 @@ fn fast_stretch(
         if guard.is_some_and(|g| !g.allows(i, f)) {
             break;
         }
-        let Some(next) = fast::step(f, &mut state, memory.as_mut(), pc) else {
-            break;
-        };
+        // Marked before it runs: an access the fast loop leaves to the general one is
+        // marked there too.
         if let Some(bits) = ran.get_mut(i >> 6) {
             *bits |= 1 << (i & 63);
         }
+        let Some(next) = fast::step(f, &mut state, memory.as_mut(), pc) else {
+            break;
+        };
         pc = next;
         done += 1;
         vector += f.vector() as u64;
