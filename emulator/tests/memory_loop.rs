@@ -17,7 +17,7 @@
 //! one page (consecutive, strided, scattered with duplicates, one address), lanes on two
 //! pages, the buffer's last word (the buffer ends inside a page), one lane past the end,
 //! misaligned, or at an offset of 2^31 or more, and wild values in inactive lanes;
-//! consecutive words (one run, `exec/lsu.rs` `run32_in`) ending at a page's or the
+//! consecutive words (one run, `exec/lsu.rs` `RunPlace`) ending at a page's or the
 //! memory's end or one word past it, starting at a page's start, wrapping past 2^32,
 //! around a window, or descending; two runs (the lanes below some lane on one, the rest
 //! on another, apart or on common words); atomics of several operations on consecutive

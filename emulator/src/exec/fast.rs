@@ -77,8 +77,8 @@ mod kind {
     pub const WAIT_ALL: u8 = 208;
     /// 32-bit loads, stores, atomics and atomics returning the old value, one code per
     /// address mode ([`MODES`](super::MODES): ubase, shared, global), run here when the
-    /// active lanes make one run of consecutive words in one page (`lsu::run32_in`) and
-    /// left to the general loop otherwise.
+    /// active lanes make one or two runs of consecutive words, each in one page
+    /// (`lsu::RunPlace::runs`), and left to the general loop otherwise.
     pub const LD: u8 = 209;
     pub const ST: u8 = 212;
     pub const ATOM: u8 = 215;

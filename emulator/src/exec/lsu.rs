@@ -64,14 +64,6 @@ struct Targets {
     hi: u64,
 }
 
-impl Run {
-    /// The lanes on the run.
-    #[inline(always)]
-    pub(super) fn lanes(&self) -> u32 {
-        self.lanes
-    }
-}
-
 impl Targets {
     fn new() -> Self {
         Targets {
@@ -364,13 +356,21 @@ pub(super) struct Run {
     lo: u64,
     /// One past the range's last byte.
     hi: u64,
-    /// The lowest active lane.
+    /// The lowest lane on the run.
     first: usize,
-    /// The highest active lane.
+    /// The highest lane on the run.
     last: usize,
     /// The lanes on the run (every active lane, or one of the two runs of
     /// [`RunPlace::runs`]).
     lanes: u32,
+}
+
+impl Run {
+    /// The lanes on the run.
+    #[inline(always)]
+    pub(super) fn lanes(&self) -> u32 {
+        self.lanes
+    }
 }
 
 /// Whether the active lanes' values step by 4 from lane to lane (`v[l] - 4 l` the same

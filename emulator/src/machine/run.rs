@@ -1,7 +1,7 @@
 //! Running instructions: one step of the scheduled wave or of a chosen one, the events a
 //! step raises (faults, breakpoints, watch hits, `brk`), and runs to an instruction budget.
 
-use super::scheduler::{next_turn, SplitMix64};
+use super::scheduler::{next_turn, slot_in, SplitMix64};
 use super::{BreakAt, CodeWord, Event, Machine, Slot, Stats, StopBefore, Touched};
 use crate::check::FastGuard;
 use crate::code::Decoded;
@@ -675,7 +675,7 @@ struct Turns<'a> {
     break_at: &'a [BreakAt],
     ran: &'a mut [u64],
     /// Global memory, the slots' shared memory, the watchpoints' log, and each wave's
-    /// slot ([`Machine::slot_of`]: `wave_slots`, else by `waves_per_group`).
+    /// slot ([`slot_in`]).
     global: &'a mut GlobalMemory,
     slots: &'a mut [Slot],
     accesses: Option<&'a AccessLog>,
@@ -720,7 +720,7 @@ simd_fn! {
             let w = *t.current;
             let wave = &mut waves[w];
             let m = (*t.left as u64).min(n - done);
-            let s = t.wave_slots.get(w).map_or(w / t.waves_per_group, |&s| s as usize);
+            let s = slot_in(t.wave_slots, t.waves_per_group, w);
             let memory = t.slots.get_mut(s).map(|slot| FastMemory {
                 global: &mut *t.global,
                 shared: &mut slot.shared,
@@ -756,8 +756,8 @@ simd_fn! {
 
 /// Runs up to `n` instructions of `wave` from its PC while they are in the fast set
 /// ([`FastCode`]: ALU, compare, branch, shuffle and wait instructions, which never fault
-/// and leave EXEC as it is, and 32-bit memory accesses whose lanes make one run in one
-/// page of `memory`), stopping before a breakpoint mark that stops this wave, with the
+/// and leave EXEC as it is, and 32-bit memory accesses whose lanes make one or two runs
+/// of words in `memory`, each in one page), stopping before a breakpoint mark that stops this wave, with the
 /// code-run bits kept (`ran`, when not empty), and under the sanitizer only while `guard`
 /// allows. Moves the PC and the wave's count on; returns the instructions run and how
 /// many of them were vector instructions. Inlined into each SIMD-dispatched caller, so it

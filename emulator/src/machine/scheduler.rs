@@ -91,10 +91,7 @@ impl Machine {
     /// The resident slot (index into the machine's slots, and so its shared memory) that
     /// wave index `wave` (into [`Machine::waves`]) belongs to.
     pub fn slot_of(&self, wave: usize) -> usize {
-        match self.wave_slots.get(wave) {
-            Some(&s) => s as usize,
-            None => wave / self.waves_per_group(),
-        }
+        slot_in(&self.wave_slots, self.waves_per_group(), wave)
     }
 
     /// Waves of the launch that have not exited: resident ones still alive, plus those of
@@ -196,5 +193,16 @@ impl Machine {
             group.iter_mut().for_each(|w| w.state = WaveState::Ready);
             (s * wpg..(s + 1) * wpg).for_each(|w| self.touch(w));
         }
+    }
+}
+
+/// [`Machine::slot_of`] from the machine's wave-to-slot table `wave_slots` (empty: wave
+/// `i` is in slot `i / wpg`, `wpg` waves per workgroup), for loops that borrow the
+/// machine's parts apart.
+#[inline]
+pub(super) fn slot_in(wave_slots: &[u32], wpg: usize, wave: usize) -> usize {
+    match wave_slots.get(wave) {
+        Some(&s) => s as usize,
+        None => wave / wpg,
     }
 }

@@ -327,6 +327,41 @@ fn barrier_orders_shared_memory_between_waves() {
 }
 
 #[test]
+fn each_resident_workgroup_has_its_own_shared_memory() {
+    // Eight workgroups of two waves resident at once (the slots' shared memory in use
+    // together), the second wave of each storing its workgroup's number to shared memory
+    // as one run of words, the first reading it back after the barrier: every workgroup
+    // must read its own number, under every schedule, in the tight loop and step by step.
+    let src = ".workgroup 64\n.grid 16\n.shared 128\n.buffer out, 2048\n.arg u[0:1], out\n\
+        uwaveid u2\n uwgid u3\n vlaneid v0\n vshli v0, v0, 2\n br.uz u2, wait\n\
+        vmov.u v1, u3\n vaddi.u32 v1, v1, 1000\n st.shared.b32 v1, v0, 0\n wait.ls 0\n\
+        wait: barrier\n br.unz u2, done\n ld.shared.b32 v2, v0, 0\n wait.ls 0\n\
+        ushli u4, u3, 7\n vadd.u32.u v0, v0, u4\n st.ubase.b32 v2, u[0:1], v0, 0\n done: end\n";
+    let p = program(src);
+    for seed in [0, 1, 2, 3] {
+        for quantum in [1, 3, 8] {
+            let options = LaunchOptions {
+                seed,
+                quantum,
+                ..Default::default()
+            };
+            let mut run = Machine::new(&p, options).expect("launch");
+            assert_eq!(run.run(None), Some(Event::Finished));
+            let mut stepped = Machine::new(&p, options).expect("launch");
+            while stepped.step().is_none() {}
+            for m in [&run, &stepped] {
+                let out = m.global.by_name("out").expect("out").data.to_vec();
+                for (k, word) in out.chunks_exact(4).enumerate() {
+                    let v = u32::from_le_bytes(word.try_into().expect("4 bytes"));
+                    let wg = (k / 32) as u32;
+                    assert_eq!(v, 1000 + wg, "seed {seed}, quantum {quantum}, word {k}");
+                }
+            }
+        }
+    }
+}
+
+#[test]
 fn a_barrier_an_exited_wave_never_reaches_is_a_deadlock() {
     let p = program(".workgroup 96\n uwaveid u0\n br.unz u0, skip\n barrier\nskip:\n end\n");
     let mut m = Machine::new(&p, LaunchOptions::default()).expect("launch");
