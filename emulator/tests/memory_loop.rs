@@ -2,16 +2,16 @@
 //! lock-step with the reference interpreter.
 //!
 //! `Machine::run` with no hook set runs 32-bit loads, stores and atomics whose lanes make
-//! one run of consecutive words in its fast loop (`exec/fast.rs`, the memory codes), and
-//! the other loads, stores, atomics and shuffles in its wave-local loop, where the lanes'
-//! accesses are placed with one check for the whole wave when one page holds them all
-//! (`exec/lsu.rs`, `one_page`). Each case here runs a short random program of such
-//! instructions (and waits) that way, from a random state, at a random quantum, and the
-//! same program from the same state instruction by instruction through the reference
-//! interpreter (`exec::reference`, which shares no semantic code with the machine); the
-//! registers, PC, outstanding operations, memory, the lines marked written (time travel's
-//! index) and the run's end (finished, or the same fault: kind, lanes, address, length)
-//! must be equal.
+//! one or two runs of consecutive words in its fast loop (`exec/fast.rs`, the memory
+//! codes), and the other loads, stores, atomics and shuffles in its wave-local loop,
+//! where the lanes' accesses are placed with one check for the whole wave when one page
+//! holds them all (`exec/lsu.rs`, `one_page`). Each case here runs a short random
+//! program of such instructions (and waits) that way, from a random state, at a random
+//! quantum, and the same program from the same state instruction by instruction through
+//! the reference interpreter (`exec::reference`, which shares no semantic code with the
+//! machine); the registers, PC, outstanding operations, memory, the lines marked written
+//! (time travel's index) and the run's end (finished, or the same fault: kind, lanes,
+//! address, length) must be equal.
 //!
 //! The address registers hold the patterns the fast paths must tell apart: lanes all in
 //! one page (consecutive, strided, scattered with duplicates, one address), lanes on two
