@@ -356,11 +356,7 @@ pub(super) struct Run {
     lo: u64,
     /// One past the range's last byte.
     hi: u64,
-    /// The lowest lane on the run.
-    first: usize,
-    /// The highest lane on the run.
-    last: usize,
-    /// The lanes on the run (every active lane, or one of the two runs of
+    /// The lanes on the run, at least one (every active lane, or one of the two runs of
     /// [`RunPlace::runs`]).
     lanes: u32,
 }
@@ -370,6 +366,19 @@ impl Run {
     #[inline(always)]
     pub(super) fn lanes(&self) -> u32 {
         self.lanes
+    }
+
+    /// The lanes from the run's lowest to its highest (those between it does not have
+    /// keep their places): the range of lanes its words are for.
+    #[inline(always)]
+    fn span(&self) -> std::ops::RangeInclusive<usize> {
+        self.lanes.trailing_zeros() as usize..=31 - self.lanes.leading_zeros() as usize
+    }
+
+    /// The lanes on the run from its lowest, as a mask from bit 0.
+    #[inline(always)]
+    fn mask(&self) -> u32 {
+        self.lanes >> self.lanes.trailing_zeros()
     }
 }
 
@@ -547,8 +556,6 @@ where
             object,
             lo: off,
             hi: off + len,
-            first,
-            last,
             lanes: exec,
         })
     }
@@ -999,7 +1006,7 @@ fn trace_run(ctx: &mut Ctx<'_>, r: &Run, kind: AccessKind) {
     if let Some(tr) = ctx.trace.as_deref_mut() {
         tr.begin(r.space, kind, 4);
         tr.run = Some(TraceRun {
-            lanes: ctx.wave.exec,
+            lanes: r.lanes,
             addr: object_base(ctx.global, r.space, r.object) + r.lo,
             off: r.lo,
         });
@@ -1256,7 +1263,7 @@ pub(super) fn load_run_into(
     if let Some(page) =
         page_object(global, shared, r.space, r.object).and_then(|b| b.page_of(r.lo, r.hi))
     {
-        page.words(r.lo, &mut out[r.first..=r.last]);
+        page.words(r.lo, &mut out[r.span()]);
     }
     put(dst, &out, r.lanes);
 }
@@ -1279,7 +1286,7 @@ pub(super) fn store_run_from(
     if let Some(mut page) =
         page_object_mut(global, shared, r.space, r.object).and_then(|b| b.page_of_mut(r.lo, r.hi))
     {
-        page.set_words(r.lo, &data[r.first..=r.last], r.lanes >> r.first);
+        page.set_words(r.lo, &data[r.span()], r.mask());
     }
 }
 
@@ -1314,7 +1321,7 @@ pub(super) fn atomic_run_on(
     else {
         return old;
     };
-    page.words(r.lo, &mut old[r.first..=r.last]);
+    page.words(r.lo, &mut old[r.span()]);
     let mut new = [0u32; LANES];
     // One loop per operation: the operation folds into `atomic`, no switch per lane.
     macro_rules! per_op {
@@ -1330,7 +1337,7 @@ pub(super) fn atomic_run_on(
         };
     }
     per_op!(Add Sub And Or Xor MinS MaxS MinU MaxU Xchg CmpXchg Inc Dec FAdd FMin FMax);
-    page.set_words(r.lo, &new[r.first..=r.last], r.lanes >> r.first);
+    page.set_words(r.lo, &new[r.span()], r.mask());
     old
 }
 

@@ -192,6 +192,12 @@ fn site(
     }
 }
 
+/// The site of every lane of wave `wave` of workgroup 0 accessing memory (`access`) at
+/// `pc` before any barrier.
+fn whole_wave(wave: u32, pc: u64, access: MemAccess) -> Site {
+    site(wave, 0, ALL_LANES, pc, Some(access), Some(0))
+}
+
 /// Checks the fields memory findings do not use.
 fn assert_no_reg_counter_waves(f: &Finding) {
     assert_eq!(f.reg, None);
@@ -425,14 +431,8 @@ second: {wave1}
         r.assert_finished();
         let f = r.only();
         assert_eq!(f.kind, FindingKind::Race, "{wave1} after {wave0}");
-        assert_eq!(
-            f.at,
-            site(1, 0, ALL_LANES, r.label("second"), Some(acc1), Some(0))
-        );
-        assert_eq!(
-            f.other,
-            Some(site(0, 0, ALL_LANES, r.label("first"), Some(acc0), Some(0)))
-        );
+        assert_eq!(f.at, whole_wave(1, r.label("second"), acc1));
+        assert_eq!(f.other, Some(whole_wave(0, r.label("first"), acc0)));
         assert_eq!(f.space, Some(Space::Shared));
         assert_eq!(f.addr, Some(0));
         assert_eq!(f.len, 4);
@@ -558,27 +558,10 @@ done:
     r.assert_finished();
     let f = r.only();
     assert_eq!(f.kind, FindingKind::Race);
-    assert_eq!(
-        f.at,
-        site(
-            1,
-            0,
-            ALL_LANES,
-            r.label("write"),
-            Some(MemAccess::Write),
-            Some(0)
-        )
-    );
+    assert_eq!(f.at, whole_wave(1, r.label("write"), MemAccess::Write));
     assert_eq!(
         f.other,
-        Some(site(
-            0,
-            0,
-            ALL_LANES,
-            r.label("read"),
-            Some(MemAccess::Read),
-            Some(0)
-        ))
+        Some(whole_wave(0, r.label("read"), MemAccess::Read))
     );
 }
 
@@ -706,27 +689,10 @@ fn global_race_in_one_workgroup_and_its_barrier() {
     r.assert_finished();
     let f = r.only();
     assert_eq!(f.kind, FindingKind::Race);
-    assert_eq!(
-        f.at,
-        site(
-            1,
-            0,
-            ALL_LANES,
-            r.label("second"),
-            Some(MemAccess::Write),
-            Some(0)
-        )
-    );
+    assert_eq!(f.at, whole_wave(1, r.label("second"), MemAccess::Write));
     assert_eq!(
         f.other,
-        Some(site(
-            0,
-            0,
-            ALL_LANES,
-            r.label("first"),
-            Some(MemAccess::Write),
-            Some(0)
-        ))
+        Some(whole_wave(0, r.label("first"), MemAccess::Write))
     );
     assert_eq!(f.space, Some(Space::Global));
     assert_eq!(f.addr, r.m.buffer_base("out"));
