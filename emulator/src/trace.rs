@@ -49,7 +49,7 @@ impl TraceRun {
 
 /// The memory accesses of one instruction (filled by the semantics when a sanitizer is
 /// on; one instruction accesses one space, one way, one size): one entry per lane, or one
-/// [`TraceRun`] for lanes on consecutive elements.
+/// or two [`TraceRun`]s for lanes on consecutive elements.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct MemTrace {
     /// The space and how it was accessed (`None`: no memory access yet).
@@ -64,6 +64,11 @@ pub struct MemTrace {
     pub data: Vec<u128>,
     /// The accesses as one run of consecutive elements, instead of `entries`.
     pub run: Option<TraceRun>,
+    /// With `run`, the rest of the lanes as a second run (a window that wraps round, a
+    /// rotation): every lane of `run` below every lane of this one, so taking `run` first
+    /// is lane order. A store's two runs write disjoint bytes (its lanes cannot conflict);
+    /// a load's or an atomic's may meet.
+    pub run2: Option<TraceRun>,
 }
 
 impl MemTrace {
@@ -87,22 +92,25 @@ impl MemTrace {
     /// How many accesses the trace holds (entries, or the run's lanes).
     pub fn count(&self) -> usize {
         match self.run {
-            Some(r) => r.lanes.count_ones() as usize,
+            Some(r) => (r.lanes | self.run2.map_or(0, |r| r.lanes)).count_ones() as usize,
             None => self.entries.len(),
         }
     }
 
-    /// Every access, one entry per lane in lane order (a run expanded).
+    /// Every access, one entry per lane in lane order (runs expanded).
     pub fn accesses(&self) -> impl Iterator<Item = TraceEntry> + '_ {
-        let run = self.run.unwrap_or_default();
-        let (first, len) = (run.first() as u64, self.len as u64);
-        let lanes = Lanes(run.lanes).map(move |l| {
-            let step = len * (l as u64 - first);
-            TraceEntry {
-                lane: l as u8,
-                addr: run.addr + step,
-                off: run.off + step,
-            }
+        let len = self.len as u64;
+        let runs = [self.run, self.run2].into_iter().flatten();
+        let lanes = runs.flat_map(move |run| {
+            let first = run.first() as u64;
+            Lanes(run.lanes).map(move |l| {
+                let step = len * (l as u64 - first);
+                TraceEntry {
+                    lane: l as u8,
+                    addr: run.addr + step,
+                    off: run.off + step,
+                }
+            })
         });
         self.entries.iter().copied().chain(lanes)
     }
@@ -113,5 +121,6 @@ impl MemTrace {
         self.entries.clear();
         self.data.clear();
         self.run = None;
+        self.run2 = None;
     }
 }

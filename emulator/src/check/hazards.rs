@@ -47,8 +47,7 @@ impl Sanitizer {
             .waves
             .get(w)
             .is_some_and(|x| x.id == wave.id && x.busy.is_some());
-        // Only waits and issues retire anything.
-        if !known || d.counter.is_some() || matches!(d.op, Op::Wait(_)) {
+        if !known || retires(wave, d) {
             self.retire(w, wave, d);
         }
         let sets = self
@@ -193,8 +192,11 @@ impl Sanitizer {
         });
         let mut retire = |c: Counter, keep: usize| {
             let q = &wave.outstanding[c.index()];
-            for o in q.iter().take(q.len().saturating_sub(keep)) {
-                Self::count_busy(uses, busy, o, -1);
+            let excess = q.len().saturating_sub(keep);
+            if excess > 0 {
+                for o in q.range(..excess) {
+                    Self::count_busy(uses, busy, o, -1);
+                }
             }
         };
         match d.op {
@@ -206,4 +208,18 @@ impl Sanitizer {
             retire(c, COUNTER_MAX - 1);
         }
     }
+}
+
+/// Whether `d` retires any of `wave`'s outstanding operations when it executes: a wait
+/// for fewer than its counter holds (any, for `wait.all`), or an issue to a full counter
+/// (which pushes out the oldest), as [`Sanitizer::retire`] takes them.
+#[inline(always)]
+fn retires(wave: &Wave, d: &Decoded) -> bool {
+    let len = |c: Counter| wave.outstanding[c.index()].len();
+    let waits = match d.op {
+        Op::Wait(Some(c)) => len(c) > d.instr.imm.max(0) as usize,
+        Op::Wait(None) => Counter::ALL.into_iter().any(|c| len(c) > 0),
+        _ => false,
+    };
+    waits || d.counter.is_some_and(|c| len(c) > COUNTER_MAX - 1)
 }

@@ -65,7 +65,8 @@ impl Sanitizer {
             f.len = trace.len;
             self.push(f);
         }
-        // A run's lanes are on ascending, disjoint bytes: they cannot conflict.
+        // A run's lanes are on ascending, disjoint bytes, and a store's two runs on
+        // disjoint bytes: they cannot conflict.
         if access == MemAccess::Write && trace.run.is_none() && trace.entries.len() > 1 {
             self.same_instruction(trace, space, site);
         }

@@ -12,7 +12,7 @@ use std::sync::Arc;
 
 use super::{MemAccess, Site};
 use crate::exec::simd::simd_fn;
-use crate::trace::{MemTrace, TraceEntry};
+use crate::trace::{MemTrace, TraceEntry, TraceRun};
 use crate::wave::{Lanes, LANES};
 
 /// Bytes of memory per init-bits page.
@@ -68,6 +68,15 @@ impl Groups {
         match self.shift {
             Some(s) => wave >> s,
             None => wave / self.wpg,
+        }
+    }
+
+    /// The first wave of `wave`'s workgroup.
+    #[inline]
+    fn first(self, wave: u32) -> u32 {
+        match self.shift {
+            Some(s) => wave >> s << s,
+            None => wave - wave % self.wpg,
         }
     }
 }
@@ -236,7 +245,7 @@ impl Mine {
         Mine {
             wave: me.wave(),
             epoch: me.epoch(),
-            first: (id - id % g.wpg).wrapping_add(1),
+            first: g.first(id).wrapping_add(1),
             wpg: g.wpg,
             write: me.is_write(),
         }
@@ -277,6 +286,91 @@ impl Mine {
             self.same_group(cell.r1)
         };
         self.clear_of(cell.write) & rest
+    }
+}
+
+/// Which waves' records a page holds, coarsely: the one wave (id + 1), workgroup (its
+/// first wave's id + 1) and barrier count they share, [`MANY`] where they differ, the
+/// wave 0 while there are none. Only ever widened (a record overwritten stays counted),
+/// so it is true of every record the page holds: enough to tell that none of them can
+/// race with an access without looking at the cells ([`Holders::clear_of`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+struct Holders {
+    wave: u32,
+    first: u32,
+    epoch: u32,
+}
+
+/// [`Holders`]' "not one": above every wave id + 1 (waves are counted in `u32`s, far fewer
+/// than 2^32 - 1) and every barrier count (kept modulo 2^16).
+const MANY: u32 = u32::MAX;
+
+impl Holders {
+    /// Counts `mine`'s access in.
+    #[inline(always)]
+    fn add(&mut self, mine: Mine) {
+        if self.wave == 0 {
+            *self = Holders {
+                wave: mine.wave,
+                first: mine.first,
+                epoch: mine.epoch,
+            };
+            return;
+        }
+        let widen = |x: &mut u32, y: u32| {
+            if *x != y {
+                *x = MANY;
+            }
+        };
+        widen(&mut self.wave, mine.wave);
+        widen(&mut self.first, mine.first);
+        widen(&mut self.epoch, mine.epoch);
+    }
+
+    /// Whether every record counted is [`Mine::clear_of`] `mine`: none, or all of its wave,
+    /// or all of its workgroup at one other barrier count.
+    #[inline(always)]
+    fn clear_of(self, mine: Mine) -> bool {
+        self.wave == 0
+            || self.wave == mine.wave
+            || (self.first == mine.first && self.epoch != MANY && self.epoch != mine.epoch)
+    }
+
+    /// Whether every record counted is of `mine`'s workgroup ([`Mine::same_group`]).
+    #[inline(always)]
+    fn same_group(self, mine: Mine) -> bool {
+        self.wave == 0 || self.first == mine.first
+    }
+}
+
+/// A page's [`Holders`]: of its plain writes, and of its reads and atomics.
+#[derive(Debug, Clone, Copy, Default)]
+struct PageHolders {
+    writes: Holders,
+    reads: Holders,
+}
+
+impl PageHolders {
+    /// Counts `mine`'s access in.
+    #[inline(always)]
+    fn add(&mut self, mine: Mine) {
+        if mine.write {
+            self.writes.add(mine);
+        } else {
+            self.reads.add(mine);
+        }
+    }
+
+    /// Whether every cell of the page takes `mine`'s access in place ([`Mine::in_place`]),
+    /// as the holders alone tell: the per-cell test's conditions, for every record at once.
+    #[inline(always)]
+    fn in_place(self, mine: Mine) -> bool {
+        let rest = if mine.write {
+            self.reads.clear_of(mine)
+        } else {
+            self.reads.same_group(mine)
+        };
+        self.writes.clear_of(mine) && rest
     }
 }
 
@@ -326,6 +420,8 @@ struct RacePage {
     /// `5 * word + (0 for the whole word, 1 + b for byte b)`. Kept out of the cells so
     /// they stay 36 bytes.
     r3: HashMap<u32, Ref, BuildHasherDefault<PageHasher>>,
+    /// Whose records the cells (word, byte and third) hold.
+    holders: PageHolders,
 }
 
 /// Most race pages' cells a thread keeps for reuse (4.5 MiB).
@@ -350,6 +446,7 @@ impl Default for RacePage {
             live: [0; WORDS / 64],
             bytes: HashMap::default(),
             r3: HashMap::default(),
+            holders: PageHolders::default(),
         }
     }
 }
@@ -380,6 +477,7 @@ impl RacePage {
         hb: &impl Fn(&Ref, &Ref) -> bool,
     ) -> Option<Conflict> {
         let key = 5 * index as u32;
+        self.holders.add(Mine::of(me, g));
         if self.first_touch(index, me) {
             return None;
         }
@@ -509,23 +607,25 @@ impl RacePage {
             id: me.id + ((k as u64) << (32 + LANE_SHIFT)),
             bits: me.bits,
         };
+        let mine = Mine::of(me, g);
         if live == 0 {
             // First touches (a kernel's first pass over its data): each cell holds only
             // its lane's access.
             for (k, c) in cells.iter_mut().enumerate() {
                 *c = Cell::first(lane(k));
             }
+            self.holders.add(mine);
             self.set_live(index, n);
             return true;
         }
         if live != n {
             return false;
         }
-        let mine = Mine::of(me, g);
-        // The first pass decides for all of them.
-        if !cells_in_place(cells, mine) {
+        // The holders, or else a first pass over the cells, decide for all of them.
+        if !self.holders.in_place(mine) && !cells_in_place(cells, mine) {
             return false;
         }
+        self.holders.add(mine);
         for (k, c) in cells.iter_mut().enumerate() {
             c.take_in_place(lane(k), mine);
         }
@@ -606,16 +706,25 @@ struct Words {
     all_live: bool,
     /// The page keeps no third read: cells may be updated in place.
     plain: bool,
+    /// The page's holders say every cell takes the access in place
+    /// ([`PageHolders::in_place`]): no cell is looked at first.
+    clear: bool,
     /// The access, taken apart once.
     mine: Mine,
 }
 
 impl Words {
-    fn new(page: &RacePage, me: Ref, g: Groups) -> Words {
+    /// Takes the page's holders before counting `me` in them (it is recorded in the cells
+    /// next, and a wave's own records never race with it).
+    fn new(page: &mut RacePage, me: Ref, g: Groups) -> Words {
+        let mine = Mine::of(me, g);
+        let clear = page.holders.in_place(mine);
+        page.holders.add(mine);
         Words {
             all_live: page.live == [u64::MAX; WORDS / 64],
             plain: page.r3.is_empty(),
-            mine: Mine::of(me, g),
+            clear,
+            mine,
         }
     }
 
@@ -641,7 +750,7 @@ impl Words {
         // While the page keeps no third read, a cell that takes `me` in place
         // ([`Mine::in_place`]) is updated there. Any other cell goes through
         // [`Cell::access`].
-        if self.plain && mine.in_place(cell) {
+        if self.plain && (self.clear || mine.in_place(cell)) {
             cell.take_in_place(me, mine);
             return None;
         }
@@ -728,8 +837,8 @@ impl RaceShadow {
         }
     }
 
-    /// [`RaceShadow::access_all`] of an instruction's trace: its entries, or its run
-    /// (aligned words: page by page, no entry made; other sizes: expanded).
+    /// [`RaceShadow::access_all`] of an instruction's trace: its entries, or its runs in
+    /// order (aligned words: page by page, no entry made; other sizes: expanded).
     pub fn access_trace(
         &mut self,
         trace: &MemTrace,
@@ -740,10 +849,25 @@ impl RaceShadow {
         let Some(run) = trace.run else {
             return self.access_all(&trace.entries, trace.len, me, (g, hb), conflict);
         };
-        if trace.len != 4 || run.addr % 4 != 0 {
+        let aligned = |r: &TraceRun| r.addr.is_multiple_of(4);
+        if trace.len != 4 || !aligned(&run) || !trace.run2.as_ref().is_none_or(aligned) {
             let (buf, n) = expand(trace);
             return self.access_all(&buf[..n], trace.len, me, (g, hb), conflict);
         }
+        for run in [run].into_iter().chain(trace.run2) {
+            self.access_run(run, me, (g, hb), conflict);
+        }
+    }
+
+    /// [`RaceShadow::access_trace`] of one run of aligned words.
+    #[inline]
+    fn access_run(
+        &mut self,
+        run: TraceRun,
+        me: Ref,
+        (g, hb): (Groups, &impl Fn(&Ref, &Ref) -> bool),
+        conflict: &mut impl FnMut(&TraceEntry, Conflict),
+    ) {
         let first = run.first();
         let mut lanes = run.lanes;
         while lanes != 0 {
@@ -976,8 +1100,8 @@ impl InitBits {
         (missing, first)
     }
 
-    /// [`InitBits::access_all`] of an instruction's trace: its entries, or its run (lanes
-    /// without a gap between them, in one page: one byte range, as
+    /// [`InitBits::access_all`] of an instruction's trace: its entries, or its runs in
+    /// order (each with lanes without a gap between them, in one page: one byte range, as
     /// [`InitBits::contiguous`] takes consecutive entries; otherwise expanded).
     pub fn access_trace(
         &mut self,
@@ -991,14 +1115,21 @@ impl InitBits {
         if self.full() {
             return (0, None);
         }
-        let (len, n) = (trace.len.max(1) as u64, run.lanes.count_ones() as u64);
-        let gapless = n == (32 - run.lanes.leading_zeros() - run.first()) as u64;
-        let end = run.off.saturating_add(len * n);
-        let one_page = run.off / PAGE == (end - 1) / PAGE;
-        if gapless && n >= 2 && one_page && (!check || self.all_set(run.off, len * n)) {
-            if mark {
+        let len = trace.len.max(1) as u64;
+        // A run that does not pass changes nothing; one that passed before it found every
+        // byte written (or only marked them): taking its lanes again finds the same.
+        let mut whole = |run: TraceRun| {
+            let n = run.lanes.count_ones() as u64;
+            let gapless = n == (32 - run.lanes.leading_zeros() - run.first()) as u64;
+            let end = run.off.saturating_add(len * n);
+            let one_page = run.off / PAGE == (end - 1) / PAGE;
+            let pass = gapless && n >= 2 && one_page && (!check || self.all_set(run.off, len * n));
+            if pass && mark {
                 self.set(run.off, len * n);
             }
+            pass
+        };
+        if whole(run) && trace.run2.is_none_or(&mut whole) {
             return (0, None);
         }
         let (buf, n) = expand(trace);
@@ -1182,12 +1313,17 @@ mod tests {
 
     #[test]
     fn the_run_loop_finds_what_the_general_path_finds() {
-        // Two shadows see the same accesses: in `general` a split word (255, never
+        // Three shadows see the same accesses: in `general` a split word (255, never
         // touched again) sends every run of page 0 through `RacePage::access`, in `runs`
-        // they go through `RacePage::words`. Two workgroups of four waves, barrier counts
-        // 0-2, reads, writes and atomics, runs of 1-8 words: the same races each time.
-        // Fresh shadows every 12 accesses: a page's first third read (a read by another
-        // workgroup) sends the rest of its runs to the general path.
+        // they go through `RacePage::words`, in `traced` as one or two trace runs through
+        // `RacePage::run` (whose pages' holders may answer for every cell). Two
+        // workgroups of four waves, barrier counts 0-2, reads, writes and atomics, runs
+        // of 1-8 elements, a second run of 0-8 anywhere (meeting the first, or not), of
+        // words or (one access in four, word by word through `RacePage::access` in every
+        // shadow) of 8 bytes: the same races each time. Fresh shadows every 12 accesses: a page's first third
+        // read (a read by another workgroup) sends the rest of its runs to the general
+        // path. Rounds of fewer waves (one, two of one workgroup, two of two) keep the
+        // pages' holders narrow for longer.
         let g = Groups::new(4);
         let unordered = |_: &Ref, _: &Ref| false;
         let mut seed = 0x2545_f491_4f6c_dd1du64;
@@ -1198,26 +1334,48 @@ mod tests {
             seed % n
         };
         let mut found = 0;
-        for round in 0..400 {
-            let (mut general, mut runs) = (RaceShadow::default(), RaceShadow::default());
+        for round in 0..800 {
+            let [mut general, mut runs, mut traced] = [(); 3].map(|_| RaceShadow::default());
             let split = [entry(0, 1020)];
             let w = Ref::new(0, 0, 0x10, MemAccess::Write);
             general.access_all(&split, 1, w, (g, &unordered), &mut |_, _| {});
+            let waves = [(8, 0), (1, 0), (2, 0), (2, 3)][round % 4];
             for step in 0..12 {
                 let access = [MemAccess::Read, MemAccess::Write, MemAccess::Atomic];
                 let access = access[next(3) as usize];
-                let me = Ref::new(next(8) as u32, next(3) as u32, 4 * step, access);
-                let start = next(12);
-                let entries: Vec<TraceEntry> = (0..1 + next(8))
-                    .map(|l| entry(l as u8, 4 * (start + l)))
-                    .collect();
-                let mut seen = [Vec::new(), Vec::new()];
+                let wave = next(waves.0) as u32 * (1 + waves.1);
+                let me = Ref::new(wave, next(3) as u32, 4 * step, access);
+                let (start, n) = (next(12), 1 + next(8));
+                let (start2, n2) = (next(40), next(9));
+                let len = if next(4) == 0 { 8 } else { 4 };
+                let first = TraceRun {
+                    lanes: (1u32 << n) - 1,
+                    addr: len * start,
+                    off: len * start,
+                };
+                let second = (n2 > 0).then_some(TraceRun {
+                    lanes: ((1u32 << n2) - 1) << n,
+                    addr: len * start2,
+                    off: len * start2,
+                });
+                let trace = MemTrace {
+                    len: len as u32,
+                    run: Some(first),
+                    run2: second,
+                    ..MemTrace::default()
+                };
+                let entries: Vec<TraceEntry> = trace.accesses().collect();
+                let mut seen = [Vec::new(), Vec::new(), Vec::new()];
                 for (k, shadow) in [&mut general, &mut runs].into_iter().enumerate() {
-                    shadow.access_all(&entries, 4, me, (g, &unordered), &mut |e, c| {
+                    shadow.access_all(&entries, len as u32, me, (g, &unordered), &mut |e, c| {
                         seen[k].push((e.lane, e.addr, c.prior));
                     });
                 }
+                traced.access_trace(&trace, me, (g, &unordered), &mut |e, c| {
+                    seen[2].push((e.lane, e.addr, c.prior));
+                });
                 assert_eq!(seen[0], seen[1], "round {round}, step {step}");
+                assert_eq!(seen[0], seen[2], "round {round}, step {step}");
                 found += seen[0].len();
             }
         }
@@ -1268,5 +1426,64 @@ mod tests {
         let across: Vec<TraceEntry> = (0..4).map(|l| entry(l, 4088 + 4 * l as u64)).collect();
         assert_eq!(bits.access_all(&across, 4, true, true), (0xf, Some(4088)));
         assert_eq!(bits.access_all(&across, 4, true, true), (0, None));
+    }
+
+    #[test]
+    fn traced_runs_find_the_unwritten_bytes_their_entries_find() {
+        // Two bitmaps see the same accesses, one as one or two trace runs, the other as
+        // their entries: reads (check), stores (mark) and atomics (both) of runs of 1-8
+        // words with gaps, a second run meeting the first or not, some across the 4 KiB
+        // page boundary, into a 12 KiB window. The same lanes and first address each time.
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = |n: u64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed % n
+        };
+        let mut missed = 0;
+        for round in 0..300 {
+            let (mut traced, mut entries) = (InitBits::new(12288), InitBits::new(12288));
+            for step in 0..16 {
+                let (check, mark) = [(true, false), (false, true), (true, true)][next(3) as usize];
+                let (n, n2) = (1 + next(8), next(9));
+                // A run's lanes, with one lane off one time in three.
+                let mut lanes = |n: u64, shift: u64| {
+                    let all = (1u32 << n) - 1;
+                    let some = all & !(1 << next(n.max(1)));
+                    (if next(3) == 0 && some != 0 { some } else { all }) << shift
+                };
+                let (l1, l2) = (lanes(n, 0), lanes(n2, n));
+                // A word of the window's first 256, or (one time in four) near 4 KiB.
+                let mut at = || {
+                    let w = next(64);
+                    4 * if next(4) == 0 { 1016 + w % 16 } else { w }
+                };
+                let (a, b) = (at(), at());
+                let trace = MemTrace {
+                    len: 4,
+                    run: Some(TraceRun {
+                        lanes: l1,
+                        addr: a,
+                        off: a,
+                    }),
+                    run2: (n2 > 0).then_some(TraceRun {
+                        lanes: l2,
+                        addr: b,
+                        off: b,
+                    }),
+                    ..MemTrace::default()
+                };
+                let list: Vec<TraceEntry> = trace.accesses().collect();
+                let got = traced.access_trace(&trace, check, mark);
+                let want = entries.access_all(&list, 4, check, mark);
+                assert_eq!(got, want, "round {round}, step {step}: {trace:?}");
+                missed += got.0.count_ones();
+            }
+        }
+        assert!(
+            missed > 100,
+            "{missed} lanes missed: too few to compare the paths"
+        );
     }
 }

@@ -368,6 +368,14 @@ impl Run {
         self.lanes
     }
 
+    /// Whether this run's bytes and `other`'s have none in common.
+    #[inline(always)]
+    fn disjoint(&self, other: &Run) -> bool {
+        (self.space, self.object) != (other.space, other.object)
+            || self.hi <= other.lo
+            || other.hi <= self.lo
+    }
+
     /// The lanes from the run's lowest to its highest (those between it does not have
     /// keep their places): the range of lanes its words are for.
     #[inline(always)]
@@ -414,12 +422,13 @@ fn stride4_64(exec: u32, v: &[u64; LANES]) -> bool {
     differ == 0
 }
 
-/// The [`Run`] of a 32-bit access (`ubase`, shared or global), if its active lanes make
-/// one: consecutive words, the first one aligned, no address wrapping between the first
-/// lane and the last, every byte in one page of one object, none watched. `None`
-/// otherwise (anything else, including every fault, takes [`place`]).
+/// The [`Run`]s of a 32-bit access (`ubase`, shared or global), if its active lanes make
+/// one or two ([`RunPlace::runs`]): consecutive words, the first one aligned, no address
+/// wrapping between a run's first lane and its last, every byte of a run in one page of
+/// one object, none watched. `None` otherwise (anything else, including every fault,
+/// takes [`place`]).
 #[inline(always)]
-fn run32(ctx: &Ctx<'_>, d: &Decoded, mode: AddrMode) -> Option<Run> {
+fn run32(ctx: &Ctx<'_>, d: &Decoded, mode: AddrMode) -> Option<(Run, Option<Run>)> {
     let (w, i) = (&*ctx.wave, d.instr);
     let p = RunPlace {
         mode,
@@ -432,7 +441,7 @@ fn run32(ctx: &Ctx<'_>, d: &Decoded, mode: AddrMode) -> Option<Run> {
         shared_len: ctx.shared.len(),
         log: ctx.accesses.as_deref(),
     };
-    p.run(w.exec)
+    p.runs(w.exec)
 }
 
 /// What places a 32-bit access's lanes: the address mode, the address register (`rs1`, a
@@ -1000,16 +1009,19 @@ fn trace(ctx: &mut Ctx<'_>, t: &Placed, kind: AccessKind, len: u32, data: Option
     }
 }
 
-/// [`trace`] of a 32-bit access on a [`Run`]: one run, not an entry per lane.
+/// [`trace`] of a 32-bit access on one or two [`Run`]s: runs, not an entry per lane.
 #[inline]
-fn trace_run(ctx: &mut Ctx<'_>, r: &Run, kind: AccessKind) {
+fn trace_runs(ctx: &mut Ctx<'_>, (r0, r1): (&Run, Option<&Run>), kind: AccessKind) {
     if let Some(tr) = ctx.trace.as_deref_mut() {
-        tr.begin(r.space, kind, 4);
-        tr.run = Some(TraceRun {
+        let global = &*ctx.global;
+        let traced = |r: &Run| TraceRun {
             lanes: r.lanes,
-            addr: object_base(ctx.global, r.space, r.object) + r.lo,
+            addr: object_base(global, r.space, r.object) + r.lo,
             off: r.lo,
-        });
+        };
+        tr.begin(r0.space, kind, 4);
+        tr.run = Some(traced(r0));
+        tr.run2 = r1.map(traced);
     }
 }
 
@@ -1031,9 +1043,11 @@ pub(super) fn execute(ctx: &mut Ctx<'_>, d: &Decoded, pc: u64) -> Result<Flow, E
         Op::Load { mode, ty } => {
             let bytes = ty.bytes as u64;
             if bytes == 4 {
-                if let Some(r) = run32(ctx, d, mode) {
-                    load_run(ctx, &r, d.instr.rd as usize);
-                    trace_run(ctx, &r, AccessKind::Read);
+                if let Some((r0, r1)) = run32(ctx, d, mode) {
+                    for r in std::iter::once(&r0).chain(&r1) {
+                        load_run(ctx, r, d.instr.rd as usize);
+                    }
+                    trace_runs(ctx, (&r0, r1.as_ref()), AccessKind::Read);
                     let regs = counter_regs(RegFile::Vector, d.instr.rd, 1);
                     ctx.issue(d, pc, regs);
                     return Ok(Flow::Next);
@@ -1073,9 +1087,15 @@ pub(super) fn execute(ctx: &mut Ctx<'_>, d: &Decoded, pc: u64) -> Result<Flow, E
         }
         Op::Store { mode, bytes } => {
             if bytes == 4 {
-                if let Some(r) = run32(ctx, d, mode) {
-                    store_run(ctx, &r, d.instr.rd as usize);
-                    trace_run(ctx, &r, AccessKind::Write);
+                // Two runs whose bytes meet: lanes may write one word, which the
+                // sanitizer's same-instruction check needs the entries (and data) for.
+                let runs = run32(ctx, d, mode)
+                    .filter(|(r0, r1)| r1.as_ref().is_none_or(|r1| r0.disjoint(r1)));
+                if let Some((r0, r1)) = runs {
+                    for r in std::iter::once(&r0).chain(&r1) {
+                        store_run(ctx, r, d.instr.rd as usize);
+                    }
+                    trace_runs(ctx, (&r0, r1.as_ref()), AccessKind::Write);
                     ctx.issue(d, pc, None);
                     return Ok(Flow::Next);
                 }
@@ -1126,11 +1146,18 @@ pub(super) fn execute(ctx: &mut Ctx<'_>, d: &Decoded, pc: u64) -> Result<Flow, E
             let bytes = if wide { 8 } else { 4 };
             let rd = d.instr.rd as usize;
             if !wide {
-                if let Some(r) = run32(ctx, d, mode) {
-                    let old = atomic_run(ctx, &r, rd, op);
-                    trace_run(ctx, &r, AccessKind::ReadWrite);
+                if let Some((r0, r1)) = run32(ctx, d, mode) {
+                    // Both runs read their data before either returns old values.
+                    let old0 = atomic_run(ctx, &r0, rd, op);
+                    let old1 = r1
+                        .as_ref()
+                        .map(|r1| (atomic_run(ctx, r1, rd, op), r1.lanes));
+                    trace_runs(ctx, (&r0, r1.as_ref()), AccessKind::ReadWrite);
                     if rtn {
-                        put(&mut ctx.wave.v[rd], &old, ctx.wave.exec);
+                        put(&mut ctx.wave.v[rd], &old0, r0.lanes);
+                        if let Some((old1, lanes)) = old1 {
+                            put(&mut ctx.wave.v[rd], &old1, lanes);
+                        }
                         ctx.issue(d, pc, counter_regs(RegFile::Vector, rd as u8, 1));
                     } else {
                         ctx.issue(d, pc, None);

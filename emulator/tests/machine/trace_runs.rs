@@ -1,5 +1,5 @@
 //! The sanitizer's memory trace on the fast memory paths: lanes on consecutive words
-//! (one run) or in one page are traced without an entry per lane, and the detectors
+//! (one or two runs) or in one page are traced without an entry per lane, and the detectors
 //! must find exactly what they find when every lane is placed and traced alone. A
 //! watchpoint on every byte sends each access lane by lane, so random kernels run both
 //! ways give the reference and the fast paths' findings.
@@ -21,7 +21,8 @@ const WINDOW: u64 = 8192;
 
 /// One random memory instruction (with the EXEC mask and the address computation before
 /// it) of two waves in each of two workgroups: consecutive, strided, scattered, equal or
-/// descending addresses, near 1 KiB and 4 KiB edges, wrapping inside the window, sub-word
+/// descending addresses, near 1 KiB and 4 KiB edges, wrapping inside the window (two runs
+/// of consecutive words, when the lanes wrap round its end), sub-word
 /// to 16-byte sizes, loads, stores and atomics, shared, `ubase` and 64-bit global.
 fn instruction(r: &mut Rng, out: &mut String) {
     let exec: u32 = match r.below(4) {
@@ -42,13 +43,17 @@ fn instruction(r: &mut Rng, out: &mut String) {
     let align = if bytes == 12 { 4 } else { bytes };
     let stride = r.pick(&[1i64, 1, 1, 1, 2, 3, 0, -1, 37]) * bytes as i64;
     let edge = r.pick(&[1024, 4096, 2048, 5120]);
-    let base = match r.below(3) {
+    let base = match r.below(4) {
         0 => edge - align * r.below(40),
         1 => edge + align * r.below(8),
+        // Lanes that wrap round the window's end: two runs, for consecutive words.
+        2 => WINDOW - align * (1 + r.below(31)),
         _ => r.below(WINDOW / align) * align,
     };
-    // Offsets wrap inside the window, aligned.
-    let mask = (WINDOW - 1) & !(align - 1);
+    // Offsets wrap inside the window, aligned; one time in eight inside its first 64
+    // bytes (consecutive words: two runs on the same words).
+    let window = if r.below(8) == 0 { 64 } else { WINDOW };
+    let mask = (window - 1) & !(align - 1);
     out.push_str(&format!("    vmuli.u32 v1, v0, {}\n", stride as i32));
     out.push_str(&format!("    vaddi.u32 v1, v1, {base}\n"));
     if r.below(3) == 0 {
