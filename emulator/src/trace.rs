@@ -100,8 +100,9 @@ impl MemTrace {
     /// Every access, one entry per lane in lane order (runs expanded).
     pub fn accesses(&self) -> impl Iterator<Item = TraceEntry> + '_ {
         let len = self.len as u64;
-        let runs = [self.run, self.run2].into_iter().flatten();
-        let lanes = runs.flat_map(move |run| {
+        // No run: no lanes.
+        let lanes = move |run: Option<TraceRun>| {
+            let run = run.unwrap_or_default();
             let first = run.first() as u64;
             Lanes(run.lanes).map(move |l| {
                 let step = len * (l as u64 - first);
@@ -111,8 +112,9 @@ impl MemTrace {
                     off: run.off + step,
                 }
             })
-        });
-        self.entries.iter().copied().chain(lanes)
+        };
+        let entries = self.entries.iter().copied();
+        entries.chain(lanes(self.run)).chain(lanes(self.run2))
     }
 
     /// Forgets the previous instruction's accesses (keeping the buffers' capacity).

@@ -336,6 +336,12 @@ impl Holders {
             || (self.first == mine.first && self.epoch != MANY && self.epoch != mine.epoch)
     }
 
+    /// Whether every record counted is of wave `wave` (id + 1).
+    #[inline(always)]
+    fn only(self, wave: u32) -> bool {
+        self.wave == 0 || self.wave == wave
+    }
+
     /// Whether every record counted is of `mine`'s workgroup ([`Mine::same_group`]).
     #[inline(always)]
     fn same_group(self, mine: Mine) -> bool {
@@ -467,7 +473,15 @@ impl Drop for RacePage {
 }
 
 impl RacePage {
+    /// Counts `me`'s wave in the page's holders: before [`RacePage::access`] records it
+    /// (once per instruction and page: every lane of one is of one wave).
+    #[inline(always)]
+    fn hold(&mut self, me: Ref, g: Groups) {
+        self.holders.add(Mine::of(me, g));
+    }
+
     /// Records `me` (whose mask says which bytes of word `index` it touches).
+    /// The caller has counted it in the holders ([`RacePage::hold`]).
     #[inline]
     fn access(
         &mut self,
@@ -477,7 +491,6 @@ impl RacePage {
         hb: &impl Fn(&Ref, &Ref) -> bool,
     ) -> Option<Conflict> {
         let key = 5 * index as u32;
-        self.holders.add(Mine::of(me, g));
         if self.first_touch(index, me) {
             return None;
         }
@@ -565,6 +578,7 @@ impl RacePage {
         };
         let lanes = Lanes(lanes).map(|l| l as u32);
         if !self.bytes.is_empty() {
+            self.hold(me, g);
             for l in lanes {
                 let me = me.with_lane(l as u8);
                 if let Some(c) = self.access(index + (l - first) as usize, me, g, hb) {
@@ -625,9 +639,19 @@ impl RacePage {
         if !self.holders.in_place(mine) && !cells_in_place(cells, mine) {
             return false;
         }
+        // A read when every read record is of this wave (or there is none) only
+        // replaces the last read: the cells' reads are not looked at (not loaded, for a
+        // run over memory the cache no longer holds).
+        let own_reads = !mine.write && self.holders.reads.only(mine.wave);
         self.holders.add(mine);
-        for (k, c) in cells.iter_mut().enumerate() {
-            c.take_in_place(lane(k), mine);
+        if own_reads {
+            for (k, c) in cells.iter_mut().enumerate() {
+                c.r1 = lane(k);
+            }
+        } else {
+            for (k, c) in cells.iter_mut().enumerate() {
+                c.take_in_place(lane(k), mine);
+            }
         }
         true
     }
@@ -785,6 +809,7 @@ impl RaceShadow {
         while i < entries.len() {
             let key = entries[i].addr / RACE_PAGE;
             let page = Arc::make_mut(self.pages.entry(key).or_default());
+            page.hold(me, g);
             if len == 4 {
                 i += page.words(&entries[i..], key, me.with_mask(0xf), (g, hb), conflict);
             }
@@ -825,6 +850,7 @@ impl RaceShadow {
                     let hi = ((word + 1) * 4).min(end) - word * 4;
                     let mask = ((1u16 << hi) - (1u16 << lo)) as u8;
                     let page = Arc::make_mut(self.pages.entry(word / WORDS as u64).or_default());
+                    page.hold(me, g);
                     let index = (word % WORDS as u64) as usize;
                     let me = me.with_lane(e.lane).with_mask(mask);
                     if let Some(c) = page.access(index, me, g, hb) {

@@ -481,7 +481,7 @@ where
         if let Some(r) = self.run(exec) {
             return Some((r, None));
         }
-        if exec == 0 || self.mode == AddrMode::Global {
+        if exec == 0 || !matches!(self.mode, AddrMode::Ubase | AddrMode::Shared) {
             return None;
         }
         // Each lane's offset less its place in a run: equal along a run.
