@@ -1288,6 +1288,16 @@ fn for_bits(bit: u64, n: u64, mut f: impl FnMut(usize, u64)) {
 mod tests {
     use super::*;
 
+    /// A xorshift generator from `seed` (not 0): each call a number below its argument.
+    fn below(mut seed: u64) -> impl FnMut(u64) -> u64 {
+        move |n| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed % n
+        }
+    }
+
     fn entry(lane: u8, addr: u64) -> TraceEntry {
         TraceEntry {
             lane,
@@ -1352,13 +1362,7 @@ mod tests {
         // pages' holders narrow for longer.
         let g = Groups::new(4);
         let unordered = |_: &Ref, _: &Ref| false;
-        let mut seed = 0x2545_f491_4f6c_dd1du64;
-        let mut next = |n: u64| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed % n
-        };
+        let mut next = below(0x2545_f491_4f6c_dd1d);
         let mut found = 0;
         for round in 0..800 {
             let [mut general, mut runs, mut traced] = [(); 3].map(|_| RaceShadow::default());
@@ -1460,13 +1464,7 @@ mod tests {
         // their entries: reads (check), stores (mark) and atomics (both) of runs of 1-8
         // words with gaps, a second run meeting the first or not, some across the 4 KiB
         // page boundary, into a 12 KiB window. The same lanes and first address each time.
-        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = |n: u64| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed % n
-        };
+        let mut next = below(0x9e37_79b9_7f4a_7c15);
         let mut missed = 0;
         for round in 0..300 {
             let (mut traced, mut entries) = (InitBits::new(12288), InitBits::new(12288));
