@@ -89,7 +89,7 @@ impl MemTrace {
         });
     }
 
-    /// How many accesses the trace holds (entries, or the run's lanes).
+    /// How many accesses the trace holds (entries, or the runs' lanes).
     pub fn count(&self) -> usize {
         match self.run {
             Some(r) => (r.lanes | self.run2.map_or(0, |r| r.lanes)).count_ones() as usize,

@@ -1356,10 +1356,10 @@ mod tests {
         // workgroups of four waves, barrier counts 0-2, reads, writes and atomics, runs
         // of 1-8 elements, a second run of 0-8 anywhere (meeting the first, or not), of
         // words or (one access in four, word by word through `RacePage::access` in every
-        // shadow) of 8 bytes: the same races each time. Fresh shadows every 12 accesses: a page's first third
-        // read (a read by another workgroup) sends the rest of its runs to the general
-        // path. Rounds of fewer waves (one, two of one workgroup, two of two) keep the
-        // pages' holders narrow for longer.
+        // shadow) of 8 bytes: the same races each time. Fresh shadows every 12 accesses:
+        // a page's first third read (a read by another workgroup) sends the rest of its
+        // runs to the general path. Rounds of fewer waves (one, two of one workgroup, two
+        // of two) keep the pages' holders narrow for longer.
         let g = Groups::new(4);
         let unordered = |_: &Ref, _: &Ref| false;
         let mut next = below(0x2545_f491_4f6c_dd1d);

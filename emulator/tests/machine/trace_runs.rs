@@ -1,8 +1,8 @@
 //! The sanitizer's memory trace on the fast memory paths: lanes on consecutive words
-//! (one or two runs) or in one page are traced without an entry per lane, and the detectors
-//! must find exactly what they find when every lane is placed and traced alone. A
-//! watchpoint on every byte sends each access lane by lane, so random kernels run both
-//! ways give the reference and the fast paths' findings.
+//! (one or two runs) or in one page are traced without an entry per lane, and the
+//! detectors must find exactly what they find when every lane is placed and traced
+//! alone. A watchpoint on every byte sends each access lane by lane, so random kernels
+//! run both ways give the reference and the fast paths' findings.
 
 use wavedbg_emulator::asm::assemble;
 use wavedbg_emulator::check::Checks;
@@ -22,8 +22,8 @@ const WINDOW: u64 = 8192;
 /// One random memory instruction (with the EXEC mask and the address computation before
 /// it) of two waves in each of two workgroups: consecutive, strided, scattered, equal or
 /// descending addresses, near 1 KiB and 4 KiB edges, wrapping inside the window (two runs
-/// of consecutive words, when the lanes wrap round its end), sub-word
-/// to 16-byte sizes, loads, stores and atomics, shared, `ubase` and 64-bit global.
+/// of consecutive words, when the lanes wrap round its end), sub-word to 16-byte sizes,
+/// loads, stores and atomics, shared, `ubase` and 64-bit global.
 fn instruction(r: &mut Rng, out: &mut String) {
     let exec: u32 = match r.below(4) {
         0 => {
