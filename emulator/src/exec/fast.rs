@@ -21,7 +21,7 @@
 use std::collections::VecDeque;
 
 use super::alu::{alu, compare, fma_lanes, lanes, mad_lanes, sel_lanes, vcmp};
-use super::lsu::{atomic_run_on, counter_regs, load_run_into, store_run_from, RunPlace};
+use super::lsu::{atomic_runs_on, counter_regs, load_runs_into, store_runs_from, RunPlace};
 use super::op::{AddrMode, AluOp, AtomOp, BrCond, CmpOp, Op, ShflMode, ShflSrc, Src};
 use super::xlane::{put, shuffle_lanes, shuffle_uniform};
 use super::{merge, AccessLog};
@@ -548,49 +548,35 @@ fn access(
                 shared_len: m.shared.len(),
                 log: m.accesses,
             };
-            let (r0, r1) = place.runs(exec)?;
-            (&mut *m, r0, r1)
+            let runs = place.runs(exec)?;
+            (&mut *m, runs)
         }};
     }
     let (counter, issued) = (f.target as usize, |regs| Outstanding { pc, regs, exec });
     match f.kind {
         kind::LD..kind::ST => {
-            let (m, r0, r1) = runs!();
-            for r in std::iter::once(&r0).chain(&r1) {
-                load_run_into(m.global, m.shared, r, &mut v[rd]);
-            }
+            let (m, runs) = runs!();
+            load_runs_into(m.global, m.shared, &runs, &mut v[rd]);
             let regs = counter_regs(RegFile::Vector, f.rd, 1);
             issue_to(&mut outstanding[counter], issued(regs));
         }
         kind::ST..kind::ATOM => {
-            let (m, r0, r1) = runs!();
-            for r in std::iter::once(&r0).chain(&r1) {
-                store_run_from(m.global, m.shared, r, &v[rd]);
-            }
+            let (m, runs) = runs!();
+            store_runs_from(m.global, m.shared, &runs, &v[rd]);
             issue_to(&mut outstanding[counter], issued(None));
         }
         k @ kind::ATOM..kind::MEM_END => {
-            let (m, r0, r1) = runs!();
+            let (m, runs) = runs!();
             let op = ATOM_OPS[c & 15];
             let swap = if op == AtomOp::CmpXchg {
                 v[rd + 1]
             } else {
                 [0; LANES]
             };
-            // Both runs read their data before either returns old values.
-            let old0 = atomic_run_on(m.global, m.shared, &r0, op, &v[rd], &swap);
-            let old1 = r1.as_ref().map(|r1| {
-                (
-                    atomic_run_on(m.global, m.shared, r1, op, &v[rd], &swap),
-                    r1.lanes(),
-                )
-            });
+            let (old, lanes) = atomic_runs_on(m.global, m.shared, &runs, op, &v[rd], &swap);
             let mut regs = None;
             if k >= kind::ATOM_RTN {
-                put(&mut v[rd], &old0, r0.lanes());
-                if let Some((old1, lanes)) = old1 {
-                    put(&mut v[rd], &old1, lanes);
-                }
+                put(&mut v[rd], &old, lanes);
                 regs = counter_regs(RegFile::Vector, f.rd, 1);
             }
             issue_to(&mut outstanding[counter], issued(regs));

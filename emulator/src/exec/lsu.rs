@@ -362,12 +362,6 @@ pub(super) struct Run {
 }
 
 impl Run {
-    /// The lanes on the run.
-    #[inline(always)]
-    pub(super) fn lanes(&self) -> u32 {
-        self.lanes
-    }
-
     /// Whether this run's bytes and `other`'s have none in common.
     #[inline(always)]
     fn disjoint(&self, other: &Run) -> bool {
@@ -428,7 +422,7 @@ fn stride4_64(exec: u32, v: &[u64; LANES]) -> bool {
 /// one object, none watched. `None` otherwise (anything else, including every fault,
 /// takes [`place`]).
 #[inline(always)]
-fn run32(ctx: &Ctx<'_>, d: &Decoded, mode: AddrMode) -> Option<(Run, Option<Run>)> {
+fn run32(ctx: &Ctx<'_>, d: &Decoded, mode: AddrMode) -> Option<Runs> {
     let (w, i) = (&*ctx.wave, d.instr);
     let p = RunPlace {
         mode,
@@ -477,7 +471,7 @@ where
     /// order (the first's lanes below the second's), which is lane order even where their
     /// words meet. Ubase and shared addresses only (32-bit offsets).
     #[inline(always)]
-    pub(super) fn runs(&self, exec: u32) -> Option<(Run, Option<Run>)> {
+    pub(super) fn runs(&self, exec: u32) -> Option<Runs> {
         if let Some(r) = self.run(exec) {
             return Some((r, None));
         }
@@ -1011,7 +1005,7 @@ fn trace(ctx: &mut Ctx<'_>, t: &Placed, kind: AccessKind, len: u32, data: Option
 
 /// [`trace`] of a 32-bit access on one or two [`Run`]s: runs, not an entry per lane.
 #[inline]
-fn trace_runs(ctx: &mut Ctx<'_>, (r0, r1): (&Run, Option<&Run>), kind: AccessKind) {
+fn trace_runs(ctx: &mut Ctx<'_>, (r0, r1): &Runs, kind: AccessKind) {
     if let Some(tr) = ctx.trace.as_deref_mut() {
         let global = &*ctx.global;
         let traced = |r: &Run| TraceRun {
@@ -1021,7 +1015,7 @@ fn trace_runs(ctx: &mut Ctx<'_>, (r0, r1): (&Run, Option<&Run>), kind: AccessKin
         };
         tr.begin(r0.space, kind, 4);
         tr.run = Some(traced(r0));
-        tr.run2 = r1.map(traced);
+        tr.run2 = r1.as_ref().map(traced);
     }
 }
 
@@ -1043,11 +1037,9 @@ pub(super) fn execute(ctx: &mut Ctx<'_>, d: &Decoded, pc: u64) -> Result<Flow, E
         Op::Load { mode, ty } => {
             let bytes = ty.bytes as u64;
             if bytes == 4 {
-                if let Some((r0, r1)) = run32(ctx, d, mode) {
-                    for r in std::iter::once(&r0).chain(&r1) {
-                        load_run(ctx, r, d.instr.rd as usize);
-                    }
-                    trace_runs(ctx, (&r0, r1.as_ref()), AccessKind::Read);
+                if let Some(runs) = run32(ctx, d, mode) {
+                    load_runs(ctx, &runs, d.instr.rd as usize);
+                    trace_runs(ctx, &runs, AccessKind::Read);
                     let regs = counter_regs(RegFile::Vector, d.instr.rd, 1);
                     ctx.issue(d, pc, regs);
                     return Ok(Flow::Next);
@@ -1091,11 +1083,9 @@ pub(super) fn execute(ctx: &mut Ctx<'_>, d: &Decoded, pc: u64) -> Result<Flow, E
                 // sanitizer's same-instruction check needs the entries (and data) for.
                 let runs = run32(ctx, d, mode)
                     .filter(|(r0, r1)| r1.as_ref().is_none_or(|r1| r0.disjoint(r1)));
-                if let Some((r0, r1)) = runs {
-                    for r in std::iter::once(&r0).chain(&r1) {
-                        store_run(ctx, r, d.instr.rd as usize);
-                    }
-                    trace_runs(ctx, (&r0, r1.as_ref()), AccessKind::Write);
+                if let Some(runs) = runs {
+                    store_runs(ctx, &runs, d.instr.rd as usize);
+                    trace_runs(ctx, &runs, AccessKind::Write);
                     ctx.issue(d, pc, None);
                     return Ok(Flow::Next);
                 }
@@ -1146,18 +1136,11 @@ pub(super) fn execute(ctx: &mut Ctx<'_>, d: &Decoded, pc: u64) -> Result<Flow, E
             let bytes = if wide { 8 } else { 4 };
             let rd = d.instr.rd as usize;
             if !wide {
-                if let Some((r0, r1)) = run32(ctx, d, mode) {
-                    // Both runs read their data before either returns old values.
-                    let old0 = atomic_run(ctx, &r0, rd, op);
-                    let old1 = r1
-                        .as_ref()
-                        .map(|r1| (atomic_run(ctx, r1, rd, op), r1.lanes));
-                    trace_runs(ctx, (&r0, r1.as_ref()), AccessKind::ReadWrite);
+                if let Some(runs) = run32(ctx, d, mode) {
+                    let (old, lanes) = atomic_runs(ctx, &runs, rd, op);
+                    trace_runs(ctx, &runs, AccessKind::ReadWrite);
                     if rtn {
-                        put(&mut ctx.wave.v[rd], &old0, r0.lanes);
-                        if let Some((old1, lanes)) = old1 {
-                            put(&mut ctx.wave.v[rd], &old1, lanes);
-                        }
+                        put(&mut ctx.wave.v[rd], &old, lanes);
                         ctx.issue(d, pc, counter_regs(RegFile::Vector, rd as u8, 1));
                     } else {
                         ctx.issue(d, pc, None);
@@ -1272,20 +1255,31 @@ pub(super) fn execute(ctx: &mut Ctx<'_>, d: &Decoded, pc: u64) -> Result<Flow, E
     Ok(Flow::Next)
 }
 
-/// A load of one word per lane from a [`Run`] into `v[rd]`: one copy.
+/// The one or two [`Run`]s of a 32-bit access ([`RunPlace::runs`]), taken in order.
+pub(super) type Runs = (Run, Option<Run>);
+
+/// A load of one word per lane from [`Runs`] into `v[rd]`: one copy per run.
 #[inline(always)]
-fn load_run(ctx: &mut Ctx<'_>, r: &Run, rd: usize) {
-    load_run_into(ctx.global, ctx.shared, r, &mut ctx.wave.v[rd]);
+fn load_runs(ctx: &mut Ctx<'_>, runs: &Runs, rd: usize) {
+    load_runs_into(ctx.global, ctx.shared, runs, &mut ctx.wave.v[rd]);
 }
 
-/// [`load_run`] on memory `global` and `shared`, into the run's lanes of `dst`.
+/// [`load_runs`] on memory `global` and `shared`, into the runs' lanes of `dst`.
 #[inline(always)]
-pub(super) fn load_run_into(
+pub(super) fn load_runs_into(
     global: &GlobalMemory,
     shared: &PagedBytes,
-    r: &Run,
+    (r0, r1): &Runs,
     dst: &mut [u32; LANES],
 ) {
+    for r in std::iter::once(r0).chain(r1) {
+        load_run_into(global, shared, r, dst);
+    }
+}
+
+/// One run of [`load_runs_into`].
+#[inline(always)]
+fn load_run_into(global: &GlobalMemory, shared: &PagedBytes, r: &Run, dst: &mut [u32; LANES]) {
     let mut out = [0u32; LANES];
     if let Some(page) =
         page_object(global, shared, r.space, r.object).and_then(|b| b.page_of(r.lo, r.hi))
@@ -1295,16 +1289,29 @@ pub(super) fn load_run_into(
     put(dst, &out, r.lanes);
 }
 
-/// A store of each active lane's `v[rd]` to a [`Run`]: one copy when the lanes from the
-/// first active one to the last are all active.
+/// A store of each active lane's `v[rd]` to [`Runs`], in order: one copy per run when the
+/// lanes from its first to its last are all on it.
 #[inline(always)]
-fn store_run(ctx: &mut Ctx<'_>, r: &Run, rd: usize) {
-    store_run_from(ctx.global, ctx.shared, r, &ctx.wave.v[rd]);
+fn store_runs(ctx: &mut Ctx<'_>, runs: &Runs, rd: usize) {
+    store_runs_from(ctx.global, ctx.shared, runs, &ctx.wave.v[rd]);
 }
 
-/// [`store_run`] of the run's lanes of `data` to memory `global` and `shared`.
+/// [`store_runs`] of the runs' lanes of `data` to memory `global` and `shared`.
 #[inline(always)]
-pub(super) fn store_run_from(
+pub(super) fn store_runs_from(
+    global: &mut GlobalMemory,
+    shared: &mut PagedBytes,
+    (r0, r1): &Runs,
+    data: &[u32; LANES],
+) {
+    for r in std::iter::once(r0).chain(r1) {
+        store_run_from(global, shared, r, data);
+    }
+}
+
+/// One run of [`store_runs_from`].
+#[inline(always)]
+fn store_run_from(
     global: &mut GlobalMemory,
     shared: &mut PagedBytes,
     r: &Run,
@@ -1317,36 +1324,61 @@ pub(super) fn store_run_from(
     }
 }
 
-/// A 32-bit atomic on a [`Run`] (every lane its own word, so lane order does not matter):
-/// the words read at once, the operation applied to all lanes in one loop, the active
-/// lanes' results written at once. Returns the words read (the old values).
+/// A 32-bit atomic on [`Runs`] with data `v[rd]` (and `v[rd + 1]` for compare-exchange):
+/// see [`atomic_runs_on`].
 #[inline(always)]
-fn atomic_run(ctx: &mut Ctx<'_>, r: &Run, rd: usize, op: AtomOp) -> [u32; LANES] {
+fn atomic_runs(ctx: &mut Ctx<'_>, runs: &Runs, rd: usize, op: AtomOp) -> ([u32; LANES], u32) {
     let w = &*ctx.wave;
     let zero = [0u32; LANES];
     let swap = match op {
         AtomOp::CmpXchg => &w.v[rd + 1],
         _ => &zero,
     };
-    atomic_run_on(ctx.global, ctx.shared, r, op, &w.v[rd], swap)
+    atomic_runs_on(ctx.global, ctx.shared, runs, op, &w.v[rd], swap)
 }
 
-/// [`atomic_run`] with the run's lanes of data `data` (and compare-exchange's new values
-/// `swap`), on memory `global` and `shared`.
+/// A 32-bit atomic on [`Runs`] with the runs' lanes of data `data` (and compare-exchange's
+/// new values `swap`), on memory `global` and `shared`: run by run, in order, so lanes of
+/// the second run see what the first left on words they share; both runs read their data
+/// before any old value is returned. Returns the words read (the old values) and the
+/// lanes they are for.
 #[inline(always)]
-pub(super) fn atomic_run_on(
+pub(super) fn atomic_runs_on(
+    global: &mut GlobalMemory,
+    shared: &mut PagedBytes,
+    (r0, r1): &Runs,
+    op: AtomOp,
+    data: &[u32; LANES],
+    swap: &[u32; LANES],
+) -> ([u32; LANES], u32) {
+    let mut old = [0u32; LANES];
+    atomic_run_on(global, shared, r0, op, (data, swap), &mut old);
+    let mut lanes = r0.lanes;
+    if let Some(r1) = r1 {
+        // Its lanes are all above the first run's: their places in `old` are its own.
+        atomic_run_on(global, shared, r1, op, (data, swap), &mut old);
+        lanes |= r1.lanes;
+    }
+    (old, lanes)
+}
+
+/// One run of [`atomic_runs_on`] (every lane its own word, so lane order does not matter
+/// within it): the words read at once (into the run's lanes of `old`, from its lowest to
+/// its highest), the operation applied to all lanes in one loop, the run's results
+/// written at once.
+#[inline(always)]
+fn atomic_run_on(
     global: &mut GlobalMemory,
     shared: &mut PagedBytes,
     r: &Run,
     op: AtomOp,
-    data: &[u32; LANES],
-    swap: &[u32; LANES],
-) -> [u32; LANES] {
-    let mut old = [0u32; LANES];
+    (data, swap): (&[u32; LANES], &[u32; LANES]),
+    old: &mut [u32; LANES],
+) {
     let Some(mut page) =
         page_object_mut(global, shared, r.space, r.object).and_then(|b| b.page_of_mut(r.lo, r.hi))
     else {
-        return old;
+        return;
     };
     page.words(r.lo, &mut old[r.span()]);
     let mut new = [0u32; LANES];
@@ -1365,7 +1397,6 @@ pub(super) fn atomic_run_on(
     }
     per_op!(Add Sub And Or Xor MinS MaxS MinU MaxU Xchg CmpXchg Inc Dec FAdd FMin FMax);
     page.set_words(r.lo, &new[r.span()], r.mask());
-    old
 }
 
 /// One atomic read-modify-write: the new memory value from the old one and `data`

@@ -757,9 +757,9 @@ simd_fn! {
 /// Runs up to `n` instructions of `wave` from its PC while they are in the fast set
 /// ([`FastCode`]: ALU, compare, branch, shuffle and wait instructions, which never fault
 /// and leave EXEC as it is, and 32-bit memory accesses whose lanes make one or two runs
-/// of words in `memory`, each in one page), stopping before a breakpoint mark that stops this wave, with the
-/// code-run bits kept (`ran`, when not empty), and under the sanitizer only while `guard`
-/// allows. Moves the PC and the wave's count on; returns the instructions run and how
+/// of words in `memory`, each in one page), stopping before a breakpoint mark that stops
+/// this wave, with the code-run bits kept (`ran`, when not empty), and under the sanitizer
+/// only while `guard` allows. Moves the PC and the wave's count on; returns the instructions run and how
 /// many of them were vector instructions. Inlined into each SIMD-dispatched caller, so it
 /// is compiled with their target features.
 #[inline(always)]
