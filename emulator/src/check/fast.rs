@@ -1,52 +1,193 @@
 //! What lets the machine's fast loop (`exec::fast`: ALU, compare, branch, shuffle, wait
-//! and 32-bit memory instructions) run under the sanitizer without calling its hooks per
-//! instruction.
+//! and 32-bit memory instructions) run under the sanitizer, calling its hooks only where
+//! they can act.
 //!
-//! The waits and memory accesses among them always take the hooks (a wait retires
-//! outstanding operations, an access is traced lane by lane and issues one). The rest
-//! touch no memory, issue nothing, leave EXEC as it is and are not barriers, so of every
-//! detector only these could act on them: an uninitialised register read, a register
-//! write to mark, a register an outstanding operation still uses, and (shuffles) an
-//! active lane reading an inactive one. [`FastGuard::allows`] answers, per code word,
-//! whether all are nothing for this wave now: then running the instruction without the
-//! hooks leaves the sanitizer exactly as the hooks would. Anything else takes the general
-//! loop and its hooks.
+//! Most of a kernel's instructions touch no memory, issue nothing, leave EXEC as it is
+//! and are not barriers, so of every detector only these could act on them: an
+//! uninitialised register read, a register write to mark, a register an outstanding
+//! operation still uses, and (shuffles) an active lane reading an inactive one.
+//! [`FastGuard::allows`] answers, per code word, whether all are nothing for this wave
+//! now: then running the instruction without the hooks leaves the sanitizer exactly as
+//! the hooks would.
+//!
+//! Waits and memory accesses always take the hooks (a wait retires outstanding
+//! operations, an access is traced and issues one), but not the general loop:
+//! [`FastChecked::step`] runs one with the same hooks, in the same order, when its
+//! registers pass the same test (the hooks before it would then find nothing) and its
+//! lanes make the runs the fast loop takes. Anything else takes the general loop and its
+//! hooks.
 
 use super::regs::{RegBits, RegSets};
 use super::Sanitizer;
-use crate::exec::fast::Fast;
-use crate::wave::Wave;
+use crate::code::CodeWord;
+use crate::exec::fast::{step, Fast, FastMemory, FastState};
+use crate::wave::{Wave, COUNTER_MAX};
 
 /// A wave's register state as the checks see it, fixed while fast instructions run
-/// (they only write registers already written in every lane, so nothing here changes).
-pub(crate) struct FastGuard<'a> {
-    sets: &'a [RegSets],
-    /// Registers written in every lane (all of them when `init` is off).
-    full: RegBits,
-    /// Whether reads must be within `full` (`init` on and the wave seen from its start).
-    check_reads: bool,
-    /// Registers an outstanding operation will write (a read or write of one is a hazard).
-    dest: RegBits,
-    /// Those and the data registers of outstanding stores (a write of one is a hazard).
-    used: RegBits,
+/// without the hooks (they only write registers already written in every lane, so
+/// nothing here changes); taken again after each hooked one.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct FastGuard {
+    /// The registers whose read (in `reads`) or write (in `writes`) the checks before an
+    /// instruction would report or mark: reads of registers an outstanding operation
+    /// will write, or (`init` on, the wave seen from its start) not written in every
+    /// lane; writes of registers an outstanding operation will write or still reads as
+    /// store data, or not written in every lane (which the hooks would mark written).
+    flagged: RegSets,
     /// Whether a cross-lane read may read an inactive lane (the detector is on and EXEC
     /// is neither full nor empty; EXEC does not change while fast instructions run).
     inactive_reads: bool,
 }
 
-impl FastGuard<'_> {
-    /// Whether the instruction `f` of code word `i` can run without the hooks (never a
-    /// wait or a memory access: the hazard detector and the memory model follow the
-    /// counters, the memory detectors each lane's access).
+impl FastGuard {
+    /// Whether the instruction `f` of code word `i` (register sets `sets`, per word) can
+    /// run without the hooks (never a wait or a memory access: the hazard detector and
+    /// the memory model follow the counters, the memory detectors each lane's access).
+    #[inline(always)]
+    pub(crate) fn allows(&self, sets: &[RegSets], i: usize, f: &Fast) -> bool {
+        !(f.hooked() || f.cross_lane() && self.inactive_reads) && self.registers_allow(sets, i)
+    }
+
+    /// Whether the register checks before word `i` find nothing: the registers it reads
+    /// are written in every lane, and neither they nor the ones it writes are in use by
+    /// an outstanding operation.
+    #[inline(always)]
+    fn registers_allow(&self, sets: &[RegSets], i: usize) -> bool {
+        sets.get(i).is_some_and(|s| !s.meets(self.flagged))
+    }
+}
+
+/// The sanitizer as one wave's fast loop runs under it: the wave's [`FastGuard`], and
+/// what the hooks of a wait or an access need.
+pub(crate) struct FastChecked<'a> {
+    san: &'a mut Sanitizer,
+    guard: FastGuard,
+    /// The launch's code, decoded (for the hooks).
+    code: &'a [CodeWord],
+    /// The wave's index and its workgroup's slot.
+    w: usize,
+    s: usize,
+    /// The launch's instruction count when the loop started.
+    count: u64,
+}
+
+impl<'a> FastChecked<'a> {
+    /// The checks for wave `w` in slot `s` (already entered), or `None` when its next
+    /// instructions need the general loop's hooks whatever they are
+    /// ([`Sanitizer::fast_guard`]). `code`: the launch's code; `count`: its instruction
+    /// count.
+    pub(crate) fn new(
+        san: &'a mut Sanitizer,
+        (w, s): (usize, usize),
+        wave: &Wave,
+        code: &'a [CodeWord],
+        count: u64,
+    ) -> Option<FastChecked<'a>> {
+        let guard = san.fast_guard(w, wave)?;
+        Some(FastChecked {
+            san,
+            guard,
+            code,
+            w,
+            s,
+            count,
+        })
+    }
+
+    /// [`FastGuard::allows`] for the wave now.
     #[inline(always)]
     pub(crate) fn allows(&self, i: usize, f: &Fast) -> bool {
-        !(f.hooked() || f.cross_lane() && self.inactive_reads)
-            && self.sets.get(i).is_some_and(|s| {
-                (!self.check_reads || s.reads.within(self.full))
-                    && s.writes.within(self.full)
-                    && !s.reads.meets(self.dest)
-                    && !s.writes.meets(self.used)
-            })
+        self.guard.allows(&self.san.sets, i, f)
+    }
+
+    /// Runs the wait or access `f` at the wave's PC `pc`, with the hooks
+    /// the general loop calls before and after it, on the wave's first `vregs` vector
+    /// registers and memory `m` (`done`: instructions the loop ran before it). Returns
+    /// the next PC, or `None`, having changed nothing, when the general loop must run it:
+    /// the checks before it would find something, or it retires an operation as it issues
+    /// (the hooks count that before the issue), or the fast loop leaves the access to the
+    /// general one. Then [`FastChecked::found`] tells whether it found something new;
+    /// if not, [`FastChecked::refresh`] before the next instruction.
+    #[inline(never)]
+    pub(crate) fn step(
+        &mut self,
+        wave: &mut Wave,
+        f: &Fast,
+        m: &mut FastMemory<'_>,
+        vregs: usize,
+        (pc, done): (u64, u64),
+    ) -> Option<u64> {
+        let i = (pc / 4) as usize;
+        let Some(CodeWord::Instr(d)) = self.code.get(i) else {
+            return None;
+        };
+        let san = &mut *self.san;
+        // The guard's registers in use are those before the instruction retires anything:
+        // if they pass, the hooks' check after the retirement passes too.
+        if !self.guard.registers_allow(&san.sets, i) {
+            return None;
+        }
+        // `before`, less its register checks (which find nothing) and the cross-lane one
+        // (not a cross-lane instruction).
+        san.fresh.clear();
+        san.pending.clear();
+        if san.trace.access.is_some() {
+            san.trace.clear();
+        }
+        san.exec_before = wave.exec;
+        // An access that issues to a full counter pushes its oldest operation out, which
+        // the hooks take from the counts before it issues; taken here once it has (it may
+        // yet be left to the general loop, whose hooks take it then).
+        let mut pushed = None;
+        if san.checks.hazards {
+            if f.is_access() {
+                pushed = d
+                    .counter
+                    .map(|c| &wave.outstanding[c.index()])
+                    .filter(|q| q.len() >= COUNTER_MAX)
+                    .and_then(|q| q.front().copied());
+            } else {
+                san.hazards_retire(self.w, wave, d);
+            }
+        }
+        let traced = san.checks.races || san.checks.init;
+        let mut state = FastState {
+            v: wave.v.storage_for(vregs),
+            u: &mut wave.u,
+            exec: wave.exec,
+            outstanding: &mut wave.outstanding,
+        };
+        let mut memory = FastMemory {
+            global: &mut *m.global,
+            shared: &mut *m.shared,
+            accesses: m.accesses,
+            trace: traced.then_some(&mut san.trace),
+        };
+        let next = step(f, &mut state, Some(&mut memory), pc)?;
+        san.retire_pushed(self.w, pushed);
+        wave.pc = next;
+        wave.executed += 1;
+        san.after(self.w, self.s, wave, d, pc, true, self.count + done + 1);
+        Some(next)
+    }
+
+    /// Whether the last [`FastChecked::step`] found something new (the loop stops).
+    #[inline(always)]
+    pub(crate) fn found(&self) -> bool {
+        self.san.has_fresh()
+    }
+
+    /// The guard taken again after a hooked instruction (which may have issued, retired or
+    /// written registers); `false` when the general loop must take the next instruction.
+    #[inline]
+    pub(crate) fn refresh(&mut self, wave: &Wave) -> bool {
+        match self.san.fast_guard(self.w, wave) {
+            Some(g) => {
+                self.guard = g;
+                true
+            }
+            None => false,
+        }
     }
 }
 
@@ -55,7 +196,7 @@ impl Sanitizer {
     /// instructions need the hooks whatever they are: a wave not seen yet, outstanding
     /// counts to be rebuilt, lanes back from a skipped barrier. Clears the findings of
     /// the last instruction, as the next instruction's hooks would.
-    pub(crate) fn fast_guard(&mut self, w: usize, wave: &Wave) -> Option<FastGuard<'_>> {
+    fn fast_guard(&mut self, w: usize, wave: &Wave) -> Option<FastGuard> {
         let checks = self.checks;
         let shadow = self.waves.get(w).filter(|x| x.id == wave.id)?;
         if checks.sync && wave.exec & shadow.skipped != 0 {
@@ -67,18 +208,22 @@ impl Sanitizer {
             dest = busy.dest_any;
             used = busy.dest_any.union(busy.data_any);
         }
-        let (full, check_reads) = if checks.init {
-            (shadow.full, shadow.known)
-        } else {
-            (RegBits([u64::MAX; 3]), false)
+        // Registers written in every lane: all of them when `init` is off.
+        let mut flagged = RegSets {
+            reads: dest,
+            writes: used,
         };
+        if checks.init {
+            let partial = shadow.full.complement();
+            flagged.writes = flagged.writes.union(partial);
+            // Reads are checked only when the wave was seen from its start.
+            if shadow.known {
+                flagged.reads = flagged.reads.union(partial);
+            }
+        }
         self.fresh.clear();
         Some(FastGuard {
-            sets: &self.sets,
-            full,
-            check_reads,
-            dest,
-            used,
+            flagged,
             inactive_reads: checks.xlane && wave.exec != u32::MAX && wave.exec != 0,
         })
     }

@@ -43,13 +43,7 @@ impl Sanitizer {
         u: &RegUse,
         pc: u64,
     ) {
-        let known = self
-            .waves
-            .get(w)
-            .is_some_and(|x| x.id == wave.id && x.busy.is_some());
-        if !known || retires(wave, d) {
-            self.retire(w, wave, d);
-        }
+        self.hazards_retire(w, wave, d);
         let sets = self
             .sets
             .get((pc / 4) as usize)
@@ -64,6 +58,33 @@ impl Sanitizer {
             });
         if in_use {
             self.report_hazards(w, wave, u, pc);
+        }
+    }
+
+    /// The first half of [`Sanitizer::hazards_before`]: the wave's register-use counts
+    /// brought up to date before `d` executes (counted afresh when unknown, less what `d`
+    /// retires).
+    #[inline(always)]
+    pub(super) fn hazards_retire(&mut self, w: usize, wave: &Wave, d: &Decoded) {
+        let known = self
+            .waves
+            .get(w)
+            .is_some_and(|x| x.id == wave.id && x.busy.is_some());
+        if !known || retires(wave, d) {
+            self.retire(w, wave, d);
+        }
+    }
+
+    /// What [`Sanitizer::hazards_retire`] takes before an access issues, taken after the
+    /// fast loop issued it: `pushed`, the operation its issue pushed out of a full counter
+    /// (if any), no longer counted as using its registers.
+    #[inline]
+    pub(super) fn retire_pushed(&mut self, w: usize, pushed: Option<Outstanding>) {
+        let (uses, waves) = (&self.uses, &mut self.waves);
+        if let (Some(o), Some(busy)) =
+            (pushed, waves.get_mut(w).and_then(|x| x.busy.as_deref_mut()))
+        {
+            Self::count_busy(uses, busy, &o, -1);
         }
     }
 

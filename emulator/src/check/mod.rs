@@ -44,7 +44,7 @@ use crate::isa::RegFile;
 use crate::program::LaunchConfig;
 use crate::trace::MemTrace;
 use crate::wave::{Wave, LANES, VREGS};
-pub(crate) use fast::FastGuard;
+pub(crate) use fast::FastChecked;
 use hazards::Busy;
 use order::Order;
 use regs::{RegBits, RegSets, RegUse};

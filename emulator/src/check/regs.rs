@@ -74,6 +74,12 @@ impl RegBits {
         (self.0[0] & !other.0[0]) | (self.0[1] & !other.0[1]) | (self.0[2] & !other.0[2]) == 0
     }
 
+    /// The registers not in the set (of every file).
+    #[inline]
+    pub fn complement(self) -> RegBits {
+        RegBits(self.0.map(|w| !w))
+    }
+
     /// The registers in either set.
     pub fn union(self, other: RegBits) -> RegBits {
         RegBits([
@@ -102,6 +108,21 @@ pub(crate) struct RegSets {
 }
 
 impl RegSets {
+    /// Whether `self`'s reads meet `other`'s reads or its writes meet `other`'s writes:
+    /// one pass without a branch.
+    #[inline(always)]
+    pub fn meets(self, other: RegSets) -> bool {
+        let (a, b) = (self.reads.0, other.reads.0);
+        let (c, d) = (self.writes.0, other.writes.0);
+        (a[0] & b[0])
+            | (a[1] & b[1])
+            | (a[2] & b[2])
+            | (c[0] & d[0])
+            | (c[1] & d[1])
+            | (c[2] & d[2])
+            != 0
+    }
+
     /// The sets of one instruction's register use.
     pub fn of(u: &RegUse) -> RegSets {
         RegSets {

@@ -21,13 +21,16 @@
 use std::collections::VecDeque;
 
 use super::alu::{alu, compare, fma_lanes, lanes, mad_lanes, sel_lanes, vcmp};
-use super::lsu::{atomic_runs_on, counter_regs, load_runs_into, store_runs_from, RunPlace};
+use super::lsu::{
+    atomic_runs_on, counter_regs, load_runs_into, store_runs_from, trace_runs_into, RunPlace, Runs,
+};
 use super::op::{AddrMode, AluOp, AtomOp, BrCond, CmpOp, Op, ShflMode, ShflSrc, Src};
 use super::xlane::{put, shuffle_lanes, shuffle_uniform};
-use super::{merge, AccessLog};
+use super::{merge, AccessKind, AccessLog};
 use crate::code::CodeWord;
 use crate::isa::{Counter, RegFile};
 use crate::memory::{GlobalMemory, PagedBytes};
+use crate::trace::MemTrace;
 use crate::wave::{issue_to, retire, Outstanding, LANES, UREGS, VREGS};
 
 /// Operation codes: a two-operand ALU operation has one code per form, an offset by
@@ -172,6 +175,12 @@ impl Fast {
     #[inline(always)]
     pub fn hooked(&self) -> bool {
         (kind::WAIT..kind::MEM_END).contains(&self.kind)
+    }
+
+    /// Whether it is a memory access (a load, store or atomic).
+    #[inline(always)]
+    pub fn is_access(&self) -> bool {
+        (kind::LD..kind::MEM_END).contains(&self.kind)
     }
 
     /// Whether it reads other lanes than its own (a shuffle): under the cross-lane
@@ -389,8 +398,8 @@ impl FastCode {
 }
 
 /// The memory a fast memory instruction reaches: global memory, the wave's workgroup's
-/// shared memory, and the watchpoints' log (an access to a watched byte is left to the
-/// general loop, which records it).
+/// shared memory, the watchpoints' log (an access to a watched byte is left to the
+/// general loop, which records it), and the sanitizer's trace.
 pub struct FastMemory<'a> {
     /// Global memory.
     pub global: &'a mut GlobalMemory,
@@ -398,6 +407,10 @@ pub struct FastMemory<'a> {
     pub shared: &'a mut PagedBytes,
     /// The watchpoints' log, when watchpoints are set.
     pub accesses: Option<&'a AccessLog>,
+    /// The sanitizer's trace of the access, when its memory detectors are on: filled
+    /// with the access's runs as the general loop fills it. A store whose two runs meet
+    /// is then left to the general loop (the trace needs each lane's entry and data).
+    pub trace: Option<&'a mut MemTrace>,
 }
 
 /// A wave's state a fast instruction reads or writes: vector registers (allocated up to
@@ -552,17 +565,28 @@ fn access(
             (&mut *m, runs)
         }};
     }
+    // Traced after the access, which cannot fail once its runs are found.
+    let traced = |m: &mut FastMemory<'_>, runs: &Runs, kind: AccessKind| {
+        if let Some(tr) = m.trace.as_deref_mut() {
+            trace_runs_into(tr, m.global, runs, kind);
+        }
+    };
     let (counter, issued) = (f.target as usize, |regs| Outstanding { pc, regs, exec });
     match f.kind {
         kind::LD..kind::ST => {
             let (m, runs) = runs!();
             load_runs_into(m.global, m.shared, &runs, &mut v[rd]);
+            traced(m, &runs, AccessKind::Read);
             let regs = counter_regs(RegFile::Vector, f.rd, 1);
             issue_to(&mut outstanding[counter], issued(regs));
         }
         kind::ST..kind::ATOM => {
             let (m, runs) = runs!();
+            if m.trace.is_some() && runs.1.as_ref().is_some_and(|r1| !runs.0.disjoint(r1)) {
+                return None;
+            }
             store_runs_from(m.global, m.shared, &runs, &v[rd]);
+            traced(m, &runs, AccessKind::Write);
             issue_to(&mut outstanding[counter], issued(None));
         }
         k @ kind::ATOM..kind::MEM_END => {
@@ -574,6 +598,7 @@ fn access(
                 [0; LANES]
             };
             let (old, lanes) = atomic_runs_on(m.global, m.shared, &runs, op, &v[rd], &swap);
+            traced(m, &runs, AccessKind::ReadWrite);
             let mut regs = None;
             if k >= kind::ATOM_RTN {
                 put(&mut v[rd], &old, lanes);

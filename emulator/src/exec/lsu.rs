@@ -11,7 +11,7 @@ use super::{merge, AccessKind, AccessLog, Ctx, Decoded, ExecFault, Flow};
 use crate::fault::FaultKind;
 use crate::isa::RegFile;
 use crate::memory::{BufferDescriptor, GlobalMemory, PageMut, PageRef, PagedBytes, Space, PAGE};
-use crate::trace::{TraceEntry, TraceRun};
+use crate::trace::{MemTrace, TraceEntry, TraceRun};
 use crate::wave::{Lanes, RegRange, LANES, UREGS};
 
 /// Required alignment of an access of `bytes` (docs/memory.md): natural up to 4 bytes for
@@ -364,7 +364,7 @@ pub(super) struct Run {
 impl Run {
     /// Whether this run's bytes and `other`'s have none in common.
     #[inline(always)]
-    fn disjoint(&self, other: &Run) -> bool {
+    pub(super) fn disjoint(&self, other: &Run) -> bool {
         (self.space, self.object) != (other.space, other.object)
             || self.hi <= other.lo
             || other.hi <= self.lo
@@ -1005,18 +1005,28 @@ fn trace(ctx: &mut Ctx<'_>, t: &Placed, kind: AccessKind, len: u32, data: Option
 
 /// [`trace`] of a 32-bit access on one or two [`Run`]s: runs, not an entry per lane.
 #[inline]
-fn trace_runs(ctx: &mut Ctx<'_>, (r0, r1): &Runs, kind: AccessKind) {
+fn trace_runs(ctx: &mut Ctx<'_>, runs: &Runs, kind: AccessKind) {
     if let Some(tr) = ctx.trace.as_deref_mut() {
-        let global = &*ctx.global;
-        let traced = |r: &Run| TraceRun {
-            lanes: r.lanes,
-            addr: object_base(global, r.space, r.object) + r.lo,
-            off: r.lo,
-        };
-        tr.begin(r0.space, kind, 4);
-        tr.run = Some(traced(r0));
-        tr.run2 = r1.as_ref().map(traced);
+        trace_runs_into(tr, ctx.global, runs, kind);
     }
+}
+
+/// Records a 32-bit access on [`Runs`] (as `kind`) in the trace `tr`, as its runs.
+#[inline]
+pub(super) fn trace_runs_into(
+    tr: &mut MemTrace,
+    global: &GlobalMemory,
+    (r0, r1): &Runs,
+    kind: AccessKind,
+) {
+    let traced = |r: &Run| TraceRun {
+        lanes: r.lanes,
+        addr: object_base(global, r.space, r.object) + r.lo,
+        off: r.lo,
+    };
+    tr.begin(r0.space, kind, 4);
+    tr.run = Some(traced(r0));
+    tr.run2 = r1.as_ref().map(traced);
 }
 
 /// The address of byte 0 of `object` of `space` (a global allocation's base; 0 for the

@@ -3,7 +3,7 @@
 
 use super::scheduler::{next_turn, slot_in, SplitMix64};
 use super::{BreakAt, CodeWord, Event, Machine, Slot, Stats, StopBefore, Touched};
-use crate::check::FastGuard;
+use crate::check::FastChecked;
 use crate::code::Decoded;
 use crate::exec::fast::{self, FastCode, FastMemory, FastState};
 use crate::exec::simd::simd_fn;
@@ -342,46 +342,47 @@ impl Machine {
         let mut done = 0;
         while done < n {
             // The pre-decoded ALU, branch, shuffle, wait and memory instructions in a loop
-            // of their own (memory ones only without the sanitizer, and only when their
-            // lanes make runs of words: the rest come back here); under the sanitizer
-            // while its guard says the hooks would do nothing (never for a wait or an
-            // access: not asked then).
+            // of their own (memory ones only when their lanes make runs of words: the rest
+            // come back here); under the sanitizer while its guard says the hooks would do
+            // nothing, or (waits and accesses) with their hooks.
             if fast
                 .ops
                 .get((wave.pc / 4) as usize)
-                .is_some_and(|f| f.is_fast() && !(CHECK && f.hooked()))
+                .is_some_and(|f| f.is_fast())
             {
-                let guard = match san.as_deref_mut() {
-                    Some(san) if CHECK => san.fast_guard(w, wave),
+                let mut checked = match san.as_deref_mut() {
+                    Some(san) if CHECK => {
+                        FastChecked::new(san, (w, s), wave, code, stats.wave_instructions)
+                    }
                     _ => None,
                 };
-                // Memory instructions run here only without the sanitizer, whose hooks
-                // trace each lane's access.
-                let memory = match shared.as_deref_mut() {
-                    Some(shared) if !CHECK => Some(FastMemory {
-                        global: &mut *global,
-                        shared,
-                        accesses: accesses.as_deref(),
-                    }),
-                    _ => None,
-                };
-                let (k, vector) = if CHECK && guard.is_none() {
-                    (0, 0)
+                let memory = shared.as_deref_mut().map(|shared| FastMemory {
+                    global: &mut *global,
+                    shared,
+                    accesses: accesses.as_deref(),
+                    trace: None,
+                });
+                let ran_fast = if CHECK && checked.is_none() {
+                    Stretch::default()
                 } else {
                     let at = FastAt {
                         fast,
                         break_at,
                         ran,
                     };
-                    run_fast(wave, at, memory, n - done, guard.as_ref())
+                    run_fast(wave, at, memory, n - done, checked.as_mut())
                 };
+                let k = ran_fast.done;
                 if lanes_of.0 != wave.exec {
                     *lanes_of = (wave.exec, wave.exec.count_ones());
                 }
                 stats.wave_instructions += k;
                 stats.lane_ops += k * lanes_of.1 as u64;
-                stats.vector_lane_ops += vector * lanes_of.1 as u64;
+                stats.vector_lane_ops += ran_fast.vector * lanes_of.1 as u64;
                 done += k;
+                if let Some(pc) = ran_fast.found {
+                    return (done, Some(Event::Finding { wave: w, pc }));
+                }
                 if done >= n {
                     break;
                 }
@@ -648,17 +649,28 @@ impl Machine {
 
 simd_fn! {
     /// Runs up to `n` instructions of `wave` from its PC while they are in the fast set
-    /// ([`fast_stretch`]). Returns the instructions run and how many of them were vector
-    /// instructions.
+    /// ([`fast_stretch`]).
     fn run_fast(
         wave: &mut Wave,
         at: FastAt<'_>,
         memory: Option<FastMemory<'_>>,
         n: u64,
-        guard: Option<&FastGuard>,
-    ) -> (u64, u64) {
-        fast_stretch(wave, at, memory, n, guard)
+        checked: Option<&mut FastChecked<'_>>,
+    ) -> Stretch {
+        fast_stretch(wave, at, memory, n, checked)
     }
+}
+
+/// What a run of the fast loop did.
+#[derive(Debug, Default, Clone, Copy)]
+struct Stretch {
+    /// Instructions run.
+    done: u64,
+    /// How many of them were vector instructions.
+    vector: u64,
+    /// Under the sanitizer: the PC of the last one, when it found something new (the loop
+    /// stopped after it).
+    found: Option<u64>,
 }
 
 /// The code as the fast loop runs it: its pre-decoded instructions, the breakpoint marks
@@ -725,13 +737,14 @@ simd_fn! {
                 global: &mut *t.global,
                 shared: &mut slot.shared,
                 accesses: t.accesses,
+                trace: None,
             });
             let at = FastAt {
                 fast: t.fast,
                 break_at: t.break_at,
                 ran: &mut *t.ran,
             };
-            let (k, vector) = fast_stretch(wave, at, memory, m, None);
+            let Stretch { done: k, vector, .. } = fast_stretch(wave, at, memory, m, None);
             if k == 0 {
                 (*t.current, *t.left, *t.rng) = before;
                 break;
@@ -758,9 +771,10 @@ simd_fn! {
 /// ([`FastCode`]: ALU, compare, branch, shuffle and wait instructions, which never fault
 /// and leave EXEC as it is, and 32-bit memory accesses whose lanes make one or two runs
 /// of words in `memory`, each in one page), stopping before a breakpoint mark that stops
-/// this wave, with the code-run bits kept (`ran`, when not empty), and under the sanitizer
-/// only while `guard` allows. Moves the PC and the wave's count on; returns the instructions run and how
-/// many of them were vector instructions. Inlined into each SIMD-dispatched caller, so it
+/// this wave, with the code-run bits kept (`ran`, when not empty). Under the sanitizer
+/// (`checked`), an instruction runs only while its guard allows, and a wait or an access
+/// with its hooks ([`FastChecked::step`]); the loop stops after one that found something.
+/// Moves the PC and the wave's count on. Inlined into each SIMD-dispatched caller, so it
 /// is compiled with their target features.
 #[inline(always)]
 fn fast_stretch(
@@ -768,10 +782,10 @@ fn fast_stretch(
     at: FastAt<'_>,
     memory: Option<FastMemory<'_>>,
     n: u64,
-    guard: Option<&FastGuard>,
-) -> (u64, u64) {
+    mut checked: Option<&mut FastChecked<'_>>,
+) -> Stretch {
     if !wave.pc.is_multiple_of(4) {
-        return (0, 0);
+        return Stretch::default();
     }
     let FastAt {
         fast,
@@ -779,16 +793,18 @@ fn fast_stretch(
         ran,
     } = at;
     let (id, group) = (wave.id, wave.workgroup);
+    let mut memory = memory;
+    let mut pc = wave.pc;
+    let mut out = Stretch::default();
+    // Instructions counted in `wave.executed` already (by hooked steps).
+    let mut counted = 0;
     let mut state = FastState {
         v: wave.v.storage_for(fast.vregs),
         u: &mut wave.u,
         exec: wave.exec,
         outstanding: &mut wave.outstanding,
     };
-    let mut memory = memory;
-    let mut pc = wave.pc;
-    let (mut done, mut vector) = (0u64, 0u64);
-    while done < n {
+    while out.done < n {
         let i = (pc / 4) as usize;
         let Some(f) = fast.ops.get(i).filter(|f| f.is_fast()) else {
             break;
@@ -796,24 +812,55 @@ fn fast_stretch(
         if !break_at.is_empty() && break_at.get(i).is_some_and(|b| b.stops(id, group)) {
             break;
         }
-        if guard.is_some_and(|g| !g.allows(i, f)) {
-            break;
-        }
+        let hooked = match checked.as_deref() {
+            Some(_) if f.hooked() => true,
+            Some(c) if !c.allows(i, f) => break,
+            _ => false,
+        };
         // Marked before it runs: an access the fast loop leaves to the general one is
         // marked there too.
         if let Some(bits) = ran.get_mut(i >> 6) {
             *bits |= 1 << (i & 63);
         }
+        if hooked {
+            let (Some(c), Some(m)) = (checked.as_deref_mut(), memory.as_mut()) else {
+                break;
+            };
+            wave.pc = pc;
+            wave.executed += out.done - counted;
+            counted = out.done;
+            let Some(next) = c.step(wave, f, m, fast.vregs, (pc, out.done)) else {
+                break;
+            };
+            out.done += 1;
+            out.vector += f.vector() as u64;
+            counted = out.done;
+            if c.found() {
+                out.found = Some(pc);
+                return out;
+            }
+            pc = next;
+            if !c.refresh(wave) {
+                break;
+            }
+            state = FastState {
+                v: wave.v.storage_for(fast.vregs),
+                u: &mut wave.u,
+                exec: wave.exec,
+                outstanding: &mut wave.outstanding,
+            };
+            continue;
+        }
         let Some(next) = fast::step(f, &mut state, memory.as_mut(), pc) else {
             break;
         };
         pc = next;
-        done += 1;
-        vector += f.vector() as u64;
+        out.done += 1;
+        out.vector += f.vector() as u64;
     }
     wave.pc = pc;
-    wave.executed += done;
-    (done, vector)
+    wave.executed += out.done - counted;
+    out
 }
 
 /// The waves of slot `s` (`wpg` waves per workgroup).
