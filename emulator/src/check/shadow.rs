@@ -273,7 +273,7 @@ impl Mine {
         (w == 0) | self.in_group(w)
     }
 
-    /// Whether `cell` takes this access in place ([`Cell::take_in_place`]), the state
+    /// Whether `cell` takes this access in place ([`Cells::take_in_place`]), the state
     /// [`Cell::access`] would leave, finding no race: none of its records may be
     /// concurrent with a write; for a read, its write may not be and its last read is of
     /// this workgroup. Without a branch per record (the `&` and `|` of booleans), so a
@@ -381,10 +381,18 @@ impl PageHolders {
 }
 
 simd_fn! {
-    /// Whether every one of `cells` takes `mine`'s access in place ([`Mine::in_place`]):
-    /// one pass without a branch per cell.
-    fn cells_in_place(cells: &[Cell], mine: Mine) -> bool {
-        cells.iter().fold(true, |ok, c| ok & mine.in_place(c))
+    /// Whether every one of the cells whose fields are `[write, r1, r2]` (as
+    /// [`Cells::fields`] gives them) takes `mine`'s access in place ([`Mine::in_place`]):
+    /// one pass without a branch per cell, over the fields the test reads.
+    fn cells_in_place(fields: [&[Ref]; 3], mine: Mine) -> bool {
+        let [write, r1, r2] = fields;
+        let writes = write.iter().fold(true, |ok, &r| ok & mine.clear_of(r));
+        let reads = if mine.write {
+            r1.iter().zip(r2).fold(true, |ok, (&a, &b)| ok & mine.clear_of(a) & mine.clear_of(b))
+        } else {
+            r1.iter().fold(true, |ok, &r| ok & mine.same_group(r))
+        };
+        writes & reads
     }
 }
 
@@ -408,6 +416,66 @@ struct Cell {
     r2: Ref,
 }
 
+/// A page's word cells, field by field: every cell's write, then every cell's `r1`, then
+/// every cell's `r2` ([`Cell`]'s fields). A run of reads by the wave that last read its
+/// words stores only `r1`s, a run of writes only `write`s: a third of the memory a run of
+/// whole cells would touch, which for a kernel streaming over more memory than the
+/// cache holds is most of the shadow's cost.
+#[derive(Debug, Clone)]
+struct Cells(Box<[Ref]>);
+
+impl Cells {
+    /// The cells of a new page (their contents are whatever they hold: a page's `live`
+    /// bits say which hold history).
+    fn new() -> Cells {
+        Cells(vec![Ref::default(); 3 * WORDS].into_boxed_slice())
+    }
+
+    /// Cell `i` (below [`WORDS`]).
+    #[inline(always)]
+    fn get(&self, i: usize) -> Cell {
+        Cell {
+            write: self.0[i],
+            r1: self.0[WORDS + i],
+            r2: self.0[2 * WORDS + i],
+        }
+    }
+
+    /// Sets cell `i` (below [`WORDS`]).
+    #[inline(always)]
+    fn set(&mut self, i: usize, c: Cell) {
+        self.0[i] = c.write;
+        self.0[WORDS + i] = c.r1;
+        self.0[2 * WORDS + i] = c.r2;
+    }
+
+    /// The fields of the cells `range` (within [`WORDS`]): writes, `r1`s, `r2`s.
+    #[inline(always)]
+    fn fields(&mut self, range: std::ops::Range<usize>) -> [&mut [Ref]; 3] {
+        let (write, rest) = self.0.split_at_mut(WORDS);
+        let (r1, r2) = rest.split_at_mut(WORDS);
+        [write, r1, r2].map(|f| &mut f[range.clone()])
+    }
+
+    /// Records `me` (of `mine`) in cell `i` (below [`WORDS`]), which takes it in place
+    /// ([`Mine::in_place`]): a write as the last write; a read as the last read, the
+    /// earlier one kept as `r2` when it is of another wave. Touches only the fields it
+    /// changes or decides by.
+    #[inline(always)]
+    fn take_in_place(&mut self, i: usize, me: Ref, mine: Mine) {
+        if mine.write {
+            self.0[i] = me;
+        } else {
+            let r1 = self.0[WORDS + i];
+            let w = r1.wave();
+            if w != mine.wave && w != 0 {
+                self.0[2 * WORDS + i] = r1;
+            }
+            self.0[WORDS + i] = me;
+        }
+    }
+}
+
 /// The cells of 1 KiB of memory. A word touched by a 1- or 2-byte access is split into
 /// four byte cells from then on, so every cell only ever sees accesses of all its bytes
 /// (whole words, or one byte) and keeping the last write and two reads is exact.
@@ -416,7 +484,7 @@ struct RacePage {
     /// On the heap by itself, built there (a page built on the stack and moved to the
     /// heap costs a copy of its 9 KiB). A cell whose bit in `live` is clear is empty
     /// whatever it holds (cells are reused from dropped pages without clearing them).
-    words: Box<[Cell]>,
+    words: Cells,
     /// A bit per word: its cell was written since the page was made.
     live: [u64; WORDS / 64],
     /// Split words: their byte cells.
@@ -439,14 +507,12 @@ thread_local! {
     /// the kernel, and the next launch's pages would fault it in again (page by page,
     /// each zeroed by the kernel); reusing cells still in the cache costs less (they are
     /// not cleared: a page's `live` bits say which of its cells hold history).
-    static SPARE: RefCell<Vec<Box<[Cell]>>> = const { RefCell::new(Vec::new()) };
+    static SPARE: RefCell<Vec<Cells>> = const { RefCell::new(Vec::new()) };
 }
 
 impl Default for RacePage {
     fn default() -> Self {
-        let words = SPARE
-            .with_borrow_mut(Vec::pop)
-            .unwrap_or_else(|| vec![Cell::default(); WORDS].into_boxed_slice());
+        let words = SPARE.with_borrow_mut(Vec::pop).unwrap_or_else(Cells::new);
         RacePage {
             words,
             live: [0; WORDS / 64],
@@ -459,8 +525,8 @@ impl Default for RacePage {
 
 impl Drop for RacePage {
     fn drop(&mut self) {
-        let words = std::mem::take(&mut self.words);
-        if words.len() == WORDS {
+        let words = std::mem::replace(&mut self.words, Cells(Box::default()));
+        if words.0.len() == 3 * WORDS {
             // `try_with`: a page dropped while the thread exits is simply freed.
             let _ = SPARE.try_with(|spare| {
                 let mut spare = spare.borrow_mut();
@@ -495,9 +561,9 @@ impl RacePage {
             return None;
         }
         if me.mask() == 0xf && self.bytes.is_empty() {
-            return Self::cell(&mut self.words[index], &mut self.r3, key, me, (g, hb));
+            return self.word_cell(index, key, me, (g, hb));
         }
-        let word = &self.words[index];
+        let word = self.words.get(index);
         let bytes = match self.bytes.entry(index as u16) {
             std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
             std::collections::hash_map::Entry::Vacant(e) if me.mask() != 0xf => {
@@ -510,7 +576,7 @@ impl RacePage {
                 e.insert(std::array::from_fn(|b| word.narrowed(1 << b)))
             }
             std::collections::hash_map::Entry::Vacant(_) => {
-                return Self::cell(&mut self.words[index], &mut self.r3, key, me, (g, hb));
+                return self.word_cell(index, key, me, (g, hb));
             }
         };
         let mut found = None;
@@ -612,10 +678,11 @@ impl RacePage {
         if !self.bytes.is_empty() || !self.r3.is_empty() {
             return false;
         }
-        let live = self.live_of(index, n);
-        let Some(cells) = self.words.get_mut(index..index + n) else {
+        if index + n > WORDS {
             return false;
-        };
+        }
+        let live = self.live_of(index, n);
+        let [write, r1, r2] = self.words.fields(index..index + n);
         let me = me.with_lane(first as u8);
         let lane = |k: usize| Ref {
             id: me.id + ((k as u64) << (32 + LANE_SHIFT)),
@@ -625,9 +692,12 @@ impl RacePage {
         if live == 0 {
             // First touches (a kernel's first pass over its data): each cell holds only
             // its lane's access.
-            for (k, c) in cells.iter_mut().enumerate() {
-                *c = Cell::first(lane(k));
+            let (mine_f, other_f) = if mine.write { (write, r1) } else { (r1, write) };
+            for (k, r) in mine_f.iter_mut().enumerate() {
+                *r = lane(k);
             }
+            other_f.fill(Ref::default());
+            r2.fill(Ref::default());
             self.holders.add(mine);
             self.set_live(index, n);
             return true;
@@ -636,7 +706,7 @@ impl RacePage {
             return false;
         }
         // The holders, or else a first pass over the cells, decide for all of them.
-        if !self.holders.in_place(mine) && !cells_in_place(cells, mine) {
+        if !self.holders.in_place(mine) && !cells_in_place([&*write, &*r1, &*r2], mine) {
             return false;
         }
         // A read when every read record is of this wave (or there is none) only
@@ -644,13 +714,21 @@ impl RacePage {
         // run over memory the cache no longer holds).
         let own_reads = !mine.write && self.holders.reads.only(mine.wave);
         self.holders.add(mine);
-        if own_reads {
-            for (k, c) in cells.iter_mut().enumerate() {
-                c.r1 = lane(k);
+        if mine.write {
+            for (k, r) in write.iter_mut().enumerate() {
+                *r = lane(k);
+            }
+        } else if own_reads {
+            for (k, r) in r1.iter_mut().enumerate() {
+                *r = lane(k);
             }
         } else {
-            for (k, c) in cells.iter_mut().enumerate() {
-                c.take_in_place(lane(k), mine);
+            for (k, (r1, r2)) in r1.iter_mut().zip(r2.iter_mut()).enumerate() {
+                let w = r1.wave();
+                if w != mine.wave && w != 0 {
+                    *r2 = *r1;
+                }
+                *r1 = lane(k);
             }
         }
         true
@@ -693,11 +771,26 @@ impl RacePage {
         // No record of a cell that was not live is anywhere else: split words and third
         // reads are made only for live cells.
         if me.mask() != 0xf {
-            self.words[index] = Cell::default();
+            self.words.set(index, Cell::default());
             return false;
         }
-        self.words[index] = Cell::first(me);
+        self.words.set(index, Cell::first(me));
         true
+    }
+
+    /// [`RacePage::cell`] of word `index`'s cell (below [`WORDS`]).
+    #[inline(always)]
+    fn word_cell(
+        &mut self,
+        index: usize,
+        key: u32,
+        me: Ref,
+        (g, hb): (Groups, &impl Fn(&Ref, &Ref) -> bool),
+    ) -> Option<Conflict> {
+        let mut cell = self.words.get(index);
+        let c = Self::cell(&mut cell, &mut self.r3, key, me, (g, hb));
+        self.words.set(index, cell);
+        c
     }
 
     /// One cell's access, with its out-of-cell third read record under `key`.
@@ -762,23 +855,25 @@ impl Words {
         (g, hb): (Groups, &impl Fn(&Ref, &Ref) -> bool),
     ) -> Option<Conflict> {
         let mine = self.mine;
-        let cell = page.words.get_mut(index)?;
+        if index >= WORDS {
+            return None;
+        }
         if !self.all_live {
             let (w, bit) = (index / 64, 1u64 << (index % 64));
             if page.live[w] & bit == 0 {
                 page.live[w] |= bit;
-                *cell = Cell::first(me);
+                page.words.set(index, Cell::first(me));
                 return None;
             }
         }
         // While the page keeps no third read, a cell that takes `me` in place
         // ([`Mine::in_place`]) is updated there. Any other cell goes through
         // [`Cell::access`].
-        if self.plain && (self.clear || mine.in_place(cell)) {
-            cell.take_in_place(me, mine);
+        if self.plain && (self.clear || mine.in_place(&page.words.get(index))) {
+            page.words.take_in_place(index, me, mine);
             return None;
         }
-        let c = RacePage::cell(cell, &mut page.r3, 5 * index as u32, me, (g, hb));
+        let c = page.word_cell(index, 5 * index as u32, me, (g, hb));
         self.plain = page.r3.is_empty();
         c
     }
@@ -880,8 +975,9 @@ impl RaceShadow {
             let (buf, n) = expand(trace);
             return self.access_all(&buf[..n], trace.len, me, (g, hb), conflict);
         }
-        for run in [run].into_iter().chain(trace.run2) {
-            self.access_run(run, me, (g, hb), conflict);
+        self.access_run(run, me, (g, hb), conflict);
+        if let Some(run2) = trace.run2 {
+            self.access_run(run2, me, (g, hb), conflict);
         }
     }
 
@@ -938,22 +1034,6 @@ impl RaceShadow {
 }
 
 impl Cell {
-    /// Records `me` (of `mine`) in a cell that takes it in place ([`Mine::in_place`]): a
-    /// write as the last write; a read as the last read, the earlier one kept as `r2` when
-    /// it is of another wave.
-    #[inline(always)]
-    fn take_in_place(&mut self, me: Ref, mine: Mine) {
-        if mine.write {
-            self.write = me;
-        } else {
-            let w = self.r1.wave();
-            if w != mine.wave && w != 0 {
-                self.r2 = self.r1;
-            }
-            self.r1 = me;
-        }
-    }
-
     /// A cell holding only `me`'s access (the first to an empty cell, which races with
     /// nothing).
     #[inline(always)]
