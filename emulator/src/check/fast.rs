@@ -50,18 +50,23 @@ impl FastGuard {
 
     /// Whether the register checks before word `i` find nothing: the registers it reads
     /// are written in every lane, and neither they nor the ones it writes are in use by
-    /// an outstanding operation.
+    /// an outstanding operation. What a wait or an access needs before
+    /// [`FastChecked::step`] may run it. (The registers in use are those before the
+    /// instruction retires anything, a superset of what the hooks test after retiring: a
+    /// pass here is a pass there.)
     #[inline(always)]
-    fn registers_allow(&self, sets: &[RegSets], i: usize) -> bool {
+    pub(crate) fn registers_allow(&self, sets: &[RegSets], i: usize) -> bool {
         sets.get(i).is_some_and(|s| !s.meets(self.flagged))
     }
 }
 
-/// The sanitizer as one wave's fast loop runs under it: the wave's [`FastGuard`], and
-/// what the hooks of a wait or an access need.
+/// The sanitizer as one wave's fast loop runs under it: what the hooks of a wait or an
+/// access need, and the wave's [`FastGuard`] when asked ([`FastChecked::guard`]). The
+/// loop keeps the guard itself, so one function (built for one set of vector widths)
+/// writes and reads it: kept here and read back by the loop, `perf` put up to half of the
+/// loop's samples on that load, which waited for the store.
 pub(crate) struct FastChecked<'a> {
     san: &'a mut Sanitizer,
-    guard: FastGuard,
     /// The launch's code, decoded (for the hooks).
     code: &'a [CodeWord],
     /// The wave's index and its workgroup's slot.
@@ -72,42 +77,46 @@ pub(crate) struct FastChecked<'a> {
 }
 
 impl<'a> FastChecked<'a> {
-    /// The checks for wave `w` in slot `s` (already entered), or `None` when its next
-    /// instructions need the general loop's hooks whatever they are
-    /// ([`Sanitizer::fast_guard`]). `code`: the launch's code; `count`: its instruction
-    /// count.
+    /// The checks for wave `w` in slot `s` (already entered). `code`: the launch's code;
+    /// `count`: its instruction count.
     pub(crate) fn new(
         san: &'a mut Sanitizer,
         (w, s): (usize, usize),
-        wave: &Wave,
         code: &'a [CodeWord],
         count: u64,
-    ) -> Option<FastChecked<'a>> {
-        let guard = san.fast_guard(w, wave)?;
-        Some(FastChecked {
+    ) -> FastChecked<'a> {
+        FastChecked {
             san,
-            guard,
             code,
             w,
             s,
             count,
-        })
+        }
     }
 
-    /// [`FastGuard::allows`] for the wave now.
+    /// The guard for the wave now, or `None` when its next instructions need the general
+    /// loop's hooks whatever they are ([`Sanitizer::fast_guard`]). Taken when the loop
+    /// starts and after each hooked instruction (which may have issued, retired or written
+    /// registers).
     #[inline(always)]
-    pub(crate) fn allows(&self, i: usize, f: &Fast) -> bool {
-        self.guard.allows(&self.san.sets, i, f)
+    pub(crate) fn guard(&mut self, wave: &Wave) -> Option<FastGuard> {
+        self.san.fast_guard(self.w, wave)
     }
 
-    /// Runs the wait or access `f` at the wave's PC `pc`, with the hooks
-    /// the general loop calls before and after it, on the wave's first `vregs` vector
-    /// registers and memory `m` (`done`: instructions the loop ran before it). Returns
-    /// the next PC, or `None`, having changed nothing, when the general loop must run it:
-    /// the checks before it would find something, or it retires an operation as it issues
-    /// (the hooks count that before the issue), or the fast loop leaves the access to the
-    /// general one. Then [`FastChecked::found`] tells whether it found something new;
-    /// if not, [`FastChecked::refresh`] before the next instruction.
+    /// The register sets of each code word, for [`FastGuard`]'s tests.
+    #[inline(always)]
+    pub(crate) fn sets(&self) -> &[RegSets] {
+        &self.san.sets
+    }
+
+    /// Runs the wait or access `f` at the wave's PC `pc`, whose registers the guard
+    /// allows ([`FastGuard::registers_allow`], asked by the caller: the checks before it
+    /// would find nothing), with the hooks the general loop calls before and after it, on the wave's
+    /// first `vregs` vector registers and memory `m` (`done`: instructions the loop ran
+    /// before it). Returns the next PC, or `None`, having changed nothing, when the fast
+    /// loop leaves the access to the general one. Then [`FastChecked::found`] tells
+    /// whether it found something new; if not, take [`FastChecked::guard`] again before the
+    /// next instruction.
     #[inline(never)]
     pub(crate) fn step(
         &mut self,
@@ -122,11 +131,6 @@ impl<'a> FastChecked<'a> {
             return None;
         };
         let san = &mut *self.san;
-        // The guard's registers in use are those before the instruction retires anything:
-        // if they pass, the hooks' check after the retirement passes too.
-        if !self.guard.registers_allow(&san.sets, i) {
-            return None;
-        }
         // `before`, less its register checks (which find nothing) and the cross-lane one
         // (not a cross-lane instruction).
         san.fresh.clear();
@@ -176,19 +180,6 @@ impl<'a> FastChecked<'a> {
     pub(crate) fn found(&self) -> bool {
         self.san.has_fresh()
     }
-
-    /// The guard taken again after a hooked instruction (which may have issued, retired or
-    /// written registers); `false` when the general loop must take the next instruction.
-    #[inline]
-    pub(crate) fn refresh(&mut self, wave: &Wave) -> bool {
-        match self.san.fast_guard(self.w, wave) {
-            Some(g) => {
-                self.guard = g;
-                true
-            }
-            None => false,
-        }
-    }
 }
 
 impl Sanitizer {
@@ -196,6 +187,7 @@ impl Sanitizer {
     /// instructions need the hooks whatever they are: a wave not seen yet, outstanding
     /// counts to be rebuilt, lanes back from a skipped barrier. Clears the findings of
     /// the last instruction, as the next instruction's hooks would.
+    #[inline(always)]
     fn fast_guard(&mut self, w: usize, wave: &Wave) -> Option<FastGuard> {
         let checks = self.checks;
         let shadow = self.waves.get(w).filter(|x| x.id == wave.id)?;

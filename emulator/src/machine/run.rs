@@ -352,7 +352,7 @@ impl Machine {
             {
                 let mut checked = match san.as_deref_mut() {
                     Some(san) if CHECK => {
-                        FastChecked::new(san, (w, s), wave, code, stats.wave_instructions)
+                        Some(FastChecked::new(san, (w, s), code, stats.wave_instructions))
                     }
                     _ => None,
                 };
@@ -362,16 +362,12 @@ impl Machine {
                     accesses: accesses.as_deref(),
                     trace: None,
                 });
-                let ran_fast = if CHECK && checked.is_none() {
-                    Stretch::default()
-                } else {
-                    let at = FastAt {
-                        fast,
-                        break_at,
-                        ran,
-                    };
-                    run_fast(wave, at, memory, n - done, checked.as_mut())
+                let at = FastAt {
+                    fast,
+                    break_at,
+                    ran,
                 };
+                let ran_fast = run_fast(wave, at, memory, n - done, checked.as_mut());
                 let k = ran_fast.done;
                 if lanes_of.0 != wave.exec {
                     *lanes_of = (wave.exec, wave.exec.count_ones());
@@ -793,6 +789,14 @@ fn fast_stretch(
         ran,
     } = at;
     let (id, group) = (wave.id, wave.workgroup);
+    // Under the sanitizer, the wave's guard: none, none of its instructions runs here.
+    let mut guard = None;
+    if let Some(c) = checked.as_deref_mut() {
+        guard = c.guard(wave);
+        if guard.is_none() {
+            return Stretch::default();
+        }
+    }
     let mut memory = memory;
     let mut pc = wave.pc;
     let mut out = Stretch::default();
@@ -812,9 +816,14 @@ fn fast_stretch(
         if !break_at.is_empty() && break_at.get(i).is_some_and(|b| b.stops(id, group)) {
             break;
         }
-        let hooked = match checked.as_deref() {
-            Some(_) if f.hooked() => true,
-            Some(c) if !c.allows(i, f) => break,
+        let hooked = match (checked.as_deref(), &guard) {
+            (Some(c), Some(g)) if f.hooked() => {
+                if !g.registers_allow(c.sets(), i) {
+                    break;
+                }
+                true
+            }
+            (Some(c), Some(g)) if !g.allows(c.sets(), i, f) => break,
             _ => false,
         };
         // Marked before it runs: an access the fast loop leaves to the general one is
@@ -840,7 +849,8 @@ fn fast_stretch(
                 return out;
             }
             pc = next;
-            if !c.refresh(wave) {
+            guard = c.guard(wave);
+            if guard.is_none() {
                 break;
             }
             state = FastState {
