@@ -111,12 +111,12 @@ impl<'a> FastChecked<'a> {
 
     /// Runs the wait or access `f` at the wave's PC `pc`, whose registers the guard
     /// allows ([`FastGuard::registers_allow`], asked by the caller: the checks before it
-    /// would find nothing), with the hooks the general loop calls before and after it, on the wave's
-    /// first `vregs` vector registers and memory `m` (`done`: instructions the loop ran
-    /// before it). Returns the next PC, or `None`, having changed nothing, when the fast
-    /// loop leaves the access to the general one. Then [`FastChecked::found`] tells
-    /// whether it found something new; if not, take [`FastChecked::guard`] again before the
-    /// next instruction.
+    /// would find nothing), with the hooks the general loop calls before and after it,
+    /// on the wave's first `vregs` vector registers and memory `m` (`done`: instructions
+    /// the loop ran before it). Returns the next PC, or `None`, having changed nothing,
+    /// when the fast loop leaves the access to the general one. Then
+    /// [`FastChecked::found`] tells whether it found something new; if not, take
+    /// [`FastChecked::guard`] again before the next instruction.
     #[inline(never)]
     pub(crate) fn step(
         &mut self,
@@ -200,7 +200,7 @@ impl Sanitizer {
             dest = busy.dest_any;
             used = busy.dest_any.union(busy.data_any);
         }
-        // Registers written in every lane: all of them when `init` is off.
+        // With `init` off, every register counts as written in every lane.
         let mut flagged = RegSets {
             reads: dest,
             writes: used,

@@ -789,7 +789,8 @@ fn fast_stretch(
         ran,
     } = at;
     let (id, group) = (wave.id, wave.workgroup);
-    // Under the sanitizer, the wave's guard: none, none of its instructions runs here.
+    // Under the sanitizer, the wave's guard; without one, none of its instructions runs
+    // here.
     let mut guard = None;
     if let Some(c) = checked.as_deref_mut() {
         guard = c.guard(wave);
