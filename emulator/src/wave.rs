@@ -183,14 +183,21 @@ pub fn retire(q: &mut VecDeque<Outstanding>, n: u32) {
 }
 
 /// Adds an issued operation to one counter's queue, dropping the oldest when the counter
-/// is at its maximum (what issuing a memory operation does; the fast loop calls it on the
-/// queue directly).
+/// is at its maximum ([`pushed_out`]: what issuing a memory operation does; the fast
+/// loop calls it on the queue directly).
 #[inline]
 pub fn issue_to(q: &mut VecDeque<Outstanding>, o: Outstanding) {
-    if q.len() >= COUNTER_MAX {
+    if pushed_out(q).is_some() {
         q.pop_front();
     }
     q.push_back(o);
+}
+
+/// The operation that issuing one more to the counter's queue `q` drops: its oldest, when
+/// the counter is at its maximum.
+#[inline]
+pub fn pushed_out(q: &VecDeque<Outstanding>) -> Option<&Outstanding> {
+    q.front().filter(|_| q.len() >= COUNTER_MAX)
 }
 
 impl Wave {

@@ -21,7 +21,7 @@ use super::regs::{RegBits, RegSets};
 use super::Sanitizer;
 use crate::code::CodeWord;
 use crate::exec::fast::{step, Fast, FastMemory, FastState};
-use crate::wave::{Wave, COUNTER_MAX};
+use crate::wave::{pushed_out, Wave};
 
 /// A wave's register state as the checks see it, fixed while fast instructions run
 /// without the hooks (they only write registers already written in every lane, so
@@ -147,9 +147,7 @@ impl<'a> FastChecked<'a> {
             if f.is_access() {
                 pushed = d
                     .counter
-                    .map(|c| &wave.outstanding[c.index()])
-                    .filter(|q| q.len() >= COUNTER_MAX)
-                    .and_then(|q| q.front().copied());
+                    .and_then(|c| pushed_out(&wave.outstanding[c.index()]).copied());
             } else {
                 san.hazards_retire(self.w, wave, d);
             }

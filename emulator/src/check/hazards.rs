@@ -6,7 +6,7 @@ use super::regs::{Range, RegBits, RegUse};
 use super::{Finding, FindingKind, Sanitizer, Site};
 use crate::code::Decoded;
 use crate::isa::{Counter, Op, RegFile};
-use crate::wave::{Outstanding, Wave, COUNTER_MAX};
+use crate::wave::{pushed_out, Outstanding, Wave, COUNTER_MAX};
 
 /// How many of a wave's outstanding operations use each register (vector registers
 /// first, then uniform ones): as destination, and as store data. Kept up to date at
@@ -242,5 +242,7 @@ fn retires(wave: &Wave, d: &Decoded) -> bool {
         Op::Wait(None) => Counter::ALL.into_iter().any(|c| len(c) > 0),
         _ => false,
     };
-    waits || d.counter.is_some_and(|c| len(c) > COUNTER_MAX - 1)
+    waits
+        || d.counter
+            .is_some_and(|c| pushed_out(&wave.outstanding[c.index()]).is_some())
 }

@@ -280,12 +280,19 @@ impl Mine {
     /// run of cells vectorises ([`cells_in_place`]).
     #[inline(always)]
     fn in_place(self, cell: &Cell) -> bool {
+        self.in_place_of(cell.write, cell.r1, cell.r2)
+    }
+
+    /// [`Mine::in_place`] of the cell with records `write`, `r1` and `r2` (`r2` is looked
+    /// at only for a write).
+    #[inline(always)]
+    fn in_place_of(self, write: Ref, r1: Ref, r2: Ref) -> bool {
         let rest = if self.write {
-            self.clear_of(cell.r1) & self.clear_of(cell.r2)
+            self.clear_of(r1) & self.clear_of(r2)
         } else {
-            self.same_group(cell.r1)
+            self.same_group(r1)
         };
-        self.clear_of(cell.write) & rest
+        self.clear_of(write) & rest
     }
 }
 
@@ -386,13 +393,13 @@ simd_fn! {
     /// one pass without a branch per cell, over the fields the test reads.
     fn cells_in_place(fields: [&[Ref]; 3], mine: Mine) -> bool {
         let [write, r1, r2] = fields;
-        let writes = write.iter().fold(true, |ok, &r| ok & mine.clear_of(r));
-        let reads = if mine.write {
-            r1.iter().zip(r2).fold(true, |ok, (&a, &b)| ok & mine.clear_of(a) & mine.clear_of(b))
+        let cells = write.iter().zip(r1);
+        if mine.write {
+            cells.zip(r2).fold(true, |ok, ((&w, &a), &b)| ok & mine.in_place_of(w, a, b))
         } else {
-            r1.iter().fold(true, |ok, &r| ok & mine.same_group(r))
-        };
-        writes & reads
+            // A read's test does not look at `r2`: its field is not loaded.
+            cells.fold(true, |ok, (&w, &a)| ok & mine.in_place_of(w, a, Ref::default()))
+        }
     }
 }
 
@@ -466,14 +473,21 @@ impl Cells {
         if mine.write {
             self.0[i] = me;
         } else {
-            let r1 = self.0[WORDS + i];
-            let w = r1.wave();
-            if w != mine.wave && w != 0 {
-                self.0[2 * WORDS + i] = r1;
-            }
-            self.0[WORDS + i] = me;
+            let (r1, r2) = self.0[WORDS..].split_at_mut(WORDS);
+            take_read(&mut r1[i], &mut r2[i], me, mine);
         }
     }
+}
+
+/// A read `me` (of `mine`) taken in place by the cell whose last reads are `r1` and `r2`
+/// ([`Cells::take_in_place`]).
+#[inline(always)]
+fn take_read(r1: &mut Ref, r2: &mut Ref, me: Ref, mine: Mine) {
+    let w = r1.wave();
+    if w != mine.wave && w != 0 {
+        *r2 = *r1;
+    }
+    *r1 = me;
 }
 
 /// The cells of 1 KiB of memory. A word touched by a 1- or 2-byte access is split into
@@ -692,12 +706,9 @@ impl RacePage {
         if live == 0 {
             // First touches (a kernel's first pass over its data): each cell holds only
             // its lane's access.
-            let (mine_f, other_f) = if mine.write { (write, r1) } else { (r1, write) };
-            for (k, r) in mine_f.iter_mut().enumerate() {
-                *r = lane(k);
+            for k in 0..n {
+                self.words.set(index + k, Cell::first(lane(k)));
             }
-            other_f.fill(Ref::default());
-            r2.fill(Ref::default());
             self.holders.add(mine);
             self.set_live(index, n);
             return true;
@@ -724,11 +735,7 @@ impl RacePage {
             }
         } else {
             for (k, (r1, r2)) in r1.iter_mut().zip(r2.iter_mut()).enumerate() {
-                let w = r1.wave();
-                if w != mine.wave && w != 0 {
-                    *r2 = *r1;
-                }
-                *r1 = lane(k);
+                take_read(r1, r2, lane(k), mine);
             }
         }
         true

@@ -22,7 +22,8 @@ use std::collections::VecDeque;
 
 use super::alu::{alu, compare, fma_lanes, lanes, mad_lanes, sel_lanes, vcmp};
 use super::lsu::{
-    atomic_runs_on, counter_regs, load_runs_into, store_runs_from, trace_runs_into, RunPlace, Runs,
+    atomic_runs_on, counter_regs, load_runs_into, runs_meet, store_runs_from, trace_runs_into,
+    RunPlace, Runs,
 };
 use super::op::{AddrMode, AluOp, AtomOp, BrCond, CmpOp, Op, ShflMode, ShflSrc, Src};
 use super::xlane::{put, shuffle_lanes, shuffle_uniform};
@@ -582,7 +583,7 @@ fn access(
         }
         kind::ST..kind::ATOM => {
             let (m, runs) = runs!();
-            if m.trace.is_some() && runs.1.as_ref().is_some_and(|r1| !runs.0.disjoint(r1)) {
+            if m.trace.is_some() && runs_meet(&runs) {
                 return None;
             }
             store_runs_from(m.global, m.shared, &runs, &v[rd]);

@@ -364,7 +364,7 @@ pub(super) struct Run {
 impl Run {
     /// Whether this run's bytes and `other`'s have none in common.
     #[inline(always)]
-    pub(super) fn disjoint(&self, other: &Run) -> bool {
+    fn disjoint(&self, other: &Run) -> bool {
         (self.space, self.object) != (other.space, other.object)
             || self.hi <= other.lo
             || other.hi <= self.lo
@@ -1089,10 +1089,8 @@ pub(super) fn execute(ctx: &mut Ctx<'_>, d: &Decoded, pc: u64) -> Result<Flow, E
         }
         Op::Store { mode, bytes } => {
             if bytes == 4 {
-                // Two runs whose bytes meet: lanes may write one word, which the
-                // sanitizer's same-instruction check needs the entries (and data) for.
-                let runs = run32(ctx, d, mode)
-                    .filter(|(r0, r1)| r1.as_ref().is_none_or(|r1| r0.disjoint(r1)));
+                // Runs that meet go lane by lane ([`runs_meet`]).
+                let runs = run32(ctx, d, mode).filter(|runs| !runs_meet(runs));
                 if let Some(runs) = runs {
                     store_runs(ctx, &runs, d.instr.rd as usize);
                     trace_runs(ctx, &runs, AccessKind::Write);
@@ -1267,6 +1265,14 @@ pub(super) fn execute(ctx: &mut Ctx<'_>, d: &Decoded, pc: u64) -> Result<Flow, E
 
 /// The one or two [`Run`]s of a 32-bit access ([`RunPlace::runs`]), taken in order.
 pub(super) type Runs = (Run, Option<Run>);
+
+/// Whether two runs have bytes in common: lanes of a store on them may write one word,
+/// which the sanitizer's same-instruction check needs each lane's entry and data for, so
+/// such a store is not traced as runs.
+#[inline(always)]
+pub(super) fn runs_meet((r0, r1): &Runs) -> bool {
+    r1.as_ref().is_some_and(|r1| !r0.disjoint(r1))
+}
 
 /// A load of one word per lane from [`Runs`] into `v[rd]`: one copy per run.
 #[inline(always)]
