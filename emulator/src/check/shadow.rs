@@ -21,6 +21,8 @@ const PAGE: u64 = 4096;
 const RACE_PAGE: u64 = 1024;
 /// 4-byte words (race cells) per race page: 256.
 const WORDS: usize = (RACE_PAGE / 4) as usize;
+/// Blocks of 32 words (one per lane of a wave) per race page: 8 ([`RacePage::blocks`]).
+const BLOCKS: usize = WORDS / LANES;
 
 /// A multiplicative hash of a page number: the keys are small integers, so the standard
 /// library's DoS-resistant hasher would only cost time.
@@ -510,6 +512,17 @@ struct RacePage {
     r3: HashMap<u32, Ref, BuildHasherDefault<PageHasher>>,
     /// Whose records the cells (word, byte and third) hold.
     holders: PageHolders,
+    /// Bit `b`: block `b` (words `32 * b..32 * b + 32`) is held by `blocks[b]` instead of
+    /// its cells, which are stale. Set while every access to the block was by a whole
+    /// wave, lane `k` on word `k` of the block (a kernel streaming over its data): then
+    /// each field of its 32 cells is one access by lanes 0-31, and one record per field
+    /// stands for them, tested and updated once per instruction instead of 32 times.
+    /// Such a block has no split word and no third read ([`RacePage::expand`] writes its
+    /// cells back before anything else touches them).
+    uniform: u8,
+    /// The records of the blocks in `uniform`, as the fields of a [`Cell`] (`[write, r1,
+    /// r2]`) by lane 0: word `k`'s cell holds each one that is not empty with lane `k`.
+    blocks: [[Ref; 3]; BLOCKS],
 }
 
 /// Most race pages' cells a thread keeps for reuse (4.5 MiB).
@@ -533,6 +546,8 @@ impl Default for RacePage {
             bytes: HashMap::default(),
             r3: HashMap::default(),
             holders: PageHolders::default(),
+            uniform: 0,
+            blocks: [[Ref::default(); 3]; BLOCKS],
         }
     }
 }
@@ -571,6 +586,7 @@ impl RacePage {
         hb: &impl Fn(&Ref, &Ref) -> bool,
     ) -> Option<Conflict> {
         let key = 5 * index as u32;
+        self.expand(index / LANES);
         if self.first_touch(index, me) {
             return None;
         }
@@ -632,6 +648,7 @@ impl RacePage {
             }
             n += 1;
             let index = (e.addr / 4) as usize % WORDS;
+            self.expand(index / LANES);
             if let Some(c) = words.word(self, index, me.with_lane(e.lane), (g, hb)) {
                 conflict(e, c);
             }
@@ -651,6 +668,17 @@ impl RacePage {
         (g, hb): (Groups, &impl Fn(&Ref, &Ref) -> bool),
         conflict: &mut impl FnMut(u32, Conflict),
     ) {
+        if lanes == u32::MAX && index % LANES == 0 && self.block(index / LANES, me, g) {
+            return;
+        }
+        // The blocks the run touches (words `index..index + span`) are written back to
+        // their cells.
+        let span = (32 - lanes.leading_zeros() - first) as usize;
+        if self.uniform != 0 {
+            for b in index / LANES..=((index + span - 1) / LANES).min(BLOCKS - 1) {
+                self.expand(b);
+            }
+        }
         // Lanes without a gap: `n` words from `index`.
         let n = lanes.count_ones() as usize;
         let lanes_in = |first: u32, index: usize| {
@@ -675,6 +703,67 @@ impl RacePage {
             let index = index + (l - first) as usize;
             if let Some(c) = words.word(self, index, me.with_lane(l as u8), (g, hb)) {
                 conflict(l, c);
+            }
+        }
+    }
+
+    /// Records `me`'s whole-word accesses by lanes 0-31 on the words of block `b`, lane `k`
+    /// on its word `k`, in the block's records ([`RacePage::uniform`]) when the block is
+    /// held by them and takes the access in place ([`Mine::in_place`], the same for every
+    /// cell of the block: it does not look at lanes), or when no word of the block is live
+    /// (the block is then made uniform). False, having changed nothing but written the
+    /// block back to its cells if it was uniform, otherwise.
+    #[inline]
+    fn block(&mut self, b: usize, me: Ref, g: Groups) -> bool {
+        let bit = 1u8 << b;
+        let me = me.with_lane(0);
+        let mine = Mine::of(me, g);
+        let (w, shift) = (b * LANES / 64, b * LANES % 64);
+        if self.uniform & bit != 0 {
+            let [write, r1, r2] = &mut self.blocks[b];
+            if !mine.in_place_of(*write, *r1, *r2) {
+                self.expand(b);
+                return false;
+            }
+            if mine.write {
+                *write = me;
+            } else {
+                take_read(r1, r2, me, mine);
+            }
+        } else if self.live[w] >> shift & u32::MAX as u64 == 0 {
+            // First touches: what [`RacePage::in_place`] leaves in the cells.
+            let first = Cell::first(me);
+            self.blocks[b] = [first.write, first.r1, first.r2];
+            self.live[w] |= (u32::MAX as u64) << shift;
+            self.uniform |= bit;
+        } else {
+            return false;
+        }
+        self.holders.add(mine);
+        true
+    }
+
+    /// Writes block `b`'s records back to its cells if it is held by them
+    /// ([`RacePage::uniform`]).
+    #[inline(always)]
+    fn expand(&mut self, b: usize) {
+        let bit = 1u8 << b;
+        if self.uniform & bit == 0 {
+            return;
+        }
+        self.uniform &= !bit;
+        let records = self.blocks[b];
+        let fields = self.words.fields(b * LANES..(b + 1) * LANES);
+        for (field, r) in fields.into_iter().zip(records) {
+            for (k, cell) in field.iter_mut().enumerate() {
+                *cell = if r.wave() == 0 {
+                    Ref::default()
+                } else {
+                    Ref {
+                        id: r.id + ((k as u64) << (32 + LANE_SHIFT)),
+                        bits: r.bits,
+                    }
+                };
             }
         }
     }
@@ -1497,6 +1586,75 @@ mod tests {
             }
         }
         assert!(found > 100, "{found} races: too few to compare the paths");
+    }
+
+    #[test]
+    fn blocks_held_by_one_record_per_field_find_what_cells_find() {
+        // `blocks` sees whole waves' runs on aligned blocks of 32 words as one trace run
+        // (held by a block's records while it can be); `cells` sees the same accesses as
+        // entries, which never make a block uniform. Between them, accesses that write
+        // blocks back to their cells: runs of 1-32 lanes from any word (across blocks),
+        // bytes (splitting words), 8-byte accesses and gathers. Two workgroups of four waves,
+        // barrier counts 0-1, reads, writes and atomics over two pages (16 blocks): the
+        // same races each time. Rounds of one or two waves keep the blocks uniform longer.
+        let g = Groups::new(4);
+        let unordered = |_: &Ref, _: &Ref| false;
+        let mut next = below(0x9e37_79b9_7f4a_7c15);
+        let (mut found, mut held) = (0, 0);
+        for round in 0..600 {
+            let [mut cells, mut blocks] = [(); 2].map(|_| RaceShadow::default());
+            let waves = [8, 1, 2, 5][round % 4];
+            for step in 0..24 {
+                let access = [MemAccess::Read, MemAccess::Write, MemAccess::Atomic];
+                let access = access[next(3) as usize];
+                let wave = next(waves) as u32;
+                let me = Ref::new(wave, next(2) as u32, 4 * step, access);
+                let (len, run) = match next(8) {
+                    0 => (1, (u32::MAX >> next(32), 1 + next(2047))),
+                    1 => (8, ((1u32 << (1 + next(8))) - 1, 8 * next(250))),
+                    2 | 3 => (4, (u32::MAX << next(32), 4 * next(480))),
+                    _ => (4, (u32::MAX, 128 * next(16))),
+                };
+                let trace = MemTrace {
+                    len,
+                    run: Some(TraceRun {
+                        lanes: run.0,
+                        addr: run.1,
+                        off: run.1,
+                    }),
+                    ..MemTrace::default()
+                };
+                let mut entries: Vec<TraceEntry> = trace.accesses().collect();
+                // One access in eight: words anywhere, as entries (a gather), for both.
+                let scattered = next(8) == 0;
+                if scattered {
+                    for e in &mut entries {
+                        e.addr = 4 * next(512);
+                    }
+                }
+                let mut seen = [Vec::new(), Vec::new()];
+                cells.access_all(&entries, len, me, (g, &unordered), &mut |e, c| {
+                    seen[0].push((e.lane, e.addr, c.prior));
+                });
+                let mut conflict = |e: &TraceEntry, c: Conflict| {
+                    seen[1].push((e.lane, e.addr, c.prior));
+                };
+                if scattered {
+                    blocks.access_all(&entries, len, me, (g, &unordered), &mut conflict);
+                } else {
+                    blocks.access_trace(&trace, me, (g, &unordered), &mut conflict);
+                }
+                assert_eq!(seen[0], seen[1], "round {round}, step {step}");
+                found += seen[0].len();
+                held += blocks
+                    .pages
+                    .values()
+                    .map(|p| p.uniform.count_ones() as usize)
+                    .sum::<usize>();
+            }
+        }
+        assert!(found > 1000, "{found} races: too few to compare the paths");
+        assert!(held > 5_000, "{held} blocks held by records: too few");
     }
 
     #[test]
