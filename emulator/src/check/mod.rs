@@ -87,7 +87,9 @@ impl WaveShadow {
             RegFile::Vector => {
                 let r = reg as usize;
                 if self.v.len() <= r {
-                    self.v.resize(r + 1, 0);
+                    // Every register at once: grown one register at a time, a wave that
+                    // writes v0, v1, v2, ... in turn would reallocate again and again.
+                    self.v.resize(VREGS.max(r + 1), 0);
                 }
                 self.v[r] |= lanes;
                 if self.v[r] == u32::MAX {

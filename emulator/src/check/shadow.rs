@@ -1325,7 +1325,7 @@ impl InitBits {
             let gapless = n == (32 - run.lanes.leading_zeros() - run.first()) as u64;
             let end = run.off.saturating_add(len * n);
             let one_page = run.off / PAGE == (end - 1) / PAGE;
-            let pass = gapless && n >= 2 && one_page && (!check || self.all_set(run.off, len * n));
+            let pass = gapless && one_page && (!check || self.all_set(run.off, len * n));
             if pass && mark {
                 self.set(run.off, len * n);
             }
