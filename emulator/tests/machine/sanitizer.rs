@@ -565,6 +565,68 @@ done:
     );
 }
 
+/// Wave 0 reads a whole block of 32 words (lane `k` on word `k`, which the race shadow
+/// keeps as one record per field); later wave 1, of the same workgroup with no barrier
+/// between, writes five of them from lanes 5-9. The finding names those lanes on both
+/// sides and the first of their words: the block's record stands for each lane's own.
+#[test]
+fn a_race_on_a_block_read_by_a_whole_wave_names_the_lanes_that_meet() {
+    let src = "
+.workgroup 64
+.grid 1
+.buffer out, 1024
+.arg u[0:1], out
+    vlaneid v0
+    vshli v1, v0, 2
+    vaddi.u32 v1, v1, 384
+    uwaveid u2
+    br.unz u2, late
+read: ld.ubase.b32 v2, u[0:1], v1, 0
+    wait.vm 0
+    end
+late:
+    umovi u4, 64
+spin:
+    uaddi u4, u4, -1
+    br.unz u4, spin
+    umovi u5, 0x3e0
+    exec.and.save u6, u5
+write: st.ubase.b32 v0, u[0:1], v1, 0
+    exec.set u6
+    wait.vst 0
+    end
+";
+    let r = run(src);
+    r.assert_finished();
+    let f = r.only();
+    assert_eq!(f.kind, FindingKind::Race);
+    let lanes = 0x3e0;
+    assert_eq!(
+        f.at,
+        site(
+            1,
+            0,
+            lanes,
+            r.label("write"),
+            Some(MemAccess::Write),
+            Some(0)
+        )
+    );
+    assert_eq!(
+        f.other,
+        Some(site(
+            0,
+            0,
+            lanes,
+            r.label("read"),
+            Some(MemAccess::Read),
+            Some(0)
+        ))
+    );
+    assert_eq!(f.addr, r.m.buffer_base("out").map(|b| b + 384 + 5 * 4));
+    assert_eq!(f.len, 4);
+}
+
 #[test]
 fn global_race_fixed_with_atomics_or_disjoint_addresses() {
     let atomics = two_workgroups("atom.ubase.add.u32 v0, u[0:1], v1, 0", "nop");
