@@ -1,7 +1,8 @@
 //! Shadow memory: per 4-byte word (per byte, for words that sub-word accesses touch),
 //! the last plain write and the last two reads (or atomics) by different waves, for
-//! races (36 bytes per word, in pages of 1 KiB of memory); a bit per byte for "written in
-//! this launch" (pages of 4 KiB). Both are
+//! races (36 bytes per word, in pages of 1 KiB of memory; a block of 32 words that only
+//! whole waves have accessed, lane `k` on word `k`, by one record per field instead); a
+//! bit per byte for "written in this launch" (pages of 4 KiB). Both are
 //! sparse, so their size follows what the kernel touches, not the buffers' sizes, and
 //! pages are shared between clones (time-travel snapshots) until written.
 
