@@ -164,6 +164,16 @@ impl Ref {
         }
     }
 
+    /// The same access by the lane `k` lanes above this one's (which must stay below 32):
+    /// the record of word `k` of a run whose word 0 this one is.
+    #[inline(always)]
+    fn lanes_on(self, k: usize) -> Ref {
+        Ref {
+            id: self.id + ((k as u64) << (32 + LANE_SHIFT)),
+            bits: self.bits,
+        }
+    }
+
     fn with_mask(self, mask: u8) -> Ref {
         let bits = self.bits;
         Ref {
@@ -748,11 +758,16 @@ impl RacePage {
     /// ([`RacePage::uniform`]).
     #[inline(always)]
     fn expand(&mut self, b: usize) {
-        let bit = 1u8 << b;
-        if self.uniform & bit == 0 {
-            return;
+        if self.uniform & 1 << b != 0 {
+            self.write_back(b);
         }
-        self.uniform &= !bit;
+    }
+
+    /// [`RacePage::expand`] of a block held by its records (once per block at most, so
+    /// out of its callers' loops).
+    #[inline(never)]
+    fn write_back(&mut self, b: usize) {
+        self.uniform &= !(1 << b);
         let records = self.blocks[b];
         let fields = self.words.fields(b * LANES..(b + 1) * LANES);
         for (field, r) in fields.into_iter().zip(records) {
@@ -760,10 +775,7 @@ impl RacePage {
                 *cell = if r.wave() == 0 {
                     Ref::default()
                 } else {
-                    Ref {
-                        id: r.id + ((k as u64) << (32 + LANE_SHIFT)),
-                        bits: r.bits,
-                    }
+                    r.lanes_on(k)
                 };
             }
         }
@@ -788,10 +800,7 @@ impl RacePage {
         let live = self.live_of(index, n);
         let [write, r1, r2] = self.words.fields(index..index + n);
         let me = me.with_lane(first as u8);
-        let lane = |k: usize| Ref {
-            id: me.id + ((k as u64) << (32 + LANE_SHIFT)),
-            bits: me.bits,
-        };
+        let lane = |k: usize| me.lanes_on(k);
         let mine = Mine::of(me, g);
         if live == 0 {
             // First touches (a kernel's first pass over its data): each cell holds only
