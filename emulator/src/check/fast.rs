@@ -153,12 +153,7 @@ impl<'a> FastChecked<'a> {
             }
         }
         let traced = san.checks.races || san.checks.init;
-        let mut state = FastState {
-            v: wave.v.storage_for(vregs),
-            u: &mut wave.u,
-            exec: wave.exec,
-            outstanding: &mut wave.outstanding,
-        };
+        let mut state = FastState::of(wave, vregs);
         let mut memory = FastMemory {
             global: &mut *m.global,
             shared: &mut *m.shared,

@@ -109,18 +109,10 @@ pub(crate) struct RegSets {
 
 impl RegSets {
     /// Whether `self`'s reads meet `other`'s reads or its writes meet `other`'s writes:
-    /// one pass without a branch.
+    /// one pass without a branch (`|`, not `||`).
     #[inline(always)]
     pub fn meets(self, other: RegSets) -> bool {
-        let (a, b) = (self.reads.0, other.reads.0);
-        let (c, d) = (self.writes.0, other.writes.0);
-        (a[0] & b[0])
-            | (a[1] & b[1])
-            | (a[2] & b[2])
-            | (c[0] & d[0])
-            | (c[1] & d[1])
-            | (c[2] & d[2])
-            != 0
+        self.reads.meets(other.reads) | self.writes.meets(other.writes)
     }
 
     /// The sets of one instruction's register use.

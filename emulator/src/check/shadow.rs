@@ -729,7 +729,6 @@ impl RacePage {
         let bit = 1u8 << b;
         let me = me.with_lane(0);
         let mine = Mine::of(me, g);
-        let (w, shift) = (b * LANES / 64, b * LANES % 64);
         if self.uniform & bit != 0 {
             let [write, r1, r2] = &mut self.blocks[b];
             if !mine.in_place_of(*write, *r1, *r2) {
@@ -741,11 +740,11 @@ impl RacePage {
             } else {
                 take_read(r1, r2, me, mine);
             }
-        } else if self.live[w] >> shift & u32::MAX as u64 == 0 {
+        } else if self.live_of(b * LANES, LANES) == 0 {
             // First touches: what [`RacePage::in_place`] leaves in the cells.
             let first = Cell::first(me);
             self.blocks[b] = [first.write, first.r1, first.r2];
-            self.live[w] |= (u32::MAX as u64) << shift;
+            self.set_live(b * LANES, LANES);
             self.uniform |= bit;
         } else {
             return false;

@@ -32,7 +32,7 @@ use crate::code::CodeWord;
 use crate::isa::{Counter, RegFile};
 use crate::memory::{GlobalMemory, PagedBytes};
 use crate::trace::MemTrace;
-use crate::wave::{issue_to, retire, Outstanding, LANES, UREGS, VREGS};
+use crate::wave::{issue_to, retire, Outstanding, Wave, LANES, UREGS, VREGS};
 
 /// Operation codes: a two-operand ALU operation has one code per form, an offset by
 /// form plus the operation's index; compares likewise; the rest follow.
@@ -426,6 +426,20 @@ pub struct FastState<'a> {
     pub exec: u32,
     /// Issued, unretired operations per counter (`Wave::outstanding`).
     pub outstanding: &'a mut [VecDeque<Outstanding>; 4],
+}
+
+impl<'a> FastState<'a> {
+    /// The state of `wave`, its vector registers allocated up to `vregs`
+    /// ([`FastCode::vregs`]).
+    #[inline(always)]
+    pub fn of(wave: &'a mut Wave, vregs: usize) -> FastState<'a> {
+        FastState {
+            v: wave.v.storage_for(vregs),
+            u: &mut wave.u,
+            exec: wave.exec,
+            outstanding: &mut wave.outstanding,
+        }
+    }
 }
 
 /// Runs one fast instruction `f` at `pc` on wave state `s` and memory `m`; returns the

@@ -803,12 +803,7 @@ fn fast_stretch(
     let mut out = Stretch::default();
     // Instructions counted in `wave.executed` already (by hooked steps).
     let mut counted = 0;
-    let mut state = FastState {
-        v: wave.v.storage_for(fast.vregs),
-        u: &mut wave.u,
-        exec: wave.exec,
-        outstanding: &mut wave.outstanding,
-    };
+    let mut state = FastState::of(wave, fast.vregs);
     while out.done < n {
         let i = (pc / 4) as usize;
         let Some(f) = fast.ops.get(i).filter(|f| f.is_fast()) else {
@@ -854,12 +849,7 @@ fn fast_stretch(
             if guard.is_none() {
                 break;
             }
-            state = FastState {
-                v: wave.v.storage_for(fast.vregs),
-                u: &mut wave.u,
-                exec: wave.exec,
-                outstanding: &mut wave.outstanding,
-            };
+            state = FastState::of(wave, fast.vregs);
             continue;
         }
         let Some(next) = fast::step(f, &mut state, memory.as_mut(), pc) else {
