@@ -7,7 +7,9 @@
 //! `Machine::step` runs every instruction through the general loop's hooks. The two must
 //! be indistinguishable: the same events in the same order, the same findings (kinds,
 //! sites, counts, the instruction count of the first sighting), the same waves,
-//! statistics and memory.
+//! statistics and memory. So must a third run, cut into slices of 1, 5 or 17
+//! instructions (`Machine::run(Some(n))`), whose budget ends anywhere in a turn: the
+//! same events, findings, waves, statistics, memory and scheduler state.
 //!
 //! Random instruction words (`tests/machine/runs.rs`, `running_equals_stepping_*`)
 //! almost never make runs of consecutive words, nor registers the sanitizer sees as
@@ -433,7 +435,8 @@ fn run_case(seed: u64) -> Outcome {
         max_instructions: Some(20_000),
         ..Default::default()
     };
-    let (mut a, mut b) = (
+    let (mut a, mut b, mut c) = (
+        Machine::new(&program, options).expect("launch"),
         Machine::new(&program, options).expect("launch"),
         Machine::new(&program, options).expect("launch"),
     );
@@ -449,25 +452,54 @@ fn run_case(seed: u64) -> Outcome {
             (Space::Shared, at, at + len)
         }
     });
-    for m in [&mut a, &mut b] {
+    for m in [&mut a, &mut b, &mut c] {
         m.set_checks(Checks::ALL);
         if let Some(range) = watch {
             m.set_access_log(Some(AccessLog::new(vec![range])));
         }
     }
+    // The third machine runs in slices of a few instructions: a run's budget can end
+    // anywhere in a turn, or between two turns its loop runs back to back.
+    let slice = rng.pick(&[1u64, 5, 17]);
     let context = format!(
-        "seed {seed:#x}, quantum {quantum}, scheduling seed {}, watch {watch:?}\n{text}",
+        "seed {seed:#x}, quantum {quantum}, scheduling seed {}, watch {watch:?}, slice \
+         {slice}\n{text}",
         options.seed
     );
     let ran = events(&mut a, |m| m.run(None));
     let stepped = events(&mut b, |m| (0..1_000_000).find_map(|_| m.step()));
+    let sliced = events(&mut c, |m| (0..1_000_000).find_map(|_| m.run(Some(slice))));
     assert_eq!(ran, stepped, "events differ: {context}");
+    assert_eq!(ran, sliced, "events differ in slices: {context}");
+    assert!(
+        a.waves == c.waves,
+        "wave state differs in slices: {context}"
+    );
+    assert_eq!(a.stats, c.stats, "{context}");
+    assert!(
+        a.global == c.global,
+        "global memory differs in slices: {context}"
+    );
+    assert!(
+        a.slots == c.slots,
+        "shared memory differs in slices: {context}"
+    );
+    assert_eq!(
+        a.scheduler_state(),
+        c.scheduler_state(),
+        "scheduler differs in slices: {context}"
+    );
     assert!(a.waves == b.waves, "wave state differs: {context}");
     assert_eq!(a.stats, b.stats, "{context}");
     assert!(a.global == b.global, "global memory differs: {context}");
     assert!(a.slots == b.slots, "shared memory differs: {context}");
     let findings = |m: &Machine| format!("{:#?}", m.sanitizer().map(|s| s.findings()));
     assert_eq!(findings(&a), findings(&b), "findings differ: {context}");
+    assert_eq!(
+        findings(&a),
+        findings(&c),
+        "findings differ in slices: {context}"
+    );
     let end = match ran.last() {
         Some(Event::Finished) => "Finished".to_string(),
         Some(Event::Deadlock(_)) => "Deadlock".to_string(),
