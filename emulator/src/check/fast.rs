@@ -20,7 +20,7 @@
 use super::regs::{RegBits, RegSets};
 use super::Sanitizer;
 use crate::code::CodeWord;
-use crate::exec::fast::{step, Fast, FastMemory, FastState};
+use crate::exec::fast::{step, wait, Fast, FastMemory, FastState};
 use crate::wave::{pushed_out, Wave};
 
 /// A wave's register state as the checks see it, fixed while fast instructions run
@@ -152,15 +152,20 @@ impl<'a> FastChecked<'a> {
                 san.hazards_retire(self.w, wave, d);
             }
         }
-        let traced = san.checks.races || san.checks.init;
-        let mut state = FastState::of(wave, vregs);
-        let mut memory = FastMemory {
-            global: &mut *m.global,
-            shared: &mut *m.shared,
-            accesses: m.accesses,
-            trace: traced.then_some(&mut san.trace),
+        let next = if f.is_access() {
+            let traced = san.checks.races || san.checks.init;
+            let mut state = FastState::of(wave, vregs);
+            let mut memory = FastMemory {
+                global: &mut *m.global,
+                shared: &mut *m.shared,
+                accesses: m.accesses,
+                trace: traced.then_some(&mut san.trace),
+            };
+            step(f, &mut state, Some(&mut memory), pc)?
+        } else {
+            // A wait: only the wave's queues change.
+            wait(f, &mut wave.outstanding, pc)
         };
-        let next = step(f, &mut state, Some(&mut memory), pc)?;
         san.retire_pushed(self.w, pushed);
         wave.pc = next;
         wave.executed += 1;

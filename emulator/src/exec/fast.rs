@@ -99,6 +99,8 @@ const _: () = assert!((CmpOp::GeF as u8) < kind::UCMPU - kind::VCMP);
 const _: () = assert!((ShflMode::Rot as u8) < kind::SHFL_U - kind::SHFL_I);
 const _: () = assert!(kind::SHFL_V + (ShflMode::Rot as u8) < kind::WAIT);
 const _: () = assert!(kind::WAIT + Counter::ALL.len() as u8 == kind::WAIT_ALL);
+// The hooked codes are the waits and then the memory ones, nothing between.
+const _: () = assert!(kind::WAIT_ALL + 1 == kind::LD);
 const _: () = assert!(kind::LD + 4 * MODES.len() as u8 == kind::MEM_END);
 const _: () = assert!(kind::MEM_END < kind::NONE);
 
@@ -461,6 +463,17 @@ pub fn step(
     }
 }
 
+/// [`step`] of a wait at `pc` (a code from `kind::WAIT` to `kind::WAIT_ALL`) on the wave's
+/// queues: retires what it waits for; returns the next PC.
+#[inline(always)]
+pub fn wait(f: &Fast, outstanding: &mut [VecDeque<Outstanding>; 4], pc: u64) -> u64 {
+    match f.kind {
+        kind::WAIT_ALL => outstanding.iter_mut().for_each(|q| retire(q, 0)),
+        k => retire(&mut outstanding[(k - kind::WAIT) as usize], f.imm),
+    }
+    pc + f.len as u64
+}
+
 /// [`step`] of an instruction that is not a memory access.
 #[inline(always)]
 fn compute(f: &Fast, s: &mut FastState<'_>, pc: u64) -> u64 {
@@ -531,9 +544,8 @@ fn compute(f: &Fast, s: &mut FastState<'_>, pc: u64) -> u64 {
                     let out = sel_lanes(&v[a], &v[b], u[c]);
                     merge(&mut v[rd], &out, exec);
                 }
-                kind::WAIT_ALL => s.outstanding.iter_mut().for_each(|q| retire(q, 0)),
-                k @ kind::WAIT..kind::WAIT_ALL => {
-                    retire(&mut s.outstanding[(k - kind::WAIT) as usize], f.imm)
+                kind::WAIT..=kind::WAIT_ALL => {
+                    wait(f, s.outstanding, pc);
                 }
                 // NOP, a branch not taken (NONE never reaches here).
                 _ => {}
