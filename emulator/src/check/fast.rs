@@ -159,7 +159,7 @@ impl<'a> FastChecked<'a> {
                 global: &mut *m.global,
                 shared: &mut *m.shared,
                 accesses: m.accesses,
-                trace: traced.then_some(&mut san.trace),
+                trace: traced.then_some(&mut *san.trace),
             };
             step(f, &mut state, Some(&mut memory), pc)?
         } else {

@@ -97,11 +97,12 @@ impl Sanitizer {
 
     /// Checks the current instruction's memory accesses.
     fn memory(&mut self, w: usize, s: usize, wave: &Wave, pc: u64) {
-        let trace = std::mem::take(&mut self.trace);
-        let Some((space, kind)) = trace.access else {
-            self.trace = trace;
+        let Some((space, kind)) = self.trace.access else {
             return;
         };
+        // The detectors below take the sanitizer and the trace apart.
+        let empty = self.spare.take().unwrap_or_default();
+        let trace = std::mem::replace(&mut self.trace, empty);
         let access = MemAccess::of(kind);
         let site = Site {
             access: Some(access),
@@ -115,7 +116,9 @@ impl Sanitizer {
         if self.checks.races && space != Space::Scratch {
             self.races(s, wave, &trace, (space, access), (site, epoch));
         }
-        self.trace = trace;
+        let mut empty = std::mem::replace(&mut self.trace, trace);
+        empty.clear();
+        self.spare = Some(empty);
     }
 
     /// The waves of slot `s` are all at a barrier and about to be released.

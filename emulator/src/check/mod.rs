@@ -143,7 +143,10 @@ pub struct Sanitizer {
     exec_before: u32,
     /// The current instruction's memory accesses, filled by the semantics through the
     /// machine's `Ctx::trace` while races or init are on.
-    pub(crate) trace: MemTrace,
+    pub(crate) trace: Box<MemTrace>,
+    /// An empty trace, swapped in while the memory hook reads `trace` (boxed, so the swap
+    /// moves two pointers, not two traces).
+    spare: Option<Box<MemTrace>>,
 }
 
 impl Sanitizer {
@@ -174,7 +177,8 @@ impl Sanitizer {
             fresh: Vec::new(),
             pending: Vec::new(),
             exec_before: 0,
-            trace: MemTrace::default(),
+            trace: Box::default(),
+            spare: Some(Box::default()),
         }
     }
 
@@ -321,20 +325,34 @@ impl Sanitizer {
         s
     }
 
+    /// Slot `s`'s shadow, made afresh when it described another workgroup (`fresh` as for
+    /// [`Sanitizer::enter_slot`]).
+    #[inline]
     fn slot_shadow(&mut self, s: usize, workgroup: u32, fresh: bool) -> &mut SlotShadow {
+        if self
+            .slots
+            .get(s)
+            .is_none_or(|x| x.workgroup != Some(workgroup))
+        {
+            self.new_slot_shadow(s, workgroup, fresh);
+        }
+        &mut self.slots[s]
+    }
+
+    /// Slot `s`'s shadow made afresh for `workgroup` (`fresh` as for
+    /// [`Sanitizer::enter_slot`]): once per workgroup dispatched to the slot.
+    #[cold]
+    fn new_slot_shadow(&mut self, s: usize, workgroup: u32, fresh: bool) {
         if self.slots.len() <= s {
             self.slots.resize_with(s + 1, SlotShadow::default);
         }
-        if self.slots[s].workgroup != Some(workgroup) {
-            self.slots[s] = SlotShadow {
-                workgroup: Some(workgroup),
-                known: fresh,
-                epoch: 0,
-                init: InitBits::new(self.shared_bytes),
-                race: RaceShadow::default(),
-            };
-        }
-        &mut self.slots[s]
+        self.slots[s] = SlotShadow {
+            workgroup: Some(workgroup),
+            known: fresh,
+            epoch: 0,
+            init: InitBits::new(self.shared_bytes),
+            race: RaceShadow::default(),
+        };
     }
 
     /// Queues a finding of the current instruction; sightings of one finding by several

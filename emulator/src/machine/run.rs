@@ -218,7 +218,7 @@ impl Machine {
                     self.sanitizer
                         .as_deref_mut()
                         .filter(|x| x.checks().races || x.checks().init)
-                        .map(|x| &mut x.trace)
+                        .map(|x| &mut *x.trace)
                 } else {
                     None
                 },
@@ -428,7 +428,7 @@ impl Machine {
                         trace: if CHECK {
                             san.as_deref_mut()
                                 .filter(|x| x.checks().races || x.checks().init)
-                                .map(|x| &mut x.trace)
+                                .map(|x| &mut *x.trace)
                         } else {
                             None
                         },
