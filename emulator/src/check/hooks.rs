@@ -116,9 +116,8 @@ impl Sanitizer {
         if self.checks.races && space != Space::Scratch {
             self.races(s, wave, &trace, (space, access), (site, epoch));
         }
-        let mut empty = std::mem::replace(&mut self.trace, trace);
-        empty.clear();
-        self.spare = Some(empty);
+        // Still empty: nothing but the semantics writes a trace.
+        self.spare = Some(std::mem::replace(&mut self.trace, trace));
     }
 
     /// The waves of slot `s` are all at a barrier and about to be released.
