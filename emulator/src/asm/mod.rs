@@ -14,6 +14,7 @@ use std::path::{Path, PathBuf};
 pub use diag::{AsmErrors, Diagnostic, MAX_DIAGNOSTICS};
 pub use directive::MAX_FILE_BYTES;
 pub use text::comment_start;
+pub(crate) use text::is_ident;
 
 use crate::isa::{ImmKind, Instr, InstrId, Isa, OperandKind};
 use crate::program::Program;

@@ -4,7 +4,7 @@
 //! panic, and docs/commands.md matches the command table.
 
 use super::fixtures::*;
-use wavedbg_emulator::debug::command::markdown;
+use wavedbg_emulator::debug::command::{markdown, parse};
 
 #[test]
 fn help_lists_every_command_and_describes_each() {
@@ -622,4 +622,26 @@ fn docs_commands_md_matches_the_command_table() {
         committed == generated,
         "docs/commands.md is out of date: run `WAVEDBG_BLESS=1 cargo test --release --test debugger docs_commands_md`"
     );
+}
+
+/// A location names a label only as the assembler spells one: `list *-` was read as a
+/// label `-` and shown as `list -` (list before), another command; so was any name no
+/// kernel can define. Each is a clear error now, and what parses shows as itself.
+#[test]
+fn locations_name_only_labels_the_assembler_accepts() {
+    for bad in ["list *-", "break -", "break *a-b", "list k.s:-"] {
+        let e = parse(bad).expect_err(bad);
+        assert!(e.to_string().contains("bad location"), "{bad}: {e}");
+    }
+    for good in [
+        "list *loop",
+        "list loop+8",
+        "break .L1",
+        "break k.s:$x",
+        "list -",
+    ] {
+        let cmd = parse(good).expect(good).expect(good);
+        let again = parse(&cmd.to_string()).expect(good).expect(good);
+        assert_eq!(again, cmd, "{good} shows as {cmd}");
+    }
 }

@@ -29,7 +29,7 @@ fn parse_errors_name_the_column_of_the_fault() {
         ("info frob", 6, "unknown `info frob`"),
         ("  delete 12x", 10, "`12x` is not a number"),
         // Columns count characters, not bytes.
-        ("break \u{e9} if v3 >", 16, "bad condition `v3 >`"),
+        ("break k\u{e9}.s:loop if v3 >", 24, "bad condition `v3 >`"),
     ] {
         let e = parse_error(line);
         assert!(e.message.contains(what), "{line}: {}", e.message);

@@ -151,7 +151,9 @@ fn location(text: &str, lines: bool) -> Result<Location, String> {
         }
         return Ok(Location::Address((a as u64).wrapping_add(offset)));
     }
-    if base.is_empty() || base.contains(char::is_whitespace) || base.contains(':') {
+    // A label as the assembler names one: `list *-` is no label `-` (it would show as
+    // `list -`, another command).
+    if !crate::asm::is_ident(base) {
         return Err(format!("bad location `{t}`"));
     }
     Ok(Location::Label {
