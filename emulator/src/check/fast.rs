@@ -147,7 +147,7 @@ impl<'a> FastChecked<'a> {
             if f.is_access() {
                 pushed = d
                     .counter
-                    .and_then(|c| pushed_out(&wave.outstanding[c.index()]).copied());
+                    .filter(|c| pushed_out(&wave.outstanding[c.index()]).is_some());
             } else {
                 san.hazards_retire(self.w, wave, d);
             }
@@ -166,7 +166,7 @@ impl<'a> FastChecked<'a> {
             // A wait: only the wave's queues change.
             wait(f, &mut wave.outstanding, pc)
         };
-        san.retire_pushed(self.w, pushed);
+        san.retire_pushed(self.w, wave, pushed);
         wave.pc = next;
         wave.executed += 1;
         san.after(self.w, self.s, wave, d, pc, true, self.count + done + 1);
@@ -194,9 +194,9 @@ impl Sanitizer {
         }
         let (mut dest, mut used) = (RegBits::default(), RegBits::default());
         if checks.hazards {
-            let busy = shadow.busy.as_deref()?;
-            dest = busy.dest_any;
-            used = busy.dest_any.union(busy.data_any);
+            let busy = shadow.busy.as_ref()?;
+            dest = busy.all.dest;
+            used = busy.all.dest.union(busy.all.data);
         }
         // With `init` off, every register counts as written in every lane.
         let mut flagged = RegSets {

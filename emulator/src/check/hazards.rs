@@ -7,25 +7,171 @@ use super::{Finding, FindingKind, Sanitizer, Site};
 use crate::code::Decoded;
 use crate::isa::{Counter, Op, RegFile};
 use crate::wave::{pushed_out, Outstanding, Wave, COUNTER_MAX};
+use std::collections::VecDeque;
 
-/// How many of a wave's outstanding operations use each register (vector registers
-/// first, then uniform ones): as destination, and as store data. Kept up to date at
-/// every issue and retirement, so a hazard check costs a load per register however many
-/// operations are in flight.
-#[derive(Debug, Clone)]
-pub(super) struct Busy {
-    dest: [u8; 192],
-    data: [u8; 192],
-    /// The registers whose counts are not zero, for a quick answer.
-    pub(super) dest_any: RegBits,
-    pub(super) data_any: RegBits,
+/// Registers used by outstanding operations: as destination (a load has yet to write
+/// them), and as store data (a store has yet to read them).
+#[derive(Debug, Clone, Copy, Default)]
+pub(super) struct Used {
+    pub(super) dest: RegBits,
+    pub(super) data: RegBits,
 }
 
-/// A register's index in [`Busy`].
-fn busy_index(file: RegFile, reg: u8) -> usize {
-    match file {
-        RegFile::Vector => reg as usize & 127,
-        RegFile::Uniform => 128 + (reg as usize & 63),
+impl Used {
+    /// The registers of an outstanding operation (`uses`: the register uses of each code
+    /// word, for its store data).
+    #[inline]
+    fn of(uses: &[RegUse], o: &Outstanding) -> Used {
+        let dest = o.regs.map_or(RegBits::default(), |r| {
+            RegBits::of_range(Range {
+                file: r.file,
+                first: r.first,
+                count: r.count,
+            })
+        });
+        let data = uses
+            .get((o.pc / 4) as usize)
+            .and_then(|x| x.data)
+            .map_or(RegBits::default(), RegBits::of_range);
+        Used { dest, data }
+    }
+
+    #[inline]
+    fn union(self, other: Used) -> Used {
+        Used {
+            dest: self.dest.union(other.dest),
+            data: self.data.union(other.data),
+        }
+    }
+}
+
+/// The registers one counter's queue of outstanding operations uses, kept as a sliding
+/// window's union is (two stacks): an issue adds to the union of the newer operations; a
+/// retirement takes the top off the stack of the older ones' unions, made from the queue
+/// when empty. Each operation goes onto the stack once, so a counter kept full (every
+/// issue pushing out the oldest) costs about what an issue does, not a pass over its 63
+/// operations.
+#[derive(Debug, Clone, Default)]
+struct QueueUse {
+    /// One entry per operation of the oldest `older.len()`, pushed newest first, each the
+    /// union of its operation and every newer one of them: the last entry (the oldest
+    /// operation's) is the union of them all, and popping it leaves that of the rest.
+    older: Vec<Used>,
+    /// The union of the operations after those.
+    newer: Used,
+}
+
+impl QueueUse {
+    /// The union of every operation counted.
+    #[inline]
+    fn union(&self) -> Used {
+        self.older
+            .last()
+            .map_or(self.newer, |o| o.union(self.newer))
+    }
+
+    /// The oldest `n` (at least 1) operations of `q` retired (`q` holds the operations
+    /// counted, oldest first, these included). Returns whether any are left.
+    fn retire(&mut self, uses: &[RegUse], q: &VecDeque<Outstanding>, n: usize) -> bool {
+        if n >= q.len() {
+            self.older.clear();
+            self.newer = Used::default();
+            return false;
+        }
+        for i in 0..n {
+            if self.older.is_empty() {
+                self.restack(uses, q, i..q.len());
+            }
+            self.older.pop();
+        }
+        true
+    }
+
+    /// The operations `ops` of `q` (every one counted) made the older ones.
+    #[cold]
+    fn restack(&mut self, uses: &[RegUse], q: &VecDeque<Outstanding>, ops: std::ops::Range<usize>) {
+        self.older.reserve(ops.len());
+        let mut all = Used::default();
+        for o in q.range(ops).rev() {
+            all = all.union(Used::of(uses, o));
+            self.older.push(all);
+        }
+        self.newer = Used::default();
+    }
+}
+
+/// The registers a wave's outstanding operations use, per counter and in all, kept up to
+/// date at every issue and retirement, so a hazard check is a test of a few words however
+/// many operations are in flight.
+#[derive(Debug, Clone, Default)]
+pub(super) struct Busy {
+    queues: [QueueUse; 4],
+    /// The counters whose queues hold operations (bit `c`).
+    held: u8,
+    /// The union of all.
+    pub(super) all: Used,
+}
+
+impl Busy {
+    /// Counted afresh from `wave`'s queues.
+    fn of(uses: &[RegUse], wave: &Wave) -> Busy {
+        let mut busy = Busy::default();
+        for c in Counter::ALL {
+            for o in &wave.outstanding[c.index()] {
+                busy.issue(uses, c, o);
+            }
+        }
+        busy
+    }
+
+    /// The heap bytes it holds (the stacks of unions).
+    pub(super) fn bytes(&self) -> usize {
+        let stacked: usize = self.queues.iter().map(|q| q.older.capacity()).sum();
+        stacked * size_of::<Used>()
+    }
+
+    /// Counts operation `o`, just issued to counter `c`.
+    #[inline]
+    fn issue(&mut self, uses: &[RegUse], c: Counter, o: &Outstanding) {
+        let u = Used::of(uses, o);
+        let q = &mut self.queues[c.index()];
+        q.newer = q.newer.union(u);
+        self.all = self.all.union(u);
+        self.held |= 1 << c.index();
+    }
+
+    /// Counter `c`'s queue `q` (still holding them) about to retire its oldest
+    /// operations, all but the newest `keep`. [`Busy::all`] is left to
+    /// [`Busy::gather`].
+    #[inline]
+    fn retire(&mut self, uses: &[RegUse], c: Counter, q: &VecDeque<Outstanding>, keep: usize) {
+        let excess = q.len().saturating_sub(keep);
+        if excess > 0 && !self.queues[c.index()].retire(uses, q, excess) {
+            self.held &= !(1 << c.index());
+        }
+    }
+
+    /// An issue to counter `c` pushed its oldest operation out of queue `q`, which now
+    /// holds the issued one last, not counted yet ([`Busy::issue`] counts it).
+    #[inline]
+    fn pushed_out(&mut self, uses: &[RegUse], c: Counter, q: &VecDeque<Outstanding>) {
+        let u = &mut self.queues[c.index()];
+        if u.older.pop().is_none() {
+            u.restack(uses, q, 0..q.len().saturating_sub(1));
+        }
+        self.gather();
+    }
+
+    /// The union of all made again from the counters' (after a retirement).
+    #[inline]
+    fn gather(&mut self) {
+        let mut all = Used::default();
+        let mut held = self.held;
+        while held != 0 {
+            all = all.union(self.queues[held.trailing_zeros() as usize].union());
+            held &= held - 1;
+        }
+        self.all = all;
     }
 }
 
@@ -52,18 +198,18 @@ impl Sanitizer {
         let in_use = self
             .waves
             .get(w)
-            .and_then(|x| x.busy.as_deref())
+            .and_then(|x| x.busy.as_ref())
             .is_some_and(|b| {
-                sets.reads.meets(b.dest_any) || sets.writes.meets(b.dest_any.union(b.data_any))
+                sets.reads.meets(b.all.dest) || sets.writes.meets(b.all.dest.union(b.all.data))
             });
         if in_use {
             self.report_hazards(w, wave, u, pc);
         }
     }
 
-    /// The first half of [`Sanitizer::hazards_before`]: the wave's register-use counts
-    /// brought up to date before `d` executes (counted afresh when unknown, less what `d`
-    /// retires).
+    /// The first half of [`Sanitizer::hazards_before`]: the wave's registers in use
+    /// brought up to date before `d` executes (found afresh when unknown, less those of
+    /// what `d` retires).
     #[inline(always)]
     pub(super) fn hazards_retire(&mut self, w: usize, wave: &Wave, d: &Decoded) {
         let known = self
@@ -77,51 +223,49 @@ impl Sanitizer {
 
     /// What [`Sanitizer::hazards_retire`] takes before an access issues, taken after the
     /// fast loop issued it: `pushed`, the operation its issue pushed out of a full counter
-    /// (if any), no longer counted as using its registers.
+    /// (if any), no longer counted as using its registers: those in use found again
+    /// from `wave`'s queues.
     #[inline]
-    pub(super) fn retire_pushed(&mut self, w: usize, pushed: Option<Outstanding>) {
+    pub(super) fn retire_pushed(&mut self, w: usize, wave: &Wave, pushed: Option<Counter>) {
         let (uses, waves) = (&self.uses, &mut self.waves);
-        if let (Some(o), Some(busy)) =
-            (pushed, waves.get_mut(w).and_then(|x| x.busy.as_deref_mut()))
-        {
-            Self::count_busy(uses, busy, &o, -1);
+        if let (Some(c), Some(busy)) = (pushed, waves.get_mut(w).and_then(|x| x.busy.as_mut())) {
+            busy.pushed_out(uses, c, &wave.outstanding[c.index()]);
         }
     }
 
-    /// After wave `w` issued `d` without a fault: counts the registers of the operation
-    /// it put in flight.
+    /// After wave `w` issued `d` without a fault: adds the registers of the operation it
+    /// put in flight.
     #[inline]
     pub(super) fn hazards_after(&mut self, w: usize, wave: &Wave, d: &Decoded) {
         if let Some(c) = d.counter {
             self.wave_shadow(w, wave);
             let (uses, shadow) = (&self.uses, &mut self.waves[w]);
-            if let (Some(busy), Some(o)) = (
-                shadow.busy.as_deref_mut(),
-                wave.outstanding[c.index()].back(),
-            ) {
-                Self::count_busy(uses, busy, o, 1);
+            if let (Some(busy), Some(o)) =
+                (shadow.busy.as_mut(), wave.outstanding[c.index()].back())
+            {
+                busy.issue(uses, c, o);
             }
         }
     }
 
     /// Registers `u` reads or writes while an outstanding operation still uses them.
     fn report_hazards(&mut self, w: usize, wave: &Wave, u: &RegUse, pc: u64) {
-        // The registers in use, from the counts; the details only for those.
+        // The registers in use, from the sets; the details only for those.
         let mut hits: Vec<(FindingKind, RegFile, u8)> = Vec::new();
-        if let Some(busy) = self.waves.get(w).and_then(|x| x.busy.as_deref()) {
-            let used =
-                |counts: &[u8; 192], file: RegFile, reg: u8| counts[busy_index(file, reg)] > 0;
+        if let Some(busy) = self.waves.get(w).and_then(|x| x.busy.as_ref()) {
+            let used = |set: RegBits, file: RegFile, reg: u8| set.contains(file, reg);
+            let busy = busy.all;
             for (r, _) in u.reads() {
-                for reg in r.regs().filter(|&reg| used(&busy.dest, r.file, reg)) {
+                for reg in r.regs().filter(|&reg| used(busy.dest, r.file, reg)) {
                     hits.push((FindingKind::ReadBeforeWait, r.file, reg));
                 }
             }
             for r in u.writes() {
                 for reg in r.regs() {
-                    if used(&busy.dest, r.file, reg) {
+                    if used(busy.dest, r.file, reg) {
                         hits.push((FindingKind::WriteBeforeWait, r.file, reg));
                     }
-                    if used(&busy.data, r.file, reg) {
+                    if used(busy.data, r.file, reg) {
                         hits.push((FindingKind::StoreDataOverwritten, r.file, reg));
                     }
                 }
@@ -165,61 +309,15 @@ impl Sanitizer {
         }
     }
 
-    /// Adds (`delta` 1) or removes (`delta` -1) an outstanding operation's registers.
-    fn count_busy(uses: &[RegUse], busy: &mut Busy, o: &Outstanding, delta: i8) {
-        let add = |counts: &mut [u8; 192], any: &mut RegBits, r: Range| {
-            for reg in r.regs() {
-                let c = &mut counts[busy_index(r.file, reg)];
-                *c = c.wrapping_add_signed(delta);
-                if *c == 0 {
-                    any.remove(r.file, reg);
-                } else {
-                    any.insert(r.file, reg);
-                }
-            }
-        };
-        if let Some(r) = o.regs {
-            let r = Range {
-                file: r.file,
-                first: r.first,
-                count: r.count,
-            };
-            add(&mut busy.dest, &mut busy.dest_any, r);
-        }
-        if let Some(d) = uses.get((o.pc / 4) as usize).and_then(|x| x.data) {
-            add(&mut busy.data, &mut busy.data_any, d);
-        }
-    }
-
-    /// Brings the wave's register-use counts up to date before `d` executes: counted
-    /// afresh when unknown, and the operations `d` retires removed (a wait, or the oldest
-    /// one an issue to a full counter pushes out; both happen whatever else `d` does).
+    /// Brings the wave's registers in use up to date before `d` executes: those of the
+    /// operations left once `d` retires its (a wait, or the oldest one an issue to a full
+    /// counter pushes out; both happen whatever else `d` does).
     fn retire(&mut self, w: usize, wave: &Wave, d: &Decoded) {
         self.wave_shadow(w, wave);
         let (uses, shadow) = (&self.uses, &mut self.waves[w]);
-        let busy = shadow.busy.get_or_insert_with(|| {
-            let mut b = Box::new(Busy {
-                dest: [0; 192],
-                data: [0; 192],
-                dest_any: RegBits::default(),
-                data_any: RegBits::default(),
-            });
-            for q in &wave.outstanding {
-                for o in q {
-                    Self::count_busy(uses, &mut b, o, 1);
-                }
-            }
-            b
-        });
-        let mut retire = |c: Counter, keep: usize| {
-            let q = &wave.outstanding[c.index()];
-            let excess = q.len().saturating_sub(keep);
-            if excess > 0 {
-                for o in q.range(..excess) {
-                    Self::count_busy(uses, busy, o, -1);
-                }
-            }
-        };
+        let busy = shadow.busy.get_or_insert_with(|| Busy::of(uses, wave));
+        let mut retire =
+            |c: Counter, keep: usize| busy.retire(uses, c, &wave.outstanding[c.index()], keep);
         match d.op {
             Op::Wait(Some(c)) => retire(c, d.instr.imm.max(0) as usize),
             Op::Wait(None) => Counter::ALL.into_iter().for_each(|c| retire(c, 0)),
@@ -228,6 +326,7 @@ impl Sanitizer {
         if let Some(c) = d.counter {
             retire(c, COUNTER_MAX - 1);
         }
+        busy.gather();
     }
 }
 
@@ -245,4 +344,105 @@ fn retires(wave: &Wave, d: &Decoded) -> bool {
     waits
         || d.counter
             .is_some_and(|c| pushed_out(&wave.outstanding[c.index()]).is_some())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::isa::RegFile;
+    use crate::wave::{issue_to, retire, RegRange};
+    use proptest::prelude::*;
+
+    /// What [`Busy`] must equal: the registers of every operation in the queues.
+    fn naive(uses: &[RegUse], queues: &[VecDeque<Outstanding>; 4]) -> Used {
+        let mut all = Used::default();
+        for o in queues.iter().flatten() {
+            all = all.union(Used::of(uses, o));
+        }
+        all
+    }
+
+    #[derive(Debug, Clone)]
+    enum Step {
+        /// An issue to a counter: its code word (store data from [`uses`]), destination.
+        Issue(usize, u64, Option<(bool, u8, u8)>),
+        /// A wait leaving a counter at most this many operations.
+        Wait(usize, usize),
+        /// `wait.all`.
+        WaitAll,
+    }
+
+    fn step() -> impl Strategy<Value = Step> {
+        // Mostly counter 0, so it fills (pushing out) and is waited on partly.
+        let counter = || prop_oneof![3 => Just(0usize), 1 => 0..4usize];
+        let dest = (any::<bool>(), 0..140u8, 0..5u8);
+        prop_oneof![
+            40 => (counter(), 0..8u64, proptest::option::of(dest))
+                .prop_map(|(c, pc, d)| Step::Issue(c, pc, d)),
+            4 => (counter(), prop_oneof![Just(0usize), 0..8usize, 0..70usize])
+                .prop_map(|(c, n)| Step::Wait(c, n)),
+            1 => Just(Step::WaitAll),
+        ]
+    }
+
+    proptest! {
+        /// The registers in use, kept as the machine issues (through the general loop,
+        /// whose hooks retire before the issue, or the fast loop, whose hook takes a
+        /// pushed-out operation after), waits and pushes operations out of full counters,
+        /// are always those of the operations left in the queues.
+        #[test]
+        fn registers_in_use_follow_the_queues(
+            steps in proptest::collection::vec(step(), 1..600),
+            fast in proptest::collection::vec(any::<bool>(), 600),
+        ) {
+            // Code words 0-3 store data (v4-v5, u8, v127, none); 4-7 none.
+            let data = |file, first, count| Some(Range { file, first, count });
+            let mut uses = vec![RegUse::NONE; 8];
+            uses[0].data = data(RegFile::Vector, 4, 2);
+            uses[1].data = data(RegFile::Uniform, 8, 1);
+            uses[2].data = data(RegFile::Vector, 127, 4);
+            let mut queues: [VecDeque<Outstanding>; 4] = Default::default();
+            let mut busy = Busy::default();
+            for (s, fast) in steps.into_iter().zip(fast) {
+                match s {
+                    Step::Issue(c, pc, d) => {
+                        let regs = d.map(|(v, first, count)| RegRange {
+                            file: if v { RegFile::Vector } else { RegFile::Uniform },
+                            first,
+                            count,
+                        });
+                        let o = Outstanding { pc: pc * 4, regs, exec: 1 };
+                        let q = &mut queues[c];
+                        let full = pushed_out(q).is_some();
+                        if fast {
+                            issue_to(q, o);
+                            if full {
+                                busy.pushed_out(&uses, Counter::ALL[c], q);
+                            }
+                        } else {
+                            busy.retire(&uses, Counter::ALL[c], q, COUNTER_MAX - 1);
+                            busy.gather();
+                            issue_to(q, o);
+                        }
+                        busy.issue(&uses, Counter::ALL[c], &o);
+                    }
+                    Step::Wait(c, n) => {
+                        busy.retire(&uses, Counter::ALL[c], &queues[c], n);
+                        busy.gather();
+                        retire(&mut queues[c], n as u32);
+                    }
+                    Step::WaitAll => {
+                        for (c, q) in queues.iter_mut().enumerate() {
+                            busy.retire(&uses, Counter::ALL[c], q, 0);
+                            retire(q, 0);
+                        }
+                        busy.gather();
+                    }
+                }
+                let want = naive(&uses, &queues);
+                prop_assert_eq!(busy.all.dest, want.dest);
+                prop_assert_eq!(busy.all.data, want.data);
+            }
+        }
+    }
 }

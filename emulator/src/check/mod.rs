@@ -73,7 +73,7 @@ struct WaveShadow {
     /// Scratch bytes written (offsets in the wave's scratch).
     scratch: InitBits,
     /// Registers in use by outstanding operations (`None`: to be counted again).
-    busy: Option<Box<Busy>>,
+    busy: Option<Busy>,
 }
 
 impl WaveShadow {
@@ -253,7 +253,7 @@ impl Sanitizer {
                 size_of::<WaveShadow>()
                     + w.v.capacity() * 4
                     + w.scratch.bytes()
-                    + w.busy.as_ref().map_or(0, |_| size_of::<Busy>())
+                    + w.busy.as_ref().map_or(0, Busy::bytes)
             })
             .sum();
         let findings: usize = self

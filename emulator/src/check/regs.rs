@@ -56,10 +56,40 @@ impl RegBits {
         self.0[w] |= b;
     }
 
-    /// Takes one register out (nothing if it was not in).
-    pub fn remove(&mut self, file: RegFile, reg: u8) {
+    /// The registers of range `r` (those [`Range::regs`] gives), without a loop.
+    #[inline]
+    pub fn of_range(r: Range) -> RegBits {
+        let end = (r.first as u32 + r.count as u32).min(r.file.count());
+        let first = (r.first as u32).min(end);
+        let n = end - first;
+        // The registers over the file's one or two words, `lo` and `hi` (shifts in
+        // `u64`s: a `u128` shift costs a branch and three times the instructions).
+        let (lo, hi) = if n < 64 {
+            let m = (1u64 << n) - 1;
+            match first {
+                0 => (m, 0),
+                1..64 => (m << first, m >> (64 - first)),
+                _ => (0, m << (first - 64)),
+            }
+        } else {
+            let mask = if n >= 128 {
+                u128::MAX
+            } else {
+                ((1u128 << n) - 1) << first
+            };
+            (mask as u64, (mask >> 64) as u64)
+        };
+        match r.file {
+            RegFile::Vector => RegBits([lo, hi, 0]),
+            RegFile::Uniform => RegBits([0, 0, lo]),
+        }
+    }
+
+    /// Whether register `reg` of `file` is in the set.
+    #[inline]
+    pub fn contains(self, file: RegFile, reg: u8) -> bool {
         let (w, b) = Self::bit(file, reg);
-        self.0[w] &= !b;
+        self.0[w] & b != 0
     }
 
     /// Whether the two sets share a register.
@@ -154,7 +184,7 @@ pub(crate) struct RegUse {
 }
 
 impl RegUse {
-    const NONE: RegUse = RegUse {
+    pub(super) const NONE: RegUse = RegUse {
         reads: [Range::EMPTY; 4],
         nreads: 0,
         gather: 0,
@@ -260,6 +290,22 @@ mod set_tests {
     use super::*;
 
     #[test]
+    fn a_range_as_a_set_holds_the_registers_it_names() {
+        for file in [RegFile::Vector, RegFile::Uniform] {
+            for first in 0..=255u8 {
+                for count in [0u8, 1, 2, 3, 4, 8, 16, 63, 64, 65, 127, 128, 255] {
+                    let r = Range { file, first, count };
+                    assert_eq!(
+                        RegBits::of_range(r),
+                        RegBits::of(std::iter::once(r)),
+                        "{file:?} {first} {count}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
     fn register_sets_meet_and_contain() {
         let mut a = RegBits::default();
         a.insert(RegFile::Vector, 3);
@@ -271,10 +317,11 @@ mod set_tests {
         assert!(!a.meets(b) && !b.within(a));
         b.insert(RegFile::Vector, 127);
         assert!(a.meets(b));
-        b.remove(RegFile::Uniform, 3);
-        assert!(b.within(a) && !a.within(b));
+        assert!(b.contains(RegFile::Uniform, 3) && !b.contains(RegFile::Vector, 3));
+        assert!(a.contains(RegFile::Vector, 3) && !a.contains(RegFile::Uniform, 3));
+        let mut c = RegBits::default();
+        c.insert(RegFile::Vector, 127);
+        assert!(c.within(a) && !a.within(c));
         assert!(a.within(a.union(b)));
-        b.remove(RegFile::Vector, 127);
-        assert_eq!(b, RegBits::default());
     }
 }
