@@ -503,6 +503,16 @@ fn take_read(r1: &mut Ref, r2: &mut Ref, me: Ref, mine: Mine) {
     *r1 = me;
 }
 
+/// Whether every one of the last reads `r1` is another wave's than `mine`'s (and not
+/// empty): [`take_read`] then moves each to `r2`.
+#[inline(always)]
+fn others_read_all(r1: &[Ref], mine: Mine) -> bool {
+    r1.iter().fold(true, |all, r| {
+        let w = r.wave();
+        all & (w != mine.wave) & (w != 0)
+    })
+}
+
 /// The cells of 1 KiB of memory. A word touched by a 1- or 2-byte access is split into
 /// four byte cells from then on, so every cell only ever sees accesses of all its bytes
 /// (whole words, or one byte) and keeping the last write and two reads is exact.
@@ -828,6 +838,13 @@ impl RacePage {
                 *r = lane(k);
             }
         } else if own_reads {
+            for (k, r) in r1.iter_mut().enumerate() {
+                *r = lane(k);
+            }
+        } else if others_read_all(r1, mine) {
+            // Every last read moves to `r2` (eight waves' atomics on the same words): one
+            // copy, then the new reads, instead of a test and a move per cell.
+            r2.copy_from_slice(r1);
             for (k, r) in r1.iter_mut().enumerate() {
                 *r = lane(k);
             }
