@@ -6,6 +6,7 @@
 //! never asked anything.
 
 use std::borrow::Cow;
+use std::collections::VecDeque;
 use std::io::IsTerminal;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::thread::JoinHandle;
@@ -34,6 +35,9 @@ const PROMPT: &str = "(wavedbg) ";
 
 /// How many new history lines piped input collects before appending them to the file.
 const HISTORY_BATCH: usize = 500;
+
+/// Unreadable input lines in a row after which the REPL stops reading.
+const BAD_READS: u32 = 1000;
 
 struct ReplHelper {
     words: Words,
@@ -275,15 +279,42 @@ pub fn run(args: &DebugArgs) -> Result<i32> {
     emit(&wavedbg_emulator::debug::width::wrap_lines(
         &banner, columns,
     ))?;
+    // Lines read but not run yet: a paste of several lines arrives as one (bracketed
+    // paste), and each runs in turn, as gdb runs them.
+    let mut pasted: VecDeque<String> = VecDeque::new();
+    // Read errors in a row: each consumed what it could not read, so a stream of them
+    // ends, but one that never does (a broken terminal) must not spin.
+    let mut bad_reads = 0;
     loop {
-        let line = match rl.readline(PROMPT) {
-            Ok(l) => l,
-            Err(ReadlineError::Interrupted) => {
-                emit("Quit with Ctrl-D or `quit`.\n")?;
-                continue;
-            }
-            Err(ReadlineError::Eof) => break,
-            Err(e) => return Err(e).wrap_err("reading input"),
+        let line = match pasted.pop_front() {
+            Some(l) => l,
+            None => match rl.readline(PROMPT) {
+                Ok(l) if l.contains(['\n', '\r']) => {
+                    bad_reads = 0;
+                    let lines = l.split(['\n', '\r']).filter(|l| !l.trim().is_empty());
+                    pasted.extend(lines.map(str::to_string));
+                    continue;
+                }
+                Ok(l) => {
+                    bad_reads = 0;
+                    l
+                }
+                Err(ReadlineError::Interrupted) => {
+                    emit("Quit with Ctrl-D or `quit`.\n")?;
+                    continue;
+                }
+                Err(ReadlineError::Eof) => break,
+                // A line that is not UTF-8 (random bytes, a binary file piped in) is one
+                // bad line, not the end of the session.
+                Err(ReadlineError::Io(e))
+                    if e.kind() == std::io::ErrorKind::InvalidData && bad_reads < BAD_READS =>
+                {
+                    bad_reads += 1;
+                    emit("error: input line is not valid UTF-8; ignored\n")?;
+                    continue;
+                }
+                Err(e) => return Err(e).wrap_err("reading input"),
+            },
         };
         let trimmed = line.trim();
         // A line longer than the limit is run but not kept (nor written to the file).

@@ -7,7 +7,8 @@
 //! the run (the stop is printed, the prompt comes back, the session still answers), that
 //! Ctrl-C and `kill -INT` at the prompt only cancel the line, that a line arriving with its
 //! newline in one write is run at once, and that Ctrl-D ends the REPL with a working shell
-//! after. Another checks that `run` asks before throwing the recorded history away, as gdb
+//! after. Others check that typed-ahead and pasted lines each run, and that a byte that is
+//! not UTF-8 costs one line, not the session. Another checks that `run` asks before throwing the recorded history away, as gdb
 //! asks, and that `n`, Ctrl-C, Ctrl-D, `y` and `set confirm off` do what gdb's do.
 //!
 //! tmux is installed by .ci/run; outside CI (CI unset) a missing tmux skips the test with a
@@ -268,7 +269,7 @@ fn tab_completes_by_context_and_a_second_tab_lists() {
 }
 
 /// Types `line` (a command, or an answer) and Enter at the prompt, then waits for the
-/// next prompt (rustyline drops keys typed while a command runs) and for `done`.
+/// next prompt and for `done`.
 fn enter(t: &Tmux, line: &str, what: &str, done: impl Fn(&str) -> bool) -> String {
     let prompts = count(&t.screen(), PROMPT);
     t.type_text(line);
@@ -459,4 +460,65 @@ fn the_repl_fits_its_output_to_the_terminal_width() {
     enter(&t, "p v1", "`p v1` unfitted", |s| s.contains("[24]"));
     let s = joined(&t);
     assert!(s.lines().any(|l| l.chars().count() > 120), "{s}");
+}
+
+/// As in gdb, every line that arrives runs, however it arrives: typed ahead (three
+/// command lines in one write, while the first still runs), pasted without bracketed
+/// paste (the line editor reads ahead of the line it returns), and pasted with it (the
+/// lines come as one edit, and each runs in turn). A byte that is not UTF-8 is one bad
+/// line: the error, then the next command runs in the same session.
+#[test]
+fn typed_ahead_and_pasted_lines_each_run_and_a_bad_byte_is_one_bad_line() {
+    let Some(t) = tmux::start("repl-paste", "paste-test$ ", (160, 40), true) else {
+        return;
+    };
+    let kernel = t.dir.join("k.s");
+    std::fs::write(&kernel, ".kernel k\n    vlaneid v0\n    end\n").expect("write the kernel");
+    t.type_text(&format!(
+        "WAVEDBG_HISTORY={} {} repl {}",
+        t.dir.join("history").display(),
+        env!("CARGO_BIN_EXE_wavedbg"),
+        kernel.display()
+    ));
+    t.keys(&["Enter"]);
+    t.wait_for("the REPL prompt", |s| {
+        s.contains("Ctrl-D quits") && at_prompt(s)
+    });
+    let answered = |s: &str, n: &str| s.lines().any(|l| l == format!("{n} = {n}"));
+    // Typed ahead: one write.
+    t.keys(&["print 1", "Enter", "print 2", "Enter", "print 3", "Enter"]);
+    t.wait_for("three typed-ahead answers", |s| {
+        ["1", "2", "3"].iter().all(|n| answered(s, n)) && at_prompt(s)
+    });
+    // Pasted, without and with bracketed paste.
+    let paste = t.dir.join("paste.txt");
+    std::fs::write(&paste, "print 11\nprint 12\nprint 13\n").expect("write the paste");
+    t.ok(&["load-buffer", &paste.display().to_string()]);
+    t.ok(&["paste-buffer", "-t", "main"]);
+    t.wait_for("three pasted answers", |s| {
+        ["11", "12", "13"].iter().all(|n| answered(s, n)) && at_prompt(s)
+    });
+    std::fs::write(&paste, "print 21\r\nprint 22\n\nprint 23").expect("write the paste");
+    t.ok(&["load-buffer", &paste.display().to_string()]);
+    t.ok(&["paste-buffer", "-p", "-t", "main"]);
+    t.keys(&["Enter"]);
+    let s = t.wait_for("three answers to a bracketed paste", |s| {
+        ["21", "22", "23"].iter().all(|n| answered(s, n)) && at_prompt(s)
+    });
+    assert!(!s.contains("bad expression"), "{s}");
+    // A byte that is not UTF-8, then a command.
+    t.type_text("print 5");
+    t.ok(&["send-keys", "-t", "main", "-H", "ff"]);
+    t.keys(&["Enter"]);
+    t.wait_for("the bad line's error", |s| {
+        s.contains("error: input line is not valid UTF-8; ignored") && at_prompt(s)
+    });
+    t.keys(&["print 6", "Enter"]);
+    t.wait_for("the session going on", |s| answered(s, "6") && at_prompt(s));
+    t.keys(&["C-d"]);
+    t.wait_for("the shell prompt", |s| {
+        s.lines()
+            .last()
+            .is_some_and(|l| l.starts_with("paste-test$"))
+    });
 }
