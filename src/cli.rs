@@ -225,6 +225,15 @@ pub fn run(cli: Cli) -> Result<i32> {
             // Refused before assembling, so the error is about the output alone.
             files::check_output(&out, &inputs)?;
             let program = assemble_file_with(&input, &options)?;
+            // Nor over the higher-level sources its `.file`s name.
+            let sources = program.source_info.paths_beside(Some(&input));
+            let inputs: Vec<Input<'_>> = inputs
+                .into_iter()
+                .chain(sources.iter().map(|path| Input {
+                    path,
+                    what: "a source file of the kernel",
+                }))
+                .collect();
             files::write_file(&out, program.to_object()?.as_bytes(), &inputs)?;
             eprintln!(
                 "{}: kernel `{}`, {} bytes of code -> {}",

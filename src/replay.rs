@@ -175,7 +175,8 @@ pub fn run(args: ReplayArgs) -> Result<i32> {
         Writes::Refused
     };
     let kernel = engine.kernel_path().map(PathBuf::from).unwrap_or_default();
-    let inputs = [
+    let sources = engine.source_paths();
+    let mut inputs = vec![
         Input {
             path: &args.file,
             what: "the script being replayed",
@@ -185,6 +186,10 @@ pub fn run(args: ReplayArgs) -> Result<i32> {
             what: "the kernel",
         },
     ];
+    inputs.extend(sources.iter().map(|path| Input {
+        path,
+        what: "a source file of the kernel",
+    }));
     if let (Some(golden), true) = (&args.check, args.bless) {
         // Before the run, so a refused golden file costs nothing.
         files::check_output(golden, &inputs)?;

@@ -312,6 +312,55 @@ fn outputs_never_overwrite_the_commands_inputs() {
     assert_eq!(std::fs::read(d.join("s.ron")).expect("s.ron"), session);
 }
 
+/// The higher-level source a kernel's `.file` names is an input too: `save`, `--record`,
+/// a replay's blessed golden file and `asm -o` refuse it, however the path is spelled,
+/// and it is left as it was.
+#[test]
+fn outputs_never_overwrite_the_kernels_higher_level_source() {
+    let dir = workdir();
+    let d = dir.path();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    std::fs::create_dir(d.join("src")).expect("mkdir src");
+    for (from, to) in [
+        ("scripts/saxpy_src.s", "saxpy_src.s"),
+        ("scripts/src/saxpy.cl", "src/saxpy.cl"),
+    ] {
+        std::fs::copy(root.join(from), d.join(to)).expect("copy");
+    }
+    let source = std::fs::read(d.join("src/saxpy.cl")).expect("saxpy.cl");
+    std::fs::write(d.join("s.wdb"), "#! kernel saxpy_src.s\nstepi\n").expect("write s.wdb");
+    let want = "it is a source file of the kernel";
+    let cases: &[&[&str]] = &[
+        &["repl", "saxpy_src.s", "--record", "src/saxpy.cl"],
+        &["repl", "saxpy_src.s", "--record", "./src/saxpy.cl"],
+        &[
+            "replay",
+            "s.wdb",
+            "--check",
+            "src/../src/saxpy.cl",
+            "--bless",
+        ],
+        &["asm", "saxpy_src.s", "-o", "src/saxpy.cl"],
+    ];
+    for args in cases {
+        let (code, _, err) = wavedbg_in(d, args, "");
+        assert_eq!(code, 1, "{args:?}: {err}");
+        assert!(err.contains(want), "{args:?}: {err}");
+    }
+    let (code, out, err) = wavedbg_in(
+        d,
+        &["repl", "saxpy_src.s"],
+        "save src/saxpy.cl\nsave ./src/../src/saxpy.cl\nsave s.ron\n",
+    );
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out.matches(want).count(), 2, "{out}");
+    assert!(out.contains("Saved session to s.ron"), "{out}");
+    assert_eq!(
+        std::fs::read(d.join("src/saxpy.cl")).expect("saxpy.cl"),
+        source
+    );
+}
+
 /// Starts `serve` in `dir` and waits for the symbol file it names.
 fn serve(dir: &Path) -> (std::process::Child, PathBuf) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_wavedbg"))

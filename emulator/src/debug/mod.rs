@@ -298,6 +298,14 @@ impl Engine {
         self.kernel_path.as_deref()
     }
 
+    /// The higher-level source files the kernel was compiled from (its `.file`s, beside
+    /// the kernel's file): like the kernel, never written over by `save`, `--record` or
+    /// a replay's golden file.
+    pub fn source_paths(&self) -> Vec<std::path::PathBuf> {
+        let kernel = self.kernel_path().map(std::path::Path::new);
+        self.machine().program().source_info.paths_beside(kernel)
+    }
+
     /// The command lines run so far (the first [`MAX_LOG`]).
     pub fn log(&self) -> &[String] {
         &self.log

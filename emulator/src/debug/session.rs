@@ -210,17 +210,13 @@ impl Session {
     /// the target, then a rename), so an interrupted save never leaves a broken file; never
     /// over the kernel itself. The kernel's path is written relative to the session file's
     /// folder, so the session opens from any directory.
-    pub fn save(&self, path: &Path) -> Result<(), SessionError> {
+    /// `sources`: the kernel's higher-level source files, never written over either.
+    pub fn save(&self, path: &Path, sources: &[PathBuf]) -> Result<(), SessionError> {
         let mut s = self.clone();
         s.kernel = path_for_file(&self.kernel, path);
-        let kernel = self.kernel_input();
-        files::write_file(path, s.to_ron()?.as_bytes(), &kernel)?;
+        let inputs = kernel_inputs(&self.kernel, sources);
+        files::write_file(path, s.to_ron()?.as_bytes(), &inputs)?;
         Ok(())
-    }
-
-    /// The kernel as an input no output may overwrite (none for the demo).
-    fn kernel_input(&self) -> Vec<files::Input<'_>> {
-        kernel_input(&self.kernel)
     }
 
     /// Whether this session (read from `file`) is one of the kernel opened as `kernel`:
@@ -454,15 +450,23 @@ impl Script {
     }
 }
 
-/// A kernel path as an input no output may overwrite (none for the demo or no kernel).
-fn kernel_input(kernel: &str) -> Vec<files::Input<'_>> {
-    if kernel.is_empty() || kernel.starts_with(super::DEMO_PREFIX) {
-        return Vec::new();
+/// A kernel path (none for the demo or no kernel) and its higher-level `sources` as
+/// inputs no output may overwrite.
+fn kernel_inputs<'a>(kernel: &'a str, sources: &'a [PathBuf]) -> Vec<files::Input<'a>> {
+    let mut inputs: Vec<files::Input<'a>> = sources
+        .iter()
+        .map(|path| files::Input {
+            path,
+            what: "a source file of the kernel",
+        })
+        .collect();
+    if !kernel.is_empty() && !kernel.starts_with(super::DEMO_PREFIX) {
+        inputs.push(files::Input {
+            path: Path::new(kernel),
+            what: "the kernel",
+        });
     }
-    vec![files::Input {
-        path: Path::new(kernel),
-        what: "the kernel",
-    }]
+    inputs
 }
 
 /// Writes what a user does into a replayable script, line by line as it happens, so a bug
@@ -498,7 +502,11 @@ impl Recorder {
     /// Creates the script with its header. Refuses what [`files::write_file`] refuses
     /// (and so never truncates the kernel being debugged).
     pub fn create(path: &Path, e: &Engine) -> Result<Recorder, RecorderError> {
-        files::check_output(path, &kernel_input(e.kernel_path().unwrap_or("")))?;
+        let sources = e.source_paths();
+        files::check_output(
+            path,
+            &kernel_inputs(e.kernel_path().unwrap_or(""), &sources),
+        )?;
         let io = |source| RecorderError::Io {
             path: path.display().to_string(),
             source,

@@ -223,6 +223,12 @@ pub enum SourceInfoError {
 }
 
 impl SourceInfo {
+    /// The paths of its source files beside the kernel's file `kernel`
+    /// ([`SourceFile::beside`]): inputs no output of the debugger may be written over.
+    pub fn paths_beside(&self, kernel: Option<&std::path::Path>) -> Vec<std::path::PathBuf> {
+        self.files.iter().map(|f| f.beside(kernel)).collect()
+    }
+
     /// Whether the kernel has a line table (at least one row with a line).
     pub fn has_lines(&self) -> bool {
         self.rows.iter().any(|r| r.line != 0)

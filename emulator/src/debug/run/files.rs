@@ -11,7 +11,7 @@ impl Engine {
     /// `save FILE`: the session as RON, written atomically.
     pub(super) fn save_command(&mut self, file: &str) -> Result<CommandOutput, CommandError> {
         let s = Session::capture(self);
-        s.save(Path::new(file))
+        s.save(Path::new(file), &self.source_paths())
             .map_err(|e| CommandError::refused("save", e.to_string()))?;
         let mut text = format!(
             "Saved session to {file} ({}, {}, {}).\n",
