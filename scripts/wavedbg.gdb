@@ -730,3 +730,23 @@ end
 define hookpost-thread
   python _wavedbg_rocgdb_refresh()
 end
+
+# Going back moves the whole machine (it has one history), but under `scheduler-locking
+# step` gdb resumed only the current thread and keeps the registers it had read of the
+# others: they are dropped after each reverse step, so every thread shows the machine as
+# it now is.
+define hookpost-reverse-stepi
+  python gdb.execute("maint flush register-cache", to_string=True)
+end
+define hookpost-reverse-nexti
+  python gdb.execute("maint flush register-cache", to_string=True)
+end
+define hookpost-reverse-step
+  python gdb.execute("maint flush register-cache", to_string=True)
+end
+define hookpost-reverse-next
+  python gdb.execute("maint flush register-cache", to_string=True)
+end
+define hookpost-reverse-finish
+  python gdb.execute("maint flush register-cache", to_string=True)
+end

@@ -1213,3 +1213,59 @@ fn lenient_packets_are_errors() {
     assert!(c.ask(b"?").starts_with("T05thread:"));
     drop(server);
 }
+
+/// Under scripts/wavedbg.gdb's `scheduler-locking step`, `reverse-stepi` moves the whole
+/// machine back (time travel has one history) while gdb resumed only the current thread:
+/// another thread's registers, read before, show the machine as it now is after it (the
+/// script drops gdb's stale copies), as `monitor threads` does.
+#[test]
+fn gdb_shows_every_threads_registers_after_a_reverse_step() {
+    if !have("gdb") {
+        return;
+    }
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (k, _) = histogram_in(&dir);
+    let next_word = label_addr(&k, "next_word");
+    let server = Server::start(&k);
+    let script = format!(
+        "source {}
+break *{next_word:#x}
+continue
+continue
+continue
+delete
+wave 1
+printf \"wave 1 before: %#lx\\n\", $pc
+wave 0
+reverse-stepi
+reverse-stepi
+reverse-stepi
+reverse-stepi
+wave 1
+printf \"wave 1 after: %#lx\\n\", $pc
+monitor threads
+kill
+",
+        root.join("scripts/wavedbg.gdb").display()
+    );
+    let out = gdb("gdb", &server, &script, false, None);
+    let pc_of = |what: &str| {
+        out.lines()
+            .find_map(|l| l.strip_prefix(what))
+            .and_then(|v| u64::from_str_radix(v.trim().trim_start_matches("0x"), 16).ok())
+            .unwrap_or_else(|| panic!("no `{what}` in:\n{out}"))
+    };
+    let (before, after) = (pc_of("wave 1 before: "), pc_of("wave 1 after: "));
+    // The server's own word for wave 1: its row of `monitor threads` (`*` for the
+    // current one, tid, wave, workgroup, index, state, pc).
+    let server_pc = out
+        .lines()
+        .skip_while(|l| !l.trim_start().starts_with("tid"))
+        .map(|l| l.trim_start_matches(['*', ' ']).split_whitespace().collect::<Vec<_>>())
+        .find(|w| w.len() >= 6 && w[1] == "1" && w[5].starts_with("0x"))
+        .and_then(|w| u64::from_str_radix(w[5].trim_start_matches("0x"), 16).ok())
+        .unwrap_or_else(|| panic!("no row of wave 1 in `monitor threads`:\n{out}"));
+    assert_ne!(before, server_pc, "the reverse steps did not move wave 1:\n{out}");
+    assert_eq!(after, server_pc, "gdb kept wave 1's registers from before:\n{out}");
+}
