@@ -1262,10 +1262,20 @@ kill
     let server_pc = out
         .lines()
         .skip_while(|l| !l.trim_start().starts_with("tid"))
-        .map(|l| l.trim_start_matches(['*', ' ']).split_whitespace().collect::<Vec<_>>())
+        .map(|l| {
+            l.trim_start_matches(['*', ' '])
+                .split_whitespace()
+                .collect::<Vec<_>>()
+        })
         .find(|w| w.len() >= 6 && w[1] == "1" && w[5].starts_with("0x"))
         .and_then(|w| u64::from_str_radix(w[5].trim_start_matches("0x"), 16).ok())
         .unwrap_or_else(|| panic!("no row of wave 1 in `monitor threads`:\n{out}"));
-    assert_ne!(before, server_pc, "the reverse steps did not move wave 1:\n{out}");
-    assert_eq!(after, server_pc, "gdb kept wave 1's registers from before:\n{out}");
+    assert_ne!(
+        before, server_pc,
+        "the reverse steps did not move wave 1:\n{out}"
+    );
+    assert_eq!(
+        after, server_pc,
+        "gdb kept wave 1's registers from before:\n{out}"
+    );
 }

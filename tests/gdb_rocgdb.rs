@@ -348,3 +348,51 @@ fn gdb_reconnects_at_once_after_detach() {
 fn gdb_multiarch_reconnects_at_once_after_detach() {
     reconnect_after_detach_with("gdb-multiarch");
 }
+
+/// The next client starts on the thread the server's `?` names, and the server acts on
+/// that wave too: the last client left the selection on wave 1 (thread 2), yet `monitor`
+/// reads wave 0's PC, as gdb's `$pc` does, and `reverse-stepi` takes wave 0 back (no
+/// switch to thread 2).
+#[test]
+fn a_new_client_acts_on_the_thread_the_server_names() {
+    if !have("gdb") {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (k, _) = histogram_in(&dir);
+    let server = Server::start(&k);
+    let first = gdb(
+        "gdb",
+        &server,
+        "stepi\nthread 2\nstepi\nstepi\nstepi\ndetach\n",
+        false,
+        None,
+    );
+    check(&first, &server, &["[Inferior 1 (process 1) detached]"]);
+    assert!(
+        server.wait_log(
+            "client detached; waiting for another client",
+            Duration::from_secs(10)
+        ),
+        "{}",
+        server.log()
+    );
+    let second = gdb(
+        "gdb",
+        &server,
+        "thread\np $pc\nmonitor print pc\nreverse-stepi\nthread\np $pc\nkill\n",
+        false,
+        None,
+    );
+    check(
+        &second,
+        &server,
+        &[
+            "[Current thread is 1 (Thread 1.1)]",
+            "$1 = (void (*)()) 0x4\n",
+            "= 0x0004",
+            "$2 = (void (*)()) 0x0\n",
+        ],
+    );
+    assert!(!second.contains("Thread 1.2"), "{second}");
+}

@@ -279,6 +279,15 @@ impl WaveTarget {
         self.refused_watches.clear();
         let gone = [self.breaks.take_all(), self.watches.take_all()];
         self.delete_points(gone.concat());
+        // The new client's current thread is the one its `?` names, the first listed
+        // (gdbstub's answer); the engine's selection follows gdb's current thread (what
+        // `bs`, Ctrl-C and `monitor` act on), so it starts there too, not where the last
+        // client left it.
+        self.on_ghost = false;
+        if let Some(w) = self.listed_tids().first().and_then(|&tid| self.slot(tid)) {
+            // Cannot fail: `slot` found the index.
+            let _ = self.engine.select_wave_index(w);
+        }
     }
 
     /// Restarts the launch from the beginning (gdb's breakpoints and watchpoints stay).
