@@ -177,7 +177,8 @@ fn gdb_multiarch_reads_the_final_memory_at_the_end_of_the_kernel() {
 }
 
 /// lldb reads 512-byte lines: a line across a buffer's end is padded (a short one would
-/// show 0xdd for the missing bytes), a line past the padding fails; a watchpoint past the
+/// show 0xdd for the missing bytes), a line past the padding fails, a longer read is short
+/// at the padding's end (lldb warns how much it got); a watchpoint past the
 /// end is refused; the end of the kernel is a stop where the final memory reads.
 #[test]
 fn lldb_reads_lines_and_the_final_memory() {
@@ -196,6 +197,7 @@ fn lldb_reads_lines_and_the_final_memory() {
 thread step-inst
 memory read -s 4 -c 4 -f x 0x100000000
 memory read -s 4 -c 1 -f x 0x100000200
+memory read --force -s 4 -c 300 -f x 0x100000000
 watchpoint set expression -w write -s 4 -- 0x100000010
 process plugin packet monitor info watchpoints
 process continue
@@ -211,6 +213,7 @@ process continue
             "stop reason = instruction step into",
             "0x100000000: 0x00000000 0x00000000 0x00000000 0x00000000\n",
             "error: memory read failed for 0x100000200",
+            "warning: Not all bytes (512/1200) were able to be read from 0x100000000.",
             "error: Watchpoint creation failed (addr=0x100000010, size=4).",
             "stop reason = signal SIGSTOP",
             "(unsigned int[4]) out = ([0] = 35, [1] = 35, [2] = 35, [3] = 35)",

@@ -47,8 +47,9 @@
 //! protocol's partial read: gdb shows what it got and `Cannot access memory` for the rest).
 //! lldb reads memory in 512-byte lines and mishandles a short one (lldb 14 shows the bytes
 //! it did not get as `0xdd` and miscounts its cache), so for lldb a read is padded with
-//! zeros up to the next multiple of [`GRANULE`] past the real end instead ([`Tail`]; the
-//! session picks it from the client's handshake). Writes must lie inside the real memory
+//! zeros up to the next multiple of [`GRANULE`] past the real end instead, and is short
+//! there when it runs further ([`Tail`]; the session picks it from the client's
+//! handshake). Writes must lie inside the real memory
 //! and succeed whole or fail whole. Reads look at the machine; writes go through the
 //! engine (`Engine::write_memory`), as every front end's do.
 
@@ -545,13 +546,12 @@ pub fn read(m: &Machine, addr: u64, out: &mut [u8], tail: Tail) -> Result<usize,
     let real = (p.size - p.offset).min(n) as usize;
     let len = match tail {
         Tail::Short => real,
+        // Up to the padded end: a read past it is short there (the protocol's partial
+        // read), which lldb takes for a read larger than its 512-byte lines.
         Tail::Padded => {
-            let end = p.offset.checked_add(n).filter(|&e| e <= padded(p.size));
-            if end.is_none() {
-                return Err(past_end(m, p.size + (addr - p.offset), w, &p));
-            }
-            out.fill(0);
-            out.len()
+            let len = (padded(p.size) - p.offset).min(n) as usize;
+            out[..len].fill(0);
+            len
         }
     };
     let part = &mut out[..real];
@@ -877,9 +877,20 @@ mod tests {
         );
         assert_eq!(&b[..5], &[1, 2, 3, 4, 0]);
         assert!(b[40..].iter().all(|&x| x == 0));
-        // Past the padded end, or starting past the real end: the read fails.
-        let mut c = [0u8; 8];
-        assert!(read(e.machine(), 0x1_0000_0000 + 508, &mut c, Tail::Padded).is_err());
+        // Past the padded end: short there (lldb shows what it got and says how much);
+        // starting past the real end: the read fails.
+        let mut c = [0xaa; 1000];
+        assert_eq!(
+            read(e.machine(), 0x1_0000_0000 + 36, &mut c, Tail::Padded),
+            Ok(512 - 36)
+        );
+        assert!(c[..512 - 36].iter().all(|&x| x == 0));
+        let mut big = [0xaa; 2100];
+        assert_eq!(
+            read(e.machine(), 0x1_0000_0000, &mut big, Tail::Padded),
+            Ok(512)
+        );
+        assert_eq!(&big[..5], &[1, 2, 3, 4, 0]);
         assert!(read(e.machine(), 0x1_0000_0000 + 40, &mut c, Tail::Padded).is_err());
         let mut line = [0xaa; 512];
         assert_eq!(
@@ -899,13 +910,18 @@ mod tests {
             Tail::Padded
         )
         .is_ok());
-        assert!(read(
-            e.machine(),
-            Window::shared_addr(1, 0) + 8,
-            &mut line,
-            Tail::Padded
-        )
-        .is_err());
+        // Short at the padded end: the next window's bytes are never read.
+        line.fill(0xaa);
+        assert_eq!(
+            read(
+                e.machine(),
+                Window::shared_addr(1, 0) + 8,
+                &mut line,
+                Tail::Padded
+            ),
+            Ok(504)
+        );
+        assert!(line[..504].iter().all(|&x| x == 0) && line[504..].iter().all(|&x| x == 0xaa));
     }
 
     #[test]
