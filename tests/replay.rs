@@ -145,6 +145,33 @@ fn a_recorded_repl_run_replays_to_the_identical_transcript() {
     }
 }
 
+/// A recorded run longer than replay's default budget (100 M wave-instructions) replays:
+/// the REPL's launch has no budget, and its recording says so (`#! max-instructions 0`),
+/// so the replay runs as far as the session did, not into a budget fault.
+#[test]
+fn a_recorded_run_past_replays_default_budget_replays_whole() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let kernel = dir.path().join("spin.s");
+    std::fs::write(&kernel, ".kernel spin\nspin:\n    br spin\n").expect("write the kernel");
+    let record = dir.path().join("rec.wdb");
+    let (code, _, err) = wavedbg(
+        &[
+            "repl",
+            kernel.to_str().expect("utf8"),
+            "--record",
+            record.to_str().expect("utf8"),
+        ],
+        Some("goto 120000000\n"),
+    );
+    assert_eq!(code, 0, "{err}");
+    let recorded = std::fs::read_to_string(&record).expect("recording");
+    assert!(recorded.contains("#! max-instructions 0\n"), "{recorded}");
+    let (code, t, _) = wavedbg(&["replay", record.to_str().expect("utf8")], None);
+    assert_eq!(code, 0, "{t}");
+    assert!(t.contains("120000000"), "{t}");
+    assert!(!t.contains("budget"), "{t}");
+}
+
 #[test]
 fn sessions_save_atomically_and_load_back() {
     let dir = tempfile::tempdir().expect("tempdir");

@@ -443,8 +443,12 @@ impl Script {
         if launch.resident_workgroups != d.resident_workgroups {
             h.push_str(&format!("#! resident {}\n", launch.resident_workgroups));
         }
-        if let Some(n) = launch.max_instructions {
-            h.push_str(&format!("#! max-instructions {n}\n"));
+        // Unlimited (the REPL's and the TUI's launch) is written too: replay's default
+        // budget would stop a long recorded run that the session itself ran whole.
+        match launch.max_instructions {
+            Some(n) => h.push_str(&format!("#! max-instructions {n}\n")),
+            None if d.max_instructions.is_some() => h.push_str("#! max-instructions 0\n"),
+            None => {}
         }
         h
     }
