@@ -131,6 +131,10 @@ pub struct Engine {
 /// The most commands the engine's log keeps (sessions save it for replay).
 pub const MAX_LOG: usize = 100_000;
 
+/// The narrowest output `set width` (or a terminal) fits to: 40 columns hold a lane
+/// table's row of two 64-bit values and the context's headers without cutting a number.
+pub const MIN_WIDTH: usize = 40;
+
 impl Engine {
     /// Launches `program` under the debugger.
     pub fn new(program: &Program, options: LaunchOptions) -> Result<Engine, LaunchError> {
@@ -370,9 +374,19 @@ impl Engine {
 
     /// `set width N`: the columns command output is fitted to (lane tables reflow, help
     /// wraps, long lines wrap at spaces or, in the context, are cut with `…`); 0, the
-    /// default, is unlimited and leaves the output as it has always been.
+    /// default, is unlimited and leaves the output as it has always been. A width below
+    /// [`MIN_WIDTH`] (asked for, or a terminal that narrow) fits to [`MIN_WIDTH`]: narrower,
+    /// a lane table or the context would have to cut its numbers.
     pub fn width(&self) -> usize {
         self.width
+    }
+
+    /// Sets the width output is fitted to (0: unlimited), at least [`MIN_WIDTH`].
+    fn fit_to(&mut self, columns: usize) {
+        self.width = match columns {
+            0 => 0,
+            n => n.max(MIN_WIDTH),
+        };
     }
 
     /// A front end on a terminal gives its width before each command (so a resize
@@ -380,7 +394,7 @@ impl Engine {
     /// the rest of the session (`set width 0`: unlimited).
     pub fn set_terminal_width(&mut self, columns: usize) {
         if !self.width_chosen {
-            self.width = columns;
+            self.fit_to(columns);
         }
     }
 

@@ -176,6 +176,31 @@ fn the_context_cuts_long_lines_with_a_mark_and_narrows_its_headers() {
     );
 }
 
+/// A width below the narrowest one output fits to (40) gives the output of 40: asked for
+/// with `set width` or given by a terminal that narrow, no number is cut.
+#[test]
+fn a_width_below_forty_fits_to_forty() {
+    let commands = [
+        "p v3",
+        "p 123456789012345",
+        "info registers",
+        "context",
+        "help",
+    ];
+    let mut at40 = stopped_at(40);
+    let want: Vec<String> = commands.iter().map(|c| run(&mut at40, c)).collect();
+    for width in [1, 10, 39] {
+        let mut e = stopped_at(width);
+        assert_eq!(e.width(), 40);
+        for (cmd, want) in commands.iter().zip(&want) {
+            assert_eq!(&run(&mut e, cmd), want, "`{cmd}` at width {width}");
+        }
+        let mut t = loop_with_source();
+        t.set_terminal_width(width);
+        assert_eq!(t.width(), 40, "a terminal of {width} columns");
+    }
+}
+
 #[test]
 fn the_terminal_width_applies_until_set_width_chooses_one() {
     let mut e = loop_with_source();

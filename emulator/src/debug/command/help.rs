@@ -555,7 +555,8 @@ As gdb's `set width N`, output is fitted to N columns: lane tables (`print v1`, 
 context's lanes) and the u registers of `info registers` put as many columns a row as fit
 (8 lanes a row unfitted; 4 at 80 columns, 2 at 40, 12 at 200), `help` wraps at words
 with its indentation, the context cuts a long line at a space and ends it with `…`, and
-any other long line wraps at a space, so no number is split. `set width 0` (or
+any other long line wraps at a space, so no number is split (a width below 40, asked for
+or a terminal's, fits to 40: narrower would cut them). `set width 0` (or
 `unlimited`) fits nothing: the default, so piped input, `wavedbg replay`, the GDB
 server's `monitor` and the DAP console print as they always have. The REPL on a terminal
 sets the width from the terminal's columns before each command, so a resize applies to

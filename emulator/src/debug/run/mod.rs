@@ -313,7 +313,7 @@ impl Engine {
                 Ok(CommandOutput::default())
             }
             Command::SetWidth(n) => {
-                self.width = *n as usize;
+                self.fit_to(*n as usize);
                 self.width_chosen = true;
                 Ok(CommandOutput::default())
             }
