@@ -208,6 +208,32 @@ fn ctrl_c_interrupts_and_q_during_a_run_quits_after_yes() {
     assert!(!app.is_running());
 }
 
+/// `interrupt` on the command line stops a run, as Esc does (docs: "stop a run in
+/// progress"); any other command is still refused while it runs.
+#[test]
+fn the_interrupt_command_stops_a_run() {
+    let mut app = App::new(engine_of(SPIN), &TuiOptions::default()).expect("starts");
+    app.submit(&["continue"]);
+    assert!(app.is_running());
+    app.submit(&["stepi"]);
+    assert!(
+        app.message.as_ref().is_some_and(|m| m.error),
+        "{:?}",
+        app.message
+    );
+    assert!(app.is_running());
+    // Typed while the run goes on (the helpers' `keys` would wait for it to end).
+    for c in ":interrupt".chars() {
+        app.on_key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE));
+    }
+    app.on_key(KeyEvent::new(KeyCode::Enter, KeyModifiers::NONE));
+    app.wait_idle(Duration::from_secs(2)).expect("alive");
+    assert!(!app.is_running());
+    let stop = app.engine.last_stop().expect("stopped");
+    assert_eq!(stop.reason, StopReason::Interrupted);
+    assert_eq!(app.engine.log(), ["continue"]);
+}
+
 #[test]
 fn a_continue_on_the_worker_ends_where_a_direct_one_does() {
     let mut app = demo();

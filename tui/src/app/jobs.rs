@@ -155,7 +155,18 @@ impl App {
             return;
         }
         if self.is_running() {
-            self.complain(BUSY);
+            // `interrupt` is what the command line can do to a run, as Esc does.
+            let interrupts = commands
+                .iter()
+                .all(|c| matches!(c, Item::Run(p) if matches!(p.command, Command::Interrupt)));
+            if interrupts {
+                for c in &commands {
+                    self.log(&format!("(wavedbg) {}", c.text()), LineKind::Command);
+                }
+                self.interrupt();
+            } else {
+                self.complain(BUSY);
+            }
             return;
         }
         for c in &commands {
