@@ -705,6 +705,44 @@ fn ctrl_r_restarts_after_asking() {
     assert_eq!(app.engine.machine().stats.wave_instructions, 1);
 }
 
+/// A `load` that cannot happen (a broken session file) fails at once: no question (there
+/// is nothing to confirm), its error on the message line, and the launch as it was, not
+/// "Restarted" on the status line.
+#[test]
+fn a_load_of_a_broken_file_neither_asks_nor_says_restarted() {
+    let dir = std::env::temp_dir().join(format!("wavedbg-tui-load-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let broken = dir.join("trunc.ron");
+    std::fs::write(
+        &broken,
+        "(format_version: 1, kernel: \"k.s\", breakpoints: [(",
+    )
+    .expect("write");
+    let mut app = demo();
+    run(&mut app, &["stepi 5"]);
+    let status = app.status.0.clone();
+    let line = format!(":load {}", broken.display());
+    for c in line.chars() {
+        app.on_key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE));
+    }
+    press(&mut app, KeyCode::Enter);
+    assert!(
+        app.question.is_none(),
+        "asked: {:?}",
+        app.question.as_ref().map(|q| &q.text)
+    );
+    assert!(
+        app.message
+            .as_ref()
+            .is_some_and(|m| m.error && m.text.contains("trunc.ron")),
+        "{:?}",
+        app.message
+    );
+    assert_eq!(app.status.0, status);
+    assert_eq!(app.engine.machine().stats.wave_instructions, 5);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// `:run` (and every word of `restart`, and `load`) asks through the same question as
 /// Ctrl-R once something has run: `n`, Esc, Ctrl-C and any other key answer no and change
 /// nothing; `y` restarts; `set confirm off` turns the question off. Only what ran is
@@ -757,12 +795,16 @@ fn the_command_lines_run_asks_as_ctrl_r_does() {
             [format!("(wavedbg) {word}").as_str(), "Not confirmed."]
         );
     }
-    // `load` asks the same way.
-    command(&mut app, "load elsewhere.ron");
+    // `load` of a session it can load asks the same way.
+    let session = dir.join("elsewhere.ron");
+    run(&mut app, &[&format!("save {}", session.display())]);
+    command(&mut app, &format!("load {}", session.display()));
     let q = app.question.as_ref().expect("load asks");
     assert!(
-        q.text
-            .contains("restarts with the settings of `elsewhere.ron`"),
+        q.text.contains(&format!(
+            "restarts with the settings of `{}`",
+            session.display()
+        )),
         "{}",
         q.text
     );

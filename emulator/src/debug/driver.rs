@@ -332,6 +332,13 @@ impl Driver {
         if !self.asks || !engine.confirm() || !command.relaunches() {
             return None;
         }
+        // A `load` that cannot happen (a broken file, another kernel's session) fails
+        // without asking: there is nothing to confirm.
+        if let Command::Load(file) = command {
+            if engine.loadable(file).is_err() {
+                return None;
+            }
+        }
         let ran =
             engine.machine().stats.wave_instructions > 0 || engine.history().info(0).entries > 0;
         if !ran {

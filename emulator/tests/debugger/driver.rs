@@ -252,15 +252,26 @@ fn a_driver_that_asks_asks_before_throwing_the_history_away_once_something_ran()
     }
     let (_, key) = question(&mut d, &e, Input::Command(Command::Restart)).expect("Ctrl-R");
     assert_eq!(key.text, "restart");
-    let (q, planned) = question(&mut d, &e, Input::Line("load s.ron")).expect("load");
+    // `load` of a session it can load (a missing or broken file fails without asking).
+    assert!(!asks(&mut d, &e, "load s.ron"), "a missing file");
+    let file = std::env::temp_dir().join(format!("wavedbg-asks-{}.ron", std::process::id()));
+    let s = file.display().to_string();
+    let saved = Driver::non_interactive().run_line(&mut e, &format!("save {s}"));
     assert!(
-        q.starts_with(
-            "The launch restarts with the settings of `s.ron` and its recorded history goes."
-        ),
+        saved.text().starts_with("Saved session"),
+        "{}",
+        saved.text()
+    );
+    let (q, planned) = question(&mut d, &e, Input::Line(&format!("load {s}"))).expect("load");
+    assert!(
+        q.starts_with(&format!(
+            "The launch restarts with the settings of `{s}` and its recorded history goes."
+        )),
         "{q}"
     );
     assert!(q.ends_with(QUESTION_END), "{q}");
-    assert_eq!(planned.command, Command::Load("s.ron".into()));
+    assert_eq!(planned.command, Command::Load(s.clone()));
+    let _ = std::fs::remove_file(&file);
     // Commands that keep the history never ask.
     for line in [
         "stepi",

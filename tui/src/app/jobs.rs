@@ -212,7 +212,9 @@ impl App {
         for step in results {
             let (outcome, lost) = match step {
                 Step::Ran(planned, ran) => {
-                    if planned.command.relaunches() {
+                    // Only a relaunch that happened: a `load` of a broken file fails and
+                    // leaves the launch as it was.
+                    if planned.command.relaunches() && ran.result.is_ok() {
                         relaunched = true;
                     }
                     self.driver.finish(&self.engine, planned, *ran)

@@ -25,8 +25,10 @@ impl Engine {
         Ok(CommandOutput::text(text))
     }
 
-    /// `load FILE`: a session of this kernel, applied (the launch restarts).
-    pub(super) fn load_command(&mut self, file: &str) -> Result<CommandOutput, CommandError> {
+    /// The session `load FILE` would apply, read and checked (a session of this kernel),
+    /// without changing anything: the front ends ask before a `load` only when it can
+    /// happen.
+    pub(crate) fn loadable(&self, file: &str) -> Result<Session, CommandError> {
         let refused = |m: String| CommandError::refused("load", m);
         let s = Session::load(Path::new(file)).map_err(|e| refused(e.to_string()))?;
         if let Some(mine) = self.kernel_path() {
@@ -34,6 +36,13 @@ impl Engine {
                 return Err(refused(format!("{file} is a session of kernel {}, not {mine}; open it with `--session {file}` on that kernel", s.kernel)));
             }
         }
+        Ok(s)
+    }
+
+    /// `load FILE`: a session of this kernel, applied (the launch restarts).
+    pub(super) fn load_command(&mut self, file: &str) -> Result<CommandOutput, CommandError> {
+        let refused = |m: String| CommandError::refused("load", m);
+        let s = self.loadable(file)?;
         s.apply(self, file).map_err(|e| refused(e.to_string()))?;
         Ok(CommandOutput::text(format!(
             "Loaded session {file}: {}, {}, {}; launch restarted.\n",
