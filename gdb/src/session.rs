@@ -196,6 +196,15 @@ fn feed(
         target.threads_in_stop_reply = true;
         return Ok(Some(sm));
     }
+    if body.starts_with(b"qCRC:") {
+        // gdbstub takes it for a malformed packet (an error, which gdb's `compare-sections`
+        // reports as a memory fault); unsupported, gdb compares by reading the memory.
+        if !wire.no_ack() {
+            wire.send_raw(b"+")?;
+        }
+        wire.send_packet(b"")?;
+        return Ok(Some(sm));
+    }
     if body == b"k" {
         // gdbstub answers `k` with `OK` when it supports extended mode, but lldb expects a
         // process status; gdb sends `vKill` instead.
