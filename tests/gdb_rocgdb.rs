@@ -291,6 +291,18 @@ fn ask_features(s: &mut TcpStream) -> String {
     String::from_utf8_lossy(&seen).into_owned()
 }
 
+/// Waits for the server to say its client detached.
+fn wait_detached(server: &Server) {
+    assert!(
+        server.wait_log(
+            "client detached; waiting for another client",
+            Duration::from_secs(10)
+        ),
+        "{}",
+        server.log()
+    );
+}
+
 /// A client that detaches leaves the server to the next, with the kernel as it was: gdb
 /// steps and detaches; a raw connection (as `nc`) gets its `qSupported` answered at once;
 /// gdb connects again at once (no 15 s of retrying a refused connection), finds the wave
@@ -311,14 +323,7 @@ fn reconnect_after_detach_with(client: &str) {
             "[Inferior 1 (process 1) detached]",
         ],
     );
-    assert!(
-        server.wait_log(
-            "client detached; waiting for another client",
-            Duration::from_secs(10)
-        ),
-        "{}",
-        server.log()
-    );
+    wait_detached(&server);
     let started = Instant::now();
     let mut raw = TcpStream::connect(&server.addr).expect("connect");
     let features = ask_features(&mut raw);
@@ -369,14 +374,7 @@ fn a_new_client_acts_on_the_thread_the_server_names() {
         None,
     );
     check(&first, &server, &["[Inferior 1 (process 1) detached]"]);
-    assert!(
-        server.wait_log(
-            "client detached; waiting for another client",
-            Duration::from_secs(10)
-        ),
-        "{}",
-        server.log()
-    );
+    wait_detached(&server);
     let second = gdb(
         "gdb",
         &server,

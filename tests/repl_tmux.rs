@@ -182,16 +182,7 @@ fn tab_completes_by_context_and_a_second_tab_lists() {
         ".kernel k\n.buffer out, 64\n.buffer other, 64\n.arg u[0:1], out\nloop:\n    vlaneid v0\n    end\n",
     )
     .expect("write the kernel");
-    t.type_text(&format!(
-        "WAVEDBG_HISTORY={} {} repl {}",
-        t.dir.join("history").display(),
-        env!("CARGO_BIN_EXE_wavedbg"),
-        kernel.display()
-    ));
-    t.keys(&["Enter"]);
-    t.wait_for("the REPL prompt", |s| {
-        s.contains("Ctrl-D quits") && at_prompt(s)
-    });
+    start_repl(&t, &kernel);
     // `info b`: two topics; Tab Tab lists them (and no register or label).
     t.type_text("info b");
     t.keys(&["Tab"]);
@@ -268,6 +259,21 @@ fn tab_completes_by_context_and_a_second_tab_lists() {
     });
 }
 
+/// Starts the REPL on `kernel` in `t`'s shell, with a history file of the test's own,
+/// and waits for its first prompt.
+fn start_repl(t: &Tmux, kernel: &std::path::Path) {
+    t.type_text(&format!(
+        "WAVEDBG_HISTORY={} {} repl {}",
+        t.dir.join("history").display(),
+        env!("CARGO_BIN_EXE_wavedbg"),
+        kernel.display()
+    ));
+    t.keys(&["Enter"]);
+    t.wait_for("the REPL prompt", |s| {
+        s.contains("Ctrl-D quits") && at_prompt(s)
+    });
+}
+
 /// Types `line` (a command, or an answer) and Enter at the prompt, then waits for the
 /// next prompt and for `done`.
 fn enter(t: &Tmux, line: &str, what: &str, done: impl Fn(&str) -> bool) -> String {
@@ -303,16 +309,7 @@ fn run_asks_before_throwing_the_history_away_in_a_real_terminal() {
     let kernel = t.dir.join("spin.s");
     std::fs::write(&kernel, ".kernel spin\nspin:\n    br spin    ; forever\n")
         .expect("write the kernel");
-    t.type_text(&format!(
-        "WAVEDBG_HISTORY={} {} repl {}",
-        t.dir.join("history").display(),
-        env!("CARGO_BIN_EXE_wavedbg"),
-        kernel.display()
-    ));
-    t.keys(&["Enter"]);
-    t.wait_for("the REPL prompt", |s| {
-        s.contains("Ctrl-D quits") && at_prompt(s)
-    });
+    start_repl(&t, &kernel);
     // At the launch there is nothing to lose: no question. (`restart`: this kernel never
     // ends, and `run` runs it.)
     let s = enter(&t, "restart", "a restart at the launch", |s| {
@@ -474,16 +471,7 @@ fn typed_ahead_and_pasted_lines_each_run_and_a_bad_byte_is_one_bad_line() {
     };
     let kernel = t.dir.join("k.s");
     std::fs::write(&kernel, ".kernel k\n    vlaneid v0\n    end\n").expect("write the kernel");
-    t.type_text(&format!(
-        "WAVEDBG_HISTORY={} {} repl {}",
-        t.dir.join("history").display(),
-        env!("CARGO_BIN_EXE_wavedbg"),
-        kernel.display()
-    ));
-    t.keys(&["Enter"]);
-    t.wait_for("the REPL prompt", |s| {
-        s.contains("Ctrl-D quits") && at_prompt(s)
-    });
+    start_repl(&t, &kernel);
     let answered = |s: &str, n: &str| s.lines().any(|l| l == format!("{n} = {n}"));
     // Typed ahead: one write.
     t.keys(&["print 1", "Enter", "print 2", "Enter", "print 3", "Enter"]);
