@@ -261,7 +261,12 @@ impl Parser<'_> {
     /// A node over children of height `h`: checks the depth bound.
     fn node(&self, e: Expr, h: usize, at: usize) -> Result<Sub, ExprError> {
         if h + 1 > MAX_DEPTH {
-            return err(at, format!("expression nested deeper than {MAX_DEPTH}"));
+            return err(
+                at,
+                format!(
+                    "expression deeper than {MAX_DEPTH} levels of operators, brackets and calls"
+                ),
+            );
         }
         Ok((e, h + 1))
     }
@@ -271,7 +276,12 @@ impl Parser<'_> {
     fn enter(&mut self, at: usize) -> Result<(), ExprError> {
         self.nesting += 1;
         if self.nesting > MAX_DEPTH {
-            return err(at, format!("expression nested deeper than {MAX_DEPTH}"));
+            return err(
+                at,
+                format!(
+                    "expression deeper than {MAX_DEPTH} levels of operators, brackets and calls"
+                ),
+            );
         }
         Ok(())
     }

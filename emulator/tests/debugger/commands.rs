@@ -283,7 +283,7 @@ fn malformed_commands_say_what_is_wrong_and_show_the_usage() {
         ("break 0x2c", "0x2c is not the start of an instruction"),
         ("break store foo bar", "bad location `store foo bar`"),
         ("break store if v3 >", "bad condition `v3 >`"),
-        ("break store if", "bad location `store if`"),
+        ("break store if", "`if` needs a condition"),
         ("break store lane 32", "lane 32 out of range (0-31)"),
         ("break store wave x", "`x` is not a number"),
         ("delete x", "`x` is not a number"),
@@ -643,5 +643,31 @@ fn locations_name_only_labels_the_assembler_accepts() {
         let cmd = parse(good).expect(good).expect(good);
         let again = parse(&cmd.to_string()).expect(good).expect(good);
         assert_eq!(again, cmd, "{good} shows as {cmd}");
+    }
+}
+
+/// `if` with no condition after it is a condition left out, as gdb says, not part of the
+/// location (`tbreak next_word if` said "bad location `next_word if`").
+#[test]
+fn an_if_without_a_condition_says_so() {
+    for bad in [
+        "tbreak next_word if",
+        "break next_word if   ",
+        "break if",
+        "watch shared:0 4 if",
+        "break loop if wave 3",
+    ] {
+        let e = parse(bad).expect_err(bad);
+        assert!(
+            e.to_string().contains("`if` needs a condition"),
+            "{bad}: {e}"
+        );
+    }
+    for good in [
+        "break loop if v1 > 2",
+        "break loop wave 3 if v1",
+        "break iffy",
+    ] {
+        assert!(parse(good).is_ok_and(|c| c.is_some()), "{good}");
     }
 }

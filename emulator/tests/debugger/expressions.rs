@@ -217,7 +217,7 @@ fn deep_nesting_is_an_error_not_a_stack_overflow() {
             let e = expr::parse(text).expect_err("too deep");
             assert!(
                 e.message
-                    .contains(&format!("expression nested deeper than {MAX_DEPTH}")),
+                    .contains(&format!("expression deeper than {MAX_DEPTH} levels")),
                 "{}...: {e}",
                 &text[..20]
             );

@@ -250,6 +250,13 @@ fn split_if(text: &str) -> (&str, Option<&str>) {
     if let Some(rest) = t.strip_prefix("if ") {
         return ("", Some(rest.trim()));
     }
+    // `if` with nothing after it: a condition left out, not part of the location.
+    if t == "if" {
+        return ("", Some(""));
+    }
+    if let Some(head) = t.strip_suffix(" if") {
+        return (head.trim(), Some(""));
+    }
     match t.find(" if ") {
         Some(i) => (t[..i].trim(), Some(t[i + 4..].trim())),
         None => (t, None),
@@ -264,6 +271,9 @@ fn guarded<'a>(l: &Line<'_>, rest: &'a str) -> Result<Guarded<'a>, ParseError> {
     // Filters go after the condition or, as gdb's `thread N`, before `if`.
     let after = split_filters(l, rest)?;
     let (head, condition) = split_if(after.rest);
+    if condition.is_some_and(str::is_empty) {
+        return Err(l.error("`if` needs a condition (as gdb's: an expression, true to stop)"));
+    }
     let before = split_filters(l, head)?;
     let filters = merge_filters(l, before.filters, after.filters)?;
     let group = match (before.group, after.group) {
