@@ -150,7 +150,11 @@ class _WavedbgShared(gdb.Function):
 
     def invoke(self, offset=0):
         wg = _wavedbg_reg("workgroup")
-        return gdb.Value(_WAVEDBG_SHARED + (wg << 20) + int(offset)).cast(
+        offset = int(offset)
+        # Within the workgroup's 1 MiB window: further would name another workgroup's.
+        if not 0 <= offset < (1 << 20):
+            raise gdb.GdbError("offset %d is outside the shared window (0-0xfffff)" % offset)
+        return gdb.Value(_WAVEDBG_SHARED + (wg << 20) + offset).cast(
             gdb.lookup_type("unsigned long"))
 
 
@@ -165,7 +169,11 @@ class _WavedbgScratch(gdb.Function):
         lane = _wavedbg_reg("lane") if lane is None else int(lane)
         if not 0 <= lane < 32:
             raise gdb.GdbError("lane %d out of range (0-31)" % lane)
-        return gdb.Value(_WAVEDBG_SCRATCH + (wave << 21) + (lane << 16) + int(offset)).cast(
+        offset = int(offset)
+        # Within the lane's 64 KiB window: further would name another lane's.
+        if not 0 <= offset < (1 << 16):
+            raise gdb.GdbError("offset %d is outside the scratch window (0-0xffff)" % offset)
+        return gdb.Value(_WAVEDBG_SCRATCH + (wave << 21) + (lane << 16) + offset).cast(
             gdb.lookup_type("unsigned long"))
 
 

@@ -1279,3 +1279,43 @@ kill
         "gdb kept wave 1's registers from before:\n{out}"
     );
 }
+
+/// wavedbg.gdb's `$_shared(OFFSET)` and `$_scratch(OFFSET)` stay in their window: an offset
+/// that would name the next workgroup's shared memory or another lane's scratch (or one
+/// below the window) is an error, not another window's address.
+#[test]
+fn gdb_window_functions_refuse_offsets_outside_their_window() {
+    if !have("gdb") {
+        return;
+    }
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (k, _) = histogram_in(&dir);
+    let server = Server::start(&k);
+    let script = format!(
+        "source {}
+python
+for e in ('$_shared(8)', '$_shared(0xfffff)', '$_shared(0x100000)', '$_shared(-1)',
+          '$_scratch(4)', '$_scratch(0x10000)', '$_scratch(-1)'):
+    try:
+        print('%s = %#x' % (e, int(gdb.parse_and_eval(e))))
+    except gdb.error as err:
+        print('%s: %s' % (e, err))
+end
+kill
+",
+        root.join("scripts/wavedbg.gdb").display()
+    );
+    let out = gdb("gdb", &server, &script, false, None);
+    for want in [
+        "$_shared(8) = 0x8000000000000008",
+        "$_shared(0xfffff) = 0x80000000000fffff",
+        "$_shared(0x100000): offset 1048576 is outside the shared window (0-0xfffff)",
+        "$_shared(-1): offset -1 is outside the shared window (0-0xfffff)",
+        "$_scratch(4) = 0xc000000000000004",
+        "$_scratch(0x10000): offset 65536 is outside the scratch window (0-0xffff)",
+        "$_scratch(-1): offset -1 is outside the scratch window (0-0xffff)",
+    ] {
+        assert!(out.contains(want), "{want}:\n{out}");
+    }
+}
