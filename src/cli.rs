@@ -229,10 +229,7 @@ pub fn run(cli: Cli) -> Result<i32> {
             let sources = program.source_info.paths_beside(Some(&input));
             let inputs: Vec<Input<'_>> = inputs
                 .into_iter()
-                .chain(sources.iter().map(|path| Input {
-                    path,
-                    what: "a source file of the kernel",
-                }))
+                .chain(files::source_inputs(&sources))
                 .collect();
             files::write_file(&out, program.to_object()?.as_bytes(), &inputs)?;
             eprintln!(

@@ -186,10 +186,7 @@ pub fn run(args: ReplayArgs) -> Result<i32> {
             what: "the kernel",
         },
     ];
-    inputs.extend(sources.iter().map(|path| Input {
-        path,
-        what: "a source file of the kernel",
-    }));
+    inputs.extend(files::source_inputs(&sources));
     if let (Some(golden), true) = (&args.check, args.bless) {
         // Before the run, so a refused golden file costs nothing.
         files::check_output(golden, &inputs)?;

@@ -152,6 +152,16 @@ pub struct Input<'a> {
     pub what: &'a str,
 }
 
+/// The higher-level source files a kernel's `.file`s name (`paths`, as
+/// [`crate::program::SourceInfo::paths_beside`] gives them) as inputs no output may
+/// overwrite, as the kernel itself.
+pub fn source_inputs(paths: &[PathBuf]) -> impl Iterator<Item = Input<'_>> {
+    paths.iter().map(|path| Input {
+        path,
+        what: "a source file of the kernel",
+    })
+}
+
 /// Why an output was not written.
 #[derive(Debug, thiserror::Error)]
 pub enum WriteError {

@@ -457,13 +457,7 @@ impl Script {
 /// A kernel path (none for the demo or no kernel) and its higher-level `sources` as
 /// inputs no output may overwrite.
 fn kernel_inputs<'a>(kernel: &'a str, sources: &'a [PathBuf]) -> Vec<files::Input<'a>> {
-    let mut inputs: Vec<files::Input<'a>> = sources
-        .iter()
-        .map(|path| files::Input {
-            path,
-            what: "a source file of the kernel",
-        })
-        .collect();
+    let mut inputs: Vec<files::Input<'a>> = files::source_inputs(sources).collect();
     if !kernel.is_empty() && !kernel.starts_with(super::DEMO_PREFIX) {
         inputs.push(files::Input {
             path: Path::new(kernel),
