@@ -496,21 +496,23 @@ impl Cells {
 /// ([`Cells::take_in_place`]).
 #[inline(always)]
 fn take_read(r1: &mut Ref, r2: &mut Ref, me: Ref, mine: Mine) {
-    let w = r1.wave();
-    if w != mine.wave && w != 0 {
+    if moves_on(*r1, mine) {
         *r2 = *r1;
     }
     *r1 = me;
 }
 
-/// Whether every one of the last reads `r1` is another wave's than `mine`'s (and not
-/// empty): [`take_read`] then moves each to `r2`.
+/// Whether the last read `r1` moves to `r2` when `mine` reads: it is another wave's.
+#[inline(always)]
+fn moves_on(r1: Ref, mine: Mine) -> bool {
+    let w = r1.wave();
+    (w != mine.wave) & (w != 0)
+}
+
+/// Whether [`take_read`] moves every one of the last reads `r1` to `r2`.
 #[inline(always)]
 fn others_read_all(r1: &[Ref], mine: Mine) -> bool {
-    r1.iter().fold(true, |all, r| {
-        let w = r.wave();
-        all & (w != mine.wave) & (w != 0)
-    })
+    r1.iter().fold(true, |all, &r| all & moves_on(r, mine))
 }
 
 /// The cells of 1 KiB of memory. A word touched by a 1- or 2-byte access is split into
