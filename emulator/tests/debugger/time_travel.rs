@@ -204,10 +204,16 @@ proptest! {
         let w = e.selected_wave;
         let mut states = vec![e.machine().clone()];
         for _ in 0..steps {
-            if e.run_wave(w, 1).reason != StopReason::Step {
+            let executed = e.machine().waves[w].executed;
+            let stop = e.run_wave(w, 1);
+            // A step that stopped otherwise (a fault of a memory access, a breakpoint)
+            // may still have executed the instruction: it is a step to undo too.
+            if e.machine().waves[w].executed > executed {
+                states.push(e.machine().clone());
+            }
+            if stop.reason != StopReason::Step {
                 break;
             }
-            states.push(e.machine().clone());
         }
         let mut at = states.len() - 1;
         for back in backs {
