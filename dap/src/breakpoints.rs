@@ -7,7 +7,7 @@ use std::io::Write;
 
 use wavedbg_emulator::check::CheckGroup;
 use wavedbg_emulator::debug::breakpoint::{Filters, WatchKind};
-use wavedbg_emulator::debug::command::{parse_mem_ref, Command, Location, WatchWhere};
+use wavedbg_emulator::debug::command::{parse_mem_ref, Command, Location, Numbers, WatchWhere};
 use wavedbg_emulator::debug::expr::{self, ParsedExpr};
 use wavedbg_emulator::debug::Output;
 use wavedbg_emulator::memory::Space;
@@ -82,7 +82,7 @@ impl<W: Write> Session<W> {
         for id in ids {
             self.points.logs.remove(&id);
             // A point the user deleted in the console is gone already.
-            let _ = self.command(Command::Delete(Some(id)));
+            let _ = self.command(Command::Delete(Numbers::one(id)));
         }
     }
 

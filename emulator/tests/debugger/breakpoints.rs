@@ -1033,3 +1033,66 @@ here:
     let (_, s) = stop(&mut e, "c");
     assert_eq!(s.reason, StopReason::Finished);
 }
+
+/// As in gdb, `delete`, `disable`, `enable` and `undisplay` take lists and ranges, and
+/// every one without any; a number that names nothing is reported while the others are
+/// still done, and refused (nothing changed) when none names anything.
+#[test]
+fn point_commands_take_lists_and_ranges() {
+    let mut e = one_wave_loop();
+    for _ in 0..6 {
+        run(&mut e, "break loop");
+    }
+    let enabled = |e: &mut Engine| -> String {
+        run(e, "info breakpoints")
+            .lines()
+            .filter_map(|l| {
+                let f: Vec<&str> = l.split_whitespace().collect();
+                (f.get(1) == Some(&"breakpoint")).then(|| format!("{}{}", f[0], f[3]))
+            })
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    assert_eq!(run(&mut e, "disable 1 3-4"), "");
+    assert_eq!(enabled(&mut e), "1n 2y 3n 4n 5y 6y");
+    assert_eq!(run(&mut e, "enable breakpoints 3"), "");
+    assert_eq!(enabled(&mut e), "1n 2y 3y 4n 5y 6y");
+    assert_eq!(run(&mut e, "disable"), "");
+    assert_eq!(enabled(&mut e), "1n 2n 3n 4n 5n 6n");
+    assert_eq!(run(&mut e, "enable"), "");
+    assert_eq!(enabled(&mut e), "1y 2y 3y 4y 5y 6y");
+    // Some named, some not: done, and said.
+    assert_eq!(
+        run(&mut e, "delete 2 9 5-6 20-30"),
+        "No breakpoint or watchpoint numbered 9, 20-30.\n"
+    );
+    assert_eq!(enabled(&mut e), "1y 3y 4y");
+    // None named: refused.
+    fails_with_usage(&mut e, "delete 9", "no breakpoint or watchpoint number 9");
+    fails_with_usage(
+        &mut e,
+        "disable 7-8",
+        "no breakpoint or watchpoint numbered 7-8",
+    );
+    fails_with_usage(&mut e, "delete 4-3", "inverted range `4-3`");
+    fails_with_usage(&mut e, "delete 1 x", "`x` is not a number");
+    assert_eq!(enabled(&mut e), "1y 3y 4y");
+    assert_eq!(run(&mut e, "delete breakpoints 1 3"), "");
+    assert_eq!(enabled(&mut e), "4y");
+    assert_eq!(run(&mut e, "delete breakpoints"), "");
+    assert_eq!(
+        run(&mut e, "info breakpoints"),
+        "No breakpoints or watchpoints.\n"
+    );
+
+    for x in ["v1", "v2", "v3", "u4"] {
+        run(&mut e, &format!("display {x}"));
+    }
+    assert_eq!(run(&mut e, "undisplay 1 3-3 7"), "No display number 7.\n");
+    let shown = run(&mut e, "info display");
+    assert!(shown.contains("v2") && shown.contains("u4"), "{shown}");
+    assert!(!shown.contains("v1") && !shown.contains("v3"), "{shown}");
+    fails_with_usage(&mut e, "undisplay 5", "no display number 5");
+    assert_eq!(run(&mut e, "undisplay"), "");
+    assert!(!run(&mut e, "info display").contains("u4"));
+}

@@ -288,7 +288,7 @@ fn malformed_commands_say_what_is_wrong_and_show_the_usage() {
         ("break store wave x", "`x` is not a number"),
         ("delete x", "`x` is not a number"),
         ("delete 9", "no breakpoint or watchpoint number 9"),
-        ("disable", "`disable` needs a breakpoint number"),
+        ("disable x", "`x` is not a number"),
         ("enable 9", "no breakpoint or watchpoint number 9"),
         ("ignore 1", "needs a number and a count"),
         ("ignore 9 2", "no breakpoint number 9"),

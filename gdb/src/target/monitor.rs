@@ -153,26 +153,35 @@ fn conflicts(t: &WaveTarget, cmd: &Command) -> Option<String> {
                 None => format!("wave {id} is not in any thread (`monitor threads` lists them)\n"),
             })
         }
-        Command::Delete(Some(id))
-        | Command::Enable(id, _)
-        | Command::Ignore(id, _)
-        | Command::Condition(id, _) => owned(id),
+        // Every one, when none is listed: the engine's own ones (below).
+        Command::Delete(ids) | Command::Enable(ids, _) => {
+            let e = t.engine();
+            let mut all: Vec<u32> = (e.breakpoints().iter().map(|b| b.id))
+                .chain(e.watchpoints().iter().map(|w| w.id))
+                .collect();
+            all.sort_unstable();
+            let named = if ids.is_all() {
+                Vec::new()
+            } else {
+                ids.pick(&all).0
+            };
+            named.iter().find_map(owned)
+        }
+        Command::Ignore(id, _) | Command::Condition(id, _) => owned(id),
         _ => None,
     }
 }
 
-/// `delete` without a number: the engine's own breakpoints and watchpoints, not the
-/// client's.
-fn delete_own(t: &mut WaveTarget) {
+/// The engine's own breakpoints and watchpoints, not the client's: what `delete`,
+/// `enable` and `disable` without a number act on.
+fn own_points(t: &WaveTarget) -> Vec<u32> {
     let e = t.engine();
-    let own: Vec<u32> = e
-        .breakpoints()
+    e.breakpoints()
         .iter()
         .map(|b| b.id)
         .chain(e.watchpoints().iter().map(|w| w.id))
         .filter(|id| !t.client_owns(*id))
-        .collect();
-    t.delete_points(own);
+        .collect()
 }
 
 /// `info breakpoints` / `info watchpoints`: the engine's own (numbered), then the client's
@@ -361,8 +370,16 @@ pub fn run(t: &mut WaveTarget, line: &str) -> String {
         return on_exited_wave(t);
     }
     match cmd {
-        Command::Delete(None) => {
-            delete_own(t);
+        Command::Delete(ids) if ids.is_all() => {
+            let own = own_points(t);
+            t.delete_points(own);
+            return String::new();
+        }
+        Command::Enable(ids, on) if ids.is_all() => {
+            for id in own_points(t) {
+                // Cannot fail: the point was just listed.
+                let _ = t.engine.set_enabled(id, *on);
+            }
             return String::new();
         }
         Command::Info(Info::Breakpoints) => return points(t, false),

@@ -3,7 +3,7 @@
 //! under it, or visit the finding under it.
 
 use ratatui::crossterm::event::KeyCode;
-use wavedbg_emulator::debug::command::Command;
+use wavedbg_emulator::debug::command::{Command, Numbers};
 
 use super::input::Motion;
 use super::state::App;
@@ -72,12 +72,12 @@ impl App {
             (Some(m), _) => *c = m.apply(*c, page, n),
             (_, KeyCode::Char('d') | KeyCode::Delete) if !busy => {
                 if let Some((id, ..)) = item {
-                    self.submit_commands(vec![Command::Delete(Some(id))]);
+                    self.submit_commands(vec![Command::Delete(Numbers::one(id))]);
                 }
             }
             (_, KeyCode::Char('e' | ' ')) if !busy => {
                 if let Some((id, enabled, _)) = item {
-                    self.submit_commands(vec![Command::Enable(id, !enabled)]);
+                    self.submit_commands(vec![Command::Enable(Numbers::one(id), !enabled)]);
                 }
             }
             (_, KeyCode::Enter) if finding.is_some() => {

@@ -2,7 +2,7 @@
 //! breakpoints and wave selection, each sent to the engine as a command.
 
 use wavedbg_emulator::debug::breakpoint::Filters;
-use wavedbg_emulator::debug::command::{Command, Location};
+use wavedbg_emulator::debug::command::{Command, Location, Numbers};
 use wavedbg_emulator::debug::view;
 
 use super::lanes::{parse_regs, regs_text};
@@ -127,7 +127,7 @@ impl App {
             .breakpoints()
             .iter()
             .filter(|b| on_line(b.addr))
-            .map(|b| Command::Delete(Some(b.id)))
+            .map(|b| Command::Delete(Numbers::one(b.id)))
             .collect();
         if deletes.is_empty() {
             self.submit_commands(vec![Command::Break {
@@ -165,7 +165,7 @@ impl App {
             .breakpoints()
             .iter()
             .filter(|b| h.line_of(&self.code, b.addr) == Some(line))
-            .map(|b| Command::Delete(Some(b.id)))
+            .map(|b| Command::Delete(Numbers::one(b.id)))
             .collect();
         let at = format!("{name}:{}", line + 1);
         if deletes.is_empty() {

@@ -3,7 +3,7 @@
 
 use ratatui::crossterm::event::KeyCode;
 use wavedbg_emulator::debug::breakpoint::{Scope, WatchKind};
-use wavedbg_emulator::debug::command::{Command, WatchWhere};
+use wavedbg_emulator::debug::command::{Command, Numbers, WatchWhere};
 use wavedbg_emulator::debug::expr;
 use wavedbg_emulator::debug::expr::ParsedExpr;
 use wavedbg_emulator::debug::panes::{FormatTarget, MemoryUnit, NumberFormat};
@@ -303,7 +303,7 @@ impl App {
         } else {
             let deletes = existing
                 .iter()
-                .map(|id| Command::Delete(Some(*id)))
+                .map(|id| Command::Delete(Numbers::one(*id)))
                 .collect();
             self.submit_commands(deletes);
             self.say(format!(

@@ -10,7 +10,7 @@
 //! the console's display output agree.
 
 use ratatui::crossterm::event::KeyCode;
-use wavedbg_emulator::debug::command::{Command, DisplaySpec};
+use wavedbg_emulator::debug::command::{Command, DisplaySpec, Numbers};
 use wavedbg_emulator::debug::expr::Expr;
 use wavedbg_emulator::debug::view;
 use wavedbg_emulator::machine::Machine;
@@ -186,7 +186,7 @@ impl App {
             self.complain(BUSY);
             return;
         }
-        self.submit_commands(vec![Command::Undisplay(Some(i as u32 + 1))]);
+        self.submit_commands(vec![Command::Undisplay(Numbers::one(i as u32 + 1))]);
         self.watch.cursor = i.min(self.engine.displays().len().saturating_sub(1));
     }
 }

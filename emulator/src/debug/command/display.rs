@@ -6,7 +6,7 @@ use std::fmt::{self, Display, Formatter};
 
 use super::{
     Command, DisplaySpec, Info, LaneColumns, LaneReg, LastWriteTarget, ListArg, Location, MemRef,
-    RegRef, SetTarget, WatchWhere,
+    Numbers, RegRef, SetTarget, WatchWhere,
 };
 
 fn on_off(on: bool) -> &'static str {
@@ -14,6 +14,20 @@ fn on_off(on: bool) -> &'static str {
         "on"
     } else {
         "off"
+    }
+}
+
+/// Each number or range after a space (`" 1 4-6"`); nothing for every one.
+impl Display for Numbers {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        for &(a, b) in &self.0 {
+            if a == b {
+                write!(f, " {a}")?;
+            } else {
+                write!(f, " {a}-{b}")?;
+            }
+        }
+        Ok(())
     }
 }
 
@@ -175,9 +189,9 @@ impl Display for Command {
                 }
                 Ok(())
             }
-            Command::Delete(None) | Command::Undisplay(None) => f.write_str(name),
-            Command::Delete(Some(n)) | Command::Undisplay(Some(n)) => write!(f, "{name} {n}"),
-            Command::Enable(n, _) => write!(f, "{name} {n}"),
+            Command::Delete(n) | Command::Enable(n, _) | Command::Undisplay(n) => {
+                write!(f, "{name}{n}")
+            }
             Command::Ignore(n, c) => write!(f, "ignore {n} {c}"),
             Command::Condition(n, None) => write!(f, "condition {n}"),
             Command::Condition(n, Some(c)) => write!(f, "condition {n} {c}"),

@@ -41,20 +41,20 @@ pub const HELP: &[HelpEntry] = &[
     HelpEntry {
         name: "delete",
         aliases: &["d"],
-        usage: "delete [N]",
-        about: "delete breakpoint or watchpoint N (all without N)",
+        usage: "delete [breakpoints] [N|N-M ...]",
+        about: "delete the breakpoints and watchpoints listed by number or range (all without one)",
     },
     HelpEntry {
         name: "disable",
         aliases: &[],
-        usage: "disable N",
-        about: "disable breakpoint or watchpoint N",
+        usage: "disable [breakpoints] [N|N-M ...]",
+        about: "disable the breakpoints and watchpoints listed by number or range (all without one)",
     },
     HelpEntry {
         name: "enable",
         aliases: &[],
-        usage: "enable N",
-        about: "enable breakpoint or watchpoint N",
+        usage: "enable [breakpoints] [N|N-M ...]",
+        about: "enable the breakpoints and watchpoints listed by number or range (all without one)",
     },
     HelpEntry {
         name: "ignore",
@@ -293,8 +293,8 @@ pub const HELP: &[HelpEntry] = &[
     HelpEntry {
         name: "undisplay",
         aliases: &[],
-        usage: "undisplay [N]",
-        about: "remove display N (all without N)",
+        usage: "undisplay [N|N-M ...]",
+        about: "remove the displays listed by number or range (all without one)",
     },
     HelpEntry {
         name: "save",
@@ -574,7 +574,9 @@ width unlimited.
 ## Displays and sessions
 
 `display EXPR` (or `display/F EXPR`) shows an expression after every stop, numbered;
-`undisplay N` removes one and `info display` lists them. `save FILE` writes the session
+`undisplay N` removes one and `info display` lists them. As in gdb, `delete`, `disable`,
+`enable` and `undisplay` take several numbers and ranges (`delete 2 5-7`), and every one
+without any; a number that names nothing is reported and the others are still done. `save FILE` writes the session
 (kernel, launch settings and seed, breakpoints, watchpoints, displays, selection and the log
 of commands) and `load FILE` restores one (docs/sessions.md).
 

@@ -143,6 +143,61 @@ pub struct DisplaySpec {
     pub expr: ParsedExpr,
 }
 
+/// The numbers a command names its points or displays by, as gdb takes them
+/// (`delete 1 4-6`): numbers and inclusive ranges, in the order written. None names
+/// every one.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Numbers(pub Vec<(u32, u32)>);
+
+impl Numbers {
+    /// One number.
+    pub fn one(n: u32) -> Numbers {
+        Numbers(vec![(n, n)])
+    }
+
+    /// Every point (or display): no number listed.
+    pub fn all() -> Numbers {
+        Numbers(Vec::new())
+    }
+
+    /// Whether no number is listed (the command means every one).
+    pub fn is_all(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// Of the numbers `existing` (ascending), those listed (every one when none is),
+    /// in the order listed; and the numbers and ranges listed that name none of them.
+    pub fn pick(&self, existing: &[u32]) -> (Vec<u32>, Numbers) {
+        if self.is_all() {
+            return (existing.to_vec(), Numbers::all());
+        }
+        let (mut named, mut missing) = (Vec::new(), Vec::new());
+        for &(a, b) in &self.0 {
+            let before = named.len();
+            named.extend(existing.iter().filter(|id| (a..=b).contains(*id)));
+            if named.len() == before {
+                missing.push((a, b));
+            }
+        }
+        (named, Numbers(missing))
+    }
+
+    /// "no WHAT number 7", "no WHAT numbered 7, 9-12": what names nothing.
+    pub fn none_named(&self, what: &str) -> String {
+        match self.0.as_slice() {
+            [(a, b)] if a == b => format!("no {what} number {a}"),
+            _ => {
+                let words: Vec<String> = self
+                    .to_string()
+                    .split_whitespace()
+                    .map(String::from)
+                    .collect();
+                format!("no {what} numbered {}", words.join(", "))
+            }
+        }
+    }
+}
+
 /// What `info` shows.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Info {
@@ -259,10 +314,11 @@ pub enum Command {
         /// `tbreak`: deleted at its first stop.
         temporary: bool,
     },
-    /// `delete [N]`: one point by number, or every one.
-    Delete(Option<u32>),
-    /// `enable N` (`true`) / `disable N` (`false`).
-    Enable(u32, bool),
+    /// `delete [N|N-M ...]`: the points listed, or every one.
+    Delete(Numbers),
+    /// `enable [N|N-M ...]` (`true`) / `disable ...` (`false`): the points listed, or
+    /// every one.
+    Enable(Numbers, bool),
     /// `ignore N COUNT`: skip the next COUNT hits of breakpoint N.
     Ignore(u32, u32),
     /// `condition N [EXPR]`: set or (without EXPR) remove point N's condition.
@@ -422,8 +478,8 @@ pub enum Command {
     },
     /// `display [/F EXPR]`; `None` shows the displays now.
     Display(Option<DisplaySpec>),
-    /// `undisplay [N]`: display N (1-based), or every one.
-    Undisplay(Option<u32>),
+    /// `undisplay [N|N-M ...]`: the displays listed (1-based), or every one.
+    Undisplay(Numbers),
     /// `save FILE`, the path as written.
     Save(String),
     /// `load FILE`, the path as written.

@@ -5,7 +5,7 @@ use super::error::HELP_HINT;
 use super::help::{canonical, help_topic, HELP, QUIT};
 use super::{
     Command, DisplaySpec, ExpectOp, Info, LaneColumns, LaneReg, LastWriteTarget, ListArg, Location,
-    MemRef, ParseError, RegRef, SetTarget, WatchWhere,
+    MemRef, Numbers, ParseError, RegRef, SetTarget, WatchWhere,
 };
 use crate::debug::breakpoint::{Filters, WatchKind};
 use crate::debug::expr::{self, Expr, ParsedExpr};
@@ -267,6 +267,28 @@ fn split_if(text: &str) -> (&str, Option<&str>) {
 /// filters, workgroup)`.
 type Guarded<'a> = (&'a str, Option<&'a str>, Filters, Option<Option<u32>>);
 
+/// Numbers and ranges `N-M` separated by spaces (`delete 1 4-6`); none for every one.
+fn numbers(l: &Line<'_>, rest: &str) -> Result<Numbers, ParseError> {
+    let mut ids = Vec::new();
+    for word in rest.split_whitespace() {
+        let range = match word.split_once('-') {
+            Some((a, b)) if !a.is_empty() => {
+                let (a, b) = (l.number32(a)?, l.number32(b)?);
+                if a > b {
+                    return Err(l.error_at(word, format!("inverted range `{word}`")));
+                }
+                (a, b)
+            }
+            _ => {
+                let n = l.number32(word)?;
+                (n, n)
+            }
+        };
+        ids.push(range);
+    }
+    Ok(Numbers(ids))
+}
+
 fn guarded<'a>(l: &Line<'_>, rest: &'a str) -> Result<Guarded<'a>, ParseError> {
     // Filters go after the condition or, as gdb's `thread N`, before `if`.
     let after = split_filters(l, rest)?;
@@ -390,10 +412,18 @@ pub fn parse(line: &str) -> Result<Option<Command>, ParseError> {
                 temporary: name == "tbreak",
             }
         }
-        "delete" => Command::Delete(optional_id(rest)?),
-        "disable" | "enable" => {
-            need("a breakpoint number")?;
-            Command::Enable(l.number32(rest)?, name == "enable")
+        // gdb's optional word: `delete breakpoints 2`, `disable breakpoints`.
+        "delete" | "disable" | "enable" => {
+            let rest = match rest.split_once(char::is_whitespace) {
+                Some(("breakpoints", more)) => more.trim_start(),
+                _ if rest == "breakpoints" => "",
+                _ => rest,
+            };
+            let ids = numbers(&l, rest)?;
+            match name {
+                "delete" => Command::Delete(ids),
+                _ => Command::Enable(ids, name == "enable"),
+            }
         }
         "ignore" => {
             let (a, b) = rest
@@ -699,7 +729,7 @@ pub fn parse(line: &str) -> Result<Option<Command>, ParseError> {
                 }))
             }
         }
-        "undisplay" => Command::Undisplay(optional_id(rest)?),
+        "undisplay" => Command::Undisplay(numbers(&l, rest)?),
         "save" | "load" => {
             need("a file name")?;
             // One pair of quotes keeps spaces at the ends (`save " x"`).

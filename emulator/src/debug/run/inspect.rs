@@ -3,7 +3,9 @@
 //! in `context.rs`).
 
 use super::{CommandOutput, ExpectOutcome, Output};
-use crate::debug::command::{CommandError, DisplaySpec, ExpectOp, Info, LastWriteTarget, Location};
+use crate::debug::command::{
+    CommandError, DisplaySpec, ExpectOp, Info, LastWriteTarget, Location, Numbers,
+};
 use crate::debug::expr::{self, Expr, ParsedExpr, Scalar, Value};
 use crate::debug::{locals, view, Engine, WriteTarget};
 use crate::memory::Space;
@@ -199,21 +201,22 @@ impl Engine {
 
     pub(super) fn undisplay_command(
         &mut self,
-        n: Option<u32>,
+        ids: &Numbers,
     ) -> Result<CommandOutput, CommandError> {
-        match n {
-            None => self.displays.clear(),
-            Some(n) if n == 0 || n as usize > self.displays.len() => {
-                return Err(CommandError::refused(
-                    "undisplay",
-                    format!("no display number {n}"),
-                ))
-            }
-            Some(n) => {
-                self.displays.remove(n as usize - 1);
-            }
-        }
-        Ok(CommandOutput::default())
+        let numbers: Vec<u32> = (1..=self.displays.len() as u32).collect();
+        let (named, missing) = ids.pick(&numbers);
+        // Numbered as listed before any goes.
+        let mut i = 0;
+        self.displays.retain(|_| {
+            i += 1;
+            !named.contains(&i)
+        });
+        super::points::partly(
+            "undisplay",
+            named.is_empty() && !ids.is_all(),
+            &missing,
+            "display",
+        )
     }
 
     /// The value of `e` for the selected wave, at `lane` (default: the selected lane).

@@ -197,8 +197,8 @@ impl Engine {
                 filters,
                 temporary,
             } => self.break_command(location, condition, *filters, *temporary),
-            Command::Delete(id) => self.delete_command(*id),
-            Command::Enable(id, on) => self.enable_command(*id, *on),
+            Command::Delete(ids) => self.delete_command(ids),
+            Command::Enable(ids, on) => self.enable_command(ids, *on),
             Command::Ignore(id, n) => self.ignore_command(*id, *n),
             Command::Condition(id, c) => self.condition_command(*id, c),
             Command::Watch {
@@ -272,7 +272,7 @@ impl Engine {
             Command::Context => Ok(CommandOutput::text(self.context_text())),
             Command::Expect { lhs, op, rhs } => self.expect_command(lhs, *op, rhs),
             Command::Display(d) => Ok(self.display_command(d.as_ref())),
-            Command::Undisplay(n) => self.undisplay_command(*n),
+            Command::Undisplay(n) => self.undisplay_command(n),
             Command::Help(topic) => Ok(CommandOutput::text(command::help(*topic, self.width)?)),
             Command::Set { target, value } => {
                 self.set(target, value)?;

@@ -5,9 +5,9 @@ use std::fmt::Write;
 
 use super::{CommandOutput, Output};
 use crate::debug::breakpoint::{Filters, Scope, WatchKind};
-use crate::debug::command::{CommandError, Location, WatchWhere};
+use crate::debug::command::{CommandError, Location, Numbers, WatchWhere};
 use crate::debug::expr::{Expr, ParsedExpr};
-use crate::debug::{locals, view, Engine};
+use crate::debug::{locals, view, Engine, EngineError};
 use crate::program::VarLocation;
 
 impl Engine {
@@ -77,24 +77,42 @@ impl Engine {
         Ok(CommandOutput::with(text, Output::PointSet(id)))
     }
 
-    pub(super) fn delete_command(
-        &mut self,
-        id: Option<u32>,
-    ) -> Result<CommandOutput, CommandError> {
-        self.delete(id)
-            .map_err(|e| CommandError::engine("delete", e))?;
-        Ok(CommandOutput::default())
+    pub(super) fn delete_command(&mut self, ids: &Numbers) -> Result<CommandOutput, CommandError> {
+        if ids.is_all() {
+            self.delete(None)
+                .map_err(|e| CommandError::engine("delete", e))?;
+            return Ok(CommandOutput::default());
+        }
+        self.each_point("delete", ids, |e, id| e.delete(Some(id)))
     }
 
     pub(super) fn enable_command(
         &mut self,
-        id: u32,
+        ids: &Numbers,
         on: bool,
     ) -> Result<CommandOutput, CommandError> {
         let name = if on { "enable" } else { "disable" };
-        self.set_enabled(id, on)
-            .map_err(|e| CommandError::engine(name, e))?;
-        Ok(CommandOutput::default())
+        self.each_point(name, ids, |e, id| e.set_enabled(id, on))
+    }
+
+    /// Runs `one` on every point `ids` lists, or on every point when it lists none, as
+    /// gdb does: a number or range that names no point is reported (refused when none
+    /// does, and then nothing changed), the others still done.
+    fn each_point(
+        &mut self,
+        name: &'static str,
+        ids: &Numbers,
+        mut one: impl FnMut(&mut Engine, u32) -> Result<(), EngineError>,
+    ) -> Result<CommandOutput, CommandError> {
+        let mut points: Vec<u32> = (self.breakpoints.iter().map(|b| b.id))
+            .chain(self.watchpoints.iter().map(|w| w.id))
+            .collect();
+        points.sort_unstable();
+        let (named, missing) = ids.pick(&points);
+        for &id in &named {
+            one(self, id).map_err(|e| CommandError::engine(name, e))?;
+        }
+        partly(name, named.is_empty(), &missing, "breakpoint or watchpoint")
     }
 
     pub(super) fn ignore_command(
@@ -217,4 +235,26 @@ impl Engine {
         );
         Ok(CommandOutput::with(text, Output::PointSet(id)))
     }
+}
+
+/// What a command that takes [`Numbers`] says when some of them name nothing: refused
+/// when none named anything (`nothing`: nothing was done), else a line that says which.
+pub(super) fn partly(
+    name: &'static str,
+    nothing: bool,
+    missing: &Numbers,
+    what: &str,
+) -> Result<CommandOutput, CommandError> {
+    if missing.is_all() {
+        return Ok(CommandOutput::default());
+    }
+    let text = missing.none_named(what);
+    if nothing {
+        return Err(CommandError::refused(name, text));
+    }
+    let mut line = String::new();
+    let mut chars = text.chars();
+    line.extend(chars.next().map(|c| c.to_ascii_uppercase()));
+    line.extend(chars);
+    Ok(CommandOutput::text(line + ".\n"))
 }
