@@ -88,6 +88,55 @@ fn lldb_step_inst_on_a_wave_that_cannot_move_stops_and_says_why() {
     );
 }
 
+/// lldb keeps a step that stopped without completing and sends it again at each `process
+/// continue`: that second send lets the other waves run to the barrier and finishes the
+/// step, so continuing goes on to the end instead of stopping at the barrier for ever. The
+/// same for a step of a wave that has exited: the continue runs every wave.
+#[test]
+fn lldb_continues_after_a_step_that_could_not_move_the_wave() {
+    if !have("lldb") {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("tempdir");
+    let k = kernel(&dir, "bar.s", BARRIER);
+    let server = Server::start(&k);
+    let out = lldb(
+        &server,
+        "thread step-inst\nthread step-inst\nthread step-inst\nprocess continue\n\
+         process continue\nprocess continue\n",
+    );
+    check(
+        &out,
+        &server,
+        &[
+            "stop reason = signal SIGSTOP",
+            "[wave 0 (workgroup 0) exited]",
+            "All waves exited",
+            "exited with status = 0",
+        ],
+    );
+    assert_eq!(
+        out.matches("waits at a barrier").count(),
+        1,
+        "the continue stepped in place again:\n{out}"
+    );
+
+    // The fourth step finishes at the barrier's release with wave 0's `end`; the fifth
+    // cannot move the exited wave.
+    let server = Server::start(&k);
+    let out = lldb(
+        &server,
+        "thread step-inst\nthread step-inst\nthread step-inst\nthread step-inst\n\
+         thread step-inst\nprocess continue\nprocess continue\n",
+    );
+    check(&out, &server, &["the wave has exited", "exited with status = 0"]);
+    assert_eq!(
+        out.matches("the wave has exited").count(),
+        1,
+        "the continue stepped the exited wave again:\n{out}"
+    );
+}
+
 #[test]
 fn gdb_stepi_at_a_barrier_of_frozen_waves_stops_and_says_why() {
     if !have("gdb") {

@@ -38,9 +38,9 @@ pub struct Outcome {
 
 /// What lldb is told when a step stops at a barrier: its line and instruction steps run
 /// the stepped thread alone (`-m this-thread` while stepping, its default).
-const LLDB_AT_BARRIER: &str = "lldb steps one thread alone: `thread step-over -m all-threads` \
-(or step-in, step-inst with -m all-threads) or `process continue` lets the other waves reach \
-the barrier";
+const LLDB_AT_BARRIER: &str = "lldb steps one thread alone: `process continue`, or the same \
+step again, lets the other waves reach the barrier and finishes the step (`thread step-over \
+-m all-threads`, or step-in or step-inst with -m all-threads, does both at once)";
 
 /// What the client's console says at the end of the kernel, after the engine's summary.
 const ENDED: &str = "The kernel has finished: its memory can be read until the next \
@@ -56,7 +56,7 @@ impl WaveTarget {
 
     /// Whether a plan ends after one instruction (nothing to interrupt).
     pub(crate) fn is_quick(&self, plan: Plan) -> bool {
-        match plan {
+        match self.insisted(plan) {
             Plan::Step { wave, others } => {
                 !others
                     || self.engine.machine().waves.get(wave).map(|w| w.state)
@@ -69,6 +69,57 @@ impl WaveTarget {
 
     /// Runs a plan to its stop.
     pub(crate) fn execute(&mut self, plan: Plan) -> Outcome {
+        let plan = self.insisted(plan);
+        let count = self.engine.machine().stats.wave_instructions;
+        let outcome = self.execute_plan(plan);
+        // A lone step that left the machine as it was: lldb will send it again.
+        self.blocked_step = match plan {
+            Plan::Step {
+                wave,
+                others: false,
+            } if self.lldb
+                && matches!(
+                    outcome.reason,
+                    MultiThreadStopReason::SignalWithThread {
+                        signal: Signal::SIGSTOP,
+                        ..
+                    }
+                )
+                && self.engine.machine().stats.wave_instructions == count
+                && !self.ended =>
+            {
+                Some((wave, count))
+            }
+            _ => None,
+        };
+        outcome
+    }
+
+    /// The plan to run for `plan`: for lldb, a lone step it sends again after that step
+    /// could not move the wave (nothing ran since) is lldb resuming its interrupted step
+    /// at a `process continue` (it keeps the step until it completes) or the user
+    /// insisting. Refused again, lldb would never run another wave; so a wave at a
+    /// barrier is stepped letting the others run to the barrier (as `-m all-threads`),
+    /// and a wave that cannot move at all lets every wave run (as `continue`).
+    fn insisted(&self, plan: Plan) -> Plan {
+        let Plan::Step {
+            wave,
+            others: false,
+        } = plan
+        else {
+            return plan;
+        };
+        let count = self.engine.machine().stats.wave_instructions;
+        if !self.lldb || self.blocked_step != Some((wave, count)) {
+            return plan;
+        }
+        match self.engine.machine().waves.get(wave).map(|w| w.state) {
+            Some(WaveState::AtBarrier) => Plan::Step { wave, others: true },
+            _ => Plan::All,
+        }
+    }
+
+    fn execute_plan(&mut self, plan: Plan) -> Outcome {
         self.ctrl_c.store(false, Ordering::SeqCst);
         // What the client removed and did not insert again before resuming goes now, and
         // the refusals of watchpoints it could not insert are over.

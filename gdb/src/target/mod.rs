@@ -118,6 +118,11 @@ pub struct WaveTarget {
     /// past a window's end are padded ([`Tail::Padded`]), and a stop at a barrier names
     /// lldb's way to let the other waves run.
     pub(crate) lldb: bool,
+    /// For lldb: the wave (index, or [`GONE`]) and the launch's instruction count of the
+    /// last stop, when it was a lone step that could not move the wave. lldb keeps an
+    /// interrupted step and sends it again at every `process continue`: the same step
+    /// again, with nothing run since, lets the other waves run ([`WaveTarget::execute`]).
+    pub(crate) blocked_step: Option<(usize, u64)>,
     /// For lldb: each resident wave's id and instruction count when the kernel last
     /// resumed, so a stop reply can tell the waves that arrived at a breakpoint
     /// ([`WaveTarget::stop_reply_threads`]).
@@ -163,6 +168,7 @@ impl WaveTarget {
             ctrl_c: Arc::new(AtomicBool::new(false)),
             files_allowed: true,
             lldb: false,
+            blocked_step: None,
             resumed_at: Vec::new(),
             threads_in_stop_reply: false,
             refused_watches: Vec::new(),
