@@ -129,7 +129,11 @@ fn lldb_continues_after_a_step_that_could_not_move_the_wave() {
         "thread step-inst\nthread step-inst\nthread step-inst\nthread step-inst\n\
          thread step-inst\nprocess continue\nprocess continue\n",
     );
-    check(&out, &server, &["the wave has exited", "exited with status = 0"]);
+    check(
+        &out,
+        &server,
+        &["the wave has exited", "exited with status = 0"],
+    );
     assert_eq!(
         out.matches("the wave has exited").count(),
         1,

@@ -379,7 +379,7 @@ process kill
         "reduce_tiled at reduce_tiled.cl:10:5\n",
         "reduce_tiled at reduce_tiled.cl:11:24\n",
         "the wave waits at a barrier for the other waves of its workgroup, which are frozen",
-        "lldb steps one thread alone: `thread step-over -m all-threads`",
+        "lldb steps one thread alone: `process continue`, or the same step again",
         "stop reason = signal SIGSTOP",
         "tree at reduce_tiled.cl:12:13\n",
         "(unsigned int) stride = 32\n",

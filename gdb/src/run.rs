@@ -18,7 +18,7 @@ use std::sync::atomic::Ordering;
 use gdbstub::common::{Signal, Tid};
 use gdbstub::stub::MultiThreadStopReason;
 use gdbstub::target::ext::base::reverse_exec::ReplayLogPosition;
-use wavedbg_emulator::debug::{view, Blocked, StopEvent, StopReason};
+use wavedbg_emulator::debug::{view, Blocked, Reached, StopEvent, StopReason};
 use wavedbg_emulator::machine::wave::WaveState;
 
 use crate::codes;
@@ -195,6 +195,15 @@ impl WaveTarget {
             ),
         };
         let describe = |t: &Self| format!("{}\n", view::describe_stop(&t.engine, &stop));
+        // "[wave N (workgroup G) exited]" when the stopped wave has exited (a wave whose
+        // slot another took at once is the last stop's ghost).
+        let exit_notice = |t: &Self| {
+            t.ghost_wave()
+                .or_else(|| wave.and_then(|w| t.engine.machine().waves.get(w)))
+                .filter(|w| w.state == WaveState::Exited)
+                .map(|w| format!("[wave {} (workgroup {}) exited]\n", w.id, w.workgroup))
+                .unwrap_or_default()
+        };
         let signal = |signal: Signal| match tid {
             Some(tid) => MultiThreadStopReason::SignalWithThread { tid, signal },
             None => MultiThreadStopReason::Signal(signal),
@@ -220,16 +229,13 @@ impl WaveTarget {
                     _ => (signal(Signal::SIGTRAP), describe(self)),
                 }
             }
+            // A wave run alone (a locked continue) to its end: a stop of its own (a trap
+            // after a continue is a stray signal to gdb), with the exit notice.
+            StopReason::Reached(Reached::Exit) => (signal(Signal::SIGSTOP), exit_notice(self)),
+            // A step that ran the wave's `end`: say so (its PC is past the code, where the
+            // clients show no line; a step from there says the wave has exited).
             StopReason::Step | StopReason::Reached(_) => {
-                // A step that ran the wave's `end`: say so (its PC is past the code, where
-                // the clients show no line; a step from there says the wave has exited).
-                // (A wave whose slot another took at once is the last stop's ghost.)
-                let exited = self
-                    .ghost_wave()
-                    .or_else(|| wave.and_then(|w| self.engine.machine().waves.get(w)))
-                    .filter(|w| w.state == WaveState::Exited)
-                    .map(|w| format!("[wave {} (workgroup {}) exited]\n", w.id, w.workgroup));
-                (signal(Signal::SIGTRAP), exited.unwrap_or_default())
+                (signal(Signal::SIGTRAP), exit_notice(self))
             }
             StopReason::Interrupted => (signal(Signal::SIGINT), String::new()),
             // At the start of the history gdb says "No more reverse-execution history."

@@ -216,21 +216,29 @@ impl Engine {
         self.begin();
         self.step_rounds = 0;
         let mut idle = false;
+        let executed = self.machine.waves.get(w).map_or(0, |x| x.executed);
         loop {
-            let exited = match goal {
+            // A wave that exited during the command ends it as `finish` does; one that had
+            // exited before it cannot run.
+            let exited = |moved: bool| match goal {
                 Goal::Exit => StopReason::Reached(Reached::Exit),
+                _ if moved => StopReason::Reached(Reached::Exit),
                 _ => StopReason::Blocked(Blocked::Exited),
             };
             match self.machine.waves.get(w) {
                 Some(x) if x.id == id => match x.state {
-                    WaveState::Exited => return self.finish(self.event(exited, Some(w))),
+                    WaveState::Exited => {
+                        let reason = exited(x.executed > executed);
+                        return self.finish(self.event(reason, Some(w)));
+                    }
                     WaveState::Faulted => {
                         let e = self.event(StopReason::Blocked(Blocked::Faulted), Some(w));
                         return self.finish(e);
                     }
                     _ => {}
                 },
-                _ => return self.finish(self.retired_event(exited, id)),
+                // Its slot holds another wave: it exited during the command.
+                _ => return self.finish(self.retired_event(exited(true), id)),
             }
             let ready: Vec<usize> = (0..self.machine.waves.len())
                 .filter(|&i| self.machine.waves[i].state == WaveState::Ready)
@@ -338,6 +346,7 @@ impl Engine {
                 let reason = match goal {
                     Goal::Steps(_) => StopReason::Step,
                     Goal::Exit => StopReason::Reached(Reached::Exit),
+                    _ if done > 0 => StopReason::Reached(Reached::Exit),
                     _ => StopReason::Blocked(Blocked::Exited),
                 };
                 return self.finish(self.retired_event(reason, id));
@@ -360,7 +369,10 @@ impl Engine {
             let blocked = match wave.state {
                 WaveState::Ready | WaveState::Stopped => None,
                 WaveState::AtBarrier => Some(StopReason::Blocked(at_barrier)),
-                WaveState::Exited if goal == Goal::Exit => Some(StopReason::Reached(Reached::Exit)),
+                // Exited during the command: it ends as `finish` does.
+                WaveState::Exited if goal == Goal::Exit || done > 0 => {
+                    Some(StopReason::Reached(Reached::Exit))
+                }
                 WaveState::Exited => Some(StopReason::Blocked(Blocked::Exited)),
                 WaveState::Faulted => Some(StopReason::Blocked(Blocked::Faulted)),
             };

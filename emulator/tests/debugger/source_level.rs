@@ -645,3 +645,43 @@ fn a_file_the_kernel_does_not_have_is_named_in_the_error() {
     let m = fail(&mut e, "list saxpy.cl:3,saxpy_src.s:5").message();
     assert!(m.contains("different files"), "{m}");
 }
+
+/// `next` or `until` over a wave's `end`, and a locked continue to it: the wave exited
+/// during the command, which says so as `finish` does, not "Cannot run" as a command
+/// started on a wave that had already exited does.
+#[test]
+fn a_line_step_over_the_end_says_the_wave_exited() {
+    let mut e = saxpy();
+    run(&mut e, "break saxpy.cl:13");
+    let (_, s) = stop(&mut e, "continue");
+    assert!(matches!(s.reason, StopReason::Breakpoint { .. }), "{s:?}");
+    run(&mut e, "delete");
+    let commands = ["next", "until", "step 3", "stepi 10", "finish"];
+    // (`stepi` with scheduler-locking off steps every wave: they all end, the launch too.)
+    let cases = ["on", "off"]
+        .into_iter()
+        .flat_map(|l| commands.map(|c| (l, c)));
+    for (locking, command) in cases.filter(|&c| c != ("off", "stepi 10")) {
+        let mut e = e.clone();
+        run(&mut e, &format!("set scheduler-locking {locking}"));
+        let (text, s) = stop(&mut e, command);
+        assert_eq!(
+            s.reason,
+            StopReason::Reached(Reached::Exit),
+            "{command} ({locking}): {text}"
+        );
+        assert!(
+            text.contains("exited") && !text.contains("Cannot run"),
+            "{command}: {text}"
+        );
+        // Once exited, it cannot run: that is what "Cannot run" is for.
+        let (text, s) = stop(&mut e, command);
+        assert!(
+            matches!(
+                s.reason,
+                StopReason::Blocked(Blocked::Exited) | StopReason::Reached(Reached::Exit)
+            ),
+            "{command} again: {text}"
+        );
+    }
+}

@@ -575,9 +575,10 @@ done:
     assert_eq!(e.machine().waves[0].id, 1, "workgroup 1 took the slot");
     let retired = e.machine().retired_wave(0).expect("wave 0 kept");
     assert_eq!((retired.state, retired.u[1]), (WaveState::Exited, 1));
-    // A continue of wave 1 alone ends with wave 1, not running wave 2 in the slot.
+    // A continue of wave 1 alone ends with wave 1 exiting (as `finish` says it), not
+    // running wave 2 in the slot.
     let stop = e.run_wave(0, u64::MAX);
-    assert_eq!(stop.reason, StopReason::Blocked(Blocked::Exited));
+    assert_eq!(stop.reason, StopReason::Reached(Reached::Exit));
     assert_eq!((stop.wave, stop.wave_id), (None, Some(1)));
     assert_eq!(e.machine().waves[0].id, 2);
     assert_eq!(e.machine().waves[0].pc, 0, "wave 2 did not run");
