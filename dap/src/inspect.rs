@@ -6,6 +6,7 @@ use std::io::Write;
 
 use wavedbg_emulator::debug::command::Command;
 use wavedbg_emulator::debug::completion::Words;
+use wavedbg_emulator::debug::driver::Plan;
 use wavedbg_emulator::debug::expr::ParsedExpr;
 use wavedbg_emulator::debug::{view, CommandOutput, Output, StopReason};
 
@@ -32,7 +33,27 @@ impl<W: Write> Session<W> {
             self.select_thread(frame)?;
         }
         if args.context.as_deref() == Some("repl") {
-            let output = self.line(&args.expression)?;
+            // A line that runs the machine runs after the response, as a `continue`
+            // request does: the client hears `continued`, may pause it, and hears its
+            // stop. (Once the launch is over only a relaunch runs that way.)
+            let plan = match self.plan_line(&args.expression)? {
+                Plan::Run(planned)
+                    if planned.command.runs_machine()
+                        && (!self.ended || planned.command.relaunches()) =>
+                {
+                    self.configured = true;
+                    if planned.command.relaunches() {
+                        self.ended = false;
+                    }
+                    return Ok(Reply::body(EvaluateBody {
+                        result: String::new(),
+                        variables_reference: 0,
+                    })?
+                    .then(Then::RunLine(Box::new(planned))));
+                }
+                other => other,
+            };
+            let output = self.execute_plan(plan)?;
             if output.stop.is_some() && !self.configured {
                 // A run before configurationDone would start what the client has not
                 // finished setting up; the engine ran it, so say where it stopped.

@@ -159,6 +159,9 @@ impl<W: Write> Session<W> {
     }
 
     pub(crate) fn restart(&mut self, args: RestartArguments) -> Result<Reply, DapError> {
+        // The run it interrupted (if any) reported its stop; the relaunch's run must not
+        // take the request for a pause.
+        self.pause_handled();
         match args.arguments {
             // Other launch options for the same kernel: the engine relaunches with them,
             // keeping the points.

@@ -4,9 +4,13 @@
 //! configuration, then `configurationDone`).
 //!
 //! The session thread owns the engine and runs it; a reader thread reads the client's
-//! messages and, when a `pause`, `terminate` or `disconnect` arrives or the client goes
-//! away, interrupts the run in progress through the engine's interrupt handle, so a
-//! long `continue` stops within a few hundred instructions.
+//! messages and, when a `pause`, `terminate`, `restart` or `disconnect` arrives or the
+//! client goes away, interrupts the run in progress through the engine's interrupt
+//! handle, so a long `continue` stops within a few hundred instructions. Requests are
+//! answered in the order they arrive: those that come during a run wait for its stop,
+//! and a run-control request answered while a later `pause` (or `terminate`, `restart`,
+//! `disconnect`) is pending stops at once without running, so that request's response
+//! is never held behind a new run.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::{BufReader, Read, Write};
@@ -18,7 +22,7 @@ use serde::de::DeserializeOwned;
 use serde::Serialize;
 use serde_json::Value;
 use wavedbg_emulator::debug::command::Command;
-use wavedbg_emulator::debug::driver::{Driver, Input, Outcome};
+use wavedbg_emulator::debug::driver::{Driver, Input, Outcome, Plan, Planned};
 use wavedbg_emulator::debug::{CommandOutput, Engine, InterruptHandle};
 
 use crate::error::DapError;
@@ -37,6 +41,9 @@ pub(crate) enum Then {
     Initialized,
     /// Run this command (continue, a step) and report its stop.
     Run(Command),
+    /// Run this line of the debug console (it runs the machine): say `continued`, then
+    /// report its stop.
+    RunLine(Box<Planned>),
     /// Report a `stopped` event without running (entry, goto).
     Stopped {
         /// The protocol's reason.
@@ -232,10 +239,25 @@ impl<W: Write> Session<W> {
         output(outcome)
     }
 
-    /// Runs a line the user typed in the client's console, through the driver.
-    pub(crate) fn line(&mut self, line: &str) -> Result<CommandOutput, DapError> {
+    /// Plans a line the user typed in the client's console (parsed once, by the driver).
+    pub(crate) fn plan_line(&mut self, line: &str) -> Result<Plan, DapError> {
+        let engine = self.engine.as_ref().ok_or(DapError::NotLaunched)?;
+        Ok(self.driver.plan(engine, Input::Line(line)))
+    }
+
+    /// Runs a planned line as [`Driver::execute`] would (this driver never asks).
+    pub(crate) fn execute_plan(&mut self, plan: Plan) -> Result<CommandOutput, DapError> {
         let engine = self.engine.as_mut().ok_or(DapError::NotLaunched)?;
-        let (outcome, _) = self.driver.execute(engine, Input::Line(line));
+        let outcome = match plan {
+            Plan::Run(planned) => {
+                let ran = planned.run(engine);
+                self.driver.finish(engine, planned, ran).0
+            }
+            Plan::Confirm { planned, .. } => Outcome::NotConfirmed { planned },
+            Plan::Nothing => Outcome::Nothing,
+            Plan::Quit => Outcome::Quit,
+            Plan::Invalid { text, error } => Outcome::Invalid { text, error },
+        };
         output(outcome)
     }
 
@@ -303,7 +325,8 @@ impl<W: Write> Session<W> {
         match then {
             Then::Nothing => {}
             Then::Initialized => self.event("initialized", None::<()>)?,
-            Then::Run(command) => self.run(command)?,
+            Then::Run(command) => self.run(Planned::typed(command), false)?,
+            Then::RunLine(planned) => self.run(*planned, true)?,
             Then::Stopped { reason, thread } => {
                 self.thread_events()?;
                 self.stopped(reason, thread, None, Vec::new())?;
@@ -463,9 +486,10 @@ fn spawn_reader(
                     }
                 }
                 let stops = match &frame {
-                    Ok(Frame::Request(r)) => {
-                        matches!(r.command.as_str(), "pause" | "terminate" | "disconnect")
-                    }
+                    Ok(Frame::Request(r)) => matches!(
+                        r.command.as_str(),
+                        "pause" | "terminate" | "restart" | "disconnect"
+                    ),
                     Ok(Frame::Closed) | Err(_) => true,
                     Ok(_) => false,
                 };

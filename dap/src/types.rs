@@ -811,6 +811,16 @@ pub struct OutputEventBody {
     pub output: String,
 }
 
+/// `continued`'s body (a run the debug console started).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ContinuedEventBody {
+    /// The wave that runs (the selected one).
+    pub thread_id: i64,
+    /// Whether every wave runs, not only that one.
+    pub all_threads_continued: bool,
+}
+
 /// `thread`'s body.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
