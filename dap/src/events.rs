@@ -144,6 +144,8 @@ impl<W: Write> Session<W> {
         match &stop.reason {
             StopReason::Finished | StopReason::Terminated(_) => {
                 let code = i64::from(!matches!(stop.reason, StopReason::Finished));
+                // The waves the machine keeps at the end are over too.
+                self.threads_exited()?;
                 self.event("exited", Some(ExitedEventBody { exit_code: code }))?;
                 self.ended = true;
                 self.event("terminated", None::<()>)?;

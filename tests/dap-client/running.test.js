@@ -85,3 +85,21 @@ test('a continue queued behind a pause does not start a new run', async () => {
     c.child.kill();
   }
 });
+
+test('every thread started is reported exited when the launch ends', async () => {
+  const c = raw();
+  try {
+    await c.request('initialize', { adapterID: 'wavedbg' });
+    await c.request('launch', { program: KERNELS.reduce });
+    await c.next(isEvent('initialized'));
+    await c.request('configurationDone', {});
+    await c.next(isEvent('terminated'));
+    const threads = c.all.filter(isEvent('thread'));
+    const started = threads.filter((m) => m.body.reason === 'started').map((m) => m.body.threadId).sort();
+    const exited = threads.filter((m) => m.body.reason === 'exited').map((m) => m.body.threadId).sort();
+    assert.ok(started.length > 0);
+    assert.deepStrictEqual(exited, started);
+  } finally {
+    c.child.kill();
+  }
+});
