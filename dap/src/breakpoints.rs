@@ -9,7 +9,7 @@ use wavedbg_emulator::check::CheckGroup;
 use wavedbg_emulator::debug::breakpoint::{Filters, WatchKind};
 use wavedbg_emulator::debug::command::{parse_mem_ref, Command, Location, Numbers, WatchWhere};
 use wavedbg_emulator::debug::expr::{self, ParsedExpr};
-use wavedbg_emulator::debug::Output;
+use wavedbg_emulator::debug::{Engine, Output};
 use wavedbg_emulator::memory::Space;
 
 use crate::error::DapError;
@@ -32,15 +32,14 @@ struct Wanted {
 }
 
 /// The ignore count a hit condition means: `N` and `>=N` stop from the Nth hit, `>N`
-/// after it (`None`: not a hit condition the engine's ignore count can express).
+/// after it (`None`: not a hit condition the engine's ignore count can express, such as
+/// `==N`, which stops at the Nth hit only, or `%N`).
 pub fn ignore_count(hit: &str) -> Option<u32> {
     let hit = hit.trim();
     let (after, n) = if let Some(n) = hit.strip_prefix(">=") {
         (false, n)
     } else if let Some(n) = hit.strip_prefix('>') {
         (true, n)
-    } else if let Some(n) = hit.strip_prefix("==") {
-        (false, n)
     } else {
         (false, hit)
     };
@@ -68,6 +67,22 @@ fn parse_data_id(id: &str) -> Result<(Space, u64, &str), DapError> {
     Ok((space, len, expr))
 }
 
+/// The higher-level file (`.file N` of the kernel's line table) `file` names, by its
+/// last path component as `break FILE:LINE` matches it; `None` for any other file.
+fn high_level_file(engine: &Engine, file: Option<&str>) -> Option<u32> {
+    let last = |p: &str| {
+        std::path::Path::new(p)
+            .file_name()
+            .map(|n| n.to_os_string())
+    };
+    let wanted = last(file?)?;
+    engine
+        .high_level_files()
+        .into_iter()
+        .find(|h| last(&h.path).as_ref() == Some(&wanted))
+        .map(|h| h.number)
+}
+
 fn condition(text: &Option<String>) -> Result<Option<ParsedExpr>, DapError> {
     match text.as_deref().map(str::trim) {
         None | Some("") => Ok(None),
@@ -92,7 +107,7 @@ impl<W: Write> Session<W> {
             None | Some("") => None,
             Some(h) => Some(ignore_count(h).ok_or_else(|| {
                 DapError::Invalid(format!(
-                    "hit condition `{h}`: wavedbg takes N, >=N or >N (stop from the Nth hit, or after it)"
+                    "hit condition `{h}`: wavedbg takes N, >=N or >N (stop from the Nth hit on, or after it); not ==N or %N"
                 ))
             })?),
         };
@@ -115,19 +130,23 @@ impl<W: Write> Session<W> {
     }
 
     /// Sets each wanted breakpoint, in order; one refused before (`Err`: why) or that fails
-    /// is reported unverified with why.
-    fn set_all(&mut self, wanted: Vec<Result<Wanted, String>>) -> (Vec<u32>, Vec<Breakpoint>) {
+    /// is reported unverified with why. `asked`: the source file the client set them in.
+    fn set_all(
+        &mut self,
+        wanted: Vec<Result<Wanted, String>>,
+        asked: Option<&Source>,
+    ) -> (Vec<u32>, Vec<Breakpoint>) {
         let mut ids = Vec::new();
         let mut shown = Vec::new();
         for want in wanted {
             match want.and_then(|w| self.set_one(&w).map_err(|e| e.to_string())) {
                 Ok(id) => {
                     ids.push(id);
-                    shown.push(self.describe_point(id));
+                    shown.push(self.describe_point(id, asked));
                 }
                 Err(why) => shown.push(Breakpoint {
                     verified: false,
-                    message: Some(why),
+                    message: Some(wavedbg_emulator::clip_quoted(why)),
                     ..Breakpoint::default()
                 }),
             }
@@ -135,8 +154,10 @@ impl<W: Write> Session<W> {
         (ids, shown)
     }
 
-    /// A set breakpoint as the protocol shows it: its address, file and line.
-    fn describe_point(&self, id: u32) -> Breakpoint {
+    /// A set breakpoint as the protocol shows it: its address, file and line. One set in
+    /// a higher-level source file (`asked`, a `.file` of the line table) is shown in that
+    /// file's lines; others in the kernel's own.
+    fn describe_point(&self, id: u32, asked: Option<&Source>) -> Breakpoint {
         let Some(engine) = &self.engine else {
             return Breakpoint::default();
         };
@@ -147,12 +168,25 @@ impl<W: Write> Session<W> {
                 ..Breakpoint::default()
             };
         };
-        let line = engine.machine().program().line_at(b.addr);
+        let high = asked.and_then(|s| {
+            let n = high_level_file(engine, s.path.as_deref().or(s.name.as_deref()))?;
+            Some((
+                s.clone(),
+                engine.line_row_at(b.addr).filter(|r| r.file == n),
+            ))
+        });
+        let (source, line) = match high {
+            Some((source, row)) => (Some(source), row.map(|r| r.line)),
+            None => (
+                self.kernel_source(),
+                engine.machine().program().line_at(b.addr),
+            ),
+        };
         Breakpoint {
             id: Some(i64::from(id)),
             verified: true,
             message: None,
-            source: self.kernel_source(),
+            source,
             line: line.map(|l| self.client_line(l)),
             instruction_reference: Some(format!("{:#x}", b.addr)),
         }
@@ -184,6 +218,28 @@ impl<W: Write> Session<W> {
         );
         let line_base = self.line_base;
         let engine = self.engine()?;
+        if let Some(n) = high_level_file(engine, file.as_deref()) {
+            // A higher-level file: its lines with a statement, where `break` goes.
+            let mut lines: Vec<u32> = engine
+                .machine()
+                .program()
+                .source_info
+                .rows
+                .iter()
+                .filter(|r| r.file == n && r.is_stmt && r.line != 0)
+                .map(|r| r.line)
+                .filter(|l| (first..=last).contains(&u64::from(*l)))
+                .collect();
+            lines.sort_unstable();
+            lines.dedup();
+            let breakpoints = lines
+                .into_iter()
+                .map(|l| BreakpointLocation {
+                    line: i64::from(l) - 1 + line_base,
+                })
+                .collect();
+            return Reply::body(BreakpointLocationsBody { breakpoints });
+        }
         let mut lines: Vec<u32> = engine
             .machine()
             .program()
@@ -222,10 +278,12 @@ impl<W: Write> Session<W> {
         args: SetBreakpointsArguments,
     ) -> Result<Reply, DapError> {
         self.engine()?;
+        // One file however the client spells its path (`a/./k.s`, relative or not).
         let key = args
             .source
             .path
-            .clone()
+            .as_deref()
+            .map(crate::paths::normal_path)
             .or(args.source.name.clone())
             .unwrap_or_default();
         let old = self.points.source.remove(&key).unwrap_or_default();
@@ -245,7 +303,7 @@ impl<W: Write> Session<W> {
                 })
             })
             .collect();
-        let (ids, breakpoints) = self.set_all(wanted);
+        let (ids, breakpoints) = self.set_all(wanted, Some(&args.source));
         self.points.source.insert(key, ids);
         Reply::body(BreakpointsBody { breakpoints })
     }
@@ -271,7 +329,7 @@ impl<W: Write> Session<W> {
                 })
             })
             .collect();
-        let (ids, breakpoints) = self.set_all(wanted);
+        let (ids, breakpoints) = self.set_all(wanted, None);
         self.points.functions = ids;
         Reply::body(BreakpointsBody { breakpoints })
     }
@@ -300,7 +358,7 @@ impl<W: Write> Session<W> {
                 })
             })
             .collect();
-        let (ids, breakpoints) = self.set_all(wanted);
+        let (ids, breakpoints) = self.set_all(wanted, None);
         self.points.instructions = ids;
         Reply::body(BreakpointsBody { breakpoints })
     }
@@ -336,19 +394,24 @@ impl<W: Write> Session<W> {
                         None => (None, format!("no buffer `{}`", args.name)),
                     }
                 }
-                _ => (
+                Some(_) => (
                     None,
                     "registers cannot be watched: watch memory (a buffer, or global:/shared:/scratch: ADDR)".into(),
                 ),
+                None => (None, format!("no variables reference {reference}")),
             }
         } else {
-            let len = args.bytes.unwrap_or(4).max(1);
+            let len = args.bytes.unwrap_or(4);
             match parse_mem_ref(&args.name, len) {
+                _ if len == 0 => (None, "a watch covers at least 1 byte".into()),
                 Ok(m) => (
                     Some(data_id(m.space, len, &m.addr.text)),
                     format!("{m} ({len} bytes)"),
                 ),
-                Err(e) => (None, format!("`{}`: {e}", args.name)),
+                Err(e) => (
+                    None,
+                    wavedbg_emulator::clip_quoted(format!("`{}`: {e}", args.name)),
+                ),
             }
         };
         let access_types = if data_id.is_some() { all } else { Vec::new() };
@@ -463,12 +526,14 @@ mod tests {
     use super::*;
 
     #[test]
-    fn hit_conditions_as_ignore_counts() {
+    fn hit_conditions_as_ignore_counts_refuse_exact_counts() {
         assert_eq!(ignore_count("3"), Some(2));
         assert_eq!(ignore_count(">= 3"), Some(2));
         assert_eq!(ignore_count(">3"), Some(3));
         assert_eq!(ignore_count("1"), Some(0));
         assert_eq!(ignore_count("%2"), None);
+        // An ignore count stops at every hit from the Nth on, not at the Nth alone.
+        assert_eq!(ignore_count("==2"), None);
         assert_eq!(ignore_count("x"), None);
     }
 

@@ -17,6 +17,8 @@ use crate::types::{
 impl<W: Write> Session<W> {
     /// Selects the wave a thread id names.
     pub(crate) fn select_thread(&mut self, thread: i64) -> Result<(), DapError> {
+        // Checked here so the error names the thread, not the wave (its id less one).
+        self.wave_of(thread)?;
         let id = u32::try_from(thread.saturating_sub(1))
             .map_err(|_| DapError::Invalid(format!("no thread {thread}")))?;
         self.engine()?.select_wave(id)?;
@@ -45,8 +47,9 @@ impl<W: Write> Session<W> {
         command: Command,
     ) -> Result<Reply, DapError> {
         self.check_running_allowed(command.name())?;
-        // A thread the client names that is gone (its wave exited) leaves the selection.
-        if args.thread_id > 0 && !matches!(command, Command::Continue | Command::ReverseContinue) {
+        // A step is the thread's: it must name a resident wave (thread ids count from
+        // 1, so 0 or none is refused). Continue runs them all.
+        if !matches!(command, Command::Continue | Command::ReverseContinue) {
             self.select_thread(args.thread_id)?;
         }
         let reply = if matches!(command, Command::Continue) {
@@ -76,6 +79,7 @@ impl<W: Write> Session<W> {
         let engine = self.engine()?;
         let addr = engine.resolve_location(&location)?;
         let label = wavedbg_emulator::debug::view::pc_text(engine.machine(), addr);
+        self.goto_targets.insert(addr);
         Reply::body(GotoTargetsBody {
             targets: vec![GotoTarget {
                 id: addr as i64,
@@ -88,8 +92,16 @@ impl<W: Write> Session<W> {
 
     pub(crate) fn goto(&mut self, args: GotoArguments) -> Result<Reply, DapError> {
         self.check_running_allowed("goto")?;
+        // Only a target `gotoTargets` gave (an id is a code address).
         let addr = u64::try_from(args.target_id)
-            .map_err(|_| DapError::Invalid(format!("no goto target {}", args.target_id)))?;
+            .ok()
+            .filter(|a| self.goto_targets.contains(a))
+            .ok_or_else(|| {
+                DapError::Invalid(format!(
+                    "no goto target {} (gotoTargets gives them)",
+                    args.target_id
+                ))
+            })?;
         self.select_thread(args.thread_id)?;
         self.command(Command::Set {
             target: SetTarget::Register(RegRef::Pc),

@@ -32,9 +32,14 @@ pub enum DapError {
     /// A value in the arguments is not one the adapter can use.
     #[error("{0}")]
     Invalid(String),
-    /// The engine refused the command it was mapped to.
-    #[error("{0}")]
+    /// The engine refused the command it was mapped to: its message, without the
+    /// command language's `usage:` line (the client did not type a command).
+    #[error("{}", .0.message())]
     Command(#[from] CommandError),
+    /// A line typed in the debug console failed: what the REPL prints for it (with the
+    /// command's usage).
+    #[error("{0}")]
+    Console(CommandError),
     /// The engine refused an operation.
     #[error("{0}")]
     Engine(#[from] EngineError),
@@ -56,6 +61,7 @@ impl DapError {
             DapError::Command(_) => 6,
             DapError::Engine(_) => 7,
             DapError::Open(_) => 8,
+            DapError::Console(_) => 9,
         }
     }
 }

@@ -6,12 +6,13 @@
 use std::io::Write;
 
 use wavedbg_emulator::debug::command::Command;
+use wavedbg_emulator::debug::driver::{Plan, Planned};
 use wavedbg_emulator::debug::expr::ParsedExpr;
 use wavedbg_emulator::debug::{StopEvent, StopReason};
 
 use crate::protocol::WireError;
 use crate::session::Session;
-use crate::types::{ExitedEventBody, StoppedEventBody};
+use crate::types::{ContinuedEventBody, ExitedEventBody, StoppedEventBody};
 
 /// What follows a reported stop.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -23,6 +24,22 @@ pub(crate) enum After {
     Continue,
 }
 
+/// Whether a run-control command runs every wave (not the selected wave alone), as a
+/// `continued` event says.
+fn runs_all_waves(command: &Command) -> bool {
+    !matches!(
+        command,
+        Command::Stepi(_)
+            | Command::StepiAlone(_)
+            | Command::Step(_)
+            | Command::Next(_)
+            | Command::ReverseStepi(_)
+            | Command::ReverseStep(_)
+            | Command::ReverseNext(_)
+            | Command::Finish
+    )
+}
+
 /// The thread id of a wave's global id.
 pub(crate) fn thread_id(wave_id: u32) -> i64 {
     i64::from(wave_id) + 1
@@ -30,11 +47,30 @@ pub(crate) fn thread_id(wave_id: u32) -> i64 {
 
 impl<W: Write> Session<W> {
     /// Runs a run-control command and reports its stop; logpoints and ignored faults
-    /// continue, until a stop the client sees (or a pause).
-    pub(crate) fn run(&mut self, command: Command) -> Result<(), WireError> {
-        let mut command = command;
+    /// continue, until a stop the client sees (or a pause). `console`: the debug console
+    /// started it, so the client hears `continued` (a `continue` request's response says
+    /// it already).
+    pub(crate) fn run(&mut self, first: Planned, console: bool) -> Result<(), WireError> {
+        if self.pause_pending() {
+            // A pause (terminate, restart, disconnect) came after this request: the
+            // client wants the machine stopped, so nothing runs and the pause's response
+            // comes next instead of waiting behind a new run.
+            let text = "Not run: a pause came after the request.\n";
+            self.thread_events()?;
+            self.output("console", text)?;
+            let thread = self.selected_thread();
+            return self.stopped("pause", thread, Some(text.trim_end().into()), Vec::new());
+        }
+        if console {
+            let body = ContinuedEventBody {
+                thread_id: self.selected_thread().unwrap_or(1),
+                all_threads_continued: runs_all_waves(&first.command),
+            };
+            self.event("continued", Some(body))?;
+        }
+        let mut planned = first;
         loop {
-            match self.command(command) {
+            match self.execute_plan(Plan::Run(planned)) {
                 Ok(output) => match output.stop {
                     Some(stop) => {
                         if self.report(&stop, &output.text)? == After::Told {
@@ -44,22 +80,26 @@ impl<W: Write> Session<W> {
                             let thread = stop.wave_id.map(thread_id);
                             return self.stopped("pause", thread, None, Vec::new());
                         }
-                        command = Command::Continue;
+                        planned = Planned::typed(Command::Continue);
                     }
                     None => return self.output("console", &output.text),
                 },
                 Err(e) => {
                     // The client was told the run started: it must hear that it stopped.
                     self.output("stderr", &format!("error: {e}\n"))?;
-                    let thread = self
-                        .engine
-                        .as_ref()
-                        .and_then(|e| e.machine().waves.get(e.selected_wave))
-                        .map(|w| thread_id(w.id));
+                    let thread = self.selected_thread();
                     return self.stopped("pause", thread, Some(e.to_string()), Vec::new());
                 }
             }
         }
+    }
+
+    /// The selected wave's thread id.
+    pub(crate) fn selected_thread(&self) -> Option<i64> {
+        self.engine
+            .as_ref()
+            .and_then(|e| e.machine().waves.get(e.selected_wave))
+            .map(|w| thread_id(w.id))
     }
 
     /// Sends a `stopped` event.
@@ -104,6 +144,8 @@ impl<W: Write> Session<W> {
         match &stop.reason {
             StopReason::Finished | StopReason::Terminated(_) => {
                 let code = i64::from(!matches!(stop.reason, StopReason::Finished));
+                // The waves the machine keeps at the end are over too.
+                self.threads_exited()?;
                 self.event("exited", Some(ExitedEventBody { exit_code: code }))?;
                 self.ended = true;
                 self.event("terminated", None::<()>)?;

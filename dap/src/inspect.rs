@@ -6,14 +6,16 @@ use std::io::Write;
 
 use wavedbg_emulator::debug::command::Command;
 use wavedbg_emulator::debug::completion::Words;
+use wavedbg_emulator::debug::driver::Plan;
 use wavedbg_emulator::debug::expr::ParsedExpr;
 use wavedbg_emulator::debug::{view, CommandOutput, Output, StopReason};
 
 use crate::error::DapError;
+use crate::events::thread_id;
 use crate::session::{Reply, Session, Then};
 use crate::types::{
     CompletionItem, CompletionsArguments, CompletionsBody, EvaluateArguments, EvaluateBody,
-    ExceptionDetails, ExceptionInfoBody,
+    ExceptionDetails, ExceptionInfoArguments, ExceptionInfoBody,
 };
 
 /// A printed value as a client shows it: the number alone, or the engine's text of a
@@ -32,7 +34,30 @@ impl<W: Write> Session<W> {
             self.select_thread(frame)?;
         }
         if args.context.as_deref() == Some("repl") {
-            let output = self.line(&args.expression)?;
+            // A line that runs the machine runs after the response, as a `continue`
+            // request does: the client hears `continued`, may pause it, and hears its
+            // stop. (Once the launch is over only a relaunch runs that way.)
+            let plan = match self.plan_line(&args.expression)? {
+                Plan::Run(planned)
+                    if planned.command.runs_machine()
+                        && (!self.ended || planned.command.relaunches()) =>
+                {
+                    self.configured = true;
+                    if planned.command.relaunches() {
+                        self.ended = false;
+                    }
+                    return Ok(Reply::body(EvaluateBody {
+                        result: String::new(),
+                        variables_reference: 0,
+                    })?
+                    .then(Then::RunLine(Box::new(planned))));
+                }
+                other => other,
+            };
+            let output = self.execute_plan(plan).map_err(|e| match e {
+                DapError::Command(e) => DapError::Console(e),
+                other => other,
+            })?;
             if output.stop.is_some() && !self.configured {
                 // A run before configurationDone would start what the client has not
                 // finished setting up; the engine ran it, so say where it stopped.
@@ -54,8 +79,12 @@ impl<W: Write> Session<W> {
             })?
             .then(then));
         }
-        let expr = ParsedExpr::parse(&args.expression)
-            .map_err(|e| DapError::Invalid(format!("`{}`: {e}", args.expression)))?;
+        let expr = ParsedExpr::parse(&args.expression).map_err(|e| {
+            DapError::Invalid(wavedbg_emulator::clip_quoted(format!(
+                "`{}`: {e}",
+                args.expression
+            )))
+        })?;
         let output = self.command(Command::Print { format: None, expr })?;
         Reply::body(EvaluateBody {
             result: value_text(&output),
@@ -67,8 +96,16 @@ impl<W: Write> Session<W> {
     pub(crate) fn completions(&mut self, args: CompletionsArguments) -> Result<Reply, DapError> {
         let engine = self.engine()?;
         let words = Words::of(engine, &[]);
+        // The cursor's line of a text of several.
+        let index = args.line.map_or(0, |l| l.saturating_sub(self.line_base));
+        let text = usize::try_from(index)
+            .ok()
+            .and_then(|i| args.text.split('\n').nth(i))
+            .ok_or_else(|| {
+                DapError::Invalid(format!("the text has no line {}", args.line.unwrap_or(0)))
+            })?;
         // Columns count UTF-16 units; the line is cut at the unit before the cursor.
-        let units: Vec<u16> = args.text.encode_utf16().collect();
+        let units: Vec<u16> = text.encode_utf16().collect();
         let cursor = usize::try_from(args.column.saturating_sub(self.column_base))
             .unwrap_or(0)
             .min(units.len());
@@ -87,12 +124,22 @@ impl<W: Write> Session<W> {
         Reply::body(CompletionsBody { targets })
     }
 
-    pub(crate) fn exception_info(&mut self) -> Result<Reply, DapError> {
+    pub(crate) fn exception_info(
+        &mut self,
+        args: ExceptionInfoArguments,
+    ) -> Result<Reply, DapError> {
         let engine = self.engine()?;
         let stop = engine
             .last_stop()
             .cloned()
             .ok_or_else(|| DapError::Invalid("nothing has stopped yet".into()))?;
+        // The stop is one wave's (a deadlock's, a finding's may name none).
+        if stop.wave_id.is_some_and(|w| thread_id(w) != args.thread_id) {
+            return Err(DapError::Invalid(format!(
+                "thread {} did not stop on an exception",
+                args.thread_id
+            )));
+        }
         let description = view::describe_stop(engine, &stop);
         let (id, type_name, message) = match &stop.reason {
             StopReason::Fault(f) => (

@@ -11,6 +11,7 @@ use wavedbg_emulator::debug::{Engine, KernelSource};
 use wavedbg_emulator::machine::LaunchOptions;
 
 use crate::error::DapError;
+use crate::paths::normal_path;
 use crate::session::{Reply, Session, Then};
 use crate::types::{
     Capabilities, ExceptionBreakpointsFilter, InitializeArguments, LaunchArguments,
@@ -63,7 +64,8 @@ fn groups(args: &LaunchArguments) -> Result<Vec<CheckGroup>, DapError> {
         .map(|name| {
             CheckGroup::parse(name).ok_or_else(|| {
                 DapError::Invalid(format!(
-                    "`{name}` is not a sanitizer group (races, sync, init, hazards, all)"
+                    "`{name}` is not a sanitizer group ({}, all)",
+                    CheckGroup::GROUPS.map(CheckGroup::name).join(", ")
                 ))
             })
         })
@@ -159,12 +161,20 @@ impl<W: Write> Session<W> {
     }
 
     pub(crate) fn restart(&mut self, args: RestartArguments) -> Result<Reply, DapError> {
+        // The run it interrupted (if any) reported its stop; the relaunch's run must not
+        // take the request for a pause.
+        self.pause_handled();
         match args.arguments {
             // Other launch options for the same kernel: the engine relaunches with them,
             // keeping the points.
             Some(new) => {
                 let old = self.launched.clone().unwrap_or_default();
-                if (&new.program, &new.session) != (&old.program, &old.session) {
+                // The same files however the paths are spelled.
+                let files = |a: &LaunchArguments| {
+                    let normal = |p: &Option<String>| p.as_deref().map(normal_path);
+                    (normal(&a.program), normal(&a.session))
+                };
+                if files(&new) != files(&old) {
                     return Err(DapError::Invalid(
                         "restart runs the same kernel: start a new session for another one".into(),
                     ));

@@ -16,6 +16,7 @@ mod events;
 mod inspect;
 mod launch;
 mod memory;
+mod paths;
 pub mod protocol;
 pub mod session;
 pub mod types;

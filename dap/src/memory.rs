@@ -6,7 +6,7 @@ use std::io::Write;
 
 use base64::Engine as _;
 use wavedbg_emulator::debug::view;
-use wavedbg_emulator::machine::CodeWord;
+use wavedbg_emulator::machine::{CodeWord, Machine};
 use wavedbg_emulator::memory::Space;
 
 use crate::error::DapError;
@@ -20,6 +20,37 @@ use wavedbg_emulator::debug::command::parse_mem_ref;
 /// The most bytes one `readMemory` returns, and instructions one `disassemble` lists.
 const MAX_READ: u64 = 1 << 20;
 const MAX_INSTRUCTIONS: i64 = 65_536;
+
+/// How many bytes from `addr` can be read, up to `data`'s length (read into it): all,
+/// else page by page, else byte by byte at the end.
+fn readable_prefix(
+    m: &Machine,
+    space: Space,
+    (w, lane): (usize, u8),
+    addr: u64,
+    data: &mut [u8],
+) -> u64 {
+    let count = data.len() as u64;
+    if m.read_space(space, w, lane, addr, data).is_ok() {
+        return count;
+    }
+    let mut n = 0u64;
+    let mut step = 4096u64;
+    while n < count && step > 0 {
+        let len = step.min(count - n);
+        let chunk = &mut data[n as usize..(n + len) as usize];
+        if m.read_space(space, w, lane, addr.wrapping_add(n), chunk)
+            .is_ok()
+        {
+            n += len;
+        } else if step > 1 {
+            step = 1;
+        } else {
+            break;
+        }
+    }
+    n
+}
 
 impl<W: Write> Session<W> {
     /// A memory reference's space and address: a number, or an expression in the
@@ -116,29 +147,8 @@ impl<W: Write> Session<W> {
         let count = u64::try_from(args.count).unwrap_or(0).min(MAX_READ);
         let engine = self.engine()?;
         let (w, lane) = (engine.selected_wave, engine.selected_lane);
-        let m = engine.machine();
         let mut data = vec![0u8; count as usize];
-        // The readable prefix: whole, else page by page, else byte by byte at its end.
-        let readable = if m.read_space(space, w, lane, addr, &mut data).is_ok() {
-            count
-        } else {
-            let mut n = 0u64;
-            let mut step = 4096u64;
-            while n < count && step > 0 {
-                let len = step.min(count - n);
-                let chunk = &mut data[n as usize..(n + len) as usize];
-                if m.read_space(space, w, lane, addr.wrapping_add(n), chunk)
-                    .is_ok()
-                {
-                    n += len;
-                } else if step > 1 {
-                    step = 1;
-                } else {
-                    break;
-                }
-            }
-            n
-        };
+        let readable = readable_prefix(engine.machine(), space, (w, lane), addr, &mut data);
         data.truncate(readable as usize);
         Reply::body(ReadMemoryBody {
             address: format!("{addr:#x}"),
@@ -154,9 +164,24 @@ impl<W: Write> Session<W> {
             .map_err(|e| DapError::Invalid(format!("data is not base64: {e}")))?;
         let engine = self.engine()?;
         let (w, lane) = (engine.selected_wave, engine.selected_lane);
-        engine.write_memory(space, w, lane, addr, &data)?;
+        let whole = engine.write_memory(space, w, lane, addr, &data);
+        let written = match whole {
+            Ok(()) => data.len(),
+            Err(e) if !args.allow_partial => return Err(e.into()),
+            Err(e) => {
+                // As far as memory goes (what can be read there can be written).
+                let mut probe = vec![0u8; data.len()];
+                let n = readable_prefix(engine.machine(), space, (w, lane), addr, &mut probe);
+                if n == 0 {
+                    return Err(e.into());
+                }
+                engine.write_memory(space, w, lane, addr, &data[..n as usize])?;
+                n as usize
+            }
+        };
         Reply::body(WriteMemoryBody {
-            bytes_written: data.len() as i64,
+            offset: args.allow_partial.then(|| args.offset.unwrap_or(0)),
+            bytes_written: written as i64,
         })
     }
 }

@@ -4,9 +4,13 @@
 //! configuration, then `configurationDone`).
 //!
 //! The session thread owns the engine and runs it; a reader thread reads the client's
-//! messages and, when a `pause`, `terminate` or `disconnect` arrives or the client goes
-//! away, interrupts the run in progress through the engine's interrupt handle, so a
-//! long `continue` stops within a few hundred instructions.
+//! messages and, when a `pause`, `terminate`, `restart` or `disconnect` arrives or the
+//! client goes away, interrupts the run in progress through the engine's interrupt
+//! handle, so a long `continue` stops within a few hundred instructions. Requests are
+//! answered in the order they arrive: those that come during a run wait for its stop,
+//! and a run-control request answered while a later `pause` (or `terminate`, `restart`,
+//! `disconnect`) is pending stops at once without running, so that request's response
+//! is never held behind a new run.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::{BufReader, Read, Write};
@@ -18,7 +22,7 @@ use serde::de::DeserializeOwned;
 use serde::Serialize;
 use serde_json::Value;
 use wavedbg_emulator::debug::command::Command;
-use wavedbg_emulator::debug::driver::{Driver, Input, Outcome};
+use wavedbg_emulator::debug::driver::{Driver, Input, Outcome, Plan, Planned};
 use wavedbg_emulator::debug::{CommandOutput, Engine, InterruptHandle};
 
 use crate::error::DapError;
@@ -37,6 +41,9 @@ pub(crate) enum Then {
     Initialized,
     /// Run this command (continue, a step) and report its stop.
     Run(Command),
+    /// Run this line of the debug console (it runs the machine): say `continued`, then
+    /// report its stop.
+    RunLine(Box<Planned>),
     /// Report a `stopped` event without running (entry, goto).
     Stopped {
         /// The protocol's reason.
@@ -125,6 +132,8 @@ pub struct Session<W: Write> {
     threads: BTreeSet<i64>,
     /// The launch is over and `terminated` was sent.
     pub(crate) ended: bool,
+    /// The code addresses `gotoTargets` gave as target ids (`goto` takes only those).
+    pub(crate) goto_targets: BTreeSet<u64>,
 }
 
 impl<W: Write> Session<W> {
@@ -147,6 +156,7 @@ impl<W: Write> Session<W> {
             stop_on_faults: true,
             threads: BTreeSet::new(),
             ended: false,
+            goto_targets: BTreeSet::new(),
         }
     }
 
@@ -202,20 +212,24 @@ impl<W: Write> Session<W> {
                 message: None,
                 body,
             },
-            Err(e) => Response {
-                seq,
-                request_seq,
-                success: false,
-                command: command.to_string(),
-                message: Some(e.to_string()),
-                body: Some(serde_json::to_value(ErrorBody {
-                    error: Message {
-                        id: e.id(),
-                        format: e.to_string(),
-                        show_user: true,
-                    },
-                })?),
-            },
+            Err(e) => {
+                // Bounded however much of the input it quotes (it lands in pop-ups).
+                let text = wavedbg_emulator::clip_quoted(e.to_string());
+                Response {
+                    seq,
+                    request_seq,
+                    success: false,
+                    command: command.to_string(),
+                    message: Some(text.clone()),
+                    body: Some(serde_json::to_value(ErrorBody {
+                        error: Message {
+                            id: e.id(),
+                            format: text,
+                            show_user: true,
+                        },
+                    })?),
+                }
+            }
         };
         self.send(Outgoing::Response(response))
     }
@@ -232,10 +246,25 @@ impl<W: Write> Session<W> {
         output(outcome)
     }
 
-    /// Runs a line the user typed in the client's console, through the driver.
-    pub(crate) fn line(&mut self, line: &str) -> Result<CommandOutput, DapError> {
+    /// Plans a line the user typed in the client's console (parsed once, by the driver).
+    pub(crate) fn plan_line(&mut self, line: &str) -> Result<Plan, DapError> {
+        let engine = self.engine.as_ref().ok_or(DapError::NotLaunched)?;
+        Ok(self.driver.plan(engine, Input::Line(line)))
+    }
+
+    /// Runs a planned line as [`Driver::execute`] would (this driver never asks).
+    pub(crate) fn execute_plan(&mut self, plan: Plan) -> Result<CommandOutput, DapError> {
         let engine = self.engine.as_mut().ok_or(DapError::NotLaunched)?;
-        let (outcome, _) = self.driver.execute(engine, Input::Line(line));
+        let outcome = match plan {
+            Plan::Run(planned) => {
+                let ran = planned.run(engine);
+                self.driver.finish(engine, planned, ran).0
+            }
+            Plan::Confirm { planned, .. } => Outcome::NotConfirmed { planned },
+            Plan::Nothing => Outcome::Nothing,
+            Plan::Quit => Outcome::Quit,
+            Plan::Invalid { text, error } => Outcome::Invalid { text, error },
+        };
         output(outcome)
     }
 
@@ -260,6 +289,18 @@ impl<W: Write> Session<W> {
         if let Some(e) = &self.engine {
             e.interrupt_handle().cancel();
         }
+    }
+
+    /// Sends `thread` `exited` events for every wave still reported (the launch ended).
+    pub(crate) fn threads_exited(&mut self) -> Result<(), WireError> {
+        for id in std::mem::take(&mut self.threads) {
+            let body = crate::types::ThreadEventBody {
+                reason: "exited".to_string(),
+                thread_id: id,
+            };
+            self.event("thread", Some(body))?;
+        }
+        Ok(())
     }
 
     /// Sends `thread` events for the waves that appeared and went since the last time.
@@ -303,7 +344,8 @@ impl<W: Write> Session<W> {
         match then {
             Then::Nothing => {}
             Then::Initialized => self.event("initialized", None::<()>)?,
-            Then::Run(command) => self.run(command)?,
+            Then::Run(command) => self.run(Planned::typed(command), false)?,
+            Then::RunLine(planned) => self.run(*planned, true)?,
             Then::Stopped { reason, thread } => {
                 self.thread_events()?;
                 self.stopped(reason, thread, None, Vec::new())?;
@@ -360,7 +402,7 @@ impl<W: Write> Session<W> {
             "setVariable" => self.set_variable(args(request)?),
             "evaluate" => self.evaluate(args(request)?),
             "completions" => self.completions(args(request)?),
-            "exceptionInfo" => self.exception_info(),
+            "exceptionInfo" => self.exception_info(args(request)?),
             "continue" => self.resume(args(request)?, Command::Continue),
             "next" | "stepIn" => self.resume(args(request)?, Command::Stepi(1)),
             "stepOut" => self.resume(args(request)?, Command::Finish),
@@ -463,9 +505,10 @@ fn spawn_reader(
                     }
                 }
                 let stops = match &frame {
-                    Ok(Frame::Request(r)) => {
-                        matches!(r.command.as_str(), "pause" | "terminate" | "disconnect")
-                    }
+                    Ok(Frame::Request(r)) => matches!(
+                        r.command.as_str(),
+                        "pause" | "terminate" | "restart" | "disconnect"
+                    ),
                     Ok(Frame::Closed) | Err(_) => true,
                     Ok(_) => false,
                 };
@@ -855,6 +898,197 @@ mod tests {
         // base64 of 07 00 00 00 09 00 00 00.
         assert_eq!(data, "BwAAAAkAAAA=");
         let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// A kernel of the repository's scripts/, by its absolute path.
+    fn script(name: &str) -> String {
+        format!("{}/../scripts/{name}", env!("CARGO_MANIFEST_DIR"))
+    }
+
+    #[test]
+    fn breakpoints_in_a_higher_level_file_are_shown_in_its_lines() {
+        let cl = script("src/saxpy.cl");
+        let out = session(framed(&[
+            request(1, "initialize", json!({})),
+            request(
+                2,
+                "launch",
+                json!({"program": script("saxpy_src.s"), "stopOnEntry": true}),
+            ),
+            request(
+                3,
+                "setBreakpoints",
+                json!({"source": {"path": cl}, "breakpoints": [{"line": 9}]}),
+            ),
+            request(
+                4,
+                "breakpointLocations",
+                json!({"source": {"path": cl}, "line": 1, "endLine": 13}),
+            ),
+            request(5, "gotoTargets", json!({"source": {"path": cl}, "line": 9})),
+        ]));
+        let bp = &response(&out, 3)["body"]["breakpoints"][0];
+        assert_eq!(bp["verified"], true, "{bp}");
+        assert_eq!(bp["line"], 9, "{bp}");
+        assert_eq!(bp["source"]["path"], cl.as_str(), "{bp}");
+        let lines: Vec<i64> = response(&out, 4)["body"]["breakpoints"]
+            .as_array()
+            .map(|a| a.iter().filter_map(|b| b["line"].as_i64()).collect())
+            .unwrap_or_default();
+        assert!(
+            lines.contains(&9) && lines.iter().all(|l| *l <= 13),
+            "{lines:?}"
+        );
+        assert_eq!(response(&out, 5)["body"]["targets"][0]["line"], 9);
+    }
+
+    #[test]
+    fn paths_are_compared_however_they_are_spelled() {
+        let reduce = script("reduce.s");
+        let dotted = script("./reduce.s");
+        let console = |seq, line: &str| {
+            request(
+                seq,
+                "evaluate",
+                json!({"expression": line, "context": "repl"}),
+            )
+        };
+        let out = session(framed(&[
+            request(1, "initialize", json!({})),
+            request(2, "launch", json!({"program": reduce, "stopOnEntry": true})),
+            request(
+                3,
+                "setBreakpoints",
+                json!({"source": {"path": dotted}, "breakpoints": [{"line": 25}]}),
+            ),
+            request(
+                4,
+                "setBreakpoints",
+                json!({"source": {"path": reduce}, "breakpoints": []}),
+            ),
+            console(5, "info breakpoints"),
+            request(
+                6,
+                "restart",
+                json!({"arguments": {"program": dotted, "stopOnEntry": true}}),
+            ),
+        ]));
+        assert_eq!(
+            response(&out, 3)["body"]["breakpoints"][0]["verified"],
+            true
+        );
+        let listed = response(&out, 5)["body"]["result"]
+            .as_str()
+            .unwrap_or_default();
+        assert!(listed.contains("No breakpoints"), "{listed}");
+        assert_eq!(response(&out, 6)["success"], true, "{out:?}");
+    }
+
+    #[test]
+    fn arguments_are_checked_and_answered_as_the_protocol_says() {
+        let long = format!("{}1{}", "(".repeat(100_000), ")".repeat(100_000));
+        let out = session(framed(&[
+            request(
+                1,
+                "initialize",
+                json!({"linesStartAt1": true, "columnsStartAt1": false}),
+            ),
+            request(
+                2,
+                "launch",
+                json!({"program": script("reduce.s"), "stopOnEntry": true}),
+            ),
+            request(3, "configurationDone", Value::Null),
+            // A lane named without brackets answers its new value.
+            request(
+                4,
+                "setVariable",
+                json!({"variablesReference": 1024 + 16 + 1, "name": "3", "value": "9"}),
+            ),
+            // Up to the end of `in` (1024 bytes): 4 of 8 written.
+            request(
+                5,
+                "writeMemory",
+                json!({"memoryReference": "global:in", "offset": 1020, "allowPartial": true, "data": "AAAAAAAAAAA="}),
+            ),
+            request(
+                6,
+                "completions",
+                json!({"text": "info br\nbre", "line": 2, "column": 3}),
+            ),
+            request(7, "stackTrace", json!({"threadId": 1})),
+            request(8, "next", json!({"threadId": 0})),
+            request(9, "goto", json!({"threadId": 1, "targetId": 0})),
+            request(10, "next", json!({"threadId": 99})),
+            request(
+                11,
+                "evaluate",
+                json!({"expression": long, "context": "watch", "frameId": 1}),
+            ),
+            request(
+                12,
+                "setVariable",
+                json!({"variablesReference": 1025, "name": "u4", "value": "1 +"}),
+            ),
+            request(
+                13,
+                "dataBreakpointInfo",
+                json!({"variablesReference": 5, "name": "x"}),
+            ),
+            request(
+                14,
+                "dataBreakpointInfo",
+                json!({"name": "global:in", "bytes": 0}),
+            ),
+            request(
+                15,
+                "restart",
+                json!({"arguments": {"program": script("reduce.s"), "checks": ["nonsense"]}}),
+            ),
+            request(
+                16,
+                "setBreakpoints",
+                json!({"source": {"path": script("reduce.s")}, "breakpoints": [{"line": 25, "hitCondition": "==2"}]}),
+            ),
+        ]));
+        assert_eq!(response(&out, 4)["body"]["value"], "0x00000009 (9)");
+        let w = &response(&out, 5)["body"];
+        assert_eq!(
+            (w["bytesWritten"].as_i64(), w["offset"].as_i64()),
+            (Some(4), Some(1020)),
+            "{w}"
+        );
+        let labels: Vec<&str> = response(&out, 6)["body"]["targets"]
+            .as_array()
+            .map(|a| a.iter().filter_map(|t| t["label"].as_str()).collect())
+            .unwrap_or_default();
+        assert!(labels.contains(&"break"), "{labels:?}");
+        assert_eq!(response(&out, 7)["body"]["stackFrames"][0]["column"], 0);
+        let failed = |seq| {
+            let r = response(&out, seq);
+            assert_eq!(r["success"], false, "{seq}: {r}");
+            r["message"].as_str().unwrap_or_default().to_string()
+        };
+        assert!(failed(8).contains("no thread 0"));
+        assert!(failed(9).contains("no goto target 0"));
+        assert!(failed(10).contains("thread 99"), "{}", failed(10));
+        assert!(failed(11).len() < 500, "{}", failed(11).len());
+        assert!(!failed(12).contains("usage"), "{}", failed(12));
+        let info = |seq| {
+            response(&out, seq)["body"]["description"]
+                .as_str()
+                .unwrap_or_default()
+                .to_string()
+        };
+        assert!(
+            info(13).contains("no variables reference 5"),
+            "{}",
+            info(13)
+        );
+        assert!(info(14).contains("at least 1 byte"), "{}", info(14));
+        assert!(failed(15).contains("xlane"), "{}", failed(15));
+        let bp = &response(&out, 16)["body"]["breakpoints"][0];
+        assert_eq!(bp["verified"], false, "{bp}");
     }
 
     #[test]

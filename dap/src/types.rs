@@ -744,14 +744,27 @@ pub struct WriteMemoryArguments {
     pub offset: Option<i64>,
     /// The bytes, base64.
     pub data: String,
+    /// Write what can be written when not all can (else nothing is written).
+    pub allow_partial: bool,
 }
 
 /// `writeMemory`'s body.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct WriteMemoryBody {
+    /// Where the written bytes start, from the reference (with `allowPartial`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub offset: Option<i64>,
     /// Bytes written.
     pub bytes_written: i64,
+}
+
+/// `exceptionInfo`'s arguments.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct ExceptionInfoArguments {
+    /// The thread whose exception is asked for.
+    pub thread_id: i64,
 }
 
 /// `exceptionInfo`'s body.
@@ -811,6 +824,16 @@ pub struct OutputEventBody {
     pub output: String,
 }
 
+/// `continued`'s body (a run the debug console started).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ContinuedEventBody {
+    /// The wave that runs (the selected one).
+    pub thread_id: i64,
+    /// Whether every wave runs, not only that one.
+    pub all_threads_continued: bool,
+}
+
 /// `thread`'s body.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -841,6 +864,9 @@ pub struct CompletionsArguments {
     pub text: String,
     /// The cursor's column in it (UTF-16 units, from 1 unless the client said 0).
     pub column: i64,
+    /// The line of `text` the cursor is on, when the text has several (from 1 unless
+    /// the client said 0; absent: the first).
+    pub line: Option<i64>,
 }
 
 /// One completion.

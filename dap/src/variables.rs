@@ -129,7 +129,7 @@ impl<W: Write> Session<W> {
             name,
             source: line.and(source),
             line: line.map_or(0, |l| self.client_line(l)),
-            column: 1,
+            column: self.column_base,
             instruction_pointer_reference: format!("{pc:#x}"),
         };
         let frames = if args.start_frame.unwrap_or(0) > 0 {
@@ -192,6 +192,8 @@ impl<W: Write> Session<W> {
         })?;
         let w = self.wave_of(r.thread)?;
         let name = args.name.trim();
+        // The variable as `variables` names it (a lane may come as `3` or `[3]`).
+        let mut shown_name = name.to_string();
         let reg = match (r.container, name) {
             (Container::Registers, "pc") => RegRef::Pc,
             (Container::Registers, "exec") => RegRef::Exec,
@@ -206,6 +208,7 @@ impl<W: Write> Session<W> {
                     .trim_end_matches(']')
                     .parse()
                     .map_err(|_| DapError::Invalid(format!("no lane `{lane}`")))?;
+                shown_name = format!("[{lane}]");
                 RegRef::VectorLane(reg, ParsedExpr::number(lane))
             }
             (Container::Vectors, _) => {
@@ -229,7 +232,7 @@ impl<W: Write> Session<W> {
         let engine = self.engine()?;
         let shown = list(engine.machine(), w, r)
             .into_iter()
-            .find(|v| v.name == name)
+            .find(|v| v.name == shown_name)
             .map(|v| v.value)
             .unwrap_or_default();
         Reply::body(SetVariableBody { value: shown })

@@ -13,6 +13,8 @@ test('a fault stops with its text and exceptionInfo describes it', async () => {
     assert.strictEqual(fault.body.reason, 'exception');
     assert.match(fault.body.text, /SIGSEGV/);
     const info = await dc.exceptionInfoRequest({ threadId: fault.body.threadId });
+    // Another thread has no exception of its own.
+    await assert.rejects(dc.exceptionInfoRequest({ threadId: fault.body.threadId + 1 }), /did not stop on an exception/);
     assert.match(info.body.exceptionId, /^fault:/);
     assert.strictEqual(info.body.breakMode, 'always');
     assert.strictEqual(info.body.details.typeName, 'fault');
