@@ -140,8 +140,8 @@ kill
             "$3 = 1\n$4 = 5\n$5 = 7\n$6 = 7\n",
             "11\t        y[i] = a * xi + yi;",
             &format!("$7 = (void (*)()) {l11:#x} <saxpy+{l11}>"),
-            &format!("join () at {cl}:13\n13\t}}"),
-            &format!("$8 = (void (*)()) {l13:#x} <join>"),
+            // `join` is a label in the one function: `until` stays in its frame.
+            &format!("13\t}}\n$8 = (void (*)()) {l13:#x} <join>"),
             &format!("Current source file is {cl}\n"),
         ],
     );
@@ -381,11 +381,11 @@ process kill
         "the wave waits at a barrier for the other waves of its workgroup, which are frozen",
         "lldb steps one thread alone: `process continue`, or the same step again",
         "stop reason = signal SIGSTOP",
-        "tree at reduce_tiled.cl:12:13\n",
+        "reduce_tiled at reduce_tiled.cl:12:13\n",
         "(unsigned int) stride = 32\n",
-        "tree at reduce_tiled.cl:13:24\n",
-        "skip at reduce_tiled.cl:14:9\n",
-        "skip at reduce_tiled.cl:11:59\n",
+        "reduce_tiled at reduce_tiled.cl:13:24\n",
+        "reduce_tiled at reduce_tiled.cl:14:9\n",
+        "reduce_tiled at reduce_tiled.cl:11:59\n",
         "(unsigned int) stride = 16\n",
     ]);
     check(&out, &server, &wanted);
@@ -558,6 +558,64 @@ fn gdb_reads_reduce_tiled_variables() {
 #[test]
 fn gdb_multiarch_reads_reduce_tiled_variables() {
     gdb_reads_reduce_tiled_variables_in_two_waves("gdb-multiarch");
+}
+
+/// A kernel of a higher-level language is one function to gdb, its labels places in it
+/// (`tree`, `skip`): `watch tile` lasts through the reduction tree instead of being
+/// deleted at the first label, displays stay shown at every line where their variables
+/// live, `until` at the loop's back edge leaves the loop as the REPL's does, and stops
+/// name the kernel, not a label.
+#[test]
+fn gdb_keeps_watches_displays_and_until_in_the_kernels_one_function() {
+    if !have("gdb") {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("tempdir");
+    let k = reduce_tiled_in(&dir);
+    let server = Server::start(&k);
+    let script = "set scheduler-locking off
+break reduce_tiled.cl:13
+continue
+delete
+display stride
+watch tile
+continue
+continue
+delete
+next
+until
+kill
+";
+    let out = gdb_ex(
+        "gdb",
+        dir.path(),
+        "reduce_tiled_src.elf",
+        Some(&server),
+        script,
+    );
+    check(
+        &out,
+        &server,
+        &[
+            "atchpoint 2: tile",
+            "Old value = 1\nNew value = 98\nreduce_tiled () at",
+            "Old value = 98\nNew value = 292\nreduce_tiled () at",
+            // Shown at line 14 (the label `skip`) and 11 (the loop's step).
+            "14\t        barrier();\n1: stride = 32\n",
+            "14\t        barrier();\n1: stride = 16\n",
+            "11\t    for (uint stride = group_size() / 2; stride > 0; stride /= 2) {\n1: stride = 16\n",
+            // `until` at the back edge: out of the loop.
+            "\n16\t    if (lid == 0)\n1: stride = ",
+        ],
+    );
+    for absent in [
+        "Watchpoint 2 deleted",
+        "tree ()",
+        "skip ()",
+        "cannot be evaluated",
+    ] {
+        assert!(!out.contains(absent), "`{absent}` in:\n{out}");
+    }
 }
 
 /// gdb's `layout src` in a real terminal (tmux) shows saxpy.cl with the marker on the

@@ -29,7 +29,8 @@
 //!   its very first instruction instead of analysing an x86 "prologue". A kernel with a
 //!   line table of a higher-level language (`.loc`) has its rows from the first `.loc`
 //!   on, in its files, and the compile unit is named after that file ([`lines`]); its
-//!   `.var` variables are locals of the subprograms with location lists ([`locals`]);
+//!   `.var` variables are locals of the subprograms with location lists ([`locals`]),
+//!   and it is one subprogram, the kernel, whose labels are `DW_TAG_label`s;
 //! - call-frame information: a `.debug_frame` whose one FDE covers all the
 //!   code and whose CIE marks the return address (`rip`) undefined, so every PC is in an
 //!   outermost frame and gdb and lldb unwind no caller from the kernel's code bytes (the
@@ -587,8 +588,22 @@ fn dwarf(
         AttributeValue::Address(Address::Constant(0)),
     );
     cu.set(gimli::DW_AT_high_pc, AttributeValue::Udata(end));
+    // A kernel compiled from a higher-level language is one function of it: its labels
+    // are places in that function (`DW_TAG_label`), not functions of their own, so a
+    // watch on one of its variables lasts past them, `until` stays in the frame, and
+    // displays, `bt` and stops name the kernel. An assembly kernel's labels are its
+    // functions.
+    let whole = [Function {
+        name: program.name.clone(),
+        address: 0,
+        size: end,
+    }];
+    let one = !program.source_info.rows.is_empty() && end > 0;
     let mut subprograms = Vec::new();
-    for f in functions.iter().filter(|f| f.size > 0) {
+    for f in (if one { &whole[..] } else { functions })
+        .iter()
+        .filter(|f| f.size > 0)
+    {
         let id = dwarf.unit.add(root, gimli::DW_TAG_subprogram);
         subprograms.push((id, f));
         let name = dwarf.strings.add(f.name.as_str());
@@ -607,6 +622,18 @@ fn dwarf(
                 AttributeValue::FileIndex(Some(row.file)),
             );
             entry.set(gimli::DW_AT_decl_line, AttributeValue::Udata(row.line));
+        }
+    }
+    if let (true, Some(&(kernel, _))) = (one, subprograms.first()) {
+        for f in functions.iter().filter(|f| f.name != program.name) {
+            let id = dwarf.unit.add(kernel, gimli::DW_TAG_label);
+            let name = dwarf.strings.add(f.name.as_str());
+            let entry = dwarf.unit.get_mut(id);
+            entry.set(gimli::DW_AT_name, AttributeValue::StringRef(name));
+            entry.set(
+                gimli::DW_AT_low_pc,
+                AttributeValue::Address(Address::Constant(f.address)),
+            );
         }
     }
     add_variables(&mut dwarf, program, launch, &subprograms);
