@@ -374,12 +374,17 @@ without this command `info registers` would print all 4,096 vector lanes.)"""
             elif name == "lv":
                 names += ["lv%d" % k for k in range(128)]
             elif name == "all":
-                gdb.execute("info all-registers", from_tty)
-                return
+                names = []
+                break
             else:
                 names.append(name)
-        # `info all-registers NAME...` prints named registers as `info registers` does.
-        gdb.execute("info all-registers " + " ".join(names), from_tty)
+        # `info all-registers NAME...` prints named registers as `info registers` does. Its
+        # errors ("Invalid register `xmm0'") are gdb's, said as gdb says them (a GdbError
+        # prints no Python exception).
+        try:
+            gdb.execute(" ".join(["info all-registers"] + names), from_tty)
+        except gdb.error as e:
+            raise gdb.GdbError(str(e))
 
 
 _WavedbgShared()

@@ -206,3 +206,27 @@ fn vector_lanes_are_unsigned_in_gdb() {
     );
     assert!(server.wait_exit(Duration::from_secs(10)).is_some());
 }
+
+/// wavedbg.gdb's `info registers` says gdb's own error for a register the target does not
+/// have (`Invalid register`), without a Python exception around it.
+#[test]
+fn gdb_info_registers_of_an_unknown_register_says_so_plainly() {
+    if !have("gdb") {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("tempdir");
+    let k = kernel(&dir, "big.s", UNSIGNED);
+    let server = Server::start(&k);
+    let helpers = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/wavedbg.gdb");
+    let script = format!(
+        "source {}\nstepi 3\ninfo registers u2\ninfo registers xmm0\n",
+        helpers.display()
+    );
+    let out = gdb("gdb", &server, &script, false, None);
+    check(
+        &out,
+        &server,
+        &["u2             0xc40efef0", "Invalid register `xmm0'"],
+    );
+    assert!(!out.contains("Python"), "{out}");
+}
