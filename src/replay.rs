@@ -152,7 +152,7 @@ pub fn open(
     };
     let source = match (kernel_override, &script.kernel) {
         (Some(k), _) => KernelSource::File(k.to_path_buf()),
-        (None, Some(k)) => KernelSource::named(k, file),
+        (None, Some(k)) => KernelSource::named(k, file)?,
         (None, None) => {
             return Err(eyre!(
                 "{name}: no kernel: add a `#! kernel PATH` line or pass --kernel"

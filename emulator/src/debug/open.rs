@@ -31,11 +31,11 @@ pub enum KernelSource {
 impl KernelSource {
     /// The kernel a script or session names (`demo:...` is the demo; a relative path is
     /// found beside `file`, the script or session that names it).
-    pub fn named(name: &str, file: &Path) -> KernelSource {
+    pub fn named(name: &str, file: &Path) -> Result<KernelSource, OpenError> {
         if name.starts_with(DEMO_PREFIX) {
-            KernelSource::Demo
+            Ok(KernelSource::Demo)
         } else {
-            KernelSource::File(resolve_beside(name, file))
+            named_file(name, file).map(KernelSource::File)
         }
     }
 }
@@ -72,6 +72,35 @@ pub enum OpenError {
     /// The session could not be read or does not fit the kernel.
     #[error(transparent)]
     Session(#[from] SessionError),
+    /// The kernel a session or script names is neither beside it nor at the path from the
+    /// current directory.
+    #[error("cannot find the kernel `{name}` that {by} names: neither {beside} nor {name} from the current directory exists")]
+    NamedKernelMissing {
+        /// The session or script.
+        by: String,
+        /// The kernel's path as it names it.
+        name: String,
+        /// Where it was looked for beside the session or script.
+        beside: String,
+    },
+}
+
+/// The file a session or script at `by` names as its kernel (`name`, relative to `by`'s
+/// folder or else to the current directory), or why it is not there.
+fn named_file(name: &str, by: &Path) -> Result<PathBuf, OpenError> {
+    let path = resolve_beside(name, by);
+    if path.exists() || Path::new(name).is_absolute() {
+        // (An absolute path that does not exist says so when it is read.)
+        return Ok(path);
+    }
+    let beside = by
+        .parent()
+        .map_or_else(|| Path::new(name).to_path_buf(), |d| d.join(name));
+    Err(OpenError::NamedKernelMissing {
+        by: by.display().to_string(),
+        name: name.to_string(),
+        beside: beside.display().to_string(),
+    })
 }
 
 /// Reads a kernel file: a `.wko` object, anything else assembler source (with the
@@ -122,10 +151,10 @@ impl Engine {
                 let s = Session::load(&file)?;
                 let k = match kernel {
                     Some(k) => KernelSource::File(k),
-                    None => match s.kernel_file(&file) {
-                        Some(k) => KernelSource::File(k),
-                        None => KernelSource::Demo,
-                    },
+                    None if s.kernel_file(&file).is_some() => {
+                        KernelSource::File(named_file(&s.kernel, &file)?)
+                    }
+                    None => KernelSource::Demo,
                 };
                 (Some((s, file)), k)
             }

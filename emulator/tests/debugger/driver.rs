@@ -573,8 +573,18 @@ fn every_kind_of_kernel_source_opens() {
     .expect_err("bad shape");
     assert!(matches!(shape, OpenError::Launch { .. }), "{shape}");
     assert_eq!(
-        KernelSource::named("demo:histogram.s", &session),
+        KernelSource::named("demo:histogram.s", &session).expect("the demo"),
         KernelSource::Demo
+    );
+    // A kernel named but not there: the session and both places looked at are named.
+    let missing = KernelSource::named("nothere.s", &session).expect_err("missing");
+    let text = missing.to_string();
+    let beside = session.with_file_name("nothere.s");
+    assert!(
+        text.contains(&session.display().to_string())
+            && text.contains(&beside.display().to_string())
+            && text.contains("`nothere.s`"),
+        "{text}"
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
