@@ -401,8 +401,7 @@ fn malformed_commands_say_what_is_wrong_and_show_the_usage() {
         ("set v3[32] = 1", "lane 32 out of range (0-31)"),
         ("set v300 = 1", "no register `v300`"),
         ("set pc = 6", "pc must be a multiple of 4"),
-        ("set confirm", "set confirm on|off"),
-        ("set confirm maybe", "set confirm on|off"),
+        ("set confirm maybe", "set confirm [on|off]"),
         (
             "set shared:64 = 1",
             "cannot access memory: shared 0x40..0x44 is outside the 64-byte window",
@@ -670,4 +669,27 @@ fn an_if_without_a_condition_says_so() {
     ] {
         assert!(parse(good).is_ok_and(|c| c.is_some()), "{good}");
     }
+}
+
+/// Boolean settings read their value as gdb does: `on` may be left out, and 1, yes,
+/// enable (0, no, disable) mean on (off).
+#[test]
+fn boolean_settings_read_values_as_gdb_does() {
+    use wavedbg_emulator::check::CheckGroup;
+    use wavedbg_emulator::debug::command::Command;
+    for (text, want) in [
+        ("set check all", Command::Check(CheckGroup::All, true)),
+        (
+            "set check races 0",
+            Command::Check(CheckGroup::Races, false),
+        ),
+        ("set check init yes", Command::Check(CheckGroup::Init, true)),
+        ("set confirm", Command::SetConfirm(true)),
+        ("set confirm no", Command::SetConfirm(false)),
+        ("set context disable", Command::SetContext(false)),
+        ("set context enable", Command::SetContext(true)),
+    ] {
+        assert_eq!(parse(text), Ok(Some(want)), "{text}");
+    }
+    assert!(parse("set check all maybe").is_err());
 }

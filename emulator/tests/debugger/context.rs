@@ -103,7 +103,7 @@ fn the_context_shows_its_sections_after_every_stop_when_on() {
         "unknown context section `bogus`",
     );
     fails_with_usage(&mut e, "set context-sections ,", "needs sections");
-    fails_with_usage(&mut e, "set context maybe", "set context on|off");
+    fails_with_usage(&mut e, "set context maybe", "set context [on|off]");
     fails_with_usage(&mut e, "context now", "takes no argument");
     // The settings print back as they parse.
     for line in [

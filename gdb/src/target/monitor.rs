@@ -58,7 +58,7 @@ Server commands (wavedbg serve):
   launch                 the launch in one line of KEY=VALUE: grid (workgroups), workgroup
                          (lanes), shared (bytes a workgroup), scratch (bytes a lane),
                          resident (workgroups at once), kernel (its name)
-The sanitizer: `monitor set check races|sync|init|hazards|xlane|all on|off`, then a finding
+The sanitizer: `monitor set check races|sync|init|hazards|xlane|all [on|off]`, then a finding
 stops the run with SIGTRAP and its description; `monitor info findings` lists them.
 Run control, the current thread and registers stay with the client: use its continue,
 stepi, Ctrl-C, kill, `thread N` and `set var $REG = VALUE`.

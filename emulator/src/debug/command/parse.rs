@@ -875,6 +875,16 @@ fn last_write_target(l: &Line<'_>, t: &str) -> Result<LastWriteTarget, ParseErro
     }))
 }
 
+/// A boolean setting's value as gdb reads one: `on`, `1`, `yes`, `enable` or nothing;
+/// `off`, `0`, `no`, `disable`.
+fn boolean(v: &str) -> Option<bool> {
+    match v {
+        "" | "on" | "1" | "yes" | "enable" => Some(true),
+        "off" | "0" | "no" | "disable" => Some(false),
+        _ => None,
+    }
+}
+
 fn set_command(l: &Line<'_>, rest: &str) -> Result<Command, ParseError> {
     let setting = |key: &str| {
         rest.strip_prefix(key)
@@ -888,15 +898,15 @@ fn set_command(l: &Line<'_>, rest: &str) -> Result<Command, ParseError> {
         return Ok(Command::HistorySize(l.number(v)?));
     }
     if let Some(v) = setting("check") {
-        let usage = "set check races|sync|init|hazards|xlane|all on|off";
+        let usage = "set check races|sync|init|hazards|xlane|all [on|off]";
         let mut words = v.split_whitespace();
         let group = words
             .next()
             .and_then(crate::check::CheckGroup::parse)
             .ok_or_else(|| l.error(usage))?;
         let on = match (words.next(), words.next()) {
-            (Some("on"), None) => true,
-            (Some("off"), None) => false,
+            (None, None) => true,
+            (Some(w), None) => boolean(w).ok_or_else(|| l.error(usage))?,
             _ => return Err(l.error(usage)),
         };
         return Ok(Command::Check(group, on));
@@ -909,11 +919,9 @@ fn set_command(l: &Line<'_>, rest: &str) -> Result<Command, ParseError> {
         return Ok(Command::ContextSections(sections));
     }
     if let Some(v) = setting("context") {
-        return match v {
-            "on" => Ok(Command::SetContext(true)),
-            "off" => Ok(Command::SetContext(false)),
-            _ => Err(l.error("set context on|off")),
-        };
+        return boolean(v)
+            .map(Command::SetContext)
+            .ok_or_else(|| l.error("set context [on|off]"));
     }
     if let Some(v) = setting("width") {
         return match v {
@@ -923,11 +931,9 @@ fn set_command(l: &Line<'_>, rest: &str) -> Result<Command, ParseError> {
         };
     }
     if let Some(v) = setting("confirm") {
-        return match v {
-            "on" => Ok(Command::SetConfirm(true)),
-            "off" => Ok(Command::SetConfirm(false)),
-            _ => Err(l.error("set confirm on|off")),
-        };
+        return boolean(v)
+            .map(Command::SetConfirm)
+            .ok_or_else(|| l.error("set confirm [on|off]"));
     }
     if let Some(v) = setting("format") {
         use crate::debug::panes::{FormatTarget, NumberFormat};
