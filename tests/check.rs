@@ -294,3 +294,34 @@ fn seeded_runs_on_any_number_of_threads_give_the_same_report() {
         }
     }
 }
+
+/// Races between the same two instructions seen in both orders are one finding; each
+/// sighting's waves and lanes stay on the side of the instruction they executed (the
+/// second order is turned round before it joins), in text and JSON.
+#[test]
+fn a_race_seen_both_ways_keeps_each_wave_on_its_own_side() {
+    // Wave 1 lane 0 writes shared 0x80 after wave 0 lane 31 read it; then wave 1 lane 31
+    // reads shared 0x0 after wave 0 lane 0 wrote it.
+    let k = "tests/kernels/stencil_wrap_race.s";
+    let (code, out, err) = wavedbg(&["check", k]);
+    assert_eq!(code, 1, "{out}{err}");
+    for line in [
+        format!("  now     wave 1 (workgroup 0, epoch 0) lane 0 write at 0x0038: st.shared.b32 v4, v2, 0  ({k}:24)"),
+        format!("  before  wave 0 (workgroup 0, epoch 0) lane 31 read at 0x005c: ld.shared.b32 v6, v5, 0  ({k}:30)"),
+        "  also in: wave 0 lane 0, wave 3 lane 0, wave 2 lane 0".to_string(),
+    ] {
+        assert!(out.contains(&line), "{line}\n{out}");
+    }
+    // Only the producer (wave 2) stores the flag; waves 0 and 1 poll it with atomics.
+    let k = "tests/kernels/plain_flag.s";
+    let (_, out, _) = wavedbg(&["check", "--json", k]);
+    let flag = json_lines(&out)
+        .into_iter()
+        .find(|v| v["kind"] == "race" && v["at"]["line"] == 27)
+        .unwrap_or_else(|| panic!("no race at the flag's store: {out}"));
+    assert_eq!(flag["at"]["wave"], 2);
+    assert_eq!(flag["also"], serde_json::json!([]), "{flag}");
+    assert_eq!(flag["other"]["line"], 34);
+    assert_eq!(flag["other"]["wave"], 1);
+    assert_eq!(flag["other"]["lanes"], "0xffffffff");
+}
