@@ -325,3 +325,18 @@ fn a_race_seen_both_ways_keeps_each_wave_on_its_own_side() {
     assert_eq!(flag["other"]["wave"], 1);
     assert_eq!(flag["other"]["lanes"], "0xffffffff");
 }
+
+/// A wave that faults after the rest of its workgroup reached the barrier deadlocks that
+/// workgroup, in every workgroup and under every seed, not only in the first slot.
+#[test]
+fn a_fault_after_the_others_wait_deadlocks_every_workgroup_under_every_seed() {
+    let k = "tests/kernels/fault_after_wait.s";
+    let (code, out, err) = wavedbg(&["check", k, "--seeds", "2"]);
+    assert_eq!(code, 1, "{out}{err}");
+    for (wg, waiting, gone) in [(0, 0, 1), (1, 2, 3)] {
+        let line = format!(
+            "error (every run): deadlock in workgroup {wg}: the barrier at {k}:27 (0x0050 <wait_here>) can never complete; wave {waiting} waiting, wave {gone} (faulted at {k}:24) will never arrive"
+        );
+        assert!(out.contains(&line), "{line}\n{out}");
+    }
+}
