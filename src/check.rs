@@ -75,13 +75,17 @@ enum LaunchEnd {
     Fault(Fault),
     /// A workgroup's barrier can never complete.
     Deadlock(Deadlock),
-    /// Nothing could run and no barrier explains it: `started` of the grid's `grid`
-    /// workgroups had started (the others wait for slots that faulted waves hold).
+    /// Nothing could run and no barrier explains it, or every deadlock was named:
+    /// `started` of the grid's `grid` workgroups had started (the others wait for slots
+    /// that faulted waves or deadlocked workgroups hold).
     Stalled {
         /// Workgroups dispatched.
         started: u32,
         /// Workgroups in the grid.
         grid: u32,
+        /// What holds the slots: faulted waves (`None`), deadlocked workgroups
+        /// (`Some(false)`), or both (`Some(true)`).
+        deadlocked: Option<bool>,
     },
 }
 
@@ -132,8 +136,18 @@ fn run_checked(program: &Program, options: LaunchOptions, name: &str) -> Result<
             Some(Event::Deadlock(d)) => {
                 let end = LaunchEnd::Deadlock(d);
                 if ends.iter().any(|e| e.key() == end.key()) {
-                    // The same deadlock with nothing run since: nothing can run any more.
+                    // The same deadlock with nothing run since: nothing can run any more,
+                    // and workgroups that wait for the deadlocked slots never start.
                     if now == m.stats.wave_instructions {
+                        let (started, grid) = (m.workgroups_started(), m.launch().grid);
+                        let faulted = ends.iter().any(|e| matches!(e, LaunchEnd::Fault(_)));
+                        if started < grid {
+                            ends.push(LaunchEnd::Stalled {
+                                started,
+                                grid,
+                                deadlocked: Some(faulted),
+                            });
+                        }
                         break;
                     }
                 } else {
@@ -151,7 +165,11 @@ fn run_checked(program: &Program, options: LaunchOptions, name: &str) -> Result<
                 // Every workgroup ran and only faulted waves are left: the faults say it.
                 let faulted = ends.iter().any(|e| matches!(e, LaunchEnd::Fault(_)));
                 if started < grid || !faulted {
-                    ends.push(LaunchEnd::Stalled { started, grid });
+                    ends.push(LaunchEnd::Stalled {
+                        started,
+                        grid,
+                        deadlocked: None,
+                    });
                 }
                 break;
             }
@@ -227,12 +245,21 @@ fn end_text(m: &Machine, file: &str, end: &LaunchEnd) -> String {
                 waiting.join(", "),
             )
         }
-        LaunchEnd::Stalled { started, grid } if started < grid => format!(
-            "{} did not start: every slot holds a workgroup with a faulted wave (a faulted wave stays resident, to be inspected)",
+        LaunchEnd::Stalled {
+            started,
+            grid,
+            deadlocked,
+        } if started < grid => format!(
+            "{} did not start: every slot holds {}",
             if grid - started == 1 {
                 format!("workgroup {started}")
             } else {
                 format!("workgroups {started}-{}", grid - 1)
+            },
+            match deadlocked {
+                None => "a workgroup with a faulted wave (a faulted wave stays resident, to be inspected)",
+                Some(false) => "a deadlocked workgroup (its waves wait at the barrier for ever)",
+                Some(true) => "a deadlocked workgroup or one with a faulted wave (both stay resident, to be inspected)",
             }
         ),
         LaunchEnd::Stalled { .. } => "no wave can run, and no barrier explains it".to_string(),
@@ -289,7 +316,7 @@ fn end_json(m: &Machine, file: &str, end: &LaunchEnd, seeds: &[u64]) -> Value {
                 .collect();
             o.insert("missing".into(), json!(missing));
         }
-        LaunchEnd::Stalled { started, grid } => {
+        LaunchEnd::Stalled { started, grid, .. } => {
             o.insert("end".into(), json!("stalled"));
             o.insert("workgroups_started".into(), json!(started));
             o.insert("grid".into(), json!(grid));

@@ -340,3 +340,30 @@ fn a_fault_after_the_others_wait_deadlocks_every_workgroup_under_every_seed() {
         assert!(out.contains(&line), "{line}\n{out}");
     }
 }
+
+/// Workgroups that wait for a slot a deadlocked workgroup holds never start: `check`
+/// names them after the deadlock (text and JSON), whether faults hold slots too or not.
+#[test]
+fn workgroups_behind_a_deadlock_are_named_as_not_started() {
+    let k = "tests/kernels/exit_before_barrier.s";
+    let (code, out, err) = wavedbg(&["check", k, "--resident", "1"]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(out.contains("error: deadlock in workgroup 1:"), "{out}");
+    assert!(
+        out.contains("error: workgroups 2-3 did not start: every slot holds a deadlocked workgroup (its waves wait at the barrier for ever)"),
+        "{out}"
+    );
+    let k = "tests/kernels/fault_after_wait.s";
+    let (_, out, _) = wavedbg(&["check", k, "--grid", "3", "--resident", "1"]);
+    assert!(
+        out.contains("error: workgroups 1-2 did not start: every slot holds a deadlocked workgroup or one with a faulted wave"),
+        "{out}"
+    );
+    let (_, out, _) = wavedbg(&["check", "--json", k, "--grid", "3", "--resident", "1"]);
+    let stalled = json_lines(&out)
+        .into_iter()
+        .find(|v| v["end"] == "stalled")
+        .unwrap_or_else(|| panic!("no stall: {out}"));
+    assert_eq!(stalled["workgroups_started"], 1);
+    assert_eq!(stalled["grid"], 3);
+}
