@@ -71,7 +71,7 @@ fn the_missing_barrier_is_a_race_and_an_order_dependent_result() {
         "{out}"
     );
     assert!(
-        out.contains("error: the result depends on the schedule: out+0x4"),
+        out.contains("error: the result depends on the schedule: the word at out+0x4"),
         "{out}"
     );
     assert!(out.contains("with seed 0 and"), "{out}");
@@ -366,4 +366,33 @@ fn workgroups_behind_a_deadlock_are_named_as_not_started() {
         .unwrap_or_else(|| panic!("no stall: {out}"));
     assert_eq!(stalled["workgroups_started"], 1);
     assert_eq!(stalled["grid"], 3);
+}
+
+/// A result that differs between seeds is shown as the aligned word holding the first
+/// differing byte, said to be a word, in text and JSON (`len`, `values`), not as one byte
+/// of it passed off as the value.
+#[test]
+fn an_order_dependent_result_shows_the_word_it_is_in() {
+    // The workgroups' sums add up to 0x00020200 with seed 0 and 0x0001a9c0 with seed 1:
+    // their low bytes, 0x00 and 0xc0, say little.
+    let k = "tests/kernels/tree_reduce_race.s";
+    let (code, out, err) = wavedbg(&["check", k, "--seeds", "1"]);
+    assert_eq!(code, 1, "{out}{err}");
+    let line = "error: the result depends on the schedule: the word at out+0x0 (global 0x100000000) is 0x00020200 with seed 0 and 0x0001a9c0 with seed 1";
+    assert!(out.contains(line), "{line}\n{out}");
+    let (_, out, _) = wavedbg(&["check", "--json", k, "--seeds", "1"]);
+    let diff = json_lines(&out)
+        .into_iter()
+        .find(|v| v["kind"] == "order-dependent-result")
+        .unwrap_or_else(|| panic!("no difference: {out}"));
+    assert_eq!(diff["offset"], 0);
+    assert_eq!(diff["len"], 4);
+    assert_eq!(
+        diff["values"],
+        serde_json::json!([0x0002_0200, 0x0001_a9c0])
+    );
+    assert_eq!(
+        diff["message"],
+        "the word at out+0x0 differs between seeds 0 and 1"
+    );
 }
