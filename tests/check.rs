@@ -396,3 +396,30 @@ fn an_order_dependent_result_shows_the_word_it_is_in() {
         "the word at out+0x0 differs between seeds 0 and 1"
     );
 }
+
+/// A barrier deadlock is one sighting per workgroup, like every other finding's sightings:
+/// four deadlocked workgroups count 4 and list the other three's waiting waves, and the
+/// repeats of a deadlock as the run is asked to go on do not count.
+#[test]
+fn a_deadlock_in_every_workgroup_counts_each_workgroup_once() {
+    let k = "tests/kernels/exit_early_every_group.s";
+    let (code, out, err) = wavedbg(&["check", "--json", k]);
+    assert_eq!(code, 1, "{out}{err}");
+    let lines = json_lines(&out);
+    assert_eq!(
+        lines.iter().filter(|v| v["end"] == "deadlock").count(),
+        4,
+        "{out}"
+    );
+    let f = lines
+        .iter()
+        .find(|v| v["kind"] == "barrier-deadlock")
+        .unwrap_or_else(|| panic!("no deadlock finding: {out}"));
+    assert_eq!(f["count"], 4, "{f}");
+    assert_eq!(f["at"]["wave"], 1);
+    let also: Vec<_> = f["also"]
+        .as_array()
+        .map(|a| a.iter().map(|w| w["wave"].clone()).collect())
+        .unwrap_or_default();
+    assert_eq!(also, vec![3, 5, 7], "{f}");
+}
