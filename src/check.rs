@@ -75,13 +75,17 @@ enum LaunchEnd {
     Fault(Fault),
     /// A workgroup's barrier can never complete.
     Deadlock(Deadlock),
-    /// Nothing could run and no barrier explains it: `started` of the grid's `grid`
-    /// workgroups had started (the others wait for slots that faulted waves hold).
+    /// Nothing could run and no barrier explains it, or every deadlock was named:
+    /// `started` of the grid's `grid` workgroups had started (the others wait for slots
+    /// that faulted waves or deadlocked workgroups hold).
     Stalled {
         /// Workgroups dispatched.
         started: u32,
         /// Workgroups in the grid.
         grid: u32,
+        /// What holds the slots: faulted waves (`None`), deadlocked workgroups
+        /// (`Some(false)`), or both (`Some(true)`).
+        deadlocked: Option<bool>,
     },
 }
 
@@ -132,8 +136,18 @@ fn run_checked(program: &Program, options: LaunchOptions, name: &str) -> Result<
             Some(Event::Deadlock(d)) => {
                 let end = LaunchEnd::Deadlock(d);
                 if ends.iter().any(|e| e.key() == end.key()) {
-                    // The same deadlock with nothing run since: nothing can run any more.
+                    // The same deadlock with nothing run since: nothing can run any more,
+                    // and workgroups that wait for the deadlocked slots never start.
                     if now == m.stats.wave_instructions {
+                        let (started, grid) = (m.workgroups_started(), m.launch().grid);
+                        let faulted = ends.iter().any(|e| matches!(e, LaunchEnd::Fault(_)));
+                        if started < grid {
+                            ends.push(LaunchEnd::Stalled {
+                                started,
+                                grid,
+                                deadlocked: Some(faulted),
+                            });
+                        }
                         break;
                     }
                 } else {
@@ -151,7 +165,11 @@ fn run_checked(program: &Program, options: LaunchOptions, name: &str) -> Result<
                 // Every workgroup ran and only faulted waves are left: the faults say it.
                 let faulted = ends.iter().any(|e| matches!(e, LaunchEnd::Fault(_)));
                 if started < grid || !faulted {
-                    ends.push(LaunchEnd::Stalled { started, grid });
+                    ends.push(LaunchEnd::Stalled {
+                        started,
+                        grid,
+                        deadlocked: None,
+                    });
                 }
                 break;
             }
@@ -227,12 +245,21 @@ fn end_text(m: &Machine, file: &str, end: &LaunchEnd) -> String {
                 waiting.join(", "),
             )
         }
-        LaunchEnd::Stalled { started, grid } if started < grid => format!(
-            "{} did not start: every slot holds a workgroup with a faulted wave (a faulted wave stays resident, to be inspected)",
+        LaunchEnd::Stalled {
+            started,
+            grid,
+            deadlocked,
+        } if started < grid => format!(
+            "{} did not start: every slot holds {}",
             if grid - started == 1 {
                 format!("workgroup {started}")
             } else {
                 format!("workgroups {started}-{}", grid - 1)
+            },
+            match deadlocked {
+                None => "a workgroup with a faulted wave (a faulted wave stays resident, to be inspected)",
+                Some(false) => "a deadlocked workgroup (its waves wait at the barrier for ever)",
+                Some(true) => "a deadlocked workgroup or one with a faulted wave (both stay resident, to be inspected)",
             }
         ),
         LaunchEnd::Stalled { .. } => "no wave can run, and no barrier explains it".to_string(),
@@ -289,7 +316,7 @@ fn end_json(m: &Machine, file: &str, end: &LaunchEnd, seeds: &[u64]) -> Value {
                 .collect();
             o.insert("missing".into(), json!(missing));
         }
-        LaunchEnd::Stalled { started, grid } => {
+        LaunchEnd::Stalled { started, grid, .. } => {
             o.insert("end".into(), json!("stalled"));
             o.insert("workgroups_started".into(), json!(started));
             o.insert("grid".into(), json!(grid));
@@ -298,13 +325,34 @@ fn end_json(m: &Machine, file: &str, end: &LaunchEnd, seeds: &[u64]) -> Value {
     v
 }
 
-/// Where two runs' buffers first differ.
+/// Where two runs' buffers first differ: the aligned word holding the first differing
+/// byte (the byte alone where no whole word holds it, at a buffer's odd-sized end).
 struct Difference {
     buffer: String,
+    /// The word's offset in the buffer and global address.
     offset: u64,
     addr: u64,
-    values: (u8, u8),
+    /// Its size: 4, or 1 for a lone byte.
+    len: u64,
+    /// Its value (little-endian) under each seed.
+    values: (u32, u32),
     seeds: (u64, u64),
+    /// The global address of the first differing byte (what a finding must cover to
+    /// explain it).
+    first: u64,
+}
+
+impl Difference {
+    /// What the values are: `the word at out+0x4` or `the byte at out+0x7`.
+    fn place(&self) -> String {
+        let what = if self.len == 4 { "word" } else { "byte" };
+        format!("the {what} at {}+{:#x}", self.buffer, self.offset)
+    }
+
+    /// A value as hex, two digits per byte.
+    fn value_text(&self, v: u32) -> String {
+        format!("{v:#0w$x}", w = 2 + 2 * self.len as usize)
+    }
 }
 
 fn first_difference(a: &Run, b: &Run) -> Option<Difference> {
@@ -316,12 +364,22 @@ fn first_difference(a: &Run, b: &Run) -> Option<Difference> {
         a.machine.global.read(base, &mut x)?;
         b.machine.global.read(base, &mut y)?;
         if let Some(i) = x.iter().zip(&y).position(|(p, q)| p != q) {
+            let w = i & !3;
+            let (at, len) = if w + 4 <= x.len() { (w, 4) } else { (i, 1) };
+            let value = |v: &[u8]| {
+                v[at..at + len]
+                    .iter()
+                    .rev()
+                    .fold(0u32, |acc, &b| acc << 8 | b as u32)
+            };
             return Some(Difference {
                 buffer: buf.name.clone(),
-                offset: i as u64,
-                addr: base + i as u64,
-                values: (x[i], y[i]),
+                offset: at as u64,
+                addr: base + at as u64,
+                len: len as u64,
+                values: (value(&x), value(&y)),
                 seeds: (a.seed, b.seed),
+                first: base + i as u64,
             });
         }
     }
@@ -334,7 +392,7 @@ fn explain(found: &[Finding], d: &Difference, m: &Machine) -> Option<usize> {
     let on = |f: &Finding| {
         f.space == Some(wavedbg_emulator::memory::Space::Global)
             && f.addr
-                .is_some_and(|a| a <= d.addr && d.addr < a + f.len.max(1) as u64)
+                .is_some_and(|a| a <= d.first && d.first < a + f.len.max(1) as u64)
     };
     let size = m.program().buffer(&d.buffer).map_or(0, |b| b.size);
     let base = d.addr - d.offset;
@@ -486,11 +544,12 @@ pub fn run(args: CheckArgs) -> Result<i32> {
                     "buffer": d.buffer,
                     "offset": d.offset,
                     "addr": d.addr,
+                    "len": d.len,
                     "seeds": [d.seeds.0, d.seeds.1],
                     "values": [d.values.0, d.values.1],
                     "explained_by": explained,
                     "launch_ended_differently": ends_differ,
-                    "message": format!("{}+{:#x} differs between seeds {} and {}", d.buffer, d.offset, d.seeds.0, d.seeds.1),
+                    "message": format!("{} differs between seeds {} and {}", d.place(), d.seeds.0, d.seeds.1),
                 })
                 .to_string(),
             );
@@ -529,8 +588,13 @@ pub fn run(args: CheckArgs) -> Result<i32> {
         }
         if let Some(d) = &difference {
             out.push_str(&format!(
-                "error: the result depends on the schedule: {}+{:#x} (global {:#x}) is {:#04x} with seed {} and {:#04x} with seed {}\n",
-                d.buffer, d.offset, d.addr, d.values.0, d.seeds.0, d.values.1, d.seeds.1
+                "error: the result depends on the schedule: {} (global {:#x}) is {} with seed {} and {} with seed {}\n",
+                d.place(),
+                d.addr,
+                d.value_text(d.values.0),
+                d.seeds.0,
+                d.value_text(d.values.1),
+                d.seeds.1
             ));
             out.push_str(&match explained {
                 Some(i) => format!("  explained by #{}: {}\n", i + 1, found[i].headline()),

@@ -71,7 +71,7 @@ fn the_missing_barrier_is_a_race_and_an_order_dependent_result() {
         "{out}"
     );
     assert!(
-        out.contains("error: the result depends on the schedule: out+0x4"),
+        out.contains("error: the result depends on the schedule: the word at out+0x4"),
         "{out}"
     );
     assert!(out.contains("with seed 0 and"), "{out}");
@@ -293,4 +293,133 @@ fn seeded_runs_on_any_number_of_threads_give_the_same_report() {
             }
         }
     }
+}
+
+/// Races between the same two instructions seen in both orders are one finding; each
+/// sighting's waves and lanes stay on the side of the instruction they executed (the
+/// second order is turned round before it joins), in text and JSON.
+#[test]
+fn a_race_seen_both_ways_keeps_each_wave_on_its_own_side() {
+    // Wave 1 lane 0 writes shared 0x80 after wave 0 lane 31 read it; then wave 1 lane 31
+    // reads shared 0x0 after wave 0 lane 0 wrote it.
+    let k = "tests/kernels/stencil_wrap_race.s";
+    let (code, out, err) = wavedbg(&["check", k]);
+    assert_eq!(code, 1, "{out}{err}");
+    for line in [
+        format!("  now     wave 1 (workgroup 0, epoch 0) lane 0 write at 0x0038: st.shared.b32 v4, v2, 0  ({k}:24)"),
+        format!("  before  wave 0 (workgroup 0, epoch 0) lane 31 read at 0x005c: ld.shared.b32 v6, v5, 0  ({k}:30)"),
+        "  also in: wave 0 lane 0, wave 3 lane 0, wave 2 lane 0".to_string(),
+    ] {
+        assert!(out.contains(&line), "{line}\n{out}");
+    }
+    // Only the producer (wave 2) stores the flag; waves 0 and 1 poll it with atomics.
+    let k = "tests/kernels/plain_flag.s";
+    let (_, out, _) = wavedbg(&["check", "--json", k]);
+    let flag = json_lines(&out)
+        .into_iter()
+        .find(|v| v["kind"] == "race" && v["at"]["line"] == 27)
+        .unwrap_or_else(|| panic!("no race at the flag's store: {out}"));
+    assert_eq!(flag["at"]["wave"], 2);
+    assert_eq!(flag["also"], serde_json::json!([]), "{flag}");
+    assert_eq!(flag["other"]["line"], 34);
+    assert_eq!(flag["other"]["wave"], 1);
+    assert_eq!(flag["other"]["lanes"], "0xffffffff");
+}
+
+/// A wave that faults after the rest of its workgroup reached the barrier deadlocks that
+/// workgroup, in every workgroup and under every seed, not only in the first slot.
+#[test]
+fn a_fault_after_the_others_wait_deadlocks_every_workgroup_under_every_seed() {
+    let k = "tests/kernels/fault_after_wait.s";
+    let (code, out, err) = wavedbg(&["check", k, "--seeds", "2"]);
+    assert_eq!(code, 1, "{out}{err}");
+    for (wg, waiting, gone) in [(0, 0, 1), (1, 2, 3)] {
+        let line = format!(
+            "error (every run): deadlock in workgroup {wg}: the barrier at {k}:27 (0x0050 <wait_here>) can never complete; wave {waiting} waiting, wave {gone} (faulted at {k}:24) will never arrive"
+        );
+        assert!(out.contains(&line), "{line}\n{out}");
+    }
+}
+
+/// Workgroups that wait for a slot a deadlocked workgroup holds never start: `check`
+/// names them after the deadlock (text and JSON), whether faults hold slots too or not.
+#[test]
+fn workgroups_behind_a_deadlock_are_named_as_not_started() {
+    let k = "tests/kernels/exit_before_barrier.s";
+    let (code, out, err) = wavedbg(&["check", k, "--resident", "1"]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(out.contains("error: deadlock in workgroup 1:"), "{out}");
+    assert!(
+        out.contains("error: workgroups 2-3 did not start: every slot holds a deadlocked workgroup (its waves wait at the barrier for ever)"),
+        "{out}"
+    );
+    let k = "tests/kernels/fault_after_wait.s";
+    let (_, out, _) = wavedbg(&["check", k, "--grid", "3", "--resident", "1"]);
+    assert!(
+        out.contains("error: workgroups 1-2 did not start: every slot holds a deadlocked workgroup or one with a faulted wave"),
+        "{out}"
+    );
+    let (_, out, _) = wavedbg(&["check", "--json", k, "--grid", "3", "--resident", "1"]);
+    let stalled = json_lines(&out)
+        .into_iter()
+        .find(|v| v["end"] == "stalled")
+        .unwrap_or_else(|| panic!("no stall: {out}"));
+    assert_eq!(stalled["workgroups_started"], 1);
+    assert_eq!(stalled["grid"], 3);
+}
+
+/// A result that differs between seeds is shown as the aligned word holding the first
+/// differing byte, said to be a word, in text and JSON (`len`, `values`), not as one byte
+/// of it passed off as the value.
+#[test]
+fn an_order_dependent_result_shows_the_word_it_is_in() {
+    // The workgroups' sums add up to 0x00020200 with seed 0 and 0x0001a9c0 with seed 1:
+    // their low bytes, 0x00 and 0xc0, say little.
+    let k = "tests/kernels/tree_reduce_race.s";
+    let (code, out, err) = wavedbg(&["check", k, "--seeds", "1"]);
+    assert_eq!(code, 1, "{out}{err}");
+    let line = "error: the result depends on the schedule: the word at out+0x0 (global 0x100000000) is 0x00020200 with seed 0 and 0x0001a9c0 with seed 1";
+    assert!(out.contains(line), "{line}\n{out}");
+    let (_, out, _) = wavedbg(&["check", "--json", k, "--seeds", "1"]);
+    let diff = json_lines(&out)
+        .into_iter()
+        .find(|v| v["kind"] == "order-dependent-result")
+        .unwrap_or_else(|| panic!("no difference: {out}"));
+    assert_eq!(diff["offset"], 0);
+    assert_eq!(diff["len"], 4);
+    assert_eq!(
+        diff["values"],
+        serde_json::json!([0x0002_0200, 0x0001_a9c0])
+    );
+    assert_eq!(
+        diff["message"],
+        "the word at out+0x0 differs between seeds 0 and 1"
+    );
+}
+
+/// A barrier deadlock is one sighting per workgroup, like every other finding's sightings:
+/// four deadlocked workgroups count 4 and list the other three's waiting waves, and the
+/// repeats of a deadlock as the run is asked to go on do not count.
+#[test]
+fn a_deadlock_in_every_workgroup_counts_each_workgroup_once() {
+    let k = "tests/kernels/exit_early_every_group.s";
+    let (code, out, err) = wavedbg(&["check", "--json", k]);
+    assert_eq!(code, 1, "{out}{err}");
+    let lines = json_lines(&out);
+    assert_eq!(
+        lines.iter().filter(|v| v["end"] == "deadlock").count(),
+        4,
+        "{out}"
+    );
+    let f = lines
+        .iter()
+        .find(|v| v["kind"] == "barrier-deadlock")
+        .unwrap_or_else(|| panic!("no deadlock finding: {out}"));
+    assert_eq!(f["count"], 4, "{f}");
+    assert_eq!(f["at"]["wave"], 1);
+    let also: Vec<_> = f["also"]
+        .as_array()
+        .map(|a| a.iter().map(|w| w["wave"].clone()).collect())
+        .unwrap_or_default();
+    assert_eq!(also, vec![3, 5, 7], "{f}");
 }

@@ -326,25 +326,34 @@ impl Finding {
     /// Takes in another sighting of the same finding ([`Finding::key`] equal): its lanes
     /// join `at`'s when in the same wave and are listed in [`Finding::also`] when not; the
     /// other side's lanes join when in the same wave; its addresses join
-    /// [`Finding::addrs`].
+    /// [`Finding::addrs`]. A race seen the other way round (its later access at this
+    /// one's earlier instruction) is turned round first, so each wave's lanes stay on the
+    /// side of the instruction they executed.
     pub(super) fn absorb(&mut self, f: &Finding) {
-        if self.at.wave == f.at.wave {
-            self.at.lanes |= f.at.lanes;
-        } else {
-            for x in std::iter::once(WaveLanes {
-                wave: f.at.wave,
-                lanes: f.at.lanes,
-            })
-            .chain(f.also.iter().copied())
-            {
-                match self.also.iter().position(|y| y.wave == x.wave) {
-                    Some(i) => self.also[i].lanes |= x.lanes,
-                    None if self.also.len() < FINDING_LIST_MAX => self.also.push(x),
-                    None => {}
-                }
+        // Its later side, earlier side, and the other waves of its later side.
+        let (at, other, also) = match (self.kind, f.other) {
+            (FindingKind::Race, Some(o)) if f.at.pc != self.at.pc => (o, Some(f.at), &[][..]),
+            _ => (f.at, f.other, &f.also[..]),
+        };
+        let first = (self.at.wave != at.wave).then_some(WaveLanes {
+            wave: at.wave,
+            lanes: at.lanes,
+        });
+        if first.is_none() {
+            self.at.lanes |= at.lanes;
+        }
+        for x in first.into_iter().chain(also.iter().copied()) {
+            if x.wave == self.at.wave {
+                self.at.lanes |= x.lanes;
+                continue;
+            }
+            match self.also.iter().position(|y| y.wave == x.wave) {
+                Some(i) => self.also[i].lanes |= x.lanes,
+                None if self.also.len() < FINDING_LIST_MAX => self.also.push(x),
+                None => {}
             }
         }
-        if let (Some(o), Some(n)) = (&mut self.other, &f.other) {
+        if let (Some(o), Some(n)) = (&mut self.other, &other) {
             if o.wave == n.wave {
                 o.lanes |= n.lanes;
             }

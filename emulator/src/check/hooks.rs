@@ -145,14 +145,15 @@ impl Sanitizer {
         if !self.checks.sync {
             return;
         }
-        let Some(f) = sync::barrier_deadlock(group) else {
+        let (Some(f), Some(first)) = (sync::barrier_deadlock(group), group.first()) else {
             return;
         };
         // A deadlock is reported again each time the machine is asked to run on: it is one
-        // sighting, not more.
-        if self.index.contains_key(&f.key()) {
+        // sighting per workgroup, not more (another workgroup's is another sighting).
+        if self.deadlocked.contains(&first.workgroup) {
             return;
         }
+        self.deadlocked.push(first.workgroup);
         self.push(f);
         self.commit(count);
     }

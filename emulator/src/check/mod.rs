@@ -137,6 +137,8 @@ pub struct Sanitizer {
     index: HashMap<FindingKey, usize>,
     /// Findings first seen by the last instruction.
     fresh: Vec<usize>,
+    /// Workgroups whose barrier deadlock is counted (each is one sighting).
+    deadlocked: Vec<u32>,
     /// The current instruction's findings.
     pending: Vec<Finding>,
     /// EXEC before the current instruction.
@@ -175,6 +177,7 @@ impl Sanitizer {
             findings: Vec::new(),
             index: HashMap::new(),
             fresh: Vec::new(),
+            deadlocked: Vec::new(),
             pending: Vec::new(),
             exec_before: 0,
             trace: Box::default(),

@@ -167,6 +167,7 @@ impl Machine {
             next_workgroup: part.0,
             part,
             ended: 0,
+            deadlocks_named: Vec::new(),
             touched: Default::default(),
             wave_slots: (0..resident * launch.waves_per_workgroup())
                 .map(|w| w / launch.waves_per_workgroup())

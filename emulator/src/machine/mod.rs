@@ -143,6 +143,10 @@ pub struct Machine {
     part: (u32, u32),
     /// Waves of the launch that exited or faulted (so the count remaining is O(1)).
     ended: u64,
+    /// Workgroups whose deadlock an event has named, in order: one that nothing named
+    /// when it happened (a fault leaves waiting waves without an event of their own) is
+    /// named when no wave can run, before any is named again.
+    deadlocks_named: Vec<u32>,
     rng: Option<SplitMix64>,
     current: usize,
     left: u32,
@@ -275,6 +279,7 @@ impl Machine {
             next_workgroup,
             part,
             ended,
+            deadlocks_named,
             rng,
             current,
             left,
@@ -320,6 +325,7 @@ impl Machine {
         self.next_workgroup = *next_workgroup;
         self.part = *part;
         self.ended = *ended;
+        self.deadlocks_named.clone_from(deadlocks_named);
         self.rng = *rng;
         self.current = *current;
         self.left = *left;

@@ -271,6 +271,9 @@ impl Machine {
     /// A deadlock of slot `s` as an event, and as a finding when the sanitizer checks
     /// barriers.
     pub(super) fn deadlock_event(&mut self, s: usize, dl: super::Deadlock) -> Event {
+        if !self.deadlocks_named.contains(&dl.workgroup) {
+            self.deadlocks_named.push(dl.workgroup);
+        }
         if let Some(san) = self.sanitizer.as_deref_mut() {
             let group = group_of(&self.waves, s, self.launch.waves_per_workgroup());
             san.deadlock(group, self.stats.wave_instructions);

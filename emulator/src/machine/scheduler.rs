@@ -148,12 +148,21 @@ impl Machine {
         if self.finished() {
             return Event::Finished;
         }
+        // Every deadlock is named, whatever made it (a fault raises its own event, not
+        // the deadlock it leaves): the first not named yet, else the first again.
+        let mut first = None;
         for s in 0..self.slots.len() {
             if let Some(d) = self.deadlock_in(s, true) {
-                return self.deadlock_event(s, d);
+                if !self.deadlocks_named.contains(&d.workgroup) {
+                    return self.deadlock_event(s, d);
+                }
+                first.get_or_insert((s, d));
             }
         }
-        Event::Stalled
+        match first {
+            Some((s, d)) => self.deadlock_event(s, d),
+            None => Event::Stalled,
+        }
     }
 
     /// A deadlock in slot `s`: waves wait at a barrier that exited or faulted waves (or,

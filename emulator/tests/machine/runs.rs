@@ -380,6 +380,31 @@ fn a_barrier_an_exited_wave_never_reaches_is_a_deadlock() {
     }
 }
 
+/// A wave that faults while the rest of its workgroup waits leaves a deadlock as surely as
+/// one that exits; the fault's event is not the deadlock's, so each workgroup's deadlock
+/// is named once no wave can run, not only the first slot's again and again.
+#[test]
+fn a_fault_after_the_others_wait_is_a_deadlock_in_every_workgroup() {
+    let p = program(
+        ".workgroup 64\n.grid 3\n uwaveid u0\n br.uz u0, wait\n nop\n nop\n nop\n brk\nwait:\n barrier\n end\n",
+    );
+    let mut m = Machine::new(&p, LaunchOptions::default()).expect("launch");
+    let (mut faults, mut deadlocks) = (Vec::new(), Vec::new());
+    for _ in 0..20 {
+        match m.run(None) {
+            Some(Event::Fault(f)) => faults.push(f.workgroup),
+            Some(Event::Deadlock(d)) if deadlocks.contains(&d.workgroup) => break,
+            Some(Event::Deadlock(d)) => {
+                assert_eq!(d.missing, vec![(2 * d.workgroup + 1, WaveState::Faulted)]);
+                deadlocks.push(d.workgroup);
+            }
+            other => panic!("expected faults and deadlocks, got {other:?}"),
+        }
+    }
+    assert_eq!(faults, vec![0, 1, 2]);
+    assert_eq!(deadlocks, vec![0, 1, 2]);
+}
+
 #[test]
 fn endless_loop_exhausts_the_budget() {
     let p = program("loop: br loop\n");
