@@ -255,16 +255,7 @@ impl<W: Write> Session<W> {
     /// Runs a planned line as [`Driver::execute`] would (this driver never asks).
     pub(crate) fn execute_plan(&mut self, plan: Plan) -> Result<CommandOutput, DapError> {
         let engine = self.engine.as_mut().ok_or(DapError::NotLaunched)?;
-        let outcome = match plan {
-            Plan::Run(planned) => {
-                let ran = planned.run(engine);
-                self.driver.finish(engine, planned, ran).0
-            }
-            Plan::Confirm { planned, .. } => Outcome::NotConfirmed { planned },
-            Plan::Nothing => Outcome::Nothing,
-            Plan::Quit => Outcome::Quit,
-            Plan::Invalid { text, error } => Outcome::Invalid { text, error },
-        };
+        let (outcome, _) = self.driver.execute_plan(engine, plan);
         output(outcome)
     }
 

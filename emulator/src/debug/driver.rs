@@ -399,7 +399,19 @@ impl Driver {
         engine: &mut Engine,
         input: Input<'_>,
     ) -> (Outcome, Option<RecordError>) {
-        match self.plan(engine, input) {
+        let plan = self.plan(engine, input);
+        self.execute_plan(engine, plan)
+    }
+
+    /// The second half of [`Driver::execute`]: runs and finishes a plan already made (a
+    /// front end that looks at the planned command first, as the DAP adapter does to say
+    /// `continued` before a console line runs the machine).
+    pub fn execute_plan(
+        &mut self,
+        engine: &mut Engine,
+        plan: Plan,
+    ) -> (Outcome, Option<RecordError>) {
+        match plan {
             Plan::Run(planned) => {
                 let ran = planned.run(engine);
                 self.finish(engine, planned, ran)
