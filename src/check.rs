@@ -238,7 +238,7 @@ fn end_text(m: &Machine, file: &str, end: &LaunchEnd) -> String {
                 format!("{} will never arrive", missing.join(", "))
             };
             format!(
-                "deadlock in workgroup {}: the barrier at {} ({}) can never complete; {} waiting, {missing}; the other workgroups ran on",
+                "deadlock in workgroup {}: the barrier at {} ({}) can never complete; {} waiting, {missing}; the launch ran every other workgroup it could",
                 d.workgroup,
                 where_text(m, file, barrier),
                 wavedbg_emulator::debug::view::pc_text(m, barrier),
