@@ -8,7 +8,7 @@ use crate::memory::Space;
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum MemoryError {
     /// Some byte of a global access lies outside every allocation.
-    #[error("{addr:#x}..{end:#x} is not allocated global memory")]
+    #[error("{} is not allocated global memory", range_text(*addr, *end))]
     Unmapped {
         /// Global address of the access's first byte.
         addr: u64,
@@ -16,7 +16,7 @@ pub enum MemoryError {
         end: u64,
     },
     /// Outside the shared window or the lane's scratch.
-    #[error("{space} {addr:#x}..{end:#x} is outside the {size}-byte window", space = space.name())]
+    #[error("{space} {} is outside the {size}-byte window", range_text(*addr, *end), space = space.name())]
     OutOfWindow {
         /// [`Space::Shared`] or [`Space::Scratch`], never global.
         space: Space,
@@ -30,6 +30,16 @@ pub enum MemoryError {
     /// The wave index (into [`Machine::waves`]) is out of range: no such resident wave.
     #[error("wave {0} is not resident")]
     NoWave(usize),
+}
+
+/// `addr..end` as an error shows it; an end that saturated at the top of the 64-bit
+/// address space (the access runs past it) says so instead of showing an empty range.
+fn range_text(addr: u64, end: u64) -> String {
+    if end == u64::MAX {
+        format!("{addr:#x}.. (past the end of the 64-bit address space)")
+    } else {
+        format!("{addr:#x}..{end:#x}")
+    }
 }
 
 /// Where a checked debugger access lands: the bytes to read or write and the offset in them.

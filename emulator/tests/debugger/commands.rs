@@ -378,6 +378,11 @@ fn malformed_commands_say_what_is_wrong_and_show_the_usage() {
             "cannot access memory: 0x10..0x20 is not allocated global memory",
         ),
         ("x/4xw global:0x1000001fc", "cannot access memory"),
+        // A range past the top of the address space is not shown empty.
+        (
+            "x/3xg global:0xffffffffffffffff",
+            "cannot access memory: 0xffffffffffffffff.. (past the end of the 64-bit address space) is not allocated global memory",
+        ),
         (
             "x/4xw shared:56",
             "cannot access memory: shared 0x38..0x48 is outside the 64-byte window",
