@@ -60,7 +60,7 @@ pub enum VisitError {
         /// How many findings `info findings` lists (at the end of the recorded history).
         count: usize,
     },
-    /// The second side of a finding with one side.
+    /// The second side of a finding with one side (`finding N second`).
     #[error("finding {0} has one side (`finding {0}` goes to it)")]
     OneSided(u64),
     /// A side whose instruction the recorded history does not hold.
@@ -110,7 +110,8 @@ impl Engine {
     /// `number`'s first or second side (numbered as `info findings` lists them), its wave
     /// selected and the side's lanes reported. Without a side: the first, or the second
     /// when the machine is where the last `finding N` took it, at the first side (a repeat
-    /// goes on to the other side, as gdb's repeated commands go on).
+    /// goes on to the other side, as gdb's repeated commands go on); a finding with one
+    /// side, its one side again.
     pub fn visit_finding(
         &mut self,
         number: u64,
@@ -126,8 +127,13 @@ impl Engine {
                 number,
                 count: all.len(),
             })?;
-        let side = side.unwrap_or_else(|| self.next_side(number));
         let (first_role, second_role) = f.roles();
+        // A repeat goes on to the other side, when there is one.
+        let side = match side {
+            Some(side) => side,
+            None if second_role.is_none() => FindingSide::First,
+            None => self.next_side(number),
+        };
         if side == FindingSide::Second && second_role.is_none() {
             return Err(VisitError::OneSided(number));
         }

@@ -253,7 +253,7 @@ fn finding_n_refuses_what_is_not_there() {
 }
 
 #[test]
-fn a_one_sided_finding_has_no_second_side() {
+fn a_one_sided_finding_has_no_second_side_and_a_repeat_stays_on_its_side() {
     // v5 is read before anything wrote it: one side.
     let src = "\
 .kernel uninit
@@ -266,7 +266,10 @@ fn a_one_sided_finding_has_no_second_side() {
     run(&mut e, "continue");
     let s = stop(&mut e, "finding 1");
     assert_eq!((s.pc, s.instructions), (Some(0), 0));
-    let err = run_line(&mut e, "finding 1").expect_err("one side");
+    // Again (Enter repeats it): its one side again, not an error that says to type it.
+    let s = stop(&mut e, "finding 1");
+    assert_eq!((s.pc, s.instructions), (Some(0), 0));
+    let err = run_line(&mut e, "finding 1 second").expect_err("one side");
     assert_eq!(
         err.to_string(),
         "finding 1 has one side (`finding 1` goes to it)\nusage: finding N [first|second]"
