@@ -114,7 +114,9 @@ fn event_loop(
         }
         if std::mem::take(&mut app.suspend) {
             // Ctrl-Z: back here after `fg`, with the terminal set up and cleared.
+            let stopped = std::time::Instant::now();
             guard.suspend()?;
+            app.resumed_after(stopped.elapsed());
             dirty = true;
         }
         if !terminal::active() {

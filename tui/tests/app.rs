@@ -234,6 +234,21 @@ fn the_interrupt_command_stops_a_run() {
     assert_eq!(app.engine.log(), ["continue"]);
 }
 
+/// The time the process spent suspended (Ctrl-Z) is not the run's: the status line's
+/// elapsed time leaves it out.
+#[test]
+fn a_runs_elapsed_time_leaves_out_a_suspension() {
+    let mut app = App::new(engine_of(SPIN), &TuiOptions::default()).expect("starts");
+    app.submit(&["continue"]);
+    let started = app.job.as_ref().map(|j| j.started).expect("running");
+    app.resumed_after(Duration::from_secs(3600));
+    let now = app.job.as_ref().map(|j| j.started).expect("running");
+    assert_eq!(now.duration_since(started), Duration::from_secs(3600));
+    app.on_key(KeyEvent::new(KeyCode::Esc, KeyModifiers::NONE));
+    app.wait_idle(Duration::from_secs(5)).expect("alive");
+    assert!(!app.is_running());
+}
+
 #[test]
 fn a_continue_on_the_worker_ends_where_a_direct_one_does() {
     let mut app = demo();

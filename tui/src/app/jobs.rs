@@ -20,6 +20,14 @@ impl App {
         self.job.is_some()
     }
 
+    /// The process was suspended (Ctrl-Z) for `stopped`, the engine's thread with it: the
+    /// running job's elapsed time on the status line leaves that time out.
+    pub fn resumed_after(&mut self, stopped: Duration) {
+        if let Some(job) = self.job.as_mut() {
+            job.started += stopped;
+        }
+    }
+
     /// Progress of the running job.
     pub fn progress(&self) -> Option<Progress> {
         self.job.as_ref().map(Job::progress)
