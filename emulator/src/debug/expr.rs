@@ -776,8 +776,12 @@ fn int_op(op: BinOp, x: i64, y: i64) -> Result<i64, ExprError> {
         BinOp::Rem => x.wrapping_rem(y),
         BinOp::Add => x.wrapping_add(y),
         BinOp::Sub => x.wrapping_sub(y),
-        BinOp::Shl => x.wrapping_shl(y as u32),
-        BinOp::Shr => x.wrapping_shr(y as u32),
+        // C leaves these undefined; wrapping the count would give a wrong number.
+        BinOp::Shl | BinOp::Shr if !(0..64).contains(&y) => {
+            return err(NO_POS, format!("shift count {y} out of range (0-63)"))
+        }
+        BinOp::Shl => x << y,
+        BinOp::Shr => x >> y,
         BinOp::Lt => (x < y) as i64,
         BinOp::Le => (x <= y) as i64,
         BinOp::Gt => (x > y) as i64,

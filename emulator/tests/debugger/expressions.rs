@@ -127,8 +127,9 @@ const OPS: &[(&str, u8, fn(i64, i64) -> Option<i64>)] = &[
     ("%", 10, |a, b| (b != 0).then(|| a.wrapping_rem(b))),
     ("+", 9, |a, b| Some(a.wrapping_add(b))),
     ("-", 9, |a, b| Some(a.wrapping_sub(b))),
-    ("<<", 8, |a, b| Some(a.wrapping_shl(b as u32))),
-    (">>", 8, |a, b| Some(a.wrapping_shr(b as u32))),
+    // A count outside 0-63 is refused (C leaves it undefined).
+    ("<<", 8, |a, b| (0..64).contains(&b).then(|| a << b)),
+    (">>", 8, |a, b| (0..64).contains(&b).then(|| a >> b)),
     ("<", 7, |a, b| Some((a < b) as i64)),
     ("<=", 7, |a, b| Some((a <= b) as i64)),
     (">", 7, |a, b| Some((a > b) as i64)),
@@ -158,7 +159,10 @@ fn every_pair_of_operators_groups_as_in_c() {
                 };
                 match (expected, value(&m, &text)) {
                     (Some(want), Ok(got)) => assert_eq!(got, want, "`{text}`"),
-                    (None, Err(e)) => assert!(e.contains("division by zero"), "`{text}`: {e}"),
+                    (None, Err(e)) => assert!(
+                        e.contains("division by zero") || e.contains("shift count"),
+                        "`{text}`: {e}"
+                    ),
                     (want, got) => panic!("`{text}`: expected {want:?}, got {got:?}"),
                 }
                 checked += 1;
@@ -190,6 +194,7 @@ fn precedence_table_of_expected_values() {
         ("6 & 3 == 3", 0),
         ("6 ^ 3 & 5", 7),
         ("(1 + 2) * 3", 9),
+        ("1 << 63 >> 63", -1),
         ("--5", 5),
         ("1 +\u{a0}2", 3),
         ("\u{3000}7\u{2003}*\u{a0}6", 42),
@@ -334,4 +339,19 @@ fn float_literals_and_names_starting_like_registers() {
     assert_eq!(run(&mut e, "print 3 / 2.0"), "3 / 2.0 = 1.5\n");
     assert_eq!(run(&mut e, "print 7 > 6.5"), "7 > 6.5 = 1\n");
     assert_eq!(run(&mut e, "print/x 2.75"), "2.75 = 0x0000000000000002\n");
+}
+
+/// A shift count outside 0-63 is refused, as division by zero is (C leaves both
+/// undefined; wrapping the count would show a wrong number).
+#[test]
+fn shift_counts_outside_the_word_are_refused() {
+    let m = machine();
+    for text in ["1 << 64", "1 << -1", "-1 >> 64", "1 << (1 << 40)"] {
+        let e = value(&m, text).expect_err(text);
+        assert!(
+            e.contains("shift count") && e.contains("out of range (0-63)"),
+            "`{text}`: {e}"
+        );
+    }
+    assert_eq!(value(&m, "1 << 0"), Ok(1));
 }

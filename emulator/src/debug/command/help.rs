@@ -503,7 +503,8 @@ Numbers (decimal, `0x`, `0b`, `0o`), registers `v3` (the selected lane), `v3[5]`
 value, so `global:(out + 4)` reads the second word of `out`), and the C operators
 `+ - * / % << >> < <= > >= == != & ^ | && || ! ~` with C precedence (every C level its
 own: `8 > 1 << 2` is `8 > 4`) and parentheses, nested at most 256 deep. Values are 64-bit
-integers; registers and memory read as unsigned 32-bit values, and `s32(x)` reinterprets
+signed integers (arithmetic wraps; division by zero and a shift count outside 0-63 are
+errors, where C leaves them undefined); registers and memory read as unsigned 32-bit values, and `s32(x)` reinterprets
 the low 32 bits as signed (`s32(v3) < 0`). In `print`, an expression that reads per-lane
 data (a vector register without an index, `scratch:`) is shown for every lane; anything
 else is evaluated at the selected lane, so `p lane` is the selected lane and
