@@ -199,12 +199,7 @@ impl<W: Write> Session<W> {
         if path.ends_with(".wko") {
             return None;
         }
-        let p = std::path::Path::new(path);
-        let absolute = std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
-        Some(Source {
-            name: p.file_name().map(|n| n.to_string_lossy().into_owned()),
-            path: Some(absolute.display().to_string()),
-        })
+        Some(crate::places::source_of(std::path::Path::new(path)))
     }
 
     pub(crate) fn breakpoint_locations(

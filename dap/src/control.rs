@@ -1,5 +1,7 @@
-//! Run control: `continue`, the steps (`next`/`stepIn` one instruction of the wave,
-//! `stepOut` the wave to its end, `stepBack` one instruction back), `reverseContinue`,
+//! Run control: `continue`, the steps (`next`/`stepIn` one line of the wave, a source
+//! line where the kernel has a line table and the client does not ask for instructions,
+//! else one instruction; `stepOut` the wave to its end; `stepBack` one line or
+//! instruction back), `reverseContinue`,
 //! `pause`, and `gotoTargets`/`goto` (moving a wave's PC to a line's first instruction).
 
 use std::io::Write;
@@ -60,6 +62,21 @@ impl<W: Write> Session<W> {
             Reply::empty()
         };
         Ok(reply.then(Then::Run(command)))
+    }
+
+    /// A step request: `line` (a source line of the wave, through the engine's line
+    /// stepping) in a kernel with a line table (`.loc`) unless the client asks for
+    /// `instruction` granularity (VS Code does in its disassembly view); `instruction`
+    /// (one instruction) otherwise, where every line is one instruction.
+    pub(crate) fn step(
+        &mut self,
+        args: ThreadArguments,
+        line: Command,
+        instruction: Command,
+    ) -> Result<Reply, DapError> {
+        let lines =
+            self.engine()?.has_line_table() && args.granularity.as_deref() != Some("instruction");
+        self.resume(args, if lines { line } else { instruction })
     }
 
     pub(crate) fn pause(&mut self) -> Result<Reply, DapError> {

@@ -7,7 +7,8 @@
 //! Modules: [`protocol`] (framing, with bounds), [`types`] (the messages), [`session`]
 //! (the dispatcher and the reader thread that lets `pause` interrupt a run), then one
 //! file per request family: `launch`, `breakpoints`, `variables`, `inspect`, `memory`,
-//! `control`, and `events` (stops to events).
+//! `control`, and `events` (stops to events); `places` names where an instruction is
+//! (its higher-level line where the kernel has a line table, else its `.s` line).
 
 mod breakpoints;
 mod control;
@@ -17,6 +18,7 @@ mod inspect;
 mod launch;
 mod memory;
 mod paths;
+mod places;
 pub mod protocol;
 pub mod session;
 pub mod types;

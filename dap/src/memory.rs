@@ -76,7 +76,7 @@ impl<W: Write> Session<W> {
         let (_, base) = self.resolve(&args.memory_reference, args.offset)?;
         let count = args.instruction_count.clamp(0, MAX_INSTRUCTIONS);
         let source = self.kernel_source();
-        let line_base = self.line_base;
+        let (line_base, column_base) = (self.line_base, self.column_base);
         let engine = self.engine()?;
         let m = engine.machine();
         // Instruction starts in code order; `base` falls on one or between two.
@@ -108,7 +108,8 @@ impl<W: Write> Session<W> {
                             .iter()
                             .find(|(_, x)| **x == a)
                             .map(|(n, _)| n.clone());
-                        let line = m.program().line_at(a);
+                        let place = crate::places::place(engine, source.as_ref(), a);
+                        let place = place.as_ref();
                         let words = match m.code().get((a / 4) as usize) {
                             Some(CodeWord::Instr(d)) => usize::from(d.len / 4),
                             _ => 1,
@@ -122,8 +123,10 @@ impl<W: Write> Session<W> {
                             instruction_bytes: Some(bytes.join(" ")),
                             instruction: view::instr_text(m, a),
                             symbol,
-                            location: line.and(source.clone()),
-                            line: line.map(|l| i64::from(l) - 1 + line_base),
+                            location: place.and_then(|p| p.source.clone()),
+                            line: place.map(|p| i64::from(p.line) - 1 + line_base),
+                            column: place
+                                .map(|p| crate::places::client_column(p.column, column_base)),
                             presentation_hint: None,
                         }
                     }
@@ -134,6 +137,7 @@ impl<W: Write> Session<W> {
                         symbol: None,
                         location: None,
                         line: None,
+                        column: None,
                         presentation_hint: Some("invalid".into()),
                     },
                 }

@@ -462,12 +462,13 @@ pub struct StackFrame {
     pub id: i64,
     /// The label and offset of the PC.
     pub name: String,
-    /// The kernel's source file, when it has one.
+    /// The PC's source file: the higher-level file of a kernel with a line table
+    /// (`.loc`), else the kernel's `.s` file; none for code of no line in an object file.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub source: Option<Source>,
-    /// The PC's source line (0 without one).
+    /// The PC's line in that file (0 without one).
     pub line: i64,
-    /// Always the first column.
+    /// The PC's column where the line table gives one, else the first column.
     pub column: i64,
     /// The PC, as `0x40`.
     pub instruction_pointer_reference: String,
@@ -695,9 +696,13 @@ pub struct DisassembledInstruction {
     /// Its file.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub location: Option<Source>,
-    /// Its line.
+    /// Its line: in the higher-level file of a kernel with a line table, else in the
+    /// kernel's `.s` file.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub line: Option<i64>,
+    /// Its column, where the line table gives one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub column: Option<i64>,
     /// `invalid` outside the code.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub presentation_hint: Option<String>,

@@ -1,13 +1,15 @@
 //! Threads, stack frames, scopes and variables: one thread per wave (`wave N (workgroup
-//! W)`), one frame per wave at its PC, and per frame the registers (PC, EXEC, uniform
-//! registers), the vector registers (each 32 lanes, inactive lanes marked) and the
-//! buffers. `setVariable` writes a register through the engine's `set`.
+//! W)`), one frame per wave at its PC (at its higher-level line where the kernel has a
+//! line table), and per frame the source variables live there (`.var`), the registers
+//! (PC, EXEC, uniform registers), the vector registers (each 32 lanes, inactive lanes
+//! marked) and the buffers. `setVariable` writes a register through the engine's `set`.
 
 use std::io::Write;
 
 use wavedbg_emulator::debug::command::{Command, RegRef, SetTarget};
 use wavedbg_emulator::debug::expr::ParsedExpr;
 use wavedbg_emulator::debug::view;
+use wavedbg_emulator::debug::Engine;
 use wavedbg_emulator::machine::wave::Wave;
 use wavedbg_emulator::machine::Machine;
 
@@ -31,10 +33,15 @@ pub enum Container {
     Buffers,
     /// The 32 lanes of one vector register.
     Lanes(u8),
+    /// The source variables live at the wave's PC (`.var`; docs/source-level.md).
+    Locals,
+    /// The 32 lanes of the Nth of [`Container::Locals`] (one held per lane).
+    LocalLanes(u8),
 }
 
 /// A variables reference: a container of one wave's frame, numbered as
-/// `thread * 1024 + kind` (kinds 1-3 the scopes, 16 + N the lanes of vN).
+/// `thread * 1024 + kind` (kinds 1-4 the scopes, 16 + N the lanes of vN, 512 + N the
+/// lanes of the Nth local).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Reference {
     /// The wave's thread id.
@@ -45,6 +52,7 @@ pub struct Reference {
 
 const KINDS: i64 = 1024;
 const LANES_BASE: i64 = 16;
+const LOCAL_LANES_BASE: i64 = 512;
 
 impl Reference {
     /// Its number.
@@ -54,6 +62,8 @@ impl Reference {
             Container::Vectors => 2,
             Container::Buffers => 3,
             Container::Lanes(r) => LANES_BASE + i64::from(r),
+            Container::Locals => 4,
+            Container::LocalLanes(n) => LOCAL_LANES_BASE + i64::from(n),
         };
         self.thread.saturating_mul(KINDS).saturating_add(kind)
     }
@@ -68,8 +78,12 @@ impl Reference {
             1 => Container::Registers,
             2 => Container::Vectors,
             3 => Container::Buffers,
+            4 => Container::Locals,
             k if (LANES_BASE..LANES_BASE + 256).contains(&k) => {
                 Container::Lanes(u8::try_from(k - LANES_BASE).ok()?)
+            }
+            k if (LOCAL_LANES_BASE..LOCAL_LANES_BASE + 256).contains(&k) => {
+                Container::LocalLanes(u8::try_from(k - LOCAL_LANES_BASE).ok()?)
             }
             _ => return None,
         };
@@ -118,18 +132,17 @@ impl<W: Write> Session<W> {
 
     pub(crate) fn stack_trace(&mut self, args: StackTraceArguments) -> Result<Reply, DapError> {
         let w = self.wave_of(args.thread_id)?;
-        let source = self.kernel_source();
         let engine = self.engine()?;
         let m = engine.machine();
         let pc = m.waves[w].pc;
-        let line = m.program().line_at(pc);
         let name = format!("{} ({:?})", view::pc_text(m, pc), m.waves[w].state);
+        let place = self.place(pc);
         let frame = StackFrame {
             id: args.thread_id,
             name,
-            source: line.and(source),
-            line: line.map_or(0, |l| self.client_line(l)),
-            column: self.column_base,
+            line: place.as_ref().map_or(0, |p| self.client_line(p.line)),
+            column: self.client_column(place.as_ref().map_or(0, |p| p.column)),
+            source: place.and_then(|p| p.source),
             instruction_pointer_reference: format!("{pc:#x}"),
         };
         let frames = if args.start_frame.unwrap_or(0) > 0 {
@@ -155,13 +168,25 @@ impl<W: Write> Session<W> {
             .encode(),
             expensive: false,
         };
-        Reply::body(ScopesBody {
-            scopes: vec![
-                scope("Registers", Container::Registers, Some("registers")),
-                scope("Vector registers", Container::Vectors, Some("registers")),
-                scope("Buffers", Container::Buffers, None),
-            ],
-        })
+        // A kernel with source variables (`.var`) shows them first, as a compiled
+        // program's locals are.
+        let has_vars = !self
+            .engine()?
+            .machine()
+            .program()
+            .source_info
+            .vars
+            .is_empty();
+        let mut scopes = Vec::new();
+        if has_vars {
+            scopes.push(scope("Locals", Container::Locals, Some("locals")));
+        }
+        scopes.extend([
+            scope("Registers", Container::Registers, Some("registers")),
+            scope("Vector registers", Container::Vectors, Some("registers")),
+            scope("Buffers", Container::Buffers, None),
+        ]);
+        Reply::body(ScopesBody { scopes })
     }
 
     pub(crate) fn variables(&mut self, args: VariablesArguments) -> Result<Reply, DapError> {
@@ -173,7 +198,10 @@ impl<W: Write> Session<W> {
         })?;
         let w = self.wave_of(r.thread)?;
         let engine = self.engine()?;
-        let mut variables = list(engine.machine(), w, r);
+        let mut variables = match r.container {
+            Container::Locals | Container::LocalLanes(_) => locals(engine, w, r),
+            _ => list(engine.machine(), w, r),
+        };
         let start = usize::try_from(args.start.unwrap_or(0)).unwrap_or(0);
         let count = usize::try_from(args.count.unwrap_or(0)).unwrap_or(0);
         variables = variables.into_iter().skip(start).collect();
@@ -219,6 +247,11 @@ impl<W: Write> Session<W> {
             (Container::Buffers, _) => {
                 return Err(DapError::Invalid(
                     "a buffer's address is fixed: write its memory instead".into(),
+                ))
+            }
+            (Container::Locals | Container::LocalLanes(_), _) => {
+                return Err(DapError::Invalid(
+                    "a source variable is written through where it lives (the register or memory its type names): set that instead".into(),
                 ))
             }
         };
@@ -306,6 +339,7 @@ fn list(m: &Machine, w: usize, r: Reference) -> Vec<Variable> {
                 }
             })
             .collect(),
+        Container::Locals | Container::LocalLanes(_) => Vec::new(),
         Container::Buffers => m
             .program()
             .buffers
@@ -323,6 +357,84 @@ fn list(m: &Machine, w: usize, r: Reference) -> Vec<Variable> {
     }
 }
 
+/// The source variables of wave `w` (container [`Container::Locals`]), or the lanes of
+/// one of them ([`Container::LocalLanes`]): as the REPL's `info locals` and the TUI's
+/// Locals pane read them, a per-lane one expanding into its 32 lanes (inactive lanes
+/// marked).
+fn locals(engine: &Engine, w: usize, r: Reference) -> Vec<Variable> {
+    let m = engine.machine();
+    let Some(wave) = m.waves.get(w) else {
+        return Vec::new();
+    };
+    let text = |v: &Result<String, String>| match v {
+        Ok(t) => t.clone(),
+        Err(e) => format!("<unreadable: {e}>"),
+    };
+    let live = engine.locals_of(m, w);
+    match r.container {
+        Container::LocalLanes(n) => {
+            let Some(local) = live.get(usize::from(n)) else {
+                return Vec::new();
+            };
+            local
+                .values
+                .iter()
+                .enumerate()
+                .map(|(lane, v)| {
+                    let active = wave.exec >> lane & 1 == 1;
+                    let value = text(v);
+                    Variable {
+                        name: format!("[{lane}]"),
+                        value: if active {
+                            value
+                        } else {
+                            format!("{value} (inactive)")
+                        },
+                        kind: Some(local.ty.into()),
+                        presentation_hint: (!active).then(|| VariablePresentationHint {
+                            kind: Some("data".into()),
+                            attributes: vec!["inactive".into()],
+                        }),
+                        ..Variable::default()
+                    }
+                })
+                .collect()
+        }
+        _ => live
+            .iter()
+            .enumerate()
+            .map(|(n, local)| {
+                let per_lane = local.values.len() > 1;
+                let value = if per_lane {
+                    let first: Vec<String> = local.values.iter().take(4).map(text).collect();
+                    format!("[{}, ...]", first.join(", "))
+                } else {
+                    local.values.first().map(text).unwrap_or_default()
+                };
+                Variable {
+                    name: local.name.clone(),
+                    value,
+                    kind: Some(if per_lane {
+                        format!("{} x 32 lanes in {}", local.ty, local.location)
+                    } else {
+                        format!("{} in {}", local.ty, local.location)
+                    }),
+                    evaluate_name: Some(local.name.clone()),
+                    variables_reference: u8::try_from(n).ok().filter(|_| per_lane).map_or(0, |n| {
+                        Reference {
+                            thread: r.thread,
+                            container: Container::LocalLanes(n),
+                        }
+                        .encode()
+                    }),
+                    indexed_variables: per_lane.then_some(32),
+                    ..Variable::default()
+                }
+            })
+            .collect(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -335,6 +447,9 @@ mod tests {
             Container::Buffers,
             Container::Lanes(0),
             Container::Lanes(127),
+            Container::Locals,
+            Container::LocalLanes(0),
+            Container::LocalLanes(255),
         ] {
             let r = Reference {
                 thread: 7,

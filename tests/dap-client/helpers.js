@@ -17,6 +17,8 @@ const KERNELS = {
   hazard: kernel('scripts/bugs/load_before_wait.s'),
   uninit: kernel('tests/dap-client/kernels/uninit.s'),
   divergentBarrier: kernel('tests/dap-client/kernels/divergent_barrier.s'),
+  saxpy: kernel('scripts/saxpy_src.s'),
+  saxpyCl: kernel('scripts/src/saxpy.cl'),
 };
 
 // A machine shared with other jobs can be slow: generous timeouts.

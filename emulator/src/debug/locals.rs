@@ -182,7 +182,13 @@ impl Engine {
     /// [`Engine::locals`] as machine `m` has them at the selected wave's index and lane: an
     /// earlier state's (such as [`Engine::previous`]), to mark what changed since.
     pub fn locals_in(&self, m: &Machine) -> Vec<Local> {
-        let w = self.selected_wave;
+        self.locals_of(m, self.selected_wave)
+    }
+
+    /// [`Engine::locals_in`] of wave index `w` rather than the selected one (a DAP client
+    /// asks for any thread's locals without selecting it); a location that is not per
+    /// lane is read in the selected lane, as `info locals` reads it.
+    pub fn locals_of(&self, m: &Machine, w: usize) -> Vec<Local> {
         let Some(pc) = m.waves.get(w).map(|x| x.pc) else {
             return Vec::new();
         };
