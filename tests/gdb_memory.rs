@@ -80,6 +80,12 @@ monitor info watchpoints
 delete
 watch out[3]
 monitor info watchpoints
+delete
+break *0x8
+continue
+monitor info breakpoints
+set var $pc = 0x8
+set var $wave = 3
 kill",
     );
     check(
@@ -96,6 +102,11 @@ kill",
             "Could not insert hardware watchpoint 1.",
             "Refused (the client could not insert them):\n  Hardware watchpoint at 0x100000010 (global:0x100000010, 4 bytes): 0x100000010..0x100000014 is not allocated global memory\n",
             "Hardware watchpoint 2: out[3]",
+            // A breakpoint inside an instruction: refused, with the reason beside gdb's.
+            "Cannot insert breakpoint 3.\nCannot access memory at address 0x8\n",
+            "  Breakpoint at 0x0008: 0x8 is not the start of an instruction\n",
+            "Could not write register \"rip\"; remote failure reply 'E16'",
+            "Could not write register \"wave\"; remote failure reply 'E16'",
             "[Inferior 1 (process 1) killed]",
         ],
     );
@@ -105,22 +116,23 @@ kill",
             && out.contains("Cannot access memory at address 0x100000010\n"),
         "{out}"
     );
-    assert!(
-        server.log().contains(
-            "wavedbg: cannot watch 0x100000010+4: 0x100000010..0x100000014 is not allocated global memory"
-        ),
-        "{}",
-        server.log()
-    );
+    for why in [
+        "wavedbg: cannot insert Hardware watchpoint at 0x100000010 (global:0x100000010, 4 bytes): 0x100000010..0x100000014 is not allocated global memory",
+        "wavedbg: cannot insert Breakpoint at 0x0008: 0x8 is not the start of an instruction",
+        "wavedbg: cannot write register pc: 0x8 is not the start of an instruction",
+        "wavedbg: cannot write register wave: the wave's ids are read-only",
+    ] {
+        assert!(server.log().contains(why), "{why}\n{}", server.log());
+    }
 }
 
 #[test]
-fn gdb_reads_only_memory_that_exists_and_says_why_a_watchpoint_is_refused() {
+fn gdb_reads_only_memory_that_exists_and_says_why_a_point_or_register_write_is_refused() {
     gdb_reads_only_memory_that_exists("gdb");
 }
 
 #[test]
-fn gdb_multiarch_reads_only_memory_that_exists_and_says_why_a_watchpoint_is_refused() {
+fn gdb_multiarch_reads_only_memory_that_exists_and_says_why_a_point_or_register_write_is_refused() {
     gdb_reads_only_memory_that_exists("gdb-multiarch");
 }
 
@@ -224,7 +236,7 @@ process continue
     assert!(
         server
             .log()
-            .contains("wavedbg: cannot watch 0x100000010+4: 0x100000010..0x100000014 is not allocated global memory"),
+            .contains("wavedbg: cannot insert Hardware watchpoint at 0x100000010 (global:0x100000010, 4 bytes): 0x100000010..0x100000014 is not allocated global memory"),
         "{}",
         server.log()
     );

@@ -122,9 +122,9 @@ impl WaveTarget {
     fn execute_plan(&mut self, plan: Plan) -> Outcome {
         self.ctrl_c.store(false, Ordering::SeqCst);
         // What the client removed and did not insert again before resuming goes now, and
-        // the refusals of watchpoints it could not insert are over.
+        // the refusals of points it could not insert are over.
         self.settle_points();
-        self.refused_watches.clear();
+        self.refused_points.clear();
         if let Some(signal) = self.terminal {
             return Outcome {
                 reason: MultiThreadStopReason::Terminated(signal),

@@ -10,17 +10,32 @@ use gdbstub::target::{TargetError, TargetResult};
 use wavedbg_emulator::debug::breakpoint::{Filters, Owner};
 use wavedbg_emulator::debug::command::Location;
 
-use super::{refused, WaveTarget};
+use super::{refused, RefusedPoint, WaveTarget};
 use crate::codes::ENOENT;
 use crate::points::BreakAt;
 
 impl WaveTarget {
+    /// A breakpoint the engine refuses (an address inside an instruction or past the
+    /// code) is an error reply, which gdb shows as `Cannot access memory` at each resume:
+    /// the engine's reason goes to the server's stderr and `monitor info breakpoints`.
     fn add_break(&mut self, at: BreakAt) -> TargetResult<bool, Self> {
         if !self.breaks.reinsert(&at) {
-            let engine_id = self
-                .engine
-                .add_breakpoint(&Location::Address(at.addr), None, Filters::default(), false)
-                .map_err(|e| refused(&e))?;
+            let engine_id = match self.engine.add_breakpoint(
+                &Location::Address(at.addr),
+                None,
+                Filters::default(),
+                false,
+            ) {
+                Ok(id) => id,
+                Err(e) => {
+                    self.note_refused(RefusedPoint {
+                        label: at.label(self.engine.machine()),
+                        why: e.to_string(),
+                        watch: false,
+                    });
+                    return Err(refused(&e));
+                }
+            };
             let label = at.label(self.engine.machine());
             self.engine
                 .set_owner(engine_id, Owner::Client(label))

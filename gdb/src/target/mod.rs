@@ -107,10 +107,10 @@ pub struct WaveTarget {
     pub(crate) ctrl_c: Arc<AtomicBool>,
     /// `monitor save` may write files (the server listens on loopback only).
     pub(crate) files_allowed: bool,
-    /// The client's watchpoints the engine refused since the kernel last ran, each its
-    /// label and the engine's reason (for `monitor info watchpoints`: gdb and lldb show
-    /// no reason a server gives for a failed `Z` packet).
-    pub(crate) refused_watches: Vec<(String, String)>,
+    /// The client's breakpoints and watchpoints the engine refused since the kernel last
+    /// ran, for `monitor info breakpoints` and `info watchpoints`: gdb and lldb show no
+    /// reason a server gives for a failed `Z` packet.
+    pub(crate) refused_points: Vec<RefusedPoint>,
     /// The client asked `QListThreadsInStopReply` (lldb does): stop replies list every
     /// thread and its PC ([`WaveTarget::stop_reply_threads`]).
     pub(crate) threads_in_stop_reply: bool,
@@ -139,6 +139,27 @@ pub(crate) fn wave_id(tid: Tid) -> Option<u32> {
 }
 
 /// The error reply for an engine operation that was refused.
+/// A client breakpoint or watchpoint the engine refused.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct RefusedPoint {
+    /// What the client asked for, as `monitor info breakpoints` lists points.
+    pub label: String,
+    /// The engine's reason.
+    pub why: String,
+    /// A watchpoint (listed by `info watchpoints` too).
+    pub watch: bool,
+}
+
+impl WaveTarget {
+    /// Notes a refused point: its reason on the server's stderr (gdb and lldb show none)
+    /// and in the `monitor info` listings, once per label.
+    pub(crate) fn note_refused(&mut self, point: RefusedPoint) {
+        eprintln!("wavedbg: cannot insert {}: {}", point.label, point.why);
+        self.refused_points.retain(|p| p.label != point.label);
+        self.refused_points.push(point);
+    }
+}
+
 pub(crate) fn refused(e: &EngineError) -> TargetError<String> {
     TargetError::Errno(codes::errno(e))
 }
@@ -171,7 +192,7 @@ impl WaveTarget {
             blocked_step: None,
             resumed_at: Vec::new(),
             threads_in_stop_reply: false,
-            refused_watches: Vec::new(),
+            refused_points: Vec::new(),
         }
     }
 
@@ -282,7 +303,7 @@ impl WaveTarget {
         self.lldb = false;
         self.resumed_at.clear();
         self.threads_in_stop_reply = false;
-        self.refused_watches.clear();
+        self.refused_points.clear();
         let gone = [self.breaks.take_all(), self.watches.take_all()];
         self.delete_points(gone.concat());
         // The new client's current thread is the one its `?` names, the first listed

@@ -32,7 +32,7 @@ use wavedbg_emulator::debug::view;
 use wavedbg_emulator::debug::PointRow;
 use wavedbg_emulator::disasm;
 
-use super::WaveTarget;
+use super::{RefusedPoint, WaveTarget};
 use crate::memory;
 
 impl MonitorCmd for WaveTarget {
@@ -208,10 +208,15 @@ pub fn points(t: &WaveTarget, watch_only: bool) -> String {
             }
         }
     }
-    if !t.refused_watches.is_empty() {
+    let refused: Vec<&RefusedPoint> = t
+        .refused_points
+        .iter()
+        .filter(|p| !watch_only || p.watch)
+        .collect();
+    if !refused.is_empty() {
         s.push_str("Refused (the client could not insert them):\n");
-        for (label, why) in &t.refused_watches {
-            let _ = writeln!(s, "  {label}: {why}");
+        for p in refused {
+            let _ = writeln!(s, "  {}: {}", p.label, p.why);
         }
     }
     if s.is_empty() {

@@ -9,7 +9,7 @@ use gdbstub_arch::x86::reg::id::X86_64CoreRegId;
 use wavedbg_emulator::debug::RegisterWrite;
 use wavedbg_emulator::machine::wave::LANES;
 
-use super::{refused, WaveTarget};
+use super::WaveTarget;
 use crate::codes::EINVAL;
 use crate::memory;
 use crate::regs::{self, WaveRegId, VREG_BYTES};
@@ -75,13 +75,20 @@ impl SingleRegisterAccess<Tid> for WaveTarget {
     /// inert x86 registers accept writes and forget them. `lane` selects the lane (0-31)
     /// for every thread; `lvN` writes the selected lane of `vN`; the wave's ids cannot be
     /// written.
+    ///
+    /// A refused write is an error reply, which gdb shows as `Could not write register`
+    /// without a reason: the reason goes to the server's stderr.
     fn write_register(&mut self, tid: Tid, reg: WaveRegId, val: &[u8]) -> TargetResult<(), Self> {
-        let bad = || TargetError::Errno(EINVAL);
+        let no = |why: String| {
+            eprintln!("wavedbg: cannot write register {}: {why}", reg_name(reg));
+            TargetError::Errno(EINVAL)
+        };
+        let bad = || no(format!("{} bytes is not the register's size", val.len()));
         if let WaveRegId::Lane = reg {
             // One selection for every thread: also from the last stop's exited wave.
             self.readable(tid)?;
             let lane = words::<1>(val).ok_or_else(bad)?[0];
-            return self.engine.select_lane(lane).map_err(|e| refused(&e));
+            return self.engine.select_lane(lane).map_err(|e| no(e.to_string()));
         }
         let w = self.wave_of(tid)?;
         let write = match reg {
@@ -89,7 +96,7 @@ impl SingleRegisterAccess<Tid> for WaveTarget {
                 let pc = <[u8; 8]>::try_from(val).map_err(|_| bad())?;
                 let pc = u64::from_le_bytes(pc);
                 if !memory::is_instruction(self.engine.machine(), pc) {
-                    return Err(bad());
+                    return Err(no(format!("{pc:#x} is not the start of an instruction")));
                 }
                 RegisterWrite::Pc(pc)
             }
@@ -113,11 +120,31 @@ impl SingleRegisterAccess<Tid> for WaveTarget {
             WaveRegId::Lane
             | WaveRegId::Wave
             | WaveRegId::Workgroup
-            | WaveRegId::WaveInWorkgroup => return Err(bad()),
+            | WaveRegId::WaveInWorkgroup => {
+                return Err(no(
+                    "the wave's ids are read-only (select another wave with `thread N`)".into(),
+                ))
+            }
         };
         self.engine
             .write_register(w, write)
-            .map_err(|e| refused(&e))
+            .map_err(|e| no(e.to_string()))
+    }
+}
+
+/// A register's name as gdb's `$` names it (`pc`, `exec`, `u4`, `v3`, `lane`...).
+fn reg_name(reg: WaveRegId) -> String {
+    match reg {
+        WaveRegId::Core(X86_64CoreRegId::Rip) => "pc".into(),
+        WaveRegId::Core(r) => format!("{r:?}").to_lowercase(),
+        WaveRegId::Exec => "exec".into(),
+        WaveRegId::U(n) => format!("u{n}"),
+        WaveRegId::V(n) => format!("v{n}"),
+        WaveRegId::Lane => "lane".into(),
+        WaveRegId::Wave => "wave".into(),
+        WaveRegId::Workgroup => "workgroup".into(),
+        WaveRegId::WaveInWorkgroup => "wave_in_wg".into(),
+        WaveRegId::LaneV(n) => format!("lv{n}"),
     }
 }
 

@@ -10,7 +10,7 @@ use gdbstub::target::{TargetError, TargetResult};
 use wavedbg_emulator::debug::breakpoint::{Owner, Scope};
 use wavedbg_emulator::debug::EngineError;
 
-use super::WaveTarget;
+use super::{RefusedPoint, WaveTarget};
 use crate::codes::{self, EINVAL, ENOENT};
 use crate::memory::{Part, Window};
 use crate::points::WatchAt;
@@ -82,7 +82,7 @@ impl HwWatchpoint for WaveTarget {
     /// gdb 13 shows as `Could not insert hardware watchpoint N` (and lldb 14 as `sending
     /// gdb watchpoint packet failed`): neither shows a reason a server sends. So the
     /// engine's reason goes to the server's stderr and stays in `monitor info watchpoints`
-    /// until the kernel next runs ([`WaveTarget::refused_watches`]).
+    /// until the kernel next runs ([`WaveTarget::refused_points`]).
     fn add_hw_watchpoint(
         &mut self,
         addr: u64,
@@ -99,10 +99,11 @@ impl HwWatchpoint for WaveTarget {
                 Ok(true)
             }
             Err((errno, why)) => {
-                eprintln!("wavedbg: cannot watch {addr:#x}+{len}: {why}");
-                let label = at.label();
-                self.refused_watches.retain(|(l, _)| *l != label);
-                self.refused_watches.push((label, why));
+                self.note_refused(RefusedPoint {
+                    label: at.label(),
+                    why,
+                    watch: true,
+                });
                 Err(TargetError::Errno(errno))
             }
         }
@@ -195,7 +196,7 @@ mod tests {
         assert!(refused(&mut t, Window::shared_addr(2, 0)));
         assert!(refused(&mut t, 0x10));
         assert!(refused(&mut t, 0x1_0000_0040), "refused again: listed once");
-        let reasons: Vec<&str> = t.refused_watches.iter().map(|(_, r)| r.as_str()).collect();
+        let reasons: Vec<&str> = t.refused_points.iter().map(|p| p.why.as_str()).collect();
         assert_eq!(reasons.len(), 5, "{reasons:?}");
         let info = crate::target::monitor::points(&t, true);
         assert!(
@@ -216,6 +217,6 @@ mod tests {
             wave: 0,
             others: false,
         });
-        assert!(t.refused_watches.is_empty());
+        assert!(t.refused_points.is_empty());
     }
 }
