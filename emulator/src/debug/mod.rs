@@ -95,6 +95,8 @@ pub struct Engine {
     last_write_walk: Option<(WriteTarget, u64)>,
     /// Where the last `x` ended (Enter continues from there).
     next_examine: Option<(crate::memory::Space, u64)>,
+    /// Where the last `x/i` ended (Enter continues from there).
+    next_code: Option<u64>,
     /// The sanitizer's detectors (applied again at every restart).
     checks: crate::check::Checks,
     /// The kernel's source file name and text, when readable (findings quote it).
@@ -165,6 +167,7 @@ impl Engine {
             history,
             last_write_walk: None,
             next_examine: None,
+            next_code: None,
             checks: crate::check::Checks::default(),
             source: None,
             list_last: None,

@@ -63,6 +63,40 @@ pub fn instr_text(m: &Machine, pc: u64) -> String {
     }
 }
 
+/// `x/Ni ADDR`: `count` instructions from the one at `addr` (or the one `addr` is
+/// inside), as gdb's `x/i` lists them (`=>` marks the selected wave's PC; past the code,
+/// gdb's `Cannot access memory` ends the list). Also the address after the last one
+/// listed, where `x` repeated with Enter goes on.
+pub fn instructions_from(e: &Engine, addr: u64, count: u64) -> (String, u64) {
+    let m = e.machine();
+    let pc = m.waves.get(e.selected_wave).map(|w| w.pc);
+    let code = m.code();
+    let end = code.len() as u64 * 4;
+    let word = |a: u64| usize::try_from(a / 4).ok().and_then(|i| code.get(i));
+    let mut a = addr - addr % 4;
+    if matches!(word(a), Some(crate::code::CodeWord::Inside)) {
+        a -= 4;
+    }
+    let mut s = String::new();
+    for _ in 0..count {
+        if a >= end {
+            let _ = writeln!(
+                s,
+                "   {}:\tCannot access memory at address {a:#x}",
+                addr_text(a)
+            );
+            break;
+        }
+        let mark = if Some(a) == pc { "=> " } else { "   " };
+        let _ = writeln!(s, "{mark}{}:\t{}", pc_text(m, a), instr_text(m, a));
+        a += match word(a) {
+            Some(crate::code::CodeWord::Instr(d)) => u64::from(d.len),
+            _ => 4,
+        };
+    }
+    (s, a)
+}
+
 fn bytes_hex(b: &[u8]) -> String {
     if b.len() <= 8 && !b.is_empty() {
         let mut v = [0u8; 8];
@@ -566,6 +600,8 @@ pub fn scalar_text(m: &Machine, e: &super::expr::Expr, v: i64, format: Option<ch
         8
     };
     match (format, e) {
+        // `display/i ADDR`: the instruction there (the TUI's Watch pane).
+        (Some('i'), _) => format!("{}: {}", pc_text(m, v as u64), instr_text(m, v as u64)),
         (None, Expr::Exec) => format!(
             "{:#010x} ({} active: {})",
             v as u32,

@@ -624,7 +624,7 @@ fn printed_commands_keep_what_the_text_said() {
             "watch scratch:0 4 workgroup 1",
             "`workgroup` does not apply to scratch memory",
         ),
-        ("display/i v2", "unknown format `/i`"),
+        ("display/s v2", "unknown format `/s`"),
     ] {
         let e = parse_error(line);
         assert!(e.message.contains(what), "{line}: {e}");
@@ -634,7 +634,12 @@ fn printed_commands_keep_what_the_text_said() {
         command::parse_display("/xw v2").map(|d| d.format),
         Ok(Some('x'))
     );
-    assert_eq!(command::parse_display("/i v2").map(|d| d.format), Ok(None));
+    assert_eq!(command::parse_display("/s v2").map(|d| d.format), Ok(None));
+    // `/i` shows the instruction at the address (gdb's `display/i $pc`).
+    assert_eq!(
+        command::parse_display("/i pc").map(|d| d.format),
+        Ok(Some('i'))
+    );
 }
 
 #[test]

@@ -578,3 +578,52 @@ fn register_and_memory_writes_are_seen_by_the_kernel() {
     assert_eq!(global_u32(&e, out), 3);
     assert_eq!(global_u32(&e, out + 4), 0);
 }
+
+/// Straight code with 8-byte instructions (`vshli` and `umovi` take an immediate word).
+const STRAIGHT: &str = "\
+.kernel straight
+.workgroup 32
+start:
+    vlaneid v0
+    vshli v1, v0, 2
+    umovi u2, 0x23
+    vadd.u32.u v0, v0, u2
+    end
+";
+
+/// gdb's `x/Ni` and `display/i`: instructions listed from an address (inside an
+/// instruction: from its start), `=>` on the PC, gdb's error past the code, and Enter
+/// going on from where the list ended.
+#[test]
+fn x_slash_i_lists_instructions_and_display_slash_i_follows_the_pc() {
+    let mut e = engine(STRAIGHT);
+    assert_eq!(
+        run(&mut e, "x/3i pc"),
+        "=> 0x0000 <start>:\tvlaneid v0\n   0x0004 <start+4>:\tvshli v1, v0, 2\n   0x000c <start+12>:\tumovi u2, 35\n"
+    );
+    // Enter: the next three, the third past the code.
+    let cmd = command::parse("x/3i pc")
+        .expect("parses")
+        .expect("a command");
+    assert_eq!(cmd.to_string(), "x/3i pc");
+    let again = e.repeat_of(&cmd).expect("x/i repeats");
+    assert_eq!(
+        run(&mut e, &again.to_string()),
+        "   0x0014 <start+20>:\tvadd.u32.u v0, v0, u2\n   0x0018 <start+24>:\tend\n   0x001c:\tCannot access memory at address 0x1c\n"
+    );
+    // 0x8 is the immediate word of `vshli`: the list starts at the instruction.
+    assert_eq!(
+        run(&mut e, "x/1i 0x8"),
+        "   0x0004 <start+4>:\tvshli v1, v0, 2\n"
+    );
+    assert!(command::parse("x/0i pc").is_err());
+    assert_eq!(
+        run(&mut e, "display/i pc"),
+        "1: x/i pc\n=> 0x0000 <start>:\tvlaneid v0\n"
+    );
+    stop(&mut e, "stepi");
+    assert_eq!(
+        run(&mut e, "display"),
+        "1: x/i pc\n=> 0x0004 <start+4>:\tvshli v1, v0, 2\n"
+    );
+}

@@ -113,6 +113,7 @@ fn views_selected_wave(cmd: &Command) -> bool {
         cmd,
         Command::Print { .. }
             | Command::Examine { .. }
+            | Command::ExamineCode { .. }
             | Command::Set { .. }
             | Command::Expect { .. }
             | Command::Display(_)

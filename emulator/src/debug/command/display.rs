@@ -284,6 +284,7 @@ impl Display for Command {
                 };
                 write!(f, "x/{count}{format}{unit} {}:{addr}", space.name())
             }
+            Command::ExamineCode { count, addr } => write!(f, "x/{count}i {addr}"),
             Command::Set { target, value } => write!(f, "set {target} = {value}"),
             Command::SchedulerLocking(on) => write!(f, "set scheduler-locking {}", on_off(*on)),
             Command::HistorySize(mib) => write!(f, "set history-size {mib}"),

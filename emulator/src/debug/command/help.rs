@@ -245,8 +245,8 @@ pub const HELP: &[HelpEntry] = &[
     HelpEntry {
         name: "x",
         aliases: &[],
-        usage: "x/NFS [SPACE:]ADDR",
-        about: "examine memory: N units, format F (x d u t f c), size S (b h w g); SPACE global (default), shared (the selected wave's workgroup) or scratch (the selected lane); ADDR is an expression, so `x/4xw out+16` reads buffer `out` from byte 16",
+        usage: "x/NFS [SPACE:]ADDR | x/Ni ADDR",
+        about: "examine memory: N units, format F (x d u t f c), size S (b h w g); SPACE global (default), shared (the selected wave's workgroup) or scratch (the selected lane); ADDR is an expression, so `x/4xw out+16` reads buffer `out` from byte 16. `x/Ni ADDR` lists N instructions from the one at ADDR, as gdb's (`x/5i pc`; `=>` marks the selected wave's PC). Enter goes on from where it ended",
     },
     HelpEntry {
         name: "set",
@@ -288,7 +288,7 @@ pub const HELP: &[HelpEntry] = &[
         name: "display",
         aliases: &[],
         usage: "display [/F] EXPR",
-        about: "show EXPR after every stop (a bare vector register shows all lanes); without EXPR, show the displays now",
+        about: "show EXPR after every stop (a bare vector register shows all lanes; `display/i pc` the instruction at an address, as gdb's `display/i $pc`); without EXPR, show the displays now",
     },
     HelpEntry {
         name: "undisplay",
@@ -570,7 +570,8 @@ width unlimited.
 
 `print/F` and `x/NFS` take a format letter `x` (hex), `d` (signed), `u` (unsigned), `t`
 (binary), `f` (float), `c` (char), `o` (octal); `x` also takes a size `b` (1 byte), `h` (2),
-`w` (4, the default) or `g` (8).
+`w` (4, the default) or `g` (8). `x/Ni ADDR` and `display/i ADDR` show instructions instead
+(`x/5i pc`, `display/i pc`), as in gdb.
 
 ## Displays and sessions
 

@@ -428,6 +428,14 @@ pub enum Command {
         /// The first unit's address, an expression.
         addr: ParsedExpr,
     },
+    /// `x/Ni ADDR`: N instructions (1-4096) from the one at ADDR (which may be inside
+    /// it), as gdb's `x/i` lists them.
+    ExamineCode {
+        /// Instructions to show.
+        count: u64,
+        /// The first one's address, an expression.
+        addr: ParsedExpr,
+    },
     /// `set TARGET = VALUE`.
     Set {
         /// What is written.
@@ -581,7 +589,7 @@ impl Command {
             Command::Lane(_) => "lane",
             Command::Info(_) => "info",
             Command::Print { .. } => "print",
-            Command::Examine { .. } => "x",
+            Command::Examine { .. } | Command::ExamineCode { .. } => "x",
             Command::Set { .. }
             | Command::SchedulerLocking(_)
             | Command::HistorySize(_)

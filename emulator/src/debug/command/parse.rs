@@ -99,7 +99,7 @@ pub fn parse_display(text: &str) -> Result<DisplaySpec, String> {
     let (format, e) = match t.strip_prefix('/') {
         Some(rest) => {
             let (f, e) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
-            // Sessions of earlier versions hold any letters here (`/i`): a display whose
+            // Sessions of earlier versions hold any letters here (`/s`): a display whose
             // format means nothing now is shown in its natural form.
             (display_letter(f).ok().flatten(), e)
         }
@@ -641,7 +641,7 @@ pub fn parse(line: &str) -> Result<Option<Command>, ParseError> {
             let (mut format, mut size) = ('x', 4);
             for c in spec[digits..].chars() {
                 match c {
-                    'x' | 'd' | 'u' | 't' | 'f' | 'c' | 'o' => format = c,
+                    'x' | 'd' | 'u' | 't' | 'f' | 'c' | 'o' | 'i' => format = c,
                     'b' => size = 1,
                     'h' => size = 2,
                     'w' => size = 4,
@@ -654,13 +654,21 @@ pub fn parse(line: &str) -> Result<Option<Command>, ParseError> {
             if count == 0 || count > 4096 {
                 return Err(l.error_at(head, "count must be 1 to 4096"));
             }
-            let (space, addr) = space_prefix(rest).map_err(|m| l.error_at(rest, m))?;
-            Command::Examine {
-                count,
-                format,
-                size,
-                space,
-                addr: l.expr("bad expression", addr)?,
+            if format == 'i' {
+                // Instructions: code has one space and fixed sizes (a size letter is moot).
+                Command::ExamineCode {
+                    count,
+                    addr: l.expr("bad expression", rest)?,
+                }
+            } else {
+                let (space, addr) = space_prefix(rest).map_err(|m| l.error_at(rest, m))?;
+                Command::Examine {
+                    count,
+                    format,
+                    size,
+                    space,
+                    addr: l.expr("bad expression", addr)?,
+                }
             }
         }
         "set" => set_command(&l, rest)?,
@@ -803,16 +811,17 @@ fn display_format(l: &Line<'_>, slash: Option<&str>) -> Result<Option<char>, Par
     }
 }
 
-/// The format letter of a display's `/FMT` (the last of `x d u t f c o`; none is `None`).
+/// The format letter of a display's `/FMT` (the last of `x d u t f c o i`; none is
+/// `None`): `i` shows the instruction at the address, as gdb's `display/i $pc`.
 fn display_letter(f: &str) -> Result<Option<char>, String> {
     if f.is_empty()
         || !f
             .chars()
-            .all(|c| c.is_ascii_digit() || "xdutfcobhwg".contains(c))
+            .all(|c| c.is_ascii_digit() || "xdutfcoibhwg".contains(c))
     {
-        return Err(format!("unknown format `/{f}` (x d u t f c o)"));
+        return Err(format!("unknown format `/{f}` (x d u t f c o, i)"));
     }
-    Ok(f.chars().rev().find(|c| "xdutfco".contains(*c)))
+    Ok(f.chars().rev().find(|c| "xdutfcoi".contains(*c)))
 }
 
 /// `/F` of `print`.

@@ -303,6 +303,16 @@ impl Engine {
     /// Display `i` (0-based) evaluated now, numbered from 1.
     fn display_one(&self, i: usize) -> String {
         let d: &DisplaySpec = &self.displays[i];
+        if d.format == Some('i') {
+            // gdb's `display/i $pc`: the instruction at the address.
+            return match self.eval("display", &d.expr, None) {
+                Ok(addr) => {
+                    let (text, _) = view::instructions_from(self, addr as u64, 1);
+                    format!("{}: x/i {}\n{text}", i + 1, d.expr)
+                }
+                Err(e) => format!("{}: {d}: {}\n", i + 1, e.message()),
+            };
+        }
         match self.print("display", d.format, &d.expr) {
             Ok(out) => format!("{}: {}", i + 1, out.text),
             Err(e) => format!("{}: {d}: {}\n", i + 1, e.message()),
@@ -434,6 +444,18 @@ impl Engine {
             format!("{text} = {}\n", locals::formatted(b, v.ty, format)),
             Output::Value(locals::typed_scalar(b, v.ty)),
         ))
+    }
+
+    /// `x/Ni ADDR`.
+    pub(super) fn examine_code(
+        &mut self,
+        count: u64,
+        addr: &ParsedExpr,
+    ) -> Result<CommandOutput, CommandError> {
+        let addr = self.eval("x", addr, None)? as u64;
+        let (text, next) = view::instructions_from(self, addr, count);
+        self.next_code = Some(next);
+        Ok(CommandOutput::text(text))
     }
 
     pub(super) fn examine(

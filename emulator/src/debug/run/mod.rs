@@ -265,6 +265,7 @@ impl Engine {
                 space,
                 addr,
             } => self.examine(*count, *format, *size, *space, addr),
+            Command::ExamineCode { count, addr } => self.examine_code(*count, addr),
             Command::LastWrite(target) => self.last_write_command(target),
             Command::Why => Ok(self.why_command()),
             Command::Disassemble(location) => self.disassemble_command(location.as_ref()),
@@ -370,6 +371,10 @@ impl Engine {
                 format: *format,
                 size: *size,
                 space,
+                addr: super::expr::ParsedExpr::number(addr),
+            }),
+            Command::ExamineCode { count, .. } => self.next_code.map(|addr| Command::ExamineCode {
+                count: *count,
                 addr: super::expr::ParsedExpr::number(addr),
             }),
             _ => None,
