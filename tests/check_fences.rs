@@ -70,6 +70,27 @@ fn unfenced_patterns_name_the_missing_half_in_text() {
     }
 }
 
+/// A plain access racing another workgroup's atomic: no release of the atomic's wave can
+/// order its own atomic, and the later wave's atomics came before it, so the report names
+/// no fence (it named the earlier atomic as a missing release, and an atomic that ran
+/// before it as a missing acquire).
+#[test]
+fn a_plain_access_racing_an_atomic_names_no_fence() {
+    for name in ["atomic_then_plain", "counter_reset"] {
+        let k = kernel(name);
+        let (code, out, err) = wavedbg(&["check", &k]);
+        assert_eq!(code, 1, "{name}: {out}{err}");
+        assert!(out.contains(": 1 finding (1 error"), "{name}: {out}");
+        assert!(
+            out.contains(": no atomic synchronises them (release, then acquire)"),
+            "{name}: {out}"
+        );
+        assert!(!out.contains("  release wave"), "{name}: {out}");
+        assert!(!out.contains("  acquire wave"), "{name}: {out}");
+        assert!(out.contains(" atomic at "), "{name}: {out}");
+    }
+}
+
 #[test]
 fn json_names_the_missing_fence_and_its_atomic() {
     let k = kernel("last_block_no_inv");

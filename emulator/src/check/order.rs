@@ -44,6 +44,9 @@ pub(super) const PENDING_MAX: usize = 32;
 struct Released {
     stores: u32,
     loads: u32,
+    /// The generation of the release (the atomic's own, or the barrier's): accesses of
+    /// earlier generations came before it.
+    at: u32,
     /// The atomic that published it (`None`: learnt at a barrier, not yet published).
     atomic: Option<u64>,
 }
@@ -64,6 +67,12 @@ impl Released {
         }
         self.stores = self.stores.max(o.stores);
         self.loads = self.loads.max(o.loads);
+        self.at = self.at.max(o.at);
+    }
+
+    /// Whether it was made in a generation after `gen` (after the accesses of `gen`).
+    fn after(&self, gen: u32) -> bool {
+        self.at > gen
     }
 }
 
@@ -303,6 +312,7 @@ impl WaveOrder {
         Released {
             stores: first(&|o| o.stores > r[0]).unwrap_or(self.gen),
             loads: first(&|o| o.loads > r[1]).unwrap_or(self.gen),
+            at: self.gen,
             atomic: None,
         }
     }
@@ -593,18 +603,28 @@ impl Order {
         if let Some(&(_, pc)) = unacquired.iter().find(|(r, _)| r.covers(gen, access)) {
             return MissingFence::Acquire { atomic: pc };
         }
-        if let Some(atomic) = v.known.get(w).and_then(|r| r.atomic) {
+        // A release that did not cover a plain access was made before it retired, or
+        // before it was made (a store after the ticket): either way the access was not
+        // released before that atomic. An atomic access is released only by a later
+        // generation's release: one of its own generation or before (the access itself)
+        // cannot order it, so it is not named.
+        let names = |r: &Released| access != MemAccess::Atomic || r.after(gen);
+        if let Some(atomic) = v.known.get(w).filter(|r| names(r)).and_then(|r| r.atomic) {
             return MissingFence::Release { atomic };
         }
-        if let Some((release, acquire)) =
-            unacquired.iter().find_map(|(r, pc)| Some((r.atomic?, *pc)))
+        if let Some((release, acquire)) = unacquired
+            .iter()
+            .filter(|(r, _)| names(r))
+            .find_map(|(r, pc)| Some((r.atomic?, *pc)))
         {
             return MissingFence::ReleaseAndAcquire { release, acquire };
         }
         // The other way round: the earlier wave read an atomic of the later one, which
-        // made its access only after that atomic (a store after the ticket it took).
+        // made its access only after that atomic (a store after the ticket it took). Not
+        // for an earlier atomic access, which no release of the later wave orders.
         match self
             .get(w)
+            .filter(|_| access != MemAccess::Atomic)
             .and_then(|o| o.learnt(me.wave_id(), &self.addrs))
         {
             Some(atomic) => MissingFence::Release { atomic },
@@ -653,6 +673,7 @@ mod tests {
         Released {
             stores,
             loads,
+            at: stores.max(loads),
             atomic,
         }
     }
