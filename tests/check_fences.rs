@@ -91,6 +91,24 @@ fn a_plain_access_racing_an_atomic_names_no_fence() {
     }
 }
 
+/// Past the clocks' bound of waves, a race the fences may order is reported as such, not
+/// blamed on a missing fence: the fenced last-block reduction at 32,769 workgroups of 2
+/// waves (its last clock would hold 65,538).
+#[test]
+fn a_race_past_the_clock_bound_says_the_report_may_be_false() {
+    let k = kernel("last_block_past_clock_bound");
+    let (code, out, err) = wavedbg(&["check", &k]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(
+        out.contains(": the sanitizer's release/acquire clocks passed their bound of 65536 waves, so the fences that would order them may not have been seen (this report may be false; docs/sanitizer.md)"),
+        "{out}"
+    );
+    assert!(!out.contains("no release before"), "{out}");
+    let (code, out, err) = wavedbg(&["check", &k, "--json"]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(out.contains(r#""missing":"bound""#), "{out}");
+}
+
 #[test]
 fn json_names_the_missing_fence_and_its_atomic() {
     let k = kernel("last_block_no_inv");

@@ -160,17 +160,21 @@ pub enum MissingFence {
         /// PC of the later wave's atomic.
         acquire: u64,
     },
+    /// The clocks that would tell passed their bound of waves (docs/sanitizer.md): a
+    /// release past it was not kept, so the race may be one the program's fences order.
+    Bound,
 }
 
 impl MissingFence {
-    /// Its name in `check --json` (`missing`): `synchronisation`, `release`, `acquire` or
-    /// `release-and-acquire`.
+    /// Its name in `check --json` (`missing`): `synchronisation`, `release`, `acquire`,
+    /// `release-and-acquire` or `bound`.
     pub const fn name(self) -> &'static str {
         match self {
             MissingFence::Synchronisation => "synchronisation",
             MissingFence::Release { .. } => "release",
             MissingFence::Acquire { .. } => "acquire",
             MissingFence::ReleaseAndAcquire { .. } => "release-and-acquire",
+            MissingFence::Bound => "bound",
         }
     }
 
@@ -178,7 +182,7 @@ impl MissingFence {
     /// wave's (acquire side).
     pub const fn atomics(self) -> (Option<u64>, Option<u64>) {
         match self {
-            MissingFence::Synchronisation => (None, None),
+            MissingFence::Synchronisation | MissingFence::Bound => (None, None),
             MissingFence::Release { atomic } => (Some(atomic), None),
             MissingFence::Acquire { atomic } => (None, Some(atomic)),
             MissingFence::ReleaseAndAcquire { release, acquire } => (Some(release), Some(acquire)),

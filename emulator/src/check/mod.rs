@@ -45,6 +45,8 @@ use crate::program::LaunchConfig;
 use crate::trace::MemTrace;
 use crate::wave::{Wave, LANES, VREGS};
 pub(crate) use fast::FastChecked;
+/// The most waves a release/acquire clock holds (docs/sanitizer.md, "Bounds").
+pub const CLOCK_WAVES: usize = order::CLOCK_MAX;
 use hazards::Busy;
 use order::Order;
 use regs::{RegBits, RegSets, RegUse};

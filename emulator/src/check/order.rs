@@ -587,6 +587,22 @@ impl Order {
         let Some(v) = self.get(me.wave_id()) else {
             return MissingFence::Synchronisation;
         };
+        // A clock of the later wave, or of an address its atomics read, that reached its
+        // bound may have dropped the release that orders them.
+        let full = |c: &Clock| c.len() >= CLOCK_MAX;
+        let addr_full = |x: &u64| {
+            self.addrs
+                .get(x)
+                .is_some_and(|c| full(&c.own) || c.carried.len() >= CLOCK_MAX)
+        };
+        if full(&v.known)
+            || v.fences
+                .iter()
+                .any(|f| full(&f.clock) || f.atomics.iter().any(|(x, _)| addr_full(x)))
+            || v.pending.iter().any(|(x, _)| addr_full(x))
+        {
+            return MissingFence::Bound;
+        }
         // What the wave's atomics read but no retired fence acquired: from unretired
         // fences (their clocks), then from atomics no fence followed.
         let mut unacquired: Vec<(Released, u64)> = Vec::new();

@@ -157,6 +157,10 @@ impl Finding {
                         atomic(release),
                         atomic(acquire)
                     ),
+                    Some(MissingFence::Bound) => format!(
+                        ": the sanitizer's release/acquire clocks passed their bound of {} waves, so the fences that would order them may not have been seen (this report may be false; docs/sanitizer.md)",
+                        crate::check::CLOCK_WAVES
+                    ),
                 };
                 format!("data race on {mem} {between}{fence}")
             }
