@@ -597,7 +597,11 @@ pub fn run(args: CheckArgs) -> Result<i32> {
                 d.seeds.1
             ));
             out.push_str(&match explained {
-                Some(i) => format!("  explained by #{}: {}\n", i + 1, found[i].headline()),
+                Some(i) => format!(
+                    "  explained by #{}: {}\n",
+                    i + 1,
+                    found[i].headline_with(&|pc| m.program().line_at(pc))
+                ),
                 // Waves stopped by a fault or deadlock under one seed and not another
                 // wrote different things: the schedule is not to blame.
                 None if ends_differ => "  explained by the launch ending differently under these seeds (the faults or deadlocks above): waves that stopped did not write what the others did\n".to_string(),

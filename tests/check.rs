@@ -423,3 +423,26 @@ fn a_deadlock_in_every_workgroup_counts_each_workgroup_once() {
         .unwrap_or_default();
     assert_eq!(also, vec![3, 5, 7], "{f}");
 }
+
+/// A uniform register has one value for the wave: its uninitialised read names no lanes
+/// (it said `lanes 0-31`); a vector register's names the lanes that read it.
+#[test]
+fn an_uninitialised_uniform_register_names_no_lanes() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let k = dir.path().join("uninit.s");
+    std::fs::write(
+        &k,
+        ".kernel uninit\n    umovi u4, 1\n    uadd u6, u4, u5\n    vadd.u32 v2, v1, v1\n    end\n",
+    )
+    .expect("write");
+    let (code, out, err) = wavedbg(&["check", &k.to_string_lossy()]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(
+        out.contains(": u5 is read before it was written\n"),
+        "{out}"
+    );
+    assert!(
+        out.contains(": v1 is read before it was written (lanes 0-31)\n"),
+        "{out}"
+    );
+}

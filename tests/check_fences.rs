@@ -109,6 +109,19 @@ fn a_race_past_the_clock_bound_says_the_report_may_be_false() {
     assert!(out.contains(r#""missing":"bound""#), "{out}");
 }
 
+/// The line that explains a schedule-dependent result quotes its finding as the finding
+/// says it, atomics by their source line (it named them by address).
+#[test]
+fn an_explained_difference_names_atomics_by_line() {
+    let k = kernel("counter_reset_atomic");
+    let (code, out, err) = wavedbg(&["check", &k, "--seeds", "10"]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(
+        out.contains("  explained by #1: data race on global:0x100020000 (4 bytes) between workgroups 0 and 3: no acquire after the atomic at line 16\n"),
+        "{out}"
+    );
+}
+
 #[test]
 fn json_names_the_missing_fence_and_its_atomic() {
     let k = kernel("last_block_no_inv");

@@ -195,6 +195,12 @@ impl Finding {
             FindingKind::UninitMemory => {
                 format!("{mem} is read before anything wrote it in this launch")
             }
+            // A uniform register has one value for the wave: no lanes to name.
+            FindingKind::UninitRegister
+                if matches!(self.reg, Some((RegFile::Uniform, _))) =>
+            {
+                format!("{reg} is read before it was written")
+            }
             FindingKind::UninitRegister => format!(
                 "{reg} is read before it was written (lane{} {})",
                 if self.at.lanes.count_ones() == 1 { "" } else { "s" },

@@ -53,12 +53,14 @@ impl FindingSide {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum VisitError {
     /// No finding N in `info findings`.
-    #[error("no finding number {number} ({})", findings_hint(*.count))]
+    #[error("no finding number {number} ({})", findings_hint(*.count, *.checking))]
     NoFinding {
         /// The number asked for.
         number: u64,
         /// How many findings `info findings` lists (at the end of the recorded history).
         count: usize,
+        /// Whether a detector is on (the hint then says to run, not to turn them on).
+        checking: bool,
     },
     /// The second side of a finding with one side (`finding N second`).
     #[error("finding {0} has one side (`finding {0}` goes to it)")]
@@ -86,8 +88,9 @@ pub enum VisitError {
     Engine(#[from] EngineError),
 }
 
-fn findings_hint(count: usize) -> String {
+fn findings_hint(count: usize, checking: bool) -> String {
     match count {
+        0 if checking => "no findings yet: run the kernel to look for them".to_string(),
         0 => "no findings: `set check all on` and run to look for them".to_string(),
         1 => "info findings lists 1".to_string(),
         n => format!("info findings lists 1-{n}"),
@@ -126,6 +129,7 @@ impl Engine {
             .ok_or(VisitError::NoFinding {
                 number,
                 count: all.len(),
+                checking: self.machine().checks().any(),
             })?;
         let (first_role, second_role) = f.roles();
         // A repeat goes on to the other side, when there is one.

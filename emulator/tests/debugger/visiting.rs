@@ -225,6 +225,13 @@ fn finding_n_refuses_what_is_not_there() {
         "no finding number 1 (no findings: `set check all on` and run to look for them)\nusage: finding N [first|second]"
     );
     run(&mut e, "set check all on");
+    // The detectors are on: nothing to turn on, only to run.
+    let err = run_line(&mut e, "finding 1").expect_err("none yet");
+    assert!(
+        err.to_string()
+            .starts_with("no finding number 1 (no findings yet: run the kernel to look for them)"),
+        "{err}"
+    );
     run(&mut e, "continue");
     for line in ["finding 0", "finding 2", "finding 18446744073709551615"] {
         let err = run_line(&mut e, line).expect_err(line);
