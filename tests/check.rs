@@ -446,3 +446,42 @@ fn an_uninitialised_uniform_register_names_no_lanes() {
         "{out}"
     );
 }
+
+/// Lanes of one store that conflict at several addresses name each of them: lanes 0-1
+/// write word 0 and lanes 3-5 word 2 with different values (it named only the first
+/// address, under all five lanes).
+#[test]
+fn a_store_conflicting_at_several_addresses_names_each() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let k = dir.path().join("scatter.s");
+    std::fs::write(
+        &k,
+        ".kernel scatter
+.buffer keys, 128
+.init keys, u32, 0,0,1,2,2,2,3,4, 5,6,7,8,9,10,11,12, 13,14,15,16,17,18,19,20, 21,22,23,24,25,26,27,28
+.buffer out, 128
+.arg u[0:1], keys
+.arg u[2:3], out
+    vlaneid v0
+    vshli v1, v0, 2
+    ld.ubase.b32 v2, u[0:1], v1, 0
+    wait.vm 0
+    vshli v4, v2, 2
+    st.ubase.b32 v0, u[2:3], v4, 0
+    wait.vst 0
+    end
+",
+    )
+    .expect("write");
+    let (code, out, err) = wavedbg(&["check", &k.to_string_lossy()]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(
+        out.contains("lanes 0-1, 3-5 of one store write different values to 2 places of global (0x100020000, 0x100020008; 4 bytes each; the last lane wins at each)"),
+        "{out}"
+    );
+    let (_, json, _) = wavedbg(&["check", &k.to_string_lossy(), "--json"]);
+    assert!(
+        json.contains(r#""addrs":[4295098368,4295098376]"#),
+        "{json}"
+    );
+}

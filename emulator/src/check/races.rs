@@ -92,7 +92,8 @@ impl Sanitizer {
         let order = &mut buf[..n];
         order.sort_unstable_by_key(|e| (e.0, e.1));
         let mut lanes = 0u32;
-        let mut first = None;
+        // The addresses where lanes conflict, ascending (at most one per lane).
+        let mut at: Vec<u64> = Vec::new();
         for (i, a) in order.iter().enumerate() {
             for b in &order[i + 1..] {
                 if b.0 >= a.0 + len {
@@ -108,14 +109,20 @@ impl Sanitizer {
                 };
                 if (a.2 >> (8 * shift)) & mask != b.2 & mask {
                     lanes |= 1 << a.1 | 1 << b.1;
-                    first.get_or_insert(b.0);
+                    if at.last() != Some(&b.0) && !at.contains(&b.0) {
+                        at.push(b.0);
+                    }
                 }
             }
         }
         if lanes != 0 {
             let mut f = Finding::new(FindingKind::SameInstruction, Site { lanes, ..site });
             f.space = Some(space);
-            f.addr = first;
+            f.addr = at.iter().min().copied();
+            if at.len() > 1 {
+                at.sort_unstable();
+                f.addrs = at;
+            }
             f.len = trace.len;
             self.push(f);
         }

@@ -99,6 +99,25 @@ impl Finding {
         self.headline_with(&|_| None)
     }
 
+    /// [`Finding::addrs`] as headlines list them: "at least " when the list is full, how
+    /// many, the space's name, and the addresses (the first three and the last past 8).
+    fn addrs_text(&self) -> (&'static str, usize, &'static str, String) {
+        let space = self.space.map_or("memory", |x| x.name());
+        let n = self.addrs.len();
+        let at_least = if n >= crate::check::FINDING_LIST_MAX {
+            "at least "
+        } else {
+            ""
+        };
+        let hex: Vec<String> = self.addrs.iter().map(|a| format!("{a:#x}")).collect();
+        let list = if n <= 8 {
+            hex.join(", ")
+        } else {
+            format!("{}, ..., {}", hex[..3].join(", "), hex[n - 1])
+        };
+        (at_least, n, space, list)
+    }
+
     /// The headline, naming atomics by their source line where `line` knows it.
     pub fn headline_with(&self, line: &dyn Fn(u64) -> Option<u32>) -> String {
         let reg = self.reg.map(|(f, r)| {
@@ -164,6 +183,14 @@ impl Finding {
                 };
                 format!("data race on {mem} {between}{fence}")
             }
+            FindingKind::SameInstruction if self.addrs.len() > 1 => {
+                let (at_least, n, space, list) = self.addrs_text();
+                format!(
+                    "lanes {} of one store write different values to {at_least}{n} places of {space} ({list}; {} each; the last lane wins at each)",
+                    lanes_text(self.at.lanes),
+                    count(self.len as u64, "byte")
+                )
+            }
             FindingKind::SameInstruction => format!(
                 "lanes {} of one store write different values to {mem} (the last lane wins)",
                 lanes_text(self.at.lanes)
@@ -178,15 +205,7 @@ impl Finding {
                 "{reg} holds the data of a store not yet retired by wait.{counter}, and is overwritten"
             ),
             FindingKind::UninitMemory if self.addrs.len() > 1 => {
-                let space = self.space.map_or("memory", |x| x.name());
-                let n = self.addrs.len();
-                let at_least = if n >= crate::check::FINDING_LIST_MAX { "at least " } else { "" };
-                let hex: Vec<String> = self.addrs.iter().map(|a| format!("{a:#x}")).collect();
-                let list = if n <= 8 {
-                    hex.join(", ")
-                } else {
-                    format!("{}, ..., {}", hex[..3].join(", "), hex[n - 1])
-                };
+                let (at_least, n, space, list) = self.addrs_text();
                 format!(
                     "{at_least}{n} words of {space} ({list}; {} each) are read before anything wrote them in this launch",
                     count(self.len as u64, "byte")
