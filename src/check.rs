@@ -83,10 +83,22 @@ enum LaunchEnd {
         started: u32,
         /// Workgroups in the grid.
         grid: u32,
-        /// What holds the slots: faulted waves (`None`), deadlocked workgroups
-        /// (`Some(false)`), or both (`Some(true)`).
-        deadlocked: Option<bool>,
+        /// Why the others did not start.
+        why: Unstarted,
     },
+}
+
+/// Why workgroups of the grid did not start.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Unstarted {
+    /// Every slot holds a workgroup with a faulted wave.
+    Faulted,
+    /// Every slot holds a deadlocked workgroup.
+    Deadlocked,
+    /// Every slot holds one or the other.
+    FaultedOrDeadlocked,
+    /// The instruction budget ran out first (it ends the whole run).
+    Budget,
 }
 
 /// What makes two runs' ends the same end: a fault the same fault (wave, PC, kind,
@@ -130,6 +142,14 @@ fn run_checked(program: &Program, options: LaunchOptions, name: &str) -> Result<
                 let budget = matches!(f.kind, FaultKind::BudgetExhausted { .. });
                 ends.push(LaunchEnd::Fault(f));
                 if budget {
+                    let (started, grid) = (m.workgroups_started(), m.launch().grid);
+                    if started < grid {
+                        ends.push(LaunchEnd::Stalled {
+                            started,
+                            grid,
+                            why: Unstarted::Budget,
+                        });
+                    }
                     break;
                 }
             }
@@ -145,7 +165,11 @@ fn run_checked(program: &Program, options: LaunchOptions, name: &str) -> Result<
                             ends.push(LaunchEnd::Stalled {
                                 started,
                                 grid,
-                                deadlocked: Some(faulted),
+                                why: if faulted {
+                                    Unstarted::FaultedOrDeadlocked
+                                } else {
+                                    Unstarted::Deadlocked
+                                },
                             });
                         }
                         break;
@@ -168,7 +192,7 @@ fn run_checked(program: &Program, options: LaunchOptions, name: &str) -> Result<
                     ends.push(LaunchEnd::Stalled {
                         started,
                         grid,
-                        deadlocked: None,
+                        why: Unstarted::Faulted,
                     });
                 }
                 break;
@@ -248,18 +272,19 @@ fn end_text(m: &Machine, file: &str, end: &LaunchEnd) -> String {
         LaunchEnd::Stalled {
             started,
             grid,
-            deadlocked,
+            why,
         } if started < grid => format!(
-            "{} did not start: every slot holds {}",
+            "{} did not start: {}",
             if grid - started == 1 {
                 format!("workgroup {started}")
             } else {
                 format!("workgroups {started}-{}", grid - 1)
             },
-            match deadlocked {
-                None => "a workgroup with a faulted wave (a faulted wave stays resident, to be inspected)",
-                Some(false) => "a deadlocked workgroup (its waves wait at the barrier for ever)",
-                Some(true) => "a deadlocked workgroup or one with a faulted wave (both stay resident, to be inspected)",
+            match why {
+                Unstarted::Faulted => "every slot holds a workgroup with a faulted wave (a faulted wave stays resident, to be inspected)",
+                Unstarted::Deadlocked => "every slot holds a deadlocked workgroup (its waves wait at the barrier for ever)",
+                Unstarted::FaultedOrDeadlocked => "every slot holds a deadlocked workgroup or one with a faulted wave (both stay resident, to be inspected)",
+                Unstarted::Budget => "the instruction budget ran out first (a workgroup spinning while it waits for one of them never lets it start)",
             }
         ),
         LaunchEnd::Stalled { .. } => "no wave can run, and no barrier explains it".to_string(),

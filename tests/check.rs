@@ -485,3 +485,25 @@ fn a_store_conflicting_at_several_addresses_names_each() {
         "{json}"
     );
 }
+
+/// The instruction budget ends the whole run: the workgroups it kept from starting are
+/// named, as a fault's or a deadlock's are (workgroup 2 waits for a slot the spinning
+/// workgroups 0 and 1 hold).
+#[test]
+fn a_spent_budget_names_the_workgroups_that_did_not_start() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let k = dir.path().join("spin.s");
+    std::fs::write(&k, ".kernel spin\n.grid 3\nloop:\n    br loop\n    end\n").expect("write");
+    let k = k.to_string_lossy();
+    let args = ["check", &k, "--resident", "2", "--max-instructions", "1000"];
+    let (code, out, err) = wavedbg(&args);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(
+        out.contains("instruction budget of 1000 exhausted"),
+        "{out}"
+    );
+    assert!(
+        out.contains("workgroup 2 did not start: the instruction budget ran out first"),
+        "{out}"
+    );
+}
