@@ -2374,3 +2374,67 @@ fn the_locals_pane_marks_what_changed() {
         .iter()
         .all(|c| *c == 0));
 }
+
+/// Every pane of the wide layout keeps a usable minimum (borders, its header, a line):
+/// with the Watch and Locals panes shown, whatever the height and the lanes split, the
+/// Memory pane shows its spaces' header and a row, and the lane grid a lane.
+#[test]
+fn every_pane_keeps_a_usable_minimum_in_the_wide_layout() {
+    let rows = |app: &App, p: Pane| app.hits.rows[p.index()];
+    let mut app = saxpy();
+    run(&mut app, &["display v3"]);
+    for split in ["default", "10", "90"] {
+        run(&mut app, &[&format!("set split lanes {split}")]);
+        for (w, h) in [
+            (100, 30),
+            (100, 33),
+            (100, 36),
+            (100, 38),
+            (100, 40),
+            (100, 50),
+        ]
+        .into_iter()
+        .chain((30..=70).step_by(3).map(|h| (130, h)))
+        {
+            let buf = draw(&mut app, w, h);
+            let at = format!("{w}x{h} split {split}");
+            assert!(rows(&app, Pane::Memory) >= 2, "{at}: memory");
+            assert!(rows(&app, Pane::Lanes) >= 2, "{at}: lanes");
+            for p in [Pane::Watch, Pane::Locals, Pane::Registers, Pane::Console] {
+                assert!(rows(&app, p) >= 1, "{at}: {p:?}");
+            }
+            let t = text(&buf);
+            assert!(t.contains(" global  shared  scratch "), "{at}\n{t}");
+            assert!(!t.contains("The lane grid needs"), "{at}\n{t}");
+        }
+    }
+}
+
+/// `-` on the lane grid stops at the smallest split that still draws a lane (and `+` at
+/// the largest that leaves the panes under it theirs), saying so, instead of setting
+/// sizes the layout cannot give.
+#[test]
+fn the_lanes_split_stops_where_the_grid_still_draws() {
+    use wavedbg_emulator::debug::panes::SplitTarget;
+    let mut app = saxpy();
+    run(&mut app, &["display v3"]);
+    let _ = draw(&mut app, 100, 30);
+    press(&mut app, KeyCode::Char('3'));
+    for _ in 0..20 {
+        press(&mut app, KeyCode::Char('-'));
+        let _ = draw(&mut app, 100, 30);
+    }
+    let (lo, hi) = app.hits.split_bounds[SplitTarget::Lanes as usize];
+    assert_eq!(app.engine.panes().splits.lanes, Some(lo));
+    assert!(app.hits.rows[Pane::Lanes.index()] >= 2);
+    assert!(app
+        .message
+        .as_ref()
+        .is_some_and(|m| m.text.contains("at its smallest")));
+    for _ in 0..20 {
+        press(&mut app, KeyCode::Char('+'));
+        let _ = draw(&mut app, 100, 30);
+    }
+    assert_eq!(app.engine.panes().splits.lanes, Some(hi));
+    assert!(app.hits.rows[Pane::Memory.index()] >= 2);
+}
