@@ -155,6 +155,23 @@ pub fn title(app: &App, inner: Rect) -> String {
     .unwrap_or_else(|| format!(" Lanes {tag}{short}: w{} l{lane} ", w.id))
 }
 
+/// What the grid lacks in a `width` x `height` area with value cells `cell` wide: only
+/// the dimension that is short (short enough to show whole in the grid's minimum size).
+fn too_small(width: usize, height: usize, cell: usize) -> String {
+    let (columns, rows) = (LABEL + cell + 1, 2);
+    let mut missing = Vec::new();
+    if width < columns {
+        missing.push(format!("{columns} columns (it has {width})"));
+    }
+    if height < rows {
+        missing.push(format!("{rows} rows (it has {height})"));
+    }
+    format!(
+        "The lane grid needs {}; z maximises it.",
+        missing.join(" and ")
+    )
+}
+
 /// Draws the pane; returns whether lanes are hidden above and below.
 pub fn draw(frame: &mut Frame, area: Rect, app: &App, hits: &mut HitMap) -> (bool, bool) {
     let m = app.engine.machine();
@@ -172,15 +189,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, hits: &mut HitMap) -> (boo
     let cell_w = cell(f);
     let value_w = number::width(f);
     let Some(p) = plan(width, height, sel, cell_w) else {
-        text::put_wrapped(
-            frame,
-            area,
-            &format!(
-                "The lane grid needs {} columns and 2 rows; z maximises the pane.",
-                LABEL + cell_w + 1
-            ),
-            theme::dim(),
-        );
+        text::put_wrapped(frame, area, &too_small(width, height, cell_w), theme::dim());
         return (false, false);
     };
     hits.lane_regs = p.regs;
@@ -303,6 +312,20 @@ mod tests {
         assert_eq!(plan(16, 40, 0, CELL), None);
         assert!(plan(17, 40, 0, CELL).is_some());
         assert_eq!(plan(40, 1, 0, CELL), None);
+    }
+
+    #[test]
+    fn too_small_says_only_what_is_missing() {
+        assert_eq!(
+            too_small(54, 1, CELL),
+            "The lane grid needs 2 rows (it has 1); z maximises it."
+        );
+        assert_eq!(
+            too_small(10, 5, CELL),
+            "The lane grid needs 17 columns (it has 10); z maximises it."
+        );
+        assert!(plan(16, 1, 0, CELL).is_none());
+        assert!(too_small(16, 1, CELL).contains("17 columns (it has 16) and 2 rows"));
     }
 
     #[test]
