@@ -761,3 +761,38 @@ fn the_locals_pane_marks_changed_values() {
     assert!(t.contains("base = 32*  (u32 in u6)"), "{t}");
     assert_eq!(cell_at(&buf, "base = 32*", 7).fg, Color::Yellow);
 }
+
+/// The lane grid's title names the registers it shows (`v9, v11`), not their places in
+/// the list, which follow in parentheses: in each of its lengths.
+#[test]
+fn the_lane_grid_title_names_its_registers() {
+    let path = std::path::Path::new("../scripts/divergent.s");
+    let engine = wavedbg_tui::app::demo_engine(Some(path)).expect("divergent.s opens");
+    let mut app = App::new(engine, &TuiOptions::default()).expect("starts");
+    let title = |app: &mut App, w: u16, h: u16| {
+        let t = text(&draw(app, w, h));
+        let line = t
+            .lines()
+            .find(|l| l.contains("Lanes ["))
+            .unwrap_or_default();
+        line.to_string()
+    };
+    // The default registers: the first two of twelve at 100x30.
+    keys(&mut app, "3");
+    assert!(
+        title(&mut app, 100, 30).contains(" v0,v1 1-2/12:"),
+        "{}",
+        title(&mut app, 100, 30)
+    );
+    keys(&mut app, ":lanes v4 v9 v11");
+    press(&mut app, KeyCode::Enter);
+    press(&mut app, KeyCode::Right);
+    for (w, h, want) in [
+        (100, 30, " v9,v11 2-3/3:"),
+        (110, 40, ", v9,v11 (2-3/3) ←→"),
+        (150, 30, ", v9 (2 of 3, ←/→)"),
+    ] {
+        let t = title(&mut app, w, h);
+        assert!(t.contains(want), "{w}x{h}: {t}");
+    }
+}
