@@ -1047,7 +1047,8 @@ fn alt_keys_on_the_command_line_edit_it() {
     alt(&mut app, 'b');
     keys(&mut app, "x");
     alt(&mut app, 'f');
-    alt(&mut app, 'd');
+    // An Alt key the line does not bind does nothing (Alt-q does not quit).
+    alt(&mut app, 'q');
     keys(&mut app, "y");
     let line = app.editor.as_ref().map(|e| e.text().to_string());
     assert_eq!(line.as_deref(), Some("print xv1y v2"));
@@ -2437,4 +2438,45 @@ fn the_lanes_split_stops_where_the_grid_still_draws() {
     }
     assert_eq!(app.engine.panes().splits.lanes, Some(hi));
     assert!(app.hits.rows[Pane::Memory.index()] >= 2);
+}
+
+/// The command line and the search prompt have the emacs editing keys the REPL's
+/// rustyline has: Ctrl-K kills to the end, Ctrl-B/Ctrl-F move a character, Ctrl-D deletes
+/// the one under the cursor, Ctrl-H is Backspace, Ctrl-Left/Ctrl-Right move a word, Alt-d
+/// deletes the next word.
+#[test]
+fn the_command_line_has_readlines_emacs_keys() {
+    let ctrl = |app: &mut App, code: KeyCode| {
+        app.on_key(KeyEvent::new(code, KeyModifiers::CONTROL));
+    };
+    let line = |app: &App| {
+        let e = app.editor.as_ref().or(app.search.prompt.as_ref());
+        e.map(|e| (e.text().to_string(), e.cursor()))
+    };
+    let mut app = demo();
+    keys(&mut app, ":print v1 + v2");
+    ctrl(&mut app, KeyCode::Left);
+    ctrl(&mut app, KeyCode::Left);
+    assert_eq!(line(&app), Some(("print v1 + v2".into(), 9)));
+    ctrl(&mut app, KeyCode::Right);
+    assert_eq!(line(&app), Some(("print v1 + v2".into(), 10)));
+    ctrl(&mut app, KeyCode::Char('b'));
+    ctrl(&mut app, KeyCode::Char('b'));
+    ctrl(&mut app, KeyCode::Char('f'));
+    assert_eq!(line(&app), Some(("print v1 + v2".into(), 9)));
+    ctrl(&mut app, KeyCode::Char('d'));
+    assert_eq!(line(&app), Some(("print v1  v2".into(), 9)));
+    ctrl(&mut app, KeyCode::Char('h'));
+    assert_eq!(line(&app), Some(("print v1 v2".into(), 8)));
+    ctrl(&mut app, KeyCode::Char('k'));
+    assert_eq!(line(&app), Some(("print v1".into(), 8)));
+    app.on_key(KeyEvent::new(KeyCode::Home, KeyModifiers::NONE));
+    app.on_key(KeyEvent::new(KeyCode::Char('d'), KeyModifiers::ALT));
+    assert_eq!(line(&app), Some((" v1".into(), 0)));
+    // The search prompt edits the same way.
+    press(&mut app, KeyCode::Esc);
+    keys(&mut app, "1/vadd u1");
+    ctrl(&mut app, KeyCode::Left);
+    ctrl(&mut app, KeyCode::Char('k'));
+    assert_eq!(line(&app), Some(("vadd ".into(), 5)));
 }

@@ -63,21 +63,31 @@ impl Motion {
     }
 }
 
-/// readline's editing keys on a line (the command line's and the search prompt's).
+/// readline's editing keys on a line (the command line's and the search prompt's), the
+/// emacs set the REPL's rustyline has. (Ctrl-H arrives as Backspace: see
+/// [`App::edit_key`].)
 fn edit_line(e: &mut LineEditor, code: KeyCode, ctrl: bool, alt: bool) {
     use KeyCode::*;
     match code {
         Char('b') if alt => e.word_left(),
         Char('f') if alt => e.word_right(),
+        Char('d') if alt => e.delete_word_right(),
         // Other Alt keys mean nothing on the line.
         Char(_) if alt => {}
         Char('a') if ctrl => e.home(),
         Char('e') if ctrl => e.end(),
+        Char('b') if ctrl => e.move_by(-1),
+        Char('f') if ctrl => e.move_by(1),
+        Char('d') if ctrl => e.delete(),
+        Char('k') if ctrl => e.kill_to_end(),
         Char('w') if ctrl => e.delete_word(),
         Char('u') if ctrl => e.set(""),
         Char(c) if !ctrl => e.insert(&c.to_string()),
+        Backspace if alt => e.delete_word(),
         Backspace => e.backspace(),
         Delete => e.delete(),
+        Left if ctrl => e.word_left(),
+        Right if ctrl => e.word_right(),
         Left => e.move_by(-1),
         Right => e.move_by(1),
         Home => e.home(),
@@ -395,6 +405,11 @@ impl App {
     /// Backspace on an empty line) to close it.
     fn edit_key(&mut self, k: KeyEvent) {
         use KeyCode::*;
+        let mut k = k;
+        if k.code == Char('h') && k.modifiers == KeyModifiers::CONTROL {
+            // Ctrl-H is Backspace (most terminals send the same byte for both).
+            k = KeyEvent::new(Backspace, KeyModifiers::NONE);
+        }
         let ctrl = k.modifiers.contains(KeyModifiers::CONTROL);
         let alt = k.modifiers.contains(KeyModifiers::ALT);
         if let Some(e) = self.search.prompt.as_mut() {
