@@ -796,3 +796,39 @@ fn the_lane_grid_title_names_its_registers() {
         assert!(t.contains(want), "{w}x{h}: {t}");
     }
 }
+
+/// A scrolled command line always shows the character under its cursor whole, wide or
+/// not, wherever the cursor is: never the `…` that marks a cut end.
+#[test]
+fn the_command_line_cursor_is_always_on_its_character() {
+    for (fill, width) in [("漢", 100u16), ("x", 100), ("漢", 41), ("ab漢", 57)] {
+        let mut app = demo();
+        keys(&mut app, ":");
+        app.on_paste(&format!("print {}", fill.repeat(120)));
+        let n = app.editor.as_ref().map_or(0, |e| e.text().chars().count());
+        for back in 0..n {
+            let mut t = ratatui::Terminal::new(ratatui::backend::TestBackend::new(width, 30))
+                .expect("test terminal");
+            let mut state = wavedbg_tui::ui::DrawState::default();
+            t.draw(|f| {
+                wavedbg_tui::ui::draw(f, &app, &mut state);
+            })
+            .expect("draws");
+            let at = t.get_cursor_position().expect("a cursor");
+            let e = app.editor.as_ref().expect("open");
+            let want = e
+                .text()
+                .chars()
+                .nth(e.cursor())
+                .map_or(" ".into(), String::from);
+            let buf = t.backend().buffer();
+            assert_eq!(
+                buf[(at.x, at.y)].symbol(),
+                want,
+                "{fill} at {width}, {back} back: {}",
+                text(buf).lines().last().unwrap_or_default()
+            );
+            press(&mut app, KeyCode::Left);
+        }
+    }
+}

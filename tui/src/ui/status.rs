@@ -148,11 +148,17 @@ pub fn draw_command(frame: &mut Frame, area: Rect, app: &App) {
         // In cells, so a wide character moves the cursor two columns.
         let line = format!("{prompt}{}", e.text());
         let cur = 1 + text::width(e.before_cursor());
-        // Scroll to keep the cursor on screen; `…` first when the start is hidden.
-        let (shown, shift) = if cur < room {
+        // The character under the cursor must show whole, before the cell a cut line
+        // ends with `…` (a wide one takes two cells; at the end there is none: one cell).
+        let under = e.text()[e.before_cursor().len()..]
+            .chars()
+            .next()
+            .map_or(1, |c| text::width(c.encode_utf8(&mut [0; 4])));
+        // Scroll to keep it on screen; `…` first when the start is hidden.
+        let (shown, shift) = if text::width(&line) <= room || cur + under < room {
             (line, 0)
         } else {
-            hide_start(&line, cur + 2 - room)
+            hide_start(&line, cur + under + 1 - room)
         };
         super::put_lines(frame, area, &[Line::raw(shown)]);
         let x = (cur - shift).min(area.width.saturating_sub(1) as usize) as u16;
