@@ -832,3 +832,30 @@ fn the_command_line_cursor_is_always_on_its_character() {
         }
     }
 }
+
+/// A count of one is singular: `1 wave remaining` on a run's status line, `1 row back`
+/// in the console's title.
+#[test]
+fn a_count_of_one_is_singular() {
+    let mut app = App::new(engine_of(SPIN), &TuiOptions::default()).expect("starts");
+    app.on_key(ratatui::crossterm::event::KeyEvent::new(
+        KeyCode::F(5),
+        ratatui::crossterm::event::KeyModifiers::NONE,
+    ));
+    let start = std::time::Instant::now();
+    while app.progress().map_or(0, |p| p.waves_remaining) == 0
+        && start.elapsed() < std::time::Duration::from_secs(5)
+    {
+        app.tick().expect("alive");
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    let t = text(&draw(&mut app, 120, 40));
+    assert!(t.contains(", 1 wave remaining, "), "{t}");
+    press(&mut app, KeyCode::Esc);
+    run(&mut app, &["help", "help"]);
+    keys(&mut app, "7");
+    let _ = draw(&mut app, 120, 40);
+    press(&mut app, KeyCode::Up);
+    let t = text(&draw(&mut app, 120, 40));
+    assert!(t.contains(" Console: 1 row back (End: latest) "), "{t}");
+}

@@ -246,7 +246,7 @@ impl App {
                     } else if let Some(first) = out.text.lines().find(|l| !l.trim().is_empty()) {
                         let extra = out.text.lines().count().saturating_sub(1);
                         let more = if extra > 0 {
-                            format!("  (+{extra} lines in the console)")
+                            format!("  (+{} in the console)", view::count(extra as u64, "line"))
                         } else {
                             String::new()
                         };

@@ -11,6 +11,7 @@ use ratatui::Frame;
 use super::text::{self, truncate};
 use super::theme;
 use crate::app::{App, StatusKind};
+use wavedbg_emulator::debug::view;
 
 /// Formats 1234567 as `1,234,567`.
 pub fn thousands(n: u64) -> String {
@@ -41,10 +42,15 @@ pub fn draw_status(frame: &mut Frame, area: Rect, app: &App) {
             " RUNNING ",
             Color::Yellow,
             format!(
-                "{what} `{}`: {} instructions, {} waves remaining, {:.1} s  (Esc interrupts)",
+                "{what} `{}`: {} {}, {} remaining, {:.1} s  (Esc interrupts)",
                 job.text(),
                 thousands(p.instructions),
-                p.waves_remaining,
+                if p.instructions == 1 {
+                    "instruction"
+                } else {
+                    "instructions"
+                },
+                view::count(p.waves_remaining, "wave"),
                 job.started.elapsed().as_secs_f64()
             ),
         )
