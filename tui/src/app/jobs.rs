@@ -8,7 +8,6 @@ use wavedbg_emulator::debug::driver::{Input, Outcome, Plan, NOT_CONFIRMED};
 use wavedbg_emulator::debug::{view, Blocked, Engine, Reached, StopEvent, StopReason};
 use wavedbg_emulator::machine::Machine;
 
-use super::input::BUSY;
 use super::source::printable;
 use super::state::{App, Entry, LineKind, Message, Question, StatusKind};
 use crate::worker::{self, Item, Job, Progress, Step};
@@ -49,6 +48,7 @@ impl App {
                 if self.confirm_quit {
                     self.confirm_quit = false;
                 }
+                self.drain_typeahead();
                 Ok(true)
             }
             Err(worker::WorkerLost) => {
@@ -118,7 +118,7 @@ impl App {
                 Plan::Confirm { question, planned } => {
                     if self.is_running() {
                         // A batch is refused whole while a run has the engine.
-                        self.complain(BUSY);
+                        self.refuse_busy();
                     } else {
                         self.question = Some(Question {
                             text: question,
@@ -173,7 +173,7 @@ impl App {
                 }
                 self.interrupt();
             } else {
-                self.complain(BUSY);
+                self.refuse_busy();
             }
             return;
         }

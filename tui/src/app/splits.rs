@@ -21,7 +21,7 @@ impl App {
         }
         if self.is_running() {
             // A command, so it waits for the engine like every other.
-            self.complain(super::input::BUSY);
+            self.refuse_busy();
             return;
         }
         // Which split, and whether the key grows it.

@@ -170,6 +170,8 @@ pub struct App {
     pub(super) driver: Driver,
     /// What the last frame drew where (for mouse clicks and page sizes).
     pub hits: HitMap,
+    /// Keys, lines and pastes typed while a run has the engine, waiting for it to stop.
+    pub typeahead: super::typeahead::TypeAhead,
 }
 
 impl App {
@@ -240,6 +242,7 @@ impl App {
             job_before: None,
             driver,
             hits: HitMap::default(),
+            typeahead: Default::default(),
         };
         app.follow_pc();
         Ok(app)
