@@ -292,7 +292,11 @@ impl App {
         }
         self.message = last;
         if let Some(e) = record_error {
-            self.complain(e);
+            // In the console too, and the status line keeps saying so: the rest of the
+            // session is not in the script.
+            self.log(&format!("warning: {e}"), LineKind::Error);
+            self.complain(&e);
+            self.recording_lost = Some(e);
         }
         let nbp = self.breakpoints_entries();
         self.breakpoints.cursor = self.breakpoints.cursor.min(nbp.saturating_sub(1));

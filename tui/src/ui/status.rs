@@ -13,6 +13,9 @@ use super::theme;
 use crate::app::{App, StatusKind};
 use wavedbg_emulator::debug::view;
 
+/// The status line's mark after a `--record` write failed.
+const NOT_RECORDING: &str = " NOT RECORDING";
+
 /// Formats 1234567 as `1,234,567`.
 pub fn thousands(n: u64) -> String {
     let s = n.to_string();
@@ -87,7 +90,13 @@ pub fn draw_status(frame: &mut Frame, area: Rect, app: &App) {
     // The last column stays free (see `text`); the place summary goes when it would leave
     // the message fewer than 16 columns.
     let room = (area.width as usize).saturating_sub(1);
-    let avail = room.saturating_sub(badge.len() + 1);
+    // Kept while the rest of the session goes unrecorded (the message said why).
+    let lost = if app.recording_lost.is_some() {
+        NOT_RECORDING
+    } else {
+        ""
+    };
+    let avail = room.saturating_sub(badge.len() + 1 + lost.len());
     let right = if avail >= text::width(&right) + 16 {
         right
     } else {
@@ -98,6 +107,7 @@ pub fn draw_status(frame: &mut Frame, area: Rect, app: &App) {
     let pad = avail.saturating_sub(text::width(&text));
     let line = Line::from(vec![
         Span::styled(badge, theme::badge(color)),
+        Span::styled(lost, theme::error()),
         Span::raw(" "),
         Span::raw(text),
         Span::raw(" ".repeat(pad)),
