@@ -215,11 +215,11 @@ fn run_program(program: &wavedbg_emulator::program::Program, args: RunArgs) -> R
         let s = &report.stats;
         let secs = elapsed.as_secs_f64().max(1e-9);
         out.push_str(&format!(
-            "{}: {}, {} wave-instructions, {} lane-ops ({} of vector instructions) in {:.3} ms ({:.1} M wave-instr/s)\n",
+            "{}: {}, {}, {} ({} of vector instructions) in {:.3} ms ({:.1} M wave-instr/s)\n",
             report.kernel,
             count(s.waves_launched, "wave"),
-            s.wave_instructions,
-            s.lane_ops,
+            count(s.wave_instructions, "wave-instruction"),
+            count(s.lane_ops, "lane-op"),
             s.vector_lane_ops,
             report.elapsed_ms,
             s.wave_instructions as f64 / secs / 1e6

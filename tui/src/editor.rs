@@ -65,6 +65,21 @@ impl LineEditor {
         }
     }
 
+    /// Deletes from the cursor to the end of the line (Ctrl-K).
+    pub fn kill_to_end(&mut self) {
+        let at = self.byte(self.cursor);
+        self.text.truncate(at);
+    }
+
+    /// Deletes from the cursor to the end of the word after it (Alt-d).
+    pub fn delete_word_right(&mut self) {
+        let start = self.cursor;
+        self.word_right();
+        let (a, b) = (self.byte(start), self.byte(self.cursor));
+        self.text.replace_range(a..b, "");
+        self.cursor = start;
+    }
+
     /// Deletes the word before the cursor (Ctrl-W).
     pub fn delete_word(&mut self) {
         let end = self.cursor;
@@ -156,5 +171,19 @@ mod tests {
         e.word_right();
         e.word_right();
         assert_eq!(e.cursor(), 12);
+    }
+
+    #[test]
+    fn kills_to_the_end_and_the_next_word() {
+        let mut e = LineEditor::new();
+        e.set("print v1  v2");
+        e.move_by(-6);
+        e.kill_to_end();
+        assert_eq!((e.text(), e.cursor()), ("print ", 6));
+        e.set("x/4x  $v1 + 2");
+        e.home();
+        e.word_right();
+        e.delete_word_right();
+        assert_eq!((e.text(), e.cursor()), ("x/4x + 2", 4));
     }
 }

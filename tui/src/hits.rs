@@ -47,6 +47,10 @@ pub struct HitMap {
     /// The wide layout's splits as drawn, in percent, by `SplitTarget as usize` (left
     /// column, source, console, lane grid): where `+`/`-`/`<`/`>` start from.
     pub split_shares: [u16; 4],
+    /// The percentages each split can take at the size drawn (lowest, highest), by
+    /// `SplitTarget as usize`: beyond them a pane would go under its minimum (or another
+    /// under its), so `+`/`-`/`<`/`>` stop there.
+    pub split_bounds: [(u16, u16); 4],
     /// Whether the layout was the compact (tabbed) one.
     pub compact: bool,
 }

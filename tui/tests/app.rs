@@ -165,16 +165,16 @@ fn a_long_continue_keeps_the_ui_live_reports_progress_and_stops_within_100ms() {
     }
     assert!(seen > 100_000, "progress reported: {seen}");
     assert_eq!(app.progress().map(|p| p.waves_remaining), Some(1));
-    // Engine keys are refused while running; navigation still works.
-    app.on_key(KeyEvent::new(KeyCode::Char('s'), KeyModifiers::NONE));
-    assert!(app.message.as_ref().is_some_and(|m| m.error));
+    // Navigation works while running; q asks first.
     app.on_key(KeyEvent::new(KeyCode::Tab, KeyModifiers::NONE));
     assert_eq!(app.focus, Pane::Waves);
-    // q asks first.
     app.on_key(KeyEvent::new(KeyCode::Char('q'), KeyModifiers::NONE));
     assert!(app.confirm_quit && !app.quit);
     app.on_key(KeyEvent::new(KeyCode::Char('n'), KeyModifiers::NONE));
     assert!(!app.confirm_quit && !app.quit);
+    // Engine keys wait for the run to stop (Esc drops them).
+    app.on_key(KeyEvent::new(KeyCode::Char('s'), KeyModifiers::NONE));
+    assert_eq!(app.typeahead.len(), 1);
     // Esc interrupts.
     let t = Instant::now();
     app.on_key(KeyEvent::new(KeyCode::Esc, KeyModifiers::NONE));
@@ -1047,7 +1047,8 @@ fn alt_keys_on_the_command_line_edit_it() {
     alt(&mut app, 'b');
     keys(&mut app, "x");
     alt(&mut app, 'f');
-    alt(&mut app, 'd');
+    // An Alt key the line does not bind does nothing (Alt-q does not quit).
+    alt(&mut app, 'q');
     keys(&mut app, "y");
     let line = app.editor.as_ref().map(|e| e.text().to_string());
     assert_eq!(line.as_deref(), Some("print xv1y v2"));
@@ -1330,31 +1331,81 @@ fn the_watch_pane_adds_removes_and_marks_displays() {
     assert!(!app.hits.shown.contains(&Pane::Watch));
 }
 
-/// While a run has the engine, `f`, `u` and the Watch pane's `d` are refused (the format
-/// is the engine's), and say why; `u` twice is back to bytes.
+/// While a run has the engine, a key that needs it (`f`, `u`, the Watch pane's `d`, `r`)
+/// waits, with every key after it (so `5` then `f` is memory's `f`), and they are handled
+/// in order when the run stops, as gdb's type-ahead; the `--record` script has what ran.
+/// Esc interrupts at once and drops what waits.
 #[test]
-fn format_keys_wait_for_a_run_to_end() {
-    use wavedbg_emulator::debug::panes::MemoryUnit;
-    let mut app = App::new(engine_of(SPIN), &TuiOptions::default()).expect("starts");
+fn keys_typed_during_a_run_wait_for_it_to_stop() {
+    use wavedbg_emulator::debug::panes::{FormatTarget, MemoryUnit, NumberFormat};
+    let dir = std::env::temp_dir().join(format!("wavedbg-tui-ahead-{}", std::process::id()));
+    let _ = std::fs::create_dir_all(&dir);
+    let options = TuiOptions {
+        record: Some(dir.join("rec.wdbg")),
+        history: Default::default(),
+    };
+    let mut app = App::new(engine_of(SPIN), &options).expect("starts");
+    let key =
+        |app: &mut App, c: char| app.on_key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE));
     run(&mut app, &["display u1"]);
     let _ = draw(&mut app, 120, 40);
     keys(&mut app, "3");
-    app.on_key(KeyEvent::new(KeyCode::F(5), KeyModifiers::NONE));
+    key(&mut app, 'c');
     assert!(app.is_running());
-    for (pane, key) in [('3', 'f'), ('5', 'f'), ('5', 'u'), ('9', 'd')] {
-        app.on_key(KeyEvent::new(KeyCode::Char(pane), KeyModifiers::NONE));
-        app.on_key(KeyEvent::new(KeyCode::Char(key), KeyModifiers::NONE));
-        let m = app.message.clone().expect("a message");
-        assert!(m.error && m.text.contains("run is in progress"), "{m:?}");
+    for c in "3f5f5u9d".chars() {
+        key(&mut app, c);
     }
+    // `3` acts at once (nothing waits yet); the first `f` needs the engine.
+    assert_eq!(app.typeahead.len(), 7);
+    assert_eq!(app.focus, Pane::Lanes);
+    assert_eq!(app.engine.panes(), &Default::default());
+    assert!(app
+        .message
+        .as_ref()
+        .is_some_and(|m| !m.error && m.text.contains("7 keys typed ahead")));
+    // The run stops (as at a breakpoint): what waited is handled, in order.
+    app.interrupt();
+    app.wait_idle(Duration::from_secs(5)).expect("alive");
+    assert!(app.typeahead.is_empty());
+    let panes = app.engine.panes();
+    assert_eq!(panes.format(FormatTarget::Lanes), NumberFormat::Unsigned);
+    assert_eq!(panes.format(FormatTarget::Memory), NumberFormat::Unsigned);
+    assert_eq!(panes.memory_unit, MemoryUnit::Words);
+    assert!(app.engine.displays().is_empty());
+    // `r` ten times in a burst during a run: ten steps back once it stops.
+    keys(&mut app, "3");
+    key(&mut app, 'c');
+    for _ in 0..10 {
+        key(&mut app, 'r');
+    }
+    app.interrupt();
+    app.wait_idle(Duration::from_secs(5)).expect("alive");
+    let backs = |log: &[String]| log.iter().filter(|l| *l == "reverse-stepi").count();
+    assert_eq!(backs(app.engine.log()), 10, "{:?}", app.engine.log());
+    let rec = std::fs::read_to_string(dir.join("rec.wdbg")).unwrap_or_default();
+    assert_eq!(
+        rec.lines().filter(|l| *l == "reverse-stepi").count(),
+        10,
+        "{rec}"
+    );
+    // Esc interrupts at once and drops what waits.
+    key(&mut app, 'c');
+    key(&mut app, 'r');
+    key(&mut app, 'r');
     app.on_key(KeyEvent::new(KeyCode::Esc, KeyModifiers::NONE));
     app.wait_idle(Duration::from_secs(5)).expect("alive");
-    assert_eq!(app.engine.panes(), &Default::default());
-    assert_eq!(app.engine.displays().len(), 1);
-    keys(&mut app, "5u");
-    assert_eq!(app.engine.panes().memory_unit, MemoryUnit::Words);
-    keys(&mut app, "u");
-    assert_eq!(app.engine.panes().memory_unit, MemoryUnit::Bytes);
+    assert_eq!(backs(app.engine.log()), 10);
+    assert!(app.typeahead.is_empty());
+    // A command line entered during a run runs after it (`interrupt` at once).
+    key(&mut app, 'c');
+    for c in ":print 7".chars() {
+        key(&mut app, c);
+    }
+    app.on_key(KeyEvent::new(KeyCode::Enter, KeyModifiers::NONE));
+    assert_eq!(app.typeahead.len(), 1);
+    app.interrupt();
+    app.wait_idle(Duration::from_secs(5)).expect("alive");
+    assert_eq!(app.engine.log().last().map(String::as_str), Some("print 7"));
 }
 
 /// The movement keys the help (`?`) and docs/tui.md list for every pane.
@@ -2373,4 +2424,142 @@ fn the_locals_pane_marks_what_changed() {
         .locals_changed(&app.engine.locals())
         .iter()
         .all(|c| *c == 0));
+}
+
+/// Every pane of the wide layout keeps a usable minimum (borders, its header, a line):
+/// with the Watch and Locals panes shown, whatever the height and the lanes split, the
+/// Memory pane shows its spaces' header and a row, and the lane grid a lane.
+#[test]
+fn every_pane_keeps_a_usable_minimum_in_the_wide_layout() {
+    let rows = |app: &App, p: Pane| app.hits.rows[p.index()];
+    let mut app = saxpy();
+    run(&mut app, &["display v3"]);
+    for split in ["default", "10", "90"] {
+        run(&mut app, &[&format!("set split lanes {split}")]);
+        for (w, h) in [
+            (100, 30),
+            (100, 33),
+            (100, 36),
+            (100, 38),
+            (100, 40),
+            (100, 50),
+        ]
+        .into_iter()
+        .chain((30..=70).step_by(3).map(|h| (130, h)))
+        {
+            let buf = draw(&mut app, w, h);
+            let at = format!("{w}x{h} split {split}");
+            assert!(rows(&app, Pane::Memory) >= 2, "{at}: memory");
+            assert!(rows(&app, Pane::Lanes) >= 2, "{at}: lanes");
+            for p in [Pane::Watch, Pane::Locals, Pane::Registers, Pane::Console] {
+                assert!(rows(&app, p) >= 1, "{at}: {p:?}");
+            }
+            let t = text(&buf);
+            assert!(t.contains(" global  shared  scratch "), "{at}\n{t}");
+            assert!(!t.contains("The lane grid needs"), "{at}\n{t}");
+        }
+    }
+}
+
+/// `-` on the lane grid stops at the smallest split that still draws a lane (and `+` at
+/// the largest that leaves the panes under it theirs), saying so, instead of setting
+/// sizes the layout cannot give.
+#[test]
+fn the_lanes_split_stops_where_the_grid_still_draws() {
+    use wavedbg_emulator::debug::panes::SplitTarget;
+    let mut app = saxpy();
+    run(&mut app, &["display v3"]);
+    let _ = draw(&mut app, 100, 30);
+    press(&mut app, KeyCode::Char('3'));
+    for _ in 0..20 {
+        press(&mut app, KeyCode::Char('-'));
+        let _ = draw(&mut app, 100, 30);
+    }
+    let (lo, hi) = app.hits.split_bounds[SplitTarget::Lanes as usize];
+    assert_eq!(app.engine.panes().splits.lanes, Some(lo));
+    assert!(app.hits.rows[Pane::Lanes.index()] >= 2);
+    assert!(app
+        .message
+        .as_ref()
+        .is_some_and(|m| m.text.contains("at its smallest")));
+    for _ in 0..20 {
+        press(&mut app, KeyCode::Char('+'));
+        let _ = draw(&mut app, 100, 30);
+    }
+    assert_eq!(app.engine.panes().splits.lanes, Some(hi));
+    assert!(app.hits.rows[Pane::Memory.index()] >= 2);
+}
+
+/// The command line and the search prompt have the emacs editing keys the REPL's
+/// rustyline has: Ctrl-K kills to the end, Ctrl-B/Ctrl-F move a character, Ctrl-D deletes
+/// the one under the cursor, Ctrl-H is Backspace, Ctrl-Left/Ctrl-Right move a word, Alt-d
+/// deletes the next word.
+#[test]
+fn the_command_line_has_readlines_emacs_keys() {
+    let ctrl = |app: &mut App, code: KeyCode| {
+        app.on_key(KeyEvent::new(code, KeyModifiers::CONTROL));
+    };
+    let line = |app: &App| {
+        let e = app.editor.as_ref().or(app.search.prompt.as_ref());
+        e.map(|e| (e.text().to_string(), e.cursor()))
+    };
+    let mut app = demo();
+    keys(&mut app, ":print v1 + v2");
+    ctrl(&mut app, KeyCode::Left);
+    ctrl(&mut app, KeyCode::Left);
+    assert_eq!(line(&app), Some(("print v1 + v2".into(), 9)));
+    ctrl(&mut app, KeyCode::Right);
+    assert_eq!(line(&app), Some(("print v1 + v2".into(), 10)));
+    ctrl(&mut app, KeyCode::Char('b'));
+    ctrl(&mut app, KeyCode::Char('b'));
+    ctrl(&mut app, KeyCode::Char('f'));
+    assert_eq!(line(&app), Some(("print v1 + v2".into(), 9)));
+    ctrl(&mut app, KeyCode::Char('d'));
+    assert_eq!(line(&app), Some(("print v1  v2".into(), 9)));
+    ctrl(&mut app, KeyCode::Char('h'));
+    assert_eq!(line(&app), Some(("print v1 v2".into(), 8)));
+    ctrl(&mut app, KeyCode::Char('k'));
+    assert_eq!(line(&app), Some(("print v1".into(), 8)));
+    app.on_key(KeyEvent::new(KeyCode::Home, KeyModifiers::NONE));
+    app.on_key(KeyEvent::new(KeyCode::Char('d'), KeyModifiers::ALT));
+    assert_eq!(line(&app), Some((" v1".into(), 0)));
+    // The search prompt edits the same way.
+    press(&mut app, KeyCode::Esc);
+    keys(&mut app, "1/vadd u1");
+    ctrl(&mut app, KeyCode::Left);
+    ctrl(&mut app, KeyCode::Char('k'));
+    assert_eq!(line(&app), Some(("vadd ".into(), 5)));
+}
+
+/// A multi-line paste on the command line runs line by line, as in the REPL (blank lines
+/// skipped, the last line left to edit unless the paste ends it); a tab is a space, so
+/// tokens never join; in the search prompt line breaks are spaces.
+#[test]
+fn a_pasted_line_break_runs_the_line_and_a_tab_is_a_space() {
+    let mut app = demo();
+    keys(&mut app, ":");
+    app.on_paste("print 1\r\n\nprint 2\nprint 3\tx");
+    app.wait_idle(Duration::from_secs(5)).expect("alive");
+    let log = app.engine.log();
+    assert_eq!(log[log.len() - 2..], ["print 1", "print 2"]);
+    assert_eq!(app.editor.as_ref().map(|e| e.text()), Some("print 3 x"));
+    press(&mut app, KeyCode::Esc);
+    // During a run, what the paste types waits for it.
+    let mut app = App::new(engine_of(SPIN), &TuiOptions::default()).expect("starts");
+    app.on_key(KeyEvent::new(KeyCode::Char('c'), KeyModifiers::NONE));
+    app.on_key(KeyEvent::new(KeyCode::Char(':'), KeyModifiers::NONE));
+    app.on_paste("print 4\nprint 5\n");
+    assert!(app.engine.log().iter().all(|l| !l.starts_with("print")));
+    app.interrupt();
+    app.wait_idle(Duration::from_secs(5)).expect("alive");
+    let log = app.engine.log();
+    assert_eq!(log[log.len() - 2..], ["print 4", "print 5"]);
+    assert!(app.editor.is_none());
+    // The search prompt takes one line.
+    keys(&mut app, "1/");
+    app.on_paste("uaddi\tu1,\nu1\n");
+    assert_eq!(
+        app.search.prompt.as_ref().map(|e| e.text()),
+        Some("uaddi u1, u1")
+    );
 }

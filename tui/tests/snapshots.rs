@@ -761,3 +761,101 @@ fn the_locals_pane_marks_changed_values() {
     assert!(t.contains("base = 32*  (u32 in u6)"), "{t}");
     assert_eq!(cell_at(&buf, "base = 32*", 7).fg, Color::Yellow);
 }
+
+/// The lane grid's title names the registers it shows (`v9, v11`), not their places in
+/// the list, which follow in parentheses: in each of its lengths.
+#[test]
+fn the_lane_grid_title_names_its_registers() {
+    let path = std::path::Path::new("../scripts/divergent.s");
+    let engine = wavedbg_tui::app::demo_engine(Some(path)).expect("divergent.s opens");
+    let mut app = App::new(engine, &TuiOptions::default()).expect("starts");
+    let title = |app: &mut App, w: u16, h: u16| {
+        let t = text(&draw(app, w, h));
+        let line = t
+            .lines()
+            .find(|l| l.contains("Lanes ["))
+            .unwrap_or_default();
+        line.to_string()
+    };
+    // The default registers: the first two of twelve at 100x30.
+    keys(&mut app, "3");
+    assert!(
+        title(&mut app, 100, 30).contains(" v0,v1 1-2/12:"),
+        "{}",
+        title(&mut app, 100, 30)
+    );
+    keys(&mut app, ":lanes v4 v9 v11");
+    press(&mut app, KeyCode::Enter);
+    press(&mut app, KeyCode::Right);
+    for (w, h, want) in [
+        (100, 30, " v9,v11 2-3/3:"),
+        (110, 40, ", v9,v11 (2-3/3) ←→"),
+        (150, 30, ", v9 (2 of 3, ←/→)"),
+    ] {
+        let t = title(&mut app, w, h);
+        assert!(t.contains(want), "{w}x{h}: {t}");
+    }
+}
+
+/// A scrolled command line always shows the character under its cursor whole, wide or
+/// not, wherever the cursor is: never the `…` that marks a cut end.
+#[test]
+fn the_command_line_cursor_is_always_on_its_character() {
+    for (fill, width) in [("漢", 100u16), ("x", 100), ("漢", 41), ("ab漢", 57)] {
+        let mut app = demo();
+        keys(&mut app, ":");
+        app.on_paste(&format!("print {}", fill.repeat(120)));
+        let n = app.editor.as_ref().map_or(0, |e| e.text().chars().count());
+        for back in 0..n {
+            let mut t = ratatui::Terminal::new(ratatui::backend::TestBackend::new(width, 30))
+                .expect("test terminal");
+            let mut state = wavedbg_tui::ui::DrawState::default();
+            t.draw(|f| {
+                wavedbg_tui::ui::draw(f, &app, &mut state);
+            })
+            .expect("draws");
+            let at = t.get_cursor_position().expect("a cursor");
+            let e = app.editor.as_ref().expect("open");
+            let want = e
+                .text()
+                .chars()
+                .nth(e.cursor())
+                .map_or(" ".into(), String::from);
+            let buf = t.backend().buffer();
+            assert_eq!(
+                buf[(at.x, at.y)].symbol(),
+                want,
+                "{fill} at {width}, {back} back: {}",
+                text(buf).lines().last().unwrap_or_default()
+            );
+            press(&mut app, KeyCode::Left);
+        }
+    }
+}
+
+/// A count of one is singular: `1 wave remaining` on a run's status line, `1 row back`
+/// in the console's title.
+#[test]
+fn a_count_of_one_is_singular() {
+    let mut app = App::new(engine_of(SPIN), &TuiOptions::default()).expect("starts");
+    app.on_key(ratatui::crossterm::event::KeyEvent::new(
+        KeyCode::F(5),
+        ratatui::crossterm::event::KeyModifiers::NONE,
+    ));
+    let start = std::time::Instant::now();
+    while app.progress().map_or(0, |p| p.waves_remaining) == 0
+        && start.elapsed() < std::time::Duration::from_secs(5)
+    {
+        app.tick().expect("alive");
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    let t = text(&draw(&mut app, 120, 40));
+    assert!(t.contains(", 1 wave remaining, "), "{t}");
+    press(&mut app, KeyCode::Esc);
+    run(&mut app, &["help", "help"]);
+    keys(&mut app, "7");
+    let _ = draw(&mut app, 120, 40);
+    press(&mut app, KeyCode::Up);
+    let t = text(&draw(&mut app, 120, 40));
+    assert!(t.contains(" Console: 1 row back (End: latest) "), "{t}");
+}

@@ -8,7 +8,7 @@
 //! prefixes, the word split at operators and brackets (`p v1+o` completes `o`).
 //! [`CASES`] is the table of lines every front end's adapter is tested against.
 
-use super::command::{canonical, HELP};
+use super::command::{canonical, info_topic, HELP, INFO_TOPICS};
 use super::context::Section;
 use super::panes::{FormatTarget, MemoryUnit, NumberFormat, SplitTarget};
 use super::Engine;
@@ -66,24 +66,6 @@ pub struct Words {
     /// Resident wave ids (`wave`, the `wave N` filters); [`Words::refresh`] updates them.
     pub waves: Vec<String>,
 }
-
-/// `info` topics.
-pub const INFO_TOPICS: &[&str] = &[
-    "waves",
-    "lanes",
-    "registers",
-    "breakpoints",
-    "watchpoints",
-    "changes",
-    "display",
-    "history",
-    "findings",
-    "buffers",
-    "labels",
-    "line",
-    "source",
-    "locals",
-];
 
 /// What `set` changes besides registers and memory.
 pub const SETTINGS: &[&str] = &[
@@ -225,8 +207,9 @@ impl Words {
                 _ => Pool::Expression,
             },
             "info" => match done {
-                [] => words(strings(INFO_TOPICS).collect()),
-                ["registers" | "reg" | "r" | "all-registers"] => {
+                // The parser's own table, so every topic it takes is offered.
+                [] => words(INFO_TOPICS.iter().map(|t| t.name.to_string()).collect()),
+                [topic] if info_topic(topic).is_some_and(|t| t.name == "registers") => {
                     words(registers().chain(strings(SPECIAL_REGISTERS)).collect())
                 }
                 _ => none(),
@@ -633,6 +616,37 @@ mod tests {
             })
             .collect();
         assert!(failures.is_empty(), "{}", failures.join("\n"));
+    }
+
+    #[test]
+    fn every_info_topic_the_parser_takes_is_completed() {
+        let w = words(&[]);
+        let offered = w.candidates("info ").1;
+        let usage = HELP
+            .iter()
+            .find(|e| e.name == "info")
+            .map_or("", |e| e.usage);
+        for t in INFO_TOPICS {
+            for word in std::iter::once(&t.name).chain(t.aliases) {
+                let parsed = super::super::command::parse(&format!("info {word}"));
+                assert!(parsed.is_ok(), "info {word}: {parsed:?}");
+            }
+            assert!(
+                offered.contains(&t.name.to_string()),
+                "{}: {offered:?}",
+                t.name
+            );
+            assert!(
+                usage
+                    .split(['|', ' '])
+                    .any(|u| u == t.name || u == format!("info {}", t.name)),
+                "{} in `{usage}`",
+                t.name
+            );
+        }
+        assert_eq!(offered.len(), INFO_TOPICS.len());
+        assert!(super::super::command::parse("info nonsense").is_err());
+        assert!(w.candidates("info reg v").1.contains(&"v1".to_string()));
     }
 
     #[test]

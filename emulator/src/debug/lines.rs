@@ -436,14 +436,17 @@ impl Engine {
             let path = self.line_file_path(n);
             s.push_str(&format!("Current source file is {path}\n"));
             match self.line_file_text(n) {
-                Ok(t) => s.push_str(&format!("Contains {} lines.\n", t.lines().count())),
+                Ok(t) => s.push_str(&format!(
+                    "Contains {}.\n",
+                    super::view::count(t.lines().count() as u64, "line")
+                )),
                 Err(e) => s.push_str(&format!("Its text cannot be read: {e}\n")),
             }
             s.push_str(&format!(
-                "Compiled to {} with a line table of {} rows and {} variables.\n",
+                "Compiled to {} with a line table of {} and {}.\n",
                 self.kernel_path().unwrap_or("the kernel"),
-                info.rows.len(),
-                info.vars.len()
+                super::view::count(info.rows.len() as u64, "row"),
+                super::view::count(info.vars.len() as u64, "variable")
             ));
             for (num, path, text) in &self.line_sources.files {
                 s.push_str(&format!(
@@ -456,7 +459,10 @@ impl Engine {
         match self.source.as_ref() {
             Some((name, text)) => {
                 s.push_str(&format!("Current source file is {name}\n"));
-                s.push_str(&format!("Contains {} lines.\n", text.lines().count()));
+                s.push_str(&format!(
+                    "Contains {}.\n",
+                    super::view::count(text.lines().count() as u64, "line")
+                ));
                 s.push_str(
                     "Source language is assembly (no line table of a higher-level language).\n",
                 );
@@ -596,7 +602,8 @@ impl Engine {
             let line = if clip { (*line).min(total) } else { *line };
             if line == 0 || line > total {
                 return Err(err(format!(
-                    "line {line} is out of range; \"{path}\" has {total} lines"
+                    "line {line} is out of range; \"{path}\" has {}",
+                    super::view::count(total, "line")
                 )));
             }
             return Ok(Some((n, line as u32)));
@@ -623,7 +630,8 @@ impl Engine {
         let total = text.lines().count() as u32;
         if first > total {
             return Err(format!(
-                "Line number {first} out of range; \"{path}\" has {total} lines."
+                "Line number {first} out of range; \"{path}\" has {}.",
+                super::view::count(total as u64, "line")
             ));
         }
         let last = last.min(total);

@@ -123,7 +123,8 @@ impl Engine {
                         Ok(l) if l >= 1 && l <= total => l,
                         _ => {
                             return Err(err(format!(
-                                "line {line} is out of range; {short} has {total} lines"
+                                "line {line} is out of range; {short} has {}",
+                                super::view::count(total as u64, "line")
                             )))
                         }
                     }
@@ -142,7 +143,8 @@ impl Engine {
             };
             if line == 0 || line > total {
                 return Err(err(format!(
-                    "line {line} is out of range; {short} has {total} lines"
+                    "line {line} is out of range; {short} has {}",
+                    super::view::count(total as u64, "line")
                 )));
             }
             Ok(line)
@@ -189,7 +191,8 @@ impl Engine {
         };
         if first > total {
             return Err(err(format!(
-                "Line number {first} out of range; {short} has {total} lines."
+                "Line number {first} out of range; {short} has {}.",
+                super::view::count(total as u64, "line")
             )));
         }
         let last = last.min(total);

@@ -160,7 +160,7 @@ fn describe_hit(e: &Engine, wave_id: Option<u32>, h: &WatchHit) -> String {
         })
         .collect();
     if rows.is_empty() {
-        let _ = write!(s, "  Value unchanged ({} bytes)", h.len);
+        let _ = write!(s, "  Value unchanged ({})", count(h.len, "byte"));
     }
     for (i, r) in rows.iter().enumerate() {
         if i == 4 {
@@ -345,8 +345,9 @@ fn describe_stop_reason(e: &Engine, stop: &StopEvent) -> String {
         }
         StopReason::Deadlock(d) => format!("Deadlock: {}", deadlock_text(m, d)),
         StopReason::Finished => format!(
-            "All waves exited ({} wave-instructions, {} lane-ops).",
-            m.stats.wave_instructions, m.stats.lane_ops
+            "All waves exited ({}, {}).",
+            count(m.stats.wave_instructions, "wave-instruction"),
+            count(m.stats.lane_ops, "lane-op")
         ),
         StopReason::Interrupted => format!("Interrupted, {wave}\n  {}", at(stop.pc)),
         // As gdb says it; the machine is at the earliest point it could reach.

@@ -9,6 +9,7 @@ use ratatui::crossterm::event::{
 
 use super::search::SEARCHABLE;
 use super::state::{App, HelpOverlay, Pane};
+use super::typeahead::Typed;
 use crate::completion;
 use crate::editor::LineEditor;
 use crate::hits::Hit;
@@ -63,21 +64,31 @@ impl Motion {
     }
 }
 
-/// readline's editing keys on a line (the command line's and the search prompt's).
+/// readline's editing keys on a line (the command line's and the search prompt's), the
+/// emacs set the REPL's rustyline has. (Ctrl-H arrives as Backspace: see
+/// [`App::edit_key`].)
 fn edit_line(e: &mut LineEditor, code: KeyCode, ctrl: bool, alt: bool) {
     use KeyCode::*;
     match code {
         Char('b') if alt => e.word_left(),
         Char('f') if alt => e.word_right(),
+        Char('d') if alt => e.delete_word_right(),
         // Other Alt keys mean nothing on the line.
         Char(_) if alt => {}
         Char('a') if ctrl => e.home(),
         Char('e') if ctrl => e.end(),
+        Char('b') if ctrl => e.move_by(-1),
+        Char('f') if ctrl => e.move_by(1),
+        Char('d') if ctrl => e.delete(),
+        Char('k') if ctrl => e.kill_to_end(),
         Char('w') if ctrl => e.delete_word(),
         Char('u') if ctrl => e.set(""),
         Char(c) if !ctrl => e.insert(&c.to_string()),
+        Backspace if alt => e.delete_word(),
         Backspace => e.backspace(),
         Delete => e.delete(),
+        Left if ctrl => e.word_left(),
+        Right if ctrl => e.word_right(),
         Left => e.move_by(-1),
         Right => e.move_by(1),
         Home => e.home(),
@@ -86,21 +97,54 @@ fn edit_line(e: &mut LineEditor, code: KeyCode, ctrl: bool, alt: bool) {
     }
 }
 
+/// Whether a command line is `interrupt`, which acts on a run in progress.
+fn interrupts(line: &str) -> bool {
+    matches!(
+        wavedbg_emulator::debug::command::parse(line),
+        Ok(Some(wavedbg_emulator::debug::command::Command::Interrupt))
+    )
+}
+
 impl App {
-    /// Handles a pasted string (its first line, into the command line or the search
-    /// prompt if open).
+    /// Handles pasted text: into the command line (a line at a time) or the search
+    /// prompt if open (see [`App::dispatch_paste`]); after what was typed ahead.
     pub fn on_paste(&mut self, text: &str) {
-        let line = text.lines().next().unwrap_or_default();
-        if let Some(e) = self.editor.as_mut().or(self.search.prompt.as_mut()) {
-            e.insert(line);
+        if self.typeahead.is_empty() {
+            self.dispatch_paste(text);
+        } else {
+            self.type_ahead(Typed::Paste(text.to_string()));
         }
     }
 
-    /// Handles a key (see the module's comment for who takes it).
+    /// Handles a key (see the module's comment for who takes it). While a run has the
+    /// engine, a key that needs it waits, and so does every key after it
+    /// ([`super::typeahead`]); a key that does not (focus, scrolling, the command line's
+    /// editing) acts at once while nothing waits.
     pub fn on_key(&mut self, k: KeyEvent) {
         if k.kind == KeyEventKind::Release || self.split_alt(k) {
             return;
         }
+        let ctrl = k.modifiers.contains(KeyModifiers::CONTROL);
+        // Suspending, the y/n prompts and interrupting are never kept waiting.
+        let at_once = (ctrl && matches!(k.code, KeyCode::Char('z' | 'c')))
+            || k.code == KeyCode::Esc
+            || self.confirm_quit
+            || self.question.is_some();
+        if !at_once && !self.typeahead.is_empty() {
+            self.type_ahead(Typed::Key(k));
+            return;
+        }
+        self.typeahead.refused = false;
+        self.dispatch_key(k);
+        if std::mem::take(&mut self.typeahead.refused) && self.is_running() {
+            self.type_ahead(Typed::Key(k));
+        }
+        // An answer may let what waits go on.
+        self.drain_typeahead();
+    }
+
+    /// Handles a key now.
+    pub(super) fn dispatch_key(&mut self, k: KeyEvent) {
         let ctrl = k.modifiers.contains(KeyModifiers::CONTROL);
         if ctrl && k.code == KeyCode::Char('z') {
             // Whatever has the keys: the event loop suspends (it owns the terminal).
@@ -156,13 +200,26 @@ impl App {
     /// Ctrl-C: interrupts a run, else closes the command line, else says how to quit.
     fn ctrl_c(&mut self) {
         if self.is_running() {
-            self.interrupt();
+            self.interrupt_dropping_typeahead();
         } else if self.editor.take().is_some() {
             self.history.reset();
         } else if self.search.prompt.is_some() {
             self.search.prompt = None;
         } else {
             self.say("Ctrl-C and Esc interrupt a run; q quits.");
+        }
+    }
+
+    /// Esc or Ctrl-C during a run: interrupts it and drops what was typed ahead (the user
+    /// stopped; it would start again).
+    fn interrupt_dropping_typeahead(&mut self) {
+        let dropped = self.drop_typeahead();
+        self.interrupt();
+        if dropped > 0 {
+            self.say(format!(
+                "Interrupting... ({} typed ahead dropped)",
+                wavedbg_emulator::debug::view::count(dropped as u64, "key")
+            ));
         }
     }
 
@@ -191,7 +248,7 @@ impl App {
             return;
         }
         if self.is_running() {
-            self.complain(BUSY);
+            self.refuse_busy();
         } else {
             self.restart();
         }
@@ -230,7 +287,7 @@ impl App {
     /// Esc: interrupts a run, else clears the message and ends a maximised view.
     fn escape(&mut self) {
         if self.is_running() {
-            self.interrupt();
+            self.interrupt_dropping_typeahead();
         } else {
             self.message = None;
             if self.zoom {
@@ -348,7 +405,7 @@ impl App {
             return false;
         };
         if self.is_running() {
-            self.complain(BUSY);
+            self.refuse_busy();
             return true;
         }
         match motion {
@@ -384,7 +441,7 @@ impl App {
             _ => return,
         };
         if self.is_running() {
-            self.complain(BUSY);
+            self.refuse_busy();
         } else {
             action(self);
         }
@@ -395,6 +452,11 @@ impl App {
     /// Backspace on an empty line) to close it.
     fn edit_key(&mut self, k: KeyEvent) {
         use KeyCode::*;
+        let mut k = k;
+        if k.code == Char('h') && k.modifiers == KeyModifiers::CONTROL {
+            // Ctrl-H is Backspace (most terminals send the same byte for both).
+            k = KeyEvent::new(Backspace, KeyModifiers::NONE);
+        }
         let ctrl = k.modifiers.contains(KeyModifiers::CONTROL);
         let alt = k.modifiers.contains(KeyModifiers::ALT);
         if let Some(e) = self.search.prompt.as_mut() {
@@ -427,7 +489,13 @@ impl App {
             Enter => {
                 let line = e.text().to_string();
                 self.editor = None;
-                self.run_typed(&line);
+                if self.is_running() && !interrupts(&line) {
+                    // It runs when the run stops (`interrupt` stops it now).
+                    self.history.reset();
+                    self.type_ahead(Typed::Line(line));
+                } else {
+                    self.run_typed(&line);
+                }
             }
             code => edit_line(e, code, ctrl, alt),
         }
@@ -476,7 +544,7 @@ impl App {
             Pane::Breakpoints => self.breakpoints.cursor = item,
             Pane::Watch => self.watch.cursor = item,
             Pane::Locals => self.locals.cursor = item,
-            Pane::Waves | Pane::Lanes if self.is_running() => self.complain(BUSY),
+            Pane::Waves | Pane::Lanes if self.is_running() => self.refuse_busy(),
             Pane::Waves => self.select_wave_index(item),
             Pane::Lanes => self.select_lane(item as u8),
             _ => {}

@@ -8,7 +8,6 @@ use wavedbg_emulator::debug::driver::{Input, Outcome, Plan, NOT_CONFIRMED};
 use wavedbg_emulator::debug::{view, Blocked, Engine, Reached, StopEvent, StopReason};
 use wavedbg_emulator::machine::Machine;
 
-use super::input::BUSY;
 use super::source::printable;
 use super::state::{App, Entry, LineKind, Message, Question, StatusKind};
 use crate::worker::{self, Item, Job, Progress, Step};
@@ -49,6 +48,7 @@ impl App {
                 if self.confirm_quit {
                     self.confirm_quit = false;
                 }
+                self.drain_typeahead();
                 Ok(true)
             }
             Err(worker::WorkerLost) => {
@@ -118,7 +118,7 @@ impl App {
                 Plan::Confirm { question, planned } => {
                     if self.is_running() {
                         // A batch is refused whole while a run has the engine.
-                        self.complain(BUSY);
+                        self.refuse_busy();
                     } else {
                         self.question = Some(Question {
                             text: question,
@@ -173,7 +173,7 @@ impl App {
                 }
                 self.interrupt();
             } else {
-                self.complain(BUSY);
+                self.refuse_busy();
             }
             return;
         }
@@ -246,7 +246,7 @@ impl App {
                     } else if let Some(first) = out.text.lines().find(|l| !l.trim().is_empty()) {
                         let extra = out.text.lines().count().saturating_sub(1);
                         let more = if extra > 0 {
-                            format!("  (+{extra} lines in the console)")
+                            format!("  (+{} in the console)", view::count(extra as u64, "line"))
                         } else {
                             String::new()
                         };
@@ -292,7 +292,11 @@ impl App {
         }
         self.message = last;
         if let Some(e) = record_error {
-            self.complain(e);
+            // In the console too, and the status line keeps saying so: the rest of the
+            // session is not in the script.
+            self.log(&format!("warning: {e}"), LineKind::Error);
+            self.complain(&e);
+            self.recording_lost = Some(e);
         }
         let nbp = self.breakpoints_entries();
         self.breakpoints.cursor = self.breakpoints.cursor.min(nbp.saturating_sub(1));

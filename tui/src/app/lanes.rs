@@ -10,7 +10,7 @@ use wavedbg_emulator::isa::{OperandKind, RegFile};
 use wavedbg_emulator::machine::wave::VREGS;
 use wavedbg_emulator::machine::{CodeWord, Machine};
 
-use super::input::{Motion, BUSY};
+use super::input::Motion;
 use super::state::App;
 
 /// The lane grid's state: which v registers it can show and how far it is scrolled
@@ -86,7 +86,7 @@ impl App {
         match Motion::of(code) {
             Some(Motion::Left) => self.lanes.offset = start.saturating_sub(1),
             Some(Motion::Right) => self.lanes.offset = (start + 1).min(last),
-            Some(_) if self.is_running() => self.complain(BUSY),
+            Some(_) if self.is_running() => self.refuse_busy(),
             Some(Motion::Down) => self.select_lane_by(1),
             Some(Motion::Up) => self.select_lane_by(-1),
             Some(m) => {

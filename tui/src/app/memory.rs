@@ -9,7 +9,7 @@ use wavedbg_emulator::debug::expr::ParsedExpr;
 use wavedbg_emulator::debug::panes::{FormatTarget, MemoryUnit, NumberFormat};
 use wavedbg_emulator::memory::Space;
 
-use super::input::{Motion, BUSY};
+use super::input::Motion;
 use super::state::App;
 use crate::pane::Pane;
 
@@ -199,7 +199,7 @@ impl App {
     /// `u`: bytes or 32-bit words, as the command `set memory-unit bytes|words`.
     fn toggle_memory_unit(&mut self) {
         if self.is_running() {
-            self.complain(BUSY);
+            self.refuse_busy();
             return;
         }
         let next = match self.engine.panes().memory_unit {

@@ -9,6 +9,7 @@
 //! - `jobs`: running commands, on the worker thread or at once, and taking in results.
 //! - `commands`: the actions keys and the command line trigger (step, breakpoints, waves).
 //! - `input`: key, mouse and paste handling, and the app-wide keys.
+//! - `typeahead`: what is typed while a run has the engine, handled when it stops.
 //!
 //! Each pane's state is a struct in the pane's file, with the pane's keys:
 //! - `code`: the disassembly and the code cursor.
@@ -41,6 +42,7 @@ pub mod search;
 pub mod source;
 mod splits;
 pub mod state;
+mod typeahead;
 mod watch;
 
 pub use breakpoints::BreakpointsPane;
@@ -52,4 +54,5 @@ pub use memory::{MemoryPane, SPACES};
 pub use registers::RegistersPane;
 pub use source::{SourceMode, SourcePane, SourceView};
 pub use state::{demo_engine, App, CodeLayout, HelpOverlay, Message, Pane, Question, StatusKind};
+pub use typeahead::{TypeAhead, Typed};
 pub use watch::{WatchPane, WatchRow, WatchValue};

@@ -5,7 +5,7 @@ use ratatui::crossterm::event::KeyCode;
 use wavedbg_emulator::debug::command::Command;
 use wavedbg_emulator::debug::panes::FormatTarget;
 
-use super::input::{Motion, BUSY};
+use super::input::Motion;
 use super::state::App;
 use crate::pane::Pane;
 
@@ -41,7 +41,7 @@ impl App {
     /// (so `--record` keeps it and the session remembers it).
     pub(super) fn cycle_format(&mut self, target: FormatTarget) {
         if self.is_running() {
-            self.complain(BUSY);
+            self.refuse_busy();
             return;
         }
         let next = self.engine.panes().format(target).next();

@@ -439,7 +439,7 @@ impl App {
             (Some(Motion::Home), _) => self.move_source(-n),
             (Some(Motion::End), _) => self.move_source(n),
             (_, KeyCode::Char('.')) => self.follow_pc(),
-            (_, KeyCode::Enter) if self.is_running() => self.complain(super::input::BUSY),
+            (_, KeyCode::Enter) if self.is_running() => self.refuse_busy(),
             (_, KeyCode::Enter) => self.toggle_breakpoint(),
             _ => return false,
         }

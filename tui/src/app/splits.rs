@@ -21,7 +21,7 @@ impl App {
         }
         if self.is_running() {
             // A command, so it waits for the engine like every other.
-            self.complain(super::input::BUSY);
+            self.refuse_busy();
             return;
         }
         // Which split, and whether the key grows it.
@@ -61,16 +61,24 @@ impl App {
             self.complain("The source and the disassembly split only in the split layout (v).");
             return;
         }
-        // From the size set, else from the default's size in the last frame.
+        // From the size set, else from the default's size in the last frame; within what
+        // the layout can draw at this size (every pane keeps its minimum), so a key
+        // never moves the split where nothing changes.
         let set = self.engine.panes().splits.get(target);
-        let now = set.unwrap_or(self.hits.split_shares[target as usize]);
+        let (lo, hi) = match self.hits.split_bounds[target as usize] {
+            (0, 0) => (*Splits::RANGE.start(), *Splits::RANGE.end()),
+            bounds => bounds,
+        };
+        let now = set
+            .unwrap_or(self.hits.split_shares[target as usize])
+            .clamp(lo, hi);
         let next = if grow {
             now.saturating_add(SPLIT_STEP)
         } else {
             now.saturating_sub(SPLIT_STEP)
         }
-        .clamp(*Splits::RANGE.start(), *Splits::RANGE.end());
-        if next == now && set.is_some() {
+        .clamp(lo, hi);
+        if next == now {
             self.complain(format!(
                 "The {} split is at its {} ({next}%).",
                 target.word(),

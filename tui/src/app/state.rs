@@ -170,6 +170,10 @@ pub struct App {
     pub(super) driver: Driver,
     /// What the last frame drew where (for mouse clicks and page sizes).
     pub hits: HitMap,
+    /// Why the `--record` script stopped (a write failed): the status line marks it.
+    pub recording_lost: Option<String>,
+    /// Keys, lines and pastes typed while a run has the engine, waiting for it to stop.
+    pub typeahead: super::typeahead::TypeAhead,
 }
 
 impl App {
@@ -240,6 +244,8 @@ impl App {
             job_before: None,
             driver,
             hits: HitMap::default(),
+            typeahead: Default::default(),
+            recording_lost: None,
         };
         app.follow_pc();
         Ok(app)

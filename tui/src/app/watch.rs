@@ -15,7 +15,7 @@ use wavedbg_emulator::debug::expr::Expr;
 use wavedbg_emulator::debug::view;
 use wavedbg_emulator::machine::Machine;
 
-use super::input::{Motion, BUSY};
+use super::input::Motion;
 use super::state::App;
 use crate::editor::LineEditor;
 use crate::pane::Pane;
@@ -183,7 +183,7 @@ impl App {
             return;
         };
         if self.is_running() {
-            self.complain(BUSY);
+            self.refuse_busy();
             return;
         }
         self.submit_commands(vec![Command::Undisplay(Numbers::one(i as u32 + 1))]);

@@ -15,7 +15,10 @@ use crate::hits::HitMap;
 /// The pane's title: where the view is when scrolled back `scroll` rows.
 pub fn title(scroll: usize) -> String {
     if scroll > 0 {
-        format!(" Console: {scroll} rows back (End: latest) ")
+        format!(
+            " Console: {} back (End: latest) ",
+            wavedbg_emulator::debug::view::count(scroll as u64, "row")
+        )
     } else {
         " Console ".to_string()
     }

@@ -116,11 +116,11 @@ pub fn title(app: &App, inner: Rect) -> String {
         );
     };
     let n = app.lanes.regs.len();
-    let shown = app.lanes.shown(p.regs).len();
+    let shown = app.lanes.shown(p.regs);
     let first = app.lanes.start(p.regs) + 1;
-    let last = first + shown - 1;
+    let last = first + shown.len() - 1;
     let lanes = (p.per_screen() < LANES).then(|| (p.first, p.first + p.per_screen() - 1));
-    let regs = (shown < n).then_some((first, last));
+    let regs = (shown.len() < n).then_some((first, last));
     let mut long = String::new();
     let mut medium = String::new();
     let mut short = String::new();
@@ -130,14 +130,21 @@ pub fn title(app: &App, inner: Rect) -> String {
         short.push_str(&format!(" {a}-{b}"));
     }
     if let Some((a, b)) = regs {
-        let which = if a == b {
-            format!("register {a} of {n}")
+        // The registers by name; their place in the list (`lanes v4 v9 v11`) after it.
+        let place = if a == b {
+            format!("{a}")
         } else {
-            format!("registers {a}-{b} of {n}")
+            format!("{a}-{b}")
         };
-        long.push_str(&format!(", {which} (←/→)"));
-        medium.push_str(&format!(", regs {a}-{b}/{n} ←→"));
-        short.push_str(&format!(", v {a}-{b}/{n}"));
+        long.push_str(&format!(
+            ", {} ({place} of {n}, ←/→)",
+            register_names(shown, ", ")
+        ));
+        medium.push_str(&format!(
+            ", {} ({place}/{n}) ←→",
+            register_names(shown, ",")
+        ));
+        short.push_str(&format!(", {} {place}/{n}", register_names(shown, ",")));
     }
     // A maximised pane's title ends with `[z restores] `: the form chosen leaves it room.
     let zoom = if app.zoom { "[z restores] ".len() } else { 0 };
@@ -153,6 +160,44 @@ pub fn title(app: &App, inner: Rect) -> String {
     .into_iter()
     .find(|t| text::width(t) <= room)
     .unwrap_or_else(|| format!(" Lanes {tag}{short}: w{} l{lane} ", w.id))
+}
+
+/// What the grid lacks in a `width` x `height` area with value cells `cell` wide: only
+/// the dimension that is short (short enough to show whole in the grid's minimum size).
+fn too_small(width: usize, height: usize, cell: usize) -> String {
+    let (columns, rows) = (LABEL + cell + 1, 2);
+    let mut missing = Vec::new();
+    if width < columns {
+        missing.push(format!("{columns} columns (it has {width})"));
+    }
+    if height < rows {
+        missing.push(format!("{rows} rows (it has {height})"));
+    }
+    format!(
+        "The lane grid needs {}; z maximises it.",
+        missing.join(" and ")
+    )
+}
+
+/// The v registers `regs` by name, runs of consecutive ones as ranges, joined with
+/// `sep`: `v9-v11`, `v4, v9, v11`.
+fn register_names(regs: &[usize], sep: &str) -> String {
+    let mut runs: Vec<(usize, usize)> = Vec::new();
+    for &r in regs {
+        match runs.last_mut() {
+            Some((_, end)) if *end + 1 == r => *end = r,
+            _ => runs.push((r, r)),
+        }
+    }
+    runs.iter()
+        .map(|&(a, b)| match b - a {
+            0 => format!("v{a}"),
+            // Two in a row read better as a pair than as a range.
+            1 => format!("v{a}{sep}v{b}"),
+            _ => format!("v{a}-v{b}"),
+        })
+        .collect::<Vec<_>>()
+        .join(sep)
 }
 
 /// Draws the pane; returns whether lanes are hidden above and below.
@@ -172,15 +217,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, hits: &mut HitMap) -> (boo
     let cell_w = cell(f);
     let value_w = number::width(f);
     let Some(p) = plan(width, height, sel, cell_w) else {
-        text::put_wrapped(
-            frame,
-            area,
-            &format!(
-                "The lane grid needs {} columns and 2 rows; z maximises the pane.",
-                LABEL + cell_w + 1
-            ),
-            theme::dim(),
-        );
+        text::put_wrapped(frame, area, &too_small(width, height, cell_w), theme::dim());
         return (false, false);
     };
     hits.lane_regs = p.regs;
@@ -303,6 +340,28 @@ mod tests {
         assert_eq!(plan(16, 40, 0, CELL), None);
         assert!(plan(17, 40, 0, CELL).is_some());
         assert_eq!(plan(40, 1, 0, CELL), None);
+    }
+
+    #[test]
+    fn registers_are_named() {
+        assert_eq!(register_names(&[9, 11], ", "), "v9, v11");
+        assert_eq!(register_names(&[0, 1], ","), "v0,v1");
+        assert_eq!(register_names(&[4, 9, 10, 11], ", "), "v4, v9-v11");
+        assert_eq!(register_names(&[7], ", "), "v7");
+    }
+
+    #[test]
+    fn too_small_says_only_what_is_missing() {
+        assert_eq!(
+            too_small(54, 1, CELL),
+            "The lane grid needs 2 rows (it has 1); z maximises it."
+        );
+        assert_eq!(
+            too_small(10, 5, CELL),
+            "The lane grid needs 17 columns (it has 10); z maximises it."
+        );
+        assert!(plan(16, 1, 0, CELL).is_none());
+        assert!(too_small(16, 1, CELL).contains("17 columns (it has 16) and 2 rows"));
     }
 
     #[test]

@@ -9,6 +9,7 @@
 
 mod breakpoints;
 mod code;
+mod column;
 mod console;
 mod help;
 mod lanes;
@@ -216,41 +217,20 @@ fn wide_layout(main: Rect, app: &App, hits: &mut HitMap) -> Vec<(Pane, Rect)> {
             spare -= give;
         }
     }
+    // Each code view keeps 3 rows (a border and a line) whatever the console's split.
+    let views = if app.layout == CodeLayout::Split {
+        6
+    } else {
+        3
+    };
+    let console_max = h.saturating_sub(waves_h + bp_h + views).max(3);
     if splits.console.is_some() {
-        // Each code view keeps 3 rows (a border and a line) whatever the console's split.
-        let views = if app.layout == CodeLayout::Split {
-            6
-        } else {
-            3
-        };
         console_h = console_h
             .min(h.saturating_sub(waves_h + bp_h + views))
             .max(3);
     }
     let [code, wv, bp, console] = stack(left, [0, waves_h, bp_h, console_h]);
     let regs_h = if h >= 50 { 11 } else { 9 };
-    let watch_shown = app.watch_shown();
-    let locals_shown = app.locals_shown();
-    let mut lanes_h = match splits.lanes {
-        // Memory keeps 3 rows (a border and a line), and so do a shown Watch pane and a
-        // shown Locals pane.
-        Some(p) => {
-            let keep = 3 + 3 * (u16::from(watch_shown) + u16::from(locals_shown));
-            share(h, p).clamp(3, h.saturating_sub(regs_h + keep).max(3))
-        }
-        None if h >= 56 => 35,
-        None if h >= 36 => 19,
-        None => 11,
-    };
-    // The Watch pane (while there are displays, or focused) and then the Locals pane
-    // (for a kernel with variables, or focused) between the registers and memory: each as
-    // tall as its lines, up to half of what the panes above leave, or more where memory
-    // keeps 6 rows anyway. They take their rows from memory's part: a lanes split the
-    // user set keeps its height.
-    let room = |above: u16| {
-        let left = h.saturating_sub(above);
-        left.saturating_sub(6).max(left / 2).max(3)
-    };
     let want = |shown: bool, height: fn(&App, u16) -> u16| {
         if shown {
             height(app, right.width).saturating_add(2)
@@ -258,21 +238,22 @@ fn wide_layout(main: Rect, app: &App, hits: &mut HitMap) -> Vec<(Pane, Rect)> {
             0
         }
     };
-    let (want_watch, want_locals) = (
-        want(watch_shown, watch::height),
-        want(locals_shown, locals::height),
-    );
-    // On a tall screen the default lane grid gives up rows the displays and variables
-    // need (two blocks of 16 lanes still show every lane).
-    if splits.lanes.is_none() && lanes_h > 19 && want_watch + want_locals > room(lanes_h + regs_h) {
-        lanes_h = 19;
-    }
-    let watch_h = want_watch.min(room(lanes_h + regs_h));
-    let locals_h = if locals_shown {
-        want_locals.min(room(lanes_h + regs_h + watch_h))
-    } else {
-        0
+    // The Watch pane (while there are displays, or focused) and then the Locals pane
+    // (for a kernel with variables, or focused) sit between the registers and memory,
+    // each as tall as its lines within what the column leaves (`column`).
+    let wants = column::Wants {
+        height: h,
+        registers: regs_h,
+        lanes_set: splits.lanes.map(|p| share(h, p)),
+        watch: want(app.watch_shown(), watch::height),
+        locals: want(app.locals_shown(), locals::height),
     };
+    let column::Heights {
+        lanes: lanes_h,
+        watch: watch_h,
+        locals: locals_h,
+        ..
+    } = wants.share();
     let [lanes, regs, below] = stack(right, [lanes_h, regs_h, 0]);
     // (A height of 0 in `stack` is the filler: a hidden Watch or Locals pane is left out.)
     let [watch, below] = if watch_h > 0 {
@@ -299,6 +280,12 @@ fn wide_layout(main: Rect, app: &App, hits: &mut HitMap) -> Vec<(Pane, Rect)> {
         percent(console_h, h),
         percent(lanes_h, h),
     ];
+    hits.split_bounds = [
+        split_bounds(20, main.width.saturating_sub(20), main.width),
+        split_bounds(3, code.height.saturating_sub(3), code.height),
+        split_bounds(3, console_max, h),
+        split_bounds(column::LANES_MIN, wants.lanes_max(), h),
+    ];
     let mut out = match app.layout {
         CodeLayout::Asm => vec![(Pane::Code, code)],
         CodeLayout::Src => vec![(Pane::Source, code)],
@@ -322,6 +309,21 @@ fn wide_layout(main: Rect, app: &App, hits: &mut HitMap) -> Vec<(Pane, Rect)> {
         out.push((Pane::Locals, locals));
     }
     out
+}
+
+/// The percentages (within `set split`'s range) that give a part of `whole` between `min`
+/// and `max` cells: beyond them the layout's limits win and a key would change nothing.
+fn split_bounds(min: u16, max: u16, whole: u16) -> (u16, u16) {
+    let (min, max, whole) = (u32::from(min), u32::from(max), u32::from(whole.max(1)));
+    let range = wavedbg_emulator::debug::panes::Splits::RANGE;
+    let (lo, hi) = (u32::from(*range.start()), u32::from(*range.end()));
+    // `share(whole, p)` is `whole * p / 100` rounded down.
+    let first = (min * 100).div_ceil(whole).clamp(lo, hi);
+    let last = ((max + 1) * 100)
+        .div_ceil(whole)
+        .saturating_sub(1)
+        .clamp(first, hi);
+    (first as u16, last as u16)
 }
 
 /// The tab bar of the compact layout: each shown pane with its digit key; shorter names,

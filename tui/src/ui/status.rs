@@ -11,6 +11,10 @@ use ratatui::Frame;
 use super::text::{self, truncate};
 use super::theme;
 use crate::app::{App, StatusKind};
+use wavedbg_emulator::debug::view;
+
+/// The status line's mark after a `--record` write failed.
+const NOT_RECORDING: &str = " NOT RECORDING";
 
 /// Formats 1234567 as `1,234,567`.
 pub fn thousands(n: u64) -> String {
@@ -41,10 +45,15 @@ pub fn draw_status(frame: &mut Frame, area: Rect, app: &App) {
             " RUNNING ",
             Color::Yellow,
             format!(
-                "{what} `{}`: {} instructions, {} waves remaining, {:.1} s  (Esc interrupts)",
+                "{what} `{}`: {} {}, {} remaining, {:.1} s  (Esc interrupts)",
                 job.text(),
                 thousands(p.instructions),
-                p.waves_remaining,
+                if p.instructions == 1 {
+                    "instruction"
+                } else {
+                    "instructions"
+                },
+                view::count(p.waves_remaining, "wave"),
                 job.started.elapsed().as_secs_f64()
             ),
         )
@@ -81,7 +90,13 @@ pub fn draw_status(frame: &mut Frame, area: Rect, app: &App) {
     // The last column stays free (see `text`); the place summary goes when it would leave
     // the message fewer than 16 columns.
     let room = (area.width as usize).saturating_sub(1);
-    let avail = room.saturating_sub(badge.len() + 1);
+    // Kept while the rest of the session goes unrecorded (the message said why).
+    let lost = if app.recording_lost.is_some() {
+        NOT_RECORDING
+    } else {
+        ""
+    };
+    let avail = room.saturating_sub(badge.len() + 1 + lost.len());
     let right = if avail >= text::width(&right) + 16 {
         right
     } else {
@@ -92,6 +107,7 @@ pub fn draw_status(frame: &mut Frame, area: Rect, app: &App) {
     let pad = avail.saturating_sub(text::width(&text));
     let line = Line::from(vec![
         Span::styled(badge, theme::badge(color)),
+        Span::styled(lost, theme::error()),
         Span::raw(" "),
         Span::raw(text),
         Span::raw(" ".repeat(pad)),
@@ -148,11 +164,17 @@ pub fn draw_command(frame: &mut Frame, area: Rect, app: &App) {
         // In cells, so a wide character moves the cursor two columns.
         let line = format!("{prompt}{}", e.text());
         let cur = 1 + text::width(e.before_cursor());
-        // Scroll to keep the cursor on screen; `…` first when the start is hidden.
-        let (shown, shift) = if cur < room {
+        // The character under the cursor must show whole, before the cell a cut line
+        // ends with `…` (a wide one takes two cells; at the end there is none: one cell).
+        let under = e.text()[e.before_cursor().len()..]
+            .chars()
+            .next()
+            .map_or(1, |c| text::width(c.encode_utf8(&mut [0; 4])));
+        // Scroll to keep it on screen; `…` first when the start is hidden.
+        let (shown, shift) = if text::width(&line) <= room || cur + under < room {
             (line, 0)
         } else {
-            hide_start(&line, cur + 2 - room)
+            hide_start(&line, cur + under + 1 - room)
         };
         super::put_lines(frame, area, &[Line::raw(shown)]);
         let x = (cur - shift).min(area.width.saturating_sub(1) as usize) as u16;

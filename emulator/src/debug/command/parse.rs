@@ -580,46 +580,51 @@ pub fn parse(line: &str) -> Result<Option<Command>, ParseError> {
             Command::Lane(l.number32(rest)?)
         }
         "info" => {
-            need("a topic: waves, threads, lanes, registers, frame, breakpoints, watchpoints, changes, display, history, findings, buffers, labels, line, source or locals")?;
+            need(&format!("a topic: {}", info_topic_list()))?;
             let (what, arg) = rest
                 .split_once(char::is_whitespace)
                 .map_or((rest, ""), |(a, b)| (a, b.trim()));
-            Command::Info(match what {
-                "waves" | "threads" | "w" => Info::Waves,
-                "lanes" | "l" => Info::Lanes(lane_columns(&l, arg)?),
-                "frame" | "f" => {
-                    if !arg.is_empty() {
-                        return Err(l.error_at(arg, "`info frame` takes no argument"));
-                    }
+            let Some(topic) = info_topic(what) else {
+                return Err(l.error_at(what, format!("unknown `info {what}`")));
+            };
+            let no_argument = |name: &str| {
+                if arg.is_empty() {
+                    Ok(())
+                } else {
+                    Err(l.error_at(arg, format!("`info {name}` takes no argument")))
+                }
+            };
+            Command::Info(match topic.name {
+                "waves" | "threads" => Info::Waves,
+                "lanes" => Info::Lanes(lane_columns(&l, arg)?),
+                "frame" => {
+                    no_argument("frame")?;
                     Info::Frame
                 }
-                "registers" | "reg" | "r" | "all-registers" => Info::Registers(
+                "registers" => Info::Registers(
                     (!arg.is_empty())
                         .then(|| l.expr("bad expression", arg))
                         .transpose()?,
                 ),
-                "breakpoints" | "break" | "b" => Info::Breakpoints,
-                "watchpoints" | "watch" => Info::Watchpoints,
+                "breakpoints" => Info::Breakpoints,
+                "watchpoints" => Info::Watchpoints,
                 "changes" => Info::Changes,
-                "display" | "displays" => Info::Display,
+                "display" => Info::Display,
                 "history" => Info::History,
-                "findings" | "checks" => Info::Findings,
-                "buffers" | "buffer" => Info::Buffers,
-                "labels" | "label" | "symbols" => Info::Labels,
+                "findings" => Info::Findings,
+                "buffers" => Info::Buffers,
+                "labels" => Info::Labels,
                 "line" => Info::Line((!arg.is_empty()).then(|| l.location(arg)).transpose()?),
                 "locals" => {
-                    if !arg.is_empty() {
-                        return Err(l.error_at(arg, "`info locals` takes no argument"));
-                    }
+                    no_argument("locals")?;
                     Info::Locals
                 }
                 "source" => {
-                    if !arg.is_empty() {
-                        return Err(l.error_at(arg, "`info source` takes no argument"));
-                    }
+                    no_argument("source")?;
                     Info::Source
                 }
-                _ => return Err(l.error_at(what, format!("unknown `info {what}`"))),
+                // Every name of the table has an arm (a test parses each).
+                other => return Err(l.error_at(what, format!("unknown `info {other}`"))),
             })
         }
         "print" => {
@@ -891,6 +896,57 @@ fn boolean(v: &str) -> Option<bool> {
         "" | "on" | "1" | "yes" | "enable" => Some(true),
         "off" | "0" | "no" | "disable" => Some(false),
         _ => None,
+    }
+}
+
+/// An `info` topic: the name `info`'s usage and completion list, and the other words the
+/// parser takes for it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct InfoTopic {
+    /// The topic's name.
+    pub name: &'static str,
+    /// Other words for it (`b` for `breakpoints`).
+    pub aliases: &'static [&'static str],
+}
+
+const fn topic(name: &'static str, aliases: &'static [&'static str]) -> InfoTopic {
+    InfoTopic { name, aliases }
+}
+
+/// The `info` topics, in the order the usage lists them: the one table the parser reads
+/// and completion offers.
+pub const INFO_TOPICS: &[InfoTopic] = &[
+    topic("waves", &["w"]),
+    topic("threads", &[]),
+    topic("lanes", &["l"]),
+    topic("registers", &["reg", "r", "all-registers"]),
+    topic("frame", &["f"]),
+    topic("breakpoints", &["break", "b"]),
+    topic("watchpoints", &["watch"]),
+    topic("changes", &[]),
+    topic("display", &["displays"]),
+    topic("history", &[]),
+    topic("findings", &["checks"]),
+    topic("buffers", &["buffer"]),
+    topic("labels", &["label", "symbols"]),
+    topic("line", &[]),
+    topic("source", &[]),
+    topic("locals", &[]),
+];
+
+/// The `info` topic `word` names (by name or alias).
+pub fn info_topic(word: &str) -> Option<&'static InfoTopic> {
+    INFO_TOPICS
+        .iter()
+        .find(|t| t.name == word || t.aliases.contains(&word))
+}
+
+/// The topics' names as a sentence: `waves, threads, ... or locals`.
+fn info_topic_list() -> String {
+    let names: Vec<&str> = INFO_TOPICS.iter().map(|t| t.name).collect();
+    match names.split_last() {
+        Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
+        None => String::new(),
     }
 }
 
