@@ -453,6 +453,23 @@ fn the_command_line_and_status_while_running() {
     );
 }
 
+/// `app` drawn on a `width` x `height` screen, and where the cursor is.
+fn drawn_with_cursor(
+    app: &App,
+    width: u16,
+    height: u16,
+) -> (ratatui::buffer::Buffer, ratatui::layout::Position) {
+    let mut t = ratatui::Terminal::new(ratatui::backend::TestBackend::new(width, height))
+        .expect("test terminal");
+    let mut state = wavedbg_tui::ui::DrawState::default();
+    t.draw(|f| {
+        wavedbg_tui::ui::draw(f, app, &mut state);
+    })
+    .expect("draws");
+    let at = t.get_cursor_position().expect("a cursor");
+    (t.backend().buffer().clone(), at)
+}
+
 /// The command line's cursor counts cells, not characters: after wide characters it sits
 /// right after them, and a line too long for the screen scrolls so that it stays there
 /// (the hidden start marked `…`).
@@ -461,15 +478,7 @@ fn the_command_line_cursor_follows_wide_characters() {
     let cursor_after = |typed: &str| {
         let mut app = demo();
         keys(&mut app, typed);
-        let mut t = ratatui::Terminal::new(ratatui::backend::TestBackend::new(80, 24))
-            .expect("test terminal");
-        let mut state = wavedbg_tui::ui::DrawState::default();
-        t.draw(|f| {
-            wavedbg_tui::ui::draw(f, &app, &mut state);
-        })
-        .expect("draws");
-        let at = t.get_cursor_position().expect("a cursor");
-        (t.backend().buffer().clone(), at)
+        drawn_with_cursor(&app, 80, 24)
     };
     // `:print ` is 7 cells, each `日` 2.
     let (_, at) = cursor_after(":print 日本");
@@ -807,21 +816,14 @@ fn the_command_line_cursor_is_always_on_its_character() {
         app.on_paste(&format!("print {}", fill.repeat(120)));
         let n = app.editor.as_ref().map_or(0, |e| e.text().chars().count());
         for back in 0..n {
-            let mut t = ratatui::Terminal::new(ratatui::backend::TestBackend::new(width, 30))
-                .expect("test terminal");
-            let mut state = wavedbg_tui::ui::DrawState::default();
-            t.draw(|f| {
-                wavedbg_tui::ui::draw(f, &app, &mut state);
-            })
-            .expect("draws");
-            let at = t.get_cursor_position().expect("a cursor");
+            let (buf, at) = drawn_with_cursor(&app, width, 30);
             let e = app.editor.as_ref().expect("open");
             let want = e
                 .text()
                 .chars()
                 .nth(e.cursor())
                 .map_or(" ".into(), String::from);
-            let buf = t.backend().buffer();
+            let buf = &buf;
             assert_eq!(
                 buf[(at.x, at.y)].symbol(),
                 want,
