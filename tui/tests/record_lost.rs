@@ -1,6 +1,8 @@
-//! A `--record` write that fails, as on a full disk: in a test binary of its own, as it
-//! limits the size of the files this process writes (`prlimit --fsize`, as `ulimit -f`;
-//! SIGXFSZ caught, so the write fails with EFBIG instead of ending the process).
+//! A `--record` write that fails, as on a full disk: in a test binary of its own, which
+//! runs the test again in a child process that limits the size of the files it writes
+//! (`prlimit --fsize`, as `ulimit -f`; SIGXFSZ caught, so the write fails with EFBIG
+//! instead of ending the process). The child's output is a pipe: the harness's own
+//! output, which CI sends to a file, would fail under the limit too.
 
 mod common;
 
@@ -8,10 +10,36 @@ use common::*;
 use ratatui::crossterm::event::KeyCode;
 use wavedbg_tui::{App, TuiOptions};
 
+/// Set in the child process that runs the test under the limit.
+const CHILD: &str = "WAVEDBG_RECORD_LOST_CHILD";
+
 /// The recording stops: the message line says so, the console keeps it, and the status
 /// line marks the session `NOT RECORDING` from then on.
 #[test]
 fn a_failed_recording_is_said_in_the_console_and_marked_on_the_status_line() {
+    if std::env::var_os(CHILD).is_some() {
+        return recording_lost_under_a_file_size_limit();
+    }
+    let out = std::process::Command::new(std::env::current_exe().expect("the test binary"))
+        .args([
+            "--exact",
+            "a_failed_recording_is_said_in_the_console_and_marked_on_the_status_line",
+            "--test-threads",
+            "1",
+        ])
+        .env(CHILD, "1")
+        .output()
+        .expect("runs the test again");
+    assert!(
+        out.status.success(),
+        "the child failed:\n{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// The test itself, in the child process (it limits this process's file sizes).
+fn recording_lost_under_a_file_size_limit() {
     let dir = std::env::temp_dir().join(format!("wavedbg-tui-lost-{}", std::process::id()));
     let _ = std::fs::create_dir_all(&dir);
     let caught = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
