@@ -477,10 +477,7 @@ fn finding_json(m: &Machine, f: &Finding) -> Value {
     let mut v = serde_json::to_value(f).unwrap_or(Value::Null);
     if let Value::Object(o) = &mut v {
         o.insert("severity".into(), json!(f.kind.severity()));
-        o.insert(
-            "message".into(),
-            json!(f.headline_with(&|pc| m.program().line_at(pc))),
-        );
+        o.insert("message".into(), json!(f.headline_in(m)));
         o.insert("at".into(), site_json(m, &f.at));
         if let Some(other) = &f.other {
             o.insert("other".into(), site_json(m, other));
@@ -625,7 +622,7 @@ pub fn run(args: CheckArgs) -> Result<i32> {
                 Some(i) => format!(
                     "  explained by #{}: {}\n",
                     i + 1,
-                    found[i].headline_with(&|pc| m.program().line_at(pc))
+                    found[i].headline_in(m)
                 ),
                 // Waves stopped by a fault or deadlock under one seed and not another
                 // wrote different things: the schedule is not to blame.

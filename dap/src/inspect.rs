@@ -152,7 +152,10 @@ impl<W: Write> Session<W> {
                     .first()
                     .map_or("finding".into(), |f| format!("sanitizer:{:?}", f.kind)),
                 "sanitizer finding",
-                found.first().map(|f| f.headline()).unwrap_or_default(),
+                found
+                    .first()
+                    .map(|f| f.headline_in(engine.machine()))
+                    .unwrap_or_default(),
             ),
             StopReason::Deadlock(_) => (
                 "deadlock".into(),

@@ -75,6 +75,23 @@ test('launch options: grid, seed, checks', async () => {
   }
 });
 
+// A race between workgroups names the atomic missing its release by source line, as
+// `check` and the REPL do (exceptionInfo gave its address).
+test('exceptionInfo names a race\'s atomic by its line', async () => {
+  const dc = await start();
+  try {
+    const entry = await launchStopped(dc, { program: KERNELS.lastBlockNoWait }, async () => {
+      await dc.setExceptionBreakpointsRequest({ filters: ['faults', 'races'] });
+    });
+    const found = await until(dc, () => dc.continueRequest({ threadId: entry.body.threadId }));
+    assert.strictEqual(found.body.reason, 'exception');
+    const info = await dc.exceptionInfoRequest({ threadId: found.body.threadId });
+    assert.strictEqual(info.body.details.message, 'data race on global:0x100000000 (4 bytes) between workgroups 0 and 3: no release before the atomic at line 26');
+  } finally {
+    await dc.stop();
+  }
+});
+
 // Each other detector group's filter: the run stops at its finding, with the engine's
 // text, and exceptionInfo names the finding.
 for (const [filter, kernel, says, line] of [

@@ -92,7 +92,7 @@ impl Sanitizer {
         let order = &mut buf[..n];
         order.sort_unstable_by_key(|e| (e.0, e.1));
         let mut lanes = 0u32;
-        // The addresses where lanes conflict, ascending (at most one per lane).
+        // The addresses where lanes conflict.
         let mut at: Vec<u64> = Vec::new();
         for (i, a) in order.iter().enumerate() {
             for b in &order[i + 1..] {
@@ -109,18 +109,17 @@ impl Sanitizer {
                 };
                 if (a.2 >> (8 * shift)) & mask != b.2 & mask {
                     lanes |= 1 << a.1 | 1 << b.1;
-                    if at.last() != Some(&b.0) && !at.contains(&b.0) {
-                        at.push(b.0);
-                    }
+                    at.push(b.0);
                 }
             }
         }
         if lanes != 0 {
             let mut f = Finding::new(FindingKind::SameInstruction, Site { lanes, ..site });
             f.space = Some(space);
-            f.addr = at.iter().min().copied();
+            at.sort_unstable();
+            at.dedup();
+            f.addr = at.first().copied();
             if at.len() > 1 {
-                at.sort_unstable();
                 f.addrs = at;
             }
             f.len = trace.len;

@@ -31,7 +31,7 @@ impl Finding {
                 Severity::Error => "error",
                 Severity::Warning => "warning",
             },
-            self.headline_with(&|pc| m.program().line_at(pc))
+            self.headline_in(m)
         );
         if self.count > 1 {
             let _ = write!(s, " ({} times)", self.count);
@@ -118,8 +118,13 @@ impl Finding {
         (at_least, n, space, list)
     }
 
+    /// The headline as `m`'s kernel names its atomics: by source line where it has one.
+    pub fn headline_in(&self, m: &Machine) -> String {
+        self.headline_with(&|pc| m.program().line_at(pc))
+    }
+
     /// The headline, naming atomics by their source line where `line` knows it.
-    pub fn headline_with(&self, line: &dyn Fn(u64) -> Option<u32>) -> String {
+    fn headline_with(&self, line: &dyn Fn(u64) -> Option<u32>) -> String {
         let reg = self.reg.map(|(f, r)| {
             format!(
                 "{}{r}",

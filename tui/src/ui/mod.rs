@@ -225,9 +225,7 @@ fn wide_layout(main: Rect, app: &App, hits: &mut HitMap) -> Vec<(Pane, Rect)> {
     };
     let console_max = h.saturating_sub(waves_h + bp_h + views).max(3);
     if splits.console.is_some() {
-        console_h = console_h
-            .min(h.saturating_sub(waves_h + bp_h + views))
-            .max(3);
+        console_h = console_h.min(console_max).max(3);
     }
     let [code, wv, bp, console] = stack(left, [0, waves_h, bp_h, console_h]);
     let regs_h = if h >= 50 { 11 } else { 9 };
