@@ -14,7 +14,8 @@
 //! suspend the TUI with Ctrl-Z and resume it with `fg`, and resize the splits with keys.
 //! One opens the compiled saxpy (scripts/saxpy_src.s), steps it by its `.cl` lines and
 //! reads the lines and its variables' values on screen; another steps a kernel compiled
-//! from two files and sees the Source pane switch between them.
+//! from two files and sees the Source pane switch between them. One types keys while a
+//! run is in progress and pastes a two-line script into the command line.
 //!
 //! tmux is installed by .ci/run; outside CI (CI unset) a missing tmux skips the test with a
 //! message.
@@ -706,5 +707,55 @@ fn the_source_pane_switches_files_in_a_real_terminal() {
     next("=>    5      return p + c;");
     let s = next("=>   10      y[i] = r;");
     assert!(s.contains("Source: two_files.cl "), "{s}");
+    quit(&t);
+}
+
+/// A kernel that counts down 50 million times: a `goto` far into it runs a while.
+const LONG: &str = "\
+.kernel long
+    umovi u1, 50000000
+loop:
+    uaddi u1, u1, -1
+    br.unz u1, loop
+    end
+";
+
+/// Type-ahead and pastes as a user meets them: `r` typed five times while a `goto` runs
+/// steps back five times once it stops (keys typed during a run were dropped); a
+/// bracketed paste of two lines into the command line runs both (its line break was
+/// dropped, joining them); a tab in it is a space.
+#[test]
+fn keys_typed_during_a_run_and_a_pasted_script_in_a_real_terminal() {
+    let Some(t) = start("typeahead") else {
+        return;
+    };
+    let k = t.dir.join("long.s");
+    std::fs::write(&k, LONG).expect("kernel");
+    t.type_text(&format!(
+        "WAVEDBG_HISTORY={} {} tui {}",
+        t.dir.join("history").display(),
+        env!("CARGO_BIN_EXE_wavedbg"),
+        k.display()
+    ));
+    t.keys(&["Enter"]);
+    t.wait_text(" READY ");
+    t.keys(&[":"]);
+    t.type_text("goto 60000000");
+    t.keys(&["Enter"]);
+    t.keys(&["r", "r", "r", "r", "r"]);
+    t.wait_for("the run and the five steps back", |s| {
+        s.contains(" STOPPED ") && s.contains("[count 59999995]")
+    });
+    t.keys(&[":"]);
+    t.ok(&[
+        "set-buffer",
+        "-b",
+        "script",
+        "print 40 +\t2\nprint 7 * 6 + 1\n",
+    ]);
+    t.ok(&["paste-buffer", "-p", "-b", "script", "-t", "main"]);
+    t.wait_for("both pasted lines run", |s| {
+        s.contains("= 42") && s.contains("= 43")
+    });
     quit(&t);
 }
