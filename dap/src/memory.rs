@@ -78,6 +78,7 @@ impl<W: Write> Session<W> {
         let source = self.kernel_source();
         let (line_base, column_base) = (self.line_base, self.column_base);
         let engine = self.engine()?;
+        let places = crate::places::Places::new(engine, source);
         let m = engine.machine();
         // Instruction starts in code order; `base` falls on one or between two.
         let starts: Vec<u64> = m
@@ -108,7 +109,7 @@ impl<W: Write> Session<W> {
                             .iter()
                             .find(|(_, x)| **x == a)
                             .map(|(n, _)| n.clone());
-                        let place = crate::places::place(engine, source.as_ref(), a);
+                        let place = places.at(engine, a);
                         let place = place.as_ref();
                         let words = match m.code().get((a / 4) as usize) {
                             Some(CodeWord::Instr(d)) => usize::from(d.len / 4),

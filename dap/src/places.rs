@@ -30,35 +30,57 @@ pub(crate) fn source_of(path: &Path) -> Source {
     }
 }
 
-/// The place of the instruction at `pc` in `engine`'s kernel, whose own file is
-/// `kernel_source`: its higher-level line where the line table gives one, else its `.s`
-/// line; `None` for code of no line in an object file.
-pub(crate) fn place(engine: &Engine, kernel_source: Option<&Source>, pc: u64) -> Option<Place> {
-    let program = engine.machine().program();
-    if let Some(row) = engine.line_row_at(pc) {
-        let kernel = engine.kernel_path().map(Path::new);
-        let source = program
+/// The files instructions are in, named once (making a path canonical reads the file
+/// system): the kernel's own, and each file of its line table.
+pub(crate) struct Places {
+    kernel: Option<Source>,
+    files: Vec<(u32, Source)>,
+}
+
+impl Places {
+    /// The files of `engine`'s kernel, whose own file is `kernel`.
+    pub(crate) fn new(engine: &Engine, kernel: Option<Source>) -> Places {
+        let beside = engine.kernel_path().map(Path::new);
+        let files = engine
+            .machine()
+            .program()
             .source_info
-            .file(row.file)
-            .map(|f| source_of(&f.beside(kernel)));
-        return Some(Place {
-            source,
-            line: row.line,
-            column: row.column,
-        });
+            .files
+            .iter()
+            .map(|f| (f.number, source_of(&f.beside(beside))))
+            .collect();
+        Places { kernel, files }
     }
-    let line = program.line_at(pc)?;
-    Some(Place {
-        source: kernel_source.cloned(),
-        line,
-        column: 0,
-    })
+
+    /// The place of the instruction at `pc`: its higher-level line where the line table
+    /// gives one, else its `.s` line; `None` for code of no line in an object file.
+    pub(crate) fn at(&self, engine: &Engine, pc: u64) -> Option<Place> {
+        if let Some(row) = engine.line_row_at(pc) {
+            let source = self
+                .files
+                .iter()
+                .find(|(n, _)| *n == row.file)
+                .map(|(_, s)| s.clone());
+            return Some(Place {
+                source,
+                line: row.line,
+                column: row.column,
+            });
+        }
+        let line = engine.machine().program().line_at(pc)?;
+        Some(Place {
+            source: self.kernel.clone(),
+            line,
+            column: 0,
+        })
+    }
 }
 
 impl<W: Write> Session<W> {
-    /// [`place`] in this session's kernel.
+    /// The place of the instruction at `pc` in this session's kernel ([`Places::at`]).
     pub(crate) fn place(&self, pc: u64) -> Option<Place> {
-        place(self.engine.as_ref()?, self.kernel_source().as_ref(), pc)
+        let engine = self.engine.as_ref()?;
+        Places::new(engine, self.kernel_source()).at(engine, pc)
     }
 
     /// An engine column as this client counts ([`client_column`]).
