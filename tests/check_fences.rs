@@ -91,6 +91,33 @@ fn a_plain_access_racing_an_atomic_names_no_fence() {
     }
 }
 
+/// A consumer that reads the flag once instead of spinning on it: its atomic read the flag
+/// before the producer's release, so its fence acquires nothing of it and its loads race
+/// the producer's stores. The fence used to take the flag's clock as it was at the fence
+/// (after the release) and the race went unreported under every seed.
+#[test]
+fn an_atomic_that_read_before_the_release_acquires_nothing() {
+    let k = kernel("message_pass_no_spin");
+    let (code, out, err) = wavedbg(&["check", &k, "--seeds", "4"]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(out.contains(": 1 finding (1 error"), "{out}");
+    assert!(
+        out.contains("between workgroups 0 and 1: the atomic at line 37 read its address before the release at line 32 (nothing waited for the release)"),
+        "{out}"
+    );
+    assert!(
+        out.contains("  release wave 0 (workgroup 0) atomic at "),
+        "{out}"
+    );
+    assert!(
+        out.contains("  acquire wave 1 (workgroup 1) atomic at "),
+        "{out}"
+    );
+    let (code, out, err) = wavedbg(&["check", &k, "--json"]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(out.contains(r#""missing":"read-before-release""#), "{out}");
+}
+
 /// Past the clocks' bound of waves, a race the fences may order is reported as such, not
 /// blamed on a missing fence: the fenced last-block reduction at 32,769 workgroups of 2
 /// waves (its last clock would hold 65,538).

@@ -160,6 +160,16 @@ pub enum MissingFence {
         /// PC of the later wave's atomic.
         acquire: u64,
     },
+    /// The earlier wave released its access through its atomic at `release`, and the
+    /// later wave acquired through an atomic at `acquire` on the same address, but that
+    /// atomic read the address before the release was made: nothing made the later wave
+    /// wait for it (a flag read once instead of spun on, a ticket taken too early).
+    ReadBeforeRelease {
+        /// PC of the earlier wave's atomic.
+        release: u64,
+        /// PC of the later wave's atomic.
+        acquire: u64,
+    },
     /// The clocks that would tell passed their bound of waves (docs/sanitizer.md): a
     /// release past it was not kept, so the race may be one the program's fences order.
     Bound,
@@ -167,13 +177,14 @@ pub enum MissingFence {
 
 impl MissingFence {
     /// Its name in `check --json` (`missing`): `synchronisation`, `release`, `acquire`,
-    /// `release-and-acquire` or `bound`.
+    /// `release-and-acquire`, `read-before-release` or `bound`.
     pub const fn name(self) -> &'static str {
         match self {
             MissingFence::Synchronisation => "synchronisation",
             MissingFence::Release { .. } => "release",
             MissingFence::Acquire { .. } => "acquire",
             MissingFence::ReleaseAndAcquire { .. } => "release-and-acquire",
+            MissingFence::ReadBeforeRelease { .. } => "read-before-release",
             MissingFence::Bound => "bound",
         }
     }
@@ -185,7 +196,10 @@ impl MissingFence {
             MissingFence::Synchronisation | MissingFence::Bound => (None, None),
             MissingFence::Release { atomic } => (Some(atomic), None),
             MissingFence::Acquire { atomic } => (None, Some(atomic)),
-            MissingFence::ReleaseAndAcquire { release, acquire } => (Some(release), Some(acquire)),
+            MissingFence::ReleaseAndAcquire { release, acquire }
+            | MissingFence::ReadBeforeRelease { release, acquire } => {
+                (Some(release), Some(acquire))
+            }
         }
     }
 }

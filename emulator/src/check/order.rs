@@ -9,9 +9,12 @@
 //! issue order, so an access is retired when the wave's issues on its counter, minus what
 //! is outstanding, exceed its own issue number. The atomic's address keeps a sparse
 //! vector clock: for each wave, how far it released, and the atomic that did. An atomic
-//! of another wave on that address is noted; an acquire fence (`cache.inv.l1`,
-//! `cache.inv.l2`) issued after it takes the address's clock as it is then, and joins it
-//! into what the wave knows once the fence retires (`wait.vm`, `wait.all`; loads issued
+//! of another wave on that address is noted with the number of atomics the address had
+//! seen; an acquire fence (`cache.inv.l1`, `cache.inv.l2`) issued after it takes the
+//! address's clock as that atomic read it (each address keeps what its last atomics
+//! changed, to take them back), not as it is at the fence: a release made after the
+//! atomic read the address is not acquired by it. The fence joins those clocks into what
+//! the wave knows once it retires (`wait.vm`, `wait.all`; loads issued
 //! behind the fence on the in-order `vm` counter are ordered at once). A barrier joins
 //! what the waves of its workgroup know and have released, and the atomics they read, so
 //! one wave's atomic releases what its workgroup retired before the barrier and another
@@ -37,6 +40,10 @@ use crate::wave::{Wave, LANES};
 pub(super) const CLOCK_MAX: usize = 1 << 16;
 /// The most addresses a wave's atomics wait for an acquire on (the oldest is dropped).
 pub(super) const PENDING_MAX: usize = 32;
+/// The most changes of an address's clock kept to take back (the oldest is dropped): a
+/// fence whose atomic read the address more changes ago than this takes the clock as it
+/// is at the fence (docs/sanitizer.md).
+pub(super) const UNDO_MAX: usize = 1024;
 
 /// How far one wave's accesses are released: generations below `stores` for its plain
 /// stores, below `loads` for its plain loads.
@@ -163,17 +170,66 @@ impl Clock {
 /// What an address's atomics released: each wave's own releases, and what those waves
 /// had learnt (at barriers or by acquiring) when they published it, shared rather than
 /// copied into every address a wave's atomic touches, with the publishing atomic's PC.
+///
+/// Each part is kept as of a count of the address's atomics (`at`, from 1; `u64::MAX`: as
+/// it is now), which is what an atomic read: the carried clocks with the count of their
+/// atomic, the changes of `own` with what they replaced.
 #[derive(Debug, Clone, Default)]
 struct AddrClock {
     own: Clock,
-    carried: Vec<(Arc<Clock>, u64)>,
+    /// (the clock, its atomic's PC, the atomics count it came with), in count order.
+    carried: Vec<(Arc<Clock>, u64, u64)>,
+    /// The atomics applied to the address so far.
+    atomics: u64,
+    /// The last [`UNDO_MAX`] changes of `own`, oldest first: (atomics count, wave, its
+    /// entry before; `None`: it had none).
+    undo: VecDeque<(u64, u32, Option<Released>)>,
 }
 
 impl AddrClock {
-    /// How far wave `w` is released through this address.
-    fn get(&self, w: u32) -> Option<Released> {
+    /// An atomic of wave `w` releases `r` here, publishing what the wave learnt (`known`)
+    /// with its PC `pc`: returns the address's new atomics count.
+    fn apply(&mut self, w: u32, r: Released, known: Option<&Arc<Clock>>, pc: u64) -> u64 {
+        self.atomics += 1;
+        let at = self.atomics;
+        let before = self.own.get(w).copied();
+        self.own.put(w, r);
+        if self.own.get(w).copied() != before {
+            // A view as of a count before the oldest change kept holds the dropped ones.
+            if self.undo.len() >= UNDO_MAX {
+                self.undo.pop_front();
+            }
+            self.undo.push_back((at, w, before));
+        }
+        if let Some(k) = known {
+            let carried = self.carried.iter().any(|(c, _, _)| Arc::ptr_eq(c, k));
+            if !carried && self.carried.len() < CLOCK_MAX {
+                self.carried.push((Arc::clone(k), pc, at));
+            }
+        }
+        at
+    }
+
+    /// The carried clocks as of count `at`.
+    fn carried_at(&self, at: u64) -> &[(Arc<Clock>, u64, u64)] {
+        &self.carried[..self.carried.partition_point(|c| c.2 <= at)]
+    }
+
+    /// How far wave `w` is released through this address, as of count `at`.
+    fn get(&self, w: u32, at: u64) -> Option<Released> {
         let mut found = self.own.get(w).copied();
-        for (c, pc) in &self.carried {
+        if at < self.atomics {
+            // Newest first: the last taken back is the first change after `at`.
+            for &(n, x, before) in self.undo.iter().rev() {
+                if n <= at {
+                    break;
+                }
+                if x == w {
+                    found = before;
+                }
+            }
+        }
+        for (c, pc, _) in self.carried_at(at) {
             if let Some(&r) = c.get(w) {
                 let r = Released {
                     atomic: r.atomic.or(Some(*pc)),
@@ -188,10 +244,32 @@ impl AddrClock {
         found
     }
 
-    /// Joins everything it holds into `into`, skipping wave `skip`.
-    fn join_into(&self, into: &mut Clock, skip: u32) {
-        into.join(&self.own, skip);
-        for (c, pc) in &self.carried {
+    /// Joins everything it held as of count `at` into `into`, skipping wave `skip`.
+    fn join_into(&self, into: &mut Clock, skip: u32, at: u64) {
+        if at >= self.atomics {
+            into.join(&self.own, skip);
+        } else {
+            // The entries changed after `at`, as they were before their first change.
+            let mut back: Vec<(u32, Option<Released>)> = Vec::new();
+            for &(n, x, before) in self.undo.iter().rev() {
+                if n <= at {
+                    break;
+                }
+                match back.iter_mut().find(|e| e.0 == x) {
+                    Some(e) => e.1 = before,
+                    None => back.push((x, before)),
+                }
+            }
+            let own = self
+                .own
+                .iter()
+                .filter_map(|(x, r)| match back.iter().find(|e| e.0 == x) {
+                    Some(&(_, before)) => before.map(|b| (x, b)),
+                    None => Some((x, r)),
+                });
+            into.join(&Clock(own.collect()), skip);
+        }
+        for (c, pc, _) in self.carried_at(at) {
             for (w, r) in c.iter() {
                 if w != skip {
                     let atomic = r.atomic.or(Some(*pc));
@@ -203,13 +281,33 @@ impl AddrClock {
 
     /// The waves it names.
     fn len(&self) -> usize {
-        self.own.len() + self.carried.iter().map(|(c, _)| c.len()).sum::<usize>()
+        self.own.len() + self.carried.iter().map(|(c, _, _)| c.len()).sum::<usize>()
     }
 
     /// Back to empty, keeping its vectors' capacity.
     fn clear(&mut self) {
         self.own.0.clear();
         self.carried.clear();
+        self.atomics = 0;
+        self.undo.clear();
+    }
+}
+
+/// An atomic of a wave that no acquire fence has followed yet.
+#[derive(Debug, Clone, Copy)]
+struct Pending {
+    /// The word it touched, and its PC.
+    addr: u64,
+    pc: u64,
+    /// The word's atomics count just after it: its clock as of that count is what the
+    /// atomic read (its own release included, which every use skips).
+    at: u64,
+}
+
+impl Pending {
+    /// How far wave `w` is released through what the atomic read.
+    fn get(&self, addrs: &AddrClocks, w: u32) -> Option<Released> {
+        addrs.get(&self.addr)?.get(w, self.at)
     }
 }
 
@@ -231,7 +329,7 @@ struct Open {
 struct Fence {
     index: u64,
     clock: Clock,
-    atomics: Vec<(u64, u64)>,
+    atomics: Vec<Pending>,
 }
 
 /// One wave's part in the order.
@@ -246,10 +344,13 @@ struct WaveOrder {
     open: VecDeque<Open>,
     /// What it acquired (or learnt at barriers) of other waves.
     known: Arc<Clock>,
-    /// Its global atomics no acquire fence followed yet: (word address, PC).
-    pending: Vec<(u64, u64)>,
+    /// Its global atomics no acquire fence followed yet, oldest first, one per word.
+    pending: Vec<Pending>,
     /// Its acquire fences not yet retired.
     fences: Vec<Fence>,
+    /// The atomics its retired fences acquired through, (word address, PC), the last
+    /// [`PENDING_MAX`]: only to tell a race whose release came after them.
+    acquired: Vec<(u64, u64)>,
 }
 
 impl WaveOrder {
@@ -265,6 +366,7 @@ impl WaveOrder {
         }
         self.pending.clear();
         self.fences.clear();
+        self.acquired.clear();
     }
 
     /// Operations of `wave` retired on `vst` and `vm` (the counters retire in order).
@@ -280,10 +382,7 @@ impl WaveOrder {
     /// a release of `w`'s, if any.
     fn learnt(&self, w: u32, addrs: &AddrClocks) -> Option<u64> {
         let fences = self.fences.iter().filter_map(|f| f.clock.get(w).copied());
-        let pending = self
-            .pending
-            .iter()
-            .filter_map(|(x, _)| addrs.get(x).and_then(|c| c.get(w)));
+        let pending = self.pending.iter().filter_map(|p| p.get(addrs, w));
         self.known
             .get(w)
             .copied()
@@ -423,9 +522,9 @@ impl Order {
         match d.op {
             Op::CacheInvalidate => {
                 let mut clock = Clock::default();
-                for (x, _) in &me.pending {
-                    if let Some(c) = addrs.get(x) {
-                        c.join_into(&mut clock, wave.id);
+                for p in &me.pending {
+                    if let Some(c) = addrs.get(&p.addr) {
+                        c.join_into(&mut clock, wave.id, p.at);
                     }
                 }
                 let atomics = std::mem::take(&mut me.pending);
@@ -453,7 +552,13 @@ impl Order {
             me.fences = left;
             for f in done {
                 Arc::make_mut(&mut me.known).join(&f.clock, wave.id);
+                for p in &f.atomics {
+                    me.acquired.retain(|&(x, _)| x != p.addr);
+                    me.acquired.push((p.addr, p.pc));
+                }
             }
+            let extra = me.acquired.len().saturating_sub(PENDING_MAX);
+            me.acquired.drain(..extra);
         }
     }
 
@@ -503,22 +608,16 @@ impl Order {
                 }
                 let words = &buf[..m];
                 let me = Arc::make_mut(&mut self.waves[wave.id as usize]);
+                me.pending.retain(|p| words.binary_search(&p.addr).is_err());
                 // What the wave learnt is published by this atomic: shared, not copied.
                 let known = (!me.known.is_empty()).then(|| Arc::clone(&me.known));
                 for &x in words {
                     let clock = Arc::make_mut(self.addrs.entry(x).or_insert_with(|| {
                         SPARE_ADDRS.with_borrow_mut(Vec::pop).unwrap_or_default()
                     }));
-                    clock.own.put(wave.id, own);
-                    if let Some(k) = &known {
-                        let carried = clock.carried.iter().any(|(c, _)| Arc::ptr_eq(c, k));
-                        if !carried && clock.carried.len() < CLOCK_MAX {
-                            clock.carried.push((Arc::clone(k), pc));
-                        }
-                    }
+                    let at = clock.apply(wave.id, own, known.as_ref(), pc);
+                    me.pending.push(Pending { addr: x, pc, at });
                 }
-                me.pending.retain(|(a, _)| words.binary_search(a).is_err());
-                me.pending.extend(words.iter().map(|&x| (x, pc)));
                 let extra = me.pending.len().saturating_sub(PENDING_MAX);
                 me.pending.drain(..extra);
                 gen
@@ -540,12 +639,19 @@ impl Order {
         }
         let all = Arc::new(all);
         // An atomic one wave read before the barrier is acquired by another's fence after
-        // it (the barrier orders the fence after the atomic): pending atomics are shared.
-        let mut pending: Vec<(u64, u64)> = Vec::new();
+        // it (the barrier orders the fence after the atomic): pending atomics are shared,
+        // of two on one word the one that read it later (it holds what the other read).
+        let mut pending: Vec<Pending> = Vec::new();
         for w in group {
-            for &(x, pc) in &self.wave(w.id).pending {
-                pending.retain(|&(y, _)| y != x);
-                pending.push((x, pc));
+            for p in &self.wave(w.id).pending {
+                match pending.iter().position(|q| q.addr == p.addr) {
+                    Some(i) if pending[i].at >= p.at => continue,
+                    Some(i) => {
+                        pending.remove(i);
+                    }
+                    None => {}
+                }
+                pending.push(*p);
             }
         }
         let extra = pending.len().saturating_sub(PENDING_MAX);
@@ -590,16 +696,16 @@ impl Order {
         // A clock of the later wave, or of an address its atomics read, that reached its
         // bound may have dropped the release that orders them.
         let full = |c: &Clock| c.len() >= CLOCK_MAX;
-        let addr_full = |x: &u64| {
+        let addr_full = |p: &Pending| {
             self.addrs
-                .get(x)
+                .get(&p.addr)
                 .is_some_and(|c| full(&c.own) || c.carried.len() >= CLOCK_MAX)
         };
         if full(&v.known)
             || v.fences
                 .iter()
-                .any(|f| full(&f.clock) || f.atomics.iter().any(|(x, _)| addr_full(x)))
-            || v.pending.iter().any(|(x, _)| addr_full(x))
+                .any(|f| full(&f.clock) || f.atomics.iter().any(addr_full))
+            || v.pending.iter().any(addr_full)
         {
             return MissingFence::Bound;
         }
@@ -607,17 +713,38 @@ impl Order {
         // fences (their clocks), then from atomics no fence followed.
         let mut unacquired: Vec<(Released, u64)> = Vec::new();
         for f in v.fences.iter().rev() {
-            if let (Some(r), Some(&(_, pc))) = (f.clock.get(w), f.atomics.last()) {
-                unacquired.push((*r, pc));
+            if let (Some(r), Some(p)) = (f.clock.get(w), f.atomics.last()) {
+                unacquired.push((*r, p.pc));
             }
         }
-        for &(x, pc) in v.pending.iter().rev() {
-            if let Some(r) = self.addrs.get(&x).and_then(|c| c.get(w)) {
-                unacquired.push((r, pc));
+        for p in v.pending.iter().rev() {
+            if let Some(r) = p.get(&self.addrs, w) {
+                unacquired.push((r, p.pc));
             }
         }
         if let Some(&(_, pc)) = unacquired.iter().find(|(r, _)| r.covers(gen, access)) {
             return MissingFence::Acquire { atomic: pc };
+        }
+        // A release that covers the access, made on an address the wave's atomics read
+        // (acquiring or not) only after they read it.
+        let read = v.acquired.iter().copied().rev().chain(
+            v.fences
+                .iter()
+                .rev()
+                .flat_map(|f| f.atomics.iter().rev())
+                .chain(v.pending.iter().rev())
+                .map(|p| (p.addr, p.pc)),
+        );
+        for (x, acquire) in read {
+            if let Some(release) = self
+                .addrs
+                .get(&x)
+                .and_then(|c| c.get(w, u64::MAX))
+                .filter(|r| r.covers(gen, access))
+                .and_then(|r| r.atomic)
+            {
+                return MissingFence::ReadBeforeRelease { release, acquire };
+            }
         }
         // A release that did not cover a plain access was made before it retired, or
         // before it was made (a store after the ticket): either way the access was not
@@ -700,7 +827,9 @@ mod tests {
     fn cleared_parts_equal_new_ones() {
         let mut c = AddrClock::default();
         c.own.put(3, r(1, 2, Some(8)));
-        c.carried.push((Arc::new(c.own.clone()), 16));
+        c.atomics = 2;
+        c.carried.push((Arc::new(c.own.clone()), 16, 2));
+        c.undo.push_back((2, 3, None));
         c.clear();
         assert_eq!(format!("{c:?}"), format!("{:?}", AddrClock::default()));
         let mut w = WaveOrder {
@@ -715,11 +844,16 @@ mod tests {
             loads: 0,
         });
         Arc::make_mut(&mut w.known).put(1, r(1, 1, None));
-        w.pending.push((64, 8));
+        let p = Pending {
+            addr: 64,
+            pc: 8,
+            at: 2,
+        };
+        w.pending.push(p);
         w.fences.push(Fence {
             index: 1,
             clock: c.own.clone(),
-            atomics: vec![(64, 8)],
+            atomics: vec![p],
         });
         w.clear();
         assert_eq!(format!("{w:?}"), format!("{:?}", WaveOrder::default()));
@@ -729,6 +863,43 @@ mod tests {
         w.clear();
         assert!(w.known.is_empty());
         assert_eq!(shared.len(), 1);
+    }
+
+    /// An address's clock as of an earlier count of its atomics (what an atomic read) is
+    /// the clock as it was then: taken back through its kept changes, its carried clocks
+    /// cut at that count, for every wave and every count the changes reach.
+    #[test]
+    fn clocks_as_of_a_count_are_the_clocks_as_they_were() {
+        let mut seed = 0x9e37_79b9_7f4a_7c15_u64;
+        let mut next = |n: u64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed % n
+        };
+        let mut c = AddrClock::default();
+        let mut then = vec![c.clone()];
+        let knowns: Vec<Arc<Clock>> = (0..4)
+            .map(|k| Arc::new(Clock(vec![(20 + k, r(k, k + 1, Some(4 * u64::from(k))))])))
+            .collect();
+        for step in 0..400u64 {
+            let w = next(12) as u32;
+            let g = next(50) as u32;
+            let known = (next(3) == 0).then(|| &knowns[next(4) as usize]);
+            let at = c.apply(w, r(g, g / 2, Some(step * 4)), known, step * 4);
+            assert_eq!(at, step + 1);
+            then.push(c.clone());
+        }
+        for (k, old) in then.iter().enumerate() {
+            let k = k as u64;
+            for w in 0..24 {
+                assert_eq!(c.get(w, k), old.get(w, u64::MAX), "wave {w} at {k}");
+            }
+            let (mut now, mut was) = (Clock::default(), Clock::default());
+            c.join_into(&mut now, 3, k);
+            old.join_into(&mut was, 3, u64::MAX);
+            assert_eq!(now.0, was.0, "at {k}");
+        }
     }
 
     /// The merge of large clocks gives what joining their entries one by one gives,

@@ -181,6 +181,14 @@ impl Finding {
                         atomic(release),
                         atomic(acquire)
                     ),
+                    Some(MissingFence::ReadBeforeRelease { release, acquire }) => format!(
+                        ": {} read its address before the release at {} (nothing waited for the release)",
+                        atomic(acquire),
+                        line(release).map_or_else(
+                            || super::view::addr_text(release),
+                            |n| format!("line {n}")
+                        )
+                    ),
                     Some(MissingFence::Bound) => format!(
                         ": the sanitizer's release/acquire clocks passed their bound of {} waves, so the fences that would order them may not have been seen (this report may be false; docs/sanitizer.md)",
                         crate::check::CLOCK_WAVES
