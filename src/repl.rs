@@ -29,7 +29,7 @@ use wavedbg_emulator::debug::{CommandOutput, Engine, InterruptHandle};
 use wavedbg_emulator::files;
 
 use crate::launch::DebugArgs;
-use crate::output::emit;
+use crate::output::{emit, visible};
 
 const PROMPT: &str = "(wavedbg) ";
 
@@ -276,9 +276,9 @@ pub fn run(args: &DebugArgs) -> Result<i32> {
         m.launch().workgroup_lanes
     );
     let columns = terminal_columns().unwrap_or(0);
-    emit(&wavedbg_emulator::debug::width::wrap_lines(
+    emit(&visible(&wavedbg_emulator::debug::width::wrap_lines(
         &banner, columns,
-    ))?;
+    )))?;
     // Lines read but not run yet: a paste of several lines arrives as one (bracketed
     // paste), and each runs in turn, as gdb runs them.
     let mut pasted: VecDeque<String> = VecDeque::new();
@@ -407,7 +407,7 @@ fn terminal_columns() -> Option<usize> {
 fn ask(rl: &mut Editor<ReplHelper, DefaultHistory>, question: &str) -> Result<bool> {
     let (why, prompt) = question.rsplit_once('\n').unwrap_or(("", question));
     if !why.is_empty() {
-        emit(&format!("{why}\n"))?;
+        emit(&visible(&format!("{why}\n")))?;
     }
     match rl.readline(prompt) {
         Ok(answer) => Ok(confirms(&answer)),
@@ -425,9 +425,10 @@ fn show(
     if let Some(h) = rl.helper_mut() {
         h.words.refresh(engine);
     }
+    // Output echoes what was typed and names files: shown, never obeyed by the terminal.
     match result {
-        Ok(out) => emit(&out.text),
-        Err(e) => emit(&format!("error: {e}\n")),
+        Ok(out) => emit(&visible(&out.text)),
+        Err(e) => emit(&visible(&format!("error: {e}\n"))),
     }
 }
 

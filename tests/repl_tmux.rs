@@ -274,6 +274,46 @@ fn start_repl(t: &Tmux, kernel: &std::path::Path) {
     });
 }
 
+/// Control characters in a kernel's file name, and in a command echoed back by its error,
+/// are shown written out (`\u{1b}`), not sent to the terminal: an escape sequence there
+/// cleared the screen (the banner naming the file) and a pasted BEL rang the bell.
+#[test]
+fn control_characters_in_a_file_name_and_a_command_do_not_reach_the_terminal() {
+    let Some(t) = tmux::start("ctl", "repl-test$ ", (100, 30), true) else {
+        return;
+    };
+    let kernel = t.dir.join("k\u{1b}[2J\u{1b}[H.s");
+    std::fs::write(&kernel, ".kernel k\n    end\n").expect("write the kernel");
+    t.type_text("echo before-the-repl");
+    t.keys(&["Enter"]);
+    t.wait_text("before-the-repl\nrepl-test$");
+    t.type_text(&format!(
+        "WAVEDBG_HISTORY={} {} repl \"$(printf '{}/k\\033[2J\\033[H.s')\"",
+        t.dir.join("history").display(),
+        env!("CARGO_BIN_EXE_wavedbg"),
+        t.dir.display()
+    ));
+    t.keys(&["Enter"]);
+    let s = t.wait_for("the REPL prompt", |s| {
+        s.contains("Ctrl-D quits") && at_prompt(s)
+    });
+    assert!(
+        s.contains("before-the-repl"),
+        "the screen was cleared:\n{s}"
+    );
+    assert!(s.contains("k\\u{1b}[2J\\u{1b}[H.s"), "{s}");
+    t.ok(&["set-buffer", "-b", "ctl", "frob\u{1b}[2J\u{7}x"]);
+    t.ok(&["paste-buffer", "-b", "ctl", "-t", "main"]);
+    t.keys(&["Enter"]);
+    let s = t.wait_for("the error", |s| {
+        s.contains("error: unknown command") && at_prompt(s)
+    });
+    assert!(
+        s.contains("before-the-repl"),
+        "the screen was cleared:\n{s}"
+    );
+}
+
 /// Types `line` (a command, or an answer) and Enter at the prompt, then waits for the
 /// next prompt and for `done`.
 fn enter(t: &Tmux, line: &str, what: &str, done: impl Fn(&str) -> bool) -> String {

@@ -11,7 +11,8 @@
 //! the completions appear above the command line while typing. One checks that `:r` asks
 //! before throwing the recorded history away, and that `n` and `y` answer it. One presses
 //! `f` in the lane grid until it shows f32 values, and puts them in the Watch pane. Others
-//! suspend the TUI with Ctrl-Z and resume it with `fg`, and resize the splits with keys.
+//! suspend the TUI with Ctrl-Z (and with SIGTSTP from outside during a run) and resume it
+//! with `fg`, and resize the splits with keys.
 //! One opens the compiled saxpy (scripts/saxpy_src.s), steps it by its `.cl` lines and
 //! reads the lines and its variables' values on screen; another steps a kernel compiled
 //! from two files and sees the Source pane switch between them. One types keys while a
@@ -585,6 +586,69 @@ fn ctrl_z_suspends_and_fg_resumes_in_a_real_terminal() {
     // Still driven by keys.
     t.keys(&["s"]);
     t.wait_text("| 2 instr");
+    quit(&t);
+}
+
+/// SIGTSTP from outside (`kill -TSTP`) during a run suspends the TUI as Ctrl-Z does: the
+/// terminal is restored while it is stopped, and after `fg` it is set up again (raw mode:
+/// Esc reaches the TUI and interrupts the run) and redrawn whole. Left to its default
+/// action, the process stopped in the alternate screen, and after `fg` the shell had reset
+/// the terminal to cooked mode: Esc was echoed as `^[` and the run could not be stopped.
+#[test]
+fn sigtstp_from_outside_suspends_and_fg_resumes_in_a_real_terminal() {
+    let Some(t) = start("tstp") else {
+        return;
+    };
+    let pid_file = t.dir.join("pid");
+    let kernel = t.dir.join("spin.s");
+    std::fs::write(&kernel, SPIN).expect("write the kernel");
+    t.type_text(&format!(
+        "WAVEDBG_HISTORY={} sh -c 'echo $$ > {}; exec {} tui {}'",
+        t.dir.join("history").display(),
+        pid_file.display(),
+        env!("CARGO_BIN_EXE_wavedbg"),
+        kernel.display(),
+    ));
+    t.keys(&["Enter"]);
+    t.wait_text(" READY ");
+    let pid = read_pid(&pid_file);
+    t.keys(&["c"]);
+    t.wait_text(" RUNNING ");
+    let status = Command::new("sh")
+        .arg("-c")
+        .arg(format!("kill -TSTP {pid}"))
+        .status()
+        .unwrap_or_else(|e| panic!("cannot run kill: {e}"));
+    assert!(status.success(), "kill -TSTP {pid} failed");
+    let start = Instant::now();
+    while proc_state(&pid) != 'T' {
+        assert!(
+            start.elapsed() < Duration::from_secs(10),
+            "not stopped: {}",
+            proc_state(&pid)
+        );
+        std::thread::sleep(Duration::from_millis(25));
+    }
+    t.wait_for("the shell prompt after SIGTSTP", |s| {
+        s.lines().any(|l| l.starts_with("tui-test$"))
+    });
+    assert_eq!(
+        t.format("alt=#{alternate_on} mouse=#{mouse_any_flag} cursor=#{cursor_flag}"),
+        "alt=0 mouse=0 cursor=1",
+        "the terminal is restored while suspended"
+    );
+    t.type_text("fg");
+    t.keys(&["Enter"]);
+    let s = t.wait_for("the run redrawn after fg", |s| {
+        s.contains(" RUNNING ") && s.contains("Waves (1)")
+    });
+    assert!(!s.contains("tui-test$"), "redrawn whole:\n{s}");
+    assert_eq!(t.format("alt=#{alternate_on}"), "alt=1");
+    // Raw mode again: Esc is a key, and it interrupts the run.
+    t.keys(&["Escape"]);
+    let s = t.wait_text("Interrupted");
+    assert!(!s.contains("^["), "Esc was echoed, not read:\n{s}");
+    assert!(alive(&pid));
     quit(&t);
 }
 

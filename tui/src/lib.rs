@@ -77,6 +77,7 @@ const BUSY_POLL: Duration = Duration::from_millis(30);
 /// SIGTERM, SIGINT or SIGHUP from outside (a `kill`, a closed terminal) also restore the
 /// terminal, after stopping a run in progress; then the process ends by that signal, as if
 /// it had not been caught (exit status 128 + the signal's number), and this never returns.
+/// SIGTSTP from outside suspends it as Ctrl-Z does (the terminal restored until `fg`).
 pub fn run(engine: Engine, options: TuiOptions) -> Result<(), TuiError> {
     if !std::io::stdout().is_terminal() {
         return Err(TuiError::NotATerminal);
@@ -112,8 +113,8 @@ fn event_loop(
         if app.tick()? {
             dirty = true;
         }
-        if std::mem::take(&mut app.suspend) {
-            // Ctrl-Z: back here after `fg`, with the terminal set up and cleared.
+        if std::mem::take(&mut app.suspend) | signals.take_stop() {
+            // Ctrl-Z or SIGTSTP: back here after `fg`, with the terminal set up and cleared.
             let stopped = std::time::Instant::now();
             guard.suspend()?;
             app.resumed_after(stopped.elapsed());

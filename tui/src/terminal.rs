@@ -1,7 +1,7 @@
 //! Terminal setup and restoration: raw mode, the alternate screen and mouse capture are
 //! undone on every way out (return, error, panic, and SIGTERM, SIGINT or SIGHUP, which
 //! [`Signals`] turns into a request to quit, with a watchdog should the loop not answer),
-//! and while the process is suspended (Ctrl-Z: [`Guard::suspend`]).
+//! and while the process is suspended (Ctrl-Z, or SIGTSTP from outside: [`Guard::suspend`]).
 
 use std::io::{self, Read, Stdout};
 use std::os::unix::net::UnixStream;
@@ -95,14 +95,15 @@ impl Guard {
         }
     }
 
-    /// Ctrl-Z: restores the terminal (as on the way out), stops the process with SIGTSTP
-    /// as a shell's job control expects, and once it is continued (`fg`, SIGCONT) sets
-    /// the terminal up again and clears it, so the next frame is drawn whole.
+    /// Ctrl-Z, or SIGTSTP from outside: restores the terminal (as on the way out), stops
+    /// the process as a shell's job control expects, and once it is continued (`fg`,
+    /// SIGCONT) sets the terminal up again and clears it, so the next frame is drawn whole.
     pub fn suspend(&mut self) -> io::Result<()> {
         restore();
-        // SIGTSTP's default action stops the process here; `raise` returns once it is
-        // continued. (Nothing catches SIGTSTP: the TUI only ever asks for it.)
-        signal_hook::low_level::raise(SIGTSTP)?;
+        // SIGTSTP's default action (SIGTSTP itself is caught while the TUI runs:
+        // [`Signals::take_stop`]) stops the process here; this returns once it is
+        // continued.
+        signal_hook::low_level::emulate_default_handler(SIGTSTP)?;
         set_up()?;
         // The screen may have changed size while stopped.
         self.terminal.autoresize()?;
@@ -137,6 +138,9 @@ struct Flags {
     default_action: Arc<AtomicBool>,
     /// The signal caught (0: none).
     caught: Arc<AtomicUsize>,
+    /// SIGTSTP came from outside (a `kill -TSTP`; Ctrl-Z typed in the TUI is a key in raw
+    /// mode): the event loop suspends as for Ctrl-Z, restoring the terminal first.
+    stop: Arc<AtomicBool>,
 }
 
 impl Flags {
@@ -144,6 +148,7 @@ impl Flags {
         let flags = Flags {
             default_action: Arc::new(AtomicBool::new(true)),
             caught: Arc::new(AtomicUsize::new(0)),
+            stop: Arc::new(AtomicBool::new(false)),
         };
         let (wake_rx, wake_tx) = UnixStream::pair()?;
         for signal in TERMINATING {
@@ -155,6 +160,11 @@ impl Flags {
             flag::register_usize(signal, flags.caught.clone(), signal as usize)?;
             signal_hook::low_level::pipe::register(signal, wake_tx.try_clone()?)?;
         }
+        // SIGTSTP: its default action outside the TUI; in it, a request the event loop
+        // answers within a poll (left to its default, the process would stop with the
+        // terminal still set up, and come back from `fg` with it reset by the shell).
+        flag::register_conditional_default(SIGTSTP, flags.default_action.clone())?;
+        flag::register(SIGTSTP, flags.stop.clone())?;
         let caught = flags.caught.clone();
         std::thread::Builder::new()
             .name("wavedbg-signals".into())
@@ -213,8 +223,14 @@ impl Signals {
             None => registered.insert(Arc::new(Flags::register()?)).clone(),
         };
         flags.caught.store(0, Ordering::SeqCst);
+        flags.stop.store(false, Ordering::SeqCst);
         flags.default_action.store(false, Ordering::SeqCst);
         Ok(Signals { flags })
+    }
+
+    /// Whether SIGTSTP came from outside since the last call (the request is taken).
+    pub fn take_stop(&self) -> bool {
+        self.flags.stop.swap(false, Ordering::SeqCst)
     }
 
     /// The number of the first signal caught since [`Signals::catch`], if any.

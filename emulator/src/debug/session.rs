@@ -593,43 +593,7 @@ pub fn recordable(
         .as_ref()
         .filter(|s| s.reason == super::StopReason::Interrupted)
     {
-        // Replaying the command would run it to its end: write the one that stops where
-        // the interrupt did. A wave run alone executed what the count grew by; stepping
-        // all waves, whole rounds; anything else ran (or went back) as `continue` does,
-        // which `goto` repeats to the count.
-        let alone = |n: u64| format!("stepi alone {n}");
-        return Some(match cmd {
-            // Without scheduler locking these ran rounds of every ready wave.
-            Some(
-                Command::Stepi(_)
-                | Command::Step(_)
-                | Command::Next(_)
-                | Command::Until(None)
-                | Command::Finish
-                | Command::AdvanceBarrier,
-            ) if !engine.scheduler_locking => {
-                format!("stepi all {}", engine.last_step_rounds())
-            }
-            Some(Command::StepiAll(_)) => format!("stepi all {}", engine.last_step_rounds()),
-            Some(
-                Command::Stepi(_)
-                | Command::Step(_)
-                | Command::Next(_)
-                | Command::Until(None)
-                | Command::StepiAlone(_)
-                | Command::Finish
-                | Command::AdvanceBarrier,
-            ) => alone(stop.instructions.saturating_sub(before)),
-            // `run` restarted first: the restart, then forward as `continue` ran.
-            Some(Command::Run) => match stop.wave_id {
-                Some(w) => format!("restart\ngoto {}\nwave {w}", stop.instructions),
-                None => format!("restart\ngoto {}", stop.instructions),
-            },
-            _ => match stop.wave_id {
-                Some(w) => format!("goto {}\nwave {w}", stop.instructions),
-                None => format!("goto {}", stop.instructions),
-            },
-        });
+        return Some(stopping_command(engine, cmd, before, stop));
     }
     match cmd {
         Some(Command::Save(_)) => None,
@@ -638,6 +602,53 @@ pub fn recordable(
             Some(format!("load {}", abs.to_str()?))
         }
         _ => Some(line.trim().to_string()),
+    }
+}
+
+/// The command that stops where an interrupted command stopped (`stop`): replaying the
+/// command itself would run it to its end. A wave run alone executed what the count grew
+/// by (from `before`, the launch's instruction count before it); stepping all waves, whole
+/// rounds; anything else ran (or went back) as `continue` does, which `goto` repeats to
+/// the count. Several lines for some (`goto N` then `wave W`).
+pub(super) fn stopping_command(
+    engine: &Engine,
+    cmd: Option<&super::command::Command>,
+    before: u64,
+    stop: &super::StopEvent,
+) -> String {
+    use super::command::Command;
+    let alone = |n: u64| format!("stepi alone {n}");
+    match cmd {
+        // Without scheduler locking these ran rounds of every ready wave.
+        Some(
+            Command::Stepi(_)
+            | Command::Step(_)
+            | Command::Next(_)
+            | Command::Until(None)
+            | Command::Finish
+            | Command::AdvanceBarrier,
+        ) if !engine.scheduler_locking => {
+            format!("stepi all {}", engine.last_step_rounds())
+        }
+        Some(Command::StepiAll(_)) => format!("stepi all {}", engine.last_step_rounds()),
+        Some(
+            Command::Stepi(_)
+            | Command::Step(_)
+            | Command::Next(_)
+            | Command::Until(None)
+            | Command::StepiAlone(_)
+            | Command::Finish
+            | Command::AdvanceBarrier,
+        ) => alone(stop.instructions.saturating_sub(before)),
+        // `run` restarted first: the restart, then forward as `continue` ran.
+        Some(Command::Run) => match stop.wave_id {
+            Some(w) => format!("restart\ngoto {}\nwave {w}", stop.instructions),
+            None => format!("restart\ngoto {}", stop.instructions),
+        },
+        _ => match stop.wave_id {
+            Some(w) => format!("goto {}\nwave {w}", stop.instructions),
+            None => format!("goto {}", stop.instructions),
+        },
     }
 }
 

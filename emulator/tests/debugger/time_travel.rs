@@ -527,8 +527,9 @@ fn goto_past_the_history_runs_forward_as_continue_does() {
     );
 }
 
-/// A REPL run interrupted by Ctrl-C is recorded as the command that stops where the
-/// interrupt did: replayed on a fresh engine, it reaches the same machine and selection.
+/// A REPL run interrupted by Ctrl-C is recorded (by `--record`, and in the session's log)
+/// as the command that stops where the interrupt did: replayed on a fresh engine, it
+/// reaches the same machine and selection.
 #[test]
 fn an_interrupted_run_is_recorded_as_the_command_that_stops_there() {
     use wavedbg_emulator::debug::command;
@@ -585,6 +586,15 @@ again:
             !text.contains(line) || line.starts_with("stepi all"),
             "{line}: {text}"
         );
+        // The session's log (what `save` keeps and replaying the session runs) has the
+        // same command in place of the interrupted one, else the replay runs it to its end.
+        let log: Vec<&str> = a.log().iter().map(String::as_str).collect();
+        let want: Vec<&str> = script
+            .iter()
+            .map(String::as_str)
+            .chain(text.lines())
+            .collect();
+        assert_eq!(log, want, "{line}: the session's log");
         let mut b = fresh();
         for l in script.iter().map(String::as_str).chain(text.lines()) {
             run_line(&mut b, l).unwrap_or_else(|e| panic!("{l}: {e}"));

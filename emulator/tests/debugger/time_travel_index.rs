@@ -1712,6 +1712,44 @@ fn an_interrupt_during_a_search_leaves_a_right_answer_or_a_consistent_point() {
     consistent(&mut e, &end);
 }
 
+/// A `reverse-continue` interrupted after it has cleared intervals (a breakpoint whose
+/// condition never holds makes it replay every one of them) stops where its search had
+/// got to, at the start of the earliest interval it cleared, as docs/time-travel.md says:
+/// not where it started (the interrupt it had acted on stopped the move there too).
+#[test]
+fn an_interrupted_reverse_continue_stops_where_its_search_had_got_to() {
+    let mut e = long_engine();
+    let end = e.machine().clone();
+    let total = end.stats.wave_instructions;
+    e.add_breakpoint(
+        &loc("again"),
+        Some(cond("u7 == 99999")),
+        Filters::default(),
+        false,
+    )
+    .expect("breakpoint");
+    let progress = e.progress_handle();
+    let handle = e.interrupt_handle();
+    // Interrupts once the search is a quarter of the way back: intervals are cleared.
+    let watcher = std::thread::spawn(move || {
+        while progress.get().instructions > total / 4 * 3 {
+            std::hint::spin_loop();
+        }
+        handle.interrupt();
+    });
+    let stop = e.reverse_continue();
+    watcher.join().expect("watcher");
+    e.interrupt_handle().cancel();
+    assert_eq!(stop.reason, StopReason::Interrupted, "{stop:?}");
+    let at = e.machine().stats.wave_instructions;
+    assert!(
+        at > 0 && at < total,
+        "stopped at {at} of {total}: where the search had got to"
+    );
+    assert_eq!(stop.instructions, at);
+    consistent(&mut e, &end);
+}
+
 // ---------------------------------------------------------------------------------------
 // Thinning.
 

@@ -542,6 +542,10 @@ impl Engine {
             Back::Interrupted(Some(k)) => {
                 let count = self.history.snapshots[k].machine.stats.wave_instructions;
                 let w = self.selected_wave;
+                // The search has acted on the request: the move to where it had got to (a
+                // snapshot's own point, nothing to replay) must not take it as its own and
+                // stay where the search started.
+                self.interrupt.store(false, Ordering::Relaxed);
                 self.travel(StopBefore::Count(count), Some(w), StopReason::Interrupted)
             }
             Back::Interrupted(None) => {

@@ -11,7 +11,7 @@ mod settings;
 use super::breakpoint::{Breakpoint, Owner, Watchpoint};
 use super::command::{self, Command, CommandError};
 use super::expr::Scalar;
-use super::{view, Engine, StopEvent, VisitError};
+use super::{view, Engine, StopEvent, StopReason, VisitError};
 use crate::memory::Space;
 use crate::wave::LANES;
 
@@ -171,13 +171,26 @@ impl Engine {
     }
 
     /// Runs a command parsed (once) from `text`, and logs `text` as the user wrote it.
-    /// The log replays the session, so commands that only manage files stay out of it.
+    /// The log replays the session, so commands that only manage files stay out of it,
+    /// and an interrupted command is logged as the command that stops where it stopped
+    /// (as `--record` writes it: replayed as typed, it would run to its end).
     /// Its output is fitted to [`Engine::width`] (`set width`; unlimited by default).
     pub fn run_as(&mut self, cmd: &Command, text: &str) -> Result<CommandOutput, CommandError> {
+        let logged = self.log.len();
         if !matches!(cmd, Command::Save(_) | Command::Load(_)) {
             self.record_command(text.trim());
         }
+        let before = self.machine.stats.wave_instructions;
         let mut out = self.dispatch(cmd)?;
+        if let Some(stop) = out
+            .stop
+            .as_ref()
+            .filter(|s| s.reason == StopReason::Interrupted && self.log.len() > logged)
+        {
+            let stopping = super::session::stopping_command(self, Some(cmd), before, stop);
+            self.log.truncate(logged);
+            stopping.lines().for_each(|l| self.record_command(l));
+        }
         // Tables and help fit already (their renderers take the width); any other long
         // line wraps at a space, so no number is split.
         if self.width > 0 {
