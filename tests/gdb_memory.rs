@@ -6,7 +6,8 @@
 //!   memory`, `x/4xw` ending at its last byte works, a read across the end shows the
 //!   bytes before it (gdb) or pads the 512-byte line lldb reads;
 //! - a watchpoint on memory that does not exist is refused, and `monitor info
-//!   watchpoints` and the server's stderr say why;
+//!   watchpoints` and the server's stderr say why; `monitor last-write` of such memory
+//!   says why too;
 //! - the end of the kernel is a stop where the final memory reads (`p out[0]@4`), and the
 //!   next resumption exits;
 //! - for lldb (which asks `QListThreadsInStopReply`), stop replies carry every thread and
@@ -74,6 +75,8 @@ x/4xw 0x100000000
 x/8xw 0x100000008
 x/20xb 0x100000008
 p out
+monitor last-write 0x100000010
+monitor last-write shared:0
 watch *(int*)0x100000010
 continue
 monitor info watchpoints
@@ -98,6 +101,10 @@ kill",
             // Word by word: the words that exist, then the error.
             "0x100000008 <out+8>:\t0x00000000\t0x00000000\tCannot access memory at address 0x100000010\n",
             "$1 = {0, 0, 0, 0}\n",
+            // Memory that does not exist was never written: `last-write` says where it is
+            // (it said "no write before instruction N in the recorded history").
+            "cannot access memory: 0x100000010..0x100000014 is not allocated global memory\n",
+            "cannot access memory: shared 0x0..0x4 is outside the 0-byte window\n",
             "Hardware watchpoint 1: *(int*)0x100000010",
             "Could not insert hardware watchpoint 1.",
             "Refused (the client could not insert them):\n  Hardware watchpoint at 0x100000010 (global:0x100000010, 4 bytes): 0x100000010..0x100000014 is not allocated global memory\n",

@@ -354,10 +354,10 @@ fn gdb_multiarch_reconnects_at_once_after_detach() {
     reconnect_after_detach_with("gdb-multiarch");
 }
 
-/// The next client starts on the thread the server's `?` names, and the server acts on
-/// that wave too: the last client left the selection on wave 1 (thread 2), yet `monitor`
-/// reads wave 0's PC, as gdb's `$pc` does, and `reverse-stepi` takes wave 0 back (no
-/// switch to thread 2).
+/// The next client starts on the thread the server's `?` names, the last stop's (as a
+/// native gdbserver's), and the server acts on that wave too: the last client stepped wave
+/// 1 (thread 2) last, so `monitor` reads wave 1's PC, as gdb's `$pc` does, and
+/// `reverse-stepi` takes wave 1 back (no switch to another thread).
 #[test]
 fn a_new_client_acts_on_the_thread_the_server_names() {
     if !have("gdb") {
@@ -369,7 +369,7 @@ fn a_new_client_acts_on_the_thread_the_server_names() {
     let first = gdb(
         "gdb",
         &server,
-        "stepi\nthread 2\nstepi\nstepi\nstepi\ndetach\n",
+        "stepi\nthread 2\nstepi\nstepi\nstepi\nthread 1\ndetach\n",
         false,
         None,
     );
@@ -386,11 +386,88 @@ fn a_new_client_acts_on_the_thread_the_server_names() {
         &second,
         &server,
         &[
-            "[Current thread is 1 (Thread 1.1)]",
-            "$1 = (void (*)()) 0x4\n",
-            "= 0x0004",
-            "$2 = (void (*)()) 0x0\n",
+            "(Thread 1.2)]",
+            "$1 = (void (*)()) 0xc\n",
+            "= 0x000c",
+            "$2 = (void (*)()) 0x8\n",
         ],
     );
-    assert!(!second.contains("Thread 1.2"), "{second}");
+    assert!(!second.contains("Switching"), "{second}");
+}
+
+/// Wave 1 of each workgroup faults while wave 0 waits at the barrier (SIGSEGV).
+const FAULT_AFTER_WAIT: &str = include_str!("kernels/fault_after_wait.s");
+
+/// A client that connects after another detached finds the stop that one left, as from a
+/// native gdbserver: the thread of the last stop (here a watchpoint hit by wave 4, thread
+/// 5; gdbstub's own answer named thread 1, and gdb then showed thread 1's registers as
+/// thread 5's), and its signal (a fault's SIGSEGV, where lldb was told SIGTRAP).
+#[test]
+fn a_new_client_finds_the_last_stop() {
+    if !have("gdb") || !have("lldb") {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (k, _) = histogram_in(&dir);
+    let server = Server::start(&k);
+    let first = gdb(
+        "gdb",
+        &server,
+        "watch *(unsigned int *)(0x8000000000000000 + 4*0x51)\ncontinue\ncontinue\n\
+         p $pc\ndetach\n",
+        false,
+        None,
+    );
+    check(
+        &first,
+        &server,
+        &[
+            "Thread 5 hit Hardware watchpoint 1",
+            "$1 = (void (*)()) 0x90\n",
+        ],
+    );
+    wait_detached(&server);
+    let second = gdb(
+        "gdb",
+        &server,
+        "p $wave\np $pc\ninfo threads 1\nthread 1\np $pc\nkill\n",
+        false,
+        None,
+    );
+    check(
+        &second,
+        &server,
+        &[
+            "$1 = 4\n",
+            "$2 = (void (*)()) 0x90\n",
+            "Thread 1.1 (wave 0, workgroup 0, wave_in_wg 0, ready, exec 0xffffffff) 0x00000000000000b0",
+            "$3 = (void (*)()) 0xb0\n",
+        ],
+    );
+
+    let k = kernel(&dir, "fault.s", FAULT_AFTER_WAIT);
+    let server = Server::start(&k);
+    let first = gdb("gdb", &server, "continue\ndetach\n", false, None);
+    check(
+        &first,
+        &server,
+        &["Thread 2 received signal SIGSEGV", "0x0000000000000044 in"],
+    );
+    wait_detached(&server);
+    let out = lldb(&server, "register read pc\nprocess detach\n");
+    check(
+        &out,
+        &server,
+        &[
+            "* thread #1, stop reason = signal SIGSEGV",
+            "rip = 0x0000000000000044",
+        ],
+    );
+    // (The second detach of this server.)
+    let end = Instant::now() + Duration::from_secs(10);
+    while server.log().matches("client detached").count() < 2 && Instant::now() < end {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let out = gdb("gdb", &server, "p $wave\np $pc\nkill\n", false, None);
+    check(&out, &server, &["$1 = 1\n", "$2 = (void (*)()) 0x44\n"]);
 }

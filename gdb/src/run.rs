@@ -36,6 +36,19 @@ pub struct Outcome {
     pub pc: Option<u64>,
 }
 
+impl Outcome {
+    /// The signal the stop is reported with: SIGTRAP for a breakpoint, a watchpoint or the
+    /// start of the history (gdb's `T05` stops), none for the end of the process.
+    fn signal(&self) -> Option<Signal> {
+        match self.reason {
+            MultiThreadStopReason::SignalWithThread { signal, .. }
+            | MultiThreadStopReason::Signal(signal) => Some(signal),
+            MultiThreadStopReason::Exited(_) | MultiThreadStopReason::Terminated(_) => None,
+            _ => Some(Signal::SIGTRAP),
+        }
+    }
+}
+
 /// What lldb is told when a step stops at a barrier: its line and instruction steps run
 /// the stepped thread alone (`-m this-thread` while stepping, its default).
 const LLDB_AT_BARRIER: &str = "lldb steps one thread alone: `process continue`, or the same \
@@ -72,6 +85,9 @@ impl WaveTarget {
         let plan = self.insisted(plan);
         let count = self.engine.machine().stats.wave_instructions;
         let outcome = self.execute_plan(plan);
+        if let Some(signal) = outcome.signal() {
+            self.last_signal = signal;
+        }
         // A lone step that left the machine as it was: lldb will send it again.
         self.blocked_step = match plan {
             Plan::Step {

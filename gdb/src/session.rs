@@ -76,6 +76,13 @@ impl Replay {
         }
     }
 
+    /// The client asked for multiprocess thread ids (`pPID.TID`), which gdbstub then uses.
+    fn multiprocess(&self) -> bool {
+        self.qsupported
+            .as_deref()
+            .is_some_and(|q| q.windows(13).any(|w| w == b"multiprocess+"))
+    }
+
     fn packets(&self) -> Vec<Vec<u8>> {
         let mut v = Vec::new();
         v.extend(self.qsupported.clone());
@@ -220,10 +227,10 @@ fn feed(
         return Ok(None);
     }
     target.bare_continue = matches!(body.first(), Some(b'c' | b'C'));
-    if body == b"?" && target.threads_in_stop_reply {
-        // The stop lldb finds when it connects: with every thread's PC it reads no
-        // registers of each thread (`Hg` and `p`, four round trips a thread).
-        wire.append_to_next(target.stop_reply_threads().as_bytes());
+    if body == b"?" {
+        if let Some(tid) = target.stop_thread() {
+            return question(sm, target, wire, replay, tid).map(Some);
+        }
     }
     if body == b"qHostInfo" {
         // Only lldb asks (gdb never does, and lldb always does while it connects, before
@@ -260,6 +267,54 @@ fn feed(
             reject(wire, EPERM)?;
             new_machine(target, wire, replay).map(Some)
         }
+    }
+}
+
+/// Answers `?` with the last stop: its thread (`tid`) and signal, where gdbstub would name
+/// the first listed thread and SIGTRAP. A client that connects after another detached finds
+/// the stop that client left, as from a native gdbserver (gdb's current thread, a fault's
+/// SIGSEGV), and lldb also every thread with its PC ([`WaveTarget::stop_reply_threads`]), so
+/// it reads no registers of each. gdb takes the thread a stop reply names for the server's
+/// current one and reads its registers (`g`) without an `Hg`; so the same thread is made
+/// gdbstub's with an `Hg` it is fed silently (and that a fresh state machine replays).
+fn question(
+    sm: Machine,
+    target: &mut WaveTarget,
+    wire: &Wire,
+    replay: &mut Replay,
+    tid: gdbstub::common::Tid,
+) -> io::Result<Machine> {
+    if !wire.no_ack() {
+        wire.send_raw(b"+")?;
+    }
+    // As gdbstub writes thread ids: hex digits in pairs (`p01.0a`).
+    let hex = |n: usize| format!("{n:0w$x}", w = format!("{n:x}").len().div_ceil(2) * 2);
+    let thread = match replay.multiprocess() {
+        true => format!("p{}.{}", hex(1), hex(tid.get())),
+        false => hex(tid.get()),
+    };
+    let mut reply = format!("T{:02x}thread:{thread};", target.last_signal.0);
+    if target.threads_in_stop_reply {
+        reply.push_str(&target.stop_reply_threads());
+    }
+    wire.send_packet(reply.as_bytes())?;
+    let hg = packet(format!("Hg{thread}").as_bytes());
+    wire.set_mute(true);
+    let mut fed = Ok(sm);
+    for &b in &hg {
+        fed = match fed {
+            Ok(GdbStubStateMachine::Idle(s)) => s.incoming_data(target, b),
+            other => other,
+        };
+    }
+    wire.set_mute(false);
+    match fed {
+        Ok(sm) => {
+            replay.note(&hg[1..hg.len() - 3], &hg);
+            Ok(sm)
+        }
+        // (A listed thread: cannot fail.)
+        Err(_) => new_machine(target, wire, replay),
     }
 }
 

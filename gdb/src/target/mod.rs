@@ -87,6 +87,9 @@ pub struct WaveTarget {
     pub(crate) no_process: bool,
     /// The wave of the last stop (listed even if it exited).
     pub(crate) last_stop_wave: Option<usize>,
+    /// The signal of the last stop (SIGTRAP for a breakpoint, a watchpoint or a step):
+    /// what a client that connects is told the kernel stopped with ([`WaveTarget::stop_thread`]).
+    pub(crate) last_signal: Signal,
     /// The wave of the last stop when it exited and the next workgroup took its slot in
     /// the same step (its global id): listed, and its registers readable from the
     /// machine's retired waves, until the next resumption.
@@ -181,6 +184,7 @@ impl WaveTarget {
             extended: false,
             no_process: false,
             last_stop_wave: None,
+            last_signal: Signal::SIGTRAP,
             ghost: None,
             on_ghost: false,
             terminal: None,
@@ -306,15 +310,28 @@ impl WaveTarget {
         self.refused_points.clear();
         let gone = [self.breaks.take_all(), self.watches.take_all()];
         self.delete_points(gone.concat());
-        // The new client's current thread is the one its `?` names, the first listed
-        // (gdbstub's answer); the engine's selection follows gdb's current thread (what
-        // `bs`, Ctrl-C and `monitor` act on), so it starts there too, not where the last
-        // client left it.
-        self.on_ghost = false;
-        if let Some(w) = self.listed_tids().first().and_then(|&tid| self.slot(tid)) {
+        // The new client's current thread is the one its `?` names, the thread of the last
+        // stop ([`WaveTarget::stop_thread`]); the engine's selection follows gdb's current
+        // thread (what `bs`, Ctrl-C and `monitor` act on), so it starts there too, not
+        // where the last client's `thread N` left it.
+        self.on_ghost = self.ghost_wave().is_some();
+        if let Some(w) = self.stop_thread().and_then(|tid| self.slot(tid)) {
             // Cannot fail: `slot` found the index.
             let _ = self.engine.select_wave_index(w);
         }
+    }
+
+    /// The thread a client that connects finds stopped, as a native gdbserver answers `?`:
+    /// the last stop's (its exited wave too, while listed), else the first listed; `None`
+    /// when no thread is listed (no process).
+    pub(crate) fn stop_thread(&self) -> Option<Tid> {
+        if let Some(g) = self.ghost_wave() {
+            return Tid::new(g.id as usize + 1);
+        }
+        self.last_stop_wave
+            .filter(|&w| self.listed(w))
+            .and_then(|w| self.tid(w))
+            .or_else(|| self.listed_tids().first().copied())
     }
 
     /// Restarts the launch from the beginning (gdb's breakpoints and watchpoints stay).
@@ -324,6 +341,7 @@ impl WaveTarget {
         self.ended = false;
         self.last_fault = None;
         self.last_stop_wave = None;
+        self.last_signal = Signal::SIGTRAP;
         self.ghost = None;
         self.on_ghost = false;
         self.plan = None;

@@ -517,14 +517,31 @@ impl Engine {
                 reg: *reg,
                 lane: *lane,
             },
-            LastWriteTarget::Memory(m) => WriteTarget::Memory {
-                space: m.space,
-                addr: self.eval(name, &m.addr, None)? as u64,
-                len: m.len,
-                workgroup,
-                wave: id,
-                lane: self.selected_lane,
-            },
+            LastWriteTarget::Memory(m) => {
+                let addr = self.eval(name, &m.addr, None)? as u64;
+                // A range outside memory was never written: say where it is, as `x` does,
+                // rather than that the history holds no write to it. (At most 16 bytes.)
+                self.machine()
+                    .read_space(
+                        m.space,
+                        self.selected_wave,
+                        self.selected_lane,
+                        addr,
+                        &mut vec![0; m.len as usize],
+                    )
+                    .map_err(|e| CommandError::Memory {
+                        command: name,
+                        message: e.to_string(),
+                    })?;
+                WriteTarget::Memory {
+                    space: m.space,
+                    addr,
+                    len: m.len,
+                    workgroup,
+                    wave: id,
+                    lane: self.selected_lane,
+                }
+            }
         };
         let now = self.machine().stats.wave_instructions;
         let before = match &self.last_write_walk {
