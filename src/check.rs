@@ -8,7 +8,9 @@ use std::path::PathBuf;
 use clap::Args;
 use color_eyre::eyre::{Result, WrapErr};
 use serde_json::{json, Value};
-use wavedbg_emulator::check::{Checks, Finding, FindingKey, MissingFence, Severity, Site};
+use wavedbg_emulator::check::{
+    Checks, FenceAtomic, Finding, FindingKey, MissingFence, Severity, Site,
+};
 use wavedbg_emulator::debug::findings::Source;
 use wavedbg_emulator::debug::view::count;
 use wavedbg_emulator::debug::SourcePlace;
@@ -451,14 +453,19 @@ fn site_json(m: &Machine, s: &Site) -> Value {
     v
 }
 
-/// A race's missing fence: which half is missing, and the release side's atomic (of the
-/// earlier wave) and acquire side's atomic (of the later wave) it names, `null` when none.
-fn fence_json(m: &Machine, f: &Finding, fence: MissingFence) -> Value {
+/// A race's missing fence: which half is missing, and the release side's atomic (for the
+/// earlier wave) and acquire side's atomic (for the later wave) it names, each with the
+/// wave that executed it, `null` when none.
+fn fence_json(m: &Machine, fence: MissingFence) -> Value {
     let (release, acquire) = fence.atomics();
-    let atomic = |side: Option<&Site>, pc: Option<u64>| match (side, pc) {
-        (Some(s), Some(pc)) => json!({
-            "wave": s.wave,
-            "workgroup": s.workgroup,
+    let atomic = |a: Option<FenceAtomic>| match a {
+        Some(FenceAtomic {
+            pc,
+            wave,
+            workgroup,
+        }) => json!({
+            "wave": wave,
+            "workgroup": workgroup,
             "pc": pc,
             "line": m.program().line_at(pc),
             "source": source_json(m, pc),
@@ -468,8 +475,8 @@ fn fence_json(m: &Machine, f: &Finding, fence: MissingFence) -> Value {
     };
     json!({
         "missing": fence.name(),
-        "release": atomic(f.other.as_ref(), release),
-        "acquire": atomic(Some(&f.at), acquire),
+        "release": atomic(release),
+        "acquire": atomic(acquire),
     })
 }
 
@@ -483,7 +490,7 @@ fn finding_json(m: &Machine, f: &Finding) -> Value {
             o.insert("other".into(), site_json(m, other));
         }
         if let Some(fence) = f.fence {
-            o.insert("fence".into(), fence_json(m, f, fence));
+            o.insert("fence".into(), fence_json(m, fence));
         }
         // Lane masks as hex strings, as in the sites.
         let also: Vec<Value> = f

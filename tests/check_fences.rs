@@ -118,6 +118,37 @@ fn an_atomic_that_read_before_the_release_acquires_nothing() {
     assert!(out.contains(r#""missing":"read-before-release""#), "{out}");
 }
 
+/// The atomic a missing fence names is shown with the wave that executed it: in a
+/// two-wave last-block reduction, wave 1's unretired stores are released (or not) by
+/// wave 0's ticket, which the barrier passes them to. The report named wave 1.
+#[test]
+fn the_missing_fence_names_the_wave_that_executed_its_atomic() {
+    let k = kernel("last_block_two_waves_one_release");
+    let (code, out, err) = wavedbg(&["check", &k]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(
+        out.contains("no release before the atomic at line 36"),
+        "{out}"
+    );
+    assert!(
+        out.contains("  before  wave 1 (workgroup 0, epoch 0)"),
+        "{out}"
+    );
+    assert!(
+        out.contains("  release wave 0 (workgroup 0) atomic at "),
+        "{out}"
+    );
+    let (code, out, err) = wavedbg(&["check", &k, "--json"]);
+    assert_eq!(code, 1, "{out}{err}");
+    let first = out.lines().next().expect("a finding");
+    let v: serde_json::Value = serde_json::from_str(first).expect("json");
+    let release = &v["fence"]["release"];
+    assert_eq!(release["wave"], 0, "{out}");
+    assert_eq!(release["workgroup"], 0, "{out}");
+    assert_eq!(release["line"], 36, "{out}");
+    assert_eq!(v["other"]["wave"], 1, "{out}");
+}
+
 /// Past the clocks' bound of waves, a race the fences may order is reported as such, not
 /// blamed on a missing fence: the fenced last-block reduction at 32,769 workgroups of 2
 /// waves (its last clock would hold 65,538).

@@ -127,6 +127,19 @@ impl MemAccess {
     }
 }
 
+/// An atomic that a race's [`MissingFence`] names: its PC and the wave that executed it,
+/// which is not always a side's wave (a barrier passes one wave's release, or the atomic
+/// it read, on to the other waves of its workgroup).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct FenceAtomic {
+    /// PC of the atomic.
+    pub pc: u64,
+    /// The global id of the wave that executed it.
+    pub wave: u32,
+    /// That wave's workgroup.
+    pub workgroup: u32,
+}
+
 /// Why a race's two accesses are unordered, when they are not in one barrier interval of
 /// one workgroup (docs/memory.md): the half of release/acquire through an atomic that is
 /// missing. A release is the earlier wave retiring its access (`wait.vst` for stores,
@@ -139,36 +152,36 @@ pub enum MissingFence {
     /// No atomic of the later wave came after an atomic of the earlier one on the same
     /// address: nothing synchronises them.
     Synchronisation,
-    /// The later wave acquired (or read) the earlier wave's atomic at `atomic`, but the
+    /// The later wave acquired (or read) the earlier wave's atomic `atomic`, but the
     /// earlier access was not retired before that atomic (no wait before it, or the
     /// access came after it).
     Release {
-        /// PC of the earlier wave's atomic.
-        atomic: u64,
+        /// The atomic that published the earlier wave's release.
+        atomic: FenceAtomic,
     },
     /// The earlier wave released its access through an atomic that the later wave's
-    /// atomic at `atomic` came after, but no acquire fence retired after it.
+    /// atomic `atomic` came after, but no acquire fence retired after it.
     Acquire {
-        /// PC of the later wave's atomic.
-        atomic: u64,
+        /// The atomic the later wave read the release through.
+        atomic: FenceAtomic,
     },
-    /// Both halves: the later wave's atomic at `acquire` came after the earlier wave's at
+    /// Both halves: the later wave's atomic `acquire` came after the earlier wave's
     /// `release`, which did not release the access, and no acquire followed either.
     ReleaseAndAcquire {
-        /// PC of the earlier wave's atomic.
-        release: u64,
-        /// PC of the later wave's atomic.
-        acquire: u64,
+        /// The earlier wave's atomic.
+        release: FenceAtomic,
+        /// The later wave's atomic.
+        acquire: FenceAtomic,
     },
-    /// The earlier wave released its access through its atomic at `release`, and the
-    /// later wave acquired through an atomic at `acquire` on the same address, but that
+    /// The earlier wave released its access through its atomic `release`, and the
+    /// later wave acquired through an atomic `acquire` on the same address, but that
     /// atomic read the address before the release was made: nothing made the later wave
     /// wait for it (a flag read once instead of spun on, a ticket taken too early).
     ReadBeforeRelease {
-        /// PC of the earlier wave's atomic.
-        release: u64,
-        /// PC of the later wave's atomic.
-        acquire: u64,
+        /// The earlier wave's atomic.
+        release: FenceAtomic,
+        /// The later wave's atomic.
+        acquire: FenceAtomic,
     },
     /// The clocks that would tell passed their bound of waves (docs/sanitizer.md): a
     /// release past it was not kept, so the race may be one the program's fences order.
@@ -189,9 +202,8 @@ impl MissingFence {
         }
     }
 
-    /// The PCs of the atomics it names: the earlier wave's (release side) and the later
-    /// wave's (acquire side).
-    pub const fn atomics(self) -> (Option<u64>, Option<u64>) {
+    /// The atomics it names: the release side's and the acquire side's.
+    pub const fn atomics(self) -> (Option<FenceAtomic>, Option<FenceAtomic>) {
         match self {
             MissingFence::Synchronisation | MissingFence::Bound => (None, None),
             MissingFence::Release { atomic } => (Some(atomic), None),

@@ -32,8 +32,8 @@ mod xlane;
 
 pub use config::{CheckGroup, Checks};
 pub use finding::{
-    Finding, FindingKey, FindingKind, MemAccess, MissingFence, Severity, Site, SourceWrite, WaveAt,
-    WaveLanes, FINDING_LIST_MAX,
+    FenceAtomic, Finding, FindingKey, FindingKind, MemAccess, MissingFence, Severity, Site,
+    SourceWrite, WaveAt, WaveLanes, FINDING_LIST_MAX,
 };
 
 use std::collections::HashMap;

@@ -27,8 +27,8 @@ use std::collections::{HashMap, VecDeque};
 use std::hash::BuildHasherDefault;
 use std::sync::Arc;
 
-use super::shadow::{PageHasher, Ref, GEN_BITS};
-use super::{MemAccess, MissingFence};
+use super::shadow::{Groups, PageHasher, Ref, GEN_BITS};
+use super::{FenceAtomic, MemAccess, MissingFence};
 use crate::code::{CodeWord, Decoded};
 use crate::isa::op::AddrMode;
 use crate::isa::{Counter, Op};
@@ -54,8 +54,9 @@ struct Released {
     /// The generation of the release (the atomic's own, or the barrier's): accesses of
     /// earlier generations came before it.
     at: u32,
-    /// The atomic that published it (`None`: learnt at a barrier, not yet published).
-    atomic: Option<u64>,
+    /// The atomic that published it, (PC, wave) (`None`: learnt at a barrier, not yet
+    /// published).
+    atomic: Option<(u64, u32)>,
 }
 
 impl Released {
@@ -177,8 +178,9 @@ impl Clock {
 #[derive(Debug, Clone, Default)]
 struct AddrClock {
     own: Clock,
-    /// (the clock, its atomic's PC, the atomics count it came with), in count order.
-    carried: Vec<(Arc<Clock>, u64, u64)>,
+    /// (the clock, its atomic's (PC, wave), the atomics count it came with), in count
+    /// order.
+    carried: Vec<(Arc<Clock>, (u64, u32), u64)>,
     /// The atomics applied to the address so far.
     atomics: u64,
     /// The last [`UNDO_MAX`] changes of `own`, oldest first: (atomics count, wave, its
@@ -187,8 +189,8 @@ struct AddrClock {
 }
 
 impl AddrClock {
-    /// An atomic of wave `w` releases `r` here, publishing what the wave learnt (`known`)
-    /// with its PC `pc`: returns the address's new atomics count.
+    /// An atomic of wave `w` at `pc` releases `r` here, publishing what the wave learnt
+    /// (`known`): returns the address's new atomics count.
     fn apply(&mut self, w: u32, r: Released, known: Option<&Arc<Clock>>, pc: u64) -> u64 {
         self.atomics += 1;
         let at = self.atomics;
@@ -204,14 +206,14 @@ impl AddrClock {
         if let Some(k) = known {
             let carried = self.carried.iter().any(|(c, _, _)| Arc::ptr_eq(c, k));
             if !carried && self.carried.len() < CLOCK_MAX {
-                self.carried.push((Arc::clone(k), pc, at));
+                self.carried.push((Arc::clone(k), (pc, w), at));
             }
         }
         at
     }
 
     /// The carried clocks as of count `at`.
-    fn carried_at(&self, at: u64) -> &[(Arc<Clock>, u64, u64)] {
+    fn carried_at(&self, at: u64) -> &[(Arc<Clock>, (u64, u32), u64)] {
         &self.carried[..self.carried.partition_point(|c| c.2 <= at)]
     }
 
@@ -229,10 +231,10 @@ impl AddrClock {
                 }
             }
         }
-        for (c, pc, _) in self.carried_at(at) {
+        for (c, by, _) in self.carried_at(at) {
             if let Some(&r) = c.get(w) {
                 let r = Released {
-                    atomic: r.atomic.or(Some(*pc)),
+                    atomic: r.atomic.or(Some(*by)),
                     ..r
                 };
                 match &mut found {
@@ -269,10 +271,10 @@ impl AddrClock {
                 });
             into.join(&Clock(own.collect()), skip);
         }
-        for (c, pc, _) in self.carried_at(at) {
+        for (c, by, _) in self.carried_at(at) {
             for (w, r) in c.iter() {
                 if w != skip {
-                    let atomic = r.atomic.or(Some(*pc));
+                    let atomic = r.atomic.or(Some(*by));
                     into.put(w, Released { atomic, ..r });
                 }
             }
@@ -296,9 +298,11 @@ impl AddrClock {
 /// An atomic of a wave that no acquire fence has followed yet.
 #[derive(Debug, Clone, Copy)]
 struct Pending {
-    /// The word it touched, and its PC.
+    /// The word it touched, its PC and the wave that executed it (a barrier passes it on
+    /// to the other waves of the workgroup).
     addr: u64,
     pc: u64,
+    wave: u32,
     /// The word's atomics count just after it: its clock as of that count is what the
     /// atomic read (its own release included, which every use skips).
     at: u64,
@@ -348,9 +352,9 @@ struct WaveOrder {
     pending: Vec<Pending>,
     /// Its acquire fences not yet retired.
     fences: Vec<Fence>,
-    /// The atomics its retired fences acquired through, (word address, PC), the last
-    /// [`PENDING_MAX`]: only to tell a race whose release came after them.
-    acquired: Vec<(u64, u64)>,
+    /// The atomics its retired fences acquired through, (word address, (PC, wave)), the
+    /// last [`PENDING_MAX`]: only to tell a race whose release came after them.
+    acquired: Vec<(u64, (u64, u32))>,
 }
 
 impl WaveOrder {
@@ -380,7 +384,7 @@ impl WaveOrder {
 
     /// The atomic of wave `w` through which this wave acquired, or read without acquiring,
     /// a release of `w`'s, if any.
-    fn learnt(&self, w: u32, addrs: &AddrClocks) -> Option<u64> {
+    fn learnt(&self, w: u32, addrs: &AddrClocks) -> Option<(u64, u32)> {
         let fences = self.fences.iter().filter_map(|f| f.clock.get(w).copied());
         let pending = self.pending.iter().filter_map(|p| p.get(addrs, w));
         self.known
@@ -554,7 +558,7 @@ impl Order {
                 Arc::make_mut(&mut me.known).join(&f.clock, wave.id);
                 for p in &f.atomics {
                     me.acquired.retain(|&(x, _)| x != p.addr);
-                    me.acquired.push((p.addr, p.pc));
+                    me.acquired.push((p.addr, (p.pc, p.wave)));
                 }
             }
             let extra = me.acquired.len().saturating_sub(PENDING_MAX);
@@ -590,7 +594,7 @@ impl Order {
             }
             MemAccess::Atomic => {
                 let mut own = me.sync_point(wave);
-                own.atomic = Some(pc);
+                own.atomic = Some((pc, wave.id));
                 let gen = me.gen;
                 // Every word the lanes touched, once (at most one entry per lane).
                 let mut buf = [0u64; LANES];
@@ -616,7 +620,12 @@ impl Order {
                         SPARE_ADDRS.with_borrow_mut(Vec::pop).unwrap_or_default()
                     }));
                     let at = clock.apply(wave.id, own, known.as_ref(), pc);
-                    me.pending.push(Pending { addr: x, pc, at });
+                    me.pending.push(Pending {
+                        addr: x,
+                        pc,
+                        wave: wave.id,
+                        at,
+                    });
                 }
                 let extra = me.pending.len().saturating_sub(PENDING_MAX);
                 me.pending.drain(..extra);
@@ -687,8 +696,14 @@ impl Order {
             || (me.access() == MemAccess::Read && v.fences.iter().any(|f| covers(&f.clock)))
     }
 
-    /// The missing half of release/acquire between `prior` and `me`, which race.
-    pub fn missing(&self, prior: &Ref, me: &Ref) -> MissingFence {
+    /// The missing half of release/acquire between `prior` and `me`, which race (`g`:
+    /// the launch's workgroups, to name the atomics' waves').
+    pub fn missing(&self, prior: &Ref, me: &Ref, g: Groups) -> MissingFence {
+        let named = |(pc, wave): (u64, u32)| FenceAtomic {
+            pc,
+            wave,
+            workgroup: g.of(wave),
+        };
         let (w, gen, access) = (prior.wave_id(), self.gen_of(prior), prior.access());
         let Some(v) = self.get(me.wave_id()) else {
             return MissingFence::Synchronisation;
@@ -711,19 +726,19 @@ impl Order {
         }
         // What the wave's atomics read but no retired fence acquired: from unretired
         // fences (their clocks), then from atomics no fence followed.
-        let mut unacquired: Vec<(Released, u64)> = Vec::new();
+        let mut unacquired: Vec<(Released, (u64, u32))> = Vec::new();
         for f in v.fences.iter().rev() {
             if let (Some(r), Some(p)) = (f.clock.get(w), f.atomics.last()) {
-                unacquired.push((*r, p.pc));
+                unacquired.push((*r, (p.pc, p.wave)));
             }
         }
         for p in v.pending.iter().rev() {
             if let Some(r) = p.get(&self.addrs, w) {
-                unacquired.push((r, p.pc));
+                unacquired.push((r, (p.pc, p.wave)));
             }
         }
-        if let Some(&(_, pc)) = unacquired.iter().find(|(r, _)| r.covers(gen, access)) {
-            return MissingFence::Acquire { atomic: pc };
+        if let Some(&(_, by)) = unacquired.iter().find(|(r, _)| r.covers(gen, access)) {
+            return MissingFence::Acquire { atomic: named(by) };
         }
         // A release that covers the access, made on an address the wave's atomics read
         // (acquiring or not) only after they read it.
@@ -733,7 +748,7 @@ impl Order {
                 .rev()
                 .flat_map(|f| f.atomics.iter().rev())
                 .chain(v.pending.iter().rev())
-                .map(|p| (p.addr, p.pc)),
+                .map(|p| (p.addr, (p.pc, p.wave))),
         );
         for (x, acquire) in read {
             if let Some(release) = self
@@ -743,7 +758,10 @@ impl Order {
                 .filter(|r| r.covers(gen, access))
                 .and_then(|r| r.atomic)
             {
-                return MissingFence::ReadBeforeRelease { release, acquire };
+                return MissingFence::ReadBeforeRelease {
+                    release: named(release),
+                    acquire: named(acquire),
+                };
             }
         }
         // A release that did not cover a plain access was made before it retired, or
@@ -753,14 +771,19 @@ impl Order {
         // cannot order it, so it is not named.
         let names = |r: &Released| access != MemAccess::Atomic || r.after(gen);
         if let Some(atomic) = v.known.get(w).filter(|r| names(r)).and_then(|r| r.atomic) {
-            return MissingFence::Release { atomic };
+            return MissingFence::Release {
+                atomic: named(atomic),
+            };
         }
         if let Some((release, acquire)) = unacquired
             .iter()
             .filter(|(r, _)| names(r))
-            .find_map(|(r, pc)| Some((r.atomic?, *pc)))
+            .find_map(|(r, by)| Some((r.atomic?, *by)))
         {
-            return MissingFence::ReleaseAndAcquire { release, acquire };
+            return MissingFence::ReleaseAndAcquire {
+                release: named(release),
+                acquire: named(acquire),
+            };
         }
         // The other way round: the earlier wave read an atomic of the later one, which
         // made its access only after that atomic (a store after the ticket it took). Not
@@ -770,7 +793,9 @@ impl Order {
             .filter(|_| access != MemAccess::Atomic)
             .and_then(|o| o.learnt(me.wave_id(), &self.addrs))
         {
-            Some(atomic) => MissingFence::Release { atomic },
+            Some(atomic) => MissingFence::Release {
+                atomic: named(atomic),
+            },
             None => MissingFence::Synchronisation,
         }
     }
@@ -817,7 +842,7 @@ mod tests {
             stores,
             loads,
             at: stores.max(loads),
-            atomic,
+            atomic: atomic.map(|pc| (pc, 7)),
         }
     }
 
@@ -828,7 +853,7 @@ mod tests {
         let mut c = AddrClock::default();
         c.own.put(3, r(1, 2, Some(8)));
         c.atomics = 2;
-        c.carried.push((Arc::new(c.own.clone()), 16, 2));
+        c.carried.push((Arc::new(c.own.clone()), (16, 3), 2));
         c.undo.push_back((2, 3, None));
         c.clear();
         assert_eq!(format!("{c:?}"), format!("{:?}", AddrClock::default()));
@@ -847,6 +872,7 @@ mod tests {
         let p = Pending {
             addr: 64,
             pc: 8,
+            wave: 3,
             at: 2,
         };
         w.pending.push(p);

@@ -43,7 +43,7 @@ impl Sanitizer {
         for (c, lane, addr) in conflicts {
             let other = c.prior.site(groups);
             let missing = if ordered {
-                self.order.missing(&c.prior, &me.with_lane(lane))
+                self.order.missing(&c.prior, &me.with_lane(lane), groups)
             } else {
                 MissingFence::Synchronisation
             };

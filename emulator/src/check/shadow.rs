@@ -67,7 +67,7 @@ impl Groups {
     }
 
     #[inline]
-    fn of(self, wave: u32) -> u32 {
+    pub fn of(self, wave: u32) -> u32 {
         match self.shift {
             Some(s) => wave >> s,
             None => wave / self.wpg,

@@ -6,7 +6,9 @@ use std::fmt::Write;
 
 use super::lines::SourcePlace;
 use super::view::{count, instr_text, pc_text};
-use crate::check::{Finding, FindingKind, MemAccess, MissingFence, Severity, Site, SourceWrite};
+use crate::check::{
+    FenceAtomic, Finding, FindingKind, MemAccess, MissingFence, Severity, Site, SourceWrite,
+};
 use crate::fault::lanes_text;
 use crate::isa::RegFile;
 use crate::machine::Machine;
@@ -44,14 +46,16 @@ impl Finding {
             s.push_str(&site_line(m, role, o, source));
             // The atomics of a release/acquire with a missing half.
             let (release, acquire) = self.fence.map_or((None, None), MissingFence::atomics);
-            for (role, side, pc) in [("release", o, release), ("acquire", &self.at, acquire)] {
-                if let Some(pc) = pc {
+            // Each names the wave that executed it, not always a side's.
+            for (role, by) in [("release", release), ("acquire", acquire)] {
+                if let Some(by) = by {
                     let atomic = Site {
-                        pc,
+                        pc: by.pc,
+                        wave: by.wave,
+                        workgroup: by.workgroup,
                         lanes: 0,
                         access: Some(MemAccess::Atomic),
                         epoch: None,
-                        ..*side
                     };
                     s.push('\n');
                     s.push_str(&site_line(m, role, &atomic, source));
@@ -161,20 +165,20 @@ impl Finding {
                         self.at.epoch.unwrap_or(0)
                     )
                 };
-                let atomic = |pc: u64| match line(pc) {
+                let atomic = |a: FenceAtomic| match line(a.pc) {
                     Some(n) => format!("the atomic at line {n}"),
-                    None => format!("the atomic at {}", super::view::addr_text(pc)),
+                    None => format!("the atomic at {}", super::view::addr_text(a.pc)),
                 };
                 let fence = match self.fence {
                     None => String::new(),
                     Some(MissingFence::Synchronisation) => {
                         ": no atomic synchronises them (release, then acquire)".to_string()
                     }
-                    Some(MissingFence::Release { atomic: pc }) => {
-                        format!(": no release before {}", atomic(pc))
+                    Some(MissingFence::Release { atomic: a }) => {
+                        format!(": no release before {}", atomic(a))
                     }
-                    Some(MissingFence::Acquire { atomic: pc }) => {
-                        format!(": no acquire after {}", atomic(pc))
+                    Some(MissingFence::Acquire { atomic: a }) => {
+                        format!(": no acquire after {}", atomic(a))
                     }
                     Some(MissingFence::ReleaseAndAcquire { release, acquire }) => format!(
                         ": no release before {}, no acquire after {}",
@@ -184,8 +188,8 @@ impl Finding {
                     Some(MissingFence::ReadBeforeRelease { release, acquire }) => format!(
                         ": {} read its address before the release at {} (nothing waited for the release)",
                         atomic(acquire),
-                        line(release).map_or_else(
-                            || super::view::addr_text(release),
+                        line(release.pc).map_or_else(
+                            || super::view::addr_text(release.pc),
                             |n| format!("line {n}")
                         )
                     ),

@@ -4,7 +4,7 @@
 //! The kernels are in tests/kernels/memory_model/.
 
 use wavedbg_emulator::asm::assemble;
-use wavedbg_emulator::check::{Checks, Finding, FindingKind, MemAccess, MissingFence};
+use wavedbg_emulator::check::{Checks, FenceAtomic, Finding, FindingKind, MemAccess, MissingFence};
 use wavedbg_emulator::machine::{Event, LaunchOptions, Machine};
 use wavedbg_emulator::memory::Space;
 use wavedbg_emulator::program::Program;
@@ -97,6 +97,24 @@ fn assert_clean(src: &str, what: &str) {
 /// The only finding of every schedule is a race between workgroups on `data` whose
 /// accesses are at `now_label`/`before_label` (either order) and whose missing half is
 /// `want(run)`.
+/// An atomic a missing fence names, by PC (which wave executed it depends on the
+/// schedule; `fence_pcs` compares PCs only).
+fn at(pc: u64) -> FenceAtomic {
+    FenceAtomic {
+        pc,
+        wave: 0,
+        workgroup: 0,
+    }
+}
+
+/// A missing fence as its kind and the PCs of the atomics it names.
+fn fence_pcs(f: Option<MissingFence>) -> Option<(&'static str, Option<u64>, Option<u64>)> {
+    f.map(|f| {
+        let (release, acquire) = f.atomics();
+        (f.name(), release.map(|a| a.pc), acquire.map(|a| a.pc))
+    })
+}
+
 fn assert_race(src: &str, what: &str, labels: (&str, &str), want: impl Fn(&Run) -> MissingFence) {
     for options in schedules() {
         let r = run(src, Checks::ALL, options);
@@ -113,8 +131,8 @@ fn assert_race(src: &str, what: &str, labels: (&str, &str), want: impl Fn(&Run) 
         expect.sort_unstable();
         assert_eq!(pcs, expect, "{what} under {options:?}:\n{}", r.report());
         assert_eq!(
-            f.fence,
-            Some(want(&r)),
+            fence_pcs(f.fence),
+            fence_pcs(Some(want(&r))),
             "{what} under {options:?}:\n{}",
             r.report()
         );
@@ -177,7 +195,7 @@ fn last_block_ticket_before_publish_names_the_missing_release() {
         "ticket before publish",
         ("publish", "sum"),
         |r| MissingFence::Release {
-            atomic: r.label("ticket"),
+            atomic: at(r.label("ticket")),
         },
     );
 }
@@ -186,7 +204,7 @@ fn last_block_ticket_before_publish_names_the_missing_release() {
 fn last_block_without_wait_vst_names_the_missing_release() {
     assert_race(NO_WAIT, "no wait.vst", ("publish", "sum"), |r| {
         MissingFence::Release {
-            atomic: r.label("ticket"),
+            atomic: at(r.label("ticket")),
         }
     });
 }
@@ -195,7 +213,7 @@ fn last_block_without_wait_vst_names_the_missing_release() {
 fn last_block_without_cache_inv_names_the_missing_acquire() {
     assert_race(NO_INV, "no cache.inv.l1", ("publish", "sum"), |r| {
         MissingFence::Acquire {
-            atomic: r.label("ticket"),
+            atomic: at(r.label("ticket")),
         }
     });
 }
@@ -212,7 +230,7 @@ fn message_passing_without_wait_vst_names_the_missing_release() {
         "flag raised before the data retired",
         ("store", "read"),
         |r| MissingFence::Release {
-            atomic: r.label("raise"),
+            atomic: at(r.label("raise")),
         },
     );
 }
@@ -224,7 +242,7 @@ fn message_passing_without_cache_inv_names_the_missing_acquire() {
         "data read without an acquire",
         ("store", "read"),
         |r| MissingFence::Acquire {
-            atomic: r.label("poll"),
+            atomic: at(r.label("poll")),
         },
     );
 }
@@ -305,10 +323,10 @@ fn a_barrier_carries_the_other_waves_release_to_the_atomic() {
             .find(|f| f.kind == FindingKind::Race)
             .unwrap_or_else(|| panic!("{options:?}: no race:\n{}", r.report()));
         assert_eq!(
-            race.fence,
-            Some(MissingFence::Release {
-                atomic: r.label("ticket")
-            }),
+            fence_pcs(race.fence),
+            fence_pcs(Some(MissingFence::Release {
+                atomic: at(r.label("ticket"))
+            })),
             "{options:?}:\n{}",
             r.report()
         );
@@ -317,6 +335,9 @@ fn a_barrier_carries_the_other_waves_release_to_the_atomic() {
             .iter()
             .chain([&race.at])
             .any(|s| s.wave % 2 == 1 && s.pc == r.label("store")));
+        // The ticket is wave 0's of its workgroup, whichever wave's store it missed.
+        let (release, _) = race.fence.map_or((None, None), MissingFence::atomics);
+        assert_eq!(release.map(|a| a.wave % 2), Some(0), "{}", r.report());
     }
 }
 
@@ -419,10 +440,10 @@ fn an_atomic_read_before_a_barrier_is_acquired_by_the_other_waves_fences() {
             .find(|f| f.kind == FindingKind::Race)
             .unwrap_or_else(|| panic!("{options:?}: no race:\n{}", r.report()));
         assert_eq!(
-            race.fence,
-            Some(MissingFence::Acquire {
-                atomic: r.label("ticket")
-            }),
+            fence_pcs(race.fence),
+            fence_pcs(Some(MissingFence::Acquire {
+                atomic: at(r.label("ticket"))
+            })),
             "{options:?}:\n{}",
             r.report()
         );
