@@ -80,6 +80,26 @@ fn the_missing_barrier_is_a_race_and_an_order_dependent_result() {
     assert_eq!(out.matches("error: data race").count(), 1, "{out}");
 }
 
+/// Barrier counts are kept modulo 2^16 in the shadow's records: a write 65,536 barriers
+/// before a read was taken for one of the read's interval (a race reported at "epoch
+/// 65536" against "epoch 0"). A race in that interval is still one.
+#[test]
+fn sixty_five_thousand_barriers_still_order_what_they_order() {
+    let (code, out, err) = wavedbg(&["check", "tests/kernels/epoch_wrap.s"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains(": 0 findings"), "{out}");
+    let (code, out, err) = wavedbg(&["check", "tests/kernels/epoch_wrap_race.s"]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(
+        out.contains("#1 error: data race on shared:0x0 (4 bytes) in workgroup 0, no barrier between (epoch 65536)"),
+        "{out}"
+    );
+    assert!(
+        out.contains("  before  wave 0 (workgroup 0, epoch 65536)"),
+        "{out}"
+    );
+}
+
 #[test]
 fn the_load_before_its_wait_is_named_with_the_load() {
     let (code, out, _) = wavedbg(&["check", "scripts/bugs/load_before_wait.s", "--json"]);

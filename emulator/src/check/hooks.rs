@@ -3,6 +3,7 @@
 //! unchecked ones), at barrier releases and deadlocks, and at the debugger's writes. They hand each detector its part
 //! and merge the instruction's findings.
 
+use super::shadow::{RaceShadow, EPOCH_MASK};
 use super::{sync, MemAccess, Sanitizer, Site};
 use crate::code::Decoded;
 use crate::isa::RegFile;
@@ -130,6 +131,12 @@ impl Sanitizer {
         let epoch = {
             let slot = self.slot_shadow(s, first.workgroup, false);
             slot.epoch += 1;
+            // Records keep the epoch modulo 2^16, so one made 65,536 barriers ago would
+            // look like one of this interval. Every shared record is of an earlier
+            // interval, ordered before whatever comes next: forgetting them all is exact.
+            if slot.epoch & EPOCH_MASK == 0 {
+                slot.race = RaceShadow::default();
+            }
             slot.epoch
         };
         if self.checks.sync {

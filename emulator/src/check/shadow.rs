@@ -100,7 +100,7 @@ pub(super) struct Ref {
     bits: u32,
 }
 
-const EPOCH_MASK: u32 = (1 << 16) - 1;
+pub(super) const EPOCH_MASK: u32 = (1 << 16) - 1;
 const GEN_SHIFT: u32 = 16;
 /// Bits of a release generation a record keeps (`order.rs` rebuilds the rest).
 pub(super) const GEN_BITS: u32 = 11;
