@@ -180,6 +180,47 @@ fn the_fixed_kernels_are_clean() {
     }
 }
 
+/// Lanes masked off for good (`if (gid >= n) return;` as an EXEC mask) that come back
+/// only in the epilogue restoring EXEC before `end` skipped a barrier but rejoin no work:
+/// clean. The same lanes storing after they come back rejoin work: reported at the
+/// `exec.set`, naming the barrier they skipped.
+#[test]
+fn an_epilogue_restoring_exec_after_a_barrier_is_clean_and_work_after_it_is_not() {
+    let k = "tests/kernels/tail_epilogue.s";
+    let (code, out, err) = wavedbg(&["check", k, "--seeds", "6"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(
+        out.contains(": 0 findings (0 errors, 0 warnings) in 7 runs"),
+        "{out}"
+    );
+    assert!(
+        out.contains("every buffer is identical under 6 seeded schedules"),
+        "{out}"
+    );
+
+    let text = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(k))
+        .expect("read the kernel");
+    let epilogue = "    exec.set u8                  ; epilogue restores EXEC\n    end";
+    assert!(text.contains(epilogue));
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("tail_store.s");
+    let store = "    exec.set u8\n    st.ubase.b32 v0, u[2:3], v2, 0\n    end";
+    std::fs::write(&path, text.replacen(epilogue, store, 1)).expect("write");
+    let p = path.display().to_string();
+    let (code, out, err) = wavedbg(&["check", &p]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(out.contains(": 1 finding (1 error, 0 warnings)"), "{out}");
+    assert!(
+        out.contains(
+            "#1 error: lanes 18-31 skipped a barrier the rest of wave 1 waited at, and rejoin it"
+        ),
+        "{out}"
+    );
+    // At the rejoin (line 32), naming the barrier (line 25).
+    assert!(out.contains("tail_store.s:32)"), "{out}");
+    assert!(out.contains("tail_store.s:25)"), "{out}");
+}
+
 #[test]
 fn every_example_kernel_is_clean_under_every_detector() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts");

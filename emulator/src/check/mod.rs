@@ -123,6 +123,9 @@ pub struct Sanitizer {
     uses: Arc<[RegUse]>,
     /// The same as register sets.
     sets: Arc<[RegSets]>,
+    /// Per code word: whether a wave there goes on only to `end`, doing nothing
+    /// ([`sync::idle_exits`]).
+    idle_exits: Arc<[bool]>,
     /// `.arg` registers, preloaded in every wave.
     preloaded: u64,
     /// Which workgroup a wave id is in.
@@ -168,6 +171,7 @@ impl Sanitizer {
             checks,
             sets: uses.iter().map(RegSets::of).collect(),
             uses,
+            idle_exits: sync::idle_exits(code),
             preloaded,
             groups: Groups::new(wpg),
             shared_bytes: launch.shared_bytes as u64,
@@ -267,7 +271,7 @@ impl Sanitizer {
             .map(|f| size_of::<Finding>() + f.waves.len() * size_of::<WaveAt>())
             .sum();
         size_of::<Sanitizer>()
-            + self.uses.len() * (size_of::<RegUse>() + size_of::<RegSets>())
+            + self.uses.len() * (size_of::<RegUse>() + size_of::<RegSets>() + 1)
             + slots
             + waves
             + self.global.bytes()

@@ -2,10 +2,63 @@
 //! waves of a workgroup released from barriers at different PCs, and barriers that can
 //! never complete because waves of the workgroup exited or faulted.
 
+use std::sync::Arc;
+
 use super::{Finding, FindingKind, Sanitizer, Site, WaveAt};
-use crate::code::Decoded;
+use crate::code::{CodeWord, Decoded};
+use crate::isa::op::BrCond;
 use crate::isa::Op;
 use crate::wave::{Wave, WaveState};
+
+/// Per code word: whether a wave there can only go on to `end` through instructions that
+/// do nothing lanes could share (`nop`, `wait.*`, `br`), so that lanes rejoining it there
+/// rejoin no work. Exact: none of them branches on anything, so the path is the code's.
+pub(super) fn idle_exits(code: &[CodeWord]) -> Arc<[bool]> {
+    /// Where a wave goes from an instruction: its end, the next word, or work.
+    enum Next {
+        End,
+        To(usize),
+        Work,
+    }
+    let next = |i: usize| {
+        let Some(CodeWord::Instr(d)) = code.get(i) else {
+            return Next::Work;
+        };
+        match d.op {
+            Op::End => Next::End,
+            Op::Nop | Op::Wait(_) => Next::To(i + d.len as usize / 4),
+            Op::Branch(BrCond::Always) => {
+                usize::try_from(i as i64 + d.instr.imm).map_or(Next::Work, Next::To)
+            }
+            _ => Next::Work,
+        }
+    };
+    // Per word: 0 not known yet, 1 on the path being followed (a loop: never ends),
+    // 2 idle to `end`, 3 not.
+    let mut state = vec![0u8; code.len()];
+    let mut path = Vec::new();
+    for start in 0..code.len() {
+        let mut i = start;
+        let idle = loop {
+            match state.get(i) {
+                Some(0) => {}
+                Some(2) => break true,
+                _ => break false,
+            }
+            state[i] = 1;
+            path.push(i);
+            match next(i) {
+                Next::End => break true,
+                Next::Work => break false,
+                Next::To(j) => i = j,
+            }
+        };
+        for p in path.drain(..) {
+            state[p] = if idle { 2 } else { 3 };
+        }
+    }
+    state.iter().map(|&x| x == 2).collect()
+}
 
 impl Sanitizer {
     /// After wave `w` executed `d` at `pc` with EXEC `exec`: the lanes a barrier leaves
@@ -21,11 +74,17 @@ impl Sanitizer {
         let back = wave.exec & shadow.skipped;
         if back != 0 {
             shadow.skipped &= !wave.exec;
-            let barrier = shadow.skipped_at;
+            let (barrier, barrier_exec) = (shadow.skipped_at, shadow.barrier_exec);
+            // Lanes back only to end the wave (an epilogue restoring EXEC) rejoin no
+            // work: they were masked off for good.
+            let next = wave.pc;
+            if next.is_multiple_of(4) && self.idle_exits.get((next / 4) as usize) == Some(&true) {
+                return;
+            }
             let mut f = Finding::new(FindingKind::BarrierDivergence, Site::of(wave, back, pc));
             // The barrier's side: the lanes that were active there (none when the wave
             // passed it with EXEC 0).
-            f.other = Some(Site::of(wave, shadow.barrier_exec, barrier));
+            f.other = Some(Site::of(wave, barrier_exec, barrier));
             self.push(f);
         }
     }

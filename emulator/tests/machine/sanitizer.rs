@@ -1596,6 +1596,7 @@ merge:
     exec.and.save u7, u6
 bar: barrier
 rejoin: exec.set u7
+    vlaneid v0
     end
 ";
     let r = run(src);
@@ -1693,6 +1694,7 @@ fn barrier_divergence_when_skipped_lanes_rejoin() {
     exec.and.save u2, u1
 bar: barrier
 rejoin: exec.set u2
+    vlaneid v0
     end
 ";
     let r = run(src);
@@ -1733,6 +1735,103 @@ fn barrier_divergence_absent_without_rejoin_or_with_full_exec() {
 ");
     r.assert_finished();
     r.assert_clean("EXEC restored before the barrier");
+}
+
+/// Runs `src` with every detector (seed 0) one `Machine::step` at a time, to its end:
+/// its findings, which must be those of `Machine::run`'s fast loop.
+fn stepped_findings(src: &str) -> Vec<Finding> {
+    let mut m = Machine::new(&program(src), opts(0)).expect("launch");
+    m.set_checks(Checks::ALL);
+    loop {
+        match m.step() {
+            None | Some(Event::Finding { .. }) => {}
+            Some(Event::Finished) => break,
+            Some(other) => panic!("unexpected event {other:?}"),
+        }
+    }
+    m.sanitizer().expect("a sanitizer").findings().to_vec()
+}
+
+/// Lanes that skipped a barrier and come back only to end the wave (the epilogue that
+/// restores EXEC before `end`, maybe through waits, `nop`s and a `br` to the exit) were
+/// masked off for good: they rejoin no work, and are not reported.
+#[test]
+fn barrier_divergence_absent_when_lanes_rejoin_only_to_end() {
+    for (epilogue, what) in [
+        ("exec.set u2\n    end", "exec.set, end"),
+        ("exec.set u2\n    wait.all\n    end", "exec.set, wait.all, end"),
+        (
+            "exec.set u2\n    wait.vst 0\n    nop\n    br out\n    vlaneid v1\nout:\n    wait.vm 0\n    end",
+            "exec.set, waits, nop and br to end",
+        ),
+    ] {
+        let src = format!(
+            "
+.shared 128
+    vlaneid v0
+    vshli v1, v0, 2
+    umovi u1, 0xffff
+    exec.and.save u2, u1
+    st.shared.b32 v0, v1, 0
+    wait.ls 0
+    barrier
+    ld.shared.b32 v3, v1, 0
+    wait.ls 0
+    {epilogue}
+"
+        );
+        let r = run(&src);
+        r.assert_finished();
+        r.assert_clean(what);
+        assert_clean_under_seeds(&src, Checks::ALL, what);
+        assert_eq!(stepped_findings(&src), r.findings(), "{what}: step vs run");
+    }
+}
+
+/// Lanes that skipped a barrier and do work after coming back (an ALU op, a store, a
+/// barrier, even after waits) are reported at the instruction that brought them back,
+/// naming the barrier they skipped, by `Machine::run` and `Machine::step` alike.
+#[test]
+fn barrier_divergence_when_rejoined_lanes_work_after_waits() {
+    for (work, what) in [
+        ("st.shared.b32 v0, v1, 0", "a store"),
+        ("wait.all\n    vaddi.u32 v4, v0, 1", "a wait then an ALU op"),
+        ("nop\n    br on\non:\n    barrier", "a br then a barrier"),
+    ] {
+        let src = format!(
+            "
+.shared 128
+    vlaneid v0
+    vshli v1, v0, 2
+    umovi u1, 0xffff
+    exec.and.save u2, u1
+bar: barrier
+rejoin: exec.set u2
+    {work}
+    end
+"
+        );
+        let r = run(&src);
+        r.assert_finished();
+        let f = r.only();
+        assert_eq!(f.kind, FindingKind::BarrierDivergence, "{what}");
+        assert_eq!(
+            f.at,
+            site(0, 0, 0xffff_0000, r.label("rejoin"), None, None),
+            "{what}"
+        );
+        assert_eq!(
+            f.other,
+            Some(site(0, 0, 0x0000_ffff, r.label("bar"), None, None)),
+            "{what}"
+        );
+        assert_eq!(
+            f.headline(),
+            "lanes 16-31 skipped a barrier the rest of wave 0 waited at, and rejoin it",
+            "{what}"
+        );
+        assert_eq!(stepped_findings(&src), r.findings(), "{what}: step vs run");
+    }
 }
 
 // ---------------------------------------------------------------------------------------

@@ -1,5 +1,5 @@
 ; A barrier in divergent code (the DAP tests' `sync` exception filter): the odd lanes
-; skip it and come back at exec.set.
+; skip it and come back at exec.set, to work with the others.
 .kernel divergent_barrier
     vlaneid v0
     vmovi v8, 0
@@ -8,4 +8,5 @@
     exec.and.save u13, u12
     barrier                     ; only the odd lanes are here
     exec.set u13                ; the even lanes come back: they skipped the barrier
+    vadd.u32 v1, v0, v0         ; and work with the odd ones
     end
