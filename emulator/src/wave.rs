@@ -240,17 +240,31 @@ impl Wave {
 
     /// The outstanding operation that will write register `reg` of `file`, if any.
     pub fn pending_write(&self, file: RegFile, reg: u8) -> Option<(Counter, Outstanding)> {
-        Counter::ALL.iter().find_map(|c| {
-            self.outstanding[c.index()]
-                .iter()
-                .rev()
-                .find(|o| {
-                    o.regs.is_some_and(|r| {
-                        r.file == file && (r.first..r.first.saturating_add(r.count)).contains(&reg)
+        self.pending_write_but(file, reg, None)
+    }
+
+    /// [`Wave::pending_write`], leaving out the operations of counter `but` (if any).
+    pub fn pending_write_but(
+        &self,
+        file: RegFile,
+        reg: u8,
+        but: Option<Counter>,
+    ) -> Option<(Counter, Outstanding)> {
+        Counter::ALL
+            .iter()
+            .filter(|&&c| Some(c) != but)
+            .find_map(|c| {
+                self.outstanding[c.index()]
+                    .iter()
+                    .rev()
+                    .find(|o| {
+                        o.regs.is_some_and(|r| {
+                            r.file == file
+                                && (r.first..r.first.saturating_add(r.count)).contains(&reg)
+                        })
                     })
-                })
-                .map(|o| (*c, *o))
-        })
+                    .map(|o| (*c, *o))
+            })
     }
 
     /// Makes `self` equal to `other`, which it was a copy of before some execution: a

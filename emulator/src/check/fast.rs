@@ -17,10 +17,12 @@
 //! lanes make the runs the fast loop takes. Anything else takes the general loop and its
 //! hooks.
 
+use super::hazards::lands_after;
 use super::regs::{RegBits, RegSets};
-use super::Sanitizer;
+use super::{Sanitizer, WaveShadow};
 use crate::code::CodeWord;
 use crate::exec::fast::{step, wait, Fast, FastMemory, FastState};
+use crate::isa::Counter;
 use crate::wave::{pushed_out, Wave};
 
 /// A wave's register state as the checks see it, fixed while fast instructions run
@@ -33,6 +35,9 @@ pub(crate) struct FastGuard {
     /// will write, or (`init` on, the wave seen from its start) not written in every
     /// lane; writes of registers an outstanding operation will write or still reads as
     /// store data, or not written in every lane (which the hooks would mark written).
+    /// Exact but for a load over the destination of loads on its own in-order counter,
+    /// which the hooks do not report: [`FastChecked::registers_allow_ordered`] asks
+    /// again for those.
     flagged: RegSets,
     /// Whether a cross-lane read may read an inactive lane (the detector is on and EXEC
     /// is neither full nor empty; EXEC does not change while fast instructions run).
@@ -110,7 +115,8 @@ impl<'a> FastChecked<'a> {
     }
 
     /// Runs the wait or access `f` at the wave's PC `pc`, whose registers the guard
-    /// allows ([`FastGuard::registers_allow`], asked by the caller: the checks before it
+    /// allows ([`FastGuard::registers_allow`], or failing that
+    /// [`FastChecked::registers_allow_ordered`], asked by the caller: the checks before it
     /// would find nothing), with the hooks the general loop calls before and after it,
     /// on the wave's first `vregs` vector registers and memory `m` (`done`: instructions
     /// the loop ran before it). Returns the next PC, or `None`, having changed nothing,
@@ -173,6 +179,25 @@ impl<'a> FastChecked<'a> {
         Some(next)
     }
 
+    /// Whether the access of word `i`, whose registers the guard refused
+    /// ([`FastGuard::registers_allow`]), passes the register checks before it all the
+    /// same: a load that overwrites only registers that earlier loads on its own counter,
+    /// which retires in order, will write, and lands after them ([`lands_after`]). Asked
+    /// only when the guard refuses, so the guard stays one set for every instruction.
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn registers_allow_ordered(&self, i: usize) -> bool {
+        let Some(CodeWord::Instr(d)) = self.code.get(i) else {
+            return false;
+        };
+        let (Some(ordered), Some(shadow)) = (lands_after(d), self.san.waves.get(self.w)) else {
+            return false;
+        };
+        let flagged = self.san.flagged(shadow, Some(ordered));
+        let sets = self.san.sets.get(i);
+        flagged.is_some_and(|f| sets.is_some_and(|s| !s.meets(f)))
+    }
+
     /// Whether the last [`FastChecked::step`] found something new (the loop stops).
     #[inline(always)]
     pub(crate) fn found(&self) -> bool {
@@ -192,11 +217,26 @@ impl Sanitizer {
         if checks.sync && wave.exec & shadow.skipped != 0 {
             return None;
         }
+        let flagged = self.flagged(shadow, None)?;
+        self.fresh.clear();
+        Some(FastGuard {
+            flagged,
+            inactive_reads: checks.xlane && wave.exec != u32::MAX && wave.exec != 0,
+        })
+    }
+
+    /// [`FastGuard`]'s flagged registers for the wave of `shadow`, for an instruction
+    /// whose writes land after the outstanding operations of counter `ordered`, if any
+    /// ([`lands_after`]: those writes are not hazards); `None` when the registers in use
+    /// are not known.
+    #[inline(always)]
+    fn flagged(&self, shadow: &WaveShadow, ordered: Option<Counter>) -> Option<RegSets> {
+        let checks = self.checks;
         let (mut dest, mut used) = (RegBits::default(), RegBits::default());
         if checks.hazards {
             let busy = shadow.busy.as_ref()?;
             dest = busy.all.dest;
-            used = busy.all.dest.union(busy.all.data);
+            used = busy.overwritten(ordered).union(busy.all.data);
         }
         // With `init` off, every register counts as written in every lane.
         let mut flagged = RegSets {
@@ -211,10 +251,6 @@ impl Sanitizer {
                 flagged.reads = flagged.reads.union(partial);
             }
         }
-        self.fresh.clear();
-        Some(FastGuard {
-            flagged,
-            inactive_reads: checks.xlane && wave.exec != u32::MAX && wave.exec != 0,
-        })
+        Some(flagged)
     }
 }

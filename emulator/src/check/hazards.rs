@@ -162,6 +162,23 @@ impl Busy {
         self.gather();
     }
 
+    /// The registers an instruction that writes them must not: those an outstanding
+    /// operation will write, but for those of counter `ordered` (the instruction's own,
+    /// when it issues to a counter that retires in order: its write lands after theirs,
+    /// [`lands_after`]).
+    pub(super) fn overwritten(&self, ordered: Option<Counter>) -> RegBits {
+        let Some(c) = ordered else {
+            return self.all.dest;
+        };
+        let mut dest = RegBits::default();
+        let mut held = self.held & !(1 << c.index());
+        while held != 0 {
+            dest = dest.union(self.queues[held.trailing_zeros() as usize].union().dest);
+            held &= held - 1;
+        }
+        dest
+    }
+
     /// The union of all made again from the counters' (after a retirement).
     #[inline]
     fn gather(&mut self) {
@@ -202,8 +219,9 @@ impl Sanitizer {
             .is_some_and(|b| {
                 sets.reads.meets(b.all.dest) || sets.writes.meets(b.all.dest.union(b.all.data))
             });
+        // (A superset: `report_hazards` leaves out the loads `d` lands after.)
         if in_use {
-            self.report_hazards(w, wave, u, pc);
+            self.report_hazards(w, wave, u, pc, lands_after(d));
         }
     }
 
@@ -248,12 +266,21 @@ impl Sanitizer {
         }
     }
 
-    /// Registers `u` reads or writes while an outstanding operation still uses them.
-    fn report_hazards(&mut self, w: usize, wave: &Wave, u: &RegUse, pc: u64) {
+    /// Registers `u` reads or writes while an outstanding operation still uses them
+    /// (`ordered`: the counter whose loads the instruction's writes land after, if any).
+    fn report_hazards(
+        &mut self,
+        w: usize,
+        wave: &Wave,
+        u: &RegUse,
+        pc: u64,
+        ordered: Option<Counter>,
+    ) {
         // The registers in use, from the sets; the details only for those.
         let mut hits: Vec<(FindingKind, RegFile, u8)> = Vec::new();
         if let Some(busy) = self.waves.get(w).and_then(|x| x.busy.as_ref()) {
             let used = |set: RegBits, file: RegFile, reg: u8| set.contains(file, reg);
+            let overwritten = busy.overwritten(ordered);
             let busy = busy.all;
             for (r, _) in u.reads() {
                 for reg in r.regs().filter(|&reg| used(busy.dest, r.file, reg)) {
@@ -262,7 +289,7 @@ impl Sanitizer {
             }
             for r in u.writes() {
                 for reg in r.regs() {
-                    if used(busy.dest, r.file, reg) {
+                    if used(overwritten, r.file, reg) {
                         hits.push((FindingKind::WriteBeforeWait, r.file, reg));
                     }
                     if used(busy.data, r.file, reg) {
@@ -289,6 +316,11 @@ impl Sanitizer {
                             .and_then(|x| x.data)
                             .is_some_and(|d| d.file == file && d.contains(reg))
                     })
+                    .collect(),
+                FindingKind::WriteBeforeWait => wave
+                    .pending_write_but(file, reg, ordered)
+                    .map(|(c, o)| (c, o.pc, o.exec))
+                    .into_iter()
                     .collect(),
                 _ => wave
                     .pending_write(file, reg)
@@ -328,6 +360,15 @@ impl Sanitizer {
         }
         busy.gather();
     }
+}
+
+/// The counter whose outstanding operations `d`'s register writes land after, if any:
+/// its own, when it issues to one that retires in order (a load's destination, written
+/// by its operation: overwriting an earlier load's on the same counter, whatever the
+/// lanes, leaves the later value, as the program asked).
+#[inline]
+pub(super) fn lands_after(d: &Decoded) -> Option<Counter> {
+    d.counter.filter(|c| c.retires_in_order())
 }
 
 /// Whether `d` retires any of `wave`'s outstanding operations when it executes: a wait

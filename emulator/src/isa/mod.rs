@@ -59,6 +59,15 @@ impl Counter {
     pub const fn index(self) -> usize {
         self as usize
     }
+
+    /// Whether the counter's operations complete in issue order (the spec's async
+    /// classes: vector loads and returning atomics, stores, shared-memory accesses), so
+    /// a later operation's register write lands after an earlier one's. Uniform loads
+    /// are not promised to (AMD's scalar loads return out of order): only their wait
+    /// orders them.
+    pub const fn retires_in_order(self) -> bool {
+        !matches!(self, Counter::Sm)
+    }
 }
 
 /// An instruction's latency class.

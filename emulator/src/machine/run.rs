@@ -817,7 +817,7 @@ fn fast_stretch(
         }
         let hooked = match (checked.as_deref(), &guard) {
             (Some(c), Some(g)) if f.hooked() => {
-                if !g.registers_allow(c.sets(), i) {
+                if !g.registers_allow(c.sets(), i) && !c.registers_allow_ordered(i) {
                     break;
                 }
                 true

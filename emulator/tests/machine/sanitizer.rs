@@ -1092,6 +1092,209 @@ over: vmovi v2, 5
     r.assert_clean("wait.vm 0 before the overwrite");
 }
 
+/// `x = c ? a[i] : b[i]` as compilers emit it (tests/kernels/ifelse_load.s): a load over
+/// the destination of an outstanding load on the same counter, which retires in order,
+/// lands after it: no hazard, whatever the lanes, and the one wait at the join retires
+/// both.
+#[test]
+fn a_load_over_an_outstanding_load_on_its_in_order_counter_is_no_hazard() {
+    let src = include_str!("../../../tests/kernels/ifelse_load.s");
+    assert_clean_under_seeds(src, Checks::ALL, "if/else loads into v4");
+    let r = run(src);
+    let base = r.m.buffer_base("out").expect("out");
+    let mut out = [0u8; 128];
+    r.m.global.read(base, &mut out).expect("out is allocated");
+    for (i, w) in out.chunks(4).enumerate() {
+        let want = if i % 2 == 1 { 100 + i } else { 200 + i } as u32;
+        assert_eq!(u32::from_le_bytes(w.try_into().unwrap()), want, "lane {i}");
+    }
+
+    // Every lane, twice, and a shared load over a shared load: clean too.
+    for (load, wait) in [
+        ("ld.ubase.b32 v2, u[0:1], v1, 0", "wait.vm 0"),
+        ("ld.shared.b32 v2, v1, 0", "wait.ls 0"),
+    ] {
+        let src = format!(
+            "
+.buffer in, 256
+.arg u[0:1], in
+.shared 128
+    vlaneid v0
+    vshli v1, v0, 2
+    st.shared.b32 v0, v1, 0
+    wait.ls 0
+    {load}
+    {load}
+    {wait}
+    vmov v3, v2
+    end
+"
+        );
+        assert_clean_under_seeds(&src, Checks::ALL, &format!("{load} twice"));
+    }
+
+    // A partial wait leaves the newer load outstanding: its destination is still read
+    // before its wait.
+    let r = run_to_one(
+        "
+.buffer in, 256
+.arg u[0:1], in
+    vlaneid v0
+    vshli v1, v0, 2
+    ld.ubase.b32 v2, u[0:1], v1, 0
+newer: ld.ubase.b32 v2, u[0:1], v1, 4
+    wait.vm 1
+use: vmov v3, v2
+    wait.vm 0
+    end
+",
+        FindingKind::ReadBeforeWait,
+        "use",
+        "newer",
+    );
+    assert_eq!(r.only().counter, Some(Counter::Vm));
+}
+
+/// An ALU write over the destination of outstanding loads is still a hazard (the loads
+/// may land after it), named by the newest of them.
+#[test]
+fn an_alu_write_over_outstanding_loads_is_still_reported() {
+    let r = run_to_one(
+        "
+.buffer in, 256
+.arg u[0:1], in
+    vlaneid v0
+    vshli v1, v0, 2
+    ld.ubase.b32 v2, u[0:1], v1, 0
+load: ld.ubase.b32 v2, u[0:1], v1, 4
+over: vmovi v2, 5
+    wait.vm 0
+    end
+",
+        FindingKind::WriteBeforeWait,
+        "over",
+        "load",
+    );
+    let f = r.only();
+    assert_eq!(f.reg, Some((RegFile::Vector, 2)));
+    assert_eq!(f.counter, Some(Counter::Vm));
+}
+
+/// A load on another counter than the outstanding load's, or on one that does not retire
+/// in order (uniform loads, `sm`), is not ordered after it: still a hazard.
+#[test]
+fn a_load_on_another_counter_over_an_outstanding_load_is_still_reported() {
+    // A shared load (ls) over a global load's (vm) destination.
+    let r = run_to_one(
+        "
+.buffer in, 256
+.arg u[0:1], in
+.shared 128
+    vlaneid v0
+    vshli v1, v0, 2
+    st.shared.b32 v0, v1, 0
+    wait.ls 0
+load: ld.ubase.b32 v2, u[0:1], v1, 0
+over: ld.shared.b32 v2, v1, 0
+    wait.vm 0
+    wait.ls 0
+    end
+",
+        FindingKind::WriteBeforeWait,
+        "over",
+        "load",
+    );
+    let f = r.only();
+    assert_eq!(f.at, site(0, 0, ALL_LANES, r.label("over"), None, None));
+    assert_eq!(f.reg, Some((RegFile::Vector, 2)));
+    assert_eq!(f.counter, Some(Counter::Vm));
+
+    // A global load over a register both a global and a shared load will write (the
+    // second a hazard already): the shared one is the hazard.
+    let r = run("
+.buffer in, 256
+.arg u[0:1], in
+.shared 128
+    vlaneid v0
+    vshli v1, v0, 2
+    st.shared.b32 v0, v1, 0
+    wait.ls 0
+    ld.ubase.b32 v2, u[0:1], v1, 0
+shared: ld.shared.b32 v2, v1, 0
+over: ld.ubase.b32 v2, u[0:1], v1, 4
+    wait.all
+    end
+");
+    r.assert_finished();
+    let [first, f] = r.findings() else {
+        panic!("expected two findings, got:\n{}", r.report());
+    };
+    assert_eq!(first.at.pc, r.label("shared"));
+    assert_eq!(f.kind, FindingKind::WriteBeforeWait);
+    assert_eq!(f.at.pc, r.label("over"));
+    assert_eq!(f.other.map(|o| o.pc), Some(r.label("shared")));
+    assert_eq!(f.counter, Some(Counter::Ls));
+
+    // A uniform load over an outstanding uniform load's destination.
+    let r = run_to_one(
+        "
+.buffer in, 256
+.arg u[0:1], in
+load: uld.b32 u4, u[0:1], 0
+over: uld.b32 u4, u[0:1], 4
+    wait.sm 0
+    end
+",
+        FindingKind::WriteBeforeWait,
+        "over",
+        "load",
+    );
+    let f = r.only();
+    assert_eq!(f.reg, Some((RegFile::Uniform, 4)));
+    assert_eq!(f.counter, Some(Counter::Sm));
+}
+
+/// A load over the data register of an outstanding store, on its counter or not, is
+/// still `store data overwritten`: the store reads its data when it leaves.
+#[test]
+fn a_load_over_outstanding_store_data_is_still_reported() {
+    for (store, load, counter) in [
+        (
+            "st.ubase.b32 v2, u[0:1], v1, 0",
+            "ld.ubase.b32 v2, u[0:1], v1, 0",
+            Counter::Vst,
+        ),
+        (
+            "st.shared.b32 v2, v1, 0",
+            "ld.shared.b32 v2, v1, 0",
+            Counter::Ls,
+        ),
+    ] {
+        let r = run_to_one(
+            &format!(
+                "
+.buffer in, 256
+.arg u[0:1], in
+.shared 128
+    vlaneid v0
+    vshli v1, v0, 2
+    vmov v2, v0
+store: {store}
+over: {load}
+    wait.all
+    end
+"
+            ),
+            FindingKind::StoreDataOverwritten,
+            "over",
+            "store",
+        );
+        let f = r.only();
+        assert_eq!(f.reg, Some((RegFile::Vector, 2)), "{store}");
+        assert_eq!(f.counter, Some(counter), "{store}");
+    }
+}
+
 // ---------------------------------------------------------------------------------------
 // 6. Store data overwritten before the wait
 // ---------------------------------------------------------------------------------------
