@@ -167,6 +167,24 @@ fn a_race_past_the_clock_bound_says_the_report_may_be_false() {
     assert!(out.contains(r#""missing":"bound""#), "{out}");
 }
 
+/// Past 2,048 release generations of the earlier wave (records keep them modulo 2^11),
+/// a race its release may cover says the report may be false; it blamed a missing
+/// release on a correctly fenced producer.
+#[test]
+fn a_race_past_the_generation_bound_says_the_report_may_be_false() {
+    let k = kernel("message_pass_past_generation_bound");
+    let (code, out, err) = wavedbg(&["check", &k]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(
+        out.contains(": the earlier wave passed 2048 release generations, which the sanitizer's records tell apart only modulo that, so the release that orders them may not have been seen (this report may be false; docs/sanitizer.md)"),
+        "{out}"
+    );
+    assert!(!out.contains("no release before"), "{out}");
+    let (code, out, err) = wavedbg(&["check", &k, "--json"]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(out.contains(r#""missing":"generation-bound""#), "{out}");
+}
+
 /// The line that explains a schedule-dependent result quotes its finding as the finding
 /// says it, atomics by their source line (it named them by address).
 #[test]

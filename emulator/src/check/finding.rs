@@ -186,11 +186,16 @@ pub enum MissingFence {
     /// The clocks that would tell passed their bound of waves (docs/sanitizer.md): a
     /// release past it was not kept, so the race may be one the program's fences order.
     Bound,
+    /// The earlier wave is 2,048 or more release generations past the start (records keep
+    /// a generation modulo 2^11, docs/sanitizer.md), and a release of it covers an access
+    /// that many generations older than the one the record is taken for: the race may be
+    /// one the program's fences order.
+    GenerationBound,
 }
 
 impl MissingFence {
     /// Its name in `check --json` (`missing`): `synchronisation`, `release`, `acquire`,
-    /// `release-and-acquire`, `read-before-release` or `bound`.
+    /// `release-and-acquire`, `read-before-release`, `bound` or `generation-bound`.
     pub const fn name(self) -> &'static str {
         match self {
             MissingFence::Synchronisation => "synchronisation",
@@ -199,13 +204,16 @@ impl MissingFence {
             MissingFence::ReleaseAndAcquire { .. } => "release-and-acquire",
             MissingFence::ReadBeforeRelease { .. } => "read-before-release",
             MissingFence::Bound => "bound",
+            MissingFence::GenerationBound => "generation-bound",
         }
     }
 
     /// The atomics it names: the release side's and the acquire side's.
     pub const fn atomics(self) -> (Option<FenceAtomic>, Option<FenceAtomic>) {
         match self {
-            MissingFence::Synchronisation | MissingFence::Bound => (None, None),
+            MissingFence::Synchronisation | MissingFence::Bound | MissingFence::GenerationBound => {
+                (None, None)
+            }
             MissingFence::Release { atomic } => (Some(atomic), None),
             MissingFence::Acquire { atomic } => (None, Some(atomic)),
             MissingFence::ReleaseAndAcquire { release, acquire }

@@ -47,6 +47,9 @@ use crate::wave::{Wave, LANES, VREGS};
 pub(crate) use fast::FastChecked;
 /// The most waves a release/acquire clock holds (docs/sanitizer.md, "Bounds").
 pub const CLOCK_WAVES: usize = order::CLOCK_MAX;
+/// The release generations a race record tells apart (it keeps a wave's generation modulo
+/// this; docs/sanitizer.md).
+pub const GENERATIONS: u32 = 1 << shadow::GEN_BITS;
 use hazards::Busy;
 use order::Order;
 use regs::{RegBits, RegSets, RegUse};

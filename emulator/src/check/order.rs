@@ -724,6 +724,22 @@ impl Order {
         {
             return MissingFence::Bound;
         }
+        // The record's generation is the latest with its low bits: an access a multiple
+        // of 2^11 generations older looks the same. If a release the later wave knows of
+        // covers the oldest such one, the report may be false.
+        if gen >= 1 << GEN_BITS {
+            let older = gen & ((1 << GEN_BITS) - 1);
+            let fences = v.fences.iter().filter_map(|f| f.clock.get(w).copied());
+            if v.known
+                .get(w)
+                .copied()
+                .into_iter()
+                .chain(fences)
+                .any(|r| r.covers(older, access))
+            {
+                return MissingFence::GenerationBound;
+            }
+        }
         // What the wave's atomics read but no retired fence acquired: from unretired
         // fences (their clocks), then from atomics no fence followed.
         let mut unacquired: Vec<(Released, (u64, u32))> = Vec::new();

@@ -193,6 +193,10 @@ impl Finding {
                             |n| format!("line {n}")
                         )
                     ),
+                    Some(MissingFence::GenerationBound) => format!(
+                        ": the earlier wave passed {} release generations, which the sanitizer's records tell apart only modulo that, so the release that orders them may not have been seen (this report may be false; docs/sanitizer.md)",
+                        crate::check::GENERATIONS
+                    ),
                     Some(MissingFence::Bound) => format!(
                         ": the sanitizer's release/acquire clocks passed their bound of {} waves, so the fences that would order them may not have been seen (this report may be false; docs/sanitizer.md)",
                         crate::check::CLOCK_WAVES
