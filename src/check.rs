@@ -635,7 +635,7 @@ pub fn run(args: CheckArgs) -> Result<i32> {
                 // wrote different things: the schedule is not to blame.
                 None if ends_differ => "  explained by the launch ending differently under these seeds (the faults or deadlocks above): waves that stopped did not write what the others did\n".to_string(),
                 None if !ends.is_empty() => "  no finding explains it; the launch faulted or deadlocked (above) under every seed, and what its stopped waves left undone can depend on the schedule\n".to_string(),
-                None => "  no finding explains it (atomics applied in another order, e.g. float adds, give other results too)\n".to_string(),
+                None => "  no finding explains it: atomics ran in another order, so a plain read of a word that other waves update with atomics (not a race in this model: docs/sanitizer.md) saw another value, or atomics that do not commute (float adds) gave another result\n".to_string(),
             });
         } else if args.seeds > 0 {
             out.push_str(&format!(

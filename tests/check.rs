@@ -100,6 +100,25 @@ fn sixty_five_thousand_barriers_still_order_what_they_order() {
     );
 }
 
+/// A difference no finding explains names the plain read of an atomically updated word
+/// as a cause (the histogram's missing merge barrier); it suggested only atomics
+/// applied in another order, "e.g. float adds", for a kernel of integer adds.
+#[test]
+fn an_unexplained_difference_names_reads_of_atomically_updated_words() {
+    let k = "tests/kernels/histogram_merge_no_barrier.s";
+    let (code, out, err) = wavedbg(&["check", k, "--seeds", "4"]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(out.contains(": 0 findings"), "{out}");
+    assert!(
+        out.contains("error: the result depends on the schedule: the word at out+"),
+        "{out}"
+    );
+    assert!(
+        out.contains("  no finding explains it: atomics ran in another order, so a plain read of a word that other waves update with atomics (not a race in this model: docs/sanitizer.md) saw another value"),
+        "{out}"
+    );
+}
+
 #[test]
 fn the_load_before_its_wait_is_named_with_the_load() {
     let (code, out, _) = wavedbg(&["check", "scripts/bugs/load_before_wait.s", "--json"]);

@@ -138,7 +138,7 @@ pub const HELP: &[HelpEntry] = &[
         name: "last-write",
         aliases: &[],
         usage: "last-write [SPACE:]ADDR [LEN] | last-write vN[L] | last-write uN",
-        about: "name the last write before now of memory, a vector register (one lane or any) or a uniform register of the selected wave, whether or not it changed the value (a register is written in the lanes active in EXEC): the wave, lanes, PC, instruction count and the values before and after, \"(value unchanged)\" when equal; Ctrl-C interrupts the search; repeat it to walk further back (the machine stays where it is; `goto` the count to see it)",
+        about: "name the last write before now of memory, a vector register (one lane or any) or a uniform register of the selected wave, whether or not it changed the value (a register is written in the lanes active in EXEC): the wave, lanes, PC, instruction count and the values before and after, \"(value unchanged)\" when equal; memory that does not exist (unallocated, outside its window) is an error, as for `x`; Ctrl-C interrupts the search; repeat it to walk further back (the machine stays where it is; `goto` the count to see it)",
     },
     HelpEntry {
         name: "goto",
