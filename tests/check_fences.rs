@@ -102,7 +102,7 @@ fn an_atomic_that_read_before_the_release_acquires_nothing() {
     assert_eq!(code, 1, "{out}{err}");
     assert!(out.contains(": 1 finding (1 error"), "{out}");
     assert!(
-        out.contains("between workgroups 0 and 1: the atomic at line 37 read its address before the release at line 32 (nothing waited for the release)"),
+        out.contains("between workgroups 0 and 1: the atomic at line 37 read its address before the atomic at line 32 released the access (nothing waited for the release)\n"),
         "{out}"
     );
     assert!(
@@ -116,6 +116,30 @@ fn an_atomic_that_read_before_the_release_acquires_nothing() {
     let (code, out, err) = wavedbg(&["check", &k, "--json"]);
     assert_eq!(code, 1, "{out}{err}");
     assert!(out.contains(r#""missing":"read-before-release""#), "{out}");
+}
+
+/// The same without the consumer's fence says that no acquire followed either; and in a
+/// chain, the release named is the atomic that changed the address the reader read (the
+/// middle workgroup's raise of x), not the first workgroup's raise of y, which the
+/// reader's atomic came after.
+#[test]
+fn a_read_before_the_release_names_the_release_on_that_address() {
+    let (code, out, err) = wavedbg(&["check", &kernel("message_pass_no_spin_no_inv")]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(
+        out.contains(": the atomic at line 37 read its address before the atomic at line 32 released the access (nothing waited for the release), and no acquire followed it\n"),
+        "{out}"
+    );
+    let (code, out, err) = wavedbg(&["check", &kernel("message_chain_no_spin")]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(
+        out.contains("between workgroups 0 and 2: the atomic at line 32 read its address before the atomic at line 68 released the access (nothing waited for the release)\n"),
+        "{out}"
+    );
+    assert!(
+        out.contains("  release wave 1 (workgroup 1) atomic at "),
+        "{out}"
+    );
 }
 
 /// The atomic a missing fence names is shown with the wave that executed it: in a

@@ -188,8 +188,16 @@ fn a_long_continue_keeps_the_ui_live_reports_progress_and_stops_within_100ms() {
     let stop = app.engine.last_stop().expect("stopped");
     assert_eq!(stop.reason, StopReason::Interrupted);
     assert!(app.status.0.starts_with("Interrupted"), "{}", app.status.0);
-    // One continue in the log.
-    assert_eq!(app.engine.log(), ["continue"]);
+    // The interrupted continue is logged as the commands that stop where it stopped, so
+    // a saved session replays to this point (docs/sessions.md).
+    assert_interrupted_run_logged(app.engine.log());
+}
+
+/// An interrupted run's log: `goto N` and the wave it stopped with.
+fn assert_interrupted_run_logged(log: &[String]) {
+    assert_eq!(log.len(), 2, "{log:?}");
+    assert!(log[0].starts_with("goto "), "{log:?}");
+    assert!(log[1].starts_with("wave "), "{log:?}");
 }
 
 #[test]
@@ -231,7 +239,7 @@ fn the_interrupt_command_stops_a_run() {
     assert!(!app.is_running());
     let stop = app.engine.last_stop().expect("stopped");
     assert_eq!(stop.reason, StopReason::Interrupted);
-    assert_eq!(app.engine.log(), ["continue"]);
+    assert_interrupted_run_logged(app.engine.log());
 }
 
 /// The time the process spent suspended (Ctrl-Z) is not the run's: the status line's

@@ -173,15 +173,18 @@ pub enum MissingFence {
         /// The later wave's atomic.
         acquire: FenceAtomic,
     },
-    /// The earlier wave released its access through its atomic `release`, and the
-    /// later wave acquired through an atomic `acquire` on the same address, but that
-    /// atomic read the address before the release was made: nothing made the later wave
-    /// wait for it (a flag read once instead of spun on, a ticket taken too early).
+    /// The earlier wave's access was released through the atomic `release` on an address
+    /// that the later wave's atomic `acquire` read, but that atomic read it before the
+    /// release was made: nothing made the later wave wait for it (a flag read once
+    /// instead of spun on, a ticket taken too early).
     ReadBeforeRelease {
-        /// The earlier wave's atomic.
+        /// The atomic that released the access on that address.
         release: FenceAtomic,
         /// The later wave's atomic.
         acquire: FenceAtomic,
+        /// Whether a retired acquire fence followed `acquire` (if not, that is missing
+        /// too).
+        acquired: bool,
     },
     /// The clocks that would tell passed their bound of waves (docs/sanitizer.md): a
     /// release past it was not kept, so the race may be one the program's fences order.
@@ -217,9 +220,9 @@ impl MissingFence {
             MissingFence::Release { atomic } => (Some(atomic), None),
             MissingFence::Acquire { atomic } => (None, Some(atomic)),
             MissingFence::ReleaseAndAcquire { release, acquire }
-            | MissingFence::ReadBeforeRelease { release, acquire } => {
-                (Some(release), Some(acquire))
-            }
+            | MissingFence::ReadBeforeRelease {
+                release, acquire, ..
+            } => (Some(release), Some(acquire)),
         }
     }
 }

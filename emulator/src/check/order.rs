@@ -246,30 +246,52 @@ impl AddrClock {
         found
     }
 
+    /// The first atomic on this address after count `at` that released an access of wave
+    /// `w` which `covers` accepts, (PC, wave): wave `w`'s own, or one carrying what its
+    /// wave learnt.
+    fn released_after(
+        &self,
+        w: u32,
+        at: u64,
+        covers: impl Fn(&Released) -> bool,
+    ) -> Option<(u64, u32)> {
+        let own = self
+            .undo
+            .iter()
+            .filter(|&&(n, x, _)| n > at && x == w)
+            .find(|_| self.own.get(w).is_some_and(&covers))
+            .map(|&(n, _, _)| n);
+        let carried = self.carried[self.carried.partition_point(|c| c.2 <= at)..]
+            .iter()
+            .find(|(c, _, _)| c.get(w).is_some_and(&covers))
+            .map(|&(_, by, n)| (n, by));
+        match (own, carried) {
+            (Some(n), Some((m, by))) if m < n => Some(by),
+            (Some(_), _) => self.own.get(w).and_then(|r| r.atomic),
+            (None, carried) => carried.map(|(_, by)| by),
+        }
+    }
+
     /// Joins everything it held as of count `at` into `into`, skipping wave `skip`.
     fn join_into(&self, into: &mut Clock, skip: u32, at: u64) {
         if at >= self.atomics {
             into.join(&self.own, skip);
         } else {
-            // The entries changed after `at`, as they were before their first change.
-            let mut back: Vec<(u32, Option<Released>)> = Vec::new();
+            // The entries changed after `at` taken back, newest change first, so each
+            // ends as it was before its first change (`None`: it had no entry then). Every
+            // wave an undo entry names has an entry now: entries are never removed.
+            let mut then: Vec<(u32, Option<Released>)> =
+                self.own.iter().map(|(x, r)| (x, Some(r))).collect();
             for &(n, x, before) in self.undo.iter().rev() {
                 if n <= at {
                     break;
                 }
-                match back.iter_mut().find(|e| e.0 == x) {
-                    Some(e) => e.1 = before,
-                    None => back.push((x, before)),
+                if let Ok(i) = then.binary_search_by_key(&x, |e| e.0) {
+                    then[i].1 = before;
                 }
             }
-            let own = self
-                .own
-                .iter()
-                .filter_map(|(x, r)| match back.iter().find(|e| e.0 == x) {
-                    Some(&(_, before)) => before.map(|b| (x, b)),
-                    None => Some((x, r)),
-                });
-            into.join(&Clock(own.collect()), skip);
+            let then = then.into_iter().filter_map(|(x, r)| Some((x, r?)));
+            into.join(&Clock(then.collect()), skip);
         }
         for (c, by, _) in self.carried_at(at) {
             for (w, r) in c.iter() {
@@ -279,11 +301,6 @@ impl AddrClock {
                 }
             }
         }
-    }
-
-    /// The waves it names.
-    fn len(&self) -> usize {
-        self.own.len() + self.carried.iter().map(|(c, _, _)| c.len()).sum::<usize>()
     }
 
     /// Back to empty, keeping its vectors' capacity.
@@ -352,9 +369,9 @@ struct WaveOrder {
     pending: Vec<Pending>,
     /// Its acquire fences not yet retired.
     fences: Vec<Fence>,
-    /// The atomics its retired fences acquired through, (word address, (PC, wave)), the
-    /// last [`PENDING_MAX`]: only to tell a race whose release came after them.
-    acquired: Vec<(u64, (u64, u32))>,
+    /// The atomics its retired fences acquired through, the last [`PENDING_MAX`]: only to
+    /// tell a race whose release came after them.
+    acquired: Vec<Pending>,
 }
 
 impl WaveOrder {
@@ -543,6 +560,7 @@ impl Order {
                 me.known = Arc::default();
                 me.pending = Vec::new();
                 me.fences = Vec::new();
+                me.acquired = Vec::new();
                 me.open = VecDeque::new();
                 return;
             }
@@ -557,8 +575,8 @@ impl Order {
             for f in done {
                 Arc::make_mut(&mut me.known).join(&f.clock, wave.id);
                 for p in &f.atomics {
-                    me.acquired.retain(|&(x, _)| x != p.addr);
-                    me.acquired.push((p.addr, (p.pc, p.wave)));
+                    me.acquired.retain(|q| q.addr != p.addr);
+                    me.acquired.push(*p);
                 }
             }
             let extra = me.acquired.len().saturating_sub(PENDING_MAX);
@@ -726,10 +744,15 @@ impl Order {
         }
         // The record's generation is the latest with its low bits: an access a multiple
         // of 2^11 generations older looks the same. If a release the later wave knows of
-        // covers the oldest such one, the report may be false.
+        // (or, for a read, one its unretired fences will give it) covers the oldest such
+        // one, the report may be false.
         if gen >= 1 << GEN_BITS {
             let older = gen & ((1 << GEN_BITS) - 1);
-            let fences = v.fences.iter().filter_map(|f| f.clock.get(w).copied());
+            let fences = v
+                .fences
+                .iter()
+                .filter(|_| me.access() == MemAccess::Read)
+                .filter_map(|f| f.clock.get(w).copied());
             if v.known
                 .get(w)
                 .copied()
@@ -757,26 +780,26 @@ impl Order {
             return MissingFence::Acquire { atomic: named(by) };
         }
         // A release that covers the access, made on an address the wave's atomics read
-        // (acquiring or not) only after they read it.
-        let read = v.acquired.iter().copied().rev().chain(
+        // only after they read it: from what retired fences acquired (the later wave did
+        // acquire, too early), then from atomics no retired fence followed.
+        let read = v.acquired.iter().rev().map(|p| (p, true)).chain(
             v.fences
                 .iter()
                 .rev()
                 .flat_map(|f| f.atomics.iter().rev())
                 .chain(v.pending.iter().rev())
-                .map(|p| (p.addr, (p.pc, p.wave))),
+                .map(|p| (p, false)),
         );
-        for (x, acquire) in read {
-            if let Some(release) = self
+        for (p, acquired) in read {
+            let release = self
                 .addrs
-                .get(&x)
-                .and_then(|c| c.get(w, u64::MAX))
-                .filter(|r| r.covers(gen, access))
-                .and_then(|r| r.atomic)
-            {
+                .get(&p.addr)
+                .and_then(|c| c.released_after(w, p.at, |r| r.covers(gen, access)));
+            if let Some(release) = release {
                 return MissingFence::ReadBeforeRelease {
                     release: named(release),
-                    acquire: named(acquire),
+                    acquire: named((p.pc, p.wave)),
+                    acquired,
                 };
             }
         }
@@ -823,19 +846,28 @@ impl Order {
             .waves
             .iter()
             .map(|w| {
+                let pending = std::mem::size_of::<Pending>();
                 std::mem::size_of::<WaveOrder>()
                     + w.known.len() * entry
                     + w.fences
                         .iter()
-                        .map(|f| f.clock.len() * entry)
+                        .map(|f| f.clock.len() * entry + f.atomics.len() * pending)
                         .sum::<usize>()
+                    + (w.pending.len() + w.acquired.len()) * pending
             })
             .sum();
+        let undo = std::mem::size_of::<(u64, u32, Option<Released>)>();
+        let carried = std::mem::size_of::<(Arc<Clock>, (u64, u32), u64)>();
         waves
             + self
                 .addrs
                 .values()
-                .map(|c| 16 + c.len() * entry)
+                .map(|c| {
+                    std::mem::size_of::<AddrClock>()
+                        + c.own.len() * entry
+                        + c.carried.len() * carried
+                        + c.undo.len() * undo
+                })
                 .sum::<usize>()
     }
 }

@@ -3,7 +3,7 @@
 //! memory, no release/acquire through an atomic (`order.rs`); and lanes of one store
 //! writing different values to one address.
 
-use super::shadow::{Conflict, Ref, EPOCH_MASK};
+use super::shadow::{Conflict, Ref};
 use super::{Finding, FindingKind, MemAccess, MissingFence, Sanitizer, Site};
 use crate::memory::Space;
 use crate::trace::MemTrace;
@@ -42,10 +42,11 @@ impl Sanitizer {
         });
         for (c, lane, addr) in conflicts {
             let mut other = c.prior.site(groups);
-            // A record keeps its barrier count modulo 2^16: one of this workgroup is at
-            // most that far behind the current count.
-            if let Some(low) = other.epoch.filter(|_| other.workgroup == wave.workgroup) {
-                other.epoch = Some(epoch.saturating_sub(epoch.wrapping_sub(low) & EPOCH_MASK));
+            // A record keeps its barrier count modulo 2^16; one of this workgroup that
+            // conflicts has the current count's low bits, and is not older than the
+            // last time its shared records were forgotten (hooks.rs, `release`).
+            if other.workgroup == wave.workgroup {
+                other.epoch = Some(epoch);
             }
             let missing = if ordered {
                 self.order.missing(&c.prior, &me.with_lane(lane), groups)

@@ -185,13 +185,19 @@ impl Finding {
                         atomic(release),
                         atomic(acquire)
                     ),
-                    Some(MissingFence::ReadBeforeRelease { release, acquire }) => format!(
-                        ": {} read its address before the release at {} (nothing waited for the release)",
+                    Some(MissingFence::ReadBeforeRelease {
+                        release,
+                        acquire,
+                        acquired,
+                    }) => format!(
+                        ": {} read its address before {} released the access (nothing waited for the release){}",
                         atomic(acquire),
-                        line(release.pc).map_or_else(
-                            || super::view::addr_text(release.pc),
-                            |n| format!("line {n}")
-                        )
+                        atomic(release),
+                        if acquired {
+                            ""
+                        } else {
+                            ", and no acquire followed it"
+                        }
                     ),
                     Some(MissingFence::GenerationBound) => format!(
                         ": the earlier wave passed {} release generations, which the sanitizer's records tell apart only modulo that, so the release that orders them may not have been seen (this report may be false; docs/sanitizer.md)",
