@@ -102,7 +102,7 @@ fn an_atomic_that_read_before_the_release_acquires_nothing() {
     assert_eq!(code, 1, "{out}{err}");
     assert!(out.contains(": 1 finding (1 error"), "{out}");
     assert!(
-        out.contains("between workgroups 0 and 1: the atomic at line 37 read its address before the atomic at line 32 released the access (nothing waited for the release)\n"),
+        out.contains("between workgroups 0 and 1: the atomic at line 37 read its address before the atomic at line 32 released the access (nothing waited for the release) (5 times)\n"),
         "{out}"
     );
     assert!(
