@@ -255,20 +255,20 @@ impl AddrClock {
         at: u64,
         covers: impl Fn(&Released) -> bool,
     ) -> Option<(u64, u32)> {
-        let own = self
-            .undo
-            .iter()
-            .filter(|&&(n, x, _)| n > at && x == w)
-            .find(|_| self.own.get(w).is_some_and(&covers))
-            .map(|&(n, _, _)| n);
-        let carried = self.carried[self.carried.partition_point(|c| c.2 <= at)..]
+        // Wave `w`'s own entry, when it changed after `at` and covers now: (the count of
+        // its first change after `at`, its atomic).
+        let own = self.own.get(w).filter(|r| covers(r)).and_then(|r| {
+            let (n, _, _) = self.undo.iter().find(|&&(n, x, _)| n > at && x == w)?;
+            Some((*n, r.atomic?))
+        });
+        let carried = self.carried[self.carried_at(at).len()..]
             .iter()
             .find(|(c, _, _)| c.get(w).is_some_and(&covers))
             .map(|&(_, by, n)| (n, by));
+        // The earlier of the two.
         match (own, carried) {
-            (Some(n), Some((m, by))) if m < n => Some(by),
-            (Some(_), _) => self.own.get(w).and_then(|r| r.atomic),
-            (None, carried) => carried.map(|(_, by)| by),
+            (Some(a), Some(b)) => Some(if b.0 < a.0 { b.1 } else { a.1 }),
+            (a, b) => a.or(b).map(|(_, by)| by),
         }
     }
 
