@@ -473,11 +473,24 @@ fn fence_json(m: &Machine, fence: MissingFence) -> Value {
         }),
         _ => Value::Null,
     };
-    json!({
+    let mut v = json!({
         "missing": fence.name(),
         "release": atomic(release),
         "acquire": atomic(acquire),
-    })
+    });
+    if let (MissingFence::NotRetired { barrier, counter }, Value::Object(o)) = (fence, &mut v) {
+        o.insert(
+            "barrier".into(),
+            json!({
+                "pc": barrier,
+                "line": m.program().line_at(barrier),
+                "source": source_json(m, barrier),
+                "instruction": wavedbg_emulator::debug::view::instr_text(m, barrier),
+            }),
+        );
+        o.insert("counter".into(), json!(counter.name()));
+    }
+    v
 }
 
 fn finding_json(m: &Machine, f: &Finding) -> Value {

@@ -263,3 +263,40 @@ fn json_names_the_missing_fence_and_its_atomic() {
     assert_eq!(f["fence"]["release"]["line"], 26, "{f}");
     assert_eq!(f["fence"]["release"]["workgroup"], 0, "{f}");
 }
+
+#[test]
+fn a_store_not_retired_before_a_barrier_is_a_race_across_it() {
+    let k = kernel("barrier_exchange");
+    let (code, out, err) = wavedbg(&["check", &k, "--seeds", "8", "--quantum", "1"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains(": 0 findings"), "{out}");
+
+    let k = kernel("barrier_exchange_no_wait");
+    let (code, out, err) = wavedbg(&["check", &k, "--seeds", "4"]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(out.contains(": 1 finding (1 error"), "{out}");
+    assert!(
+        out.contains(
+            "in workgroup 0, across the barrier at line 19 (epochs 0 and 1): the earlier access \
+             was not retired before its wave reached the barrier (no wait.ls between them)"
+        ),
+        "{out}"
+    );
+    assert!(out.contains("write at 0x0020 <publish>"), "{out}");
+    assert!(out.contains("read at 0x0040 <read>"), "{out}");
+
+    let (code, out, err) = wavedbg(&["check", &k, "--json"]);
+    assert_eq!(code, 1, "{err}");
+    let v: serde_json::Value = out
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).expect("JSON line"))
+        .find(|v| v["kind"] == "race")
+        .unwrap_or_else(|| panic!("no race: {out}"));
+    let fence = &v["fence"];
+    assert_eq!(fence["missing"], "not-retired", "{v}");
+    assert_eq!(fence["counter"], "ls", "{v}");
+    assert_eq!(fence["barrier"]["line"], 19, "{v}");
+    assert_eq!(fence["barrier"]["instruction"], "barrier", "{v}");
+    assert_eq!(v["other"]["epoch"], 0, "{v}");
+    assert_eq!(v["at"]["epoch"], 1, "{v}");
+}

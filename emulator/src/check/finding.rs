@@ -186,6 +186,15 @@ pub enum MissingFence {
         /// too).
         acquired: bool,
     },
+    /// The earlier access, of the later access's workgroup, came before a barrier between
+    /// them, but its wave had not retired it when it arrived there (no `wait` on its
+    /// counter): a barrier orders only retired accesses (docs/memory.md).
+    NotRetired {
+        /// PC of the barrier the earlier wave passed with the access outstanding.
+        barrier: u64,
+        /// The counter whose wait would have retired it.
+        counter: crate::isa::Counter,
+    },
     /// The clocks that would tell passed their bound of waves (docs/sanitizer.md): a
     /// release past it was not kept, so the race may be one the program's fences order.
     Bound,
@@ -198,7 +207,8 @@ pub enum MissingFence {
 
 impl MissingFence {
     /// Its name in `check --json` (`missing`): `synchronisation`, `release`, `acquire`,
-    /// `release-and-acquire`, `read-before-release`, `bound` or `generation-bound`.
+    /// `release-and-acquire`, `read-before-release`, `not-retired`, `bound` or
+    /// `generation-bound`.
     pub const fn name(self) -> &'static str {
         match self {
             MissingFence::Synchronisation => "synchronisation",
@@ -206,6 +216,7 @@ impl MissingFence {
             MissingFence::Acquire { .. } => "acquire",
             MissingFence::ReleaseAndAcquire { .. } => "release-and-acquire",
             MissingFence::ReadBeforeRelease { .. } => "read-before-release",
+            MissingFence::NotRetired { .. } => "not-retired",
             MissingFence::Bound => "bound",
             MissingFence::GenerationBound => "generation-bound",
         }
@@ -214,9 +225,10 @@ impl MissingFence {
     /// The atomics it names: the release side's and the acquire side's.
     pub const fn atomics(self) -> (Option<FenceAtomic>, Option<FenceAtomic>) {
         match self {
-            MissingFence::Synchronisation | MissingFence::Bound | MissingFence::GenerationBound => {
-                (None, None)
-            }
+            MissingFence::Synchronisation
+            | MissingFence::Bound
+            | MissingFence::GenerationBound
+            | MissingFence::NotRetired { .. } => (None, None),
             MissingFence::Release { atomic } => (Some(atomic), None),
             MissingFence::Acquire { atomic } => (None, Some(atomic)),
             MissingFence::ReleaseAndAcquire { release, acquire }

@@ -6,7 +6,7 @@
 use super::shadow::{RaceShadow, EPOCH_MASK};
 use super::{sync, MemAccess, Sanitizer, Site};
 use crate::code::Decoded;
-use crate::isa::RegFile;
+use crate::isa::{Counter, RegFile};
 use crate::memory::Space;
 use crate::wave::Wave;
 
@@ -86,18 +86,23 @@ impl Sanitizer {
             if self.checks.sync {
                 self.barrier_skips(w, wave, d, pc, exec);
             }
-            if self.checks.races && self.order.on() {
-                self.order.executed(wave, d);
+            if self.checks.races {
+                if self.order.on() {
+                    self.order.executed(wave, d);
+                }
+                if let Some(c) = d.counter.filter(|c| self.kept_on[c.index()]) {
+                    self.wave_shadow(w, wave).issues.issue(c);
+                }
             }
             if self.trace.access.is_some() {
-                self.memory(w, s, wave, pc);
+                self.memory(w, s, wave, (pc, d.counter));
             }
         }
         self.commit(count);
     }
 
-    /// Checks the current instruction's memory accesses.
-    fn memory(&mut self, w: usize, s: usize, wave: &Wave, pc: u64) {
+    /// Checks the current instruction's memory accesses (issued on `counter`).
+    fn memory(&mut self, w: usize, s: usize, wave: &Wave, (pc, counter): (u64, Option<Counter>)) {
         let Some((space, kind)) = self.trace.access else {
             return;
         };
@@ -115,7 +120,17 @@ impl Sanitizer {
             self.uninit_memory((w, s), wave, &trace, (space, access), site);
         }
         if self.checks.races && space != Space::Scratch {
-            self.races(s, wave, &trace, (space, access), (site, epoch));
+            let me = self.races(s, wave, &trace, (space, access), (site, epoch));
+            // Kept until retired: a barrier passed before then does not order it.
+            let kept = self.kept.get((pc / 4) as usize).copied().unwrap_or(false);
+            if let (Some(c), true) = (counter, kept) {
+                let empty = self
+                    .wave_shadow(w, wave)
+                    .issues
+                    .accessed(c, wave, space, me, trace);
+                self.spare = Some(empty);
+                return;
+            }
         }
         // Still empty: nothing but the semantics writes a trace.
         self.spare = Some(std::mem::replace(&mut self.trace, trace));
@@ -142,8 +157,14 @@ impl Sanitizer {
         if self.checks.sync {
             self.barrier_mismatch(group, last, epoch);
         }
-        if self.checks.races && self.order.on() {
-            self.order.barrier(group);
+        if self.checks.races {
+            if self.order.on() {
+                self.order.barrier(group);
+            }
+            if self.kept_on.contains(&true) {
+                let first = s * self.groups.per_group() as usize;
+                self.late_at_barrier(s, first, group);
+            }
         }
     }
 

@@ -23,6 +23,7 @@ mod finding;
 mod hazards;
 mod hooks;
 mod init;
+mod late;
 mod order;
 mod races;
 pub(crate) mod regs;
@@ -79,6 +80,9 @@ struct WaveShadow {
     scratch: InitBits,
     /// Registers in use by outstanding operations (`None`: to be counted again).
     busy: Option<Busy>,
+    /// Operations issued per counter, and the shared and global accesses among them that
+    /// may still be outstanding (`late.rs`; kept while races are on).
+    issues: late::WaveIssues,
 }
 
 impl WaveShadow {
@@ -116,6 +120,8 @@ struct SlotShadow {
     init: InitBits,
     /// Last accesses to each shared byte, compared by the races detector.
     race: RaceShadow,
+    /// Accesses its waves had not retired when they last passed a barrier (`late.rs`).
+    late: Vec<late::Late>,
 }
 
 /// The sanitizer's state: detectors, shadow state, findings. Cloned with the machine
@@ -129,6 +135,10 @@ pub struct Sanitizer {
     /// Per code word: whether a wave there goes on only to `end`, doing nothing
     /// ([`sync::idle_exits`]).
     idle_exits: Arc<[bool]>,
+    /// Per code word: whether its access is kept until retired, for a barrier it may be
+    /// outstanding at; per counter, whether any is (`late.rs`, [`late::kept_accesses`]).
+    kept: Arc<[bool]>,
+    kept_on: [bool; 4],
     /// `.arg` registers, preloaded in every wave.
     preloaded: u64,
     /// Which workgroup a wave id is in.
@@ -170,11 +180,14 @@ impl Sanitizer {
     ) -> Sanitizer {
         let wpg = launch.waves_per_workgroup();
         let uses: Arc<[RegUse]> = code.iter().map(RegUse::of).collect();
+        let (kept, kept_on) = late::kept_accesses(code);
         Sanitizer {
             checks,
             sets: uses.iter().map(RegSets::of).collect(),
             uses,
             idle_exits: sync::idle_exits(code),
+            kept,
+            kept_on,
             preloaded,
             groups: Groups::new(wpg),
             shared_bytes: launch.shared_bytes as u64,
@@ -228,9 +241,14 @@ impl Sanitizer {
         if checks.races && !was.races {
             self.global = RaceShadow::default();
             self.order.clear();
-            self.slots
+            self.slots.iter_mut().for_each(|s| {
+                s.race = RaceShadow::default();
+                s.late.clear();
+            });
+            // What was issued while races were off is not known: nothing is late.
+            self.waves
                 .iter_mut()
-                .for_each(|s| s.race = RaceShadow::default());
+                .for_each(|w| w.issues = Default::default());
         }
         self.checks = checks;
     }
@@ -256,7 +274,12 @@ impl Sanitizer {
         let slots: usize = self
             .slots
             .iter()
-            .map(|s| size_of::<SlotShadow>() + s.init.bytes() + s.race.bytes())
+            .map(|s| {
+                size_of::<SlotShadow>()
+                    + s.init.bytes()
+                    + s.race.bytes()
+                    + s.late.capacity() * size_of::<late::Late>()
+            })
             .sum();
         let waves: usize = self
             .waves
@@ -266,6 +289,7 @@ impl Sanitizer {
                     + w.v.capacity() * 4
                     + w.scratch.bytes()
                     + w.busy.as_ref().map_or(0, Busy::bytes)
+                    + w.issues.bytes()
             })
             .sum();
         let findings: usize = self
@@ -274,7 +298,7 @@ impl Sanitizer {
             .map(|f| size_of::<Finding>() + f.waves.len() * size_of::<WaveAt>())
             .sum();
         size_of::<Sanitizer>()
-            + self.uses.len() * (size_of::<RegUse>() + size_of::<RegSets>() + 1)
+            + self.uses.len() * (size_of::<RegUse>() + size_of::<RegSets>() + 2)
             + slots
             + waves
             + self.global.bytes()
@@ -306,6 +330,7 @@ impl Sanitizer {
                 barrier_exec: 0,
                 scratch: InitBits::default(),
                 busy: None,
+                issues: late::WaveIssues::default(),
             });
         }
         let scratch = self.scratch_bytes * LANES as u64;
@@ -332,6 +357,7 @@ impl Sanitizer {
                 barrier_exec: 0,
                 scratch: InitBits::new(scratch),
                 busy: None,
+                issues: late::WaveIssues::default(),
             };
         }
         s
@@ -364,6 +390,7 @@ impl Sanitizer {
             epoch: 0,
             init: InitBits::new(self.shared_bytes),
             race: RaceShadow::default(),
+            late: Vec::new(),
         };
     }
 

@@ -12,7 +12,7 @@ use crate::wave::{Wave, LANES};
 impl Sanitizer {
     /// The accesses `trace` of `wave` (in slot `s`, barrier epoch `epoch`) to shared or
     /// global memory (`space`, accessed as `access`) against the earlier accesses of
-    /// other waves. `site` is the instruction.
+    /// other waves. `site` is the instruction. Returns the access's record.
     pub(super) fn races(
         &mut self,
         s: usize,
@@ -20,7 +20,7 @@ impl Sanitizer {
         trace: &MemTrace,
         (space, access): (Space, MemAccess),
         (site, epoch): (Site, u32),
-    ) {
+    ) -> Ref {
         let groups = self.groups;
         let ordered = space == Space::Global && self.order.on();
         let gen = if ordered {
@@ -29,6 +29,13 @@ impl Sanitizer {
             0
         };
         let me = Ref::new(wave.id, epoch, site.pc, access).with_gen(gen);
+        if !self.slots[s].late.is_empty() {
+            let at = Site {
+                epoch: Some(epoch),
+                ..site
+            };
+            self.late_races(s, trace, (space, me, at), ordered);
+        }
         let mut conflicts: Vec<(Conflict, u8, u64)> = Vec::new();
         let shadow = match space {
             Space::Shared => &mut self.slots[s].race,
@@ -76,6 +83,7 @@ impl Sanitizer {
         if access == MemAccess::Write && trace.run.is_none() && trace.entries.len() > 1 {
             self.same_instruction(trace, space, site);
         }
+        me
     }
 
     /// Lanes of one store writing different bytes to the same address.

@@ -74,6 +74,11 @@ impl Groups {
         }
     }
 
+    /// Waves per workgroup.
+    pub fn per_group(self) -> u32 {
+        self.wpg
+    }
+
     /// The first wave of `wave`'s workgroup.
     #[inline]
     fn first(self, wave: u32) -> u32 {

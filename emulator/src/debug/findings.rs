@@ -152,7 +152,19 @@ impl Finding {
         let counter = self.counter.map_or("", |c| c.name());
         match self.kind {
             FindingKind::Race => {
-                let between = if self.other.is_some_and(|o| o.workgroup != self.at.workgroup) {
+                let line_of = |pc: u64| match line(pc) {
+                    Some(n) => format!("line {n}"),
+                    None => super::view::addr_text(pc),
+                };
+                let between = if let Some(MissingFence::NotRetired { barrier, .. }) = self.fence {
+                    format!(
+                        "in workgroup {}, across the barrier at {} (epochs {} and {})",
+                        self.at.workgroup,
+                        line_of(barrier),
+                        self.other.and_then(|o| o.epoch).unwrap_or(0),
+                        self.at.epoch.unwrap_or(0)
+                    )
+                } else if self.other.is_some_and(|o| o.workgroup != self.at.workgroup) {
                     format!(
                         "between workgroups {} and {}",
                         self.other.map_or(0, |o| o.workgroup),
@@ -198,6 +210,10 @@ impl Finding {
                         } else {
                             ", and no acquire followed it"
                         }
+                    ),
+                    Some(MissingFence::NotRetired { counter, .. }) => format!(
+                        ": the earlier access was not retired before its wave reached the barrier (no wait.{} between them), and a barrier orders only retired accesses",
+                        counter.name()
                     ),
                     Some(MissingFence::GenerationBound) => format!(
                         ": the earlier wave passed {} release generations, which the sanitizer's records tell apart only modulo that, so the release that orders them may not have been seen (this report may be false; docs/sanitizer.md)",

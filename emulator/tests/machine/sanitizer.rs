@@ -4,7 +4,9 @@
 //! space, address, register, counter). PCs are taken from the kernels' labels.
 
 use wavedbg_emulator::asm::assemble;
-use wavedbg_emulator::check::{Checks, Finding, FindingKind, MemAccess, Severity, Site, WaveLanes};
+use wavedbg_emulator::check::{
+    Checks, Finding, FindingKind, MemAccess, MissingFence, Severity, Site, WaveLanes,
+};
 use wavedbg_emulator::fault::Fault;
 use wavedbg_emulator::isa::{Counter, RegFile};
 use wavedbg_emulator::machine::{Event, LaunchOptions, Machine};
@@ -805,6 +807,208 @@ fn races_are_per_byte() {
         let r = run(&byte_stores(b));
         r.assert_finished();
         r.assert_clean(&format!("bytes 0 and {b}"));
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// 2b. Accesses not retired before a barrier
+// ---------------------------------------------------------------------------------------
+
+/// Two waves of one workgroup: wave 0 runs `WAVE0` before the barrier at `bar`, then
+/// `BETWEEN` (both waves), then a second barrier at `bar2`, then wave 1 runs `WAVE1`. Each
+/// lane touches its own word of shared memory (v1 = lane * 4) or of `out` (u[2:3]).
+fn across_barriers(wave0: &str, between: &str, wave1: &str) -> String {
+    format!(
+        "
+.workgroup 64
+.shared 128
+.buffer out, 128
+.arg u[2:3], out
+    uwaveid u0
+    vlaneid v0
+    vshli v1, v0, 2
+    vmovi v3, 1
+    br.unz u0, skip
+first: {wave0}
+skip:
+bar: barrier
+    {between}
+bar2: barrier
+    br.uz u0, done
+second: {wave1}
+done:
+    wait.all
+    end
+"
+    )
+}
+
+/// The one race of `src` (races detector, seed `seed`): asserts its sides' PCs (labels
+/// `at` and `other`), epochs, space, address, and that it names the barrier `bar` and
+/// `counter` as not retired before it.
+fn assert_not_retired(src: &str, (at, other): (&str, &str), (bar, counter): (&str, Counter)) {
+    for seed in [0, 1, 7] {
+        let r = run_with(src, RACES, opts(seed));
+        r.assert_finished();
+        let f = r.only();
+        assert_eq!(f.kind, FindingKind::Race, "seed {seed}");
+        assert_eq!(f.at.pc, r.label(at), "seed {seed}:\n{}", r.report());
+        assert_eq!(f.at.wave, 1);
+        assert_eq!(f.at.epoch, Some(2), "the later side is past both barriers");
+        let o = f.other.expect("a race has two sides");
+        assert_eq!((o.wave, o.pc), (0, r.label(other)), "seed {seed}");
+        assert_eq!(
+            o.epoch,
+            Some(0),
+            "the earlier side was issued before the barriers"
+        );
+        assert_eq!(
+            (f.at.lanes, o.lanes),
+            (ALL_LANES, ALL_LANES),
+            "each lane its word"
+        );
+        assert_eq!(f.len, 4);
+        assert_eq!(
+            f.fence,
+            Some(MissingFence::NotRetired {
+                barrier: r.label(bar),
+                counter
+            }),
+            "seed {seed}"
+        );
+        // `set check` stops right after the later access.
+        assert_eq!(r.raised, vec![(1, r.label(at))], "seed {seed}");
+        let text = f.describe(&r.m, None);
+        assert!(
+            text.contains("not retired before its wave reached the barrier")
+                && text.contains(&format!("no wait.{}", counter.name())),
+            "{text}"
+        );
+    }
+}
+
+#[test]
+fn a_shared_store_not_retired_before_a_barrier_races_with_the_reader_after_it() {
+    let load = "ld.shared.b32 v5, v1, 0";
+    let bug = across_barriers("st.shared.b32 v3, v1, 0", "", load);
+    assert_not_retired(&bug, ("second", "first"), ("bar2", Counter::Ls));
+    // Still outstanding at the second barrier: that one is named. A wait after the first
+    // barrier makes the second one order it.
+    let fixed = across_barriers("st.shared.b32 v3, v1, 0", "wait.ls 0", load);
+    assert_clean_under_seeds(&fixed, Checks::ALL, "st.shared; barrier; wait.ls; barrier");
+    let fixed = across_barriers("st.shared.b32 v3, v1, 0\n    wait.ls 0", "", load);
+    assert_clean_under_seeds(&fixed, Checks::ALL, "st.shared; wait.ls; barrier");
+}
+
+#[test]
+fn a_global_store_not_retired_before_a_barrier_races_with_the_reader_after_it() {
+    let (store, load) = (
+        "st.ubase.b32 v3, u[2:3], v1, 0",
+        "ld.ubase.b32 v5, u[2:3], v1, 0",
+    );
+    let bug = across_barriers(store, "", load);
+    assert_not_retired(&bug, ("second", "first"), ("bar2", Counter::Vst));
+    // The shared counter's wait does not retire a global store.
+    let bug = across_barriers(store, "wait.ls 0", load);
+    assert_not_retired(&bug, ("second", "first"), ("bar2", Counter::Vst));
+    let fixed = across_barriers(&format!("{store}\n    wait.vst 0"), "", load);
+    assert_clean_under_seeds(&fixed, Checks::ALL, "store; wait.vst; barrier");
+}
+
+#[test]
+fn a_load_not_retired_before_a_barrier_races_with_the_writer_after_it() {
+    // Wave 0's load may still read after wave 1's store lands.
+    let bug = across_barriers(
+        "ld.ubase.b32 v5, u[2:3], v1, 0",
+        "",
+        "st.ubase.b32 v3, u[2:3], v1, 0",
+    );
+    assert_not_retired(&bug, ("second", "first"), ("bar2", Counter::Vm));
+    let fixed = across_barriers(
+        "ld.ubase.b32 v5, u[2:3], v1, 0",
+        "wait.vm 0",
+        "st.ubase.b32 v3, u[2:3], v1, 0",
+    );
+    assert_clean_under_seeds(
+        &fixed,
+        Checks::ALL,
+        "load; barrier; wait.vm; barrier; store",
+    );
+}
+
+#[test]
+fn atomics_against_an_access_not_retired_before_a_barrier() {
+    // A plain read against an atomic is no race, retired or not.
+    let src = across_barriers(
+        "st.shared.b32 v3, v1, 0\n    wait.ls 0\n    ld.shared.b32 v5, v1, 0",
+        "",
+        "atom.shared.add.u32 v3, v1, 0",
+    );
+    assert_clean_under_seeds(&src, RACES, "a late read against an atomic");
+    // A plain write against an atomic is.
+    let src = across_barriers(
+        "st.shared.b32 v3, v1, 0",
+        "",
+        "atom.shared.add.u32 v3, v1, 0",
+    );
+    assert_not_retired(&src, ("second", "first"), ("bar2", Counter::Ls));
+    // Atomics against atomics never race.
+    let src = across_barriers(
+        "atom.shared.add.u32 v3, v1, 0",
+        "",
+        "atom.shared.add.u32 v3, v1, 0",
+    );
+    assert_clean_under_seeds(&src, RACES, "a late atomic against an atomic");
+}
+
+#[test]
+fn an_access_retired_after_another_barrier_is_forgotten() {
+    // Wave 0's store is outstanding at the first barrier and retired before the second:
+    // wave 1's read after the second is ordered, and one between the two is not.
+    let src = "
+.workgroup 64
+.shared 128
+    uwaveid u0
+    vlaneid v0
+    vshli v1, v0, 2
+    vmovi v3, 1
+    br.unz u0, skip
+first: st.shared.b32 v3, v1, 0
+skip:
+bar: barrier
+    br.uz u0, wave0
+early: ld.shared.b32 v5, v1, 0
+    wait.ls 0
+    barrier
+late: ld.shared.b32 v6, v1, 0
+    wait.ls 0
+    end
+wave0:
+    wait.ls 0
+    barrier
+    end
+";
+    assert_not_retired_once(src);
+}
+
+/// [`an_access_retired_after_another_barrier_is_forgotten`]'s one race: `early` against
+/// `first` across `bar`, at epoch 1.
+fn assert_not_retired_once(src: &str) {
+    for seed in [0, 1, 7] {
+        let r = run_with(src, RACES, opts(seed));
+        r.assert_finished();
+        let f = r.only();
+        assert_eq!(f.at.pc, r.label("early"), "seed {seed}:\n{}", r.report());
+        assert_eq!(f.at.epoch, Some(1));
+        assert_eq!(f.other.map(|o| o.pc), Some(r.label("first")));
+        assert_eq!(f.at.lanes, ALL_LANES, "every lane meets its own word");
+        assert_eq!(
+            f.fence,
+            Some(MissingFence::NotRetired {
+                barrier: r.label("bar"),
+                counter: Counter::Ls
+            })
+        );
     }
 }
 

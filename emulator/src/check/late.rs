@@ -1,0 +1,381 @@
+//! Accesses a barrier did not order: a wave's shared or global access still outstanding
+//! (not retired by its `wait.*`) when its workgroup passed a barrier. A barrier orders
+//! what each wave retired before it, as a release through an atomic does (docs/memory.md),
+//! so such an access races with another wave's access to its bytes after the barrier, one
+//! of them a plain write: on hardware the store may land, or the load read, after the
+//! other wave's access (AMD's compilers put `s_waitcnt` before `s_barrier` for this).
+//!
+//! Each wave keeps its shared and global accesses that may still be outstanding, per
+//! counter, with their issue numbers (a counter retires its oldest operations first, so
+//! an operation is outstanding while fewer than its number have retired). When its
+//! workgroup passes a barrier, the ones still outstanding become the slot's late accesses
+//! until the next barrier, where they are taken again. The later accesses of the slot's
+//! other waves are compared with them only while there are any.
+//!
+//! Only accesses that can be outstanding at a barrier are kept: those from which some
+//! path of the code reaches a `barrier` without passing a `wait` of their counter down
+//! to 0 or a `wait.all` ([`kept_accesses`], once per launch). A kernel that waits before
+//! its barriers keeps none and pays nothing per access. (A PC the debugger sets is not a
+//! path of the code: an access outstanding at a barrier reached that way may be missed.)
+
+use std::collections::VecDeque;
+use std::sync::Arc;
+
+use super::shadow::Ref;
+use super::{Finding, FindingKind, MemAccess, MissingFence, Sanitizer, Site};
+use crate::code::CodeWord;
+use crate::isa::op::{BrCond, Op};
+use crate::isa::Counter;
+use crate::memory::Space;
+use crate::trace::MemTrace;
+use crate::wave::Wave;
+
+/// One shared or global access as a wave issued it.
+#[derive(Debug, Clone)]
+pub(super) struct Issued {
+    /// Its number among the operations its wave issued on its counter (from 0).
+    seq: u64,
+    space: Space,
+    /// Its race record (wave, barrier epoch, PC, access, release generation).
+    me: Ref,
+    /// Its trace, as the semantics filled it (kept, not copied).
+    trace: Box<MemTrace>,
+}
+
+/// A wave's operations on each counter: how many it issued, and its shared and global
+/// accesses among them that may still be outstanding, oldest first.
+#[derive(Debug, Clone, Default)]
+pub(super) struct WaveIssues {
+    issued: [u64; 4],
+    accesses: [VecDeque<Issued>; 4],
+}
+
+impl WaveIssues {
+    /// An operation issued on counter `c`.
+    #[inline]
+    pub(super) fn issue(&mut self, c: Counter) {
+        self.issued[c.index()] += 1;
+    }
+
+    /// The operations of counter `c` retired, `wave` having `out` outstanding there.
+    #[inline]
+    fn retired(&self, c: Counter, wave: &Wave) -> u64 {
+        let out = wave.outstanding[c.index()].len() as u64;
+        self.issued[c.index()].saturating_sub(out)
+    }
+
+    /// Forgets the accesses of counter `c` that `wave` retired; returns the trace of the
+    /// last one forgotten, cleared.
+    #[inline]
+    fn forget_retired(&mut self, c: Counter, wave: &Wave) -> Option<Box<MemTrace>> {
+        let retired = self.retired(c, wave);
+        let q = &mut self.accesses[c.index()];
+        let mut last = None;
+        while q.front().is_some_and(|o| o.seq < retired) {
+            last = q.pop_front().map(|o| o.trace);
+        }
+        last.map(|mut t| {
+            t.clear();
+            t
+        })
+    }
+
+    /// The last operation issued on `c` (by `wave`) was the access `trace` to `space`,
+    /// recorded as `me`: kept until retired. Returns an empty trace for the next
+    /// instruction (a retired access's, so a loop allocates none).
+    #[inline]
+    pub(super) fn accessed(
+        &mut self,
+        c: Counter,
+        wave: &Wave,
+        space: Space,
+        me: Ref,
+        trace: Box<MemTrace>,
+    ) -> Box<MemTrace> {
+        let empty = self.forget_retired(c, wave);
+        self.accesses[c.index()].push_back(Issued {
+            seq: self.issued[c.index()].wrapping_sub(1),
+            space,
+            me,
+            trace,
+        });
+        empty.unwrap_or_default()
+    }
+
+    /// Its accesses still outstanding now that `wave` is at a barrier (the retired ones
+    /// forgotten), each with its counter.
+    fn outstanding(&mut self, wave: &Wave) -> impl Iterator<Item = (Counter, &Issued)> {
+        for c in Counter::ALL {
+            self.forget_retired(c, wave);
+        }
+        Counter::ALL
+            .into_iter()
+            .flat_map(|c| self.accesses[c.index()].iter().map(move |o| (c, o)))
+    }
+
+    /// Approximate heap bytes.
+    pub(super) fn bytes(&self) -> usize {
+        let trace = |t: &MemTrace| {
+            std::mem::size_of::<MemTrace>()
+                + t.entries.capacity() * std::mem::size_of::<crate::trace::TraceEntry>()
+                + t.data.capacity() * 16
+        };
+        (self.accesses.iter().flatten())
+            .map(|o| std::mem::size_of::<Issued>() + trace(&o.trace))
+            .sum()
+    }
+}
+
+/// An access its wave had not retired when its workgroup last passed a barrier.
+#[derive(Debug, Clone)]
+pub(super) struct Late {
+    access: Issued,
+    /// The counter whose wait would have retired it.
+    counter: Counter,
+    /// The barrier its wave passed with it outstanding.
+    barrier: u64,
+}
+
+impl Sanitizer {
+    /// The waves of slot `s` (`group`, resident from index `first`) pass a barrier: their
+    /// accesses still outstanding become the slot's late accesses, in place of the last
+    /// barrier's.
+    pub(super) fn late_at_barrier(&mut self, s: usize, first: usize, group: &[Wave]) {
+        let Some(slot) = self.slots.get_mut(s) else {
+            return;
+        };
+        slot.late.clear();
+        for (i, wave) in group.iter().enumerate() {
+            let Some(shadow) = self.waves.get_mut(first + i).filter(|x| x.id == wave.id) else {
+                continue;
+            };
+            // A waiting wave's PC is past its (32-bit) barrier.
+            let barrier = wave.pc.wrapping_sub(4);
+            for (counter, access) in shadow.issues.outstanding(wave) {
+                slot.late.push(Late {
+                    access: access.clone(),
+                    counter,
+                    barrier,
+                });
+            }
+        }
+    }
+
+    /// The access `trace` of `wave` (in slot `s`), recorded as `me`, against the slot's
+    /// late accesses of other waves ([`Sanitizer::late_at_barrier`]). `ordered`: whether
+    /// release/acquire through atomics may order global accesses.
+    pub(super) fn late_races(
+        &mut self,
+        s: usize,
+        trace: &MemTrace,
+        (space, me, site): (Space, Ref, Site),
+        ordered: bool,
+    ) {
+        let groups = self.groups;
+        let Some(slot) = self.slots.get(s) else {
+            return;
+        };
+        let mut found = Vec::new();
+        for late in &slot.late {
+            let prior = late.access.me;
+            if late.access.space != space
+                || prior.wave_id() == me.wave_id()
+                || !conflict(prior.access(), me.access())
+                || ordered && self.order.ordered(&prior, &me)
+            {
+                continue;
+            }
+            let (len, other_len) = (trace.len as u64, late.access.trace.len as u64);
+            for e in trace.accesses() {
+                let hit = late
+                    .access
+                    .trace
+                    .accesses()
+                    .find(|o| o.addr < e.addr + len && e.addr < o.addr + other_len);
+                if let Some(o) = hit {
+                    found.push((late, e.lane, e.addr, o.lane));
+                }
+            }
+        }
+        let found: Vec<Finding> = found
+            .into_iter()
+            .map(|(late, lane, addr, other_lane)| {
+                let mut f = Finding::new(
+                    FindingKind::Race,
+                    Site {
+                        lanes: 1 << lane,
+                        ..site
+                    },
+                );
+                f.other = Some(late.access.me.with_lane(other_lane).site(groups));
+                f.fence = Some(MissingFence::NotRetired {
+                    barrier: late.barrier,
+                    counter: late.counter,
+                });
+                f.space = Some(space);
+                f.addr = Some(addr);
+                f.len = trace.len;
+                f
+            })
+            .collect();
+        for f in found {
+            self.push(f);
+        }
+    }
+}
+
+/// Whether accesses `a` and `b` by two waves to common bytes race when nothing orders
+/// them: one of them is a plain write (atomics against atomics, and plain reads against
+/// atomics, do not; docs/sanitizer.md).
+fn conflict(a: MemAccess, b: MemAccess) -> bool {
+    a == MemAccess::Write || b == MemAccess::Write
+}
+
+/// Per code word: whether the access there can still be outstanding when its wave
+/// reaches a barrier, on some path of the code (it is kept until retired); and per
+/// counter, whether any access of it is (its issues are then counted).
+pub(super) fn kept_accesses(code: &[CodeWord]) -> (Arc<[bool]>, [bool; 4]) {
+    let n = code.len();
+    let instr = |i: usize| match code.get(i) {
+        Some(CodeWord::Instr(d)) => Some(d),
+        _ => None,
+    };
+    // Successors of each word, as a wave runs on from it.
+    let next = |i: usize| -> [Option<usize>; 2] {
+        let Some(d) = instr(i) else {
+            return [None, None];
+        };
+        let fall = Some(i + d.len as usize / 4).filter(|&j| j < n);
+        let target = || {
+            usize::try_from(i as i64 + d.instr.imm)
+                .ok()
+                .filter(|&j| j < n)
+        };
+        match d.op {
+            Op::End | Op::Barrier => [None, None],
+            Op::Branch(BrCond::Always) => [target(), None],
+            Op::Branch(_) => [fall, target()],
+            _ => [fall, None],
+        }
+    };
+    let mut preds: Vec<Vec<u32>> = vec![Vec::new(); n];
+    for i in 0..n {
+        for j in next(i).into_iter().flatten() {
+            preds[j].push(i as u32);
+        }
+    }
+    let mut keep = vec![false; n];
+    let mut any = [false; 4];
+    for c in Counter::ALL {
+        // Words from which a barrier is reachable with an access of `c` still
+        // outstanding: backwards from the barriers, stopping at waits that retire it.
+        let blocks = |i: usize| {
+            instr(i).is_some_and(|d| {
+                matches!(d.op, Op::Wait(None)) || d.op == Op::Wait(Some(c)) && d.instr.imm == 0
+            })
+        };
+        let mut reach = vec![false; n];
+        let mut todo: Vec<usize> = (0..n)
+            .filter(|&i| instr(i).is_some_and(|d| d.op == Op::Barrier))
+            .collect();
+        todo.iter().for_each(|&i| reach[i] = true);
+        while let Some(k) = todo.pop() {
+            for &p in &preds[k] {
+                let p = p as usize;
+                if !reach[p] && !blocks(p) {
+                    reach[p] = true;
+                    todo.push(p);
+                }
+            }
+        }
+        for (i, keep) in keep.iter_mut().enumerate() {
+            if instr(i).is_some_and(|d| d.counter == Some(c))
+                && next(i).into_iter().flatten().any(|j| reach[j])
+            {
+                *keep = true;
+                any[c.index()] = true;
+            }
+        }
+    }
+    (keep.into(), any)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::kept_accesses;
+    use crate::asm::assemble;
+    use crate::code::decode_code;
+
+    /// The labels of `src` whose accesses [`kept_accesses`] keeps.
+    fn kept(src: &str) -> Vec<String> {
+        let p = assemble(src, "t.s", None).expect("assembles");
+        let (keep, _) = kept_accesses(&decode_code(&p.code));
+        p.labels
+            .iter()
+            .filter(|(_, &pc)| keep[(pc / 4) as usize])
+            .map(|(name, _)| name.clone())
+            .collect()
+    }
+
+    #[test]
+    fn an_access_is_kept_when_a_path_reaches_a_barrier_before_its_wait() {
+        let src = "
+.workgroup 64
+.shared 256
+    vlaneid v0
+    vshli v1, v0, 2
+    uwaveid u0
+    umovi u1, 4
+straight: st.shared.b32 v0, v1, 0
+    barrier
+waited: st.shared.b32 v0, v1, 0
+    wait.ls 0
+    barrier
+other_counter: st.shared.b32 v0, v1, 0
+    wait.vst 0
+    barrier
+partial_wait: st.shared.b32 v0, v1, 0
+    wait.ls 1
+    barrier
+all: st.shared.b32 v0, v1, 0
+    wait.all
+    barrier
+loop: ld.shared.b32 v2, v1, 0
+    uaddi u1, u1, -1
+    br.unz u1, loop
+    wait.ls 0
+    barrier
+branch: st.shared.b32 v0, v1, 0
+    br.uz u0, skip
+    wait.ls 0
+skip:
+    barrier
+loop2: st.shared.b32 v0, v1, 0
+    uaddi u1, u1, -1
+    br.unz u1, loop2
+    br ahead
+    end
+ahead:
+    barrier
+waited_back: st.shared.b32 v0, v1, 0
+    br.unz u0, skip
+    wait.ls 0
+global: st.ubase.b32 v0, u[2:3], v1, 0
+    end
+";
+        assert_eq!(
+            kept(src),
+            [
+                "branch",
+                "loop2",
+                "other_counter",
+                "partial_wait",
+                "straight",
+                "waited_back"
+            ],
+            "kept: the accesses a barrier follows on some path with no wait of their counter \
+             to 0 (`waited_back` through its branch back to `skip`); \
+             not kept: `waited`, `all`, `loop` (a wait first), `global` (no barrier follows)"
+        );
+    }
+}
