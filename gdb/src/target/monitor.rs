@@ -144,7 +144,7 @@ fn conflicts(t: &WaveTarget, cmd: &Command) -> Option<String> {
         })
     };
     match cmd {
-        Command::Wave(id) => {
+        Command::Wave(Some(id)) => {
             let m = t.engine().machine();
             Some(match m.wave_index(*id).filter(|&i| t.listed(i)) {
                 Some(_) => {

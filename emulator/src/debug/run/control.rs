@@ -98,6 +98,24 @@ impl Engine {
         )))
     }
 
+    /// `wave` alone: the selected wave, as gdb's `thread` shows the current thread.
+    pub(super) fn current_wave_command(&self) -> Result<CommandOutput, CommandError> {
+        let w = self
+            .machine()
+            .waves
+            .get(self.selected_wave)
+            .ok_or_else(|| CommandError::refused("wave", "no wave is selected"))?;
+        Ok(CommandOutput::text(format!(
+            "[Current wave is {} (workgroup {}, wave_in_wg {}), {}]\n  {}: {}\n",
+            w.id,
+            w.workgroup,
+            w.index,
+            w.state.name(),
+            view::pc_text(self.machine(), w.pc),
+            view::instr_text(self.machine(), w.pc)
+        )))
+    }
+
     pub(super) fn lane_command(&mut self, l: u32) -> Result<CommandOutput, CommandError> {
         self.select_lane(l)
             .map_err(|e| CommandError::engine("lane", e))?;
