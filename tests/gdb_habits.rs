@@ -230,3 +230,47 @@ fn gdb_info_registers_of_an_unknown_register_says_so_plainly() {
     );
     assert!(!out.contains("Python"), "{out}");
 }
+
+/// Server and engine commands that take no argument refuse one, naming it; `monitor
+/// wave` alone shows the current wave (as gdb's `thread`); `monitor quit` says how the
+/// client ends the session, and the session goes on.
+#[test]
+fn gdb_monitor_refuses_extra_arguments_and_shows_the_current_wave() {
+    if !have("gdb") {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("tempdir");
+    let k = kernel(&dir, "bar.s", BARRIER);
+    let mut server = Server::start(&k);
+    let script = "monitor threads 5\nmonitor why foo\nmonitor launch x\nmonitor windows y\n\
+                  monitor decode 0 1 2\nmonitor info waves extra\nmonitor info breakpoints 3\n\
+                  monitor continue 2\nmonitor help why\n\
+                  thread 2\nmonitor wave\nmonitor quit\nmonitor exit\nprint $pc\nkill\n";
+    let out = gdb("gdb", &server, script, false, None);
+    check(
+        &out,
+        &server,
+        &[
+            "`threads` takes no argument (unexpected `5`)",
+            "`why` takes no argument (unexpected `foo`)",
+            "`launch` takes no argument (unexpected `x`)",
+            "`windows` takes no argument (unexpected `y`)",
+            "`decode` takes at most ADDR and N (unexpected `2`)",
+            "`info waves` takes no argument (unexpected `extra`)",
+            "`info breakpoints` takes no argument (unexpected `3`)",
+            "`continue` takes no argument (unexpected `2`)",
+            "why",
+            "[Current wave is 1 (workgroup 0, wave_in_wg 1), ready]",
+            "the client ends the session, not `monitor`: gdb's `detach`",
+            "$1 = (void (*)()) 0x0",
+        ],
+    );
+    assert_eq!(
+        out.matches("the client ends the session").count(),
+        2,
+        "{out}"
+    );
+    assert!(!out.contains("needs a wave id"), "{out}");
+    assert!(!out.contains("usage: help lists every command"), "{out}");
+    assert!(server.wait_exit(Duration::from_secs(10)).is_some());
+}
