@@ -274,3 +274,60 @@ fn gdb_monitor_refuses_extra_arguments_and_shows_the_current_wave() {
     assert!(!out.contains("usage: help lists every command"), "{out}");
     assert!(server.wait_exit(Duration::from_secs(10)).is_some());
 }
+
+/// A faulting instruction changes nothing but the wave's state, and the history counts it
+/// as the wave's instruction: gdb's `reverse-stepi` right after the fault goes back to
+/// right before it (the same PC, the wave ready to execute it again), the next one to
+/// the instruction before, exactly as the engine's (the REPL's) `reverse-stepi` does.
+#[test]
+fn gdb_reverse_stepi_after_a_fault_matches_the_engine() {
+    if !have("gdb") {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("tempdir");
+    let k = kernel(&dir, "fault.s", FAULT);
+    let mut server = Server::start(&k);
+    let script = "continue\nreverse-stepi\nprint $pc\nmonitor info waves\nmonitor why\n\
+                  reverse-stepi\nprint $pc\nmonitor info waves\nkill\n";
+    let out = gdb("gdb", &server, script, false, None);
+    check(
+        &out,
+        &server,
+        &[
+            "received signal SIGSEGV",
+            "The fault at 0x000c <bad> is undone: the faulting instruction changed nothing",
+            "$1 = (void (*)()) 0xc",
+            "ready        0x000c <bad>",
+            "wave 0 (workgroup 0) [count 2]",
+            "$2 = (void (*)()) 0x4",
+            "ready        0x0004",
+        ],
+    );
+    assert_eq!(
+        out.matches("is undone").count(),
+        1,
+        "only the step that undid it:\n{out}"
+    );
+    assert!(server.wait_exit(Duration::from_secs(10)).is_some());
+    // The engine, through a replayed script (what the REPL runs), says the same.
+    let cmds = kernel(
+        &dir,
+        "r.cmd",
+        "continue\nreverse-stepi\ninfo waves\nreverse-stepi\ninfo waves\n",
+    );
+    let repl = std::process::Command::new(bin())
+        .args(["replay", "--kernel"])
+        .arg(&k)
+        .arg(&cmds)
+        .output()
+        .expect("replay");
+    let text = String::from_utf8_lossy(&repl.stdout);
+    for want in [
+        "wave 0 (workgroup 0) [count 2]",
+        "The fault at 0x000c <bad> is undone",
+        "ready        0x000c <bad>",
+        "ready        0x0004",
+    ] {
+        assert!(text.contains(want), "{want}:\n{text}");
+    }
+}

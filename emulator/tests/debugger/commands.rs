@@ -731,3 +731,40 @@ fn boolean_settings_read_values_as_gdb_does() {
     }
     assert!(parse("set check all maybe").is_err());
 }
+
+/// `reverse-stepi` right after a fault: the faulting instruction counts as the wave's
+/// instruction and changed nothing but its state, so the PC stays, the wave is ready
+/// again, and the output says the fault was undone; the next one moves the PC back.
+#[test]
+fn reverse_stepi_after_a_fault_says_the_fault_was_undone() {
+    let src = "\
+.kernel fault
+.workgroup 32
+.grid 1
+.buffer out, 64
+.arg u[0:1], out
+    vlaneid v0
+    vshli v1, v0, 2
+bad:
+    st.ubase.b32 v0, u[0:1], v1, 0
+    wait.vst 0
+    end
+";
+    let mut e = engine(src);
+    let stop = out(&mut e, "continue");
+    assert!(
+        matches!(stop.stop.map(|s| s.reason), Some(StopReason::Fault(_))),
+        "{}",
+        stop.text
+    );
+    let back = out(&mut e, "reverse-stepi").text;
+    assert!(
+        back.contains("The fault at 0x000c <bad> is undone"),
+        "{back}"
+    );
+    let w = &e.machine().waves[0];
+    assert_eq!((w.pc, w.state), (0xc, WaveState::Ready));
+    let again = out(&mut e, "reverse-stepi").text;
+    assert!(!again.contains("undone"), "{again}");
+    assert_eq!(e.machine().waves[0].pc, 0x4);
+}

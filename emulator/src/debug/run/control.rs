@@ -37,7 +37,12 @@ impl Engine {
                 "reverse-stepi 0: nothing to undo.\n".into(),
             ));
         }
-        self.resumed(|e| e.reverse_step(n))
+        let (stop, note) = self.reverse_step_explained(n);
+        let mut out = self.stopped(stop);
+        if let Some(note) = note {
+            out.text.push_str(&note);
+        }
+        Ok(out)
     }
 
     /// Commands run one at a time, so no run is in progress when this one runs; front ends
