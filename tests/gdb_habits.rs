@@ -331,3 +331,90 @@ fn gdb_reverse_stepi_after_a_fault_matches_the_engine() {
         assert!(text.contains(want), "{want}:\n{text}");
     }
 }
+
+/// At the end of the kernel: a client that detaches at the final stop and one that
+/// attaches then find that stop (`?` names it: every wave exited, its memory readable),
+/// and its next resumption is the process's exit (W00), never a stale live thread; after
+/// the exit the next client finds the launch started again, at its first instruction.
+#[test]
+fn gdb_after_the_end_of_the_kernel_and_a_reattach_sees_the_exit() {
+    if !have("gdb") {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("tempdir");
+    let k = kernel(&dir, "bar.s", BARRIER);
+    let server = Server::start(&k);
+    let out = gdb("gdb", &server, "continue\ndetach\n", false, None);
+    check(&out, &server, &["All waves exited", "detached"]);
+    let script = "set debug remote 1\ninfo threads\nmonitor why\ncontinue\n";
+    let dir2 = tempfile::tempdir().expect("tempdir");
+    let file = dir2.path().join("script.gdb");
+    std::fs::write(&file, script).expect("write script");
+    let mut cmd = std::process::Command::new("gdb");
+    cmd.args(["-nx", "-batch", "-ex", "set debug remote 1", "-ex"])
+        .arg(format!("target remote {}", server.addr))
+        .arg("-x")
+        .arg(&file);
+    let out = run_client(cmd, Duration::from_secs(60), None);
+    check(
+        &out,
+        &server,
+        &[
+            // `?` answers the final stop (SIGSTOP in the stop's wave), not a live thread.
+            "Packet received: T11thread:p01.01;",
+            "wave_in_wg 0, exited",
+            "All waves exited",
+            "Packet received: W00",
+            "[Inferior 1 (process 1) exited normally]",
+        ],
+    );
+    assert!(
+        !out.contains("ready, exec"),
+        "a live thread after the end:\n{out}"
+    );
+    // The launch ended: the next client starts it again.
+    let out = gdb("gdb", &server, "info threads\nkill\n", false, None);
+    check(&out, &server, &["wave_in_wg 0, ready", "killed"]);
+}
+
+/// gdb's `stepi` of a wave at a barrier whose other waves have not arrived: with gdb's
+/// default scheduler-locking (`replay`: the other threads run while one steps) the step
+/// completes, running the others to the barrier; with `step` (scripts/wavedbg.gdb's) or
+/// `on` it stops at once with SIGSTOP and the reason. Never a hang.
+#[test]
+fn gdb_stepi_over_a_barrier_completes_or_says_why() {
+    if !have("gdb") {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("tempdir");
+    let k = kernel(&dir, "bar.s", BARRIER);
+    let started = Instant::now();
+    let mut server = Server::start(&k);
+    let script = "stepi 2\nprint $pc\nstepi\nprint $pc\ninfo threads\nkill\n";
+    let out = gdb("gdb", &server, script, false, None);
+    check(
+        &out,
+        &server,
+        &[
+            "$1 = (void (*)()) 0x8",
+            "[wave 0 (workgroup 0) exited]",
+            "$2 = (void (*)()) 0xc",
+            "wave_in_wg 1, ready, exec 0xffffffff)  0x0000000000000008",
+        ],
+    );
+    assert!(server.wait_exit(Duration::from_secs(10)).is_some());
+    let mut server = Server::start(&k);
+    let script = "set scheduler-locking step\nstepi 2\nstepi\nprint $pc\nkill\n";
+    let out = gdb("gdb", &server, script, false, None);
+    check(
+        &out,
+        &server,
+        &[
+            "received signal SIGSTOP",
+            "which are frozen",
+            "$1 = (void (*)()) 0x8",
+        ],
+    );
+    assert!(server.wait_exit(Duration::from_secs(10)).is_some());
+    assert!(started.elapsed() < Duration::from_secs(60));
+}
