@@ -230,3 +230,191 @@ fn gdb_info_registers_of_an_unknown_register_says_so_plainly() {
     );
     assert!(!out.contains("Python"), "{out}");
 }
+
+/// Server and engine commands that take no argument refuse one, naming it; `monitor
+/// wave` alone shows the current wave (as gdb's `thread`); `monitor quit` says how the
+/// client ends the session, and the session goes on.
+#[test]
+fn gdb_monitor_refuses_extra_arguments_and_shows_the_current_wave() {
+    if !have("gdb") {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("tempdir");
+    let k = kernel(&dir, "bar.s", BARRIER);
+    let mut server = Server::start(&k);
+    let script = "monitor threads 5\nmonitor why foo\nmonitor launch x\nmonitor windows y\n\
+                  monitor decode 0 1 2\nmonitor info waves extra\nmonitor info breakpoints 3\n\
+                  monitor continue 2\nmonitor help why\n\
+                  thread 2\nmonitor wave\nmonitor quit\nmonitor exit\nprint $pc\nkill\n";
+    let out = gdb("gdb", &server, script, false, None);
+    check(
+        &out,
+        &server,
+        &[
+            "`threads` takes no argument (unexpected `5`)",
+            "`why` takes no argument (unexpected `foo`)",
+            "`launch` takes no argument (unexpected `x`)",
+            "`windows` takes no argument (unexpected `y`)",
+            "`decode` takes at most ADDR and N (unexpected `2`)",
+            "`info waves` takes no argument (unexpected `extra`)",
+            "`info breakpoints` takes no argument (unexpected `3`)",
+            "`continue` takes no argument (unexpected `2`)",
+            "why",
+            "[Current wave is 1 (workgroup 0, wave_in_wg 1), ready]",
+            "the client ends the session, not `monitor`: gdb's `detach`",
+            "$1 = (void (*)()) 0x0",
+        ],
+    );
+    assert_eq!(
+        out.matches("the client ends the session").count(),
+        2,
+        "{out}"
+    );
+    assert!(!out.contains("needs a wave id"), "{out}");
+    assert!(!out.contains("usage: help lists every command"), "{out}");
+    assert!(server.wait_exit(Duration::from_secs(10)).is_some());
+}
+
+/// A faulting instruction changes nothing but the wave's state, and the history counts it
+/// as the wave's instruction: gdb's `reverse-stepi` right after the fault goes back to
+/// right before it (the same PC, the wave ready to execute it again), the next one to
+/// the instruction before, exactly as the engine's (the REPL's) `reverse-stepi` does.
+#[test]
+fn gdb_reverse_stepi_after_a_fault_matches_the_engine() {
+    if !have("gdb") {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("tempdir");
+    let k = kernel(&dir, "fault.s", FAULT);
+    let mut server = Server::start(&k);
+    let script = "continue\nreverse-stepi\nprint $pc\nmonitor info waves\nmonitor why\n\
+                  reverse-stepi\nprint $pc\nmonitor info waves\nkill\n";
+    let out = gdb("gdb", &server, script, false, None);
+    check(
+        &out,
+        &server,
+        &[
+            "received signal SIGSEGV",
+            "The fault at 0x000c <bad> is undone: the faulting instruction changed nothing",
+            "$1 = (void (*)()) 0xc",
+            "ready        0x000c <bad>",
+            "wave 0 (workgroup 0) [count 2]",
+            "$2 = (void (*)()) 0x4",
+            "ready        0x0004",
+        ],
+    );
+    assert_eq!(
+        out.matches("is undone").count(),
+        1,
+        "only the step that undid it:\n{out}"
+    );
+    assert!(server.wait_exit(Duration::from_secs(10)).is_some());
+    // The engine, through a replayed script (what the REPL runs), says the same.
+    let cmds = kernel(
+        &dir,
+        "r.cmd",
+        "continue\nreverse-stepi\ninfo waves\nreverse-stepi\ninfo waves\n",
+    );
+    let repl = std::process::Command::new(bin())
+        .args(["replay", "--kernel"])
+        .arg(&k)
+        .arg(&cmds)
+        .output()
+        .expect("replay");
+    let text = String::from_utf8_lossy(&repl.stdout);
+    for want in [
+        "wave 0 (workgroup 0) [count 2]",
+        "The fault at 0x000c <bad> is undone",
+        "ready        0x000c <bad>",
+        "ready        0x0004",
+    ] {
+        assert!(text.contains(want), "{want}:\n{text}");
+    }
+}
+
+/// At the end of the kernel: a client that detaches at the final stop and one that
+/// attaches then find that stop (`?` names it: every wave exited, its memory readable),
+/// and its next resumption is the process's exit (W00), never a stale live thread; after
+/// the exit the next client finds the launch started again, at its first instruction.
+#[test]
+fn gdb_after_the_end_of_the_kernel_and_a_reattach_sees_the_exit() {
+    if !have("gdb") {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("tempdir");
+    let k = kernel(&dir, "bar.s", BARRIER);
+    let server = Server::start(&k);
+    let out = gdb("gdb", &server, "continue\ndetach\n", false, None);
+    check(&out, &server, &["All waves exited", "detached"]);
+    let script = "set debug remote 1\ninfo threads\nmonitor why\ncontinue\n";
+    let dir2 = tempfile::tempdir().expect("tempdir");
+    let file = dir2.path().join("script.gdb");
+    std::fs::write(&file, script).expect("write script");
+    let mut cmd = std::process::Command::new("gdb");
+    cmd.args(["-nx", "-batch", "-ex", "set debug remote 1", "-ex"])
+        .arg(format!("target remote {}", server.addr))
+        .arg("-x")
+        .arg(&file);
+    let out = run_client(cmd, Duration::from_secs(60), None);
+    check(
+        &out,
+        &server,
+        &[
+            // `?` answers the final stop (SIGSTOP in the stop's wave), not a live thread.
+            "Packet received: T11thread:p01.01;",
+            "wave_in_wg 0, exited",
+            "All waves exited",
+            "Packet received: W00",
+            "[Inferior 1 (process 1) exited normally]",
+        ],
+    );
+    assert!(
+        !out.contains("ready, exec"),
+        "a live thread after the end:\n{out}"
+    );
+    // The launch ended: the next client starts it again.
+    let out = gdb("gdb", &server, "info threads\nkill\n", false, None);
+    check(&out, &server, &["wave_in_wg 0, ready", "killed"]);
+}
+
+/// gdb's `stepi` of a wave at a barrier whose other waves have not arrived: with gdb's
+/// default scheduler-locking (`replay`: the other threads run while one steps) the step
+/// completes, running the others to the barrier; with `step` (scripts/wavedbg.gdb's) or
+/// `on` it stops at once with SIGSTOP and the reason. Never a hang.
+#[test]
+fn gdb_stepi_over_a_barrier_completes_or_says_why() {
+    if !have("gdb") {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("tempdir");
+    let k = kernel(&dir, "bar.s", BARRIER);
+    let started = Instant::now();
+    let mut server = Server::start(&k);
+    let script = "stepi 2\nprint $pc\nstepi\nprint $pc\ninfo threads\nkill\n";
+    let out = gdb("gdb", &server, script, false, None);
+    check(
+        &out,
+        &server,
+        &[
+            "$1 = (void (*)()) 0x8",
+            "[wave 0 (workgroup 0) exited]",
+            "$2 = (void (*)()) 0xc",
+            "wave_in_wg 1, ready, exec 0xffffffff)  0x0000000000000008",
+        ],
+    );
+    assert!(server.wait_exit(Duration::from_secs(10)).is_some());
+    let mut server = Server::start(&k);
+    let script = "set scheduler-locking step\nstepi 2\nstepi\nprint $pc\nkill\n";
+    let out = gdb("gdb", &server, script, false, None);
+    check(
+        &out,
+        &server,
+        &[
+            "received signal SIGSTOP",
+            "which are frozen",
+            "$1 = (void (*)()) 0x8",
+        ],
+    );
+    assert!(server.wait_exit(Duration::from_secs(10)).is_some());
+    assert!(started.elapsed() < Duration::from_secs(60));
+}

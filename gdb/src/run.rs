@@ -185,7 +185,13 @@ impl WaveTarget {
             Plan::ReverseStep(w) => {
                 // The wave gdb names is the one that goes back.
                 let _ = self.engine.select_wave_index(w);
-                self.engine.reverse_step(1)
+                let (stop, note) = self.engine.reverse_step_explained(1);
+                // Right after a fault the PC stays (the fault is undone): say so.
+                let mut out = self.outcome(stop);
+                if let Some(note) = note {
+                    out.console.push_str(&note);
+                }
+                return out;
             }
             Plan::ReverseCont => self.engine.reverse_continue(),
         };

@@ -334,7 +334,26 @@ fn malformed_commands_say_what_is_wrong_and_show_the_usage() {
         ("advance", "`advance` needs a location"),
         ("until nowhere", "no label `nowhere`"),
         ("u 0x2", "0x2 is not the start of an instruction"),
-        ("wave", "`wave` needs a wave id"),
+        ("wave 1 2", "`1 2` is not a number"),
+        ("why foo", "`why` takes no argument (unexpected `foo`)"),
+        ("continue 2", "`continue` takes no argument (unexpected `2`)"),
+        ("finish now", "`finish` takes no argument (unexpected `now`)"),
+        ("interrupt x", "`interrupt` takes no argument (unexpected `x`)"),
+        (
+            "reverse-continue 3",
+            "`reverse-continue` takes no argument (unexpected `3`)",
+        ),
+        ("backtrace full", "`backtrace` takes no argument (unexpected `full`)"),
+        ("info waves 5", "`info waves` takes no argument (unexpected `5`)"),
+        ("info threads x", "`info threads` takes no argument (unexpected `x`)"),
+        (
+            "info breakpoints 1",
+            "`info breakpoints` takes no argument (unexpected `1`)",
+        ),
+        (
+            "info findings all",
+            "`info findings` takes no argument (unexpected `all`)",
+        ),
         ("wave 4", "no resident wave 4 (resident: 0, 1, 2, 3)"),
         ("thread x", "`x` is not a number"),
         ("lane", "`lane` needs a lane"),
@@ -438,6 +457,20 @@ fn malformed_commands_say_what_is_wrong_and_show_the_usage() {
     assert!(e.breakpoints().is_empty() && e.watchpoints().is_empty());
     assert_eq!(e.selected_lane, 0);
     assert_eq!(e.selected_wave, 0);
+}
+
+/// `wave` alone shows the selected wave and changes nothing, as gdb's `thread` alone.
+#[test]
+fn wave_alone_shows_the_selected_wave() {
+    let mut e = engine(BARRIER);
+    out(&mut e, "wave 1");
+    let shown = out(&mut e, "wave").text;
+    assert!(
+        shown.starts_with("[Current wave is 1 (workgroup 0, wave_in_wg 1), ready]\n  0x0000"),
+        "{shown}"
+    );
+    assert_eq!(e.selected_wave, 1);
+    assert_eq!(e.machine().stats.wave_instructions, 0);
 }
 
 #[test]
@@ -697,4 +730,41 @@ fn boolean_settings_read_values_as_gdb_does() {
         assert_eq!(parse(text), Ok(Some(want)), "{text}");
     }
     assert!(parse("set check all maybe").is_err());
+}
+
+/// `reverse-stepi` right after a fault: the faulting instruction counts as the wave's
+/// instruction and changed nothing but its state, so the PC stays, the wave is ready
+/// again, and the output says the fault was undone; the next one moves the PC back.
+#[test]
+fn reverse_stepi_after_a_fault_says_the_fault_was_undone() {
+    let src = "\
+.kernel fault
+.workgroup 32
+.grid 1
+.buffer out, 64
+.arg u[0:1], out
+    vlaneid v0
+    vshli v1, v0, 2
+bad:
+    st.ubase.b32 v0, u[0:1], v1, 0
+    wait.vst 0
+    end
+";
+    let mut e = engine(src);
+    let stop = out(&mut e, "continue");
+    assert!(
+        matches!(stop.stop.map(|s| s.reason), Some(StopReason::Fault(_))),
+        "{}",
+        stop.text
+    );
+    let back = out(&mut e, "reverse-stepi").text;
+    assert!(
+        back.contains("The fault at 0x000c <bad> is undone"),
+        "{back}"
+    );
+    let w = &e.machine().waves[0];
+    assert_eq!((w.pc, w.state), (0xc, WaveState::Ready));
+    let again = out(&mut e, "reverse-stepi").text;
+    assert!(!again.contains("undone"), "{again}");
+    assert_eq!(e.machine().waves[0].pc, 0x4);
 }

@@ -144,7 +144,7 @@ fn conflicts(t: &WaveTarget, cmd: &Command) -> Option<String> {
         })
     };
     match cmd {
-        Command::Wave(id) => {
+        Command::Wave(Some(id)) => {
             let m = t.engine().machine();
             Some(match m.wave_index(*id).filter(|&i| t.listed(i)) {
                 Some(_) => {
@@ -292,6 +292,9 @@ pub fn decode(t: &WaveTarget, args: &str) -> String {
     let (addr, n) = match words.as_slice() {
         [a] => (number(a), Some(1)),
         [a, n] => (number(a), number(n)),
+        [_, _, extra, ..] => {
+            return format!("`decode` takes at most ADDR and N (unexpected `{extra}`)\n{USAGE}")
+        }
         _ => (None, None),
     };
     let (Some(addr), Some(n)) = (addr, n) else {
@@ -331,13 +334,45 @@ pub fn launch(t: &WaveTarget) -> String {
     )
 }
 
+/// The refusal of an argument given to a server command that takes none, naming it.
+fn unexpected(word: &str, rest: &str) -> Option<String> {
+    let extra = rest.split_whitespace().next()?;
+    Some(format!(
+        "`{word}` takes no argument (unexpected `{extra}`)\n"
+    ))
+}
+
+/// What `quit` (and its aliases) says: the client ends the session, not a monitor command.
+const QUIT: &str = "\
+the client ends the session, not `monitor`: gdb's `detach` (or `quit`, which detaches) \
+leaves the kernel as it is for the next client, and `kill` ends the kernel and the server \
+(lldb: `process detach`, `process kill`)\n";
+
+/// `wave` alone on the last stop's exited wave, which the engine no longer has.
+fn current_ghost(t: &WaveTarget) -> Option<String> {
+    let w = t.ghost_wave()?;
+    Some(format!(
+        "[Current wave is {} (workgroup {}, wave_in_wg {}), exited; thread id {}]\n",
+        w.id,
+        w.workgroup,
+        w.index,
+        w.id as u64 + 1
+    ))
+}
+
 /// Runs one monitor command line and returns its output.
 pub fn run(t: &mut WaveTarget, line: &str) -> String {
     let line = line.trim();
     let (word, rest) = line
         .split_once(char::is_whitespace)
         .map_or((line, ""), |(w, r)| (w, r.trim()));
+    if matches!(word, "why" | "threads" | "launch" | "windows") {
+        if let Some(refusal) = unexpected(word, rest) {
+            return refusal;
+        }
+    }
     match word {
+        w if wavedbg_emulator::debug::driver::QUIT_WORDS.contains(&w) => return QUIT.into(),
         "why" if t.no_process => return NO_PROCESS.into(),
         "why" => return why(t),
         "threads" => return threads(t),
@@ -371,6 +406,9 @@ pub fn run(t: &mut WaveTarget, line: &str) -> String {
     }
     if t.no_process && needs_process(cmd) {
         return NO_PROCESS.into();
+    }
+    if let (Command::Wave(None), Some(text)) = (cmd, current_ghost(t)) {
+        return text;
     }
     if t.on_ghost && views_selected_wave(cmd) {
         return on_exited_wave(t);
@@ -468,6 +506,38 @@ pub(crate) mod tests {
         );
         assert!(run(&mut t, "info waves").contains("not running"));
         assert!(run(&mut t, "info breakpoints").starts_with("No breakpoints"));
+    }
+
+    /// Commands that take no argument name the one given; `wave` alone shows the current
+    /// wave; `quit` says how the client ends the session and ends nothing.
+    #[test]
+    fn extra_arguments_are_named_and_wave_alone_shows_the_current_wave() {
+        let mut t = target();
+        for (line, extra) in [
+            ("threads 5", "5"),
+            ("why foo", "foo"),
+            ("launch x", "x"),
+            ("windows y z", "y"),
+            ("info waves extra", "extra"),
+            ("continue 2", "2"),
+        ] {
+            let out = run(&mut t, line);
+            assert!(
+                out.contains(&format!("takes no argument (unexpected `{extra}`)")),
+                "{line}: {out}"
+            );
+        }
+        assert!(run(&mut t, "decode 0 1 2").contains("(unexpected `2`)"));
+        let shown = run(&mut t, "wave");
+        assert!(
+            shown.starts_with("[Current wave is 0 (workgroup 0, wave_in_wg 0), ready]"),
+            "{shown}"
+        );
+        for line in ["quit", "q", "exit"] {
+            assert_eq!(run(&mut t, line), QUIT, "{line}");
+        }
+        t.no_process = true;
+        assert_eq!(run(&mut t, "wave"), NO_PROCESS);
     }
 
     /// `decode` lists address, length and text of each instruction from the one asked,

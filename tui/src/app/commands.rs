@@ -200,7 +200,7 @@ impl App {
             i = (i + delta).rem_euclid(n);
             let w = &m.waves[i as usize];
             if m.wave_index(w.id) == Some(i as usize) {
-                self.submit_commands(vec![Command::Wave(w.id)]);
+                self.submit_commands(vec![Command::Wave(Some(w.id))]);
                 return;
             }
         }
@@ -212,7 +212,7 @@ impl App {
             return;
         };
         if i != self.engine.selected_wave {
-            self.submit_commands(vec![Command::Wave(w.id)]);
+            self.submit_commands(vec![Command::Wave(Some(w.id))]);
         }
     }
 }

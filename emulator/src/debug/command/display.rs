@@ -261,7 +261,8 @@ impl Display for Command {
             | Command::Until(None)
             | Command::Why
             | Command::Context => f.write_str(name),
-            Command::Wave(n) => write!(f, "wave {n}"),
+            Command::Wave(Some(n)) => write!(f, "wave {n}"),
+            Command::Wave(None) => write!(f, "wave"),
             Command::Lane(n) => write!(f, "lane {n}"),
             Command::Info(i) => write!(f, "info {i}"),
             Command::Print {

@@ -221,8 +221,8 @@ pub const HELP: &[HelpEntry] = &[
     HelpEntry {
         name: "wave",
         aliases: &["thread"],
-        usage: "wave N",
-        about: "select wave N (global wave id)",
+        usage: "wave [N]",
+        about: "select wave N (global wave id); alone, show the selected wave",
     },
     HelpEntry {
         name: "lane",

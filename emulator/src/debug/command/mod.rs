@@ -404,8 +404,8 @@ pub enum Command {
     Up(u32),
     /// `down [N]`: refused as gdb refuses it at the innermost frame.
     Down(u32),
-    /// `wave N`: select the wave with global id N.
-    Wave(u32),
+    /// `wave N`: select the wave with global id N; `wave` alone shows the selected one.
+    Wave(Option<u32>),
     /// `lane N`: select lane N (checked to be 0-31 when it runs).
     Lane(u32),
     /// `info ...`.

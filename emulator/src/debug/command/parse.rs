@@ -398,6 +398,16 @@ pub fn parse(line: &str) -> Result<Option<Command>, ParseError> {
         }
     };
     let count_or_one = |s: &str| if s.is_empty() { Ok(1) } else { l.number(s) };
+    // A command that takes no argument refuses one, naming it (never ignores it).
+    let bare = |cmd: Command| -> Result<Command, ParseError> {
+        match rest.split_whitespace().next() {
+            None => Ok(cmd),
+            Some(extra) => Err(l.error_at(
+                extra,
+                format!("`{name}` takes no argument (unexpected `{extra}`)"),
+            )),
+        }
+    };
     let cmd = match name {
         "break" | "tbreak" => {
             need("a location")?;
@@ -491,7 +501,7 @@ pub fn parse(line: &str) -> Result<Option<Command>, ParseError> {
                 condition: condition(&l, cond)?,
             }
         }
-        "continue" => Command::Continue,
+        "continue" => bare(Command::Continue)?,
         "stepi" => {
             let word = |w: &str| {
                 rest.strip_prefix(w)
@@ -513,7 +523,7 @@ pub fn parse(line: &str) -> Result<Option<Command>, ParseError> {
         "reverse-stepi" => Command::ReverseStepi(count_or_one(rest)?),
         "reverse-step" => Command::ReverseStep(count_or_one(rest)?),
         "reverse-next" => Command::ReverseNext(count_or_one(rest)?),
-        "reverse-continue" => Command::ReverseContinue,
+        "reverse-continue" => bare(Command::ReverseContinue)?,
         "last-write" => {
             need("a memory address or a register")?;
             Command::LastWrite(last_write_target(&l, rest)?)
@@ -546,19 +556,14 @@ pub fn parse(line: &str) -> Result<Option<Command>, ParseError> {
                 Command::Advance(l.location(rest)?)
             }
         }
-        "finish" => Command::Finish,
-        "interrupt" => Command::Interrupt,
-        "restart" | "run" | "start" | "backtrace" => {
-            if !rest.is_empty() {
-                return Err(l.error_at(rest, format!("`{name}` takes no argument")));
-            }
-            match name {
-                "restart" => Command::Restart,
-                "run" => Command::Run,
-                "start" => Command::Start,
-                _ => Command::Backtrace,
-            }
-        }
+        "finish" => bare(Command::Finish)?,
+        "interrupt" => bare(Command::Interrupt)?,
+        "restart" | "run" | "start" | "backtrace" => bare(match name {
+            "restart" => Command::Restart,
+            "run" => Command::Run,
+            "start" => Command::Start,
+            _ => Command::Backtrace,
+        })?,
         "frame" => Command::Frame(optional_id(rest)?),
         "up" => Command::Up(if rest.is_empty() {
             1
@@ -570,11 +575,9 @@ pub fn parse(line: &str) -> Result<Option<Command>, ParseError> {
         } else {
             l.number32(rest)?
         }),
-        "why" => Command::Why,
-        "wave" => {
-            need("a wave id")?;
-            Command::Wave(l.number32(rest)?)
-        }
+        "why" => bare(Command::Why)?,
+        // Without an id, the selected wave (as gdb's `thread` shows the current thread).
+        "wave" => Command::Wave(optional_id(rest)?),
         "lane" => {
             need("a lane")?;
             Command::Lane(l.number32(rest)?)
@@ -587,15 +590,18 @@ pub fn parse(line: &str) -> Result<Option<Command>, ParseError> {
             let Some(topic) = info_topic(what) else {
                 return Err(l.error_at(what, format!("unknown `info {what}`")));
             };
-            let no_argument = |name: &str| {
-                if arg.is_empty() {
-                    Ok(())
-                } else {
-                    Err(l.error_at(arg, format!("`info {name}` takes no argument")))
-                }
+            let no_argument = |name: &str| match arg.split_whitespace().next() {
+                None => Ok(()),
+                Some(extra) => Err(l.error_at(
+                    extra,
+                    format!("`info {name}` takes no argument (unexpected `{extra}`)"),
+                )),
             };
             Command::Info(match topic.name {
-                "waves" | "threads" => Info::Waves,
+                "waves" | "threads" => {
+                    no_argument(topic.name)?;
+                    Info::Waves
+                }
                 "lanes" => Info::Lanes(lane_columns(&l, arg)?),
                 "frame" => {
                     no_argument("frame")?;
@@ -606,14 +612,38 @@ pub fn parse(line: &str) -> Result<Option<Command>, ParseError> {
                         .then(|| l.expr("bad expression", arg))
                         .transpose()?,
                 ),
-                "breakpoints" => Info::Breakpoints,
-                "watchpoints" => Info::Watchpoints,
-                "changes" => Info::Changes,
-                "display" => Info::Display,
-                "history" => Info::History,
-                "findings" => Info::Findings,
-                "buffers" => Info::Buffers,
-                "labels" => Info::Labels,
+                "breakpoints" => {
+                    no_argument("breakpoints")?;
+                    Info::Breakpoints
+                }
+                "watchpoints" => {
+                    no_argument("watchpoints")?;
+                    Info::Watchpoints
+                }
+                "changes" => {
+                    no_argument("changes")?;
+                    Info::Changes
+                }
+                "display" => {
+                    no_argument("display")?;
+                    Info::Display
+                }
+                "history" => {
+                    no_argument("history")?;
+                    Info::History
+                }
+                "findings" => {
+                    no_argument("findings")?;
+                    Info::Findings
+                }
+                "buffers" => {
+                    no_argument("buffers")?;
+                    Info::Buffers
+                }
+                "labels" => {
+                    no_argument("labels")?;
+                    Info::Labels
+                }
                 "line" => Info::Line((!arg.is_empty()).then(|| l.location(arg)).transpose()?),
                 "locals" => {
                     no_argument("locals")?;

@@ -446,6 +446,33 @@ impl Engine {
         }
     }
 
+    /// [`Engine::reverse_step`], with what a front end says besides the stop: when the
+    /// selected wave had faulted and going back left it at the same PC, ready (the
+    /// faulting instruction counts as the wave's instruction but changed nothing except
+    /// the wave's state), a note that the fault was undone and the PC stayed, so a user
+    /// who expected the PC to move is told why (the REPL's and gdb's `reverse-stepi`).
+    pub fn reverse_step_explained(&mut self, n: u64) -> (StopEvent, Option<String>) {
+        let w = self.selected_wave;
+        let faulted = (self.machine.waves.get(w))
+            .filter(|x| x.state == WaveState::Faulted)
+            .map(|x| (x.id, x.pc));
+        let stop = self.reverse_step(n);
+        let note = faulted.and_then(|(id, pc)| {
+            let x = self.machine.waves.get(w)?;
+            (matches!(stop.reason, StopReason::Step)
+                && x.id == id
+                && x.pc == pc
+                && x.state != WaveState::Faulted)
+                .then(|| {
+                    let at = crate::debug::view::pc_text(&self.machine, pc);
+                    format!(
+                        "The fault at {at} is undone: the faulting instruction changed nothing but the wave's state, so the wave is right before it again, ready to execute it (reverse-stepi again goes to the instruction before).\n"
+                    )
+                })
+        });
+        (stop, note)
+    }
+
     /// What `reverse-continue` looks for, for the index: the code words of the armed
     /// breakpoints and, per watchpoint, the memory it watches written or the code that
     /// reads its space.

@@ -37,7 +37,12 @@ impl Engine {
                 "reverse-stepi 0: nothing to undo.\n".into(),
             ));
         }
-        self.resumed(|e| e.reverse_step(n))
+        let (stop, note) = self.reverse_step_explained(n);
+        let mut out = self.stopped(stop);
+        if let Some(note) = note {
+            out.text.push_str(&note);
+        }
+        Ok(out)
     }
 
     /// Commands run one at a time, so no run is in progress when this one runs; front ends
@@ -92,6 +97,24 @@ impl Engine {
             "[Switching to wave {} (workgroup {}), {}]\n  {}: {}\n",
             w.id,
             w.workgroup,
+            w.state.name(),
+            view::pc_text(self.machine(), w.pc),
+            view::instr_text(self.machine(), w.pc)
+        )))
+    }
+
+    /// `wave` alone: the selected wave, as gdb's `thread` shows the current thread.
+    pub(super) fn current_wave_command(&self) -> Result<CommandOutput, CommandError> {
+        let w = self
+            .machine()
+            .waves
+            .get(self.selected_wave)
+            .ok_or_else(|| CommandError::refused("wave", "no wave is selected"))?;
+        Ok(CommandOutput::text(format!(
+            "[Current wave is {} (workgroup {}, wave_in_wg {}), {}]\n  {}: {}\n",
+            w.id,
+            w.workgroup,
+            w.index,
             w.state.name(),
             view::pc_text(self.machine(), w.pc),
             view::instr_text(self.machine(), w.pc)
