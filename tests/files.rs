@@ -529,3 +529,34 @@ fn check_says_when_only_line_endings_or_the_last_newline_differ() {
         "{out}"
     );
 }
+
+/// A UTF-8 byte order mark (written by editors on Windows) at the start of a text input is
+/// dropped wherever wavedbg reads one: a session, a command script, a kernel's source
+/// (whose first line `list` quotes without it) and a golden transcript.
+#[test]
+fn a_byte_order_mark_is_dropped_from_every_text_input() {
+    const BOM: &str = "\u{feff}";
+    let dir = workdir();
+    let d = dir.path();
+    let (code, out, err) = wavedbg_in(d, &["repl", "k.s"], "break odd\nsave s.ron\n");
+    assert_eq!(code, 0, "{out}{err}");
+    let session = std::fs::read_to_string(d.join("s.ron")).expect("s.ron");
+    std::fs::write(d.join("s.ron"), format!("{BOM}{session}")).expect("write s.ron");
+    let kernel = std::fs::read_to_string(d.join("k.s")).expect("k.s");
+    std::fs::write(d.join("b.s"), format!("{BOM}{kernel}")).expect("write b.s");
+    std::fs::write(d.join("b.wdb"), format!("{BOM}#! kernel b.s\nlist 1,1\n")).expect("b.wdb");
+
+    let (code, out, err) = wavedbg_in(d, &["replay", "s.ron"], "");
+    assert_eq!(code, 0, "{out}{err}");
+    let (code, out, err) = wavedbg_in(d, &["repl", "--session", "s.ron"], "info breakpoints\n");
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("odd"), "{out}{err}");
+    let (code, out, err) = wavedbg_in(d, &["replay", "b.wdb"], "");
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("1\t; Lanes"), "{out}");
+    assert!(!out.contains(BOM), "{out}");
+    // A golden file with one matches the transcript without.
+    std::fs::write(d.join("b.golden"), format!("{BOM}{out}")).expect("b.golden");
+    let (code, out, err) = wavedbg_in(d, &["replay", "b.wdb", "--check", "b.golden"], "");
+    assert_eq!(code, 0, "{out}{err}");
+}

@@ -123,9 +123,15 @@ pub fn read_bytes(path: &Path, limit: Limit) -> Result<Vec<u8>, ReadError> {
     Ok(bytes)
 }
 
-/// Reads a whole UTF-8 text file of at most `limit` bytes.
+/// Reads a whole UTF-8 text file of at most `limit` bytes. A UTF-8 byte order mark at its
+/// start (editors on Windows write one) is dropped: it is no part of the text, and every
+/// text input (a session, a command script, a kernel's source, a golden transcript) would
+/// otherwise refuse or misread its first line.
 pub fn read_text(path: &Path, limit: Limit) -> Result<String, ReadError> {
-    let bytes = read_bytes(path, limit)?;
+    let mut bytes = read_bytes(path, limit)?;
+    if bytes.starts_with(b"\xEF\xBB\xBF") {
+        bytes.drain(..3);
+    }
     String::from_utf8(bytes).map_err(|_| ReadError::Io {
         path: path.display().to_string(),
         source: std::io::Error::new(
