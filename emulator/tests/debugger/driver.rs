@@ -122,6 +122,17 @@ fn a_number_too_large_says_so_and_names_the_largest() {
         assert!(e.message.contains(&what), "{line}: {}", e.message);
         assert!(!e.message.contains("not a number"), "{line}: {}", e.message);
     }
+    // `set history-size` refuses what the address space cannot count (it clamped it
+    // silently), as `set split` refuses a share out of its range.
+    let max = (usize::MAX >> 20) as u64;
+    let e = parse_error(&format!("set history-size {}", max + 1));
+    assert!(
+        e.message
+            .contains(&format!("`{}` is too large: at most {max}", max + 1)),
+        "{}",
+        e.message
+    );
+    assert!(command::parse(&format!("set history-size {max}")).is_ok());
     // A word that is no number still says so.
     assert!(parse_error("stepi 12x")
         .message

@@ -977,7 +977,8 @@ fn set_command(l: &Line<'_>, rest: &str) -> Result<Command, ParseError> {
         if v.is_empty() {
             return Err(l.error("set history-size MIB"));
         }
-        return Ok(Command::HistorySize(l.number(v)?));
+        let max = crate::debug::history::MAX_HISTORY_MIB;
+        return Ok(Command::HistorySize(l.number_at_most(v, max)?));
     }
     if let Some(v) = setting("check") {
         let usage = "set check races|sync|init|hazards|xlane|all [on|off]";
