@@ -497,6 +497,46 @@ fn history_keeps_no_line_longer_than_its_limit() {
     assert!(text.contains("print 7"), "{text}");
 }
 
+/// A line holding a control character (a pasted BEL, an escape sequence) is run but not
+/// kept in the history file, where it would ring or redraw the terminal each time it is
+/// shown or recalled; a tab is kept.
+#[test]
+fn history_keeps_no_line_with_a_control_character() {
+    let dir = workdir();
+    let d = dir.path();
+    let history = d.join("own-history");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_wavedbg"))
+        .args(["repl", "k.s"])
+        .current_dir(d)
+        .env("WAVEDBG_HISTORY", &history)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start wavedbg");
+    {
+        use std::io::Write;
+        let mut stdin = child.stdin.take().expect("stdin");
+        stdin
+            .write_all(b"print 41\x07\nprint \x1b[2J42\nprint\t43\nprint 44\n")
+            .expect("write stdin");
+    }
+    let out = child.wait_with_output().expect("wait");
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let text = std::fs::read_to_string(&history).unwrap_or_default();
+    assert!(!text.contains("41") && !text.contains("42"), "{text:?}");
+    assert!(
+        !text
+            .chars()
+            .any(|c| c.is_control() && c != '\n' && c != '\t'),
+        "{text:?}"
+    );
+    assert!(
+        text.contains("print\t43") && text.contains("print 44"),
+        "{text:?}"
+    );
+}
+
 #[test]
 fn check_says_when_only_line_endings_or_the_last_newline_differ() {
     let dir = workdir();
