@@ -30,7 +30,7 @@ pub const HELP: &[HelpEntry] = &[
         name: "break",
         aliases: &["b", "br"],
         usage: "break LOCATION [if EXPR] [wave N] [workgroup N] [lane N]",
-        about: "set a breakpoint at a label, label+OFFSET, address or source line FILE:LINE; the condition is evaluated per active lane and stops when any lane satisfies it",
+        about: "set a breakpoint at a label, label+OFFSET, address or source line FILE:LINE; the condition is evaluated per active lane and stops when any lane satisfies it; `wave N` and `workgroup N` name a wave or workgroup of the launch (one not dispatched yet is fine, one outside the launch is refused, as gdb refuses an unknown thread)",
     },
     HelpEntry {
         name: "tbreak",
@@ -156,7 +156,7 @@ pub const HELP: &[HelpEntry] = &[
         name: "advance",
         aliases: &[],
         usage: "advance LOCATION | advance barrier",
-        about: "continue until the selected wave reaches LOCATION; `advance barrier` runs the selected wave to its next barrier (alone, or with scheduler-locking off with every ready wave, so a barrier it waits at releases)",
+        about: "continue until the selected wave reaches LOCATION, or exits first (it stops where it exits, as gdb's `advance` stops when the frame returns; a wave that has exited cannot advance); `advance barrier` runs the selected wave to its next barrier (alone, or with scheduler-locking off with every ready wave, so a barrier it waits at releases)",
     },
     HelpEntry {
         name: "until",
