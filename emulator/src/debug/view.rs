@@ -754,7 +754,7 @@ pub fn disassembly(e: &Engine, center: u64, before: usize, after: usize) -> Stri
     let m = e.machine();
     let lines = disasm::decode_all(&m.program().code);
     let labels = disasm::labels_for(&m.program().labels, &lines);
-    let pc = m.waves.get(e.selected_wave).map(|w| w.pc);
+    let pc = m.waves.get(e.selected_wave).map(|w| shown_pc(m, w));
     let idx = lines
         .iter()
         .position(|l| l.addr >= center)

@@ -984,10 +984,8 @@ fn wave_and_workgroup_filters_select_exactly_their_waves() {
         .unwrap();
     let end = e.continue_all();
     assert_eq!(end.reason, StopReason::Finished, "{end:?}");
-    for id in [mismatch] {
-        let b = e.breakpoints().iter().find(|b| b.id == id).unwrap();
-        assert_eq!(b.hits, 0, "breakpoint {id}");
-    }
+    let b = e.breakpoints().iter().find(|b| b.id == mismatch).unwrap();
+    assert_eq!(b.hits, 0, "breakpoint {mismatch}");
     e.restart();
     let any = e
         .add_breakpoint(&loc("loop"), None, Filters::default(), false)
