@@ -317,9 +317,9 @@ pub fn run(args: &DebugArgs) -> Result<i32> {
             },
         };
         let trimmed = line.trim();
-        // A line longer than the limit is run but not kept (nor written to the file).
-        if !trimmed.is_empty()
-            && trimmed.len() <= files::HISTORY_LINE
+        // A line longer than the limit, or holding a control character, is run but not
+        // kept (nor written to the file).
+        if files::history_keeps(trimmed)
             && rl.history_mut().add(trimmed).unwrap_or(false)
             && history_ok
         {

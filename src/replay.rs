@@ -48,12 +48,15 @@ pub struct Transcript {
     pub failed: usize,
     /// Commands that reported an error.
     pub errors: usize,
+    /// Commands that ran the launch into its instruction budget (a budget fault).
+    pub budget: usize,
     /// Why the run failed, one line per failing command or expect (`line N: ...`).
     pub failures: Vec<String>,
 }
 
 impl Transcript {
-    /// Whether every command ran and every expect held.
+    /// Whether every command ran, every expect held and no command ran into the
+    /// instruction budget.
     pub fn ok(&self) -> bool {
         self.failures.is_empty()
     }
@@ -68,6 +71,9 @@ impl Transcript {
             self.failed,
             if self.failed == 1 { "" } else { "s" }
         );
+        if self.budget > 0 {
+            s.push_str(", and the instruction budget ran out");
+        }
         for f in self.failures.iter().take(SHOWN) {
             s.push_str("\n  ");
             s.push_str(f);
@@ -87,6 +93,7 @@ pub fn transcript(engine: &mut Engine, commands: &[(usize, String)], writes: Wri
         passed: 0,
         failed: 0,
         errors: 0,
+        budget: 0,
         failures: Vec::new(),
     };
     let mut driver = Driver::replaying(writes);
@@ -103,6 +110,14 @@ pub fn transcript(engine: &mut Engine, commands: &[(usize, String)], writes: Wri
                             .push(format!("line {n}: expect FAILED: {}", e.text));
                     }
                     None => {}
+                }
+                // A script that ran into the budget (an endless loop, or a budget too small
+                // for it) did not run what it meant to: the run fails, as `wavedbg run`'s.
+                if let Some(limit) = out.stop.as_ref().and_then(|s| s.budget_exhausted()) {
+                    t.budget += 1;
+                    t.failures.push(format!(
+                        "line {n}: `{line}`: the instruction budget of {limit} ran out"
+                    ));
                 }
             }
             Some(Err(e)) => {

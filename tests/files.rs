@@ -497,6 +497,46 @@ fn history_keeps_no_line_longer_than_its_limit() {
     assert!(text.contains("print 7"), "{text}");
 }
 
+/// A line holding a control character (a pasted BEL, an escape sequence) is run but not
+/// kept in the history file, where it would ring or redraw the terminal each time it is
+/// shown or recalled; a tab is kept.
+#[test]
+fn history_keeps_no_line_with_a_control_character() {
+    let dir = workdir();
+    let d = dir.path();
+    let history = d.join("own-history");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_wavedbg"))
+        .args(["repl", "k.s"])
+        .current_dir(d)
+        .env("WAVEDBG_HISTORY", &history)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start wavedbg");
+    {
+        use std::io::Write;
+        let mut stdin = child.stdin.take().expect("stdin");
+        stdin
+            .write_all(b"print 41\x07\nprint \x1b[2J42\nprint\t43\nprint 44\n")
+            .expect("write stdin");
+    }
+    let out = child.wait_with_output().expect("wait");
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let text = std::fs::read_to_string(&history).unwrap_or_default();
+    assert!(!text.contains("41") && !text.contains("42"), "{text:?}");
+    assert!(
+        !text
+            .chars()
+            .any(|c| c.is_control() && c != '\n' && c != '\t'),
+        "{text:?}"
+    );
+    assert!(
+        text.contains("print\t43") && text.contains("print 44"),
+        "{text:?}"
+    );
+}
+
 #[test]
 fn check_says_when_only_line_endings_or_the_last_newline_differ() {
     let dir = workdir();
@@ -528,4 +568,35 @@ fn check_says_when_only_line_endings_or_the_last_newline_differ() {
         out.contains("note: the only difference is a trailing newline"),
         "{out}"
     );
+}
+
+/// A UTF-8 byte order mark (written by editors on Windows) at the start of a text input is
+/// dropped wherever wavedbg reads one: a session, a command script, a kernel's source
+/// (whose first line `list` quotes without it) and a golden transcript.
+#[test]
+fn a_byte_order_mark_is_dropped_from_every_text_input() {
+    const BOM: &str = "\u{feff}";
+    let dir = workdir();
+    let d = dir.path();
+    let (code, out, err) = wavedbg_in(d, &["repl", "k.s"], "break odd\nsave s.ron\n");
+    assert_eq!(code, 0, "{out}{err}");
+    let session = std::fs::read_to_string(d.join("s.ron")).expect("s.ron");
+    std::fs::write(d.join("s.ron"), format!("{BOM}{session}")).expect("write s.ron");
+    let kernel = std::fs::read_to_string(d.join("k.s")).expect("k.s");
+    std::fs::write(d.join("b.s"), format!("{BOM}{kernel}")).expect("write b.s");
+    std::fs::write(d.join("b.wdb"), format!("{BOM}#! kernel b.s\nlist 1,1\n")).expect("b.wdb");
+
+    let (code, out, err) = wavedbg_in(d, &["replay", "s.ron"], "");
+    assert_eq!(code, 0, "{out}{err}");
+    let (code, out, err) = wavedbg_in(d, &["repl", "--session", "s.ron"], "info breakpoints\n");
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("odd"), "{out}{err}");
+    let (code, out, err) = wavedbg_in(d, &["replay", "b.wdb"], "");
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("1\t; Lanes"), "{out}");
+    assert!(!out.contains(BOM), "{out}");
+    // A golden file with one matches the transcript without.
+    std::fs::write(d.join("b.golden"), format!("{BOM}{out}")).expect("b.golden");
+    let (code, out, err) = wavedbg_in(d, &["replay", "b.wdb", "--check", "b.golden"], "");
+    assert_eq!(code, 0, "{out}{err}");
 }

@@ -172,6 +172,40 @@ fn a_recorded_run_past_replays_default_budget_replays_whole() {
     assert!(!t.contains("budget"), "{t}");
 }
 
+/// A script that runs the launch into its instruction budget (an endless loop) did not run
+/// what it meant to: replay exits 1 and says why on stderr (it exited 0), with the same
+/// transcript; and `--bless` will not keep it.
+#[test]
+fn a_run_into_the_instruction_budget_exits_1() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::write(
+        dir.path().join("spin.s"),
+        ".kernel spin\nspin:\n    br spin\n",
+    )
+    .expect("write the kernel");
+    std::fs::write(
+        dir.path().join("spin.wdb"),
+        "#! kernel spin.s\n#! max-instructions 1000\ncontinue\n",
+    )
+    .expect("write the script");
+    let (code, t, err) = wavedbg_in(dir.path(), &["replay", "spin.wdb"], "");
+    assert_eq!(code, 1, "{t}{err}");
+    assert!(t.contains("instruction budget of 1000 exhausted"), "{t}");
+    assert!(t.ends_with("0 passed, 0 failed\n"), "{t}");
+    let (code, _, err) = wavedbg_in(
+        dir.path(),
+        &["replay", "spin.wdb", "--check", "spin.golden", "--bless"],
+        "",
+    );
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        err.contains("the instruction budget ran out")
+            && err.contains("line 3: `continue`: the instruction budget of 1000 ran out"),
+        "{err}"
+    );
+    assert!(!dir.path().join("spin.golden").exists());
+}
+
 #[test]
 fn sessions_save_atomically_and_load_back() {
     let dir = tempfile::tempdir().expect("tempdir");

@@ -71,6 +71,18 @@ pub const HISTORY: Limit = Limit {
 /// The longest line the command history saves; a longer one is run but not kept.
 pub const HISTORY_LINE: usize = 4 << 10;
 
+/// Whether the command history keeps `line` (trimmed): not empty, at most
+/// [`HISTORY_LINE`] bytes, and holding no control character but tab. A pasted BEL, an
+/// escape sequence or a carriage return would ring, move the cursor or rewrite the screen
+/// each time the history is shown or recalled, and a NUL or CR can break the file for
+/// other readers; such a line is run (and fails or not as typed) but not kept. The REPL
+/// and the TUI's command line both ask this.
+pub fn history_keeps(line: &str) -> bool {
+    !line.is_empty()
+        && line.len() <= HISTORY_LINE
+        && !line.chars().any(|c| c.is_control() && c != '\t')
+}
+
 /// Why an input could not be read.
 #[derive(Debug, thiserror::Error)]
 pub enum ReadError {
@@ -123,9 +135,15 @@ pub fn read_bytes(path: &Path, limit: Limit) -> Result<Vec<u8>, ReadError> {
     Ok(bytes)
 }
 
-/// Reads a whole UTF-8 text file of at most `limit` bytes.
+/// Reads a whole UTF-8 text file of at most `limit` bytes. A UTF-8 byte order mark at its
+/// start (editors on Windows write one) is dropped: it is no part of the text, and every
+/// text input (a session, a command script, a kernel's source, a golden transcript) would
+/// otherwise refuse or misread its first line.
 pub fn read_text(path: &Path, limit: Limit) -> Result<String, ReadError> {
-    let bytes = read_bytes(path, limit)?;
+    let mut bytes = read_bytes(path, limit)?;
+    if bytes.starts_with(b"\xEF\xBB\xBF") {
+        bytes.drain(..3);
+    }
     String::from_utf8(bytes).map_err(|_| ReadError::Io {
         path: path.display().to_string(),
         source: std::io::Error::new(

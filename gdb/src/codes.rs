@@ -30,9 +30,10 @@ pub const EROFS: u8 = 30;
 /// The errno the client gets for an engine operation that was refused.
 pub fn errno(e: &EngineError) -> u8 {
     match e {
-        EngineError::NoWave { .. } | EngineError::NoWaveId(_) | EngineError::NoWaveIndex(_) => {
-            ESRCH
-        }
+        EngineError::NoWave { .. }
+        | EngineError::NoWaveId(_)
+        | EngineError::NoWaveIndex(_)
+        | EngineError::WaveNotInLaunch { .. } => ESRCH,
         EngineError::Memory(_)
         | EngineError::WorkgroupFinished(_)
         | EngineError::WorkgroupNotInGrid { .. } => EFAULT,

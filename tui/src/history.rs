@@ -93,17 +93,15 @@ impl History {
         self.file.iter().cloned().collect()
     }
 
-    /// Adds a line (unless it repeats the last one, or is longer than
-    /// [`files::HISTORY_LINE`]) and appends it to the file. A file that cannot be written
+    /// Adds a line (unless it repeats the last one, or [`files::history_keeps`] refuses
+    /// it: longer than [`files::HISTORY_LINE`], or holding a control character) and
+    /// appends it to the file. A file that cannot be written
     /// is not an error: the history then lives for this session only, and
     /// [`History::take_warning`] says why, once.
     pub fn add(&mut self, line: &str) {
         self.pos = None;
         let line = line.trim();
-        if line.is_empty()
-            || line.len() > files::HISTORY_LINE
-            || !self.file.add(line).unwrap_or(false)
-        {
+        if !files::history_keeps(line) || !self.file.add(line).unwrap_or(false) {
             return;
         }
         if let Some(path) = &self.path {
@@ -190,9 +188,15 @@ mod tests {
         let mut h = History::load(&path);
         let long = format!("print {}", "1+".repeat(files::HISTORY_LINE));
         h.add(&long);
+        h.add("print 1\u{7}");
+        h.add("print \u{1b}[2J2");
         h.add("stepi");
         let text = std::fs::read_to_string(&path).unwrap_or_default();
         assert!(!text.contains("1+1+"), "a long line was saved");
+        assert!(
+            !text.contains("print 1") && !text.contains('\u{1b}'),
+            "{text:?}"
+        );
         assert!(text.ends_with("stepi\n"), "{text:?}");
         let _ = std::fs::remove_dir_all(&dir);
 

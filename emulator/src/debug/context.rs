@@ -277,7 +277,7 @@ impl Engine {
                 } else {
                     "inactive"
                 },
-                view::pc_text(self.machine(), w.pc)
+                view::pc_text(self.machine(), view::shown_pc(self.machine(), w))
             );
         }
     }
@@ -285,7 +285,12 @@ impl Engine {
     fn context_code(&self, s: &mut String) {
         header(s, self.width, "code");
         match self.selected() {
-            Some(w) => s.push_str(&view::disassembly(self, w.pc, 3, 5)),
+            Some(w) => s.push_str(&view::disassembly(
+                self,
+                view::shown_pc(self.machine(), w),
+                3,
+                5,
+            )),
             None => s.push_str("no wave selected\n"),
         }
     }
@@ -298,7 +303,10 @@ impl Engine {
         };
         header(s, self.width, &format!("source: {name}"));
         let m = self.machine();
-        let Some(line) = self.selected().and_then(|w| m.program().line_at(w.pc)) else {
+        let Some(line) = self
+            .selected()
+            .and_then(|w| m.program().line_at(view::shown_pc(m, w)))
+        else {
             s.push_str("no source line at the PC\n");
             return;
         };

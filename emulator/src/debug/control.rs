@@ -158,6 +158,19 @@ impl Engine {
     /// Continues (all waves run) until the selected wave reaches `addr`.
     pub fn advance(&mut self, addr: u64) -> StopEvent {
         let w = self.selected_wave;
+        // A wave that has exited or faulted cannot reach anything: refused as `stepi`
+        // refuses it (it ran every other wave to the end).
+        let blocked = match self.machine.waves.get(w).map(|x| x.state) {
+            None => Some(Blocked::NoWave(w)),
+            Some(WaveState::Exited) => Some(Blocked::Exited),
+            Some(WaveState::Faulted) => Some(Blocked::Faulted),
+            Some(_) => None,
+        };
+        if let Some(b) = blocked {
+            self.begin();
+            let wave = (b != Blocked::NoWave(w)).then_some(w);
+            return self.finish(self.event(StopReason::Blocked(b), wave));
+        }
         self.run_all(Some((w, addr)))
     }
 
@@ -438,6 +451,19 @@ impl Engine {
             if let Some(b) = self.machine.break_at.get_mut((a / 4) as usize) {
                 *b = BreakAt::Any;
             }
+            // And at every `end`: the wave stops where it exits, as gdb's `advance` and
+            // `until LOCATION` stop when the current frame returns, rather than the
+            // others running on to the end of the launch.
+            let ends: Vec<usize> = (0..self.machine.break_at.len())
+                .filter(|&i| {
+                    self.machine
+                        .instr_at(i as u64 * 4)
+                        .is_some_and(|d| d.op == crate::exec::Op::End)
+                })
+                .collect();
+            for i in ends {
+                self.machine.break_at[i] = BreakAt::Any;
+            }
             if self.machine.waves.get(w).is_some_and(|x| x.pc == a) && self.resume_over.is_none() {
                 self.resume_over = Some((w, a));
             }
@@ -470,6 +496,28 @@ impl Engine {
                 Some(Event::BreakpointHit { wave, pc }) => {
                     if target == Some((wave, pc)) {
                         break self.event(StopReason::Reached(Reached::Address(pc)), Some(wave));
+                    }
+                    if target.is_some_and(|(w, _)| w == wave)
+                        && self
+                            .machine
+                            .instr_at(pc)
+                            .is_some_and(|d| d.op == crate::exec::Op::End)
+                    {
+                        // The wave exits before reaching the target: its `end` runs
+                        // (after a breakpoint there, which stops first) and it stops.
+                        let id = self.machine.waves[wave].id;
+                        let start = self.machine.stats.wave_instructions;
+                        let (stop, did) = self.run_one(wave);
+                        if did {
+                            self.record_step(wave, start);
+                        }
+                        break match stop {
+                            Some(stop) => stop,
+                            None if self.machine.waves.get(wave).map(|x| x.id) == Some(id) => {
+                                self.event(StopReason::Reached(Reached::Exit), Some(wave))
+                            }
+                            None => self.retired_event(StopReason::Reached(Reached::Exit), id),
+                        };
                     }
                     let hit = if self
                         .armed

@@ -51,6 +51,15 @@ pub enum EngineError {
     /// No wave with this global id, resident or to come (a scratch watchpoint's wave).
     #[error("no wave {0} (not resident, not to come)")]
     NoWaveId(u32),
+    /// A global wave id outside the launch (a breakpoint's `wave` filter, a session's
+    /// selection).
+    #[error("wave {wave} is not in the launch (0-{})", waves.saturating_sub(1))]
+    WaveNotInLaunch {
+        /// The global wave id asked for (the launch's wave count or more).
+        wave: u32,
+        /// Waves in the launch (workgroups times waves per workgroup).
+        waves: u64,
+    },
     /// No wave at this index of the machine's waves.
     #[error("no wave with index {0}")]
     NoWaveIndex(usize),

@@ -379,12 +379,16 @@ impl Parser<'_> {
                 });
         }
         if w.starts_with(|c: char| c.is_ascii_digit()) {
-            return parse_number(&w)
-                .map(|n| (Expr::Num(n), 1))
-                .ok_or(ExprError {
+            return match parse_u64(&w) {
+                Ok(n) => Ok((Expr::Num(n as i64), 1)),
+                Err(e) => Err(ExprError {
                     pos: start,
-                    message: format!("bad number `{w}`"),
-                });
+                    message: match e {
+                        NumberError::TooLarge => too_large(&w, u64::MAX),
+                        NumberError::NotANumber => format!("bad number `{w}`"),
+                    },
+                }),
+            };
         }
         if let Some(space) = match w.as_str() {
             "global" => Some(Space::Global),
@@ -479,6 +483,21 @@ fn reg_number(w: &str, prefix: char, count: u32) -> Option<u8> {
 
 /// Parses a number: decimal, `0x`, `0b`, `0o`.
 pub fn parse_number(w: &str) -> Option<i64> {
+    parse_u64(w).ok().map(|v| v as i64)
+}
+
+/// Why a word is not a number [`parse_u64`] takes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NumberError {
+    /// Not digits of its radix at all.
+    NotANumber,
+    /// Digits, but more than 64 bits hold.
+    TooLarge,
+}
+
+/// A non-negative integer as commands write one (decimal, `0x`, `0b`, `0o`, `_` between
+/// digits), telling a word that is no number from a number too large for 64 bits.
+pub fn parse_u64(w: &str) -> Result<u64, NumberError> {
     let w = w.replace('_', "");
     let (digits, radix) = if let Some(h) = w.strip_prefix("0x").or_else(|| w.strip_prefix("0X")) {
         (h.to_string(), 16)
@@ -490,9 +509,15 @@ pub fn parse_number(w: &str) -> Option<i64> {
         (w.clone(), 10)
     };
     if digits.is_empty() || !digits.chars().all(|c| c.is_digit(radix)) {
-        return None;
+        return Err(NumberError::NotANumber);
     }
-    u64::from_str_radix(&digits, radix).ok().map(|v| v as i64)
+    u64::from_str_radix(&digits, radix).map_err(|_| NumberError::TooLarge)
+}
+
+/// The message for a number written `w` larger than `max` (its type's or its argument's
+/// largest value), as every numeric argument says it.
+pub fn too_large(w: &str, max: u64) -> String {
+    format!("`{w}` is too large: at most {max}")
 }
 
 /// The value of an expression: an integer, or a double where a float takes part.

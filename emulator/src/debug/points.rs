@@ -151,6 +151,10 @@ impl Engine {
                 return Err(EngineError::LaneOutOfRange(l as u64));
             }
         }
+        // A filter naming a wave or workgroup the launch does not have could never match:
+        // refused, as gdb refuses `break L thread N` for an unknown thread (a wave of the
+        // launch not dispatched yet, or finished, is one it has).
+        self.check_in_launch(filters.wave, filters.workgroup)?;
         let id = self.take_id();
         self.breakpoints.push(Breakpoint {
             id,
@@ -166,6 +170,26 @@ impl Engine {
         });
         self.rearm();
         Ok(id)
+    }
+
+    /// Checks that a global wave id and a workgroup (each if given) are in the launch.
+    pub(crate) fn check_in_launch(
+        &self,
+        wave: Option<u32>,
+        workgroup: Option<u32>,
+    ) -> Result<(), EngineError> {
+        let launch = self.machine.launch();
+        let waves = u64::from(launch.grid) * u64::from(launch.waves_per_workgroup());
+        if let Some(wave) = wave.filter(|&w| u64::from(w) >= waves) {
+            return Err(EngineError::WaveNotInLaunch { wave, waves });
+        }
+        if let Some(workgroup) = workgroup.filter(|&g| g >= launch.grid) {
+            return Err(EngineError::WorkgroupNotInGrid {
+                workgroup,
+                grid: launch.grid,
+            });
+        }
+        Ok(())
     }
 
     /// Gives breakpoint or watchpoint `id` to `owner` (the GDB server takes the points it

@@ -283,6 +283,16 @@ impl Session {
             .iter()
             .map(|d| parse_display(d).map_err(|m| err(&format!("display `{d}`: {m}"))))
             .collect::<Result<_, _>>()?;
+        // The selection names a wave of the launch and a lane of a wave, or the session is
+        // refused whole, as a breakpoint that no longer fits is. A wave of the launch that
+        // is not resident at its start (dispatched once a workgroup ends) selects the first
+        // resident wave, as after `run`.
+        next.check_in_launch(Some(self.selected_wave), None)
+            .map_err(|x| err(&format!("selected_wave: {x}")))?;
+        if u32::from(self.selected_lane) >= crate::wave::LANES as u32 {
+            let x = EngineError::LaneOutOfRange(self.selected_lane.into());
+            return Err(err(&format!("selected_lane: {x}")));
+        }
         if next.select_wave(self.selected_wave).is_err() {
             next.selected_wave = 0;
         }

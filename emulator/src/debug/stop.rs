@@ -201,6 +201,18 @@ pub struct StopEvent {
 }
 
 impl StopEvent {
+    /// The instruction budget that ran out, when the launch stopped at it (a budget fault):
+    /// what ran is not what was meant, so `wavedbg replay` and `wavedbg run` fail.
+    pub fn budget_exhausted(&self) -> Option<u64> {
+        match &self.reason {
+            StopReason::Fault(Fault {
+                kind: crate::fault::FaultKind::BudgetExhausted { limit },
+                ..
+            }) => Some(*limit),
+            _ => None,
+        }
+    }
+
     /// Whether the launch is over (finished, faulted or deadlocked).
     pub fn is_terminal(&self) -> bool {
         matches!(

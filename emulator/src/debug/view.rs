@@ -33,6 +33,21 @@ pub fn addr_text(pc: u64) -> String {
     format!("{pc:#06x}")
 }
 
+/// The PC a wave is shown at: its PC, but for a wave that has exited the `end` it exited
+/// at (its PC register has moved on past it, to the next label's code or past the end of
+/// the code, which is where it is not).
+pub fn shown_pc(m: &Machine, w: &crate::wave::Wave) -> u64 {
+    let end = w.pc.wrapping_sub(4);
+    let at_end = m
+        .instr_at(end)
+        .is_some_and(|d| d.op == crate::exec::Op::End);
+    if w.state == crate::wave::WaveState::Exited && w.pc >= 4 && at_end {
+        end
+    } else {
+        w.pc
+    }
+}
+
 /// `0x0010 <loop+4>`.
 pub fn pc_text(m: &Machine, pc: u64) -> String {
     match label_at(m, pc) {
@@ -739,7 +754,7 @@ pub fn disassembly(e: &Engine, center: u64, before: usize, after: usize) -> Stri
     let m = e.machine();
     let lines = disasm::decode_all(&m.program().code);
     let labels = disasm::labels_for(&m.program().labels, &lines);
-    let pc = m.waves.get(e.selected_wave).map(|w| w.pc);
+    let pc = m.waves.get(e.selected_wave).map(|w| shown_pc(m, w));
     let idx = lines
         .iter()
         .position(|l| l.addr >= center)

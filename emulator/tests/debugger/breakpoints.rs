@@ -954,7 +954,7 @@ fn restart_resets_hit_counts() {
 
 /// The machine pre-filters breakpoint marks by wave and workgroup (so a breakpoint other
 /// waves pass costs no event): filters still select exactly the waves they name, a filter
-/// naming a wave or workgroup outside the launch never stops and counts no hits, and an
+/// naming a wave or workgroup outside the launch is refused, and an
 /// unfiltered breakpoint at the same address still stops every wave.
 #[test]
 fn wave_and_workgroup_filters_select_exactly_their_waves() {
@@ -964,12 +964,13 @@ fn wave_and_workgroup_filters_select_exactly_their_waves() {
         workgroup,
         ..Default::default()
     };
-    let never = e
+    // A filter naming a wave or workgroup outside the launch is refused.
+    assert!(e
         .add_breakpoint(&loc("loop"), None, only(Some(1_000), None), false)
-        .unwrap();
-    let never_wg = e
+        .is_err());
+    assert!(e
         .add_breakpoint(&loc("loop"), None, only(None, Some(7)), false)
-        .unwrap();
+        .is_err());
     let w3 = e
         .add_breakpoint(&loc("loop"), None, only(Some(3), Some(1)), false)
         .unwrap();
@@ -983,10 +984,8 @@ fn wave_and_workgroup_filters_select_exactly_their_waves() {
         .unwrap();
     let end = e.continue_all();
     assert_eq!(end.reason, StopReason::Finished, "{end:?}");
-    for id in [never, never_wg, mismatch] {
-        let b = e.breakpoints().iter().find(|b| b.id == id).unwrap();
-        assert_eq!(b.hits, 0, "breakpoint {id}");
-    }
+    let b = e.breakpoints().iter().find(|b| b.id == mismatch).unwrap();
+    assert_eq!(b.hits, 0, "breakpoint {mismatch}");
     e.restart();
     let any = e
         .add_breakpoint(&loc("loop"), None, Filters::default(), false)
@@ -1095,4 +1094,31 @@ fn point_commands_take_lists_and_ranges() {
     fails_with_usage(&mut e, "undisplay 5", "no display number 5");
     assert_eq!(run(&mut e, "undisplay"), "");
     assert!(!run(&mut e, "info display").contains("u4"));
+}
+
+/// A `wave` or `workgroup` filter the launch does not have could never match: refused
+/// with the launch's range, as gdb refuses `break L thread N` for an unknown thread (it
+/// was set and never hit). A wave of the launch not resident yet is one it has.
+#[test]
+fn a_filter_outside_the_launch_is_refused_with_its_range() {
+    let mut e = engine_with(
+        LOOP,
+        LaunchOptions {
+            grid: Some(4),
+            workgroup_lanes: Some(32),
+            resident_workgroups: 2,
+            ..Default::default()
+        },
+    );
+    let err = fail(&mut e, "break loop wave 99999");
+    assert_eq!(err.message(), "wave 99999 is not in the launch (0-3)");
+    let err = fail(&mut e, "tbreak loop workgroup 4");
+    assert_eq!(err.message(), "workgroup 4 is not in the grid (0-3)");
+    assert!(run(&mut e, "info breakpoints").contains("No breakpoints"));
+
+    // Wave 3 is not resident at the start (two of four workgroups are), but will come.
+    let text = run(&mut e, "break loop wave 3");
+    assert!(text.contains("wave 3"), "{text}");
+    let (_, at) = stop(&mut e, "continue");
+    assert_eq!(at.wave_id, Some(3), "{at:?}");
 }

@@ -492,7 +492,10 @@ fn ids_that_do_not_fit_32_bits_are_errors_not_truncated() {
         "break here wave 4294967296",
     ] {
         let err = run_line(&mut e, line).expect_err(line);
-        assert!(err.to_string().contains("out of range"), "{line}: {err}");
+        assert!(
+            err.to_string().contains("is too large: at most 4294967295"),
+            "{line}: {err}"
+        );
     }
 }
 

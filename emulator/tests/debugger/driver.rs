@@ -44,6 +44,101 @@ fn parse_errors_name_the_column_of_the_fault() {
     );
 }
 
+/// A number too large for its argument says so and names the largest it takes, in every
+/// numeric argument (it said "is not a number", or "out of range", or "bad location").
+#[test]
+fn a_number_too_large_says_so_and_names_the_largest() {
+    const BIG: &str = "99999999999999999999";
+    let u64max = u64::MAX;
+    let u32max = u32::MAX;
+    for (line, what) in [
+        (
+            format!("stepi {BIG}"),
+            format!("`{BIG}` is too large: at most {u64max}"),
+        ),
+        (
+            format!("si all {BIG}"),
+            format!("`{BIG}` is too large: at most {u64max}"),
+        ),
+        (
+            format!("next {BIG}"),
+            format!("`{BIG}` is too large: at most {u64max}"),
+        ),
+        (
+            format!("rsi {BIG}"),
+            format!("`{BIG}` is too large: at most {u64max}"),
+        ),
+        (
+            format!("goto {BIG}"),
+            format!("`{BIG}` is too large: at most {u64max}"),
+        ),
+        (
+            "stepi 0x1_0000_0000_0000_0000".to_string(),
+            format!("`0x1_0000_0000_0000_0000` is too large: at most {u64max}"),
+        ),
+        (
+            "wave 4294967296".to_string(),
+            format!("`4294967296` is too large: at most {u32max}"),
+        ),
+        (
+            format!("delete {BIG}"),
+            format!("`{BIG}` is too large: at most {u32max}"),
+        ),
+        (
+            format!("ignore 1 {BIG}"),
+            format!("`{BIG}` is too large: at most {u32max}"),
+        ),
+        (
+            format!("break loop wave {BIG}"),
+            format!("`{BIG}` is too large: at most {u32max}"),
+        ),
+        (
+            format!("set width {BIG}"),
+            format!("`{BIG}` is too large: at most {u32max}"),
+        ),
+        (
+            format!("set history-size {BIG}"),
+            format!("`{BIG}` is too large"),
+        ),
+        (format!("x/{BIG}x out"), format!("`{BIG}` is too large")),
+        (
+            format!("print {BIG}"),
+            format!("`{BIG}` is too large: at most {u64max}"),
+        ),
+        (
+            format!("break {BIG}"),
+            format!("address `{BIG}` is too large: at most {u64max}"),
+        ),
+        (
+            format!("break loop+{BIG}"),
+            format!("offset `{BIG}` is too large: at most {u64max}"),
+        ),
+        (
+            format!("list k.s:{BIG}"),
+            format!("line `{BIG}` is too large: at most {u64max}"),
+        ),
+    ] {
+        let e = parse_error(&line);
+        assert!(e.message.contains(&what), "{line}: {}", e.message);
+        assert!(!e.message.contains("not a number"), "{line}: {}", e.message);
+    }
+    // `set history-size` refuses what the address space cannot count (it clamped it
+    // silently), as `set split` refuses a share out of its range.
+    let max = (usize::MAX >> 20) as u64;
+    let e = parse_error(&format!("set history-size {}", max + 1));
+    assert!(
+        e.message
+            .contains(&format!("`{}` is too large: at most {max}", max + 1)),
+        "{}",
+        e.message
+    );
+    assert!(command::parse(&format!("set history-size {max}")).is_ok());
+    // A word that is no number still says so.
+    assert!(parse_error("stepi 12x")
+        .message
+        .contains("`12x` is not a number"));
+}
+
 #[test]
 fn arguments_are_typed_when_parsed() {
     let cmd = |line: &str| {

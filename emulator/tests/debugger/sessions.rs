@@ -360,3 +360,54 @@ fn a_session_keeps_the_split_sizes() {
     assert_eq!(s.get(SplitTarget::Left), None);
     assert_eq!(s.get(SplitTarget::Console), None);
 }
+
+/// A session's selection names a wave of the launch and a lane of a wave: one that does
+/// not (a hand-edited file, another launch's) refuses the session whole, naming the field
+/// and the valid range; the wave selected before stays, and nothing else was applied (a
+/// wave used to fall back to wave 0 silently while a lane was refused).
+#[test]
+fn a_selection_outside_the_launch_refuses_the_session_whole() {
+    let mut e = engine_with(
+        LOOP,
+        LaunchOptions {
+            grid: Some(4),
+            workgroup_lanes: Some(32),
+            resident_workgroups: 2,
+            ..Default::default()
+        },
+    );
+    run_line(&mut e, "break loop").expect("break");
+    run_line(&mut e, "wave 1").expect("wave 1");
+    let text = Session::capture(&e).to_ron().expect("ron");
+    assert!(text.contains("selected_wave: 1,"), "{text}");
+    for (from, to, what) in [
+        (
+            "selected_wave: 1,",
+            "selected_wave: 99,",
+            "s.ron: selected_wave: wave 99 is not in the launch (0-3)",
+        ),
+        (
+            "selected_lane: 0,",
+            "selected_lane: 40,",
+            "s.ron: selected_lane: lane 40 out of range (0-31)",
+        ),
+    ] {
+        let bad = Session::from_ron(&text.replace(from, to), "s.ron").expect("reads");
+        let mut fresh = one_wave_loop();
+        run_line(&mut fresh, "break store").expect("break");
+        let before = run(&mut fresh, "info breakpoints");
+        let error = bad.apply(&mut fresh, "s.ron").expect_err(to).to_string();
+        assert_eq!(error, what);
+        assert_eq!(run(&mut fresh, "info breakpoints"), before, "{to}");
+    }
+    // A wave of the launch not resident at its start (wave 3 with two of four workgroups
+    // resident) selects the first resident one.
+    let later = Session::from_ron(
+        &text.replace("selected_wave: 1,", "selected_wave: 3,"),
+        "s.ron",
+    )
+    .expect("reads");
+    let mut fresh = one_wave_loop();
+    later.apply(&mut fresh, "s.ron").expect("applies");
+    assert_eq!(fresh.machine().waves[fresh.selected_wave].id, 0);
+}

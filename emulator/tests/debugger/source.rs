@@ -89,7 +89,7 @@ fn list_shows_ten_lines_around_the_pc_then_goes_on() {
         ("list 100000", "line 100000 is out of range"),
         (
             "list 99999999999999999999",
-            "line 99999999999999999999 is out of range",
+            "line `99999999999999999999` is too large: at most 18446744073709551615",
         ),
         ("list nosuch", "no label `nosuch`"),
         (

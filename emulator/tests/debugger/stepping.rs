@@ -321,9 +321,10 @@ fn advance_to_a_label() {
     assert_eq!(w.v[1], [3; 32], "the loop ran three times");
     assert_eq!(w.state, WaveState::Ready);
     // Advancing to the PC the wave stands on needs it to come back there: it never does,
-    // so the launch runs to its end.
+    // so it stops where the wave exits (as gdb's `advance` stops when the frame returns).
     let stop = e.advance(after);
-    assert_eq!(stop.reason, StopReason::Finished);
+    assert_eq!(stop.reason, StopReason::Reached(Reached::Exit));
+    assert_eq!(stop.wave_id, Some(1));
 }
 
 #[test]
@@ -728,4 +729,62 @@ fn info_lanes_shows_states_stop_marks_and_register_columns() {
     stop(&mut e, "finish");
     let text = run(&mut e, "info lanes");
     assert_eq!(text.matches("  exited").count(), 32, "{text}");
+}
+
+/// `advance` and `until LOCATION` to a place the selected wave does not reach before it
+/// exits stop where it exits, as gdb's stop when the frame returns (they ran every other
+/// wave to the end of the launch); for a wave that has exited they are refused, as `stepi`
+/// is. An exited wave is shown at the `end` it exited at, not past the code.
+#[test]
+fn advance_past_the_waves_exit_stops_where_it_exits() {
+    let mut e = engine(LOOP);
+    run(&mut e, "advance after");
+    let (text, at) = stop(&mut e, "advance loop");
+    assert_eq!(at.reason, StopReason::Reached(Reached::Exit), "{text}");
+    assert_eq!(at.wave_id, Some(0), "{text}");
+    assert!(text.contains("wave 0 (workgroup 0) exited"), "{text}");
+    // The others ran as with `continue`, but not to the end of the launch.
+    assert!(e
+        .machine()
+        .waves
+        .iter()
+        .any(|w| w.state != WaveState::Exited));
+    let count = e.machine().stats.wave_instructions;
+    for line in ["advance loop", "until store"] {
+        let err = out(&mut e, line);
+        assert!(
+            err.text.contains("the wave has exited"),
+            "{line}: {}",
+            err.text
+        );
+        assert_eq!(e.machine().stats.wave_instructions, count, "{line}");
+    }
+    // `st.ubase.b32` takes two words: `end` is at store+12 (the PC register is past it).
+    let end = label(&e, "store") + 12;
+    let waves = run(&mut e, "info waves");
+    let row = waves
+        .lines()
+        .find(|l| l.starts_with('*'))
+        .unwrap_or_default();
+    assert!(
+        row.contains("exited") && row.contains(&format!("{end:#06x} <store+12>")),
+        "{waves}"
+    );
+    let context = run(&mut e, "context");
+    assert!(
+        context.contains(&format!("pc {end:#06x} <store+12>")),
+        "{context}"
+    );
+    // The code section marks the `end` (the source section has no line table here).
+    assert!(
+        context.contains(&format!("=>  {end:#06x}  end")),
+        "{context}"
+    );
+    // A wave whose `end` carries a breakpoint stops there first.
+    let mut e = engine(LOOP);
+    run(&mut e, "advance after");
+    run(&mut e, &format!("break *{end:#x}"));
+    let (text, at) = stop(&mut e, "until loop");
+    assert!(matches!(at.reason, StopReason::Breakpoint { .. }), "{text}");
+    assert_eq!(at.pc, Some(end), "{text}");
 }

@@ -30,7 +30,7 @@ pub const HELP: &[HelpEntry] = &[
         name: "break",
         aliases: &["b", "br"],
         usage: "break LOCATION [if EXPR] [wave N] [workgroup N] [lane N]",
-        about: "set a breakpoint at a label, label+OFFSET, address or source line FILE:LINE; the condition is evaluated per active lane and stops when any lane satisfies it",
+        about: "set a breakpoint at a label, label+OFFSET, address or source line FILE:LINE; the condition is evaluated per active lane and stops when any lane satisfies it; `wave N` and `workgroup N` name a wave or workgroup of the launch (one not dispatched yet is fine, one outside the launch is refused, as gdb refuses an unknown thread)",
     },
     HelpEntry {
         name: "tbreak",
@@ -156,7 +156,7 @@ pub const HELP: &[HelpEntry] = &[
         name: "advance",
         aliases: &[],
         usage: "advance LOCATION | advance barrier",
-        about: "continue until the selected wave reaches LOCATION; `advance barrier` runs the selected wave to its next barrier (alone, or with scheduler-locking off with every ready wave, so a barrier it waits at releases)",
+        about: "continue until the selected wave reaches LOCATION or exits; if it exits first it stops there, as gdb's `advance` stops when the frame returns (a wave that has exited cannot advance); `advance barrier` runs the selected wave to its next barrier (alone, or with scheduler-locking off with every ready wave, so a barrier it waits at releases)",
     },
     HelpEntry {
         name: "until",
@@ -620,7 +620,11 @@ can never complete, and with `The launch is over` when only faulted waves are le
 deadlock report names each waiting wave with the PC `info waves` shows for it (a wave
 waiting at a barrier has executed it, so its PC is the next instruction) and the barrier
 it waits at. `advance barrier` likewise stops after the barrier instruction and says so:
-the wave waits there for its workgroup, or, the last to arrive, has released it.
+the wave waits there for its workgroup, or, the last to arrive, has released it. A wave
+that has exited is shown (`info waves`, the context's code and source) at the `end` it
+exited at, though its `pc` register has moved past it; `advance` and `until LOCATION` stop
+where the selected wave exits if it exits before reaching LOCATION, as gdb's stop when
+the frame returns.
 
 ## Limits
 

@@ -41,22 +41,30 @@ impl<'a> Line<'a> {
     }
 
     fn number(&self, s: &str) -> Result<u64, ParseError> {
-        let s = s.trim();
-        expr::parse_number(s)
-            .map(|v| v as u64)
-            .ok_or_else(|| self.error_at(s, format!("`{s}` is not a number")))
+        self.number_at_most(s, u64::MAX)
     }
 
-    /// A number that must fit in 32 bits (ids, counts): a larger one is an error, never
-    /// silently truncated.
+    /// A number of at most `max`: every numeric argument is read here, so a word that is
+    /// no number and a number too large for its type (or its argument) each say so, in one
+    /// wording, never silently truncated.
+    fn number_at_most(&self, s: &str, max: u64) -> Result<u64, ParseError> {
+        let s = s.trim();
+        match expr::parse_u64(s) {
+            Ok(v) if v <= max => Ok(v),
+            Ok(_) | Err(expr::NumberError::TooLarge) => {
+                Err(self.error_at(s, expr::too_large(s, max)))
+            }
+            Err(expr::NumberError::NotANumber) => {
+                Err(self.error_at(s, format!("`{s}` is not a number")))
+            }
+        }
+    }
+
+    /// A number that must fit in 32 bits (ids, counts).
     fn number32(&self, s: &str) -> Result<u32, ParseError> {
-        let v = self.number(s)?;
-        u32::try_from(v).map_err(|_| {
-            self.error_at(
-                s.trim(),
-                format!("`{}` is out of range (0-{})", s.trim(), u32::MAX),
-            )
-        })
+        let v = self.number_at_most(s, u32::MAX.into())?;
+        u32::try_from(v)
+            .map_err(|_| self.error_at(s.trim(), expr::too_large(s.trim(), u32::MAX.into())))
     }
 
     /// An expression; `what` names it in the message (`bad expression`, `bad condition`).
@@ -120,7 +128,7 @@ fn location(text: &str, lines: bool) -> Result<Location, String> {
     {
         let line = n
             .parse::<u64>()
-            .map_err(|_| format!("line {n} is out of range"))?;
+            .map_err(|_| format!("line {}", expr::too_large(n, u64::MAX)))?;
         return Ok(Location::Line { file: None, line });
     }
     // FILE:LINE or FILE:LABEL names the kernel's own file (checked when resolved).
@@ -134,17 +142,26 @@ fn location(text: &str, lines: bool) -> Result<Location, String> {
     if digits && (lines || file.is_some()) {
         let line = spot
             .parse::<u64>()
-            .map_err(|_| format!("line {spot} is out of range"))?;
+            .map_err(|_| format!("line {}", expr::too_large(spot, u64::MAX)))?;
         return Ok(Location::Line { file, line });
     }
     let bare = spot.trim_start_matches('*');
     let (base, offset) = match bare.split_once('+') {
         Some((b, o)) => (
             b.trim(),
-            expr::parse_number(o.trim()).ok_or_else(|| format!("bad offset in `{t}`"))? as u64,
+            match expr::parse_u64(o.trim()) {
+                Ok(o) => o,
+                Err(expr::NumberError::TooLarge) => {
+                    return Err(format!("offset {}", expr::too_large(o.trim(), u64::MAX)))
+                }
+                Err(expr::NumberError::NotANumber) => return Err(format!("bad offset in `{t}`")),
+            },
         ),
         None => (bare, 0),
     };
+    if expr::parse_u64(base) == Err(expr::NumberError::TooLarge) {
+        return Err(format!("address {}", expr::too_large(base, u64::MAX)));
+    }
     if let Some(a) = expr::parse_number(base) {
         if file.is_some() {
             return Err(format!("bad location `{t}`"));
@@ -990,7 +1007,8 @@ fn set_command(l: &Line<'_>, rest: &str) -> Result<Command, ParseError> {
         if v.is_empty() {
             return Err(l.error("set history-size MIB"));
         }
-        return Ok(Command::HistorySize(l.number(v)?));
+        let max = crate::debug::history::MAX_HISTORY_MIB;
+        return Ok(Command::HistorySize(l.number_at_most(v, max)?));
     }
     if let Some(v) = setting("check") {
         let usage = "set check races|sync|init|hazards|xlane|all [on|off]";

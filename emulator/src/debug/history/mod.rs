@@ -21,6 +21,10 @@ use crate::memory::Space;
 /// The default bound on snapshot memory (`set history-size`), in bytes.
 pub const DEFAULT_HISTORY_BYTES: usize = 256 << 20;
 
+/// The largest `set history-size` (in MiB) whose bytes the address space can count; a
+/// larger one is refused, as every setting refuses a value out of its range.
+pub const MAX_HISTORY_MIB: u64 = (usize::MAX >> 20) as u64;
+
 /// Instructions between snapshots to begin with; the spacing doubles whenever the
 /// snapshots outgrow the bound (and every other one is dropped).
 const FIRST_SPACING: u64 = 50_000;

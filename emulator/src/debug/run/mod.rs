@@ -62,7 +62,8 @@ pub struct WaveRow {
     pub index: u32,
     /// Ready, waiting at a barrier, exited, faulted.
     pub state: crate::wave::WaveState,
-    /// The byte address of the next instruction.
+    /// The byte address of the next instruction; for an exited wave, of the `end` it
+    /// exited at ([`super::view::shown_pc`]).
     pub pc: u64,
     /// The EXEC mask, bit i = lane i.
     pub exec: u32,
@@ -406,7 +407,7 @@ impl Engine {
                 workgroup: w.workgroup,
                 index: w.index,
                 state: w.state,
-                pc: w.pc,
+                pc: super::view::shown_pc(self.machine(), w),
                 exec: w.exec,
                 selected: i == self.selected_wave,
             })
