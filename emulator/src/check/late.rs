@@ -42,6 +42,20 @@ pub(super) struct Issued {
     trace: Box<MemTrace>,
 }
 
+impl Issued {
+    /// Whether `other` is the same instruction's access to the same bytes, the same way.
+    fn same_as(&self, other: &Issued) -> bool {
+        let (a, b) = (&self.trace, &other.trace);
+        self.space == other.space
+            && self.me.same_site(other.me)
+            && (a.access, a.len, a.run, a.run2) == (b.access, b.len, b.run, b.run2)
+            && a.entries == b.entries
+    }
+}
+
+/// How many of a wave's last distinct late accesses a new one is compared with.
+const RECENT: usize = 4;
+
 /// A wave's operations on each counter: how many it issued, and its shared and global
 /// accesses among them that may still be outstanding, oldest first.
 #[derive(Debug, Clone, Default)]
@@ -128,12 +142,132 @@ impl WaveIssues {
 
 /// An access its wave had not retired when its workgroup last passed a barrier.
 #[derive(Debug, Clone)]
-pub(super) struct Late {
-    access: Issued,
+struct Late {
+    /// Its race record.
+    me: Ref,
     /// The counter whose wait would have retired it.
     counter: Counter,
     /// The barrier its wave passed with it outstanding.
     barrier: u64,
+}
+
+/// One word a late access touched (each lane's access, word by word), sorted for the
+/// lookup of later accesses.
+#[derive(Debug, Clone, Copy)]
+struct LateWord {
+    /// The word: its byte address / 4, and bit 63 for shared memory.
+    key: u64,
+    /// The accessing wave's global id.
+    wave: u32,
+    /// Its access, an index in [`Lates::list`].
+    late: u32,
+    /// How it touched them ([`MemAccess`] as a number, for sorting).
+    kind: u8,
+    /// The lane, and the bytes it touched.
+    lane: u8,
+    addr: u64,
+    len: u32,
+}
+
+/// The key of the word holding byte `addr` of `space`.
+fn word_key(space: Space, addr: u64) -> u64 {
+    (addr >> 2) | u64::from(space == Space::Shared) << 63
+}
+
+/// A workgroup's accesses its waves had not retired when they last passed a barrier, and
+/// the words they touched.
+#[derive(Debug, Clone, Default)]
+pub(super) struct Lates {
+    list: Vec<Late>,
+    /// Sorted by word; one per word, wave, bytes and way of access (the other accesses
+    /// of a wave there race with what it does, or not, alike).
+    words: Vec<LateWord>,
+    /// The words as pushed at this barrier and at the last, before sorting: a loop that
+    /// reaches its barrier with the same accesses outstanding each time sorts them once.
+    pushed: Vec<LateWord>,
+    last_pushed: Vec<LateWord>,
+}
+
+impl Lates {
+    /// Whether there are none.
+    #[inline]
+    pub(super) fn is_empty(&self) -> bool {
+        self.list.is_empty()
+    }
+
+    /// Forgets them all.
+    pub(super) fn clear(&mut self) {
+        self.list.clear();
+        self.words.clear();
+        self.pushed.clear();
+        self.last_pushed.clear();
+    }
+
+    /// Approximate heap bytes.
+    pub(super) fn bytes(&self) -> usize {
+        self.list.capacity() * std::mem::size_of::<Late>()
+            + (self.words.capacity() + self.pushed.capacity() + self.last_pushed.capacity())
+                * std::mem::size_of::<LateWord>()
+    }
+
+    /// Adds `access` of `wave`, outstanding at `barrier` on `counter`.
+    fn push(&mut self, wave: u32, access: &Issued, counter: Counter, barrier: u64) {
+        let late = self.list.len() as u32;
+        self.list.push(Late {
+            me: access.me,
+            counter,
+            barrier,
+        });
+        let len = access.trace.len;
+        for e in access.trace.accesses() {
+            let last = e.addr.saturating_add(u64::from(len.max(1)) - 1);
+            for word in (e.addr >> 2)..=(last >> 2) {
+                self.pushed.push(LateWord {
+                    key: word_key(access.space, word << 2),
+                    wave,
+                    late,
+                    kind: access.me.access() as u8,
+                    lane: e.lane,
+                    addr: e.addr,
+                    len,
+                });
+            }
+        }
+    }
+
+    /// Starts the list of another barrier (the last one's words kept to compare).
+    fn restart(&mut self) {
+        self.list.clear();
+        std::mem::swap(&mut self.pushed, &mut self.last_pushed);
+        self.pushed.clear();
+    }
+
+    /// Sorts the words pushed since [`Lates::restart`] for lookups, one kept where
+    /// several are alike (the last barrier's index is kept when they are the same).
+    fn index(&mut self) {
+        let same = |a: &LateWord, b: &LateWord| {
+            (a.key, a.wave, a.late, a.kind, a.lane, a.addr, a.len)
+                == (b.key, b.wave, b.late, b.kind, b.lane, b.addr, b.len)
+        };
+        if self.pushed.len() == self.last_pushed.len()
+            && self
+                .pushed
+                .iter()
+                .zip(&self.last_pushed)
+                .all(|(a, b)| same(a, b))
+        {
+            return;
+        }
+        self.words.clear();
+        self.words.extend_from_slice(&self.pushed);
+        // Most comparisons end at the word: the rest is compared only then.
+        let alike = |w: &LateWord| (w.key, w.wave, w.addr, w.len, w.kind);
+        self.words.sort_unstable_by(|a, b| {
+            (a.key.cmp(&b.key))
+                .then_with(|| (alike(a), a.late, a.lane).cmp(&(alike(b), b.late, b.lane)))
+        });
+        self.words.dedup_by(|b, a| alike(a) == alike(b));
+    }
 }
 
 impl Sanitizer {
@@ -144,21 +278,28 @@ impl Sanitizer {
         let Some(slot) = self.slots.get_mut(s) else {
             return;
         };
-        slot.late.clear();
+        slot.late.restart();
         for (i, wave) in group.iter().enumerate() {
             let Some(shadow) = self.waves.get_mut(first + i).filter(|x| x.id == wave.id) else {
                 continue;
             };
             // A waiting wave's PC is past its (32-bit) barrier.
             let barrier = wave.pc.wrapping_sub(4);
+            // A loop that never waits leaves up to 63 accesses of one instruction to the
+            // same bytes outstanding: one of them stands for the others.
+            let mut recent: VecDeque<&Issued> = VecDeque::with_capacity(RECENT);
             for (counter, access) in shadow.issues.outstanding(wave) {
-                slot.late.push(Late {
-                    access: access.clone(),
-                    counter,
-                    barrier,
-                });
+                if recent.iter().any(|r| r.same_as(access)) {
+                    continue;
+                }
+                if recent.len() == RECENT {
+                    recent.pop_front();
+                }
+                recent.push_back(access);
+                slot.late.push(wave.id, access, counter, barrier);
             }
         }
+        slot.late.index();
     }
 
     /// The access `trace` of `wave` (in slot `s`), recorded as `me`, against the slot's
@@ -172,53 +313,49 @@ impl Sanitizer {
         ordered: bool,
     ) {
         let groups = self.groups;
-        let Some(slot) = self.slots.get(s) else {
+        let Some(late) = self.slots.get(s).map(|x| &x.late) else {
             return;
         };
+        let words = &late.words[..];
+        let len = u64::from(trace.len.max(1));
+        let Some((first, last)) = trace.accesses().fold(None, |b: Option<(u64, u64)>, e| {
+            let end = e.addr.saturating_add(len - 1);
+            Some(b.map_or((e.addr, end), |(lo, hi)| (lo.min(e.addr), hi.max(end))))
+        }) else {
+            return;
+        };
+        let (lo, hi) = (word_key(space, first), word_key(space, last));
+        let start = words.partition_point(|w| w.key < lo);
         let mut found = Vec::new();
-        for late in &slot.late {
-            let prior = late.access.me;
-            if late.access.space != space
-                || prior.wave_id() == me.wave_id()
-                || !conflict(prior.access(), me.access())
-                || ordered && self.order.ordered(&prior, &me)
-            {
+        for w in words[start..].iter().take_while(|w| w.key <= hi) {
+            let l = &late.list[w.late as usize];
+            if w.wave == me.wave_id() || !conflict(l.me.access(), me.access()) {
                 continue;
             }
-            let (len, other_len) = (trace.len as u64, late.access.trace.len as u64);
+            let w_end = w.addr.saturating_add(u64::from(w.len));
             for e in trace.accesses() {
-                let hit = late
-                    .access
-                    .trace
-                    .accesses()
-                    .find(|o| o.addr < e.addr + len && e.addr < o.addr + other_len);
-                if let Some(o) = hit {
-                    found.push((late, e.lane, e.addr, o.lane));
+                let overlap = w.addr < e.addr.saturating_add(len) && e.addr < w_end;
+                if overlap && !(ordered && self.order.ordered(&l.me, &me)) {
+                    found.push((l.clone(), e.lane, e.addr, w.lane));
                 }
             }
         }
-        let found: Vec<Finding> = found
-            .into_iter()
-            .map(|(late, lane, addr, other_lane)| {
-                let mut f = Finding::new(
-                    FindingKind::Race,
-                    Site {
-                        lanes: 1 << lane,
-                        ..site
-                    },
-                );
-                f.other = Some(late.access.me.with_lane(other_lane).site(groups));
-                f.fence = Some(MissingFence::NotRetired {
-                    barrier: late.barrier,
-                    counter: late.counter,
-                });
-                f.space = Some(space);
-                f.addr = Some(addr);
-                f.len = trace.len;
-                f
-            })
-            .collect();
-        for f in found {
+        for (l, lane, addr, other_lane) in found {
+            let mut f = Finding::new(
+                FindingKind::Race,
+                Site {
+                    lanes: 1 << lane,
+                    ..site
+                },
+            );
+            f.other = Some(l.me.with_lane(other_lane).site(groups));
+            f.fence = Some(MissingFence::NotRetired {
+                barrier: l.barrier,
+                counter: l.counter,
+            });
+            f.space = Some(space);
+            f.addr = Some(addr);
+            f.len = trace.len;
             self.push(f);
         }
     }

@@ -121,7 +121,7 @@ struct SlotShadow {
     /// Last accesses to each shared byte, compared by the races detector.
     race: RaceShadow,
     /// Accesses its waves had not retired when they last passed a barrier (`late.rs`).
-    late: Vec<late::Late>,
+    late: late::Lates,
 }
 
 /// The sanitizer's state: detectors, shadow state, findings. Cloned with the machine
@@ -274,12 +274,7 @@ impl Sanitizer {
         let slots: usize = self
             .slots
             .iter()
-            .map(|s| {
-                size_of::<SlotShadow>()
-                    + s.init.bytes()
-                    + s.race.bytes()
-                    + s.late.capacity() * size_of::<late::Late>()
-            })
+            .map(|s| size_of::<SlotShadow>() + s.init.bytes() + s.race.bytes() + s.late.bytes())
             .sum();
         let waves: usize = self
             .waves
@@ -390,7 +385,7 @@ impl Sanitizer {
             epoch: 0,
             init: InitBits::new(self.shared_bytes),
             race: RaceShadow::default(),
-            late: Vec::new(),
+            late: late::Lates::default(),
         };
     }
 

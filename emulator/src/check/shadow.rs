@@ -230,6 +230,13 @@ impl Ref {
         self.concurrent(b, g) && !hb(self, b)
     }
 
+    /// Whether `other` is an access of the same wave at the same PC, the same way (in
+    /// whatever barrier epoch, generation and lane).
+    pub fn same_site(self, other: Ref) -> bool {
+        let (a, b) = (self.bits, other.bits);
+        self.wave() == other.wave() && a & !(15 << MASK_SHIFT) == b & !(15 << MASK_SHIFT)
+    }
+
     /// The access as a finding names it.
     pub fn site(&self, g: Groups) -> Site {
         let wave = self.wave().wrapping_sub(1);

@@ -991,6 +991,56 @@ wave0:
     assert_not_retired_once(src);
 }
 
+#[test]
+fn a_loop_that_never_waits_before_its_barrier_races_after_it() {
+    // Each barrier of the loop finds the same stores outstanding (the counter full of
+    // them): the race after the loop is still the store's.
+    let src = |wait: &str| {
+        format!(
+            "
+.workgroup 64
+.shared 256
+    uwaveid u0
+    vlaneid v0
+    vshli v1, v0, 2
+    ushli u1, u0, 7
+    vadd.u32.u v2, v1, u1
+    vmovi v3, 7
+    umovi u9, 100
+loop:
+store: st.shared.b32 v3, v2, 0
+    {wait}
+bar: barrier
+    uaddi u9, u9, -1
+    br.unz u9, loop
+    uxori u4, u0, 1
+    ushli u4, u4, 7
+    vadd.u32.u v4, v1, u4
+read: ld.shared.b32 v5, v4, 0
+    wait.all
+    end
+"
+        )
+    };
+    for seed in [0, 1, 7] {
+        let r = run_with(&src(""), RACES, opts(seed));
+        r.assert_finished();
+        let f = r.only();
+        assert_eq!(f.at.pc, r.label("read"), "seed {seed}:\n{}", r.report());
+        assert_eq!(f.other.map(|o| o.pc), Some(r.label("store")));
+        assert_eq!(
+            f.fence,
+            Some(MissingFence::NotRetired {
+                barrier: r.label("bar"),
+                counter: Counter::Ls
+            })
+        );
+        assert_eq!(f.at.lanes, ALL_LANES);
+        assert_eq!(f.also.len(), 1, "both waves read the other's words");
+    }
+    assert_clean_under_seeds(&src("wait.ls 0"), Checks::ALL, "a loop that waits");
+}
+
 /// [`an_access_retired_after_another_barrier_is_forgotten`]'s one race: `early` against
 /// `first` across `bar`, at epoch 1.
 fn assert_not_retired_once(src: &str) {
