@@ -278,7 +278,7 @@ fn a_store_not_retired_before_a_barrier_is_a_race_across_it() {
     assert!(
         out.contains(
             "in workgroup 0, across the barrier at line 19 (epochs 0 and 1): the earlier access \
-             was not retired before its wave reached the barrier (no wait.ls between them)"
+             was not retired before its wave reached the barrier (no wait.ls retired it first)"
         ),
         "{out}"
     );
@@ -299,4 +299,20 @@ fn a_store_not_retired_before_a_barrier_is_a_race_across_it() {
     assert_eq!(fence["barrier"]["instruction"], "barrier", "{v}");
     assert_eq!(v["other"]["epoch"], 0, "{v}");
     assert_eq!(v["at"]["epoch"], 1, "{v}");
+}
+
+#[test]
+fn a_store_the_release_does_not_cover_races_across_the_barrier() {
+    // Two stores of one instruction to the same bytes, outstanding at the loop's
+    // barriers; `wait.vst 1` retires only the first before the release.
+    let k = kernel("late_store_released_once");
+    let (code, out, err) = wavedbg(&["check", &k, "--seeds", "4"]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(out.contains(": 1 finding (1 error"), "{out}");
+    assert!(
+        out.contains("in workgroup 0, across the barrier at line 27 (epochs 1 and 2)"),
+        "{out}"
+    );
+    assert!(out.contains("<storeB>"), "{out}");
+    assert!(out.contains("<storeA>"), "{out}");
 }

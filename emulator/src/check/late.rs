@@ -43,11 +43,14 @@ pub(super) struct Issued {
 }
 
 impl Issued {
-    /// Whether `other` is the same instruction's access to the same bytes, the same way.
-    fn same_as(&self, other: &Issued) -> bool {
+    /// Whether `other` is the same instruction's access to the same bytes, the same way,
+    /// and (`by_gen`: release/acquire may order global memory) in the same release
+    /// generation, so that whatever orders one orders the other.
+    fn same_as(&self, other: &Issued, by_gen: bool) -> bool {
         let (a, b) = (&self.trace, &other.trace);
         self.space == other.space
             && self.me.same_site(other.me)
+            && (!by_gen || self.space != Space::Global || self.me.gen() == other.me.gen())
             && (a.access, a.len, a.run, a.run2) == (b.access, b.len, b.run, b.run2)
             && a.entries == b.entries
     }
@@ -163,6 +166,9 @@ struct LateWord {
     late: u32,
     /// How it touched them ([`MemAccess`] as a number, for sorting).
     kind: u8,
+    /// Its PC / 4 and, where release/acquire may order it, its release generation (0
+    /// otherwise): words of accesses that differ in these are kept apart.
+    site: (u32, u32),
     /// The lane, and the bytes it touched.
     lane: u8,
     addr: u64,
@@ -210,8 +216,21 @@ impl Lates {
                 * std::mem::size_of::<LateWord>()
     }
 
-    /// Adds `access` of `wave`, outstanding at `barrier` on `counter`.
-    fn push(&mut self, wave: u32, access: &Issued, counter: Counter, barrier: u64) {
+    /// Adds `access` of `wave`, outstanding at `barrier` on `counter` (`by_gen` as for
+    /// [`Issued::same_as`]).
+    fn push(
+        &mut self,
+        wave: u32,
+        access: &Issued,
+        (counter, barrier): (Counter, u64),
+        by_gen: bool,
+    ) {
+        let gen = if by_gen && access.space == Space::Global {
+            access.me.gen()
+        } else {
+            0
+        };
+        let site = ((access.me.pc() / 4) as u32, gen);
         let late = self.list.len() as u32;
         self.list.push(Late {
             me: access.me,
@@ -227,6 +246,7 @@ impl Lates {
                     wave,
                     late,
                     kind: access.me.access() as u8,
+                    site,
                     lane: e.lane,
                     addr: e.addr,
                     len,
@@ -246,8 +266,8 @@ impl Lates {
     /// several are alike (the last barrier's index is kept when they are the same).
     fn index(&mut self) {
         let same = |a: &LateWord, b: &LateWord| {
-            (a.key, a.wave, a.late, a.kind, a.lane, a.addr, a.len)
-                == (b.key, b.wave, b.late, b.kind, b.lane, b.addr, b.len)
+            (a.key, a.wave, a.late, a.kind, a.site, a.lane, a.addr, a.len)
+                == (b.key, b.wave, b.late, b.kind, b.site, b.lane, b.addr, b.len)
         };
         if self.pushed.len() == self.last_pushed.len()
             && self
@@ -261,7 +281,7 @@ impl Lates {
         self.words.clear();
         self.words.extend_from_slice(&self.pushed);
         // Most comparisons end at the word: the rest is compared only then.
-        let alike = |w: &LateWord| (w.key, w.wave, w.addr, w.len, w.kind);
+        let alike = |w: &LateWord| (w.key, w.wave, w.addr, w.len, w.kind, w.site);
         self.words.sort_unstable_by(|a, b| {
             (a.key.cmp(&b.key))
                 .then_with(|| (alike(a), a.late, a.lane).cmp(&(alike(b), b.late, b.lane)))
@@ -279,6 +299,7 @@ impl Sanitizer {
             return;
         };
         slot.late.restart();
+        let by_gen = self.order.on();
         for (i, wave) in group.iter().enumerate() {
             let Some(shadow) = self.waves.get_mut(first + i).filter(|x| x.id == wave.id) else {
                 continue;
@@ -289,14 +310,14 @@ impl Sanitizer {
             // same bytes outstanding: one of them stands for the others.
             let mut recent: VecDeque<&Issued> = VecDeque::with_capacity(RECENT);
             for (counter, access) in shadow.issues.outstanding(wave) {
-                if recent.iter().any(|r| r.same_as(access)) {
+                if recent.iter().any(|r| r.same_as(access, by_gen)) {
                     continue;
                 }
                 if recent.len() == RECENT {
                     recent.pop_front();
                 }
                 recent.push_back(access);
-                slot.late.push(wave.id, access, counter, barrier);
+                slot.late.push(wave.id, access, (counter, barrier), by_gen);
             }
         }
         slot.late.index();
@@ -318,25 +339,40 @@ impl Sanitizer {
         };
         let words = &late.words[..];
         let len = u64::from(trace.len.max(1));
-        let Some((first, last)) = trace.accesses().fold(None, |b: Option<(u64, u64)>, e| {
-            let end = e.addr.saturating_add(len - 1);
-            Some(b.map_or((e.addr, end), |(lo, hi)| (lo.min(e.addr), hi.max(end))))
-        }) else {
-            return;
-        };
-        let (lo, hi) = (word_key(space, first), word_key(space, last));
-        let start = words.partition_point(|w| w.key < lo);
-        let mut found = Vec::new();
-        for w in words[start..].iter().take_while(|w| w.key <= hi) {
-            let l = &late.list[w.late as usize];
-            if w.wave == me.wave_id() || !conflict(l.me.access(), me.access()) {
-                continue;
+        // Lanes on consecutive elements are searched as one range of bytes; others (a
+        // gather, a stride) lane by lane, so the words between them are not walked.
+        let one_run = trace.entries.is_empty() && trace.run2.is_none();
+        let ranges: Vec<(u64, u64)> = if one_run {
+            let mut lanes = trace.accesses();
+            let first = lanes.next();
+            let last = lanes.last().or(first);
+            match (first, last) {
+                (Some(f), Some(l)) => vec![(f.addr, l.addr.saturating_add(len - 1))],
+                _ => Vec::new(),
             }
-            let w_end = w.addr.saturating_add(u64::from(w.len));
-            for e in trace.accesses() {
-                let overlap = w.addr < e.addr.saturating_add(len) && e.addr < w_end;
-                if overlap && !(ordered && self.order.ordered(&l.me, &me)) {
-                    found.push((l.clone(), e.lane, e.addr, w.lane));
+        } else {
+            (trace.accesses())
+                .map(|e| (e.addr, e.addr.saturating_add(len - 1)))
+                .collect()
+        };
+        let mut found = Vec::new();
+        for (first, last) in ranges {
+            let (lo, hi) = (word_key(space, first), word_key(space, last));
+            let start = words.partition_point(|w| w.key < lo);
+            for w in words[start..].iter().take_while(|w| w.key <= hi) {
+                let l = &late.list[w.late as usize];
+                if w.wave == me.wave_id() || !conflict(l.me.access(), me.access()) {
+                    continue;
+                }
+                let w_end = w.addr.saturating_add(u64::from(w.len));
+                for e in trace.accesses() {
+                    let overlap = w.addr < e.addr.saturating_add(len)
+                        && e.addr < w_end
+                        && e.addr >= first
+                        && e.addr <= last;
+                    if overlap && !(ordered && self.order.ordered(&l.me, &me)) {
+                        found.push((l.clone(), e.lane, e.addr, w.lane));
+                    }
                 }
             }
         }
@@ -373,6 +409,10 @@ fn conflict(a: MemAccess, b: MemAccess) -> bool {
 /// counter, whether any access of it is (its issues are then counted).
 pub(super) fn kept_accesses(code: &[CodeWord]) -> (Arc<[bool]>, [bool; 4]) {
     let n = code.len();
+    let barrier = |w: &CodeWord| matches!(w, CodeWord::Instr(d) if d.op == Op::Barrier);
+    if !code.iter().any(barrier) {
+        return (vec![false; n].into(), [false; 4]);
+    }
     let instr = |i: usize| match code.get(i) {
         Some(CodeWord::Instr(d)) => Some(d),
         _ => None,

@@ -237,6 +237,12 @@ impl Ref {
         self.wave() == other.wave() && a & !(15 << MASK_SHIFT) == b & !(15 << MASK_SHIFT)
     }
 
+    /// The PC of the access (as kept: 64 MiB of code).
+    pub fn pc(self) -> u64 {
+        let bits = self.bits;
+        (bits & PC_MASK) as u64 * 4
+    }
+
     /// The access as a finding names it.
     pub fn site(&self, g: Groups) -> Site {
         let wave = self.wave().wrapping_sub(1);

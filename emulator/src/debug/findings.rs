@@ -212,7 +212,7 @@ impl Finding {
                         }
                     ),
                     Some(MissingFence::NotRetired { counter, .. }) => format!(
-                        ": the earlier access was not retired before its wave reached the barrier (no wait.{} between them), and a barrier orders only retired accesses",
+                        ": the earlier access was not retired before its wave reached the barrier (no wait.{} retired it first), and a barrier orders only retired accesses",
                         counter.name()
                     ),
                     Some(MissingFence::GenerationBound) => format!(
