@@ -21,13 +21,13 @@
 use std::collections::VecDeque;
 use std::sync::Arc;
 
-use super::shadow::Ref;
+use super::shadow::{expand, Ref};
 use super::{Finding, FindingKind, MemAccess, MissingFence, Sanitizer, Site};
 use crate::code::CodeWord;
 use crate::isa::op::{BrCond, Op};
 use crate::isa::Counter;
 use crate::memory::Space;
-use crate::trace::MemTrace;
+use crate::trace::{MemTrace, TraceEntry};
 use crate::wave::Wave;
 
 /// One shared or global access as a wave issued it.
@@ -156,7 +156,7 @@ struct Late {
 
 /// One word a late access touched (each lane's access, word by word), sorted for the
 /// lookup of later accesses.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct LateWord {
     /// The word: its byte address / 4, and bit 63 for shared memory.
     key: u64,
@@ -231,6 +231,7 @@ impl Lates {
             0
         };
         let site = ((access.me.pc() / 4) as u32, gen);
+        let kind = access.me.access() as u8;
         let late = self.list.len() as u32;
         self.list.push(Late {
             me: access.me,
@@ -245,7 +246,7 @@ impl Lates {
                     key: word_key(access.space, word << 2),
                     wave,
                     late,
-                    kind: access.me.access() as u8,
+                    kind,
                     site,
                     lane: e.lane,
                     addr: e.addr,
@@ -265,17 +266,7 @@ impl Lates {
     /// Sorts the words pushed since [`Lates::restart`] for lookups, one kept where
     /// several are alike (the last barrier's index is kept when they are the same).
     fn index(&mut self) {
-        let same = |a: &LateWord, b: &LateWord| {
-            (a.key, a.wave, a.late, a.kind, a.site, a.lane, a.addr, a.len)
-                == (b.key, b.wave, b.late, b.kind, b.site, b.lane, b.addr, b.len)
-        };
-        if self.pushed.len() == self.last_pushed.len()
-            && self
-                .pushed
-                .iter()
-                .zip(&self.last_pushed)
-                .all(|(a, b)| same(a, b))
-        {
+        if self.pushed == self.last_pushed {
             return;
         }
         self.words.clear();
@@ -339,38 +330,35 @@ impl Sanitizer {
         };
         let words = &late.words[..];
         let len = u64::from(trace.len.max(1));
+        let (buf, n) = expand(trace);
+        let entries = &buf[..n];
         // Lanes on consecutive elements are searched as one range of bytes; others (a
         // gather, a stride) lane by lane, so the words between them are not walked.
         let one_run = trace.entries.is_empty() && trace.run2.is_none();
-        let ranges: Vec<(u64, u64)> = if one_run {
-            let mut lanes = trace.accesses();
-            let first = lanes.next();
-            let last = lanes.last().or(first);
-            match (first, last) {
-                (Some(f), Some(l)) => vec![(f.addr, l.addr.saturating_add(len - 1))],
-                _ => Vec::new(),
-            }
+        let groups_of: &mut dyn Iterator<Item = &[TraceEntry]> = if one_run {
+            &mut std::iter::once(entries)
         } else {
-            (trace.accesses())
-                .map(|e| (e.addr, e.addr.saturating_add(len - 1)))
-                .collect()
+            &mut entries.chunks(1)
         };
         let mut found = Vec::new();
-        for (first, last) in ranges {
-            let (lo, hi) = (word_key(space, first), word_key(space, last));
+        for group in groups_of {
+            let (Some(first), Some(last)) = (group.first(), group.last()) else {
+                continue;
+            };
+            let lo = word_key(space, first.addr);
+            let hi = word_key(space, last.addr.saturating_add(len - 1));
             let start = words.partition_point(|w| w.key < lo);
             for w in words[start..].iter().take_while(|w| w.key <= hi) {
                 let l = &late.list[w.late as usize];
-                if w.wave == me.wave_id() || !conflict(l.me.access(), me.access()) {
+                if w.wave == me.wave_id()
+                    || !conflict(l.me.access(), me.access())
+                    || ordered && self.order.ordered(&l.me, &me)
+                {
                     continue;
                 }
                 let w_end = w.addr.saturating_add(u64::from(w.len));
-                for e in trace.accesses() {
-                    let overlap = w.addr < e.addr.saturating_add(len)
-                        && e.addr < w_end
-                        && e.addr >= first
-                        && e.addr <= last;
-                    if overlap && !(ordered && self.order.ordered(&l.me, &me)) {
+                for e in group {
+                    if w.addr < e.addr.saturating_add(len) && e.addr < w_end {
                         found.push((l.clone(), e.lane, e.addr, w.lane));
                     }
                 }
@@ -424,8 +412,8 @@ pub(super) fn kept_accesses(code: &[CodeWord]) -> (Arc<[bool]>, [bool; 4]) {
         };
         let fall = Some(i + d.len as usize / 4).filter(|&j| j < n);
         let target = || {
-            usize::try_from(i as i64 + d.instr.imm)
-                .ok()
+            (d.instr.branch_target(i as u64 * 4))
+                .and_then(|t| usize::try_from(t / 4).ok())
                 .filter(|&j| j < n)
         };
         match d.op {

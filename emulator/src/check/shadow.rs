@@ -1479,7 +1479,7 @@ impl InitBits {
 }
 
 /// A trace's accesses as entries on the stack (at most one per lane), and how many.
-fn expand(trace: &MemTrace) -> ([TraceEntry; LANES], usize) {
+pub(super) fn expand(trace: &MemTrace) -> ([TraceEntry; LANES], usize) {
     let mut buf = [TraceEntry::default(); LANES];
     let mut n = 0;
     for (b, e) in buf.iter_mut().zip(trace.accesses()) {
