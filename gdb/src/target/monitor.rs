@@ -334,14 +334,6 @@ pub fn launch(t: &WaveTarget) -> String {
     )
 }
 
-/// The refusal of an argument given to a server command that takes none, naming it.
-fn unexpected(word: &str, rest: &str) -> Option<String> {
-    let extra = rest.split_whitespace().next()?;
-    Some(format!(
-        "`{word}` takes no argument (unexpected `{extra}`)\n"
-    ))
-}
-
 /// What `quit` (and its aliases) says: the client ends the session, not a monitor command.
 const QUIT: &str = "\
 the client ends the session, not `monitor`: gdb's `detach` (or `quit`, which detaches) \
@@ -367,8 +359,8 @@ pub fn run(t: &mut WaveTarget, line: &str) -> String {
         .split_once(char::is_whitespace)
         .map_or((line, ""), |(w, r)| (w, r.trim()));
     if matches!(word, "why" | "threads" | "launch" | "windows") {
-        if let Some(refusal) = unexpected(word, rest) {
-            return refusal;
+        if let Some((_, refusal)) = command::unexpected_argument(word, rest) {
+            return refusal + "\n";
         }
     }
     match word {

@@ -15,7 +15,8 @@ mod parse;
 pub use error::{CommandError, ParseError};
 pub use help::{canonical, help, help_topic, markdown, usage, HelpEntry, HELP, QUIT};
 pub use parse::{
-    info_topic, parse, parse_display, parse_location, parse_mem_ref, InfoTopic, INFO_TOPICS,
+    info_topic, parse, parse_display, parse_location, parse_mem_ref, unexpected_argument,
+    InfoTopic, INFO_TOPICS,
 };
 
 use super::breakpoint::{Filters, WatchKind};

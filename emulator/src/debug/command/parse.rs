@@ -363,6 +363,18 @@ fn suggestion(word: &str) -> Option<&'static str> {
         .map(|(_, _, n)| n)
 }
 
+/// The refusal of an argument given to a command that takes none (`name` as the user
+/// would write it, `info waves` say), naming the first word of `rest`, with that word;
+/// `None` when `rest` is empty. The command language and the GDB server's own monitor
+/// commands refuse in the same words.
+pub fn unexpected_argument<'a>(name: &str, rest: &'a str) -> Option<(&'a str, String)> {
+    let extra = rest.split_whitespace().next()?;
+    Some((
+        extra,
+        format!("`{name}` takes no argument (unexpected `{extra}`)"),
+    ))
+}
+
 /// Parses one command line. Empty lines and `#` comments give `Ok(None)`.
 pub fn parse(line: &str) -> Result<Option<Command>, ParseError> {
     let text = line.trim();
@@ -417,12 +429,9 @@ pub fn parse(line: &str) -> Result<Option<Command>, ParseError> {
     let count_or_one = |s: &str| if s.is_empty() { Ok(1) } else { l.number(s) };
     // A command that takes no argument refuses one, naming it (never ignores it).
     let bare = |cmd: Command| -> Result<Command, ParseError> {
-        match rest.split_whitespace().next() {
+        match unexpected_argument(name, rest) {
             None => Ok(cmd),
-            Some(extra) => Err(l.error_at(
-                extra,
-                format!("`{name}` takes no argument (unexpected `{extra}`)"),
-            )),
+            Some((extra, refusal)) => Err(l.error_at(extra, refusal)),
         }
     };
     let cmd = match name {
@@ -607,12 +616,9 @@ pub fn parse(line: &str) -> Result<Option<Command>, ParseError> {
             let Some(topic) = info_topic(what) else {
                 return Err(l.error_at(what, format!("unknown `info {what}`")));
             };
-            let no_argument = |name: &str| match arg.split_whitespace().next() {
+            let no_argument = |name: &str| match unexpected_argument(&format!("info {name}"), arg) {
                 None => Ok(()),
-                Some(extra) => Err(l.error_at(
-                    extra,
-                    format!("`info {name}` takes no argument (unexpected `{extra}`)"),
-                )),
+                Some((extra, refusal)) => Err(l.error_at(extra, refusal)),
             };
             Command::Info(match topic.name {
                 "waves" | "threads" => {
