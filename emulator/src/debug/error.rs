@@ -48,8 +48,9 @@ pub enum EngineError {
         /// The resident waves' ids.
         resident: Vec<u32>,
     },
-    /// No wave with this global id, resident or to come (a scratch watchpoint's wave).
-    #[error("no wave {0} (not resident, not to come)")]
+    /// A wave of the launch that has exited, so its scratch is gone (a scratch
+    /// watchpoint's wave).
+    #[error("wave {0} has exited: its scratch memory is gone")]
     NoWaveId(u32),
     /// A global wave id outside the launch (a breakpoint's `wave` filter, a session's
     /// selection).

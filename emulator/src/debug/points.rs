@@ -234,8 +234,11 @@ impl Engine {
         let per = m.launch().waves_per_workgroup();
         let resident = match scope {
             Scope::Scratch { wave, .. } => m.wave_index(wave).ok_or(wave / per).map_err(|g| {
-                let none = || EngineError::NoWaveId(wave);
-                self.check_pending(g, scope, addr, len, none, none)
+                let outside = || EngineError::WaveNotInLaunch {
+                    wave,
+                    waves: u64::from(m.launch().grid) * u64::from(per),
+                };
+                self.check_pending(g, scope, addr, len, || EngineError::NoWaveId(wave), outside)
             }),
             Scope::Shared(Some(g)) => m
                 .waves

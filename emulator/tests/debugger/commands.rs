@@ -48,6 +48,11 @@ fn help_lists_every_command_and_describes_each() {
     let err = fail(&mut e, "help nosuch");
     assert_eq!(err.message(), "no command `nosuch`");
     assert_eq!(err.usage(), Some("help lists every command"));
+    let err = fail(&mut e, "help stepi twice");
+    assert_eq!(
+        err.message(),
+        "`stepi` has no topic `twice` (`help stepi` shows it whole)"
+    );
 }
 
 /// A script using every command and every alias of `HELP` at least once; every line must
@@ -324,7 +329,7 @@ fn malformed_commands_say_what_is_wrong_and_show_the_usage() {
             "watch scratch:0 4",
             "scratch 0x0..0x4 is outside the 0-byte window",
         ),
-        ("watch scratch:0 4 wave 9", "no wave 9"),
+        ("watch scratch:0 4 wave 9", "wave 9 is not in the launch (0-3)"),
         ("watch scratch:0 4 lane 32", "lane 32 out of range (0-31)"),
         ("rwatch nosuch", "no symbol `nosuch`"),
         ("awatch 0x100000000 4 if 1 +", "bad condition `1 +`"),
@@ -334,7 +339,15 @@ fn malformed_commands_say_what_is_wrong_and_show_the_usage() {
         ("advance", "`advance` needs a location"),
         ("until nowhere", "no label `nowhere`"),
         ("u 0x2", "0x2 is not the start of an instruction"),
-        ("wave 1 2", "`1 2` is not a number"),
+        ("wave 1 2", "unexpected `2` after the number `1`"),
+        ("lane 1 2 3", "unexpected `2` after the number `1`"),
+        ("set history-size 10 20", "unexpected `20` after the number `10`"),
+        ("disassemble 0 4", "unexpected `4` after the location `0`"),
+        ("frame 0 1", "unexpected `1` after the number `0`"),
+        ("lane 99999999999", "lane 99999999999 out of range (0-31)"),
+        ("break store lane 99999999999", "lane 99999999999 out of range (0-31)"),
+        ("last-write v3[300]", "lane 300 out of range (0-31)"),
+        ("watch scratch:0 4 wave 99999", "wave 99999 is not in the launch (0-3)"),
         ("why foo", "`why` takes no argument (unexpected `foo`)"),
         ("continue 2", "`continue` takes no argument (unexpected `2`)"),
         ("finish now", "`finish` takes no argument (unexpected `now`)"),

@@ -414,7 +414,10 @@ fn scratch_watchpoint_bad_targets() {
         )
         .unwrap_err()
         .to_string();
-    assert!(no_wave.contains("no wave 7"), "{no_wave}");
+    assert!(
+        no_wave.contains("wave 7 is not in the launch (0-1)"),
+        "{no_wave}"
+    );
     let outside = e
         .add_watchpoint(
             WatchKind::Write,

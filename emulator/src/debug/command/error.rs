@@ -42,6 +42,16 @@ impl ParseError {
             usage: Some(HELP_HINT),
         }
     }
+
+    /// `help K REST` where K names a command (as the user wrote it) and REST none of its
+    /// topics (`help why extra`).
+    pub(super) fn unknown_subtopic(known: &str, rest: &str) -> ParseError {
+        ParseError {
+            message: format!("`{known}` has no topic `{rest}` (`help {known}` shows it whole)"),
+            column: None,
+            usage: Some(HELP_HINT),
+        }
+    }
 }
 
 /// What an unknown command's error suggests.

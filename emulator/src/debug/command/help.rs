@@ -342,6 +342,20 @@ pub fn help_topic(word: &str) -> Option<&'static str> {
     entries().find(|e| e.is_named(word)).map(|e| e.name)
 }
 
+/// The refusal of a help topic that names no command: when its first words name one
+/// (`why extra`, `info lanes now`), it names the words that follow as the unknown part.
+pub(super) fn unknown_topic(topic: &str) -> ParseError {
+    let words: Vec<&str> = topic.split_whitespace().collect();
+    (1..words.len())
+        .rev()
+        .map(|n| (words[..n].join(" "), n))
+        .find(|(known, _)| help_topic(known).is_some())
+        .map_or_else(
+            || ParseError::unknown_topic(topic),
+            |(known, n)| ParseError::unknown_subtopic(&known, &words[n..].join(" ")),
+        )
+}
+
 /// The usage line of a command, by canonical name.
 pub fn usage(name: &str) -> Option<&'static str> {
     HELP.iter().find(|e| e.name == name).map(|e| e.usage)
@@ -373,7 +387,7 @@ pub fn help(topic: Option<&str>, width: usize) -> Result<String, CommandError> {
     };
     let e = entries()
         .find(|e| e.is_named(t.trim()))
-        .ok_or_else(|| ParseError::unknown_topic(t))?;
+        .ok_or_else(|| unknown_topic(t))?;
     let mut lines = wrap(e.usage, width, 2);
     lines.extend(wrap(&format!("{}: {}", e.name, e.about), width, 2));
     if !e.aliases.is_empty() {

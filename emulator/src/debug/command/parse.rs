@@ -2,7 +2,7 @@
 //! its column and the command's usage.
 
 use super::error::HELP_HINT;
-use super::help::{canonical, help_topic, HELP, QUIT};
+use super::help::{self, canonical, help_topic, HELP, QUIT};
 use super::{
     Command, DisplaySpec, ExpectOp, Info, LaneColumns, LaneReg, LastWriteTarget, ListArg, Location,
     MemRef, Numbers, ParseError, RegRef, SetTarget, WatchWhere,
@@ -49,6 +49,7 @@ impl<'a> Line<'a> {
     /// wording, never silently truncated.
     fn number_at_most(&self, s: &str, max: u64) -> Result<u64, ParseError> {
         let s = s.trim();
+        self.one_word("number", s, |w| expr::parse_u64(w).is_ok())?;
         match expr::parse_u64(s) {
             Ok(v) if v <= max => Ok(v),
             Ok(_) | Err(expr::NumberError::TooLarge) => {
@@ -58,6 +59,37 @@ impl<'a> Line<'a> {
                 Err(self.error_at(s, format!("`{s}` is not a number")))
             }
         }
+    }
+
+    /// Refuses a second word after one `first` accepts as a `what` (`lane 1 2`,
+    /// `disassemble 0 4`), naming it, where the argument is one word.
+    fn one_word(
+        &self,
+        what: &str,
+        s: &str,
+        first: impl FnOnce(&str) -> bool,
+    ) -> Result<(), ParseError> {
+        match s.split_once(char::is_whitespace) {
+            Some((word, extra)) if first(word) => {
+                let extra = extra.trim_start();
+                let next = extra.split_whitespace().next().unwrap_or(extra);
+                Err(self.error_at(
+                    extra,
+                    format!("unexpected `{next}` after the {what} `{word}`"),
+                ))
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// A lane number, 0-31: every lane argument is read here, so a lane out of range says
+    /// so in one wording, however large.
+    fn lane(&self, s: &str) -> Result<u8, ParseError> {
+        let n = self.number(s)?;
+        u8::try_from(n)
+            .ok()
+            .filter(|&n| usize::from(n) < crate::wave::LANES)
+            .ok_or_else(|| self.error_at(s.trim(), format!("lane {n} out of range (0-31)")))
     }
 
     /// A number that must fit in 32 bits (ids, counts).
@@ -78,6 +110,9 @@ impl<'a> Line<'a> {
 
     /// A location as `break`, `advance` and `disassemble` take it: numbers are addresses.
     fn location(&self, s: &str) -> Result<Location, ParseError> {
+        self.one_word("location", s.trim(), |w| {
+            location(w, false).is_ok() && location(s, false).is_err()
+        })?;
         location(s, false).map_err(|m| self.error_at(s.trim(), m))
     }
 }
@@ -218,13 +253,7 @@ fn split_filters<'a>(l: &Line<'_>, mut text: &'a str) -> Result<Split<'a>, Parse
             "lane" if f.lane.is_some() => return twice("lane"),
             "workgroup" | "wg" if group.is_some() => return twice("workgroup"),
             "wave" => f.wave = Some(l.number32(last)?),
-            "lane" => {
-                let n = l.number(last)?;
-                if n >= 32 {
-                    return Err(l.error_at(last, format!("lane {n} out of range (0-31)")));
-                }
-                f.lane = Some(n as u8);
-            }
+            "lane" => f.lane = Some(l.lane(last)?),
             "workgroup" | "wg" if last == "all" => group = Some(None),
             "workgroup" | "wg" => {
                 let g = l.number32(last)?;
@@ -606,7 +635,7 @@ pub fn parse(line: &str) -> Result<Option<Command>, ParseError> {
         "wave" => Command::Wave(optional_id(rest)?),
         "lane" => {
             need("a lane")?;
-            Command::Lane(l.number32(rest)?)
+            Command::Lane(l.lane(rest)?.into())
         }
         "info" => {
             need(&format!("a topic: {}", info_topic_list()))?;
@@ -815,7 +844,7 @@ pub fn parse(line: &str) -> Result<Option<Command>, ParseError> {
         }
         "help" => Command::Help(match rest {
             "" => None,
-            t => Some(help_topic(t).ok_or_else(|| ParseError::unknown_topic(t))?),
+            t => Some(help_topic(t).ok_or_else(|| help::unknown_topic(t))?),
         }),
         _ => return Err(l.error("not implemented")),
     };
@@ -906,19 +935,11 @@ fn last_write_target(l: &Line<'_>, t: &str) -> Result<LastWriteTarget, ParseErro
     let lane = t
         .strip_suffix(']')
         .and_then(|x| x.split_once('['))
-        .and_then(|(r, n)| {
-            Some((
-                reg(r, 'v', crate::wave::VREGS)?,
-                n.trim().parse::<u8>().ok()?,
-            ))
-        });
+        .and_then(|(r, n)| Some((reg(r, 'v', crate::wave::VREGS)?, n)));
     if let Some((r, n)) = lane {
-        if n as usize >= crate::wave::LANES {
-            return Err(l.error(format!("lane {n} is out of range (0-31)")));
-        }
         return Ok(LastWriteTarget::Vector {
             reg: r,
-            lane: Some(n),
+            lane: Some(l.lane(n)?),
         });
     }
     let mut parts = t.split_whitespace();
