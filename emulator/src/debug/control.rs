@@ -328,8 +328,11 @@ impl Engine {
         }
         self.machine.clear_touched();
         // As gdb does, resuming steps over a breakpoint at the selected wave's PC (we may
-        // have arrived there by stepping, or stopped there on a condition error).
-        if self.resume_over.is_none() {
+        // have arrived there by stepping, or stopped there on a condition error). Before
+        // the first stop of a launch no wave has arrived anywhere: a breakpoint on the
+        // first instruction stops `run` and `continue` there, as gdb's `run` stops at a
+        // breakpoint on the entry point.
+        if self.resume_over.is_none() && self.last.is_some() {
             if let Some(w) = self.machine.waves.get(self.selected_wave) {
                 if self
                     .armed

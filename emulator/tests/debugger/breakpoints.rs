@@ -1122,3 +1122,27 @@ fn a_filter_outside_the_launch_is_refused_with_its_range() {
     let (_, at) = stop(&mut e, "continue");
     assert_eq!(at.wave_id, Some(3), "{at:?}");
 }
+
+/// A breakpoint on the first instruction stops the selected wave there when nothing has
+/// run yet (as gdb's `run` stops at a breakpoint on the entry point), by `run` and by
+/// `continue` alike; resuming from that stop steps over it, as from every stop.
+#[test]
+fn a_breakpoint_on_the_first_instruction_stops_the_first_wave() {
+    for first in ["run", "continue"] {
+        let mut e = engine(LOOP);
+        run(&mut e, "break 0");
+        let (_, s) = stop(&mut e, first);
+        assert_eq!(breakpoint_of(&s).0, 1, "{first}");
+        assert_eq!((s.wave_id, s.pc), (Some(0), Some(0)), "{first}");
+        assert_eq!(e.machine().stats.wave_instructions, 0, "{first}");
+        // Resuming goes on to the next wave still at the breakpoint, not the same one.
+        let (_, s) = stop(&mut e, "continue");
+        assert_eq!((s.wave_id, s.pc), (Some(1), Some(0)), "{first}");
+    }
+    // After a restart the selected wave stops there again.
+    let mut e = engine(LOOP);
+    run(&mut e, "break 0");
+    stop(&mut e, "run");
+    let (_, s) = stop(&mut e, "run");
+    assert_eq!((s.wave_id, s.pc), (Some(0), Some(0)));
+}
