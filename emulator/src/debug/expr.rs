@@ -722,7 +722,8 @@ impl Expr {
             Expr::VReg(r, Some(i)) => w.v[*r as usize][lane_index(i)? as usize] as i64,
             Expr::UReg(r) => w.u[*r as usize] as i64,
             Expr::Exec => w.exec as i64,
-            Expr::Pc => w.pc as i64,
+            // An exited wave's PC is the `end` it exited at, as every view shows it.
+            Expr::Pc => super::view::shown_pc(m, w) as i64,
             Expr::Lane => need_lane()? as i64,
             Expr::Wave => w.id as i64,
             Expr::Mem(space, a) => {

@@ -38,10 +38,16 @@ pub(crate) fn per_lane(location: &VarLocation) -> bool {
     )
 }
 
+/// The PC whose variables wave `w` shows: for a wave that has exited, the `end` it
+/// exited at (its values stay readable there, as every view shows the wave at its `end`).
+fn wave_pc(m: &Machine, w: usize) -> Option<u64> {
+    m.waves.get(w).map(|x| super::view::shown_pc(m, x))
+}
+
 /// The variable called `name` live at wave `w`'s PC (the latest declared, when live
 /// ranges of one name overlap).
 pub(crate) fn live_var<'m>(m: &'m Machine, w: usize, name: &str) -> Option<&'m VarDef> {
-    let pc = m.waves.get(w)?.pc;
+    let pc = wave_pc(m, w)?;
     let info = &m.program().source_info;
     info.vars
         .iter()
@@ -63,7 +69,7 @@ pub(crate) fn not_live_message(m: &Machine, w: usize, name: &str) -> Option<Stri
     if ranges.is_empty() {
         return None;
     }
-    let pc = m.waves.get(w).map_or(0, |x| x.pc);
+    let pc = wave_pc(m, w).unwrap_or(0);
     Some(format!(
         "variable `{name}` is not live at pc {pc:#06x} (it is live at {})",
         ranges.join(", ")
@@ -189,7 +195,7 @@ impl Engine {
     /// asks for any thread's locals without selecting it); a location that is not per
     /// lane is read in the selected lane, as `info locals` reads it.
     pub fn locals_of(&self, m: &Machine, w: usize) -> Vec<Local> {
-        let Some(pc) = m.waves.get(w).map(|x| x.pc) else {
+        let Some(pc) = wave_pc(m, w) else {
             return Vec::new();
         };
         let value = |v: &VarDef, lane: u8| var_bits(m, v, w, lane).map(|b| typed_text(b, v.ty));
@@ -215,7 +221,7 @@ impl Engine {
     /// lane, whose value is shown).
     pub(super) fn info_locals_text(&self) -> String {
         let w = self.selected_wave;
-        let Some(pc) = self.machine().waves.get(w).map(|x| x.pc) else {
+        let Some(pc) = wave_pc(self.machine(), w) else {
             return "No frame selected.\n".into();
         };
         let live = self.machine().program().source_info.live_vars(pc);

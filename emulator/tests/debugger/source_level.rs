@@ -270,6 +270,23 @@ fn info_locals_shows_the_live_variables_in_their_types() {
     assert_eq!(run(&mut one_wave_loop(), "info locals"), "No locals.\n");
 }
 
+/// A wave that has exited is shown at the `end` it exited at, its variables and `pc`
+/// too: its PC register has moved past the `end`, where no variable is live.
+#[test]
+fn an_exited_wave_shows_its_variables_at_its_end() {
+    let src = "\
+    .var a, u2
+    umovi u2, 5
+    end
+";
+    let mut e = engine(src);
+    run(&mut e, "continue");
+    assert_eq!(run(&mut e, "info locals"), "a = 5  (u32 in u2)\n");
+    assert_eq!(run(&mut e, "print a"), "a = 5\n");
+    // `umovi` takes 8 bytes: the `end` is at 0x8, the PC register at 0xc.
+    assert_eq!(run(&mut e, "print/x pc"), "pc = 0x00000008\n");
+}
+
 #[test]
 fn print_shows_a_variable_in_its_type() {
     let mut e = saxpy();
