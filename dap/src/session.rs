@@ -755,6 +755,11 @@ mod tests {
                 json!({"memoryReference": "0x0", "instructionOffset": big, "instructionCount": 3}),
             ),
             request(
+                13,
+                "disassemble",
+                json!({"memoryReference": "0x0", "instructionOffset": small, "instructionCount": 3}),
+            ),
+            request(
                 8,
                 "disassemble",
                 json!({"memoryReference": "0x0", "instructionOffset": small, "instructionCount": big}),
@@ -772,10 +777,23 @@ mod tests {
             request(11, "next", json!({"threadId": big})),
             request(12, "disconnect", Value::Null),
         ]));
-        for seq in [4, 5, 10, 11] {
+        // A count over what one disassemble lists is refused, not cut short.
+        for seq in [4, 5, 8, 10, 11] {
             assert_eq!(response(&out, seq)["success"], false, "{seq}");
         }
-        for seq in [6, 7, 8, 9, 12] {
+        // Rows far from the code each have their own address, whatever the offset.
+        for seq in [7, 13] {
+            let rows = response(&out, seq)["body"]["instructions"]
+                .as_array()
+                .cloned()
+                .unwrap_or_default();
+            let addrs: BTreeSet<String> = rows
+                .iter()
+                .filter_map(|r| r["address"].as_str().map(String::from))
+                .collect();
+            assert_eq!((rows.len(), addrs.len()), (3, 3), "{seq}: {rows:?}");
+        }
+        for seq in [6, 7, 9, 12, 13] {
             assert_eq!(response(&out, seq)["success"], true, "{seq}");
         }
     }
