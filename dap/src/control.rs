@@ -89,11 +89,13 @@ impl<W: Write> Session<W> {
 
     pub(crate) fn goto_targets(&mut self, args: GotoTargetsArguments) -> Result<Reply, DapError> {
         let line = self.engine_line(args.line);
+        let engine = self.engine()?;
+        let named =
+            crate::breakpoints::Named::resolve(engine, args.source.as_ref(), "gotoTargets")?;
         let location = Location::Line {
-            file: args.source.path.clone(),
+            file: Some(named.file),
             line,
         };
-        let engine = self.engine()?;
         let addr = engine.resolve_location(&location)?;
         let label = wavedbg_emulator::debug::view::pc_text(engine.machine(), addr);
         self.goto_targets.insert(addr);

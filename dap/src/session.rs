@@ -944,7 +944,10 @@ mod tests {
         let bp = &response(&out, 3)["body"]["breakpoints"][0];
         assert_eq!(bp["verified"], true, "{bp}");
         assert_eq!(bp["line"], 9, "{bp}");
-        assert_eq!(bp["source"]["path"], cl.as_str(), "{bp}");
+        // Named as stack frames name it: its path made canonical, and its name.
+        let canonical = crate::paths::normal_path(&cl);
+        assert_eq!(bp["source"]["path"], canonical.as_str(), "{bp}");
+        assert_eq!(bp["source"]["name"], "saxpy.cl", "{bp}");
         let lines: Vec<i64> = response(&out, 4)["body"]["breakpoints"]
             .as_array()
             .map(|a| a.iter().filter_map(|b| b["line"].as_i64()).collect())

@@ -150,3 +150,51 @@ test('data breakpoints on shared and scratch memory, and on reads', async () => 
     await dc2.stop();
   }
 });
+
+test('breakpoints are kept by the file they resolve to, however the client names it', async () => {
+  const dc = await start();
+  const path = require('node:path');
+  const listed = async () => (await dc.evaluateRequest({ expression: 'info breakpoints', context: 'repl' })).body.result;
+  try {
+    await launchStopped(dc, { program: KERNELS.reduce });
+    // Set by name, answered with the path; cleared by that path.
+    const set = await dc.setBreakpointsRequest({ source: { name: 'reduce.s' }, breakpoints: [{ line: 25 }] });
+    const bp = set.body.breakpoints[0];
+    assert.strictEqual(bp.verified, true);
+    assert.strictEqual(path.resolve(bp.source.path), path.resolve(KERNELS.reduce));
+    assert.strictEqual(bp.source.name, 'reduce.s');
+    await dc.setBreakpointsRequest({ source: { path: bp.source.path }, breakpoints: [] });
+    assert.match(await listed(), /No breakpoints/);
+    // And the other way round.
+    await dc.setBreakpointsRequest({ source: { path: KERNELS.reduce }, breakpoints: [{ line: 25 }] });
+    await dc.setBreakpointsRequest({ source: { name: 'reduce.s' }, breakpoints: [] });
+    assert.match(await listed(), /No breakpoints/);
+    // The protocol requires `source`: without one (or one naming no file) it is refused.
+    for (const args of [{ breakpoints: [{ line: 25 }] }, { source: {}, breakpoints: [{ line: 25 }] }]) {
+      const why = await dc.customRequest('setBreakpoints', args).then(() => null, (e) => e.message);
+      assert.match(why || '', /source/, JSON.stringify(args));
+    }
+    assert.match(await listed(), /No breakpoints/);
+  } finally {
+    await dc.stop();
+  }
+});
+
+test('a higher-level file is one file by path or name, and named as frames name it', async () => {
+  const dc = await start();
+  const path = require('node:path');
+  try {
+    await launchStopped(dc, { program: KERNELS.saxpy });
+    const byPath = await dc.setBreakpointsRequest({ source: { path: KERNELS.saxpyCl }, breakpoints: [{ line: 9 }] });
+    const bp = byPath.body.breakpoints[0];
+    assert.strictEqual(bp.verified, true);
+    assert.strictEqual(bp.source.name, 'saxpy.cl');
+    assert.strictEqual(path.resolve(bp.source.path), path.resolve(KERNELS.saxpyCl));
+    const byName = await dc.setBreakpointsRequest({ source: { name: 'saxpy.cl' }, breakpoints: [] });
+    assert.deepStrictEqual(byName.body.breakpoints, []);
+    const listed = await dc.evaluateRequest({ expression: 'info breakpoints', context: 'repl' });
+    assert.match(listed.body.result, /No breakpoints/);
+  } finally {
+    await dc.stop();
+  }
+});
