@@ -8,7 +8,7 @@ use std::io::Write;
 use wavedbg_emulator::check::CheckGroup;
 use wavedbg_emulator::debug::breakpoint::{Filters, WatchKind};
 use wavedbg_emulator::debug::command::{parse_mem_ref, Command, Location, Numbers, WatchWhere};
-use wavedbg_emulator::debug::expr::{self, ParsedExpr};
+use wavedbg_emulator::debug::expr::{self, Expr, ParsedExpr};
 use wavedbg_emulator::debug::{Engine, Output};
 use wavedbg_emulator::memory::Space;
 
@@ -160,6 +160,32 @@ impl Named {
             high: None,
             kernel,
         })
+    }
+}
+
+/// Whether a memory reference names its space (`global:`, `shared:`, `scratch:`).
+fn has_space_prefix(name: &str) -> bool {
+    name.trim()
+        .split_once(':')
+        .is_some_and(|(s, _)| ["global", "shared", "scratch"].contains(&s))
+}
+
+/// The first register or source variable `expr` reads, as the user would name it (`u4`,
+/// `v3`, `exec`, `pc`, `variable x`); `None` when it reads none (a number, buffers and
+/// labels, memory).
+fn register_named(m: &wavedbg_emulator::machine::Machine, expr: &Expr) -> Option<String> {
+    match expr {
+        Expr::UReg(n) => Some(format!("register u{n}")),
+        Expr::VReg(n, _) => Some(format!("register v{n}")),
+        Expr::Exec => Some("register exec".into()),
+        Expr::Pc => Some("register pc".into()),
+        Expr::Label(name) | Expr::Index(name, _) if expr::symbol(m, name).is_none() => {
+            Some(format!("variable `{name}`"))
+        }
+        Expr::Index(_, a) | Expr::Unary(_, a) | Expr::Call(_, a) => register_named(m, a),
+        Expr::Binary(_, a, b) => register_named(m, a).or_else(|| register_named(m, b)),
+        // Memory read at an address computed from registers is memory, not a register.
+        _ => None,
     }
 }
 
@@ -461,8 +487,31 @@ impl<W: Write> Session<W> {
             }
         } else {
             let len = args.bytes.unwrap_or(4);
+            let as_address = args.as_address.unwrap_or(false);
             match parse_mem_ref(&args.name, len) {
                 _ if len == 0 => (None, "a watch covers at least 1 byte".into()),
+                // An expression (not an address the client vouches for, nor one in a named
+                // space) that names a register or a variable is that register or
+                // variable, as a watch expression shows it; it is not watched as memory
+                // at its value.
+                Ok(m) if !as_address && !has_space_prefix(&args.name) => {
+                    match register_named(self.engine()?.machine(), &m.addr.expr) {
+                        Some(reg) => (
+                            None,
+                            wavedbg_emulator::clip_quoted(format!(
+                                "`{}` reads {reg}: registers and variables cannot be \
+                                 watched, only memory (`global:{}` watches the memory at \
+                                 its value)",
+                                args.name.trim(),
+                                args.name.trim()
+                            )),
+                        ),
+                        None => (
+                            Some(data_id(m.space, len, &m.addr.text)),
+                            format!("{m} ({len} bytes)"),
+                        ),
+                    }
+                }
                 Ok(m) => (
                     Some(data_id(m.space, len, &m.addr.text)),
                     format!("{m} ({len} bytes)"),

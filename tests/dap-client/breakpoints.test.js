@@ -104,6 +104,17 @@ test('a data breakpoint on a buffer stops at the write, read and readWrite offer
     assert.strictEqual(regs.body.dataId, null);
     const expr = await dc.dataBreakpointInfoRequest({ name: 'shared:0x10', bytes: 8 });
     assert.strictEqual(expr.body.dataId, 'shared:8:0x10');
+    // A name without a container is an expression: a register named so is the register
+    // (not watched), not memory at its value; memory at its value is asked for by space.
+    for (const name of ['u4', 'v3[2] + 4', 'exec']) {
+      const reg = await dc.dataBreakpointInfoRequest({ name, frameId: entry.body.threadId });
+      assert.strictEqual(reg.body.dataId, null, name);
+      assert.match(reg.body.description, /cannot be watched/, name);
+    }
+    const at = await dc.dataBreakpointInfoRequest({ name: 'global:u4', frameId: entry.body.threadId });
+    assert.strictEqual(at.body.dataId, 'global:4:u4');
+    const address = await dc.dataBreakpointInfoRequest({ name: 'out + 4' });
+    assert.strictEqual(address.body.dataId, 'global:4:out + 4');
     const set = await dc.setDataBreakpointsRequest({ breakpoints: [{ dataId: info.body.dataId, accessType: 'write' }] });
     assert.strictEqual(set.body.breakpoints[0].verified, true);
     const hit = await until(dc, () => dc.continueRequest({ threadId: entry.body.threadId }));
