@@ -373,8 +373,20 @@ impl<W: Write> Session<W> {
         let named = Named::resolve(self.engine()?, args.source.as_ref(), "setBreakpoints")?;
         let old = self.points.source.remove(&named.key).unwrap_or_default();
         self.delete_points(old);
-        let wanted = args
-            .breakpoints
+        // The response is in the order of `breakpoints`, or of the deprecated `lines`
+        // when a client sends those alone.
+        let asked = match (args.breakpoints, args.lines) {
+            (Some(b), _) => b,
+            (None, Some(lines)) => lines
+                .into_iter()
+                .map(|line| crate::types::SourceBreakpoint {
+                    line,
+                    ..Default::default()
+                })
+                .collect(),
+            (None, None) => Vec::new(),
+        };
+        let wanted = asked
             .iter()
             .map(|b| {
                 Ok(Wanted {

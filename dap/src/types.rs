@@ -251,7 +251,9 @@ pub struct SetBreakpointsArguments {
     /// The file (the protocol requires it: a request without one is refused).
     pub source: Option<Source>,
     /// Every breakpoint the file has now.
-    pub breakpoints: Vec<SourceBreakpoint>,
+    pub breakpoints: Option<Vec<SourceBreakpoint>>,
+    /// The deprecated form: the lines alone (taken when `breakpoints` is absent).
+    pub lines: Option<Vec<i64>>,
 }
 
 /// A breakpoint on a source line.

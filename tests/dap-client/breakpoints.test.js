@@ -209,3 +209,18 @@ test('a higher-level file is one file by path or name, and named as frames name 
     await dc.stop();
   }
 });
+
+test('the deprecated lines form sets breakpoints, answered in its order', async () => {
+  const dc = await start();
+  try {
+    await launchStopped(dc, { program: KERNELS.reduce });
+    const r = await dc.customRequest('setBreakpoints', { source: { path: KERNELS.reduce }, lines: [26, 24, 25] });
+    assert.deepStrictEqual(r.body.breakpoints.map((b) => [b.verified, b.line]), [[true, 26], [false, undefined], [true, 25]]);
+    const cleared = await dc.customRequest('setBreakpoints', { source: { path: KERNELS.reduce }, lines: [] });
+    assert.deepStrictEqual(cleared.body.breakpoints, []);
+    const listed = await dc.evaluateRequest({ expression: 'info breakpoints', context: 'repl' });
+    assert.match(listed.body.result, /No breakpoints/);
+  } finally {
+    await dc.stop();
+  }
+});
