@@ -312,8 +312,8 @@ impl<W: Write> Session<W> {
         args: BreakpointLocationsArguments,
     ) -> Result<Reply, DapError> {
         let (first, last) = (
-            self.engine_line(args.line),
-            self.engine_line(args.end_line.unwrap_or(args.line)),
+            self.engine_line(args.line)?,
+            self.engine_line(args.end_line.unwrap_or(args.line))?,
         );
         let line_base = self.line_base;
         let engine = self.engine()?;
@@ -392,7 +392,7 @@ impl<W: Write> Session<W> {
                 Ok(Wanted {
                     location: Location::Line {
                         file: Some(named.file.clone()),
-                        line: self.engine_line(b.line),
+                        line: self.engine_line(b.line).map_err(|e| e.to_string())?,
                     },
                     condition: b.condition.clone(),
                     hit_condition: b.hit_condition.clone(),

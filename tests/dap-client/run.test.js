@@ -115,3 +115,23 @@ test('the end of the launch, restart, terminate', async () => {
     await dc.stop();
   }
 });
+
+test('refusals name what is wrong: a line before the first, a missing thread before its target', async () => {
+  const dc = await start();
+  const refused = (p) => p.then(() => null, (e) => e.message);
+  try {
+    await launchStopped(dc, { program: KERNELS.reduce });
+    const r = await dc.setBreakpointsRequest({ source: { path: KERNELS.reduce }, breakpoints: [{ line: -5 }, { line: 0 }] });
+    assert.deepStrictEqual(r.body.breakpoints.map((b) => b.verified), [false, false]);
+    assert.match(r.body.breakpoints[0].message, /no line -5: lines start at 1/);
+    assert.match(r.body.breakpoints[1].message, /no line 0: lines start at 1/);
+    assert.match(await refused(dc.customRequest('breakpointLocations', { source: { path: KERNELS.reduce }, line: -1 })) || '', /no line -1/);
+    assert.match(await refused(dc.gotoTargetsRequest({ source: { path: KERNELS.reduce }, line: 0 })) || '', /no line 0/);
+    const target = (await dc.gotoTargetsRequest({ source: { path: KERNELS.reduce }, line: 20 })).body.targets[0].id;
+    assert.match(await refused(dc.gotoRequest({ threadId: 77, targetId: target })) || '', /no thread 77/);
+    assert.match(await refused(dc.gotoRequest({ threadId: 77, targetId: 1 })) || '', /no thread 77/);
+    assert.match(await refused(dc.gotoRequest({ threadId: 1, targetId: 1 })) || '', /no goto target 1/);
+  } finally {
+    await dc.stop();
+  }
+});
