@@ -30,7 +30,9 @@ pub(crate) fn value_text(output: &CommandOutput) -> String {
 impl<W: Write> Session<W> {
     pub(crate) fn evaluate(&mut self, args: EvaluateArguments) -> Result<Reply, DapError> {
         self.engine()?;
-        if let Some(frame) = args.frame_id {
+        // Once the launch is over no frame is left to evaluate in (the console still
+        // answers, about the machine as it ended).
+        if let Some(frame) = args.frame_id.filter(|_| !self.ended) {
             self.select_thread(frame)?;
         }
         if args.context.as_deref() == Some("repl") {
@@ -51,6 +53,13 @@ impl<W: Write> Session<W> {
                         variables_reference: 0,
                     })?
                     .then(Then::RunLine(Box::new(planned))));
+                }
+                // Once the launch is over nothing runs it again but a relaunch.
+                Plan::Run(planned) if planned.command.runs_machine() => {
+                    return Err(DapError::Invalid(format!(
+                        "`{}`: the launch is over (restart it to run again)",
+                        planned.text.trim()
+                    )));
                 }
                 other => other,
             };

@@ -135,3 +135,52 @@ test('refusals name what is wrong: a line before the first, a missing thread bef
     await dc.stop();
   }
 });
+
+test('terminate ends the launch as its end does: threads exit, exited, terminated; then nothing runs', async () => {
+  for (const running of [false, true]) {
+    const dc = await start();
+    try {
+      const entry = await launchStopped(dc, { program: KERNELS.spin });
+      const seen = [];
+      for (const e of ['stopped', 'thread', 'exited', 'terminated']) {
+        dc.on(e, (m) => seen.push(e === 'thread' ? `thread ${m.body.reason}` : e));
+      }
+      if (running) {
+        await dc.continueRequest({ threadId: entry.body.threadId });
+        await new Promise((r) => setTimeout(r, 300));
+      }
+      const terminated = dc.waitForEvent('terminated');
+      await dc.terminateRequest({});
+      await terminated;
+      const tail = seen.filter((e) => e !== 'thread started');
+      assert.ok(tail.length >= 3, `${running}: ${tail}`);
+      assert.deepStrictEqual(tail.slice(-2), ['exited', 'terminated'], `${running}: ${tail}`);
+      assert.ok(tail.slice(0, -2).every((e) => e === 'thread exited'), `${running}: ${tail}`);
+      assert.deepStrictEqual((await dc.threadsRequest()).body.threads, []);
+      await assert.rejects(dc.stackTraceRequest({ threadId: entry.body.threadId }), /launch is over/);
+      await assert.rejects(dc.continueRequest({ threadId: entry.body.threadId }), /restart/);
+      await assert.rejects(dc.evaluateRequest({ expression: 'stepi', context: 'repl' }), /launch is over/);
+      // A restart launches again.
+      const again = await until(dc, () => dc.restartRequest({}));
+      assert.strictEqual(again.body.reason, 'entry');
+      assert.ok((await dc.threadsRequest()).body.threads.length > 0);
+    } finally {
+      await dc.stop();
+    }
+  }
+});
+
+test('after a launch ends by itself its waves are gone', async () => {
+  const dc = await start();
+  try {
+    const entry = await launchStopped(dc, { program: KERNELS.reduce });
+    const terminated = dc.waitForEvent('terminated');
+    await dc.continueRequest({ threadId: entry.body.threadId });
+    await terminated;
+    assert.deepStrictEqual((await dc.threadsRequest()).body.threads, []);
+    await assert.rejects(dc.stackTraceRequest({ threadId: entry.body.threadId }), /launch is over/);
+    await assert.rejects(dc.scopesRequest({ frameId: entry.body.threadId }), /launch is over/);
+  } finally {
+    await dc.stop();
+  }
+});
