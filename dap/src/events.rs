@@ -125,6 +125,7 @@ impl<W: Write> Session<W> {
         text: Option<String>,
         hits: Vec<i64>,
     ) -> Result<(), WireError> {
+        self.last_reason = Some(reason.to_string());
         let body = StoppedEventBody {
             reason: reason.to_string(),
             description: text

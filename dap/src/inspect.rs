@@ -137,6 +137,18 @@ impl<W: Write> Session<W> {
         &mut self,
         args: ExceptionInfoArguments,
     ) -> Result<Reply, DapError> {
+        // The last stop the client was told of: the adapter's own (entry, goto, a pause
+        // that ran nothing) are not the engine's, whose last stop may be an older one.
+        match self.last_reason.as_deref() {
+            None => return Err(DapError::Invalid("nothing has stopped yet".into())),
+            Some("exception") => {}
+            Some(other) => {
+                return Err(DapError::Invalid(format!(
+                    "the last stop ({other}) is not an exception: not a fault, a sanitizer \
+                     finding, a deadlock or a breakpoint condition that failed"
+                )))
+            }
+        }
         let engine = self.engine()?;
         let stop = engine
             .last_stop()
@@ -178,7 +190,7 @@ impl<W: Write> Session<W> {
             ),
             _ => {
                 return Err(DapError::Invalid(
-                    "the last stop is not a fault or a sanitizer finding".into(),
+                    "the last stop is not an exception".into(),
                 ))
             }
         };

@@ -137,6 +137,9 @@ pub struct Session<W: Write> {
     pub(crate) ended: bool,
     /// The code addresses `gotoTargets` gave as target ids (`goto` takes only those).
     pub(crate) goto_targets: BTreeSet<u64>,
+    /// The reason of the last `stopped` event (the adapter's own stops, such as `entry`
+    /// and `goto`, included): `exceptionInfo` describes only an `exception`.
+    pub(crate) last_reason: Option<String>,
 }
 
 impl<W: Write> Session<W> {
@@ -166,6 +169,7 @@ impl<W: Write> Session<W> {
             threads: BTreeSet::new(),
             ended: false,
             goto_targets: BTreeSet::new(),
+            last_reason: None,
         }
     }
 
