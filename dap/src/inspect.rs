@@ -7,7 +7,7 @@ use std::io::Write;
 use wavedbg_emulator::debug::command::Command;
 use wavedbg_emulator::debug::completion::Words;
 use wavedbg_emulator::debug::driver::Plan;
-use wavedbg_emulator::debug::expr::ParsedExpr;
+use wavedbg_emulator::debug::expr::{Expr, ParsedExpr};
 use wavedbg_emulator::debug::{view, CommandOutput, Output, StopReason};
 
 use crate::error::DapError;
@@ -36,6 +36,23 @@ impl<W: Write> Session<W> {
             self.select_thread(frame)?;
         }
         if args.context.as_deref() == Some("repl") {
+            // An empty line does nothing: the REPL's Enter repeats a step, but a
+            // console's Enter on an empty line must not run the machine.
+            if args.expression.trim().is_empty() {
+                return Reply::body(EvaluateBody {
+                    result: String::new(),
+                    variables_reference: 0,
+                });
+            }
+            // A name of a value in scope is printed, not taken for the command it may
+            // abbreviate (`n`, a variable in saxpy, is not `next`).
+            if let Some(expr) = self.value_named(&args.expression) {
+                let output = self.command(Command::Print { format: None, expr })?;
+                return Reply::body(EvaluateBody {
+                    result: output.text.trim_end().to_string(),
+                    variables_reference: 0,
+                });
+            }
             // A line that runs the machine runs after the response, as a `continue`
             // request does: the client hears `continued`, may pause it, and hears its
             // stop. (Once the launch is over only a relaunch runs that way.)
@@ -99,6 +116,34 @@ impl<W: Write> Session<W> {
             result: value_text(&output),
             variables_reference: 0,
         })
+    }
+
+    /// The expression a console line is when it is one name of a value in scope: a
+    /// register (`u4`, `v3`, `v3[2]`, `exec`, `pc`), a source variable live at the
+    /// selected wave's PC, or a buffer. `None` for anything else (a command).
+    fn value_named(&self, line: &str) -> Option<ParsedExpr> {
+        let line = line.trim();
+        if line.contains(char::is_whitespace) {
+            return None;
+        }
+        let engine = self.engine.as_ref()?;
+        let parsed = ParsedExpr::parse(line).ok()?;
+        let m = engine.machine();
+        let live = |name: &str| {
+            m.waves.get(engine.selected_wave).is_some_and(|w| {
+                m.program()
+                    .source_info
+                    .live_vars(w.pc)
+                    .iter()
+                    .any(|v| v.name == name)
+            })
+        };
+        let named = match &parsed.expr {
+            Expr::UReg(_) | Expr::VReg(..) | Expr::Exec | Expr::Pc => true,
+            Expr::Label(name) | Expr::Index(name, _) => live(name) || m.buffer_base(name).is_some(),
+            _ => false,
+        };
+        named.then_some(parsed)
     }
 
     /// Completes the debug console's line with the words the REPL's Tab offers.
