@@ -365,7 +365,13 @@ impl<W: Write> Session<W> {
         let result = self.dispatch(&request);
         let (body, then) = match result {
             Ok(reply) => (Ok(reply.body), reply.then),
-            Err(e) => (Err(e), Then::Nothing),
+            Err(e) => {
+                // A refused `terminate` ends nothing: a later pause is a pause again.
+                if command == "terminate" {
+                    self.ending.store(false, Ordering::SeqCst);
+                }
+                (Err(e), Then::Nothing)
+            }
         };
         self.respond(request.seq, &command, body)?;
         match then {
@@ -1150,6 +1156,23 @@ mod tests {
         assert!(failed(15).contains("xlane"), "{}", failed(15));
         let bp = &response(&out, 16)["body"]["breakpoints"][0];
         assert_eq!(bp["verified"], false, "{bp}");
+    }
+
+    #[test]
+    fn a_refused_terminate_ends_nothing() {
+        // The reader marks the end when `terminate` arrives; refused (before
+        // `initialize`), it must not leave a later pause unreported.
+        let ending = Arc::new(AtomicBool::new(true));
+        let mut s = Session::new(
+            Vec::new(),
+            Arc::new(Mutex::new(None)),
+            Arc::new(AtomicBool::new(true)),
+            ending.clone(),
+        );
+        let terminate: Request =
+            serde_json::from_value(request(1, "terminate", Value::Null)).expect("a request");
+        assert!(s.handle(terminate).expect("answered"));
+        assert!(!s.ending(), "a refused terminate left the end marked");
     }
 
     #[test]
