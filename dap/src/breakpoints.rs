@@ -8,7 +8,7 @@ use std::io::Write;
 use wavedbg_emulator::check::CheckGroup;
 use wavedbg_emulator::debug::breakpoint::{Filters, WatchKind};
 use wavedbg_emulator::debug::command::{parse_mem_ref, Command, Location, Numbers, WatchWhere};
-use wavedbg_emulator::debug::expr::{self, ParsedExpr};
+use wavedbg_emulator::debug::expr::{self, Expr, ParsedExpr};
 use wavedbg_emulator::debug::{Engine, Output};
 use wavedbg_emulator::memory::Space;
 
@@ -83,6 +83,112 @@ fn high_level_file(engine: &Engine, file: Option<&str>) -> Option<u32> {
         .map(|h| h.number)
 }
 
+/// The last component of a path, as the engine matches a file named in a location.
+fn last_component(p: &str) -> Option<String> {
+    std::path::Path::new(p)
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+}
+
+/// A source file a request names (by `path` or `name`), resolved to the file the engine
+/// takes it for: the kernel's own, a higher-level file of its line table, or another.
+pub(crate) struct Named {
+    /// What the file's breakpoints are kept under: the resolved file's path made
+    /// canonical, so one file named by path, by name, or by another spelling of its path
+    /// is one file.
+    pub key: String,
+    /// The file as a location names it (the client's path, else its name).
+    pub file: String,
+    /// The higher-level file: its line-table number and its source as stack frames name
+    /// it (name and path).
+    pub high: Option<(u32, Source)>,
+    /// Whether it is the kernel's own file.
+    pub kernel: bool,
+}
+
+impl Named {
+    /// Resolves `source` in `engine`'s kernel; `request` names the request when it is
+    /// refused (no source, or one with neither a path nor a name).
+    pub(crate) fn resolve(
+        engine: &Engine,
+        source: Option<&Source>,
+        request: &str,
+    ) -> Result<Named, DapError> {
+        let source = source.ok_or_else(|| {
+            DapError::Invalid(format!("`{request}` needs `source`: the file it is about"))
+        })?;
+        let file = source
+            .path
+            .clone()
+            .or(source.name.clone())
+            .filter(|f| !f.trim().is_empty())
+            .ok_or_else(|| {
+                DapError::Invalid(format!(
+                    "`{request}`: the source names no file (give its `path` or `name`)"
+                ))
+            })?;
+        if let Some(n) = high_level_file(engine, Some(&file)) {
+            let beside = engine.kernel_path().map(std::path::Path::new);
+            let shown = engine
+                .machine()
+                .program()
+                .source_info
+                .files
+                .iter()
+                .find(|f| f.number == n)
+                .map(|f| crate::places::source_of(&f.beside(beside)))
+                .unwrap_or_else(|| source.clone());
+            let key = shown.path.clone().unwrap_or_else(|| file.clone());
+            return Ok(Named {
+                key,
+                file,
+                high: Some((n, shown)),
+                kernel: false,
+            });
+        }
+        // The kernel's file is named by its last component, as `break FILE:LINE` takes it.
+        let kernel_path = engine.kernel_path();
+        let kernel = kernel_path.and_then(last_component) == last_component(&file);
+        let key = match (kernel, kernel_path, &source.path) {
+            (true, Some(k), _) => crate::paths::normal_path(k),
+            (_, _, Some(p)) => crate::paths::normal_path(p),
+            _ => file.clone(),
+        };
+        Ok(Named {
+            key,
+            file,
+            high: None,
+            kernel,
+        })
+    }
+}
+
+/// Whether a memory reference names its space (`global:`, `shared:`, `scratch:`).
+fn has_space_prefix(name: &str) -> bool {
+    name.trim()
+        .split_once(':')
+        .is_some_and(|(s, _)| ["global", "shared", "scratch"].contains(&s))
+}
+
+/// The first register or source variable `expr` reads, as the user would name it (`u4`,
+/// `v3`, `exec`, `pc`, `variable x`); `None` when it reads none (a number, buffers and
+/// labels, memory).
+fn register_named(m: &wavedbg_emulator::machine::Machine, expr: &Expr) -> Option<String> {
+    match expr {
+        Expr::UReg(n) => Some(format!("register u{n}")),
+        Expr::VReg(n, _) => Some(format!("register v{n}")),
+        Expr::Exec => Some("register exec".into()),
+        Expr::Pc => Some("register pc".into()),
+        Expr::Label(name) | Expr::Index(name, _) if expr::symbol(m, name).is_none() => {
+            Some(format!("variable `{name}`"))
+        }
+        Expr::Index(_, a) | Expr::Unary(_, a) | Expr::Call(_, a) => register_named(m, a),
+        Expr::Binary(_, a, b) => register_named(m, a).or_else(|| register_named(m, b)),
+        // Memory read at an address computed from registers is memory, not a register.
+        _ => None,
+    }
+}
+
 fn condition(text: &Option<String>) -> Result<Option<ParsedExpr>, DapError> {
     match text.as_deref().map(str::trim) {
         None | Some("") => Ok(None),
@@ -130,11 +236,11 @@ impl<W: Write> Session<W> {
     }
 
     /// Sets each wanted breakpoint, in order; one refused before (`Err`: why) or that fails
-    /// is reported unverified with why. `asked`: the source file the client set them in.
+    /// is reported unverified with why. `high`: the higher-level file they were set in.
     fn set_all(
         &mut self,
         wanted: Vec<Result<Wanted, String>>,
-        asked: Option<&Source>,
+        high: Option<&(u32, Source)>,
     ) -> (Vec<u32>, Vec<Breakpoint>) {
         let mut ids = Vec::new();
         let mut shown = Vec::new();
@@ -142,7 +248,7 @@ impl<W: Write> Session<W> {
             match want.and_then(|w| self.set_one(&w).map_err(|e| e.to_string())) {
                 Ok(id) => {
                     ids.push(id);
-                    shown.push(self.describe_point(id, asked));
+                    shown.push(self.describe_point(id, high));
                 }
                 Err(why) => shown.push(Breakpoint {
                     verified: false,
@@ -155,9 +261,9 @@ impl<W: Write> Session<W> {
     }
 
     /// A set breakpoint as the protocol shows it: its address, file and line. One set in
-    /// a higher-level source file (`asked`, a `.file` of the line table) is shown in that
-    /// file's lines; others in the kernel's own.
-    fn describe_point(&self, id: u32, asked: Option<&Source>) -> Breakpoint {
+    /// a higher-level source file (`high`, a `.file` of the line table) is shown in that
+    /// file's lines, the file named as stack frames name it; others in the kernel's own.
+    fn describe_point(&self, id: u32, high: Option<&(u32, Source)>) -> Breakpoint {
         let Some(engine) = &self.engine else {
             return Breakpoint::default();
         };
@@ -168,12 +274,11 @@ impl<W: Write> Session<W> {
                 ..Breakpoint::default()
             };
         };
-        let high = asked.and_then(|s| {
-            let n = high_level_file(engine, s.path.as_deref().or(s.name.as_deref()))?;
-            Some((
+        let high = high.map(|(n, s)| {
+            (
                 s.clone(),
-                engine.line_row_at(b.addr).filter(|r| r.file == n),
-            ))
+                engine.line_row_at(b.addr).filter(|r| r.file == *n),
+            )
         });
         let (source, line) = match high {
             Some((source, row)) => (Some(source), row.map(|r| r.line)),
@@ -206,14 +311,14 @@ impl<W: Write> Session<W> {
         &mut self,
         args: BreakpointLocationsArguments,
     ) -> Result<Reply, DapError> {
-        let file = args.source.path.clone().or(args.source.name.clone());
         let (first, last) = (
-            self.engine_line(args.line),
-            self.engine_line(args.end_line.unwrap_or(args.line)),
+            self.engine_line(args.line)?,
+            self.engine_line(args.end_line.unwrap_or(args.line))?,
         );
         let line_base = self.line_base;
         let engine = self.engine()?;
-        if let Some(n) = high_level_file(engine, file.as_deref()) {
+        let named = Named::resolve(engine, args.source.as_ref(), "breakpointLocations")?;
+        if let Some((n, _)) = named.high {
             // A higher-level file: its lines with a statement, where `break` goes.
             let mut lines: Vec<u32> = engine
                 .machine()
@@ -245,17 +350,8 @@ impl<W: Write> Session<W> {
             .collect();
         lines.sort_unstable();
         lines.dedup();
-        // Lines of another file have no code here (the kernel's file is named by its
-        // last component, as `break FILE:LINE` takes it).
-        let named = file.as_deref().is_none_or(|f| {
-            let short = |p: &str| {
-                std::path::Path::new(p)
-                    .file_name()
-                    .map(|n| n.to_string_lossy().into_owned())
-            };
-            engine.kernel_path().and_then(short) == short(f)
-        });
-        let breakpoints = if named {
+        // Lines of another file have no code here.
+        let breakpoints = if named.kernel {
             lines
                 .into_iter()
                 .map(|l| BreakpointLocation {
@@ -272,25 +368,31 @@ impl<W: Write> Session<W> {
         &mut self,
         args: SetBreakpointsArguments,
     ) -> Result<Reply, DapError> {
-        self.engine()?;
-        // One file however the client spells its path (`a/./k.s`, relative or not).
-        let key = args
-            .source
-            .path
-            .as_deref()
-            .map(crate::paths::normal_path)
-            .or(args.source.name.clone())
-            .unwrap_or_default();
-        let old = self.points.source.remove(&key).unwrap_or_default();
+        // One file however the client names it: by path (`a/./k.s`, relative or not) or
+        // by name, its breakpoints are kept under the file the engine resolves.
+        let named = Named::resolve(self.engine()?, args.source.as_ref(), "setBreakpoints")?;
+        let old = self.points.source.remove(&named.key).unwrap_or_default();
         self.delete_points(old);
-        let wanted = args
-            .breakpoints
+        // The response is in the order of `breakpoints`, or of the deprecated `lines`
+        // when a client sends those alone.
+        let asked = match (args.breakpoints, args.lines) {
+            (Some(b), _) => b,
+            (None, Some(lines)) => lines
+                .into_iter()
+                .map(|line| crate::types::SourceBreakpoint {
+                    line,
+                    ..Default::default()
+                })
+                .collect(),
+            (None, None) => Vec::new(),
+        };
+        let wanted = asked
             .iter()
             .map(|b| {
                 Ok(Wanted {
                     location: Location::Line {
-                        file: args.source.path.clone().or(args.source.name.clone()),
-                        line: self.engine_line(b.line),
+                        file: Some(named.file.clone()),
+                        line: self.engine_line(b.line).map_err(|e| e.to_string())?,
                     },
                     condition: b.condition.clone(),
                     hit_condition: b.hit_condition.clone(),
@@ -298,8 +400,8 @@ impl<W: Write> Session<W> {
                 })
             })
             .collect();
-        let (ids, breakpoints) = self.set_all(wanted, Some(&args.source));
-        self.points.source.insert(key, ids);
+        let (ids, breakpoints) = self.set_all(wanted, named.high.as_ref());
+        self.points.source.insert(named.key, ids);
         Reply::body(BreakpointsBody { breakpoints })
     }
 
@@ -397,8 +499,31 @@ impl<W: Write> Session<W> {
             }
         } else {
             let len = args.bytes.unwrap_or(4);
+            let as_address = args.as_address.unwrap_or(false);
             match parse_mem_ref(&args.name, len) {
                 _ if len == 0 => (None, "a watch covers at least 1 byte".into()),
+                // An expression (not an address the client vouches for, nor one in a named
+                // space) that names a register or a variable is that register or
+                // variable, as a watch expression shows it; it is not watched as memory
+                // at its value.
+                Ok(m) if !as_address && !has_space_prefix(&args.name) => {
+                    match register_named(self.engine()?.machine(), &m.addr.expr) {
+                        Some(reg) => (
+                            None,
+                            wavedbg_emulator::clip_quoted(format!(
+                                "`{}` reads {reg}: registers and variables cannot be \
+                                 watched, only memory (`global:{}` watches the memory at \
+                                 its value)",
+                                args.name.trim(),
+                                args.name.trim()
+                            )),
+                        ),
+                        None => (
+                            Some(data_id(m.space, len, &m.addr.text)),
+                            format!("{m} ({len} bytes)"),
+                        ),
+                    }
+                }
                 Ok(m) => (
                     Some(data_id(m.space, len, &m.addr.text)),
                     format!("{m} ({len} bytes)"),

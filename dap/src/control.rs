@@ -88,12 +88,14 @@ impl<W: Write> Session<W> {
     }
 
     pub(crate) fn goto_targets(&mut self, args: GotoTargetsArguments) -> Result<Reply, DapError> {
-        let line = self.engine_line(args.line);
+        let line = self.engine_line(args.line)?;
+        let engine = self.engine()?;
+        let named =
+            crate::breakpoints::Named::resolve(engine, args.source.as_ref(), "gotoTargets")?;
         let location = Location::Line {
-            file: args.source.path.clone(),
+            file: Some(named.file),
             line,
         };
-        let engine = self.engine()?;
         let addr = engine.resolve_location(&location)?;
         let label = wavedbg_emulator::debug::view::pc_text(engine.machine(), addr);
         self.goto_targets.insert(addr);
@@ -109,6 +111,9 @@ impl<W: Write> Session<W> {
 
     pub(crate) fn goto(&mut self, args: GotoArguments) -> Result<Reply, DapError> {
         self.check_running_allowed("goto")?;
+        // The thread first: a goto for a thread that is not there is refused for that,
+        // whatever the target.
+        self.wave_of(args.thread_id)?;
         // Only a target `gotoTargets` gave (an id is a code address).
         let addr = u64::try_from(args.target_id)
             .ok()
@@ -132,9 +137,15 @@ impl<W: Write> Session<W> {
         }))
     }
 
-    /// A client's line number as the engine counts (from 1).
-    pub(crate) fn engine_line(&self, line: i64) -> u64 {
-        u64::try_from(line.saturating_add(1).saturating_sub(self.line_base)).unwrap_or(0)
+    /// A client's line number as the engine counts (from 1); a line before the client's
+    /// first is refused, naming it as the client did.
+    pub(crate) fn engine_line(&self, line: i64) -> Result<u64, DapError> {
+        u64::try_from(line.saturating_add(1).saturating_sub(self.line_base))
+            .ok()
+            .filter(|l| *l >= 1)
+            .ok_or_else(|| {
+                DapError::Invalid(format!("no line {line}: lines start at {}", self.line_base))
+            })
     }
 
     /// An engine line as the client counts.

@@ -54,7 +54,11 @@ impl<W: Write> Session<W> {
         if self.pause_pending() {
             // A pause (terminate, restart, disconnect) came after this request: the
             // client wants the machine stopped, so nothing runs and the pause's response
-            // comes next instead of waiting behind a new run.
+            // comes next instead of waiting behind a new run. Before the end of the
+            // launch (terminate, disconnect) no stop is reported: the end is.
+            if self.ending() {
+                return Ok(());
+            }
             let text = "Not run: a pause came after the request.\n";
             self.thread_events()?;
             self.output("console", text)?;
@@ -71,6 +75,17 @@ impl<W: Write> Session<W> {
         let mut planned = first;
         loop {
             match self.execute_plan(Plan::Run(planned)) {
+                // Interrupted by `terminate` or `disconnect`: the end of the launch is
+                // reported, not a pause.
+                Ok(output)
+                    if self.ending()
+                        && output
+                            .stop
+                            .as_ref()
+                            .is_some_and(|s| matches!(s.reason, StopReason::Interrupted)) =>
+                {
+                    return Ok(());
+                }
                 Ok(output) => match output.stop {
                     Some(stop) => {
                         if self.report(&stop, &output.text)? == After::Told {
@@ -110,6 +125,7 @@ impl<W: Write> Session<W> {
         text: Option<String>,
         hits: Vec<i64>,
     ) -> Result<(), WireError> {
+        self.last_reason = Some(reason.to_string());
         let body = StoppedEventBody {
             reason: reason.to_string(),
             description: text

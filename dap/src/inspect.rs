@@ -7,7 +7,7 @@ use std::io::Write;
 use wavedbg_emulator::debug::command::Command;
 use wavedbg_emulator::debug::completion::Words;
 use wavedbg_emulator::debug::driver::Plan;
-use wavedbg_emulator::debug::expr::ParsedExpr;
+use wavedbg_emulator::debug::expr::{Expr, ParsedExpr};
 use wavedbg_emulator::debug::{view, CommandOutput, Output, StopReason};
 
 use crate::error::DapError;
@@ -30,10 +30,29 @@ pub(crate) fn value_text(output: &CommandOutput) -> String {
 impl<W: Write> Session<W> {
     pub(crate) fn evaluate(&mut self, args: EvaluateArguments) -> Result<Reply, DapError> {
         self.engine()?;
-        if let Some(frame) = args.frame_id {
+        // Once the launch is over no frame is left to evaluate in (the console still
+        // answers, about the machine as it ended).
+        if let Some(frame) = args.frame_id.filter(|_| !self.ended) {
             self.select_thread(frame)?;
         }
         if args.context.as_deref() == Some("repl") {
+            // An empty line does nothing: the REPL's Enter repeats a step, but a
+            // console's Enter on an empty line must not run the machine.
+            if args.expression.trim().is_empty() {
+                return Reply::body(EvaluateBody {
+                    result: String::new(),
+                    variables_reference: 0,
+                });
+            }
+            // A name of a value in scope is printed, not taken for the command it may
+            // abbreviate (`n`, a variable in saxpy, is not `next`).
+            if let Some(expr) = self.value_named(&args.expression) {
+                let output = self.command(Command::Print { format: None, expr })?;
+                return Reply::body(EvaluateBody {
+                    result: output.text.trim_end().to_string(),
+                    variables_reference: 0,
+                });
+            }
             // A line that runs the machine runs after the response, as a `continue`
             // request does: the client hears `continued`, may pause it, and hears its
             // stop. (Once the launch is over only a relaunch runs that way.)
@@ -51,6 +70,13 @@ impl<W: Write> Session<W> {
                         variables_reference: 0,
                     })?
                     .then(Then::RunLine(Box::new(planned))));
+                }
+                // Once the launch is over nothing runs it again but a relaunch.
+                Plan::Run(planned) if planned.command.runs_machine() => {
+                    return Err(DapError::Invalid(format!(
+                        "`{}`: the launch is over (restart it to run again)",
+                        planned.text.trim()
+                    )));
                 }
                 other => other,
             };
@@ -92,6 +118,34 @@ impl<W: Write> Session<W> {
         })
     }
 
+    /// The expression a console line is when it is one name of a value in scope: a
+    /// register (`u4`, `v3`, `v3[2]`, `exec`, `pc`), a source variable live at the
+    /// selected wave's PC, or a buffer. `None` for anything else (a command).
+    fn value_named(&self, line: &str) -> Option<ParsedExpr> {
+        let line = line.trim();
+        if line.contains(char::is_whitespace) {
+            return None;
+        }
+        let engine = self.engine.as_ref()?;
+        let parsed = ParsedExpr::parse(line).ok()?;
+        let m = engine.machine();
+        let live = |name: &str| {
+            m.waves.get(engine.selected_wave).is_some_and(|w| {
+                m.program()
+                    .source_info
+                    .live_vars(w.pc)
+                    .iter()
+                    .any(|v| v.name == name)
+            })
+        };
+        let named = match &parsed.expr {
+            Expr::UReg(_) | Expr::VReg(..) | Expr::Exec | Expr::Pc => true,
+            Expr::Label(name) | Expr::Index(name, _) => live(name) || m.buffer_base(name).is_some(),
+            _ => false,
+        };
+        named.then_some(parsed)
+    }
+
     /// Completes the debug console's line with the words the REPL's Tab offers.
     pub(crate) fn completions(&mut self, args: CompletionsArguments) -> Result<Reply, DapError> {
         let engine = self.engine()?;
@@ -128,6 +182,18 @@ impl<W: Write> Session<W> {
         &mut self,
         args: ExceptionInfoArguments,
     ) -> Result<Reply, DapError> {
+        // The last stop the client was told of: the adapter's own (entry, goto, a pause
+        // that ran nothing) are not the engine's, whose last stop may be an older one.
+        match self.last_reason.as_deref() {
+            None => return Err(DapError::Invalid("nothing has stopped yet".into())),
+            Some("exception") => {}
+            Some(other) => {
+                return Err(DapError::Invalid(format!(
+                    "the last stop ({other}) is not an exception: not a fault, a sanitizer \
+                     finding, a deadlock or a breakpoint condition that failed"
+                )))
+            }
+        }
         let engine = self.engine()?;
         let stop = engine
             .last_stop()
@@ -169,7 +235,7 @@ impl<W: Write> Session<W> {
             ),
             _ => {
                 return Err(DapError::Invalid(
-                    "the last stop is not a fault or a sanitizer finding".into(),
+                    "the last stop is not an exception".into(),
                 ))
             }
         };

@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use wavedbg_emulator::asm::AssembleOptions;
 use wavedbg_emulator::check::CheckGroup;
 use wavedbg_emulator::debug::command::Command;
+use wavedbg_emulator::debug::driver::Planned;
 use wavedbg_emulator::debug::{Engine, KernelSource};
 use wavedbg_emulator::machine::LaunchOptions;
 
@@ -210,7 +211,9 @@ impl<W: Write> Session<W> {
                 thread: first,
             }
         } else {
-            Then::Run(Command::Continue)
+            // The client hears that the relaunched kernel runs (`continued`), as after
+            // a console line that runs it.
+            Then::RunLine(Box::new(Planned::typed(Command::Continue)))
         }))
     }
 }

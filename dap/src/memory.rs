@@ -21,6 +21,60 @@ use wavedbg_emulator::debug::command::parse_mem_ref;
 const MAX_READ: u64 = 1 << 20;
 const MAX_INSTRUCTIONS: i64 = 65_536;
 
+/// The places `disassemble` lists, in address order around the 64-bit address space:
+/// each instruction of the code (4 or 8 bytes, from address 0), then each 4-byte word
+/// outside it, up to the last word below 2^64, after which address 0 comes again. A
+/// request's rows are consecutive places, so each has an address of its own, and one
+/// past the code is at its own word, however far the request reaches.
+struct Slots {
+    /// Where each instruction starts.
+    starts: Vec<u64>,
+    /// The first address past the code.
+    end: u64,
+}
+
+impl Slots {
+    fn new(m: &Machine) -> Slots {
+        let starts = m
+            .code()
+            .iter()
+            .enumerate()
+            .filter(|(_, w)| !matches!(w, CodeWord::Inside))
+            .map(|(i, _)| i as u64 * 4)
+            .collect();
+        Slots {
+            starts,
+            end: m.code().len() as u64 * 4,
+        }
+    }
+
+    /// How many places there are (instructions, and words outside the code).
+    fn len(&self) -> i128 {
+        self.starts.len() as i128 + ((1i128 << 64) - i128::from(self.end)) / 4
+    }
+
+    /// The place `addr` is in: the instruction holding it, or its word outside the code.
+    fn index_of(&self, addr: u64) -> u64 {
+        if addr < self.end {
+            self.starts
+                .partition_point(|&a| a <= addr)
+                .saturating_sub(1) as u64
+        } else {
+            self.starts.len() as u64 + (addr - self.end) / 4
+        }
+    }
+
+    /// The address of place `index` (any integer: counted around the address space).
+    fn address(&self, index: i128) -> u64 {
+        let i = index.rem_euclid(self.len());
+        match usize::try_from(i).ok().and_then(|i| self.starts.get(i)) {
+            Some(a) => *a,
+            // Past the instructions: words from the end of the code (below 2^64).
+            None => self.end + ((i - self.starts.len() as i128) as u64) * 4,
+        }
+    }
+}
+
 /// How many bytes from `addr` can be read, up to `data`'s length (read into it): all,
 /// else page by page, else byte by byte at the end.
 fn readable_prefix(
@@ -73,66 +127,35 @@ impl<W: Write> Session<W> {
     }
 
     pub(crate) fn disassemble(&mut self, args: DisassembleArguments) -> Result<Reply, DapError> {
+        // The protocol wants exactly the count asked for: a count this adapter will not
+        // list is refused, not cut short.
+        let count = args.instruction_count;
+        if count < 0 {
+            return Err(DapError::Invalid(format!(
+                "instructionCount {count} is negative"
+            )));
+        }
+        if count > MAX_INSTRUCTIONS {
+            return Err(DapError::Invalid(format!(
+                "instructionCount {count} is over the {MAX_INSTRUCTIONS} instructions one \
+                 disassemble lists: ask for them in several requests"
+            )));
+        }
         let (_, base) = self.resolve(&args.memory_reference, args.offset)?;
-        let count = args.instruction_count.clamp(0, MAX_INSTRUCTIONS);
         let source = self.kernel_source();
         let (line_base, column_base) = (self.line_base, self.column_base);
         let engine = self.engine()?;
         let places = crate::places::Places::new(engine, source);
         let m = engine.machine();
-        // Instruction starts in code order; `base` falls on one or between two.
-        let starts: Vec<u64> = m
-            .code()
-            .iter()
-            .enumerate()
-            .filter(|(_, w)| !matches!(w, CodeWord::Inside))
-            .map(|(i, _)| i as u64 * 4)
-            .collect();
-        let at = starts.partition_point(|&a| a < base) as i64;
-        let first = at.saturating_add(args.instruction_offset.unwrap_or(0));
-        let end = m.code().len() as u64 * 4;
-        let instructions = (first..first.saturating_add(count))
-            .map(|i| {
-                let addr = match usize::try_from(i).ok().and_then(|i| starts.get(i)) {
-                    Some(a) => Some(*a),
-                    None if i < 0 => None,
-                    // Past the end, addresses go on by words (so the client can page).
-                    None => {
-                        Some(end.wrapping_add(((i - starts.len() as i64) as u64).wrapping_mul(4)))
-                    }
-                };
-                match addr {
-                    Some(a) if a < end => {
-                        let symbol = m
-                            .program()
-                            .labels
-                            .iter()
-                            .find(|(_, x)| **x == a)
-                            .map(|(n, _)| n.clone());
-                        let place = places.at(engine, a);
-                        let place = place.as_ref();
-                        let words = match m.code().get((a / 4) as usize) {
-                            Some(CodeWord::Instr(d)) => usize::from(d.len / 4),
-                            _ => 1,
-                        };
-                        let bytes: Vec<String> = (0..words)
-                            .filter_map(|k| m.program().code.get((a / 4) as usize + k))
-                            .map(|w| format!("{w:08x}"))
-                            .collect();
-                        DisassembledInstruction {
-                            address: format!("{a:#x}"),
-                            instruction_bytes: Some(bytes.join(" ")),
-                            instruction: view::instr_text(m, a),
-                            symbol,
-                            location: place.and_then(|p| p.source.clone()),
-                            line: place.map(|p| i64::from(p.line) - 1 + line_base),
-                            column: place
-                                .map(|p| crate::places::client_column(p.column, column_base)),
-                            presentation_hint: None,
-                        }
-                    }
-                    other => DisassembledInstruction {
-                        address: format!("{:#x}", other.unwrap_or(0)),
+        let slots = Slots::new(m);
+        let anchor = slots.index_of(base);
+        let first = i128::from(anchor) + i128::from(args.instruction_offset.unwrap_or(0));
+        let instructions = (0..count)
+            .map(|k| {
+                let a = slots.address(first + i128::from(k));
+                if a >= slots.end {
+                    return DisassembledInstruction {
+                        address: format!("{a:#x}"),
                         instruction_bytes: None,
                         instruction: "(outside the code)".into(),
                         symbol: None,
@@ -140,7 +163,33 @@ impl<W: Write> Session<W> {
                         line: None,
                         column: None,
                         presentation_hint: Some("invalid".into()),
-                    },
+                    };
+                }
+                let symbol = m
+                    .program()
+                    .labels
+                    .iter()
+                    .find(|(_, x)| **x == a)
+                    .map(|(n, _)| n.clone());
+                let place = places.at(engine, a);
+                let place = place.as_ref();
+                let words = match m.code().get((a / 4) as usize) {
+                    Some(CodeWord::Instr(d)) => usize::from(d.len / 4),
+                    _ => 1,
+                };
+                let bytes: Vec<String> = (0..words)
+                    .filter_map(|k| m.program().code.get((a / 4) as usize + k))
+                    .map(|w| format!("{w:08x}"))
+                    .collect();
+                DisassembledInstruction {
+                    address: format!("{a:#x}"),
+                    instruction_bytes: Some(bytes.join(" ")),
+                    instruction: view::instr_text(m, a),
+                    symbol,
+                    location: place.and_then(|p| p.source.clone()),
+                    line: place.map(|p| i64::from(p.line) - 1 + line_base),
+                    column: place.map(|p| crate::places::client_column(p.column, column_base)),
+                    presentation_hint: None,
                 }
             })
             .collect();

@@ -116,6 +116,9 @@ pub struct Session<W: Write> {
     /// Set by the reader thread when a pause (or the end) is asked for; cleared when the
     /// `pause` request is answered. Keeps a logpoint's automatic continue from running on.
     paused: Arc<AtomicBool>,
+    /// Set by the reader thread when `terminate` or `disconnect` arrives or the client
+    /// goes away: the run it interrupts ends the launch, so its stop is not reported.
+    ending: Arc<AtomicBool>,
     pub(crate) initialized: bool,
     pub(crate) configured: bool,
     pub(crate) stop_on_entry: bool,
@@ -134,11 +137,19 @@ pub struct Session<W: Write> {
     pub(crate) ended: bool,
     /// The code addresses `gotoTargets` gave as target ids (`goto` takes only those).
     pub(crate) goto_targets: BTreeSet<u64>,
+    /// The reason of the last `stopped` event (the adapter's own stops, such as `entry`
+    /// and `goto`, included): `exceptionInfo` describes only an `exception`.
+    pub(crate) last_reason: Option<String>,
 }
 
 impl<W: Write> Session<W> {
     /// A session writing to `out`.
-    pub(crate) fn new(out: W, interrupt: SharedInterrupt, paused: Arc<AtomicBool>) -> Self {
+    pub(crate) fn new(
+        out: W,
+        interrupt: SharedInterrupt,
+        paused: Arc<AtomicBool>,
+        ending: Arc<AtomicBool>,
+    ) -> Self {
         Session {
             out,
             seq: 0,
@@ -146,6 +157,7 @@ impl<W: Write> Session<W> {
             driver: Driver::non_interactive(),
             interrupt,
             paused,
+            ending,
             initialized: false,
             configured: false,
             stop_on_entry: false,
@@ -157,6 +169,7 @@ impl<W: Write> Session<W> {
             threads: BTreeSet::new(),
             ended: false,
             goto_targets: BTreeSet::new(),
+            last_reason: None,
         }
     }
 
@@ -273,6 +286,27 @@ impl<W: Write> Session<W> {
         self.paused.load(Ordering::SeqCst)
     }
 
+    /// Whether `terminate` or `disconnect` came (or the client went): a run it
+    /// interrupted is not reported as a pause, the end of the launch follows.
+    pub(crate) fn ending(&self) -> bool {
+        self.ending.load(Ordering::SeqCst)
+    }
+
+    /// Ends the launch at the client's request, as a launch that ends by itself does:
+    /// `thread` `exited` for each wave still reported, `exited` (1: not every wave
+    /// finished), then `terminated`. Nothing when it is over already.
+    pub(crate) fn end_launch(&mut self) -> Result<(), WireError> {
+        self.ending.store(false, Ordering::SeqCst);
+        if self.ended {
+            return Ok(());
+        }
+        self.ended = true;
+        self.threads_exited()?;
+        let body = crate::types::ExitedEventBody { exit_code: 1 };
+        self.event("exited", Some(body))?;
+        self.event("terminated", None::<()>)
+    }
+
     /// Answers a `pause` that found nothing running: withdraws its interrupt so it does
     /// not stop the next run.
     pub(crate) fn pause_handled(&mut self) {
@@ -294,11 +328,13 @@ impl<W: Write> Session<W> {
         Ok(())
     }
 
-    /// Sends `thread` events for the waves that appeared and went since the last time.
+    /// Sends `thread` events for the waves that appeared and went since the last time
+    /// (none once the launch is over).
     pub(crate) fn thread_events(&mut self) -> Result<(), WireError> {
         let now: BTreeSet<i64> = self
             .engine
             .as_ref()
+            .filter(|_| !self.ended)
             .map(|e| {
                 e.machine()
                     .waves
@@ -329,7 +365,13 @@ impl<W: Write> Session<W> {
         let result = self.dispatch(&request);
         let (body, then) = match result {
             Ok(reply) => (Ok(reply.body), reply.then),
-            Err(e) => (Err(e), Then::Nothing),
+            Err(e) => {
+                // A refused `terminate` ends nothing: a later pause is a pause again.
+                if command == "terminate" {
+                    self.ending.store(false, Ordering::SeqCst);
+                }
+                (Err(e), Then::Nothing)
+            }
         };
         self.respond(request.seq, &command, body)?;
         match then {
@@ -347,13 +389,10 @@ impl<W: Write> Session<W> {
                 }
             }
             Then::Terminate => {
-                // The run the request interrupted (if any) reported its stop; the next
-                // run must not take the request for a pause.
+                // The run the request interrupted (if any) ended without a stop; the
+                // next run must not take the request for a pause.
                 self.pause_handled();
-                if !self.ended {
-                    self.ended = true;
-                    self.event("terminated", None::<()>)?;
-                }
+                self.end_launch()?;
             }
             Then::Disconnect => return Ok(false),
         }
@@ -481,6 +520,7 @@ fn spawn_reader(
     input: impl Read + Send + 'static,
     interrupt: SharedInterrupt,
     paused: Arc<AtomicBool>,
+    ending: Arc<AtomicBool>,
     greeted: impl FnOnce() + Send + 'static,
 ) -> Receiver<Result<Frame, WireError>> {
     let (tx, rx) = mpsc::channel();
@@ -509,6 +549,12 @@ fn spawn_reader(
                     Ok(_) => false,
                 };
                 let last = matches!(frame, Ok(Frame::Closed) | Err(_));
+                let ends = last
+                    || matches!(&frame, Ok(Frame::Request(r))
+                        if matches!(r.command.as_str(), "terminate" | "disconnect"));
+                if ends {
+                    ending.store(true, Ordering::SeqCst);
+                }
                 if stops {
                     paused.store(true, Ordering::SeqCst);
                     if let Ok(slot) = interrupt.lock() {
@@ -541,8 +587,15 @@ pub(crate) fn serve_greeted(
 ) -> Result<(), WireError> {
     let interrupt: SharedInterrupt = Arc::new(Mutex::new(None));
     let paused = Arc::new(AtomicBool::new(false));
-    let frames = spawn_reader(input, interrupt.clone(), paused.clone(), greeted);
-    let mut session = Session::new(output, interrupt, paused);
+    let ending = Arc::new(AtomicBool::new(false));
+    let frames = spawn_reader(
+        input,
+        interrupt.clone(),
+        paused.clone(),
+        ending.clone(),
+        greeted,
+    );
+    let mut session = Session::new(output, interrupt, paused, ending);
     while let Ok(frame) = frames.recv() {
         match frame {
             Ok(Frame::Request(request)) => {
@@ -650,13 +703,10 @@ mod tests {
         assert_eq!(events[0], "initialized");
         assert!(events.contains(&"stopped"), "{events:?}");
         assert!(events.contains(&"thread"), "{events:?}");
-        // The continue's stop is described on the console, then reported (a pause when the
-        // end of the input, read at once, interrupts it; else the end of the launch).
-        let last = &events[events.len() - 2..];
-        assert!(
-            last == ["output", "stopped"] || last == ["exited", "terminated"],
-            "{events:?}"
-        );
+        // The continue ends the launch, or the end of the input (read at once, the
+        // client gone) interrupts it: the session ends without reporting a pause.
+        let stops = events.iter().filter(|e| **e == "stopped").count();
+        assert_eq!(stops, 1, "{events:?}");
         // The repl ran a command of the command language.
         let text = response(&out, 7)["body"]["result"]
             .as_str()
@@ -755,6 +805,11 @@ mod tests {
                 json!({"memoryReference": "0x0", "instructionOffset": big, "instructionCount": 3}),
             ),
             request(
+                13,
+                "disassemble",
+                json!({"memoryReference": "0x0", "instructionOffset": small, "instructionCount": 3}),
+            ),
+            request(
                 8,
                 "disassemble",
                 json!({"memoryReference": "0x0", "instructionOffset": small, "instructionCount": big}),
@@ -772,10 +827,23 @@ mod tests {
             request(11, "next", json!({"threadId": big})),
             request(12, "disconnect", Value::Null),
         ]));
-        for seq in [4, 5, 10, 11] {
+        // A count over what one disassemble lists is refused, not cut short.
+        for seq in [4, 5, 8, 10, 11] {
             assert_eq!(response(&out, seq)["success"], false, "{seq}");
         }
-        for seq in [6, 7, 8, 9, 12] {
+        // Rows far from the code each have their own address, whatever the offset.
+        for seq in [7, 13] {
+            let rows = response(&out, seq)["body"]["instructions"]
+                .as_array()
+                .cloned()
+                .unwrap_or_default();
+            let addrs: BTreeSet<String> = rows
+                .iter()
+                .filter_map(|r| r["address"].as_str().map(String::from))
+                .collect();
+            assert_eq!((rows.len(), addrs.len()), (3, 3), "{seq}: {rows:?}");
+        }
+        for seq in [6, 7, 9, 12, 13] {
             assert_eq!(response(&out, seq)["success"], true, "{seq}");
         }
     }
@@ -926,7 +994,10 @@ mod tests {
         let bp = &response(&out, 3)["body"]["breakpoints"][0];
         assert_eq!(bp["verified"], true, "{bp}");
         assert_eq!(bp["line"], 9, "{bp}");
-        assert_eq!(bp["source"]["path"], cl.as_str(), "{bp}");
+        // Named as stack frames name it: its path made canonical, and its name.
+        let canonical = crate::paths::normal_path(&cl);
+        assert_eq!(bp["source"]["path"], canonical.as_str(), "{bp}");
+        assert_eq!(bp["source"]["name"], "saxpy.cl", "{bp}");
         let lines: Vec<i64> = response(&out, 4)["body"]["breakpoints"]
             .as_array()
             .map(|a| a.iter().filter_map(|b| b["line"].as_i64()).collect())
@@ -1085,6 +1156,23 @@ mod tests {
         assert!(failed(15).contains("xlane"), "{}", failed(15));
         let bp = &response(&out, 16)["body"]["breakpoints"][0];
         assert_eq!(bp["verified"], false, "{bp}");
+    }
+
+    #[test]
+    fn a_refused_terminate_ends_nothing() {
+        // The reader marks the end when `terminate` arrives; refused (before
+        // `initialize`), it must not leave a later pause unreported.
+        let ending = Arc::new(AtomicBool::new(true));
+        let mut s = Session::new(
+            Vec::new(),
+            Arc::new(Mutex::new(None)),
+            Arc::new(AtomicBool::new(true)),
+            ending.clone(),
+        );
+        let terminate: Request =
+            serde_json::from_value(request(1, "terminate", Value::Null)).expect("a request");
+        assert!(s.handle(terminate).expect("answered"));
+        assert!(!s.ending(), "a refused terminate left the end marked");
     }
 
     #[test]

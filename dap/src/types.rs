@@ -223,7 +223,7 @@ pub struct Source {
 #[serde(rename_all = "camelCase", default)]
 pub struct BreakpointLocationsArguments {
     /// The file.
-    pub source: Source,
+    pub source: Option<Source>,
     /// The first line asked about.
     pub line: i64,
     /// The last (absent: `line` alone).
@@ -248,10 +248,12 @@ pub struct BreakpointLocationsBody {
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
 #[serde(default)]
 pub struct SetBreakpointsArguments {
-    /// The file.
-    pub source: Source,
+    /// The file (the protocol requires it: a request without one is refused).
+    pub source: Option<Source>,
     /// Every breakpoint the file has now.
-    pub breakpoints: Vec<SourceBreakpoint>,
+    pub breakpoints: Option<Vec<SourceBreakpoint>>,
+    /// The deprecated form: the lines alone (taken when `breakpoints` is absent).
+    pub lines: Option<Vec<i64>>,
 }
 
 /// A breakpoint on a source line.
@@ -626,8 +628,8 @@ pub struct ContinueBody {
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
 #[serde(default)]
 pub struct GotoTargetsArguments {
-    /// The file.
-    pub source: Source,
+    /// The file (required).
+    pub source: Option<Source>,
     /// The line.
     pub line: i64,
 }

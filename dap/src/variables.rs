@@ -107,6 +107,11 @@ fn lane_value(wave: &Wave, reg: usize, lane: usize) -> String {
 impl<W: Write> Session<W> {
     /// The wave index a thread id names.
     pub(crate) fn wave_of(&mut self, thread: i64) -> Result<usize, DapError> {
+        if self.ended {
+            return Err(DapError::Invalid(format!(
+                "no thread {thread}: the launch is over (restart it to run again)"
+            )));
+        }
         let engine = self.engine()?;
         u32::try_from(thread.saturating_sub(1))
             .ok()
@@ -117,11 +122,14 @@ impl<W: Write> Session<W> {
     }
 
     pub(crate) fn threads(&mut self) -> Result<Reply, DapError> {
+        let ended = self.ended;
         let engine = self.engine()?;
+        // Once the launch is over its waves are gone (their `thread` `exited` was sent).
         let threads = engine
             .machine()
             .waves
             .iter()
+            .filter(|_| !ended)
             .map(|w| Thread {
                 id: thread_id(w.id),
                 name: format!("wave {} (workgroup {})", w.id, w.workgroup),

@@ -104,6 +104,17 @@ test('a data breakpoint on a buffer stops at the write, read and readWrite offer
     assert.strictEqual(regs.body.dataId, null);
     const expr = await dc.dataBreakpointInfoRequest({ name: 'shared:0x10', bytes: 8 });
     assert.strictEqual(expr.body.dataId, 'shared:8:0x10');
+    // A name without a container is an expression: a register named so is the register
+    // (not watched), not memory at its value; memory at its value is asked for by space.
+    for (const name of ['u4', 'v3[2] + 4', 'exec']) {
+      const reg = await dc.dataBreakpointInfoRequest({ name, frameId: entry.body.threadId });
+      assert.strictEqual(reg.body.dataId, null, name);
+      assert.match(reg.body.description, /cannot be watched/, name);
+    }
+    const at = await dc.dataBreakpointInfoRequest({ name: 'global:u4', frameId: entry.body.threadId });
+    assert.strictEqual(at.body.dataId, 'global:4:u4');
+    const address = await dc.dataBreakpointInfoRequest({ name: 'out + 4' });
+    assert.strictEqual(address.body.dataId, 'global:4:out + 4');
     const set = await dc.setDataBreakpointsRequest({ breakpoints: [{ dataId: info.body.dataId, accessType: 'write' }] });
     assert.strictEqual(set.body.breakpoints[0].verified, true);
     const hit = await until(dc, () => dc.continueRequest({ threadId: entry.body.threadId }));
@@ -148,5 +159,68 @@ test('data breakpoints on shared and scratch memory, and on reads', async () => 
     assert.strictEqual(refused.body.breakpoints[0].verified, false);
   } finally {
     await dc2.stop();
+  }
+});
+
+test('breakpoints are kept by the file they resolve to, however the client names it', async () => {
+  const dc = await start();
+  const path = require('node:path');
+  const listed = async () => (await dc.evaluateRequest({ expression: 'info breakpoints', context: 'repl' })).body.result;
+  try {
+    await launchStopped(dc, { program: KERNELS.reduce });
+    // Set by name, answered with the path; cleared by that path.
+    const set = await dc.setBreakpointsRequest({ source: { name: 'reduce.s' }, breakpoints: [{ line: 25 }] });
+    const bp = set.body.breakpoints[0];
+    assert.strictEqual(bp.verified, true);
+    assert.strictEqual(path.resolve(bp.source.path), path.resolve(KERNELS.reduce));
+    assert.strictEqual(bp.source.name, 'reduce.s');
+    await dc.setBreakpointsRequest({ source: { path: bp.source.path }, breakpoints: [] });
+    assert.match(await listed(), /No breakpoints/);
+    // And the other way round.
+    await dc.setBreakpointsRequest({ source: { path: KERNELS.reduce }, breakpoints: [{ line: 25 }] });
+    await dc.setBreakpointsRequest({ source: { name: 'reduce.s' }, breakpoints: [] });
+    assert.match(await listed(), /No breakpoints/);
+    // The protocol requires `source`: without one (or one naming no file) it is refused.
+    for (const args of [{ breakpoints: [{ line: 25 }] }, { source: {}, breakpoints: [{ line: 25 }] }]) {
+      const why = await dc.customRequest('setBreakpoints', args).then(() => null, (e) => e.message);
+      assert.match(why || '', /source/, JSON.stringify(args));
+    }
+    assert.match(await listed(), /No breakpoints/);
+  } finally {
+    await dc.stop();
+  }
+});
+
+test('a higher-level file is one file by path or name, and named as frames name it', async () => {
+  const dc = await start();
+  const path = require('node:path');
+  try {
+    await launchStopped(dc, { program: KERNELS.saxpy });
+    const byPath = await dc.setBreakpointsRequest({ source: { path: KERNELS.saxpyCl }, breakpoints: [{ line: 9 }] });
+    const bp = byPath.body.breakpoints[0];
+    assert.strictEqual(bp.verified, true);
+    assert.strictEqual(bp.source.name, 'saxpy.cl');
+    assert.strictEqual(path.resolve(bp.source.path), path.resolve(KERNELS.saxpyCl));
+    const byName = await dc.setBreakpointsRequest({ source: { name: 'saxpy.cl' }, breakpoints: [] });
+    assert.deepStrictEqual(byName.body.breakpoints, []);
+    const listed = await dc.evaluateRequest({ expression: 'info breakpoints', context: 'repl' });
+    assert.match(listed.body.result, /No breakpoints/);
+  } finally {
+    await dc.stop();
+  }
+});
+
+test('the deprecated lines form sets breakpoints, answered in its order', async () => {
+  const dc = await start();
+  try {
+    await launchStopped(dc, { program: KERNELS.reduce });
+    const r = await dc.customRequest('setBreakpoints', { source: { path: KERNELS.reduce }, lines: [26, 24, 25] });
+    assert.deepStrictEqual(r.body.breakpoints.map((b) => [b.verified, b.line]), [[true, 26], [false, undefined], [true, 25]]);
+    const cleared = await dc.customRequest('setBreakpoints', { source: { path: KERNELS.reduce }, lines: [] });
+    assert.deepStrictEqual(cleared.body.breakpoints, []);
+    const listed = await dc.evaluateRequest({ expression: 'info breakpoints', context: 'repl' });
+    assert.match(listed.body.result, /No breakpoints/);
+  } finally {
+    await dc.stop();
   }
 });

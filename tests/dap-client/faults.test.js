@@ -9,6 +9,8 @@ test('a fault stops with its text and exceptionInfo describes it', async () => {
   const dc = await start();
   try {
     const entry = await launchStopped(dc, { program: KERNELS.oob });
+    // The entry is a stop, and not an exception.
+    await assert.rejects(dc.exceptionInfoRequest({ threadId: entry.body.threadId }), /last stop \(entry\) is not an exception/);
     const fault = await until(dc, () => dc.continueRequest({ threadId: entry.body.threadId }));
     assert.strictEqual(fault.body.reason, 'exception');
     assert.match(fault.body.text, /SIGSEGV/);

@@ -22,6 +22,35 @@ test('disassemble around the PC, with lines and labels', async () => {
   }
 });
 
+test('disassemble outside the code: each row at its own address, counts exact or refused', async () => {
+  const dc = await start();
+  try {
+    await launchStopped(dc, { program: KERNELS.reduce });
+    const rows = async (args) => (await dc.disassembleRequest(args)).body.instructions
+      .map((i) => i.address + (i.presentationHint === 'invalid' ? '!' : ''));
+    // reduce.s's code ends at 0x68: past it, words at their own addresses.
+    assert.deepStrictEqual(await rows({ memoryReference: '0x100', instructionCount: 3 }),
+      ['0x100!', '0x104!', '0x108!']);
+    assert.deepStrictEqual(await rows({ memoryReference: '0x1000', instructionOffset: -2, instructionCount: 4 }),
+      ['0xff8!', '0xffc!', '0x1000!', '0x1004!']);
+    // Back from past the end into the code, and forward out of it.
+    assert.deepStrictEqual(await rows({ memoryReference: '0x70', instructionOffset: -3, instructionCount: 5 }),
+      ['0x64', '0x68!', '0x6c!', '0x70!', '0x74!']);
+    // Before address 0 the addresses wrap around (each its own), then the code.
+    const before = await rows({ memoryReference: '0x3c', instructionOffset: -20, instructionCount: 22 });
+    assert.strictEqual(new Set(before).size, 22, before.join(' '));
+    assert.ok(before.includes('0x0') && before.includes('0x3c'), before.join(' '));
+    assert.deepStrictEqual(await rows({ memoryReference: '0xfffffffffffffff0', instructionOffset: 2, instructionCount: 3 }),
+      ['0xfffffffffffffff8!', '0xfffffffffffffffc!', '0x0']);
+    // Exactly the count asked for, or a refusal that says why.
+    const huge = await dc.customRequest('disassemble', { memoryReference: '0x0', instructionCount: 10000000 })
+      .then(() => null, (e) => e.message);
+    assert.match(huge || '', /10000000 is over the 65536/);
+  } finally {
+    await dc.stop();
+  }
+});
+
 test('read and write global memory', async () => {
   const dc = await start();
   try {

@@ -115,3 +115,72 @@ test('the end of the launch, restart, terminate', async () => {
     await dc.stop();
   }
 });
+
+test('refusals name what is wrong: a line before the first, a missing thread before its target', async () => {
+  const dc = await start();
+  const refused = (p) => p.then(() => null, (e) => e.message);
+  try {
+    await launchStopped(dc, { program: KERNELS.reduce });
+    const r = await dc.setBreakpointsRequest({ source: { path: KERNELS.reduce }, breakpoints: [{ line: -5 }, { line: 0 }] });
+    assert.deepStrictEqual(r.body.breakpoints.map((b) => b.verified), [false, false]);
+    assert.match(r.body.breakpoints[0].message, /no line -5: lines start at 1/);
+    assert.match(r.body.breakpoints[1].message, /no line 0: lines start at 1/);
+    assert.match(await refused(dc.customRequest('breakpointLocations', { source: { path: KERNELS.reduce }, line: -1 })) || '', /no line -1/);
+    assert.match(await refused(dc.gotoTargetsRequest({ source: { path: KERNELS.reduce }, line: 0 })) || '', /no line 0/);
+    const target = (await dc.gotoTargetsRequest({ source: { path: KERNELS.reduce }, line: 20 })).body.targets[0].id;
+    assert.match(await refused(dc.gotoRequest({ threadId: 77, targetId: target })) || '', /no thread 77/);
+    assert.match(await refused(dc.gotoRequest({ threadId: 77, targetId: 1 })) || '', /no thread 77/);
+    assert.match(await refused(dc.gotoRequest({ threadId: 1, targetId: 1 })) || '', /no goto target 1/);
+  } finally {
+    await dc.stop();
+  }
+});
+
+test('terminate ends the launch as its end does: threads exit, exited, terminated; then nothing runs', async () => {
+  for (const running of [false, true]) {
+    const dc = await start();
+    try {
+      const entry = await launchStopped(dc, { program: KERNELS.spin });
+      const seen = [];
+      for (const e of ['stopped', 'thread', 'exited', 'terminated']) {
+        dc.on(e, (m) => seen.push(e === 'thread' ? `thread ${m.body.reason}` : e));
+      }
+      if (running) {
+        await dc.continueRequest({ threadId: entry.body.threadId });
+        await new Promise((r) => setTimeout(r, 300));
+      }
+      const terminated = dc.waitForEvent('terminated');
+      await dc.terminateRequest({});
+      await terminated;
+      const tail = seen.filter((e) => e !== 'thread started');
+      assert.ok(tail.length >= 3, `${running}: ${tail}`);
+      assert.deepStrictEqual(tail.slice(-2), ['exited', 'terminated'], `${running}: ${tail}`);
+      assert.ok(tail.slice(0, -2).every((e) => e === 'thread exited'), `${running}: ${tail}`);
+      assert.deepStrictEqual((await dc.threadsRequest()).body.threads, []);
+      await assert.rejects(dc.stackTraceRequest({ threadId: entry.body.threadId }), /launch is over/);
+      await assert.rejects(dc.continueRequest({ threadId: entry.body.threadId }), /restart/);
+      await assert.rejects(dc.evaluateRequest({ expression: 'stepi', context: 'repl' }), /launch is over/);
+      // A restart launches again.
+      const again = await until(dc, () => dc.restartRequest({}));
+      assert.strictEqual(again.body.reason, 'entry');
+      assert.ok((await dc.threadsRequest()).body.threads.length > 0);
+    } finally {
+      await dc.stop();
+    }
+  }
+});
+
+test('after a launch ends by itself its waves are gone', async () => {
+  const dc = await start();
+  try {
+    const entry = await launchStopped(dc, { program: KERNELS.reduce });
+    const terminated = dc.waitForEvent('terminated');
+    await dc.continueRequest({ threadId: entry.body.threadId });
+    await terminated;
+    assert.deepStrictEqual((await dc.threadsRequest()).body.threads, []);
+    await assert.rejects(dc.stackTraceRequest({ threadId: entry.body.threadId }), /launch is over/);
+    await assert.rejects(dc.scopesRequest({ frameId: entry.body.threadId }), /launch is over/);
+  } finally {
+    await dc.stop();
+  }
+});

@@ -93,3 +93,33 @@ test('a kernel without a line table steps instructions and names its .s lines', 
     await dc.stop();
   }
 });
+
+test('the console prints a name in scope rather than running the command it abbreviates; an empty line does nothing', async () => {
+  const dc = await start();
+  try {
+    const entry = await launchStopped(dc, { program: KERNELS.saxpy }, () =>
+      dc.setBreakpointsRequest({ source: { path: KERNELS.saxpyCl }, breakpoints: [{ line: 9 }] }));
+    const t = entry.body.threadId;
+    await until(dc, () => dc.continueRequest({ threadId: t }));
+    const pc = async () => (await dc.stackTraceRequest({ threadId: t })).body.stackFrames[0].instructionPointerReference;
+    const at = await pc();
+    let stops = 0;
+    dc.on('stopped', () => { stops += 1; });
+    const repl = async (expression) => (await dc.evaluateRequest({ expression, context: 'repl', frameId: t })).body.result;
+    // `n` is saxpy's variable (100), not `next`; a register is printed too.
+    assert.match(await repl('n'), /100/);
+    assert.match(await repl('u5'), /100/);
+    // An empty line after a step does not step again.
+    await until(dc, () => dc.evaluateRequest({ expression: 'stepi', context: 'repl', frameId: t }));
+    const stepped = await pc();
+    assert.notStrictEqual(stepped, at);
+    const before = stops;
+    assert.strictEqual(await repl(''), '');
+    assert.strictEqual(await repl('   '), '');
+    await new Promise((r) => setTimeout(r, 300));
+    assert.strictEqual(stops, before);
+    assert.strictEqual(await pc(), stepped);
+  } finally {
+    await dc.stop();
+  }
+});
