@@ -125,8 +125,8 @@ impl App {
             return;
         }
         let ctrl = k.modifiers.contains(KeyModifiers::CONTROL);
-        // Suspending, the y/n prompts and interrupting are never kept waiting.
-        let at_once = (ctrl && matches!(k.code, KeyCode::Char('z' | 'c')))
+        // Suspending, redrawing, the y/n prompts and interrupting are never kept waiting.
+        let at_once = (ctrl && matches!(k.code, KeyCode::Char('z' | 'c' | 'l')))
             || k.code == KeyCode::Esc
             || self.confirm_quit
             || self.question.is_some();
@@ -149,6 +149,9 @@ impl App {
         if ctrl && k.code == KeyCode::Char('z') {
             // Whatever has the keys: the event loop suspends (it owns the terminal).
             self.suspend = true;
+        } else if ctrl && k.code == KeyCode::Char('l') {
+            // Whatever has the keys, as in vim and readline: the whole screen again.
+            self.redraw = true;
         } else if self.confirm_quit {
             self.quit_prompt_key(k.code);
         } else if self.question.is_some() {

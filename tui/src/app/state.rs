@@ -140,6 +140,8 @@ pub struct App {
     /// Set by Ctrl-Z: the event loop suspends the process (restoring the terminal first)
     /// and clears it.
     pub suspend: bool,
+    /// Set by Ctrl-L: the event loop clears the terminal and draws the whole screen again.
+    pub redraw: bool,
     /// The command line, while open.
     pub editor: Option<LineEditor>,
     /// The command history shared with the REPL, and where Up/Down browse in it.
@@ -231,6 +233,7 @@ impl App {
             zoom_return: None,
             search: Search::default(),
             suspend: false,
+            redraw: false,
             editor: None,
             history,
             message: None,
