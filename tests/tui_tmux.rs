@@ -2,7 +2,7 @@
 //! a detached session at 120x40; the tests type keys with `send-keys` and read the screen
 //! with `capture-pane`, polling with timeouts. One steps, sets a breakpoint from the command
 //! line, continues to it, opens the help, quits, and checks the shell prompt works after.
-//! The others end the TUI from outside with SIGTERM, SIGINT and SIGHUP (once while a long
+//! The others end the TUI from outside with SIGTERM and SIGHUP (once while a long
 //! run is in progress) and check, through tmux's view of the pane's modes, that the
 //! terminal was restored (main screen, mouse reporting off, cursor shown), that the exit
 //! status is 128+signal, and that the shell works after; and closing the terminal ends it.
@@ -12,8 +12,8 @@
 //! before throwing the recorded history away, and that `n` and `y` answer it. One presses
 //! `f` in the lane grid until it shows f32 values, and puts them in the Watch pane. Others
 //! suspend the TUI with Ctrl-Z (and with SIGTSTP from outside during a run) and resume it
-//! with `fg`, and resize the splits with keys. After SIGSTOP and `fg` the terminal is set
-//! up again; Ctrl-L redraws the whole screen.
+//! with `fg`, and resize the splits with keys. SIGINT from outside acts as Ctrl-C; after
+//! SIGSTOP and `fg` the terminal is set up again; Ctrl-L redraws the whole screen.
 //! One opens the compiled saxpy (scripts/saxpy_src.s), steps it by its `.cl` lines and
 //! reads the lines and its variables' values on screen; another steps a kernel compiled
 //! from two files and sees the Source pane switch between them. One types keys while a
@@ -241,9 +241,26 @@ fn sigterm_during_a_long_run_restores_the_terminal() {
     signal_restores_the_terminal("term", "TERM", 15, Some(SPIN));
 }
 
+/// SIGINT from outside (`kill -INT`) is Ctrl-C, as in gdb: idle it explains itself, during a
+/// run it interrupts the run, and the session stays. It used to end the TUI, losing the
+/// session.
 #[test]
-fn sigint_from_outside_restores_the_terminal() {
-    signal_restores_the_terminal("int", "INT", 2, None);
+fn sigint_from_outside_is_ctrl_c() {
+    let Some(t) = start("int") else {
+        return;
+    };
+    let pid = start_spin(&t);
+    kill("INT", &pid);
+    t.wait_text("Ctrl-C and Esc interrupt a run");
+    assert!(alive(&pid), "SIGINT while idle ended the TUI");
+    t.keys(&["c"]);
+    t.wait_text(" RUNNING ");
+    std::thread::sleep(Duration::from_millis(300));
+    kill("INT", &pid);
+    t.wait_text("Interrupted");
+    assert!(alive(&pid), "SIGINT during a run ended the TUI");
+    assert_eq!(t.format("alt=#{alternate_on}"), "alt=1");
+    quit(&t);
 }
 
 /// Starts the TUI on the endless [`SPIN`] kernel through a launcher that writes its pid,

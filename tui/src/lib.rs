@@ -74,10 +74,10 @@ const BUSY_POLL: Duration = Duration::from_millis(30);
 /// Fails with [`TuiError::NotATerminal`] (before touching the terminal) when standard
 /// output is not a terminal. The terminal is restored on return, on error and on panic.
 ///
-/// SIGTERM, SIGINT or SIGHUP from outside (a `kill`, a closed terminal) also restore the
+/// SIGTERM or SIGHUP from outside (a `kill`, a closed terminal) also restore the
 /// terminal, after stopping a run in progress; then the process ends by that signal, as if
 /// it had not been caught (exit status 128 + the signal's number), and this never returns.
-/// SIGTSTP from outside
+/// SIGINT from outside is Ctrl-C (it interrupts a run), as in gdb. SIGTSTP from outside
 /// suspends it as Ctrl-Z does (the terminal restored until `fg`); after SIGSTOP, which
 /// cannot be caught, SIGCONT sets the terminal up again and redraws it whole.
 pub fn run(engine: Engine, options: TuiOptions) -> Result<(), TuiError> {
@@ -132,6 +132,14 @@ fn event_loop(
         }
         if std::mem::take(&mut app.redraw) {
             guard.clear()?;
+            dirty = true;
+        }
+        if signals.take_interrupt() {
+            // `kill -INT` is Ctrl-C, as in gdb: it interrupts a run and keeps the session.
+            app.on_key(event::KeyEvent::new(
+                event::KeyCode::Char('c'),
+                event::KeyModifiers::CONTROL,
+            ));
             dirty = true;
         }
         if !terminal::active() {

@@ -1,8 +1,9 @@
 //! Terminal setup and restoration: raw mode, the alternate screen and mouse capture are
-//! undone on every way out (return, error, panic, and SIGTERM, SIGINT or SIGHUP, which
+//! undone on every way out (return, error, panic, and SIGTERM or SIGHUP, which
 //! [`Signals`] turns into a request to quit, with a watchdog should the loop not answer),
 //! and while the process is suspended (Ctrl-Z, or SIGTSTP from outside: [`Guard::suspend`]).
-//! SIGCONT after a stop the program did not see coming (SIGSTOP) sets the terminal up again
+//! SIGINT from outside is Ctrl-C ([`Signals::take_interrupt`], as in gdb), and SIGCONT
+//! after a stop the program did not see coming (SIGSTOP) sets the terminal up again
 //! ([`Signals::take_continued`], [`Guard::resume`]).
 
 use std::io::{self, Read, Stdout};
@@ -145,8 +146,9 @@ impl Drop for Guard {
 }
 
 /// The signals that would end the process with the terminal still set up. (Ctrl-C typed in
-/// the TUI is not among them: raw mode turns it into a key.)
-const TERMINATING: [i32; 3] = [SIGTERM, SIGINT, SIGHUP];
+/// the TUI is not among them: raw mode turns it into a key; and SIGINT from outside is
+/// taken as that key, [`Signals::take_interrupt`].)
+const TERMINATING: [i32; 2] = [SIGTERM, SIGHUP];
 
 /// How long the event loop has, after a signal, to quit and restore the terminal before the
 /// watchdog does it: the loop sees the request within a poll and stops a run at once.
@@ -163,6 +165,9 @@ struct Flags {
     /// SIGTSTP came from outside (a `kill -TSTP`; Ctrl-Z typed in the TUI is a key in raw
     /// mode): the event loop suspends as for Ctrl-Z, restoring the terminal first.
     stop: Arc<AtomicBool>,
+    /// SIGINT came from outside (a `kill -INT`): the event loop takes it as Ctrl-C, as gdb
+    /// does (a run is interrupted; the TUI stays).
+    interrupt: Arc<AtomicBool>,
     /// SIGCONT came: the process was stopped, perhaps by SIGSTOP, which it cannot catch, and
     /// the shell may have reset the terminal meanwhile.
     continued: Arc<AtomicBool>,
@@ -174,6 +179,7 @@ impl Flags {
             default_action: Arc::new(AtomicBool::new(true)),
             caught: Arc::new(AtomicUsize::new(0)),
             stop: Arc::new(AtomicBool::new(false)),
+            interrupt: Arc::new(AtomicBool::new(false)),
             continued: Arc::new(AtomicBool::new(false)),
         };
         let (wake_rx, wake_tx) = UnixStream::pair()?;
@@ -191,6 +197,9 @@ impl Flags {
         // terminal still set up, and come back from `fg` with it reset by the shell).
         flag::register_conditional_default(SIGTSTP, flags.default_action.clone())?;
         flag::register(SIGTSTP, flags.stop.clone())?;
+        // SIGINT: its default action outside the TUI; in it, Ctrl-C.
+        flag::register_conditional_default(SIGINT, flags.default_action.clone())?;
+        flag::register(SIGINT, flags.interrupt.clone())?;
         // SIGCONT continues the process whatever its handlers do; this only tells the loop.
         flag::register(SIGCONT, flags.continued.clone())?;
         let caught = flags.caught.clone();
@@ -232,7 +241,7 @@ fn watchdog(mut wake: UnixStream, caught: &AtomicUsize) {
     }
 }
 
-/// SIGTERM, SIGINT and SIGHUP caught while the TUI runs: instead of ending the process with
+/// SIGTERM and SIGHUP caught while the TUI runs: instead of ending the process with
 /// the terminal in raw mode and the alternate screen, each is recorded for the event loop,
 /// which quits so the terminal is restored, and then [`end_by`] ends the process with it.
 /// Dropping this gives the signals their default action back.
@@ -252,6 +261,7 @@ impl Signals {
         };
         flags.caught.store(0, Ordering::SeqCst);
         flags.stop.store(false, Ordering::SeqCst);
+        flags.interrupt.store(false, Ordering::SeqCst);
         flags.continued.store(false, Ordering::SeqCst);
         flags.default_action.store(false, Ordering::SeqCst);
         Ok(Signals { flags })
@@ -260,6 +270,11 @@ impl Signals {
     /// Whether SIGTSTP came from outside since the last call (the request is taken).
     pub fn take_stop(&self) -> bool {
         self.flags.stop.swap(false, Ordering::SeqCst)
+    }
+
+    /// Whether SIGINT came from outside since the last call (the request is taken).
+    pub fn take_interrupt(&self) -> bool {
+        self.flags.interrupt.swap(false, Ordering::SeqCst)
     }
 
     /// Whether SIGCONT came since the last call (the request is taken).
