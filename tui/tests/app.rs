@@ -1533,13 +1533,14 @@ fn pane_in_the_middle(pane: Pane) -> (App, i64, i64, i64, i64) {
         Pane::Watch => {
             let n = app.engine.displays().len() as i64;
             assert_eq!(n, 12, "the displays are kept");
-            app.watch.cursor = 5;
+            app.watch.at.cursor = 5;
             (1, rows, 0, n - 1)
         }
         Pane::Locals => {
             let n = app.engine.locals().len() as i64;
             assert_eq!(n, 5, "a, n, i, xi and yi are live");
-            app.locals.cursor = 2;
+            // `n`, one line (`i`, per lane, is taller than the pane: the keys scroll it).
+            app.locals.at.cursor = 1;
             (1, rows, 0, n - 1)
         }
     };
@@ -2570,4 +2571,52 @@ fn a_pasted_line_break_runs_the_line_and_a_tab_is_a_space() {
         app.search.prompt.as_ref().map(|e| e.text()),
         Some("uaddi u1, u1")
     );
+}
+
+/// The lanes of a per-lane entry taller than its pane can all be brought into view: with
+/// the last entry selected, the movement keys scroll within it (a display of `v1` at 40x10,
+/// the loop variable `i` in the Locals pane at 40x12). Down and End changed nothing: the
+/// last lanes stayed below the pane though its border showed `▼`.
+#[test]
+fn an_entry_taller_than_its_pane_scrolls_within() {
+    fn lane_rows(buf: &ratatui::buffer::Buffer) -> Vec<u32> {
+        text(buf)
+            .lines()
+            .filter_map(|l| {
+                let at = l.find("[")?;
+                l[at + 1..].split(']').next()?.trim().parse().ok()
+            })
+            .collect()
+    }
+    // End shows the last lane row; from Home, `j` brings every lane row into view.
+    let check = |app: &mut App, pane: Pane, (w, h): (u16, u16), what: &str| {
+        let digit = char::from_digit(pane.digit() as u32, 10).expect("a digit");
+        press(app, KeyCode::Char(digit));
+        press(app, KeyCode::Char('G'));
+        let buf = draw(app, w, h);
+        let rows = lane_rows(&buf);
+        assert!(rows.len() >= 2, "{what}: lane rows shown:\n{}", text(&buf));
+        let per_row = rows[1] - rows[0];
+        assert_eq!(
+            rows.last().copied(),
+            Some(32 - per_row),
+            "{what}: End shows the last lanes:\n{}",
+            text(&buf)
+        );
+        press(app, KeyCode::Char('g'));
+        let _ = draw(app, w, h);
+        let mut seen = std::collections::BTreeSet::new();
+        for _ in 0..80 {
+            press(app, KeyCode::Char('j'));
+            seen.extend(lane_rows(&draw(app, w, h)));
+        }
+        let want: std::collections::BTreeSet<u32> = (0..32).step_by(per_row as usize).collect();
+        assert_eq!(seen, want, "{what}: j reaches every lane row");
+    };
+    let mut app = saxpy();
+    run(&mut app, &["display v0", "display v1"]);
+    check(&mut app, Pane::Watch, (40, 10), "Watch");
+    let mut app = saxpy();
+    run(&mut app, &["break saxpy.cl:11", "continue", "delete"]);
+    check(&mut app, Pane::Locals, (40, 12), "Locals");
 }

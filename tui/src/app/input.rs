@@ -20,7 +20,7 @@ pub(super) const BUSY: &str = "A run is in progress (Esc interrupts it).";
 /// A movement key as every pane reads it: the arrows, with `j`/`k`/`h` for down, up and
 /// left (`l` selects lanes), and `g`/`G` for Home/End.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Motion {
+pub(crate) enum Motion {
     Up,
     Down,
     Left,
@@ -33,7 +33,7 @@ pub(super) enum Motion {
 
 impl Motion {
     /// The movement `code` means, if any.
-    pub(super) fn of(code: KeyCode) -> Option<Motion> {
+    pub(crate) fn of(code: KeyCode) -> Option<Motion> {
         use KeyCode::*;
         Some(match code {
             Up | Char('k') => Motion::Up,
@@ -545,8 +545,8 @@ impl App {
                 self.sync_code_to_source();
             }
             Pane::Breakpoints => self.breakpoints.cursor = item,
-            Pane::Watch => self.watch.cursor = item,
-            Pane::Locals => self.locals.cursor = item,
+            Pane::Watch => self.watch.at.select(item),
+            Pane::Locals => self.locals.at.select(item),
             Pane::Waves | Pane::Lanes if self.is_running() => self.refuse_busy(),
             Pane::Waves => self.select_wave_index(item),
             Pane::Lanes => self.select_lane(item as u8),

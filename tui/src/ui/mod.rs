@@ -11,6 +11,7 @@ mod breakpoints;
 mod code;
 mod column;
 mod console;
+mod entries;
 mod help;
 mod lanes;
 mod locals;
