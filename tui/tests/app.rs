@@ -2620,3 +2620,66 @@ fn an_entry_taller_than_its_pane_scrolls_within() {
     run(&mut app, &["break saxpy.cl:11", "continue", "delete"]);
     check(&mut app, Pane::Locals, (40, 12), "Locals");
 }
+
+/// A narrow Memory pane shows whole values (offsets for addresses when whole addresses
+/// leave no room), or says what it needs; the lane grid's explanation of what it lacks is
+/// never cut either. Values were cut (`100000000: 00 0…` at 20x8) or none was left (f32
+/// words at 30x8), and the lane grid's explanation ended `The lane grid needs 2 …`.
+#[test]
+fn narrow_memory_and_lane_panes_cut_no_value_and_no_explanation() {
+    let forms = [
+        ("hex", "bytes"),
+        ("f32", "words"),
+        ("signed", "words"),
+        ("unsigned", "bytes"),
+    ];
+    for (format, unit) in forms {
+        let mut app = demo();
+        run(
+            &mut app,
+            &[
+                &format!("set format memory {format}"),
+                &format!("set format lanes {format}"),
+                &format!("set memory-unit {unit}"),
+            ],
+        );
+        for pane in [Pane::Memory, Pane::Lanes] {
+            let digit = char::from_digit(pane.digit() as u32, 10).expect("a digit");
+            press(&mut app, KeyCode::Char(digit));
+            for w in 20..=60u16 {
+                for h in 6..=9u16 {
+                    let buf = draw(&mut app, w, h);
+                    let screen = text(&buf);
+                    let lines: Vec<&str> = screen.lines().collect();
+                    let Some(top) = lines.iter().position(|l| l.starts_with('┌')) else {
+                        panic!("{pane:?} {w}x{h}: no pane:\n{screen}");
+                    };
+                    let bottom = lines
+                        .iter()
+                        .rposition(|l| l.starts_with('└'))
+                        .expect("its bottom");
+                    // Memory's first row is its head line (spaces and where), which may
+                    // be cut with `…`.
+                    let first = top + 1 + usize::from(pane == Pane::Memory);
+                    let rows = &lines[first.min(bottom)..bottom];
+                    let what = format!("{pane:?} {format} {unit} at {w}x{h}:\n{screen}");
+                    assert!(rows.iter().all(|r| !r.contains('…')), "cut: {what}");
+                    if pane == Pane::Memory && !rows.is_empty() {
+                        let r = rows[0];
+                        let all = rows.concat();
+                        let shown = all.contains("Need")
+                            || all.contains("needs")
+                            || all.contains('x')
+                            || r.chars().any(|c| c.is_ascii_digit())
+                                && r.split(": ").nth(1).is_some_and(|v| {
+                                    v.trim_matches(|c| c == ' ' || c == '│' || c == '▼')
+                                        .chars()
+                                        .any(|c| c.is_ascii_digit())
+                                });
+                        assert!(shown, "a value or what is needed: {what}");
+                    }
+                }
+            }
+        }
+    }
+}
