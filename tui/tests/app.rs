@@ -2683,3 +2683,50 @@ fn narrow_memory_and_lane_panes_cut_no_value_and_no_explanation() {
         }
     }
 }
+
+/// A pending y/n question always shows its answer keys on the footer, at any width: the
+/// fixed `? help  q quit` gives way, and what is cut (the reason, else the question) is cut
+/// at a word. The questions were cut before `(y or n)` (Ctrl-R at 40x10, `q` during a run
+/// at 30x8) and the reason in the middle of a word at 100x30.
+#[test]
+fn a_question_shows_its_answer_keys_at_any_width() {
+    let footer = |app: &mut App, w: u16| {
+        let t = text(&draw(app, w, 10));
+        t.lines().last().expect("a footer").to_string()
+    };
+    let check = |line: &str, w: u16, what: &str| {
+        assert!(
+            line.contains("(y or n)") || w < 30 && line.contains("y/n"),
+            "{what} at {w}: {line:?}"
+        );
+        assert!(!line.contains("? help"), "{what} at {w}: {line:?}");
+        // Cut only at a word: a `…` follows a space.
+        if let Some(i) = line.find('…') {
+            assert!(
+                line[..i].ends_with(' ') || i == 0,
+                "{what} at {w}, cut mid-word: {line:?}"
+            );
+        }
+    };
+    let mut app = demo();
+    run(&mut app, &["stepi 3"]);
+    app.on_key(KeyEvent::new(KeyCode::Char('r'), KeyModifiers::CONTROL));
+    assert!(app.question.is_some());
+    for w in 20..=140 {
+        let line = footer(&mut app, w);
+        check(&line, w, "Ctrl-R");
+    }
+    keys(&mut app, "n");
+    let mut app = App::new(engine_of(SPIN), &TuiOptions::default()).expect("starts");
+    app.submit(&["continue"]);
+    app.on_key(KeyEvent::new(KeyCode::Char('q'), KeyModifiers::NONE));
+    assert!(app.confirm_quit);
+    for w in 20..=140 {
+        let line = footer(&mut app, w);
+        check(&line, w, "q during a run");
+    }
+    app.on_key(KeyEvent::new(KeyCode::Char('n'), KeyModifiers::NONE));
+    app.on_key(KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL));
+    app.wait_idle(Duration::from_secs(5)).expect("alive");
+    app.shutdown();
+}

@@ -89,6 +89,19 @@ impl Question {
         };
         printable(&line)
     }
+
+    /// What is asked (its last line, with its answer keys) and why (the lines before it),
+    /// each on one line.
+    pub fn parts(&self) -> (String, String) {
+        let text = self.text.trim_end();
+        match text.rsplit_once('\n') {
+            Some((why, ask)) => (
+                printable(ask.trim()),
+                printable(&why.split_whitespace().collect::<Vec<_>>().join(" ")),
+            ),
+            None => (printable(text), String::new()),
+        }
+    }
 }
 
 /// The help overlay's state (its text is [`crate::ui::help_rows`]).

@@ -184,17 +184,28 @@ pub fn draw_command(frame: &mut Frame, area: Rect, app: &App) {
         });
         return;
     }
-    let (left, style) = if app.confirm_quit {
-        (
-            "A run is in progress: quit anyway? (y/n)".to_string(),
-            theme::error().add_modifier(ratatui::style::Modifier::BOLD),
-        )
-    } else if let Some(q) = &app.question {
-        (
-            q.line(),
-            theme::error().add_modifier(ratatui::style::Modifier::BOLD),
-        )
-    } else if let Some(msg) = &app.message {
+    let asked = if app.confirm_quit {
+        Some((
+            "Quit anyway? (y or n)".to_string(),
+            "A run is in progress.".to_string(),
+        ))
+    } else {
+        app.question.as_ref().map(|q| q.parts())
+    };
+    if let Some((ask, why)) = asked {
+        // The fixed `? help  q quit` gives way: the answer keys always show.
+        let line = question_line(&ask, &why, room);
+        super::put_lines(
+            frame,
+            area,
+            &[Line::styled(
+                line,
+                theme::error().add_modifier(ratatui::style::Modifier::BOLD),
+            )],
+        );
+        return;
+    }
+    let (left, style) = if let Some(msg) = &app.message {
         (
             msg.text.clone(),
             if msg.error {
@@ -210,7 +221,8 @@ pub fn draw_command(frame: &mut Frame, area: Rect, app: &App) {
     };
     let always = ALWAYS.len();
     let avail = room.saturating_sub(always + 2);
-    let left = truncate(&left, avail);
+    // A message is prose: cut at a word.
+    let left = text::cut_prose(&left, avail);
     let pad = room.saturating_sub(text::width(&left) + always);
     let line = Line::from(vec![
         Span::styled(left, style),
@@ -218,6 +230,36 @@ pub fn draw_command(frame: &mut Frame, area: Rect, app: &App) {
         Span::styled(ALWAYS, theme::dim()),
     ]);
     super::put_lines(frame, area, &[line]);
+}
+
+/// The answer keys a question ends with.
+const ANSWER: &str = "(y or n)";
+
+/// A question on one line of `room` cells: what is asked with its answer keys (`(y or n)`,
+/// `y/n` when narrower), then as much of `why` as fits, both cut at a word.
+pub(super) fn question_line(ask: &str, why: &str, room: usize) -> String {
+    let ask = ask.trim();
+    let body = ask.strip_suffix(ANSWER).unwrap_or(ask).trim_end();
+    let full = format!("{body} {ANSWER}");
+    if text::width(&full) <= room {
+        let why = text::cut_prose(why.trim(), room.saturating_sub(text::width(&full) + 2));
+        return if why.is_empty() || why == text::CUT.to_string() {
+            full
+        } else {
+            format!("{full}  {why}")
+        };
+    }
+    let keys = if room >= text::width(ANSWER) + 3 {
+        ANSWER
+    } else {
+        "y/n"
+    };
+    let body = text::cut_prose(body, room.saturating_sub(text::width(keys) + 1));
+    if body.is_empty() {
+        truncate(keys, room)
+    } else {
+        format!("{body} {keys}")
+    }
 }
 
 /// `line` with its first `cells` cells hidden behind a `…` (which takes a cell of its

@@ -230,6 +230,31 @@ pub(crate) fn put_wrapped(frame: &mut Frame, area: Rect, text: &str, style: Styl
     put_lines(frame, area, &lines);
 }
 
+/// `s` whole if it fits in `room` cells, else cut at a word boundary with ` …` after it
+/// (prose: a message, a question's reason), a lone `…` if no word fits.
+pub(crate) fn cut_prose(s: &str, room: usize) -> String {
+    if width(s) <= room {
+        s.to_string()
+    } else if room == 0 {
+        String::new()
+    } else {
+        // The longest start that ends at a space, its spacing kept, with ` …` after it.
+        let mut head = "";
+        for (i, _) in s.match_indices(' ') {
+            let h = s[..i].trim_end();
+            if width(h) + 2 > room {
+                break;
+            }
+            head = h;
+        }
+        if head.is_empty() {
+            CUT.to_string()
+        } else {
+            format!("{head} {CUT}")
+        }
+    }
+}
+
 /// `row` shortened at a word boundary so that ` …` follows it within `room` cells: the
 /// last row of prose that goes on beyond the rows shown (a lone `…` if no word fits).
 fn cut_at_word(row: &str, room: usize) -> String {
