@@ -2730,3 +2730,33 @@ fn a_question_shows_its_answer_keys_at_any_width() {
     app.wait_idle(Duration::from_secs(5)).expect("alive");
     app.shutdown();
 }
+
+/// The EXEC bitmap's rows line up and fit at every width: the group numbers are
+/// right-aligned, so each row's first lane is in the same column, and no row is cut.
+/// From lane 16 the squares moved a column right, and at 22 columns the last lane
+/// numbers were cut (`2…`).
+#[test]
+fn the_exec_bitmap_rows_line_up_and_fit() {
+    let mut app = demo();
+    keys(&mut app, "4");
+    for w in 20..=120u16 {
+        let screen = text(&draw(&mut app, w, 30));
+        let rows: Vec<&str> = screen
+            .lines()
+            .filter(|l| l.contains('■') || l.contains('·'))
+            .collect();
+        assert!(!rows.is_empty(), "at {w}: no bitmap:\n{screen}");
+        for r in &rows {
+            assert!(!r.contains('…'), "at {w}, cut: {r:?}\n{screen}");
+        }
+        if rows.len() > 1 {
+            let first = |r: &str| r.chars().position(|c| c == '■' || c == '·');
+            let cols: Vec<_> = rows.iter().map(|r| first(r)).collect();
+            assert!(
+                cols.windows(2).all(|p| p[0] == p[1]),
+                "at {w}, not lined up: {cols:?}\n{}",
+                rows.join("\n")
+            );
+        }
+    }
+}
