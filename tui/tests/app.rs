@@ -2760,3 +2760,54 @@ fn the_exec_bitmap_rows_line_up_and_fit() {
         }
     }
 }
+
+/// Moving along a command line longer than the screen moves the cursor, not the text, as
+/// readline and fish do: the view scrolls only when the cursor reaches an edge (ASCII and
+/// wide CJK characters). Every Left slid the text under a cursor pinned at the right.
+#[test]
+fn a_long_command_line_keeps_still_while_the_cursor_moves() {
+    let (w, h) = (41u16, 12u16);
+    for body in [
+        (0..80)
+            .map(|i| char::from(b'a' + i % 26))
+            .collect::<String>(),
+        "漢字かな".repeat(10),
+    ] {
+        let mut app = demo();
+        let mut state = DrawState::default();
+        keys(&mut app, ":");
+        keys(&mut app, &format!("print {body}"));
+        let footer =
+            |buf: &ratatui::buffer::Buffer| text(buf).lines().last().expect("a footer").to_string();
+        let (buf, mut at) = draw_cursor(&mut app, &mut state, w, h);
+        let first = footer(&buf);
+        assert!(first.starts_with('…'), "{first}");
+        // Left moves the cursor over the still text until the left edge.
+        let mut moves = 0;
+        loop {
+            press(&mut app, KeyCode::Left);
+            let (buf, now) = draw_cursor(&mut app, &mut state, w, h);
+            if now.x >= at.x {
+                break;
+            }
+            assert_eq!(footer(&buf), first, "{body}: the text moved");
+            at = now;
+            moves += 1;
+        }
+        assert!(moves >= 10, "{body}: the cursor moved {moves} times");
+        assert!(at.x <= 2, "{body}: it scrolled at x {}", at.x);
+        // Right moves back over the same still text.
+        press(&mut app, KeyCode::Right);
+        let (_, right) = draw_cursor(&mut app, &mut state, w, h);
+        assert!(right.x > at.x, "{body}: Right moved the cursor right");
+        // Home shows the start, End the end.
+        press(&mut app, KeyCode::Home);
+        let (buf, home) = draw_cursor(&mut app, &mut state, w, h);
+        assert!(footer(&buf).starts_with(":print"), "{}", footer(&buf));
+        assert_eq!(home.x, 1, "after the `:`");
+        press(&mut app, KeyCode::End);
+        let (buf, _) = draw_cursor(&mut app, &mut state, w, h);
+        assert!(footer(&buf).starts_with('…'), "{}", footer(&buf));
+        press(&mut app, KeyCode::Esc);
+    }
+}

@@ -152,8 +152,9 @@ pub fn footer_keys(room: usize) -> String {
 }
 
 /// Draws the command line, a question, or the last message or the keys; every one but
-/// the command line ends with `? help  q quit`.
-pub fn draw_command(frame: &mut Frame, area: Rect, app: &App) {
+/// the command line (and a question) ends with `? help  q quit`. `shift` is how many
+/// cells of the command line the last frame hid at its start (kept between frames).
+pub fn draw_command(frame: &mut Frame, area: Rect, app: &App, shift: &mut usize) {
     let room = (area.width as usize).saturating_sub(1);
     let open = match (&app.editor, &app.search.prompt) {
         (Some(e), _) => Some((':', e)),
@@ -170,20 +171,38 @@ pub fn draw_command(frame: &mut Frame, area: Rect, app: &App) {
             .chars()
             .next()
             .map_or(1, |c| text::width(c.encode_utf8(&mut [0; 4])));
-        // Scroll to keep it on screen; `…` first when the start is hidden.
-        let (shown, shift) = if text::width(&line) <= room || cur + under < room {
+        // As readline does, the text stays still while the cursor moves inside the view
+        // (`…` first when the start is hidden); past an edge the view scrolls just enough.
+        let total = text::width(&line);
+        let mut want = if total <= room {
+            0
+        } else {
+            // No more hidden than it takes to show the end and a cursor after it.
+            (*shift).min(total + 2 - room)
+        };
+        if want > 0 && cur < want + 1 {
+            // Left of the view: the cursor at its left edge, after the `…`.
+            want = cur.saturating_sub(1);
+        }
+        if cur + under >= want + room {
+            // Right of the view (its last cell is the `…` of a cut end).
+            want = cur + under + 1 - room;
+        }
+        let (shown, hidden) = if want == 0 {
             (line, 0)
         } else {
-            hide_start(&line, cur + under + 1 - room)
+            hide_start(&line, want)
         };
+        *shift = hidden;
         super::put_lines(frame, area, &[Line::raw(shown)]);
-        let x = (cur - shift).min(area.width.saturating_sub(1) as usize) as u16;
+        let x = (cur - hidden.min(cur)).min(area.width.saturating_sub(1) as usize) as u16;
         frame.set_cursor_position(Position {
             x: area.x + x,
             y: area.y,
         });
         return;
     }
+    *shift = 0;
     let asked = if app.confirm_quit {
         Some((
             "Quit anyway? (y or n)".to_string(),
