@@ -2811,3 +2811,23 @@ fn a_long_command_line_keeps_still_while_the_cursor_moves() {
         press(&mut app, KeyCode::Esc);
     }
 }
+
+/// Tab in the middle of a word completes the word up to the cursor and puts no space
+/// before the rest of it, as readline does: `info wav|esXX` became `info waves esXX`.
+#[test]
+fn tab_in_the_middle_of_a_word_puts_no_space_before_the_rest() {
+    let mut app = demo();
+    keys(&mut app, ":info wavesXX");
+    for _ in 0..4 {
+        press(&mut app, KeyCode::Left);
+    }
+    press(&mut app, KeyCode::Tab);
+    let e = app.editor.as_ref().expect("the command line");
+    assert_eq!(e.text(), "info wavesesXX");
+    assert_eq!(e.before_cursor(), "info waves");
+    // At the end of a word the space follows, as before.
+    press(&mut app, KeyCode::Esc);
+    keys(&mut app, ":info wav");
+    press(&mut app, KeyCode::Tab);
+    assert_eq!(app.editor.as_ref().map(|e| e.text()), Some("info waves "));
+}

@@ -482,7 +482,18 @@ impl App {
             Backspace if e.text().is_empty() => self.editor = None,
             // The candidates show above the command line as the word is typed.
             Tab => {
-                e.replace_before_cursor(&completion::complete(e.before_cursor(), &self.words).line)
+                let done = completion::complete(e.before_cursor(), &self.words).line;
+                // In the middle of a word, the word up to the cursor is completed with no
+                // space put before the rest of it, as readline does (`info wav|es`).
+                let mid_word = e.text()[e.before_cursor().len()..]
+                    .chars()
+                    .next()
+                    .is_some_and(|c| !c.is_whitespace());
+                let done = match done.strip_suffix(' ') {
+                    Some(d) if mid_word && d.len() >= e.before_cursor().len() => d.to_string(),
+                    _ => done,
+                };
+                e.replace_before_cursor(&done)
             }
             Up | Down => self.browse_history(k.code == Up),
             Esc => {
