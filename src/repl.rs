@@ -7,7 +7,8 @@
 
 use std::borrow::Cow;
 use std::collections::VecDeque;
-use std::io::IsTerminal;
+use std::io::{IsTerminal, Write};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::thread::JoinHandle;
 
@@ -210,6 +211,95 @@ impl Drop for SigintRouter {
     }
 }
 
+/// Whether a `readline` has the terminal (raw mode, the prompt on screen): what
+/// [`ContinueWatcher`] restores after SIGCONT.
+static READING: AtomicBool = AtomicBool::new(false);
+
+/// Reads a line with `prompt`, marked as [`READING`] meanwhile.
+fn read_line(
+    rl: &mut Editor<ReplHelper, DefaultHistory>,
+    prompt: &str,
+) -> rustyline::Result<String> {
+    READING.store(true, Ordering::SeqCst);
+    let line = rl.readline(prompt);
+    READING.store(false, Ordering::SeqCst);
+    line
+}
+
+/// Sets the line editor's terminal up again after SIGCONT, as vim does.
+///
+/// SIGSTOP cannot be caught, so rustyline (which handles Ctrl-Z itself) does not see it
+/// coming: the shell that takes the terminal back resets it to cooked mode, and after `fg`
+/// the line was echoed by the terminal and read only on Enter, with no prompt and Tab
+/// inert. A thread reads SIGCONT from signal-hook's self-pipe; while a line is read it puts
+/// the terminal back in rustyline's raw mode (the same flags rustyline sets, from the
+/// cooked state the shell left) and has rustyline's external printer draw the prompt and
+/// the line again (an empty message: a fresh line, then the prompt and what was typed).
+struct ContinueWatcher {
+    signals: signal_hook::iterator::Handle,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl ContinueWatcher {
+    /// Starts watching for SIGCONT; `None` when the editor has no terminal (piped input).
+    fn install(rl: &mut Editor<ReplHelper, DefaultHistory>) -> Option<ContinueWatcher> {
+        use rustyline::ExternalPrinter;
+        let mut printer = rl.create_external_printer().ok()?;
+        let mut signals =
+            signal_hook::iterator::Signals::new([signal_hook::consts::SIGCONT]).ok()?;
+        let handle = signals.handle();
+        let thread = std::thread::Builder::new()
+            .name("wavedbg-sigcont".into())
+            .spawn(move || {
+                for _ in signals.forever() {
+                    if READING.load(Ordering::SeqCst) && raw_mode_again() {
+                        let _ = printer.print(String::new());
+                    }
+                }
+            })
+            .ok()?;
+        Some(ContinueWatcher {
+            signals: handle,
+            thread: Some(thread),
+        })
+    }
+}
+
+impl Drop for ContinueWatcher {
+    fn drop(&mut self) {
+        self.signals.close();
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+/// Puts standard input back in the raw mode rustyline reads a line in (19's
+/// `termios_::enable_raw_mode`, without ISIG) if something reset it to canonical mode;
+/// returns whether it did. Bracketed paste is enabled again too (the shell turns it off).
+fn raw_mode_again() -> bool {
+    // SAFETY: tcgetattr fills the zeroed termios (a plain C struct) or fails; tcsetattr
+    // gets the value tcgetattr read, with flags changed.
+    unsafe {
+        let fd = libc::STDIN_FILENO;
+        let mut t: libc::termios = std::mem::zeroed();
+        if libc::tcgetattr(fd, &mut t) != 0 || t.c_lflag & libc::ICANON == 0 {
+            return false;
+        }
+        t.c_iflag &= !(libc::BRKINT | libc::ICRNL | libc::INPCK | libc::ISTRIP | libc::IXON);
+        t.c_cflag |= libc::CS8;
+        t.c_lflag &= !(libc::ECHO | libc::ICANON | libc::IEXTEN | libc::ISIG);
+        t.c_cc[libc::VMIN] = 1;
+        t.c_cc[libc::VTIME] = 0;
+        if libc::tcsetattr(fd, libc::TCSADRAIN, &t) != 0 {
+            return false;
+        }
+    }
+    let mut out = std::io::stdout();
+    let _ = out.write_all(b"\x1b[?2004h").and_then(|()| out.flush());
+    true
+}
+
 /// The state even if a thread panicked holding it (it is two flags, always consistent).
 fn lock(state: &Mutex<CommandState>) -> MutexGuard<'_, CommandState> {
     state.lock().unwrap_or_else(PoisonError::into_inner)
@@ -248,6 +338,12 @@ pub fn run(args: &DebugArgs) -> Result<i32> {
         words: Words::of(&engine, &QUIT_WORDS[..1]),
         hinter: HistoryHinter::new(),
     }));
+    // After SIGSTOP and `fg`, the prompt and raw mode come back (a terminal only).
+    let _continued = if terminal {
+        ContinueWatcher::install(&mut rl)
+    } else {
+        None
+    };
     // The history file is kept only if it is a regular file (or new) within its limit:
     // the line editor sets its mode and reads it whole. A file that fails warns once and
     // the history lives in memory from then on.
@@ -288,7 +384,7 @@ pub fn run(args: &DebugArgs) -> Result<i32> {
     loop {
         let line = match pasted.pop_front() {
             Some(l) => l,
-            None => match rl.readline(PROMPT) {
+            None => match read_line(&mut rl, PROMPT) {
                 Ok(l) if l.contains(['\n', '\r']) => {
                     bad_reads = 0;
                     let lines = l.split(['\n', '\r']).filter(|l| !l.trim().is_empty());
@@ -409,7 +505,7 @@ fn ask(rl: &mut Editor<ReplHelper, DefaultHistory>, question: &str) -> Result<bo
     if !why.is_empty() {
         emit(&visible(&format!("{why}\n")))?;
     }
-    match rl.readline(prompt) {
+    match read_line(rl, prompt) {
         Ok(answer) => Ok(confirms(&answer)),
         Err(ReadlineError::Interrupted | ReadlineError::Eof) => Ok(false),
         Err(e) => Err(e).wrap_err("reading the answer"),

@@ -18,7 +18,7 @@ use std::process::Command;
 use std::time::Duration;
 
 mod tmux;
-use tmux::{alive, read_pid, Tmux};
+use tmux::{alive, read_pid, wait_stopped, Tmux};
 
 const PROMPT: &str = "(wavedbg)";
 
@@ -549,4 +549,63 @@ fn typed_ahead_and_pasted_lines_each_run_and_a_bad_byte_is_one_bad_line() {
             .last()
             .is_some_and(|l| l.starts_with("paste-test$"))
     });
+}
+
+/// SIGSTOP (which cannot be caught) at the prompt, the shell resetting the terminal as bash
+/// does, then `fg`: the REPL sets raw mode up again and draws its prompt and the line typed
+/// so far, and Tab completes. It used to stay in cooked mode with no prompt: the terminal
+/// echoed keys, Tab did nothing, and the line was read only on Enter.
+#[test]
+fn sigstop_then_fg_redraws_the_prompt_in_raw_mode() {
+    let Some(t) = tmux::start("repl-stop", "repl-test$ ", (100, 30), true) else {
+        return;
+    };
+    let kernel = t.dir.join("spin.s");
+    std::fs::write(&kernel, ".kernel spin\nspin:\n    br spin    ; forever\n")
+        .expect("write the kernel");
+    let pid_file = t.dir.join("pid");
+    t.type_text(&format!(
+        "WAVEDBG_HISTORY={} sh -c 'echo $$ > {}; exec {} repl {}'",
+        t.dir.join("history").display(),
+        pid_file.display(),
+        env!("CARGO_BIN_EXE_wavedbg"),
+        kernel.display()
+    ));
+    t.keys(&["Enter"]);
+    t.wait_for("the REPL prompt", |s| {
+        s.contains("Ctrl-D quits") && at_prompt(s)
+    });
+    let pid = read_pid(&pid_file);
+    t.type_text("info wav");
+    t.wait_for("the typed line", |s| {
+        s.lines().last().is_some_and(|l| l.ends_with("info wav"))
+    });
+    kill("STOP", &pid);
+    wait_stopped(&pid);
+    t.wait_for("the shell's prompt", |s| {
+        s.lines()
+            .last()
+            .is_some_and(|l| l.starts_with("repl-test$"))
+    });
+    t.stty_sane();
+    t.type_text("fg");
+    t.keys(&["Enter"]);
+    t.wait_for("the prompt and the line drawn again", |s| {
+        s.lines()
+            .last()
+            .is_some_and(|l| l.trim_end() == "(wavedbg) info wav")
+    });
+    assert!(!t.canonical(), "the terminal is still in canonical mode");
+    t.keys(&["Tab"]);
+    t.wait_for("Tab to complete", |s| {
+        s.lines()
+            .last()
+            .is_some_and(|l| l.trim_end() == "(wavedbg) info waves")
+    });
+    t.keys(&["Enter"]);
+    t.wait_for("`info waves` to answer", |s| {
+        s.contains("0x0000 <spin>") && at_prompt(s)
+    });
+    assert!(alive(&pid));
+    t.keys(&["C-d"]);
 }

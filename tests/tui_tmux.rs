@@ -2,7 +2,7 @@
 //! a detached session at 120x40; the tests type keys with `send-keys` and read the screen
 //! with `capture-pane`, polling with timeouts. One steps, sets a breakpoint from the command
 //! line, continues to it, opens the help, quits, and checks the shell prompt works after.
-//! The others end the TUI from outside with SIGTERM, SIGINT and SIGHUP (once while a long
+//! The others end the TUI from outside with SIGTERM and SIGHUP (once while a long
 //! run is in progress) and check, through tmux's view of the pane's modes, that the
 //! terminal was restored (main screen, mouse reporting off, cursor shown), that the exit
 //! status is 128+signal, and that the shell works after; and closing the terminal ends it.
@@ -12,7 +12,8 @@
 //! before throwing the recorded history away, and that `n` and `y` answer it. One presses
 //! `f` in the lane grid until it shows f32 values, and puts them in the Watch pane. Others
 //! suspend the TUI with Ctrl-Z (and with SIGTSTP from outside during a run) and resume it
-//! with `fg`, and resize the splits with keys.
+//! with `fg`, and resize the splits with keys. SIGINT from outside acts as Ctrl-C; after
+//! SIGSTOP and `fg` the terminal is set up again; Ctrl-L redraws the whole screen.
 //! One opens the compiled saxpy (scripts/saxpy_src.s), steps it by its `.cl` lines and
 //! reads the lines and its variables' values on screen; another steps a kernel compiled
 //! from two files and sees the Source pane switch between them. One types keys while a
@@ -25,7 +26,7 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 mod tmux;
-use tmux::{alive, read_pid, Tmux};
+use tmux::{alive, kill, proc_state, read_pid, wait_stopped, Tmux};
 
 /// A tmux server with a shell at 120x40 for the test `name`.
 fn start(name: &str) -> Option<Tmux> {
@@ -240,9 +241,103 @@ fn sigterm_during_a_long_run_restores_the_terminal() {
     signal_restores_the_terminal("term", "TERM", 15, Some(SPIN));
 }
 
+/// SIGINT from outside (`kill -INT`) is Ctrl-C, as in gdb: idle it explains itself, during a
+/// run it interrupts the run, and the session stays. It used to end the TUI, losing the
+/// session.
 #[test]
-fn sigint_from_outside_restores_the_terminal() {
-    signal_restores_the_terminal("int", "INT", 2, None);
+fn sigint_from_outside_is_ctrl_c() {
+    let Some(t) = start("int") else {
+        return;
+    };
+    let pid = start_spin(&t);
+    kill("INT", &pid);
+    t.wait_text("Ctrl-C and Esc interrupt a run");
+    assert!(alive(&pid), "SIGINT while idle ended the TUI");
+    t.keys(&["c"]);
+    t.wait_text(" RUNNING ");
+    std::thread::sleep(Duration::from_millis(300));
+    kill("INT", &pid);
+    t.wait_text("Interrupted");
+    assert!(alive(&pid), "SIGINT during a run ended the TUI");
+    assert_eq!(t.format("alt=#{alternate_on}"), "alt=1");
+    quit(&t);
+}
+
+/// Starts the TUI on the endless [`SPIN`] kernel through a launcher that writes its pid,
+/// waits for it and returns the pid.
+fn start_spin(t: &Tmux) -> String {
+    let pid_file = t.dir.join("pid");
+    let kernel = t.dir.join("spin.s");
+    std::fs::write(&kernel, SPIN).expect("write the kernel");
+    t.type_text(&format!(
+        "WAVEDBG_HISTORY={} sh -c 'echo $$ > {}; exec {} tui {}'",
+        t.dir.join("history").display(),
+        pid_file.display(),
+        env!("CARGO_BIN_EXE_wavedbg"),
+        kernel.display(),
+    ));
+    t.keys(&["Enter"]);
+    t.wait_text(" READY ");
+    read_pid(&pid_file)
+}
+
+/// SIGSTOP (which cannot be caught) during a run, the shell resetting the terminal as bash
+/// does, then `fg`: SIGCONT sets the terminal up again (raw mode, the alternate screen,
+/// mouse reporting) and redraws it whole, so keys reach the TUI at once. It used to stay
+/// in cooked mode: keys were echoed and read only on Enter, and nothing was redrawn.
+#[test]
+fn sigstop_then_fg_sets_the_terminal_up_again() {
+    let Some(t) = start("sigstop") else {
+        return;
+    };
+    let pid = start_spin(&t);
+    t.keys(&["c"]);
+    t.wait_text(" RUNNING ");
+    kill("STOP", &pid);
+    wait_stopped(&pid);
+    t.stty_sane();
+    t.ok(&["resize-window", "-t", "main", "-x", "80", "-y", "24"]);
+    t.type_text("fg");
+    t.keys(&["Enter"]);
+    let s = t.wait_for("the run redrawn after fg", |s| {
+        s.contains(" RUNNING ") && s.contains(" 1 Code ") && !s.contains("tui-test$")
+    });
+    assert!(!s.contains("fg"), "redrawn whole:\n{s}");
+    let start = Instant::now();
+    while t.canonical() {
+        assert!(
+            start.elapsed() < Duration::from_secs(5),
+            "still in canonical mode after fg"
+        );
+        std::thread::sleep(Duration::from_millis(25));
+    }
+    assert_eq!(
+        t.format("alt=#{alternate_on} mouse=#{mouse_any_flag}"),
+        "alt=1 mouse=1"
+    );
+    // A key without Enter reaches the TUI: Esc interrupts the run.
+    t.keys(&["Escape"]);
+    let s = t.wait_text("Interrupted");
+    assert!(!s.contains("^["), "Esc was echoed, not read:\n{s}");
+    quit(&t);
+}
+
+/// Ctrl-L draws the whole screen again, as in vim: what another program wrote over the
+/// TUI goes away (a frame otherwise redraws only what changed).
+#[test]
+fn ctrl_l_redraws_the_whole_screen() {
+    let Some(t) = start("ctrl-l") else {
+        return;
+    };
+    start_tui(&t);
+    let tty = t.format("#{pane_tty}");
+    std::fs::write(&tty, "\x1b[5;5HSCRIBBLED-OVER").expect("write to the pane's terminal");
+    t.wait_text("SCRIBBLED-OVER");
+    t.keys(&["C-l"]);
+    t.wait_for("the screen redrawn", |s| {
+        !s.contains("SCRIBBLED-OVER") && s.contains(" READY ")
+    });
+    quit(&t);
 }
 
 #[test]
@@ -517,18 +612,6 @@ fn the_format_key_shows_f32_values_in_a_real_terminal() {
         "{s}"
     );
     quit(&t);
-}
-
-/// The state letter of process `pid` (`T`: stopped), from /proc.
-fn proc_state(pid: &str) -> char {
-    std::fs::read_to_string(format!("/proc/{pid}/stat"))
-        .ok()
-        .and_then(|s| {
-            s.rsplit(')')
-                .next()
-                .and_then(|r| r.trim_start().chars().next())
-        })
-        .unwrap_or('?')
 }
 
 /// Ctrl-Z suspends the TUI as a shell job: the terminal is restored (main screen, mouse

@@ -230,6 +230,66 @@ pub fn alive(pid: &str) -> bool {
     })
 }
 
+/// The state letter of process `pid` (`T`: stopped), from /proc.
+pub fn proc_state(pid: &str) -> char {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .ok()
+        .and_then(|s| {
+            s.rsplit(')')
+                .next()
+                .and_then(|r| r.trim_start().chars().next())
+        })
+        .unwrap_or('?')
+}
+
+/// Waits until process `pid` is stopped (up to [`TIMEOUT`]).
+pub fn wait_stopped(pid: &str) {
+    let start = Instant::now();
+    while proc_state(pid) != 'T' {
+        assert!(
+            start.elapsed() < TIMEOUT,
+            "not stopped: {}",
+            proc_state(pid)
+        );
+        std::thread::sleep(Duration::from_millis(25));
+    }
+}
+
+/// Sends `signal` to `pid` with the shell's `kill`.
+pub fn kill(signal: &str, pid: &str) {
+    let status = Command::new("sh")
+        .arg("-c")
+        .arg(format!("kill -{signal} {pid}"))
+        .status()
+        .unwrap_or_else(|e| panic!("cannot run kill: {e}"));
+    assert!(status.success(), "kill -{signal} {pid} failed");
+}
+
+impl Tmux {
+    /// Resets the pane's terminal to cooked mode with echo, as bash does when a job stops
+    /// (`sh` may not), from outside, through `stty -F`.
+    pub fn stty_sane(&self) {
+        let tty = self.format("#{pane_tty}");
+        let status = Command::new("stty")
+            .args(["-F", &tty, "sane"])
+            .status()
+            .unwrap_or_else(|e| panic!("cannot run stty: {e}"));
+        assert!(status.success(), "stty -F {tty} sane failed");
+    }
+
+    /// Whether the pane's terminal is in canonical mode (`stty -a` says `icanon`).
+    pub fn canonical(&self) -> bool {
+        let tty = self.format("#{pane_tty}");
+        let out = Command::new("stty")
+            .args(["-F", &tty, "-a"])
+            .output()
+            .unwrap_or_else(|e| panic!("cannot run stty: {e}"));
+        String::from_utf8_lossy(&out.stdout)
+            .split_whitespace()
+            .any(|w| w == "icanon")
+    }
+}
+
 /// The pid a launcher wrote to `path` (it `exec`s the program under test, so the pid is
 /// that program's), waited for up to [`TIMEOUT`].
 pub fn read_pid(path: &std::path::Path) -> String {

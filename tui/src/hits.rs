@@ -51,6 +51,10 @@ pub struct HitMap {
     /// `SplitTarget as usize`: beyond them a pane would go under its minimum (or another
     /// under its), so `+`/`-`/`<`/`>` stop there.
     pub split_bounds: [(u16, u16); 4],
+    /// The height in lines of each entry of a pane of entries (Watch, Locals) as drawn, by
+    /// [`Pane::index`] (empty for other panes): how far its movement keys scroll within
+    /// an entry taller than the pane.
+    pub entry_lines: [Vec<usize>; PANES],
     /// Whether the layout was the compact (tabbed) one.
     pub compact: bool,
 }

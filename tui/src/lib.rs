@@ -74,10 +74,12 @@ const BUSY_POLL: Duration = Duration::from_millis(30);
 /// Fails with [`TuiError::NotATerminal`] (before touching the terminal) when standard
 /// output is not a terminal. The terminal is restored on return, on error and on panic.
 ///
-/// SIGTERM, SIGINT or SIGHUP from outside (a `kill`, a closed terminal) also restore the
+/// SIGTERM or SIGHUP from outside (a `kill`, a closed terminal) also restore the
 /// terminal, after stopping a run in progress; then the process ends by that signal, as if
 /// it had not been caught (exit status 128 + the signal's number), and this never returns.
-/// SIGTSTP from outside suspends it as Ctrl-Z does (the terminal restored until `fg`).
+/// SIGINT from outside is Ctrl-C (it interrupts a run), as in gdb. SIGTSTP from outside
+/// suspends it as Ctrl-Z does (the terminal restored until `fg`); after SIGSTOP, which
+/// cannot be caught, SIGCONT sets the terminal up again and redraws it whole.
 pub fn run(engine: Engine, options: TuiOptions) -> Result<(), TuiError> {
     if !std::io::stdout().is_terminal() {
         return Err(TuiError::NotATerminal);
@@ -117,7 +119,27 @@ fn event_loop(
             // Ctrl-Z or SIGTSTP: back here after `fg`, with the terminal set up and cleared.
             let stopped = std::time::Instant::now();
             guard.suspend()?;
+            // The SIGCONT that ended the stop: the terminal is set up already.
+            signals.take_continued();
             app.resumed_after(stopped.elapsed());
+            dirty = true;
+        }
+        if signals.take_continued() {
+            // Stopped without warning (SIGSTOP) and continued: the shell reset the
+            // terminal meanwhile (cooked mode, main screen).
+            guard.resume()?;
+            dirty = true;
+        }
+        if std::mem::take(&mut app.redraw) {
+            guard.clear()?;
+            dirty = true;
+        }
+        if signals.take_interrupt() {
+            // `kill -INT` is Ctrl-C, as in gdb: it interrupts a run and keeps the session.
+            app.on_key(event::KeyEvent::new(
+                event::KeyCode::Char('c'),
+                event::KeyModifiers::CONTROL,
+            ));
             dirty = true;
         }
         if !terminal::active() {

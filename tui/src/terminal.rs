@@ -1,7 +1,10 @@
 //! Terminal setup and restoration: raw mode, the alternate screen and mouse capture are
-//! undone on every way out (return, error, panic, and SIGTERM, SIGINT or SIGHUP, which
+//! undone on every way out (return, error, panic, and SIGTERM or SIGHUP, which
 //! [`Signals`] turns into a request to quit, with a watchdog should the loop not answer),
 //! and while the process is suspended (Ctrl-Z, or SIGTSTP from outside: [`Guard::suspend`]).
+//! SIGINT from outside is Ctrl-C ([`Signals::take_interrupt`], as in gdb), and SIGCONT
+//! after a stop the program did not see coming (SIGSTOP) sets the terminal up again
+//! ([`Signals::take_continued`], [`Guard::resume`]).
 
 use std::io::{self, Read, Stdout};
 use std::os::unix::net::UnixStream;
@@ -16,7 +19,7 @@ use ratatui::crossterm::event::{
 use ratatui::crossterm::terminal::{self as ct, EnterAlternateScreen, LeaveAlternateScreen};
 use ratatui::crossterm::{cursor, execute};
 use ratatui::Terminal;
-use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM, SIGTSTP};
+use signal_hook::consts::{SIGCONT, SIGHUP, SIGINT, SIGTERM, SIGTSTP};
 use signal_hook::flag;
 
 /// Whether the terminal is currently set up by us (the panic hook restores it only then).
@@ -110,6 +113,26 @@ impl Guard {
         self.terminal.clear()
     }
 
+    /// SIGCONT after a stop the TUI could not prepare for (SIGSTOP, which cannot be
+    /// caught): the shell took the terminal back meanwhile and reset it (cooked mode,
+    /// echo), so raw mode, the alternate screen, mouse capture and bracketed paste are
+    /// set up again, whatever crossterm believes, and the screen is cleared for a whole
+    /// frame.
+    pub fn resume(&mut self) -> io::Result<()> {
+        // crossterm keeps raw mode's "before" state and will not enter raw mode again
+        // while it holds one: give it back (the terminal is cooked already) to forget it.
+        let _ = ct::disable_raw_mode();
+        set_up()?;
+        self.terminal.autoresize()?;
+        self.clear()
+    }
+
+    /// Ctrl-L: clears the terminal, so the next frame is drawn whole (ratatui otherwise
+    /// draws only what changed since the frame it believes is on screen).
+    pub fn clear(&mut self) -> io::Result<()> {
+        self.terminal.clear()
+    }
+
     /// The terminal to draw on (stdout, in raw mode on the alternate screen).
     pub fn terminal(&mut self) -> &mut Terminal<CrosstermBackend<Stdout>> {
         &mut self.terminal
@@ -123,8 +146,9 @@ impl Drop for Guard {
 }
 
 /// The signals that would end the process with the terminal still set up. (Ctrl-C typed in
-/// the TUI is not among them: raw mode turns it into a key.)
-const TERMINATING: [i32; 3] = [SIGTERM, SIGINT, SIGHUP];
+/// the TUI is not among them: raw mode turns it into a key; and SIGINT from outside is
+/// taken as that key, [`Signals::take_interrupt`].)
+const TERMINATING: [i32; 2] = [SIGTERM, SIGHUP];
 
 /// How long the event loop has, after a signal, to quit and restore the terminal before the
 /// watchdog does it: the loop sees the request within a poll and stops a run at once.
@@ -141,6 +165,12 @@ struct Flags {
     /// SIGTSTP came from outside (a `kill -TSTP`; Ctrl-Z typed in the TUI is a key in raw
     /// mode): the event loop suspends as for Ctrl-Z, restoring the terminal first.
     stop: Arc<AtomicBool>,
+    /// SIGINT came from outside (a `kill -INT`): the event loop takes it as Ctrl-C, as gdb
+    /// does (a run is interrupted; the TUI stays).
+    interrupt: Arc<AtomicBool>,
+    /// SIGCONT came: the process was stopped, perhaps by SIGSTOP, which it cannot catch, and
+    /// the shell may have reset the terminal meanwhile.
+    continued: Arc<AtomicBool>,
 }
 
 impl Flags {
@@ -149,6 +179,8 @@ impl Flags {
             default_action: Arc::new(AtomicBool::new(true)),
             caught: Arc::new(AtomicUsize::new(0)),
             stop: Arc::new(AtomicBool::new(false)),
+            interrupt: Arc::new(AtomicBool::new(false)),
+            continued: Arc::new(AtomicBool::new(false)),
         };
         let (wake_rx, wake_tx) = UnixStream::pair()?;
         for signal in TERMINATING {
@@ -165,6 +197,11 @@ impl Flags {
         // terminal still set up, and come back from `fg` with it reset by the shell).
         flag::register_conditional_default(SIGTSTP, flags.default_action.clone())?;
         flag::register(SIGTSTP, flags.stop.clone())?;
+        // SIGINT: its default action outside the TUI; in it, Ctrl-C.
+        flag::register_conditional_default(SIGINT, flags.default_action.clone())?;
+        flag::register(SIGINT, flags.interrupt.clone())?;
+        // SIGCONT continues the process whatever its handlers do; this only tells the loop.
+        flag::register(SIGCONT, flags.continued.clone())?;
         let caught = flags.caught.clone();
         std::thread::Builder::new()
             .name("wavedbg-signals".into())
@@ -204,7 +241,7 @@ fn watchdog(mut wake: UnixStream, caught: &AtomicUsize) {
     }
 }
 
-/// SIGTERM, SIGINT and SIGHUP caught while the TUI runs: instead of ending the process with
+/// SIGTERM and SIGHUP caught while the TUI runs: instead of ending the process with
 /// the terminal in raw mode and the alternate screen, each is recorded for the event loop,
 /// which quits so the terminal is restored, and then [`end_by`] ends the process with it.
 /// Dropping this gives the signals their default action back.
@@ -224,6 +261,8 @@ impl Signals {
         };
         flags.caught.store(0, Ordering::SeqCst);
         flags.stop.store(false, Ordering::SeqCst);
+        flags.interrupt.store(false, Ordering::SeqCst);
+        flags.continued.store(false, Ordering::SeqCst);
         flags.default_action.store(false, Ordering::SeqCst);
         Ok(Signals { flags })
     }
@@ -231,6 +270,16 @@ impl Signals {
     /// Whether SIGTSTP came from outside since the last call (the request is taken).
     pub fn take_stop(&self) -> bool {
         self.flags.stop.swap(false, Ordering::SeqCst)
+    }
+
+    /// Whether SIGINT came from outside since the last call (the request is taken).
+    pub fn take_interrupt(&self) -> bool {
+        self.flags.interrupt.swap(false, Ordering::SeqCst)
+    }
+
+    /// Whether SIGCONT came since the last call (the request is taken).
+    pub fn take_continued(&self) -> bool {
+        self.flags.continued.swap(false, Ordering::SeqCst)
     }
 
     /// The number of the first signal caught since [`Signals::catch`], if any.

@@ -1533,13 +1533,14 @@ fn pane_in_the_middle(pane: Pane) -> (App, i64, i64, i64, i64) {
         Pane::Watch => {
             let n = app.engine.displays().len() as i64;
             assert_eq!(n, 12, "the displays are kept");
-            app.watch.cursor = 5;
+            app.watch.at.cursor = 5;
             (1, rows, 0, n - 1)
         }
         Pane::Locals => {
             let n = app.engine.locals().len() as i64;
             assert_eq!(n, 5, "a, n, i, xi and yi are live");
-            app.locals.cursor = 2;
+            // `n`, one line (`i`, per lane, is taller than the pane: the keys scroll it).
+            app.locals.at.cursor = 1;
             (1, rows, 0, n - 1)
         }
     };
@@ -2570,4 +2571,263 @@ fn a_pasted_line_break_runs_the_line_and_a_tab_is_a_space() {
         app.search.prompt.as_ref().map(|e| e.text()),
         Some("uaddi u1, u1")
     );
+}
+
+/// The lanes of a per-lane entry taller than its pane can all be brought into view: with
+/// the last entry selected, the movement keys scroll within it (a display of `v1` at 40x10,
+/// the loop variable `i` in the Locals pane at 40x12). Down and End changed nothing: the
+/// last lanes stayed below the pane though its border showed `▼`.
+#[test]
+fn an_entry_taller_than_its_pane_scrolls_within() {
+    fn lane_rows(buf: &ratatui::buffer::Buffer) -> Vec<u32> {
+        text(buf)
+            .lines()
+            .filter_map(|l| {
+                let at = l.find("[")?;
+                l[at + 1..].split(']').next()?.trim().parse().ok()
+            })
+            .collect()
+    }
+    // End shows the last lane row; from Home, `j` brings every lane row into view.
+    let check = |app: &mut App, pane: Pane, (w, h): (u16, u16), what: &str| {
+        let digit = char::from_digit(pane.digit() as u32, 10).expect("a digit");
+        press(app, KeyCode::Char(digit));
+        press(app, KeyCode::Char('G'));
+        let buf = draw(app, w, h);
+        let rows = lane_rows(&buf);
+        assert!(rows.len() >= 2, "{what}: lane rows shown:\n{}", text(&buf));
+        let per_row = rows[1] - rows[0];
+        assert_eq!(
+            rows.last().copied(),
+            Some(32 - per_row),
+            "{what}: End shows the last lanes:\n{}",
+            text(&buf)
+        );
+        press(app, KeyCode::Char('g'));
+        let _ = draw(app, w, h);
+        let mut seen = std::collections::BTreeSet::new();
+        for _ in 0..80 {
+            press(app, KeyCode::Char('j'));
+            seen.extend(lane_rows(&draw(app, w, h)));
+        }
+        let want: std::collections::BTreeSet<u32> = (0..32).step_by(per_row as usize).collect();
+        assert_eq!(seen, want, "{what}: j reaches every lane row");
+    };
+    let mut app = saxpy();
+    run(&mut app, &["display v0", "display v1"]);
+    check(&mut app, Pane::Watch, (40, 10), "Watch");
+    let mut app = saxpy();
+    run(&mut app, &["break saxpy.cl:11", "continue", "delete"]);
+    check(&mut app, Pane::Locals, (40, 12), "Locals");
+}
+
+/// A narrow Memory pane shows whole values (offsets for addresses when whole addresses
+/// leave no room), or says what it needs; the lane grid's explanation of what it lacks is
+/// never cut either. Values were cut (`100000000: 00 0…` at 20x8) or none was left (f32
+/// words at 30x8), and the lane grid's explanation ended `The lane grid needs 2 …`.
+#[test]
+fn narrow_memory_and_lane_panes_cut_no_value_and_no_explanation() {
+    let forms = [
+        ("hex", "bytes"),
+        ("f32", "words"),
+        ("signed", "words"),
+        ("unsigned", "bytes"),
+    ];
+    for (format, unit) in forms {
+        let mut app = demo();
+        run(
+            &mut app,
+            &[
+                &format!("set format memory {format}"),
+                &format!("set format lanes {format}"),
+                &format!("set memory-unit {unit}"),
+            ],
+        );
+        for pane in [Pane::Memory, Pane::Lanes] {
+            let digit = char::from_digit(pane.digit() as u32, 10).expect("a digit");
+            press(&mut app, KeyCode::Char(digit));
+            for w in 20..=60u16 {
+                for h in 6..=9u16 {
+                    let buf = draw(&mut app, w, h);
+                    let screen = text(&buf);
+                    let lines: Vec<&str> = screen.lines().collect();
+                    let Some(top) = lines.iter().position(|l| l.starts_with('┌')) else {
+                        panic!("{pane:?} {w}x{h}: no pane:\n{screen}");
+                    };
+                    let bottom = lines
+                        .iter()
+                        .rposition(|l| l.starts_with('└'))
+                        .expect("its bottom");
+                    // Memory's first row is its head line (spaces and where), which may
+                    // be cut with `…`.
+                    let first = top + 1 + usize::from(pane == Pane::Memory);
+                    let rows = &lines[first.min(bottom)..bottom];
+                    let what = format!("{pane:?} {format} {unit} at {w}x{h}:\n{screen}");
+                    assert!(rows.iter().all(|r| !r.contains('…')), "cut: {what}");
+                    if pane == Pane::Memory && !rows.is_empty() {
+                        let r = rows[0];
+                        let all = rows.concat();
+                        let shown = all.contains("Need")
+                            || all.contains("needs")
+                            || all.contains('x')
+                            || r.chars().any(|c| c.is_ascii_digit())
+                                && r.split(": ").nth(1).is_some_and(|v| {
+                                    v.trim_matches(|c| c == ' ' || c == '│' || c == '▼')
+                                        .chars()
+                                        .any(|c| c.is_ascii_digit())
+                                });
+                        assert!(shown, "a value or what is needed: {what}");
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// A pending y/n question always shows its answer keys on the footer, at any width: the
+/// fixed `? help  q quit` gives way, and what is cut (the reason, else the question) is cut
+/// at a word. The questions were cut before `(y or n)` (Ctrl-R at 40x10, `q` during a run
+/// at 30x8) and the reason in the middle of a word at 100x30.
+#[test]
+fn a_question_shows_its_answer_keys_at_any_width() {
+    let footer = |app: &mut App, w: u16| {
+        let t = text(&draw(app, w, 10));
+        t.lines().last().expect("a footer").to_string()
+    };
+    let check = |line: &str, w: u16, what: &str| {
+        assert!(
+            line.contains("(y or n)") || w < 30 && line.contains("y/n"),
+            "{what} at {w}: {line:?}"
+        );
+        assert!(!line.contains("? help"), "{what} at {w}: {line:?}");
+        // Cut only at a word: a `…` follows a space.
+        if let Some(i) = line.find('…') {
+            assert!(
+                line[..i].ends_with(' ') || i == 0,
+                "{what} at {w}, cut mid-word: {line:?}"
+            );
+        }
+    };
+    let mut app = demo();
+    run(&mut app, &["stepi 3"]);
+    app.on_key(KeyEvent::new(KeyCode::Char('r'), KeyModifiers::CONTROL));
+    assert!(app.question.is_some());
+    for w in 20..=140 {
+        let line = footer(&mut app, w);
+        check(&line, w, "Ctrl-R");
+    }
+    keys(&mut app, "n");
+    let mut app = App::new(engine_of(SPIN), &TuiOptions::default()).expect("starts");
+    app.submit(&["continue"]);
+    app.on_key(KeyEvent::new(KeyCode::Char('q'), KeyModifiers::NONE));
+    assert!(app.confirm_quit);
+    for w in 20..=140 {
+        let line = footer(&mut app, w);
+        check(&line, w, "q during a run");
+    }
+    app.on_key(KeyEvent::new(KeyCode::Char('n'), KeyModifiers::NONE));
+    app.on_key(KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL));
+    app.wait_idle(Duration::from_secs(5)).expect("alive");
+    app.shutdown();
+}
+
+/// The EXEC bitmap's rows line up and fit at every width: the group numbers are
+/// right-aligned, so each row's first lane is in the same column, and no row is cut.
+/// From lane 16 the squares moved a column right, and at 22 columns the last lane
+/// numbers were cut (`2…`).
+#[test]
+fn the_exec_bitmap_rows_line_up_and_fit() {
+    let mut app = demo();
+    keys(&mut app, "4");
+    for w in 20..=120u16 {
+        let screen = text(&draw(&mut app, w, 30));
+        let rows: Vec<&str> = screen
+            .lines()
+            .filter(|l| l.contains('■') || l.contains('·'))
+            .collect();
+        assert!(!rows.is_empty(), "at {w}: no bitmap:\n{screen}");
+        for r in &rows {
+            assert!(!r.contains('…'), "at {w}, cut: {r:?}\n{screen}");
+        }
+        if rows.len() > 1 {
+            let first = |r: &str| r.chars().position(|c| c == '■' || c == '·');
+            let cols: Vec<_> = rows.iter().map(|r| first(r)).collect();
+            assert!(
+                cols.windows(2).all(|p| p[0] == p[1]),
+                "at {w}, not lined up: {cols:?}\n{}",
+                rows.join("\n")
+            );
+        }
+    }
+}
+
+/// Moving along a command line longer than the screen moves the cursor, not the text, as
+/// readline and fish do: the view scrolls only when the cursor reaches an edge (ASCII and
+/// wide CJK characters). Every Left slid the text under a cursor pinned at the right.
+#[test]
+fn a_long_command_line_keeps_still_while_the_cursor_moves() {
+    let (w, h) = (41u16, 12u16);
+    for body in [
+        (0..80)
+            .map(|i| char::from(b'a' + i % 26))
+            .collect::<String>(),
+        "漢字かな".repeat(10),
+    ] {
+        let mut app = demo();
+        let mut state = DrawState::default();
+        keys(&mut app, ":");
+        keys(&mut app, &format!("print {body}"));
+        let footer =
+            |buf: &ratatui::buffer::Buffer| text(buf).lines().last().expect("a footer").to_string();
+        let (buf, mut at) = draw_cursor(&mut app, &mut state, w, h);
+        let first = footer(&buf);
+        assert!(first.starts_with('…'), "{first}");
+        // Left moves the cursor over the still text until the left edge.
+        let mut moves = 0;
+        loop {
+            press(&mut app, KeyCode::Left);
+            let (buf, now) = draw_cursor(&mut app, &mut state, w, h);
+            if now.x >= at.x {
+                break;
+            }
+            assert_eq!(footer(&buf), first, "{body}: the text moved");
+            at = now;
+            moves += 1;
+        }
+        assert!(moves >= 10, "{body}: the cursor moved {moves} times");
+        assert!(at.x <= 2, "{body}: it scrolled at x {}", at.x);
+        // Right moves back over the same still text.
+        press(&mut app, KeyCode::Right);
+        let (_, right) = draw_cursor(&mut app, &mut state, w, h);
+        assert!(right.x > at.x, "{body}: Right moved the cursor right");
+        // Home shows the start, End the end.
+        press(&mut app, KeyCode::Home);
+        let (buf, home) = draw_cursor(&mut app, &mut state, w, h);
+        assert!(footer(&buf).starts_with(":print"), "{}", footer(&buf));
+        assert_eq!(home.x, 1, "after the `:`");
+        press(&mut app, KeyCode::End);
+        let (buf, _) = draw_cursor(&mut app, &mut state, w, h);
+        assert!(footer(&buf).starts_with('…'), "{}", footer(&buf));
+        press(&mut app, KeyCode::Esc);
+    }
+}
+
+/// Tab in the middle of a word completes the word up to the cursor and puts no space
+/// before the rest of it, as readline does: `info wav|esXX` became `info waves esXX`.
+#[test]
+fn tab_in_the_middle_of_a_word_puts_no_space_before_the_rest() {
+    let mut app = demo();
+    keys(&mut app, ":info wavesXX");
+    for _ in 0..4 {
+        press(&mut app, KeyCode::Left);
+    }
+    press(&mut app, KeyCode::Tab);
+    let e = app.editor.as_ref().expect("the command line");
+    assert_eq!(e.text(), "info wavesesXX");
+    assert_eq!(e.before_cursor(), "info waves");
+    // At the end of a word the space follows, as before.
+    press(&mut app, KeyCode::Esc);
+    keys(&mut app, ":info wav");
+    press(&mut app, KeyCode::Tab);
+    assert_eq!(app.editor.as_ref().map(|e| e.text()), Some("info waves "));
 }

@@ -118,3 +118,19 @@ pub fn two_files() -> App {
     let engine = demo_engine(Some(path)).expect("two_files opens");
     App::new(engine, &TuiOptions::default()).expect("the app starts")
 }
+
+/// [`draw_with`], and where the frame left the cursor.
+pub fn draw_cursor(
+    app: &mut App,
+    state: &mut DrawState,
+    w: u16,
+    h: u16,
+) -> (Buffer, ratatui::layout::Position) {
+    let mut t = Terminal::new(TestBackend::new(w, h)).expect("test terminal");
+    let mut hits = Default::default();
+    t.draw(|f| hits = wavedbg_tui::ui::draw(f, app, state))
+        .expect("draws");
+    app.hits = hits;
+    let at = t.get_cursor_position().expect("a cursor");
+    (t.backend().buffer().clone(), at)
+}

@@ -20,7 +20,7 @@ pub(super) const BUSY: &str = "A run is in progress (Esc interrupts it).";
 /// A movement key as every pane reads it: the arrows, with `j`/`k`/`h` for down, up and
 /// left (`l` selects lanes), and `g`/`G` for Home/End.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Motion {
+pub(crate) enum Motion {
     Up,
     Down,
     Left,
@@ -33,7 +33,7 @@ pub(super) enum Motion {
 
 impl Motion {
     /// The movement `code` means, if any.
-    pub(super) fn of(code: KeyCode) -> Option<Motion> {
+    pub(crate) fn of(code: KeyCode) -> Option<Motion> {
         use KeyCode::*;
         Some(match code {
             Up | Char('k') => Motion::Up,
@@ -125,8 +125,8 @@ impl App {
             return;
         }
         let ctrl = k.modifiers.contains(KeyModifiers::CONTROL);
-        // Suspending, the y/n prompts and interrupting are never kept waiting.
-        let at_once = (ctrl && matches!(k.code, KeyCode::Char('z' | 'c')))
+        // Suspending, redrawing, the y/n prompts and interrupting are never kept waiting.
+        let at_once = (ctrl && matches!(k.code, KeyCode::Char('z' | 'c' | 'l')))
             || k.code == KeyCode::Esc
             || self.confirm_quit
             || self.question.is_some();
@@ -149,6 +149,9 @@ impl App {
         if ctrl && k.code == KeyCode::Char('z') {
             // Whatever has the keys: the event loop suspends (it owns the terminal).
             self.suspend = true;
+        } else if ctrl && k.code == KeyCode::Char('l') {
+            // Whatever has the keys, as in vim and readline: the whole screen again.
+            self.redraw = true;
         } else if self.confirm_quit {
             self.quit_prompt_key(k.code);
         } else if self.question.is_some() {
@@ -479,7 +482,18 @@ impl App {
             Backspace if e.text().is_empty() => self.editor = None,
             // The candidates show above the command line as the word is typed.
             Tab => {
-                e.replace_before_cursor(&completion::complete(e.before_cursor(), &self.words).line)
+                let done = completion::complete(e.before_cursor(), &self.words).line;
+                // In the middle of a word, the word up to the cursor is completed with no
+                // space put before the rest of it, as readline does (`info wav|es`).
+                let mid_word = e.text()[e.before_cursor().len()..]
+                    .chars()
+                    .next()
+                    .is_some_and(|c| !c.is_whitespace());
+                let done = match done.strip_suffix(' ') {
+                    Some(d) if mid_word && d.len() >= e.before_cursor().len() => d.to_string(),
+                    _ => done,
+                };
+                e.replace_before_cursor(&done)
             }
             Up | Down => self.browse_history(k.code == Up),
             Esc => {
@@ -542,8 +556,8 @@ impl App {
                 self.sync_code_to_source();
             }
             Pane::Breakpoints => self.breakpoints.cursor = item,
-            Pane::Watch => self.watch.cursor = item,
-            Pane::Locals => self.locals.cursor = item,
+            Pane::Watch => self.watch.at.select(item),
+            Pane::Locals => self.locals.at.select(item),
             Pane::Waves | Pane::Lanes if self.is_running() => self.refuse_busy(),
             Pane::Waves => self.select_wave_index(item),
             Pane::Lanes => self.select_lane(item as u8),

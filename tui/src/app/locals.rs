@@ -7,15 +7,17 @@ use ratatui::crossterm::event::KeyCode;
 use wavedbg_emulator::debug::Local;
 use wavedbg_emulator::machine::Machine;
 
+use super::entries::EntryCursor;
 use super::input::Motion;
 use super::state::App;
 use crate::pane::Pane;
 
-/// The Locals pane's state: the selected variable.
+/// The Locals pane's state: the selected variable (0-based, clamped to the variables live
+/// now) and how far the view has scrolled into it when it is taller than the pane.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct LocalsPane {
-    /// The selected variable, 0-based (clamped to the variables live now).
-    pub cursor: usize,
+    /// The selected variable and the scroll within it.
+    pub at: EntryCursor,
 }
 
 impl App {
@@ -58,11 +60,12 @@ impl App {
 
     /// The selected variable (0-based) among `n` live ones; `None` when none is live.
     pub fn locals_selected(&self, n: usize) -> Option<usize> {
-        (n > 0).then(|| self.locals.cursor.min(n - 1))
+        (n > 0).then(|| self.locals.at.cursor.min(n - 1))
     }
 
     /// Locals keys: up and down select a variable, PgUp/PgDn as many away as the pane has
-    /// rows, Home/End the first or last. Returns whether the key was used.
+    /// rows, Home/End the first or last; within a variable taller than the pane they scroll
+    /// it first ([`EntryCursor::apply`]). Returns whether the key was used.
     pub(super) fn locals_key(&mut self, code: KeyCode) -> bool {
         let Some(motion) = Motion::of(code).filter(|m| !matches!(m, Motion::Left | Motion::Right))
         else {
@@ -70,7 +73,8 @@ impl App {
         };
         let n = self.engine.locals().len();
         let page = self.page(Pane::Locals);
-        self.locals.cursor = motion.apply(self.locals.cursor.min(n.saturating_sub(1)), page, n);
+        let lines = self.hits.entry_lines[Pane::Locals.index()].clone();
+        self.locals.at.apply(motion, n, &lines, page);
         true
     }
 }

@@ -89,6 +89,19 @@ impl Question {
         };
         printable(&line)
     }
+
+    /// What is asked (its last line, with its answer keys) and why (the lines before it),
+    /// each on one line.
+    pub fn parts(&self) -> (String, String) {
+        let text = self.text.trim_end();
+        match text.rsplit_once('\n') {
+            Some((why, ask)) => (
+                printable(ask.trim()),
+                printable(&why.split_whitespace().collect::<Vec<_>>().join(" ")),
+            ),
+            None => (printable(text), String::new()),
+        }
+    }
 }
 
 /// The help overlay's state (its text is [`crate::ui::help_rows`]).
@@ -140,6 +153,8 @@ pub struct App {
     /// Set by Ctrl-Z: the event loop suspends the process (restoring the terminal first)
     /// and clears it.
     pub suspend: bool,
+    /// Set by Ctrl-L: the event loop clears the terminal and draws the whole screen again.
+    pub redraw: bool,
     /// The command line, while open.
     pub editor: Option<LineEditor>,
     /// The command history shared with the REPL, and where Up/Down browse in it.
@@ -231,6 +246,7 @@ impl App {
             zoom_return: None,
             search: Search::default(),
             suspend: false,
+            redraw: false,
             editor: None,
             history,
             message: None,

@@ -15,16 +15,18 @@ use wavedbg_emulator::debug::expr::Expr;
 use wavedbg_emulator::debug::view;
 use wavedbg_emulator::machine::Machine;
 
+use super::entries::EntryCursor;
 use super::input::Motion;
 use super::state::App;
 use crate::editor::LineEditor;
 use crate::pane::Pane;
 
-/// The Watch pane's state: the selected display.
+/// The Watch pane's state: the selected display (0-based, clamped to the displays there
+/// are) and how far the view has scrolled into it when it is taller than the pane.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct WatchPane {
-    /// The selected display, 0-based (clamped to the displays there are).
-    pub cursor: usize,
+    /// The selected display and the scroll within it.
+    pub at: EntryCursor,
 }
 
 /// One display's value now.
@@ -150,20 +152,23 @@ impl App {
     /// there are none.
     pub fn watch_selected(&self) -> Option<usize> {
         let n = self.engine.displays().len();
-        (n > 0).then(|| self.watch.cursor.min(n - 1))
+        (n > 0).then(|| self.watch.at.cursor.min(n - 1))
     }
 
     /// Watch keys: up and down select a display, PgUp/PgDn as many displays away as the
-    /// pane has rows, Home/End the first or last; `a` or Enter opens the command line with
+    /// pane has rows, Home/End the first or last (within a display taller than the pane
+    /// they scroll it first: [`EntryCursor::apply`]); `a` or Enter opens the command line with
     /// `display `; `d` or Delete runs `undisplay N` for the selected one. Returns whether
     /// the key was used.
     pub(super) fn watch_key(&mut self, code: KeyCode) -> bool {
         let n = self.engine.displays().len();
         let page = self.page(Pane::Watch);
-        let c = &mut self.watch.cursor;
         match (Motion::of(code), code) {
             (Some(Motion::Left | Motion::Right), _) => return false,
-            (Some(m), _) => *c = m.apply((*c).min(n.saturating_sub(1)), page, n),
+            (Some(m), _) => {
+                let lines = &self.hits.entry_lines[Pane::Watch.index()];
+                self.watch.at.apply(m, n, lines, page);
+            }
             (_, KeyCode::Char('a') | KeyCode::Enter) => {
                 let mut e = LineEditor::new();
                 e.set("display ");
@@ -187,6 +192,9 @@ impl App {
             return;
         }
         self.submit_commands(vec![Command::Undisplay(Numbers::one(i as u32 + 1))]);
-        self.watch.cursor = i.min(self.engine.displays().len().saturating_sub(1));
+        self.watch.at = EntryCursor {
+            cursor: i.min(self.engine.displays().len().saturating_sub(1)),
+            within: 0,
+        };
     }
 }

@@ -163,20 +163,10 @@ pub fn title(app: &App, inner: Rect) -> String {
 }
 
 /// What the grid lacks in a `width` x `height` area with value cells `cell` wide: only
-/// the dimension that is short (short enough to show whole in the grid's minimum size).
-fn too_small(width: usize, height: usize, cell: usize) -> String {
-    let (columns, rows) = (LABEL + cell + 1, 2);
-    let mut missing = Vec::new();
-    if width < columns {
-        missing.push(format!("{columns} columns (it has {width})"));
-    }
-    if height < rows {
-        missing.push(format!("{rows} rows (it has {height})"));
-    }
-    format!(
-        "The lane grid needs {}; z maximises it.",
-        missing.join(" and ")
-    )
+/// the dimension that is short (short enough to show whole in the grid's minimum size),
+/// longest form first ([`text::needs`]).
+fn too_small(width: usize, height: usize, cell: usize) -> Vec<String> {
+    text::needs("The lane grid", (LABEL + cell + 1, 2), (width, height))
 }
 
 /// The v registers `regs` by name, runs of consecutive ones as ranges, joined with
@@ -217,7 +207,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, hits: &mut HitMap) -> (boo
     let cell_w = cell(f);
     let value_w = number::width(f);
     let Some(p) = plan(width, height, sel, cell_w) else {
-        text::put_wrapped(frame, area, &too_small(width, height, cell_w), theme::dim());
+        text::put_needs(frame, area, &too_small(width, height, cell_w), theme::dim());
         return (false, false);
     };
     hits.lane_regs = p.regs;
@@ -353,15 +343,15 @@ mod tests {
     #[test]
     fn too_small_says_only_what_is_missing() {
         assert_eq!(
-            too_small(54, 1, CELL),
+            too_small(54, 1, CELL)[0],
             "The lane grid needs 2 rows (it has 1); z maximises it."
         );
         assert_eq!(
-            too_small(10, 5, CELL),
+            too_small(10, 5, CELL)[0],
             "The lane grid needs 17 columns (it has 10); z maximises it."
         );
         assert!(plan(16, 1, 0, CELL).is_none());
-        assert!(too_small(16, 1, CELL).contains("17 columns (it has 16) and 2 rows"));
+        assert!(too_small(16, 1, CELL)[0].contains("17 columns (it has 16) and 2 rows"));
     }
 
     #[test]

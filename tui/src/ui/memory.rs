@@ -89,12 +89,6 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, hits: &mut HitMap) -> (boo
             .get(wave)
             .map_or(String::new(), |w| format!("wave {} lane {lane}", w.id)),
     };
-    head.push(Span::styled(
-        format!("  {scope} {lo:#x}..{hi:#x} @{:#x}", app.memory.addr()),
-        theme::dim(),
-    ));
-    let mut lines = vec![Line::from(head)];
-    let addr_w = format!("{:x}", hi.saturating_sub(1)).len().max(4);
     // Bytes per row, and whether the ASCII column fits, before the last column.
     let room = (area.width as usize).saturating_sub(1);
     let (f, words) = shape(app);
@@ -104,24 +98,56 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, hits: &mut HitMap) -> (boo
     } else {
         (1u64, number::byte_width(f))
     };
-    let row_width = |bpr: usize, ascii: bool| {
+    // The address column: whole addresses, else (narrow) offsets from the region's start,
+    // `+10` (`-2` for the bytes of a first row before it), which the head line says.
+    let full_w = format!("{:x}", hi.saturating_sub(1)).len().max(4);
+    let offset_w = 1 + format!("{:x}", (hi - lo).saturating_sub(1)).len();
+    let row_width = |bpr: usize, ascii: bool, addr_w: usize| {
         // `W*`, the address and `: `, a cell a unit (the last one's space trails), a
         // space between groups of 4 bytes, and ` ` plus a char a byte for ASCII.
         let units = bpr / unit as usize;
         let groups = if words { 0 } else { bpr / 4 - 1 };
         2 + addr_w + 2 + units * (cell_w + 1) - 1 + groups + if ascii { 2 + bpr } else { 0 }
     };
-    let (bpr, ascii_col) = [
+    let shapes = [
         (16, true),
         (16, false),
         (8, true),
         (8, false),
         (4, true),
         (4, false),
-    ]
-    .into_iter()
-    .find(|(b, a)| row_width(*b, *a) <= room)
-    .unwrap_or((4, false));
+    ];
+    let Some((bpr, ascii_col, offsets)) = [false, true].into_iter().find_map(|offsets| {
+        let addr_w = if offsets { offset_w } else { full_w };
+        shapes
+            .into_iter()
+            .find(|(b, a)| row_width(*b, *a, addr_w) <= room)
+            .map(|(b, a)| (b, a, offsets))
+    }) else {
+        // Not one value a row: say what the pane needs rather than cut one.
+        hits.mem_bytes_per_row = 4;
+        hits.mem_ascii_hidden = true;
+        let needed = row_width(4, false, offset_w) + 1;
+        super::put_lines(frame, area, &[Line::from(head)]);
+        let below = Rect::new(area.x, area.y + 1, area.width, area.height - 1);
+        let forms = super::text::needs(
+            "The memory view",
+            (needed, 2),
+            (area.width as usize, area.height as usize),
+        );
+        super::text::put_needs(frame, below, &forms, theme::dim());
+        return (false, false);
+    };
+    let addr_w = if offsets { offset_w } else { full_w };
+    head.push(Span::styled(
+        format!(
+            "  {scope} {lo:#x}..{hi:#x} @{:#x}{}",
+            app.memory.addr(),
+            if offsets { " (rows: +offset)" } else { "" }
+        ),
+        theme::dim(),
+    ));
+    let mut lines = vec![Line::from(head)];
     let bpr = bpr as u64;
     hits.mem_bytes_per_row = bpr;
     hits.mem_ascii_hidden = !ascii_col;
@@ -228,7 +254,19 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, hits: &mut HitMap) -> (boo
         let mut spans = vec![
             Span::styled(if any_watch { "W" } else { " " }, theme::watched()),
             Span::styled(if any_change { "*" } else { " " }, theme::changed()),
-            Span::styled(format!("{row:0addr_w$x}: "), theme::dim()),
+            Span::styled(
+                if offsets {
+                    let (sign, off) = if row >= lo {
+                        ('+', row - lo)
+                    } else {
+                        ('-', lo - row)
+                    };
+                    format!("{:>addr_w$}: ", format!("{sign}{off:x}"))
+                } else {
+                    format!("{row:0addr_w$x}: ")
+                },
+                theme::dim(),
+            ),
         ];
         spans.extend(hex);
         if ascii_col {

@@ -11,6 +11,7 @@ mod breakpoints;
 mod code;
 mod column;
 mod console;
+mod entries;
 mod help;
 mod lanes;
 mod locals;
@@ -48,6 +49,9 @@ pub const SMALLEST: (u16, u16) = (20, 6);
 #[derive(Debug, Default)]
 pub struct DrawState {
     console: console::ConsoleRows,
+    /// The cells of the command line (or search prompt) hidden at its start behind `…`
+    /// in the last frame: the view stays still while the cursor moves inside it.
+    command_shift: usize,
 }
 
 /// Draws the whole screen, using and updating `state`'s caches.
@@ -120,7 +124,7 @@ pub fn draw(frame: &mut Frame, app: &App, state: &mut DrawState) -> HitMap {
         scroll_marks(frame, rect, inner, more);
     }
     status::draw_status(frame, status_row, app);
-    status::draw_command(frame, command_row, app);
+    status::draw_command(frame, command_row, app, &mut state.command_shift);
     status::draw_completions(frame, main, command_row, app);
     if app.help.open {
         help::draw(frame, area, app, &mut hits);

@@ -49,19 +49,30 @@ fn val(changed: bool) -> Style {
     }
 }
 
+/// How a row of the EXEC bitmap is written: its group numbers right-aligned to `pad`
+/// columns (rows under each other line up with 2), and whether the last lane's number ends
+/// it.
+#[derive(Debug, Clone, Copy)]
+struct BitmapForm {
+    pad: usize,
+    end: bool,
+}
+
 /// The EXEC bitmap of lanes `lanes`: one cell per lane, left to right, each group of 8
-/// after its first lane's number, and the last lane's number at the end
+/// after its first lane's number, and the last lane's number at the end if `form` says so
 /// (`0 ■■■■■■■■ 8 ■■■■■■■■ 15`).
 fn bitmap(
     w: &Wave,
     prev: Option<&Wave>,
     selected: u8,
     lanes: std::ops::Range<u32>,
+    form: BitmapForm,
 ) -> Vec<Span<'static>> {
     let mut out = Vec::new();
+    let pad = form.pad;
     for lane in lanes.clone() {
         if lane % 8 == 0 {
-            out.push(Span::styled(format!("{lane} "), theme::dim()));
+            out.push(Span::styled(format!("{lane:>pad$} "), theme::dim()));
         }
         let on = w.exec >> lane & 1 == 1;
         let flipped = prev.is_some_and(|p| (p.exec ^ w.exec) >> lane & 1 == 1);
@@ -80,10 +91,12 @@ fn bitmap(
             out.push(Span::raw(" "));
         }
     }
-    out.push(Span::styled(
-        format!("{}", lanes.end.saturating_sub(1)),
-        theme::dim(),
-    ));
+    if form.end {
+        out.push(Span::styled(
+            format!("{}", lanes.end.saturating_sub(1)),
+            theme::dim(),
+        ));
+    }
     out
 }
 
@@ -125,7 +138,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, hits: &mut HitMap) -> (boo
         Span::raw(format!(" {:>2}/32 active", w.exec.count_ones())),
     ];
     let sel = app.engine.selected_lane;
-    let whole = bitmap(w, prev, sel, 0..32);
+    let whole = bitmap(w, prev, sel, 0..32, BitmapForm { pad: 0, end: true });
     let label_w = LANES_LABEL.len();
     if spans_width(&exec) + 2 + label_w + spans_width(&whole) <= room {
         exec.push(Span::raw("  "));
@@ -134,14 +147,33 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, hits: &mut HitMap) -> (boo
         lines.push(Line::from(exec));
     } else {
         lines.push(Line::from(exec));
-        let per_row = [32u32, 16, 8]
+        // Rows under each other, their group numbers right-aligned so that the lanes line
+        // up: the most lanes a row that fit with the `lanes` label and the last lane's
+        // number, else without that number, else without the label too.
+        let shapes = [(true, true), (true, false), (false, false)];
+        let (per_row, labelled, form) = shapes
             .into_iter()
-            .find(|n| label_w + spans_width(&bitmap(w, prev, sel, 32 - n..32)) <= room)
-            .unwrap_or(8);
+            .find_map(|(labelled, end)| {
+                let form = BitmapForm { pad: 2, end };
+                let label = if labelled { label_w } else { 0 };
+                [32u32, 16, 8]
+                    .into_iter()
+                    .find(|n| label + spans_width(&bitmap(w, prev, sel, 32 - n..32, form)) <= room)
+                    .map(|n| (n, labelled, form))
+            })
+            .unwrap_or((8, false, BitmapForm { pad: 2, end: false }));
+        // One row has nothing to line up with.
+        let form = BitmapForm {
+            pad: if per_row == 32 { 0 } else { form.pad },
+            ..form
+        };
         for start in (0..32).step_by(per_row as usize) {
-            let label = if start == 0 { LANES_LABEL } else { "      " };
-            let mut row = vec![Span::styled(label, theme::dim())];
-            row.extend(bitmap(w, prev, sel, start..start + per_row));
+            let mut row = Vec::new();
+            if labelled {
+                let label = if start == 0 { LANES_LABEL } else { "      " };
+                row.push(Span::styled(label, theme::dim()));
+            }
+            row.extend(bitmap(w, prev, sel, start..start + per_row, form));
             lines.push(Line::from(row));
         }
     }

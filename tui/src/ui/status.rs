@@ -152,8 +152,9 @@ pub fn footer_keys(room: usize) -> String {
 }
 
 /// Draws the command line, a question, or the last message or the keys; every one but
-/// the command line ends with `? help  q quit`.
-pub fn draw_command(frame: &mut Frame, area: Rect, app: &App) {
+/// the command line (and a question) ends with `? help  q quit`. `shift` is how many
+/// cells of the command line the last frame hid at its start (kept between frames).
+pub fn draw_command(frame: &mut Frame, area: Rect, app: &App, shift: &mut usize) {
     let room = (area.width as usize).saturating_sub(1);
     let open = match (&app.editor, &app.search.prompt) {
         (Some(e), _) => Some((':', e)),
@@ -170,31 +171,60 @@ pub fn draw_command(frame: &mut Frame, area: Rect, app: &App) {
             .chars()
             .next()
             .map_or(1, |c| text::width(c.encode_utf8(&mut [0; 4])));
-        // Scroll to keep it on screen; `…` first when the start is hidden.
-        let (shown, shift) = if text::width(&line) <= room || cur + under < room {
+        // As readline does, the text stays still while the cursor moves inside the view
+        // (`…` first when the start is hidden); past an edge the view scrolls just enough.
+        let total = text::width(&line);
+        let mut want = if total <= room {
+            0
+        } else {
+            // No more hidden than it takes to show the end and a cursor after it.
+            (*shift).min(total + 2 - room)
+        };
+        if want > 0 && cur < want + 1 {
+            // Left of the view: the cursor at its left edge, after the `…`.
+            want = cur.saturating_sub(1);
+        }
+        if cur + under >= want + room {
+            // Right of the view (its last cell is the `…` of a cut end).
+            want = cur + under + 1 - room;
+        }
+        let (shown, hidden) = if want == 0 {
             (line, 0)
         } else {
-            hide_start(&line, cur + under + 1 - room)
+            hide_start(&line, want)
         };
+        *shift = hidden;
         super::put_lines(frame, area, &[Line::raw(shown)]);
-        let x = (cur - shift).min(area.width.saturating_sub(1) as usize) as u16;
+        let x = (cur - hidden.min(cur)).min(area.width.saturating_sub(1) as usize) as u16;
         frame.set_cursor_position(Position {
             x: area.x + x,
             y: area.y,
         });
         return;
     }
-    let (left, style) = if app.confirm_quit {
-        (
-            "A run is in progress: quit anyway? (y/n)".to_string(),
-            theme::error().add_modifier(ratatui::style::Modifier::BOLD),
-        )
-    } else if let Some(q) = &app.question {
-        (
-            q.line(),
-            theme::error().add_modifier(ratatui::style::Modifier::BOLD),
-        )
-    } else if let Some(msg) = &app.message {
+    *shift = 0;
+    let asked = if app.confirm_quit {
+        Some((
+            "Quit anyway? (y or n)".to_string(),
+            "A run is in progress.".to_string(),
+        ))
+    } else {
+        app.question.as_ref().map(|q| q.parts())
+    };
+    if let Some((ask, why)) = asked {
+        // The fixed `? help  q quit` gives way: the answer keys always show.
+        let line = question_line(&ask, &why, room);
+        super::put_lines(
+            frame,
+            area,
+            &[Line::styled(
+                line,
+                theme::error().add_modifier(ratatui::style::Modifier::BOLD),
+            )],
+        );
+        return;
+    }
+    let (left, style) = if let Some(msg) = &app.message {
         (
             msg.text.clone(),
             if msg.error {
@@ -210,7 +240,8 @@ pub fn draw_command(frame: &mut Frame, area: Rect, app: &App) {
     };
     let always = ALWAYS.len();
     let avail = room.saturating_sub(always + 2);
-    let left = truncate(&left, avail);
+    // A message is prose: cut at a word.
+    let left = text::cut_prose(&left, avail);
     let pad = room.saturating_sub(text::width(&left) + always);
     let line = Line::from(vec![
         Span::styled(left, style),
@@ -218,6 +249,36 @@ pub fn draw_command(frame: &mut Frame, area: Rect, app: &App) {
         Span::styled(ALWAYS, theme::dim()),
     ]);
     super::put_lines(frame, area, &[line]);
+}
+
+/// The answer keys a question ends with.
+const ANSWER: &str = "(y or n)";
+
+/// A question on one line of `room` cells: what is asked with its answer keys (`(y or n)`,
+/// `y/n` when narrower), then as much of `why` as fits, both cut at a word.
+pub(super) fn question_line(ask: &str, why: &str, room: usize) -> String {
+    let ask = ask.trim();
+    let body = ask.strip_suffix(ANSWER).unwrap_or(ask).trim_end();
+    let full = format!("{body} {ANSWER}");
+    if text::width(&full) <= room {
+        let why = text::cut_prose(why.trim(), room.saturating_sub(text::width(&full) + 2));
+        return if why.is_empty() || why == text::CUT.to_string() {
+            full
+        } else {
+            format!("{full}  {why}")
+        };
+    }
+    let keys = if room >= text::width(ANSWER) + 3 {
+        ANSWER
+    } else {
+        "y/n"
+    };
+    let body = text::cut_prose(body, room.saturating_sub(text::width(keys) + 1));
+    if body.is_empty() {
+        truncate(keys, room)
+    } else {
+        format!("{body} {keys}")
+    }
 }
 
 /// `line` with its first `cells` cells hidden behind a `…` (which takes a cell of its

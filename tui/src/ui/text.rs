@@ -166,6 +166,51 @@ pub fn wrap_with(text: &str, cols: usize, marker: &str) -> Vec<String> {
     }
 }
 
+/// Writes the first of `forms` (the same explanation, longest first) that fits `area`
+/// whole when wrapped; the last, wrapped and cut at a word, if none does. What a pane says
+/// when it is too small to show anything (`The lane grid needs 17 columns (it has 12); z
+/// maximises it.`, down to `Needs 17x2.`): the reader gets its figures at any size.
+pub(crate) fn put_needs(frame: &mut Frame, area: Rect, forms: &[String], style: Style) {
+    if area.width == 0 || area.height == 0 {
+        return;
+    }
+    let room = area.width as usize - 1;
+    let fits = |t: &String| {
+        let rows = wrap_with(t, room, "");
+        rows.len() <= area.height as usize && rows.iter().all(|r| width(r) <= room)
+    };
+    if let Some(t) = forms.iter().find(|t| fits(t)).or(forms.last()) {
+        put_wrapped(frame, area, t, style);
+    }
+}
+
+/// The explanations of a pane too small for what it shows, longest first, for
+/// [`put_needs`]: `what` (`The lane grid`) needs `columns` x `rows` and has `width` x
+/// `height` (only what is short is named).
+pub(crate) fn needs(
+    what: &str,
+    (columns, rows): (usize, usize),
+    (width, height): (usize, usize),
+) -> Vec<String> {
+    let mut long = Vec::new();
+    let mut short = Vec::new();
+    if width < columns {
+        long.push(format!("{columns} columns (it has {width})"));
+        short.push(format!("{columns} columns"));
+    }
+    if height < rows {
+        long.push(format!("{rows} rows (it has {height})"));
+        short.push(format!("{rows} rows"));
+    }
+    vec![
+        format!("{what} needs {}; z maximises it.", long.join(" and ")),
+        format!("{what} needs {}.", short.join(" and ")),
+        format!("Needs {}.", short.join(", ")),
+        format!("Needs {columns}x{rows}."),
+        format!("{columns}x{rows}"),
+    ]
+}
+
 /// Writes prose wrapped at spaces into `area` in `style`; if it needs more rows than there
 /// are, the last row shown ends with `…`.
 pub(crate) fn put_wrapped(frame: &mut Frame, area: Rect, text: &str, style: Style) {
@@ -183,6 +228,31 @@ pub(crate) fn put_wrapped(frame: &mut Frame, area: Rect, text: &str, style: Styl
     }
     let lines: Vec<Line> = rows.into_iter().map(|r| Line::styled(r, style)).collect();
     put_lines(frame, area, &lines);
+}
+
+/// `s` whole if it fits in `room` cells, else cut at a word boundary with ` …` after it
+/// (prose: a message, a question's reason), a lone `…` if no word fits.
+pub(crate) fn cut_prose(s: &str, room: usize) -> String {
+    if width(s) <= room {
+        s.to_string()
+    } else if room == 0 {
+        String::new()
+    } else {
+        // The longest start that ends at a space, its spacing kept, with ` …` after it.
+        let mut head = "";
+        for (i, _) in s.match_indices(' ') {
+            let h = s[..i].trim_end();
+            if width(h) + 2 > room {
+                break;
+            }
+            head = h;
+        }
+        if head.is_empty() {
+            CUT.to_string()
+        } else {
+            format!("{head} {CUT}")
+        }
+    }
 }
 
 /// `row` shortened at a word boundary so that ` …` follows it within `room` cells: the

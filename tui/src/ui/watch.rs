@@ -136,14 +136,13 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, hits: &mut HitMap) -> (boo
     let room = (area.width as usize).saturating_sub(1);
     let all = lines(app, &rows, room);
     let h = area.height as usize;
-    // Keep the selected display's first line in view.
-    let sel = app.watch_selected().unwrap_or(0);
-    let sel_line = all.iter().position(|(_, i)| *i == sel).unwrap_or(0);
-    let sel_end = all.iter().rposition(|(_, i)| *i == sel).unwrap_or(0);
-    let mut top = super::window(sel_line, h, all.len());
-    if sel_end >= top + h && sel_line > top {
-        top = sel_line.min(all.len().saturating_sub(h));
-    }
+    // The selected entry in view: its head, or where the keys scrolled it to.
+    let at = crate::app::EntryCursor {
+        cursor: app.watch_selected().unwrap_or(0),
+        ..app.watch.at
+    };
+    let top = super::entries::top(&all, at, h);
+    hits.entry_lines[Pane::Watch.index()] = super::entries::heights(&all);
     let shown: Vec<Line> = all
         .iter()
         .skip(top)
