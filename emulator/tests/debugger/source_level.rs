@@ -836,3 +836,29 @@ fn a_session_keeps_a_breakpoint_of_several_locations_whole() {
     assert_eq!(again.breakpoints().len(), 1);
     assert_eq!(again.breakpoints()[0].addrs, vec![0x8, 0x24]);
 }
+
+/// `advance FILE:LINE` and `until FILE:LINE` stop at whichever location of the line the
+/// wave reaches first, not only its first (mf/k.s: line 10 is at 0x48 and at 0x6c).
+#[test]
+fn advance_and_until_stop_at_any_location_of_the_line() {
+    for cmd in ["advance", "until"] {
+        let mut e = source_kernel("mf/k.s");
+        run(&mut e, "break main.cl:11");
+        stop(&mut e, "continue");
+        run(&mut e, "delete");
+        let (_, s) = stop(&mut e, &format!("{cmd} main.cl:10"));
+        assert_eq!(
+            s.reason,
+            StopReason::Reached(Reached::Address(0x6c)),
+            "{cmd}"
+        );
+        assert_eq!(line(&e), Some(10));
+    }
+    // saxpy: line 6 again at 0x24 after line 7's break.
+    let mut e = saxpy();
+    run(&mut e, "break saxpy.cl:7");
+    stop(&mut e, "continue");
+    run(&mut e, "delete");
+    let (_, s) = stop(&mut e, "advance saxpy.cl:6");
+    assert_eq!(s.reason, StopReason::Reached(Reached::Address(0x24)));
+}
