@@ -836,14 +836,14 @@ pub fn points_table(m: &Machine, rows: &[PointRow], watch_only: bool) -> String 
                     [one] => (addr_text(*one), pc_text(m, *one) + &high_level_at(m, *one)),
                     _ => ("<MULTIPLE>".to_string(), String::new()),
                 };
-                let _ = writeln!(
-                    s,
+                let row = format!(
                     "{:<4} breakpoint      {:<5} {:<4} {:<16} {what}",
                     b.id,
                     if b.temporary { "del" } else { "keep" },
                     if b.enabled { "y" } else { "n" },
                     address,
                 );
+                let _ = writeln!(s, "{}", row.trim_end());
                 let mut extra = Vec::new();
                 if let Some(c) = &b.condition {
                     extra.push(format!("stop only if {}", c.text));

@@ -764,7 +764,7 @@ fn a_line_of_several_stretches_is_one_breakpoint_of_several_locations() {
     );
     let table = run(&mut e, "info breakpoints");
     assert!(
-        table.contains("1    breakpoint      keep  y    <MULTIPLE>"),
+        table.contains("1    breakpoint      keep  y    <MULTIPLE>\n"),
         "{table}"
     );
     assert!(
