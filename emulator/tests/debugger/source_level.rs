@@ -862,3 +862,35 @@ fn advance_and_until_stop_at_any_location_of_the_line() {
     let (_, s) = stop(&mut e, "advance saxpy.cl:6");
     assert_eq!(s.reason, StopReason::Reached(Reached::Address(0x24)));
 }
+
+/// `bt`, `frame` and `info frame` name the higher-level line and the kernel as the
+/// function where the PC has line info (as gdb does from the symbol file), with the
+/// address only inside a row; the assembly line and label where it has none.
+#[test]
+fn frames_name_the_source_line_and_the_kernel() {
+    let mut e = source_kernel("mf/k.s");
+    // Before the first .loc: the assembly's line and the kernel (no label yet).
+    let bt = run(&mut e, "bt");
+    assert!(bt.starts_with("#0  0x0000 in k () at k.s:7\n"), "{bt}");
+    run(&mut e, "advance main.cl:15");
+    let bt = run(&mut e, "bt");
+    assert!(bt.starts_with("#0  k () at src/main.cl:15\n"), "{bt}");
+    let frame = run(&mut e, "frame");
+    assert!(
+        frame.starts_with("#0  k () at src/main.cl:15\n  15\t    out[i] = acc;\n"),
+        "{frame}"
+    );
+    let info = run(&mut e, "info frame");
+    assert!(
+        info.contains(" pc = 0x0070 <join+4> in k (src/main.cl:15); saved pc = none\n"),
+        "{info}"
+    );
+    assert!(info.contains(" source language opencl.\n"), "{info}");
+    // Inside a row: the address too, as gdb shows it.
+    run(&mut e, "stepi");
+    let bt = run(&mut e, "bt");
+    assert!(
+        bt.starts_with("#0  0x0078 in k () at src/main.cl:15\n"),
+        "{bt}"
+    );
+}

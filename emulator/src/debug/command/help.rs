@@ -480,7 +480,9 @@ during `finish`, so a barrier the wave waits at releases; with it on, a wave wai
 barrier cannot move and the stop says `continue, or set scheduler-locking off`. A wave
 has no call stack: `backtrace` (`bt`, `where`) and `frame` (`f`) show its one frame,
 gdb style (`#0  0x006c in next_word () at histogram.s:55`, the label the PC is in as
-the function), for the selected wave and lane; `info frame` describes it in gdb's words
+the function; where a line table has a line for the PC, as gdb shows it from the symbol
+file, the kernel as the function and that line: `#0  k () at src/main.cl:15`, the
+address only inside a row), for the selected wave and lane; `info frame` describes it in gdb's words
 (the outermost frame, no caller); `up` and `down` refuse as gdb does at the outermost
 and innermost frame. `info threads` is `info waves` and `thread N` is `wave N`. A
 temporary breakpoint's stop says `Temporary breakpoint N, ...`, as gdb's does. An
