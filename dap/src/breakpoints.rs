@@ -67,20 +67,11 @@ fn parse_data_id(id: &str) -> Result<(Space, u64, &str), DapError> {
     Ok((space, len, expr))
 }
 
-/// The higher-level file (`.file N` of the kernel's line table) `file` names, by its
-/// last path component as `break FILE:LINE` matches it; `None` for any other file.
+/// The higher-level file (`.file N` of the kernel's line table) `file` names, matched as
+/// `break FILE:LINE` matches it (by whole trailing path components, an absolute path by
+/// its place); `None` for any other file.
 fn high_level_file(engine: &Engine, file: Option<&str>) -> Option<u32> {
-    let last = |p: &str| {
-        std::path::Path::new(p)
-            .file_name()
-            .map(|n| n.to_os_string())
-    };
-    let wanted = last(file?)?;
-    engine
-        .high_level_files()
-        .into_iter()
-        .find(|h| last(&h.path).as_ref() == Some(&wanted))
-        .map(|h| h.number)
+    engine.line_files_named(file?).first().copied()
 }
 
 /// The last component of a path, as the engine matches a file named in a location.
@@ -277,14 +268,16 @@ impl<W: Write> Session<W> {
         let high = high.map(|(n, s)| {
             (
                 s.clone(),
-                engine.line_row_at(b.addr).filter(|r| r.file == *n),
+                b.addrs
+                    .iter()
+                    .find_map(|&a| engine.line_row_at(a).filter(|r| r.file == *n)),
             )
         });
         let (source, line) = match high {
             Some((source, row)) => (Some(source), row.map(|r| r.line)),
             None => (
                 self.kernel_source(),
-                engine.machine().program().line_at(b.addr),
+                engine.machine().program().line_at(b.addr()),
             ),
         };
         Breakpoint {
@@ -293,7 +286,7 @@ impl<W: Write> Session<W> {
             message: None,
             source,
             line: line.map(|l| self.client_line(l)),
-            instruction_reference: Some(format!("{:#x}", b.addr)),
+            instruction_reference: Some(format!("{:#x}", b.addr())),
         }
     }
 

@@ -11,8 +11,18 @@ use crate::program::{
 };
 
 /// Usage of each directive, for hints.
-pub(super) const FILE_USAGE: &str = ".file N \"PATH\" (or .file N \"DIR\" \"NAME\")";
-pub(super) const LOC_USAGE: &str = ".loc FILE LINE [COLUMN] [prologue_end] [is_stmt 0|1]";
+pub(super) const FILE_USAGE: &str = ".file N [\"DIR\"] \"PATH\" [md5 0xHASH] [source \"TEXT\"]";
+pub(super) const LOC_USAGE: &str = ".loc FILE LINE [COLUMN] [prologue_end] [epilogue_begin] [is_stmt 0|1] [isa N] [discriminator N] [view N]";
+
+/// The `.loc` flags, for suggestions.
+const LOC_FLAGS: [&str; 6] = [
+    "prologue_end",
+    "epilogue_begin",
+    "is_stmt",
+    "isa",
+    "discriminator",
+    "view",
+];
 pub(super) const VAR_USAGE: &str =
     ".var NAME, vN|uN|v[N:N+1]|u[N:N+1]|global:BUFFER+OFF|shared:ADDR|scratch:ADDR[, u32|i32|f32|u64|f64]";
 pub(super) const ENDVAR_USAGE: &str = ".endvar NAME";
@@ -61,8 +71,10 @@ fn words(line: &str, span: Span) -> Vec<Span> {
         if b[i] == b'"' {
             i += 1;
             while i < span.end && b[i] != b'"' {
-                i += 1;
+                // A backslash escapes the next character (`\"` inside LLVM's `source`).
+                i += if b[i] == b'\\' { 2 } else { 1 };
             }
+            i = i.min(span.end);
             i = (i + 1).min(span.end);
         } else {
             while i < span.end && !b[i].is_ascii_whitespace() {
@@ -136,6 +148,47 @@ impl Assembler<'_> {
         else {
             return;
         };
+        // DWARF 5's options after the path, as LLVM writes them: `md5 0xHASH` (16 bytes
+        // of hex) and `source "TEXT"` (the file's text, which the debugger reads from the
+        // file itself). Both are checked and set aside.
+        let mut names = w.len();
+        let mut k = 1;
+        while k < w.len() {
+            let word = &line[w[k].start..w[k].end];
+            if word != "md5" && word != "source" {
+                k += 1;
+                continue;
+            }
+            names = names.min(k);
+            let value = w.get(k + 1).map(|s| (*s, &line[s.start..s.end]));
+            let ok = match (word, value) {
+                ("md5", Some((_, v))) => v
+                    .strip_prefix("0x")
+                    .or_else(|| v.strip_prefix("0X"))
+                    .is_some_and(|h| h.len() == 32 && h.bytes().all(|c| c.is_ascii_hexdigit())),
+                (_, Some((_, v))) => unquote(v).is_some(),
+                (_, None) => false,
+            };
+            if !ok {
+                let (span, what) = match value {
+                    Some((s, v)) => (s, format!("found `{v}`")),
+                    None => (w[k], "found nothing".to_string()),
+                };
+                let expected = if word == "md5" {
+                    "a 128-bit hex number (0x and 32 hex digits)"
+                } else {
+                    "a quoted string"
+                };
+                self.error(
+                    span,
+                    format!("`{word}` takes {expected}, {what}"),
+                    Some(format!("usage: {FILE_USAGE}")),
+                );
+                return;
+            }
+            k += 2;
+        }
+        let w = &w[..names];
         let quoted: Vec<Option<&str>> = w[1..]
             .iter()
             .map(|s| unquote(&line[s.start..s.end]))
@@ -254,6 +307,28 @@ impl Assembler<'_> {
             let flag = &line[w[i].start..w[i].end];
             match flag {
                 "prologue_end" => prologue_end = true,
+                // Flags LLVM emits that the debugger does not use: checked and set aside.
+                "epilogue_begin" => {}
+                "isa" | "discriminator" | "view" => {
+                    let value = w.get(i + 1).map(|s| (*s, &line[s.start..s.end]));
+                    // `view` also takes a label (`view .LVU3`), as GNU as writes it.
+                    let ok = value.is_some_and(|(_, v)| {
+                        text::parse_int(v).is_some_and(|n| n >= 0)
+                            || (flag == "view"
+                                && v.starts_with(|c: char| {
+                                    c == '.' || c == '_' || c.is_ascii_alphabetic()
+                                }))
+                    });
+                    if !ok {
+                        let (span, message) = match value {
+                            Some((s, v)) => (s, format!("`{flag}` takes a number, not `{v}`")),
+                            None => (w[i], format!("`{flag}` needs a value, a number")),
+                        };
+                        self.error(span, message, Some(format!("usage: {LOC_USAGE}")));
+                        return;
+                    }
+                    i += 1;
+                }
                 "is_stmt" => {
                     let value = w.get(i + 1).map(|s| (*s, &line[s.start..s.end]));
                     match value {
@@ -279,13 +354,13 @@ impl Assembler<'_> {
                     i += 1;
                 }
                 _ => {
-                    let near = text::nearest(flag, &["prologue_end", "is_stmt"], 1);
+                    let near = text::nearest(flag, &LOC_FLAGS, 1);
                     self.error(
                         w[i],
                         format!("unknown `.loc` flag `{flag}`"),
                         Some(match near.first() {
                             Some(n) => format!("did you mean `{n}`? usage: {LOC_USAGE}"),
-                            None => format!("flags: prologue_end, is_stmt 0|1; usage: {LOC_USAGE}"),
+                            None => format!("usage: {LOC_USAGE}"),
                         }),
                     );
                     return;

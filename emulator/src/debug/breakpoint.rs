@@ -42,8 +42,10 @@ pub enum Owner {
 pub struct Breakpoint {
     /// Number (shared with watchpoints, as in gdb).
     pub id: u32,
-    /// Code byte address of an instruction's first word (checked when set; a multiple of 4).
-    pub addr: u64,
+    /// Its locations: the code byte address of an instruction's first word (checked
+    /// when set; a multiple of 4) per location, in address order, at least one. A source
+    /// line whose code is in several stretches has several, as gdb's `1.1`, `1.2`.
+    pub addrs: Vec<u64>,
     /// The location as given (`loop`, `*0x40`, `loop+8`, `k.s:12`), for sessions.
     pub location: super::command::Location,
     /// Who made it.
@@ -63,6 +65,16 @@ pub struct Breakpoint {
 }
 
 impl Breakpoint {
+    /// Its first location's address (the one a confirmation names first).
+    pub fn addr(&self) -> u64 {
+        self.addrs.first().copied().unwrap_or_default()
+    }
+
+    /// Whether one of its locations is at `addr`.
+    pub fn is_at(&self, addr: u64) -> bool {
+        self.addrs.contains(&addr)
+    }
+
     /// The lanes for which wave `w` at this breakpoint satisfies filters and condition;
     /// `None` if it does not stop. Lanes are the active lanes (or EXEC when no lane matters).
     pub fn lanes(&self, m: &Machine, w: usize) -> Result<Option<u32>, String> {

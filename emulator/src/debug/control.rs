@@ -157,6 +157,13 @@ impl Engine {
 
     /// Continues (all waves run) until the selected wave reaches `addr`.
     pub fn advance(&mut self, addr: u64) -> StopEvent {
+        self.advance_to_any(&[addr])
+    }
+
+    /// Continues (all waves run) until the selected wave reaches any of `addrs` (every
+    /// location of `advance FILE:LINE` and `until FILE:LINE`: whichever comes first), or
+    /// exits.
+    pub fn advance_to_any(&mut self, addrs: &[u64]) -> StopEvent {
         let w = self.selected_wave;
         // A wave that has exited or faulted cannot reach anything: refused as `stepi`
         // refuses it (it ran every other wave to the end).
@@ -171,7 +178,7 @@ impl Engine {
             let wave = (b != Blocked::NoWave(w)).then_some(w);
             return self.finish(self.event(StopReason::Blocked(b), wave));
         }
-        self.run_all(Some((w, addr)))
+        self.run_all(Some((w, addrs)))
     }
 
     /// Runs the selected wave until it arrives at a barrier: alone with scheduler locking,
@@ -437,22 +444,24 @@ impl Engine {
     /// Runs all waves through the machine's own loop, which reports breakpoint addresses
     /// and watched accesses as events: with nothing armed the engine adds nothing per
     /// instruction, and armed but not hit it adds one indexed load.
-    fn run_all(&mut self, target: Option<(usize, u64)>) -> StopEvent {
+    fn run_all(&mut self, target: Option<(usize, &[u64])>) -> StopEvent {
         self.run_all_until(target, None)
     }
 
     /// [`Engine::run_all`], stopping also when the launch's instruction count reaches
     /// `until` (the machine's run is the same however it is split, so this is the state a
     /// `continue` interrupted there left).
-    fn run_all_until(&mut self, target: Option<(usize, u64)>, until: Option<u64>) -> StopEvent {
+    fn run_all_until(&mut self, target: Option<(usize, &[u64])>, until: Option<u64>) -> StopEvent {
         self.begin();
-        if let Some((w, a)) = target {
-            // A temporary internal breakpoint; resume over it if the wave is already there.
+        if let Some((w, addrs)) = target {
+            // Temporary internal breakpoints; resume over one if the wave is already there.
             if self.machine.break_at.is_empty() {
                 self.machine.break_at = vec![BreakAt::No; self.machine.code().len()];
             }
-            if let Some(b) = self.machine.break_at.get_mut((a / 4) as usize) {
-                *b = BreakAt::Any;
+            for &a in addrs {
+                if let Some(b) = self.machine.break_at.get_mut((a / 4) as usize) {
+                    *b = BreakAt::Any;
+                }
             }
             // And at every `end`: the wave stops where it exits, as gdb's `advance` and
             // `until LOCATION` stop when the current frame returns, rather than the
@@ -467,8 +476,11 @@ impl Engine {
             for i in ends {
                 self.machine.break_at[i] = BreakAt::Any;
             }
-            if self.machine.waves.get(w).is_some_and(|x| x.pc == a) && self.resume_over.is_none() {
-                self.resume_over = Some((w, a));
+            let pc = self.machine.waves.get(w).map(|x| x.pc);
+            if let Some(pc) = pc.filter(|pc| addrs.contains(pc)) {
+                if self.resume_over.is_none() {
+                    self.resume_over = Some((w, pc));
+                }
             }
         }
         self.machine.skip_break = self.resume_over.take();
@@ -497,7 +509,7 @@ impl Engine {
             match event {
                 None => continue,
                 Some(Event::BreakpointHit { wave, pc }) => {
-                    if target == Some((wave, pc)) {
+                    if target.is_some_and(|(w, addrs)| w == wave && addrs.contains(&pc)) {
                         break self.event(StopReason::Reached(Reached::Address(pc)), Some(wave));
                     }
                     if target.is_some_and(|(w, _)| w == wave)

@@ -95,6 +95,14 @@ pub enum EngineError {
         /// The kernel's source as it was opened.
         kernel_source: String,
     },
+    /// `FILE:...` for a `list` naming a base name two or more source files share.
+    #[error("`{file}` is ambiguous: it names {matches}; give more of the path")]
+    AmbiguousSourceFile {
+        /// The file named.
+        file: String,
+        /// The files it names, as `.file` wrote them.
+        matches: String,
+    },
     /// A source line from which no instruction was assembled.
     #[error("no code at line {line} of {file}")]
     NoCodeOnLine {

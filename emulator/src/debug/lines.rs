@@ -68,7 +68,15 @@ pub(super) struct LineSources {
     pub(super) list_file: Option<u32>,
 }
 
-/// The last component of a path (how a file is matched wherever it was named from).
+/// The components of a path as a location names it (`.` and empty ones dropped; `/`
+/// and `\\` both separate), compared whole: `rc/a.cl` is not a suffix of `src/a.cl`.
+fn components(p: &str) -> Vec<&str> {
+    p.split(['/', '\\'])
+        .filter(|c| !c.is_empty() && *c != ".")
+        .collect()
+}
+
+/// The last component of a path, as confirmations name a file.
 fn last_component(p: &str) -> &str {
     Path::new(p)
         .file_name()
@@ -120,9 +128,23 @@ impl Engine {
             .map_or_else(|| format!("file {number}"), |(_, p, _)| p.clone())
     }
 
-    /// A line-table file's last path component, as breakpoint confirmations name it.
+    /// A line-table file's last path component, as breakpoint confirmations name it; its
+    /// path as `.file` wrote it where another file has the same last component.
     pub(super) fn line_file_display(&self, number: u32) -> String {
-        last_component(&self.line_file_path(number)).to_string()
+        let path = self.line_file_path(number);
+        let short = last_component(&path);
+        let shared = self
+            .machine()
+            .program()
+            .source_info
+            .files
+            .iter()
+            .any(|f| f.number != number && last_component(&f.path) == short);
+        if shared {
+            path
+        } else {
+            short.to_string()
+        }
     }
 
     /// `, compiled from F1, F2` naming the files of the line table, for an error about a
@@ -134,18 +156,6 @@ impl Engine {
         }
         let paths: Vec<&str> = files.iter().map(|f| f.path.as_str()).collect();
         format!(", compiled from {}", paths.join(", "))
-    }
-
-    /// The locations of a `break FILE:LINE` after the first (the other stretches of a
-    /// higher-level line); none for any other location.
-    pub(super) fn more_line_locations(&self, location: &super::command::Location) -> Vec<u64> {
-        let super::command::Location::Line { file, line } = location else {
-            return Vec::new();
-        };
-        self.line_file_named(file.as_deref())
-            .and_then(|n| self.line_addresses(n, *line).ok())
-            .map(|a| a.into_iter().skip(1).collect())
-            .unwrap_or_default()
     }
 
     /// The text of a higher-level file, or why there is none.
@@ -178,22 +188,76 @@ impl Engine {
         })
     }
 
-    /// The higher-level file `file` names (its path as `.file` wrote it, or that path's
-    /// last component), or with no name the default file: the one of the selected wave's
-    /// line, else the first. `None` without a line table or when `file` names none.
-    pub(super) fn line_file_named(&self, file: Option<&str>) -> Option<u32> {
+    /// The higher-level files `file` names, as gdb matches a location's file: by whole
+    /// trailing path components (`a.cl` names `src/a.cl` and `lib/a.cl`, `lib/a.cl` only
+    /// the second, `rc/a.cl` neither), against the path `.file` wrote or that path beside
+    /// the kernel's file; an absolute path names the file at that place. Empty without a
+    /// line table.
+    pub fn line_files_named(&self, file: &str) -> Vec<u32> {
         if !self.has_line_table() {
-            return None;
+            return Vec::new();
         }
+        let wanted = components(file);
+        if wanted.is_empty() {
+            return Vec::new();
+        }
+        let kernel = self.kernel_path().map(Path::new);
+        let absolute = Path::new(file).is_absolute();
         let files = &self.machine().program().source_info.files;
+        let by_components: Vec<u32> = files
+            .iter()
+            .filter(|s| {
+                let full = s.beside(kernel);
+                let full = full.to_string_lossy();
+                let ends = |p: &str| components(p).ends_with(&wanted);
+                if absolute {
+                    Path::new(&*full).is_absolute() && components(&full) == wanted
+                } else {
+                    ends(&s.path) || ends(&full)
+                }
+            })
+            .map(|s| s.number)
+            .collect();
+        if !by_components.is_empty() || !absolute {
+            return by_components;
+        }
+        // An absolute path where the kernel was opened by a relative one (or through a
+        // symbolic link): the same file on disk.
+        let Ok(wanted) = std::fs::canonicalize(file) else {
+            return Vec::new();
+        };
+        files
+            .iter()
+            .filter(|s| std::fs::canonicalize(s.beside(kernel)).is_ok_and(|p| p == wanted))
+            .map(|s| s.number)
+            .collect()
+    }
+
+    /// The one higher-level file `file` names (see [`Engine::line_files_named`]), or with
+    /// no name the default file: the one of the selected wave's line, else the one `list`
+    /// showed last, else the first. `Ok(None)` without a line table or when `file` names
+    /// none; an error naming them when it names several (a shared base name).
+    pub(super) fn line_file_named(&self, file: Option<&str>) -> Result<Option<u32>, EngineError> {
+        if !self.has_line_table() {
+            return Ok(None);
+        }
         match file {
-            Some(f) => files
-                .iter()
-                .find(|s| s.path == f || last_component(&s.path) == last_component(f))
-                .map(|s| s.number),
+            Some(f) => match self.line_files_named(f).as_slice() {
+                [] => Ok(None),
+                [n] => Ok(Some(*n)),
+                several => Err(EngineError::AmbiguousSourceFile {
+                    file: f.to_string(),
+                    matches: several
+                        .iter()
+                        .map(|&n| self.line_file_path(n))
+                        .collect::<Vec<_>>()
+                        .join(" and "),
+                }),
+            },
             None => {
                 let pc = self.machine().waves.get(self.selected_wave).map(|w| w.pc);
-                pc.and_then(|pc| self.line_row_at(pc))
+                Ok(pc
+                    .and_then(|pc| self.line_row_at(pc))
                     .map(|r| r.file)
                     .or(self.line_sources.list_file)
                     .or_else(|| {
@@ -204,8 +268,23 @@ impl Engine {
                             .iter()
                             .find(|r| r.line != 0)
                             .map(|r| r.file)
-                    })
+                    }))
             }
+        }
+    }
+
+    /// The higher-level files a location's file part names: every file matching `file`
+    /// (a shared base name names several, as gdb sets a breakpoint in each), or the
+    /// default file without one. Empty without a line table or when it names none.
+    pub(super) fn line_files_of(&self, file: Option<&str>) -> Vec<u32> {
+        match file {
+            Some(f) => self.line_files_named(f),
+            None => self
+                .line_file_named(None)
+                .ok()
+                .flatten()
+                .into_iter()
+                .collect(),
         }
     }
 
@@ -378,8 +457,12 @@ impl Engine {
     pub(super) fn info_line(&self, location: Option<&Location>) -> Result<String, CommandError> {
         let err = |e: EngineError| CommandError::engine("info", e);
         if let Some(Location::Line { file, line }) = location {
-            if let Some(n) = self.line_file_named(file.as_deref()) {
-                return Ok(self.info_line_text(n, *line));
+            let files = self.line_files_of(file.as_deref());
+            if !files.is_empty() {
+                return Ok(files
+                    .into_iter()
+                    .map(|n| self.info_line_text(n, *line))
+                    .collect());
             }
         }
         let addr = match location {
@@ -432,7 +515,7 @@ impl Engine {
     pub(super) fn info_source_text(&self) -> String {
         let mut s = String::new();
         let info = &self.machine().program().source_info;
-        if let Some(n) = self.line_file_named(None) {
+        if let Ok(Some(n)) = self.line_file_named(None) {
             let path = self.line_file_path(n);
             s.push_str(&format!("Current source file is {path}\n"));
             match self.line_file_text(n) {
@@ -532,7 +615,7 @@ impl Engine {
                 // A side naming a file the kernel does not have is refused by its name.
                 for l in [first, last].into_iter().flatten() {
                     if let Location::Line { file: Some(f), .. } = l {
-                        if self.line_file_named(Some(f)).is_none() {
+                        if self.line_files_named(f).is_empty() {
                             self.check_source_file(Some(f))
                                 .map_err(|e| CommandError::engine("list", e))?;
                         }
@@ -590,7 +673,10 @@ impl Engine {
     ) -> Result<Option<(u32, u32)>, CommandError> {
         let err = |m: String| CommandError::refused("list", m);
         if let Location::Line { file, line } = location {
-            let Some(n) = self.line_file_named(file.as_deref()) else {
+            let Some(n) = self
+                .line_file_named(file.as_deref())
+                .map_err(|e| err(e.to_string()))?
+            else {
                 return Ok(None);
             };
             let path = self.line_file_path(n);
@@ -648,7 +734,8 @@ impl Engine {
             .breakpoints()
             .iter()
             .filter(|b| b.enabled)
-            .filter_map(|b| self.line_row_at(b.addr))
+            .flat_map(|b| &b.addrs)
+            .filter_map(|&a| self.line_row_at(a))
             .filter(|r| r.file == file)
             .map(|r| r.line)
             .collect();

@@ -10,11 +10,22 @@ use crate::memory::Space;
 
 impl Engine {
     /// The code address of a location: a label plus offset, an address, or the first
-    /// instruction of a source line. It must be the start of an instruction.
+    /// instruction of a source line (of its first file, where a base name names
+    /// several). It must be the start of an instruction.
     pub fn resolve_location(&self, location: &Location) -> Result<u64, EngineError> {
+        let addrs = self.resolve_locations(location)?;
+        // Never empty: no address is an error.
+        Ok(addrs.first().copied().unwrap_or_default())
+    }
+
+    /// Every code address of a location, as gdb's locations of one breakpoint: one for a
+    /// label or an address; for a higher-level line the first statement of each stretch
+    /// of its code, in every file the name matches (`a.cl:3` in `src/a.cl` and
+    /// `lib/a.cl`), in address order. Never empty: a location with no code is an error.
+    pub fn resolve_locations(&self, location: &Location) -> Result<Vec<u64>, EngineError> {
         let program = self.machine.program();
-        let addr = match location {
-            Location::Address(a) => *a,
+        let addrs = match location {
+            Location::Address(a) => vec![*a],
             Location::Label { file, name, offset } => {
                 self.check_source_file(file.as_deref())?;
                 let base = program
@@ -24,28 +35,41 @@ impl Engine {
                         name: name.clone(),
                         labels: program.labels.keys().cloned().collect(),
                     })?;
-                base.wrapping_add(*offset)
+                vec![base.wrapping_add(*offset)]
             }
-            Location::Line { file, line } if self.line_file_named(file.as_deref()).is_some() => {
-                let n = self.line_file_named(file.as_deref()).unwrap_or_default();
-                // Never empty: no address is an error.
-                self.line_addresses(n, *line)?
-                    .first()
-                    .copied()
-                    .unwrap_or_default()
+            Location::Line { file, line } if !self.line_files_of(file.as_deref()).is_empty() => {
+                let mut addrs = Vec::new();
+                let mut first_error = None;
+                for n in self.line_files_of(file.as_deref()) {
+                    match self.line_addresses(n, *line) {
+                        Ok(a) => addrs.extend(a),
+                        Err(e) => {
+                            first_error.get_or_insert(e);
+                        }
+                    }
+                }
+                if addrs.is_empty() {
+                    if let Some(e) = first_error {
+                        return Err(e);
+                    }
+                }
+                addrs.sort_unstable();
+                addrs.dedup();
+                addrs
             }
             Location::Line { file, line } => {
                 let file = self.check_source_file(file.as_deref())?;
-                (0..self.machine.code().len() as u64)
+                let a = (0..self.machine.code().len() as u64)
                     .map(|i| i * 4)
                     .find(|&a| program.line_at(a).is_some_and(|l| u64::from(l) == *line))
-                    .ok_or(EngineError::NoCodeOnLine { line: *line, file })?
+                    .ok_or(EngineError::NoCodeOnLine { line: *line, file })?;
+                vec![a]
             }
         };
-        if self.machine.instr_at(addr).is_none() {
-            return Err(EngineError::NotAnInstruction(addr));
+        if let Some(&bad) = addrs.iter().find(|&&a| self.machine.instr_at(a).is_none()) {
+            return Err(EngineError::NotAnInstruction(bad));
         }
-        Ok(addr)
+        Ok(addrs)
     }
 
     /// Checks that `file`, when given, names the kernel's source (its name as opened, or
@@ -93,8 +117,12 @@ impl Engine {
             .enumerate()
             .filter(|(_, b)| b.enabled)
         {
-            if let Some(a) = self.armed.get_mut((b.addr / 4) as usize) {
-                a.push(i);
+            for &addr in &b.addrs {
+                if let Some(a) = self.armed.get_mut((addr / 4) as usize) {
+                    if !a.contains(&i) {
+                        a.push(i);
+                    }
+                }
             }
         }
         // The machine stops only waves some breakpoint's wave and workgroup filters can
@@ -137,7 +165,9 @@ impl Engine {
     }
 
     /// Sets a breakpoint made by the user; returns its number (shared with watchpoints,
-    /// as in gdb). [`Engine::set_owner`] gives it to another owner.
+    /// as in gdb). One breakpoint holds every address of its location (gdb's locations
+    /// `N.1`, `N.2`: a line whose code is in several stretches, a base name several files
+    /// share); a hit at any of them is a hit of the breakpoint. [`Engine::set_owner`] gives it to another owner.
     pub fn add_breakpoint(
         &mut self,
         location: &Location,
@@ -145,7 +175,7 @@ impl Engine {
         filters: Filters,
         temporary: bool,
     ) -> Result<u32, EngineError> {
-        let addr = self.resolve_location(location)?;
+        let addrs = self.resolve_locations(location)?;
         if let Some(l) = filters.lane {
             if l >= 32 {
                 return Err(EngineError::LaneOutOfRange(l as u64));
@@ -158,7 +188,7 @@ impl Engine {
         let id = self.take_id();
         self.breakpoints.push(Breakpoint {
             id,
-            addr,
+            addrs,
             location: location.clone(),
             owner: Owner::User,
             condition,

@@ -207,7 +207,8 @@ impl Engine {
             .breakpoints()
             .iter()
             .filter(|b| b.enabled)
-            .filter_map(|b| p.line_at(b.addr))
+            .flat_map(|b| &b.addrs)
+            .filter_map(|&a| p.line_at(a))
             .collect();
         Ok(listing(&text, (first, last), pc_line, &bp_lines))
     }

@@ -23,6 +23,8 @@ impl Engine {
     /// without a line table.
     pub fn high_level_file(&self) -> Option<HighLevelFile> {
         self.line_file_named(None)
+            .ok()
+            .flatten()
             .map(|n| self.high_level_file_numbered(n))
     }
 

@@ -18,6 +18,21 @@ pub fn count(n: u64, noun: &str) -> String {
     format!("{n} {noun}{}", if n == 1 { "" } else { "s" })
 }
 
+/// `breakpoint 1`, `breakpoints 1 and 2`, `breakpoints 1, 2 and 3`: numbered things as
+/// gdb lists them in a sentence.
+pub fn numbered_list(noun: &str, ids: &[u32]) -> String {
+    let mut text = String::new();
+    for (k, id) in ids.iter().enumerate() {
+        let sep = match k {
+            0 => "",
+            k if k + 1 == ids.len() => " and ",
+            _ => ", ",
+        };
+        text.push_str(&format!("{sep}{id}"));
+    }
+    format!("{noun}{} {text}", if ids.len() == 1 { "" } else { "s" })
+}
+
 /// The label a code address is in (the nearest at or before it) and the offset from it.
 pub fn label_at(m: &Machine, pc: u64) -> Option<(&str, u64)> {
     m.program()
@@ -771,7 +786,7 @@ pub fn disassembly(e: &Engine, center: u64, before: usize, after: usize) -> Stri
         let bp = e
             .breakpoints()
             .iter()
-            .any(|b| b.addr == line.addr && b.enabled);
+            .any(|b| b.is_at(line.addr) && b.enabled);
         let text = match &line.instr {
             Some(i) => disasm::instr_text(i, line.addr, &labels),
             None => format!(".word {:#010x}", line.words[0]),
@@ -817,16 +832,18 @@ pub fn points_table(m: &Machine, rows: &[PointRow], watch_only: bool) -> String 
     for row in rows {
         match row {
             PointRow::Break(b) => {
-                let _ = writeln!(
-                    s,
-                    "{:<4} breakpoint      {:<5} {:<4} {:<16} {}{}",
+                let (address, what) = match b.addrs.as_slice() {
+                    [one] => (addr_text(*one), pc_text(m, *one) + &high_level_at(m, *one)),
+                    _ => ("<MULTIPLE>".to_string(), String::new()),
+                };
+                let row = format!(
+                    "{:<4} breakpoint      {:<5} {:<4} {:<16} {what}",
                     b.id,
                     if b.temporary { "del" } else { "keep" },
                     if b.enabled { "y" } else { "n" },
-                    addr_text(b.addr),
-                    pc_text(m, b.addr),
-                    high_level_at(m, b.addr)
+                    address,
                 );
+                let _ = writeln!(s, "{}", row.trim_end());
                 let mut extra = Vec::new();
                 if let Some(c) = &b.condition {
                     extra.push(format!("stop only if {}", c.text));
@@ -851,6 +868,20 @@ pub fn points_table(m: &Machine, rows: &[PointRow], watch_only: bool) -> String 
                 }
                 for x in extra {
                     let _ = writeln!(s, "        {x}");
+                }
+                // As gdb: a breakpoint of several locations lists each as `N.1`, `N.2`.
+                if b.addrs.len() > 1 {
+                    for (k, &a) in b.addrs.iter().enumerate() {
+                        let _ = writeln!(
+                            s,
+                            "{:<26} {:<4} {:<16} {}{}",
+                            format!("{}.{}", b.id, k + 1),
+                            if b.enabled { "y" } else { "n" },
+                            addr_text(a),
+                            pc_text(m, a),
+                            high_level_at(m, a)
+                        );
+                    }
                 }
             }
             PointRow::Watch(w) => {

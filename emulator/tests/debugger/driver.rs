@@ -235,7 +235,7 @@ fn a_breakpoint_on_a_source_line_stops_at_its_first_instruction() {
         set.starts_with(&format!("Breakpoint 1 at {at:#06x} <loop> (loop.s:{line})")),
         "{set}"
     );
-    assert_eq!(e.breakpoints()[0].addr, label(&e, "loop"));
+    assert_eq!(e.breakpoints()[0].addr(), label(&e, "loop"));
     let (text, _) = stop(&mut e, "continue");
     assert!(text.starts_with("Breakpoint 1, wave 0"), "{text}");
     fails_with_usage(&mut e, "break other.s:3", "no source file `other.s`");

@@ -32,7 +32,7 @@ fn stops_show_the_higher_level_line_and_the_instruction() {
     let text = run(&mut e, "break saxpy.cl:6");
     assert_eq!(
         text,
-        "Breakpoint 1 at 0x0008 (saxpy.cl:6)\nBreakpoint 2 at 0x0024 (saxpy.cl:6)\n"
+        "Breakpoint 1 at 0x0008 (saxpy.cl:6) (2 locations: 0x0008, 0x0024)\n"
     );
     let text = run(&mut e, "continue");
     assert!(
@@ -701,4 +701,213 @@ fn a_line_step_over_the_end_says_the_wave_exited() {
             "{command} again: {text}"
         );
     }
+}
+
+/// A kernel of tests/kernels/source/ (its `.cl` files beside it).
+fn source_kernel(name: &str) -> Engine {
+    let path = format!(
+        "{}/../tests/kernels/source/{name}",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let program = assemble_file(std::path::Path::new(&path)).unwrap_or_else(|e| panic!("{e}"));
+    let mut e = Engine::new(&program, LaunchOptions::default()).expect("launch");
+    e.set_kernel_path(&path);
+    e
+}
+
+/// amb/k.s: `.file 1 "src/a.cl"` and `.file 2 "lib/a.cl"`, line 3 of each one
+/// instruction (0x0 and 0x8), line 4 only in src/a.cl (0x10).
+#[test]
+fn a_directory_part_selects_the_file_and_a_shared_base_name_names_both() {
+    let mut e = source_kernel("amb/k.s");
+    assert_eq!(
+        run(&mut e, "break lib/a.cl:3"),
+        "Breakpoint 1 at 0x0008 (lib/a.cl:3)\n"
+    );
+    assert_eq!(
+        run(&mut e, "info line lib/a.cl:3"),
+        "Line 3 of \"lib/a.cl\" starts at address 0x0008 and ends at 0x0010.\n"
+    );
+    assert_eq!(run(&mut e, "list lib/a.cl:3,3"), "  B   3\tlib line 3\n");
+    assert_eq!(
+        fail(&mut e, "break lib/a.cl:4").message(),
+        "no code at line 4 of lib/a.cl"
+    );
+    // Whole components: `rc/a.cl` is not the end of `src/a.cl`; `./src/a.cl` is.
+    let m = fail(&mut e, "break rc/a.cl:3").message();
+    assert!(m.contains("no source file `rc/a.cl`"), "{m}");
+    assert_eq!(
+        run(&mut e, "break ./src/a.cl:4"),
+        "Breakpoint 2 at 0x0010 (src/a.cl:4)\n"
+    );
+    // A base name both files have: one breakpoint with a location in each, as gdb.
+    let text = run(&mut e, "break a.cl:3");
+    assert_eq!(
+        text,
+        "Note: breakpoint 1 also set at pc 0x0008.\n\
+         Breakpoint 3 at 0x0000 (src/a.cl:3) (2 locations: 0x0000, 0x0008)\n"
+    );
+    assert_eq!(
+        run(&mut e, "info line a.cl:3"),
+        "Line 3 of \"src/a.cl\" starts at address 0x0000 and ends at 0x0008.\n\
+         Line 3 of \"lib/a.cl\" starts at address 0x0008 and ends at 0x0010.\n"
+    );
+    // `list` shows one file: the two are named.
+    let m = fail(&mut e, "list a.cl:3").message();
+    assert!(
+        m.contains("`a.cl` is ambiguous: it names src/a.cl and lib/a.cl"),
+        "{m}"
+    );
+    // An absolute path names the file at that place.
+    let abs = format!(
+        "{}/../tests/kernels/source/amb/lib/a.cl",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let mut e = source_kernel("amb/k.s");
+    let text = run(&mut e, &format!("break {abs}:3"));
+    assert_eq!(text, "Breakpoint 1 at 0x0008 (lib/a.cl:3)\n");
+}
+
+/// A line whose code is in two stretches is one breakpoint with two locations: the
+/// table lists `N.1` and `N.2`, a temporary one goes whole at the first hit, and
+/// delete, disable, ignore and conditions apply to the breakpoint.
+#[test]
+fn a_line_of_several_stretches_is_one_breakpoint_of_several_locations() {
+    let mut e = saxpy();
+    let text = run(&mut e, "break saxpy.cl:6");
+    assert_eq!(
+        text,
+        "Breakpoint 1 at 0x0008 (saxpy.cl:6) (2 locations: 0x0008, 0x0024)\n"
+    );
+    let table = run(&mut e, "info breakpoints");
+    assert!(
+        table.contains("1    breakpoint      keep  y    <MULTIPLE>\n"),
+        "{table}"
+    );
+    assert!(
+        table.contains(
+            "1.1                        y    0x0008           0x0008 at src/saxpy.cl:6\n"
+        ),
+        "{table}"
+    );
+    assert!(table.contains("1.2 "), "{table}");
+    assert_eq!(e.breakpoints().len(), 1);
+    // Both locations stop under the one number, and count its hits (wave 0's).
+    run(&mut e, "delete");
+    run(&mut e, "break saxpy.cl:6 wave 0");
+    let (_, s) = stop(&mut e, "continue");
+    assert_eq!(breakpoint_of(&s).0, 2);
+    assert_eq!(pc(&e), 0x8);
+    let (_, s) = stop(&mut e, "continue");
+    assert_eq!(breakpoint_of(&s).0, 2);
+    assert_eq!(pc(&e), 0x24);
+    assert_eq!(e.breakpoints()[0].hits, 2);
+    // `delete 2` takes both locations.
+    run(&mut e, "delete 2");
+    assert!(e.breakpoints().is_empty());
+
+    // A temporary breakpoint is deleted whole when one location hits.
+    let mut e = saxpy();
+    run(&mut e, "tbreak saxpy.cl:6");
+    let (text, _) = stop(&mut e, "continue");
+    assert!(text.starts_with("Temporary breakpoint 1, "), "{text}");
+    assert!(e.breakpoints().is_empty(), "{:?}", e.breakpoints());
+    let (_, s) = stop(&mut e, "continue");
+    assert_eq!(s.reason, StopReason::Finished, "no hidden location is left");
+
+    // Disable, ignore and a condition apply to every location.
+    let mut e = saxpy();
+    run(&mut e, "break saxpy.cl:6");
+    run(&mut e, "ignore 1 1");
+    let (_, s) = stop(&mut e, "continue");
+    assert_eq!(breakpoint_of(&s).0, 1);
+    assert_eq!(e.breakpoints()[0].hits, 2, "the first hit ignored");
+    let mut e = saxpy();
+    run(&mut e, "break saxpy.cl:6");
+    run(&mut e, "disable 1");
+    let (_, s) = stop(&mut e, "continue");
+    assert_eq!(s.reason, StopReason::Finished);
+
+    // A second breakpoint at a location another has is noted, as gdb notes it.
+    let mut e = saxpy();
+    run(&mut e, "break saxpy.cl:6");
+    assert_eq!(
+        run(&mut e, "break *0x24"),
+        "Note: breakpoint 1 also set at pc 0x0024.\nBreakpoint 2 at 0x0024 (saxpy.cl:6)\n"
+    );
+    assert_eq!(
+        run(&mut e, "tbreak *0x24"),
+        "Note: breakpoints 1 and 2 also set at pc 0x0024.\n\
+         Temporary breakpoint 3 at 0x0024 (saxpy.cl:6)\n"
+    );
+}
+
+/// A saved session's `break FILE:LINE` loads as the one breakpoint of several locations.
+#[test]
+fn a_session_keeps_a_breakpoint_of_several_locations_whole() {
+    let mut e = saxpy();
+    run(&mut e, "break saxpy.cl:6");
+    let session = Session::capture(&e);
+    let mut again = saxpy();
+    session.apply(&mut again, "s.ron").expect("apply");
+    assert_eq!(again.breakpoints().len(), 1);
+    assert_eq!(again.breakpoints()[0].addrs, vec![0x8, 0x24]);
+}
+
+/// `advance FILE:LINE` and `until FILE:LINE` stop at whichever location of the line the
+/// wave reaches first, not only its first (mf/k.s: line 10 is at 0x48 and at 0x6c).
+#[test]
+fn advance_and_until_stop_at_any_location_of_the_line() {
+    for cmd in ["advance", "until"] {
+        let mut e = source_kernel("mf/k.s");
+        run(&mut e, "break main.cl:11");
+        stop(&mut e, "continue");
+        run(&mut e, "delete");
+        let (_, s) = stop(&mut e, &format!("{cmd} main.cl:10"));
+        assert_eq!(
+            s.reason,
+            StopReason::Reached(Reached::Address(0x6c)),
+            "{cmd}"
+        );
+        assert_eq!(line(&e), Some(10));
+    }
+    // saxpy: line 6 again at 0x24 after line 7's break.
+    let mut e = saxpy();
+    run(&mut e, "break saxpy.cl:7");
+    stop(&mut e, "continue");
+    run(&mut e, "delete");
+    let (_, s) = stop(&mut e, "advance saxpy.cl:6");
+    assert_eq!(s.reason, StopReason::Reached(Reached::Address(0x24)));
+}
+
+/// `bt`, `frame` and `info frame` name the higher-level line and the kernel as the
+/// function where the PC has line info (as gdb does from the symbol file), with the
+/// address only inside a row; the assembly line and label where it has none.
+#[test]
+fn frames_name_the_source_line_and_the_kernel() {
+    let mut e = source_kernel("mf/k.s");
+    // Before the first .loc: the assembly's line and the kernel (no label yet).
+    let bt = run(&mut e, "bt");
+    assert!(bt.starts_with("#0  0x0000 in k () at k.s:7\n"), "{bt}");
+    run(&mut e, "advance main.cl:15");
+    let bt = run(&mut e, "bt");
+    assert!(bt.starts_with("#0  k () at src/main.cl:15\n"), "{bt}");
+    let frame = run(&mut e, "frame");
+    assert!(
+        frame.starts_with("#0  k () at src/main.cl:15\n  15\t    out[i] = acc;\n"),
+        "{frame}"
+    );
+    let info = run(&mut e, "info frame");
+    assert!(
+        info.contains(" pc = 0x0070 <join+4> in k (src/main.cl:15); saved pc = none\n"),
+        "{info}"
+    );
+    assert!(info.contains(" source language opencl.\n"), "{info}");
+    // Inside a row: the address too, as gdb shows it.
+    run(&mut e, "stepi");
+    let bt = run(&mut e, "bt");
+    assert!(
+        bt.starts_with("#0  0x0078 in k () at src/main.cl:15\n"),
+        "{bt}"
+    );
 }

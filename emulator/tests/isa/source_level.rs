@@ -230,7 +230,7 @@ fn buffer_file_directive_is_unchanged() {
 
 #[test]
 fn file_errors() {
-    let u = "usage: .file N \"PATH\"";
+    let u = "usage: .file N [\"DIR\"] \"PATH\"";
     check(".file 1\nnop", 1, 1, "`.file 1` needs a quoted path", u);
     check(
         ".file 1 k.cl\nnop",
@@ -324,7 +324,7 @@ fn loc_errors() {
         2,
         10,
         "unknown `.loc` flag `epilogue`",
-        "flags: prologue_end, is_stmt 0|1",
+        "did you mean `epilogue_begin`?",
     );
     check(
         ".file 1 \"k.cl\"\n.loc 1 3 is_stmt 2\nnop",
@@ -558,4 +558,38 @@ fn hostile_objects_are_refused() {
             other => panic!("{from}: {other:?}"),
         }
     }
+}
+
+/// The options LLVM emits are accepted and set aside: `.loc`'s `epilogue_begin`,
+/// `discriminator N`, `isa N`, `view N`; `.file`'s DWARF 5 `md5 0x...` and
+/// `source "..."` (DIR joins NAME); malformed ones are errors.
+#[test]
+fn llvm_options_of_file_and_loc_are_accepted() {
+    let p = ok(
+        ".file 0 \"/d\" \"a.cl\" md5 0x00112233445566778899aabbccddeeff\n\
+         .file 1 \"b.cl\" md5 0x00112233445566778899AABBCCDDEEFF source \"x; \\\"y\\\"\"\n\
+         .loc 0 1 3 discriminator 2 isa 1 view 0\n vmovi v1, 0\n\
+         .loc 1 2 3 epilogue_begin view .LVU3\n end\n",
+    );
+    let paths: Vec<&str> = p
+        .source_info
+        .files
+        .iter()
+        .map(|f| f.path.as_str())
+        .collect();
+    assert_eq!(paths, ["/d/a.cl", "b.cl"]);
+    assert_eq!(p.source_info.rows.len(), 2);
+    let e = one(".file 1 \"a.cl\" md5 0x12\n end\n");
+    assert!(
+        e.message.contains("`md5` takes a 128-bit hex number"),
+        "{}",
+        e.message
+    );
+    let e = one(".file 1 \"a.cl\"\n.loc 1 2 discriminator x\n end\n");
+    assert!(
+        e.message
+            .contains("`discriminator` takes a number, not `x`"),
+        "{}",
+        e.message
+    );
 }

@@ -46,7 +46,7 @@ impl App {
         let bps = self.engine.breakpoints();
         let i = self.breakpoints.cursor;
         match i.checked_sub(bps.len()) {
-            None => bps.get(i).map(|b| (b.id, b.enabled, Some(b.addr))),
+            None => bps.get(i).map(|b| (b.id, b.enabled, Some(b.addr()))),
             Some(w) => self
                 .engine
                 .watchpoints()

@@ -126,7 +126,7 @@ impl App {
             .engine
             .breakpoints()
             .iter()
-            .filter(|b| on_line(b.addr))
+            .filter(|b| b.addrs.iter().any(|&a| on_line(a)))
             .map(|b| Command::Delete(Numbers::one(b.id)))
             .collect();
         if deletes.is_empty() {
@@ -164,7 +164,11 @@ impl App {
             .engine
             .breakpoints()
             .iter()
-            .filter(|b| h.line_of(&self.code, b.addr) == Some(line))
+            .filter(|b| {
+                b.addrs
+                    .iter()
+                    .any(|&a| h.line_of(&self.code, a) == Some(line))
+            })
             .map(|b| Command::Delete(Numbers::one(b.id)))
             .collect();
         let at = format!("{name}:{}", line + 1);

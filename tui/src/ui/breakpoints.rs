@@ -35,7 +35,14 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, hits: &mut HitMap) -> (boo
             } else {
                 Span::styled("○", theme::dim())
             },
-            Span::raw(format!(" break  {}", view::pc_text(m, b.addr))),
+            Span::raw(format!(
+                " break  {}{}",
+                view::pc_text(m, b.addr()),
+                match b.addrs.len() {
+                    1 => String::new(),
+                    n => format!(" (+{} locations)", n - 1),
+                }
+            )),
             Span::styled(extra, theme::dim()),
         ]));
     }

@@ -101,7 +101,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, hits: &mut HitMap) -> (boo
             .engine
             .breakpoints()
             .iter()
-            .filter(|b| b.addr == l.addr)
+            .filter(|b| b.is_at(l.addr))
             .map(|b| b.enabled)
             .max();
         let mark: Vec<&str> = marks

@@ -71,8 +71,10 @@ impl Marks {
             .collect();
         let mut bps: HashMap<usize, bool> = HashMap::new();
         for b in app.engine.breakpoints() {
-            if let Some(l) = row_of(b.addr) {
-                *bps.entry(l).or_insert(false) |= b.enabled;
+            for &a in &b.addrs {
+                if let Some(l) = row_of(a) {
+                    *bps.entry(l).or_insert(false) |= b.enabled;
+                }
             }
         }
         let mut findings: HashMap<usize, Vec<String>> = HashMap::new();

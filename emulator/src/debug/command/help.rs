@@ -464,8 +464,9 @@ does.
 
 gdb's source-level words work at the wave level. A kernel compiled from a higher-level
 language carries a line table (`.file`/`.loc`, docs/source-level.md): stops show its
-`FILE:LINE` and text below the instruction, `list`, `break FILE:LINE` (a breakpoint at
-the first statement of each stretch of code of the line), `info line` and `info source`
+`FILE:LINE` and text below the instruction, `list`, `break FILE:LINE` (one breakpoint
+with a location at the first statement of each stretch of code of the line, as gdb's
+`1.1`, `1.2`), `info line` and `info source`
 use it, and `step` (`s`), `next` (`n`), `reverse-step` (`rs`) and `reverse-next` (`rn`)
 move the selected wave by statements of its lines. A kernel without one (hand-written
 assembly, whose every line is one instruction) steps instructions: `step` and `next` as
@@ -479,7 +480,9 @@ during `finish`, so a barrier the wave waits at releases; with it on, a wave wai
 barrier cannot move and the stop says `continue, or set scheduler-locking off`. A wave
 has no call stack: `backtrace` (`bt`, `where`) and `frame` (`f`) show its one frame,
 gdb style (`#0  0x006c in next_word () at histogram.s:55`, the label the PC is in as
-the function), for the selected wave and lane; `info frame` describes it in gdb's words
+the function; where a line table has a line for the PC, as gdb shows it from the symbol
+file, the kernel as the function and that line: `#0  k () at src/main.cl:15`, the
+address only inside a row), for the selected wave and lane; `info frame` describes it in gdb's words
 (the outermost frame, no caller); `up` and `down` refuse as gdb does at the outermost
 and innermost frame. `info threads` is `info waves` and `thread N` is `wave N`. A
 temporary breakpoint's stop says `Temporary breakpoint N, ...`, as gdb's does. An
@@ -496,7 +499,13 @@ breakpoint stops when any lane satisfies it; the stop lists those lanes. `wave N
 as gdb's `thread N`, before `if` (`break loop wave 3 if v1 > 2`); the confirmation names
 them (`Breakpoint 2 at 0x0040 <loop>, wave 3, lane 5`). `ignore N COUNT` skips the next
 COUNT hits; `info breakpoints` lists breakpoints and watchpoints together by number, with
-hit counts. Continuing from a breakpoint steps over it once.
+hit counts. Continuing from a breakpoint steps over it once. A breakpoint of several
+locations (a source line in several stretches of code, a file name two files end in)
+is one number: `info breakpoints` lists its locations as `N.1`, `N.2`, a hit at any is
+its hit, and `delete`, `disable`, `condition`, `ignore` and a temporary one's deletion
+take it whole. A breakpoint at an address another already has is noted, as gdb does
+(`Note: breakpoint 1 also set at pc 0x0040.`). A location's file matches by whole
+trailing path components: `lib/a.cl` names `lib/a.cl` (not `src/a.cl`), `a.cl` both.
 
 ## Watchpoints
 

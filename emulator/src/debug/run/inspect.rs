@@ -38,13 +38,13 @@ impl Engine {
                 format!("No stack: wave {} has {}.", w.id, w.state.name()),
             ));
         }
-        // The label the PC is in stands for the function; before any, the kernel itself.
-        let func = view::label_at(m, w.pc).map_or(m.program().name.as_str(), |(n, _)| n);
-        let at = self
-            .source_place(w.pc)
-            .map(|p| format!(" at {p}"))
-            .unwrap_or_default();
-        let line = format!("#0  {} in {func} (){at}", view::addr_text(w.pc));
+        let (func, place) = self.frame_function(w.pc);
+        let at = place.map(|p| format!(" at {p}")).unwrap_or_default();
+        // As gdb: the address only where the PC is not at the start of its line's row.
+        let line = match self.line_row_at(w.pc) {
+            Some(r) if r.addr == w.pc => format!("#0  {func} (){at}"),
+            _ => format!("#0  {} in {func} (){at}", view::addr_text(w.pc)),
+        };
         Ok((
             line,
             Output::Frame {
@@ -52,6 +52,39 @@ impl Engine {
                 pc: w.pc,
             },
         ))
+    }
+
+    /// The function and `FILE:LINE` a frame at `pc` names, as gdb names them from the
+    /// symbol file: where the line table has a line for `pc`, the kernel (the higher-level
+    /// function) and that line; elsewhere the label the PC is in (the kernel before any)
+    /// and the assembly's line.
+    fn frame_function(&self, pc: u64) -> (&str, Option<String>) {
+        let m = self.machine();
+        if let Some(place) = crate::debug::lines::SourcePlace::at(m.program(), pc) {
+            return (m.program().name.as_str(), Some(place.to_string()));
+        }
+        // The label the PC is in stands for the function; before any, the kernel itself.
+        let func = view::label_at(m, pc).map_or(m.program().name.as_str(), |(n, _)| n);
+        (func, self.source_place(pc))
+    }
+
+    /// The source language `info frame` names: the higher-level file's by its extension
+    /// where the line table has a line for `pc`, else the assembly.
+    fn frame_language(&self, pc: u64) -> &'static str {
+        let Some(place) = crate::debug::lines::SourcePlace::at(self.machine().program(), pc) else {
+            return "wave32 assembly";
+        };
+        let ext = std::path::Path::new(&place.file)
+            .extension()
+            .and_then(|e| e.to_str())
+            .unwrap_or_default()
+            .to_ascii_lowercase();
+        match ext.as_str() {
+            "cl" => "opencl",
+            "c" | "h" => "c",
+            "cc" | "cpp" | "cxx" | "hpp" | "hh" | "hip" | "cu" => "c++",
+            _ => "unknown",
+        }
     }
 
     /// `FILE:LINE` of the instruction at `pc`, when the engine has the kernel's source.
@@ -111,7 +144,12 @@ impl Engine {
             "{line}
 "
         );
-        if let Some(src) = self.source_line_at(pc) {
+        // The line's text: the frame line named the higher-level FILE:LINE already.
+        let src = match self.high_level_line_at(pc) {
+            Some(hl) => hl.split_once('\n').map(|(_, t)| t.to_string()),
+            None => self.source_line_at(pc),
+        };
+        if let Some(src) = src {
             text.push_str(&src);
             text.push('\n');
         }
@@ -125,15 +163,13 @@ impl Engine {
         let Output::Frame { pc, .. } = value else {
             return Ok(CommandOutput::default());
         };
-        let func = view::label_at(m, pc).map_or(m.program().name.as_str(), |(n, _)| n);
-        let place = self
-            .source_place(pc)
-            .map(|p| format!(" ({p})"))
-            .unwrap_or_default();
+        let (func, place) = self.frame_function(pc);
+        let place = place.map(|p| format!(" ({p})")).unwrap_or_default();
         let text = format!(
-            "Stack level 0, frame of {}:\n pc = {} in {func}{place}; saved pc = none\n Outermost frame: this GPU has no call stack, so no caller and no saved registers.\n source language wave32 assembly.\n",
+            "Stack level 0, frame of {}:\n pc = {} in {func}{place}; saved pc = none\n Outermost frame: this GPU has no call stack, so no caller and no saved registers.\n source language {}.\n",
             self.frame_owner(),
             view::pc_text(m, pc),
+            self.frame_language(pc),
         );
         Ok(CommandOutput::with(text, value))
     }

@@ -245,10 +245,10 @@ impl Engine {
                 Ok(self.stopped(stop))
             }
             Command::Advance(location) | Command::Until(Some(location)) => {
-                let a = self
-                    .resolve_location(location)
+                let addrs = self
+                    .resolve_locations(location)
                     .map_err(|e| CommandError::engine(name, e))?;
-                self.resumed(|e| e.advance(a))
+                self.resumed(|e| e.advance_to_any(&addrs))
             }
             Command::AdvanceBarrier => self.resumed(Engine::advance_to_barrier),
             Command::Finish => self.resumed(Engine::finish_wave),

@@ -19,20 +19,37 @@ impl Engine {
         temporary: bool,
     ) -> Result<CommandOutput, CommandError> {
         let name = if temporary { "tbreak" } else { "break" };
+        let others: Vec<(u32, Vec<u64>)> = self
+            .breakpoints()
+            .iter()
+            .map(|b| (b.id, b.addrs.clone()))
+            .collect();
         let id = self
             .add_breakpoint(location, condition.clone(), filters, temporary)
             .map_err(|e| CommandError::engine(name, e))?;
-        let mut more = String::new();
-        for addr in self.more_line_locations(location) {
-            let at = Location::Address(addr);
-            let extra = self.break_command(&at, condition, filters, temporary)?;
-            more.push_str(&extra.text);
-        }
-        let addr = self
+        let addrs = self
             .breakpoints()
             .iter()
             .find(|b| b.id == id)
-            .map_or(0, |b| b.addr);
+            .map_or_else(Vec::new, |b| b.addrs.clone());
+        let addr = addrs.first().copied().unwrap_or_default();
+        // As gdb: a breakpoint at an address another already has is noted.
+        let mut notes = String::new();
+        for &a in &addrs {
+            let also: Vec<u32> = others
+                .iter()
+                .filter(|(_, at)| at.contains(&a))
+                .map(|(n, _)| *n)
+                .collect();
+            if !also.is_empty() {
+                let _ = writeln!(
+                    notes,
+                    "Note: {} also set at pc {}.",
+                    view::numbered_list("breakpoint", &also),
+                    view::addr_text(a)
+                );
+            }
+        }
         // As gdb confirms a thread-specific breakpoint: every filter is named.
         let mut filter_text = String::new();
         if let Some(w) = filters.wave {
@@ -61,19 +78,26 @@ impl Engine {
                     })
             })
             .unwrap_or_default();
-        let text = format!(
-            "{} {id} at {}{line}{filter_text}{}\n",
-            if temporary {
-                "Temporary breakpoint"
-            } else {
-                "Breakpoint"
-            },
-            view::pc_text(self.machine(), addr),
-            condition
-                .as_ref()
-                .map(|c| format!(" if {c}"))
-                .unwrap_or_default()
-        ) + &more;
+        let locations = if addrs.len() > 1 {
+            let list: Vec<String> = addrs.iter().map(|&a| view::addr_text(a)).collect();
+            format!(" ({} locations: {})", addrs.len(), list.join(", "))
+        } else {
+            String::new()
+        };
+        let text = notes
+            + &format!(
+                "{} {id} at {}{line}{locations}{filter_text}{}\n",
+                if temporary {
+                    "Temporary breakpoint"
+                } else {
+                    "Breakpoint"
+                },
+                view::pc_text(self.machine(), addr),
+                condition
+                    .as_ref()
+                    .map(|c| format!(" if {c}"))
+                    .unwrap_or_default()
+            );
         Ok(CommandOutput::with(text, Output::PointSet(id)))
     }
 

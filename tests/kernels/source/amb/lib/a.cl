@@ -1,0 +1,10 @@
+lib line 1
+lib line 2
+lib line 3
+lib line 4
+lib line 5
+lib line 6
+lib line 7
+lib line 8
+lib line 9
+lib line 10

@@ -1,0 +1,10 @@
+src line 1
+src line 2
+src line 3
+src line 4
+src line 5
+src line 6
+src line 7
+src line 8
+src line 9
+src line 10
