@@ -40,6 +40,7 @@ pub fn errno(e: &EngineError) -> u8 {
         EngineError::NoPoint(_) | EngineError::NoBreakpoint(_) => ENOENT,
         EngineError::NoLabel { .. }
         | EngineError::NoSourceFile { .. }
+        | EngineError::NotALine { .. }
         | EngineError::AmbiguousSourceFile { .. }
         | EngineError::NoCodeOnLine { .. }
         | EngineError::NotAnInstruction(_)

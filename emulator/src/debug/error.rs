@@ -95,6 +95,15 @@ pub enum EngineError {
         /// The kernel's source as it was opened.
         kernel_source: String,
     },
+    /// `FILE:WORD` naming a higher-level source file (a `.file` of the line table) with
+    /// a word that is no line number: such files have lines, labels are the kernel's own.
+    #[error("`{text}` is not a line number of `{file}` (labels name the kernel's own code)")]
+    NotALine {
+        /// The file named.
+        file: String,
+        /// What came after the colon.
+        text: String,
+    },
     /// `FILE:...` for a `list` naming a base name two or more source files share.
     #[error("`{file}` is ambiguous: it names {matches}; give more of the path")]
     AmbiguousSourceFile {

@@ -27,6 +27,20 @@ impl Engine {
         let addrs = match location {
             Location::Address(a) => vec![*a],
             Location::Label { file, name, offset } => {
+                // A higher-level file has lines, not labels: `saxpy.cl:abc` is a bad line.
+                if let Some(f) = file
+                    .as_deref()
+                    .filter(|f| !self.line_files_named(f).is_empty())
+                {
+                    return Err(EngineError::NotALine {
+                        file: f.to_string(),
+                        text: if *offset == 0 {
+                            name.clone()
+                        } else {
+                            format!("{name}+{offset}")
+                        },
+                    });
+                }
                 self.check_source_file(file.as_deref())?;
                 let base = program
                     .labels

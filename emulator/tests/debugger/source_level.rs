@@ -119,6 +119,18 @@ fn break_on_a_line_without_statements_is_refused() {
     // The .s file's own lines still work by its name.
     let text = run(&mut e, "break saxpy_src.s:60");
     assert!(text.starts_with("Breakpoint 1 at 0x"), "{text}");
+    // A word after a higher-level file is a bad line number, not an unknown file.
+    for line in [
+        "break saxpy.cl:abc",
+        "list saxpy.cl:abc",
+        "info line saxpy.cl:abc",
+    ] {
+        assert_eq!(
+            run_line(&mut e, line).unwrap_err().message(),
+            "`abc` is not a line number of `saxpy.cl` (labels name the kernel's own code)",
+            "{line}"
+        );
+    }
 }
 
 #[test]
