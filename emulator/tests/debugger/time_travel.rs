@@ -691,3 +691,60 @@ again:
     assert_eq!(e.machine().waves[w].id, 5);
     assert_eq!(e.machine().waves[w].executed, 2 * 1999 + 1);
 }
+
+/// `reverse-continue` stops at the `brk` stops and faults `continue` stopped at, newest
+/// first, each exactly where the forward run stopped for it (the same machine, the same
+/// reason), as rr reports traps and signals backwards; then at the start.
+#[test]
+fn reverse_continue_stops_at_brk_and_faults_as_continue_does() {
+    let brk = "\
+.kernel brkloop
+.workgroup 32
+.grid 1
+    umovi u10, 3
+loop:
+    uaddi u10, u10, -1
+    brk
+    br.unz u10, loop
+    end
+";
+    let oob = "\
+.kernel oob
+.workgroup 96
+.buffer b, 16
+.arg u[0:1], b
+    vlaneid v0
+    vshli v0, v0, 2
+    ld.ubase.b32 v1, u[0:1], v0, 0
+    wait.vm 0
+    end
+";
+    for (src, want) in [(brk, "BreakInstruction"), (oob, "Fault")] {
+        let p = assemble(src, "k.s", None).expect("kernel");
+        let mut e = Engine::new(&p, LaunchOptions::default()).expect("launch");
+        let mut stops = Vec::new();
+        loop {
+            let s = e.continue_all();
+            if !format!("{:?}", s.reason).starts_with(want) {
+                break;
+            }
+            stops.push((s.clone(), e.machine().clone()));
+        }
+        assert_eq!(stops.len(), 3, "{want}: three stops forward");
+        for (fwd, m) in stops.iter().rev() {
+            let s = e.reverse_continue();
+            assert_eq!(s.reason, fwd.reason, "{want} at count {}", fwd.instructions);
+            assert_eq!(
+                (s.wave_id, s.pc, s.instructions),
+                (fwd.wave_id, fwd.pc, fwd.instructions)
+            );
+            same(e.machine(), m).expect("the machine the forward stop left");
+        }
+        let s = e.reverse_continue();
+        assert_eq!(
+            s.reason,
+            StopReason::Blocked(Blocked::HistoryStart),
+            "{want}"
+        );
+    }
+}

@@ -132,7 +132,7 @@ pub const HELP: &[HelpEntry] = &[
         name: "reverse-continue",
         aliases: &["rc"],
         usage: "reverse-continue",
-        about: "run backwards to the previous point where a breakpoint or watchpoint stops (a watchpoint: right before the instruction that made the access, with the values it found and left), or to the start of the history",
+        about: "run backwards to the previous point where a breakpoint or watchpoint stops (a watchpoint: right before the instruction that made the access, with the values it found and left), or where `continue` stopped for a `brk` or a fault (right after it, as the forward stop left the machine, with the same reason), or to the start of the history",
     },
     HelpEntry {
         name: "last-write",
