@@ -907,7 +907,14 @@ fn stop_points(o: &Oracle, bps: &[ArmedBp], wps: &[ArmedWp]) -> Vec<(u64, u32, u
         };
         let olds: Vec<Vec<u8>> = wps.iter().map(|x| view(&m, x)).collect();
         let (_, event) = o.step(&mut m);
-        if matches!(event, Some(Event::Fault(_))) {
+        // `brk` and faults stop there, after the instruction, in both directions.
+        let trap = match event {
+            Some(Event::Fault(f)) => Some(StopReason::Fault(f)),
+            Some(Event::Break { .. }) => Some(StopReason::BreakInstruction),
+            _ => None,
+        };
+        if let Some(reason) = trap {
+            out.push((m.stats.wave_instructions, id, m.waves[w].pc, reason));
             continue;
         }
         let accesses = m.access_log().map(|l| l.hits.clone()).unwrap_or_default();
@@ -1340,12 +1347,19 @@ proptest! {
         let points = stop_points(&o, &armed_bps, &armed_wps);
         let mut from = vec![end];
         from.extend(starts.iter().map(|s| s.index(end as usize + 1) as u64));
+        let is_trap = |r: &StopReason| matches!(r, StopReason::BreakInstruction | StopReason::Fault(_));
         for start in from {
             e.goto(start).expect("goto");
+            // A trap at the count the machine is at is behind it, unless it is that stop.
+            let mut at_trap = false;
             for _ in 0..3 {
                 let now = e.machine().stats.wave_instructions;
                 let stop = e.reverse_continue();
-                let want = points.iter().rev().find(|(c, ..)| *c < now);
+                let want = points
+                    .iter()
+                    .rev()
+                    .find(|(c, .., r)| *c < now || (*c == now && is_trap(r) && !at_trap));
+                at_trap = is_trap(&stop.reason);
                 match want {
                     Some((count, id, pc, reason)) => {
                         prop_assert_eq!(&stop.reason, reason, "from {}", now);
