@@ -748,3 +748,60 @@ loop:
         );
     }
 }
+
+/// `last-write exec` names the EXEC instruction that last set the selected wave's mask,
+/// with the mask before and after it (as `goto` shows them), walking back on repeats; the
+/// expression language's other names that are not memory are refused by name, never read
+/// as an address.
+#[test]
+fn last_write_of_exec_and_refusals_of_names_that_are_not_memory() {
+    let mut e = engine(4, 0);
+    let run = |e: &mut Engine, line: &str| {
+        run_line(e, line)
+            .unwrap_or_else(|err| panic!("{line}: {err}"))
+            .text
+    };
+    run(&mut e, "continue");
+    run(&mut e, "wave 1");
+    let field = |text: &str, key: &str| -> u64 {
+        let at = text.find(key).expect(key) + key.len();
+        let word: String = text[at..]
+            .chars()
+            .take_while(|c| !c.is_whitespace())
+            .collect();
+        let word = word.trim_end_matches([',', ')']);
+        match word.strip_prefix("0x") {
+            Some(h) => u64::from_str_radix(h, 16).expect("hex"),
+            None => word.parse().expect("number"),
+        }
+    };
+    let mut counts = Vec::new();
+    for _ in 0..3 {
+        let text = run(&mut e, "last-write exec");
+        assert!(text.starts_with("exec: written by wave 1 "), "{text}");
+        assert!(text.contains("(exec."), "an EXEC instruction: {text}");
+        counts.push((
+            field(&text, "goto "),
+            field(&text, "before: "),
+            field(&text, "after:  "),
+        ));
+    }
+    assert!(
+        counts.windows(2).all(|w| w[1].0 < w[0].0),
+        "walks back: {counts:?}"
+    );
+    for (count, before, after) in counts {
+        run(&mut e, &format!("goto {count}"));
+        run(&mut e, "wave 1");
+        assert_eq!(field(&run(&mut e, "print/x exec"), "= "), before);
+        run(&mut e, "stepi");
+        assert_eq!(field(&run(&mut e, "print/x exec"), "= "), after);
+    }
+    for name in ["pc", "lane", "wave"] {
+        let err = run_line(&mut e, &format!("last-write {name}"))
+            .expect_err("refused")
+            .to_string();
+        assert!(err.contains(&format!("`last-write {name}`")), "{err}");
+        assert!(!err.contains("memory"), "{err}");
+    }
+}

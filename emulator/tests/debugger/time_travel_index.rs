@@ -548,7 +548,7 @@ impl Oracle {
         let (wave, file, reg, lane) = match *target {
             WriteTarget::Vector { wave, reg, lane } => (wave, RegFile::Vector, reg, lane),
             WriteTarget::Uniform { wave, reg } => (wave, RegFile::Uniform, reg, None),
-            WriteTarget::Memory { .. } => unreachable!(),
+            WriteTarget::Memory { .. } | WriteTarget::Exec { .. } => unreachable!(),
         };
         let upto = before.min(self.end()) as usize;
         for (i, s) in self.steps[..upto].iter().enumerate().rev() {

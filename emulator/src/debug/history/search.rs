@@ -322,6 +322,12 @@ pub enum WriteTarget {
         /// Uniform register number, 0-63.
         reg: u8,
     },
+    /// The EXEC mask of wave `wave` (global id): written by `exec.set`, `exec.and.save`
+    /// and `exec.andn.save` (every lane's bit at once).
+    Exec {
+        /// The wave's global id.
+        wave: u32,
+    },
 }
 
 /// The answer of `last-write`.
@@ -675,18 +681,26 @@ impl Engine {
                     addr.saturating_add(len),
                 )]));
             }
-            WriteTarget::Vector { wave, reg, .. } | WriteTarget::Uniform { wave, reg } => {
-                let file = match target {
-                    WriteTarget::Uniform { .. } => RegFile::Uniform,
-                    _ => RegFile::Vector,
+            WriteTarget::Vector { wave, .. }
+            | WriteTarget::Uniform { wave, .. }
+            | WriteTarget::Exec { wave } => {
+                let writes = |u: &RegUse, word: &CodeWord| match *target {
+                    WriteTarget::Uniform { reg, .. } => u
+                        .writes()
+                        .any(|r| r.file == RegFile::Uniform && r.contains(reg)),
+                    WriteTarget::Vector { reg, .. } => u
+                        .writes()
+                        .any(|r| r.file == RegFile::Vector && r.contains(reg)),
+                    _ => matches!(word, CodeWord::Instr(d) if writes_exec(d.op)),
                 };
                 uses = code.iter().map(RegUse::of).collect();
                 let only = BreakAt::Only(Arc::from([(Some(wave), None)]));
                 hooks.marks = uses
                     .iter()
+                    .zip(code.iter())
                     .enumerate()
-                    .map(|(i, u)| {
-                        if u.writes().any(|r| r.file == file && r.contains(reg)) {
+                    .map(|(i, (u, word))| {
+                        if writes(u, word) {
                             probe.code_word(i);
                             only.clone()
                         } else {
@@ -773,9 +787,20 @@ impl Engine {
     }
 }
 
+/// Whether an instruction of `op` writes its wave's EXEC mask.
+fn writes_exec(op: crate::exec::Op) -> bool {
+    use crate::isa::op::ExecOp;
+    use crate::isa::Op;
+    matches!(
+        op,
+        Op::Exec(ExecOp::Set | ExecOp::AndSave | ExecOp::AndNotSave)
+    )
+}
+
 /// The value of a register target in wave `w`, little-endian (one lane, or all 32).
 fn register_value(target: &WriteTarget, w: &crate::wave::Wave) -> Option<Vec<u8>> {
     match *target {
+        WriteTarget::Exec { .. } => Some(w.exec.to_le_bytes().to_vec()),
         WriteTarget::Uniform { reg, .. } => Some(w.u.get(reg as usize)?.to_le_bytes().to_vec()),
         // A register past v127 has no value (and no writes).
         WriteTarget::Vector { reg, .. } if reg as usize >= crate::wave::VREGS => None,

@@ -517,6 +517,7 @@ impl Engine {
                 reg: *reg,
                 lane: *lane,
             },
+            LastWriteTarget::Exec => WriteTarget::Exec { wave: id },
             LastWriteTarget::Memory(m) => {
                 let addr = self.eval(name, &m.addr, None)? as u64;
                 // A range outside memory was never written: say where it is, as `x` does,
