@@ -805,3 +805,38 @@ fn last_write_of_exec_and_refusals_of_names_that_are_not_memory() {
         assert!(!err.contains("memory"), "{err}");
     }
 }
+
+/// Repeating `last-write` past the oldest write keeps saying there is none (it does not
+/// start over at the newest), and an interrupted one shows no usage line: nothing in it
+/// was mistyped.
+#[test]
+fn last_write_walks_stop_at_the_oldest_and_interrupts_show_no_usage() {
+    let src = "\
+.kernel k
+.workgroup 32
+    vlaneid v0
+    vshli v0, v0, 2
+    end
+";
+    let p = assemble(src, "k.s", None).expect("kernel");
+    let mut e = Engine::new(&p, LaunchOptions::default()).expect("launch");
+    let run = |e: &mut Engine, line: &str| {
+        run_line(e, line)
+            .unwrap_or_else(|err| panic!("{line}: {err}"))
+            .text
+    };
+    run(&mut e, "stepi 2");
+    assert!(run(&mut e, "last-write v0[1]").contains("instruction 2 "));
+    assert!(run(&mut e, "last-write v0[1]").contains("instruction 1 "));
+    for _ in 0..3 {
+        let text = run(&mut e, "last-write v0[1]");
+        assert!(text.contains("no write before instruction 0"), "{text}");
+    }
+    // Another target starts its own walk.
+    assert!(run(&mut e, "last-write v0[2]").contains("instruction 2 "));
+    e.interrupt_handle().interrupt();
+    let err = run_line(&mut e, "last-write v0[3]").expect_err("interrupted");
+    assert!(err.to_string().starts_with("Interrupted"), "{err}");
+    assert_eq!(err.usage(), None);
+    assert!(!err.to_string().contains("usage"), "{err}");
+}

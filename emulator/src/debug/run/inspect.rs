@@ -592,7 +592,9 @@ impl Engine {
                 )))
             }
             None => {
-                self.last_write_walk = None;
+                // The walk stays at its end: asked again, there is still none before it
+                // (rather than starting over at the newest write).
+                self.last_write_walk = Some((target, before));
                 Ok(CommandOutput::text(format!(
                     "{t}: no write before instruction {before} in the recorded history.\n"
                 )))
