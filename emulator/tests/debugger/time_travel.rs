@@ -840,3 +840,20 @@ fn last_write_walks_stop_at_the_oldest_and_interrupts_show_no_usage() {
     assert_eq!(err.usage(), None);
     assert!(!err.to_string().contains("usage"), "{err}");
 }
+
+/// `set history-size` takes a bound of at least 1 MiB: gdb's 0 and `unlimited` (no
+/// bound) are refused by name, not taken as "smallest possible" or "not a number".
+#[test]
+fn history_size_refuses_no_bound() {
+    let mut e = histogram();
+    for v in ["0", "unlimited", "0x0"] {
+        let err = run_line(&mut e, &format!("set history-size {v}"))
+            .expect_err("refused")
+            .to_string();
+        assert!(
+            err.contains("needs a bound") && err.contains("at least 1"),
+            "{v}: {err}"
+        );
+    }
+    run_line(&mut e, "set history-size 1").expect("1 MiB");
+}

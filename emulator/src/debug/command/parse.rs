@@ -1052,6 +1052,10 @@ fn set_command(l: &Line<'_>, rest: &str) -> Result<Command, ParseError> {
         if v.is_empty() {
             return Err(l.error("set history-size MIB"));
         }
+        // gdb's 0 and `unlimited` mean no bound; snapshot memory needs one here.
+        if v == "unlimited" || expr::parse_u64(v) == Ok(0) {
+            return Err(l.error_at(v, format!("`set history-size {v}`: snapshot memory needs a bound (MiB, at least 1; the default is 256)")));
+        }
         let max = crate::debug::history::MAX_HISTORY_MIB;
         return Ok(Command::HistorySize(l.number_at_most(v, max)?));
     }
