@@ -2122,3 +2122,46 @@ same:
         "{text}"
     );
 }
+
+/// Interrupted in the middle of its replay (from a snapshot far back, under a small
+/// history size), a `reverse-stepi` or `goto` leaves the machine where it was: the
+/// replay's point is before the target, unrelated to either end.
+#[test]
+fn an_interrupted_replay_leaves_the_machine_where_it_was() {
+    let mut e = long_engine();
+    e.set_history_size(1);
+    let end = e.machine().clone();
+    let total = end.stats.wave_instructions;
+    let progress = e.progress_handle();
+    let mut interrupted_once = false;
+    for attempt in 0..6 {
+        let handle = e.interrupt_handle();
+        let progress = progress.clone();
+        // Interrupts once the replay has moved away from the end (a snapshot restored).
+        let interrupter = std::thread::spawn(move || {
+            let start = std::time::Instant::now();
+            while progress.get().instructions == total
+                && start.elapsed() < std::time::Duration::from_secs(5)
+            {
+                std::thread::yield_now();
+            }
+            handle.interrupt();
+        });
+        let stop = if attempt % 2 == 0 {
+            e.reverse_step(1)
+        } else {
+            e.goto(total - 1).expect("goto")
+        };
+        interrupter.join().expect("interrupter");
+        if stop.reason == StopReason::Interrupted {
+            interrupted_once = true;
+            same(e.machine(), &end).expect("stays where it was");
+            assert_eq!(stop.instructions, total);
+        } else {
+            e.goto(total).expect("back to the end");
+        }
+        // A request left over (the replay ended first) must not stop the next one.
+        e.interrupt_handle().cancel();
+    }
+    assert!(interrupted_once, "some replay was interrupted");
+}

@@ -358,7 +358,7 @@ impl Engine {
     }
 
     /// Replays to `target` and puts the machine there, reporting `reason`; interrupted on
-    /// the way, the machine is where the replay got to, reported as interrupted. `None`:
+    /// the way, the machine stays where it was, reported as interrupted. `None`:
     /// the record does not reach `target`.
     fn travel(
         &mut self,
@@ -378,10 +378,14 @@ impl Engine {
             progress: &progress,
         };
         match self.history.replay_to(target, Some(watch))? {
-            Replayed::Reached(m, at) => Some(self.arrive(m, at, wave, reason)),
-            Replayed::Interrupted(m, at) => {
+            Replayed::Reached(m, at) => Some(self.arrive(*m, at, wave, reason)),
+            // The replay's point is before the target (it runs forward from an older
+            // snapshot), unrelated to where the command started or where it was going:
+            // the machine stays where it was, and the stop says so.
+            Replayed::Interrupted => {
                 let w = self.selected_wave;
-                Some(self.arrive(m, at, Some(w), StopReason::Interrupted))
+                self.progress.publish(&self.machine);
+                Some(self.finish(self.event(StopReason::Interrupted, Some(w))))
             }
         }
     }
