@@ -857,3 +857,17 @@ fn history_size_refuses_no_bound() {
     }
     run_line(&mut e, "set history-size 1").expect("1 MiB");
 }
+
+/// gdb's words: `reverse-nexti` (`rni`) is `reverse-stepi`, `info record` is `info
+/// history`.
+#[test]
+fn gdb_reverse_words_are_known() {
+    let mut e = histogram();
+    run_line(&mut e, "stepi 4").expect("stepi");
+    for (line, executed) in [("reverse-nexti", 3), ("rni 2", 1)] {
+        run_line(&mut e, line).unwrap_or_else(|err| panic!("{line}: {err}"));
+        assert_eq!(e.machine().waves[0].executed, executed, "{line}");
+    }
+    let record = run_line(&mut e, "info record").expect("info record").text;
+    assert_eq!(record, run_line(&mut e, "info history").expect("info").text);
+}

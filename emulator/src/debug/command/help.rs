@@ -112,9 +112,9 @@ pub const HELP: &[HelpEntry] = &[
     },
     HelpEntry {
         name: "reverse-stepi",
-        aliases: &["rsi"],
+        aliases: &["rsi", "reverse-nexti", "rni"],
         usage: "reverse-stepi [N]",
-        about: "run the selected wave N instructions (default 1) backwards: the whole machine as it was right before that instruction; at the start of the history, as far back as it goes",
+        about: "run the selected wave N instructions (default 1) backwards: the whole machine as it was right before that instruction; at the start of the history, as far back as it goes; `reverse-nexti` (`rni`) is the same, as `nexti` is `stepi`",
     },
     HelpEntry {
         name: "reverse-step",

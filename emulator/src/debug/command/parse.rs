@@ -1017,7 +1017,7 @@ pub const INFO_TOPICS: &[InfoTopic] = &[
     topic("watchpoints", &["watch"]),
     topic("changes", &[]),
     topic("display", &["displays"]),
-    topic("history", &[]),
+    topic("history", &["record"]),
     topic("findings", &["checks"]),
     topic("buffers", &["buffer"]),
     topic("labels", &["label", "symbols"]),
