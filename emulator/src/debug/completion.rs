@@ -242,6 +242,7 @@ impl Words {
                     strings(SPACES)
                         .chain(self.buffers.iter().cloned())
                         .chain(registers())
+                        .chain(std::iter::once("exec".to_string()))
                         .collect(),
                 ),
                 _ => none(),

@@ -131,6 +131,14 @@ pub enum EngineError {
     NoBreakpoint(u32),
 }
 
+impl EngineError {
+    /// Whether the operation was interrupted (Ctrl-C, `interrupt`): nothing in the command
+    /// was wrong, so a front end shows no usage line for it.
+    pub fn is_interrupt(&self) -> bool {
+        matches!(self, EngineError::SearchInterrupted { .. })
+    }
+}
+
 fn labels_hint(labels: &[String]) -> String {
     if labels.is_empty() {
         String::new()

@@ -139,6 +139,8 @@ fn every_command_and_alias_runs() {
         ("reverse-stepi", "stepi 3".to_string()),
         ("reverse-stepi", "reverse-stepi".to_string()),
         ("reverse-stepi", "rsi 1".to_string()),
+        ("reverse-stepi", "reverse-nexti".to_string()),
+        ("reverse-stepi", "rni 1".to_string()),
         ("goto", "goto 1".to_string()),
         ("goto", "info history".to_string()),
         ("goto", "set history-size 64".to_string()),

@@ -691,3 +691,183 @@ again:
     assert_eq!(e.machine().waves[w].id, 5);
     assert_eq!(e.machine().waves[w].executed, 2 * 1999 + 1);
 }
+
+/// `reverse-continue` stops at the `brk` stops and faults `continue` stopped at, newest
+/// first, each exactly where the forward run stopped for it (the same machine, the same
+/// reason), as rr reports traps and signals backwards; then at the start.
+#[test]
+fn reverse_continue_stops_at_brk_and_faults_as_continue_does() {
+    let brk = "\
+.kernel brkloop
+.workgroup 32
+.grid 1
+    umovi u10, 3
+loop:
+    uaddi u10, u10, -1
+    brk
+    br.unz u10, loop
+    end
+";
+    let oob = "\
+.kernel oob
+.workgroup 96
+.buffer b, 16
+.arg u[0:1], b
+    vlaneid v0
+    vshli v0, v0, 2
+    ld.ubase.b32 v1, u[0:1], v0, 0
+    wait.vm 0
+    end
+";
+    for (src, want) in [(brk, "BreakInstruction"), (oob, "Fault")] {
+        let p = assemble(src, "k.s", None).expect("kernel");
+        let mut e = Engine::new(&p, LaunchOptions::default()).expect("launch");
+        let mut stops = Vec::new();
+        loop {
+            let s = e.continue_all();
+            if !format!("{:?}", s.reason).starts_with(want) {
+                break;
+            }
+            stops.push((s.clone(), e.machine().clone()));
+        }
+        assert_eq!(stops.len(), 3, "{want}: three stops forward");
+        for (fwd, m) in stops.iter().rev() {
+            let s = e.reverse_continue();
+            assert_eq!(s.reason, fwd.reason, "{want} at count {}", fwd.instructions);
+            assert_eq!(
+                (s.wave_id, s.pc, s.instructions),
+                (fwd.wave_id, fwd.pc, fwd.instructions)
+            );
+            same(e.machine(), m).expect("the machine the forward stop left");
+        }
+        let s = e.reverse_continue();
+        assert_eq!(
+            s.reason,
+            StopReason::Blocked(Blocked::HistoryStart),
+            "{want}"
+        );
+    }
+}
+
+/// `last-write exec` names the EXEC instruction that last set the selected wave's mask,
+/// with the mask before and after it (as `goto` shows them), walking back on repeats; the
+/// expression language's other names that are not memory are refused by name, never read
+/// as an address.
+#[test]
+fn last_write_of_exec_and_refusals_of_names_that_are_not_memory() {
+    let mut e = engine(4, 0);
+    let run = |e: &mut Engine, line: &str| {
+        run_line(e, line)
+            .unwrap_or_else(|err| panic!("{line}: {err}"))
+            .text
+    };
+    run(&mut e, "continue");
+    run(&mut e, "wave 1");
+    let field = |text: &str, key: &str| -> u64 {
+        let at = text.find(key).expect(key) + key.len();
+        let word: String = text[at..]
+            .chars()
+            .take_while(|c| !c.is_whitespace())
+            .collect();
+        let word = word.trim_end_matches([',', ')']);
+        match word.strip_prefix("0x") {
+            Some(h) => u64::from_str_radix(h, 16).expect("hex"),
+            None => word.parse().expect("number"),
+        }
+    };
+    let mut counts = Vec::new();
+    for _ in 0..3 {
+        let text = run(&mut e, "last-write exec");
+        assert!(text.starts_with("exec: written by wave 1 "), "{text}");
+        assert!(text.contains("(exec."), "an EXEC instruction: {text}");
+        counts.push((
+            field(&text, "goto "),
+            field(&text, "before: "),
+            field(&text, "after:  "),
+        ));
+    }
+    assert!(
+        counts.windows(2).all(|w| w[1].0 < w[0].0),
+        "walks back: {counts:?}"
+    );
+    for (count, before, after) in counts {
+        run(&mut e, &format!("goto {count}"));
+        run(&mut e, "wave 1");
+        assert_eq!(field(&run(&mut e, "print/x exec"), "= "), before);
+        run(&mut e, "stepi");
+        assert_eq!(field(&run(&mut e, "print/x exec"), "= "), after);
+    }
+    for name in ["pc", "lane", "wave"] {
+        let err = run_line(&mut e, &format!("last-write {name}"))
+            .expect_err("refused")
+            .to_string();
+        assert!(err.contains(&format!("`last-write {name}`")), "{err}");
+        assert!(!err.contains("memory"), "{err}");
+    }
+}
+
+/// Repeating `last-write` past the oldest write keeps saying there is none (it does not
+/// start over at the newest), and an interrupted one shows no usage line: nothing in it
+/// was mistyped.
+#[test]
+fn last_write_walks_stop_at_the_oldest_and_interrupts_show_no_usage() {
+    let src = "\
+.kernel k
+.workgroup 32
+    vlaneid v0
+    vshli v0, v0, 2
+    end
+";
+    let p = assemble(src, "k.s", None).expect("kernel");
+    let mut e = Engine::new(&p, LaunchOptions::default()).expect("launch");
+    let run = |e: &mut Engine, line: &str| {
+        run_line(e, line)
+            .unwrap_or_else(|err| panic!("{line}: {err}"))
+            .text
+    };
+    run(&mut e, "stepi 2");
+    assert!(run(&mut e, "last-write v0[1]").contains("instruction 2 "));
+    assert!(run(&mut e, "last-write v0[1]").contains("instruction 1 "));
+    for _ in 0..3 {
+        let text = run(&mut e, "last-write v0[1]");
+        assert!(text.contains("no write before instruction 0"), "{text}");
+    }
+    // Another target starts its own walk.
+    assert!(run(&mut e, "last-write v0[2]").contains("instruction 2 "));
+    e.interrupt_handle().interrupt();
+    let err = run_line(&mut e, "last-write v0[3]").expect_err("interrupted");
+    assert!(err.to_string().starts_with("Interrupted"), "{err}");
+    assert_eq!(err.usage(), None);
+    assert!(!err.to_string().contains("usage"), "{err}");
+}
+
+/// `set history-size` takes a bound of at least 1 MiB: gdb's 0 and `unlimited` (no
+/// bound) are refused by name, not taken as "smallest possible" or "not a number".
+#[test]
+fn history_size_refuses_no_bound() {
+    let mut e = histogram();
+    for v in ["0", "unlimited", "0x0"] {
+        let err = run_line(&mut e, &format!("set history-size {v}"))
+            .expect_err("refused")
+            .to_string();
+        assert!(
+            err.contains("needs a bound") && err.contains("at least 1"),
+            "{v}: {err}"
+        );
+    }
+    run_line(&mut e, "set history-size 1").expect("1 MiB");
+}
+
+/// gdb's words: `reverse-nexti` (`rni`) is `reverse-stepi`, `info record` is `info
+/// history`.
+#[test]
+fn gdb_reverse_words_are_known() {
+    let mut e = histogram();
+    run_line(&mut e, "stepi 4").expect("stepi");
+    for (line, executed) in [("reverse-nexti", 3), ("rni 2", 1)] {
+        run_line(&mut e, line).unwrap_or_else(|err| panic!("{line}: {err}"));
+        assert_eq!(e.machine().waves[0].executed, executed, "{line}");
+    }
+    let record = run_line(&mut e, "info record").expect("info record").text;
+    assert_eq!(record, run_line(&mut e, "info history").expect("info").text);
+}

@@ -548,7 +548,7 @@ impl Oracle {
         let (wave, file, reg, lane) = match *target {
             WriteTarget::Vector { wave, reg, lane } => (wave, RegFile::Vector, reg, lane),
             WriteTarget::Uniform { wave, reg } => (wave, RegFile::Uniform, reg, None),
-            WriteTarget::Memory { .. } => unreachable!(),
+            WriteTarget::Memory { .. } | WriteTarget::Exec { .. } => unreachable!(),
         };
         let upto = before.min(self.end()) as usize;
         for (i, s) in self.steps[..upto].iter().enumerate().rev() {
@@ -907,7 +907,14 @@ fn stop_points(o: &Oracle, bps: &[ArmedBp], wps: &[ArmedWp]) -> Vec<(u64, u32, u
         };
         let olds: Vec<Vec<u8>> = wps.iter().map(|x| view(&m, x)).collect();
         let (_, event) = o.step(&mut m);
-        if matches!(event, Some(Event::Fault(_))) {
+        // `brk` and faults stop there, after the instruction, in both directions.
+        let trap = match event {
+            Some(Event::Fault(f)) => Some(StopReason::Fault(f)),
+            Some(Event::Break { .. }) => Some(StopReason::BreakInstruction),
+            _ => None,
+        };
+        if let Some(reason) = trap {
+            out.push((m.stats.wave_instructions, id, m.waves[w].pc, reason));
             continue;
         }
         let accesses = m.access_log().map(|l| l.hits.clone()).unwrap_or_default();
@@ -1340,12 +1347,19 @@ proptest! {
         let points = stop_points(&o, &armed_bps, &armed_wps);
         let mut from = vec![end];
         from.extend(starts.iter().map(|s| s.index(end as usize + 1) as u64));
+        let is_trap = |r: &StopReason| matches!(r, StopReason::BreakInstruction | StopReason::Fault(_));
         for start in from {
             e.goto(start).expect("goto");
+            // A trap at the count the machine is at is behind it, unless it is that stop.
+            let mut at_trap = false;
             for _ in 0..3 {
                 let now = e.machine().stats.wave_instructions;
                 let stop = e.reverse_continue();
-                let want = points.iter().rev().find(|(c, ..)| *c < now);
+                let want = points
+                    .iter()
+                    .rev()
+                    .find(|(c, .., r)| *c < now || (*c == now && is_trap(r) && !at_trap));
+                at_trap = is_trap(&stop.reason);
                 match want {
                     Some((count, id, pc, reason)) => {
                         prop_assert_eq!(&stop.reason, reason, "from {}", now);
@@ -2107,4 +2121,47 @@ same:
         ),
         "{text}"
     );
+}
+
+/// Interrupted in the middle of its replay (from a snapshot far back, under a small
+/// history size), a `reverse-stepi` or `goto` leaves the machine where it was: the
+/// replay's point is before the target, unrelated to either end.
+#[test]
+fn an_interrupted_replay_leaves_the_machine_where_it_was() {
+    let mut e = long_engine();
+    e.set_history_size(1);
+    let end = e.machine().clone();
+    let total = end.stats.wave_instructions;
+    let progress = e.progress_handle();
+    let mut interrupted_once = false;
+    for attempt in 0..6 {
+        let handle = e.interrupt_handle();
+        let progress = progress.clone();
+        // Interrupts once the replay has moved away from the end (a snapshot restored).
+        let interrupter = std::thread::spawn(move || {
+            let start = std::time::Instant::now();
+            while progress.get().instructions == total
+                && start.elapsed() < std::time::Duration::from_secs(5)
+            {
+                std::thread::yield_now();
+            }
+            handle.interrupt();
+        });
+        let stop = if attempt % 2 == 0 {
+            e.reverse_step(1)
+        } else {
+            e.goto(total - 1).expect("goto")
+        };
+        interrupter.join().expect("interrupter");
+        if stop.reason == StopReason::Interrupted {
+            interrupted_once = true;
+            same(e.machine(), &end).expect("stays where it was");
+            assert_eq!(stop.instructions, total);
+        } else {
+            e.goto(total).expect("back to the end");
+        }
+        // A request left over (the replay ended first) must not stop the next one.
+        e.interrupt_handle().cancel();
+    }
+    assert!(interrupted_once, "some replay was interrupted");
 }

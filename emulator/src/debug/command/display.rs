@@ -102,6 +102,7 @@ impl Display for LastWriteTarget {
             LastWriteTarget::Vector { reg, lane: None } => write!(f, "v{reg}"),
             LastWriteTarget::Vector { reg, lane: Some(l) } => write!(f, "v{reg}[{l}]"),
             LastWriteTarget::Uniform(r) => write!(f, "u{r}"),
+            LastWriteTarget::Exec => f.write_str("exec"),
         }
     }
 }

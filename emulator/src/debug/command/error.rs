@@ -57,6 +57,11 @@ impl ParseError {
 /// What an unknown command's error suggests.
 pub(super) const HELP_HINT: &str = "help lists every command";
 
+/// The usage an engine refusal shows: none for an interrupt (nothing was mistyped).
+fn engine_usage(command: &str, error: &EngineError) -> Option<&'static str> {
+    usage(command).filter(|_| !error.is_interrupt())
+}
+
 fn usage_line(usage: Option<&str>) -> String {
     usage.map(|u| format!("\nusage: {u}")).unwrap_or_default()
 }
@@ -71,7 +76,7 @@ pub enum CommandError {
     Parse(#[from] ParseError),
     /// The engine refused the operation (no such label, wave, point; a range outside
     /// memory).
-    #[error("{error}{}", usage_line(usage(command)))]
+    #[error("{error}{}", usage_line(engine_usage(command, error)))]
     Engine {
         /// The command's canonical name, whose usage the message shows.
         command: &'static str,
@@ -138,8 +143,8 @@ impl CommandError {
     pub fn usage(&self) -> Option<&'static str> {
         match self {
             CommandError::Parse(p) => p.usage,
-            CommandError::Engine { command, .. }
-            | CommandError::Eval { command, .. }
+            CommandError::Engine { command, error } => engine_usage(command, error),
+            CommandError::Eval { command, .. }
             | CommandError::Memory { command, .. }
             | CommandError::Refused { command, .. } => usage(command),
         }

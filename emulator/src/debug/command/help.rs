@@ -112,9 +112,9 @@ pub const HELP: &[HelpEntry] = &[
     },
     HelpEntry {
         name: "reverse-stepi",
-        aliases: &["rsi"],
+        aliases: &["rsi", "reverse-nexti", "rni"],
         usage: "reverse-stepi [N]",
-        about: "run the selected wave N instructions (default 1) backwards: the whole machine as it was right before that instruction; at the start of the history, as far back as it goes",
+        about: "run the selected wave N instructions (default 1) backwards: the whole machine as it was right before that instruction; at the start of the history, as far back as it goes; `reverse-nexti` (`rni`) is the same, as `nexti` is `stepi`",
     },
     HelpEntry {
         name: "reverse-step",
@@ -132,13 +132,13 @@ pub const HELP: &[HelpEntry] = &[
         name: "reverse-continue",
         aliases: &["rc"],
         usage: "reverse-continue",
-        about: "run backwards to the previous point where a breakpoint or watchpoint stops (a watchpoint: right before the instruction that made the access, with the values it found and left), or to the start of the history",
+        about: "run backwards to the previous point where a breakpoint or watchpoint stops (a watchpoint: right before the instruction that made the access, with the values it found and left), or where `continue` stopped for a `brk` or a fault (right after it, as the forward stop left the machine, with the same reason), or to the start of the history",
     },
     HelpEntry {
         name: "last-write",
         aliases: &[],
-        usage: "last-write [SPACE:]ADDR [LEN] | last-write vN[L] | last-write uN",
-        about: "name the last write before now of memory, a vector register (one lane or any) or a uniform register of the selected wave, whether or not it changed the value (a register is written in the lanes active in EXEC): the wave, lanes, PC, instruction count and the values before and after, \"(value unchanged)\" when equal; memory that does not exist (unallocated, outside its window) is an error, as for `x`; Ctrl-C interrupts the search; repeat it to walk further back (the machine stays where it is; `goto` the count to see it)",
+        usage: "last-write [SPACE:]ADDR [LEN] | last-write vN[L] | last-write uN | last-write exec",
+        about: "name the last write before now of memory, a vector register (one lane or any), a uniform register or EXEC (`exec.set`, `exec.and.save`, `exec.andn.save`: who last changed the lanes that run) of the selected wave, whether or not it changed the value (a register is written in the lanes active in EXEC): the wave, lanes, PC, instruction count and the values before and after, \"(value unchanged)\" when equal; memory that does not exist (unallocated, outside its window) is an error, as for `x`; `pc`, `lane` and `wave` are refused by name (every instruction moves `pc`: `reverse-stepi`); Ctrl-C interrupts the search; repeat it to walk further back, past the oldest write saying again that there is none (the machine stays where it is; `goto` the count to see it)",
     },
     HelpEntry {
         name: "goto",
@@ -252,7 +252,7 @@ pub const HELP: &[HelpEntry] = &[
         name: "set",
         aliases: &[],
         usage: "set REG = VALUE | set vN[L] = VALUE | set SPACE:ADDR = VALUE | set scheduler-locking on|off | set history-size MIB | set check races|sync|init|hazards|xlane|all [on|off] | set context [on|off] | set context-sections SECTION,...|all | set confirm [on|off] | set format lanes|registers|memory hex|unsigned|signed|f32 | set memory-unit bytes|words | set split left|source|console|lanes PERCENT|default | set width N|unlimited",
-        about: "change a register (vN sets every lane), one lane, a u32 in memory, or a setting; `set check` turns sanitizer detectors on or off (a finding stops the run; see docs/sanitizer.md); as in gdb, a setting's `on` may be left out (or written 1, yes, enable; `off` as 0, no, disable); `set context on` shows the context after every stop (on by default in the REPL) and `set context-sections` chooses its sections, in order, from reason, code, source, regs, lanes, exec; `set confirm off` lets `restart` and `load` throw the recorded history away without asking first (on by default, as in gdb); `set width N` fits output to N columns (0 or unlimited: no limit, the default; the REPL on a terminal follows the terminal's width until `set width` is used); `set format` chooses how the TUI's lane grid, Registers pane or Memory pane writes values and `set memory-unit` whether the Memory pane shows bytes or 32-bit words (the TUI's keys send these; a saved session keeps them); `set split` gives the TUI's left column, the source above the disassembly, the console or the lane grid that share of its column, 10-90 percent (`default`: the TUI's own; the keys `+`, `-`, `<`, `>` send it)",
+        about: "change a register (vN sets every lane), one lane, a u32 in memory, or a setting; `set check` turns sanitizer detectors on or off (a finding stops the run; see docs/sanitizer.md); as in gdb, a setting's `on` may be left out (or written 1, yes, enable; `off` as 0, no, disable); `set context on` shows the context after every stop (on by default in the REPL) and `set context-sections` chooses its sections, in order, from reason, code, source, regs, lanes, exec; `set history-size MIB` bounds time travel's snapshot memory (default 256, at least 1; 0 and unlimited, gdb's no bound, are refused); `set confirm off` lets `restart` and `load` throw the recorded history away without asking first (on by default, as in gdb); `set width N` fits output to N columns (0 or unlimited: no limit, the default; the REPL on a terminal follows the terminal's width until `set width` is used); `set format` chooses how the TUI's lane grid, Registers pane or Memory pane writes values and `set memory-unit` whether the Memory pane shows bytes or 32-bit words (the TUI's keys send these; a saved session keeps them); `set split` gives the TUI's left column, the source above the disassembly, the console or the lane grid that share of its column, 10-90 percent (`default`: the TUI's own; the keys `+`, `-`, `<`, `>` send it)",
     },
     HelpEntry {
         name: "why",

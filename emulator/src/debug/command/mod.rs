@@ -135,6 +135,8 @@ pub enum LastWriteTarget {
     },
     /// Uniform register N (0-63) of the selected wave.
     Uniform(u8),
+    /// The selected wave's EXEC mask.
+    Exec,
 }
 
 /// A display expression: shown after every stop, with an optional format letter.

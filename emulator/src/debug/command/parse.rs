@@ -929,6 +929,13 @@ fn last_write_target(l: &Line<'_>, t: &str) -> Result<LastWriteTarget, ParseErro
     if let Some(r) = reg(t, 'u', crate::wave::UREGS) {
         return Ok(LastWriteTarget::Uniform(r));
     }
+    if t == "exec" {
+        return Ok(LastWriteTarget::Exec);
+    }
+    // The expression language's other names are not memory: never read as an address.
+    if let Some(why) = not_written(t) {
+        return Err(l.error_at(t, format!("`last-write {t}`: {why}")));
+    }
     if let Some(r) = reg(t, 'v', crate::wave::VREGS) {
         return Ok(LastWriteTarget::Vector { reg: r, lane: None });
     }
@@ -961,6 +968,17 @@ fn last_write_target(l: &Line<'_>, t: &str) -> Result<LastWriteTarget, ParseErro
         addr: l.expr("bad expression", addr)?,
         len,
     }))
+}
+
+/// Why `last-write` refuses a name of the expression language that is not memory, a
+/// vector, uniform register or EXEC (the others it takes): `pc`, `lane`, `wave`.
+fn not_written(t: &str) -> Option<&'static str> {
+    Some(match t {
+        "pc" => "every instruction of the wave writes `pc` (each moves it): the instruction before is `reverse-stepi`",
+        "lane" => "`lane` is the selected lane's number, not a register the kernel writes",
+        "wave" => "`wave` is the selected wave's number, not a register the kernel writes",
+        _ => return None,
+    })
 }
 
 /// A boolean setting's value as gdb reads one: `on`, `1`, `yes`, `enable` or nothing;
@@ -999,7 +1017,7 @@ pub const INFO_TOPICS: &[InfoTopic] = &[
     topic("watchpoints", &["watch"]),
     topic("changes", &[]),
     topic("display", &["displays"]),
-    topic("history", &[]),
+    topic("history", &["record"]),
     topic("findings", &["checks"]),
     topic("buffers", &["buffer"]),
     topic("labels", &["label", "symbols"]),
@@ -1033,6 +1051,10 @@ fn set_command(l: &Line<'_>, rest: &str) -> Result<Command, ParseError> {
     if let Some(v) = setting("history-size") {
         if v.is_empty() {
             return Err(l.error("set history-size MIB"));
+        }
+        // gdb's 0 and `unlimited` mean no bound; snapshot memory needs one here.
+        if v == "unlimited" || expr::parse_u64(v) == Ok(0) {
+            return Err(l.error_at(v, format!("`set history-size {v}`: snapshot memory needs a bound (MiB, at least 1; the default is 256)")));
         }
         let max = crate::debug::history::MAX_HISTORY_MIB;
         return Ok(Command::HistorySize(l.number_at_most(v, max)?));

@@ -16,6 +16,16 @@ pub(super) struct Summary {
     /// Memory written, per space (global, shared, scratch), as `(page key, lines)` sorted
     /// by key ([`Machine::written_since`]).
     written: [Vec<(u64, u64)>; 3],
+    /// Whether a wave faulted in it (more waves are faulted at its end than at its
+    /// start: a faulted wave keeps its slot, so the count never falls).
+    faulted: bool,
+}
+
+/// How many waves of `m` are faulted.
+fn faulted_waves(m: &Machine) -> usize {
+    (m.waves.iter())
+        .filter(|w| w.state == crate::wave::WaveState::Faulted)
+        .count()
 }
 
 impl Summary {
@@ -36,11 +46,13 @@ impl Summary {
             // A machine that was not keeping the code run says nothing about it.
             ran: (m.ran.len() == code_words.div_ceil(64)).then(|| m.ran.clone()),
             written: m.written_since(prev),
+            faulted: faulted_waves(m) != faulted_waves(prev),
         }
     }
 
     /// Adds `other` (the next interval: the two become one when a snapshot is dropped).
     pub(super) fn merge(&mut self, other: &Summary) {
+        self.faulted |= other.faulted;
         self.ran = match (self.ran.take(), &other.ran) {
             (Some(mut a), Some(b)) if a.len() == b.len() => {
                 a.iter_mut().zip(b).for_each(|(x, y)| *x |= y);
@@ -75,16 +87,17 @@ impl Summary {
             None => probe.code.iter().any(|&b| b != 0),
             Some(ran) => ran.iter().zip(&probe.code).any(|(a, b)| a & b != 0),
         };
-        ran || probe.writes.iter().any(|&(space, lo, hi)| {
-            let written = &self.written[space as usize];
-            let page = |a: u64| a & !4095;
-            // The pages the range covers, each with the lines of it that fall there.
-            let start = written.partition_point(|&(k, _)| k < page(lo));
-            written[start..]
-                .iter()
-                .take_while(|&&(k, _)| k < hi)
-                .any(|&(k, lines)| lines & range_lines(k, lo, hi) != 0)
-        })
+        ran || (probe.faults && self.faulted)
+            || probe.writes.iter().any(|&(space, lo, hi)| {
+                let written = &self.written[space as usize];
+                let page = |a: u64| a & !4095;
+                // The pages the range covers, each with the lines of it that fall there.
+                let start = written.partition_point(|&(k, _)| k < page(lo));
+                written[start..]
+                    .iter()
+                    .take_while(|&&(k, _)| k < hi)
+                    .any(|&(k, lines)| lines & range_lines(k, lo, hi) != 0)
+            })
     }
 }
 
@@ -108,6 +121,8 @@ pub(super) struct Probe {
     /// Ranges `(space, first byte, one past the last)`, keyed as [`Summary`] keys memory:
     /// global addresses, shared window offsets, offsets in a wave's scratch.
     pub writes: Vec<(Space, u64, u64)>,
+    /// Whether a wave faulting is a hit (`reverse-continue` stops at faults, as `continue`).
+    pub faults: bool,
 }
 
 impl Probe {
@@ -116,6 +131,7 @@ impl Probe {
         Probe {
             code: vec![0; words.div_ceil(64)],
             writes: Vec::new(),
+            faults: false,
         }
     }
 
@@ -128,7 +144,7 @@ impl Probe {
 
     /// Whether it looks for nothing at all (a search for it can only find nothing).
     pub fn is_empty(&self) -> bool {
-        self.code.iter().all(|&b| b == 0) && self.writes.is_empty()
+        self.code.iter().all(|&b| b == 0) && self.writes.is_empty() && !self.faults
     }
 
     /// Looks at writes to `[addr, addr + len)` of `space` too: for scratch, `addr` is an
@@ -156,6 +172,7 @@ mod tests {
         Summary {
             ran: Some(vec![0b100]),
             written,
+            faulted: false,
         }
     }
 
@@ -188,6 +205,9 @@ mod tests {
         assert!(!s.may_hold(&p));
         p.code_word(2);
         assert!(s.may_hold(&p));
+        let mut p = Probe::new(64);
+        p.faults = true;
+        assert!(!s.may_hold(&p), "no wave faulted");
     }
 
     #[test]
@@ -196,14 +216,20 @@ mod tests {
         let b = Summary {
             ran: Some(vec![0b1]),
             written: [vec![(0, 4), (4096, 1)], vec![(0, 1)], vec![]],
+            faulted: true,
         };
         a.merge(&b);
         assert_eq!(a.ran, Some(vec![0b101]));
         assert_eq!(a.written[0], vec![(0, 5), (4096, 1), (8192, 2)]);
         assert_eq!(a.written[1], vec![(0, 1)]);
+        let mut faults = Probe::new(64);
+        faults.faults = true;
+        assert!(!faults.is_empty());
+        assert!(a.may_hold(&faults), "a fault in either: a fault in both");
         let unknown = Summary {
             ran: None,
             written: Default::default(),
+            faulted: false,
         };
         a.merge(&unknown);
         let mut p = Probe::new(64);

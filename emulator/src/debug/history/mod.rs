@@ -427,9 +427,9 @@ impl History {
         let done_at = |mut m: Machine, at: (usize, u64), reached: bool| {
             m.stop_before = None;
             Some(if reached {
-                Replayed::Reached(m, at)
+                Replayed::Reached(Box::new(m), at)
             } else {
-                Replayed::Interrupted(m, at)
+                Replayed::Interrupted
             })
         };
         for (i, e) in self.log.iter().enumerate().skip(snap.entry) {
@@ -497,9 +497,10 @@ impl History {
 enum Replayed {
     /// At the point asked for: the machine, and its position in the record (before entry
     /// `.0`, with `.1` of it done).
-    Reached(Machine, (usize, u64)),
-    /// Interrupted on the way, at this (consistent) point.
-    Interrupted(Machine, (usize, u64)),
+    Reached(Box<Machine>, (usize, u64)),
+    /// Interrupted on the way (the machine it had got to is not kept: it is before the
+    /// point asked for, unrelated to where the command started).
+    Interrupted,
 }
 
 impl Engine {

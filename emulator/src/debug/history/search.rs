@@ -20,10 +20,13 @@ use crate::wave::WaveState;
 use std::sync::Arc;
 
 /// Which side of an instruction a walk is on.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 enum Side {
     Before,
     After,
+    /// After an instruction that stopped the run it was part of as a trap does (`brk`, a
+    /// fault), with the machine's event ([`Hooks::traps`]).
+    Trap(Event),
 }
 
 /// A wave's instruction seen by a walk: the wave index, its global id, and how many
@@ -53,6 +56,9 @@ struct Hooks {
     marks: Vec<BreakAt>,
     /// The ranges whose accesses are looked at.
     accesses: Option<AccessLog>,
+    /// Whether `brk` and faults are looked at (after the instruction, as a forward run
+    /// stops for them).
+    traps: bool,
 }
 
 /// What a backward search needs besides the record: when to give up, and where to say it
@@ -99,6 +105,7 @@ impl History {
         let mut m = snap.machine.clone();
         m.break_at.clone_from(&hooks.marks);
         m.accesses.clone_from(&hooks.accesses);
+        let traps = hooks.traps;
         let seen_at = |m: &Machine, w: usize, done: u64| {
             m.waves.get(w).map(|x| Seen {
                 wave: w,
@@ -119,9 +126,12 @@ impl History {
             if marked {
                 visit(Side::Before, seen, m);
             }
-            let _ = m.step_scheduled(w);
+            let event = m.step_scheduled(w);
             if marked || m.accesses.as_ref().is_some_and(|l| !l.hits.is_empty()) {
                 visit(Side::After, seen, m);
+            }
+            if let Some(e @ (Event::Break { .. } | Event::Fault(_))) = event.filter(|_| traps) {
+                visit(Side::Trap(e), seen, m);
             }
         };
         for e in self.log.iter().skip(snap.entry) {
@@ -138,6 +148,19 @@ impl History {
                         watch.progress.publish(&m);
                         let before = m.stats.wave_instructions;
                         let event = m.run(Some((target - before).min(CHUNK)));
+                        // `brk` and faults stop a run: the instruction has executed (a
+                        // fault before executing one, without counting it).
+                        let trap = match &event {
+                            Some(Event::Break { wave, pc }) => Some((*wave, *pc)),
+                            Some(Event::Fault(f)) => m.wave_index(f.wave).map(|w| (w, f.pc)),
+                            _ => None,
+                        };
+                        if let Some((wave, pc)) = trap.filter(|_| traps) {
+                            // Its target is the count, not the wave's instruction.
+                            if let (Some(seen), Some(e)) = (seen_at(&m, wave, 0), event.clone()) {
+                                visit(Side::Trap(e), Seen { pc, ..seen }, &mut m);
+                            }
+                        }
                         match event {
                             Some(Event::BreakpointHit { wave, pc }) => {
                                 let Some(seen) = seen_at(&m, wave, 0) else {
@@ -299,6 +322,12 @@ pub enum WriteTarget {
         /// Uniform register number, 0-63.
         reg: u8,
     },
+    /// The EXEC mask of wave `wave` (global id): written by `exec.set`, `exec.and.save`
+    /// and `exec.andn.save` (every lane's bit at once).
+    Exec {
+        /// The wave's global id.
+        wave: u32,
+    },
 }
 
 /// The answer of `last-write`.
@@ -329,7 +358,7 @@ impl Engine {
     }
 
     /// Replays to `target` and puts the machine there, reporting `reason`; interrupted on
-    /// the way, the machine is where the replay got to, reported as interrupted. `None`:
+    /// the way, the machine stays where it was, reported as interrupted. `None`:
     /// the record does not reach `target`.
     fn travel(
         &mut self,
@@ -349,10 +378,14 @@ impl Engine {
             progress: &progress,
         };
         match self.history.replay_to(target, Some(watch))? {
-            Replayed::Reached(m, at) => Some(self.arrive(m, at, wave, reason)),
-            Replayed::Interrupted(m, at) => {
+            Replayed::Reached(m, at) => Some(self.arrive(*m, at, wave, reason)),
+            // The replay's point is before the target (it runs forward from an older
+            // snapshot), unrelated to where the command started or where it was going:
+            // the machine stays where it was, and the stop says so.
+            Replayed::Interrupted => {
                 let w = self.selected_wave;
-                Some(self.arrive(m, at, Some(w), StopReason::Interrupted))
+                self.progress.publish(&self.machine);
+                Some(self.finish(self.event(StopReason::Interrupted, Some(w))))
             }
         }
     }
@@ -484,6 +517,13 @@ impl Engine {
                 p.code_word(i);
             }
         }
+        // `brk` and faults stop a forward run: they stop a backward one too.
+        p.faults = true;
+        for (i, word) in code.iter().enumerate() {
+            if matches!(word, CodeWord::Instr(d) if d.op == crate::exec::Op::Brk) {
+                p.code_word(i);
+            }
+        }
         let scratch = self.machine.launch().scratch_bytes as u64;
         for wp in self.watchpoints.iter().filter(|w| w.enabled) {
             let space = wp.scope.space();
@@ -509,10 +549,20 @@ impl Engine {
     /// the machine is at the earliest point the search had cleared (or stays).
     pub fn reverse_continue(&mut self) -> StopEvent {
         let now = self.machine.stats.wave_instructions;
+        // A trap at the current count is behind the machine unless the machine is at its
+        // very stop (the last stop was a trap there): then the search starts before it.
+        let at_trap = self.last.as_ref().is_some_and(|s| {
+            s.instructions == now
+                && matches!(
+                    s.reason,
+                    StopReason::BreakInstruction | StopReason::Fault(_)
+                )
+        });
         let probe = self.reverse_probe();
         let hooks = Hooks {
             marks: self.machine.break_at.clone(),
             accesses: self.machine.accesses.clone(),
+            traps: true,
         };
         let open = self.history.open_summary(&self.machine);
         let history = std::mem::take(&mut self.history);
@@ -524,9 +574,19 @@ impl Engine {
             progress: &progress,
         };
         let back = history.search_back(now, &probe, open.as_ref(), watch, |k, end| {
-            let mut last: Option<(Seen, StopReason)> = None;
+            let mut last: Option<(Seen, Option<u64>, StopReason)> = None;
             history.scan(k, end, &hooks, watch, |side, seen, m| {
                 let count = m.stats.wave_instructions;
+                // A trap stops where the forward run stopped: right after it, at its count.
+                if let Side::Trap(event) = &side {
+                    if count < now || (count == now && !at_trap) {
+                        std::mem::swap(&mut self.machine, m);
+                        let stop = self.machine_event(event.clone(), Some(seen.wave));
+                        std::mem::swap(&mut self.machine, m);
+                        last = Some((seen, Some(count), stop.reason));
+                    }
+                    return;
+                }
                 let stop = match side {
                     Side::Before if count < now => {
                         std::mem::swap(&mut self.machine, m);
@@ -543,7 +603,7 @@ impl Engine {
                     _ => None,
                 };
                 if let Some(stop) = stop {
-                    last = Some((seen, stop.reason));
+                    last = Some((seen, None, stop.reason));
                 }
             })?;
             Ok(last)
@@ -557,11 +617,14 @@ impl Engine {
             e.travel(StopBefore::Count(0), Some(w), start)
         };
         let stop = match back {
-            Back::Found((seen, reason)) => {
-                let target = StopBefore::Wave {
-                    wave: seen.wave,
-                    id: seen.id,
-                    executed: seen.executed,
+            Back::Found((seen, count, reason)) => {
+                let target = match count {
+                    Some(count) => StopBefore::Count(count),
+                    None => StopBefore::Wave {
+                        wave: seen.wave,
+                        id: seen.id,
+                        executed: seen.executed,
+                    },
                 };
                 self.travel(target, Some(seen.wave), reason)
             }
@@ -622,18 +685,26 @@ impl Engine {
                     addr.saturating_add(len),
                 )]));
             }
-            WriteTarget::Vector { wave, reg, .. } | WriteTarget::Uniform { wave, reg } => {
-                let file = match target {
-                    WriteTarget::Uniform { .. } => RegFile::Uniform,
-                    _ => RegFile::Vector,
+            WriteTarget::Vector { wave, .. }
+            | WriteTarget::Uniform { wave, .. }
+            | WriteTarget::Exec { wave } => {
+                let writes = |u: &RegUse, word: &CodeWord| match *target {
+                    WriteTarget::Uniform { reg, .. } => u
+                        .writes()
+                        .any(|r| r.file == RegFile::Uniform && r.contains(reg)),
+                    WriteTarget::Vector { reg, .. } => u
+                        .writes()
+                        .any(|r| r.file == RegFile::Vector && r.contains(reg)),
+                    _ => matches!(word, CodeWord::Instr(d) if writes_exec(d.op)),
                 };
                 uses = code.iter().map(RegUse::of).collect();
                 let only = BreakAt::Only(Arc::from([(Some(wave), None)]));
                 hooks.marks = uses
                     .iter()
+                    .zip(code.iter())
                     .enumerate()
-                    .map(|(i, u)| {
-                        if u.writes().any(|r| r.file == file && r.contains(reg)) {
+                    .map(|(i, (u, word))| {
+                        if writes(u, word) {
                             probe.code_word(i);
                             only.clone()
                         } else {
@@ -674,7 +745,7 @@ impl Engine {
                             last = Some(found(hit.0, hit.1, hit.2));
                         }
                     }
-                    (WriteTarget::Memory { .. }, Side::Before) => {}
+                    (WriteTarget::Memory { .. }, Side::Before) | (_, Side::Trap(_)) => {}
                     (_, Side::Before) => pending = Some((seen, w.exec, register_value(target, w))),
                     (_, Side::After) => {
                         let Some((at, exec, old)) = pending.take().filter(|p| p.0 == seen) else {
@@ -720,9 +791,20 @@ impl Engine {
     }
 }
 
+/// Whether an instruction of `op` writes its wave's EXEC mask.
+fn writes_exec(op: crate::exec::Op) -> bool {
+    use crate::isa::op::ExecOp;
+    use crate::isa::Op;
+    matches!(
+        op,
+        Op::Exec(ExecOp::Set | ExecOp::AndSave | ExecOp::AndNotSave)
+    )
+}
+
 /// The value of a register target in wave `w`, little-endian (one lane, or all 32).
 fn register_value(target: &WriteTarget, w: &crate::wave::Wave) -> Option<Vec<u8>> {
     match *target {
+        WriteTarget::Exec { .. } => Some(w.exec.to_le_bytes().to_vec()),
         WriteTarget::Uniform { reg, .. } => Some(w.u.get(reg as usize)?.to_le_bytes().to_vec()),
         // A register past v127 has no value (and no writes).
         WriteTarget::Vector { reg, .. } if reg as usize >= crate::wave::VREGS => None,
@@ -837,6 +919,7 @@ impl Engine {
         let mut hooks = Hooks {
             marks: vec![BreakAt::No; code.len()],
             accesses: None,
+            traps: false,
         };
         let mark = BreakAt::Only(Arc::from([(Some(id), None)]));
         for &pc in pcs {

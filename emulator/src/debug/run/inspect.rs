@@ -553,6 +553,7 @@ impl Engine {
                 reg: *reg,
                 lane: *lane,
             },
+            LastWriteTarget::Exec => WriteTarget::Exec { wave: id },
             LastWriteTarget::Memory(m) => {
                 let addr = self.eval(name, &m.addr, None)? as u64;
                 // A range outside memory was never written: say where it is, as `x` does,
@@ -627,7 +628,9 @@ impl Engine {
                 )))
             }
             None => {
-                self.last_write_walk = None;
+                // The walk stays at its end: asked again, there is still none before it
+                // (rather than starting over at the newest write).
+                self.last_write_walk = Some((target, before));
                 Ok(CommandOutput::text(format!(
                     "{t}: no write before instruction {before} in the recorded history.\n"
                 )))
