@@ -9,8 +9,8 @@ mod object;
 mod source_info;
 
 pub use source_info::{
-    LineRange, LineRow, SourceFile, SourceInfo, SourceInfoError, VarDef, VarLocation, VarType,
-    MAX_SOURCE_FILES, MAX_VARIABLES,
+    is_register_word, LineRange, LineRow, SourceFile, SourceInfo, SourceInfoError, VarDef,
+    VarLocation, VarType, MAX_SOURCE_FILES, MAX_VARIABLES,
 };
 
 /// The container format's version; bumped on incompatible changes. Version 2 stores code,

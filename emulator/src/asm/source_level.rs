@@ -7,7 +7,8 @@ use super::text::{self, Span, Token};
 use super::{suggestable, Assembler, Hint};
 use crate::isa::RegFile;
 use crate::program::{
-    LineRow, SourceFile, VarDef, VarLocation, VarType, MAX_SOURCE_FILES, MAX_VARIABLES,
+    is_register_word, LineRow, SourceFile, VarDef, VarLocation, VarType, MAX_SOURCE_FILES,
+    MAX_VARIABLES,
 };
 
 /// Usage of each directive, for hints.
@@ -411,6 +412,14 @@ impl Assembler<'_> {
                 ops[0],
                 format!("`{name}` is not a valid variable name"),
                 Some("use letters, digits, `_`, `.`, `$`, not starting with a digit".into()),
+            );
+            return;
+        }
+        if is_register_word(name) {
+            self.error(
+                ops[0],
+                format!("`{name}` names a register: a variable cannot be called so"),
+                Some("v0-v127, u0-u63, exec, pc, lane and wave are never variables".into()),
             );
             return;
         }

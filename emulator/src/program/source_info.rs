@@ -102,6 +102,17 @@ pub enum VarType {
     F64,
 }
 
+/// Whether `name` is a word expressions read as a register or wave property (`v3`, `u5`,
+/// `v999`, `exec`, `pc`, `lane`, `wave`): such a name can never be a variable, since
+/// `print v3` would print the register.
+pub fn is_register_word(name: &str) -> bool {
+    let numbered = |p: char| {
+        name.strip_prefix(p)
+            .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+    };
+    matches!(name, "exec" | "pc" | "lane" | "wave") || numbered('v') || numbered('u')
+}
+
 /// A variable and the code it is live in.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct VarDef {

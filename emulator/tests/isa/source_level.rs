@@ -366,6 +366,16 @@ fn var_errors() {
         "`1x` is not a valid variable name",
         "letters",
     );
+    // A register's name would print the register, never the variable.
+    for name in ["v3", "u0", "v999", "exec", "pc", "lane", "wave"] {
+        check(
+            &format!(".var {name}, v1\nnop"),
+            1,
+            6,
+            &format!("`{name}` names a register: a variable cannot be called so"),
+            "never variables",
+        );
+    }
     check(".var x, w1\nnop", 1, 9, "bad variable location `w1`", u);
     check(
         ".var x, v200\nnop",
