@@ -923,3 +923,32 @@ fn frames_name_the_source_line_and_the_kernel() {
         "{bt}"
     );
 }
+
+/// `last-write VAR` searches the variable's location (its register in the selected
+/// lane, or its memory), not memory at the address its value would give.
+#[test]
+fn last_write_of_a_variable_searches_its_location() {
+    let mut e = saxpy();
+    run(&mut e, "tbreak saxpy.cl:11");
+    run(&mut e, "continue");
+    run(&mut e, "lane 7");
+    let by_name = run(&mut e, "last-write xi");
+    assert!(
+        by_name.starts_with("`xi` lives in v4, lane 7:\nv4[7]: written by wave 0"),
+        "{by_name}"
+    );
+    assert!(by_name.contains("after:  0x40e00000"), "{by_name}");
+    // The same search as naming the register (in a session of its own: asked again, the
+    // same target walks on to the write before).
+    let mut again = saxpy();
+    run(&mut again, "tbreak saxpy.cl:11");
+    run(&mut again, "continue");
+    run(&mut again, "lane 7");
+    let by_register = run(&mut again, "last-write v4[7]");
+    assert_eq!(
+        by_name.split_once('\n').map(|x| x.1),
+        Some(by_register.as_str())
+    );
+    let text = run(&mut e, "last-write a");
+    assert!(text.starts_with("`a` lives in u4:\nu4: "), "{text}");
+}

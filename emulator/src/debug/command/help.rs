@@ -137,8 +137,8 @@ pub const HELP: &[HelpEntry] = &[
     HelpEntry {
         name: "last-write",
         aliases: &[],
-        usage: "last-write [SPACE:]ADDR [LEN] | last-write vN[L] | last-write uN | last-write exec",
-        about: "name the last write before now of memory, a vector register (one lane or any), a uniform register or EXEC (`exec.set`, `exec.and.save`, `exec.andn.save`: who last changed the lanes that run) of the selected wave, whether or not it changed the value (a register is written in the lanes active in EXEC): the wave, lanes, PC, instruction count and the values before and after, \"(value unchanged)\" when equal; memory that does not exist (unallocated, outside its window) is an error, as for `x`; `pc`, `lane` and `wave` are refused by name (every instruction moves `pc`: `reverse-stepi`); Ctrl-C interrupts the search; repeat it to walk further back, past the oldest write saying again that there is none (the machine stays where it is; `goto` the count to see it)",
+        usage: "last-write [SPACE:]ADDR [LEN] | last-write vN[L] | last-write uN | last-write exec | last-write VAR",
+        about: "name the last write before now of memory, a vector register (one lane or any), a uniform register or EXEC (`exec.set`, `exec.and.save`, `exec.andn.save`: who last changed the lanes that run) of the selected wave, or a source variable live at its PC (`.var`: its register in the selected lane, or its memory; a register pair is asked one register at a time), whether or not it changed the value (a register is written in the lanes active in EXEC): the wave, lanes, PC, instruction count and the values before and after, \"(value unchanged)\" when equal; memory that does not exist (unallocated, outside its window) is an error, as for `x`; `pc`, `lane` and `wave` are refused by name (every instruction moves `pc`: `reverse-stepi`); Ctrl-C interrupts the search; repeat it to walk further back, past the oldest write saying again that there is none (the machine stays where it is; `goto` the count to see it)",
     },
     HelpEntry {
         name: "goto",

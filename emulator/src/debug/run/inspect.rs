@@ -530,6 +530,76 @@ impl Engine {
         ))
     }
 
+    /// A `last-write` target that names a source variable live at the selected wave's PC
+    /// (`last-write i`): the variable's location as a target, with a line saying where it
+    /// lives; `None` for any other target. A variable's value is no address to search.
+    fn variable_as_target(
+        &self,
+        t: &LastWriteTarget,
+    ) -> Result<Option<(String, LastWriteTarget)>, CommandError> {
+        use crate::program::VarLocation;
+        let LastWriteTarget::Memory(m) = t else {
+            return Ok(None);
+        };
+        let Expr::Label(name) = &m.addr.expr else {
+            return Ok(None);
+        };
+        let Some(v) = locals::live_var(self.machine(), self.selected_wave, name) else {
+            return Ok(None);
+        };
+        let lane = self.selected_lane;
+        let memory = |space: Space, addr: u64| {
+            ParsedExpr::parse(&format!("{addr:#x}"))
+                .map(|addr| {
+                    LastWriteTarget::Memory(crate::debug::command::MemRef {
+                        space,
+                        addr,
+                        len: v.ty.bytes(),
+                    })
+                })
+                .map_err(|e| CommandError::refused("last-write", e.to_string()))
+        };
+        let target = match &v.location {
+            VarLocation::Vector(r) => LastWriteTarget::Vector {
+                reg: *r,
+                lane: Some(lane),
+            },
+            VarLocation::Uniform(r) => LastWriteTarget::Uniform(*r),
+            VarLocation::VectorPair(r) | VarLocation::UniformPair(r) => {
+                let p = if matches!(v.location, VarLocation::VectorPair(_)) {
+                    'v'
+                } else {
+                    'u'
+                };
+                return Err(CommandError::refused(
+                    "last-write",
+                    format!(
+                        "`{name}` lives in {}: ask `last-write {p}{r}` or `last-write {p}{}`",
+                        v.location,
+                        u16::from(*r) + 1
+                    ),
+                ));
+            }
+            VarLocation::Global { buffer, offset } => {
+                let base = self.machine().buffer_base(buffer).ok_or_else(|| {
+                    CommandError::refused("last-write", format!("no buffer `{buffer}`"))
+                })?;
+                memory(Space::Global, base.wrapping_add(*offset))?
+            }
+            VarLocation::Shared(a) => memory(Space::Shared, *a)?,
+            VarLocation::Scratch(a) => memory(Space::Scratch, *a)?,
+        };
+        let lane_text = if locals::per_lane(&v.location) {
+            format!(", lane {lane}")
+        } else {
+            String::new()
+        };
+        Ok(Some((
+            format!("`{name}` lives in {}{lane_text}:\n", v.location),
+            target,
+        )))
+    }
+
     /// `last-write TARGET` for the selected wave and lane: searches before now, or before
     /// the previous answer when the same target is asked again.
     pub(super) fn last_write_command(
@@ -543,6 +613,11 @@ impl Engine {
             .get(self.selected_wave)
             .ok_or_else(|| CommandError::refused(name, "no wave selected"))?;
         let (id, workgroup) = (wave.id, wave.workgroup);
+        if let Some((location, t)) = self.variable_as_target(t)? {
+            let mut out = self.last_write_command(&t)?;
+            out.text.insert_str(0, &location);
+            return Ok(out);
+        }
         let target = match t {
             LastWriteTarget::Uniform(reg) => WriteTarget::Uniform {
                 wave: id,
