@@ -14,11 +14,10 @@
 //! tmux is installed by .ci/run; outside CI (CI unset) a missing tmux skips the test with a
 //! message.
 
-use std::process::Command;
 use std::time::Duration;
 
 mod tmux;
-use tmux::{alive, read_pid, wait_stopped, Tmux};
+use tmux::{alive, kill, read_pid, wait_stopped, Tmux};
 
 const PROMPT: &str = "(wavedbg)";
 
@@ -29,16 +28,6 @@ fn at_prompt(s: &str) -> bool {
 
 fn count(s: &str, needle: &str) -> usize {
     s.matches(needle).count()
-}
-
-/// Sends `signal` to `pid` with the shell's `kill` (present wherever tmux runs a shell).
-fn kill(signal: &str, pid: &str) {
-    let status = Command::new("sh")
-        .arg("-c")
-        .arg(format!("kill -{signal} {pid}"))
-        .status()
-        .unwrap_or_else(|e| panic!("cannot run kill: {e}"));
-    assert!(status.success(), "kill -{signal} {pid} failed");
 }
 
 /// Types `continue`, lets the endless loop run, interrupts it with `interrupt` and checks

@@ -205,12 +205,7 @@ fn signal_restores_the_terminal(name: &str, signal: &str, number: i32, kernel: O
         t.wait_text(" RUNNING ");
         std::thread::sleep(Duration::from_millis(300));
     }
-    let status = Command::new("sh")
-        .arg("-c")
-        .arg(format!("kill -{signal} {pid}"))
-        .status()
-        .unwrap_or_else(|e| panic!("cannot run kill: {e}"));
-    assert!(status.success(), "kill -{signal} {pid} failed");
+    kill(signal, &pid);
     let start = Instant::now();
     while alive(&pid) {
         assert!(
@@ -682,19 +677,7 @@ fn sigtstp_from_outside_suspends_and_fg_resumes_in_a_real_terminal() {
     let Some(t) = start("tstp") else {
         return;
     };
-    let pid_file = t.dir.join("pid");
-    let kernel = t.dir.join("spin.s");
-    std::fs::write(&kernel, SPIN).expect("write the kernel");
-    t.type_text(&format!(
-        "WAVEDBG_HISTORY={} sh -c 'echo $$ > {}; exec {} tui {}'",
-        t.dir.join("history").display(),
-        pid_file.display(),
-        env!("CARGO_BIN_EXE_wavedbg"),
-        kernel.display(),
-    ));
-    t.keys(&["Enter"]);
-    t.wait_text(" READY ");
-    let pid = read_pid(&pid_file);
+    let pid = start_spin(&t);
     t.keys(&["c"]);
     t.wait_text(" RUNNING ");
     let status = Command::new("sh")
