@@ -335,11 +335,8 @@ impl Engine {
         }
         self.machine.clear_touched();
         // As gdb does, resuming steps over a breakpoint at the selected wave's PC (we may
-        // have arrived there by stepping, or stopped there on a condition error). Before
-        // the first stop of a launch no wave has arrived anywhere: a breakpoint on the
-        // first instruction stops `run` and `continue` there, as gdb's `run` stops at a
-        // breakpoint on the entry point.
-        if self.resume_over.is_none() && self.last.is_some() {
+        // have arrived there by stepping, or stopped there on a condition error).
+        if self.resume_over.is_none() {
             if let Some(w) = self.machine.waves.get(self.selected_wave) {
                 if self
                     .armed
@@ -453,6 +450,13 @@ impl Engine {
     /// `continue` interrupted there left).
     fn run_all_until(&mut self, target: Option<(usize, &[u64])>, until: Option<u64>) -> StopEvent {
         self.begin();
+        // Before the first stop of a launch no wave has arrived anywhere: a breakpoint on
+        // the first instruction stops `run` and `continue` there, as gdb's `run` stops at
+        // a breakpoint on the entry point. (A step still executes the instruction it
+        // starts at, as gdb's `stepi` after `starti` does.)
+        if self.last.is_none() && target.is_none() {
+            self.resume_over = None;
+        }
         if let Some((w, addrs)) = target {
             // Temporary internal breakpoints; resume over one if the wave is already there.
             if self.machine.break_at.is_empty() {

@@ -1141,6 +1141,18 @@ fn a_breakpoint_on_the_first_instruction_stops_the_first_wave() {
         let (_, s) = stop(&mut e, "continue");
         assert_eq!((s.wave_id, s.pc), (Some(1), Some(0)), "{first}");
     }
+    // A step from there executes the first instruction, as gdb's `stepi` after `starti`.
+    for step in ["stepi", "next", "step"] {
+        let mut e = engine(LOOP);
+        run(&mut e, "break 0");
+        let (_, s) = stop(&mut e, step);
+        assert_eq!(s.wave_id, Some(0), "{step}");
+        assert!(e.machine().stats.wave_instructions > 0, "{step}");
+        assert!(
+            !matches!(s.reason, StopReason::Breakpoint { .. }),
+            "{step}: {s:?}"
+        );
+    }
     // After a restart the selected wave stops there again.
     let mut e = engine(LOOP);
     run(&mut e, "break 0");
