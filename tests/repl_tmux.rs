@@ -68,19 +68,7 @@ fn ctrl_c_and_sigint_interrupt_a_run_in_a_real_terminal() {
         .expect("write the kernel");
     // The launcher writes its pid and `exec`s the REPL: that pid is the REPL's, and the
     // interactive shell stays the parent, to be checked after.
-    let pid_file = dir.join("pid");
-    t.type_text(&format!(
-        "WAVEDBG_HISTORY={} sh -c 'echo $$ > {}; exec {} repl {}'",
-        dir.join("history").display(),
-        pid_file.display(),
-        env!("CARGO_BIN_EXE_wavedbg"),
-        kernel.display()
-    ));
-    t.keys(&["Enter"]);
-    t.wait_for("the REPL prompt", |s| {
-        s.contains("Ctrl-D quits") && at_prompt(s)
-    });
-    let pid = read_pid(&pid_file);
+    let pid = start_repl_with_pid(&t, &kernel);
 
     // Ctrl-C typed in the terminal during a run.
     interrupt_a_run(&t, || t.keys(&["C-c"]), "Ctrl-C");
@@ -552,19 +540,7 @@ fn sigstop_then_fg_redraws_the_prompt_in_raw_mode() {
     let kernel = t.dir.join("spin.s");
     std::fs::write(&kernel, ".kernel spin\nspin:\n    br spin    ; forever\n")
         .expect("write the kernel");
-    let pid_file = t.dir.join("pid");
-    t.type_text(&format!(
-        "WAVEDBG_HISTORY={} sh -c 'echo $$ > {}; exec {} repl {}'",
-        t.dir.join("history").display(),
-        pid_file.display(),
-        env!("CARGO_BIN_EXE_wavedbg"),
-        kernel.display()
-    ));
-    t.keys(&["Enter"]);
-    t.wait_for("the REPL prompt", |s| {
-        s.contains("Ctrl-D quits") && at_prompt(s)
-    });
-    let pid = read_pid(&pid_file);
+    let pid = start_repl_with_pid(&t, &kernel);
     t.type_text("info wav");
     t.wait_for("the typed line", |s| {
         s.lines().last().is_some_and(|l| l.ends_with("info wav"))
@@ -597,4 +573,22 @@ fn sigstop_then_fg_redraws_the_prompt_in_raw_mode() {
     });
     assert!(alive(&pid));
     t.keys(&["C-d"]);
+}
+
+/// [`start_repl`] through a launcher that writes the REPL's pid into the test's folder
+/// (the interactive shell stays the parent); returns the pid.
+fn start_repl_with_pid(t: &Tmux, kernel: &std::path::Path) -> String {
+    let pid_file = t.dir.join("pid");
+    t.type_text(&format!(
+        "WAVEDBG_HISTORY={} sh -c 'echo $$ > {}; exec {} repl {}'",
+        t.dir.join("history").display(),
+        pid_file.display(),
+        env!("CARGO_BIN_EXE_wavedbg"),
+        kernel.display()
+    ));
+    t.keys(&["Enter"]);
+    t.wait_for("the REPL prompt", |s| {
+        s.contains("Ctrl-D quits") && at_prompt(s)
+    });
+    read_pid(&pid_file)
 }

@@ -310,10 +310,8 @@ fn sigstop_then_fg_sets_the_terminal_up_again() {
         t.format("alt=#{alternate_on} mouse=#{mouse_any_flag}"),
         "alt=1 mouse=1"
     );
-    // A key without Enter reaches the TUI: Esc interrupts the run.
-    t.keys(&["Escape"]);
-    let s = t.wait_text("Interrupted");
-    assert!(!s.contains("^["), "Esc was echoed, not read:\n{s}");
+    // A key without Enter reaches the TUI.
+    esc_interrupts_the_run(&t);
     quit(&t);
 }
 
@@ -710,10 +708,7 @@ fn sigtstp_from_outside_suspends_and_fg_resumes_in_a_real_terminal() {
     });
     assert!(!s.contains("tui-test$"), "redrawn whole:\n{s}");
     assert_eq!(t.format("alt=#{alternate_on}"), "alt=1");
-    // Raw mode again: Esc is a key, and it interrupts the run.
-    t.keys(&["Escape"]);
-    let s = t.wait_text("Interrupted");
-    assert!(!s.contains("^["), "Esc was echoed, not read:\n{s}");
+    esc_interrupts_the_run(&t);
     assert!(alive(&pid));
     quit(&t);
 }
@@ -888,4 +883,12 @@ fn keys_typed_during_a_run_and_a_pasted_script_in_a_real_terminal() {
         s.contains("= 42") && s.contains("= 43")
     });
     quit(&t);
+}
+
+/// Raw mode: Esc reaches the TUI as a key without Enter, is not echoed, and interrupts the
+/// run.
+fn esc_interrupts_the_run(t: &Tmux) {
+    t.keys(&["Escape"]);
+    let s = t.wait_text("Interrupted");
+    assert!(!s.contains("^["), "Esc was echoed, not read:\n{s}");
 }

@@ -110,10 +110,11 @@ impl<'a> Line<'a> {
 
     /// A location as `break`, `advance` and `disassemble` take it: numbers are addresses.
     fn location(&self, s: &str) -> Result<Location, ParseError> {
-        self.one_word("location", s.trim(), |w| {
-            location(w, false).is_ok() && location(s, false).is_err()
-        })?;
-        location(s, false).map_err(|m| self.error_at(s.trim(), m))
+        location(s, false).or_else(|m| {
+            // A good location then a stray word names the word, not the whole as bad.
+            self.one_word("location", s.trim(), |w| location(w, false).is_ok())?;
+            Err(self.error_at(s.trim(), m))
+        })
     }
 }
 
