@@ -107,10 +107,7 @@ impl Guard {
         // [`Signals::take_stop`]) stops the process here; this returns once it is
         // continued.
         signal_hook::low_level::emulate_default_handler(SIGTSTP)?;
-        set_up()?;
-        // The screen may have changed size while stopped.
-        self.terminal.autoresize()?;
-        self.terminal.clear()
+        self.resume()
     }
 
     /// SIGCONT after a stop the TUI could not prepare for (SIGSTOP, which cannot be
@@ -123,6 +120,7 @@ impl Guard {
         // while it holds one: give it back (the terminal is cooked already) to forget it.
         let _ = ct::disable_raw_mode();
         set_up()?;
+        // The screen may have changed size while stopped.
         self.terminal.autoresize()?;
         self.clear()
     }
