@@ -213,7 +213,10 @@ impl Sanitizer {
     #[inline(always)]
     fn fast_guard(&mut self, w: usize, wave: &Wave) -> Option<FastGuard> {
         let checks = self.checks;
-        let shadow = self.waves.get(w).filter(|x| x.id == wave.id)?;
+        // Made here when no detector's hook has made it yet (`xlane` or `races` alone),
+        // as the hooks would (`wave_shadow`): without it no instruction would run here.
+        self.wave_shadow(w, wave);
+        let shadow = self.waves.get(w)?;
         if checks.sync && wave.exec & shadow.skipped != 0 {
             return None;
         }
