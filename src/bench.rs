@@ -5,7 +5,7 @@ use clap::Args;
 use color_eyre::eyre::Result;
 use wavedbg_emulator::bench::{self, BenchOptions, Measurement};
 
-use crate::output::emit;
+use crate::output::{emit, emit_json};
 
 /// Options of `wavedbg bench`.
 #[derive(Debug, Args)]
@@ -49,7 +49,8 @@ pub fn run(args: BenchArgs) -> Result<i32> {
         } else {
             Ok(row(m))
         };
-        if let Err(e) = line.and_then(|l| emit(&l)) {
+        let written = line.and_then(|l| if args.json { emit_json(&l) } else { emit(&l) });
+        if let Err(e) = written {
             failed.get_or_insert(e);
         }
     });

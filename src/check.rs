@@ -19,7 +19,7 @@ use wavedbg_emulator::machine::{in_order, Deadlock, Event, LaunchOptions, Machin
 use wavedbg_emulator::program::Program;
 use wavedbg_emulator::wave::WaveState;
 
-use crate::output::emit;
+use crate::output::{emit, emit_json};
 use wavedbg_emulator::debug::load_kernel;
 
 /// Options of `wavedbg check`.
@@ -657,7 +657,11 @@ pub fn run(args: CheckArgs) -> Result<i32> {
             ));
         }
     }
-    emit(&out)?;
+    if args.json {
+        emit_json(&out)?;
+    } else {
+        emit(&out)?;
+    }
     let clean = found.is_empty() && ends.is_empty() && difference.is_none();
     Ok(if clean { 0 } else { 1 })
 }

@@ -8,7 +8,7 @@ use wavedbg_emulator::disasm;
 use wavedbg_emulator::files::{self, Input};
 use wavedbg_emulator::isa::Isa;
 
-use crate::output::emit;
+use crate::output::{emit, emit_json};
 use wavedbg_emulator::asm::{assemble_file_with, AssembleOptions};
 use wavedbg_emulator::debug::load_program_with;
 
@@ -143,7 +143,7 @@ pub fn run(cli: Cli) -> Result<i32> {
                 if !allow_remote {
                     return Err(eyre!("refusing to listen on {listen}: the GDB protocol gives whoever connects full access to the kernel's memory; pass --allow-remote to do it anyway"));
                 }
-                eprintln!("warning: listening on {listen}: anyone who can reach it gets full memory access through the GDB protocol");
+                eprintln_visible!("warning: listening on {listen}: anyone who can reach it gets full memory access through the GDB protocol");
             }
             // Refused before anything starts: the symbol file never replaces an input.
             if let Some(out) = &symbols {
@@ -169,11 +169,11 @@ pub fn run(cli: Cli) -> Result<i32> {
                 Ok(file) => {
                     file.remove_on_signals()?;
                     let p = file.path().display();
-                    eprintln!("wavedbg: symbols in {p} (gdb {p} -ex 'target remote {addr}'; lldb: target create {p}, then gdb-remote {addr})");
+                    eprintln_visible!("wavedbg: symbols in {p} (gdb {p} -ex 'target remote {addr}'; lldb: target create {p}, then gdb-remote {addr})");
                     Some(file)
                 }
                 Err(e) => {
-                    eprintln!("wavedbg: no symbol file: {e:#}");
+                    eprintln_visible!("wavedbg: no symbol file: {e:#}");
                     None
                 }
             };
@@ -192,7 +192,7 @@ pub fn run(cli: Cli) -> Result<i32> {
                     }
                     let listener = std::net::TcpListener::bind(listen)
                         .wrap_err_with(|| format!("cannot listen on {listen}"))?;
-                    eprintln!("wavedbg dap: listening on {}", listener.local_addr()?);
+                    eprintln_visible!("wavedbg dap: listening on {}", listener.local_addr()?);
                     wavedbg_dap::serve_tcp(&listener)?;
                 }
             }
@@ -201,7 +201,7 @@ pub fn run(cli: Cli) -> Result<i32> {
         Some(Command::Isa { json, markdown }) => {
             let isa = Isa::get();
             if json {
-                emit(&(serde_json::to_string_pretty(&isa.entries())? + "\n"))?;
+                emit_json(&(serde_json::to_string_pretty(&isa.entries())? + "\n"))?;
             } else if markdown {
                 emit(&isa.markdown())?;
             } else {
@@ -232,7 +232,7 @@ pub fn run(cli: Cli) -> Result<i32> {
                 .chain(files::source_inputs(&sources))
                 .collect();
             files::write_file(&out, program.to_object()?.as_bytes(), &inputs)?;
-            eprintln!(
+            eprintln_visible!(
                 "{}: kernel `{}`, {} bytes of code -> {}",
                 input.display(),
                 program.name,
@@ -249,7 +249,7 @@ pub fn run(cli: Cli) -> Result<i32> {
             let out = output.unwrap_or_else(|| input.with_extension("elf"));
             let program = load_program_with(&input, &launch.assemble_options())?;
             crate::symbols::write(&program, &input, launch.options(), &out)?;
-            eprintln!(
+            eprintln_visible!(
                 "{}: symbols -> {} (gdb {} -ex 'target remote ADDR')",
                 input.display(),
                 out.display(),
@@ -283,7 +283,7 @@ fn tui(args: crate::launch::DebugArgs) -> Result<i32> {
     match wavedbg_tui::run(engine, options) {
         Ok(()) => Ok(0),
         Err(e @ wavedbg_tui::TuiError::NotATerminal) => {
-            eprintln!("wavedbg: {e}");
+            eprintln_visible!("wavedbg: {e}");
             Ok(2)
         }
         Err(e) => Err(e.into()),

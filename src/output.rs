@@ -4,8 +4,21 @@ use std::borrow::Cow;
 
 use color_eyre::eyre::Result;
 
-/// Writes to stdout; a closed pipe (`wavedbg isa | head`) ends output quietly.
+/// Writes text for a person to stdout, its control characters written out ([`visible`]):
+/// a kernel's file name or source line, a script's command or a session's text echoed
+/// back must not drive the terminal. A closed pipe (`wavedbg isa | head`) ends output
+/// quietly.
 pub fn emit(text: &str) -> Result<()> {
+    write_stdout(&visible(text))
+}
+
+/// Writes JSON to stdout as it is: serde_json writes every C0 control character in a
+/// string as an escape, and [`visible`]'s `\u{1b}` would not be valid JSON.
+pub fn emit_json(text: &str) -> Result<()> {
+    write_stdout(text)
+}
+
+fn write_stdout(text: &str) -> Result<()> {
     use std::io::Write;
     let mut out = std::io::stdout().lock();
     match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {

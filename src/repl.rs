@@ -30,7 +30,7 @@ use wavedbg_emulator::debug::{CommandOutput, Engine, InterruptHandle};
 use wavedbg_emulator::files;
 
 use crate::launch::DebugArgs;
-use crate::output::{emit, visible};
+use crate::output::emit;
 
 const PROMPT: &str = "(wavedbg) ";
 
@@ -354,7 +354,7 @@ pub fn run(args: &DebugArgs) -> Result<i32> {
     let mut history_ok = match files::check_appendable(&history, files::HISTORY) {
         Ok(()) => true,
         Err(e) => {
-            eprintln!("warning: command history not saved: {e}");
+            eprintln_visible!("warning: command history not saved: {e}");
             false
         }
     };
@@ -372,9 +372,7 @@ pub fn run(args: &DebugArgs) -> Result<i32> {
         m.launch().workgroup_lanes
     );
     let columns = terminal_columns().unwrap_or(0);
-    emit(&visible(&wavedbg_emulator::debug::width::wrap_lines(
-        &banner, columns,
-    )))?;
+    emit(&(wavedbg_emulator::debug::width::wrap_lines(&banner, columns)))?;
     // Lines read but not run yet: a paste of several lines arrives as one (bracketed
     // paste), and each runs in turn, as gdb runs them.
     let mut pasted: VecDeque<String> = VecDeque::new();
@@ -426,7 +424,7 @@ pub fn run(args: &DebugArgs) -> Result<i32> {
             if terminal || unsaved >= HISTORY_BATCH {
                 unsaved = 0;
                 if let Err(e) = rl.append_history(&history) {
-                    eprintln!(
+                    eprintln_visible!(
                         "warning: command history not saved to {} from now on: {e}",
                         history.display()
                     );
@@ -465,7 +463,7 @@ pub fn run(args: &DebugArgs) -> Result<i32> {
         let (outcome, lost) = driver.finish(&engine, planned, ran);
         // The driver has dropped the recorder: say so once and go on unrecorded.
         if let Some(e) = lost {
-            eprintln!(
+            eprintln_visible!(
                 "warning: recording stopped: `{}` was not recorded ({}); the session goes on unrecorded",
                 e.line,
                 wavedbg_emulator::io_reason(&e.source)
@@ -477,7 +475,7 @@ pub fn run(args: &DebugArgs) -> Result<i32> {
     }
     if unsaved > 0 && history_ok {
         if let Err(e) = rl.append_history(&history) {
-            eprintln!(
+            eprintln_visible!(
                 "warning: the last commands were not saved to {}: {e}",
                 history.display()
             );
@@ -503,7 +501,7 @@ fn terminal_columns() -> Option<usize> {
 fn ask(rl: &mut Editor<ReplHelper, DefaultHistory>, question: &str) -> Result<bool> {
     let (why, prompt) = question.rsplit_once('\n').unwrap_or(("", question));
     if !why.is_empty() {
-        emit(&visible(&format!("{why}\n")))?;
+        emit(&format!("{why}\n"))?;
     }
     match read_line(rl, prompt) {
         Ok(answer) => Ok(confirms(&answer)),
@@ -523,8 +521,8 @@ fn show(
     }
     // Output echoes what was typed and names files: shown, never obeyed by the terminal.
     match result {
-        Ok(out) => emit(&visible(&out.text)),
-        Err(e) => emit(&visible(&format!("error: {e}\n"))),
+        Ok(out) => emit(&out.text),
+        Err(e) => emit(&format!("error: {e}\n")),
     }
 }
 

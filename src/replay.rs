@@ -215,7 +215,7 @@ pub fn run(args: ReplayArgs) -> Result<i32> {
     if args.bless {
         // A golden file is a promise that the run passes: never bless a failing one.
         if !t.ok() {
-            eprintln!(
+            eprintln_visible!(
                 "not blessing {}: the run failed ({})",
                 golden.display(),
                 t.why()
@@ -223,7 +223,7 @@ pub fn run(args: ReplayArgs) -> Result<i32> {
             return Ok(1);
         }
         files::write_file(golden, t.text.as_bytes(), &inputs)?;
-        eprintln!("blessed {}", golden.display());
+        eprintln_visible!("blessed {}", golden.display());
         return Ok(0);
     }
     let expected = match files::read_text(golden, files::GOLDEN) {
@@ -235,9 +235,9 @@ pub fn run(args: ReplayArgs) -> Result<i32> {
     };
     if expected == t.text {
         if t.ok() {
-            eprintln!("transcript matches {}", golden.display());
+            eprintln_visible!("transcript matches {}", golden.display());
         } else {
-            eprintln!(
+            eprintln_visible!(
                 "transcript matches {}, but the run failed ({})",
                 golden.display(),
                 t.why()

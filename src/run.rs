@@ -11,7 +11,7 @@ use wavedbg_emulator::debug::view::{count, deadlock_text};
 use wavedbg_emulator::machine::{run_on_threads, Event, LaunchOptions, Machine, Stats};
 use wavedbg_emulator::memory::hexdump;
 
-use crate::output::emit;
+use crate::output::{emit, emit_json};
 use wavedbg_emulator::debug::load_program_with;
 
 /// Options of `wavedbg run`.
@@ -160,7 +160,7 @@ fn run_program(program: &wavedbg_emulator::program::Program, args: RunArgs) -> R
         let run = run_on_threads(program, options, args.threads as usize)
             .wrap_err_with(|| args.kernel.display().to_string())?;
         if let Some(why) = &run.one_thread {
-            eprintln!("{}: ran on one thread: {why}", args.kernel.display());
+            eprintln_visible!("{}: ran on one thread: {why}", args.kernel.display());
         }
         (run.machine, run.event)
     } else {
@@ -200,7 +200,7 @@ fn run_program(program: &wavedbg_emulator::program::Program, args: RunArgs) -> R
         dumps,
     };
     if args.json {
-        emit(&(serde_json::to_string_pretty(&report)? + "\n"))?;
+        emit_json(&(serde_json::to_string_pretty(&report)? + "\n"))?;
     } else {
         let mut out = String::new();
         for d in &report.dumps {

@@ -218,3 +218,60 @@ fn replay_check_and_bless_never_call_a_failing_run_good() {
         "{err}"
     );
 }
+
+/// Text from files, scripts and sessions reaches the terminal with its control characters
+/// written out (`\u{1b}`): a hostile kernel file name or source line, or a replayed
+/// script's command, cannot clear the screen or drive the terminal through stdout or
+/// stderr. JSON stays JSON.
+#[test]
+fn control_characters_from_inputs_never_reach_the_terminal() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let d = dir.path();
+    let name = "k\u{1b}[2J\u{7}.s";
+    std::fs::write(d.join(name), "bad \u{1b}[2J\n").expect("write");
+    std::fs::write(d.join("ok.s"), ".kernel k\n.workgroup 32\n    end\n").expect("write");
+    std::fs::write(d.join("e.cmd"), "print \u{1b}[31mx\nbreak \u{9b}2J\n").expect("write");
+    std::fs::write(d.join("e\u{1b}[H.wdb"), "stepi\n").expect("write");
+    let runs: [&[&str]; 6] = [
+        &["run", name],
+        &["check", name],
+        &["asm", name],
+        &["replay", "e.cmd", "--kernel", "ok.s"],
+        &[
+            "replay",
+            "e\u{1b}[H.wdb",
+            "--kernel",
+            "ok.s",
+            "--check",
+            "g\u{1b}[H.txt",
+        ],
+        &["run", "ok.s", "--dump", "nosuch\u{1b}[2J"],
+    ];
+    for args in runs {
+        let (_, out, err) = wavedbg_in(d, args, "");
+        for text in [&out, &err] {
+            assert!(
+                !text
+                    .chars()
+                    .any(|c| c.is_control() && c != '\n' && c != '\t'),
+                "{args:?} wrote a control character: {text:?}"
+            );
+        }
+        assert!(
+            format!("{out}{err}").contains("\\u{1b}"),
+            "{args:?}: the escape is not written out: {out}{err}"
+        );
+    }
+    // JSON keeps its own escapes: a finding's source line with an escape still parses.
+    std::fs::write(
+        d.join("j.s"),
+        ".kernel k\n.workgroup 32\n.shared 64\n    vlaneid v0\n    vshli v0, v0, 2\n    ld.shared.b32 v1, v0, 0 ; \u{1b}[2J\n    wait.ls 0\n    end\n",
+    )
+    .expect("write");
+    let (_, out, _) = wavedbg_in(d, &["check", "j.s", "--json"], "");
+    assert!(!out.is_empty() && !out.contains('\u{1b}'), "{out}");
+    for line in out.lines() {
+        serde_json::from_str::<serde_json::Value>(line)
+            .unwrap_or_else(|e| panic!("not JSON ({e}): {line}"));
+    }
+}
