@@ -2,8 +2,9 @@
 //! (not retired by its `wait.*`) when its workgroup passed a barrier. A barrier orders
 //! what each wave retired before it, as a release through an atomic does (docs/memory.md),
 //! so such an access races with another wave's access to its bytes after the barrier, one
-//! of them a plain write: on hardware the store may land, or the load read, after the
-//! other wave's access (AMD's compilers put `s_waitcnt` before `s_barrier` for this).
+//! of them a plain write, or one a plain read and the other an atomic: on hardware the
+//! store or atomic may land, or the load read, after the other wave's access (AMD's
+//! compilers put `s_waitcnt` before `s_barrier` for this).
 //!
 //! Each wave keeps its shared and global accesses that may still be outstanding, per
 //! counter, with their issue numbers (a counter retires its oldest operations first, so
@@ -316,13 +317,14 @@ impl Sanitizer {
 
     /// The access `trace` of `wave` (in slot `s`), recorded as `me`, against the slot's
     /// late accesses of other waves ([`Sanitizer::late_at_barrier`]). `ordered`: whether
-    /// release/acquire through atomics may order global accesses.
+    /// release/acquire through atomics may order global accesses (`Some`), and then
+    /// whether the access was issued on the `vm` counter ([`super::order::Order::ordered`]).
     pub(super) fn late_races(
         &mut self,
         s: usize,
         trace: &MemTrace,
         (space, me, site): (Space, Ref, Site),
-        ordered: bool,
+        ordered: Option<bool>,
     ) {
         let groups = self.groups;
         let Some(late) = self.slots.get(s).map(|x| &x.late) else {
@@ -352,7 +354,7 @@ impl Sanitizer {
                 let l = &late.list[w.late as usize];
                 if w.wave == me.wave_id()
                     || !conflict(l.me.access(), me.access())
-                    || ordered && self.order.ordered(&l.me, &me)
+                    || ordered.is_some_and(|on_vm| self.order.ordered(&l.me, &me, on_vm))
                 {
                     continue;
                 }
@@ -385,11 +387,15 @@ impl Sanitizer {
     }
 }
 
-/// Whether accesses `a` and `b` by two waves to common bytes race when nothing orders
-/// them: one of them is a plain write (atomics against atomics, and plain reads against
-/// atomics, do not; docs/sanitizer.md).
+/// Whether the late access `a` (outstanding at the barrier) and the later access `b` of
+/// another wave to common bytes race: one of them is a plain write, or one is a plain
+/// read and the other an atomic. Nothing claims to order a plain read and an atomic in
+/// one barrier interval, and that is no race (docs/sanitizer.md); here the program relies
+/// on the barrier to order them, and the barrier does not: the read may see the bins
+/// before the atomics land, or an atomic land before the read. Atomics against atomics,
+/// and reads against reads, do not race.
 fn conflict(a: MemAccess, b: MemAccess) -> bool {
-    a == MemAccess::Write || b == MemAccess::Write
+    a == MemAccess::Write || b == MemAccess::Write || a != b
 }
 
 /// Per code word: whether the access there can still be outstanding when its wave

@@ -938,13 +938,29 @@ fn a_load_not_retired_before_a_barrier_races_with_the_writer_after_it() {
 
 #[test]
 fn atomics_against_an_access_not_retired_before_a_barrier() {
-    // A plain read against an atomic is no race, retired or not.
+    // A plain read against an atomic is no race when retired before the barriers; a
+    // late one is, either way round: the program relies on the barrier to order them.
+    let read = "st.shared.b32 v3, v1, 0\n    wait.ls 0\nlate: ld.shared.b32 v5, v1, 0";
     let src = across_barriers(
-        "st.shared.b32 v3, v1, 0\n    wait.ls 0\n    ld.shared.b32 v5, v1, 0",
+        &format!("{read}\n    wait.ls 0"),
         "",
         "atom.shared.add.u32 v3, v1, 0",
     );
-    assert_clean_under_seeds(&src, RACES, "a late read against an atomic");
+    assert_clean_under_seeds(&src, RACES, "a retired read against an atomic");
+    let src = across_barriers(read, "", "atom.shared.add.u32 v3, v1, 0");
+    assert_not_retired(&src, ("second", "late"), ("bar2", Counter::Ls));
+    let src = across_barriers(
+        "atom.shared.add.u32 v3, v1, 0\n    wait.ls 0",
+        "",
+        "ld.shared.b32 v5, v1, 0",
+    );
+    assert_clean_under_seeds(&src, RACES, "a retired atomic against a read");
+    let src = across_barriers(
+        "atom.shared.add.u32 v3, v1, 0",
+        "",
+        "ld.shared.b32 v5, v1, 0",
+    );
+    assert_not_retired(&src, ("second", "first"), ("bar2", Counter::Ls));
     // A plain write against an atomic is.
     let src = across_barriers(
         "st.shared.b32 v3, v1, 0",
