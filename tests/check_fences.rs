@@ -316,3 +316,184 @@ fn a_store_the_release_does_not_cover_races_across_the_barrier() {
     assert!(out.contains("<storeB>"), "{out}");
     assert!(out.contains("<storeA>"), "{out}");
 }
+
+/// The first race of `check --json` on `k`.
+fn json_race(k: &str) -> serde_json::Value {
+    let (code, out, err) = wavedbg(&["check", k, "--json"]);
+    assert_eq!(code, 1, "{k}: {out}{err}");
+    out.lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).expect("JSON line"))
+        .find(|v| v["kind"] == "race")
+        .unwrap_or_else(|| panic!("{k}: no race: {out}"))
+}
+
+/// A plain read against an atomic is no race while nothing claims to order them; but an
+/// atomic or a read still outstanding when its wave reached a barrier, against the other
+/// side's access after that barrier, is one: the program relies on the barrier, which
+/// orders only retired accesses. Both directions, shared and global memory (the
+/// histogram merge with no wait before its barrier was reported clean).
+#[test]
+fn an_atomic_or_read_not_retired_before_a_barrier_races_across_it() {
+    for name in ["histogram_merge", "counts_global", "counts_shared"] {
+        let k = kernel(name);
+        let (code, out, err) = wavedbg(&["check", &k, "--seeds", "8", "--quantum", "1"]);
+        assert_eq!(code, 0, "{name}: {out}{err}");
+        assert!(out.contains(": 0 findings"), "{name}: {out}");
+    }
+    for (name, findings, races) in [
+        (
+            "histogram_merge_no_wait",
+            1,
+            &[(
+                "data race on shared:0x0 (4 bytes) in workgroup 0, across the barrier at line 39 \
+                 (epochs 1 and 2): the earlier access was not retired before its wave reached \
+                 the barrier (no wait.ls retired it first)",
+                "read at 0x007c <read>",
+                "atomic at 0x006c <add>",
+            )][..],
+        ),
+        (
+            "counts_global_no_wait",
+            2,
+            &[
+                (
+                    "in workgroup 0, across the barrier at line 23 (epochs 0 and 1): the earlier \
+                     access was not retired before its wave reached the barrier (no wait.vst \
+                     retired it first)",
+                    "read at 0x0028 <read>",
+                    "atomic at 0x0018 <add>",
+                ),
+                (
+                    "in workgroup 0, across the barrier at line 30 (epochs 1 and 2): the earlier \
+                     access was not retired before its wave reached the barrier (no wait.vm \
+                     retired it first)",
+                    "atomic at 0x0038 <again>",
+                    "read at 0x0028 <read>",
+                ),
+            ][..],
+        ),
+        (
+            "counts_shared_no_wait",
+            1,
+            &[(
+                "data race on shared:0x0 (4 bytes) in workgroup 0, across the barrier at line 27 \
+                 (epochs 1 and 2): the earlier access was not retired before its wave reached \
+                 the barrier (no wait.ls retired it first)",
+                "atomic at 0x0040 <add>",
+                "read at 0x0030 <read>",
+            )][..],
+        ),
+    ] {
+        let k = kernel(name);
+        let (code, out, err) = wavedbg(&["check", &k, "--seeds", "4"]);
+        assert_eq!(code, 1, "{name}: {out}{err}");
+        let plural = if findings == 1 { "" } else { "s" };
+        let head = format!(": {findings} finding{plural} ({findings} error{plural}, 0 warnings)");
+        assert!(out.contains(&head), "{name}: {out}");
+        for (text, now, before) in races {
+            // The headline, then the later access, then the earlier one.
+            let at = out
+                .find(text)
+                .unwrap_or_else(|| panic!("{name}: no {text:?} in {out}"));
+            let rest = &out[at..];
+            let (n, b) = (rest.find(now), rest.find(before));
+            assert!(
+                n.is_some_and(|n| b.is_some_and(|b| n < b)),
+                "{name}: {now} then {before}: {out}"
+            );
+        }
+    }
+    let v = json_race(&kernel("histogram_merge_no_wait"));
+    assert_eq!(v["fence"]["missing"], "not-retired", "{v}");
+    assert_eq!(v["fence"]["counter"], "ls", "{v}");
+    assert_eq!(v["fence"]["barrier"]["line"], 39, "{v}");
+    assert_eq!(v["other"]["access"], "atomic", "{v}");
+    assert_eq!(v["at"]["access"], "read", "{v}");
+}
+
+/// An acquire fence counts for a later access once it is retired, or for a load or
+/// returning atomic behind it on its in-order `vm` counter: a uniform load (`sm`) right
+/// after an unretired `cache.inv.l1` is not acquired (it was taken as acquired), nor is a
+/// non-returning atomic (`vst`), and the race names the unretired fence; a returning
+/// atomic is (it was reported as a missing acquire).
+#[test]
+fn a_uniform_load_after_an_unretired_fence_is_not_acquired() {
+    // A returning atomic right after the fence is behind it on `vm`, as a load is.
+    for name in ["message_pass_uniform", "message_pass_atomic_behind_fence"] {
+        let k = kernel(name);
+        let (code, out, err) = wavedbg(&["check", &k, "--seeds", "8", "--quantum", "1"]);
+        assert_eq!(code, 0, "{name}: {out}{err}");
+        assert!(out.contains(": 0 findings"), "{name}: {out}");
+    }
+    // A non-returning atomic (`vst`) is not.
+    let k = kernel("message_pass_atomic_no_wait");
+    let (code, out, err) = wavedbg(&["check", &k, "--seeds", "4"]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(out.contains(": 1 finding (1 error"), "{out}");
+    assert!(
+        out.contains("the acquire fence at line 40 was not retired before this access"),
+        "{out}"
+    );
+    assert!(out.contains("atomic at 0x0078 <update+8>"), "{out}");
+
+    let k = kernel("message_pass_uniform_no_wait");
+    let (code, out, err) = wavedbg(&["check", &k, "--seeds", "4"]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(out.contains(": 1 finding (1 error"), "{out}");
+    assert!(
+        out.contains(
+            "between workgroups 0 and 1: the acquire fence at line 40 was not retired before \
+             this access (no wait.vm retired it first"
+        ),
+        "{out}"
+    );
+    assert!(out.contains("read at 0x0070 <read>: uld.b32"), "{out}");
+    assert!(
+        out.contains("  acquire wave 1 (workgroup 1) at 0x006c <acquire>: cache.inv.l1"),
+        "{out}"
+    );
+
+    let v = json_race(&k);
+    assert_eq!(v["fence"]["missing"], "acquire-not-retired", "{v}");
+    assert_eq!(v["fence"]["release"], serde_json::Value::Null, "{v}");
+    let fence = &v["fence"]["acquire"];
+    assert_eq!(fence["line"], 40, "{v}");
+    assert_eq!(fence["wave"], 1, "{v}");
+    assert_eq!(fence["instruction"], "cache.inv.l1", "{v}");
+}
+
+/// An acquire fence one wave had not retired when it reached a barrier passes nothing on
+/// to the other waves: the race names that fence and the barrier (it said no atomic
+/// synchronised them). Retired, it is passed on; and another wave's own fence after the
+/// barrier still acquires the atomic the first wave read.
+#[test]
+fn a_fence_not_retired_before_a_barrier_is_named_with_the_barrier() {
+    for name in ["message_pass_workgroup", "message_pass_workgroup_own_fence"] {
+        let k = kernel(name);
+        let (code, out, err) = wavedbg(&["check", &k, "--seeds", "8", "--quantum", "1"]);
+        assert_eq!(code, 0, "{name}: {out}{err}");
+        assert!(out.contains(": 0 findings"), "{name}: {out}");
+    }
+    let k = kernel("message_pass_workgroup_no_wait");
+    let (code, out, err) = wavedbg(&["check", &k, "--seeds", "4"]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(out.contains(": 1 finding (1 error"), "{out}");
+    assert!(
+        out.contains(
+            "between workgroups 0 and 1: the acquire fence at line 47 (wave 2) was not retired \
+             before its wave reached the barrier at line 50 (no wait.vm retired it first), and \
+             a barrier passes on only retired fences"
+        ),
+        "{out}"
+    );
+    assert!(
+        out.contains("  acquire wave 2 (workgroup 1) at 0x0098 <acquire>: cache.inv.l1"),
+        "{out}"
+    );
+
+    let v = json_race(&k);
+    assert_eq!(v["fence"]["missing"], "acquire-not-retired", "{v}");
+    assert_eq!(v["fence"]["acquire"]["line"], 47, "{v}");
+    assert_eq!(v["fence"]["acquire"]["wave"], 2, "{v}");
+    assert_eq!(v["at"]["wave"], 3, "{v}");
+}

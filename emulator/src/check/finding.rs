@@ -127,7 +127,8 @@ impl MemAccess {
     }
 }
 
-/// An atomic that a race's [`MissingFence`] names: its PC and the wave that executed it,
+/// An atomic (or acquire fence) that a race's [`MissingFence`] names: its PC and the wave
+/// that executed it,
 /// which is not always a side's wave (a barrier passes one wave's release, or the atomic
 /// it read, on to the other waves of its workgroup).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -195,6 +196,19 @@ pub enum MissingFence {
         /// The counter whose wait would have retired it.
         counter: crate::isa::Counter,
     },
+    /// The later wave's side did issue an acquire fence that takes the release, but it
+    /// was not retired before the access: a uniform load (`sm`), a store or a
+    /// non-returning atomic (`vst`) issued after the fence with no `wait.vm` between
+    /// (`barrier` `None`), or the fence of another wave of the workgroup, not retired
+    /// when that wave reached the barrier at `barrier` (a barrier passes on only retired
+    /// fences).
+    AcquireNotRetired {
+        /// The fence (`cache.inv.l1` or `cache.inv.l2`) and the wave that issued it.
+        fence: FenceAtomic,
+        /// PC of the barrier its wave passed with it outstanding, if that is what ordered
+        /// the access after it.
+        barrier: Option<u64>,
+    },
     /// The clocks that would tell passed their bound of waves (docs/sanitizer.md): a
     /// release past it was not kept, so the race may be one the program's fences order.
     Bound,
@@ -207,8 +221,8 @@ pub enum MissingFence {
 
 impl MissingFence {
     /// Its name in `check --json` (`missing`): `synchronisation`, `release`, `acquire`,
-    /// `release-and-acquire`, `read-before-release`, `not-retired`, `bound` or
-    /// `generation-bound`.
+    /// `release-and-acquire`, `read-before-release`, `not-retired`,
+    /// `acquire-not-retired`, `bound` or `generation-bound`.
     pub const fn name(self) -> &'static str {
         match self {
             MissingFence::Synchronisation => "synchronisation",
@@ -217,12 +231,14 @@ impl MissingFence {
             MissingFence::ReleaseAndAcquire { .. } => "release-and-acquire",
             MissingFence::ReadBeforeRelease { .. } => "read-before-release",
             MissingFence::NotRetired { .. } => "not-retired",
+            MissingFence::AcquireNotRetired { .. } => "acquire-not-retired",
             MissingFence::Bound => "bound",
             MissingFence::GenerationBound => "generation-bound",
         }
     }
 
-    /// The atomics it names: the release side's and the acquire side's.
+    /// The atomics it names: the release side's and the acquire side's (for
+    /// `AcquireNotRetired`, the unretired fence).
     pub const fn atomics(self) -> (Option<FenceAtomic>, Option<FenceAtomic>) {
         match self {
             MissingFence::Synchronisation
@@ -230,7 +246,8 @@ impl MissingFence {
             | MissingFence::GenerationBound
             | MissingFence::NotRetired { .. } => (None, None),
             MissingFence::Release { atomic } => (Some(atomic), None),
-            MissingFence::Acquire { atomic } => (None, Some(atomic)),
+            MissingFence::Acquire { atomic }
+            | MissingFence::AcquireNotRetired { fence: atomic, .. } => (None, Some(atomic)),
             MissingFence::ReleaseAndAcquire { release, acquire }
             | MissingFence::ReadBeforeRelease {
                 release, acquire, ..

@@ -88,7 +88,7 @@ impl Sanitizer {
             }
             if self.checks.races {
                 if self.order.on() {
-                    self.order.executed(wave, d);
+                    self.order.executed(wave, d, pc);
                 }
                 if let Some(c) = d.counter.filter(|c| self.kept_on[c.index()]) {
                     self.wave_shadow(w, wave).issues.issue(c);
@@ -120,7 +120,8 @@ impl Sanitizer {
             self.uninit_memory((w, s), wave, &trace, (space, access), site);
         }
         if self.checks.races && space != Space::Scratch {
-            let me = self.races(s, wave, &trace, (space, access), (site, epoch));
+            let on_vm = counter == Some(Counter::Vm);
+            let me = self.races(s, wave, &trace, (space, access, on_vm), (site, epoch));
             // Kept until retired: a barrier passed before then does not order it.
             let kept = self.kept.get((pc / 4) as usize).copied().unwrap_or(false);
             if let (Some(c), true) = (counter, kept) {

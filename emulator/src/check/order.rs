@@ -344,13 +344,26 @@ struct Open {
     loads: u64,
 }
 
-/// An acquire fence not yet retired: its `vm` issue count, the address clocks it takes
-/// (joined when it was issued) and the atomics they came from.
+/// An acquire fence not yet retired: its `vm` issue count, its PC, the address clocks it
+/// takes (joined when it was issued, shared with the waves a barrier shows it to) and the
+/// atomics they came from.
 #[derive(Debug, Clone)]
 struct Fence {
     index: u64,
-    clock: Clock,
+    pc: u64,
+    clock: Arc<Clock>,
     atomics: Vec<Pending>,
+}
+
+/// An acquire fence another wave of the workgroup (`wave`) had not retired when it passed
+/// the barrier at `barrier` (its PC): the barrier does not pass on what the fence takes,
+/// which only names the missing retirement when a race is reported.
+#[derive(Debug, Clone)]
+struct LateFence {
+    pc: u64,
+    wave: u32,
+    barrier: u64,
+    clock: Arc<Clock>,
 }
 
 /// One wave's part in the order.
@@ -369,6 +382,8 @@ struct WaveOrder {
     pending: Vec<Pending>,
     /// Its acquire fences not yet retired.
     fences: Vec<Fence>,
+    /// The acquire fences the waves of its workgroup had not retired at its last barrier.
+    late_fences: Vec<LateFence>,
     /// The atomics its retired fences acquired through, the last [`PENDING_MAX`]: only to
     /// tell a race whose release came after them.
     acquired: Vec<Pending>,
@@ -387,6 +402,7 @@ impl WaveOrder {
         }
         self.pending.clear();
         self.fences.clear();
+        self.late_fences.clear();
         self.acquired.clear();
     }
 
@@ -397,6 +413,27 @@ impl WaveOrder {
             self.issued[0].saturating_sub(out(Counter::Vst)),
             self.issued[1].saturating_sub(out(Counter::Vm)),
         ]
+    }
+
+    /// Applies its fences that `wave` retired: what they took is known from now on.
+    fn retire_fences(&mut self, wave: &Wave) {
+        if self.fences.is_empty() {
+            return;
+        }
+        let vm = self.retired(wave)[1];
+        let (done, left): (Vec<Fence>, Vec<Fence>) = std::mem::take(&mut self.fences)
+            .into_iter()
+            .partition(|f| f.index <= vm);
+        self.fences = left;
+        for f in done {
+            Arc::make_mut(&mut self.known).join(&f.clock, wave.id);
+            for p in &f.atomics {
+                self.acquired.retain(|q| q.addr != p.addr);
+                self.acquired.push(*p);
+            }
+        }
+        let extra = self.acquired.len().saturating_sub(PENDING_MAX);
+        self.acquired.drain(..extra);
     }
 
     /// The atomic of wave `w` through which this wave acquired, or read without acquiring,
@@ -436,6 +473,12 @@ impl WaveOrder {
             atomic: None,
         }
     }
+}
+
+/// Whether the access `me`, issued on the `vm` counter or not (`on_vm`), is behind its
+/// wave's acquire fences on that in-order counter: a load or a returning atomic there.
+fn behind_fence(me: &Ref, on_vm: bool) -> bool {
+    on_vm && me.access() != MemAccess::Write
 }
 
 /// Most address clocks, and most wave states, a thread keeps for reuse.
@@ -523,9 +566,9 @@ impl Order {
         self.waves.get(id as usize).map(|w| &**w)
     }
 
-    /// After `wave` executed `d` without a fault: counts what it issued, notes an acquire
-    /// fence, and applies the fences that retired.
-    pub fn executed(&mut self, wave: &Wave, d: &Decoded) {
+    /// After `wave` executed `d` at `pc` without a fault: counts what it issued, notes an
+    /// acquire fence, and applies the fences that retired.
+    pub fn executed(&mut self, wave: &Wave, d: &Decoded, pc: u64) {
         let counted = match d.counter {
             Some(Counter::Vst) => Some(0),
             Some(Counter::Vm) => Some(1),
@@ -551,7 +594,8 @@ impl Order {
                 let atomics = std::mem::take(&mut me.pending);
                 me.fences.push(Fence {
                     index: me.issued[1],
-                    clock,
+                    pc,
+                    clock: Arc::new(clock),
                     atomics,
                 });
             }
@@ -560,28 +604,14 @@ impl Order {
                 me.known = Arc::default();
                 me.pending = Vec::new();
                 me.fences = Vec::new();
+                me.late_fences = Vec::new();
                 me.acquired = Vec::new();
                 me.open = VecDeque::new();
                 return;
             }
             _ => {}
         }
-        if !me.fences.is_empty() {
-            let vm = me.retired(wave)[1];
-            let (done, left): (Vec<Fence>, Vec<Fence>) = std::mem::take(&mut me.fences)
-                .into_iter()
-                .partition(|f| f.index <= vm);
-            me.fences = left;
-            for f in done {
-                Arc::make_mut(&mut me.known).join(&f.clock, wave.id);
-                for p in &f.atomics {
-                    me.acquired.retain(|q| q.addr != p.addr);
-                    me.acquired.push(*p);
-                }
-            }
-            let extra = me.acquired.len().saturating_sub(PENDING_MAX);
-            me.acquired.drain(..extra);
-        }
+        me.retire_fences(wave);
     }
 
     /// `wave`'s access to global memory (`trace`, made as `access` by the instruction at
@@ -654,11 +684,23 @@ impl Order {
 
     /// The waves of a workgroup are released from a barrier: each releases what it
     /// retired, and all learn what the others know and released, and which atomics they
-    /// read that an acquire fence may still take.
+    /// read that an acquire fence may still take. An acquire fence a wave had not retired
+    /// there passes nothing on (the barrier waits for waves, not for their fences): the
+    /// others keep it only to name it when they race.
     pub fn barrier(&mut self, group: &[Wave]) {
         let mut all = Clock::default();
+        let mut late: Vec<LateFence> = Vec::new();
         for w in group {
             let me = self.wave(w.id);
+            me.retire_fences(w);
+            // A waiting wave's PC is past its (32-bit) barrier.
+            let barrier = w.pc.wrapping_sub(4);
+            late.extend(me.fences.iter().map(|f| LateFence {
+                pc: f.pc,
+                wave: w.id,
+                barrier,
+                clock: Arc::clone(&f.clock),
+            }));
             let own = me.sync_point(w);
             let known = std::mem::take(&mut me.known);
             all.join(&known, u32::MAX);
@@ -668,9 +710,12 @@ impl Order {
         // An atomic one wave read before the barrier is acquired by another's fence after
         // it (the barrier orders the fence after the atomic): pending atomics are shared,
         // of two on one word the one that read it later (it holds what the other read).
+        // Those of a fence not retired there are pending for the other waves still.
         let mut pending: Vec<Pending> = Vec::new();
         for w in group {
-            for p in &self.wave(w.id).pending {
+            let me = self.wave(w.id);
+            let unretired = me.fences.iter().flat_map(|f| f.atomics.iter());
+            for p in me.pending.iter().chain(unretired) {
                 match pending.iter().position(|q| q.addr == p.addr) {
                     Some(i) if pending[i].at >= p.at => continue,
                     Some(i) => {
@@ -683,11 +728,18 @@ impl Order {
         }
         let extra = pending.len().saturating_sub(PENDING_MAX);
         pending.drain(..extra);
+        let extra = late.len().saturating_sub(PENDING_MAX);
+        late.drain(..extra);
         for w in group {
             let me = self.wave(w.id);
             me.known = Arc::clone(&all);
             if !pending.is_empty() {
                 me.pending.clone_from(&pending);
+            }
+            if !late.is_empty() || !me.late_fences.is_empty() {
+                me.late_fences.clear();
+                me.late_fences
+                    .extend(late.iter().filter(|f| f.wave != w.id).cloned());
             }
         }
     }
@@ -701,22 +753,24 @@ impl Order {
     }
 
     /// Whether `prior` happens before `me` through release/acquire: `me`'s wave acquired a
-    /// release of `prior`'s wave that covers it. A plain load issued after an acquire
-    /// fence needs no wait for it: both are on the `vm` counter, which completes in issue
-    /// order, so the load reads after the invalidation.
-    pub fn ordered(&self, prior: &Ref, me: &Ref) -> bool {
+    /// release of `prior`'s wave that covers it. An acquire fence counts once it retired;
+    /// before that only for a load or returning atomic issued after it on the `vm`
+    /// counter (`on_vm`), the fence's own, which completes in issue order, so the access
+    /// reads after the invalidation. A uniform load (`sm`), a store or a non-returning
+    /// atomic (`vst`) needs the fence retired first (docs/memory.md).
+    pub fn ordered(&self, prior: &Ref, me: &Ref, on_vm: bool) -> bool {
         let Some(v) = self.get(me.wave_id()) else {
             return false;
         };
         let (w, gen, access) = (prior.wave_id(), self.gen_of(prior), prior.access());
         let covers = |c: &Clock| c.get(w).is_some_and(|k| k.covers(gen, access));
-        covers(&v.known)
-            || (me.access() == MemAccess::Read && v.fences.iter().any(|f| covers(&f.clock)))
+        covers(&v.known) || (behind_fence(me, on_vm) && v.fences.iter().any(|f| covers(&f.clock)))
     }
 
     /// The missing half of release/acquire between `prior` and `me`, which race (`g`:
-    /// the launch's workgroups, to name the atomics' waves').
-    pub fn missing(&self, prior: &Ref, me: &Ref, g: Groups) -> MissingFence {
+    /// the launch's workgroups, to name the atomics' waves'; `on_vm` as for
+    /// [`Order::ordered`]).
+    pub fn missing(&self, prior: &Ref, me: &Ref, g: Groups, on_vm: bool) -> MissingFence {
         let named = |(pc, wave): (u64, u32)| FenceAtomic {
             pc,
             wave,
@@ -751,7 +805,7 @@ impl Order {
             let fences = v
                 .fences
                 .iter()
-                .filter(|_| me.access() == MemAccess::Read)
+                .filter(|_| behind_fence(me, on_vm))
                 .filter_map(|f| f.clock.get(w).copied());
             if v.known
                 .get(w)
@@ -762,6 +816,22 @@ impl Order {
             {
                 return MissingFence::GenerationBound;
             }
+        }
+        // An acquire fence that takes the release but was not retired before the access:
+        // the wave's own (the access is not behind it on `vm`), then one another wave of
+        // the workgroup had not retired at the barrier between.
+        let covers = |c: &Clock| c.get(w).is_some_and(|r| r.covers(gen, access));
+        if let Some(f) = v.fences.iter().find(|f| covers(&f.clock)) {
+            return MissingFence::AcquireNotRetired {
+                fence: named((f.pc, me.wave_id())),
+                barrier: None,
+            };
+        }
+        if let Some(f) = v.late_fences.iter().find(|f| covers(&f.clock)) {
+            return MissingFence::AcquireNotRetired {
+                fence: named((f.pc, f.wave)),
+                barrier: Some(f.barrier),
+            };
         }
         // What the wave's atomics read but no retired fence acquired: from unretired
         // fences (their clocks), then from atomics no fence followed.
@@ -853,6 +923,7 @@ impl Order {
                         .iter()
                         .map(|f| f.clock.len() * entry + f.atomics.len() * pending)
                         .sum::<usize>()
+                    + w.late_fences.len() * std::mem::size_of::<LateFence>()
                     + (w.pending.len() + w.acquired.len()) * pending
             })
             .sum();
@@ -926,7 +997,8 @@ mod tests {
         w.pending.push(p);
         w.fences.push(Fence {
             index: 1,
-            clock: c.own.clone(),
+            pc: 4,
+            clock: Arc::new(c.own.clone()),
             atomics: vec![p],
         });
         w.clear();

@@ -11,14 +11,15 @@ use crate::wave::{Wave, LANES};
 
 impl Sanitizer {
     /// The accesses `trace` of `wave` (in slot `s`, barrier epoch `epoch`) to shared or
-    /// global memory (`space`, accessed as `access`) against the earlier accesses of
-    /// other waves. `site` is the instruction. Returns the access's record.
+    /// global memory (`space`, accessed as `access`, issued on the `vm` counter or not:
+    /// `on_vm`) against the earlier accesses of other waves. `site` is the instruction.
+    /// Returns the access's record.
     pub(super) fn races(
         &mut self,
         s: usize,
         wave: &Wave,
         trace: &MemTrace,
-        (space, access): (Space, MemAccess),
+        (space, access, on_vm): (Space, MemAccess, bool),
         (site, epoch): (Site, u32),
     ) -> Ref {
         let groups = self.groups;
@@ -34,7 +35,7 @@ impl Sanitizer {
                 epoch: Some(epoch),
                 ..site
             };
-            self.late_races(s, trace, (space, me, at), ordered);
+            self.late_races(s, trace, (space, me, at), ordered.then_some(on_vm));
         }
         let mut conflicts: Vec<(Conflict, u8, u64)> = Vec::new();
         let shadow = match space {
@@ -43,7 +44,7 @@ impl Sanitizer {
         };
         let order = &self.order;
         // Asked only of accesses barriers leave concurrent.
-        let hb = |prior: &Ref, now: &Ref| ordered && order.ordered(prior, now);
+        let hb = |prior: &Ref, now: &Ref| ordered && order.ordered(prior, now, on_vm);
         shadow.access_trace(trace, me, (groups, &hb), &mut |e, c| {
             conflicts.push((c, e.lane, e.addr));
         });
@@ -56,7 +57,8 @@ impl Sanitizer {
                 other.epoch = Some(epoch);
             }
             let missing = if ordered {
-                self.order.missing(&c.prior, &me.with_lane(lane), groups)
+                self.order
+                    .missing(&c.prior, &me.with_lane(lane), groups, on_vm)
             } else {
                 MissingFence::Synchronisation
             };

@@ -46,7 +46,9 @@ impl Finding {
             s.push_str(&site_line(m, role, o, source));
             // The atomics of a release/acquire with a missing half.
             let (release, acquire) = self.fence.map_or((None, None), MissingFence::atomics);
-            // Each names the wave that executed it, not always a side's.
+            // Each names the wave that executed it, not always a side's; an unretired
+            // acquire fence is named as itself, not as an atomic access.
+            let fence = matches!(self.fence, Some(MissingFence::AcquireNotRetired { .. }));
             for (role, by) in [("release", release), ("acquire", acquire)] {
                 if let Some(by) = by {
                     let atomic = Site {
@@ -54,7 +56,7 @@ impl Finding {
                         wave: by.wave,
                         workgroup: by.workgroup,
                         lanes: 0,
-                        access: Some(MemAccess::Atomic),
+                        access: (!fence).then_some(MemAccess::Atomic),
                         epoch: None,
                     };
                     s.push('\n');
@@ -214,6 +216,22 @@ impl Finding {
                     Some(MissingFence::NotRetired { counter, .. }) => format!(
                         ": the earlier access was not retired before its wave reached the barrier (no wait.{} retired it first), and a barrier orders only retired accesses",
                         counter.name()
+                    ),
+                    Some(MissingFence::AcquireNotRetired {
+                        fence,
+                        barrier: None,
+                    }) => format!(
+                        ": the acquire fence at {} was not retired before this access (no wait.vm retired it first; only a load or returning atomic on its vm counter completes after it without one)",
+                        line_of(fence.pc)
+                    ),
+                    Some(MissingFence::AcquireNotRetired {
+                        fence,
+                        barrier: Some(barrier),
+                    }) => format!(
+                        ": the acquire fence at {} (wave {}) was not retired before its wave reached the barrier at {} (no wait.vm retired it first), and a barrier passes on only retired fences",
+                        line_of(fence.pc),
+                        fence.wave,
+                        line_of(barrier)
                     ),
                     Some(MissingFence::GenerationBound) => format!(
                         ": the earlier wave passed {} release generations, which the sanitizer's records tell apart only modulo that, so the release that orders them may not have been seen (this report may be false; docs/sanitizer.md)",
