@@ -43,6 +43,35 @@ const BAD_READS: u32 = 1000;
 struct ReplHelper {
     words: Words,
     hinter: HistoryHinter,
+    /// The columns of the line and of the hint drawn after it, as of the last hint
+    /// asked for: Ctrl-C leaves the hint on the screen (rustyline clears it on Enter
+    /// only), so the REPL erases it ([`ReplHelper::hint_eraser`]).
+    shown: std::cell::Cell<(usize, usize)>,
+}
+
+impl ReplHelper {
+    /// The escape sequence that erases the hint rustyline left after the line when
+    /// Ctrl-C cancelled it (rustyline moved the cursor after the hint, then to the start
+    /// of the next row), and comes back to that next row; `None` when no hint shows.
+    /// `columns`: the terminal's width, for a line and hint that wrapped.
+    fn hint_eraser(&self, prompt: usize, columns: usize) -> Option<String> {
+        let (line, hint) = self.shown.take();
+        if hint == 0 || columns == 0 {
+            return None;
+        }
+        // Rows and column where the typed text ends, and the row the hint ends on.
+        let text_end = prompt + line;
+        let rows_up = 1 + (text_end + hint) / columns - text_end / columns;
+        let mut s = format!("\x1b[{rows_up}A\r");
+        let col = text_end % columns;
+        if col > 0 {
+            s.push_str(&format!("\x1b[{col}C"));
+        }
+        // Clear from there to the end of the screen (the hint's rows), and go on under
+        // the line.
+        s.push_str("\x1b[J\n");
+        Some(s)
+    }
 }
 
 impl Completer for ReplHelper {
@@ -74,7 +103,11 @@ impl Hinter for ReplHelper {
     type Hint = String;
 
     fn hint(&self, line: &str, pos: usize, ctx: &Context<'_>) -> Option<String> {
-        self.hinter.hint(line, pos, ctx)
+        let hint = self.hinter.hint(line, pos, ctx);
+        let width = |t: &str| t.chars().count();
+        self.shown
+            .set((width(line), hint.as_deref().map_or(0, width)));
+        hint
     }
 }
 
@@ -220,6 +253,10 @@ fn read_line(
     rl: &mut Editor<ReplHelper, DefaultHistory>,
     prompt: &str,
 ) -> rustyline::Result<String> {
+    // A hint of the previous line is not on the screen any more.
+    if let Some(h) = rl.helper() {
+        h.shown.set((0, 0));
+    }
     READING.store(true, Ordering::SeqCst);
     let line = rl.readline(prompt);
     READING.store(false, Ordering::SeqCst);
@@ -337,6 +374,7 @@ pub fn run(args: &DebugArgs) -> Result<i32> {
     rl.set_helper(Some(ReplHelper {
         words: Words::of(&engine, &QUIT_WORDS[..1]),
         hinter: HistoryHinter::new(),
+        shown: Default::default(),
     }));
     // After SIGSTOP and `fg`, the prompt and raw mode come back (a terminal only).
     let _continued = if terminal {
@@ -394,6 +432,12 @@ pub fn run(args: &DebugArgs) -> Result<i32> {
                     l
                 }
                 Err(ReadlineError::Interrupted) => {
+                    // The dim history hint goes, as it does on Enter.
+                    let columns = rl.dimensions().map_or(0, |(c, _)| usize::from(c));
+                    let prompt = PROMPT.chars().count();
+                    if let Some(erase) = rl.helper().and_then(|h| h.hint_eraser(prompt, columns)) {
+                        emit(&erase)?;
+                    }
                     emit("Quit with Ctrl-D or `quit`.\n")?;
                     continue;
                 }
@@ -563,6 +607,7 @@ mod tests {
         let helper = ReplHelper {
             words: Words::of(&engine, &QUIT_WORDS[..1]),
             hinter: HistoryHinter::new(),
+            shown: Default::default(),
         };
         let history = DefaultHistory::new();
         let ctx = Context::new(&history);

@@ -286,3 +286,39 @@ fn gdbs_words_do_what_gdb_does_at_the_wave_level() {
     );
     assert!(!out.contains("(y or n)"), "{out}");
 }
+
+/// After the deadlock nothing else can get past, `continue` and `stepi` run nothing and
+/// say the launch is deadlocked, instead of the same `Deadlock:` stop again and again;
+/// `reverse-stepi` still goes back.
+#[test]
+fn continuing_a_deadlocked_launch_says_it_cannot_run() {
+    let out = repl_on(
+        "tests/kernels/exit_before_barrier.s",
+        "c\nc\nc\nstepi\nreverse-stepi\n",
+        None,
+    );
+    let firsts: Vec<&str> = out
+        .lines()
+        .filter(|l| {
+            l.starts_with("Deadlock:") || l.starts_with("Cannot run") || l.starts_with("wave ")
+        })
+        .collect();
+    let deadlock = "deadlock in workgroup 1: wave 2 (pc 0x0058) waits at the barrier at 0x0054; wave 3 (exited) will never arrive";
+    assert_eq!(
+        firsts,
+        vec![
+            format!("Deadlock: {deadlock} [count 133]"),
+            format!("Deadlock: {deadlock} [count 142]"),
+            format!("Cannot run: the launch is deadlocked: {deadlock} [count 142]"),
+            format!("Cannot run: the launch is deadlocked: {deadlock} [count 142]"),
+            "wave 2 (workgroup 1) [count 131]".to_string(),
+        ],
+        "{out}"
+    );
+    assert!(
+        out.contains(
+            "  nothing can run: reverse-stepi and reverse-continue go back, run starts again\n"
+        ),
+        "{out}"
+    );
+}

@@ -592,3 +592,72 @@ fn start_repl_with_pid(t: &Tmux, kernel: &std::path::Path) -> String {
     });
     read_pid(&pid_file)
 }
+
+/// Ctrl-C at the prompt cancels the line and takes the dim history hint after it away,
+/// as Enter does: the scrollback keeps what was typed, not the hint. (Once on one row,
+/// once with the line and hint wrapped over two.)
+#[test]
+fn ctrl_c_at_the_prompt_clears_the_history_hint() {
+    let Some(t) = tmux::start("repl-hint", "hint-test$ ", (40, 20), true) else {
+        return;
+    };
+    let kernel = t.dir.join("k.s");
+    std::fs::write(&kernel, ".kernel k\n    nop\n    end\n").expect("write the kernel");
+    start_repl(&t, &kernel);
+    let long = "print $pc + 1 + 2 + 3 + 4 + 5 + 6";
+    for line in ["info waves", long] {
+        enter(&t, line, "the command's output", |_| true);
+    }
+    for (typed, hint) in [
+        ("info w", "aves"),
+        ("print $pc + 1", " + 2 + 3 + 4 + 5 + 6"),
+    ] {
+        let prompts = count(&t.screen(), PROMPT);
+        t.type_text(typed);
+        // (capture-pane drops the space a wrapped row ends with: compared without spaces)
+        let want: String = format!("{typed}{hint}").split_whitespace().collect();
+        t.wait_for("the hint", |s| joined_tail(s).ends_with(&want));
+        t.keys(&["C-c"]);
+        let s = t.wait_for("the next prompt", |s| {
+            count(s, PROMPT) > prompts && at_prompt(s)
+        });
+        let cancelled = s
+            .lines()
+            .rev()
+            .find(|l| l.contains("Quit with Ctrl-D"))
+            .expect("the Ctrl-C answer");
+        let before: Vec<&str> = s.lines().collect();
+        let at = before.iter().rposition(|l| *l == cancelled).expect("found");
+        let shown: String = before[..at].join("").split_whitespace().collect();
+        let want: String = format!("{PROMPT} {typed}").split_whitespace().collect();
+        assert!(
+            shown.ends_with(&want),
+            "the hint `{hint}` stayed after `{typed}`:\n{s}"
+        );
+    }
+    // A hint shown while typing a line that was then entered is gone with it: Ctrl-C at
+    // the next, empty prompt erases nothing above it.
+    t.type_text("info w");
+    t.wait_for("the hint", |s| joined_tail(s).ends_with("infowaves"));
+    enter(&t, "", "the command's output", |_| true);
+    let before = t.screen();
+    let prompts = count(&before, PROMPT);
+    t.keys(&["C-c"]);
+    let s = t.wait_for("the next prompt", |s| {
+        count(s, PROMPT) > prompts && at_prompt(s)
+    });
+    let kept = before.trim_end();
+    assert!(
+        s.contains(kept),
+        "Ctrl-C erased output above:\n{before}\n---\n{s}"
+    );
+}
+
+/// The screen's last rows joined without spaces (a line that wrapped reads as one).
+fn joined_tail(s: &str) -> String {
+    let lines: Vec<&str> = s.lines().collect();
+    lines[lines.len().saturating_sub(3)..]
+        .join("")
+        .split_whitespace()
+        .collect()
+}

@@ -8,6 +8,7 @@ use std::io::Write;
 
 use wavedbg_emulator::debug::command::{Command, Location, RegRef, SetTarget};
 use wavedbg_emulator::debug::expr::ParsedExpr;
+use wavedbg_emulator::debug::view;
 
 use crate::error::DapError;
 use crate::events::thread_id;
@@ -49,6 +50,22 @@ impl<W: Write> Session<W> {
         command: Command,
     ) -> Result<Reply, DapError> {
         self.check_running_allowed(command.name())?;
+        // A deadlocked launch cannot go forward: the request fails with why, rather than
+        // running nothing and reporting the same stop again (backwards still works).
+        let backwards = matches!(
+            command,
+            Command::ReverseContinue
+                | Command::ReverseStepi(_)
+                | Command::ReverseStep(_)
+                | Command::ReverseNext(_)
+        );
+        if !backwards {
+            let m = self.engine()?.machine();
+            if let Some(d) = m.launch_deadlock() {
+                let text = view::deadlocked_text(m, &d, "");
+                return Err(DapError::Deadlocked(text.replace("\n  ", "; ")));
+            }
+        }
         // A step is the thread's: it must name a resident wave (thread ids count from
         // 1, so 0 or none is refused). Continue runs them all.
         if !matches!(command, Command::Continue | Command::ReverseContinue) {

@@ -46,6 +46,10 @@ pub enum DapError {
     /// The kernel could not be opened.
     #[error("{0}")]
     Open(#[from] OpenError),
+    /// A forward run request while the launch is deadlocked: nothing can run (the
+    /// engine's description of the deadlock, on one line).
+    #[error("{0}")]
+    Deadlocked(String),
 }
 
 impl DapError {
@@ -62,6 +66,7 @@ impl DapError {
             DapError::Engine(_) => 7,
             DapError::Open(_) => 8,
             DapError::Console(_) => 9,
+            DapError::Deadlocked(_) => 10,
         }
     }
 }

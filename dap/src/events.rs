@@ -183,6 +183,7 @@ impl<W: Write> Session<W> {
             StopReason::Fault(_)
             | StopReason::Finding(_)
             | StopReason::Deadlock(_)
+            | StopReason::Deadlocked(_)
             | StopReason::ConditionError { .. } => {
                 self.stopped("exception", thread, description, Vec::new())?
             }

@@ -223,7 +223,7 @@ impl<W: Write> Session<W> {
                     .map(|f| f.headline_in(engine.machine()))
                     .unwrap_or_default(),
             ),
-            StopReason::Deadlock(_) => (
+            StopReason::Deadlock(_) | StopReason::Deadlocked(_) => (
                 "deadlock".into(),
                 "deadlock",
                 description.lines().next().unwrap_or_default().to_string(),

@@ -27,7 +27,7 @@ mod variables;
 use std::io::Read;
 use std::net::{TcpListener, TcpStream};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 pub use error::DapError;
@@ -40,54 +40,119 @@ pub use session::serve;
 pub const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// Serves clients on `listener`, one at a time, until accepting fails; each has
-/// [`HANDSHAKE_TIMEOUT`] to send its first message.
+/// [`HANDSHAKE_TIMEOUT`] to send its first message, and gives way at once to a client
+/// that connects while it has sent nothing whole yet (a silent connection, a port scan or
+/// an editor's abandoned attempt does not make the next client wait).
 pub fn serve_tcp(listener: &TcpListener) -> Result<(), WireError> {
     serve_tcp_with(listener, HANDSHAKE_TIMEOUT)
 }
 
+/// How often a client in its handshake looks for a client waiting behind it.
+const HANDSHAKE_POLL: Duration = Duration::from_millis(50);
+
 /// [`serve_tcp`] with the handshake time-out `handshake`.
 pub fn serve_tcp_with(listener: &TcpListener, handshake: Duration) -> Result<(), WireError> {
-    for stream in listener.incoming() {
-        let stream = stream?;
+    let waiting: Arc<Mutex<Option<TcpStream>>> = Arc::default();
+    loop {
+        // A client that superseded a silent one is served first.
+        let queued = waiting.lock().map(|mut w| w.take()).unwrap_or(None);
+        let stream = match queued {
+            Some(s) => s,
+            None => {
+                listener.set_nonblocking(false)?;
+                listener.accept()?.0
+            }
+        };
+        stream.set_nonblocking(false)?;
         let peer = stream
             .peer_addr()
             .map_or_else(|_| "?".to_string(), |a| a.to_string());
         let greeted = Arc::new(AtomicBool::new(false));
-        let timed_out = Arc::new(AtomicBool::new(false));
+        let ended = Arc::new(Mutex::new(None));
         let input = Handshake {
             stream: stream.try_clone()?,
+            listener: listener.try_clone()?,
             deadline: Instant::now() + handshake,
             greeted: greeted.clone(),
             waits: false,
-            timed_out: timed_out.clone(),
+            ended: ended.clone(),
+            waiting: waiting.clone(),
         };
         let result = session::serve_greeted(input, &stream, move || {
             greeted.store(true, Ordering::SeqCst)
         });
         // Ends the reader thread of a client that is still connected.
         let _ = stream.shutdown(std::net::Shutdown::Both);
-        if timed_out.load(Ordering::SeqCst) {
-            eprintln!(
+        let why = ended.lock().map(|e| *e).unwrap_or(None);
+        match why {
+            Some(Dropped::TimedOut) => eprintln!(
                 "wavedbg dap: the client from {peer} sent no whole message within {:.1} s; dropped, waiting for another client",
                 handshake.as_secs_f64()
-            );
-        } else if let Err(e) = result {
-            eprintln!("wavedbg dap: client session ended: {e}");
+            ),
+            Some(Dropped::Superseded) => eprintln!(
+                "wavedbg dap: the client from {peer} had sent no whole message when another connected; dropped, serving the new one"
+            ),
+            None => {
+                if let Err(e) = result {
+                    eprintln!("wavedbg dap: client session ended: {e}");
+                }
+            }
         }
     }
-    Ok(())
+}
+
+/// Why a client was dropped before its first whole message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Dropped {
+    /// The handshake time-out passed.
+    TimedOut,
+    /// Another client connected meanwhile.
+    Superseded,
 }
 
 /// A TCP client's input that must deliver a whole first message before `deadline`
 /// (a deadline, not a per-read time-out, so a byte every few seconds does not hold the
-/// slot either). Once `greeted` is set, reads wait as long as the client takes.
+/// slot either), and gives way to a client that connects before it has (kept in
+/// `waiting`, served next). Once `greeted` is set, reads wait as long as the client takes.
 struct Handshake {
     stream: TcpStream,
+    /// The server's listener, polled for a client waiting behind this one.
+    listener: TcpListener,
     deadline: Instant,
     greeted: Arc<AtomicBool>,
     /// The socket's read time-out is off (set once the client is greeted).
     waits: bool,
-    timed_out: Arc<AtomicBool>,
+    ended: Arc<Mutex<Option<Dropped>>>,
+    waiting: Arc<Mutex<Option<TcpStream>>>,
+}
+
+impl Handshake {
+    fn drop_client(&self, why: Dropped) -> std::io::Error {
+        if let Ok(mut e) = self.ended.lock() {
+            *e = Some(why);
+        }
+        let text = match why {
+            Dropped::TimedOut => "no whole first message within the handshake time-out",
+            Dropped::Superseded => "another client connected before the first message",
+        };
+        std::io::Error::new(std::io::ErrorKind::TimedOut, text)
+    }
+
+    /// A client that connected behind this one, taken off the listener (kept to serve
+    /// next); the listener is left blocking.
+    fn next_client(&self) -> std::io::Result<Option<TcpStream>> {
+        self.listener.set_nonblocking(true)?;
+        let next = match self.listener.accept() {
+            Ok((s, _)) => Some(s),
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => None,
+            Err(e) => {
+                self.listener.set_nonblocking(false)?;
+                return Err(e);
+            }
+        };
+        self.listener.set_nonblocking(false)?;
+        Ok(next)
+    }
 }
 
 impl Read for Handshake {
@@ -95,34 +160,35 @@ impl Read for Handshake {
         if self.waits {
             return self.stream.read(buf);
         }
-        if self.greeted.load(Ordering::SeqCst) {
-            self.stream.set_read_timeout(None)?;
-            self.waits = true;
-            return self.stream.read(buf);
-        }
-        let left = self.deadline.saturating_duration_since(Instant::now());
-        let expired = || {
-            std::io::Error::new(
-                std::io::ErrorKind::TimedOut,
-                "no whole first message within the handshake time-out",
-            )
-        };
-        if left.is_zero() {
-            self.timed_out.store(true, Ordering::SeqCst);
-            return Err(expired());
-        }
-        self.stream.set_read_timeout(Some(left))?;
-        match self.stream.read(buf) {
-            Err(e)
-                if matches!(
-                    e.kind(),
-                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
-                ) =>
-            {
-                self.timed_out.store(true, Ordering::SeqCst);
-                Err(expired())
+        loop {
+            if self.greeted.load(Ordering::SeqCst) {
+                self.stream.set_read_timeout(None)?;
+                self.waits = true;
+                return self.stream.read(buf);
             }
-            other => other,
+            let left = self.deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return Err(self.drop_client(Dropped::TimedOut));
+            }
+            if let Some(next) = self.next_client()? {
+                if let Ok(mut w) = self.waiting.lock() {
+                    *w = Some(next);
+                }
+                return Err(self.drop_client(Dropped::Superseded));
+            }
+            self.stream
+                .set_read_timeout(Some(left.min(HANDSHAKE_POLL)))?;
+            match self.stream.read(buf) {
+                Err(e)
+                    if matches!(
+                        e.kind(),
+                        std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                    ) =>
+                {
+                    continue
+                }
+                other => return other,
+            }
         }
     }
 }
@@ -202,6 +268,18 @@ mod tests {
             "{:?}",
             start.elapsed()
         );
+
+        // A silent client gives way at once to one that connects behind it.
+        let mut silent = TcpStream::connect(addr).expect("connected");
+        std::thread::sleep(handshake / 4);
+        let start = Instant::now();
+        let mut next = TcpStream::connect(addr).expect("connected");
+        send(&mut next, INITIALIZE);
+        let hello = read_until(&mut next, "supportsStepBack");
+        assert!(hello.contains(r#""success":true"#), "{hello}");
+        assert!(start.elapsed() < handshake / 2, "{:?}", start.elapsed());
+        assert!(closed(&mut silent));
+        drop(next);
 
         // The next client is served, and once it has spoken it may take its time.
         let mut client = TcpStream::connect(addr).expect("connected");

@@ -276,7 +276,11 @@ impl WaveTarget {
                 signal(Signal::SIGSTOP),
                 format!("{}{LLDB_AT_BARRIER}\n", describe(self)),
             ),
-            StopReason::Blocked(_) => (signal(Signal::SIGSTOP), describe(self)),
+            // A wave run alone at a barrier its workgroup's deadlock keeps shut (after a
+            // launch-wide deadlock nothing resumes: the launch was terminated).
+            StopReason::Blocked(_) | StopReason::Deadlocked(_) => {
+                (signal(Signal::SIGSTOP), describe(self))
+            }
             // A sanitizer finding: a trap, with both sides on gdb's console (`monitor why`
             // and `monitor info findings` show it again).
             StopReason::BreakInstruction

@@ -132,3 +132,37 @@ for (const [filter, kernel, says, line] of [
     }
   });
 }
+
+test('a deadlocked launch refuses to run forward, and steps back', async () => {
+  const dc = await start();
+  try {
+    const entry = await launchStopped(dc, { program: KERNELS.deadlock });
+    const thread = entry.body.threadId;
+    // Workgroup 1 deadlocks while the others can still run: a continue runs them.
+    let stop = await until(dc, () => dc.continueRequest({ threadId: thread }));
+    assert.strictEqual(stop.body.reason, 'exception');
+    assert.match(stop.body.description, /^Deadlock: deadlock in workgroup 1: /);
+    stop = await until(dc, () => dc.continueRequest({ threadId: thread }));
+    assert.match(stop.body.description, /^Deadlock: deadlock in workgroup 1: /);
+    // Now nothing can run: the requests fail with why, and no stop comes again.
+    let stops = 0;
+    dc.on('stopped', () => { stops += 1; });
+    const why = /Cannot run: the launch is deadlocked: deadlock in workgroup 1: wave 2 \(pc 0x0058\) waits at the barrier at 0x0054; wave 3 \(exited\) will never arrive; nothing can run/;
+    await assert.rejects(dc.continueRequest({ threadId: thread }), why);
+    await assert.rejects(dc.nextRequest({ threadId: stop.body.threadId }), why);
+    await assert.rejects(dc.stepInRequest({ threadId: stop.body.threadId }), why);
+    await assert.rejects(dc.stepOutRequest({ threadId: stop.body.threadId }), why);
+    assert.strictEqual(stops, 0);
+    // The debug console's `continue` says the same, as its stop.
+    stop = await until(dc, () => dc.evaluateRequest({ expression: 'c', context: 'repl' }));
+    assert.match(stop.body.description, /^Cannot run: the launch is deadlocked: /);
+    const info = await dc.exceptionInfoRequest({ threadId: stop.body.threadId });
+    assert.strictEqual(info.body.exceptionId, 'deadlock');
+    assert.match(info.body.description, /^Cannot run: the launch is deadlocked: /);
+    // Backwards still works.
+    stop = await until(dc, () => dc.stepBackRequest({ threadId: stop.body.threadId }));
+    assert.strictEqual(stop.body.reason, 'step');
+  } finally {
+    await dc.stop();
+  }
+});

@@ -17,6 +17,7 @@ const KERNELS = {
   hazard: kernel('scripts/bugs/load_before_wait.s'),
   uninit: kernel('tests/dap-client/kernels/uninit.s'),
   divergentBarrier: kernel('tests/dap-client/kernels/divergent_barrier.s'),
+  deadlock: kernel('tests/kernels/exit_before_barrier.s'),
   saxpy: kernel('scripts/saxpy_src.s'),
   lastBlockNoWait: kernel('tests/kernels/memory_model/last_block_no_wait.s'),
   saxpyCl: kernel('scripts/src/saxpy.cl'),

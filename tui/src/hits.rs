@@ -42,6 +42,8 @@ pub struct HitMap {
     pub help_rows: usize,
     /// The most lines the help overlay can scroll at the size drawn.
     pub help_scroll_max: usize,
+    /// The columns the help overlay's lines were laid out in (its scroll counts them).
+    pub help_room: usize,
     /// Whether the memory view left its ASCII column out for lack of width.
     pub mem_ascii_hidden: bool,
     /// The wide layout's splits as drawn, in percent, by `SplitTarget as usize` (left

@@ -2842,3 +2842,63 @@ fn tab_in_the_middle_of_a_word_puts_no_space_before_the_rest() {
     press(&mut app, KeyCode::Tab);
     assert_eq!(app.editor.as_ref().map(|e| e.text()), Some("info waves "));
 }
+
+/// The help overlay's first line of text (under its title).
+fn help_top_line(buf: &ratatui::buffer::Buffer) -> String {
+    let (x, y) = find(buf, " Keys ").expect("the help shows");
+    // The title starts one column inside the overlay's left border.
+    let left = x.saturating_sub(1);
+    let mut row = String::new();
+    for col in left + 1..buf.area.right() {
+        let c = buf[(col, y + 1)].symbol();
+        if c == "│" {
+            break;
+        }
+        row.push_str(c);
+    }
+    row.trim().to_string()
+}
+
+/// A resize keeps the entry that was at the top of the help at its top (its lines wrap
+/// differently at another width, so the same line number would show another entry), and
+/// the keys scroll on from there.
+#[test]
+fn the_help_keeps_its_top_entry_across_a_resize() {
+    let mut app = demo();
+    keys(&mut app, "?");
+    let _ = draw(&mut app, 120, 20);
+    for _ in 0..12 {
+        keys(&mut app, "j");
+    }
+    let wide = help_top_line(&draw(&mut app, 120, 20));
+    let key = wide
+        .split_whitespace()
+        .next()
+        .expect("an entry")
+        .to_string();
+    assert!(!wide.ends_with(':'), "a key's entry, not a heading: {wide}");
+    let narrow = help_top_line(&draw(&mut app, 40, 12));
+    assert!(
+        narrow.starts_with(&key),
+        "{key} at the top at 40 columns: {narrow}"
+    );
+    // Scrolling on from there and back: one line down at 40 columns, then the wide screen
+    // shows the same entry or the one after it, not a line 12 lines off.
+    keys(&mut app, "k");
+    keys(&mut app, "j");
+    assert!(help_top_line(&draw(&mut app, 40, 12)).starts_with(&key));
+    assert_eq!(help_top_line(&draw(&mut app, 120, 20)), wide);
+}
+
+/// Ctrl-L redraws the whole screen with the help open, and the help stays open.
+#[test]
+fn ctrl_l_redraws_with_the_help_open() {
+    let mut app = demo();
+    keys(&mut app, "?");
+    let _ = draw(&mut app, 80, 24);
+    keys(&mut app, "jj");
+    app.on_key(KeyEvent::new(KeyCode::Char('l'), KeyModifiers::CONTROL));
+    assert!(app.redraw);
+    assert!(app.help.open);
+    assert_eq!(app.help.scroll, 2);
+}

@@ -327,6 +327,7 @@ impl Engine {
 
     /// Saves the state at the start of a resumption, for change highlighting at its stop.
     pub(super) fn begin(&mut self) {
+        self.resume_start = Some(self.machine.stats.wave_instructions);
         // O(what ran since the previous resume), not O(machine): see `Machine::sync_from`.
         if std::mem::take(&mut self.edited) {
             self.last_stop.clone_from(&self.machine);
@@ -388,7 +389,11 @@ impl Engine {
             };
             let blocked = match wave.state {
                 WaveState::Ready | WaveState::Stopped => None,
-                WaveState::AtBarrier => Some(StopReason::Blocked(at_barrier)),
+                // Its barrier can never complete: no other wave can release it.
+                WaveState::AtBarrier => Some(match self.machine.workgroup_deadlock(w) {
+                    Some(d) => StopReason::Deadlocked(d),
+                    None => StopReason::Blocked(at_barrier),
+                }),
                 // Exited during the command: it ends as `finish` does.
                 WaveState::Exited if goal == Goal::Exit || done > 0 => {
                     Some(StopReason::Reached(Reached::Exit))

@@ -76,6 +76,9 @@ pub struct Engine {
     progress: ProgressHandle,
     /// The wave and PC of the breakpoint we stopped at: resuming steps over it once.
     resume_over: Option<(usize, u64)>,
+    /// The launch's instruction count when the current resume began (see
+    /// [`Engine::finish`]: a deadlock reached with nothing run is reported as such).
+    resume_start: Option<u64>,
     last: Option<StopEvent>,
     /// Expressions shown after every stop (`display`).
     displays: Vec<command::DisplaySpec>,
@@ -158,6 +161,7 @@ impl Engine {
             interrupt: Arc::new(AtomicBool::new(false)),
             progress: ProgressHandle::default(),
             resume_over: None,
+            resume_start: None,
             last: None,
             displays: Vec::new(),
             log: Vec::new(),

@@ -161,6 +161,11 @@ pub enum StopReason {
     Fault(Fault),
     /// A barrier can never complete.
     Deadlock(Deadlock),
+    /// A forward resume found nothing it could run because of a deadlock: the launch is
+    /// deadlocked (no wave can run; a continue or step after a `Deadlock` stop), or the
+    /// wave run alone waits at its workgroup's barrier that can never complete. Nothing
+    /// ran; the state stays to be inspected or run backwards (not terminal).
+    Deadlocked(Deadlock),
     /// Every wave has exited.
     Finished,
     /// Interrupted (Ctrl-C, `interrupt`).
@@ -252,6 +257,15 @@ impl Engine {
 
     /// Records a stop: selects its wave, snapshots for change tracking.
     pub(super) fn finish(&mut self, mut stop: StopEvent) -> StopEvent {
+        // A deadlock the resume ran nothing to reach was there before it: nothing can
+        // run, which is not a new stop (the same `Deadlock` again and again).
+        let ran = self
+            .resume_start
+            .take()
+            .is_none_or(|start| start != self.machine.stats.wave_instructions);
+        if let (StopReason::Deadlock(d), false) = (&stop.reason, ran) {
+            stop.reason = StopReason::Deadlocked(d.clone());
+        }
         // The record holds the run now: a read of inactive lanes can name their writes.
         if let StopReason::Finding(found) = &mut stop.reason {
             found.iter_mut().for_each(|f| self.name_source_writes(f));

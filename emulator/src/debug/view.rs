@@ -233,6 +233,7 @@ pub fn describe_stop(e: &Engine, stop: &StopEvent) -> String {
             None
         }
         StopReason::Blocked(b) if *b != Blocked::HistoryStart => None,
+        StopReason::Deadlocked(_) => None,
         _ => stop.pc,
     };
     if let Some(line) = line_pc.and_then(|pc| e.source_line_at(pc)) {
@@ -240,6 +241,23 @@ pub fn describe_stop(e: &Engine, stop: &StopEvent) -> String {
         text.push_str(&line);
     }
     text
+}
+
+/// Why a forward resume cannot run anything because of deadlock `d` (a
+/// [`StopReason::Deadlocked`] stop), and what still works: `wave` names the wave run alone
+/// when other workgroups could still run.
+pub fn deadlocked_text(m: &Machine, d: &crate::machine::Deadlock, wave: &str) -> String {
+    if m.launch_deadlock().is_some() || wave.is_empty() {
+        format!(
+            "Cannot run: the launch is deadlocked: {}\n  nothing can run: reverse-stepi and reverse-continue go back, run starts again",
+            deadlock_text(m, d)
+        )
+    } else {
+        format!(
+            "Cannot run {wave}: its barrier can never complete: {}\n  continue runs the other workgroups",
+            deadlock_text(m, d)
+        )
+    }
 }
 
 /// A deadlock as the debugger and `wavedbg run` report it: each waiting wave with the PC
@@ -374,6 +392,7 @@ fn describe_stop_reason(e: &Engine, stop: &StopEvent) -> String {
             format!("Program received signal {sig}: {f}")
         }
         StopReason::Deadlock(d) => format!("Deadlock: {}", deadlock_text(m, d)),
+        StopReason::Deadlocked(d) => deadlocked_text(m, d, &wave),
         StopReason::Finished => format!(
             "All waves exited ({}, {}).",
             count(m.stats.wave_instructions, "wave-instruction"),

@@ -165,6 +165,30 @@ impl Machine {
         }
     }
 
+    /// The deadlock that keeps the whole launch from going on: no wave is ready (or held
+    /// by the debugger, which a resume releases) and a barrier can never complete (the
+    /// first such workgroup's). `None` when something can still run, or when the launch
+    /// is over for another reason (finished, or only faulted waves left).
+    pub fn launch_deadlock(&self) -> Option<Deadlock> {
+        if self
+            .waves
+            .iter()
+            .any(|w| matches!(w.state, WaveState::Ready | WaveState::Stopped))
+        {
+            return None;
+        }
+        (0..self.slots.len()).find_map(|s| self.deadlock_in(s, true))
+    }
+
+    /// The deadlock of the workgroup wave index `wave` belongs to, when it has one (its
+    /// barrier can never complete), whatever the other workgroups can still do.
+    pub fn workgroup_deadlock(&self, wave: usize) -> Option<Deadlock> {
+        if wave >= self.waves.len() {
+            return None;
+        }
+        self.deadlock_in(self.slot_of(wave), false)
+    }
+
     /// A deadlock in slot `s`: waves wait at a barrier that exited or faulted waves (or,
     /// when `global` is set because nothing else can run, stopped waves) will never reach.
     pub(super) fn deadlock_in(&self, s: usize, global: bool) -> Option<Deadlock> {

@@ -161,8 +161,98 @@ fn deadlocked_barrier_is_reported_as_such() {
     assert_eq!(d.missing, vec![(1, WaveState::Exited)]);
     assert_eq!(stop.wave_id, Some(0));
     assert_eq!(states(&e), vec![WaveState::AtBarrier, WaveState::Exited]);
-    // It stays deadlocked.
-    assert!(matches!(e.continue_all().reason, StopReason::Deadlock(_)));
+    // It stays deadlocked: a resume runs nothing, and says so rather than reporting the
+    // same deadlock as a new stop (the state stays, not a terminal stop).
+    let again = e.continue_all();
+    assert!(
+        matches!(&again.reason, StopReason::Deadlocked(d2) if d2 == d),
+        "{again:?}"
+    );
+    assert!(!again.is_terminal());
+    assert_eq!(again.instructions, stop.instructions);
+}
+
+/// A continue, stepi or step after a deadlock that nothing else can get past: the
+/// commands say the launch is deadlocked (nothing ran), and running backwards still works.
+#[test]
+fn resuming_a_deadlocked_launch_says_it_cannot_run() {
+    let mut e = engine(DEADLOCK);
+    let (text, _) = stop(&mut e, "c");
+    assert!(text.starts_with("Deadlock: "), "{text}");
+    for line in ["c", "stepi", "stepi all", "next", "finish"] {
+        let (text, s) = stop(&mut e, line);
+        assert!(
+            matches!(s.reason, StopReason::Deadlocked(_)),
+            "{line}: {s:?}"
+        );
+        assert!(
+            text.starts_with("Cannot run: the launch is deadlocked: deadlock in workgroup 0: wave 0 (pc 0x000c) waits at the barrier at 0x0008 <wait_here>; wave 1 (exited) will never arrive\n"),
+            "{line}: {text}"
+        );
+        assert!(
+            text.contains(
+                "\n  nothing can run: reverse-stepi and reverse-continue go back, run starts again"
+            ),
+            "{line}: {text}"
+        );
+    }
+    let (_, s) = stop(&mut e, "reverse-stepi");
+    assert!(!matches!(s.reason, StopReason::Deadlocked(_)), "{s:?}");
+    // Forward again, the deadlock is reached by running, so it is a stop of its own.
+    let (text, s) = stop(&mut e, "c");
+    assert!(matches!(s.reason, StopReason::Deadlock(_)), "{text}");
+}
+
+/// A wave stepped alone at the barrier of a deadlocked workgroup while other workgroups
+/// can still run: not "the others are frozen (continue ...)" but the deadlock, and that
+/// continue runs the other workgroups.
+#[test]
+fn stepping_a_wave_of_a_deadlocked_workgroup_names_the_deadlock() {
+    let src = r#"
+.kernel dl
+.workgroup 64
+.grid 2
+    uwgid u4
+    uwaveid u5
+    uand u5, u5, u4
+    br.unz u5, quit
+    nop
+    nop
+    nop
+    nop
+wait_here:
+    barrier
+    end
+quit:
+    end
+"#;
+    let mut e = engine(src);
+    let (text, s) = stop(&mut e, "c");
+    let StopReason::Deadlock(d) = &s.reason else {
+        panic!("{text}")
+    };
+    assert_eq!(d.workgroup, 1);
+    assert!(
+        e.machine().launch_deadlock().is_none(),
+        "workgroup 0 can still run"
+    );
+    let waiting = d.waiting[0].0;
+    run(&mut e, &format!("wave {waiting}"));
+    let (text, s) = stop(&mut e, "stepi");
+    assert!(matches!(s.reason, StopReason::Deadlocked(_)), "{text}");
+    assert!(
+        text.starts_with(&format!("Cannot run wave {waiting} (workgroup 1): its barrier can never complete: deadlock in workgroup 1: ")),
+        "{text}"
+    );
+    assert!(
+        text.contains("\n  continue runs the other workgroups"),
+        "{text}"
+    );
+    // Continue does run the others, to the end the deadlock leaves.
+    let before = e.machine().stats.wave_instructions;
+    let (text, s) = stop(&mut e, "c");
+    assert!(matches!(s.reason, StopReason::Deadlock(_)), "{text}");
+    assert!(s.instructions > before, "{text}");
 }
 
 #[test]

@@ -230,9 +230,12 @@ impl App {
     fn help_key(&mut self, code: KeyCode) {
         let max = self.hits.help_scroll_max;
         let page = self.hits.help_rows.max(1);
+        let room = self.hits.help_room;
         let s = &mut self.help.scroll;
-        // Drawing clamps the scroll; starting from what it showed keeps `k` responsive.
-        *s = (*s).min(max);
+        // Drawing clamps the scroll and keeps its entry across a resize; starting from
+        // what it showed keeps `k` responsive.
+        *s = crate::ui::rescroll(*s, self.help.room, room).min(max);
+        self.help.room = room;
         match Motion::of(code) {
             Some(Motion::Down | Motion::Right) => *s = (*s + 1).min(max),
             Some(Motion::Up | Motion::Left) => *s = s.saturating_sub(1),
@@ -271,6 +274,7 @@ impl App {
                 self.help = HelpOverlay {
                     open: true,
                     scroll: 0,
+                    room: 0,
                 }
             }
             KeyCode::Char('q') => self.request_quit(),

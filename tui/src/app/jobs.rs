@@ -322,6 +322,7 @@ pub(super) fn stop_status(e: &Engine, stop: &StopEvent) -> (String, StatusKind) 
         StopReason::Blocked(Blocked::HistoryStart) => StatusKind::Stopped,
         StopReason::Fault(_)
         | StopReason::Deadlock(_)
+        | StopReason::Deadlocked(_)
         | StopReason::Blocked(_)
         | StopReason::Terminated(_)
         | StopReason::ConditionError { .. } => StatusKind::Problem,

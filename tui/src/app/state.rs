@@ -111,6 +111,9 @@ pub struct HelpOverlay {
     pub open: bool,
     /// The first help line shown (clamped when drawn).
     pub scroll: usize,
+    /// The columns `scroll` counts lines at (0: whatever the overlay has): after a resize
+    /// the entry that was at the top stays there ([`crate::ui::rescroll`]).
+    pub room: usize,
 }
 
 /// The whole debugger state: the engine, each pane's state, and what is app-wide (focus,

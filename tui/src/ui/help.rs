@@ -181,15 +181,24 @@ fn entry(key: &str, what: &str) -> String {
 /// column): two entries a row from 77 columns, else one, wrapped at words. The `bool` is
 /// whether the line is a heading.
 pub fn help_lines(room: usize) -> Vec<(String, bool)> {
+    tagged_lines(room)
+        .into_iter()
+        .map(|(l, heading, _)| (l, heading))
+        .collect()
+}
+
+/// [`help_lines`], each line with the entry it shows: (row of [`help_rows`], entry in the
+/// row), the first entry for a line that holds two.
+fn tagged_lines(room: usize) -> Vec<(String, bool, (usize, usize))> {
     let rows = help_rows();
     let wide = room >= 77;
     let mut out = Vec::new();
-    for row in rows {
+    for (r, row) in rows.into_iter().enumerate() {
         match row {
             HelpRow::Heading(h) => out.extend(
                 text::wrap_with(h, room.max(1), "  ")
                     .into_iter()
-                    .map(|l| (l, true)),
+                    .map(|l| (l, true, (r, 0))),
             ),
             HelpRow::Keys(entries) if wide => {
                 let mut line = String::new();
@@ -204,22 +213,50 @@ pub fn help_lines(room: usize) -> Vec<(String, bool)> {
                     }
                 }
                 if text::width(&line) <= room {
-                    out.push((line, false));
+                    out.push((line, false, (r, 0)));
                 } else {
                     // Too long beside each other: each entry as a narrow screen has it.
-                    for (k, what) in &entries {
-                        out.extend(narrow_entry(k, what, room).into_iter().map(|l| (l, false)));
+                    for (i, (k, what)) in entries.iter().enumerate() {
+                        out.extend(
+                            narrow_entry(k, what, room)
+                                .into_iter()
+                                .map(|l| (l, false, (r, i))),
+                        );
                     }
                 }
             }
             HelpRow::Keys(entries) => {
-                for (k, what) in entries {
-                    out.extend(narrow_entry(k, &what, room).into_iter().map(|l| (l, false)));
+                for (i, (k, what)) in entries.into_iter().enumerate() {
+                    out.extend(
+                        narrow_entry(k, &what, room)
+                            .into_iter()
+                            .map(|l| (l, false, (r, i))),
+                    );
                 }
             }
         }
     }
     out
+}
+
+/// The scroll at `to` columns that keeps at the top the entry that scroll `scroll` at
+/// `from` columns showed there (its first line), so a resize keeps the reader's place
+/// rather than a line number that now shows something else. `from` 0: the scroll is
+/// already counted at `to`.
+pub fn rescroll(scroll: usize, from: usize, to: usize) -> usize {
+    if from == 0 || from == to || scroll == 0 {
+        return scroll;
+    }
+    let old = tagged_lines(from);
+    let Some(&(_, _, (row, entry))) = old.get(scroll).or(old.last()) else {
+        return 0;
+    };
+    // The first line of that entry, or of the line that holds it beside another.
+    tagged_lines(to)
+        .iter()
+        .position(|(_, _, (r, e))| *r == row && *e == entry)
+        .or_else(|| tagged_lines(to).iter().position(|(_, _, (r, _))| *r == row))
+        .unwrap_or(scroll)
 }
 
 /// One entry in `room` columns: the key and its description side by side, the
@@ -270,7 +307,8 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, hits: &mut HitMap) {
     let max = lines.len().saturating_sub(inner_h);
     hits.help_rows = inner_h;
     hits.help_scroll_max = max;
-    let scroll = app.help.scroll.min(max);
+    hits.help_room = room;
+    let scroll = rescroll(app.help.scroll, app.help.room, room).min(max);
     let shown: Vec<Line> = lines
         .iter()
         .skip(scroll)

@@ -33,7 +33,7 @@ use crate::app::{App, CodeLayout};
 use crate::hits::{Hit, HitMap};
 use crate::pane::Pane;
 
-pub use help::{help_lines, help_rows, HelpRow};
+pub use help::{help_lines, help_rows, rescroll, HelpRow};
 pub use status::footer_keys;
 
 /// Terminals at least this wide and tall show every pane at once; smaller ones show one

@@ -642,7 +642,10 @@ a wave faults (continuing then runs the other waves), with a deadlock report whe
 can never complete, and with `The launch is over` when only faulted waves are left. The
 deadlock report names each waiting wave with the PC `info waves` shows for it (a wave
 waiting at a barrier has executed it, so its PC is the next instruction) and the barrier
-it waits at. `advance barrier` likewise stops after the barrier instruction and says so:
+it waits at. Once nothing but deadlocked workgroups is left, a continue or step runs
+nothing and says `Cannot run: the launch is deadlocked` with the deadlock (reverse-stepi
+and reverse-continue still go back); a wave stepped alone at the barrier of a deadlocked
+workgroup says its barrier can never complete. `advance barrier` likewise stops after the barrier instruction and says so:
 the wave waits there for its workgroup, or, the last to arrive, has released it. A wave
 that has exited is shown (`info waves`, the context's code and source) at the `end` it
 exited at, though its `pc` register has moved past it; `advance` and `until LOCATION` stop
