@@ -15,6 +15,15 @@ pub enum EngineError {
         /// The last count recorded.
         end: u64,
     },
+    /// `goto` before the start of the recorded history (its oldest part was dropped to
+    /// keep within `set history-size`).
+    #[error("instruction count {count} is before the recorded history, which starts at {start} (older history was dropped to keep within set history-size)")]
+    BeforeHistory {
+        /// The count asked for.
+        count: u64,
+        /// The first count recorded.
+        start: u64,
+    },
     /// A location names no label.
     #[error("no label `{name}`{}", labels_hint(.labels))]
     NoLabel {

@@ -1174,10 +1174,17 @@ pub fn history_text(e: &Engine) -> String {
     let now = e.machine().stats.wave_instructions;
     let h = e.history().info(now);
     let mib = |b: usize| b as f64 / (1 << 20) as f64;
-    let mut out = format!(
-        "Recorded history: instructions 0 to {} (the launch to the newest point), now at {}.\n",
-        h.end, h.now
-    );
+    let mut out = if h.start == 0 {
+        format!(
+            "Recorded history: instructions 0 to {} (the launch to the newest point), now at {}.\n",
+            h.end, h.now
+        )
+    } else {
+        format!(
+            "Recorded history: instructions {} to {} (older history was dropped to keep within set history-size), now at {}.\n",
+            h.start, h.end, h.now
+        )
+    };
     out += &format!(
         "{}; {}, {:.1} MiB of {:.0} MiB (set history-size), one every {} instructions or more.\n",
         if h.entries == 1 {

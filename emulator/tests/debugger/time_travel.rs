@@ -291,6 +291,60 @@ fn snapshot_memory_stays_under_the_bound() {
     }
 }
 
+/// Many short stops (a gdb client's steps of alternating waves add one record entry
+/// each): the record counts against `set history-size` too, and its oldest intervals are
+/// dropped to keep within it. The history then starts later: reverse commands stop
+/// there, `goto` before it is refused by name, and `restart` still reaches the launch.
+#[test]
+fn the_record_of_many_stops_stays_under_the_bound() {
+    use wavedbg_emulator::bench::{program, resident_waves, Kernel};
+    use wavedbg_emulator::debug::EngineError;
+    let p = program(Kernel::IntAlu, 1, 1_000_000).expect("kernel");
+    let mut e = Engine::new(&p, resident_waves(64)).expect("launch");
+    let bound = 1 << 20;
+    e.set_history_size(bound);
+    let mut points = Vec::new();
+    for i in 0..80_000 {
+        e.run_wave(i % 64, 1);
+        if i % 5_000 == 0 {
+            let h = e.history().info(e.machine().stats.wave_instructions);
+            assert!(h.bytes <= bound, "{i} stops: {h:?}");
+            points.push((e.machine().stats.wave_instructions, e.machine().clone()));
+        }
+    }
+    let now = e.machine().stats.wave_instructions;
+    let h = e.history().info(now);
+    assert!(h.bytes <= bound, "{h:?}");
+    assert!(h.start > 0 && h.entries < 40_000, "oldest dropped: {h:?}");
+    let text = wavedbg_emulator::debug::view::history_text(&e);
+    assert!(text.contains("older history was dropped"), "{text}");
+    // The points still recorded are reached exactly.
+    for (count, want) in points.iter().filter(|(c, _)| *c >= h.start) {
+        e.goto(*count).expect("goto");
+        same(e.machine(), want).expect("the same state");
+    }
+    assert_eq!(
+        e.goto(h.start - 1).map(|s| s.reason),
+        Err(EngineError::BeforeHistory {
+            count: h.start - 1,
+            start: h.start
+        })
+    );
+    e.goto(now).expect("back to the end");
+    let stop = e.reverse_continue();
+    assert_eq!(stop.reason, StopReason::Blocked(Blocked::HistoryStart));
+    assert_eq!(e.machine().stats.wave_instructions, h.start);
+    // A wave's instruction before the start: as far back as the record goes.
+    e.goto(now).expect("back to the end");
+    let stop = e.reverse_step(now);
+    assert_eq!(stop.reason, StopReason::Blocked(Blocked::HistoryStart));
+    assert_eq!(e.machine().stats.wave_instructions, h.start);
+    e.restart();
+    assert_eq!(e.machine().stats.wave_instructions, 0);
+    same(e.machine(), &Engine::new(&p, resident_waves(64)).expect("launch").machine().clone())
+        .expect("the launch");
+}
+
 fn histogram() -> Engine {
     engine(0, 0)
 }

@@ -29,6 +29,14 @@ pub const MAX_HISTORY_MIB: u64 = (usize::MAX >> 20) as u64;
 /// snapshots outgrow the bound (and every other one is dropped).
 const FIRST_SPACING: u64 = 50_000;
 
+/// The record (its entries) is never cut for a bound this small or smaller: the smallest
+/// `set history-size` (1 MiB) keeps more, so only the engine's own tests of tiny bounds,
+/// which rely on the launch staying reachable, meet it.
+const MIN_DROPPED_RECORD: usize = 256 << 10;
+
+/// Entries of the open interval that force a snapshot even under a tiny bound.
+const MIN_OPEN_RECORD: usize = 64 << 10;
+
 /// One recorded change of the machine.
 #[derive(Debug, Clone, PartialEq)]
 enum Change {
@@ -44,8 +52,9 @@ enum Change {
     /// A run that stopped on a fault raised without executing an instruction (an illegal
     /// word, a PC outside the code, the budget): replayed as a run to its next event.
     Fault,
-    /// A register write.
-    Register(usize, RegisterWrite),
+    /// A register write (boxed: a whole vector register is 128 bytes, and every entry
+    /// of the record would be that large).
+    Register(usize, Box<RegisterWrite>),
     /// The sanitizer's detectors changed.
     Checks(crate::check::Checks),
     /// A memory write.
@@ -120,11 +129,17 @@ pub struct History {
     /// one, and the summary of the part between them is kept here (the live machine's
     /// code record and write marks start at the snapshot dropped).
     open_prefix: Option<Summary>,
+    /// The launch state and its estimated size, once the oldest part of the record has
+    /// been dropped to keep within the bound (until then it is the first snapshot).
+    dropped_launch: Option<(Box<Machine>, usize)>,
 }
 
 /// What `info history` shows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct HistoryInfo {
+    /// The launch's instruction count at the start of the record: 0 (the launch) unless
+    /// the oldest part was dropped to keep within the bound.
+    pub start: u64,
     /// Recorded changes (runs, steps, edits); consecutive runs count as one.
     pub entries: usize,
     /// Machine snapshots held, the launch state included (at least 1).
@@ -154,21 +169,43 @@ impl History {
             limit,
             last_snapshot: 0,
             open_prefix: None,
+            dropped_launch: None,
         };
         start.keep_ran();
         h.push_snapshot(start);
         h
     }
 
-    /// The launch state: the first snapshot (thinning never drops it).
+    /// The launch state: the first snapshot, or kept aside once the oldest part of the
+    /// record was dropped.
     pub(super) fn launch(&self) -> Option<&Machine> {
-        self.snapshots.first().map(|s| &s.machine)
+        match &self.dropped_launch {
+            Some((m, _)) => Some(m),
+            None => self.snapshots.first().map(|s| &s.machine),
+        }
+    }
+
+    /// The instruction count of the oldest point the record reaches: 0 (the launch)
+    /// unless the oldest part was dropped to keep within the bound.
+    pub fn start_count(&self) -> u64 {
+        self.snapshots
+            .first()
+            .map_or(0, |s| s.machine.stats.wave_instructions)
     }
 
     /// Forgets everything recorded after the launch (the engine goes on from a copy of
     /// it, [`History::launch_copy`]).
     pub(super) fn restart(&mut self) {
         self.log.clear();
+        if let Some((machine, bytes)) = self.dropped_launch.take() {
+            self.snapshots.clear();
+            self.snapshots.push(Snapshot {
+                entry: 0,
+                machine: *machine,
+                bytes,
+                after: None,
+            });
+        }
         self.snapshots.truncate(1);
         if let Some(s) = self.snapshots.first_mut() {
             s.after = None;
@@ -196,13 +233,55 @@ impl History {
         Some(m)
     }
 
-    /// Snapshot and index memory.
+    /// Snapshot, index and record memory.
     fn bytes(&self) -> usize {
         self.snapshots
             .iter()
             .map(|s| s.bytes + s.after.as_ref().map_or(0, Summary::bytes))
             .sum::<usize>()
             + self.open_prefix.as_ref().map_or(0, Summary::bytes)
+            + self.dropped_launch.as_ref().map_or(0, |(_, b)| *b)
+            + self.log_bytes()
+    }
+
+    /// The record's memory: its entries and the bytes of its memory edits.
+    fn log_bytes(&self) -> usize {
+        self.log.len() * std::mem::size_of::<Entry>()
+            + self
+                .log
+                .iter()
+                .map(|e| match &e.change {
+                    Change::Memory { data, .. } => data.len(),
+                    Change::Register(..) => std::mem::size_of::<RegisterWrite>(),
+                    _ => 0,
+                })
+                .sum::<usize>()
+    }
+
+    /// Drops the oldest interval of the record (from the first snapshot to the second):
+    /// the history then starts at the second snapshot. Refused (false) with one snapshot
+    /// (the newest, where the open interval starts, stays) or when the machine is in that
+    /// interval.
+    fn drop_oldest(&mut self) -> bool {
+        if self.snapshots.len() < 2 {
+            return false;
+        }
+        let cut = self.snapshots[1].entry;
+        if self.cursor.is_some_and(|(entry, _)| entry < cut) {
+            return false;
+        }
+        let first = self.snapshots.remove(0);
+        if self.dropped_launch.is_none() {
+            self.dropped_launch = Some((Box::new(first.machine), first.bytes));
+        }
+        self.log.drain(..cut);
+        for s in &mut self.snapshots {
+            s.entry -= cut;
+        }
+        if let Some((entry, _)) = &mut self.cursor {
+            *entry -= cut;
+        }
+        true
     }
 
     /// Keeps a snapshot of `m`, closing the previous interval with its summary.
@@ -235,8 +314,19 @@ impl History {
     /// Over the bound: keep the launch, the newest and every other snapshot between (or
     /// only the launch), and space the next ones twice as far apart. A dropped snapshot's interval
     /// joins the one before it in the index.
+    ///
+    /// When the record itself (its entries: a stop of gdb or the REPL adds one or two) is
+    /// the larger part of the bound, the oldest interval is dropped instead: the history
+    /// then starts later, as gdb's record-full drops its oldest instructions at its limit.
+    ///
+    /// The target is seven eighths of the bound: the open interval's entries may take the
+    /// last eighth before the next snapshot is taken ([`History::record`]).
     fn thin(&mut self) {
-        while self.bytes() > self.limit && self.snapshots.len() > 1 {
+        let target = self.limit - self.limit / 8;
+        while self.bytes() > target && self.snapshots.len() > 1 {
+            if self.log_bytes() > (target / 2).max(MIN_DROPPED_RECORD) && self.drop_oldest() {
+                continue;
+            }
             let newest = self.snapshots.len() - 1;
             let mut kept: Vec<Snapshot> = Vec::with_capacity(self.snapshots.len() / 2 + 1);
             for (i, s) in std::mem::take(&mut self.snapshots).into_iter().enumerate() {
@@ -366,7 +456,13 @@ impl History {
             }
             _ => self.log.push(Entry { change, start, end }),
         }
-        if m.stats.wave_instructions >= self.last_snapshot.saturating_add(self.spacing) {
+        // A snapshot also closes an interval whose entries outgrow an eighth of the bound
+        // (many short steps and stops), so the oldest intervals can be dropped to keep
+        // the record within it.
+        let open_entries = self.log.len() - self.snapshots.last().map_or(0, |s| s.entry);
+        if m.stats.wave_instructions >= self.last_snapshot.saturating_add(self.spacing)
+            || open_entries * std::mem::size_of::<Entry>() > (self.limit / 8).max(MIN_OPEN_RECORD)
+        {
             self.push_snapshot(m);
         }
     }
@@ -388,6 +484,7 @@ impl History {
     /// What `info history` shows.
     pub fn info(&self, now: u64) -> HistoryInfo {
         HistoryInfo {
+            start: self.start_count(),
             entries: self.log.len(),
             snapshots: self.snapshots.len(),
             bytes: self.bytes(),
@@ -542,7 +639,7 @@ impl Engine {
     pub(super) fn record_register(&mut self, w: usize, write: RegisterWrite) {
         let start = self.machine.stats.wave_instructions;
         self.history
-            .record(Change::Register(w, write), start, &mut self.machine);
+            .record(Change::Register(w, Box::new(write)), start, &mut self.machine);
     }
 
     pub(super) fn record_checks(&mut self, checks: crate::check::Checks) {

@@ -433,6 +433,10 @@ impl Engine {
     /// count the replay had reached.
     pub fn goto(&mut self, n: u64) -> Result<StopEvent, EngineError> {
         let end = self.history.end_count();
+        let start = self.history.start_count();
+        if n < start {
+            return Err(EngineError::BeforeHistory { count: n, start });
+        }
         if n > end {
             if self.machine.stats.wave_instructions < end {
                 let stop = self.goto(end)?;
@@ -473,9 +477,19 @@ impl Engine {
         } else {
             StopReason::Step
         };
+        let start = StopReason::Blocked(Blocked::HistoryStart);
         match self.travel(target, Some(w), reason) {
             Some(stop) => stop,
-            None => self.finish(self.event(StopReason::Blocked(Blocked::HistoryStart), Some(w))),
+            // Before the start of the record (its oldest part was dropped to keep within
+            // `set history-size`): as far back as it goes.
+            None => match self.travel(
+                StopBefore::Count(self.history.start_count()),
+                Some(w),
+                start.clone(),
+            ) {
+                Some(stop) => stop,
+                None => self.finish(self.event(start, Some(w))),
+            },
         }
     }
 
@@ -614,7 +628,8 @@ impl Engine {
         let to_start = |e: &mut Engine| {
             let w = e.selected_wave;
             let start = StopReason::Blocked(Blocked::HistoryStart);
-            e.travel(StopBefore::Count(0), Some(w), start)
+            let count = e.history.start_count();
+            e.travel(StopBefore::Count(count), Some(w), start)
         };
         let stop = match back {
             Back::Found((seen, count, reason)) => {
