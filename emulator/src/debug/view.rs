@@ -345,6 +345,11 @@ fn describe_stop_reason(e: &Engine, stop: &StopEvent) -> String {
         }
         StopReason::Step => format!("{wave}\n  {}", at(stop.pc)),
         StopReason::Reached(Reached::Exit) => format!("{wave} exited"),
+        // As gdb's "Run back to call of #0 ...": a wave's one frame began at its entry.
+        StopReason::Reached(Reached::Entry) => format!(
+            "Run back to the start of {wave}: right before its first instruction\n  {}",
+            at(stop.pc)
+        ),
         StopReason::Reached(Reached::Barrier) => barrier_text(m, &wave, stop),
         StopReason::Reached(Reached::Address(a)) => {
             format!("{wave} reached {}\n  {}", pc_text(m, *a), at(stop.pc))

@@ -218,7 +218,7 @@ impl History {
                         one(&mut m, w, &mut visit);
                     }
                 }
-                edit @ (Change::Register(..) | Change::Memory { .. } | Change::Checks(_)) => {
+                edit @ (Change::Register(..) | Change::Memory(_) | Change::Checks(_)) => {
                     edit.apply_edit(&mut m)
                 }
             }
@@ -458,6 +458,26 @@ impl Engine {
     /// `reverse-stepi N`: the selected wave `n` instructions back, right before the
     /// instruction it executed then; at the start of history, as far back as there is.
     pub fn reverse_step(&mut self, n: u64) -> StopEvent {
+        self.reverse_wave(n, StopReason::Step)
+    }
+
+    /// `reverse-finish`: the selected wave back to right before its first instruction. A
+    /// wave has no calls, so its one frame began at the kernel's entry: that is where
+    /// gdb's `reverse-finish` (back to the call of the current function) goes, as `finish`
+    /// runs the wave to its exit. At its entry already, it stays there; if the record
+    /// starts after the wave's first instruction, as far back as the record goes.
+    pub fn reverse_finish(&mut self) -> StopEvent {
+        let w = self.selected_wave;
+        let entry = StopReason::Reached(Reached::Entry);
+        match self.machine.waves.get(w).map(|x| x.executed) {
+            Some(0) => self.finish(self.event(entry, Some(w))),
+            Some(executed) => self.reverse_wave(executed, entry),
+            None => self.reverse_wave(1, entry),
+        }
+    }
+
+    /// The selected wave `n` instructions back, reporting `reason` there.
+    fn reverse_wave(&mut self, n: u64, reason: StopReason) -> StopEvent {
         let w = self.selected_wave;
         let Some(wave) = self.machine.waves.get(w) else {
             return self.finish(self.event(StopReason::Blocked(Blocked::NoWave(w)), None));
@@ -475,7 +495,7 @@ impl Engine {
         let reason = if back < n.max(1) {
             StopReason::Blocked(Blocked::HistoryStart)
         } else {
-            StopReason::Step
+            reason
         };
         let start = StopReason::Blocked(Blocked::HistoryStart);
         match self.travel(target, Some(w), reason) {
