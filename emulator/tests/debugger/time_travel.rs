@@ -997,3 +997,26 @@ fn reverse_finish_goes_back_to_the_wave_s_entry() {
         "takes no argument"
     );
 }
+
+/// `reverse-stepi` of a wave at its first instruction (or with fewer instructions than
+/// asked) goes on back to the start of the record, as gdb's does, with that wave still
+/// selected and shown: the same stop whichever path led there.
+#[test]
+fn reverse_stepi_past_a_wave_s_start_reaches_the_record_s_start_with_that_wave() {
+    let mut e = histogram();
+    run_line(&mut e, "stepi 3").expect("stepi");
+    run_line(&mut e, "wave 5").expect("wave 5");
+    for line in ["reverse-stepi", "stepi 2", "reverse-stepi 9"] {
+        let text = run_line(&mut e, line).expect(line).text;
+        if line.starts_with("stepi") {
+            continue;
+        }
+        assert!(
+            text.starts_with("No more reverse-execution history."),
+            "{line}: {text}"
+        );
+        assert!(text.contains("wave 5 (workgroup 0)"), "{line}: {text}");
+        assert_eq!(e.machine().stats.wave_instructions, 0, "{line}");
+        assert_eq!(e.selected_wave, 5, "{line}");
+    }
+}

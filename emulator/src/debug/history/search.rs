@@ -477,39 +477,39 @@ impl Engine {
     }
 
     /// The selected wave `n` instructions back, reporting `reason` there.
+    ///
+    /// As gdb's `reverse-stepi`, which goes on back until the thread's previous
+    /// instruction: a wave with fewer than `n` instructions to undo (none, at its first
+    /// instruction) takes the machine to the start of the record, the wave still
+    /// selected, and the stop says "No more reverse-execution history." So the wave
+    /// shown there is always the one that was stepped, whatever path led there.
     fn reverse_wave(&mut self, n: u64, reason: StopReason) -> StopEvent {
         let w = self.selected_wave;
         let Some(wave) = self.machine.waves.get(w) else {
             return self.finish(self.event(StopReason::Blocked(Blocked::NoWave(w)), None));
         };
         let (id, executed) = (wave.id, wave.executed);
-        if executed == 0 {
-            return self.finish(self.event(StopReason::Blocked(Blocked::HistoryStart), Some(w)));
+        let start = StopReason::Blocked(Blocked::HistoryStart);
+        let to_start = |e: &mut Engine| {
+            let count = e.history.start_count();
+            match e.travel(StopBefore::Count(count), Some(w), start.clone()) {
+                Some(stop) => stop,
+                None => e.finish(e.event(start.clone(), Some(w))),
+            }
+        };
+        if executed < n.max(1) {
+            return to_start(self);
         }
-        let back = n.max(1).min(executed);
         let target = StopBefore::Wave {
             wave: w,
             id,
-            executed: executed - back,
+            executed: executed - n.max(1),
         };
-        let reason = if back < n.max(1) {
-            StopReason::Blocked(Blocked::HistoryStart)
-        } else {
-            reason
-        };
-        let start = StopReason::Blocked(Blocked::HistoryStart);
         match self.travel(target, Some(w), reason) {
             Some(stop) => stop,
             // Before the start of the record (its oldest part was dropped to keep within
             // `set history-size`): as far back as it goes.
-            None => match self.travel(
-                StopBefore::Count(self.history.start_count()),
-                Some(w),
-                start.clone(),
-            ) {
-                Some(stop) => stop,
-                None => self.finish(self.event(start, Some(w))),
-            },
+            None => to_start(self),
         }
     }
 
