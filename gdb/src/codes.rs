@@ -49,7 +49,8 @@ pub fn errno(e: &EngineError) -> u8 {
         | EngineError::WatchLength(_)
         | EngineError::NoRegister(_)
         | EngineError::PcMisaligned(_)
-        | EngineError::BeyondHistory { .. } => EINVAL,
+        | EngineError::BeyondHistory { .. }
+        | EngineError::BeforeHistory { .. } => EINVAL,
         EngineError::SearchInterrupted { .. } => EINTR,
     }
 }

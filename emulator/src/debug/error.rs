@@ -15,6 +15,15 @@ pub enum EngineError {
         /// The last count recorded.
         end: u64,
     },
+    /// `goto` before the start of the recorded history (its oldest part was dropped to
+    /// keep within `set history-size`).
+    #[error("instruction count {count} is before the recorded history, which starts at {start} (older history was dropped to keep within set history-size)")]
+    BeforeHistory {
+        /// The count asked for.
+        count: u64,
+        /// The first count recorded.
+        start: u64,
+    },
     /// A location names no label.
     #[error("no label `{name}`{}", labels_hint(.labels))]
     NoLabel {
@@ -120,8 +129,10 @@ pub enum EngineError {
         /// The source file's name.
         file: String,
     },
-    /// A backward search (`last-write`) was interrupted before it found anything.
-    #[error("Interrupted: no write found back to instruction {searched_back_to} (the search had got that far)")]
+    /// A backward search (`last-write`, and the searches of `finding N`, `reverse-step`
+    /// and `reverse-next`) was interrupted before it found anything: it says so, never
+    /// that there is nothing to find; the machine stays where it was.
+    #[error("Interrupted: the backward search had got back to instruction {searched_back_to} without an answer yet; the machine is where it was")]
     SearchInterrupted {
         /// The instruction count the search had cleared back to.
         searched_back_to: u64,

@@ -46,6 +46,8 @@ pub enum Reached {
     Barrier,
     /// The wave's end (`finish`).
     Exit,
+    /// Right before the wave's first instruction (`reverse-finish`).
+    Entry,
     /// A point of the recorded history by its instruction count (`goto`).
     Count(u64),
     /// A side of a sanitizer finding (`finding N`): right before its instruction.
@@ -66,6 +68,7 @@ impl std::fmt::Display for Reached {
             Reached::Address(a) => f.write_str(&super::view::addr_text(*a)),
             Reached::Barrier => f.write_str("barrier"),
             Reached::Exit => f.write_str("exit"),
+            Reached::Entry => f.write_str("entry"),
             Reached::Count(n) => write!(f, "instruction {n}"),
             Reached::Finding { number, side, .. } => {
                 write!(f, "the {} side of finding {number}", side.word())

@@ -363,6 +363,11 @@ fn describe_stop_reason(e: &Engine, stop: &StopEvent) -> String {
         }
         StopReason::Step => format!("{wave}\n  {}", at(stop.pc)),
         StopReason::Reached(Reached::Exit) => format!("{wave} exited"),
+        // As gdb's "Run back to call of #0 ...": a wave's one frame began at its entry.
+        StopReason::Reached(Reached::Entry) => format!(
+            "Run back to the start of {wave}: right before its first instruction\n  {}",
+            at(stop.pc)
+        ),
         StopReason::Reached(Reached::Barrier) => barrier_text(m, &wave, stop),
         StopReason::Reached(Reached::Address(a)) => {
             format!("{wave} reached {}\n  {}", pc_text(m, *a), at(stop.pc))
@@ -1193,10 +1198,17 @@ pub fn history_text(e: &Engine) -> String {
     let now = e.machine().stats.wave_instructions;
     let h = e.history().info(now);
     let mib = |b: usize| b as f64 / (1 << 20) as f64;
-    let mut out = format!(
-        "Recorded history: instructions 0 to {} (the launch to the newest point), now at {}.\n",
-        h.end, h.now
-    );
+    let mut out = if h.start == 0 {
+        format!(
+            "Recorded history: instructions 0 to {} (the launch to the newest point), now at {}.\n",
+            h.end, h.now
+        )
+    } else {
+        format!(
+            "Recorded history: instructions {} to {} (older history was dropped to keep within set history-size), now at {}.\n",
+            h.start, h.end, h.now
+        )
+    };
     out += &format!(
         "{}; {}, {:.1} MiB of {:.0} MiB (set history-size), one every {} instructions or more.\n",
         if h.entries == 1 {

@@ -952,3 +952,18 @@ fn last_write_of_a_variable_searches_its_location() {
     let text = run(&mut e, "last-write a");
     assert!(text.starts_with("`a` lives in u4:\nu4: "), "{text}");
 }
+
+/// An interrupted `reverse-next` or `reverse-step` says it was interrupted and leaves the
+/// machine where it was.
+#[test]
+fn an_interrupted_reverse_line_step_says_so_and_stays() {
+    let mut e = saxpy();
+    run(&mut e, "next 3");
+    let at = e.machine().stats.wave_instructions;
+    for line in ["reverse-next", "reverse-step 2", "reverse-finish"] {
+        e.interrupt_handle().interrupt();
+        let text = run(&mut e, line);
+        assert!(text.starts_with("Interrupted"), "{line}: {text}");
+        assert_eq!(e.machine().stats.wave_instructions, at, "{line}: stays");
+    }
+}

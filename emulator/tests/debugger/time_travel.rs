@@ -291,6 +291,66 @@ fn snapshot_memory_stays_under_the_bound() {
     }
 }
 
+/// Many short stops (a gdb client's steps of alternating waves add one record entry
+/// each): the record counts against `set history-size` too, and its oldest intervals are
+/// dropped to keep within it. The history then starts later: reverse commands stop
+/// there, `goto` before it is refused by name, and `restart` still reaches the launch.
+#[test]
+fn the_record_of_many_stops_stays_under_the_bound() {
+    use wavedbg_emulator::bench::{program, resident_waves, Kernel};
+    use wavedbg_emulator::debug::EngineError;
+    let p = program(Kernel::IntAlu, 1, 1_000_000).expect("kernel");
+    let mut e = Engine::new(&p, resident_waves(64)).expect("launch");
+    let bound = 1 << 20;
+    e.set_history_size(bound);
+    let mut points = Vec::new();
+    for i in 0..80_000 {
+        e.run_wave(i % 64, 1);
+        if i % 5_000 == 0 {
+            let h = e.history().info(e.machine().stats.wave_instructions);
+            assert!(h.bytes <= bound, "{i} stops: {h:?}");
+            points.push((e.machine().stats.wave_instructions, e.machine().clone()));
+        }
+    }
+    let now = e.machine().stats.wave_instructions;
+    let h = e.history().info(now);
+    assert!(h.bytes <= bound, "{h:?}");
+    assert!(h.start > 0 && h.entries < 40_000, "oldest dropped: {h:?}");
+    let text = wavedbg_emulator::debug::view::history_text(&e);
+    assert!(text.contains("older history was dropped"), "{text}");
+    // The points still recorded are reached exactly.
+    for (count, want) in points.iter().filter(|(c, _)| *c >= h.start) {
+        e.goto(*count).expect("goto");
+        same(e.machine(), want).expect("the same state");
+    }
+    assert_eq!(
+        e.goto(h.start - 1).map(|s| s.reason),
+        Err(EngineError::BeforeHistory {
+            count: h.start - 1,
+            start: h.start
+        })
+    );
+    e.goto(now).expect("back to the end");
+    let stop = e.reverse_continue();
+    assert_eq!(stop.reason, StopReason::Blocked(Blocked::HistoryStart));
+    assert_eq!(e.machine().stats.wave_instructions, h.start);
+    // A wave's instruction before the start: as far back as the record goes.
+    e.goto(now).expect("back to the end");
+    let stop = e.reverse_step(now);
+    assert_eq!(stop.reason, StopReason::Blocked(Blocked::HistoryStart));
+    assert_eq!(e.machine().stats.wave_instructions, h.start);
+    e.restart();
+    assert_eq!(e.machine().stats.wave_instructions, 0);
+    same(
+        e.machine(),
+        &Engine::new(&p, resident_waves(64))
+            .expect("launch")
+            .machine()
+            .clone(),
+    )
+    .expect("the launch");
+}
+
 fn histogram() -> Engine {
     engine(0, 0)
 }
@@ -870,4 +930,93 @@ fn gdb_reverse_words_are_known() {
     }
     let record = run_line(&mut e, "info record").expect("info record").text;
     assert_eq!(record, run_line(&mut e, "info history").expect("info").text);
+}
+
+/// `reverse-stepi` one instruction at a time, as gdb sends it (a packet per instruction):
+/// each replays from a checkpoint the previous one kept near it, and every point is the
+/// one a single `reverse-stepi N` reaches, across checkpoints and snapshots; a run forward
+/// from there (a new future) ends as the original did.
+#[test]
+fn reverse_stepi_one_at_a_time_equals_one_reverse_stepi_n() {
+    use wavedbg_emulator::bench::{program, resident_waves, Kernel};
+    let p = program(Kernel::IntAlu, 1, 3_000).expect("kernel");
+    let launch = || {
+        let mut e = Engine::new(&p, resident_waves(64)).expect("launch");
+        e.continue_all();
+        e.select_wave_index(5).expect("wave 5");
+        e
+    };
+    let (mut one, mut reference) = (launch(), launch());
+    let end = one.machine().clone();
+    let executed = one.machine().waves[5].executed;
+    for k in 1..=1200u64 {
+        let stop = one.reverse_step(1);
+        assert_eq!(stop.reason, StopReason::Step, "step {k}");
+        assert_eq!(one.machine().waves[5].executed, executed - k, "step {k}");
+        if k % 97 == 0 || k == 1 || k == 1200 {
+            reference.goto(end.stats.wave_instructions).expect("end");
+            reference.reverse_step(k);
+            same(one.machine(), reference.machine()).unwrap_or_else(|e| panic!("step {k}: {e}"));
+        }
+    }
+    assert!(
+        end.stats.wave_instructions - one.machine().stats.wave_instructions > 50_000,
+        "crossed snapshots"
+    );
+    one.continue_all();
+    same(one.machine(), &end).expect("the same end");
+}
+
+/// `reverse-finish`: the selected wave back to right before its first instruction (its
+/// one frame began at the kernel's entry), said as gdb says it; at its entry, it stays.
+#[test]
+fn reverse_finish_goes_back_to_the_wave_s_entry() {
+    use wavedbg_emulator::debug::Reached;
+    let mut e = histogram();
+    run_line(&mut e, "continue").expect("continue");
+    run_line(&mut e, "wave 3").expect("wave 3");
+    let before = e.machine().stats.wave_instructions;
+    let out = run_line(&mut e, "reverse-finish")
+        .expect("reverse-finish")
+        .text;
+    assert!(out.starts_with("Run back to the start of wave 3"), "{out}");
+    let w = &e.machine().waves[3];
+    assert_eq!((w.executed, w.pc), (0, 0), "{out}");
+    assert!(e.machine().stats.wave_instructions < before);
+    assert_eq!(
+        e.last_stop().map(|s| s.reason.clone()),
+        Some(StopReason::Reached(Reached::Entry))
+    );
+    // Again: already there.
+    let at = e.machine().stats.wave_instructions;
+    let out = run_line(&mut e, "reverse-finish").expect("again").text;
+    assert!(out.starts_with("Run back to the start of wave 3"), "{out}");
+    assert_eq!(e.machine().stats.wave_instructions, at);
+    assert!(
+        run_line(&mut e, "reverse-finish 2").is_err(),
+        "takes no argument"
+    );
+}
+
+/// `reverse-stepi` of a wave at its first instruction (or with fewer instructions than
+/// asked) goes on back to the start of the record, as gdb's does, with that wave still
+/// selected and shown: the same stop whichever path led there.
+#[test]
+fn reverse_stepi_past_a_wave_s_start_reaches_the_record_s_start_with_that_wave() {
+    let mut e = histogram();
+    run_line(&mut e, "stepi 3").expect("stepi");
+    run_line(&mut e, "wave 5").expect("wave 5");
+    for line in ["reverse-stepi", "stepi 2", "reverse-stepi 9"] {
+        let text = run_line(&mut e, line).expect(line).text;
+        if line.starts_with("stepi") {
+            continue;
+        }
+        assert!(
+            text.starts_with("No more reverse-execution history."),
+            "{line}: {text}"
+        );
+        assert!(text.contains("wave 5 (workgroup 0)"), "{line}: {text}");
+        assert_eq!(e.machine().stats.wave_instructions, 0, "{line}");
+        assert_eq!(e.selected_wave, 5, "{line}");
+    }
 }

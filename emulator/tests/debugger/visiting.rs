@@ -440,3 +440,37 @@ spin:
         found.instructions - 1
     );
 }
+
+/// An interrupted `finding N` (Ctrl-C while it searches the record) says it was
+/// interrupted, never that the side or a write is not there, and leaves the machine
+/// where it was; the same for `last-write` and `goto`.
+#[test]
+fn interrupted_searches_say_so_and_stay() {
+    let mut e = engine(RACE, "race.s");
+    run(&mut e, "set check races on");
+    let found = stop(&mut e, "continue");
+    for line in [
+        "finding 1",
+        "finding 1 second",
+        "last-write shared:0",
+        "goto 1",
+    ] {
+        e.interrupt_handle().interrupt();
+        let text = match run_line(&mut e, line) {
+            Ok(out) => out.text,
+            Err(err) => {
+                assert_eq!(err.usage(), None, "{line}: {err}");
+                err.to_string()
+            }
+        };
+        assert!(text.contains("Interrupted"), "{line}: {text}");
+        for wrong in ["no write", "not written", "no second", "not found"] {
+            assert!(!text.contains(wrong), "{line}: {text}");
+        }
+        assert_eq!(
+            e.machine().stats.wave_instructions,
+            found.instructions,
+            "{line}: stays"
+        );
+    }
+}

@@ -254,6 +254,7 @@ impl Display for Command {
             Command::Continue
             | Command::ReverseContinue
             | Command::Finish
+            | Command::ReverseFinish
             | Command::Interrupt
             | Command::Restart
             | Command::Run

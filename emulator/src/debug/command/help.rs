@@ -129,6 +129,12 @@ pub const HELP: &[HelpEntry] = &[
         about: "as `reverse-step` (a wave has no calls to step over)",
     },
     HelpEntry {
+        name: "reverse-finish",
+        aliases: &[],
+        usage: "reverse-finish",
+        about: "run the selected wave backwards to right before its first instruction, as gdb's `reverse-finish` goes back to where the current function was called (a wave has no calls: its one frame began at the kernel's entry, and `finish` runs it to its exit); if the record starts later, as far back as it goes",
+    },
+    HelpEntry {
         name: "reverse-continue",
         aliases: &["rc"],
         usage: "reverse-continue",

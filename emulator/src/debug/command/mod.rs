@@ -391,6 +391,8 @@ pub enum Command {
     AdvanceBarrier,
     /// `finish`: the selected wave alone until it exits.
     Finish,
+    /// `reverse-finish`: the selected wave back to right before its first instruction.
+    ReverseFinish,
     /// `interrupt`.
     Interrupt,
     /// `restart`: the launch again from the beginning, nothing run.
@@ -525,6 +527,7 @@ impl Command {
                 | Command::Advance(_)
                 | Command::AdvanceBarrier
                 | Command::Finish
+                | Command::ReverseFinish
         )
     }
 
@@ -582,6 +585,7 @@ impl Command {
             Command::Until(_) => "until",
             Command::Advance(_) | Command::AdvanceBarrier => "advance",
             Command::Finish => "finish",
+            Command::ReverseFinish => "reverse-finish",
             Command::Interrupt => "interrupt",
             Command::Restart => "restart",
             Command::Run => "run",

@@ -613,6 +613,7 @@ pub fn parse(line: &str) -> Result<Option<Command>, ParseError> {
             }
         }
         "finish" => bare(Command::Finish)?,
+        "reverse-finish" => bare(Command::ReverseFinish)?,
         "interrupt" => bare(Command::Interrupt)?,
         "restart" | "run" | "start" | "backtrace" => bare(match name {
             "restart" => Command::Restart,

@@ -29,6 +29,14 @@ pub const MAX_HISTORY_MIB: u64 = (usize::MAX >> 20) as u64;
 /// snapshots outgrow the bound (and every other one is dropped).
 const FIRST_SPACING: u64 = 50_000;
 
+/// The record (its entries) is never cut for a bound this small or smaller: the smallest
+/// `set history-size` (1 MiB) keeps more, so only the engine's own tests of tiny bounds,
+/// which rely on the launch staying reachable, meet it.
+const MIN_DROPPED_RECORD: usize = 256 << 10;
+
+/// Entries of the open interval that force a snapshot even under a tiny bound.
+const MIN_OPEN_RECORD: usize = 64 << 10;
+
 /// One recorded change of the machine.
 #[derive(Debug, Clone, PartialEq)]
 enum Change {
@@ -44,19 +52,27 @@ enum Change {
     /// A run that stopped on a fault raised without executing an instruction (an illegal
     /// word, a PC outside the code, the budget): replayed as a run to its next event.
     Fault,
-    /// A register write.
-    Register(usize, RegisterWrite),
+    /// A register write (boxed: a whole vector register is 128 bytes, and every entry
+    /// of the record would be that large).
+    Register(usize, Box<RegisterWrite>),
     /// The sanitizer's detectors changed.
     Checks(crate::check::Checks),
-    /// A memory write.
-    Memory {
-        space: Space,
-        wave: usize,
-        lane: u8,
-        addr: u64,
-        data: Vec<u8>,
-    },
+    /// A memory write (boxed, as a register write is).
+    Memory(Box<MemoryEdit>),
 }
+
+/// A recorded memory write.
+#[derive(Debug, Clone, PartialEq)]
+struct MemoryEdit {
+    space: Space,
+    wave: usize,
+    lane: u8,
+    addr: u64,
+    data: Vec<u8>,
+}
+
+// Every stop adds an entry or two: they stay small (docs/time-travel.md says 40 bytes).
+const _: () = assert!(std::mem::size_of::<Entry>() <= 40);
 
 impl Change {
     /// Applies a recorded edit (a register or memory write) to `m`; runs and steps are
@@ -66,14 +82,8 @@ impl Change {
             Change::Register(w, write) => {
                 let _ = write.apply(m, *w);
             }
-            Change::Memory {
-                space,
-                wave,
-                lane,
-                addr,
-                data,
-            } => {
-                let _ = m.write_space(*space, *wave, *lane, *addr, data);
+            Change::Memory(e) => {
+                let _ = m.write_space(e.space, e.wave, e.lane, e.addr, &e.data);
             }
             Change::Checks(c) => m.set_checks(*c),
             Change::Run(_) | Change::Step(..) | Change::Round(_) | Change::Fault => {}
@@ -120,11 +130,22 @@ pub struct History {
     /// one, and the summary of the part between them is kept here (the live machine's
     /// code record and write marks start at the snapshot dropped).
     open_prefix: Option<Summary>,
+    /// The launch state and its estimated size, once the oldest part of the record has
+    /// been dropped to keep within the bound (until then it is the first snapshot).
+    dropped_launch: Option<(Box<Machine>, usize)>,
+    /// Checkpoints of the last replays, in record order, each after the snapshot it was
+    /// replayed from and before the next one (at most [`NEAR_CHECKPOINTS`]). They stay
+    /// valid while the snapshots and the record before them are as they were: every
+    /// change of either forgets them.
+    near: Vec<Checkpoint>,
 }
 
 /// What `info history` shows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct HistoryInfo {
+    /// The launch's instruction count at the start of the record: 0 (the launch) unless
+    /// the oldest part was dropped to keep within the bound.
+    pub start: u64,
     /// Recorded changes (runs, steps, edits); consecutive runs count as one.
     pub entries: usize,
     /// Machine snapshots held, the launch state included (at least 1).
@@ -154,21 +175,45 @@ impl History {
             limit,
             last_snapshot: 0,
             open_prefix: None,
+            dropped_launch: None,
+            near: Vec::new(),
         };
         start.keep_ran();
         h.push_snapshot(start);
         h
     }
 
-    /// The launch state: the first snapshot (thinning never drops it).
+    /// The launch state: the first snapshot, or kept aside once the oldest part of the
+    /// record was dropped.
     pub(super) fn launch(&self) -> Option<&Machine> {
-        self.snapshots.first().map(|s| &s.machine)
+        match &self.dropped_launch {
+            Some((m, _)) => Some(m),
+            None => self.snapshots.first().map(|s| &s.machine),
+        }
+    }
+
+    /// The instruction count of the oldest point the record reaches: 0 (the launch)
+    /// unless the oldest part was dropped to keep within the bound.
+    pub fn start_count(&self) -> u64 {
+        self.snapshots
+            .first()
+            .map_or(0, |s| s.machine.stats.wave_instructions)
     }
 
     /// Forgets everything recorded after the launch (the engine goes on from a copy of
     /// it, [`History::launch_copy`]).
     pub(super) fn restart(&mut self) {
+        self.near.clear();
         self.log.clear();
+        if let Some((machine, bytes)) = self.dropped_launch.take() {
+            self.snapshots.clear();
+            self.snapshots.push(Snapshot {
+                entry: 0,
+                machine: *machine,
+                bytes,
+                after: None,
+            });
+        }
         self.snapshots.truncate(1);
         if let Some(s) = self.snapshots.first_mut() {
             s.after = None;
@@ -196,17 +241,60 @@ impl History {
         Some(m)
     }
 
-    /// Snapshot and index memory.
+    /// Snapshot, index and record memory.
     fn bytes(&self) -> usize {
         self.snapshots
             .iter()
             .map(|s| s.bytes + s.after.as_ref().map_or(0, Summary::bytes))
             .sum::<usize>()
             + self.open_prefix.as_ref().map_or(0, Summary::bytes)
+            + self.dropped_launch.as_ref().map_or(0, |(_, b)| *b)
+            + self.log_bytes()
+    }
+
+    /// The record's memory: its entries and the bytes of its memory edits.
+    fn log_bytes(&self) -> usize {
+        self.log.len() * std::mem::size_of::<Entry>()
+            + self
+                .log
+                .iter()
+                .map(|e| match &e.change {
+                    Change::Memory(e) => std::mem::size_of::<MemoryEdit>() + e.data.len(),
+                    Change::Register(..) => std::mem::size_of::<RegisterWrite>(),
+                    _ => 0,
+                })
+                .sum::<usize>()
+    }
+
+    /// Drops the oldest interval of the record (from the first snapshot to the second):
+    /// the history then starts at the second snapshot. Refused (false) with one snapshot
+    /// (the newest, where the open interval starts, stays) or when the machine is in that
+    /// interval.
+    fn drop_oldest(&mut self) -> bool {
+        if self.snapshots.len() < 2 {
+            return false;
+        }
+        let cut = self.snapshots[1].entry;
+        if self.cursor.is_some_and(|(entry, _)| entry < cut) {
+            return false;
+        }
+        let first = self.snapshots.remove(0);
+        if self.dropped_launch.is_none() {
+            self.dropped_launch = Some((Box::new(first.machine), first.bytes));
+        }
+        self.log.drain(..cut);
+        for s in &mut self.snapshots {
+            s.entry -= cut;
+        }
+        if let Some((entry, _)) = &mut self.cursor {
+            *entry -= cut;
+        }
+        true
     }
 
     /// Keeps a snapshot of `m`, closing the previous interval with its summary.
     fn push_snapshot(&mut self, m: &mut Machine) {
+        self.near.clear();
         if let Some(last) = self.snapshots.last_mut() {
             let mut summary = Summary::take(m, &last.machine);
             if let Some(prefix) = self.open_prefix.take() {
@@ -235,8 +323,19 @@ impl History {
     /// Over the bound: keep the launch, the newest and every other snapshot between (or
     /// only the launch), and space the next ones twice as far apart. A dropped snapshot's interval
     /// joins the one before it in the index.
+    ///
+    /// When the record itself (its entries: a stop of gdb or the REPL adds one or two) is
+    /// the larger part of the bound, the oldest interval is dropped instead: the history
+    /// then starts later, as gdb's record-full drops its oldest instructions at its limit.
+    ///
+    /// The target is seven eighths of the bound: the open interval's entries may take the
+    /// last eighth before the next snapshot is taken ([`History::record`]).
     fn thin(&mut self) {
-        while self.bytes() > self.limit && self.snapshots.len() > 1 {
+        let target = self.limit - self.limit / 8;
+        while self.bytes() > target && self.snapshots.len() > 1 {
+            if self.log_bytes() > (target / 2).max(MIN_DROPPED_RECORD) && self.drop_oldest() {
+                continue;
+            }
             let newest = self.snapshots.len() - 1;
             let mut kept: Vec<Snapshot> = Vec::with_capacity(self.snapshots.len() / 2 + 1);
             for (i, s) in std::mem::take(&mut self.snapshots).into_iter().enumerate() {
@@ -273,6 +372,7 @@ impl History {
 
     /// Sets the bound on snapshot memory.
     pub(super) fn set_limit(&mut self, limit: usize) {
+        self.near.clear();
         self.limit = limit;
         self.thin();
     }
@@ -283,6 +383,7 @@ impl History {
         let Some((entry, done)) = self.cursor.take() else {
             return;
         };
+        self.near.clear();
         // The part of a run or of a series of steps done before the cursor; a series of
         // steps ends where the cursor's replay stopped, at the count it had there.
         let partial = match self.log.get(entry) {
@@ -366,7 +467,13 @@ impl History {
             }
             _ => self.log.push(Entry { change, start, end }),
         }
-        if m.stats.wave_instructions >= self.last_snapshot.saturating_add(self.spacing) {
+        // A snapshot also closes an interval whose entries outgrow an eighth of the bound
+        // (many short steps and stops), so the oldest intervals can be dropped to keep
+        // the record within it.
+        let open_entries = self.log.len() - self.snapshots.last().map_or(0, |s| s.entry);
+        if m.stats.wave_instructions >= self.last_snapshot.saturating_add(self.spacing)
+            || open_entries * std::mem::size_of::<Entry>() > (self.limit / 8).max(MIN_OPEN_RECORD)
+        {
             self.push_snapshot(m);
         }
     }
@@ -388,6 +495,7 @@ impl History {
     /// What `info history` shows.
     pub fn info(&self, now: u64) -> HistoryInfo {
         HistoryInfo {
+            start: self.start_count(),
             entries: self.log.len(),
             snapshots: self.snapshots.len(),
             bytes: self.bytes(),
@@ -398,10 +506,13 @@ impl History {
         }
     }
 
-    /// Replays from the latest snapshot that can reach `target` to it: the machine there
-    /// and the record position, or where the replay was when `watch`'s flag interrupted
-    /// it; `None` if the record does not reach it.
-    fn replay_to(&self, target: StopBefore, watch: Option<Watch<'_>>) -> Option<Replayed> {
+    /// Replays from the latest snapshot that can reach `target` (or a checkpoint after
+    /// it, [`History::near`]) to it: the machine there and the record position, or where
+    /// the replay was when `watch`'s flag interrupted it; `None` if the record does not
+    /// reach it. On the way it keeps checkpoints, so the next point a little before this
+    /// one (the next `reverse-stepi`: gdb sends one packet per instruction) is replayed
+    /// from near it rather than from the snapshot.
+    fn replay_to(&mut self, target: StopBefore, watch: Option<Watch<'_>>) -> Option<Replayed> {
         let usable = |m: &Machine| match target {
             StopBefore::Count(n) => m.stats.wave_instructions <= n,
             // Not past the point: the slot still holds an earlier wave (a slot takes waves
@@ -413,11 +524,37 @@ impl History {
                 .is_none_or(|w| w.id < id || (w.id == id && w.executed <= executed)),
         };
         let snap = self.snapshots.iter().rev().find(|s| usable(&s.machine))?;
-        let mut m = snap.machine.clone();
-        // The machine may become the live one: it keeps the code it runs from the
-        // snapshot on, as the live machine does for the index.
-        m.keep_ran();
+        // A checkpoint after the snapshot that is not past the point: it holds what the
+        // replay from that snapshot had run (the code and the write marks the index
+        // needs), so the machine may become the live one as well.
+        let near = (self.near.iter().rev())
+            .find(|c| (c.entry, c.done) > (snap.entry, 0) && usable(&c.machine));
+        let (mut m, from) = match near {
+            Some(c) => (c.machine.clone(), (c.entry, c.done)),
+            None => {
+                let mut m = snap.machine.clone();
+                // The machine may become the live one: it keeps the code it runs from the
+                // snapshot on, as the live machine does for the index.
+                m.keep_ran();
+                (m, (snap.entry, 0))
+            }
+        };
         m.stop_before = Some(target);
+        let every = (self.spacing / 8).max(NEAR_MIN_SPACING);
+        let mut next_near = m.stats.wave_instructions + every;
+        let mut kept: Vec<Checkpoint> = Vec::new();
+        let mut keep = |m: &Machine, at: (usize, u64), next_near: &mut u64| {
+            if m.stats.wave_instructions >= *next_near && at > from {
+                let mut machine = m.clone();
+                machine.stop_before = None;
+                kept.push(Checkpoint {
+                    entry: at.0,
+                    done: at.1,
+                    machine,
+                });
+                *next_near = m.stats.wave_instructions + every;
+            }
+        };
         let interrupted = |m: &Machine| {
             watch.is_some_and(|w| {
                 w.progress.publish(m);
@@ -426,70 +563,109 @@ impl History {
         };
         let done_at = |mut m: Machine, at: (usize, u64), reached: bool| {
             m.stop_before = None;
-            Some(if reached {
+            if reached {
                 Replayed::Reached(Box::new(m), at)
             } else {
                 Replayed::Interrupted
-            })
+            }
         };
-        for (i, e) in self.log.iter().enumerate().skip(snap.entry) {
-            match &e.change {
-                Change::Run(n) => {
-                    let mut done = 0;
-                    while done < *n {
-                        if interrupted(&m) {
-                            return done_at(m, (i, done), false);
-                        }
-                        let before = m.stats.wave_instructions;
-                        let ev = m.run(Some((n - done).min(search::CHUNK)));
-                        done += m.stats.wave_instructions - before;
-                        match ev {
-                            Some(Event::StopBefore) => return done_at(m, (i, done), true),
-                            // Nothing could run, where the record says something did: not
-                            // this history. (With progress, a deadlock or fault is just an
-                            // event the original run stopped at and went on from.)
-                            Some(Event::Finished | Event::Deadlock(_) | Event::Stalled)
-                                if m.stats.wave_instructions == before =>
-                            {
-                                return None;
+        let result = 'replay: {
+            for (i, e) in self.log.iter().enumerate().skip(from.0) {
+                let first = if i == from.0 { from.1 } else { 0 };
+                match &e.change {
+                    Change::Run(n) => {
+                        let mut done = first;
+                        while done < *n {
+                            if interrupted(&m) {
+                                break 'replay Some(done_at(m, (i, done), false));
                             }
-                            _ => {}
+                            keep(&m, (i, done), &mut next_near);
+                            let before = m.stats.wave_instructions;
+                            let chunk = (n - done)
+                                .min(search::CHUNK)
+                                .min(next_near.saturating_sub(before).max(1));
+                            let ev = m.run(Some(chunk));
+                            done += m.stats.wave_instructions - before;
+                            match ev {
+                                Some(Event::StopBefore) => {
+                                    break 'replay Some(done_at(m, (i, done), true));
+                                }
+                                // Nothing could run, where the record says something did: not
+                                // this history. (With progress, a deadlock or fault is just an
+                                // event the original run stopped at and went on from.)
+                                Some(Event::Finished | Event::Deadlock(_) | Event::Stalled)
+                                    if m.stats.wave_instructions == before =>
+                                {
+                                    break 'replay None;
+                                }
+                                _ => {}
+                            }
                         }
                     }
-                }
-                Change::Step(w, times) => {
-                    for k in 0..*times {
-                        if k.is_multiple_of(search::CHUNK) && k > 0 && interrupted(&m) {
-                            return done_at(m, (i, k), false);
-                        }
-                        if let Some(Event::StopBefore) = m.step_scheduled(*w) {
-                            return done_at(m, (i, k), true);
-                        }
-                    }
-                }
-                Change::Round(k) => {
-                    for (j, w) in ready_waves(&m).into_iter().take(*k as usize).enumerate() {
-                        if let Some(Event::StopBefore) = m.step_scheduled(w) {
-                            return done_at(m, (i, j as u64), true);
+                    Change::Step(w, times) => {
+                        for k in first..*times {
+                            if k.is_multiple_of(search::CHUNK) && k > 0 && interrupted(&m) {
+                                break 'replay Some(done_at(m, (i, k), false));
+                            }
+                            keep(&m, (i, k), &mut next_near);
+                            if let Some(Event::StopBefore) = m.step_scheduled(*w) {
+                                break 'replay Some(done_at(m, (i, k), true));
+                            }
                         }
                     }
-                }
-                Change::Fault => {
-                    if let Some(Event::StopBefore) = m.run(None) {
-                        return done_at(m, (i, 0), true);
+                    Change::Round(k) => {
+                        // A round is resumed only from its start (its waves are the ones
+                        // ready then).
+                        keep(&m, (i, 0), &mut next_near);
+                        for (j, w) in ready_waves(&m).into_iter().take(*k as usize).enumerate() {
+                            if let Some(Event::StopBefore) = m.step_scheduled(w) {
+                                break 'replay Some(done_at(m, (i, j as u64), true));
+                            }
+                        }
                     }
-                }
-                edit @ (Change::Register(..) | Change::Memory { .. } | Change::Checks(_)) => {
-                    edit.apply_edit(&mut m)
+                    Change::Fault => {
+                        keep(&m, (i, 0), &mut next_near);
+                        if let Some(Event::StopBefore) = m.run(None) {
+                            break 'replay Some(done_at(m, (i, 0), true));
+                        }
+                    }
+                    edit @ (Change::Register(..) | Change::Memory(_) | Change::Checks(_)) => {
+                        edit.apply_edit(&mut m)
+                    }
                 }
             }
+            // The end of the record: the point is the present (a count equal to now).
+            if m.stops_at(target) {
+                break 'replay Some(done_at(m, (self.log.len(), 0), true));
+            }
+            None
+        };
+        // Checkpoints before where this replay started stay; the new ones join them, the
+        // newest few kept.
+        if !kept.is_empty() {
+            self.near.retain(|c| (c.entry, c.done) < from);
+            self.near.append(&mut kept);
+            let extra = self.near.len().saturating_sub(NEAR_CHECKPOINTS);
+            self.near.drain(..extra);
         }
-        // The end of the record: the point is the present (a count equal to now).
-        if m.stops_at(target) {
-            return done_at(m, (self.log.len(), 0), true);
-        }
-        None
+        result
     }
+}
+
+/// At most this many checkpoints are kept near the last replayed point.
+const NEAR_CHECKPOINTS: usize = 16;
+
+/// Checkpoints are at least this many instructions apart (an eighth of the snapshot
+/// spacing otherwise).
+const NEAR_MIN_SPACING: u64 = 4096;
+
+/// A copy of the machine a replay passed, at record position (`entry`, `done`), with the
+/// code it had run and the memory it had written since the snapshot it started from.
+#[derive(Debug, Clone)]
+struct Checkpoint {
+    entry: usize,
+    done: u64,
+    machine: Machine,
 }
 
 /// Where a replay ended.
@@ -541,8 +717,11 @@ impl Engine {
 
     pub(super) fn record_register(&mut self, w: usize, write: RegisterWrite) {
         let start = self.machine.stats.wave_instructions;
-        self.history
-            .record(Change::Register(w, write), start, &mut self.machine);
+        self.history.record(
+            Change::Register(w, Box::new(write)),
+            start,
+            &mut self.machine,
+        );
     }
 
     pub(super) fn record_checks(&mut self, checks: crate::check::Checks) {
@@ -560,13 +739,13 @@ impl Engine {
         data: &[u8],
     ) {
         let start = self.machine.stats.wave_instructions;
-        let change = Change::Memory {
+        let change = Change::Memory(Box::new(MemoryEdit {
             space,
             wave,
             lane,
             addr,
             data: data.to_vec(),
-        };
+        }));
         self.history.record(change, start, &mut self.machine);
     }
 

@@ -218,7 +218,7 @@ impl History {
                         one(&mut m, w, &mut visit);
                     }
                 }
-                edit @ (Change::Register(..) | Change::Memory { .. } | Change::Checks(_)) => {
+                edit @ (Change::Register(..) | Change::Memory(_) | Change::Checks(_)) => {
                     edit.apply_edit(&mut m)
                 }
             }
@@ -433,6 +433,10 @@ impl Engine {
     /// count the replay had reached.
     pub fn goto(&mut self, n: u64) -> Result<StopEvent, EngineError> {
         let end = self.history.end_count();
+        let start = self.history.start_count();
+        if n < start {
+            return Err(EngineError::BeforeHistory { count: n, start });
+        }
         if n > end {
             if self.machine.stats.wave_instructions < end {
                 let stop = self.goto(end)?;
@@ -454,28 +458,58 @@ impl Engine {
     /// `reverse-stepi N`: the selected wave `n` instructions back, right before the
     /// instruction it executed then; at the start of history, as far back as there is.
     pub fn reverse_step(&mut self, n: u64) -> StopEvent {
+        self.reverse_wave(n, StopReason::Step)
+    }
+
+    /// `reverse-finish`: the selected wave back to right before its first instruction. A
+    /// wave has no calls, so its one frame began at the kernel's entry: that is where
+    /// gdb's `reverse-finish` (back to the call of the current function) goes, as `finish`
+    /// runs the wave to its exit. At its entry already, it stays there; if the record
+    /// starts after the wave's first instruction, as far back as the record goes.
+    pub fn reverse_finish(&mut self) -> StopEvent {
+        let w = self.selected_wave;
+        let entry = StopReason::Reached(Reached::Entry);
+        match self.machine.waves.get(w).map(|x| x.executed) {
+            Some(0) => self.finish(self.event(entry, Some(w))),
+            Some(executed) => self.reverse_wave(executed, entry),
+            None => self.reverse_wave(1, entry),
+        }
+    }
+
+    /// The selected wave `n` instructions back, reporting `reason` there.
+    ///
+    /// As gdb's `reverse-stepi`, which goes on back until the thread's previous
+    /// instruction: a wave with fewer than `n` instructions to undo (none, at its first
+    /// instruction) takes the machine to the start of the record, the wave still
+    /// selected, and the stop says "No more reverse-execution history." So the wave
+    /// shown there is always the one that was stepped, whatever path led there.
+    fn reverse_wave(&mut self, n: u64, reason: StopReason) -> StopEvent {
         let w = self.selected_wave;
         let Some(wave) = self.machine.waves.get(w) else {
             return self.finish(self.event(StopReason::Blocked(Blocked::NoWave(w)), None));
         };
         let (id, executed) = (wave.id, wave.executed);
-        if executed == 0 {
-            return self.finish(self.event(StopReason::Blocked(Blocked::HistoryStart), Some(w)));
+        let start = StopReason::Blocked(Blocked::HistoryStart);
+        let to_start = |e: &mut Engine| {
+            let count = e.history.start_count();
+            match e.travel(StopBefore::Count(count), Some(w), start.clone()) {
+                Some(stop) => stop,
+                None => e.finish(e.event(start.clone(), Some(w))),
+            }
+        };
+        if executed < n.max(1) {
+            return to_start(self);
         }
-        let back = n.max(1).min(executed);
         let target = StopBefore::Wave {
             wave: w,
             id,
-            executed: executed - back,
-        };
-        let reason = if back < n.max(1) {
-            StopReason::Blocked(Blocked::HistoryStart)
-        } else {
-            StopReason::Step
+            executed: executed - n.max(1),
         };
         match self.travel(target, Some(w), reason) {
             Some(stop) => stop,
-            None => self.finish(self.event(StopReason::Blocked(Blocked::HistoryStart), Some(w))),
+            // Before the start of the record (its oldest part was dropped to keep within
+            // `set history-size`): as far back as it goes.
+            None => to_start(self),
         }
     }
 
@@ -614,7 +648,8 @@ impl Engine {
         let to_start = |e: &mut Engine| {
             let w = e.selected_wave;
             let start = StopReason::Blocked(Blocked::HistoryStart);
-            e.travel(StopBefore::Count(0), Some(w), start)
+            let count = e.history.start_count();
+            e.travel(StopBefore::Count(count), Some(w), start)
         };
         let stop = match back {
             Back::Found((seen, count, reason)) => {

@@ -252,6 +252,7 @@ impl Engine {
             }
             Command::AdvanceBarrier => self.resumed(Engine::advance_to_barrier),
             Command::Finish => self.resumed(Engine::finish_wave),
+            Command::ReverseFinish => self.resumed(Engine::reverse_finish),
             Command::Interrupt => Ok(Self::interrupt_command()),
             Command::Restart => Ok(self.restart_command()),
             Command::Run => Ok(self.run_command()),
