@@ -9,7 +9,7 @@ use clap::Args;
 use color_eyre::eyre::{Result, WrapErr};
 use serde_json::{json, Value};
 use wavedbg_emulator::check::{
-    Checks, FenceAtomic, Finding, FindingKey, MissingFence, Severity, Site,
+    Checks, FenceAtomic, Finding, FindingKey, FindingKind, MissingFence, Severity, Site,
 };
 use wavedbg_emulator::debug::findings::Source;
 use wavedbg_emulator::debug::view::count;
@@ -42,6 +42,22 @@ pub struct CheckArgs {
     /// any number: runs are merged in seed order.
     #[arg(long, value_name = "N")]
     threads: Option<usize>,
+    /// Findings of this kind (`barrier-mismatch`, `same-instruction`, ... as JSON's
+    /// `kind` names them) are still reported but do not make the exit status 1: a pattern
+    /// the kernel uses on purpose. Repeat it or separate kinds with commas.
+    #[arg(long, value_name = "KIND", value_delimiter = ',', value_parser = parse_kind)]
+    allow: Vec<FindingKind>,
+}
+
+/// A finding kind by its JSON name, for `--allow`.
+fn parse_kind(s: &str) -> std::result::Result<FindingKind, String> {
+    FindingKind::ALL
+        .into_iter()
+        .find(|k| k.id() == s)
+        .ok_or_else(|| {
+            let names: Vec<&str> = FindingKind::ALL.iter().map(|k| k.id()).collect();
+            format!("no finding kind `{s}`: one of {}", names.join(", "))
+        })
 }
 
 /// The machine's cores, for the default number of threads (1 when unknown).
@@ -157,7 +173,10 @@ fn run_checked(program: &Program, options: LaunchOptions, name: &str) -> Result<
             }
             Some(Event::Deadlock(d)) => {
                 let end = LaunchEnd::Deadlock(d);
-                if ends.iter().any(|e| e.key() == end.key()) {
+                if let Some(known) = ends.iter_mut().find(|e| e.key() == end.key()) {
+                    // The report is of the end: waves that reached the barrier since it
+                    // was decided wait there too.
+                    *known = end;
                     // The same deadlock with nothing run since: nothing can run any more,
                     // and workgroups that wait for the deadlocked slots never start.
                     if now == m.stats.wave_instructions {
@@ -571,7 +590,11 @@ pub fn run(args: CheckArgs) -> Result<i32> {
     let mut out = String::new();
     if args.json {
         for f in &found {
-            out.push_str(&finding_json(m, f).to_string());
+            let mut v = finding_json(m, f);
+            if let (true, Value::Object(o)) = (args.allow.contains(&f.kind), &mut v) {
+                o.insert("allowed".into(), json!(true));
+            }
+            out.push_str(&v.to_string());
             out.push('\n');
         }
         for (e, seeds) in &ends {
@@ -603,8 +626,17 @@ pub fn run(args: CheckArgs) -> Result<i32> {
             .filter(|f| f.kind.severity() == Severity::Error)
             .count();
         let n = |x: usize, noun: &str| count(x as u64, noun);
+        let allowed_n = found
+            .iter()
+            .filter(|f| args.allow.contains(&f.kind))
+            .count();
+        let allowed = if allowed_n > 0 {
+            format!("; {allowed_n} allowed by --allow")
+        } else {
+            String::new()
+        };
         out.push_str(&format!(
-            "{name}: {} ({}, {}) in {} of {} wave-instructions\n",
+            "{name}: {} ({}, {}{allowed}) in {} of {} wave-instructions\n",
             n(found.len(), "finding"),
             n(errors_n, "error"),
             n(found.len() - errors_n, "warning"),
@@ -612,7 +644,20 @@ pub fn run(args: CheckArgs) -> Result<i32> {
             m.stats.wave_instructions,
         ));
         for (i, f) in found.iter().enumerate() {
-            out.push_str(&format!("#{} {}\n", i + 1, f.describe(m, source)));
+            let text = f.describe(m, source);
+            if args.allow.contains(&f.kind) {
+                // `warning (allowed): ...`: the severity word is the text's first.
+                let (severity, rest) = text.split_once(':').unwrap_or(("", text.as_str()));
+                out.push_str(&format!("#{} {severity} (allowed):{rest}\n", i + 1));
+            } else {
+                out.push_str(&format!("#{} {text}\n", i + 1));
+                if f.kind.severity() == Severity::Warning {
+                    out.push_str(&format!(
+                        "  a warning: if the kernel does this on purpose, --allow {} keeps it from failing the check\n",
+                        f.kind.id()
+                    ));
+                }
+            }
         }
         for (e, seeds) in &ends {
             let under = if runs == 1 {
@@ -662,7 +707,9 @@ pub fn run(args: CheckArgs) -> Result<i32> {
     } else {
         emit(&out)?;
     }
-    let clean = found.is_empty() && ends.is_empty() && difference.is_none();
+    // Allowed kinds are reported but do not fail the check.
+    let failing = found.iter().any(|f| !args.allow.contains(&f.kind));
+    let clean = !failing && ends.is_empty() && difference.is_none();
     Ok(if clean { 0 } else { 1 })
 }
 

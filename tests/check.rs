@@ -587,3 +587,80 @@ fn a_spent_budget_names_the_workgroups_that_did_not_start() {
         "{out}"
     );
 }
+
+/// A wave-specialised kernel (a producer wave and a consumer wave, each with its own
+/// barrier sites, counts matching) is warned about once per pair of barriers, whichever
+/// wave arrived last; the warning fails the check unless its kind is allowed.
+#[test]
+fn a_barrier_mismatch_is_one_finding_per_pair_and_can_be_allowed() {
+    let k = "tests/kernels/sanitizer/wave_specialised.s";
+    let (code, out, err) = wavedbg(&["check", k, "--seeds", "8"]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(
+        out.contains(": 2 findings (0 errors, 2 warnings) in 9 runs"),
+        "{out}"
+    );
+    for lines in ["lines 26 and 35", "lines 27 and 42"] {
+        let head = format!("warning: the waves of workgroup 0 were released together from barriers at different PCs ({lines}): a barrier counts the waves that arrive wherever they wait");
+        assert_eq!(out.matches(&head).count(), 1, "{head}\n{out}");
+    }
+    assert!(
+        out.contains("--allow barrier-mismatch keeps it from failing the check"),
+        "{out}"
+    );
+    let (code, out, err) = wavedbg(&["check", k, "--seeds", "8", "--allow", "barrier-mismatch"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(
+        out.contains(": 2 findings (0 errors, 2 warnings; 2 allowed by --allow) in 9 runs"),
+        "{out}"
+    );
+    assert!(out.contains("#1 warning (allowed): the waves"), "{out}");
+    let (_, out, _) = wavedbg(&["check", k, "--json", "--allow", "race,barrier-mismatch"]);
+    assert!(
+        json_lines(&out).iter().all(|v| v["allowed"] == true),
+        "{out}"
+    );
+    // Allowing another kind does not accept it; an unknown kind is refused by name.
+    let (code, _, _) = wavedbg(&["check", k, "--allow", "race"]);
+    assert_eq!(code, 1);
+    let (code, _, err) = wavedbg(&["check", k, "--allow", "mismatch"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("no finding kind `mismatch`: one of race, same-instruction,"),
+        "{err}"
+    );
+}
+
+/// A deadlock is reported as the launch ends: a wave that reached the barrier after the
+/// deadlock was decided (wave 2, behind wave 1's early exit) is waiting too, in the
+/// launch error and in the finding, text and JSON.
+#[test]
+fn a_deadlock_lists_every_wave_left_waiting() {
+    let k = "tests/kernels/sanitizer/deadlock_late_waiter.s";
+    let (code, out, err) = wavedbg(&["check", k]);
+    assert_eq!(code, 1, "{out}{err}");
+    for (wg, a, gone, b) in [(0, 0, 1, 2), (1, 3, 4, 5), (2, 6, 7, 8)] {
+        let line = format!("error: deadlock in workgroup {wg}: the barrier at {k}:19 (0x0038) can never complete; wave {a}, wave {b} waiting, wave {gone} (exited at {k}:23) will never arrive");
+        assert!(out.contains(&line), "{line}\n{out}");
+    }
+    assert!(
+        out.contains("  waves: wave 0 at barrier at 0x0038, wave 1 exited at 0x0048, wave 2 at barrier at 0x0038"),
+        "{out}"
+    );
+    let (_, out, _) = wavedbg(&["check", k, "--json"]);
+    let lines = json_lines(&out);
+    let end = lines
+        .iter()
+        .find(|v| v["end"] == "deadlock" && v["workgroup"] == 0)
+        .unwrap_or_else(|| panic!("{out}"));
+    let waiting: Vec<&serde_json::Value> = end["waiting"]
+        .as_array()
+        .map(|a| a.iter().map(|w| &w["wave"]).collect())
+        .unwrap_or_default();
+    assert_eq!(waiting, [0, 2], "{out}");
+    let finding = lines
+        .iter()
+        .find(|v| v["kind"] == "barrier-deadlock")
+        .unwrap_or_else(|| panic!("{out}"));
+    assert_eq!(finding["waves"][2]["state"], "at_barrier", "{out}");
+}

@@ -58,6 +58,45 @@ impl FindingKind {
         }
     }
 
+    /// Whether its two sides are alike, so that a sighting with them the other way round
+    /// is the same finding: a race (either access may come first) and a barrier mismatch
+    /// (either barrier's wave may arrive last).
+    pub const fn symmetric(self) -> bool {
+        matches!(self, FindingKind::Race | FindingKind::BarrierMismatch)
+    }
+
+    /// Every kind, in declaration order.
+    pub const ALL: [FindingKind; 11] = [
+        FindingKind::Race,
+        FindingKind::SameInstruction,
+        FindingKind::ReadBeforeWait,
+        FindingKind::WriteBeforeWait,
+        FindingKind::StoreDataOverwritten,
+        FindingKind::UninitMemory,
+        FindingKind::UninitRegister,
+        FindingKind::BarrierDivergence,
+        FindingKind::BarrierMismatch,
+        FindingKind::BarrierDeadlock,
+        FindingKind::InactiveLaneRead,
+    ];
+
+    /// Its name in JSON and on the command line (`kind`): `race`, `barrier-mismatch`...
+    pub const fn id(self) -> &'static str {
+        match self {
+            FindingKind::Race => "race",
+            FindingKind::SameInstruction => "same-instruction",
+            FindingKind::ReadBeforeWait => "read-before-wait",
+            FindingKind::WriteBeforeWait => "write-before-wait",
+            FindingKind::StoreDataOverwritten => "store-data-overwritten",
+            FindingKind::UninitMemory => "uninit-memory",
+            FindingKind::UninitRegister => "uninit-register",
+            FindingKind::BarrierDivergence => "barrier-divergence",
+            FindingKind::BarrierMismatch => "barrier-mismatch",
+            FindingKind::BarrierDeadlock => "barrier-deadlock",
+            FindingKind::InactiveLaneRead => "inactive-lane-read",
+        }
+    }
+
     /// Errors make results wrong or undefined on hardware; warnings make them depend on
     /// something the program does not control (lane order, which barrier).
     pub const fn severity(self) -> Severity {
@@ -384,8 +423,8 @@ impl Finding {
     /// side of the instruction they executed.
     pub(super) fn absorb(&mut self, f: &Finding) {
         // Its later side, earlier side, and the other waves of its later side.
-        let (at, other, also) = match (self.kind, f.other) {
-            (FindingKind::Race, Some(o)) if f.at.pc != self.at.pc => (o, Some(f.at), &[][..]),
+        let (at, other, also) = match (self.kind.symmetric(), f.other) {
+            (true, Some(o)) if f.at.pc != self.at.pc => (o, Some(f.at), &[][..]),
             _ => (f.at, f.other, &f.also[..]),
         };
         let first = (self.at.wave != at.wave).then_some(WaveLanes {
@@ -436,11 +475,12 @@ impl Finding {
     }
 
     /// What makes two sightings the same finding: the kind, the two instructions (for a
-    /// race, in either order), the register and the space.
+    /// race or a barrier mismatch, in either order), the register and the space.
     pub fn key(&self) -> FindingKey {
         let (mut a, mut b) = (self.at.pc, self.other.map(|o| o.pc));
-        // A race is the same whichever of its two accesses came first.
-        if let (FindingKind::Race, Some(o)) = (self.kind, b) {
+        // A race is the same whichever of its two accesses came first, a mismatch whichever
+        // barrier's wave arrived last.
+        if let (true, Some(o)) = (self.kind.symmetric(), b) {
             (a, b) = (a.min(o), Some(a.max(o)));
         }
         (self.kind, a, b, self.reg, self.space)
