@@ -312,6 +312,23 @@ fn end_text(m: &Machine, file: &str, end: &LaunchEnd) -> String {
     }
 }
 
+/// Sets `key` to `value` in a JSON object, leaving it out when it is `null`: a field that
+/// does not apply is left out, never written as a placeholder (docs/sanitizer.md).
+fn put(o: &mut serde_json::Map<String, Value>, key: &str, value: Value) {
+    if !value.is_null() {
+        o.insert(key.into(), value);
+    }
+}
+
+/// A JSON object of the given fields, those that are `null` left out ([`put`]).
+fn object<const N: usize>(fields: [(&str, Value); N]) -> Value {
+    let mut o = serde_json::Map::new();
+    for (k, v) in fields {
+        put(&mut o, k, v);
+    }
+    Value::Object(o)
+}
+
 /// A launch end as a JSON object (`kind` is `launch-error`, `end` says which).
 fn end_json(m: &Machine, file: &str, end: &LaunchEnd, seeds: &[u64]) -> Value {
     let line = |pc: u64| m.program().line_at(pc);
@@ -332,13 +349,18 @@ fn end_json(m: &Machine, file: &str, end: &LaunchEnd, seeds: &[u64]) -> Value {
             o.insert("signal".into(), json!(f.signal().0));
             o.insert("wave".into(), json!(f.wave));
             o.insert("workgroup".into(), json!(f.workgroup));
-            o.insert("lanes".into(), json!(format!("{:#010x}", f.lanes)));
+            // Lanes, address and length only for a fault about them (not the budget's).
+            if f.lanes != 0 {
+                o.insert("lanes".into(), json!(format!("{:#010x}", f.lanes)));
+            }
             o.insert("pc".into(), json!(f.pc));
-            o.insert("line".into(), json!(line(f.pc)));
-            o.insert("source".into(), source_json(m, f.pc));
-            o.insert("addr".into(), json!(f.addr));
-            o.insert("len".into(), json!(f.len));
-            o.insert("instruction".into(), json!(f.instr));
+            put(o, "line", json!(line(f.pc)));
+            put(o, "source", source_json(m, f.pc));
+            put(o, "addr", json!(f.addr));
+            if f.len != 0 {
+                o.insert("len".into(), json!(f.len));
+            }
+            put(o, "instruction", json!(f.instr));
         }
         LaunchEnd::Deadlock(d) => {
             o.insert("end".into(), json!("deadlock"));
@@ -347,7 +369,12 @@ fn end_json(m: &Machine, file: &str, end: &LaunchEnd, seeds: &[u64]) -> Value {
                 .waiting
                 .iter()
                 .map(|(w, pc)| {
-                    json!({"wave": w, "pc": pc, "line": line(*pc), "source": source_json(m, *pc)})
+                    object([
+                        ("wave", json!(w)),
+                        ("pc", json!(pc)),
+                        ("line", json!(line(*pc))),
+                        ("source", source_json(m, *pc)),
+                    ])
                 })
                 .collect();
             o.insert("waiting".into(), json!(waiting));
@@ -357,7 +384,13 @@ fn end_json(m: &Machine, file: &str, end: &LaunchEnd, seeds: &[u64]) -> Value {
                 .map(|(w, state)| {
                     let pc = gone_pc(m, *w, *state);
                     let source = pc.map_or(Value::Null, |pc| source_json(m, pc));
-                    json!({"wave": w, "state": state, "pc": pc, "line": pc.and_then(line), "source": source})
+                    object([
+                        ("wave", json!(w)),
+                        ("state", json!(state)),
+                        ("pc", json!(pc)),
+                        ("line", json!(pc.and_then(line))),
+                        ("source", source),
+                    ])
                 })
                 .collect();
             o.insert("missing".into(), json!(missing));
@@ -461,9 +494,14 @@ fn site_json(m: &Machine, s: &Site) -> Value {
     let mut v = serde_json::to_value(s).unwrap_or(Value::Null);
     if let Value::Object(o) = &mut v {
         // Lane masks as hex strings, as `run --json` prints them.
-        o.insert("lanes".into(), json!(format!("{:#010x}", s.lanes)));
-        o.insert("line".into(), json!(m.program().line_at(s.pc)));
-        o.insert("source".into(), source_json(m, s.pc));
+        // (left out when the side is not about lanes, as a barrier's with EXEC 0).
+        if s.lanes == 0 {
+            o.remove("lanes");
+        } else {
+            o.insert("lanes".into(), json!(format!("{:#010x}", s.lanes)));
+        }
+        put(o, "line", json!(m.program().line_at(s.pc)));
+        put(o, "source", source_json(m, s.pc));
         o.insert(
             "instruction".into(),
             json!(wavedbg_emulator::debug::view::instr_text(m, s.pc)),
@@ -482,30 +520,36 @@ fn fence_json(m: &Machine, fence: MissingFence) -> Value {
             pc,
             wave,
             workgroup,
-        }) => json!({
-            "wave": wave,
-            "workgroup": workgroup,
-            "pc": pc,
-            "line": m.program().line_at(pc),
-            "source": source_json(m, pc),
-            "instruction": wavedbg_emulator::debug::view::instr_text(m, pc),
-        }),
+        }) => object([
+            ("wave", json!(wave)),
+            ("workgroup", json!(workgroup)),
+            ("pc", json!(pc)),
+            ("line", json!(m.program().line_at(pc))),
+            ("source", source_json(m, pc)),
+            (
+                "instruction",
+                json!(wavedbg_emulator::debug::view::instr_text(m, pc)),
+            ),
+        ]),
         _ => Value::Null,
     };
-    let mut v = json!({
-        "missing": fence.name(),
-        "release": atomic(release),
-        "acquire": atomic(acquire),
-    });
+    let mut v = object([
+        ("missing", json!(fence.name())),
+        ("release", atomic(release)),
+        ("acquire", atomic(acquire)),
+    ]);
     if let (MissingFence::NotRetired { barrier, counter }, Value::Object(o)) = (fence, &mut v) {
         o.insert(
             "barrier".into(),
-            json!({
-                "pc": barrier,
-                "line": m.program().line_at(barrier),
-                "source": source_json(m, barrier),
-                "instruction": wavedbg_emulator::debug::view::instr_text(m, barrier),
-            }),
+            object([
+                ("pc", json!(barrier)),
+                ("line", json!(m.program().line_at(barrier))),
+                ("source", source_json(m, barrier)),
+                (
+                    "instruction",
+                    json!(wavedbg_emulator::debug::view::instr_text(m, barrier)),
+                ),
+            ]),
         );
         o.insert("counter".into(), json!(counter.name()));
     }
@@ -530,7 +574,9 @@ fn finding_json(m: &Machine, f: &Finding) -> Value {
             .iter()
             .map(|w| json!({"wave": w.wave, "lanes": format!("{:#010x}", w.lanes)}))
             .collect();
-        o.insert("also".into(), json!(also));
+        if !also.is_empty() {
+            o.insert("also".into(), json!(also));
+        }
     }
     v
 }
@@ -603,19 +649,28 @@ pub fn run(args: CheckArgs) -> Result<i32> {
         }
         if let Some(d) = &difference {
             out.push_str(
-                &json!({
-                    "kind": "order-dependent-result",
-                    "severity": "error",
-                    "buffer": d.buffer,
-                    "offset": d.offset,
-                    "addr": d.addr,
-                    "len": d.len,
-                    "seeds": [d.seeds.0, d.seeds.1],
-                    "values": [d.values.0, d.values.1],
-                    "explained_by": explained,
-                    "launch_ended_differently": ends_differ,
-                    "message": format!("{} differs between seeds {} and {}", d.place(), d.seeds.0, d.seeds.1),
-                })
+                &object([
+                    ("kind", json!("order-dependent-result")),
+                    ("severity", json!("error")),
+                    ("buffer", json!(d.buffer)),
+                    ("offset", json!(d.offset)),
+                    ("addr", json!(d.addr)),
+                    ("len", json!(d.len)),
+                    ("seeds", json!([d.seeds.0, d.seeds.1])),
+                    ("values", json!([d.values.0, d.values.1])),
+                    // Left out when no finding explains it.
+                    ("explained_by", json!(explained)),
+                    ("launch_ended_differently", json!(ends_differ)),
+                    (
+                        "message",
+                        json!(format!(
+                            "{} differs between seeds {} and {}",
+                            d.place(),
+                            d.seeds.0,
+                            d.seeds.1
+                        )),
+                    ),
+                ])
                 .to_string(),
             );
             out.push('\n');

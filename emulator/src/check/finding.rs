@@ -289,9 +289,12 @@ pub struct Site {
     pub lanes: u32,
     /// The instruction's byte address in the code.
     pub pc: u64,
-    /// How it touched memory, for memory findings.
+    /// How it touched memory, for memory findings (left out of JSON otherwise).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub access: Option<MemAccess>,
-    /// Its workgroup's barrier epoch (barriers completed before it), for races.
+    /// Its workgroup's barrier epoch (barriers completed before it), for races and
+    /// barrier findings (left out of JSON otherwise).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub epoch: Option<u32>,
 }
 
@@ -341,30 +344,40 @@ pub struct Finding {
     pub at: Site,
     /// The other side: the earlier access of a race, the instruction that issued the
     /// outstanding operation, the barrier the lanes skipped.
+    ///
+    /// Here and below, a field that does not apply to the finding is left out of its
+    /// serialisation (`check --json`), never written as an empty or zero placeholder.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub other: Option<Site>,
     /// The memory space, for memory findings.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub space: Option<Space>,
     /// The first address concerned (global address, shared offset, scratch offset).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub addr: Option<u64>,
     /// Bytes concerned from `addr` (0 when the finding is not about memory).
+    #[serde(default, skip_serializing_if = "is_zero")]
     pub len: u32,
     /// The register concerned, for register findings.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reg: Option<(RegFile, u8)>,
     /// The counter of the outstanding operation, for hazards.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub counter: Option<Counter>,
     /// For a race not explained by one barrier interval: the missing half of
     /// release/acquire (always set for races between workgroups).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fence: Option<MissingFence>,
     /// Every wave of the workgroup, for barrier mismatches and deadlocks.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub waves: Vec<WaveAt>,
     /// The other waves it was seen in, each with its lanes (`at` has the first wave's
     /// own lanes), at most [`FINDING_LIST_MAX`].
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub also: Vec<WaveLanes>,
     /// Every address concerned when lanes touched more than one (an uninitialised read
     /// of several words), sorted, at most [`FINDING_LIST_MAX`]; `addr` is the first.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub addrs: Vec<u64>,
     /// How many times it was seen (instruction executions), at least 1.
     pub count: u64,
@@ -377,6 +390,11 @@ pub struct Finding {
     /// entry names were not written before it in this launch).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub written: Option<Vec<SourceWrite>>,
+}
+
+/// For `skip_serializing_if`: a length of 0 is "not about memory".
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 /// The instruction that last wrote some source lanes of a cross-lane read
