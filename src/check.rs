@@ -714,7 +714,25 @@ pub fn run(args: CheckArgs) -> Result<i32> {
                 }
             }
         }
+        // Faults that differ only in their wave (every wave of a grid faulting on one
+        // instruction alike) are one line, their waves and workgroups as ranges.
+        let mut groups: Vec<(&LaunchEnd, &Vec<u64>, Vec<u64>, Vec<u64>)> = Vec::new();
         for (e, seeds) in &ends {
+            if let LaunchEnd::Fault(f) = e {
+                let same = |g: &(&LaunchEnd, &Vec<u64>, Vec<u64>, Vec<u64>)| {
+                    matches!(g.0, LaunchEnd::Fault(x) if same_but_wave(x, f)) && g.1 == seeds
+                };
+                if let Some(g) = groups.iter_mut().find(|g| same(g)) {
+                    g.2.push(f.wave.into());
+                    g.3.push(f.workgroup.into());
+                    continue;
+                }
+                groups.push((e, seeds, vec![f.wave.into()], vec![f.workgroup.into()]));
+            } else {
+                groups.push((e, seeds, Vec::new(), Vec::new()));
+            }
+        }
+        for (e, seeds, waves, workgroups) in groups {
             let under = if runs == 1 {
                 String::new()
             } else if seeds.len() as u64 == runs {
@@ -726,7 +744,23 @@ pub fn run(args: CheckArgs) -> Result<i32> {
                     seeds_text(seeds)
                 )
             };
-            out.push_str(&format!("error{under}: {}\n", end_text(m, &name, e)));
+            let mut text = end_text(m, &name, e);
+            if let (LaunchEnd::Fault(f), true) = (e, waves.len() > 1) {
+                let mut wgs = workgroups.clone();
+                wgs.dedup();
+                text = text.replacen(
+                    &format!("wave {} (workgroup {})", f.wave, f.workgroup),
+                    &format!(
+                        "{} waves {} (workgroup{} {})",
+                        waves.len(),
+                        seeds_text(&waves),
+                        if wgs.len() == 1 { "" } else { "s" },
+                        seeds_text(&workgroups)
+                    ),
+                    1,
+                );
+            }
+            out.push_str(&format!("error{under}: {text}\n"));
         }
         if let Some(d) = &difference {
             out.push_str(&format!(
@@ -768,7 +802,17 @@ pub fn run(args: CheckArgs) -> Result<i32> {
     Ok(if clean { 0 } else { 1 })
 }
 
-/// Seeds as a short list: `1, 3, 5-8`.
+/// Whether two faults are the same but for the wave (and its workgroup): kind, PC, lanes,
+/// address and length.
+fn same_but_wave(a: &Fault, b: &Fault) -> bool {
+    Fault {
+        wave: b.wave,
+        workgroup: b.workgroup,
+        ..a.clone()
+    } == *b
+}
+
+/// Seeds (or waves, workgroups) as a short list: `1, 3, 5-8`.
 fn seeds_text(seeds: &[u64]) -> String {
     let mut sorted = seeds.to_vec();
     sorted.sort_unstable();

@@ -722,3 +722,24 @@ fn json_leaves_out_what_does_not_apply() {
         assert!(fault.get(field).is_none(), "{field}: {fault}");
     }
 }
+
+/// Faults that differ only in their wave are one line naming the waves and workgroups as
+/// ranges (4,096 waves faulting alike on one instruction were 4,096 lines); JSON keeps an
+/// object per wave.
+#[test]
+fn faults_alike_but_for_the_wave_are_one_line() {
+    let k = "tests/kernels/sanitizer/manyfault.s";
+    let (code, out, err) = wavedbg(&["check", k, "--resident", "128"]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert_eq!(out.lines().count(), 3, "{out}");
+    assert!(
+        out.contains(&format!("error: fault at {k}:7: misaligned shared access of 4 bytes (needs 4-byte alignment) [4096 waves 0-4095 (workgroups 0-127), pc 0x0004, address 0x1,")),
+        "{out}"
+    );
+    let (_, out, _) = wavedbg(&["check", k, "--resident", "2", "--json"]);
+    let faults = json_lines(&out)
+        .into_iter()
+        .filter(|v| v["end"] == "fault")
+        .count();
+    assert_eq!(faults, 64, "{out}");
+}
