@@ -716,10 +716,10 @@ pub fn run(args: CheckArgs) -> Result<i32> {
         }
         // Faults that differ only in their wave (every wave of a grid faulting on one
         // instruction alike) are one line, their waves and workgroups as ranges.
-        let mut groups: Vec<(&LaunchEnd, &Vec<u64>, Vec<u64>, Vec<u64>)> = Vec::new();
+        let mut groups: Vec<EndGroup<'_>> = Vec::new();
         for (e, seeds) in &ends {
             if let LaunchEnd::Fault(f) = e {
-                let same = |g: &(&LaunchEnd, &Vec<u64>, Vec<u64>, Vec<u64>)| {
+                let same = |g: &EndGroup<'_>| {
                     matches!(g.0, LaunchEnd::Fault(x) if same_but_wave(x, f)) && g.1 == seeds
                 };
                 if let Some(g) = groups.iter_mut().find(|g| same(g)) {
@@ -801,6 +801,10 @@ pub fn run(args: CheckArgs) -> Result<i32> {
     let clean = !failing && ends.is_empty() && difference.is_none();
     Ok(if clean { 0 } else { 1 })
 }
+
+/// A launch end as `check` prints it, with its seeds, and for faults alike but for the
+/// wave, their waves and workgroups.
+type EndGroup<'a> = (&'a LaunchEnd, &'a Vec<u64>, Vec<u64>, Vec<u64>);
 
 /// Whether two faults are the same but for the wave (and its workgroup): kind, PC, lanes,
 /// address and length.

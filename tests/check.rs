@@ -673,7 +673,11 @@ fn a_deadlock_lists_every_wave_left_waiting() {
 #[test]
 fn json_leaves_out_what_does_not_apply() {
     let (_, out, _) = wavedbg(&["check", "--json", "scripts/bugs/load_before_wait.s"]);
-    let (_, more, _) = wavedbg(&["check", "--json", "tests/kernels/sanitizer/deadlock_late_waiter.s"]);
+    let (_, more, _) = wavedbg(&[
+        "check",
+        "--json",
+        "tests/kernels/sanitizer/deadlock_late_waiter.s",
+    ]);
     let (_, budget, _) = wavedbg(&[
         "check",
         "--json",
@@ -712,7 +716,10 @@ fn json_leaves_out_what_does_not_apply() {
             assert!(v.get("waves").is_none(), "{v}");
         }
     }
-    let hazard = all.iter().find(|v| v["kind"] == "read-before-wait").expect("hazard");
+    let hazard = all
+        .iter()
+        .find(|v| v["kind"] == "read-before-wait")
+        .expect("hazard");
     for field in ["len", "addr", "addrs", "space", "fence"] {
         assert!(hazard.get(field).is_none(), "{field}: {hazard}");
     }

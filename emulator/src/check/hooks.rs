@@ -4,9 +4,7 @@
 //! and merge the instruction's findings.
 
 use super::shadow::{RaceShadow, EPOCH_MASK};
-use super::{
-    sync, Finding, FindingKind, MemAccess, Sanitizer, Site, WaveLanes, FINDING_LIST_MAX,
-};
+use super::{sync, Finding, FindingKind, MemAccess, Sanitizer, Site, WaveLanes, FINDING_LIST_MAX};
 use crate::code::Decoded;
 use crate::isa::{Counter, RegFile};
 use crate::memory::Space;

@@ -225,7 +225,8 @@ fn finding_n_with_no_findings_says_how_far_the_launch_ran() {
     run(&mut e, "set check hazards on");
     let hint = |e: &mut Engine| run_line(e, "finding 1").expect_err("none").to_string();
     assert!(
-        hint(&mut e).starts_with("no finding number 1 (no findings yet: run the kernel to look for them)"),
+        hint(&mut e)
+            .starts_with("no finding number 1 (no findings yet: run the kernel to look for them)"),
         "{}",
         hint(&mut e)
     );
