@@ -9,7 +9,7 @@ use clap::Args;
 use color_eyre::eyre::{Result, WrapErr};
 use serde_json::{json, Value};
 use wavedbg_emulator::check::{
-    Checks, FenceAtomic, Finding, FindingKey, MissingFence, Severity, Site,
+    Checks, FenceAtomic, Finding, FindingKey, FindingKind, MissingFence, Severity, Site,
 };
 use wavedbg_emulator::debug::findings::Source;
 use wavedbg_emulator::debug::view::count;
@@ -42,6 +42,22 @@ pub struct CheckArgs {
     /// any number: runs are merged in seed order.
     #[arg(long, value_name = "N")]
     threads: Option<usize>,
+    /// Findings of this kind (`barrier-mismatch`, `same-instruction`, ... as JSON's
+    /// `kind` names them) are still reported but do not make the exit status 1: a pattern
+    /// the kernel uses on purpose. Repeat it or separate kinds with commas.
+    #[arg(long, value_name = "KIND", value_delimiter = ',', value_parser = parse_kind)]
+    allow: Vec<FindingKind>,
+}
+
+/// A finding kind by its JSON name, for `--allow`.
+fn parse_kind(s: &str) -> std::result::Result<FindingKind, String> {
+    FindingKind::ALL
+        .into_iter()
+        .find(|k| k.id() == s)
+        .ok_or_else(|| {
+            let names: Vec<&str> = FindingKind::ALL.iter().map(|k| k.id()).collect();
+            format!("no finding kind `{s}`: one of {}", names.join(", "))
+        })
 }
 
 /// The machine's cores, for the default number of threads (1 when unknown).
@@ -157,7 +173,10 @@ fn run_checked(program: &Program, options: LaunchOptions, name: &str) -> Result<
             }
             Some(Event::Deadlock(d)) => {
                 let end = LaunchEnd::Deadlock(d);
-                if ends.iter().any(|e| e.key() == end.key()) {
+                if let Some(known) = ends.iter_mut().find(|e| e.key() == end.key()) {
+                    // The report is of the end: waves that reached the barrier since it
+                    // was decided wait there too.
+                    *known = end;
                     // The same deadlock with nothing run since: nothing can run any more,
                     // and workgroups that wait for the deadlocked slots never start.
                     if now == m.stats.wave_instructions {
@@ -293,6 +312,23 @@ fn end_text(m: &Machine, file: &str, end: &LaunchEnd) -> String {
     }
 }
 
+/// Sets `key` to `value` in a JSON object, leaving it out when it is `null`: a field that
+/// does not apply is left out, never written as a placeholder (docs/sanitizer.md).
+fn put(o: &mut serde_json::Map<String, Value>, key: &str, value: Value) {
+    if !value.is_null() {
+        o.insert(key.into(), value);
+    }
+}
+
+/// A JSON object of the given fields, those that are `null` left out ([`put`]).
+fn object<const N: usize>(fields: [(&str, Value); N]) -> Value {
+    let mut o = serde_json::Map::new();
+    for (k, v) in fields {
+        put(&mut o, k, v);
+    }
+    Value::Object(o)
+}
+
 /// A launch end as a JSON object (`kind` is `launch-error`, `end` says which).
 fn end_json(m: &Machine, file: &str, end: &LaunchEnd, seeds: &[u64]) -> Value {
     let line = |pc: u64| m.program().line_at(pc);
@@ -313,13 +349,18 @@ fn end_json(m: &Machine, file: &str, end: &LaunchEnd, seeds: &[u64]) -> Value {
             o.insert("signal".into(), json!(f.signal().0));
             o.insert("wave".into(), json!(f.wave));
             o.insert("workgroup".into(), json!(f.workgroup));
-            o.insert("lanes".into(), json!(format!("{:#010x}", f.lanes)));
+            // Lanes, address and length only for a fault about them (not the budget's).
+            if f.lanes != 0 {
+                o.insert("lanes".into(), json!(format!("{:#010x}", f.lanes)));
+            }
             o.insert("pc".into(), json!(f.pc));
-            o.insert("line".into(), json!(line(f.pc)));
-            o.insert("source".into(), source_json(m, f.pc));
-            o.insert("addr".into(), json!(f.addr));
-            o.insert("len".into(), json!(f.len));
-            o.insert("instruction".into(), json!(f.instr));
+            put(o, "line", json!(line(f.pc)));
+            put(o, "source", source_json(m, f.pc));
+            put(o, "addr", json!(f.addr));
+            if f.len != 0 {
+                o.insert("len".into(), json!(f.len));
+            }
+            put(o, "instruction", json!(f.instr));
         }
         LaunchEnd::Deadlock(d) => {
             o.insert("end".into(), json!("deadlock"));
@@ -328,7 +369,12 @@ fn end_json(m: &Machine, file: &str, end: &LaunchEnd, seeds: &[u64]) -> Value {
                 .waiting
                 .iter()
                 .map(|(w, pc)| {
-                    json!({"wave": w, "pc": pc, "line": line(*pc), "source": source_json(m, *pc)})
+                    object([
+                        ("wave", json!(w)),
+                        ("pc", json!(pc)),
+                        ("line", json!(line(*pc))),
+                        ("source", source_json(m, *pc)),
+                    ])
                 })
                 .collect();
             o.insert("waiting".into(), json!(waiting));
@@ -338,7 +384,13 @@ fn end_json(m: &Machine, file: &str, end: &LaunchEnd, seeds: &[u64]) -> Value {
                 .map(|(w, state)| {
                     let pc = gone_pc(m, *w, *state);
                     let source = pc.map_or(Value::Null, |pc| source_json(m, pc));
-                    json!({"wave": w, "state": state, "pc": pc, "line": pc.and_then(line), "source": source})
+                    object([
+                        ("wave", json!(w)),
+                        ("state", json!(state)),
+                        ("pc", json!(pc)),
+                        ("line", json!(pc.and_then(line))),
+                        ("source", source),
+                    ])
                 })
                 .collect();
             o.insert("missing".into(), json!(missing));
@@ -442,9 +494,14 @@ fn site_json(m: &Machine, s: &Site) -> Value {
     let mut v = serde_json::to_value(s).unwrap_or(Value::Null);
     if let Value::Object(o) = &mut v {
         // Lane masks as hex strings, as `run --json` prints them.
-        o.insert("lanes".into(), json!(format!("{:#010x}", s.lanes)));
-        o.insert("line".into(), json!(m.program().line_at(s.pc)));
-        o.insert("source".into(), source_json(m, s.pc));
+        // (left out when the side is not about lanes, as a barrier's with EXEC 0).
+        if s.lanes == 0 {
+            o.remove("lanes");
+        } else {
+            o.insert("lanes".into(), json!(format!("{:#010x}", s.lanes)));
+        }
+        put(o, "line", json!(m.program().line_at(s.pc)));
+        put(o, "source", source_json(m, s.pc));
         o.insert(
             "instruction".into(),
             json!(wavedbg_emulator::debug::view::instr_text(m, s.pc)),
@@ -463,30 +520,36 @@ fn fence_json(m: &Machine, fence: MissingFence) -> Value {
             pc,
             wave,
             workgroup,
-        }) => json!({
-            "wave": wave,
-            "workgroup": workgroup,
-            "pc": pc,
-            "line": m.program().line_at(pc),
-            "source": source_json(m, pc),
-            "instruction": wavedbg_emulator::debug::view::instr_text(m, pc),
-        }),
+        }) => object([
+            ("wave", json!(wave)),
+            ("workgroup", json!(workgroup)),
+            ("pc", json!(pc)),
+            ("line", json!(m.program().line_at(pc))),
+            ("source", source_json(m, pc)),
+            (
+                "instruction",
+                json!(wavedbg_emulator::debug::view::instr_text(m, pc)),
+            ),
+        ]),
         _ => Value::Null,
     };
-    let mut v = json!({
-        "missing": fence.name(),
-        "release": atomic(release),
-        "acquire": atomic(acquire),
-    });
+    let mut v = object([
+        ("missing", json!(fence.name())),
+        ("release", atomic(release)),
+        ("acquire", atomic(acquire)),
+    ]);
     if let (MissingFence::NotRetired { barrier, counter }, Value::Object(o)) = (fence, &mut v) {
         o.insert(
             "barrier".into(),
-            json!({
-                "pc": barrier,
-                "line": m.program().line_at(barrier),
-                "source": source_json(m, barrier),
-                "instruction": wavedbg_emulator::debug::view::instr_text(m, barrier),
-            }),
+            object([
+                ("pc", json!(barrier)),
+                ("line", json!(m.program().line_at(barrier))),
+                ("source", source_json(m, barrier)),
+                (
+                    "instruction",
+                    json!(wavedbg_emulator::debug::view::instr_text(m, barrier)),
+                ),
+            ]),
         );
         o.insert("counter".into(), json!(counter.name()));
     }
@@ -511,7 +574,9 @@ fn finding_json(m: &Machine, f: &Finding) -> Value {
             .iter()
             .map(|w| json!({"wave": w.wave, "lanes": format!("{:#010x}", w.lanes)}))
             .collect();
-        o.insert("also".into(), json!(also));
+        if !also.is_empty() {
+            o.insert("also".into(), json!(also));
+        }
     }
     v
 }
@@ -571,7 +636,11 @@ pub fn run(args: CheckArgs) -> Result<i32> {
     let mut out = String::new();
     if args.json {
         for f in &found {
-            out.push_str(&finding_json(m, f).to_string());
+            let mut v = finding_json(m, f);
+            if let (true, Value::Object(o)) = (args.allow.contains(&f.kind), &mut v) {
+                o.insert("allowed".into(), json!(true));
+            }
+            out.push_str(&v.to_string());
             out.push('\n');
         }
         for (e, seeds) in &ends {
@@ -580,19 +649,28 @@ pub fn run(args: CheckArgs) -> Result<i32> {
         }
         if let Some(d) = &difference {
             out.push_str(
-                &json!({
-                    "kind": "order-dependent-result",
-                    "severity": "error",
-                    "buffer": d.buffer,
-                    "offset": d.offset,
-                    "addr": d.addr,
-                    "len": d.len,
-                    "seeds": [d.seeds.0, d.seeds.1],
-                    "values": [d.values.0, d.values.1],
-                    "explained_by": explained,
-                    "launch_ended_differently": ends_differ,
-                    "message": format!("{} differs between seeds {} and {}", d.place(), d.seeds.0, d.seeds.1),
-                })
+                &object([
+                    ("kind", json!("order-dependent-result")),
+                    ("severity", json!("error")),
+                    ("buffer", json!(d.buffer)),
+                    ("offset", json!(d.offset)),
+                    ("addr", json!(d.addr)),
+                    ("len", json!(d.len)),
+                    ("seeds", json!([d.seeds.0, d.seeds.1])),
+                    ("values", json!([d.values.0, d.values.1])),
+                    // Left out when no finding explains it.
+                    ("explained_by", json!(explained)),
+                    ("launch_ended_differently", json!(ends_differ)),
+                    (
+                        "message",
+                        json!(format!(
+                            "{} differs between seeds {} and {}",
+                            d.place(),
+                            d.seeds.0,
+                            d.seeds.1
+                        )),
+                    ),
+                ])
                 .to_string(),
             );
             out.push('\n');
@@ -603,8 +681,17 @@ pub fn run(args: CheckArgs) -> Result<i32> {
             .filter(|f| f.kind.severity() == Severity::Error)
             .count();
         let n = |x: usize, noun: &str| count(x as u64, noun);
+        let allowed_n = found
+            .iter()
+            .filter(|f| args.allow.contains(&f.kind))
+            .count();
+        let allowed = if allowed_n > 0 {
+            format!("; {allowed_n} allowed by --allow")
+        } else {
+            String::new()
+        };
         out.push_str(&format!(
-            "{name}: {} ({}, {}) in {} of {} wave-instructions\n",
+            "{name}: {} ({}, {}{allowed}) in {} of {} wave-instructions\n",
             n(found.len(), "finding"),
             n(errors_n, "error"),
             n(found.len() - errors_n, "warning"),
@@ -612,9 +699,40 @@ pub fn run(args: CheckArgs) -> Result<i32> {
             m.stats.wave_instructions,
         ));
         for (i, f) in found.iter().enumerate() {
-            out.push_str(&format!("#{} {}\n", i + 1, f.describe(m, source)));
+            let text = f.describe(m, source);
+            if args.allow.contains(&f.kind) {
+                // `warning (allowed): ...`: the severity word is the text's first.
+                let (severity, rest) = text.split_once(':').unwrap_or(("", text.as_str()));
+                out.push_str(&format!("#{} {severity} (allowed):{rest}\n", i + 1));
+            } else {
+                out.push_str(&format!("#{} {text}\n", i + 1));
+                if f.kind.severity() == Severity::Warning {
+                    out.push_str(&format!(
+                        "  a warning: if the kernel does this on purpose, --allow {} keeps it from failing the check\n",
+                        f.kind.id()
+                    ));
+                }
+            }
         }
+        // Faults that differ only in their wave (every wave of a grid faulting on one
+        // instruction alike) are one line, their waves and workgroups as ranges.
+        let mut groups: Vec<EndGroup<'_>> = Vec::new();
         for (e, seeds) in &ends {
+            if let LaunchEnd::Fault(f) = e {
+                let same = |g: &EndGroup<'_>| {
+                    matches!(g.0, LaunchEnd::Fault(x) if same_but_wave(x, f)) && g.1 == seeds
+                };
+                if let Some(g) = groups.iter_mut().find(|g| same(g)) {
+                    g.2.push(f.wave.into());
+                    g.3.push(f.workgroup.into());
+                    continue;
+                }
+                groups.push((e, seeds, vec![f.wave.into()], vec![f.workgroup.into()]));
+            } else {
+                groups.push((e, seeds, Vec::new(), Vec::new()));
+            }
+        }
+        for (e, seeds, waves, workgroups) in groups {
             let under = if runs == 1 {
                 String::new()
             } else if seeds.len() as u64 == runs {
@@ -626,7 +744,23 @@ pub fn run(args: CheckArgs) -> Result<i32> {
                     seeds_text(seeds)
                 )
             };
-            out.push_str(&format!("error{under}: {}\n", end_text(m, &name, e)));
+            let mut text = end_text(m, &name, e);
+            if let (LaunchEnd::Fault(f), true) = (e, waves.len() > 1) {
+                let mut wgs = workgroups.clone();
+                wgs.dedup();
+                text = text.replacen(
+                    &format!("wave {} (workgroup {})", f.wave, f.workgroup),
+                    &format!(
+                        "{} waves {} (workgroup{} {})",
+                        waves.len(),
+                        seeds_text(&waves),
+                        if wgs.len() == 1 { "" } else { "s" },
+                        seeds_text(&workgroups)
+                    ),
+                    1,
+                );
+            }
+            out.push_str(&format!("error{under}: {text}\n"));
         }
         if let Some(d) = &difference {
             out.push_str(&format!(
@@ -662,11 +796,27 @@ pub fn run(args: CheckArgs) -> Result<i32> {
     } else {
         emit(&out)?;
     }
-    let clean = found.is_empty() && ends.is_empty() && difference.is_none();
+    // Allowed kinds are reported but do not fail the check.
+    let failing = found.iter().any(|f| !args.allow.contains(&f.kind));
+    let clean = !failing && ends.is_empty() && difference.is_none();
     Ok(if clean { 0 } else { 1 })
 }
 
-/// Seeds as a short list: `1, 3, 5-8`.
+/// A launch end as `check` prints it, with its seeds, and for faults alike but for the
+/// wave, their waves and workgroups.
+type EndGroup<'a> = (&'a LaunchEnd, &'a Vec<u64>, Vec<u64>, Vec<u64>);
+
+/// Whether two faults are the same but for the wave (and its workgroup): kind, PC, lanes,
+/// address and length.
+fn same_but_wave(a: &Fault, b: &Fault) -> bool {
+    Fault {
+        wave: b.wave,
+        workgroup: b.workgroup,
+        ..a.clone()
+    } == *b
+}
+
+/// Seeds (or waves, workgroups) as a short list: `1, 3, 5-8`.
 fn seeds_text(seeds: &[u64]) -> String {
     let mut sorted = seeds.to_vec();
     sorted.sort_unstable();

@@ -58,6 +58,45 @@ impl FindingKind {
         }
     }
 
+    /// Whether its two sides are alike, so that a sighting with them the other way round
+    /// is the same finding: a race (either access may come first) and a barrier mismatch
+    /// (either barrier's wave may arrive last).
+    pub const fn symmetric(self) -> bool {
+        matches!(self, FindingKind::Race | FindingKind::BarrierMismatch)
+    }
+
+    /// Every kind, in declaration order.
+    pub const ALL: [FindingKind; 11] = [
+        FindingKind::Race,
+        FindingKind::SameInstruction,
+        FindingKind::ReadBeforeWait,
+        FindingKind::WriteBeforeWait,
+        FindingKind::StoreDataOverwritten,
+        FindingKind::UninitMemory,
+        FindingKind::UninitRegister,
+        FindingKind::BarrierDivergence,
+        FindingKind::BarrierMismatch,
+        FindingKind::BarrierDeadlock,
+        FindingKind::InactiveLaneRead,
+    ];
+
+    /// Its name in JSON and on the command line (`kind`): `race`, `barrier-mismatch`...
+    pub const fn id(self) -> &'static str {
+        match self {
+            FindingKind::Race => "race",
+            FindingKind::SameInstruction => "same-instruction",
+            FindingKind::ReadBeforeWait => "read-before-wait",
+            FindingKind::WriteBeforeWait => "write-before-wait",
+            FindingKind::StoreDataOverwritten => "store-data-overwritten",
+            FindingKind::UninitMemory => "uninit-memory",
+            FindingKind::UninitRegister => "uninit-register",
+            FindingKind::BarrierDivergence => "barrier-divergence",
+            FindingKind::BarrierMismatch => "barrier-mismatch",
+            FindingKind::BarrierDeadlock => "barrier-deadlock",
+            FindingKind::InactiveLaneRead => "inactive-lane-read",
+        }
+    }
+
     /// Errors make results wrong or undefined on hardware; warnings make them depend on
     /// something the program does not control (lane order, which barrier).
     pub const fn severity(self) -> Severity {
@@ -267,9 +306,12 @@ pub struct Site {
     pub lanes: u32,
     /// The instruction's byte address in the code.
     pub pc: u64,
-    /// How it touched memory, for memory findings.
+    /// How it touched memory, for memory findings (left out of JSON otherwise).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub access: Option<MemAccess>,
-    /// Its workgroup's barrier epoch (barriers completed before it), for races.
+    /// Its workgroup's barrier epoch (barriers completed before it), for races and
+    /// barrier findings (left out of JSON otherwise).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub epoch: Option<u32>,
 }
 
@@ -319,30 +361,40 @@ pub struct Finding {
     pub at: Site,
     /// The other side: the earlier access of a race, the instruction that issued the
     /// outstanding operation, the barrier the lanes skipped.
+    ///
+    /// Here and below, a field that does not apply to the finding is left out of its
+    /// serialisation (`check --json`), never written as an empty or zero placeholder.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub other: Option<Site>,
     /// The memory space, for memory findings.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub space: Option<Space>,
     /// The first address concerned (global address, shared offset, scratch offset).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub addr: Option<u64>,
     /// Bytes concerned from `addr` (0 when the finding is not about memory).
+    #[serde(default, skip_serializing_if = "is_zero")]
     pub len: u32,
     /// The register concerned, for register findings.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reg: Option<(RegFile, u8)>,
     /// The counter of the outstanding operation, for hazards.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub counter: Option<Counter>,
     /// For a race not explained by one barrier interval: the missing half of
     /// release/acquire (always set for races between workgroups).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fence: Option<MissingFence>,
     /// Every wave of the workgroup, for barrier mismatches and deadlocks.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub waves: Vec<WaveAt>,
     /// The other waves it was seen in, each with its lanes (`at` has the first wave's
     /// own lanes), at most [`FINDING_LIST_MAX`].
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub also: Vec<WaveLanes>,
     /// Every address concerned when lanes touched more than one (an uninitialised read
     /// of several words), sorted, at most [`FINDING_LIST_MAX`]; `addr` is the first.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub addrs: Vec<u64>,
     /// How many times it was seen (instruction executions), at least 1.
     pub count: u64,
@@ -355,6 +407,11 @@ pub struct Finding {
     /// entry names were not written before it in this launch).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub written: Option<Vec<SourceWrite>>,
+}
+
+/// For `skip_serializing_if`: a length of 0 is "not about memory".
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 /// The instruction that last wrote some source lanes of a cross-lane read
@@ -401,8 +458,8 @@ impl Finding {
     /// side of the instruction they executed.
     pub(super) fn absorb(&mut self, f: &Finding) {
         // Its later side, earlier side, and the other waves of its later side.
-        let (at, other, also) = match (self.kind, f.other) {
-            (FindingKind::Race, Some(o)) if f.at.pc != self.at.pc => (o, Some(f.at), &[][..]),
+        let (at, other, also) = match (self.kind.symmetric(), f.other) {
+            (true, Some(o)) if f.at.pc != self.at.pc => (o, Some(f.at), &[][..]),
             _ => (f.at, f.other, &f.also[..]),
         };
         let first = (self.at.wave != at.wave).then_some(WaveLanes {
@@ -453,11 +510,12 @@ impl Finding {
     }
 
     /// What makes two sightings the same finding: the kind, the two instructions (for a
-    /// race, in either order), the register and the space.
+    /// race or a barrier mismatch, in either order), the register and the space.
     pub fn key(&self) -> FindingKey {
         let (mut a, mut b) = (self.at.pc, self.other.map(|o| o.pc));
-        // A race is the same whichever of its two accesses came first.
-        if let (FindingKind::Race, Some(o)) = (self.kind, b) {
+        // A race is the same whichever of its two accesses came first, a mismatch whichever
+        // barrier's wave arrived last.
+        if let (true, Some(o)) = (self.kind.symmetric(), b) {
             (a, b) = (a.min(o), Some(a.max(o)));
         }
         (self.kind, a, b, self.reg, self.space)

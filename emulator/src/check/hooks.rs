@@ -4,11 +4,11 @@
 //! and merge the instruction's findings.
 
 use super::shadow::{RaceShadow, EPOCH_MASK};
-use super::{sync, MemAccess, Sanitizer, Site};
+use super::{sync, Finding, FindingKind, MemAccess, Sanitizer, Site, WaveLanes, FINDING_LIST_MAX};
 use crate::code::Decoded;
 use crate::isa::{Counter, RegFile};
 use crate::memory::Space;
-use crate::wave::Wave;
+use crate::wave::{Wave, WaveState};
 
 impl Sanitizer {
     /// Makes sure slot `s`'s shadow describes `wave`'s workgroup (`group_fresh`: whether
@@ -178,13 +178,46 @@ impl Sanitizer {
             return;
         };
         // A deadlock is reported again each time the machine is asked to run on: it is one
-        // sighting per workgroup, not more (another workgroup's is another sighting).
+        // sighting per workgroup, not more (another workgroup's is another sighting). Its
+        // finding takes in the waves that have reached the barrier since, so that it says
+        // how the workgroup ends.
         if self.deadlocked.contains(&first.workgroup) {
+            self.deadlock_again(group, f);
             return;
         }
         self.deadlocked.push(first.workgroup);
         self.push(f);
         self.commit(count);
+    }
+
+    /// A deadlock of `group` reported again (`f`, its finding as of now): the finding
+    /// that holds it lists every wave now waiting, and the waves' places when the
+    /// workgroup is the one whose waves it lists.
+    #[cold]
+    fn deadlock_again(&mut self, group: &[Wave], f: Finding) {
+        let Some(first) = group.first() else {
+            return;
+        };
+        let holds = |k: &Finding| {
+            k.kind == FindingKind::BarrierDeadlock
+                && (k.at.workgroup == first.workgroup
+                    || group.iter().any(|w| k.also.iter().any(|a| a.wave == w.id)))
+        };
+        let Some(known) = self.findings.iter_mut().rev().find(|k| holds(k)) else {
+            return;
+        };
+        if known.at.workgroup == first.workgroup {
+            known.waves = f.waves;
+        }
+        for w in group.iter().filter(|w| w.state == WaveState::AtBarrier) {
+            let listed = known.at.wave == w.id || known.also.iter().any(|a| a.wave == w.id);
+            if !listed && known.also.len() < FINDING_LIST_MAX {
+                known.also.push(WaveLanes {
+                    wave: w.id,
+                    lanes: w.exec,
+                });
+            }
+        }
     }
 
     /// Merges the current instruction's findings into the list.

@@ -302,10 +302,23 @@ impl Finding {
                 lanes_text(self.at.lanes),
                 self.at.wave
             ),
-            FindingKind::BarrierMismatch => format!(
-                "the waves of workgroup {} were released from barriers at different PCs",
-                self.at.workgroup
-            ),
+            FindingKind::BarrierMismatch => {
+                // Named in code order, whichever wave arrived last.
+                let mut pcs = [self.at.pc, self.other.map_or(self.at.pc, |o| o.pc)];
+                pcs.sort_unstable();
+                let places = match (line(pcs[0]), line(pcs[1])) {
+                    (Some(a), Some(b)) => format!("lines {a} and {b}"),
+                    _ => format!(
+                        "{} and {}",
+                        super::view::addr_text(pcs[0]),
+                        super::view::addr_text(pcs[1])
+                    ),
+                };
+                format!(
+                    "the waves of workgroup {} were released together from barriers at different PCs ({places}): a barrier counts the waves that arrive wherever they wait, so the waves at one go on when those at the other arrive; that is right where the code pairs them on purpose (wave-specialised code), otherwise one barrier where the paths join was meant",
+                    self.at.workgroup,
+                )
+            }
             FindingKind::BarrierDeadlock => format!(
                 "a barrier of workgroup {} can never complete: waves exited or faulted",
                 self.at.workgroup

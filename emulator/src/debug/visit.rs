@@ -53,7 +53,7 @@ impl FindingSide {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum VisitError {
     /// No finding N in `info findings`.
-    #[error("no finding number {number} ({})", findings_hint(*.count, *.checking))]
+    #[error("no finding number {number} ({})", findings_hint(*.count, *.checking, *.ran))]
     NoFinding {
         /// The number asked for.
         number: u64,
@@ -61,6 +61,8 @@ pub enum VisitError {
         count: usize,
         /// Whether a detector is on (the hint then says to run, not to turn them on).
         checking: bool,
+        /// How far the launch ran (the hint says to run only when there is more to run).
+        ran: Ran,
     },
     /// The second side of a finding with one side (`finding N second`).
     #[error("finding {0} has one side (`finding {0}` goes to it)")]
@@ -88,16 +90,45 @@ pub enum VisitError {
     Engine(#[from] EngineError),
 }
 
-fn findings_hint(count: usize, checking: bool) -> String {
-    match count {
-        0 if checking => "no findings yet: run the kernel to look for them".to_string(),
-        0 => "no findings: `set check all on` and run to look for them".to_string(),
-        1 => "info findings lists 1".to_string(),
-        n => format!("info findings lists 1-{n}"),
+/// How far the launch has run, for the hint of a finding number out of range.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ran {
+    /// Not an instruction yet.
+    NotYet,
+    /// Some of it: there is more to run.
+    Partly,
+    /// To its end (every wave exited).
+    ToTheEnd,
+}
+
+fn findings_hint(count: usize, checking: bool, ran: Ran) -> String {
+    match (count, ran) {
+        (0, Ran::ToTheEnd) if checking => {
+            "no findings: the launch ran to its end and the detectors found nothing (`restart` to run it again)".to_string()
+        }
+        (0, Ran::Partly) if checking => {
+            "no findings so far: continue to look for them in the rest of the launch".to_string()
+        }
+        (0, _) if checking => "no findings yet: run the kernel to look for them".to_string(),
+        (0, _) => "no findings: `set check all on` and run to look for them".to_string(),
+        (1, _) => "info findings lists 1".to_string(),
+        (n, _) => format!("info findings lists 1-{n}"),
     }
 }
 
 impl Engine {
+    /// How far the launch has run: in the past of the recorded history, at least partly.
+    fn how_far_ran(&self) -> Ran {
+        let m = self.machine();
+        if !self.history.in_past() && m.finished() {
+            Ran::ToTheEnd
+        } else if self.history.in_past() || m.stats.wave_instructions > 0 {
+            Ran::Partly
+        } else {
+            Ran::NotYet
+        }
+    }
+
     /// The findings `info findings` numbers at the end of the recorded history: the
     /// machine's own at the end, those kept from there when it is in the past (whose
     /// findings are only the ones made before it: a prefix of these, numbered alike).
@@ -130,6 +161,7 @@ impl Engine {
                 number,
                 count: all.len(),
                 checking: self.machine().checks().any(),
+                ran: self.how_far_ran(),
             })?;
         let (first_role, second_role) = f.roles();
         // A repeat goes on to the other side, when there is one.

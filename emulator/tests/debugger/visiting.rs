@@ -216,6 +216,34 @@ fn finding_n_visits_both_accesses_of_a_race() {
     assert_eq!(load.pc, Some(before.pc + 8));
 }
 
+/// With the detectors on and no findings, the refusal says how far the launch ran: run
+/// it before it started, continue it when partly run, nothing left to run at its end.
+#[test]
+fn finding_n_with_no_findings_says_how_far_the_launch_ran() {
+    // RAGGED's read of inactive lanes is an xlane finding: hazards find nothing in it.
+    let mut e = engine(RAGGED, "ragged.s");
+    run(&mut e, "set check hazards on");
+    let hint = |e: &mut Engine| run_line(e, "finding 1").expect_err("none").to_string();
+    assert!(
+        hint(&mut e)
+            .starts_with("no finding number 1 (no findings yet: run the kernel to look for them)"),
+        "{}",
+        hint(&mut e)
+    );
+    run(&mut e, "stepi");
+    assert!(
+        hint(&mut e).starts_with("no finding number 1 (no findings so far: continue to look for them in the rest of the launch)"),
+        "{}",
+        hint(&mut e)
+    );
+    run(&mut e, "continue");
+    assert!(
+        hint(&mut e).starts_with("no finding number 1 (no findings: the launch ran to its end and the detectors found nothing (`restart` to run it again))"),
+        "{}",
+        hint(&mut e)
+    );
+}
+
 #[test]
 fn finding_n_refuses_what_is_not_there() {
     let mut e = engine(RAGGED, "ragged.s");

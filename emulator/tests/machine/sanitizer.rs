@@ -3035,3 +3035,14 @@ rf: readfirst u8, v0
         r.report()
     );
 }
+
+#[test]
+fn each_kind_id_is_its_json_name() {
+    for k in FindingKind::ALL {
+        assert_eq!(
+            serde_json::to_value(k).expect("serialises"),
+            serde_json::json!(k.id()),
+            "{k:?}"
+        );
+    }
+}
