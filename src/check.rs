@@ -553,6 +553,24 @@ fn fence_json(m: &Machine, fence: MissingFence) -> Value {
         );
         o.insert("counter".into(), json!(counter.name()));
     }
+    if let (
+        MissingFence::AcquireNotRetired {
+            barrier: Some(barrier),
+            ..
+        },
+        Value::Object(o),
+    ) = (fence, &mut v)
+    {
+        o.insert(
+            "barrier".into(),
+            json!({
+                "pc": barrier,
+                "line": m.program().line_at(barrier),
+                "source": source_json(m, barrier),
+                "instruction": wavedbg_emulator::debug::view::instr_text(m, barrier),
+            }),
+        );
+    }
     v
 }
 

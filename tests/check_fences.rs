@@ -495,5 +495,6 @@ fn a_fence_not_retired_before_a_barrier_is_named_with_the_barrier() {
     assert_eq!(v["fence"]["missing"], "acquire-not-retired", "{v}");
     assert_eq!(v["fence"]["acquire"]["line"], 47, "{v}");
     assert_eq!(v["fence"]["acquire"]["wave"], 2, "{v}");
+    assert_eq!(v["fence"]["barrier"]["line"], 50, "{v}");
     assert_eq!(v["at"]["wave"], 3, "{v}");
 }
