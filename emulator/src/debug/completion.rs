@@ -485,8 +485,9 @@ pub const CASES: &[(&str, Expect)] = &[
     ),
     ("reverse-n", Expect::Line("reverse-next ")),
     ("info v", Expect::Candidates(&[])),
-    // Locations are labels; waves and lanes are numbers.
-    ("break ", Expect::Candidates(&["later", "loop"])),
+    // Locations are labels and the kernel's name; waves and lanes are numbers.
+    ("break ", Expect::Candidates(&["k", "later", "loop"])),
+    ("until l", Expect::Candidates(&["later", "loop"])),
     ("b lo", Expect::Line("b loop ")),
     ("break o", Expect::Candidates(&[])),
     ("advance b", Expect::Candidates(&["barrier"])),
