@@ -44,6 +44,8 @@ pub fn errno(e: &EngineError) -> u8 {
         | EngineError::AmbiguousSourceFile { .. }
         | EngineError::NoCodeOnLine { .. }
         | EngineError::NotAnInstruction(_)
+        | EngineError::LocationValue { .. }
+        | EngineError::OutsideCode { .. }
         | EngineError::BadCondition { .. }
         | EngineError::LaneOutOfRange(_)
         | EngineError::WatchLength(_)

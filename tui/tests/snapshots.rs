@@ -861,3 +861,28 @@ fn a_count_of_one_is_singular() {
     let t = text(&draw(&mut app, 120, 40));
     assert!(t.contains(" Console: 1 row back (End: latest) "), "{t}");
 }
+
+/// A breakpoint of several locations (saxpy.cl:6 is code at 0x0008 and 0x0024, as
+/// `info breakpoints` lists `1.1` and `1.2`) shows in the Breakpoints pane as its
+/// confirmation lists them: every address (it showed `0x0008 (+1 locations)`), and a
+/// single-location one beside it with its filters.
+#[test]
+fn a_breakpoint_of_several_locations_in_the_breakpoints_pane() {
+    let mut app = saxpy();
+    run(
+        &mut app,
+        &[
+            "break saxpy.cl:6",
+            "break saxpy.cl:9 wave 1 lane 3",
+            "continue",
+        ],
+    );
+    keys(&mut app, "6z");
+    at_every_size(&mut app, "breakpoint_locations");
+    let t = text(&draw(&mut app, 120, 40));
+    assert!(
+        t.contains("1 ● break  0x0008 (2 locations: 0x0008, 0x0024)  hits 1"),
+        "{t}"
+    );
+    assert!(t.contains("2 ● break  0x0038  wave 1, lane 3"), "{t}");
+}

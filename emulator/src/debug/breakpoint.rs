@@ -20,6 +20,35 @@ pub struct Filters {
     pub lane: Option<u8>,
 }
 
+impl Filters {
+    /// The filters as a confirmation names them, as gdb confirms a thread-specific
+    /// breakpoint (`, wave 3, workgroup 1, lane 5`); empty without any.
+    pub fn text(&self) -> String {
+        let mut s = String::new();
+        if let Some(w) = self.wave {
+            s.push_str(&format!(", wave {w}"));
+        }
+        if let Some(g) = self.workgroup {
+            s.push_str(&format!(", workgroup {g}"));
+        }
+        if let Some(l) = self.lane {
+            s.push_str(&format!(", lane {l}"));
+        }
+        s
+    }
+}
+
+/// A breakpoint's locations after its first address, with several (` (2 locations:
+/// 0x0008, 0x0024)`, as gdb's `1.1`, `1.2`); empty with one.
+pub fn locations_text(addrs: &[u64]) -> String {
+    if addrs.len() > 1 {
+        let list: Vec<String> = addrs.iter().map(|&a| super::view::addr_text(a)).collect();
+        format!(" ({} locations: {})", addrs.len(), list.join(", "))
+    } else {
+        String::new()
+    }
+}
+
 /// A condition as written and as parsed.
 pub type Condition = super::expr::ParsedExpr;
 

@@ -59,7 +59,8 @@ pub struct Words {
     /// What an expression can name: the space prefixes, buffers, labels, the named
     /// registers and values (`exec`, `pc`, `lane`, `wave`), `s32` and the v and u registers.
     pub names: Vec<String>,
-    /// Labels (locations: `break`, `advance`, `list`, `disassemble`).
+    /// Labels and the kernel's name (locations: `break`, `until`, `advance`, `list`,
+    /// `disassemble`).
     pub labels: Vec<String>,
     /// Global buffer names (`x`, `watch`, expressions).
     pub buffers: Vec<String>,
@@ -152,6 +153,11 @@ impl Words {
         names.extend(labels.iter().cloned());
         names.extend(strings(EXPRESSION_WORDS));
         names.extend(registers());
+        // The kernel's name is a location (its entry), as gdb's `break main`.
+        if !p.name.is_empty() && !labels.contains(&p.name) {
+            labels.push(p.name.clone());
+            labels.sort();
+        }
         let mut w = Words {
             commands,
             names,
@@ -228,7 +234,7 @@ impl Words {
                 ),
                 _ => none(),
             },
-            "list" | "disassemble" => match done {
+            "list" | "disassemble" | "until" => match done {
                 [] => words(self.labels.clone()),
                 _ => none(),
             },
@@ -479,8 +485,9 @@ pub const CASES: &[(&str, Expect)] = &[
     ),
     ("reverse-n", Expect::Line("reverse-next ")),
     ("info v", Expect::Candidates(&[])),
-    // Locations are labels; waves and lanes are numbers.
-    ("break ", Expect::Candidates(&["later", "loop"])),
+    // Locations are labels and the kernel's name; waves and lanes are numbers.
+    ("break ", Expect::Candidates(&["k", "later", "loop"])),
+    ("until l", Expect::Candidates(&["later", "loop"])),
     ("b lo", Expect::Line("b loop ")),
     ("break o", Expect::Candidates(&[])),
     ("advance b", Expect::Candidates(&["barrier"])),

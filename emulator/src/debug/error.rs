@@ -32,6 +32,22 @@ pub enum EngineError {
         /// The kernel's labels, for the message.
         labels: Vec<String>,
     },
+    /// A `*EXPR` location with no value now (`*v3` with no wave left) or a negative one.
+    #[error("cannot evaluate the location `*{text}`: {message}")]
+    LocationValue {
+        /// The expression as written.
+        text: String,
+        /// Why it has no address.
+        message: String,
+    },
+    /// An address past the end of the kernel's code.
+    #[error("{addr:#06x} is outside the kernel's code (0x0000-{:#06x})", .end.saturating_sub(1))]
+    OutsideCode {
+        /// The address asked for.
+        addr: u64,
+        /// The first byte past the code.
+        end: u64,
+    },
     /// An address that is not the start of an instruction.
     #[error("{0:#x} is not the start of an instruction")]
     NotAnInstruction(u64),

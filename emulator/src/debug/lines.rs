@@ -465,6 +465,19 @@ impl Engine {
                     .collect());
             }
         }
+        // An address past the code has no line, as gdb says, and that is why.
+        let value = match location {
+            Some(Location::Address(a)) => Some(*a),
+            Some(Location::Expr(e)) => Some(self.location_value(e).map_err(err)?),
+            _ => None,
+        };
+        let end = self.machine().program().code_bytes();
+        if let Some(a) = value.filter(|&a| a >= end) {
+            return Ok(format!(
+                "No line number information available for address {a:#06x}: it is outside the kernel's code (0x0000-{:#06x})\n",
+                end.saturating_sub(1)
+            ));
+        }
         let addr = match location {
             Some(l) => self.resolve_location(l).map_err(err)?,
             None => self

@@ -12,8 +12,9 @@ impl Engine {
     /// The code address of a location: a label plus offset, an address, or the first
     /// instruction of a source line (of its first file, where a base name names
     /// several). It must be the start of an instruction.
+    /// The kernel's name is its entry (`list K`, `info line K`, `disassemble K`).
     pub fn resolve_location(&self, location: &Location) -> Result<u64, EngineError> {
-        let addrs = self.resolve_locations(location)?;
+        let addrs = self.locations_of(location, false)?;
         // Never empty: no address is an error.
         Ok(addrs.first().copied().unwrap_or_default())
     }
@@ -22,10 +23,32 @@ impl Engine {
     /// label or an address; for a higher-level line the first statement of each stretch
     /// of its code, in every file the name matches (`a.cl:3` in `src/a.cl` and
     /// `lib/a.cl`), in address order. Never empty: a location with no code is an error.
+    /// The kernel's name (`.kernel K`) where no label has it is, as gdb's `break main`,
+    /// the first instruction after its prologue (the line table's `prologue_end`; its
+    /// entry without one); `K+N` is N bytes after the entry.
     pub fn resolve_locations(&self, location: &Location) -> Result<Vec<u64>, EngineError> {
+        self.locations_of(location, true)
+    }
+
+    /// The address after the kernel's prologue: the line table's `prologue_end` row, or
+    /// the entry.
+    fn after_prologue(&self) -> u64 {
+        let info = &self.machine.program().source_info;
+        info.rows
+            .iter()
+            .find(|r| r.prologue_end)
+            .map_or(0, |r| r.addr)
+    }
+
+    fn locations_of(
+        &self,
+        location: &Location,
+        skip_prologue: bool,
+    ) -> Result<Vec<u64>, EngineError> {
         let program = self.machine.program();
         let addrs = match location {
             Location::Address(a) => vec![*a],
+            Location::Expr(e) => vec![self.location_value(e)?],
             Location::Label { file, name, offset } => {
                 // A higher-level file has lines, not labels: `saxpy.cl:abc` is a bad line.
                 if let Some(f) = file
@@ -42,13 +65,19 @@ impl Engine {
                     });
                 }
                 self.check_source_file(file.as_deref())?;
-                let base = program
-                    .labels
-                    .get(name)
-                    .ok_or_else(|| EngineError::NoLabel {
-                        name: name.clone(),
-                        labels: program.labels.keys().cloned().collect(),
-                    })?;
+                let base = match program.labels.get(name) {
+                    Some(a) => *a,
+                    None if *name == program.name && skip_prologue && *offset == 0 => {
+                        self.after_prologue()
+                    }
+                    None if *name == program.name => 0,
+                    None => {
+                        return Err(EngineError::NoLabel {
+                            name: name.clone(),
+                            labels: program.labels.keys().cloned().collect(),
+                        })
+                    }
+                };
                 vec![base.wrapping_add(*offset)]
             }
             Location::Line { file, line } if !self.line_files_of(file.as_deref()).is_empty() => {
@@ -81,9 +110,27 @@ impl Engine {
             }
         };
         if let Some(&bad) = addrs.iter().find(|&&a| self.machine.instr_at(a).is_none()) {
-            return Err(EngineError::NotAnInstruction(bad));
+            let end = program.code_bytes();
+            return Err(if bad >= end {
+                EngineError::OutsideCode { addr: bad, end }
+            } else {
+                EngineError::NotAnInstruction(bad)
+            });
         }
         Ok(addrs)
+    }
+
+    /// The address a `*EXPR` location names now: its value for the selected wave and lane.
+    pub(super) fn location_value(&self, e: &super::expr::ParsedExpr) -> Result<u64, EngineError> {
+        let bad = |message: String| EngineError::LocationValue {
+            text: e.text.clone(),
+            message,
+        };
+        let v = e
+            .expr
+            .eval(&self.machine, self.selected_wave, Some(self.selected_lane))
+            .map_err(|x| bad(x.message))?;
+        u64::try_from(v).map_err(|_| bad(format!("{v} is negative")))
     }
 
     /// Checks that `file`, when given, names the kernel's source (its name as opened, or
@@ -200,10 +247,16 @@ impl Engine {
         // launch not dispatched yet, or finished, is one it has).
         self.check_in_launch(filters.wave, filters.workgroup)?;
         let id = self.take_id();
+        // An expression's value now is the breakpoint's address (`break *pc` stays where
+        // the PC was, as gdb's): sessions and listings keep that address.
+        let location = match location {
+            Location::Expr(_) => Location::Address(addrs.first().copied().unwrap_or_default()),
+            l => l.clone(),
+        };
         self.breakpoints.push(Breakpoint {
             id,
             addrs,
-            location: location.clone(),
+            location,
             owner: Owner::User,
             condition,
             filters,

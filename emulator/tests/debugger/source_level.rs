@@ -967,3 +967,199 @@ fn an_interrupted_reverse_line_step_says_so_and_stays() {
         assert_eq!(e.machine().stats.wave_instructions, at, "{line}: stays");
     }
 }
+
+/// space/k.s: `.file 1 "sub dir/x.cl"`; line 3 at 0x4 (after the prologue), 4 at 0xc,
+/// 5 at 0x10.
+#[test]
+fn a_quoted_file_name_with_a_space_is_a_location_everywhere() {
+    let mut e = source_kernel("space/k.s");
+    assert_eq!(
+        run(&mut e, "break 'sub dir/x.cl':4"),
+        "Breakpoint 1 at 0x000c (x.cl:4)\n"
+    );
+    assert_eq!(
+        run(&mut e, "tbreak \"sub dir/x.cl\":5 if v0 > 3 wave 0"),
+        "Temporary breakpoint 2 at 0x0010 (x.cl:5), wave 0 if v0 > 3\n"
+    );
+    let listing = run(&mut e, "list 'sub dir/x.cl':2");
+    assert!(
+        listing.contains("  B   4\t    int b = a + 2;\n"),
+        "{listing}"
+    );
+    let range = run(&mut e, "list 'sub dir/x.cl':3,\"sub dir/x.cl\":4");
+    assert_eq!(range.lines().count(), 2, "{range}");
+    assert_eq!(
+        run(&mut e, "info line \"sub dir/x.cl\":4"),
+        "Line 4 of \"sub dir/x.cl\" starts at address 0x000c and ends at 0x0010.\n"
+    );
+    stop(&mut e, "until 'sub dir/x.cl':3");
+    assert_eq!((line(&e), pc(&e)), (Some(3), 0x4));
+    stop(&mut e, "advance \"sub dir/x.cl\":4");
+    assert_eq!((line(&e), pc(&e)), (Some(4), 0xc));
+    // Recordings and sessions write the location back quoted, and it loads again.
+    let command = wavedbg_emulator::debug::command::parse("break 'sub dir/x.cl':4")
+        .expect("parses")
+        .expect("a command");
+    assert_eq!(command.to_string(), "break \"sub dir/x.cl\":4");
+    let session = Session::capture(&e);
+    let saved = session.to_ron().expect("ron");
+    assert!(
+        saved.contains(r#"location: "\"sub dir/x.cl\":4""#),
+        "{saved}"
+    );
+    let mut again = source_kernel("space/k.s");
+    Session::from_ron(&saved, "s.ron")
+        .expect("loads")
+        .apply(&mut again, "s.ron")
+        .expect("applies");
+    let addrs: Vec<_> = again
+        .breakpoints()
+        .iter()
+        .map(|b| b.addrs.clone())
+        .collect();
+    assert_eq!(addrs, [vec![0xc], vec![0x10]]);
+    // A quote left open or no line after the file says which.
+    fails_with_usage(&mut e, "break 'sub dir/x.cl:4", "no closing ' in");
+    fails_with_usage(
+        &mut e,
+        "break \"sub dir/x.cl\"",
+        "needs `:LINE` or `:LABEL`",
+    );
+    fails_with_usage(&mut e, "break \"\":4", "no file name between the quotes");
+}
+
+/// The kernel's name is a location as gdb's `break main`: `break` and `until` stop after
+/// its prologue (the `prologue_end` row), `list` and `info line` show its first line.
+#[test]
+fn the_kernel_name_is_a_location() {
+    let mut e = saxpy();
+    assert_eq!(
+        run(&mut e, "break saxpy"),
+        "Breakpoint 1 at 0x0008 (saxpy.cl:6)\n"
+    );
+    assert_eq!(
+        run(&mut e, "info line saxpy"),
+        "Line 4 of \"src/saxpy.cl\" starts at address 0x0000 and ends at 0x0008.\n"
+    );
+    let listing = run(&mut e, "list saxpy");
+    assert!(listing.starts_with("      1\t"), "{listing}");
+    assert!(listing.contains("=>    4\t"), "{listing}");
+    assert_eq!(
+        run(&mut e, "tbreak saxpy+4"),
+        "Temporary breakpoint 2 at 0x0004 (saxpy.cl:4)\n"
+    );
+    let disas = run(&mut e, "disassemble saxpy");
+    assert!(disas.contains("0x0000"), "{disas}");
+    let mut e = saxpy();
+    stop(&mut e, "advance saxpy");
+    assert_eq!(pc(&e), 0x8);
+    // Without a prologue_end row: the entry. A label of the name is the label.
+    let e = source_kernel("amb/k.s");
+    let name = e.machine().program().name.clone();
+    assert_eq!(e.resolve_locations(&loc(&name)).expect("resolves"), vec![0]);
+}
+
+/// `*EXPR` locations as gdb's: any expression of the selected wave, evaluated when the
+/// command runs; a breakpoint keeps the address it had then. saxpy: line 8 is 0x28-0x38,
+/// line 9 starts at 0x38.
+#[test]
+fn star_expression_locations_in_every_location_command() {
+    let mut e = saxpy();
+    assert_eq!(
+        run(&mut e, "break *(0x30 + 8)"),
+        "Breakpoint 1 at 0x0038 (saxpy.cl:9)\n"
+    );
+    assert_eq!(
+        run(&mut e, "break *pc"),
+        "Breakpoint 2 at 0x0000 (saxpy.cl:4)\n"
+    );
+    // The breakpoint is where the PC was, in listings and sessions.
+    assert_eq!(e.breakpoints()[1].location.to_string(), "*0x0");
+    assert_eq!(
+        run(&mut e, "info line *0x30"),
+        "Line 8 of \"src/saxpy.cl\" starts at address 0x0028 and ends at 0x0038.\n"
+    );
+    assert_eq!(
+        run(&mut e, "info line *(pc + 0x30)"),
+        run(&mut e, "info line *0x30")
+    );
+    let listing = run(&mut e, "list *(0x10 * 3)");
+    assert!(listing.contains("  B   9\t"), "{listing}");
+    run(&mut e, "delete");
+    stop(&mut e, "until *(0x20 + 4)");
+    assert_eq!(pc(&e), 0x24);
+    stop(&mut e, "advance *pc + 0x14");
+    assert_eq!(pc(&e), 0x38);
+    let disas = run(&mut e, "disassemble *pc");
+    assert!(disas.contains("0x0038"), "{disas}");
+    // `*u4`-style values are read now: v0 is the lane's index times 1 (lane 2 here).
+    run(&mut e, "lane 2");
+    assert_eq!(
+        e.resolve_location(&loc("*(v0 * 4 + 0x2c)")).ok(),
+        Some(0x34)
+    );
+    // A bad expression names its column in the line.
+    let err = fail(&mut e, "break *(pc +");
+    assert_eq!(
+        err.message(),
+        "bad location `*(pc +`: expected a value (at column 7)"
+    );
+    match err {
+        CommandError::Parse(p) => assert_eq!(p.column, Some(13)),
+        other => panic!("{other:?}"),
+    }
+    let err = fail(&mut e, "list *(0x30 @ 2)");
+    match err {
+        CommandError::Parse(p) => assert_eq!(p.column, Some(13), "{}", p.message),
+        other => panic!("{other:?}"),
+    }
+    fails_with_usage(&mut e, "until *", "`*` needs an address expression");
+    fails_with_usage(
+        &mut e,
+        "advance *(0 - 4)",
+        "cannot evaluate the location `*(0 - 4)`: -4 is negative",
+    );
+    fails_with_usage(
+        &mut e,
+        "break *pc extra",
+        "unexpected `extra` after the location `*pc`",
+    );
+    // A bare name is a label as in every location; in an expression, any name.
+    fails_with_usage(&mut e, "info line *nosuch", "no label `nosuch`");
+    fails_with_usage(&mut e, "info line *(nosuch + 4)", "no symbol `nosuch`");
+}
+
+/// An address past the code has no line, as gdb says, and the message says why; a
+/// location there is refused naming the code's extent.
+#[test]
+fn an_address_outside_the_code_says_so() {
+    let mut e = saxpy();
+    let end = e.machine().program().code_bytes();
+    assert_eq!(end, 0x6c);
+    assert_eq!(
+        run(&mut e, "info line *0x1000"),
+        "No line number information available for address 0x1000: it is outside the kernel's code (0x0000-0x006b)\n"
+    );
+    assert_eq!(
+        run(&mut e, "info line *(pc + 0x6c)"),
+        "No line number information available for address 0x006c: it is outside the kernel's code (0x0000-0x006b)\n"
+    );
+    for cmd in [
+        "break *0x1000",
+        "list *0x1000",
+        "advance 0x1000",
+        "disassemble 0x1000",
+    ] {
+        fails_with_usage(
+            &mut e,
+            cmd,
+            "0x1000 is outside the kernel's code (0x0000-0x006b)",
+        );
+    }
+    // Inside the code but not at an instruction's start is still that.
+    fails_with_usage(
+        &mut e,
+        "break *0x2",
+        "0x2 is not the start of an instruction",
+    );
+}

@@ -4,7 +4,7 @@
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::Frame;
-use wavedbg_emulator::debug::breakpoint::{Scope, WatchKind};
+use wavedbg_emulator::debug::breakpoint::{self, Scope, WatchKind};
 use wavedbg_emulator::debug::{view, Reached, StopReason};
 
 use super::{text, theme, window};
@@ -18,7 +18,8 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, hits: &mut HitMap) -> (boo
     let m = e.machine();
     let mut rows: Vec<Line> = Vec::new();
     for b in e.breakpoints() {
-        let mut extra = String::new();
+        // The filters, hits and condition, as `info breakpoints` shows them.
+        let mut extra = b.filters.text().replacen(", ", "  ", 1);
         if b.hits > 0 {
             extra.push_str(&format!("  hits {}", b.hits));
         }
@@ -35,13 +36,12 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, hits: &mut HitMap) -> (boo
             } else {
                 Span::styled("○", theme::dim())
             },
+            // Where: the first address and, for several locations, every address (the
+            // Code and Source panes mark the lines), as the confirmation lists them.
             Span::raw(format!(
                 " break  {}{}",
                 view::pc_text(m, b.addr()),
-                match b.addrs.len() {
-                    1 => String::new(),
-                    n => format!(" (+{} locations)", n - 1),
-                }
+                breakpoint::locations_text(&b.addrs)
             )),
             Span::styled(extra, theme::dim()),
         ]));

@@ -31,11 +31,25 @@ impl Display for Numbers {
     }
 }
 
+/// A location's file name as the parser reads it back: quoted, as gdb takes it, when it
+/// holds a space, a colon, a comma or a quote or is not trimmed.
+fn file_text(file: &str) -> String {
+    let plain = !file.is_empty()
+        && file.trim() == file
+        && !file.contains(|c: char| c.is_whitespace() || matches!(c, ':' | ',' | '\'' | '"'));
+    match (plain, file.contains('"')) {
+        (true, _) => file.to_string(),
+        (false, false) => format!("\"{file}\""),
+        (false, true) => format!("'{file}'"),
+    }
+}
+
 impl Display for Location {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
-        let file = |file: &Option<String>| file.as_ref().map(|f| format!("{f}:"));
+        let file = |file: &Option<String>| file.as_ref().map(|f| format!("{}:", file_text(f)));
         match self {
             Location::Address(a) => write!(f, "*{a:#x}"),
+            Location::Expr(e) => write!(f, "*{e}"),
             Location::Label {
                 file: p,
                 name,

@@ -498,7 +498,16 @@ unknown word suggests the nearest command or gdb alias (`bactrace`: `backtrace`)
 ## Breakpoints
 
 `break LOCATION` takes a label, `label+OFFSET`, an address (`0x40`, `*0x40`) or a source
-line of the kernel's file (`loop.s:12`, or `:12`: its first instruction). A
+line of the kernel's file (`loop.s:12`, or `:12`: its first instruction). Every command
+that takes a location (`break`, `tbreak`, `until`, `advance`, `list`, `info line`,
+`disassemble`) also takes, as gdb does, `*EXPR`: an expression evaluated for the
+selected wave and lane when the command runs (`break *pc`, `list *(0x30 + 8)`; a
+breakpoint stays at the address it had then); the kernel's name (`.kernel K`, where no
+label has it): `break K`, `until K` and `advance K` stop after its prologue (the line
+table's `prologue_end`, else its entry), `list K`, `info line K` and `disassemble K` show
+its entry; and a file name with spaces quoted (`'sub dir/k.cl':3`, `\"sub dir/k.cl\":3`).
+An address past the kernel's code is refused as outside it; `info line` of one says
+there is no line information and why. A
 condition is evaluated for every active lane (restricted to `lane N` when given) and the
 breakpoint stops when any lane satisfies it; the stop lists those lanes. `wave N` and
 `workgroup N` restrict it to a wave or workgroup. The filters go after the condition or,

@@ -47,6 +47,10 @@ pub enum Location {
         /// when resolved, with the file's length).
         line: u64,
     },
+    /// `*EXPR` that is not a plain address or label (`*pc`, `*(0x30 + 8)`): gdb's address
+    /// expression, evaluated for the selected wave and lane when the location is
+    /// resolved. A breakpoint keeps the address it had then.
+    Expr(ParsedExpr),
 }
 
 /// What `list` shows.

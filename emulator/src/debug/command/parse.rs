@@ -110,10 +110,17 @@ impl<'a> Line<'a> {
 
     /// A location as `break`, `advance` and `disassemble` take it: numbers are addresses.
     fn location(&self, s: &str) -> Result<Location, ParseError> {
-        location(s, false).or_else(|m| {
+        self.location_of(s, false)
+    }
+
+    /// A location; with `lines` (`list`), a bare number is a line. A fault is placed at
+    /// its column (a bad token of a `*EXPR`).
+    fn location_of(&self, s: &str, lines: bool) -> Result<Location, ParseError> {
+        let s = s.trim();
+        location(s, lines).or_else(|b| {
             // A good location then a stray word names the word, not the whole as bad.
-            self.one_word("location", s.trim(), |w| location(w, false).is_ok())?;
-            Err(self.error_at(s.trim(), m))
+            self.one_word("location", s, |w| location(w, lines).is_ok())?;
+            Err(self.error(b.message).at(self.column(s, b.offset)))
         })
     }
 }
@@ -122,7 +129,7 @@ impl<'a> Line<'a> {
 /// `*0x40`, `0x40`, `k.s:12`, `k.s:loop`): what sessions store and front ends may read
 /// back. The error is the message.
 pub fn parse_location(text: &str) -> Result<Location, String> {
-    location(text, false)
+    location(text, false).map_err(|b| b.message)
 }
 
 /// Parses a memory reference as commands write it, `[SPACE:]ADDR` (the space defaults to
@@ -153,10 +160,28 @@ pub fn parse_display(text: &str) -> Result<DisplaySpec, String> {
     Ok(DisplaySpec { format, expr })
 }
 
+/// Why a text is not a location: the message, and the byte offset of the fault in the
+/// trimmed text (0 when the whole is at fault).
+struct BadLocation {
+    message: String,
+    offset: usize,
+}
+
+impl From<String> for BadLocation {
+    fn from(message: String) -> BadLocation {
+        BadLocation { message, offset: 0 }
+    }
+}
+
 /// A location; with `lines`, a bare decimal number is a source line (`list 12`), else an
-/// address (`break 0x40`, `break 64`).
-fn location(text: &str, lines: bool) -> Result<Location, String> {
+/// address (`break 0x40`, `break 64`). `*EXPR` is gdb's address expression (`*0x40`,
+/// `*pc`, `*(0x30 + 8)`); a file name with spaces is quoted as gdb takes it
+/// (`'sub dir/k.cl':3`, `"sub dir/k.cl":3`).
+fn location(text: &str, lines: bool) -> Result<Location, BadLocation> {
     let t = text.trim();
+    if let Some(rest) = t.strip_prefix('*') {
+        return address_location(t, rest);
+    }
     // `:LINE` is a line of the kernel's own file, named by no file.
     if let Some(n) = t
         .strip_prefix(':')
@@ -167,13 +192,64 @@ fn location(text: &str, lines: bool) -> Result<Location, String> {
             .map_err(|_| format!("line {}", expr::too_large(n, u64::MAX)))?;
         return Ok(Location::Line { file: None, line });
     }
-    // FILE:LINE or FILE:LABEL names the kernel's own file (checked when resolved).
-    let (file, spot) = match t.rsplit_once(':') {
-        Some((f, rest)) if !f.is_empty() && !f.starts_with('*') => {
-            (Some(f.to_string()), rest.trim())
-        }
-        _ => (None, t),
+    // FILE:LINE or FILE:LABEL names the kernel's own file (checked when resolved); a
+    // quoted FILE may hold spaces and colons.
+    let (file, spot) = match quoted_file(t)? {
+        Some((f, rest)) => (Some(f), rest),
+        None => match t.rsplit_once(':') {
+            Some((f, rest)) if !f.is_empty() && !f.starts_with('*') => {
+                (Some(f.to_string()), rest.trim())
+            }
+            _ => (None, t),
+        },
     };
+    Ok(plain_location(t, file, spot, lines)?)
+}
+
+/// `text` split at the first `sep` outside quotes (`list 'a,b.cl':3,8` splits after `3`).
+fn split_unquoted(text: &str, sep: char) -> Option<(&str, &str)> {
+    let mut quote = None;
+    for (i, c) in text.char_indices() {
+        match (quote, c) {
+            (None, '\'' | '"') => quote = Some(c),
+            (Some(q), c) if c == q => quote = None,
+            (None, c) if c == sep => return Some((&text[..i], &text[i + c.len_utf8()..])),
+            _ => {}
+        }
+    }
+    None
+}
+
+/// `'FILE':REST` or `"FILE":REST`: the file and the text after the colon; `None` when `t`
+/// starts with no quote.
+fn quoted_file(t: &str) -> Result<Option<(String, &str)>, BadLocation> {
+    let Some(q) = t.chars().next().filter(|c| matches!(c, '\'' | '"')) else {
+        return Ok(None);
+    };
+    let inner = &t[1..];
+    let Some(end) = inner.find(q) else {
+        return Err(format!("no closing {q} in `{t}`").into());
+    };
+    let (name, after) = (&inner[..end], &inner[end + 1..]);
+    if name.trim().is_empty() {
+        return Err(format!("no file name between the quotes in `{t}`").into());
+    }
+    match after.strip_prefix(':') {
+        Some(rest) if !rest.trim().is_empty() => Ok(Some((name.to_string(), rest.trim()))),
+        _ => Err(BadLocation {
+            message: format!("`{t}` needs `:LINE` or `:LABEL` after the quoted file name"),
+            offset: end + 2,
+        }),
+    }
+}
+
+/// A line, an address or a label with an offset, after any file name.
+fn plain_location(
+    t: &str,
+    file: Option<String>,
+    spot: &str,
+    lines: bool,
+) -> Result<Location, String> {
     let digits = !spot.is_empty() && spot.bytes().all(|b| b.is_ascii_digit());
     if digits && (lines || file.is_some()) {
         let line = spot
@@ -213,6 +289,40 @@ fn location(text: &str, lines: bool) -> Result<Location, String> {
         file,
         name: base.to_string(),
         offset,
+    })
+}
+
+/// `*EXPR` (`t` whole, `rest` after the star): an address or a label with an offset as
+/// before (`*0x40`, `*loop+8`: a label, as every location names one), anything else an
+/// expression evaluated for the selected wave when the command runs (`*pc`,
+/// `*(0x30 + 8)`, `*u4`).
+fn address_location(t: &str, rest: &str) -> Result<Location, BadLocation> {
+    let r = rest.trim();
+    if r.is_empty() {
+        return Err(format!("`*` needs an address expression (`*0x40`, `*pc`) in `{t}`").into());
+    }
+    match plain_location(t, None, r, false) {
+        Ok(l @ Location::Address(_)) => return Ok(l),
+        Err(m) if m.starts_with("address ") || m.starts_with("offset ") => return Err(m.into()),
+        // A name the expression language reads as a register (`*pc`, `*v3`) is one.
+        Ok(l @ Location::Label { .. })
+            if matches!(&l, Location::Label { name, .. }
+                if matches!(expr::parse(name), Ok(Expr::Label(_)))) =>
+        {
+            return Ok(l)
+        }
+        _ => {}
+    }
+    ParsedExpr::parse(r).map(Location::Expr).map_err(|e| {
+        let offset = (r.as_ptr() as usize - t.as_ptr() as usize) + e.pos.min(r.len());
+        BadLocation {
+            message: format!(
+                "bad location `{t}`: {} (at column {})",
+                e.message,
+                offset + 1
+            ),
+            offset,
+        }
     })
 }
 
@@ -468,7 +578,7 @@ pub fn parse(line: &str) -> Result<Option<Command>, ParseError> {
         "break" | "tbreak" => {
             need("a location")?;
             let (target, cond, filters, _) = guarded(&l, rest)?;
-            if target.is_empty() || target.contains(char::is_whitespace) {
+            if target.is_empty() {
                 return Err(l.error(format!("bad location `{target}`")));
             }
             Command::Break {
@@ -767,13 +877,11 @@ pub fn parse(line: &str) -> Result<Option<Command>, ParseError> {
         "list" => Command::List(match rest {
             "" => None,
             "-" => Some(ListArg::Before),
-            a => match a.split_once(',') {
+            a => match split_unquoted(a, ',') {
                 Some((first, last)) => {
                     let side = |s: &str| {
                         let s = s.trim();
-                        (!s.is_empty())
-                            .then(|| location(s, true).map_err(|m| l.error_at(s, m)))
-                            .transpose()
+                        (!s.is_empty()).then(|| l.location_of(s, true)).transpose()
                     };
                     let (first, mut last) = (side(first)?, side(last)?);
                     // As gdb: a bare LAST is a line of FIRST's file (`list k.cl:3,8`).
@@ -791,9 +899,7 @@ pub fn parse(line: &str) -> Result<Option<Command>, ParseError> {
                     }
                     Some(ListArg::Range(first, last))
                 }
-                None => Some(ListArg::Around(
-                    location(a, true).map_err(|m| l.error_at(a, m))?,
-                )),
+                None => Some(ListArg::Around(l.location_of(a, true)?)),
             },
         }),
         "context" => {

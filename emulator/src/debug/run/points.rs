@@ -11,6 +11,36 @@ use crate::debug::{locals, view, Engine, EngineError};
 use crate::program::VarLocation;
 
 impl Engine {
+    /// Where a breakpoint of these locations is, as its confirmation and the TUI's
+    /// Breakpoints pane say it: the first address with its label, its source line, and
+    /// with several locations every address (`0x0008 (saxpy.cl:6) (2 locations: 0x0008,
+    /// 0x0024)`, as gdb's `1.1`, `1.2`).
+    pub fn breakpoint_place(&self, addrs: &[u64]) -> String {
+        let addr = addrs.first().copied().unwrap_or_default();
+        let high = self
+            .line_row_at(addr)
+            .map(|r| format!(" ({}:{})", self.line_file_display(r.file), r.line));
+        let line = high
+            .or_else(|| {
+                self.machine()
+                    .program()
+                    .line_at(addr)
+                    .zip(self.source())
+                    .map(|(l, src)| {
+                        let file = std::path::Path::new(src.name)
+                            .file_name()
+                            .map_or(src.name.into(), |f| f.to_string_lossy());
+                        format!(" ({file}:{l})")
+                    })
+            })
+            .unwrap_or_default();
+        format!(
+            "{}{line}{}",
+            view::pc_text(self.machine(), addr),
+            crate::debug::breakpoint::locations_text(addrs)
+        )
+    }
+
     pub(super) fn break_command(
         &mut self,
         location: &Location,
@@ -32,7 +62,6 @@ impl Engine {
             .iter()
             .find(|b| b.id == id)
             .map_or_else(Vec::new, |b| b.addrs.clone());
-        let addr = addrs.first().copied().unwrap_or_default();
         // As gdb: a breakpoint at an address another already has is noted.
         let mut notes = String::new();
         for &a in &addrs {
@@ -50,49 +79,16 @@ impl Engine {
                 );
             }
         }
-        // As gdb confirms a thread-specific breakpoint: every filter is named.
-        let mut filter_text = String::new();
-        if let Some(w) = filters.wave {
-            let _ = write!(filter_text, ", wave {w}");
-        }
-        if let Some(g) = filters.workgroup {
-            let _ = write!(filter_text, ", workgroup {g}");
-        }
-        if let Some(l) = filters.lane {
-            let _ = write!(filter_text, ", lane {l}");
-        }
-        let high = self
-            .line_row_at(addr)
-            .map(|r| format!(" ({}:{})", self.line_file_display(r.file), r.line));
-        let line = high
-            .or_else(|| {
-                self.machine()
-                    .program()
-                    .line_at(addr)
-                    .zip(self.source())
-                    .map(|(l, src)| {
-                        let file = std::path::Path::new(src.name)
-                            .file_name()
-                            .map_or(src.name.into(), |f| f.to_string_lossy());
-                        format!(" ({file}:{l})")
-                    })
-            })
-            .unwrap_or_default();
-        let locations = if addrs.len() > 1 {
-            let list: Vec<String> = addrs.iter().map(|&a| view::addr_text(a)).collect();
-            format!(" ({} locations: {})", addrs.len(), list.join(", "))
-        } else {
-            String::new()
-        };
+        let place = self.breakpoint_place(&addrs);
+        let filter_text = filters.text();
         let text = notes
             + &format!(
-                "{} {id} at {}{line}{locations}{filter_text}{}\n",
+                "{} {id} at {place}{filter_text}{}\n",
                 if temporary {
                     "Temporary breakpoint"
                 } else {
                     "Breakpoint"
                 },
-                view::pc_text(self.machine(), addr),
                 condition
                     .as_ref()
                     .map(|c| format!(" if {c}"))

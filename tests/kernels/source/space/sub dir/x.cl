@@ -1,0 +1,6 @@
+kernel void k()
+{
+    int a = 1;
+    int b = a + 2;
+    out[lane] = b;
+}
