@@ -9,7 +9,8 @@
 //! (and kept for `monitor why`). As in the engine, continuing after a fault runs the other
 //! waves; when only faulted waves are left the launch is over and is reported as
 //! terminated by the last fault's signal. Resuming after a deadlock terminates the launch
-//! with SIGABRT. The end of the launch (every wave exited) is a SIGSTOP in a wave first,
+//! with SIGABRT; going back from it (`reverse-stepi`, `reverse-continue`) works as from
+//! any stop. The end of the launch (every wave exited) is a SIGSTOP in a wave first,
 //! so the client can read the final memory (and run backwards from there); the next
 //! resumption is an exit with code 0.
 
@@ -141,14 +142,15 @@ impl WaveTarget {
         // the refusals of points it could not insert are over.
         self.settle_points();
         self.refused_points.clear();
-        if let Some(signal) = self.terminal {
+        let reverse = matches!(plan, Plan::ReverseStep(_) | Plan::ReverseCont);
+        if let Some(signal) = self.terminal.filter(|_| !reverse) {
             return Outcome {
                 reason: MultiThreadStopReason::Terminated(signal),
                 console: String::new(),
                 pc: None,
             };
         }
-        if self.ended && !matches!(plan, Plan::ReverseStep(_) | Plan::ReverseCont) {
+        if self.ended && !reverse {
             // Resumed after the end was reported: the process ends now.
             return Outcome {
                 reason: MultiThreadStopReason::Exited(0),
@@ -156,7 +158,9 @@ impl WaveTarget {
                 pc: None,
             };
         }
+        // Going back from the deadlock (as from the end) leaves it: the launch goes on.
         self.ended = false;
+        self.terminal = None;
         if let (Some(id), Some(crate::target::GONE)) = (self.ghost, plan.wave()) {
             // The client resumed the last stop's exited wave alone: it stays exited.
             let stop = self
