@@ -19,7 +19,8 @@ impl MultiThreadResume for WaveTarget {
     fn resume(&mut self) -> Result<(), String> {
         let a = std::mem::take(&mut self.actions);
         let bare = std::mem::take(&mut self.bare_continue);
-        self.plan = Some(Plan::from_actions(&a, bare, |w| self.listed(w)));
+        let listed: Vec<usize> = self.listed_waves().collect();
+        self.plan = Some(Plan::from_actions(&a, bare, &listed));
         Ok(())
     }
 
@@ -34,7 +35,7 @@ impl MultiThreadResume for WaveTarget {
         _signal: Option<Signal>,
     ) -> Result<(), String> {
         let w = self.action_slot(tid);
-        self.actions.continues.push(w);
+        self.actions.continue_wave(w);
         Ok(())
     }
 
@@ -62,7 +63,8 @@ impl MultiThreadResume for WaveTarget {
 /// `vCont;s:TID`: stepi of one wave (gdb also steps a wave off a breakpoint this way).
 impl MultiThreadSingleStep for WaveTarget {
     fn set_resume_action_step(&mut self, tid: Tid, _signal: Option<Signal>) -> Result<(), String> {
-        self.actions.step = Some(self.action_slot(tid));
+        let w = self.action_slot(tid);
+        self.actions.step_wave(w);
         Ok(())
     }
 }
