@@ -12,8 +12,24 @@ use gdbstub::target::ext::base::multithread::{
 
 use gdbstub::target::ext::base::reverse_exec::{ReverseContOps, ReverseStepOps};
 
+use wavedbg_emulator::debug::RegisterWrite;
+
 use super::WaveTarget;
 use crate::plan::{Actions, Plan};
+
+impl WaveTarget {
+    /// A legacy `c ADDR` or `s ADDR`: the current wave (gdb's current thread, which the
+    /// engine's selection follows) goes on from `addr`, as a write of its `$pc` would.
+    pub(crate) fn resume_at(&mut self, addr: u64) -> Result<(), String> {
+        if !crate::memory::is_instruction(self.engine.machine(), addr) {
+            return Err(format!("{addr:#x} is not the start of an instruction"));
+        }
+        let w = self.engine.selected_wave;
+        self.engine
+            .write_register(w, RegisterWrite::Pc(addr))
+            .map_err(|e| format!("cannot resume wave at {addr:#x}: {e}"))
+    }
+}
 
 impl MultiThreadResume for WaveTarget {
     fn resume(&mut self) -> Result<(), String> {
