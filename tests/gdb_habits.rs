@@ -64,6 +64,9 @@ fn lldb_step_inst_on_a_wave_that_cannot_move_stops_and_says_why() {
         1,
         "the step was repeated:\n{out}"
     );
+    // lldb's way out, not gdb's.
+    assert!(out.contains("lldb steps one thread alone"), "{out}");
+    assert!(!out.contains("scheduler-locking"), "{out}");
     assert!(started.elapsed() < Duration::from_secs(30));
 
     let k = kernel(&dir, "fault.s", FAULT);
@@ -481,7 +484,13 @@ loop:
     let dir = tempfile::tempdir().expect("tempdir");
     let k = kernel(&dir, "spin.s", LOOP);
     let server = Server::start_with(&k, &["--max-instructions", "100"]);
-    let out = gdb("gdb", &server, "continue\ncontinue\ncontinue\n", false, None);
+    let out = gdb(
+        "gdb",
+        &server,
+        "continue\ncontinue\ncontinue\n",
+        false,
+        None,
+    );
     check(
         &out,
         &server,
@@ -504,7 +513,11 @@ loop:
         .output()
         .expect("replay");
     let text = String::from_utf8_lossy(&repl.stdout);
-    assert_eq!(text.matches("instruction budget of 100 exhausted").count(), 1, "{text}");
+    assert_eq!(
+        text.matches("instruction budget of 100 exhausted").count(),
+        1,
+        "{text}"
+    );
     assert_eq!(
         text.matches("The launch is over: the instruction budget of 100 is spent, so no wave can go on (faulted wave 0)")
             .count(),

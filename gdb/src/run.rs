@@ -19,7 +19,7 @@ use std::sync::atomic::Ordering;
 use gdbstub::common::{Signal, Tid};
 use gdbstub::stub::MultiThreadStopReason;
 use gdbstub::target::ext::base::reverse_exec::ReplayLogPosition;
-use wavedbg_emulator::debug::{view, Blocked, Reached, StopEvent, StopReason};
+use wavedbg_emulator::debug::{view, Blocked, Reached, StopEvent, StopReason, AT_BARRIER_HINT};
 use wavedbg_emulator::machine::wave::WaveState;
 
 use crate::codes;
@@ -276,9 +276,13 @@ impl WaveTarget {
             // faulted): not a trap at the same PC, which a client's step takes for a step
             // still to finish and repeats for ever (lldb's `thread step-inst`), but a stop
             // of its own, with the reason on the console.
+            // lldb gets its own way out, not gdb's `set scheduler-locking off`.
             StopReason::Blocked(Blocked::AtBarrier) if self.lldb => (
                 signal(Signal::SIGSTOP),
-                format!("{}{LLDB_AT_BARRIER}\n", describe(self)),
+                format!(
+                    "{}{LLDB_AT_BARRIER}\n",
+                    describe(self).replacen(AT_BARRIER_HINT, "", 1)
+                ),
             ),
             StopReason::Blocked(_) => (signal(Signal::SIGSTOP), describe(self)),
             // A sanitizer finding: a trap, with both sides on gdb's console (`monitor why`

@@ -81,7 +81,10 @@ pub enum Blocked {
     #[error("no wave with index {0}")]
     NoWave(usize),
     /// The wave waits at a barrier while the others are frozen by scheduler locking.
-    #[error("the wave waits at a barrier for the other waves of its workgroup, which are frozen (continue, or set scheduler-locking off)")]
+    #[error(
+        "the wave waits at a barrier for the other waves of its workgroup, which are frozen{}",
+        AT_BARRIER_HINT
+    )]
     AtBarrier,
     /// The wave waits at a barrier, and the command runs it alone whatever scheduler
     /// locking says (`stepi alone`, the TUI's `s` with scheduler-locking off).
@@ -102,6 +105,10 @@ pub enum Blocked {
     HistoryStart,
 }
 
+/// The way out [`Blocked::AtBarrier`] names, in gdb's and the REPL's words; a front end
+/// whose client has other words (lldb) puts its own in place of this.
+pub const AT_BARRIER_HINT: &str = " (continue, or set scheduler-locking off)";
+
 /// What is left of a launch that cannot go on because its remaining waves faulted.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Terminated {
@@ -120,7 +127,11 @@ impl std::fmt::Display for Terminated {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let plural = |n: usize| if n == 1 { "" } else { "s" };
         let ids: Vec<String> = self.faulted.iter().map(u32::to_string).collect();
-        let faulted = format!("faulted wave{} {}", plural(self.faulted.len()), ids.join(", "));
+        let faulted = format!(
+            "faulted wave{} {}",
+            plural(self.faulted.len()),
+            ids.join(", ")
+        );
         match self.budget {
             Some(limit) => write!(
                 f,
@@ -128,7 +139,12 @@ impl std::fmt::Display for Terminated {
             )?,
             None => write!(f, "{faulted} cannot go on")?,
         }
-        write!(f, "; {} resident wave{} exited", self.exited, plural(self.exited))?;
+        write!(
+            f,
+            "; {} resident wave{} exited",
+            self.exited,
+            plural(self.exited)
+        )?;
         if self.never_ran > 0 {
             write!(
                 f,
