@@ -143,13 +143,17 @@ impl Listen {
             Ok(a) => vec![a],
             Err(_) => {
                 let Some((host, port)) = text.rsplit_once(':') else {
-                    return Err(format!("`{text}` is not HOST:PORT (for example localhost:9000)"));
+                    return Err(format!(
+                        "`{text}` is not HOST:PORT (for example localhost:9000)"
+                    ));
                 };
                 let port: u16 = port
                     .parse()
                     .map_err(|_| format!("`{port}` in `{text}` is not a port number (0-65535)"))?;
                 if host.is_empty() {
-                    return Err(format!("`{text}` names no host (for example localhost:{port})"));
+                    return Err(format!(
+                        "`{text}` names no host (for example localhost:{port})"
+                    ));
                 }
                 let host = host
                     .strip_prefix('[')

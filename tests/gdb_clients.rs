@@ -1337,7 +1337,11 @@ fn legacy_resume_packets_resume_at_their_address() {
     assert_eq!(u.trim(), "u2 = 0", "skipped");
     let u = c.monitor("print u3");
     assert_eq!(u.trim(), "u3 = 3", "executed");
-    assert!(c.monitor("info waves").contains("0x0018"), "{}", server.log());
+    assert!(
+        c.monitor("info waves").contains("0x0018"),
+        "{}",
+        server.log()
+    );
     let refused = c.ask(b"c6");
     assert!(
         refused.starts_with("E.") && refused.contains("0x6 is not the start of an instruction"),

@@ -69,10 +69,22 @@ fn listen_takes_a_host_name() {
         check(&out, &server, &["Thread 1.1 (wave 0, workgroup 0"]);
     }
     for (listen, says) in [
-        ("localhost", "`localhost` is not HOST:PORT (for example localhost:9000)"),
-        ("localhost:http", "`http` in `localhost:http` is not a port number (0-65535)"),
-        (":9000", "`:9000` names no host (for example localhost:9000)"),
-        ("no-such-host.invalid:9000", "cannot resolve `no-such-host.invalid`"),
+        (
+            "localhost",
+            "`localhost` is not HOST:PORT (for example localhost:9000)",
+        ),
+        (
+            "localhost:http",
+            "`http` in `localhost:http` is not a port number (0-65535)",
+        ),
+        (
+            ":9000",
+            "`:9000` names no host (for example localhost:9000)",
+        ),
+        (
+            "no-such-host.invalid:9000",
+            "cannot resolve `no-such-host.invalid`",
+        ),
     ] {
         let out = std::process::Command::new(bin())
             .arg("serve")
@@ -81,7 +93,10 @@ fn listen_takes_a_host_name() {
             .output()
             .expect("serve");
         let err = String::from_utf8_lossy(&out.stderr);
-        assert!(!out.status.success() && err.contains(says), "{listen}: {err}");
+        assert!(
+            !out.status.success() && err.contains(says),
+            "{listen}: {err}"
+        );
         assert!(!err.contains("panicked"), "{err}");
         // The same parser for `dap --listen`.
         let out = std::process::Command::new(bin())
@@ -89,6 +104,9 @@ fn listen_takes_a_host_name() {
             .output()
             .expect("dap");
         let err = String::from_utf8_lossy(&out.stderr);
-        assert!(!out.status.success() && err.contains(says), "dap {listen}: {err}");
+        assert!(
+            !out.status.success() && err.contains(says),
+            "dap {listen}: {err}"
+        );
     }
 }

@@ -90,7 +90,9 @@ impl Plan {
                 others: !a.locked || !a.continues.is_empty(),
             };
         }
-        if bare || !a.locked || (!listed.is_empty() && listed.iter().all(|w| a.continues.contains(w)))
+        if bare
+            || !a.locked
+            || (!listed.is_empty() && listed.iter().all(|w| a.continues.contains(w)))
         {
             return Plan::All;
         }
