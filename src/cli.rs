@@ -92,10 +92,10 @@ enum Command {
     /// and stdout, or on a TCP port with --listen; the client's `launch` names the kernel
     /// (docs/dap.md).
     Dap {
-        /// Listen on this IP address and TCP port (IP:PORT) instead of stdin and stdout,
-        /// serving one client at a time.
-        #[arg(long)]
-        listen: Option<std::net::SocketAddr>,
+        /// Listen on this address and TCP port (HOST:PORT, HOST an IP address or a name
+        /// such as localhost) instead of stdin and stdout, serving one client at a time.
+        #[arg(long, value_parser = Listen::parse)]
+        listen: Option<Listen>,
         /// Allow listening on an address other than loopback (the protocol grants full
         /// memory access to whoever connects).
         #[arg(long)]
@@ -105,9 +105,10 @@ enum Command {
     Serve {
         /// Kernel source (.s) or object (.wko).
         kernel: Option<PathBuf>,
-        /// IP address and TCP port to listen on (IP:PORT).
-        #[arg(long, default_value = "127.0.0.1:9000")]
-        listen: std::net::SocketAddr,
+        /// Address and TCP port to listen on (HOST:PORT, HOST an IP address or a name such
+        /// as localhost).
+        #[arg(long, default_value = "127.0.0.1:9000", value_parser = Listen::parse)]
+        listen: Listen,
         /// Allow listening on an address other than loopback (the protocol grants full
         /// memory access to whoever connects).
         #[arg(long)]
@@ -122,6 +123,75 @@ enum Command {
         #[command(flatten)]
         launch: crate::launch::LaunchArgs,
     },
+}
+
+/// A `--listen` address as given: `IP:PORT`, or `HOST:PORT` with a host name, resolved as
+/// gdbserver resolves one (`localhost:9000`).
+#[derive(Debug, Clone)]
+struct Listen {
+    /// What the user wrote, for messages.
+    text: String,
+    /// The addresses it resolved to, IPv4 first (what `target remote 127.0.0.1:PORT`
+    /// reaches); the listener binds the first that works.
+    addrs: Vec<std::net::SocketAddr>,
+}
+
+impl Listen {
+    fn parse(text: &str) -> std::result::Result<Listen, String> {
+        use std::net::ToSocketAddrs;
+        let mut addrs: Vec<std::net::SocketAddr> = match text.parse() {
+            Ok(a) => vec![a],
+            Err(_) => {
+                let Some((host, port)) = text.rsplit_once(':') else {
+                    return Err(format!(
+                        "`{text}` is not HOST:PORT (for example localhost:9000)"
+                    ));
+                };
+                let port: u16 = port
+                    .parse()
+                    .map_err(|_| format!("`{port}` in `{text}` is not a port number (0-65535)"))?;
+                if host.is_empty() {
+                    return Err(format!(
+                        "`{text}` names no host (for example localhost:{port})"
+                    ));
+                }
+                let host = host
+                    .strip_prefix('[')
+                    .and_then(|h| h.strip_suffix(']'))
+                    .unwrap_or(host);
+                (host, port)
+                    .to_socket_addrs()
+                    .map_err(|e| format!("cannot resolve `{host}`: {e}"))?
+                    .collect()
+            }
+        };
+        if addrs.is_empty() {
+            return Err(format!("`{text}` resolves to no address"));
+        }
+        addrs.sort_by_key(|a| !a.is_ipv4());
+        addrs.dedup();
+        Ok(Listen {
+            text: text.to_string(),
+            addrs,
+        })
+    }
+
+    /// Whether every address it names is loopback (a name that also resolves to another
+    /// address is not: the listener could bind that one).
+    fn is_loopback(&self) -> bool {
+        self.addrs.iter().all(|a| a.ip().is_loopback())
+    }
+
+    fn bind(&self) -> Result<std::net::TcpListener> {
+        std::net::TcpListener::bind(&self.addrs[..])
+            .wrap_err_with(|| format!("cannot listen on {self}"))
+    }
+}
+
+impl std::fmt::Display for Listen {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.text)
+    }
 }
 
 /// Runs the command line; returns the process exit code.
@@ -139,7 +209,7 @@ pub fn run(cli: Cli) -> Result<i32> {
             symbols,
             launch,
         }) => {
-            if !listen.ip().is_loopback() {
+            if !listen.is_loopback() {
                 if !allow_remote {
                     return Err(eyre!("refusing to listen on {listen}: the GDB protocol gives whoever connects full access to the kernel's memory; pass --allow-remote to do it anyway"));
                 }
@@ -160,8 +230,7 @@ pub fn run(cli: Cli) -> Result<i32> {
             }
             let engine =
                 crate::launch::open_engine(kernel.as_deref(), session.as_deref(), &launch)?;
-            let listener = std::net::TcpListener::bind(listen)
-                .wrap_err_with(|| format!("cannot listen on {listen}"))?;
+            let listener = listen.bind()?;
             let addr = listener.local_addr()?;
             // The guard removes a symbol file serve made when serve returns; a signal that
             // ends it removes the file on its way.
@@ -187,11 +256,10 @@ pub fn run(cli: Cli) -> Result<i32> {
             match listen {
                 None => wavedbg_dap::serve_stdio()?,
                 Some(listen) => {
-                    if !listen.ip().is_loopback() && !allow_remote {
+                    if !listen.is_loopback() && !allow_remote {
                         return Err(eyre!("refusing to listen on {listen}: the Debug Adapter Protocol gives whoever connects full access to the kernel's memory; pass --allow-remote to do it anyway"));
                     }
-                    let listener = std::net::TcpListener::bind(listen)
-                        .wrap_err_with(|| format!("cannot listen on {listen}"))?;
+                    let listener = listen.bind()?;
                     eprintln_visible!("wavedbg dap: listening on {}", listener.local_addr()?);
                     wavedbg_dap::serve_tcp(&listener)?;
                 }

@@ -1319,3 +1319,39 @@ kill
         assert!(out.contains(want), "{want}:\n{out}");
     }
 }
+
+/// Legacy `s ADDR` and `c ADDR` (gdbstub knows no `C`/`S`) resume the wave at ADDR (gdbstub ignored the address);
+/// an address that is no instruction is refused with the reason.
+#[test]
+fn legacy_resume_packets_resume_at_their_address() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let k = kernel(
+        &dir,
+        "k.s",
+        ".kernel k\n.workgroup 32\n.grid 1\n    umovi u1, 1\n    umovi u2, 2\n    umovi u3, 3\n    end\n",
+    );
+    let server = Server::start(&k);
+    let mut c = Raw::connect(&server.addr);
+    assert!(c.resume(b"s10").starts_with("T05"), "{}", server.log());
+    let u = c.monitor("print u2");
+    assert_eq!(u.trim(), "u2 = 0", "skipped");
+    let u = c.monitor("print u3");
+    assert_eq!(u.trim(), "u3 = 3", "executed");
+    assert!(
+        c.monitor("info waves").contains("0x0018"),
+        "{}",
+        server.log()
+    );
+    let refused = c.ask(b"c6");
+    assert!(
+        refused.starts_with("E.") && refused.contains("0x6 is not the start of an instruction"),
+        "{refused}"
+    );
+    let stop = c.resume(b"s8");
+    assert!(stop.starts_with("T05"), "{stop}");
+    assert_eq!(c.monitor("print u2").trim(), "u2 = 2");
+    // A thread's leftmost action applies: this continues (to the end, a SIGSTOP), where
+    // a step would stop at once with SIGTRAP.
+    let stop = c.resume(b"vCont;c:1;s:1");
+    assert!(stop.starts_with("T11"), "{stop}");
+}

@@ -64,6 +64,9 @@ fn lldb_step_inst_on_a_wave_that_cannot_move_stops_and_says_why() {
         1,
         "the step was repeated:\n{out}"
     );
+    // lldb's way out, not gdb's.
+    assert!(out.contains("lldb steps one thread alone"), "{out}");
+    assert!(!out.contains("scheduler-locking"), "{out}");
     assert!(started.elapsed() < Duration::from_secs(30));
 
     let k = kernel(&dir, "fault.s", FAULT);
@@ -417,4 +420,129 @@ fn gdb_stepi_over_a_barrier_completes_or_says_why() {
     );
     assert!(server.wait_exit(Duration::from_secs(10)).is_some());
     assert!(started.elapsed() < Duration::from_secs(60));
+}
+
+/// Wave 1 exits past the barrier wave 0 waits at: a deadlock.
+const DEADLOCK: &str = "\
+.kernel dead
+.workgroup 64
+.grid 1
+    uwaveid u1
+    br.unz u1, skip
+    barrier
+skip:
+    end
+";
+
+/// After a deadlock (SIGABRT) gdb can go back, as after a fault or the end: only a
+/// forward resumption ends the launch.
+#[test]
+fn gdb_goes_back_from_a_deadlock() {
+    if !have("gdb") {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("tempdir");
+    let k = kernel(&dir, "dead.s", DEADLOCK);
+    let server = Server::start(&k);
+    let out = gdb(
+        "gdb",
+        &server,
+        "continue\nreverse-stepi\nprint $pc\ncontinue\nreverse-continue\ncontinue\ncontinue\n",
+        false,
+        None,
+    );
+    check(
+        &out,
+        &server,
+        &[
+            "received signal SIGABRT",
+            "$1 = (void (*)()) 0x8",
+            "No more reverse-execution history.",
+            "Program terminated with signal SIGABRT",
+        ],
+    );
+    assert_eq!(out.matches("received signal SIGABRT,").count(), 3, "{out}");
+}
+
+/// A launch whose instruction budget runs out (SIGXCPU) stops once; the next resumption
+/// ends it, in gdb as in the engine (each continue used to fault one more wave).
+#[test]
+fn the_instruction_budget_stops_once_then_ends_the_launch() {
+    if !have("gdb") {
+        return;
+    }
+    const LOOP: &str = "\
+.kernel spin
+.workgroup 64
+.grid 2
+    umovi u2, 100000
+loop:
+    uaddi u2, u2, -1
+    br.unz u2, loop
+    end
+";
+    let dir = tempfile::tempdir().expect("tempdir");
+    let k = kernel(&dir, "spin.s", LOOP);
+    let server = Server::start_with(&k, &["--max-instructions", "100"]);
+    let out = gdb(
+        "gdb",
+        &server,
+        "continue\ncontinue\ncontinue\n",
+        false,
+        None,
+    );
+    check(
+        &out,
+        &server,
+        &[
+            "received signal SIGXCPU",
+            "Program terminated with signal SIGXCPU",
+            "The program is not being run.",
+        ],
+    );
+    assert_eq!(out.matches("received signal SIGXCPU,").count(), 1, "{out}");
+    let cmds = kernel(
+        &dir,
+        "r.cmd",
+        "#! max-instructions 100\ncontinue\ncontinue\nstepi\ninfo waves\n",
+    );
+    let repl = std::process::Command::new(bin())
+        .args(["replay", "--kernel"])
+        .arg(&k)
+        .arg(&cmds)
+        .output()
+        .expect("replay");
+    let text = String::from_utf8_lossy(&repl.stdout);
+    assert_eq!(
+        text.matches("instruction budget of 100 exhausted").count(),
+        1,
+        "{text}"
+    );
+    assert_eq!(
+        text.matches("The launch is over: the instruction budget of 100 is spent, so no wave can go on (faulted wave 0)")
+            .count(),
+        2,
+        "{text}"
+    );
+    assert_eq!(text.matches(" faulted ").count(), 1, "{text}");
+}
+
+/// lldb names each thread in a `process continue` after a fault (`vCont;C0b:0001`):
+/// naming every thread is a continue of all, so a one-wave kernel ends at once as with
+/// two waves and in gdb.
+#[test]
+fn lldb_continue_after_a_fault_in_one_wave_ends_the_launch() {
+    if !have("lldb") {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("tempdir");
+    let k = kernel(&dir, "fault.s", FAULT);
+    let server = Server::start(&k);
+    let out = lldb(&server, "process continue\nprocess continue\n");
+    check(
+        &out,
+        &server,
+        &["stop reason = signal SIGSEGV", "exited with status = 11"],
+    );
+    assert!(!out.contains("Cannot run wave 0"), "{out}");
 }

@@ -44,3 +44,69 @@ fn a_silent_connection_is_dropped_and_gdb_then_attaches() {
         server.log()
     );
 }
+
+/// `--listen` takes a host name as gdbserver does (`localhost:PORT`), loopback only
+/// without `--allow-remote`; a malformed one is one plain message.
+#[test]
+fn listen_takes_a_host_name() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (k, _) = histogram_in(&dir);
+    let server = Server::start_listening(&k, "localhost:0", &[]);
+    assert!(server.addr.starts_with("127.0.0.1:"), "{}", server.addr);
+    if have("gdb") {
+        let port = server.addr.rsplit(':').next().expect("port");
+        let out = run_client(
+            {
+                let mut cmd = std::process::Command::new("gdb");
+                cmd.args(["-nx", "-batch", "-ex"])
+                    .arg(format!("target remote localhost:{port}"))
+                    .args(["-ex", "info threads 1"]);
+                cmd
+            },
+            Duration::from_secs(60),
+            None,
+        );
+        check(&out, &server, &["Thread 1.1 (wave 0, workgroup 0"]);
+    }
+    for (listen, says) in [
+        (
+            "localhost",
+            "`localhost` is not HOST:PORT (for example localhost:9000)",
+        ),
+        (
+            "localhost:http",
+            "`http` in `localhost:http` is not a port number (0-65535)",
+        ),
+        (
+            ":9000",
+            "`:9000` names no host (for example localhost:9000)",
+        ),
+        (
+            "no-such-host.invalid:9000",
+            "cannot resolve `no-such-host.invalid`",
+        ),
+    ] {
+        let out = std::process::Command::new(bin())
+            .arg("serve")
+            .arg(&k)
+            .args(["--listen", listen])
+            .output()
+            .expect("serve");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            !out.status.success() && err.contains(says),
+            "{listen}: {err}"
+        );
+        assert!(!err.contains("panicked"), "{err}");
+        // The same parser for `dap --listen`.
+        let out = std::process::Command::new(bin())
+            .args(["dap", "--listen", listen])
+            .output()
+            .expect("dap");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            !out.status.success() && err.contains(says),
+            "dap {listen}: {err}"
+        );
+    }
+}

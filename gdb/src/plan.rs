@@ -23,6 +23,30 @@ pub struct Actions {
     pub step: Option<usize>,
     /// No default continue: only the named waves may run.
     pub locked: bool,
+    /// Every wave an action named so far: the protocol applies a thread's leftmost
+    /// action, so later ones for it are ignored (`vCont;c:1;s:1` continues thread 1).
+    pub named: Vec<usize>,
+}
+
+impl Actions {
+    /// Records a continue of wave `w`, unless an earlier action named it.
+    pub fn continue_wave(&mut self, w: usize) {
+        if !self.named.contains(&w) {
+            self.named.push(w);
+            self.continues.push(w);
+        }
+    }
+
+    /// Records a step of wave `w`, unless an earlier action named it (or stepped another
+    /// wave: the engine steps one wave at a time, the leftmost).
+    pub fn step_wave(&mut self, w: usize) {
+        if !self.named.contains(&w) {
+            self.named.push(w);
+            if self.step.is_none() {
+                self.step = Some(w);
+            }
+        }
+    }
 }
 
 /// What the serve loop runs for a resume packet.
@@ -54,8 +78,11 @@ impl Plan {
         }
     }
 
-    /// The plan for a `vCont`'s actions; `bare` is set for a bare `c` packet.
-    pub(crate) fn from_actions(a: &Actions, bare: bool, listed: impl Fn(usize) -> bool) -> Plan {
+    /// The plan for a `vCont`'s actions; `bare` is set for a bare `c` packet; `listed`
+    /// holds the listed threads' wave indexes. A continue that names every listed thread
+    /// is a continue of all (lldb names each thread to pass a signal: with one wave,
+    /// `vCont;C0b:0001` after a fault is its plain `process continue`).
+    pub(crate) fn from_actions(a: &Actions, bare: bool, listed: &[usize]) -> Plan {
         if let Some(wave) = a.step {
             // Other waves continued by name may run too (the engine runs one wave or all).
             return Plan::Step {
@@ -63,7 +90,10 @@ impl Plan {
                 others: !a.locked || !a.continues.is_empty(),
             };
         }
-        if bare || !a.locked {
+        if bare
+            || !a.locked
+            || (!listed.is_empty() && listed.iter().all(|w| a.continues.contains(w)))
+        {
             return Plan::All;
         }
         // (A wave that is gone, the last stop's exited one, is named as itself: it stops
@@ -72,7 +102,7 @@ impl Plan {
             .continues
             .iter()
             .copied()
-            .filter(|&w| listed(w) || w == crate::target::GONE);
+            .filter(|&w| listed.contains(&w) || w == crate::target::GONE);
         match (waves.next(), waves.next()) {
             (Some(w), None) => Plan::Alone(w),
             // Several named waves: the engine runs one wave or all of them.
@@ -87,7 +117,7 @@ mod tests {
 
     #[test]
     fn plans_follow_gdb_actions() {
-        let all = |_| true;
+        let all: &[usize] = &[0, 1, 2, 3];
         let step = Actions {
             step: Some(2),
             ..Default::default()
@@ -110,6 +140,7 @@ mod tests {
             continues: vec![1, 2],
             step: Some(0),
             locked: true,
+            ..Default::default()
         };
         assert_eq!(
             Plan::from_actions(&named, false, all),
@@ -136,6 +167,47 @@ mod tests {
         assert_eq!(
             Plan::from_actions(&Actions::default(), false, all),
             Plan::All
+        );
+    }
+
+    #[test]
+    fn a_continue_naming_every_thread_runs_all() {
+        // lldb's continue after a fault in a one-wave kernel: `vCont;C0b:0001`.
+        let mut a = Actions {
+            locked: true,
+            ..Default::default()
+        };
+        a.continue_wave(0);
+        assert_eq!(Plan::from_actions(&a, false, &[0]), Plan::All);
+        // Two of three named: a locked continue of several waves, which runs all too;
+        // one of two: that wave alone.
+        assert_eq!(Plan::from_actions(&a, false, &[0, 1]), Plan::Alone(0));
+    }
+
+    #[test]
+    fn a_threads_leftmost_action_wins() {
+        // `vCont;c:1;s:1`: thread 1 continues (no step).
+        let mut a = Actions {
+            locked: true,
+            ..Default::default()
+        };
+        a.continue_wave(0);
+        a.step_wave(0);
+        assert_eq!(a.step, None);
+        assert_eq!(Plan::from_actions(&a, false, &[0, 1]), Plan::Alone(0));
+        // `vCont;s:1;c:1`: it steps.
+        let mut a = Actions {
+            locked: true,
+            ..Default::default()
+        };
+        a.step_wave(0);
+        a.continue_wave(0);
+        assert_eq!(
+            Plan::from_actions(&a, false, &[0, 1]),
+            Plan::Step {
+                wave: 0,
+                others: false
+            }
         );
     }
 }

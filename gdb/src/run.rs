@@ -9,7 +9,8 @@
 //! (and kept for `monitor why`). As in the engine, continuing after a fault runs the other
 //! waves; when only faulted waves are left the launch is over and is reported as
 //! terminated by the last fault's signal. Resuming after a deadlock terminates the launch
-//! with SIGABRT. The end of the launch (every wave exited) is a SIGSTOP in a wave first,
+//! with SIGABRT; going back from it (`reverse-stepi`, `reverse-continue`) works as from
+//! any stop. The end of the launch (every wave exited) is a SIGSTOP in a wave first,
 //! so the client can read the final memory (and run backwards from there); the next
 //! resumption is an exit with code 0.
 
@@ -18,7 +19,7 @@ use std::sync::atomic::Ordering;
 use gdbstub::common::{Signal, Tid};
 use gdbstub::stub::MultiThreadStopReason;
 use gdbstub::target::ext::base::reverse_exec::ReplayLogPosition;
-use wavedbg_emulator::debug::{view, Blocked, Reached, StopEvent, StopReason};
+use wavedbg_emulator::debug::{view, Blocked, Reached, StopEvent, StopReason, AT_BARRIER_HINT};
 use wavedbg_emulator::machine::wave::WaveState;
 
 use crate::codes;
@@ -141,14 +142,15 @@ impl WaveTarget {
         // the refusals of points it could not insert are over.
         self.settle_points();
         self.refused_points.clear();
-        if let Some(signal) = self.terminal {
+        let reverse = matches!(plan, Plan::ReverseStep(_) | Plan::ReverseCont);
+        if let Some(signal) = self.terminal.filter(|_| !reverse) {
             return Outcome {
                 reason: MultiThreadStopReason::Terminated(signal),
                 console: String::new(),
                 pc: None,
             };
         }
-        if self.ended && !matches!(plan, Plan::ReverseStep(_) | Plan::ReverseCont) {
+        if self.ended && !reverse {
             // Resumed after the end was reported: the process ends now.
             return Outcome {
                 reason: MultiThreadStopReason::Exited(0),
@@ -156,7 +158,9 @@ impl WaveTarget {
                 pc: None,
             };
         }
+        // Going back from the deadlock (as from the end) leaves it: the launch goes on.
         self.ended = false;
+        self.terminal = None;
         if let (Some(id), Some(crate::target::GONE)) = (self.ghost, plan.wave()) {
             // The client resumed the last stop's exited wave alone: it stays exited.
             let stop = self
@@ -272,9 +276,13 @@ impl WaveTarget {
             // faulted): not a trap at the same PC, which a client's step takes for a step
             // still to finish and repeats for ever (lldb's `thread step-inst`), but a stop
             // of its own, with the reason on the console.
+            // lldb gets its own way out, not gdb's `set scheduler-locking off`.
             StopReason::Blocked(Blocked::AtBarrier) if self.lldb => (
                 signal(Signal::SIGSTOP),
-                format!("{}{LLDB_AT_BARRIER}\n", describe(self)),
+                format!(
+                    "{}{LLDB_AT_BARRIER}\n",
+                    describe(self).replacen(AT_BARRIER_HINT, "", 1)
+                ),
             ),
             // A wave run alone at a barrier its workgroup's deadlock keeps shut (after a
             // launch-wide deadlock nothing resumes: the launch was terminated).

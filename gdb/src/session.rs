@@ -160,6 +160,15 @@ fn printable(body: &[u8]) -> String {
     }
 }
 
+/// The address of a legacy resume packet that names one: `cADDR`, `sADDR` (gdbstub
+/// answers `C` and `S` as unsupported).
+fn resume_addr(body: &[u8]) -> Option<u64> {
+    match body.split_first()? {
+        (b'c' | b's', addr) => validate::hex(addr),
+        _ => None,
+    }
+}
+
 /// Answers a packet with an error without gdbstub (acking it first in ack mode).
 fn reject(wire: &Wire, errno: u8) -> io::Result<()> {
     if !wire.no_ack() {
@@ -225,6 +234,17 @@ fn feed(
             return Ok(Some(sm));
         }
         return Ok(None);
+    }
+    if let Some(addr) = resume_addr(body) {
+        // `c ADDR`, `s ADDR`: the wave resumes at ADDR, as with gdbserver (gdbstub
+        // ignores the address).
+        if let Err(e) = target.resume_at(addr) {
+            if !wire.no_ack() {
+                wire.send_raw(b"+")?;
+            }
+            wire.send_packet(format!("E.{e}").as_bytes())?;
+            return Ok(Some(sm));
+        }
     }
     target.bare_continue = matches!(body.first(), Some(b'c' | b'C'));
     if body == b"?" {

@@ -65,10 +65,15 @@ impl Server {
 
     /// With more `wavedbg serve` options (`--resident 1`).
     pub fn start_with(kernel: &Path, options: &[&str]) -> Server {
+        Server::start_listening(kernel, "127.0.0.1:0", options)
+    }
+
+    /// Listening on `listen` (`localhost:0`).
+    pub fn start_listening(kernel: &Path, listen: &str, options: &[&str]) -> Server {
         let mut child = Command::new(bin())
             .arg("serve")
             .arg(kernel)
-            .args(["--listen", "127.0.0.1:0"])
+            .args(["--listen", listen])
             .args(options)
             .stdin(Stdio::null())
             .stdout(Stdio::null())

@@ -116,6 +116,9 @@ impl Engine {
     /// Steps every ready wave by one instruction, `n` times.
     pub fn step_all(&mut self, n: u64) -> StopEvent {
         self.begin();
+        if let Some(e) = self.budget_spent() {
+            return self.finish(e);
+        }
         self.step_rounds = 0;
         for _ in 0..n {
             let ready: Vec<usize> = (0..self.machine.waves.len())
@@ -234,6 +237,9 @@ impl Engine {
             return self.finish(self.event(StopReason::Blocked(Blocked::NoWave(w)), None));
         };
         self.begin();
+        if let Some(e) = self.budget_spent() {
+            return self.finish(e);
+        }
         self.step_rounds = 0;
         let mut idle = false;
         let executed = self.machine.waves.get(w).map_or(0, |x| x.executed);
@@ -358,6 +364,9 @@ impl Engine {
     /// runs the wave alone whatever the setting.
     fn run_alone(&mut self, w: usize, goal: Goal, at_barrier: Blocked) -> StopEvent {
         self.begin();
+        if let Some(e) = self.budget_spent() {
+            return self.finish(e);
+        }
         let id = self.machine.waves.get(w).map(|x| x.id);
         let mut done = 0u64;
         loop {
@@ -455,6 +464,9 @@ impl Engine {
     /// `continue` interrupted there left).
     fn run_all_until(&mut self, target: Option<(usize, &[u64])>, until: Option<u64>) -> StopEvent {
         self.begin();
+        if let Some(e) = self.budget_spent() {
+            return self.finish(e);
+        }
         // Before the first stop of a launch no wave has arrived anywhere: a breakpoint on
         // the first instruction stops `run` and `continue` there, as gdb's `run` stops at
         // a breakpoint on the entry point. (A step still executes the instruction it

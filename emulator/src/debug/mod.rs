@@ -48,7 +48,7 @@ pub use open::{
 };
 pub use run::{CommandOutput, ExpectOutcome, Output, PointRow, WaveRow};
 pub use source::NoSource;
-pub use stop::{Blocked, Reached, StopEvent, StopReason, Terminated, WatchHit};
+pub use stop::{Blocked, Reached, StopEvent, StopReason, Terminated, WatchHit, AT_BARRIER_HINT};
 pub use visit::{FindingSide, VisitError};
 
 /// The debugger engine.

@@ -84,7 +84,10 @@ pub enum Blocked {
     #[error("no wave with index {0}")]
     NoWave(usize),
     /// The wave waits at a barrier while the others are frozen by scheduler locking.
-    #[error("the wave waits at a barrier for the other waves of its workgroup, which are frozen (continue, or set scheduler-locking off)")]
+    #[error(
+        "the wave waits at a barrier for the other waves of its workgroup, which are frozen{}",
+        AT_BARRIER_HINT
+    )]
     AtBarrier,
     /// The wave waits at a barrier, and the command runs it alone whatever scheduler
     /// locking says (`stepi alone`, the TUI's `s` with scheduler-locking off).
@@ -105,6 +108,10 @@ pub enum Blocked {
     HistoryStart,
 }
 
+/// The way out [`Blocked::AtBarrier`] names, in gdb's and the REPL's words; a front end
+/// whose client has other words (lldb) puts its own in place of this.
+pub const AT_BARRIER_HINT: &str = " (continue, or set scheduler-locking off)";
+
 /// What is left of a launch that cannot go on because its remaining waves faulted.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Terminated {
@@ -114,17 +121,30 @@ pub struct Terminated {
     pub exited: usize,
     /// Workgroups still waiting to be dispatched (which now never run).
     pub never_ran: u32,
+    /// The launch's instruction budget, when it is spent: no wave can go on, the ready
+    /// ones included (each would fault at its next instruction).
+    pub budget: Option<u64>,
 }
 
 impl std::fmt::Display for Terminated {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let plural = |n: usize| if n == 1 { "" } else { "s" };
         let ids: Vec<String> = self.faulted.iter().map(u32::to_string).collect();
+        let faulted = format!(
+            "faulted wave{} {}",
+            plural(self.faulted.len()),
+            ids.join(", ")
+        );
+        match self.budget {
+            Some(limit) => write!(
+                f,
+                "the instruction budget of {limit} is spent, so no wave can go on ({faulted})"
+            )?,
+            None => write!(f, "{faulted} cannot go on")?,
+        }
         write!(
             f,
-            "faulted wave{} {} cannot go on; {} resident wave{} exited",
-            plural(self.faulted.len()),
-            ids.join(", "),
+            "; {} resident wave{} exited",
             self.exited,
             plural(self.exited)
         )?;
@@ -307,6 +327,41 @@ impl Engine {
         stop
     }
 
+    /// The end of a launch that cannot go on: its remaining waves faulted, or (`budget`)
+    /// its instruction budget is spent.
+    fn terminated(&self, budget: Option<u64>) -> StopEvent {
+        let m = &self.machine;
+        let faulted: Vec<u32> = m
+            .waves
+            .iter()
+            .filter(|w| w.state == WaveState::Faulted)
+            .map(|w| w.id)
+            .collect();
+        let why = Terminated {
+            faulted,
+            exited: m
+                .waves
+                .iter()
+                .filter(|w| w.state == WaveState::Exited)
+                .count(),
+            never_ran: m.workgroups_pending(),
+            budget,
+        };
+        let w = m.waves.iter().position(|w| w.state == WaveState::Faulted);
+        self.event(StopReason::Terminated(why), w)
+    }
+
+    /// A forward resumption once the instruction budget is spent and a wave faulted on
+    /// it: the launch is over (as `wavedbg run` reports one error), rather than each
+    /// resumption faulting one more wave at its next instruction.
+    pub(super) fn budget_spent(&self) -> Option<StopEvent> {
+        let m = &self.machine;
+        let limit = m.options().max_instructions?;
+        (m.stats.wave_instructions >= limit
+            && m.waves.iter().any(|w| w.state == WaveState::Faulted))
+        .then(|| self.terminated(Some(limit)))
+    }
+
     pub(super) fn machine_event(&self, e: Event, wave: Option<usize>) -> StopEvent {
         match e {
             Event::Fault(f) => {
@@ -323,27 +378,15 @@ impl Engine {
             Event::Break { wave, .. } => self.event(StopReason::BreakInstruction, Some(wave)),
             Event::Finished => self.event(StopReason::Finished, None),
             Event::Stalled => {
-                let m = &self.machine;
-                let faulted: Vec<u32> = m
+                let any_faulted = self
+                    .machine
                     .waves
                     .iter()
-                    .filter(|w| w.state == WaveState::Faulted)
-                    .map(|w| w.id)
-                    .collect();
-                if faulted.is_empty() {
-                    self.event(StopReason::Blocked(Blocked::NoWaveCanRun), wave)
+                    .any(|w| w.state == WaveState::Faulted);
+                if any_faulted {
+                    self.terminated(None)
                 } else {
-                    let why = Terminated {
-                        faulted,
-                        exited: m
-                            .waves
-                            .iter()
-                            .filter(|w| w.state == WaveState::Exited)
-                            .count(),
-                        never_ran: m.workgroups_pending(),
-                    };
-                    let w = m.waves.iter().position(|w| w.state == WaveState::Faulted);
-                    self.event(StopReason::Terminated(why), w)
+                    self.event(StopReason::Blocked(Blocked::NoWaveCanRun), wave)
                 }
             }
             // Handled by the run loop before they get here.

@@ -98,7 +98,8 @@ pub struct WaveTarget {
     /// engine cannot select that wave, so `monitor` views of the selected wave are
     /// refused rather than shown for the wave that took its slot.
     pub(crate) on_ghost: bool,
-    /// The launch ended in a deadlock: resuming terminates it with this signal.
+    /// The launch stopped in a deadlock: a forward resumption terminates it with this
+    /// signal (going back leaves the deadlock).
     pub(crate) terminal: Option<Signal>,
     /// Every wave exited and the end was reported as a stop: the next forward resumption
     /// ends the process ([`crate::run`]).

@@ -12,14 +12,31 @@ use gdbstub::target::ext::base::multithread::{
 
 use gdbstub::target::ext::base::reverse_exec::{ReverseContOps, ReverseStepOps};
 
+use wavedbg_emulator::debug::RegisterWrite;
+
 use super::WaveTarget;
 use crate::plan::{Actions, Plan};
+
+impl WaveTarget {
+    /// A legacy `c ADDR` or `s ADDR`: the current wave (gdb's current thread, which the
+    /// engine's selection follows) goes on from `addr`, as a write of its `$pc` would.
+    pub(crate) fn resume_at(&mut self, addr: u64) -> Result<(), String> {
+        if !crate::memory::is_instruction(self.engine.machine(), addr) {
+            return Err(format!("{addr:#x} is not the start of an instruction"));
+        }
+        let w = self.engine.selected_wave;
+        self.engine
+            .write_register(w, RegisterWrite::Pc(addr))
+            .map_err(|e| format!("cannot resume wave at {addr:#x}: {e}"))
+    }
+}
 
 impl MultiThreadResume for WaveTarget {
     fn resume(&mut self) -> Result<(), String> {
         let a = std::mem::take(&mut self.actions);
         let bare = std::mem::take(&mut self.bare_continue);
-        self.plan = Some(Plan::from_actions(&a, bare, |w| self.listed(w)));
+        let listed: Vec<usize> = self.listed_waves().collect();
+        self.plan = Some(Plan::from_actions(&a, bare, &listed));
         Ok(())
     }
 
@@ -34,7 +51,7 @@ impl MultiThreadResume for WaveTarget {
         _signal: Option<Signal>,
     ) -> Result<(), String> {
         let w = self.action_slot(tid);
-        self.actions.continues.push(w);
+        self.actions.continue_wave(w);
         Ok(())
     }
 
@@ -62,7 +79,8 @@ impl MultiThreadResume for WaveTarget {
 /// `vCont;s:TID`: stepi of one wave (gdb also steps a wave off a breakpoint this way).
 impl MultiThreadSingleStep for WaveTarget {
     fn set_resume_action_step(&mut self, tid: Tid, _signal: Option<Signal>) -> Result<(), String> {
-        self.actions.step = Some(self.action_slot(tid));
+        let w = self.action_slot(tid);
+        self.actions.step_wave(w);
         Ok(())
     }
 }
