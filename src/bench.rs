@@ -5,7 +5,7 @@ use clap::Args;
 use color_eyre::eyre::Result;
 use wavedbg_emulator::bench::{self, BenchOptions, Measurement};
 
-use crate::output::{emit, emit_json};
+use crate::output::{emit, emit_verbatim};
 
 /// Options of `wavedbg bench`.
 #[derive(Debug, Args)]
@@ -49,7 +49,7 @@ pub fn run(args: BenchArgs) -> Result<i32> {
         } else {
             Ok(row(m))
         };
-        let written = line.and_then(|l| if args.json { emit_json(&l) } else { emit(&l) });
+        let written = line.and_then(|l| if args.json { emit_verbatim(&l) } else { emit(&l) });
         if let Err(e) = written {
             failed.get_or_insert(e);
         }

@@ -19,7 +19,7 @@ use wavedbg_emulator::machine::{in_order, Deadlock, Event, LaunchOptions, Machin
 use wavedbg_emulator::program::Program;
 use wavedbg_emulator::wave::WaveState;
 
-use crate::output::{emit, emit_json};
+use crate::output::{emit, emit_verbatim};
 use wavedbg_emulator::debug::load_kernel;
 
 /// Options of `wavedbg check`.
@@ -810,7 +810,7 @@ pub fn run(args: CheckArgs) -> Result<i32> {
         }
     }
     if args.json {
-        emit_json(&out)?;
+        emit_verbatim(&out)?;
     } else {
         emit(&out)?;
     }

@@ -8,7 +8,7 @@ use wavedbg_emulator::disasm;
 use wavedbg_emulator::files::{self, Input};
 use wavedbg_emulator::isa::Isa;
 
-use crate::output::{emit, emit_json};
+use crate::output::{emit, emit_verbatim};
 use wavedbg_emulator::asm::{assemble_file_with, AssembleOptions};
 use wavedbg_emulator::debug::load_program_with;
 
@@ -269,7 +269,7 @@ pub fn run(cli: Cli) -> Result<i32> {
         Some(Command::Isa { json, markdown }) => {
             let isa = Isa::get();
             if json {
-                emit_json(&(serde_json::to_string_pretty(&isa.entries())? + "\n"))?;
+                emit_verbatim(&(serde_json::to_string_pretty(&isa.entries())? + "\n"))?;
             } else if markdown {
                 emit(&isa.markdown())?;
             } else {

@@ -12,9 +12,10 @@ pub fn emit(text: &str) -> Result<()> {
     write_stdout(&visible(text))
 }
 
-/// Writes JSON to stdout as it is: serde_json writes every C0 control character in a
-/// string as an escape, and [`visible`]'s `\u{1b}` would not be valid JSON.
-pub fn emit_json(text: &str) -> Result<()> {
+/// Writes text to stdout as it is: JSON (serde_json writes every C0 control character in
+/// a string as an escape, and [`visible`]'s `\u{1b}` would not be valid JSON), or the
+/// REPL's own escape sequences.
+pub fn emit_verbatim(text: &str) -> Result<()> {
     write_stdout(text)
 }
 

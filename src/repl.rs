@@ -30,7 +30,7 @@ use wavedbg_emulator::debug::{CommandOutput, Engine, InterruptHandle};
 use wavedbg_emulator::files;
 
 use crate::launch::DebugArgs;
-use crate::output::emit;
+use crate::output::{emit, emit_verbatim};
 
 const PROMPT: &str = "(wavedbg) ";
 
@@ -436,7 +436,7 @@ pub fn run(args: &DebugArgs) -> Result<i32> {
                     let columns = rl.dimensions().map_or(0, |(c, _)| usize::from(c));
                     let prompt = PROMPT.chars().count();
                     if let Some(erase) = rl.helper().and_then(|h| h.hint_eraser(prompt, columns)) {
-                        emit(&erase)?;
+                        emit_verbatim(&erase)?;
                     }
                     emit("Quit with Ctrl-D or `quit`.\n")?;
                     continue;

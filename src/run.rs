@@ -11,7 +11,7 @@ use wavedbg_emulator::debug::view::{count, deadlock_text};
 use wavedbg_emulator::machine::{run_on_threads, Event, LaunchOptions, Machine, Stats};
 use wavedbg_emulator::memory::hexdump;
 
-use crate::output::{emit, emit_json};
+use crate::output::{emit, emit_verbatim};
 use wavedbg_emulator::debug::load_program_with;
 
 /// Options of `wavedbg run`.
@@ -200,7 +200,7 @@ fn run_program(program: &wavedbg_emulator::program::Program, args: RunArgs) -> R
         dumps,
     };
     if args.json {
-        emit_json(&(serde_json::to_string_pretty(&report)? + "\n"))?;
+        emit_verbatim(&(serde_json::to_string_pretty(&report)? + "\n"))?;
     } else {
         let mut out = String::new();
         for d in &report.dumps {

@@ -180,6 +180,7 @@ fn every_command_and_alias_runs() {
         ("reverse-step", "rs 2".to_string()),
         ("reverse-next", "reverse-next".to_string()),
         ("reverse-next", "rn".to_string()),
+        ("reverse-finish", "reverse-finish".to_string()),
         ("info", "info line".to_string()),
         ("info", "info source".to_string()),
         ("info", "info locals".to_string()),
