@@ -653,7 +653,8 @@ changes nothing, and replays).
 ## When the launch ends
 
 `continue` ends with `All waves exited` when every workgroup has run, with the fault when
-a wave faults (continuing then runs the other waves), with a deadlock report when a barrier
+a wave faults (continuing then runs the other waves, unless the fault is the spent
+instruction budget: then the next resume says the launch is over), with a deadlock report when a barrier
 can never complete, and with `The launch is over` when only faulted waves are left. The
 deadlock report names each waiting wave with the PC `info waves` shows for it (a wave
 waiting at a barrier has executed it, so its PC is the next instruction) and the barrier
