@@ -318,13 +318,7 @@ fn gdb_reverse_stepi_after_a_fault_matches_the_engine() {
         "r.cmd",
         "continue\nreverse-stepi\ninfo waves\nreverse-stepi\ninfo waves\n",
     );
-    let repl = std::process::Command::new(bin())
-        .args(["replay", "--kernel"])
-        .arg(&k)
-        .arg(&cmds)
-        .output()
-        .expect("replay");
-    let text = String::from_utf8_lossy(&repl.stdout);
+    let text = replay(&k, &cmds);
     for want in [
         "wave 0 (workgroup 0) [count 2]",
         "The fault at 0x000c <bad> is undone",
@@ -506,13 +500,7 @@ loop:
         "r.cmd",
         "#! max-instructions 100\ncontinue\ncontinue\nstepi\ninfo waves\n",
     );
-    let repl = std::process::Command::new(bin())
-        .args(["replay", "--kernel"])
-        .arg(&k)
-        .arg(&cmds)
-        .output()
-        .expect("replay");
-    let text = String::from_utf8_lossy(&repl.stdout);
+    let text = replay(&k, &cmds);
     assert_eq!(
         text.matches("instruction budget of 100 exhausted").count(),
         1,
@@ -545,4 +533,16 @@ fn lldb_continue_after_a_fault_in_one_wave_ends_the_launch() {
         &["stop reason = signal SIGSEGV", "exited with status = 11"],
     );
     assert!(!out.contains("Cannot run wave 0"), "{out}");
+}
+
+/// The transcript (stdout) of `wavedbg replay --kernel KERNEL SCRIPT`: what the REPL says
+/// to the same commands.
+fn replay(kernel: &std::path::Path, script: &std::path::Path) -> String {
+    let out = std::process::Command::new(bin())
+        .args(["replay", "--kernel"])
+        .arg(kernel)
+        .arg(script)
+        .output()
+        .expect("replay");
+    String::from_utf8_lossy(&out.stdout).into_owned()
 }
