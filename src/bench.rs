@@ -49,7 +49,13 @@ pub fn run(args: BenchArgs) -> Result<i32> {
         } else {
             Ok(row(m))
         };
-        let written = line.and_then(|l| if args.json { emit_verbatim(&l) } else { emit(&l) });
+        let written = line.and_then(|l| {
+            if args.json {
+                emit_verbatim(&l)
+            } else {
+                emit(&l)
+            }
+        });
         if let Err(e) = written {
             failed.get_or_insert(e);
         }
