@@ -31,15 +31,20 @@ impl Display for Numbers {
     }
 }
 
-/// A location's file name as the parser reads it back: quoted, as gdb takes it, when it
-/// holds a space, a colon, a comma or a quote or is not trimmed.
+/// A location's file name as the parser reads it back: as it is when it holds no space,
+/// comma or quote (an unquoted name splits at its last colon), else quoted, as gdb takes
+/// it, with the quote it does not hold. A name holding both quotes can only have been
+/// read unquoted (`a'b".cl:3`), and is written so.
 fn file_text(file: &str) -> String {
-    let plain = !file.is_empty()
+    let bare = !file.is_empty()
         && file.trim() == file
-        && !file.contains(|c: char| c.is_whitespace() || matches!(c, ':' | ',' | '\'' | '"'));
-    match (plain, file.contains('"')) {
-        (true, _) => file.to_string(),
-        (false, false) => format!("\"{file}\""),
+        && !file.starts_with(['\'', '"', '*'])
+        && !file.contains(|c: char| c.is_whitespace() || c == ',');
+    let quotes = (file.contains('\''), file.contains('"'));
+    match quotes {
+        (false, false) if bare => file.to_string(),
+        (true, true) => file.to_string(),
+        (_, false) => format!("\"{file}\""),
         (false, true) => format!("'{file}'"),
     }
 }
