@@ -280,13 +280,21 @@ impl Engine {
 
     /// Records a stop: selects its wave, snapshots for change tracking.
     pub(super) fn finish(&mut self, mut stop: StopEvent) -> StopEvent {
-        // A deadlock the resume ran nothing to reach was there before it: nothing can
-        // run, which is not a new stop (the same `Deadlock` again and again).
+        // A deadlock the resume ran nothing to reach, and the last stop already reported,
+        // was there before it: nothing can run, which is not a new stop (the same
+        // `Deadlock` again and again). One the last stop did not report (a fault that
+        // left the other waves at their barrier) is reported now, as a deadlock.
         let ran = self
             .resume_start
             .take()
             .is_none_or(|start| start != self.machine.stats.wave_instructions);
-        if let (StopReason::Deadlock(d), false) = (&stop.reason, ran) {
+        let reported = self.last.as_ref().is_some_and(|l| {
+            matches!(
+                l.reason,
+                StopReason::Deadlock(_) | StopReason::Deadlocked(_)
+            )
+        });
+        if let (StopReason::Deadlock(d), false, true) = (&stop.reason, ran, reported) {
             stop.reason = StopReason::Deadlocked(d.clone());
         }
         // The record holds the run now: a read of inactive lanes can name their writes.

@@ -145,6 +145,18 @@ fn budget_exhaustion_is_a_fault() {
     };
     assert_eq!(f.kind, FaultKind::BudgetExhausted { limit: 1000 });
     assert_eq!(stop.instructions, 1000);
+    // The faulted wave is selected: `advance` ends the launch as `stepi` does, rather
+    // than saying the wave faulted.
+    let advanced = e.advance_to_any(&[0]);
+    assert!(
+        !matches!(advanced.reason, StopReason::Blocked(_)) && advanced.is_terminal(),
+        "{advanced:?}"
+    );
+    let stepped = e.step_all(1);
+    assert_eq!(
+        std::mem::discriminant(&advanced.reason),
+        std::mem::discriminant(&stepped.reason)
+    );
 }
 
 #[test]
@@ -322,4 +334,28 @@ other:
     assert!(matches!(e.continue_all().reason, StopReason::Fault(_)));
     let s = e.continue_all();
     assert!(s.is_terminal(), "{s:?}");
+}
+
+/// A fault that leaves the other waves of its workgroup at a barrier: the fault is the
+/// stop, the deadlock it leaves is the next one (reported, terminal, so a gdb client ends
+/// the launch), and only a resume after that says the launch is deadlocked.
+#[test]
+fn a_deadlock_a_fault_leaves_behind_is_reported_once() {
+    let mut e = engine(
+        ".kernel k\n.workgroup 64\n.shared 64\n    uwaveid u5\n    br.unz u5, bad\n    barrier\n    end\nbad:\n    vlaneid v0\n    vshli v2, v0, 4\n    st.shared.b32 v0, v2, 0\n    end\n",
+    );
+    let fault = e.continue_all();
+    assert!(matches!(fault.reason, StopReason::Fault(_)), "{fault:?}");
+    let dead = e.continue_all();
+    assert!(
+        matches!(dead.reason, StopReason::Deadlock(_)),
+        "the deadlock left behind is a stop of its own: {dead:?}"
+    );
+    assert!(dead.is_terminal());
+    let again = e.continue_all();
+    assert!(
+        matches!(again.reason, StopReason::Deadlocked(_)),
+        "{again:?}"
+    );
+    assert_eq!(again.instructions, dead.instructions);
 }
