@@ -178,6 +178,10 @@ impl Engine {
         };
         if let Some(b) = blocked {
             self.begin();
+            // A spent budget ends the launch whichever wave is selected, as for `stepi`.
+            if let Some(e) = self.budget_spent() {
+                return self.finish(e);
+            }
             let wave = (b != Blocked::NoWave(w)).then_some(w);
             return self.finish(self.event(StopReason::Blocked(b), wave));
         }
