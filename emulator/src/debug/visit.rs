@@ -104,7 +104,7 @@ pub enum Ran {
 fn findings_hint(count: usize, checking: bool, ran: Ran) -> String {
     match (count, ran) {
         (0, Ran::ToTheEnd) if checking => {
-            "no findings: the launch ran to its end and the detectors found nothing (`restart` to run it again)".to_string()
+            "no findings: the launch ran as far as it goes and the detectors found nothing (`restart` to run it again)".to_string()
         }
         (0, Ran::Partly) if checking => {
             "no findings so far: continue to look for them in the rest of the launch".to_string()
@@ -120,7 +120,10 @@ impl Engine {
     /// How far the launch has run: in the past of the recorded history, at least partly.
     fn how_far_ran(&self) -> Ran {
         let m = self.machine();
-        if !self.history.in_past() && m.finished() {
+        // A launch that cannot go on (deadlocked, or its instruction budget spent) has run
+        // as far as `continue` takes it, as one that finished.
+        let stuck = m.launch_deadlock().is_some() || self.budget_spent().is_some();
+        if !self.history.in_past() && (m.finished() || stuck) {
             Ran::ToTheEnd
         } else if self.history.in_past() || m.stats.wave_instructions > 0 {
             Ran::Partly

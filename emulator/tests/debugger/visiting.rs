@@ -238,7 +238,19 @@ fn finding_n_with_no_findings_says_how_far_the_launch_ran() {
     );
     run(&mut e, "continue");
     assert!(
-        hint(&mut e).starts_with("no finding number 1 (no findings: the launch ran to its end and the detectors found nothing (`restart` to run it again))"),
+        hint(&mut e).starts_with("no finding number 1 (no findings: the launch ran as far as it goes and the detectors found nothing (`restart` to run it again))"),
+        "{}",
+        hint(&mut e)
+    );
+    // A deadlocked launch has run as far as it goes too: `continue` would refuse.
+    let mut e = engine(
+        ".kernel dl\n.workgroup 64\n    uwaveid u5\n    br.unz u5, quit\n    barrier\n    end\nquit:\n    end\n",
+        "dl.s",
+    );
+    run(&mut e, "set check hazards on");
+    run(&mut e, "continue");
+    assert!(
+        hint(&mut e).contains("the launch ran as far as it goes"),
         "{}",
         hint(&mut e)
     );
