@@ -642,6 +642,12 @@ fn every_kind_of_command_prints_as_text_that_parses_back() {
         "load s.ron",
         "help",
         "help stepi",
+        // File names with quotes and spaces: quoted when they must be, as they were.
+        "disassemble (\"'global:v3",
+        "break a'b.cl:3",
+        "break \"a'b c.cl\":3",
+        "break 'sub dir/x.cl':2",
+        "list 'sub dir/x.cl':2,'sub dir/x.cl':4",
     ] {
         let cmd = command::parse(line)
             .unwrap_or_else(|e| panic!("{line}: {e}"))
@@ -789,4 +795,39 @@ bad:
     let again = out(&mut e, "reverse-stepi").text;
     assert!(!again.contains("undone"), "{again}");
     assert_eq!(e.machine().waves[0].pc, 0x4);
+}
+
+/// ` if ` and filter words inside a quoted file name belong to the name, not to the
+/// command: the condition and the filters are split off outside quotes only.
+#[test]
+fn a_quoted_file_name_may_hold_if_and_filter_words() {
+    use wavedbg_emulator::debug::command::{Command, Location};
+    let parsed = |line: &str| match command::parse(line) {
+        Ok(Some(Command::Break {
+            location,
+            condition,
+            filters,
+            ..
+        })) => (location, condition.map(|c| c.to_string()), filters),
+        other => panic!("{line}: {other:?}"),
+    };
+    let (location, condition, filters) = parsed("break 'a if b.cl':3");
+    assert_eq!(
+        location,
+        Location::Line {
+            file: Some("a if b.cl".into()),
+            line: 3
+        }
+    );
+    assert_eq!((condition, filters.wave), (None, None));
+    let (location, condition, filters) = parsed("break \"x wave 3.cl\":2 wave 1 if lane == 2");
+    assert_eq!(
+        location,
+        Location::Line {
+            file: Some("x wave 3.cl".into()),
+            line: 2
+        }
+    );
+    assert_eq!(condition.as_deref(), Some("lane == 2"));
+    assert_eq!(filters.wave, Some(1));
 }

@@ -358,6 +358,10 @@ fn split_filters<'a>(l: &Line<'_>, mut text: &'a str) -> Result<Split<'a>, Parse
             .trim_end()
             .rsplit_once(char::is_whitespace)
             .unwrap_or(("", head.trim_end()));
+        // A word inside a quoted file name is no filter (`break 'a wave 3.cl':2`).
+        if open_quote(head2).is_some() {
+            break;
+        }
         let twice = |what: &str| Err(l.error_at(key, format!("`{what}` is given twice")));
         match key {
             "wave" if f.wave.is_some() => return twice("wave"),
@@ -414,10 +418,29 @@ fn split_if(text: &str) -> (&str, Option<&str>) {
     if let Some(head) = t.strip_suffix(" if") {
         return (head.trim(), Some(""));
     }
-    match t.find(" if ") {
+    // The first ` if ` outside quotes (a quoted file name may hold one).
+    let at = t
+        .match_indices(" if ")
+        .map(|(i, _)| i)
+        .find(|&i| open_quote(&t[..i]).is_none());
+    match at {
         Some(i) => (t[..i].trim(), Some(t[i + 4..].trim())),
         None => (t, None),
     }
+}
+
+/// The quote left open at the end of `text`, if one is (`'` or `"`, as `split_unquoted`
+/// pairs them).
+fn open_quote(text: &str) -> Option<char> {
+    let mut quote = None;
+    for c in text.chars() {
+        match (quote, c) {
+            (None, '\'' | '"') => quote = Some(c),
+            (Some(q), c) if c == q => quote = None,
+            _ => {}
+        }
+    }
+    quote
 }
 
 /// A point's target with its filters before and after `if COND`: `(target, condition,
