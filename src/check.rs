@@ -510,9 +510,10 @@ fn site_json(m: &Machine, s: &Site) -> Value {
     v
 }
 
-/// A race's missing fence: which half is missing, and the release side's atomic (for the
+/// A race's missing fence: which half is missing, the release side's atomic (for the
 /// earlier wave) and acquire side's atomic (for the later wave) it names, each with the
-/// wave that executed it, `null` when none.
+/// wave that executed it and left out when none, and the barrier a late access or an
+/// unretired acquire fence was carried to.
 fn fence_json(m: &Machine, fence: MissingFence) -> Value {
     let (release, acquire) = fence.atomics();
     let atomic = |a: Option<FenceAtomic>| match a {
@@ -538,38 +539,25 @@ fn fence_json(m: &Machine, fence: MissingFence) -> Value {
         ("release", atomic(release)),
         ("acquire", atomic(acquire)),
     ]);
-    if let (MissingFence::NotRetired { barrier, counter }, Value::Object(o)) = (fence, &mut v) {
-        o.insert(
-            "barrier".into(),
-            object([
-                ("pc", json!(barrier)),
-                ("line", json!(m.program().line_at(barrier))),
-                ("source", source_json(m, barrier)),
-                (
-                    "instruction",
-                    json!(wavedbg_emulator::debug::view::instr_text(m, barrier)),
-                ),
-            ]),
-        );
-        o.insert("counter".into(), json!(counter.name()));
+    let barrier = match fence {
+        MissingFence::NotRetired { barrier, .. } => Some(barrier),
+        MissingFence::AcquireNotRetired { barrier, .. } => barrier,
+        _ => None,
+    };
+    if let (Some(barrier), Value::Object(o)) = (barrier, &mut v) {
+        let place = object([
+            ("pc", json!(barrier)),
+            ("line", json!(m.program().line_at(barrier))),
+            ("source", source_json(m, barrier)),
+            (
+                "instruction",
+                json!(wavedbg_emulator::debug::view::instr_text(m, barrier)),
+            ),
+        ]);
+        o.insert("barrier".into(), place);
     }
-    if let (
-        MissingFence::AcquireNotRetired {
-            barrier: Some(barrier),
-            ..
-        },
-        Value::Object(o),
-    ) = (fence, &mut v)
-    {
-        o.insert(
-            "barrier".into(),
-            json!({
-                "pc": barrier,
-                "line": m.program().line_at(barrier),
-                "source": source_json(m, barrier),
-                "instruction": wavedbg_emulator::debug::view::instr_text(m, barrier),
-            }),
-        );
+    if let (MissingFence::NotRetired { counter, .. }, Value::Object(o)) = (fence, &mut v) {
+        o.insert("counter".into(), json!(counter.name()));
     }
     v
 }
