@@ -1347,6 +1347,10 @@ fn legacy_resume_packets_resume_at_their_address() {
         refused.starts_with("E.") && refused.contains("0x6 is not the start of an instruction"),
         "{refused}"
     );
+    // An address that does not parse (not hex, or over 64 bits) is refused, not ignored.
+    for bad in [&b"czz"[..], b"s1ffffffffffffffff0"] {
+        assert_eq!(c.ask(bad), "E16", "{}", String::from_utf8_lossy(bad));
+    }
     let stop = c.resume(b"s8");
     assert!(stop.starts_with("T05"), "{stop}");
     assert_eq!(c.monitor("print u2").trim(), "u2 = 2");

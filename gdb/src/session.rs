@@ -162,9 +162,9 @@ fn printable(body: &[u8]) -> String {
 
 /// The address of a legacy resume packet that names one: `cADDR`, `sADDR` (gdbstub
 /// answers `C` and `S` as unsupported).
-fn resume_addr(body: &[u8]) -> Option<u64> {
+fn resume_addr(body: &[u8]) -> Option<Option<u64>> {
     match body.split_first()? {
-        (b'c' | b's', addr) => validate::hex(addr),
+        (b'c' | b's', addr) if !addr.is_empty() => Some(validate::hex(addr)),
         _ => None,
     }
 }
@@ -237,7 +237,11 @@ fn feed(
     }
     if let Some(addr) = resume_addr(body) {
         // `c ADDR`, `s ADDR`: the wave resumes at ADDR, as with gdbserver (gdbstub
-        // ignores the address).
+        // ignores the address). An address that does not parse is refused, not ignored.
+        let Some(addr) = addr else {
+            reject(wire, 22)?;
+            return Ok(Some(sm));
+        };
         if let Err(e) = target.resume_at(addr) {
             if !wire.no_ack() {
                 wire.send_raw(b"+")?;

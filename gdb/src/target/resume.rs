@@ -21,6 +21,10 @@ impl WaveTarget {
     /// A legacy `c ADDR` or `s ADDR`: the current wave (gdb's current thread, which the
     /// engine's selection follows) goes on from `addr`, as a write of its `$pc` would.
     pub(crate) fn resume_at(&mut self, addr: u64) -> Result<(), String> {
+        // A launch that is over stays as it was: the resumption only reports its end.
+        if self.terminal.is_some() || self.ended {
+            return Ok(());
+        }
         if !crate::memory::is_instruction(self.engine.machine(), addr) {
             return Err(format!("{addr:#x} is not the start of an instruction"));
         }
