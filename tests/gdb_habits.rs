@@ -546,3 +546,47 @@ fn replay(kernel: &std::path::Path, script: &std::path::Path) -> String {
         .expect("replay");
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
+
+/// A fault that leaves the other wave of its workgroup at a barrier: gdb sees the fault,
+/// then the deadlock it leaves (SIGABRT), then the launch ends, as after any deadlock
+/// (the deadlock used to be taken for one already reported: a SIGSTOP at every continue,
+/// never the end).
+#[test]
+fn gdb_sees_the_deadlock_a_fault_leaves_then_the_end() {
+    if !have("gdb") {
+        return;
+    }
+    const FAULT_THEN_DEADLOCK: &str = "\
+.kernel k
+.workgroup 64
+.shared 64
+    uwaveid u5
+    br.unz u5, bad
+    barrier
+    end
+bad:
+    vlaneid v0
+    vshli v2, v0, 4
+    st.shared.b32 v0, v2, 0
+    end
+";
+    let dir = tempfile::tempdir().expect("tempdir");
+    let k = kernel(&dir, "fd.s", FAULT_THEN_DEADLOCK);
+    let server = Server::start(&k);
+    let out = gdb(
+        "gdb",
+        &server,
+        "continue\ncontinue\ncontinue\n",
+        false,
+        None,
+    );
+    check(
+        &out,
+        &server,
+        &[
+            "received signal SIGSEGV",
+            "received signal SIGABRT",
+            "Program terminated with signal SIGABRT",
+        ],
+    );
+}

@@ -284,8 +284,15 @@ impl WaveTarget {
                     describe(self).replacen(AT_BARRIER_HINT, "", 1)
                 ),
             ),
-            // A wave run alone at a barrier its workgroup's deadlock keeps shut (after a
-            // launch-wide deadlock nothing resumes: the launch was terminated).
+            // A forward resumption that found the launch-wide deadlock again (a reverse
+            // resumption that did not move, an interrupted reverse-continue, cleared the
+            // end): the deadlock's stop again, which ends the launch at the next one.
+            StopReason::Deadlocked(_) if self.engine.machine().launch_deadlock().is_some() => {
+                self.terminal = Some(Signal::SIGABRT);
+                (signal(Signal::SIGABRT), describe(self))
+            }
+            // A wave run alone at a barrier its workgroup's deadlock keeps shut, while
+            // other workgroups can run.
             StopReason::Blocked(_) | StopReason::Deadlocked(_) => {
                 (signal(Signal::SIGSTOP), describe(self))
             }
