@@ -231,7 +231,15 @@ impl History {
     }
 
     fn end_count(&self) -> u64 {
-        self.log.last().map_or(0, |e| e.end)
+        // With the record dropped up to the newest snapshot, the end is that snapshot.
+        self.log.last().map_or_else(
+            || {
+                self.snapshots
+                    .last()
+                    .map_or(0, |s| s.machine.stats.wave_instructions)
+            },
+            |e| e.end,
+        )
     }
 
     /// A copy of the launch state to run from, keeping what the index needs.
@@ -333,8 +341,16 @@ impl History {
     fn thin(&mut self) {
         let target = self.limit - self.limit / 8;
         while self.bytes() > target && self.snapshots.len() > 1 {
-            if self.log_bytes() > (target / 2).max(MIN_DROPPED_RECORD) && self.drop_oldest() {
-                continue;
+            if self.log_bytes() > (target / 2).max(MIN_DROPPED_RECORD) {
+                if self.drop_oldest() {
+                    continue;
+                }
+                // The oldest interval cannot go (the machine is in it): fewer snapshots
+                // would not bring the record under the bound, only make replays longer.
+                // The next snapshot tries again.
+                if self.log_bytes() > target {
+                    break;
+                }
             }
             let newest = self.snapshots.len() - 1;
             let mut kept: Vec<Snapshot> = Vec::with_capacity(self.snapshots.len() / 2 + 1);
