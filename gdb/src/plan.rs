@@ -179,8 +179,8 @@ mod tests {
         };
         a.continue_wave(0);
         assert_eq!(Plan::from_actions(&a, false, &[0]), Plan::All);
-        // Two of three named: a locked continue of several waves, which runs all too;
-        // one of two: that wave alone.
+        // One of two listed waves named: that wave alone (a locked continue naming
+        // several waves runs them all).
         assert_eq!(Plan::from_actions(&a, false, &[0, 1]), Plan::Alone(0));
     }
 

@@ -363,7 +363,7 @@ impl Engine {
     /// line table, `reverse-stepi N`. One backward search, marking the statement starts
     /// of every line: stepping back an instruction at a time, the wave would stop at the
     /// first of those of a line other than the one it came from, N times over; out of
-    /// lines, it is at its first instruction, the start of its history.
+    /// lines, it goes on back to the start of the record, as `reverse-stepi` does.
     pub fn reverse_step_lines(&mut self, n: u64) -> StopEvent {
         if !self.has_line_table() {
             return self.reverse_step(n);

@@ -76,7 +76,7 @@ pub enum VisitError {
         role: &'static str,
     },
     /// The second side of a read of inactive lanes whose values nothing wrote.
-    #[error("finding {number}: v{reg} of lane{} {} was not written before the read in this launch (no write to go to)", if .lanes.count_ones() == 1 { "" } else { "s" }, lanes_text(*.lanes))]
+    #[error("finding {number}: v{reg} of lane{} {} was not written before the read in the recorded history (no write to go to)", if .lanes.count_ones() == 1 { "" } else { "s" }, lanes_text(*.lanes))]
     SourceNotWritten {
         /// The finding's number.
         number: u64,
