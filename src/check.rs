@@ -752,15 +752,14 @@ pub fn run(args: CheckArgs) -> Result<i32> {
             };
             let mut text = end_text(m, &name, e);
             if let (LaunchEnd::Fault(f), true) = (e, waves.len() > 1) {
-                let mut wgs = workgroups.clone();
-                wgs.dedup();
+                let one_group = workgroups.iter().all(|&g| Some(&g) == workgroups.first());
                 text = text.replacen(
                     &format!("wave {} (workgroup {})", f.wave, f.workgroup),
                     &format!(
                         "{} waves {} (workgroup{} {})",
                         waves.len(),
                         seeds_text(&waves),
-                        if wgs.len() == 1 { "" } else { "s" },
+                        if one_group { "" } else { "s" },
                         seeds_text(&workgroups)
                     ),
                     1,
