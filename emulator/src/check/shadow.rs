@@ -9,6 +9,7 @@
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use super::{MemAccess, Site};
@@ -1022,12 +1023,62 @@ impl Words {
 }
 
 /// The race shadow of one address space (a workgroup's shared memory, or global memory).
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Default)]
 pub(super) struct RaceShadow {
-    pages: PageMap<RacePage>,
+    pages: HashMap<u64, HeldPage, BuildHasherDefault<PageHasher>>,
+    /// The shadow's generation: a page stamped with it is this shadow's alone (see
+    /// [`HeldPage`]). Atomic only because a clone moves it on through `&self`; relaxed
+    /// loads and stores are plain moves.
+    generation: AtomicU64,
+}
+
+/// A race page and the generation of its shadow in which it was last made that shadow's
+/// own. While its stamp is the shadow's generation the page's `Arc` has no other
+/// reference, strong or weak, so a write needs no `Arc::make_mut`, whose locked
+/// compare-exchange per access was a tenth of a checked shared-atomics or
+/// global-load-store kernel's time. A clone moves the generation of both shadows past
+/// every stamp they hold: then every page is shared until written again.
+#[derive(Debug, Clone)]
+struct HeldPage {
+    page: Arc<RacePage>,
+    stamp: u64,
+}
+
+impl Clone for RaceShadow {
+    fn clone(&self) -> Self {
+        // Every page is shared from now on, by both shadows: no stamp is either's
+        // generation any more.
+        let generation = self.generation.fetch_add(1, Ordering::Relaxed) + 1;
+        RaceShadow {
+            pages: self.pages.clone(),
+            generation: AtomicU64::new(generation),
+        }
+    }
 }
 
 impl RaceShadow {
+    /// The page of key `key` for writing: made first when absent, copied first when
+    /// shared (copy-on-write), without the copy-on-write's atomic check when its stamp
+    /// says it is this shadow's alone.
+    #[inline(always)]
+    fn page_mut(&mut self, key: u64) -> &mut RacePage {
+        let generation = *self.generation.get_mut();
+        let held = self.pages.entry(key).or_insert_with(|| HeldPage {
+            page: Arc::default(),
+            stamp: generation,
+        });
+        if held.stamp != generation {
+            Arc::make_mut(&mut held.page);
+            held.stamp = generation;
+        }
+        // SAFETY: the stamp says this `Arc` is the page's only reference, strong or weak
+        // (made here, or made unique by `Arc::make_mut` in this generation, and no clone
+        // of the shadow since: a clone moves the generation on), and we hold it mutably:
+        // no other reference to the page can exist while the returned one lives. The
+        // pointer comes from the `Arc` itself, as `Arc::get_mut` makes it.
+        unsafe { &mut *Arc::as_ptr(&held.page).cast_mut() }
+    }
+
     /// Records the accesses of one instruction (each entry `len` bytes at its `addr`, by
     /// `me` from the entry's lane; `g` names workgroups; `hb` says whether an earlier
     /// access barriers leave concurrent is ordered before by release/acquire), calling `conflict` with every earlier access one races
@@ -1045,7 +1096,7 @@ impl RaceShadow {
         let mut i = 0;
         while i < entries.len() {
             let key = entries[i].addr / RACE_PAGE;
-            let page = Arc::make_mut(self.pages.entry(key).or_default());
+            let page = self.page_mut(key);
             page.hold(me, g);
             if len == 4 {
                 i += page.words(&entries[i..], key, me.with_mask(0xf), (g, hb), conflict);
@@ -1086,7 +1137,7 @@ impl RaceShadow {
                     let lo = (word * 4).max(e.addr) - word * 4;
                     let hi = ((word + 1) * 4).min(end) - word * 4;
                     let mask = ((1u16 << hi) - (1u16 << lo)) as u8;
-                    let page = Arc::make_mut(self.pages.entry(word / WORDS as u64).or_default());
+                    let page = self.page_mut(word / WORDS as u64);
                     page.hold(me, g);
                     let index = (word % WORDS as u64) as usize;
                     let me = me.with_lane(e.lane).with_mask(mask);
@@ -1146,7 +1197,7 @@ impl RaceShadow {
                 lanes & ((1u32 << upto) - 1)
             };
             lanes &= !here;
-            let page = Arc::make_mut(self.pages.entry(key).or_default());
+            let page = self.page_mut(key);
             let index = (addr / 4) as usize % WORDS;
             page.run(
                 (here, l, index),
@@ -1167,8 +1218,8 @@ impl RaceShadow {
 
     /// An estimate of the heap bytes this shadow holds (pages, split words, third refs).
     pub fn bytes(&self) -> usize {
-        let split: usize = self.pages.values().map(|p| p.bytes.len()).sum();
-        let thirds: usize = self.pages.values().map(|p| p.r3.len()).sum();
+        let split: usize = self.pages.values().map(|p| p.page.bytes.len()).sum();
+        let thirds: usize = self.pages.values().map(|p| p.page.r3.len()).sum();
         self.pages.len() * (std::mem::size_of::<RacePage>() + WORDS * std::mem::size_of::<Cell>())
             + split * 4 * std::mem::size_of::<Cell>()
             + thirds * (std::mem::size_of::<Ref>() + 8)
@@ -1695,7 +1746,7 @@ mod tests {
                 held += blocks
                     .pages
                     .values()
-                    .map(|p| p.uniform.count_ones() as usize)
+                    .map(|p| p.page.uniform.count_ones() as usize)
                     .sum::<usize>();
             }
         }
@@ -1726,6 +1777,39 @@ mod tests {
         assert!(races(&mut c, &[9, 2000], 1, write(3)).is_empty());
         let found = races(&mut c, &[0, 2000], 4, write(4));
         assert_eq!(found, vec![(0, 0, 3), (1, 2000, 3)]);
+    }
+
+    #[test]
+    fn a_clone_and_its_original_write_their_own_pages() {
+        // Pages a shadow made its own (stamped with its generation) are shared by a
+        // clone; a write on either side afterwards must copy them, again after a second
+        // clone (whose original's pages were stamped in the generation after the first).
+        let write = |wave| Ref::new(wave, 0, 0x40, MemAccess::Write);
+        let mut a = RaceShadow::default();
+        assert!(races(&mut a, &[0, 4, 1200], 4, write(1)).is_empty());
+        let mut b = a.clone();
+        // Both sides write the same words: each races only with wave 1, never with what
+        // the other side wrote after the clone.
+        assert_eq!(races(&mut a, &[0], 4, write(2)), vec![(0, 0, 1)]);
+        assert_eq!(
+            races(&mut b, &[0, 1200], 4, write(3)),
+            vec![(0, 0, 1), (1, 1200, 1)]
+        );
+        assert_eq!(
+            races(&mut a, &[0, 1200], 4, write(4)),
+            vec![(0, 0, 2), (1, 1200, 1)]
+        );
+        let mut c = a.clone();
+        assert_eq!(races(&mut a, &[4], 4, write(5)), vec![(0, 4, 1)]);
+        assert_eq!(
+            races(&mut c, &[0, 4], 4, write(6)),
+            vec![(0, 0, 4), (1, 4, 1)]
+        );
+        assert_eq!(
+            races(&mut b, &[0, 4], 4, write(7)),
+            vec![(0, 0, 3), (1, 4, 1)]
+        );
+        assert_eq!(races(&mut a, &[4], 4, write(8)), vec![(0, 4, 5)]);
     }
 
     #[test]
