@@ -3,7 +3,7 @@
 
 use super::scheduler::{next_turn, slot_in, SplitMix64};
 use super::{BreakAt, CodeWord, Event, Machine, Slot, Stats, StopBefore, Touched};
-use crate::check::FastChecked;
+use crate::check::{FastChecked, Sanitizer};
 use crate::code::Decoded;
 use crate::exec::fast::{self, FastCode, FastMemory, FastState};
 use crate::exec::simd::simd_fn;
@@ -489,12 +489,19 @@ impl Machine {
                 .is_some_and(|b| b.stops(wave.id, wave.workgroup))
     }
 
-    /// [`run_turns`] on the machine's waves, up to `n` instructions; returns how many ran.
-    fn run_turns(&mut self, n: u64) -> u64 {
+    /// [`run_turns`] on the machine's waves, up to `n` instructions (under the sanitizer,
+    /// [`run_turns_checked`]); returns how many ran, and the wave and PC of an instruction
+    /// that found something new to the sanitizer (the run stopped after it).
+    fn run_turns(&mut self, n: u64) -> (u64, Option<(usize, u64)>) {
         if n == 0 {
-            return 0;
+            return (0, None);
         }
         let waves_per_group = self.waves_per_group();
+        let checked = self
+            .sanitizer
+            .as_deref_mut()
+            .map(|san| (san, &self.code[..]));
+        let checked_run = checked.is_some();
         let mut t = Turns {
             fast: &self.fast,
             break_at: &self.break_at,
@@ -511,8 +518,13 @@ impl Machine {
             left: &mut self.left,
             rng: &mut self.rng,
             quantum: self.options.quantum,
+            checked,
         };
-        run_turns(&mut self.waves, &mut t, n)
+        if checked_run {
+            run_turns_checked(&mut self.waves, &mut t, n)
+        } else {
+            (run_turns(&mut self.waves, &mut t, n).0, None)
+        }
     }
 
     fn on_exit(&mut self, s: usize) -> Option<Event> {
@@ -577,17 +589,16 @@ impl Machine {
             // fast-set instructions run back to back in one loop. Where it stops in a turn,
             // the rest of the turn goes on below; at a turn's end, the loop comes round
             // again to schedule the next.
-            if self.sanitizer.is_none()
-                && self.skip_break.is_none()
-                && self.stop_before.is_none()
-                && self.fast_at(w)
-            {
+            if self.skip_break.is_none() && self.stop_before.is_none() && self.fast_at(w) {
                 let budget = stop_at.map_or(u64::MAX, |s| s - now).min(
                     self.options
                         .max_instructions
                         .map_or(u64::MAX, |l| l.saturating_sub(now)),
                 );
-                let ran = self.run_turns(budget);
+                let (ran, found) = self.run_turns(budget);
+                if let Some((wave, pc)) = found {
+                    return Some(Event::Finding { wave, pc });
+                }
                 if ran > 0 {
                     let current = self.waves.get(self.current);
                     if ran == budget
@@ -701,6 +712,8 @@ struct Turns<'a> {
     left: &'a mut u32,
     rng: &'a mut Option<SplitMix64>,
     quantum: u32,
+    /// Under the sanitizer: it, and the launch's code (for its hooks).
+    checked: Option<(&'a mut Sanitizer, &'a [CodeWord])>,
 }
 
 simd_fn! {
@@ -713,57 +726,105 @@ simd_fn! {
     /// state: a stop before a quantum's first instruction leaves the scheduler as it
     /// was). Stops too when the current wave's next instruction is not in the fast set.
     /// Memory instructions reach global memory and the shared memory of their wave's
-    /// slot, and leave watched bytes to the general loop. For runs with no sanitizer,
-    /// stop point or breakpoint to step over: one pass here instead of a schedule and a
-    /// loop entry per quantum. Returns the instructions run.
-    fn run_turns(waves: &mut [Wave], t: &mut Turns<'_>, n: u64) -> u64 {
-        let mut done = 0;
-        while done < n {
-            let resumed = *t.left > 0
-                && waves.get(*t.current).is_some_and(|w| w.state == WaveState::Ready);
-            let before = (*t.current, *t.left, *t.rng);
-            if !resumed {
-                let Some((w, left)) = next_turn(waves, *t.current, t.rng, t.quantum) else {
-                    break;
-                };
-                (*t.current, *t.left) = (w, left);
-            }
-            let w = *t.current;
-            let wave = &mut waves[w];
-            let m = (*t.left as u64).min(n - done);
-            let s = slot_in(t.wave_slots, t.waves_per_group, w);
-            let memory = t.slots.get_mut(s).map(|slot| FastMemory {
-                global: &mut *t.global,
-                shared: &mut slot.shared,
-                accesses: t.accesses,
-                trace: None,
-            });
-            let at = FastAt {
-                fast: t.fast,
-                break_at: t.break_at,
-                ran: &mut *t.ran,
+    /// slot, and leave watched bytes to the general loop. For runs with no stop point or
+    /// breakpoint to step over: one pass here instead of a schedule and a loop entry per
+    /// quantum. Returns the instructions run (and no finding: there is no sanitizer).
+    fn run_turns(waves: &mut [Wave], t: &mut Turns<'_>, n: u64) -> (u64, Option<(usize, u64)>) {
+        turns::<false>(waves, t, n)
+    }
+}
+
+simd_fn! {
+    /// [`run_turns`] under the sanitizer (`t.checked`): each turn's instructions run while
+    /// its guard allows, waits and accesses with their hooks ([`fast_stretch`]), and the
+    /// run stops after an instruction that found something new (its wave and PC
+    /// returned). A turn refused at its first instruction is left to [`Machine::run`]'s
+    /// loop as any other.
+    fn run_turns_checked(
+        waves: &mut [Wave],
+        t: &mut Turns<'_>,
+        n: u64,
+    ) -> (u64, Option<(usize, u64)>) {
+        turns::<true>(waves, t, n)
+    }
+}
+
+/// The body of [`run_turns`] (`CHECK` false) and [`run_turns_checked`]: one copy of the
+/// loop each, so the bare one pays nothing for the sanitizer.
+#[inline(always)]
+fn turns<const CHECK: bool>(
+    waves: &mut [Wave],
+    t: &mut Turns<'_>,
+    n: u64,
+) -> (u64, Option<(usize, u64)>) {
+    let mut done = 0;
+    while done < n {
+        let resumed = *t.left > 0
+            && waves
+                .get(*t.current)
+                .is_some_and(|w| w.state == WaveState::Ready);
+        let before = (*t.current, *t.left, *t.rng);
+        if !resumed {
+            let Some((w, left)) = next_turn(waves, *t.current, t.rng, t.quantum) else {
+                break;
             };
-            let Stretch { done: k, vector, .. } = fast_stretch(wave, at, memory, m, None);
-            if k == 0 {
-                (*t.current, *t.left, *t.rng) = before;
-                break;
-            }
-            t.touched.mark(w);
-            if t.lanes_of.0 != wave.exec {
-                *t.lanes_of = (wave.exec, wave.exec.count_ones());
-            }
-            t.stats.wave_instructions += k;
-            t.stats.lane_ops += k * t.lanes_of.1 as u64;
-            t.stats.vector_lane_ops += vector * t.lanes_of.1 as u64;
-            *t.left -= k as u32;
-            done += k;
-            // The turn went on to an instruction outside the fast set (or a mark).
-            if *t.left > 0 {
-                break;
+            (*t.current, *t.left) = (w, left);
+        }
+        let w = *t.current;
+        let m = (*t.left as u64).min(n - done);
+        let s = slot_in(t.wave_slots, t.waves_per_group, w);
+        let mut checked = None;
+        if CHECK {
+            if let Some((san, code)) = t.checked.as_mut() {
+                let group = group_of(waves, s, t.waves_per_group as u32);
+                san.enter_slot(s, &waves[w], || group.iter().all(|x| x.executed == 0));
+                checked = Some(FastChecked::new(
+                    san,
+                    (w, s),
+                    code,
+                    t.stats.wave_instructions,
+                ));
             }
         }
-        done
+        let wave = &mut waves[w];
+        let memory = t.slots.get_mut(s).map(|slot| FastMemory {
+            global: &mut *t.global,
+            shared: &mut slot.shared,
+            accesses: t.accesses,
+            trace: None,
+        });
+        let at = FastAt {
+            fast: t.fast,
+            break_at: t.break_at,
+            ran: &mut *t.ran,
+        };
+        let Stretch {
+            done: k,
+            vector,
+            found,
+        } = fast_stretch(wave, at, memory, m, checked.as_mut());
+        if k == 0 {
+            (*t.current, *t.left, *t.rng) = before;
+            break;
+        }
+        t.touched.mark(w);
+        if t.lanes_of.0 != wave.exec {
+            *t.lanes_of = (wave.exec, wave.exec.count_ones());
+        }
+        t.stats.wave_instructions += k;
+        t.stats.lane_ops += k * t.lanes_of.1 as u64;
+        t.stats.vector_lane_ops += vector * t.lanes_of.1 as u64;
+        *t.left -= k as u32;
+        done += k;
+        if let Some(pc) = found {
+            return (done, Some((w, pc)));
+        }
+        // The turn went on to an instruction outside the fast set (or a mark).
+        if *t.left > 0 {
+            break;
+        }
     }
+    (done, None)
 }
 
 /// Runs up to `n` instructions of `wave` from its PC while they are in the fast set
