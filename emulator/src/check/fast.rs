@@ -175,7 +175,7 @@ impl<'a> FastChecked<'a> {
         san.retire_pushed(self.w, wave, pushed);
         wave.pc = next;
         wave.executed += 1;
-        san.after(self.w, self.s, wave, d, pc, true, self.count + done + 1);
+        san.after_guarded(self.w, self.s, wave, d, pc, true, self.count + done + 1);
         Some(next)
     }
 

@@ -76,15 +76,37 @@ impl Sanitizer {
         count: u64,
     ) {
         if ok {
-            if self.checks.hazards {
-                self.hazards_after(w, wave, d);
-            }
             let exec = self.exec_before;
             if self.checks.init {
                 self.mark_written(w, wave, pc, exec);
             }
             if self.checks.sync {
                 self.barrier_skips(w, wave, d, pc, exec);
+            }
+        }
+        self.after_guarded(w, s, wave, d, pc, ok, count);
+    }
+
+    /// [`Sanitizer::after`] for an instruction the fast loop's guard let through
+    /// (`check/fast.rs`), less what finds nothing there: its registers are all written in
+    /// every lane already (the guard flags any other register written), so `init` has
+    /// nothing to mark; it is no barrier and leaves EXEC as it was, which the guard
+    /// found holding no lane skipped at a barrier, so `sync` has nothing to see.
+    #[allow(clippy::too_many_arguments)]
+    #[inline]
+    pub(crate) fn after_guarded(
+        &mut self,
+        w: usize,
+        s: usize,
+        wave: &Wave,
+        d: &Decoded,
+        pc: u64,
+        ok: bool,
+        count: u64,
+    ) {
+        if ok {
+            if self.checks.hazards {
+                self.hazards_after(w, wave, d);
             }
             if self.checks.races {
                 if self.order.on() {
