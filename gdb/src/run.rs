@@ -186,6 +186,12 @@ impl WaveTarget {
                 wave,
                 others: false,
             } => self.engine.run_wave(wave, 1),
+            Plan::RangeStep {
+                wave,
+                others,
+                start,
+                end,
+            } => self.engine.step_range(wave, start, end, others),
             Plan::ReverseStep(w) => {
                 // The wave gdb names is the one that goes back.
                 let _ = self.engine.select_wave_index(w);
