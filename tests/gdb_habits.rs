@@ -647,3 +647,39 @@ kill
     assert!(waves[1].contains("wave is 6 "), "in thread apply: {out}");
     assert!(!out.contains("Switching to lane 7"), "{out}");
 }
+
+/// Lanes 16-31 store past the end of a 64-byte shared window.
+const SHARED_FAULT: &str = "\
+.kernel shf
+.workgroup 32
+.grid 2
+.shared 64
+    vlaneid v0
+    vshli v1, v0, 2
+bad:
+    st.shared.b32 v0, v1, 0
+    wait.ls 0
+    end
+";
+
+/// gdb has no `$_siginfo` from this server (gdbstub offers no `qXfer:siginfo:read`), so a
+/// fault's stop names the faulting address as gdb reads memory (shared offset 0x40 of
+/// workgroup 0 is 0x8000000000000040), and `monitor why` says it again; a global fault's
+/// address is its own.
+#[test]
+fn gdb_fault_stops_name_the_address_as_gdb_reads_it() {
+    if !have("gdb") {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("tempdir");
+    for (name, text, line) in [
+        ("shf.s", SHARED_FAULT, "Fault address: 0x8000000000000040 (shared:0x40 of workgroup 0; `monitor why` shows it again)\n"),
+        ("fault.s", FAULT, "Fault address: 0x100000040 (global:0x100000040; `monitor why` shows it again)\n"),
+    ] {
+        let k = kernel(&dir, name, text);
+        let server = Server::start(&k);
+        let out = gdb("gdb", &server, "continue\nmonitor why\nkill\n", false, None);
+        check(&out, &server, &["received signal SIGSEGV", line]);
+        assert_eq!(out.matches(line).count(), 2, "the stop and `monitor why`:\n{out}");
+    }
+}

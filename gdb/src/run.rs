@@ -311,7 +311,9 @@ impl WaveTarget {
                 let (_, number) = f.signal();
                 let sig = codes::signal(number);
                 self.last_fault = Some(sig);
-                (signal(sig), describe(self))
+                let mut text = describe(self);
+                text.push_str(&crate::memory::fault_addr_line(f).unwrap_or_default());
+                (signal(sig), text)
             }
             StopReason::Terminated(_) => (
                 MultiThreadStopReason::Terminated(self.last_fault.unwrap_or(Signal::SIGKILL)),

@@ -31,7 +31,7 @@ use wavedbg_emulator::debug::breakpoint::Owner;
 use wavedbg_emulator::debug::command::{self, Command, Info, SetTarget};
 use wavedbg_emulator::debug::driver::{Driver, Input, Plan};
 use wavedbg_emulator::debug::view;
-use wavedbg_emulator::debug::PointRow;
+use wavedbg_emulator::debug::{PointRow, StopReason};
 use wavedbg_emulator::disasm;
 
 use super::{RefusedPoint, WaveTarget};
@@ -242,7 +242,15 @@ pub fn why(t: &WaveTarget) -> String {
     let Some(stop) = t.engine().last_stop() else {
         return "The kernel has not stopped yet (it is at its launch).\n".into();
     };
-    format!("{}\n", view::describe_stop(t.engine(), stop))
+    let addr = match &stop.reason {
+        StopReason::Fault(f) => memory::fault_addr_line(f),
+        _ => None,
+    };
+    format!(
+        "{}\n{}",
+        view::describe_stop(t.engine(), stop),
+        addr.unwrap_or_default()
+    )
 }
 
 /// The listed threads, as the client lists them (the last stop's exited wave included),
