@@ -743,7 +743,10 @@ kill
                 assert!(ranges >= 4, "{what}: {ranges} range steps:\n{out}");
                 assert!(steps <= 1, "{what}: {steps} single steps:\n{out}");
                 if script {
-                    assert!(!out.contains(";c:p1.-1"), "{what}: the wave steps alone:\n{out}");
+                    assert!(
+                        !out.contains(";c:p1.-1"),
+                        "{what}: the wave steps alone:\n{out}"
+                    );
                 }
             } else {
                 assert_eq!(ranges, 0, "{what}:\n{out}");
@@ -752,6 +755,12 @@ kill
             stops.push(found);
         }
     }
-    assert_eq!(stops[0], stops[1], "the same stops with range steps as without");
-    assert_eq!(stops[2], stops[3], "the same stops with range steps as without");
+    assert_eq!(
+        stops[0], stops[1],
+        "the same stops with range steps as without"
+    );
+    assert_eq!(
+        stops[2], stops[3],
+        "the same stops with range steps as without"
+    );
 }

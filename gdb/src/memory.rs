@@ -814,8 +814,14 @@ mod tests {
             1,
         );
         assert_eq!(fault_addr(&f), Some(Window::shared_addr(2, 2)));
-        assert_eq!(fault_addr(&fault(out(Space::Shared), Some(1 << 20), 1)), None);
-        assert_eq!(fault_addr(&fault(FaultKind::Trap { code: 1 }, None, 0)), None);
+        assert_eq!(
+            fault_addr(&fault(out(Space::Shared), Some(1 << 20), 1)),
+            None
+        );
+        assert_eq!(
+            fault_addr(&fault(FaultKind::Trap { code: 1 }, None, 0)),
+            None
+        );
     }
 
     /// Three workgroups of two waves; `resident` of them at once.

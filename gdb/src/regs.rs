@@ -210,9 +210,8 @@ impl Registers for WaveRegs {
 
     fn gdb_serialize(&self, mut write_byte: impl FnMut(Option<u8>)) {
         // `rsp` unavailable: `xx` bytes.
-        let mut bytes = |b: &[u8], known: bool| {
-            b.iter().for_each(|x| write_byte(known.then_some(*x)))
-        };
+        let mut bytes =
+            |b: &[u8], known: bool| b.iter().for_each(|x| write_byte(known.then_some(*x)));
         for (n, r) in self.gpr.iter().enumerate() {
             match (n == RSP, self.rsp) {
                 (true, v) => bytes(&v.unwrap_or(0).to_le_bytes(), v.is_some()),
@@ -417,7 +416,11 @@ mod tests {
         };
         let mut bytes = Vec::new();
         lldb.gdb_serialize(|b| bytes.push(b));
-        let rsp: Vec<u8> = bytes[RSP * 8..RSP * 8 + 8].iter().flatten().copied().collect();
+        let rsp: Vec<u8> = bytes[RSP * 8..RSP * 8 + 8]
+            .iter()
+            .flatten()
+            .copied()
+            .collect();
         assert_eq!(rsp, RSP_VALUE.to_le_bytes());
     }
 

@@ -167,10 +167,7 @@ impl Engine {
             let stop = self.run_alone(w, goal, Blocked::AtBarrier);
             // Arrived at a barrier inside the range: the others release it, and the range
             // goes on.
-            if others
-                && stop.reason == StopReason::Blocked(Blocked::AtBarrier)
-                && waiting(self)
-            {
+            if others && stop.reason == StopReason::Blocked(Blocked::AtBarrier) && waiting(self) {
                 continue;
             }
             return stop;
@@ -375,8 +372,9 @@ impl Engine {
                     Goal::Exit => (x.id != id || x.state == WaveState::Exited)
                         .then_some(StopReason::Reached(Reached::Exit)),
                     Goal::Past(pc) => (x.id == id && x.pc > pc).then_some(StopReason::Step),
-                    Goal::OutOf { start, end } => (x.id == id && !(start..end).contains(&x.pc))
-                        .then_some(StopReason::Step),
+                    Goal::OutOf { start, end } => {
+                        (x.id == id && !(start..end).contains(&x.pc)).then_some(StopReason::Step)
+                    }
                     Goal::Line { file, line, past } => (x.id == id
                         && past.is_none_or(|p| x.pc > p)
                         && self.is_new_line(x.pc, (file, line)))
