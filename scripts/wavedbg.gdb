@@ -15,8 +15,9 @@
 # stops where the selected lane of the wave that gets there has 5 in v3. `info registers`
 # is replaced: gdb's own would print all 128 vector registers (`info registers vector`
 # shows them, `info all-registers` everything).
-# The monitor commands below act on gdb's current thread: each first tells the server
-# which thread that is (gdb switches threads without telling it, e.g. in `thread apply`).
+# monitor commands (and the commands below that use them) act on gdb's current thread:
+# hook-monitor first tells the server which thread that is (gdb switches threads without
+# telling it, e.g. in `thread apply`).
 #
 # Memory addresses name their workgroup, wave and lane themselves (docs/gdb.md, "Address
 # windows"): shared memory of workgroup W is at 0x8000000000000000 + (W << 20), the
@@ -66,11 +67,33 @@ def _wavedbg_reg(name):
         raise gdb.GdbError("no $%s register: is gdb connected to wavedbg serve?" % name)
 
 
+# Set while a monitor command that does not look at a wave runs (`monitor decode` from the
+# disassembler, `monitor launch`), so hook-monitor leaves gdb's registers alone.
+_wavedbg_no_sync = False
+
+
 def _wavedbg_sync():
-    """Selects gdb's current thread in the server, for the monitor commands that follow."""
+    """Selects gdb's current thread in the server, for the monitor command that follows.
+    The server selects a thread when gdb asks whether it is alive (`T`), which `thread N`
+    does; gdb switches threads without telling it (after `thread apply 7 p $pc` the server
+    is still on thread 7 while gdb is back on the one before)."""
     t = gdb.selected_thread()
-    if t is not None:
+    if _wavedbg_no_sync or t is None or not t.is_valid() or t.is_running():
+        return
+    try:
         gdb.execute("thread %d" % t.num, to_string=True)
+    except gdb.error:
+        pass  # the monitor command says what is wrong
+
+
+def _wavedbg_monitor_unsynced(command):
+    """Runs `monitor COMMAND` (one that looks at no wave) without hook-monitor's sync."""
+    global _wavedbg_no_sync
+    _wavedbg_no_sync = True
+    try:
+        return gdb.execute("monitor " + command, to_string=True)
+    finally:
+        _wavedbg_no_sync = False
 
 
 def _wavedbg_flush():
@@ -417,8 +440,7 @@ def _wavedbg_instruction(address):
     key = (connection, address)
     if key not in _wavedbg_code:
         try:
-            out = gdb.execute("monitor decode %#x %d" % (address, _WAVEDBG_DECODE_BATCH),
-                              to_string=True)
+            out = _wavedbg_monitor_unsynced("decode %#x %d" % (address, _WAVEDBG_DECODE_BATCH))
         except gdb.error:
             return None
         for line in out.splitlines():
@@ -460,6 +482,12 @@ except (ImportError, AttributeError):
     pass
 end
 
+# Every monitor command acts on gdb's current thread: the hook tells the server which
+# thread that is first (gdb does not when it switches threads, as `thread apply` does).
+define hook-monitor
+  python _wavedbg_sync()
+end
+
 define waves
   monitor threads
 end
@@ -469,7 +497,6 @@ end
 
 define vlanes
   if $argc == 1
-    python _wavedbg_sync()
     monitor print $arg0
   else
     echo usage: vlanes REGISTER (for example: vlanes v3)\n
@@ -480,7 +507,6 @@ vlanes vN: show vector register vN of the current wave lane by lane (inactive la
 end
 
 define regs
-  python _wavedbg_sync()
   monitor info registers
 end
 document regs
@@ -488,7 +514,6 @@ Show the current wave's PC, EXEC and uniform registers, marking what changed.
 end
 
 define disasm
-  python _wavedbg_sync()
   if $argc == 0
     monitor disassemble
   else
@@ -512,7 +537,6 @@ values, or the waves of a deadlock.
 end
 
 define windows
-  python _wavedbg_sync()
   monitor windows
 end
 document windows
@@ -604,7 +628,7 @@ def _wavedbg_launch():
     if gdb.selected_inferior().pid == 0 or gdb.selected_thread() is None:
         return None
     try:
-        text = gdb.execute("monitor launch", to_string=True)
+        text = _wavedbg_monitor_unsynced("launch")
     except gdb.error as e:
         raise gdb.GdbError("monitor launch: %s (is gdb connected to wavedbg serve?)" % e)
     launch = dict(w.split("=", 1) for w in text.split() if "=" in w)

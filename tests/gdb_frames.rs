@@ -22,10 +22,11 @@ use clients::*;
 
 mod tmux;
 
-/// What gdb says under `bt` without the symbol file: the server's `rsp` points to no
-/// memory, so gdb's x86 unwinder finds no return address there.
+/// What gdb says under `bt` without the symbol file: the server's `rsp` is unavailable,
+/// so gdb's x86 unwinders stop before reading memory (a readable `rsp` of no memory made
+/// `info frame` fail: "Cannot access memory at address 0x4000000000000000").
 const NO_RETURN_ADDRESS: &str =
-    "Backtrace stopped: Cannot access memory at address 0x4000000000000000";
+    "Backtrace stopped: not enough registers or memory available to unwind further";
 
 /// The example kernels, scripts/*.s, by name.
 fn example_kernels() -> Vec<PathBuf> {
@@ -89,8 +90,9 @@ fn wavedbg_gdb() -> String {
 
 /// gdb Python that moves the wave to each address of `addrs.txt` (`set var $pc`) and
 /// checks the frames there: one frame at that PC, no older one, one `bt` line besides the
-/// frame's at most (`expected_extra`), `finish` refused as in an outermost frame, and the
-/// same frame id everywhere. It prints a summary line and the PCs that fail.
+/// frame's at most (`expected_extra`), `finish` refused as in an outermost frame, `info
+/// frame` complete without an error (an error would abort a user-defined command), and
+/// the same frame id everywhere. It prints a summary line and the PCs that fail.
 const FRAMES_CHECK: &str = r##"
 import gdb
 addrs = [int(a, 16) for a in open("addrs.txt").read().split()]
@@ -110,11 +112,17 @@ for a in addrs:
         finish = "finish ran"
     except gdb.error as e:
         finish = str(e)
+    try:
+        info = gdb.execute("info frame", to_string=True)
+    except gdb.error as e:
+        info = "error: %s" % e
     ok = (frame.pc() == a and frame.older() is None and len(frames) == 1
           and frames[0].startswith("#0 ") and extra == expected_extra
-          and finish == '"finish" not meaningful in the outermost frame.')
+          and finish == '"finish" not meaningful in the outermost frame.'
+          and info.startswith("Stack level 0, frame at 0x0:\n")
+          and "saved rip = <not saved>" in info and "Cannot access" not in info)
     if not ok:
-        bad.append("pc %#x: bt %r; finish: %s" % (a, lines, finish))
+        bad.append("pc %#x: bt %r; finish: %s; info frame: %r" % (a, lines, finish, info))
 print("FRAMES pcs=%d ret=%d bad=%d ids=%d" % (len(addrs), ret, len(bad), len(ids)))
 for b in bad[:5]:
     print("BAD " + b)

@@ -590,3 +590,96 @@ bad:
         ],
     );
 }
+
+/// `monitor lane N` would move the server's lane while gdb's cached `$lane` and `$lvN`
+/// stay: it is refused, saying how to select a lane in gdb, and both views keep the lane
+/// gdb selected (`lane 5` from scripts/wavedbg.gdb). A plain `monitor` command after
+/// `thread apply 7 ...` acts on gdb's current thread, not thread 7 (scripts/wavedbg.gdb's
+/// hook-monitor tells the server which thread is current; gdb does not).
+#[test]
+fn gdb_monitor_keeps_the_lane_and_follows_the_current_thread() {
+    if !have("gdb") {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (k, _) = histogram_in(&dir);
+    let next_word = label_addr(&k, "next_word");
+    let server = Server::start(&k);
+    let helpers = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/wavedbg.gdb");
+    let script = format!(
+        "source {}
+break *{next_word:#x}
+continue
+delete
+lane 5
+monitor lane 7
+printf \"gdb lane %d lv3 %d\\n\", $lane, $lv3
+monitor print v3[5]
+thread 1
+thread apply 7 p $pc
+monitor wave
+thread apply 7 monitor wave
+vlanes v3
+kill
+",
+        helpers.display()
+    );
+    let out = gdb("gdb", &server, &script, false, None);
+    check(
+        &out,
+        &server,
+        &[
+            "the client selects the lane (it caches `$lane` and the `lvN` registers): gdb: `lane N` (scripts/wavedbg.gdb) or `set var $lane = N`",
+            // Lane 5 of wave 0 holds 4 * 5 in v3, in gdb and in the server.
+            "gdb lane 5 lv3 20\n",
+            "v3[5] = 20\n",
+            "[Current wave is 0 (workgroup 0, wave_in_wg 0), ready]",
+            "[Current wave is 6 (workgroup 0, wave_in_wg 6), ready]",
+            "v3 (wave 0, EXEC 0xffffffff):",
+        ],
+    );
+    let waves: Vec<&str> = out
+        .lines()
+        .filter(|l| l.starts_with("[Current wave is "))
+        .collect();
+    assert_eq!(waves.len(), 2, "{out}");
+    assert!(waves[0].contains("wave is 0 "), "after thread apply: {out}");
+    assert!(waves[1].contains("wave is 6 "), "in thread apply: {out}");
+    assert!(!out.contains("Switching to lane 7"), "{out}");
+}
+
+/// Lanes 16-31 store past the end of a 64-byte shared window.
+const SHARED_FAULT: &str = "\
+.kernel shf
+.workgroup 32
+.grid 2
+.shared 64
+    vlaneid v0
+    vshli v1, v0, 2
+bad:
+    st.shared.b32 v0, v1, 0
+    wait.ls 0
+    end
+";
+
+/// gdb has no `$_siginfo` from this server (gdbstub offers no `qXfer:siginfo:read`), so a
+/// fault's stop names the faulting address as gdb reads memory (shared offset 0x40 of
+/// workgroup 0 is 0x8000000000000040), and `monitor why` says it again; a global fault's
+/// address is its own.
+#[test]
+fn gdb_fault_stops_name_the_address_as_gdb_reads_it() {
+    if !have("gdb") {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("tempdir");
+    for (name, text, line) in [
+        ("shf.s", SHARED_FAULT, "Fault address: 0x8000000000000040 (shared:0x40 of workgroup 0; `monitor why` shows it again)\n"),
+        ("fault.s", FAULT, "Fault address: 0x100000040 (global:0x100000040; `monitor why` shows it again)\n"),
+    ] {
+        let k = kernel(&dir, name, text);
+        let server = Server::start(&k);
+        let out = gdb("gdb", &server, "continue\nmonitor why\nkill\n", false, None);
+        check(&out, &server, &["received signal SIGSEGV", line]);
+        assert_eq!(out.matches(line).count(), 2, "the stop and `monitor why`:\n{out}");
+    }
+}

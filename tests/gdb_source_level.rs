@@ -687,3 +687,80 @@ fn gdb_layout_src_shows_saxpy_cl() {
         !s.contains("(gdb)") && s.lines().any(|l| l.starts_with("gdb-test$"))
     });
 }
+
+/// gdb's `next` and `step` over saxpy.cl's lines of several instructions: with range
+/// stepping (gdb's default, `vCont;r START,END:TID`) each line is one resumption, and the
+/// stops are those of gdb stepping the line one instruction at a time (`set range-stepping
+/// off`), with and without scripts/wavedbg.gdb (`scheduler-locking step`: the wave steps
+/// alone; else the other waves may run while it waits at a barrier).
+#[test]
+fn gdb_steps_lines_with_range_steps() {
+    if !have("gdb") {
+        return;
+    }
+    let helpers = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/wavedbg.gdb");
+    let mut stops: Vec<Vec<String>> = Vec::new();
+    for script in [false, true] {
+        for range in [true, false] {
+            let dir = tempfile::tempdir().expect("tempdir");
+            let k = saxpy_in(&dir, "");
+            let server = Server::start(&k);
+            let source = if script {
+                format!("source {}\n", helpers.display())
+            } else {
+                String::new()
+            };
+            let lines = format!(
+                "{source}set range-stepping {}
+break saxpy.cl:6
+continue
+set debug remote 1
+next
+printf \"STOP %#x %d\\n\", $pc, $wave
+next
+printf \"STOP %#x %d\\n\", $pc, $wave
+step
+printf \"STOP %#x %d\\n\", $pc, $wave
+next
+printf \"STOP %#x %d\\n\", $pc, $wave
+set debug remote 0
+kill
+",
+                if range { "on" } else { "off" }
+            );
+            let out = gdb_ex("gdb", dir.path(), "saxpy_src.elf", Some(&server), &lines);
+            let what = format!("range-stepping {range}, wavedbg.gdb {script}");
+            let found: Vec<String> = out
+                .lines()
+                .filter(|l| l.starts_with("STOP "))
+                .map(str::to_string)
+                .collect();
+            assert_eq!(found.len(), 4, "{what}:\n{out}");
+            let ranges = out.matches("Sending packet: $vCont;r").count();
+            let steps = out.matches("Sending packet: $vCont;s").count();
+            if range {
+                // One range step a line (a step off the breakpoint first, as ever).
+                assert!(ranges >= 4, "{what}: {ranges} range steps:\n{out}");
+                assert!(steps <= 1, "{what}: {steps} single steps:\n{out}");
+                if script {
+                    assert!(
+                        !out.contains(";c:p1.-1"),
+                        "{what}: the wave steps alone:\n{out}"
+                    );
+                }
+            } else {
+                assert_eq!(ranges, 0, "{what}:\n{out}");
+                assert!(steps > 4, "{what}: {steps} single steps:\n{out}");
+            }
+            stops.push(found);
+        }
+    }
+    assert_eq!(
+        stops[0], stops[1],
+        "the same stops with range steps as without"
+    );
+    assert_eq!(
+        stops[2], stops[3],
+        "the same stops with range steps as without"
+    );
+}

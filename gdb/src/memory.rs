@@ -326,6 +326,36 @@ impl Window {
     }
 }
 
+/// The address a fault names, as the client reads memory: a global address as it is, a
+/// shared offset in the faulting workgroup's window, a scratch offset in the window of the
+/// first faulting lane of the wave. `None` for a fault without an address, or an offset
+/// past its window's addresses (which would name another workgroup's or lane's).
+pub fn fault_addr(f: &wavedbg_emulator::fault::Fault) -> Option<u64> {
+    use wavedbg_emulator::fault::FaultKind;
+    let a = f.addr?;
+    let space = match f.kind {
+        FaultKind::Misaligned { space, .. } | FaultKind::OutOfWindow { space, .. } => space,
+        FaultKind::Unmapped => Space::Global,
+        _ => return None,
+    };
+    match space {
+        Space::Global => Some(a),
+        Space::Shared => (a < 1 << SHARED_OFFSET_BITS).then(|| Window::shared_addr(f.workgroup, a)),
+        Space::Scratch => (a < 1 << SCRATCH_OFFSET_BITS)
+            .then(|| Window::scratch_addr(f.wave, (f.lanes.trailing_zeros() & 31) as u8, a)),
+    }
+}
+
+/// The line a fault's stop adds for the client (gdb has no `$_siginfo` from this server):
+/// the faulting address as the client reads memory, and where it is.
+pub fn fault_addr_line(f: &wavedbg_emulator::fault::Fault) -> Option<String> {
+    let a = fault_addr(f)?;
+    Some(format!(
+        "Fault address: {a:#x} ({}; `monitor why` shows it again)\n",
+        Window::of(a).describe()
+    ))
+}
+
 /// Whether a workgroup's shared memory exists now.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Residency {
@@ -747,6 +777,52 @@ pub fn describe(m: &Machine, wave: Option<usize>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A fault's address as the client reads memory: global as it is, shared in the
+    /// faulting workgroup's window, scratch in the first faulting lane's; none for a fault
+    /// without an address or an offset past the window's addresses.
+    #[test]
+    fn fault_addresses_are_the_clients() {
+        use wavedbg_emulator::fault::{Fault, FaultKind};
+        let fault = |kind, addr, lanes| Fault {
+            kind,
+            wave: 5,
+            workgroup: 2,
+            lanes,
+            pc: 0xc,
+            addr,
+            len: 4,
+            instr: None,
+        };
+        let out = |space| FaultKind::OutOfWindow { space, size: 64 };
+        let f = fault(out(Space::Shared), Some(0x40), 0xffff_0000);
+        assert_eq!(fault_addr(&f), Some(Window::shared_addr(2, 0x40)));
+        assert_eq!(
+            fault_addr_line(&f).as_deref(),
+            Some("Fault address: 0x8000000000200040 (shared:0x40 of workgroup 2; `monitor why` shows it again)\n")
+        );
+        let f = fault(out(Space::Scratch), Some(8), 0b1000);
+        assert_eq!(fault_addr(&f), Some(Window::scratch_addr(5, 3, 8)));
+        let f = fault(FaultKind::Unmapped, Some(0x1_0000_0040), 1);
+        assert_eq!(fault_addr(&f), Some(0x1_0000_0040));
+        let f = fault(
+            FaultKind::Misaligned {
+                space: Space::Shared,
+                align: 4,
+            },
+            Some(2),
+            1,
+        );
+        assert_eq!(fault_addr(&f), Some(Window::shared_addr(2, 2)));
+        assert_eq!(
+            fault_addr(&fault(out(Space::Shared), Some(1 << 20), 1)),
+            None
+        );
+        assert_eq!(
+            fault_addr(&fault(FaultKind::Trap { code: 1 }, None, 0)),
+            None
+        );
+    }
 
     /// Three workgroups of two waves; `resident` of them at once.
     fn engine(resident: u32) -> Engine {

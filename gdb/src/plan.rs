@@ -12,7 +12,10 @@
 //!   first lets the other waves run (one instruction each, in turn) until the barrier
 //!   releases it, unless the client locked the scheduler (no continue at all);
 //! - a continue of one wave only (`set scheduler-locking on`, then `continue`): that wave
-//!   runs alone until something stops it.
+//!   runs alone until something stops it;
+//! - a range step of one wave (`vCont;r START,END:TID`, gdb's `step` and `next` over a
+//!   source line of several instructions): as a step, repeated in the server while the
+//!   wave's PC stays in `[START, END)` (`Engine::step_range`), so a line costs one packet.
 
 /// How the client asked the waves to resume, collected from `vCont` actions.
 #[derive(Debug, Default, Clone)]
@@ -21,6 +24,8 @@ pub struct Actions {
     pub continues: Vec<usize>,
     /// The wave index to step.
     pub step: Option<usize>,
+    /// The range `[start, end)` of a range step of the `step` wave.
+    pub range: Option<(u64, u64)>,
     /// No default continue: only the named waves may run.
     pub locked: bool,
     /// Every wave an action named so far: the protocol applies a thread's leftmost
@@ -40,10 +45,21 @@ impl Actions {
     /// Records a step of wave `w`, unless an earlier action named it (or stepped another
     /// wave: the engine steps one wave at a time, the leftmost).
     pub fn step_wave(&mut self, w: usize) {
+        self.step_wave_in(w, None);
+    }
+
+    /// Records a range step of wave `w` (`vCont;r START,END`): steps while its PC is in
+    /// `[start, end)`; as [`Actions::step_wave`] otherwise.
+    pub fn range_step_wave(&mut self, w: usize, start: u64, end: u64) {
+        self.step_wave_in(w, Some((start, end)));
+    }
+
+    fn step_wave_in(&mut self, w: usize, range: Option<(u64, u64)>) {
         if !self.named.contains(&w) {
             self.named.push(w);
             if self.step.is_none() {
                 self.step = Some(w);
+                self.range = range;
             }
         }
     }
@@ -63,6 +79,17 @@ pub enum Plan {
         /// Whether the scheduler is unlocked.
         others: bool,
     },
+    /// A range step: as `Step`, repeated while the wave's PC is in `[start, end)`.
+    RangeStep {
+        /// The wave's index in the machine's waves.
+        wave: usize,
+        /// Whether the scheduler is unlocked.
+        others: bool,
+        /// The range's first address.
+        start: u64,
+        /// The address past the range.
+        end: u64,
+    },
     /// `reverse-stepi` of one wave (index): the machine one of its instructions back.
     ReverseStep(usize),
     /// `reverse-continue`: back to the previous breakpoint or watchpoint stop.
@@ -73,7 +100,10 @@ impl Plan {
     /// The one wave a plan runs, if it names one.
     pub(crate) fn wave(self) -> Option<usize> {
         match self {
-            Plan::Alone(w) | Plan::Step { wave: w, .. } | Plan::ReverseStep(w) => Some(w),
+            Plan::Alone(w)
+            | Plan::Step { wave: w, .. }
+            | Plan::RangeStep { wave: w, .. }
+            | Plan::ReverseStep(w) => Some(w),
             Plan::All | Plan::ReverseCont => None,
         }
     }
@@ -85,9 +115,15 @@ impl Plan {
     pub(crate) fn from_actions(a: &Actions, bare: bool, listed: &[usize]) -> Plan {
         if let Some(wave) = a.step {
             // Other waves continued by name may run too (the engine runs one wave or all).
-            return Plan::Step {
-                wave,
-                others: !a.locked || !a.continues.is_empty(),
+            let others = !a.locked || !a.continues.is_empty();
+            return match a.range {
+                Some((start, end)) => Plan::RangeStep {
+                    wave,
+                    others,
+                    start,
+                    end,
+                },
+                None => Plan::Step { wave, others },
             };
         }
         if bare
@@ -168,6 +204,40 @@ mod tests {
             Plan::from_actions(&Actions::default(), false, all),
             Plan::All
         );
+    }
+
+    /// `vCont;r 6c,90:p1.1` under `scheduler-locking step` (no default continue): wave 0
+    /// steps alone through the range; with a default continue the others may run while
+    /// it waits at a barrier, as for a step. A later range step of another wave is
+    /// ignored, as a second step is.
+    #[test]
+    fn a_range_step_is_a_step_with_its_range() {
+        let all: &[usize] = &[0, 1];
+        let mut a = Actions {
+            locked: true,
+            ..Default::default()
+        };
+        a.range_step_wave(0, 0x6c, 0x90);
+        a.range_step_wave(1, 0x10, 0x20);
+        let plan = Plan::from_actions(&a, false, all);
+        assert_eq!(
+            plan,
+            Plan::RangeStep {
+                wave: 0,
+                others: false,
+                start: 0x6c,
+                end: 0x90
+            }
+        );
+        assert_eq!(plan.wave(), Some(0));
+        a.locked = false;
+        assert!(matches!(
+            Plan::from_actions(&a, false, all),
+            Plan::RangeStep { others: true, .. }
+        ));
+        // A plain step after a range step of the same wave changes nothing.
+        a.step_wave(0);
+        assert_eq!(a.range, Some((0x6c, 0x90)));
     }
 
     #[test]

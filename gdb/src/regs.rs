@@ -9,7 +9,7 @@
 //!
 //! | numbers   | registers   | size       | feature              |
 //! |-----------|-------------|------------|----------------------|
-//! | 0-15      | rax ... r15 | 64 bits    | org.gnu.gdb.i386.core (inert; rbx reads as the wave window's base, rsp as [`RSP_VALUE`], an address of no memory) |
+//! | 0-15      | rax ... r15 | 64 bits    | org.gnu.gdb.i386.core (inert; rbx reads as the wave window's base, rsp as unavailable to gdb and as [`RSP_VALUE`], an address of no memory, to lldb) |
 //! | 16        | rip         | 64 bits    | org.gnu.gdb.i386.core (the wave's PC) |
 //! | 17-39     | eflags, segments, st0-st7, x87 control | 32/80 bits | org.gnu.gdb.i386.core (inert) |
 //! | 40        | exec        | 32 bits    | org.wavedbg.wave     |
@@ -52,21 +52,24 @@ pub const CORE_REGS: usize = 40;
 pub const RIP: usize = 16;
 /// gdb's number of `rsp`.
 pub const RSP: usize = 7;
-/// The value `rsp` reads as: an address in no window (far above global memory, below the
-/// shared windows), so a read there fails.
+/// The value `rsp` reads as for lldb: an address in no window (far above global memory,
+/// below the shared windows), so a read there fails and lldb's x86 unwinder finds no
+/// return address.
 ///
-/// With the symbol file, its call-frame information makes every frame outermost and gdb
-/// reads nothing through `rsp`. Without it, gdb unwinds the wave as x86 code: its
-/// prologue analyser (which finds no function, so no prologue) and its epilogue heuristic
-/// (at a PC whose first code byte is 0xc3, x86's `ret`) both take the return address from
-/// `[rsp]`, and both give the frame the same id (`rsp + 8`, no function) at every PC. The
-/// read fails, so `bt` shows one frame (`Backtrace stopped: Cannot access memory at
-/// address 0x4000000000000000`), `finish` finds no caller ("not meaningful in the
-/// outermost frame"), and `until`/`advance` set no breakpoint in a caller and stop where
-/// asked, since the frame is the same one wherever the wave goes. (A value of 8 gave a
-/// clean outermost frame to the prologue analyser only: the epilogue heuristic then read
-/// the code bytes at address 8 as a return address.) lldb's x86 unwinder reads the return
-/// address at `rsp` too and finds none.
+/// gdb reads `rsp` as unavailable instead (`xx` in `g` and `p` replies, never in a stop
+/// reply). Without the symbol file gdb unwinds the wave as x86 code: its prologue analyser
+/// (which finds no function, so no prologue) and its epilogue heuristic (at a PC whose
+/// first code byte is 0xc3, x86's `ret`, as the first byte of `vmovi`/`vandi`... with an
+/// odd destination is) both start from `rsp`; an unavailable `rsp` ends both before they
+/// read memory, with the same frame id (no stack address, no function) at every PC. So
+/// `bt` shows one frame, `info frame` completes (an address that cannot be read made it
+/// fail on the saved `rip`, aborting a user-defined command), `finish` finds no caller
+/// ("not meaningful in the outermost frame"), and `until`/`advance` stop where asked,
+/// since the frame is the same one wherever the wave goes. (A readable `rsp` of 8 gives
+/// the prologue analyser a clean outermost frame, but the epilogue heuristic then reads
+/// the code bytes at address 8 as a return address.) With the symbol file the call-frame
+/// information makes every frame outermost without `rsp` (its CFA is `rbp + 8`, `rbp`
+/// reads 0).
 pub const RSP_VALUE: u64 = 0x4000_0000_0000_0000;
 /// gdb's number of `rbx`, which reads as the wave's window base
 /// ([`crate::memory::Window::wave_base`]): x86-64 DWARF register 3, through which the
@@ -175,8 +178,11 @@ impl RegId for WaveRegId {
 /// uniform registers. Vector registers are not in it (they travel with `p`/`P`).
 #[derive(Debug, Default, Clone, PartialEq)]
 pub struct WaveRegs {
-    /// rax ... r15 (zero but rbx, the wave window's base; rsp is sent as [`RSP_VALUE`]).
+    /// rax ... r15 (zero but rbx, the wave window's base; rsp is sent as `rsp`).
     pub gpr: [u64; 16],
+    /// What `rsp` is sent as: unavailable (`xx`, gdb's) or [`RSP_VALUE`] (lldb's); see
+    /// [`RSP_VALUE`].
+    pub rsp: Option<u64>,
     /// The wave's PC.
     pub pc: u64,
     /// eflags (always zero).
@@ -203,13 +209,17 @@ impl Registers for WaveRegs {
     }
 
     fn gdb_serialize(&self, mut write_byte: impl FnMut(Option<u8>)) {
-        let mut bytes = |b: &[u8]| b.iter().for_each(|x| write_byte(Some(*x)));
+        // `rsp` unavailable: `xx` bytes.
+        let mut bytes =
+            |b: &[u8], known: bool| b.iter().for_each(|x| write_byte(known.then_some(*x)));
         for (n, r) in self.gpr.iter().enumerate() {
-            let v = if n == RSP { RSP_VALUE } else { *r };
-            bytes(&v.to_le_bytes());
+            match (n == RSP, self.rsp) {
+                (true, v) => bytes(&v.unwrap_or(0).to_le_bytes(), v.is_some()),
+                (false, _) => bytes(&r.to_le_bytes(), true),
+            }
         }
-        bytes(&self.pc.to_le_bytes());
-        bytes(&self.eflags.to_le_bytes());
+        bytes(&self.pc.to_le_bytes(), true);
+        bytes(&self.eflags.to_le_bytes(), true);
         let mut rest = Vec::with_capacity(G_BYTES);
         self.segments.gdb_serialize(|b| rest.push(b.unwrap_or(0)));
         for st in &self.st {
@@ -220,7 +230,7 @@ impl Registers for WaveRegs {
         for k in 0..UREGS {
             rest.extend_from_slice(&self.u.get(k).copied().unwrap_or(0).to_le_bytes());
         }
-        bytes(&rest);
+        bytes(&rest, true);
     }
 
     /// Accepts the core registers alone or followed by `exec` and `u0`-`u63`; only `rip`,
@@ -390,8 +400,32 @@ mod tests {
         assert!(back.gdb_deserialize(&bytes[..100]).is_err());
     }
 
-    /// `rsp` points where nothing can be read, whatever the kernel's buffers: gdb and lldb
-    /// find no return address there (nor a little above or below it).
+    /// gdb's `rsp` is unavailable (`xx` in the `g` packet), so its x86 unwinders stop
+    /// before reading memory; lldb's is [`RSP_VALUE`].
+    #[test]
+    fn rsp_is_unavailable_to_gdb_and_points_to_no_memory_for_lldb() {
+        let gdb = WaveRegs::default();
+        let mut bytes = Vec::new();
+        gdb.gdb_serialize(|b| bytes.push(b));
+        assert_eq!(bytes.len(), G_BYTES);
+        assert!(bytes[RSP * 8..RSP * 8 + 8].iter().all(Option::is_none));
+        assert_eq!(bytes.iter().filter(|b| b.is_none()).count(), 8);
+        let lldb = WaveRegs {
+            rsp: Some(RSP_VALUE),
+            ..Default::default()
+        };
+        let mut bytes = Vec::new();
+        lldb.gdb_serialize(|b| bytes.push(b));
+        let rsp: Vec<u8> = bytes[RSP * 8..RSP * 8 + 8]
+            .iter()
+            .flatten()
+            .copied()
+            .collect();
+        assert_eq!(rsp, RSP_VALUE.to_le_bytes());
+    }
+
+    /// lldb's `rsp` points where nothing can be read, whatever the kernel's buffers: lldb
+    /// finds no return address there (nor a little above or below it).
     #[test]
     fn rsp_points_to_no_memory() {
         let src = "\

@@ -186,6 +186,12 @@ impl WaveTarget {
                 wave,
                 others: false,
             } => self.engine.run_wave(wave, 1),
+            Plan::RangeStep {
+                wave,
+                others,
+                start,
+                end,
+            } => self.engine.step_range(wave, start, end, others),
             Plan::ReverseStep(w) => {
                 // The wave gdb names is the one that goes back.
                 let _ = self.engine.select_wave_index(w);
@@ -305,7 +311,9 @@ impl WaveTarget {
                 let (_, number) = f.signal();
                 let sig = codes::signal(number);
                 self.last_fault = Some(sig);
-                (signal(sig), describe(self))
+                let mut text = describe(self);
+                text.push_str(&crate::memory::fault_addr_line(f).unwrap_or_default());
+                (signal(sig), text)
             }
             StopReason::Terminated(_) => (
                 MultiThreadStopReason::Terminated(self.last_fault.unwrap_or(Signal::SIGKILL)),
@@ -388,5 +396,81 @@ mod tests {
         assert!(run(&mut t, "delete").is_empty());
         assert_eq!(t.engine().watchpoints().len(), 1);
         assert!(run(&mut t, "info breakpoints").starts_with("Inserted by the client"));
+    }
+
+    /// A range step runs the wave while its PC is in the range and stops at the first PC
+    /// outside it, or earlier at a breakpoint inside it (the client's, at 0xc); the other
+    /// wave stays put; an empty range is one instruction.
+    #[test]
+    fn a_range_step_stops_where_single_steps_would() {
+        let range = |t: &mut crate::target::WaveTarget, start, end| {
+            t.execute(Plan::RangeStep {
+                wave: 0,
+                others: false,
+                start,
+                end,
+            })
+        };
+        let pcs = |t: &crate::target::WaveTarget| -> Vec<u64> {
+            t.engine().machine().waves.iter().map(|w| w.pc).collect()
+        };
+        let mut t = target();
+        let out = range(&mut t, 0, 0x14);
+        assert!(matches!(
+            out.reason,
+            MultiThreadStopReason::SignalWithThread {
+                signal: Signal::SIGTRAP,
+                ..
+            }
+        ));
+        assert_eq!(pcs(&t), [0x14, 0]);
+        let mut t = target();
+        assert!(t.add_sw_breakpoint(0xc, 1).is_ok());
+        let out = range(&mut t, 0, 0x18);
+        assert!(matches!(out.reason, MultiThreadStopReason::SwBreak(_)));
+        assert_eq!(pcs(&t), [0xc, 0]);
+        let mut t = target();
+        let _ = range(&mut t, 0, 0);
+        assert_eq!(pcs(&t), [0x4, 0]);
+    }
+
+    /// A range over a barrier: with the scheduler unlocked the other wave runs to the
+    /// barrier and the range goes on past it; locked, the wave stops at the barrier
+    /// (SIGSTOP, the reason in the console), as a single step there would.
+    #[test]
+    fn a_range_step_over_a_barrier_lets_the_others_release_it_when_unlocked() {
+        let src = "\
+.kernel b
+.workgroup 64
+.grid 1
+    vlaneid v0
+    barrier
+    vmovi v1, 1
+    end
+";
+        for (others, pc0) in [(true, 0x10), (false, 0x8)] {
+            let mut t = crate::target::WaveTarget::new(crate::testing::engine(src, 8));
+            let out = t.execute(Plan::RangeStep {
+                wave: 0,
+                others,
+                start: 0,
+                end: 0x10,
+            });
+            let pcs: Vec<u64> = t.engine().machine().waves.iter().map(|w| w.pc).collect();
+            assert_eq!(pcs[0], pc0, "others {others}: {out:?}");
+            if !others {
+                assert!(
+                    matches!(
+                        out.reason,
+                        MultiThreadStopReason::SignalWithThread {
+                            signal: Signal::SIGSTOP,
+                            ..
+                        }
+                    ),
+                    "{out:?}"
+                );
+                assert_eq!(pcs[1], 0, "the other wave stays put");
+            }
+        }
     }
 }

@@ -360,17 +360,21 @@ fn report(
         wire.append_to_next(target.stop_reply_threads().as_bytes());
     }
     let pc = pc.unwrap_or(0).to_le_bytes();
-    // What gdb reads after every stop, so a step costs no register packet.
+    // What the client reads after every stop, so a step costs no register packet. gdb's
+    // `rsp` is unavailable, which a stop reply cannot say: gdb reads it with the others
+    // when it first needs it (see `regs::RSP_VALUE`).
     let sp = regs::RSP_VALUE.to_le_bytes();
     let zero = [0u8; 8];
-    let regs: [(WaveRegId, &[u8]); 3] = [
+    let mut regs: Vec<(WaveRegId, &[u8])> = vec![
         (WaveRegId::Core(X86_64CoreRegId::Rip), &pc),
-        (WaveRegId::Core(X86_64CoreRegId::Gpr(regs::RSP as u8)), &sp),
         (
             WaveRegId::Core(X86_64CoreRegId::Gpr(regs::RBP as u8)),
             &zero,
         ),
     ];
+    if target.lldb {
+        regs.push((WaveRegId::Core(X86_64CoreRegId::Gpr(regs::RSP as u8)), &sp));
+    }
     let mut it = regs.into_iter();
     sm.report_stop_with_regs(target, reason, &mut it)
         .map_err(io_err)

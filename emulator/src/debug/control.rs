@@ -22,6 +22,13 @@ enum Goal {
     Exit,
     /// When the wave's PC is past this address (gdb's `until` without an argument).
     Past(u64),
+    /// When the wave's PC is outside `[start, end)` (a GDB client's range step).
+    OutOf {
+        /// The range's first address.
+        start: u64,
+        /// The address past the range.
+        end: u64,
+    },
     /// When the wave arrives at the first instruction of a statement of a source line
     /// other than `file:line` (a line step), past `past` when given (`until`).
     Line {
@@ -111,6 +118,60 @@ impl Engine {
             }
         }
         self.run_wave(w, 1)
+    }
+
+    /// A GDB client's range step (`vCont;r START,END`): wave `w` executes instructions
+    /// while its PC stays in `[start, end)`, and stops with [`StopReason::Step`] at the
+    /// first PC outside it (an empty range: after one instruction), or earlier at
+    /// anything that stops a step: a breakpoint or watchpoint, a fault, a finding, its
+    /// exit, an interrupt. The stops are those of single steps repeated while the PC is in
+    /// the range (a breakpoint in the range stops the wave before its instruction, as a
+    /// step that arrived there would be reported), in one resumption. `others` is
+    /// [`Engine::step_wave_releasing`]'s: while the wave waits at a barrier the other
+    /// waves run until it is released; without it the wave runs alone and waiting at a
+    /// barrier stops it.
+    pub fn step_range(&mut self, w: usize, start: u64, end: u64, others: bool) -> StopEvent {
+        let goal = Goal::OutOf { start, end };
+        let waiting = |e: &Self| {
+            e.machine
+                .waves
+                .get(w)
+                .is_some_and(|x| x.state == WaveState::AtBarrier)
+        };
+        let mut first = true;
+        loop {
+            while others && waiting(self) {
+                let s = self.step_all(1);
+                if s.reason != StopReason::Step {
+                    return s;
+                }
+            }
+            // Released at a breakpoint inside the range: a resumption from here would step
+            // over it, so the step ends here, where single steps would have stopped (the
+            // client sees its breakpoint, or steps its range on).
+            let pc = self.machine.waves.get(w).map(|x| x.pc);
+            if !first
+                && pc.is_some_and(|pc| {
+                    self.armed
+                        .get((pc / 4) as usize)
+                        .is_some_and(|a| !a.is_empty())
+                })
+            {
+                return self.finish(self.event(StopReason::Step, Some(w)));
+            }
+            first = false;
+            if w >= self.machine.waves.len() {
+                return self.finish(self.event(StopReason::Blocked(Blocked::NoWave(w)), None));
+            }
+            self.selected_wave = w;
+            let stop = self.run_alone(w, goal, Blocked::AtBarrier);
+            // Arrived at a barrier inside the range: the others release it, and the range
+            // goes on.
+            if others && stop.reason == StopReason::Blocked(Blocked::AtBarrier) && waiting(self) {
+                continue;
+            }
+            return stop;
+        }
     }
 
     /// Steps every ready wave by one instruction, `n` times.
@@ -311,6 +372,9 @@ impl Engine {
                     Goal::Exit => (x.id != id || x.state == WaveState::Exited)
                         .then_some(StopReason::Reached(Reached::Exit)),
                     Goal::Past(pc) => (x.id == id && x.pc > pc).then_some(StopReason::Step),
+                    Goal::OutOf { start, end } => {
+                        (x.id == id && !(start..end).contains(&x.pc)).then_some(StopReason::Step)
+                    }
                     Goal::Line { file, line, past } => (x.id == id
                         && past.is_none_or(|p| x.pc > p)
                         && self.is_new_line(x.pc, (file, line)))
@@ -437,6 +501,9 @@ impl Engine {
                     return self.finish(self.event(StopReason::Reached(Reached::Exit), Some(w)));
                 }
                 Goal::Past(pc) if wave.pc > pc => {
+                    return self.finish(self.event(StopReason::Step, Some(w)));
+                }
+                Goal::OutOf { start, end } if !(start..end).contains(&wave.pc) => {
                     return self.finish(self.event(StopReason::Step, Some(w)));
                 }
                 Goal::Line { file, line, past }

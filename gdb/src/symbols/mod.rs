@@ -658,8 +658,10 @@ fn dwarf(
 /// an outermost frame, as at a native program's entry point: gdb's DWARF unwinder sees no
 /// caller (`bt` shows one frame, `finish` is "not meaningful in the outermost frame", and
 /// the frame is the same at every PC, so `until` and `advance` stop where asked) instead
-/// of unwinding the kernel's code bytes as x86. The CFA rule (`rsp + 8`, as x86 code has
-/// at a function's entry) is there because gdb needs one; nothing is read through it.
+/// of unwinding the kernel's code bytes as x86. The CFA rule (`rbp + 8`; `rbp` reads 0) is
+/// there because gdb needs one; nothing is read through it. It is not `rsp`, which gdb
+/// reads as unavailable (`regs::RSP_VALUE`): a CFA that cannot be computed would end the
+/// unwinding as "not enough registers" instead of at the outermost frame.
 fn debug_frame(code_bytes: u64) -> Result<Vec<u8>, SymbolsError> {
     let encoding = Encoding {
         format: Format::Dwarf32,
@@ -667,7 +669,7 @@ fn debug_frame(code_bytes: u64) -> Result<Vec<u8>, SymbolsError> {
         address_size: 8,
     };
     let mut cie = CommonInformationEntry::new(encoding, 1, -8, X86_64::RA);
-    cie.add_instruction(CallFrameInstruction::Cfa(X86_64::RSP, 8));
+    cie.add_instruction(CallFrameInstruction::Cfa(X86_64::RBP, 8));
     cie.add_instruction(CallFrameInstruction::Undefined(X86_64::RA));
     let mut table = FrameTable::default();
     let cie = table.add_cie(cie);
@@ -999,7 +1001,7 @@ done:
     }
 
     /// The `.debug_frame` reads back with gimli: for every instruction address, the CFA is
-    /// `rsp + 8` and the return address (`rip`) is undefined; past the code there is no
+    /// `rbp + 8` and the return address (`rip`) is undefined; past the code there is no
     /// FDE.
     #[test]
     fn every_pc_is_in_an_outermost_frame() {
@@ -1025,7 +1027,7 @@ done:
             assert_eq!(
                 *row.cfa(),
                 CfaRule::RegisterAndOffset {
-                    register: gimli::X86_64::RSP,
+                    register: gimli::X86_64::RBP,
                     offset: 8
                 }
             );

@@ -95,6 +95,7 @@ impl MultiThreadBase for WaveTarget {
     fn read_registers(&mut self, regs: &mut WaveRegs, tid: Tid) -> TargetResult<(), Self> {
         let wave = self.readable(tid)?;
         regs.gpr[regs::RBX] = Window::wave_base(wave.id, self.engine.selected_lane);
+        regs.rsp = self.lldb.then_some(regs::RSP_VALUE);
         regs.pc = wave.pc;
         regs.exec = wave.exec;
         regs.u = wave.u.to_vec();

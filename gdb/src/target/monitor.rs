@@ -3,12 +3,14 @@
 //! engine, plus a few of the server's own.
 //!
 //! Commands act on the engine's selected wave, which follows every stop and gdb's
-//! `thread N`; `monitor lane N` selects the lane the lane views show. Nothing here may
-//! leave the client believing something the server does not, so these are refused, each
-//! with what to do instead:
+//! `thread N`, and on the selected lane, which is the client's `$lane` register. Nothing
+//! here may leave the client believing something the server does not, so these are
+//! refused, each with what to do instead:
 //! - commands that run the kernel (`continue`, `stepi`, `advance`, `finish`, `restart`,
 //!   `load`): gdb would not know the kernel moved;
 //! - `wave N`: gdb's current thread would stay behind (`thread T` does both);
+//! - `lane N`: gdb's cached `$lane` and `$lvN` would stay behind until the next stop (a
+//!   write of the `lane` register does both: gdb reads registers again after it);
 //! - `set` of a register (gdb caches registers; `set var $u8 = 1` writes through it) and
 //!   `set scheduler-locking` (gdb's own setting decides what runs);
 //! - `delete`, `enable`, `disable`, `condition`, `ignore` of a breakpoint or watchpoint the
@@ -29,7 +31,7 @@ use wavedbg_emulator::debug::breakpoint::Owner;
 use wavedbg_emulator::debug::command::{self, Command, Info, SetTarget};
 use wavedbg_emulator::debug::driver::{Driver, Input, Plan};
 use wavedbg_emulator::debug::view;
-use wavedbg_emulator::debug::PointRow;
+use wavedbg_emulator::debug::{PointRow, StopReason};
 use wavedbg_emulator::disasm;
 
 use super::{RefusedPoint, WaveTarget};
@@ -60,8 +62,9 @@ Server commands (wavedbg serve):
                          resident (workgroups at once), kernel (its name)
 The sanitizer: `monitor set check races|sync|init|hazards|xlane|all [on|off]`, then a finding
 stops the run with SIGTRAP and its description; `monitor info findings` lists them.
-Run control, the current thread and registers stay with the client: use its continue,
-stepi, Ctrl-C, kill, `thread N` and `set var $REG = VALUE`.
+Run control, the current thread, the selected lane and registers stay with the client:
+use its continue, stepi, Ctrl-C, kill, `thread N`, `set var $lane = N` and
+`set var $REG = VALUE`.
 ";
 
 fn refused(cmd: &Command, files_allowed: bool) -> Option<&'static str> {
@@ -74,6 +77,9 @@ fn refused(cmd: &Command, files_allowed: bool) -> Option<&'static str> {
             ..
         } => Some(
             "the client caches registers: change them there (gdb: `set var $u8 = 1`, `set var $v3[5] = 1`; lldb: `register write`)\n",
+        ),
+        Command::Lane(_) => Some(
+            "the client selects the lane (it caches `$lane` and the `lvN` registers): gdb: `lane N` (scripts/wavedbg.gdb) or `set var $lane = N`; lldb: `register write lane N`\n",
         ),
         Command::Restart | Command::Run | Command::Start => Some(
             "restart from the client: `target extended-remote` then `run`, or kill and reconnect\n",
@@ -236,7 +242,15 @@ pub fn why(t: &WaveTarget) -> String {
     let Some(stop) = t.engine().last_stop() else {
         return "The kernel has not stopped yet (it is at its launch).\n".into();
     };
-    format!("{}\n", view::describe_stop(t.engine(), stop))
+    let addr = match &stop.reason {
+        StopReason::Fault(f) => memory::fault_addr_line(f),
+        _ => None,
+    };
+    format!(
+        "{}\n{}",
+        view::describe_stop(t.engine(), stop),
+        addr.unwrap_or_default()
+    )
 }
 
 /// The listed threads, as the client lists them (the last stop's exited wave included),
@@ -462,6 +476,12 @@ pub(crate) mod tests {
         assert!(run(&mut t, "set u8 = 1").contains("the client caches registers"));
         assert!(run(&mut t, "set v3[2] = 1").contains("the client caches registers"));
         assert!(run(&mut t, "set scheduler-locking off").contains("the client decides"));
+        // The lane is the client's `$lane` register, which it caches.
+        let out = run(&mut t, "lane 5");
+        assert!(out.contains("the client selects the lane"), "{out}");
+        assert!(out.contains("set var $lane = N"), "{out}");
+        assert!(run(&mut t, "lane 40").contains("lane 40 out of range (0-31)"));
+        assert_eq!(t.engine().selected_lane, 0);
         assert!(
             run(&mut t, "set shared:4 = 7").is_empty(),
             "memory may be set"

@@ -6,8 +6,9 @@
 
 use gdbstub::common::{Signal, Tid};
 use gdbstub::target::ext::base::multithread::{
-    MultiThreadResume, MultiThreadSchedulerLocking, MultiThreadSchedulerLockingOps,
-    MultiThreadSingleStep, MultiThreadSingleStepOps,
+    MultiThreadRangeStepping, MultiThreadRangeSteppingOps, MultiThreadResume,
+    MultiThreadSchedulerLocking, MultiThreadSchedulerLockingOps, MultiThreadSingleStep,
+    MultiThreadSingleStepOps,
 };
 
 use gdbstub::target::ext::base::reverse_exec::{ReverseContOps, ReverseStepOps};
@@ -65,6 +66,11 @@ impl MultiThreadResume for WaveTarget {
     }
 
     #[inline(always)]
+    fn support_range_step(&mut self) -> Option<MultiThreadRangeSteppingOps<'_, Self>> {
+        Some(self)
+    }
+
+    #[inline(always)]
     fn support_scheduler_locking(&mut self) -> Option<MultiThreadSchedulerLockingOps<'_, Self>> {
         Some(self)
     }
@@ -85,6 +91,22 @@ impl MultiThreadSingleStep for WaveTarget {
     fn set_resume_action_step(&mut self, tid: Tid, _signal: Option<Signal>) -> Result<(), String> {
         let w = self.action_slot(tid);
         self.actions.step_wave(w);
+        Ok(())
+    }
+}
+
+/// `vCont;r START,END:TID`: gdb's `step`/`next` over a source line of several
+/// instructions steps the wave through them in one resumption, stopping when its PC leaves
+/// `[START, END)` or at whatever stops a step on the way (`Engine::step_range`).
+impl MultiThreadRangeStepping for WaveTarget {
+    fn set_resume_action_range_step(
+        &mut self,
+        tid: Tid,
+        start: u64,
+        end: u64,
+    ) -> Result<(), String> {
+        let w = self.action_slot(tid);
+        self.actions.range_step_wave(w, start, end);
         Ok(())
     }
 }

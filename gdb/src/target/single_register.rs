@@ -34,6 +34,7 @@ impl SingleRegisterAccess<Tid> for WaveTarget {
         buf: &mut [u8],
     ) -> TargetResult<usize, Self> {
         let selected_lane = self.engine.selected_lane as usize;
+        let lldb = self.lldb;
         let wave = self.readable(tid)?;
         let mut put = |bytes: &[u8]| -> TargetResult<usize, Self> {
             let dst = buf
@@ -44,9 +45,12 @@ impl SingleRegisterAccess<Tid> for WaveTarget {
         };
         match reg {
             WaveRegId::Core(X86_64CoreRegId::Rip) => put(&wave.pc.to_le_bytes()),
-            WaveRegId::Core(X86_64CoreRegId::Gpr(n)) if n as usize == regs::RSP => {
-                put(&regs::RSP_VALUE.to_le_bytes())
-            }
+            // Unavailable to gdb (an empty read is `xx`), an address of no memory to lldb:
+            // see `regs::RSP_VALUE`.
+            WaveRegId::Core(X86_64CoreRegId::Gpr(n)) if n as usize == regs::RSP => match lldb {
+                true => put(&regs::RSP_VALUE.to_le_bytes()),
+                false => Ok(0),
+            },
             WaveRegId::Core(X86_64CoreRegId::Gpr(n)) if n as usize == regs::RBX => {
                 put(&memory::Window::wave_base(wave.id, selected_lane as u8).to_le_bytes())
             }
