@@ -1064,3 +1064,23 @@ fn replay_checkpoints_count_against_the_bound() {
         }
     }
 }
+
+/// A record dropped to keep within the bound can still start at count 0 (edits made
+/// before any instruction ran): `info history` says older history was dropped, not that
+/// it starts at the launch.
+#[test]
+fn a_record_dropped_at_count_zero_says_so() {
+    let mut e = engine(0, 1);
+    e.set_history_size(1 << 20);
+    for i in 0..40_000u32 {
+        e.write_register(0, RegisterWrite::U { reg: 2, value: i })
+            .expect("edit");
+    }
+    let h = e.history().info(0);
+    assert!(h.dropped && h.start == 0, "{h:?}");
+    let text = wavedbg_emulator::debug::view::history_text(&e);
+    assert!(
+        text.starts_with("Recorded history: instructions 0 to 0 (older history was dropped to keep within set history-size), now at 0.\n"),
+        "{text}"
+    );
+}
