@@ -1102,12 +1102,49 @@ fn star_expression_locations_in_every_location_command() {
     let err = fail(&mut e, "break *(pc +");
     assert_eq!(
         err.message(),
-        "bad location `*(pc +`: expected a value (at column 7)"
+        "bad location `*(pc +`: expected a value (at column 13)"
     );
     match err {
         CommandError::Parse(p) => assert_eq!(p.column, Some(13)),
         other => panic!("{other:?}"),
     }
+    // Columns count characters of the line as typed, not bytes.
+    for (line, message, column) in [
+        (
+            "list   *(pc +",
+            "bad location `*(pc +`: expected a value (at column 14)",
+            14,
+        ),
+        (
+            "print (ñ + 1) +",
+            "bad expression `(ñ + 1) +`: unexpected `ñ + 1) +` (at column 8)",
+            8,
+        ),
+        (
+            "break 'dír/k.cl':3 if v3 +",
+            "bad condition `v3 +`: expected a value (at column 27)",
+            27,
+        ),
+    ] {
+        let err = fail(&mut e, line);
+        assert_eq!(err.message(), message, "{line}");
+        match err {
+            CommandError::Parse(p) => assert_eq!(p.column, Some(column), "{line}"),
+            other => panic!("{line}: {other:?}"),
+        }
+    }
+    // A location standing alone (a session's, a DAP client's) counts in it.
+    assert_eq!(
+        wavedbg_emulator::debug::command::parse_location("  * ñ"),
+        Err("bad location `* ñ`: unexpected `ñ` (at column 3)".to_string())
+    );
+    // An expression error on its own counts characters of the expression.
+    assert_eq!(
+        wavedbg_emulator::debug::expr::parse("1 + ñ")
+            .map_err(|e| e.to_string())
+            .err(),
+        Some("unexpected `ñ` (at column 5)".to_string())
+    );
     let err = fail(&mut e, "list *(0x30 @ 2)");
     match err {
         CommandError::Parse(p) => assert_eq!(p.column, Some(13), "{}", p.message),
