@@ -1200,3 +1200,45 @@ fn an_address_outside_the_code_says_so() {
         "0x2 is not the start of an instruction",
     );
 }
+
+/// `info line *ADDR` inside an instruction (its second word, or not word-aligned) names
+/// the instruction it is part of, and that instruction's line, rather than refusing the
+/// address as no instruction's start.
+#[test]
+fn info_line_inside_an_instruction_says_so() {
+    use wavedbg_emulator::code::CodeWord;
+    let mut e = saxpy();
+    let second = e
+        .machine()
+        .code()
+        .iter()
+        .position(|w| matches!(w, CodeWord::Inside))
+        .expect("saxpy has a 64-bit instruction") as u64
+        * 4;
+    let start = second - 4;
+    let whole = run(&mut e, &format!("info line *{start:#x}"));
+    let at = wavedbg_emulator::debug::view::pc_text(e.machine(), start);
+    let instr = wavedbg_emulator::debug::view::instr_text(e.machine(), start);
+    let want = |a: u64| {
+        format!(
+            "Address {a:#06x} is inside the instruction at {at} ({instr}), not at its start.\n{whole}"
+        )
+    };
+    let (in_second, unaligned) = (want(second), want(start + 2));
+    assert!(whole.starts_with("Line "), "{whole}");
+    assert_eq!(run(&mut e, &format!("info line *{second:#x}")), in_second);
+    assert_eq!(
+        run(&mut e, &format!("info line *{:#x}", start + 2)),
+        unaligned
+    );
+    assert_eq!(
+        run(&mut e, &format!("info line *({:#x} + 1)", second)),
+        want(second + 1)
+    );
+    // Other commands still refuse it: a breakpoint needs an instruction's start.
+    fails_with_usage(
+        &mut e,
+        &format!("break *{second:#x}"),
+        &format!("{second:#x} is not the start of an instruction"),
+    );
+}
