@@ -892,3 +892,72 @@ fn esc_interrupts_the_run(t: &Tmux) {
     let s = t.wait_text("Interrupted");
     assert!(!s.contains("^["), "Esc was echoed, not read:\n{s}");
 }
+
+/// A deadlocked launch and the help overlay in a real terminal at 20x8, 80x24 and 200x60:
+/// a second `c` says the launch is deadlocked at every size, and the help keeps its top
+/// entry across the resizes (and closes).
+#[test]
+fn deadlock_and_help_across_resizes_in_a_real_terminal() {
+    let Some(t) = tmux::start("deadlock", "tui-test$ ", (80, 24), false) else {
+        return;
+    };
+    let kernel = t.dir.join("dl.s");
+    std::fs::write(
+        &kernel,
+        ".kernel dl\n.workgroup 64\n    uwaveid u5\n    br.unz u5, quit\nwait_here:\n    barrier\n    end\nquit:\n    end\n",
+    )
+    .expect("write the kernel");
+    t.type_text(&format!(
+        "WAVEDBG_HISTORY={} {} tui {}",
+        t.dir.join("history").display(),
+        env!("CARGO_BIN_EXE_wavedbg"),
+        kernel.display()
+    ));
+    t.keys(&["Enter"]);
+    t.wait_text(" READY ");
+    t.keys(&["c"]);
+    t.wait_text("Deadlock");
+    t.keys(&["c"]);
+    t.wait_text(" PROBLEM  Cannot run: the launch is deadlocked: deadlo");
+    // Wider, every word of it on the status line; at 20x8 the status line still starts
+    // with it, cut, and the screen is drawn whole.
+    t.ok(&["resize-window", "-t", "main", "-x", "200", "-y", "60"]);
+    t.wait_for("the deadlock at 200x60", |s| {
+        s.lines().count() <= 60
+            && s.lines().any(|l| {
+                l.contains(" PROBLEM  Cannot run: the launch is deadlocked: deadlock in workgroup 0: wave 0 (pc 0x000c) waits at the barrier at 0x0008 <wait_here>; wave 1 (exited) will never arrive")
+            })
+    });
+    t.ok(&["resize-window", "-t", "main", "-x", "20", "-y", "8"]);
+    let s = t.wait_for("the deadlock at 20x8", |s| {
+        s.lines().count() <= 8 && s.lines().any(|l| l.starts_with(" PROBLEM  Cannot run"))
+    });
+    assert!(s.lines().all(|l| l.chars().count() <= 20), "{s}");
+    t.ok(&["resize-window", "-t", "main", "-x", "80", "-y", "24"]);
+    t.wait_for("the deadlock at 80x24", |s| {
+        s.lines()
+            .any(|l| l.starts_with(" PROBLEM  Cannot run: the launch is deadlocked"))
+            && s.lines().any(|l| l.chars().count() > 70)
+    });
+    // The help, scrolled to an entry: it stays at the top at every size (at 200x60 the
+    // whole help fits and shows from its start), and the keys close it.
+    t.keys(&["?"]);
+    t.wait_text(" Keys 1-22 of 40 ");
+    t.keys(&["j", "j", "j", "j", "j", "j", "j", "j", "j", "j"]);
+    let s = t.wait_text(" Keys 11-32 of 40 ");
+    assert!(s.contains("│Views:"), "{s}");
+    t.ok(&["resize-window", "-t", "main", "-x", "200", "-y", "60"]);
+    t.wait_text(" Keys (any key closes) ");
+    t.ok(&["resize-window", "-t", "main", "-x", "20", "-y", "8"]);
+    let s = t.wait_for("the help at 20x8", |s| {
+        s.lines().count() <= 8 && s.contains("│Views:")
+    });
+    assert!(s.contains("┌ Keys "), "{s}");
+    t.ok(&["resize-window", "-t", "main", "-x", "80", "-y", "24"]);
+    t.wait_for("the help at 80x24 again", |s| {
+        s.contains(" Keys 11-32 of 40 ") && s.contains("│Views:")
+    });
+    t.keys(&["Escape"]);
+    t.wait_for("the help to close", |s| !s.contains(" Keys "));
+    quit(&t);
+}

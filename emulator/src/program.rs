@@ -342,7 +342,7 @@ impl Program {
             return Err(ProgramError::LineTable(i));
         }
         self.source_info
-            .validate(code_bytes, |n| self.buffer(n).map(|b| b.size))?;
+            .validate(code_bytes, |n| self.buffer(n).map(|b| b.size), &self.launch)?;
         Ok(())
     }
 

@@ -44,6 +44,9 @@ pub struct HitMap {
     pub help_scroll_max: usize,
     /// The columns the help overlay's lines were laid out in (its scroll counts them).
     pub help_room: usize,
+    /// The help overlay's scroll as drawn (kept across a resize, clamped), when it was
+    /// drawn: the app keeps it with `help_room` as its state.
+    pub help_scroll: Option<usize>,
     /// Whether the memory view left its ASCII column out for lack of width.
     pub mem_ascii_hidden: bool,
     /// The wide layout's splits as drawn, in percent, by `SplitTarget as usize` (left

@@ -150,7 +150,7 @@ fn event_loop(
             let terminal = guard.terminal();
             let mut hits = hits::HitMap::default();
             terminal.draw(|frame| hits = ui::draw(frame, app, &mut drawn))?;
-            app.hits = hits;
+            app.drawn(hits);
             dirty = false;
         }
         let wait = if app.is_running() {

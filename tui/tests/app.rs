@@ -2890,6 +2890,35 @@ fn the_help_keeps_its_top_entry_across_a_resize() {
     assert_eq!(help_top_line(&draw(&mut app, 120, 20)), wide);
 }
 
+/// After a resize the help's scroll is kept at the new width as the overlay's state, so
+/// the next frames lay the help out once each (not again at the old width to find the
+/// entry): the frames after it show the same top entry from the state as it is.
+#[test]
+fn the_help_keeps_its_scroll_at_the_new_width_after_a_resize() {
+    let mut app = demo();
+    keys(&mut app, "?");
+    let _ = draw(&mut app, 120, 20);
+    for _ in 0..12 {
+        keys(&mut app, "j");
+    }
+    let _ = draw(&mut app, 120, 20);
+    assert_eq!((app.help.scroll, app.help.room), (12, 117));
+    let narrow = help_top_line(&draw(&mut app, 40, 12));
+    assert_eq!(app.help.room, 37, "the width drawn is the state's");
+    assert_ne!(app.help.scroll, 12, "counted in the narrow layout's lines");
+    assert_eq!(app.hits.help_scroll, Some(app.help.scroll));
+    let state = app.help;
+    for _ in 0..3 {
+        assert_eq!(help_top_line(&draw(&mut app, 40, 12)), narrow);
+        assert_eq!(app.help, state, "nothing to lay out again");
+    }
+    // A screen that shows every line shows the top, and the entry is still kept for a
+    // smaller one after it.
+    let _ = draw(&mut app, 200, 80);
+    assert_eq!(app.help.room, 197);
+    assert_eq!(help_top_line(&draw(&mut app, 40, 12)), narrow);
+}
+
 /// Ctrl-L redraws the whole screen with the help open, and the help stays open.
 #[test]
 fn ctrl_l_redraws_with_the_help_open() {

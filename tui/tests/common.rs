@@ -68,7 +68,7 @@ pub fn draw_with(app: &mut App, state: &mut DrawState, w: u16, h: u16) -> Buffer
     let mut hits = Default::default();
     t.draw(|f| hits = wavedbg_tui::ui::draw(f, app, state))
         .expect("draws");
-    app.hits = hits;
+    app.drawn(hits);
     t.backend().buffer().clone()
 }
 
@@ -130,7 +130,7 @@ pub fn draw_cursor(
     let mut hits = Default::default();
     t.draw(|f| hits = wavedbg_tui::ui::draw(f, app, state))
         .expect("draws");
-    app.hits = hits;
+    app.drawn(hits);
     let at = t.get_cursor_position().expect("a cursor");
     (t.backend().buffer().clone(), at)
 }

@@ -50,6 +50,19 @@ pub(super) struct SourceState {
     is_stmt: Option<bool>,
     /// Variables not yet ended: name, index in `vars`.
     open: Vec<(String, usize)>,
+    /// Variables in shared or scratch memory, with the line and span of their location:
+    /// checked against `.shared` and `.scratch` once every directive has been read (they
+    /// may come after the `.var`).
+    in_memory: Vec<MemoryVar>,
+}
+
+/// A `.var` in shared or scratch memory, as [`SourceState::in_memory`] keeps it.
+struct MemoryVar {
+    name: String,
+    location: VarLocation,
+    ty: VarType,
+    line: u32,
+    span: Span,
 }
 
 /// Whether `.file`'s operand text is the numbered (line-table) form rather than the
@@ -468,6 +481,15 @@ impl Assembler<'_> {
             self.error(ops[0], format!("more than {MAX_VARIABLES} variables"), None);
             return;
         }
+        if matches!(location, VarLocation::Shared(_) | VarLocation::Scratch(_)) {
+            self.source.in_memory.push(MemoryVar {
+                name: name.to_string(),
+                location: location.clone(),
+                ty,
+                line: self.line_no,
+                span: ops[1],
+            });
+        }
         // A variable declared again moves: its old range ends here.
         self.close_var(name, addr);
         let vars = &mut self.program.source_info.vars;
@@ -619,5 +641,23 @@ impl Assembler<'_> {
             self.program.source_info.vars[idx].end = code_end;
         }
         self.program.source_info.vars.retain(|v| v.start < v.end);
+        // Shared and scratch variables inside the sizes `.shared` and `.scratch` gave,
+        // wherever those directives are: reading one outside would fault, or read memory
+        // another variable's value is not in.
+        let launch = self.program.launch;
+        for v in std::mem::take(&mut self.source.in_memory) {
+            if let Some(reason) = v.location.outside_memory(v.ty, &launch) {
+                let hint = match v.location {
+                    VarLocation::Scratch(_) => "`.scratch BYTES` sets each lane's scratch size",
+                    _ => "`.shared BYTES` sets each workgroup's shared memory size",
+                };
+                self.error_at(
+                    v.line,
+                    v.span,
+                    format!("variable `{}`: {reason}", v.name),
+                    Some(hint.into()),
+                );
+            }
+        }
     }
 }

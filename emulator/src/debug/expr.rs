@@ -142,6 +142,9 @@ impl fmt::Display for ParsedExpr {
 pub struct ExprError {
     /// Byte offset in the expression text.
     pub pos: usize,
+    /// The 1-based character column of `pos` in the expression text, as the message
+    /// names it (0 with [`NO_POS`]).
+    pub column: usize,
     /// What is wrong (e.g. "bad number `0xg`"), without the column; `pos` locates it.
     pub message: String,
 }
@@ -154,7 +157,7 @@ impl fmt::Display for ExprError {
         if self.pos == NO_POS {
             write!(f, "{}", self.message)
         } else {
-            write!(f, "{} (at column {})", self.message, self.pos + 1)
+            write!(f, "{} (at column {})", self.message, self.column)
         }
     }
 }
@@ -174,6 +177,7 @@ struct Parser<'a> {
 fn err<T>(pos: usize, message: impl Into<String>) -> Result<T, ExprError> {
     Err(ExprError {
         pos,
+        column: 0,
         message: crate::clip_quoted(message.into()),
     })
 }
@@ -195,6 +199,17 @@ pub fn parse(text: &str) -> Result<Expr, ExprError> {
 /// root is a binary operation (`expect A OP B` splits there, so `16 == 1 << 4` is `16` and
 /// `1 << 4`).
 pub fn parse_with_root(text: &str) -> Result<(Expr, Option<(usize, usize)>), ExprError> {
+    parse_root(text).map_err(|mut e| {
+        // Byte offsets count a multi-byte character as several columns: count characters.
+        if e.pos != NO_POS {
+            let at = e.pos.min(text.len());
+            e.column = text.get(..at).map_or(at, |b| b.chars().count()) + 1;
+        }
+        e
+    })
+}
+
+fn parse_root(text: &str) -> Result<(Expr, Option<(usize, usize)>), ExprError> {
     let mut p = Parser {
         s: text,
         pos: 0,
@@ -375,6 +390,7 @@ impl Parser<'_> {
                 .map(|f| (Expr::Float(f.to_bits()), 1))
                 .map_err(|_| ExprError {
                     pos: start,
+                    column: 0,
                     message: format!("bad number `{w}`"),
                 });
         }
@@ -383,6 +399,7 @@ impl Parser<'_> {
                 Ok(n) => Ok((Expr::Num(n as i64), 1)),
                 Err(e) => Err(ExprError {
                     pos: start,
+                    column: 0,
                     message: match e {
                         NumberError::TooLarge => too_large(&w, u64::MAX),
                         NumberError::NotANumber => format!("bad number `{w}`"),
@@ -676,10 +693,11 @@ impl Expr {
     ) -> Result<Value, ExprError> {
         let w = m.waves.get(wave).ok_or(ExprError {
             pos: 0,
+            column: 0,
             message: format!("no wave {wave}"),
         })?;
         let need_lane = || {
-            lane.ok_or(ExprError { pos: NO_POS, message: "this expression needs a lane: select one with `lane N` or index the register, e.g. v3[5]".into() })
+            lane.ok_or(ExprError { pos: NO_POS, column: 0, message: "this expression needs a lane: select one with `lane N` or index the register, e.g. v3[5]".into() })
         };
         let int = |e: &Expr| e.eval_value(m, wave, lane).map(Value::as_int);
         let lane_index = |i: &Expr| -> Result<u8, ExprError> {
@@ -700,6 +718,7 @@ impl Expr {
                     .map(|bits| typed_value(bits, v.ty))
                     .map_err(|message| ExprError {
                         pos: NO_POS,
+                        column: 0,
                         message: format!("`{name}`: {message}"),
                     }),
             )
@@ -737,6 +756,7 @@ impl Expr {
                 m.read_space(*space, wave, l, addr, &mut b)
                     .map_err(|e| ExprError {
                         pos: 0,
+                        column: 0,
                         message: e.to_string(),
                     })?;
                 u32::from_le_bytes(b) as i64

@@ -478,8 +478,24 @@ impl Engine {
                 end.saturating_sub(1)
             ));
         }
-        let addr = match location {
-            Some(l) => self.resolve_location(l).map_err(err)?,
+        let addr = match location.map(|l| self.resolve_location(l)) {
+            Some(Ok(a)) => a,
+            // Inside the code but not where an instruction starts (the second word of a
+            // 64-bit instruction, or not word-aligned): the instruction it is part of,
+            // and that instruction's line.
+            Some(Err(EngineError::NotAnInstruction(a))) => {
+                let m = self.machine();
+                let Some(start) = self.instruction_containing(a) else {
+                    return Err(err(EngineError::NotAnInstruction(a)));
+                };
+                return Ok(format!(
+                    "Address {a:#06x} is inside the instruction at {} ({}), not at its start.\n{}",
+                    view::pc_text(m, start),
+                    view::instr_text(m, start),
+                    self.info_line_at(start)
+                ));
+            }
+            Some(Err(e)) => return Err(err(e)),
             None => self
                 .machine()
                 .waves
@@ -487,6 +503,20 @@ impl Engine {
                 .map_or(0, |w| w.pc),
         };
         Ok(self.info_line_at(addr))
+    }
+
+    /// The start of the instruction whose bytes hold `addr` (`None` outside the code or
+    /// in a word that is no instruction's).
+    fn instruction_containing(&self, addr: u64) -> Option<u64> {
+        let code = self.machine().code();
+        let mut word = usize::try_from(addr / 4).ok()?;
+        loop {
+            match code.get(word)? {
+                crate::code::CodeWord::Instr(_) => return Some(word as u64 * 4),
+                crate::code::CodeWord::Inside => word = word.checked_sub(1)?,
+                crate::code::CodeWord::Illegal(_) => return None,
+            }
+        }
     }
 
     /// The line of the instruction at `addr`, in gdb's words.

@@ -1198,7 +1198,7 @@ pub fn history_text(e: &Engine) -> String {
     let now = e.machine().stats.wave_instructions;
     let h = e.history().info(now);
     let mib = |b: usize| b as f64 / (1 << 20) as f64;
-    let mut out = if h.start == 0 {
+    let mut out = if !h.dropped {
         format!(
             "Recorded history: instructions 0 to {} (the launch to the newest point), now at {}.\n",
             h.end, h.now
@@ -1221,6 +1221,15 @@ pub fn history_text(e: &Engine) -> String {
         mib(h.limit),
         h.spacing
     );
+    // The machine copies a replay keeps near the last point it reached (for the next
+    // reverse step) are part of the memory above.
+    if h.checkpoints > 0 {
+        out += &format!(
+            "{} near the last replayed point, {:.1} MiB of that (the oldest go first when the bound needs their room).\n",
+            count(h.checkpoints as u64, "replay checkpoint"),
+            mib(h.checkpoint_bytes)
+        );
+    }
     if h.now < h.end {
         out += "In the past: stepping or continuing from here replaces the recorded future.\n";
     }

@@ -171,6 +171,35 @@ impl VarLocation {
         }
     }
 
+    /// Why a value of `ty` here is outside the shared or scratch memory `launch` gives
+    /// (`None` when it fits, or is not in either): the location, the value's size and the
+    /// memory's, as the message says them.
+    pub fn outside_memory(
+        &self,
+        ty: VarType,
+        launch: &crate::program::LaunchConfig,
+    ) -> Option<String> {
+        let (addr, size, what) = match *self {
+            VarLocation::Shared(a) => (
+                a,
+                launch.shared_bytes,
+                "shared memory per workgroup (.shared)",
+            ),
+            VarLocation::Scratch(a) => (a, launch.scratch_bytes, "scratch per lane (.scratch)"),
+            _ => return None,
+        };
+        let fits = addr
+            .checked_add(ty.bytes())
+            .is_some_and(|e| e <= u64::from(size));
+        (!fits).then(|| {
+            format!(
+                "{self} (a {}, {} bytes) is outside the kernel's {size} bytes of {what}",
+                ty.name(),
+                ty.bytes()
+            )
+        })
+    }
+
     /// Whether its registers exist.
     fn registers_exist(&self) -> bool {
         match *self {
@@ -309,6 +338,7 @@ impl SourceInfo {
         &self,
         code_bytes: u64,
         buffer_size: impl Fn(&str) -> Option<u64>,
+        launch: &crate::program::LaunchConfig,
     ) -> Result<(), SourceInfoError> {
         if self.files.len() > MAX_SOURCE_FILES {
             return Err(SourceInfoError::TooMany {
@@ -362,6 +392,9 @@ impl SourceInfo {
                 if offset.checked_add(v.ty.bytes()).is_none_or(|e| e > size) {
                     return Err(bad(format!("offset {offset} is outside buffer `{buffer}`")));
                 }
+            }
+            if let Some(reason) = v.location.outside_memory(v.ty, launch) {
+                return Err(bad(reason));
             }
         }
         Ok(())

@@ -382,7 +382,7 @@ fn malformed_commands_say_what_is_wrong_and_show_the_usage() {
         ("p/z 1", "unknown format `/z` (x d u t f c o)"),
         (
             "p v3 +",
-            "bad expression `v3 +`: expected a value (at column 5)",
+            "bad expression `v3 +`: expected a value (at column 7)",
         ),
         ("p (1 + 2", "expected `)`"),
         ("p v128", "no register `v128` (v0-v127, u0-u63)"),
@@ -462,7 +462,7 @@ fn malformed_commands_say_what_is_wrong_and_show_the_usage() {
         ("expect u6 ==", "needs both sides of the comparison"),
         (
             "expect v3 + == 1",
-            "bad expression `v3 + == 1`: unexpected `== 1` (at column 6)",
+            "bad expression `v3 + == 1`: unexpected `== 1` (at column 13)",
         ),
         ("expect nosuch == 1", "cannot evaluate `nosuch`"),
     ] {

@@ -1102,12 +1102,49 @@ fn star_expression_locations_in_every_location_command() {
     let err = fail(&mut e, "break *(pc +");
     assert_eq!(
         err.message(),
-        "bad location `*(pc +`: expected a value (at column 7)"
+        "bad location `*(pc +`: expected a value (at column 13)"
     );
     match err {
         CommandError::Parse(p) => assert_eq!(p.column, Some(13)),
         other => panic!("{other:?}"),
     }
+    // Columns count characters of the line as typed, not bytes.
+    for (line, message, column) in [
+        (
+            "list   *(pc +",
+            "bad location `*(pc +`: expected a value (at column 14)",
+            14,
+        ),
+        (
+            "print (ñ + 1) +",
+            "bad expression `(ñ + 1) +`: unexpected `ñ + 1) +` (at column 8)",
+            8,
+        ),
+        (
+            "break 'dír/k.cl':3 if v3 +",
+            "bad condition `v3 +`: expected a value (at column 27)",
+            27,
+        ),
+    ] {
+        let err = fail(&mut e, line);
+        assert_eq!(err.message(), message, "{line}");
+        match err {
+            CommandError::Parse(p) => assert_eq!(p.column, Some(column), "{line}"),
+            other => panic!("{line}: {other:?}"),
+        }
+    }
+    // A location standing alone (a session's, a DAP client's) counts in it.
+    assert_eq!(
+        wavedbg_emulator::debug::command::parse_location("  * ñ"),
+        Err("bad location `* ñ`: unexpected `ñ` (at column 3)".to_string())
+    );
+    // An expression error on its own counts characters of the expression.
+    assert_eq!(
+        wavedbg_emulator::debug::expr::parse("1 + ñ")
+            .map_err(|e| e.to_string())
+            .err(),
+        Some("unexpected `ñ` (at column 5)".to_string())
+    );
     let err = fail(&mut e, "list *(0x30 @ 2)");
     match err {
         CommandError::Parse(p) => assert_eq!(p.column, Some(13), "{}", p.message),
@@ -1161,5 +1198,47 @@ fn an_address_outside_the_code_says_so() {
         &mut e,
         "break *0x2",
         "0x2 is not the start of an instruction",
+    );
+}
+
+/// `info line *ADDR` inside an instruction (its second word, or not word-aligned) names
+/// the instruction it is part of, and that instruction's line, rather than refusing the
+/// address as no instruction's start.
+#[test]
+fn info_line_inside_an_instruction_says_so() {
+    use wavedbg_emulator::code::CodeWord;
+    let mut e = saxpy();
+    let second = e
+        .machine()
+        .code()
+        .iter()
+        .position(|w| matches!(w, CodeWord::Inside))
+        .expect("saxpy has a 64-bit instruction") as u64
+        * 4;
+    let start = second - 4;
+    let whole = run(&mut e, &format!("info line *{start:#x}"));
+    let at = wavedbg_emulator::debug::view::pc_text(e.machine(), start);
+    let instr = wavedbg_emulator::debug::view::instr_text(e.machine(), start);
+    let want = |a: u64| {
+        format!(
+            "Address {a:#06x} is inside the instruction at {at} ({instr}), not at its start.\n{whole}"
+        )
+    };
+    let (in_second, unaligned) = (want(second), want(start + 2));
+    assert!(whole.starts_with("Line "), "{whole}");
+    assert_eq!(run(&mut e, &format!("info line *{second:#x}")), in_second);
+    assert_eq!(
+        run(&mut e, &format!("info line *{:#x}", start + 2)),
+        unaligned
+    );
+    assert_eq!(
+        run(&mut e, &format!("info line *({:#x} + 1)", second)),
+        want(second + 1)
+    );
+    // Other commands still refuse it: a breakpoint needs an instruction's start.
+    fails_with_usage(
+        &mut e,
+        &format!("break *{second:#x}"),
+        &format!("{second:#x} is not the start of an instruction"),
     );
 }

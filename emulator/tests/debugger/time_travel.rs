@@ -1020,3 +1020,67 @@ fn reverse_stepi_past_a_wave_s_start_reaches_the_record_s_start_with_that_wave()
         assert_eq!(e.selected_wave, 5, "{line}");
     }
 }
+
+/// The machine copies a replay keeps near the last point it reached (for the next
+/// reverse step) count against `set history-size` with the snapshots, the oldest going
+/// first, and `info history` shows them: with many waves and a small bound they would
+/// otherwise hold many times the bound.
+#[test]
+fn replay_checkpoints_count_against_the_bound() {
+    use wavedbg_emulator::bench::{program, resident_waves, Kernel};
+    let p = program(Kernel::IntAlu, 1, 1_000_000).expect("kernel");
+    // 64 waves under 8 MiB: room for checkpoints (about 0.1 MiB each); 256 waves under
+    // 2 MiB and 1 MiB: the snapshots leave no room for one (about 0.4 MiB each), where
+    // the 16 kept before took 7 MiB whatever the bound.
+    for (waves, bound, room) in [
+        (64u32, 8usize << 20, true),
+        (256, 2 << 20, false),
+        (256, 1 << 20, false),
+    ] {
+        let mut e = Engine::new(&p, resident_waves(waves)).expect("launch");
+        e.set_history_size(bound);
+        e.goto(400_000).expect("run forward");
+        let mut most = 0;
+        for _ in 0..30 {
+            e.reverse_step(1);
+            let h = e.history().info(e.machine().stats.wave_instructions);
+            assert!(h.bytes <= bound, "{waves} waves: {h:?}");
+            assert!(h.checkpoint_bytes < h.bytes, "{h:?}");
+            assert!(h.checkpoints <= 16, "{h:?}");
+            most = most.max(h.checkpoints);
+        }
+        assert_eq!(most > 0, room, "{waves} waves, {bound} bytes");
+        let text = wavedbg_emulator::debug::view::history_text(&e);
+        assert_eq!(
+            text.contains(" near the last replayed point, "),
+            e.history().info(0).checkpoints > 0,
+            "{text}"
+        );
+        if room {
+            assert!(
+                text.contains(" replay checkpoints near the last replayed point, "),
+                "{text}"
+            );
+        }
+    }
+}
+
+/// A record dropped to keep within the bound can still start at count 0 (edits made
+/// before any instruction ran): `info history` says older history was dropped, not that
+/// it starts at the launch.
+#[test]
+fn a_record_dropped_at_count_zero_says_so() {
+    let mut e = engine(0, 1);
+    e.set_history_size(1 << 20);
+    for i in 0..40_000u32 {
+        e.write_register(0, RegisterWrite::U { reg: 2, value: i })
+            .expect("edit");
+    }
+    let h = e.history().info(0);
+    assert!(h.dropped && h.start == 0, "{h:?}");
+    let text = wavedbg_emulator::debug::view::history_text(&e);
+    assert!(
+        text.starts_with("Recorded history: instructions 0 to 0 (older history was dropped to keep within set history-size), now at 0.\n"),
+        "{text}"
+    );
+}

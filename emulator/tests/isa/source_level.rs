@@ -464,6 +464,30 @@ fn var_errors() {
         u,
     );
     check(".var x, local:4\nnop", 1, 9, "unknown memory `local`", u);
+    // Shared and scratch variables inside the sizes `.shared` and `.scratch` give, which
+    // may come after the `.var`: the error is at the `.var`, with both sizes.
+    check(
+        ".var x, shared:0x40\nnop",
+        1,
+        9,
+        "variable `x`: shared:0x40 (a u32, 4 bytes) is outside the kernel's 0 bytes of shared memory per workgroup (.shared)",
+        "`.shared BYTES` sets",
+    );
+    check(
+        ".var x, shared:60, f64\n.shared 64\nnop",
+        1,
+        9,
+        "variable `x`: shared:0x3c (a f64, 8 bytes) is outside the kernel's 64 bytes of shared memory per workgroup (.shared)",
+        "`.shared BYTES` sets",
+    );
+    check(
+        ".scratch 16\nnop\n  .var y, scratch:16\nnop",
+        3,
+        11,
+        "variable `y`: scratch:0x10 (a u32, 4 bytes) is outside the kernel's 16 bytes of scratch per lane (.scratch)",
+        "`.scratch BYTES` sets",
+    );
+    ok(".shared 64\n.scratch 16\n.var x, shared:60\n.var y, scratch:8, u64\nnop");
 }
 
 #[test]
@@ -558,6 +582,16 @@ fn hostile_objects_are_refused() {
         ("Vector(1)", "Vector(200)", "register v200 does not exist"),
         ("end: 8", "end: 80", "not inside the code"),
         ("ty: U32", "ty: U64", "v1 cannot hold a u64"),
+        (
+            "Vector(1)",
+            "Shared(8)",
+            "variable `x`: shared:0x8 (a u32, 4 bytes) is outside the kernel's 0 bytes of shared memory",
+        ),
+        (
+            "Vector(1)",
+            "Scratch(0)",
+            "variable `x`: scratch:0x0 (a u32, 4 bytes) is outside the kernel's 0 bytes of scratch per lane",
+        ),
     ] {
         let bad = text.replace(from, to);
         assert_ne!(bad, text, "{from}");

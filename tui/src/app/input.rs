@@ -226,6 +226,17 @@ impl App {
         }
     }
 
+    /// Keeps what a frame drew (where things are, for the keys and the mouse), and the
+    /// help overlay's scroll as drawn at the width drawn: a resize lays the help out again
+    /// once, not at every frame after it.
+    pub fn drawn(&mut self, hits: crate::hits::HitMap) {
+        if let (true, Some(scroll)) = (self.help.open, hits.help_scroll) {
+            self.help.scroll = scroll;
+            self.help.room = hits.help_room;
+        }
+        self.hits = hits;
+    }
+
     /// The help overlay's keys: the movement keys scroll it; any other key closes it.
     fn help_key(&mut self, code: KeyCode) {
         let max = self.hits.help_scroll_max;

@@ -247,15 +247,23 @@ pub fn rescroll(scroll: usize, from: usize, to: usize) -> usize {
     if from == 0 || from == to || scroll == 0 {
         return scroll;
     }
+    rescroll_into(scroll, from, &tagged_lines(to))
+}
+
+/// [`rescroll`] into the lines `to` already laid out (the ones being drawn): only the
+/// old layout is built, and only when the width changed.
+fn rescroll_into(scroll: usize, from: usize, to: &[(String, bool, (usize, usize))]) -> usize {
+    if from == 0 || scroll == 0 {
+        return scroll;
+    }
     let old = tagged_lines(from);
     let Some(&(_, _, (row, entry))) = old.get(scroll).or(old.last()) else {
         return 0;
     };
     // The first line of that entry, or of the line that holds it beside another.
-    tagged_lines(to)
-        .iter()
+    to.iter()
         .position(|(_, _, (r, e))| *r == row && *e == entry)
-        .or_else(|| tagged_lines(to).iter().position(|(_, _, (r, _))| *r == row))
+        .or_else(|| to.iter().position(|(_, _, (r, _))| *r == row))
         .unwrap_or(scroll)
 }
 
@@ -285,15 +293,17 @@ fn narrow_entry(key: &str, what: &str, room: usize) -> Vec<String> {
 pub fn draw(frame: &mut Frame, area: Rect, app: &App, hits: &mut HitMap) {
     // Inside the borders: the text and the free last column.
     let room = (area.width as usize).saturating_sub(3);
-    let lines = help_lines(room);
-    let widest = lines
+    // Laid out once a frame: the lines drawn, and what a resize's rescroll finds its
+    // entry in.
+    let tagged = tagged_lines(room);
+    let widest = tagged
         .iter()
-        .map(|(l, _)| text::width(l))
+        .map(|(l, _, _)| text::width(l))
         .max()
         .unwrap_or(40);
     // At least 80 columns where there is room, so a narrower screen is covered whole.
     let w = (widest as u16 + 3).max(80).min(area.width);
-    let h = (lines.len() as u16 + 2).min(area.height);
+    let h = (tagged.len() as u16 + 2).min(area.height);
     if w < 3 || h < 3 {
         return;
     }
@@ -304,15 +314,25 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, hits: &mut HitMap) {
         h,
     );
     let inner_h = h.saturating_sub(2) as usize;
-    let max = lines.len().saturating_sub(inner_h);
+    let max = tagged.len().saturating_sub(inner_h);
+    let kept = if app.help.room == room {
+        app.help.scroll
+    } else {
+        rescroll_into(app.help.scroll, app.help.room, &tagged)
+    };
+    let scroll = kept.min(max);
     hits.help_rows = inner_h;
     hits.help_scroll_max = max;
     hits.help_room = room;
-    let scroll = rescroll(app.help.scroll, app.help.room, room).min(max);
-    let shown: Vec<Line> = lines
+    // The front end keeps this as the overlay's state: the next frames start from it at
+    // this width, and the old layout is not built again. Unclamped: a screen tall enough
+    // for every line shows the top, and a smaller one after it the entry kept.
+    hits.help_scroll = Some(kept);
+    let lines_len = tagged.len();
+    let shown: Vec<Line> = tagged
         .iter()
         .skip(scroll)
-        .map(|(l, heading)| {
+        .map(|(l, heading, _)| {
             if *heading {
                 Line::styled(l.clone(), theme::title_focused())
             } else {
@@ -320,12 +340,12 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, hits: &mut HitMap) {
             }
         })
         .collect();
-    let title = if inner_h < lines.len() {
+    let title = if inner_h < lines_len {
         format!(
             " Keys {}-{} of {} (j/k scroll; other keys close) ",
             scroll + 1,
-            (scroll + inner_h).min(lines.len()),
-            lines.len()
+            (scroll + inner_h).min(lines_len),
+            lines_len
         )
     } else {
         " Keys (any key closes) ".to_string()

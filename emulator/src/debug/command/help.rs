@@ -507,7 +507,9 @@ label has it): `break K`, `until K` and `advance K` stop after its prologue (the
 table's `prologue_end`, else its entry), `list K`, `info line K` and `disassemble K` show
 its entry; and a file name with spaces quoted (`'sub dir/k.cl':3`, `\"sub dir/k.cl\":3`).
 An address past the kernel's code is refused as outside it; `info line` of one says
-there is no line information and why. A
+there is no line information and why. An address inside an instruction (its second
+word, or not word-aligned) is refused as no instruction's start; `info line` of one
+names the instruction it is part of and that instruction's line. A
 condition is evaluated for every active lane (restricted to `lane N` when given) and the
 breakpoint stops when any lane satisfies it; the stop lists those lanes. `wave N` and
 `workgroup N` restrict it to a wave or workgroup. The filters go after the condition or,

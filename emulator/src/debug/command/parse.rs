@@ -102,10 +102,19 @@ impl<'a> Line<'a> {
     /// An expression; `what` names it in the message (`bad expression`, `bad condition`).
     fn expr(&self, what: &str, s: &str) -> Result<ParsedExpr, ParseError> {
         let s = s.trim();
-        ParsedExpr::parse(s).map_err(|e| {
-            let column = self.column(s, e.pos.min(s.len()));
-            self.error(format!("{what} `{s}`: {e}")).at(column)
-        })
+        ParsedExpr::parse(s).map_err(|e| self.expr_error(format!("{what} `{s}`"), s, &e))
+    }
+
+    /// A parse error `e` of the expression `part` (a slice of the line), after `head`:
+    /// its column is the line's, in characters, as every column a message names.
+    fn expr_error(&self, head: String, part: &str, e: &expr::ExprError) -> ParseError {
+        let column = self.column(part, e.pos.min(part.len()));
+        let at = if e.pos == expr::NO_POS {
+            String::new()
+        } else {
+            format!(" (at column {column})")
+        };
+        self.error(format!("{head}: {}{at}", e.message)).at(column)
     }
 
     /// A location as `break`, `advance` and `disassemble` take it: numbers are addresses.
@@ -120,7 +129,8 @@ impl<'a> Line<'a> {
         location(s, lines).or_else(|b| {
             // A good location then a stray word names the word, not the whole as bad.
             self.one_word("location", s, |w| location(w, lines).is_ok())?;
-            Err(self.error(b.message).at(self.column(s, b.offset)))
+            let column = self.column(s, b.offset);
+            Err(self.error(b.text(|_| column)).at(column))
         })
     }
 }
@@ -129,7 +139,14 @@ impl<'a> Line<'a> {
 /// `*0x40`, `0x40`, `k.s:12`, `k.s:loop`): what sessions store and front ends may read
 /// back. The error is the message.
 pub fn parse_location(text: &str) -> Result<Location, String> {
-    location(text, false).map_err(|b| b.message)
+    let t = text.trim();
+    location(text, false).map_err(|b| b.text(|offset| char_column(t, offset)))
+}
+
+/// The 1-based character column of byte `offset` of `text`.
+fn char_column(text: &str, offset: usize) -> usize {
+    let at = offset.min(text.len());
+    text.get(..at).map_or(at, |before| before.chars().count()) + 1
 }
 
 /// Parses a memory reference as commands write it, `[SPACE:]ADDR` (the space defaults to
@@ -164,12 +181,32 @@ pub fn parse_display(text: &str) -> Result<DisplaySpec, String> {
 /// trimmed text (0 when the whole is at fault).
 struct BadLocation {
     message: String,
+    /// Byte offset of the fault in the location's (trimmed) text.
     offset: usize,
+    /// Whether the message names the fault's column (a bad token of a `*EXPR`): the
+    /// caller adds it, counted in characters of what the user typed (the command line's,
+    /// or the location's when it stands alone).
+    column: bool,
 }
 
 impl From<String> for BadLocation {
     fn from(message: String) -> BadLocation {
-        BadLocation { message, offset: 0 }
+        BadLocation {
+            message,
+            offset: 0,
+            column: false,
+        }
+    }
+}
+
+impl BadLocation {
+    /// The message, with the fault's column when it names one: `column` of the offset.
+    fn text(self, column: impl FnOnce(usize) -> usize) -> String {
+        if self.column {
+            format!("{} (at column {})", self.message, column(self.offset))
+        } else {
+            self.message
+        }
     }
 }
 
@@ -239,6 +276,7 @@ fn quoted_file(t: &str) -> Result<Option<(String, &str)>, BadLocation> {
         _ => Err(BadLocation {
             message: format!("`{t}` needs `:LINE` or `:LABEL` after the quoted file name"),
             offset: end + 2,
+            column: false,
         }),
     }
 }
@@ -316,12 +354,9 @@ fn address_location(t: &str, rest: &str) -> Result<Location, BadLocation> {
     ParsedExpr::parse(r).map(Location::Expr).map_err(|e| {
         let offset = (r.as_ptr() as usize - t.as_ptr() as usize) + e.pos.min(r.len());
         BadLocation {
-            message: format!(
-                "bad location `{t}`: {} (at column {})",
-                e.message,
-                offset + 1
-            ),
+            message: format!("bad location `{t}`: {}", e.message),
             offset,
+            column: true,
         }
     })
 }
@@ -1297,10 +1332,7 @@ fn set_target(l: &Line<'_>, target: &str) -> Result<SetTarget, ParseError> {
             len: 4,
         }));
     }
-    let parsed = expr::parse(t).map_err(|e| {
-        l.error(format!("bad target `{t}`: {e}"))
-            .at(l.column(t, e.pos.min(t.len())))
-    })?;
+    let parsed = expr::parse(t).map_err(|e| l.expr_error(format!("bad target `{t}`"), t, &e))?;
     let reg = match parsed {
         Expr::VReg(reg, None) => RegRef::Vector(reg),
         Expr::VReg(reg, Some(_)) => {
@@ -1337,10 +1369,8 @@ fn expect_command(l: &Line<'_>, rest: &str) -> Result<Command, ParseError> {
     if CMP.iter().any(|t| rest.starts_with(t) || rest.ends_with(t)) {
         return Err(l.error("needs both sides of the comparison"));
     }
-    let (_, root) = expr::parse_with_root(rest).map_err(|e| {
-        l.error(format!("bad expression `{rest}`: {e}"))
-            .at(l.column(rest, e.pos.min(rest.len())))
-    })?;
+    let (_, root) = expr::parse_with_root(rest)
+        .map_err(|e| l.expr_error(format!("bad expression `{rest}`"), rest, &e))?;
     let Some((i, j)) = root else {
         return Err(l.error(usage));
     };

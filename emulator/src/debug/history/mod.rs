@@ -146,12 +146,22 @@ pub struct HistoryInfo {
     /// The launch's instruction count at the start of the record: 0 (the launch) unless
     /// the oldest part was dropped to keep within the bound.
     pub start: u64,
+    /// Whether the oldest part of the record was dropped to keep within the bound (the
+    /// record can start at count 0 and still not at the launch: edits made before any
+    /// instruction ran are part of the record).
+    pub dropped: bool,
     /// Recorded changes (runs, steps, edits); consecutive runs count as one.
     pub entries: usize,
     /// Machine snapshots held, the launch state included (at least 1).
     pub snapshots: usize,
-    /// Their estimated size in bytes.
+    /// The estimated size in bytes of everything the bound covers: the snapshots, the
+    /// index, the record and the replay checkpoints.
     pub bytes: usize,
+    /// Replay checkpoints held near the last replayed point (at most 16; the oldest go
+    /// first when the bound needs their room).
+    pub checkpoints: usize,
+    /// Their estimated size in bytes (part of `bytes`).
+    pub checkpoint_bytes: usize,
     /// The bound on snapshot bytes (`set history-size`, [`DEFAULT_HISTORY_BYTES`] by default).
     pub limit: usize,
     /// Wave-instructions between snapshots; doubles each time the snapshots outgrow `limit`.
@@ -249,15 +259,38 @@ impl History {
         Some(m)
     }
 
-    /// Snapshot, index and record memory.
+    /// Snapshot, index, record and checkpoint memory.
     fn bytes(&self) -> usize {
-        self.snapshots
-            .iter()
-            .map(|s| s.bytes + s.after.as_ref().map_or(0, Summary::bytes))
-            .sum::<usize>()
+        self.near_bytes()
+            + self
+                .snapshots
+                .iter()
+                .map(|s| s.bytes + s.after.as_ref().map_or(0, Summary::bytes))
+                .sum::<usize>()
             + self.open_prefix.as_ref().map_or(0, Summary::bytes)
             + self.dropped_launch.as_ref().map_or(0, |(_, b)| *b)
             + self.log_bytes()
+    }
+
+    /// The replay checkpoints' memory.
+    fn near_bytes(&self) -> usize {
+        self.near.iter().map(|c| c.bytes).sum()
+    }
+
+    /// Drops the oldest replay checkpoints while everything the bound covers is over
+    /// `target` (checkpoints only shorten replays: they go before any snapshot does).
+    fn trim_near(&mut self, target: usize) {
+        let mut over = self.bytes().saturating_sub(target);
+        let extra = self
+            .near
+            .iter()
+            .take_while(|c| {
+                let drop = over > 0;
+                over = over.saturating_sub(c.bytes);
+                drop
+            })
+            .count();
+        self.near.drain(..extra);
     }
 
     /// The record's memory: its entries and the bytes of its memory edits.
@@ -340,6 +373,7 @@ impl History {
     /// last eighth before the next snapshot is taken ([`History::record`]).
     fn thin(&mut self) {
         let target = self.limit - self.limit / 8;
+        self.trim_near(target);
         while self.bytes() > target && self.snapshots.len() > 1 {
             if self.log_bytes() > (target / 2).max(MIN_DROPPED_RECORD) {
                 if self.drop_oldest() {
@@ -512,9 +546,12 @@ impl History {
     pub fn info(&self, now: u64) -> HistoryInfo {
         HistoryInfo {
             start: self.start_count(),
+            dropped: self.dropped_launch.is_some(),
             entries: self.log.len(),
             snapshots: self.snapshots.len(),
             bytes: self.bytes(),
+            checkpoints: self.near.len(),
+            checkpoint_bytes: self.near_bytes(),
             limit: self.limit,
             spacing: self.spacing,
             end: self.end_count(),
@@ -545,6 +582,8 @@ impl History {
         // needs), so the machine may become the live one as well.
         let near = (self.near.iter().rev())
             .find(|c| (c.entry, c.done) > (snap.entry, 0) && usable(&c.machine));
+        // What the first checkpoint kept shares its pages with (for its size).
+        let base = near.map_or(&snap.machine, |c| &c.machine);
         let (mut m, from) = match near {
             Some(c) => (c.machine.clone(), (c.entry, c.done)),
             None => {
@@ -563,10 +602,14 @@ impl History {
             if m.stats.wave_instructions >= *next_near && at > from {
                 let mut machine = m.clone();
                 machine.stop_before = None;
+                // Counted against the bound as a snapshot is: its own pages are those not
+                // shared with the checkpoint (or snapshot) before it.
+                let bytes = machine.snapshot_bytes(Some(kept.last().map_or(base, |c| &c.machine)));
                 kept.push(Checkpoint {
                     entry: at.0,
                     done: at.1,
                     machine,
+                    bytes,
                 });
                 *next_near = m.stats.wave_instructions + every;
             }
@@ -663,6 +706,9 @@ impl History {
             self.near.append(&mut kept);
             let extra = self.near.len().saturating_sub(NEAR_CHECKPOINTS);
             self.near.drain(..extra);
+            // They count against `set history-size` with the snapshots: the oldest go
+            // while the total is over the bound's seven eighths (see `thin`).
+            self.trim_near(self.limit - self.limit / 8);
         }
         result
     }
@@ -682,6 +728,8 @@ struct Checkpoint {
     entry: usize,
     done: u64,
     machine: Machine,
+    /// Its estimated size, as a snapshot's ([`Machine::snapshot_bytes`]).
+    bytes: usize,
 }
 
 /// Where a replay ended.
