@@ -574,12 +574,17 @@ fn finding_json(m: &Machine, f: &Finding) -> Value {
         if let Some(fence) = f.fence {
             o.insert("fence".into(), fence_json(m, fence));
         }
-        // Lane masks as hex strings, as in the sites.
-        let also: Vec<Value> = f
-            .also
-            .iter()
-            .map(|w| json!({"wave": w.wave, "lanes": format!("{:#010x}", w.lanes)}))
+        // Both sides' other waves in one list, each labelled by its side (`at` or
+        // `other`, as the sites are named), lane masks as hex strings as in the sites.
+        let sides = [("at", &f.also), ("other", &f.also_other)];
+        let also: Vec<Value> = sides
+            .into_iter()
+            .flat_map(|(side, list)| list.iter().map(move |w| (side, w)))
+            .map(|(side, w)| {
+                json!({"wave": w.wave, "lanes": format!("{:#010x}", w.lanes), "side": side})
+            })
             .collect();
+        o.remove("also_other");
         if !also.is_empty() {
             o.insert("also".into(), json!(also));
         }

@@ -388,7 +388,8 @@ fn a_race_seen_both_ways_keeps_each_wave_on_its_own_side() {
     for line in [
         format!("  now     wave 1 (workgroup 0, epoch 0) lane 0 write at 0x0038: st.shared.b32 v4, v2, 0  ({k}:24)"),
         format!("  before  wave 0 (workgroup 0, epoch 0) lane 31 read at 0x005c: ld.shared.b32 v6, v5, 0  ({k}:30)"),
-        "  also in: wave 0 lane 0, wave 3 lane 0, wave 2 lane 0".to_string(),
+        "  also now: wave 0 lane 0, wave 3 lane 0, wave 2 lane 0".to_string(),
+        "  also before: wave 1 lane 31, wave 2 lane 31, wave 3 lane 31".to_string(),
     ] {
         assert!(out.contains(&line), "{line}\n{out}");
     }
@@ -400,8 +401,12 @@ fn a_race_seen_both_ways_keeps_each_wave_on_its_own_side() {
         .find(|v| v["kind"] == "race" && v["at"]["line"] == 27)
         .unwrap_or_else(|| panic!("no race at the flag's store: {out}"));
     assert_eq!(flag["at"]["wave"], 2);
-    // No other waves: `also` is left out, not an empty list.
-    assert!(flag.get("also").is_none(), "{flag}");
+    // No other wave stored the flag; wave 0 polled it too, on the other side.
+    assert_eq!(
+        flag["also"],
+        serde_json::json!([{"wave": 0, "lanes": "0xffffffff", "side": "other"}]),
+        "{flag}"
+    );
     assert_eq!(flag["other"]["line"], 34);
     assert_eq!(flag["other"]["wave"], 1);
     assert_eq!(flag["other"]["lanes"], "0xffffffff");
@@ -498,11 +503,21 @@ fn a_deadlock_in_every_workgroup_counts_each_workgroup_once() {
         .unwrap_or_else(|| panic!("no deadlock finding: {out}"));
     assert_eq!(f["count"], 4, "{f}");
     assert_eq!(f["at"]["wave"], 1);
-    let also: Vec<_> = f["also"]
-        .as_array()
-        .map(|a| a.iter().map(|w| w["wave"].clone()).collect())
-        .unwrap_or_default();
-    assert_eq!(also, vec![3, 5, 7], "{f}");
+    // The waiting waves are the `at` side's; the gone waves of the other workgroups are
+    // the `other` side's.
+    let side = |s: &str| -> Vec<_> {
+        f["also"]
+            .as_array()
+            .map(|a| {
+                a.iter()
+                    .filter(|w| w["side"] == s)
+                    .map(|w| w["wave"].clone())
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    assert_eq!(side("at"), vec![3, 5, 7], "{f}");
+    assert_eq!(side("other"), vec![2, 4, 6], "{f}");
 }
 
 /// A uniform register has one value for the wave: its uninitialised read names no lanes
@@ -749,4 +764,39 @@ fn faults_alike_but_for_the_wave_are_one_line() {
         .filter(|v| v["end"] == "fault")
         .count();
     assert_eq!(faults, 64, "{out}");
+}
+
+/// The other waves a finding was seen in are kept for both of its sides, each labelled by
+/// its side: a tree reduction without its first barrier names the writers and the readers
+/// (only the writers were kept, under `before` and unlabelled), and two waves that each
+/// write then read the other's words name both waves on both sides.
+#[test]
+fn other_waves_are_kept_for_both_sides_and_labelled() {
+    let k = "tests/kernels/sanitizer/tree_reduce_no_first_barrier.s";
+    let (code, out, err) = wavedbg(&["check", k]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(out.contains("\n  also now: wave 3 lanes 0-31, wave 6 lanes 0-31, wave 7 lanes 0-31, wave 10 lanes 0-31, wave 11 lanes 0-31, wave 14 lanes 0-31, wave 15 lanes 0-31\n  also before: wave 1 lanes 0-31, wave 4 lanes 0-31, wave 5 lanes 0-31, wave 8 lanes 0-31, wave 9 lanes 0-31, wave 12 lanes 0-31, wave 13 lanes 0-31"), "{out}");
+    // A finding with one side keeps `also in`.
+    assert!(
+        out.contains("\n  also in: wave 1 lanes 0-31, wave 4 lanes 0-31"),
+        "{out}"
+    );
+    let k = "tests/kernels/sanitizer/same_workgroup_global.s";
+    let (code, out, err) = wavedbg(&["check", k]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(
+        out.contains("\n  also now: wave 1 lanes 0-31\n  also before: wave 0 lanes 0-31"),
+        "{out}"
+    );
+    let (_, out, _) = wavedbg(&["check", k, "--json"]);
+    let f = json_lines(&out).remove(0);
+    assert_eq!(
+        f["also"],
+        serde_json::json!([
+            {"wave": 1, "lanes": "0xffffffff", "side": "at"},
+            {"wave": 0, "lanes": "0xffffffff", "side": "other"}
+        ]),
+        "{f}"
+    );
+    assert!(f.get("also_other").is_none(), "{f}");
 }

@@ -8,6 +8,7 @@ use super::lines::SourcePlace;
 use super::view::{count, instr_text, pc_text};
 use crate::check::{
     FenceAtomic, Finding, FindingKind, MemAccess, MissingFence, Severity, Site, SourceWrite,
+    WaveLanes,
 };
 use crate::fault::lanes_text;
 use crate::isa::RegFile;
@@ -67,20 +68,22 @@ impl Finding {
         if let Some(written) = &self.written {
             s.push_str(&self.written_text(m, written, source));
         }
-        if !self.also.is_empty() {
-            let also: Vec<String> = self
-                .also
-                .iter()
-                .map(|w| {
-                    format!(
-                        "wave {} lane{} {}",
-                        w.wave,
-                        if w.lanes.count_ones() == 1 { "" } else { "s" },
-                        lanes_text(w.lanes)
-                    )
-                })
-                .collect();
-            let _ = write!(s, "\n  also in: {}", also.join(", "));
+        // The other waves of each side, labelled by the side when the two sides can be
+        // different waves'.
+        let lists = [
+            (first, &self.also),
+            (second.unwrap_or(""), &self.also_other),
+        ];
+        for (role, list) in lists {
+            if list.is_empty() {
+                continue;
+            }
+            let label = if self.kind.sides_in_two_waves() {
+                role
+            } else {
+                "in"
+            };
+            let _ = write!(s, "\n  also {label}: {}", waves_lanes_text(list));
         }
         if !self.waves.is_empty() {
             let waves: Vec<String> = self
@@ -354,6 +357,23 @@ impl Finding {
             FindingKind::InactiveLaneRead => ("reads", Some("source")),
         }
     }
+}
+
+/// Other waves of a finding's side, each with its lanes: "wave 2 lanes 16-31, wave 3
+/// lane 0".
+fn waves_lanes_text(list: &[WaveLanes]) -> String {
+    let parts: Vec<String> = list
+        .iter()
+        .map(|w| {
+            format!(
+                "wave {} lane{} {}",
+                w.wave,
+                if w.lanes.count_ones() == 1 { "" } else { "s" },
+                lanes_text(w.lanes)
+            )
+        })
+        .collect();
+    parts.join(", ")
 }
 
 impl Finding {
