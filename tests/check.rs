@@ -800,3 +800,43 @@ fn other_waves_are_kept_for_both_sides_and_labelled() {
     );
     assert!(f.get("also_other").is_none(), "{f}");
 }
+
+/// A read of words some bytes of which were written names the bytes nothing wrote (it said
+/// the whole words were unwritten), in text and JSON (`unwritten`); an atomic, which marks
+/// the bytes as it checks them, too.
+#[test]
+fn a_partly_written_word_names_its_unwritten_bytes() {
+    let k = "tests/kernels/sanitizer/partly_written_words.s";
+    let (code, out, err) = wavedbg(&["check", k]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(out.contains("error: 32 words of shared (0x0, 0x4, 0x8, ..., 0x7c; 4 bytes each) are read before anything wrote their bytes 0x1-0x3, 0x5-0x7, 0x9-0xb, ..., 0x7d-0x7f in this launch (the other bytes were written)\n"), "{out}");
+    let (_, out, _) = wavedbg(&["check", k, "--json"]);
+    let f = json_lines(&out).remove(0);
+    let unwritten = f["unwritten"].as_array().cloned().unwrap_or_default();
+    assert_eq!(unwritten.len(), 32, "{f}");
+    assert_eq!(
+        unwritten[0],
+        serde_json::json!({"addr": 1, "len": 3}),
+        "{f}"
+    );
+    assert_eq!(
+        unwritten[31],
+        serde_json::json!({"addr": 125, "len": 3}),
+        "{f}"
+    );
+    let dir = tempfile::tempdir().expect("tempdir");
+    let k = dir.path().join("partial_atomic.s");
+    std::fs::write(
+        &k,
+        ".kernel partial_atomic\n.shared 16\n    vmovi v0, 0\n    vmovi v1, 1\n    st.shared.b16 v1, v0, 4\n    wait.ls 0\n    atom.shared.add.u32 v1, v0, 4\n    wait.ls 0\n    end\n",
+    )
+    .expect("write");
+    let (code, out, err) = wavedbg(&["check", &k.to_string_lossy()]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(out.contains("error: shared:0x4 (4 bytes) is read before anything wrote its bytes 0x6-0x7 in this launch (the other bytes were written)\n"), "{out}");
+    // Words nothing wrote any byte of keep their text, with no `unwritten`.
+    let (_, out, _) = wavedbg(&["check", "--json", "scripts/bugs/reduce_nobarrier.s"]);
+    let f = json_lines(&out).remove(0);
+    assert_eq!(f["kind"], "uninit-memory", "{f}");
+    assert!(f.get("unwritten").is_none(), "{f}");
+}

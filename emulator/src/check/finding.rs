@@ -360,6 +360,54 @@ pub struct WaveLanes {
     pub lanes: u32,
 }
 
+/// Bytes of memory: `len` from `addr`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct ByteRange {
+    /// The first byte's address (global address, shared offset, scratch offset).
+    pub addr: u64,
+    /// How many bytes.
+    pub len: u64,
+}
+
+impl ByteRange {
+    /// The bytes `addrs` (sorted, no repeats) as ranges of consecutive addresses, at most
+    /// [`FINDING_LIST_MAX`].
+    pub fn runs(addrs: &[u64]) -> Vec<ByteRange> {
+        let mut out: Vec<ByteRange> = Vec::new();
+        for &a in addrs {
+            if let Some(r) = out.last_mut().filter(|r| r.addr.saturating_add(r.len) == a) {
+                r.len += 1;
+            } else if out.len() >= FINDING_LIST_MAX {
+                break;
+            } else {
+                out.push(ByteRange { addr: a, len: 1 });
+            }
+        }
+        out
+    }
+
+    /// Ranges sorted by address, the overlapping and adjacent ones merged, at most
+    /// [`FINDING_LIST_MAX`].
+    pub fn merged(mut ranges: Vec<ByteRange>) -> Vec<ByteRange> {
+        ranges.sort_unstable_by_key(|r| r.addr);
+        let mut out: Vec<ByteRange> = Vec::new();
+        for r in ranges {
+            match out.last_mut() {
+                Some(l) if l.addr.saturating_add(l.len) >= r.addr => {
+                    let end = l
+                        .addr
+                        .saturating_add(l.len)
+                        .max(r.addr.saturating_add(r.len));
+                    l.len = end - l.addr;
+                }
+                _ => out.push(r),
+            }
+        }
+        out.truncate(FINDING_LIST_MAX);
+        out
+    }
+}
+
 /// The most other waves and addresses a finding lists (the count goes on past them).
 pub const FINDING_LIST_MAX: usize = 64;
 
@@ -413,6 +461,11 @@ pub struct Finding {
     /// of several words), sorted, at most [`FINDING_LIST_MAX`]; `addr` is the first.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub addrs: Vec<u64>,
+    /// For an uninitialised read of words some bytes of which were written: the bytes
+    /// nothing wrote, as ranges, sorted and merged, at most [`FINDING_LIST_MAX`] (empty
+    /// when no byte of the words read was written).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unwritten: Vec<ByteRange>,
     /// How many times it was seen (instruction executions), at least 1.
     pub count: u64,
     /// The launch's wave-instruction count ([`crate::machine::Stats::wave_instructions`])
@@ -462,6 +515,7 @@ impl Finding {
             also: Vec::new(),
             also_other: Vec::new(),
             addrs: Vec::new(),
+            unwritten: Vec::new(),
             count: 1,
             first_at: 0,
             written: None,
@@ -518,6 +572,21 @@ impl Finding {
             all.sort_unstable();
             all.dedup();
             all.truncate(FINDING_LIST_MAX);
+            // The unwritten bytes: a sighting with none listed read only wholly
+            // unwritten words (each of its words is a range then).
+            if !self.unwritten.is_empty() || !f.unwritten.is_empty() {
+                let words = |x: &Finding, list: &[u64]| -> Vec<ByteRange> {
+                    if x.unwritten.is_empty() {
+                        let len = u64::from(x.len.max(1));
+                        list.iter().map(|&addr| ByteRange { addr, len }).collect()
+                    } else {
+                        x.unwritten.clone()
+                    }
+                };
+                let mut ranges = words(self, mine);
+                ranges.extend(words(f, theirs));
+                self.unwritten = ByteRange::merged(ranges);
+            }
             self.addr = all.first().copied().or(self.addr);
             if all.len() > 1 {
                 self.addrs = all;

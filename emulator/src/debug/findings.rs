@@ -127,6 +127,29 @@ impl Finding {
         (at_least, n, space, list)
     }
 
+    /// [`Finding::unwritten`] as headlines list it: each range `0x1-0x3` (one byte
+    /// `0x1`), the first three and the last past 8, "and more" when the list is full.
+    fn unwritten_text(&self) -> String {
+        let list: Vec<String> = self
+            .unwritten
+            .iter()
+            .map(|r| match r.len {
+                0 | 1 => format!("{:#x}", r.addr),
+                n => format!("{:#x}-{:#x}", r.addr, r.addr.saturating_add(n - 1)),
+            })
+            .collect();
+        let n = list.len();
+        let mut text = if n <= 8 {
+            list.join(", ")
+        } else {
+            format!("{}, ..., {}", list[..3].join(", "), list[n - 1])
+        };
+        if n >= crate::check::FINDING_LIST_MAX {
+            text.push_str(" and more");
+        }
+        text
+    }
+
     /// The headline as `m`'s kernel names its atomics: by source line where it has one.
     pub fn headline_in(&self, m: &Machine) -> String {
         self.headline_with(&|pc| m.program().line_at(pc))
@@ -268,6 +291,14 @@ impl Finding {
             FindingKind::StoreDataOverwritten => format!(
                 "{reg} holds the data of a store not yet retired by wait.{counter}, and is overwritten"
             ),
+            FindingKind::UninitMemory if self.addrs.len() > 1 && !self.unwritten.is_empty() => {
+                let (at_least, n, space, list) = self.addrs_text();
+                format!(
+                    "{at_least}{n} words of {space} ({list}; {} each) are read before anything wrote their bytes {} in this launch (the other bytes were written)",
+                    count(self.len as u64, "byte"),
+                    self.unwritten_text()
+                )
+            }
             FindingKind::UninitMemory if self.addrs.len() > 1 => {
                 let (at_least, n, space, list) = self.addrs_text();
                 format!(
@@ -275,6 +306,15 @@ impl Finding {
                     count(self.len as u64, "byte")
                 )
             }
+            FindingKind::UninitMemory if !self.unwritten.is_empty() => format!(
+                "{mem} is read before anything wrote its byte{} {} in this launch (the other bytes were written)",
+                if self.unwritten.len() == 1 && self.unwritten[0].len == 1 {
+                    ""
+                } else {
+                    "s"
+                },
+                self.unwritten_text()
+            ),
             FindingKind::UninitMemory => {
                 format!("{mem} is read before anything wrote it in this launch")
             }
