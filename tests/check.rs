@@ -388,8 +388,8 @@ fn a_race_seen_both_ways_keeps_each_wave_on_its_own_side() {
     for line in [
         format!("  now     wave 1 (workgroup 0, epoch 0) lane 0 write at 0x0038: st.shared.b32 v4, v2, 0  ({k}:24)"),
         format!("  before  wave 0 (workgroup 0, epoch 0) lane 31 read at 0x005c: ld.shared.b32 v6, v5, 0  ({k}:30)"),
-        "  also now: wave 0 lane 0, wave 3 lane 0, wave 2 lane 0".to_string(),
-        "  also before: wave 1 lane 31, wave 2 lane 31, wave 3 lane 31".to_string(),
+        "  also now: waves 0, 2-3 lane 0".to_string(),
+        "  also before: waves 1-3 lane 31".to_string(),
     ] {
         assert!(out.contains(&line), "{line}\n{out}");
     }
@@ -775,10 +775,10 @@ fn other_waves_are_kept_for_both_sides_and_labelled() {
     let k = "tests/kernels/sanitizer/tree_reduce_no_first_barrier.s";
     let (code, out, err) = wavedbg(&["check", k]);
     assert_eq!(code, 1, "{out}{err}");
-    assert!(out.contains("\n  also now: wave 3 lanes 0-31, wave 6 lanes 0-31, wave 7 lanes 0-31, wave 10 lanes 0-31, wave 11 lanes 0-31, wave 14 lanes 0-31, wave 15 lanes 0-31\n  also before: wave 1 lanes 0-31, wave 4 lanes 0-31, wave 5 lanes 0-31, wave 8 lanes 0-31, wave 9 lanes 0-31, wave 12 lanes 0-31, wave 13 lanes 0-31"), "{out}");
+    assert!(out.contains("\n  also now: waves 3, 6-7, 10-11, 14-15 lanes 0-31\n  also before: waves 1, 4-5, 8-9, 12-13 lanes 0-31\n"), "{out}");
     // A finding with one side keeps `also in`.
     assert!(
-        out.contains("\n  also in: wave 1 lanes 0-31, wave 4 lanes 0-31"),
+        out.contains("\n  also in: waves 1, 4-5, 8-9, 12-13 lanes 0-31\n"),
         "{out}"
     );
     let k = "tests/kernels/sanitizer/same_workgroup_global.s";
@@ -839,4 +839,55 @@ fn a_partly_written_word_names_its_unwritten_bytes() {
     let f = json_lines(&out).remove(0);
     assert_eq!(f["kind"], "uninit-memory", "{f}");
     assert!(f.get("unwritten").is_none(), "{f}");
+}
+
+/// A kernel with thousands of findings: the waves of a finding's side that hit it alike
+/// are ranges (a wave per entry made lines of thousands of characters), and the text
+/// report prints the first 100 findings and how many more there are; `--max-findings N`
+/// sets the cap (0: none); JSON prints every finding unless capped, then a
+/// `more-findings` object.
+#[test]
+fn thousands_of_findings_are_capped_and_their_waves_are_ranges() {
+    let k = "tests/kernels/sanitizer/many_races.s";
+    let (code, out, err) = wavedbg(&["check", k]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(
+        out.starts_with(&format!("{k}: 2281 findings (2281 errors, 0 warnings)")),
+        "{out}"
+    );
+    assert!(out.contains("\n#100 error: "), "{out}");
+    assert!(!out.contains("\n#101 "), "{out}");
+    assert!(out.contains("\n... and 2181 more findings not shown (2181 errors, 0 warnings): --max-findings N prints N, 0 every one\n"), "{out}");
+    assert!(
+        out.contains("\n  also now: waves 1-30, 32-62, 64-66 lane 31\n  also before: waves 2-31, 33-63, 65-67 lane 0\n"),
+        "{out}"
+    );
+    assert!(out.lines().count() < 1000, "{}", out.lines().count());
+    let (code, out, _) = wavedbg(&["check", k, "--max-findings", "2"]);
+    assert_eq!(code, 1);
+    assert!(
+        out.contains("\n#2 error: ") && !out.contains("\n#3 "),
+        "{out}"
+    );
+    assert!(
+        out.contains("\n... and 2279 more findings not shown"),
+        "{out}"
+    );
+    let (_, out, _) = wavedbg(&["check", k, "--max-findings", "0"]);
+    assert!(
+        out.contains("\n#2281 error: ") && !out.contains("not shown"),
+        "{out}"
+    );
+    // JSON: every finding unless capped.
+    let (_, out, _) = wavedbg(&["check", k, "--json"]);
+    let all = json_lines(&out);
+    assert_eq!(all.iter().filter(|v| v["kind"] == "race").count(), 2281);
+    assert!(all.iter().all(|v| v["kind"] != "more-findings"));
+    let (_, out, _) = wavedbg(&["check", k, "--json", "--max-findings", "3"]);
+    let capped = json_lines(&out);
+    assert_eq!(capped.len(), 4, "{out}");
+    assert_eq!(capped[3]["kind"], "more-findings", "{out}");
+    assert_eq!(capped[3]["count"], 2278, "{out}");
+    assert_eq!(capped[3]["errors"], 2278, "{out}");
+    assert_eq!(capped[3]["warnings"], 0, "{out}");
 }

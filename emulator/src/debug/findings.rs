@@ -399,20 +399,51 @@ impl Finding {
     }
 }
 
-/// Other waves of a finding's side, each with its lanes: "wave 2 lanes 16-31, wave 3
-/// lane 0".
+/// Other waves of a finding's side, each with its lanes, the waves of the same lanes
+/// together as ranges: "waves 1-30, 32 lane 31; wave 40 lanes 0-1" (a grid of waves
+/// hitting one instruction alike is one entry, not one per wave).
 fn waves_lanes_text(list: &[WaveLanes]) -> String {
-    let parts: Vec<String> = list
-        .iter()
-        .map(|w| {
+    // Lane masks in order of first appearance, each with its waves.
+    let mut groups: Vec<(u32, Vec<u32>)> = Vec::new();
+    for w in list {
+        match groups.iter_mut().find(|g| g.0 == w.lanes) {
+            Some(g) => g.1.push(w.wave),
+            None => groups.push((w.lanes, vec![w.wave])),
+        }
+    }
+    let parts: Vec<String> = groups
+        .into_iter()
+        .map(|(lanes, mut waves)| {
+            waves.sort_unstable();
+            waves.dedup();
             format!(
-                "wave {} lane{} {}",
-                w.wave,
-                if w.lanes.count_ones() == 1 { "" } else { "s" },
-                lanes_text(w.lanes)
+                "wave{} {} lane{} {}",
+                if waves.len() == 1 { "" } else { "s" },
+                ranges_text(&waves),
+                if lanes.count_ones() == 1 { "" } else { "s" },
+                lanes_text(lanes)
             )
         })
         .collect();
+    parts.join("; ")
+}
+
+/// Sorted numbers as ranges: `1, 3-5, 7-8`.
+fn ranges_text(sorted: &[u32]) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    let mut i = 0;
+    while i < sorted.len() {
+        let mut j = i;
+        while j + 1 < sorted.len() && sorted[j + 1] == sorted[j].saturating_add(1) {
+            j += 1;
+        }
+        parts.push(if j > i {
+            format!("{}-{}", sorted[i], sorted[j])
+        } else {
+            sorted[i].to_string()
+        });
+        i = j + 1;
+    }
     parts.join(", ")
 }
 
