@@ -611,14 +611,19 @@ pub fn run(args: CheckArgs) -> Result<i32> {
         options.max_instructions = LaunchOptions::default().max_instructions;
     }
     let first = run_checked(&program, options, &name)?;
-    // Every run's findings, merged: the same finding in two runs is one, counted in both.
+    // Every run's findings, merged: the same finding in two runs is one, counted in both,
+    // with the waves of both.
     let mut found: Vec<Finding> = Vec::new();
     let mut index: HashMap<FindingKey, usize> = HashMap::new();
     let mut merge = |run: &Run, found: &mut Vec<Finding>| {
         for f in run.machine.sanitizer().map_or(&[][..], |s| s.findings()) {
             let key = f.key();
             match index.get(&key) {
-                Some(&i) => found[i].count += f.count,
+                // Its waves, lanes and addresses join too, each on its side.
+                Some(&i) => {
+                    found[i].count += f.count;
+                    found[i].absorb(f);
+                }
                 None => {
                     index.insert(key, found.len());
                     found.push(f.clone());

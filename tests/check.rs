@@ -891,3 +891,33 @@ fn thousands_of_findings_are_capped_and_their_waves_are_ranges() {
     assert_eq!(capped[3]["errors"], 2278, "{out}");
     assert_eq!(capped[3]["warnings"], 0, "{out}");
 }
+
+/// A race between workgroups whose later read meets the writes of several workgroups names
+/// every writer on its side (it named one: wave 0).
+#[test]
+fn a_global_race_names_every_writer() {
+    let k = "tests/kernels/sanitizer/last_block_no_release.s";
+    let (code, out, err) = wavedbg(&["check", k]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(
+        out.contains("  before  wave 0 (workgroup 0, epoch 1) lane 0 write at 0x00a8"),
+        "{out}"
+    );
+    assert!(
+        out.contains("\n  also before: waves 2, 4, 6, 8, 10, 12 lane 0\n"),
+        "{out}"
+    );
+    // Merged across seeded runs too.
+    let (_, out, _) = wavedbg(&["check", k, "--seeds", "2", "--json"]);
+    let f = json_lines(&out).remove(0);
+    let writers: Vec<_> = f["also"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .filter(|w| w["side"] == "other")
+                .map(|w| w["wave"].clone())
+                .collect()
+        })
+        .unwrap_or_default();
+    assert!(writers.len() >= 6, "{f}");
+}

@@ -529,7 +529,7 @@ impl Finding {
     /// [`Finding::addrs`]. A race seen the other way round (its later access at this
     /// one's earlier instruction) is turned round first, so each wave's lanes stay on the
     /// side of the instruction they executed.
-    pub(super) fn absorb(&mut self, f: &Finding) {
+    pub fn absorb(&mut self, f: &Finding) {
         // Its first side, second side, and the other waves of each.
         let (at, other, also, also_other) = match (self.kind.symmetric(), f.other) {
             (true, Some(o)) if f.at.pc != self.at.pc => {
