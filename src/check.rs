@@ -47,7 +47,16 @@ pub struct CheckArgs {
     /// the kernel uses on purpose. Repeat it or separate kinds with commas.
     #[arg(long, value_name = "KIND", value_delimiter = ',', value_parser = parse_kind)]
     allow: Vec<FindingKind>,
+    /// Print at most N findings (in the order first seen), then how many more there were
+    /// and of which severity; 0 prints every one. The default is 100 for the text report;
+    /// --json prints every finding unless this is given. The header and the exit status
+    /// count them all.
+    #[arg(long, value_name = "N")]
+    max_findings: Option<usize>,
 }
+
+/// How many findings the text report prints when `--max-findings` is not given.
+const TEXT_MAX_FINDINGS: usize = 100;
 
 /// A finding kind by its JSON name, for `--allow`.
 fn parse_kind(s: &str) -> std::result::Result<FindingKind, String> {
@@ -574,12 +583,17 @@ fn finding_json(m: &Machine, f: &Finding) -> Value {
         if let Some(fence) = f.fence {
             o.insert("fence".into(), fence_json(m, fence));
         }
-        // Lane masks as hex strings, as in the sites.
-        let also: Vec<Value> = f
-            .also
-            .iter()
-            .map(|w| json!({"wave": w.wave, "lanes": format!("{:#010x}", w.lanes)}))
+        // Both sides' other waves in one list, each labelled by its side (`at` or
+        // `other`, as the sites are named), lane masks as hex strings as in the sites.
+        let sides = [("at", &f.also), ("other", &f.also_other)];
+        let also: Vec<Value> = sides
+            .into_iter()
+            .flat_map(|(side, list)| list.iter().map(move |w| (side, w)))
+            .map(|(side, w)| {
+                json!({"wave": w.wave, "lanes": format!("{:#010x}", w.lanes), "side": side})
+            })
             .collect();
+        o.remove("also_other");
         if !also.is_empty() {
             o.insert("also".into(), json!(also));
         }
@@ -597,14 +611,19 @@ pub fn run(args: CheckArgs) -> Result<i32> {
         options.max_instructions = LaunchOptions::default().max_instructions;
     }
     let first = run_checked(&program, options, &name)?;
-    // Every run's findings, merged: the same finding in two runs is one, counted in both.
+    // Every run's findings, merged: the same finding in two runs is one, counted in both,
+    // with the waves of both.
     let mut found: Vec<Finding> = Vec::new();
     let mut index: HashMap<FindingKey, usize> = HashMap::new();
     let mut merge = |run: &Run, found: &mut Vec<Finding>| {
         for f in run.machine.sanitizer().map_or(&[][..], |s| s.findings()) {
             let key = f.key();
             match index.get(&key) {
-                Some(&i) => found[i].count += f.count,
+                // Its waves, lanes and addresses join too, each on its side.
+                Some(&i) => {
+                    found[i].count += f.count;
+                    found[i].absorb(f);
+                }
                 None => {
                     index.insert(key, found.len());
                     found.push(f.clone());
@@ -640,12 +659,42 @@ pub fn run(args: CheckArgs) -> Result<i32> {
     let m = &first.machine;
     let explained = difference.as_ref().and_then(|d| explain(&found, d, m));
     let mut out = String::new();
+    // The findings printed (`--max-findings`), and those left out.
+    let cap = match (args.max_findings, args.json) {
+        (Some(0), _) | (None, true) => found.len(),
+        (Some(n), _) => n.min(found.len()),
+        (None, false) => TEXT_MAX_FINDINGS.min(found.len()),
+    };
+    let (shown, rest) = found.split_at(cap);
+    let rest_errors = rest
+        .iter()
+        .filter(|f| f.kind.severity() == Severity::Error)
+        .count();
+    let more = (!rest.is_empty()).then(|| {
+        format!(
+            "and {} not shown ({}, {}): --max-findings N prints N, 0 every one",
+            count(rest.len() as u64, "more finding"),
+            count(rest_errors as u64, "error"),
+            count((rest.len() - rest_errors) as u64, "warning"),
+        )
+    });
     if args.json {
-        for f in &found {
+        for f in shown {
             let mut v = finding_json(m, f);
             if let (true, Value::Object(o)) = (args.allow.contains(&f.kind), &mut v) {
                 o.insert("allowed".into(), json!(true));
             }
+            out.push_str(&v.to_string());
+            out.push('\n');
+        }
+        if let Some(message) = &more {
+            let v = object([
+                ("kind", json!("more-findings")),
+                ("count", json!(rest.len())),
+                ("errors", json!(rest_errors)),
+                ("warnings", json!(rest.len() - rest_errors)),
+                ("message", json!(message)),
+            ]);
             out.push_str(&v.to_string());
             out.push('\n');
         }
@@ -664,8 +713,9 @@ pub fn run(args: CheckArgs) -> Result<i32> {
                     ("len", json!(d.len)),
                     ("seeds", json!([d.seeds.0, d.seeds.1])),
                     ("values", json!([d.values.0, d.values.1])),
-                    // Left out when no finding explains it.
-                    ("explained_by", json!(explained)),
+                    // Left out when no finding explains it, or the one that does was
+                    // not printed (past --max-findings).
+                    ("explained_by", json!(explained.filter(|&i| i < cap))),
                     ("launch_ended_differently", json!(ends_differ)),
                     (
                         "message",
@@ -704,7 +754,7 @@ pub fn run(args: CheckArgs) -> Result<i32> {
             count(runs, "run"),
             m.stats.wave_instructions,
         ));
-        for (i, f) in found.iter().enumerate() {
+        for (i, f) in shown.iter().enumerate() {
             let text = f.describe(m, source);
             if args.allow.contains(&f.kind) {
                 // `warning (allowed): ...`: the severity word is the text's first.
@@ -719,6 +769,9 @@ pub fn run(args: CheckArgs) -> Result<i32> {
                     ));
                 }
             }
+        }
+        if let Some(message) = &more {
+            out.push_str(&format!("... {message}\n"));
         }
         // Faults that differ only in their wave (every wave of a grid faulting on one
         // instruction alike) are one line, their waves and workgroups as ranges.

@@ -388,7 +388,8 @@ fn a_race_seen_both_ways_keeps_each_wave_on_its_own_side() {
     for line in [
         format!("  now     wave 1 (workgroup 0, epoch 0) lane 0 write at 0x0038: st.shared.b32 v4, v2, 0  ({k}:24)"),
         format!("  before  wave 0 (workgroup 0, epoch 0) lane 31 read at 0x005c: ld.shared.b32 v6, v5, 0  ({k}:30)"),
-        "  also in: wave 0 lane 0, wave 3 lane 0, wave 2 lane 0".to_string(),
+        "  also now: waves 0, 2-3 lane 0".to_string(),
+        "  also before: waves 1-3 lane 31".to_string(),
     ] {
         assert!(out.contains(&line), "{line}\n{out}");
     }
@@ -400,8 +401,12 @@ fn a_race_seen_both_ways_keeps_each_wave_on_its_own_side() {
         .find(|v| v["kind"] == "race" && v["at"]["line"] == 27)
         .unwrap_or_else(|| panic!("no race at the flag's store: {out}"));
     assert_eq!(flag["at"]["wave"], 2);
-    // No other waves: `also` is left out, not an empty list.
-    assert!(flag.get("also").is_none(), "{flag}");
+    // No other wave stored the flag; wave 0 polled it too, on the other side.
+    assert_eq!(
+        flag["also"],
+        serde_json::json!([{"wave": 0, "lanes": "0xffffffff", "side": "other"}]),
+        "{flag}"
+    );
     assert_eq!(flag["other"]["line"], 34);
     assert_eq!(flag["other"]["wave"], 1);
     assert_eq!(flag["other"]["lanes"], "0xffffffff");
@@ -498,11 +503,21 @@ fn a_deadlock_in_every_workgroup_counts_each_workgroup_once() {
         .unwrap_or_else(|| panic!("no deadlock finding: {out}"));
     assert_eq!(f["count"], 4, "{f}");
     assert_eq!(f["at"]["wave"], 1);
-    let also: Vec<_> = f["also"]
-        .as_array()
-        .map(|a| a.iter().map(|w| w["wave"].clone()).collect())
-        .unwrap_or_default();
-    assert_eq!(also, vec![3, 5, 7], "{f}");
+    // The waiting waves are the `at` side's; the gone waves of the other workgroups are
+    // the `other` side's.
+    let side = |s: &str| -> Vec<_> {
+        f["also"]
+            .as_array()
+            .map(|a| {
+                a.iter()
+                    .filter(|w| w["side"] == s)
+                    .map(|w| w["wave"].clone())
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    assert_eq!(side("at"), vec![3, 5, 7], "{f}");
+    assert_eq!(side("other"), vec![2, 4, 6], "{f}");
 }
 
 /// A uniform register has one value for the wave: its uninitialised read names no lanes
@@ -749,4 +764,160 @@ fn faults_alike_but_for_the_wave_are_one_line() {
         .filter(|v| v["end"] == "fault")
         .count();
     assert_eq!(faults, 64, "{out}");
+}
+
+/// The other waves a finding was seen in are kept for both of its sides, each labelled by
+/// its side: a tree reduction without its first barrier names the writers and the readers
+/// (only the writers were kept, under `before` and unlabelled), and two waves that each
+/// write then read the other's words name both waves on both sides.
+#[test]
+fn other_waves_are_kept_for_both_sides_and_labelled() {
+    let k = "tests/kernels/sanitizer/tree_reduce_no_first_barrier.s";
+    let (code, out, err) = wavedbg(&["check", k]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(out.contains("\n  also now: waves 3, 6-7, 10-11, 14-15 lanes 0-31\n  also before: waves 1, 4-5, 8-9, 12-13 lanes 0-31\n"), "{out}");
+    // A finding with one side keeps `also in`.
+    assert!(
+        out.contains("\n  also in: waves 1, 4-5, 8-9, 12-13 lanes 0-31\n"),
+        "{out}"
+    );
+    let k = "tests/kernels/sanitizer/same_workgroup_global.s";
+    let (code, out, err) = wavedbg(&["check", k]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(
+        out.contains("\n  also now: wave 1 lanes 0-31\n  also before: wave 0 lanes 0-31"),
+        "{out}"
+    );
+    let (_, out, _) = wavedbg(&["check", k, "--json"]);
+    let f = json_lines(&out).remove(0);
+    assert_eq!(
+        f["also"],
+        serde_json::json!([
+            {"wave": 1, "lanes": "0xffffffff", "side": "at"},
+            {"wave": 0, "lanes": "0xffffffff", "side": "other"}
+        ]),
+        "{f}"
+    );
+    assert!(f.get("also_other").is_none(), "{f}");
+}
+
+/// A read of words some bytes of which were written names the bytes nothing wrote (it said
+/// the whole words were unwritten), in text and JSON (`unwritten`); an atomic, which marks
+/// the bytes as it checks them, too.
+#[test]
+fn a_partly_written_word_names_its_unwritten_bytes() {
+    let k = "tests/kernels/sanitizer/partly_written_words.s";
+    let (code, out, err) = wavedbg(&["check", k]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(out.contains("error: 32 words of shared (0x0, 0x4, 0x8, ..., 0x7c; 4 bytes each) are read before anything wrote their bytes 0x1-0x3, 0x5-0x7, 0x9-0xb, ..., 0x7d-0x7f in this launch (the other bytes were written)\n"), "{out}");
+    let (_, out, _) = wavedbg(&["check", k, "--json"]);
+    let f = json_lines(&out).remove(0);
+    let unwritten = f["unwritten"].as_array().cloned().unwrap_or_default();
+    assert_eq!(unwritten.len(), 32, "{f}");
+    assert_eq!(
+        unwritten[0],
+        serde_json::json!({"addr": 1, "len": 3}),
+        "{f}"
+    );
+    assert_eq!(
+        unwritten[31],
+        serde_json::json!({"addr": 125, "len": 3}),
+        "{f}"
+    );
+    let dir = tempfile::tempdir().expect("tempdir");
+    let k = dir.path().join("partial_atomic.s");
+    std::fs::write(
+        &k,
+        ".kernel partial_atomic\n.shared 16\n    vmovi v0, 0\n    vmovi v1, 1\n    st.shared.b16 v1, v0, 4\n    wait.ls 0\n    atom.shared.add.u32 v1, v0, 4\n    wait.ls 0\n    end\n",
+    )
+    .expect("write");
+    let (code, out, err) = wavedbg(&["check", &k.to_string_lossy()]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(out.contains("error: shared:0x4 (4 bytes) is read before anything wrote its bytes 0x6-0x7 in this launch (the other bytes were written)\n"), "{out}");
+    // Words nothing wrote any byte of keep their text, with no `unwritten`.
+    let (_, out, _) = wavedbg(&["check", "--json", "scripts/bugs/reduce_nobarrier.s"]);
+    let f = json_lines(&out).remove(0);
+    assert_eq!(f["kind"], "uninit-memory", "{f}");
+    assert!(f.get("unwritten").is_none(), "{f}");
+}
+
+/// A kernel with thousands of findings: the waves of a finding's side that hit it alike
+/// are ranges (a wave per entry made lines of thousands of characters), and the text
+/// report prints the first 100 findings and how many more there are; `--max-findings N`
+/// sets the cap (0: none); JSON prints every finding unless capped, then a
+/// `more-findings` object.
+#[test]
+fn thousands_of_findings_are_capped_and_their_waves_are_ranges() {
+    let k = "tests/kernels/sanitizer/many_races.s";
+    let (code, out, err) = wavedbg(&["check", k]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(
+        out.starts_with(&format!("{k}: 2281 findings (2281 errors, 0 warnings)")),
+        "{out}"
+    );
+    assert!(out.contains("\n#100 error: "), "{out}");
+    assert!(!out.contains("\n#101 "), "{out}");
+    assert!(out.contains("\n... and 2181 more findings not shown (2181 errors, 0 warnings): --max-findings N prints N, 0 every one\n"), "{out}");
+    assert!(
+        out.contains("\n  also now: waves 1-30, 32-62, 64-66 lane 31\n  also before: waves 2-31, 33-63, 65-67 lane 0\n"),
+        "{out}"
+    );
+    assert!(out.lines().count() < 1000, "{}", out.lines().count());
+    let (code, out, _) = wavedbg(&["check", k, "--max-findings", "2"]);
+    assert_eq!(code, 1);
+    assert!(
+        out.contains("\n#2 error: ") && !out.contains("\n#3 "),
+        "{out}"
+    );
+    assert!(
+        out.contains("\n... and 2279 more findings not shown"),
+        "{out}"
+    );
+    let (_, out, _) = wavedbg(&["check", k, "--max-findings", "0"]);
+    assert!(
+        out.contains("\n#2281 error: ") && !out.contains("not shown"),
+        "{out}"
+    );
+    // JSON: every finding unless capped.
+    let (_, out, _) = wavedbg(&["check", k, "--json"]);
+    let all = json_lines(&out);
+    assert_eq!(all.iter().filter(|v| v["kind"] == "race").count(), 2281);
+    assert!(all.iter().all(|v| v["kind"] != "more-findings"));
+    let (_, out, _) = wavedbg(&["check", k, "--json", "--max-findings", "3"]);
+    let capped = json_lines(&out);
+    assert_eq!(capped.len(), 4, "{out}");
+    assert_eq!(capped[3]["kind"], "more-findings", "{out}");
+    assert_eq!(capped[3]["count"], 2278, "{out}");
+    assert_eq!(capped[3]["errors"], 2278, "{out}");
+    assert_eq!(capped[3]["warnings"], 0, "{out}");
+}
+
+/// A race between workgroups whose later read meets the writes of several workgroups names
+/// every writer on its side (it named one: wave 0).
+#[test]
+fn a_global_race_names_every_writer() {
+    let k = "tests/kernels/sanitizer/last_block_no_release.s";
+    let (code, out, err) = wavedbg(&["check", k]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(
+        out.contains("  before  wave 0 (workgroup 0, epoch 1) lane 0 write at 0x00a8"),
+        "{out}"
+    );
+    assert!(
+        out.contains("\n  also before: waves 2, 4, 6, 8, 10, 12 lane 0\n"),
+        "{out}"
+    );
+    // Merged across seeded runs too.
+    let (_, out, _) = wavedbg(&["check", k, "--seeds", "2", "--json"]);
+    let f = json_lines(&out).remove(0);
+    let writers: Vec<_> = f["also"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .filter(|w| w["side"] == "other")
+                .map(|w| w["wave"].clone())
+                .collect()
+        })
+        .unwrap_or_default();
+    assert!(writers.len() >= 6, "{f}");
 }

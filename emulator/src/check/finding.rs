@@ -65,6 +65,17 @@ impl FindingKind {
         matches!(self, FindingKind::Race | FindingKind::BarrierMismatch)
     }
 
+    /// Whether its two sides can be in different waves, so that each side has its own
+    /// other waves ([`Finding::also`], [`Finding::also_other`]): a race, a barrier mismatch
+    /// and a deadlock. The others' second side is in the first side's wave (the load of a
+    /// hazard, the barrier of a divergence, the source lanes of a cross-lane read).
+    pub const fn sides_in_two_waves(self) -> bool {
+        matches!(
+            self,
+            FindingKind::Race | FindingKind::BarrierMismatch | FindingKind::BarrierDeadlock
+        )
+    }
+
     /// Every kind, in declaration order.
     pub const ALL: [FindingKind; 11] = [
         FindingKind::Race,
@@ -349,6 +360,54 @@ pub struct WaveLanes {
     pub lanes: u32,
 }
 
+/// Bytes of memory: `len` from `addr`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct ByteRange {
+    /// The first byte's address (global address, shared offset, scratch offset).
+    pub addr: u64,
+    /// How many bytes.
+    pub len: u64,
+}
+
+impl ByteRange {
+    /// The bytes `addrs` (sorted, no repeats) as ranges of consecutive addresses, at most
+    /// [`FINDING_LIST_MAX`].
+    pub fn runs(addrs: &[u64]) -> Vec<ByteRange> {
+        let mut out: Vec<ByteRange> = Vec::new();
+        for &a in addrs {
+            if let Some(r) = out.last_mut().filter(|r| r.addr.saturating_add(r.len) == a) {
+                r.len += 1;
+            } else if out.len() >= FINDING_LIST_MAX {
+                break;
+            } else {
+                out.push(ByteRange { addr: a, len: 1 });
+            }
+        }
+        out
+    }
+
+    /// Ranges sorted by address, the overlapping and adjacent ones merged, at most
+    /// [`FINDING_LIST_MAX`].
+    pub fn merged(mut ranges: Vec<ByteRange>) -> Vec<ByteRange> {
+        ranges.sort_unstable_by_key(|r| r.addr);
+        let mut out: Vec<ByteRange> = Vec::new();
+        for r in ranges {
+            match out.last_mut() {
+                Some(l) if l.addr.saturating_add(l.len) >= r.addr => {
+                    let end = l
+                        .addr
+                        .saturating_add(l.len)
+                        .max(r.addr.saturating_add(r.len));
+                    l.len = end - l.addr;
+                }
+                _ => out.push(r),
+            }
+        }
+        out.truncate(FINDING_LIST_MAX);
+        out
+    }
+}
+
 /// The most other waves and addresses a finding lists (the count goes on past them).
 pub const FINDING_LIST_MAX: usize = 64;
 
@@ -388,14 +447,25 @@ pub struct Finding {
     /// Every wave of the workgroup, for barrier mismatches and deadlocks.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub waves: Vec<WaveAt>,
-    /// The other waves it was seen in, each with its lanes (`at` has the first wave's
-    /// own lanes), at most [`FINDING_LIST_MAX`].
+    /// The other waves its first side (`at`) was seen in, each with its lanes (`at` has
+    /// the first wave's own lanes), at most [`FINDING_LIST_MAX`].
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub also: Vec<WaveLanes>,
+    /// The other waves its second side (`other`) was seen in, each with its lanes, at
+    /// most [`FINDING_LIST_MAX`]: only for a finding whose two sides can be in different
+    /// waves (a race, a barrier mismatch, a deadlock), the earlier accesses of other waves
+    /// that the sightings in the waves of `also` (or in `at`'s) met.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub also_other: Vec<WaveLanes>,
     /// Every address concerned when lanes touched more than one (an uninitialised read
     /// of several words), sorted, at most [`FINDING_LIST_MAX`]; `addr` is the first.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub addrs: Vec<u64>,
+    /// For an uninitialised read of words some bytes of which were written: the bytes
+    /// nothing wrote, as ranges, sorted and merged, at most [`FINDING_LIST_MAX`] (empty
+    /// when no byte of the words read was written).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unwritten: Vec<ByteRange>,
     /// How many times it was seen (instruction executions), at least 1.
     pub count: u64,
     /// The launch's wave-instruction count ([`crate::machine::Stats::wave_instructions`])
@@ -443,7 +513,9 @@ impl Finding {
             fence: None,
             waves: Vec::new(),
             also: Vec::new(),
+            also_other: Vec::new(),
             addrs: Vec::new(),
+            unwritten: Vec::new(),
             count: 1,
             first_at: 0,
             written: None,
@@ -452,36 +524,34 @@ impl Finding {
 
     /// Takes in another sighting of the same finding ([`Finding::key`] equal): its lanes
     /// join `at`'s when in the same wave and are listed in [`Finding::also`] when not; the
-    /// other side's lanes join when in the same wave; its addresses join
+    /// other side's lanes join `other`'s when in the same wave and are listed in
+    /// [`Finding::also_other`] when not (for sides in different waves); its addresses join
     /// [`Finding::addrs`]. A race seen the other way round (its later access at this
     /// one's earlier instruction) is turned round first, so each wave's lanes stay on the
     /// side of the instruction they executed.
-    pub(super) fn absorb(&mut self, f: &Finding) {
-        // Its later side, earlier side, and the other waves of its later side.
-        let (at, other, also) = match (self.kind.symmetric(), f.other) {
-            (true, Some(o)) if f.at.pc != self.at.pc => (o, Some(f.at), &[][..]),
-            _ => (f.at, f.other, &f.also[..]),
+    pub fn absorb(&mut self, f: &Finding) {
+        // Its first side, second side, and the other waves of each.
+        let (at, other, also, also_other) = match (self.kind.symmetric(), f.other) {
+            (true, Some(o)) if f.at.pc != self.at.pc => {
+                (o, Some(f.at), &f.also_other[..], &f.also[..])
+            }
+            _ => (f.at, f.other, &f.also[..], &f.also_other[..]),
         };
-        let first = (self.at.wave != at.wave).then_some(WaveLanes {
+        let first = WaveLanes {
             wave: at.wave,
             lanes: at.lanes,
-        });
-        if first.is_none() {
-            self.at.lanes |= at.lanes;
-        }
-        for x in first.into_iter().chain(also.iter().copied()) {
-            if x.wave == self.at.wave {
-                self.at.lanes |= x.lanes;
-                continue;
-            }
-            match self.also.iter().position(|y| y.wave == x.wave) {
-                Some(i) => self.also[i].lanes |= x.lanes,
-                None if self.also.len() < FINDING_LIST_MAX => self.also.push(x),
-                None => {}
-            }
-        }
-        if let (Some(o), Some(n)) = (&mut self.other, &other) {
-            if o.wave == n.wave {
+        };
+        join_side(&mut self.at, &mut self.also, first, also);
+        // The second side's waves, where the two sides can be different waves' (a hazard's
+        // load is its own wave's: only the first wave's lanes join).
+        if let (Some(o), Some(n)) = (&mut self.other, other) {
+            let second = WaveLanes {
+                wave: n.wave,
+                lanes: n.lanes,
+            };
+            if self.kind.sides_in_two_waves() {
+                join_side(o, &mut self.also_other, second, also_other);
+            } else if n.wave == o.wave {
                 o.lanes |= n.lanes;
             }
         }
@@ -502,6 +572,21 @@ impl Finding {
             all.sort_unstable();
             all.dedup();
             all.truncate(FINDING_LIST_MAX);
+            // The unwritten bytes: a sighting with none listed read only wholly
+            // unwritten words (each of its words is a range then).
+            if !self.unwritten.is_empty() || !f.unwritten.is_empty() {
+                let words = |x: &Finding, list: &[u64]| -> Vec<ByteRange> {
+                    if x.unwritten.is_empty() {
+                        let len = u64::from(x.len.max(1));
+                        list.iter().map(|&addr| ByteRange { addr, len }).collect()
+                    } else {
+                        x.unwritten.clone()
+                    }
+                };
+                let mut ranges = words(self, mine);
+                ranges.extend(words(f, theirs));
+                self.unwritten = ByteRange::merged(ranges);
+            }
             self.addr = all.first().copied().or(self.addr);
             if all.len() > 1 {
                 self.addrs = all;
@@ -531,3 +616,19 @@ pub type FindingKey = (
     Option<(RegFile, u8)>,
     Option<Space>,
 );
+
+/// Joins the waves `first` and `more` of one side of a sighting to that side of a finding:
+/// `site`'s lanes for its own wave, `also` for the others (at most [`FINDING_LIST_MAX`]).
+fn join_side(site: &mut Site, also: &mut Vec<WaveLanes>, first: WaveLanes, more: &[WaveLanes]) {
+    for x in std::iter::once(first).chain(more.iter().copied()) {
+        if x.wave == site.wave {
+            site.lanes |= x.lanes;
+            continue;
+        }
+        match also.iter().position(|y| y.wave == x.wave) {
+            Some(i) => also[i].lanes |= x.lanes,
+            None if also.len() < FINDING_LIST_MAX => also.push(x),
+            None => {}
+        }
+    }
+}

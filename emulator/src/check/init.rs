@@ -3,7 +3,7 @@
 //! it in this launch. Global memory is the host's, initialised by definition.
 
 use super::regs::{RegUse, Special};
-use super::{Finding, FindingKind, MemAccess, Sanitizer, Site};
+use super::{ByteRange, Finding, FindingKind, MemAccess, Sanitizer, Site};
 use crate::code::Decoded;
 use crate::exec::xlane::source_lanes;
 use crate::isa::RegFile;
@@ -103,7 +103,9 @@ impl Sanitizer {
             _ => &mut self.waves[w].scratch,
         };
         let check = known && access != MemAccess::Write;
-        let (missing, first) = bits.access_trace(trace, check, access != MemAccess::Read);
+        let mut gaps = Vec::new();
+        let (missing, first) =
+            bits.access_trace(trace, check, access != MemAccess::Read, &mut gaps);
         if missing != 0 {
             let mut f = Finding::new(
                 FindingKind::UninitMemory,
@@ -124,6 +126,19 @@ impl Sanitizer {
             addrs.dedup();
             addrs.truncate(super::finding::FINDING_LIST_MAX);
             f.addr = addrs.first().copied().or(first);
+            // Words some bytes of which were written: the unwritten bytes are named.
+            let mut read: Vec<u64> = trace
+                .accesses()
+                .filter(|e| missing >> (e.lane & 31) & 1 == 1)
+                .flat_map(|e| (0..u64::from(trace.len.max(1))).map(move |i| e.addr.wrapping_add(i)))
+                .collect();
+            read.sort_unstable();
+            read.dedup();
+            gaps.sort_unstable();
+            gaps.dedup();
+            if gaps.len() < read.len() {
+                f.unwritten = ByteRange::runs(&gaps);
+            }
             if addrs.len() > 1 {
                 f.addrs = addrs;
             }

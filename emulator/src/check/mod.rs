@@ -33,8 +33,8 @@ mod xlane;
 
 pub use config::{CheckGroup, Checks};
 pub use finding::{
-    FenceAtomic, Finding, FindingKey, FindingKind, MemAccess, MissingFence, Severity, Site,
-    SourceWrite, WaveAt, WaveLanes, FINDING_LIST_MAX,
+    ByteRange, FenceAtomic, Finding, FindingKey, FindingKind, MemAccess, MissingFence, Severity,
+    Site, SourceWrite, WaveAt, WaveLanes, FINDING_LIST_MAX,
 };
 
 use std::collections::HashMap;

@@ -1320,13 +1320,16 @@ impl InitBits {
 
     /// For the accesses of one instruction (each entry `len` bytes at its `off`): the
     /// entries that touch a byte not written yet (as a lane mask, and the first one's
-    /// address) when `check`, then marks them written when `mark`.
+    /// address) when `check`, then marks them written when `mark`. The addresses of the
+    /// unwritten bytes such entries touch are pushed to `gaps` (only then: a finding is
+    /// being made), in no particular order, possibly repeated.
     pub fn access_all(
         &mut self,
         entries: &[TraceEntry],
         len: u32,
         check: bool,
         mark: bool,
+        gaps: &mut Vec<u64>,
     ) -> (u32, Option<u64>) {
         let (mut missing, mut first) = (0u32, None);
         if self.full() {
@@ -1347,6 +1350,7 @@ impl InitBits {
                 if check && !self.all_set(e.off, len) {
                     missing |= 1u32.checked_shl(e.lane as u32).unwrap_or(0);
                     first.get_or_insert(e.addr);
+                    self.gaps_of(e, len, gaps);
                 }
                 if mark {
                     self.set(e.off, len);
@@ -1373,6 +1377,9 @@ impl InitBits {
                         all &= old & bits == bits;
                         added += (bits & !old).count_ones() as u64;
                         page[word] = old | bits;
+                        if check && old & bits != bits {
+                            push_gaps(gaps, e, key, word, bits & !old);
+                        }
                     });
                     if check && !all {
                         missing |= 1u32.checked_shl(e.lane as u32).unwrap_or(0);
@@ -1391,6 +1398,12 @@ impl InitBits {
                     if !all {
                         missing |= 1u32.checked_shl(e.lane as u32).unwrap_or(0);
                         first.get_or_insert(e.addr);
+                        match page {
+                            Some(p) => for_bits(e.off % PAGE, len, |word, bits| {
+                                push_gaps(gaps, e, key, word, bits & !p[word]);
+                            }),
+                            None => gaps.extend((0..len).map(|i| e.addr.wrapping_add(i))),
+                        }
                     }
                 }
             }
@@ -1407,9 +1420,10 @@ impl InitBits {
         trace: &MemTrace,
         check: bool,
         mark: bool,
+        gaps: &mut Vec<u64>,
     ) -> (u32, Option<u64>) {
         let Some(run) = trace.run else {
-            return self.access_all(&trace.entries, trace.len, check, mark);
+            return self.access_all(&trace.entries, trace.len, check, mark, gaps);
         };
         if self.full() {
             return (0, None);
@@ -1432,7 +1446,18 @@ impl InitBits {
             return (0, None);
         }
         let (buf, n) = expand(trace);
-        self.access_all(&buf[..n], trace.len, check, mark)
+        self.access_all(&buf[..n], trace.len, check, mark, gaps)
+    }
+
+    /// The unwritten bytes of entry `e` (`len` bytes, maybe across pages), to `gaps`: for
+    /// a finding only.
+    #[cold]
+    fn gaps_of(&self, e: &TraceEntry, len: u64, gaps: &mut Vec<u64>) {
+        for i in 0..len {
+            if !self.all_set(e.off.saturating_add(i), 1) {
+                gaps.push(e.addr.wrapping_add(i));
+            }
+        }
     }
 
     /// A `run` of entries in page `key` at consecutive offsets (lanes storing or loading a
@@ -1543,6 +1568,20 @@ pub(super) fn expand(trace: &MemTrace) -> ([TraceEntry; LANES], usize) {
 /// Calls `f(word, bits)` for the 64-bit words of a page's bitmap that cover bytes
 /// `[bit, bit + n)` of the page, with the bits of those bytes.
 #[inline]
+/// The bytes of entry `e` whose bits are set in `miss`, bit-word `word` of page `key` of an
+/// [`InitBits`], as addresses (the entry's address plus their offset past its own), to
+/// `gaps`: for a finding only.
+#[cold]
+fn push_gaps(gaps: &mut Vec<u64>, e: &TraceEntry, key: u64, word: usize, miss: u64) {
+    let base = key * PAGE + word as u64 * 64;
+    let mut m = miss;
+    while m != 0 {
+        let off = base + u64::from(m.trailing_zeros());
+        gaps.push(e.addr.wrapping_add(off.wrapping_sub(e.off)));
+        m &= m - 1;
+    }
+}
+
 fn for_bits(bit: u64, n: u64, mut f: impl FnMut(usize, u64)) {
     let (mut b, end) = (bit, bit + n);
     while b < end {
@@ -1817,20 +1856,47 @@ mod tests {
         let mut bits = InitBits::new(8192);
         let row: Vec<TraceEntry> = (0..8).map(|l| entry(l, 4 * l as u64)).collect();
         // Nothing written: every lane of the row reads unwritten bytes.
-        assert_eq!(bits.access_all(&row, 4, true, false), (0xff, Some(0)));
+        assert_eq!(
+            bits.access_all(&row, 4, true, false, &mut Vec::new()),
+            (0xff, Some(0))
+        );
         // Lanes 0-2 and 4-7 store (a consecutive run, then one with a gap).
-        assert_eq!(bits.access_all(&row[..3], 4, false, true), (0, None));
-        assert_eq!(bits.access_all(&row[4..], 4, false, true), (0, None));
-        assert_eq!(bits.access_all(&row, 4, true, false), (1 << 3, Some(12)));
+        assert_eq!(
+            bits.access_all(&row[..3], 4, false, true, &mut Vec::new()),
+            (0, None)
+        );
+        assert_eq!(
+            bits.access_all(&row[4..], 4, false, true, &mut Vec::new()),
+            (0, None)
+        );
+        assert_eq!(
+            bits.access_all(&row, 4, true, false, &mut Vec::new()),
+            (1 << 3, Some(12))
+        );
         // One byte of lane 3's word written: still unwritten bytes.
         bits.set(12, 1);
-        assert_eq!(bits.access_all(&row, 4, true, false), (1 << 3, Some(12)));
+        let mut gaps = Vec::new();
+        assert_eq!(
+            bits.access_all(&row, 4, true, false, &mut gaps),
+            (1 << 3, Some(12))
+        );
+        // Its unwritten bytes are named, not the written one.
+        assert_eq!(gaps, vec![13, 14, 15]);
         bits.set(13, 3);
-        assert_eq!(bits.access_all(&row, 4, true, false), (0, None));
+        assert_eq!(
+            bits.access_all(&row, 4, true, false, &mut Vec::new()),
+            (0, None)
+        );
         // A run across the 4 KiB page boundary, and an atomic (check, then mark).
         let across: Vec<TraceEntry> = (0..4).map(|l| entry(l, 4088 + 4 * l as u64)).collect();
-        assert_eq!(bits.access_all(&across, 4, true, true), (0xf, Some(4088)));
-        assert_eq!(bits.access_all(&across, 4, true, true), (0, None));
+        assert_eq!(
+            bits.access_all(&across, 4, true, true, &mut Vec::new()),
+            (0xf, Some(4088))
+        );
+        assert_eq!(
+            bits.access_all(&across, 4, true, true, &mut Vec::new()),
+            (0, None)
+        );
     }
 
     #[test]
@@ -1874,9 +1940,14 @@ mod tests {
                     ..MemTrace::default()
                 };
                 let list: Vec<TraceEntry> = trace.accesses().collect();
-                let got = traced.access_trace(&trace, check, mark);
-                let want = entries.access_all(&list, 4, check, mark);
+                let (mut g1, mut g2) = (Vec::new(), Vec::new());
+                let got = traced.access_trace(&trace, check, mark, &mut g1);
+                let want = entries.access_all(&list, 4, check, mark, &mut g2);
                 assert_eq!(got, want, "round {round}, step {step}: {trace:?}");
+                g1.sort_unstable();
+                g2.sort_unstable();
+                assert_eq!(g1, g2, "round {round}, step {step}: {trace:?}");
+                assert_eq!(g1.is_empty(), got.0 == 0);
                 missed += got.0.count_ones();
             }
         }

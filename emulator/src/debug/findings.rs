@@ -8,6 +8,7 @@ use super::lines::SourcePlace;
 use super::view::{count, instr_text, pc_text};
 use crate::check::{
     FenceAtomic, Finding, FindingKind, MemAccess, MissingFence, Severity, Site, SourceWrite,
+    WaveLanes,
 };
 use crate::fault::lanes_text;
 use crate::isa::RegFile;
@@ -67,20 +68,22 @@ impl Finding {
         if let Some(written) = &self.written {
             s.push_str(&self.written_text(m, written, source));
         }
-        if !self.also.is_empty() {
-            let also: Vec<String> = self
-                .also
-                .iter()
-                .map(|w| {
-                    format!(
-                        "wave {} lane{} {}",
-                        w.wave,
-                        if w.lanes.count_ones() == 1 { "" } else { "s" },
-                        lanes_text(w.lanes)
-                    )
-                })
-                .collect();
-            let _ = write!(s, "\n  also in: {}", also.join(", "));
+        // The other waves of each side, labelled by the side when the two sides can be
+        // different waves'.
+        let lists = [
+            (first, &self.also),
+            (second.unwrap_or(""), &self.also_other),
+        ];
+        for (role, list) in lists {
+            if list.is_empty() {
+                continue;
+            }
+            let label = if self.kind.sides_in_two_waves() {
+                role
+            } else {
+                "in"
+            };
+            let _ = write!(s, "\n  also {label}: {}", waves_lanes_text(list));
         }
         if !self.waves.is_empty() {
             let waves: Vec<String> = self
@@ -122,6 +125,29 @@ impl Finding {
             format!("{}, ..., {}", hex[..3].join(", "), hex[n - 1])
         };
         (at_least, n, space, list)
+    }
+
+    /// [`Finding::unwritten`] as headlines list it: each range `0x1-0x3` (one byte
+    /// `0x1`), the first three and the last past 8, "and more" when the list is full.
+    fn unwritten_text(&self) -> String {
+        let list: Vec<String> = self
+            .unwritten
+            .iter()
+            .map(|r| match r.len {
+                0 | 1 => format!("{:#x}", r.addr),
+                n => format!("{:#x}-{:#x}", r.addr, r.addr.saturating_add(n - 1)),
+            })
+            .collect();
+        let n = list.len();
+        let mut text = if n <= 8 {
+            list.join(", ")
+        } else {
+            format!("{}, ..., {}", list[..3].join(", "), list[n - 1])
+        };
+        if n >= crate::check::FINDING_LIST_MAX {
+            text.push_str(" and more");
+        }
+        text
     }
 
     /// The headline as `m`'s kernel names its atomics: by source line where it has one.
@@ -265,6 +291,14 @@ impl Finding {
             FindingKind::StoreDataOverwritten => format!(
                 "{reg} holds the data of a store not yet retired by wait.{counter}, and is overwritten"
             ),
+            FindingKind::UninitMemory if self.addrs.len() > 1 && !self.unwritten.is_empty() => {
+                let (at_least, n, space, list) = self.addrs_text();
+                format!(
+                    "{at_least}{n} words of {space} ({list}; {} each) are read before anything wrote their bytes {} in this launch (the other bytes were written)",
+                    count(self.len as u64, "byte"),
+                    self.unwritten_text()
+                )
+            }
             FindingKind::UninitMemory if self.addrs.len() > 1 => {
                 let (at_least, n, space, list) = self.addrs_text();
                 format!(
@@ -272,6 +306,15 @@ impl Finding {
                     count(self.len as u64, "byte")
                 )
             }
+            FindingKind::UninitMemory if !self.unwritten.is_empty() => format!(
+                "{mem} is read before anything wrote its byte{} {} in this launch (the other bytes were written)",
+                if self.unwritten.len() == 1 && self.unwritten[0].len == 1 {
+                    ""
+                } else {
+                    "s"
+                },
+                self.unwritten_text()
+            ),
             FindingKind::UninitMemory => {
                 format!("{mem} is read before anything wrote it in this launch")
             }
@@ -354,6 +397,54 @@ impl Finding {
             FindingKind::InactiveLaneRead => ("reads", Some("source")),
         }
     }
+}
+
+/// Other waves of a finding's side, each with its lanes, the waves of the same lanes
+/// together as ranges: "waves 1-30, 32 lane 31; wave 40 lanes 0-1" (a grid of waves
+/// hitting one instruction alike is one entry, not one per wave).
+fn waves_lanes_text(list: &[WaveLanes]) -> String {
+    // Lane masks in order of first appearance, each with its waves.
+    let mut groups: Vec<(u32, Vec<u32>)> = Vec::new();
+    for w in list {
+        match groups.iter_mut().find(|g| g.0 == w.lanes) {
+            Some(g) => g.1.push(w.wave),
+            None => groups.push((w.lanes, vec![w.wave])),
+        }
+    }
+    let parts: Vec<String> = groups
+        .into_iter()
+        .map(|(lanes, mut waves)| {
+            waves.sort_unstable();
+            waves.dedup();
+            format!(
+                "wave{} {} lane{} {}",
+                if waves.len() == 1 { "" } else { "s" },
+                ranges_text(&waves),
+                if lanes.count_ones() == 1 { "" } else { "s" },
+                lanes_text(lanes)
+            )
+        })
+        .collect();
+    parts.join("; ")
+}
+
+/// Sorted numbers as ranges: `1, 3-5, 7-8`.
+fn ranges_text(sorted: &[u32]) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    let mut i = 0;
+    while i < sorted.len() {
+        let mut j = i;
+        while j + 1 < sorted.len() && sorted[j + 1] == sorted[j].saturating_add(1) {
+            j += 1;
+        }
+        parts.push(if j > i {
+            format!("{}-{}", sorted[i], sorted[j])
+        } else {
+            sorted[i].to_string()
+        });
+        i = j + 1;
+    }
+    parts.join(", ")
 }
 
 impl Finding {
