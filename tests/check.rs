@@ -921,3 +921,33 @@ fn a_global_race_names_every_writer() {
         .unwrap_or_default();
     assert!(writers.len() >= 6, "{f}");
 }
+
+/// A race's later side names every lane of its instruction on the racing address, not
+/// only the lane through which the shadow met the earlier access (after it, the word
+/// holds that wave's own access); the earlier side names the lane its record kept.
+#[test]
+fn every_lane_of_the_later_access_on_the_racing_word_is_named() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let k = dir.path().join("same_word.s");
+    std::fs::write(
+        &k,
+        ".kernel same_word\n.workgroup 64\n.shared 256\n    vmovi v1, 0\n    vlaneid v2\n    st.shared.b32 v2, v1, 0\n    wait.ls 0\n    end\n",
+    )
+    .expect("write");
+    let (code, out, err) = wavedbg(&["check", &k.to_string_lossy()]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(
+        out.contains("now     wave 1 (workgroup 0, epoch 0) lanes 0-31 write at 0x000c"),
+        "{out}"
+    );
+    assert!(
+        out.contains("before  wave 0 (workgroup 0, epoch 0) lane 31 write at 0x000c"),
+        "{out}"
+    );
+    let (_, out, _) = wavedbg(&["check", "--json", &k.to_string_lossy()]);
+    let race = json_lines(&out)
+        .into_iter()
+        .find(|f| f["kind"] == "race")
+        .expect("a race");
+    assert_eq!(race["at"]["lanes"], "0xffffffff", "{race}");
+}

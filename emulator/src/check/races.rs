@@ -63,10 +63,16 @@ impl Sanitizer {
                 MissingFence::Synchronisation
             };
             let between = other.workgroup != wave.workgroup;
+            // Every lane of this instruction on the same address races with the earlier
+            // access, not only the one the shadow met it through (after that lane, the
+            // cell holds this wave's own access).
+            let lanes = (trace.accesses())
+                .filter(|e| e.addr == addr)
+                .fold(1u32 << (lane & 31), |m, e| m | 1 << (e.lane & 31));
             let mut f = Finding::new(
                 FindingKind::Race,
                 Site {
-                    lanes: 1 << lane,
+                    lanes,
                     epoch: Some(epoch),
                     ..site
                 },
