@@ -173,6 +173,7 @@ impl Machine {
                 .map(|w| w / launch.waves_per_workgroup())
                 .collect(),
             lanes_of: (u32::MAX, 32),
+            turns_backoff: 0,
             rng: (options.seed != 0).then_some(SplitMix64(options.seed)),
             current: 0,
             left: 0,

@@ -171,6 +171,12 @@ pub struct Machine {
     /// The last EXEC mask counted and its active lanes (popcount once per mask change,
     /// not per instruction: the default x86-64 target has no popcount instruction).
     lanes_of: (u32, u32),
+    /// Under the sanitizer: the schedules left before the turns loop is tried again
+    /// after a turn in which it ran nothing (its guard refused the turn's first
+    /// instruction, which the general loop then takes, taking the guard again). Tried at
+    /// every schedule, kernels whose turns it mostly refuses paid the guard twice. Both
+    /// loops are exact: this only chooses which one runs.
+    turns_backoff: u32,
     /// The sanitizer, while any detector is on (`None`: nothing is checked or paid).
     pub(crate) sanitizer: Option<Box<Sanitizer>>,
     /// A bit per code word, set when a wave is stepped at it (time travel's index of the
@@ -292,6 +298,7 @@ impl Machine {
             touched,
             wave_slots,
             lanes_of,
+            turns_backoff,
             sanitizer,
             ran,
             retired_writes,
@@ -337,6 +344,7 @@ impl Machine {
         self.stop_before = *stop_before;
         self.wave_slots = Arc::clone(wave_slots);
         self.lanes_of = *lanes_of;
+        self.turns_backoff = *turns_backoff;
         self.sanitizer.clone_from(sanitizer);
         self.ran.clone_from(ran);
         self.retired_writes.clone_from(retired_writes);

@@ -589,7 +589,13 @@ impl Machine {
             // fast-set instructions run back to back in one loop. Where it stops in a turn,
             // the rest of the turn goes on below; at a turn's end, the loop comes round
             // again to schedule the next.
-            if self.skip_break.is_none() && self.stop_before.is_none() && self.fast_at(w) {
+            let backoff = self.turns_backoff > 0;
+            self.turns_backoff = self.turns_backoff.saturating_sub(1);
+            if !backoff
+                && self.skip_break.is_none()
+                && self.stop_before.is_none()
+                && self.fast_at(w)
+            {
                 let budget = stop_at.map_or(u64::MAX, |s| s - now).min(
                     self.options
                         .max_instructions
@@ -598,6 +604,11 @@ impl Machine {
                 let (ran, found) = self.run_turns(budget);
                 if let Some((wave, pc)) = found {
                     return Some(Event::Finding { wave, pc });
+                }
+                // A turn the loop could not finish goes on in the general loop, which takes
+                // the guard again.
+                if self.sanitizer.is_some() && (ran == 0 || ran < budget && self.left > 0) {
+                    self.turns_backoff = TURNS_BACKOFF;
                 }
                 if ran > 0 {
                     let current = self.waves.get(self.current);
@@ -690,6 +701,12 @@ struct FastAt<'a> {
     break_at: &'a [BreakAt],
     ran: &'a mut [u64],
 }
+
+/// The schedules the sanitizer's turns loop is left out for after a turn in which it ran
+/// nothing ([`Machine::run`]): long enough that kernels whose turns its guard refuses
+/// mostly skip it, short enough that a kernel whose registers become clean again soon
+/// goes back to it.
+const TURNS_BACKOFF: u32 = 16;
 
 /// What [`run_turns`] needs of the machine besides the waves, borrowed apart from them.
 struct Turns<'a> {
