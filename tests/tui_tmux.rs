@@ -382,6 +382,18 @@ fn start_tui(t: &Tmux) {
     t.wait_text(" READY ");
 }
 
+/// Starts the TUI on `kernel` in `t`'s shell and waits for it.
+fn start_tui_on(t: &Tmux, kernel: &std::path::Path) {
+    t.type_text(&format!(
+        "WAVEDBG_HISTORY={} {} tui {}",
+        t.dir.join("history").display(),
+        env!("CARGO_BIN_EXE_wavedbg"),
+        kernel.display()
+    ));
+    t.keys(&["Enter"]);
+    t.wait_text(" READY ");
+}
+
 /// Quits the TUI and waits for the shell.
 fn quit(t: &Tmux) {
     t.keys(&["q"]);
@@ -497,14 +509,7 @@ fn a_sanitizer_finding_stops_and_is_marked_in_a_real_terminal() {
         return;
     };
     let kernel = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/kernels/race.s");
-    t.type_text(&format!(
-        "WAVEDBG_HISTORY={} {} tui {}",
-        t.dir.join("history").display(),
-        env!("CARGO_BIN_EXE_wavedbg"),
-        kernel.display()
-    ));
-    t.keys(&["Enter"]);
-    t.wait_text(" READY ");
+    start_tui_on(&t, &kernel);
     t.keys(&[":"]);
     t.type_text("set check races on");
     t.keys(&["Enter"]);
@@ -856,14 +861,7 @@ fn keys_typed_during_a_run_and_a_pasted_script_in_a_real_terminal() {
     };
     let k = t.dir.join("long.s");
     std::fs::write(&k, LONG).expect("kernel");
-    t.type_text(&format!(
-        "WAVEDBG_HISTORY={} {} tui {}",
-        t.dir.join("history").display(),
-        env!("CARGO_BIN_EXE_wavedbg"),
-        k.display()
-    ));
-    t.keys(&["Enter"]);
-    t.wait_text(" READY ");
+    start_tui_on(&t, &k);
     t.keys(&[":"]);
     t.type_text("goto 60000000");
     t.keys(&["Enter"]);
@@ -907,14 +905,7 @@ fn deadlock_and_help_across_resizes_in_a_real_terminal() {
         ".kernel dl\n.workgroup 64\n    uwaveid u5\n    br.unz u5, quit\nwait_here:\n    barrier\n    end\nquit:\n    end\n",
     )
     .expect("write the kernel");
-    t.type_text(&format!(
-        "WAVEDBG_HISTORY={} {} tui {}",
-        t.dir.join("history").display(),
-        env!("CARGO_BIN_EXE_wavedbg"),
-        kernel.display()
-    ));
-    t.keys(&["Enter"]);
-    t.wait_text(" READY ");
+    start_tui_on(&t, &kernel);
     t.keys(&["c"]);
     t.wait_text("Deadlock");
     t.keys(&["c"]);
