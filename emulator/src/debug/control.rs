@@ -111,13 +111,25 @@ impl Engine {
                 .get(w)
                 .is_some_and(|x| x.state == WaveState::AtBarrier)
         };
+        self.interrupt_taken = false;
         while at_barrier(self) {
             let s = self.step_all(1);
             if s.reason != StopReason::Step {
                 return s;
             }
+            if let Some(stop) = self.interrupted_between(w) {
+                return stop;
+            }
         }
         self.run_wave(w, 1)
+    }
+
+    /// Between the resumptions of one command: the interrupted stop, when one of them
+    /// consumed an interrupt request while stopping for another reason (each stop
+    /// consumes the request; a Ctrl-C that came then would be lost).
+    fn interrupted_between(&mut self, w: usize) -> Option<StopEvent> {
+        std::mem::take(&mut self.interrupt_taken)
+            .then(|| self.finish(self.event(StopReason::Interrupted, Some(w))))
     }
 
     /// A GDB client's range step (`vCont;r START,END`): wave `w` executes instructions
@@ -139,35 +151,45 @@ impl Engine {
                 .is_some_and(|x| x.state == WaveState::AtBarrier)
         };
         let mut first = true;
+        self.interrupt_taken = false;
         loop {
             while others && waiting(self) {
                 let s = self.step_all(1);
                 if s.reason != StopReason::Step {
                     return s;
                 }
+                if let Some(stop) = self.interrupted_between(w) {
+                    return stop;
+                }
             }
-            // Released at a breakpoint inside the range: a resumption from here would step
-            // over it, so the step ends here, where single steps would have stopped (the
-            // client sees its breakpoint, or steps its range on).
-            let pc = self.machine.waves.get(w).map(|x| x.pc);
-            if !first
-                && pc.is_some_and(|pc| {
-                    self.armed
-                        .get((pc / 4) as usize)
-                        .is_some_and(|a| !a.is_empty())
-                })
-            {
-                return self.finish(self.event(StopReason::Step, Some(w)));
-            }
-            first = false;
             if w >= self.machine.waves.len() {
                 return self.finish(self.event(StopReason::Blocked(Blocked::NoWave(w)), None));
             }
+            // Released at a breakpoint inside the range: it is tested as a single step
+            // arriving there would test it (its wave filter, condition and hit count), and
+            // stepped over when it does not stop the wave (`run_alone` would otherwise step
+            // over it unasked: a resumption steps over a breakpoint at the wave's PC).
+            let pc = self.machine.waves[w].pc;
+            if !first
+                && self
+                    .armed
+                    .get((pc / 4) as usize)
+                    .is_some_and(|a| !a.is_empty())
+            {
+                if let Some(stop) = self.check_breakpoints(w, pc) {
+                    return self.finish(stop);
+                }
+                self.resume_over = Some((w, pc));
+            }
+            first = false;
             self.selected_wave = w;
             let stop = self.run_alone(w, goal, Blocked::AtBarrier);
             // Arrived at a barrier inside the range: the others release it, and the range
             // goes on.
             if others && stop.reason == StopReason::Blocked(Blocked::AtBarrier) && waiting(self) {
+                if let Some(stop) = self.interrupted_between(w) {
+                    return stop;
+                }
                 continue;
             }
             return stop;

@@ -73,6 +73,10 @@ pub struct Engine {
     /// GDB server's `$lane`).
     lane_follows_stops: bool,
     interrupt: Arc<AtomicBool>,
+    /// Set when a stop consumed an interrupt request without being the interrupted stop
+    /// (its run ended for another reason first): a command made of several resumptions
+    /// (a range step over barriers) looks at it between them, so the request is not lost.
+    interrupt_taken: bool,
     progress: ProgressHandle,
     /// The wave and PC of the breakpoint we stopped at: resuming steps over it once.
     resume_over: Option<(usize, u64)>,
@@ -159,6 +163,7 @@ impl Engine {
             scheduler_locking: true,
             lane_follows_stops: true,
             interrupt: Arc::new(AtomicBool::new(false)),
+            interrupt_taken: false,
             progress: ProgressHandle::default(),
             resume_over: None,
             resume_start: None,

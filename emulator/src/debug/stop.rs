@@ -330,7 +330,11 @@ impl Engine {
                 self.rearm();
             }
         }
-        self.interrupt.store(false, Ordering::Relaxed);
+        if self.interrupt.swap(false, Ordering::Relaxed)
+            && !matches!(stop.reason, StopReason::Interrupted)
+        {
+            self.interrupt_taken = true;
+        }
         self.last = Some(stop.clone());
         stop
     }

@@ -788,3 +788,81 @@ fn advance_past_the_waves_exit_stops_where_it_exits() {
     assert!(matches!(at.reason, StopReason::Breakpoint { .. }), "{text}");
     assert_eq!(at.pc, Some(end), "{text}");
 }
+
+/// Two waves looping over a barrier: a range step over the whole loop runs through every
+/// barrier (the other wave releases it).
+const BARRIER_LOOP: &str = "\
+.kernel bl
+.workgroup 64
+.grid 1
+    umovi u4, 300000
+top:
+    barrier
+after:
+    vaddi.u32 v1, v1, 1
+    uaddi u4, u4, -1
+    br.unz u4, top
+done:
+    end
+";
+
+/// A range step made of many resumptions (one per barrier) is interrupted by a Ctrl-C
+/// that comes during any of them: each stop consumes the request, so one that ended at a
+/// barrier used to swallow it and the range ran on to its end.
+#[test]
+fn an_interrupt_stops_a_range_step_over_barriers() {
+    let mut e = engine(BARRIER_LOOP);
+    let end = label(&e, "done");
+    let handle = e.interrupt_handle();
+    let interrupter = std::thread::spawn(move || {
+        std::thread::sleep(std::time::Duration::from_millis(150));
+        handle.interrupt();
+    });
+    let s = e.step_range(0, 0, end, true);
+    interrupter.join().expect("join");
+    assert_eq!(s.reason, StopReason::Interrupted);
+    assert!(e.machine().waves[0].pc < end);
+    // The request is consumed: the next range step runs.
+    assert_ne!(
+        e.step_range(0, 0, end, true).reason,
+        StopReason::Interrupted
+    );
+}
+
+/// Released from a barrier inside the range onto a breakpoint, the wave is stopped only
+/// if the breakpoint stops it (its condition), as a single step arriving there would be;
+/// one that does not stop it is stepped over.
+#[test]
+fn a_range_step_released_onto_a_breakpoint_tests_it() {
+    let src = BARRIER_LOOP.replace("300000", "3");
+    let mut e = engine(&src);
+    let (top, after, end) = (label(&e, "top"), label(&e, "after"), label(&e, "done"));
+    // A false condition: the range runs to its end (the other wave, run while this one
+    // waits, does not stop either).
+    e.add_breakpoint(
+        &loc("after"),
+        Some(cond("u4 == 99")),
+        Filters::default(),
+        false,
+    )
+    .expect("break");
+    let s = e.step_range(0, top, end, true);
+    assert_eq!(s.reason, StopReason::Step, "{s:?}");
+    assert_eq!(e.machine().waves[0].pc, end);
+    // A breakpoint of this wave whose condition holds stops it there.
+    let mut e = engine(&src);
+    let id = e
+        .add_breakpoint(
+            &loc("after"),
+            Some(cond("u4 == 3")),
+            Filters::default(),
+            false,
+        )
+        .expect("break");
+    let s = e.step_range(0, top, end, true);
+    assert!(
+        matches!(s.reason, StopReason::Breakpoint { id: hit, .. } if hit == id),
+        "{s:?}"
+    );
+    assert_eq!(e.machine().waves[0].pc, after);
+}
