@@ -1038,7 +1038,7 @@ pub(super) struct RaceShadow {
 /// compare-exchange per access was a tenth of a checked shared-atomics or
 /// global-load-store kernel's time. A clone moves the generation of both shadows past
 /// every stamp they hold: then every page is shared until written again.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 struct HeldPage {
     page: Arc<RacePage>,
     stamp: u64,
@@ -1049,8 +1049,21 @@ impl Clone for RaceShadow {
         // Every page is shared from now on, by both shadows: no stamp is either's
         // generation any more.
         let generation = self.generation.fetch_add(1, Ordering::Relaxed) + 1;
+        // Made here only, so that no page is shared without the generation moving on.
+        let pages = (self.pages.iter())
+            .map(|(&key, held)| {
+                let page = Arc::clone(&held.page);
+                (
+                    key,
+                    HeldPage {
+                        page,
+                        stamp: held.stamp,
+                    },
+                )
+            })
+            .collect();
         RaceShadow {
-            pages: self.pages.clone(),
+            pages,
             generation: AtomicU64::new(generation),
         }
     }
@@ -1565,9 +1578,6 @@ pub(super) fn expand(trace: &MemTrace) -> ([TraceEntry; LANES], usize) {
     (buf, n)
 }
 
-/// Calls `f(word, bits)` for the 64-bit words of a page's bitmap that cover bytes
-/// `[bit, bit + n)` of the page, with the bits of those bytes.
-#[inline]
 /// The bytes of entry `e` whose bits are set in `miss`, bit-word `word` of page `key` of an
 /// [`InitBits`], as addresses (the entry's address plus their offset past its own), to
 /// `gaps`: for a finding only.
@@ -1582,6 +1592,9 @@ fn push_gaps(gaps: &mut Vec<u64>, e: &TraceEntry, key: u64, word: usize, miss: u
     }
 }
 
+/// Calls `f(word, bits)` for the 64-bit words of a page's bitmap that cover bytes
+/// `[bit, bit + n)` of the page, with the bits of those bytes.
+#[inline]
 fn for_bits(bit: u64, n: u64, mut f: impl FnMut(usize, u64)) {
     let (mut b, end) = (bit, bit + n);
     while b < end {
