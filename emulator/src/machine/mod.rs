@@ -172,10 +172,10 @@ pub struct Machine {
     /// not per instruction: the default x86-64 target has no popcount instruction).
     lanes_of: (u32, u32),
     /// Under the sanitizer: the schedules left before the turns loop is tried again
-    /// after a turn in which it ran nothing (its guard refused the turn's first
-    /// instruction, which the general loop then takes, taking the guard again). Tried at
-    /// every schedule, kernels whose turns it mostly refuses paid the guard twice. Both
-    /// loops are exact: this only chooses which one runs.
+    /// after a turn it could not finish (its guard refused an instruction, or one outside
+    /// the fast set came: the general loop then takes the rest of the turn, taking the
+    /// guard again). Tried at every schedule, kernels whose turns it seldom finishes paid
+    /// the guard twice. Both loops are exact: this only chooses which one runs.
     turns_backoff: u32,
     /// The sanitizer, while any detector is on (`None`: nothing is checked or paid).
     pub(crate) sanitizer: Option<Box<Sanitizer>>,

@@ -585,10 +585,11 @@ impl Machine {
                 Ok(w) => w,
                 Err(e) => return Some(e),
             };
-            // With nothing to observe between instructions but breakpoint marks, turns of
-            // fast-set instructions run back to back in one loop. Where it stops in a turn,
-            // the rest of the turn goes on below; at a turn's end, the loop comes round
-            // again to schedule the next.
+            // With nothing to observe between instructions but breakpoint marks (and,
+            // under the sanitizer, its guard and hooked steps), turns of fast-set
+            // instructions run back to back in one loop. Where it stops in a turn, the
+            // rest of the turn goes on below; at a turn's end, the loop comes round again
+            // to schedule the next.
             let backoff = self.turns_backoff > 0;
             self.turns_backoff = self.turns_backoff.saturating_sub(1);
             if !backoff
@@ -702,10 +703,10 @@ struct FastAt<'a> {
     ran: &'a mut [u64],
 }
 
-/// The schedules the sanitizer's turns loop is left out for after a turn in which it ran
-/// nothing ([`Machine::run`]): long enough that kernels whose turns its guard refuses
-/// mostly skip it, short enough that a kernel whose registers become clean again soon
-/// goes back to it.
+/// The schedules the sanitizer's turns loop is left out for after a turn it could not
+/// finish ([`Machine::run`]): long enough that kernels whose turns it seldom finishes
+/// mostly skip it, short enough that a kernel that settles into a loop of fast
+/// instructions soon goes back to it.
 const TURNS_BACKOFF: u32 = 16;
 
 /// What [`run_turns`] needs of the machine besides the waves, borrowed apart from them.
