@@ -670,12 +670,19 @@ pub fn run(args: CheckArgs) -> Result<i32> {
         .iter()
         .filter(|f| f.kind.severity() == Severity::Error)
         .count();
+    // Counted as the header counts every finding: by severity, and the allowed apart.
+    let rest_allowed = rest.iter().filter(|f| args.allow.contains(&f.kind)).count();
     let more = (!rest.is_empty()).then(|| {
         format!(
-            "and {} not shown ({}, {}): --max-findings N prints N, 0 every one",
+            "and {} not shown ({}, {}{}): --max-findings N prints N, 0 every one",
             count(rest.len() as u64, "more finding"),
             count(rest_errors as u64, "error"),
             count((rest.len() - rest_errors) as u64, "warning"),
+            if rest_allowed > 0 {
+                format!("; {rest_allowed} allowed by --allow")
+            } else {
+                String::new()
+            },
         )
     });
     if args.json {
@@ -693,6 +700,7 @@ pub fn run(args: CheckArgs) -> Result<i32> {
                 ("count", json!(rest.len())),
                 ("errors", json!(rest_errors)),
                 ("warnings", json!(rest.len() - rest_errors)),
+                ("allowed", json!(rest_allowed)),
                 ("message", json!(message)),
             ]);
             out.push_str(&v.to_string());

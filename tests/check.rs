@@ -890,6 +890,14 @@ fn thousands_of_findings_are_capped_and_their_waves_are_ranges() {
     assert_eq!(capped[3]["count"], 2278, "{out}");
     assert_eq!(capped[3]["errors"], 2278, "{out}");
     assert_eq!(capped[3]["warnings"], 0, "{out}");
+    assert_eq!(capped[3]["allowed"], 0, "{out}");
+    // Allowed findings left out are counted as the header counts them.
+    let (code, out, _) = wavedbg(&["check", k, "--max-findings", "2", "--allow", "race"]);
+    assert_eq!(code, 0, "{out}");
+    assert!(
+        out.contains("\n... and 2279 more findings not shown (2279 errors, 0 warnings; 2279 allowed by --allow)"),
+        "{out}"
+    );
 }
 
 /// A race between workgroups whose later read meets the writes of several workgroups names
