@@ -49,7 +49,7 @@ fn frame(bencher: divan::Bencher, w: u16, h: u16) {
         // renders every pane into the frame and diffs it against the previous one.
         let mut hits = Default::default();
         let r = terminal.draw(|f| hits = wavedbg_tui::ui::draw(f, &app, &mut state));
-        app.hits = hits;
+        app.drawn(hits);
         divan::black_box(r.is_ok())
     });
 }
