@@ -12,7 +12,7 @@ use wavedbg_emulator::check::{
     Checks, FenceAtomic, Finding, FindingKey, FindingKind, MissingFence, Severity, Site,
 };
 use wavedbg_emulator::debug::findings::Source;
-use wavedbg_emulator::debug::view::count;
+use wavedbg_emulator::debug::view::{count, ranges_text};
 use wavedbg_emulator::debug::SourcePlace;
 use wavedbg_emulator::fault::{Fault, FaultKind};
 use wavedbg_emulator::machine::{in_order, Deadlock, Event, LaunchOptions, Machine};
@@ -808,7 +808,7 @@ pub fn run(args: CheckArgs) -> Result<i32> {
                 format!(
                     " (seed{} {})",
                     if seeds.len() == 1 { "" } else { "s" },
-                    seeds_text(seeds)
+                    ranges_text(seeds)
                 )
             };
             let mut text = end_text(m, &name, e);
@@ -819,9 +819,9 @@ pub fn run(args: CheckArgs) -> Result<i32> {
                     &format!(
                         "{} waves {} (workgroup{} {})",
                         waves.len(),
-                        seeds_text(&waves),
+                        ranges_text(&waves),
                         if one_group { "" } else { "s" },
-                        seeds_text(&workgroups)
+                        ranges_text(&workgroups)
                     ),
                     1,
                 );
@@ -880,40 +880,4 @@ fn same_but_wave(a: &Fault, b: &Fault) -> bool {
         workgroup: b.workgroup,
         ..a.clone()
     } == *b
-}
-
-/// Seeds (or waves, workgroups) as a short list: `1, 3, 5-8`.
-fn seeds_text(seeds: &[u64]) -> String {
-    let mut sorted = seeds.to_vec();
-    sorted.sort_unstable();
-    sorted.dedup();
-    let mut parts: Vec<String> = Vec::new();
-    let mut i = 0;
-    while i < sorted.len() {
-        let mut j = i;
-        while j + 1 < sorted.len() && sorted[j + 1] == sorted[j] + 1 {
-            j += 1;
-        }
-        parts.push(if j > i + 1 {
-            format!("{}-{}", sorted[i], sorted[j])
-        } else if j == i + 1 {
-            format!("{}, {}", sorted[i], sorted[j])
-        } else {
-            sorted[i].to_string()
-        });
-        i = j + 1;
-    }
-    parts.join(", ")
-}
-
-#[cfg(test)]
-mod tests {
-    use super::seeds_text;
-
-    #[test]
-    fn seeds_are_listed_as_ranges() {
-        assert_eq!(seeds_text(&[3]), "3");
-        assert_eq!(seeds_text(&[2, 1]), "1, 2");
-        assert_eq!(seeds_text(&[5, 1, 2, 3, 7, 8, 9, 9]), "1-3, 5, 7-9");
-    }
 }

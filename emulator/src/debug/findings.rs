@@ -5,7 +5,7 @@
 use std::fmt::Write;
 
 use super::lines::SourcePlace;
-use super::view::{count, instr_text, pc_text};
+use super::view::{count, instr_text, pc_text, ranges_text};
 use crate::check::{
     FenceAtomic, Finding, FindingKind, MemAccess, MissingFence, Severity, Site, SourceWrite,
     WaveLanes,
@@ -404,18 +404,17 @@ impl Finding {
 /// hitting one instruction alike is one entry, not one per wave).
 fn waves_lanes_text(list: &[WaveLanes]) -> String {
     // Lane masks in order of first appearance, each with its waves.
-    let mut groups: Vec<(u32, Vec<u32>)> = Vec::new();
+    // (A side lists each wave once.)
+    let mut groups: Vec<(u32, Vec<u64>)> = Vec::new();
     for w in list {
         match groups.iter_mut().find(|g| g.0 == w.lanes) {
-            Some(g) => g.1.push(w.wave),
-            None => groups.push((w.lanes, vec![w.wave])),
+            Some(g) => g.1.push(w.wave.into()),
+            None => groups.push((w.lanes, vec![w.wave.into()])),
         }
     }
     let parts: Vec<String> = groups
         .into_iter()
-        .map(|(lanes, mut waves)| {
-            waves.sort_unstable();
-            waves.dedup();
+        .map(|(lanes, waves)| {
             format!(
                 "wave{} {} lane{} {}",
                 if waves.len() == 1 { "" } else { "s" },
@@ -426,25 +425,6 @@ fn waves_lanes_text(list: &[WaveLanes]) -> String {
         })
         .collect();
     parts.join("; ")
-}
-
-/// Sorted numbers as ranges: `1, 3-5, 7-8`.
-fn ranges_text(sorted: &[u32]) -> String {
-    let mut parts: Vec<String> = Vec::new();
-    let mut i = 0;
-    while i < sorted.len() {
-        let mut j = i;
-        while j + 1 < sorted.len() && sorted[j + 1] == sorted[j].saturating_add(1) {
-            j += 1;
-        }
-        parts.push(if j > i {
-            format!("{}-{}", sorted[i], sorted[j])
-        } else {
-            sorted[i].to_string()
-        });
-        i = j + 1;
-    }
-    parts.join(", ")
 }
 
 impl Finding {
