@@ -840,8 +840,9 @@ pub fn run(args: CheckArgs) -> Result<i32> {
             ));
             out.push_str(&match explained {
                 Some(i) => format!(
-                    "  explained by #{}: {}\n",
+                    "  explained by #{}{}: {}\n",
                     i + 1,
+                    if i < cap { "" } else { " (not shown: past --max-findings)" },
                     found[i].headline_in(m)
                 ),
                 // Waves stopped by a fault or deadlock under one seed and not another

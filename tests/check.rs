@@ -75,9 +75,30 @@ fn the_missing_barrier_is_a_race_and_an_order_dependent_result() {
         "{out}"
     );
     assert!(out.contains("with seed 0 and"), "{out}");
-    assert!(out.contains("  explained by #"), "{out}");
+    assert!(out.contains("  explained by #2: data race"), "{out}");
     // Each distinct finding once: the race of every workgroup and either order is one.
     assert_eq!(out.matches("error: data race").count(), 1, "{out}");
+    // The explaining finding past --max-findings is named as not shown (and left out of
+    // the JSON, whose indices name printed objects).
+    let args = [
+        "check",
+        "scripts/bugs/reduce_nobarrier.s",
+        "--seeds",
+        "8",
+        "--max-findings",
+        "1",
+    ];
+    let (_, out, _) = wavedbg(&args);
+    assert!(
+        out.contains("  explained by #2 (not shown: past --max-findings): data race"),
+        "{out}"
+    );
+    let (_, out, _) = wavedbg(&[&args[..], &["--json"]].concat());
+    let difference = json_lines(&out)
+        .into_iter()
+        .find(|v| v.get("seeds").is_some() && v.get("values").is_some())
+        .expect("the difference");
+    assert!(difference.get("explained_by").is_none(), "{difference}");
 }
 
 /// Barrier counts are kept modulo 2^16 in the shadow's records: a write 65,536 barriers
