@@ -124,25 +124,33 @@ impl Sanitizer {
                 .collect();
             addrs.sort_unstable();
             addrs.dedup();
-            addrs.truncate(super::finding::FINDING_LIST_MAX);
-            f.addr = addrs.first().copied().or(first);
-            // Words some bytes of which were written: the unwritten bytes are named.
-            let mut read: Vec<u64> = trace
-                .accesses()
-                .filter(|e| missing >> (e.lane & 31) & 1 == 1)
-                .flat_map(|e| (0..u64::from(trace.len.max(1))).map(move |i| e.addr.wrapping_add(i)))
-                .collect();
-            read.sort_unstable();
-            read.dedup();
+            // Words some bytes of which were written (fewer unwritten bytes than bytes
+            // read): the unwritten bytes are named.
             gaps.sort_unstable();
             gaps.dedup();
-            if gaps.len() < read.len() {
+            if (gaps.len() as u64) < bytes_in(&addrs, u64::from(trace.len.max(1))) {
                 f.unwritten = ByteRange::runs(&gaps);
             }
+            addrs.truncate(super::finding::FINDING_LIST_MAX);
+            f.addr = addrs.first().copied().or(first);
             if addrs.len() > 1 {
                 f.addrs = addrs;
             }
             self.push(f);
         }
     }
+}
+
+/// The bytes `len` bytes from each of `starts` (sorted, no repeats) cover, counted once
+/// where they overlap.
+fn bytes_in(starts: &[u64], len: u64) -> u64 {
+    let mut covered = 0;
+    let mut end: Option<u64> = None;
+    for &a in starts {
+        let from = end.map_or(a, |e| e.max(a));
+        let to = a.saturating_add(len);
+        covered += to.saturating_sub(from);
+        end = Some(end.map_or(to, |e| e.max(to)));
+    }
+    covered
 }
