@@ -105,23 +105,35 @@ impl Engine {
     /// Steps wave `w` by one instruction; if it waits at a barrier, the other waves run
     /// (one instruction each per round, interruptibly) until the barrier releases it.
     pub fn step_wave_releasing(&mut self, w: usize) -> StopEvent {
-        let at_barrier = |e: &Self| {
-            e.machine
-                .waves
-                .get(w)
-                .is_some_and(|x| x.state == WaveState::AtBarrier)
-        };
         self.interrupt_taken = false;
-        while at_barrier(self) {
-            let s = self.step_all(1);
-            if s.reason != StopReason::Step {
-                return s;
-            }
-            if let Some(stop) = self.interrupted_between(w) {
-                return stop;
-            }
+        if let Some(stop) = self.release(w) {
+            return stop;
         }
         self.run_wave(w, 1)
+    }
+
+    /// While wave `w` waits at a barrier: the other waves run, one instruction each per
+    /// round, until it is released. Returns the stop that ended that first, if any (an
+    /// interrupt consumed by one of the rounds' stops included).
+    fn release(&mut self, w: usize) -> Option<StopEvent> {
+        while self.waits_at_barrier(w) {
+            let s = self.step_all(1);
+            if s.reason != StopReason::Step {
+                return Some(s);
+            }
+            if let Some(stop) = self.interrupted_between(w) {
+                return Some(stop);
+            }
+        }
+        None
+    }
+
+    /// Whether wave `w` waits at a barrier.
+    fn waits_at_barrier(&self, w: usize) -> bool {
+        self.machine
+            .waves
+            .get(w)
+            .is_some_and(|x| x.state == WaveState::AtBarrier)
     }
 
     /// Between the resumptions of one command: the interrupted stop, when one of them
@@ -144,21 +156,11 @@ impl Engine {
     /// barrier stops it.
     pub fn step_range(&mut self, w: usize, start: u64, end: u64, others: bool) -> StopEvent {
         let goal = Goal::OutOf { start, end };
-        let waiting = |e: &Self| {
-            e.machine
-                .waves
-                .get(w)
-                .is_some_and(|x| x.state == WaveState::AtBarrier)
-        };
         let mut first = true;
         self.interrupt_taken = false;
         loop {
-            while others && waiting(self) {
-                let s = self.step_all(1);
-                if s.reason != StopReason::Step {
-                    return s;
-                }
-                if let Some(stop) = self.interrupted_between(w) {
+            if others {
+                if let Some(stop) = self.release(w) {
                     return stop;
                 }
             }
@@ -186,7 +188,10 @@ impl Engine {
             let stop = self.run_alone(w, goal, Blocked::AtBarrier);
             // Arrived at a barrier inside the range: the others release it, and the range
             // goes on.
-            if others && stop.reason == StopReason::Blocked(Blocked::AtBarrier) && waiting(self) {
+            if others
+                && stop.reason == StopReason::Blocked(Blocked::AtBarrier)
+                && self.waits_at_barrier(w)
+            {
                 if let Some(stop) = self.interrupted_between(w) {
                     return stop;
                 }
