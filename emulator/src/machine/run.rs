@@ -523,7 +523,7 @@ impl Machine {
         if checked_run {
             run_turns_checked(&mut self.waves, &mut t, n)
         } else {
-            (run_turns(&mut self.waves, &mut t, n).0, None)
+            (run_turns(&mut self.waves, &mut t, n), None)
         }
     }
 
@@ -746,9 +746,9 @@ simd_fn! {
     /// Memory instructions reach global memory and the shared memory of their wave's
     /// slot, and leave watched bytes to the general loop. For runs with no stop point or
     /// breakpoint to step over: one pass here instead of a schedule and a loop entry per
-    /// quantum. Returns the instructions run (and no finding: there is no sanitizer).
-    fn run_turns(waves: &mut [Wave], t: &mut Turns<'_>, n: u64) -> (u64, Option<(usize, u64)>) {
-        turns::<false>(waves, t, n)
+    /// quantum. Returns the instructions run.
+    fn run_turns(waves: &mut [Wave], t: &mut Turns<'_>, n: u64) -> u64 {
+        turns::<false>(waves, t, n).0
     }
 }
 
