@@ -195,7 +195,7 @@ impl Sanitizer {
             waves: Vec::new(),
             slots: Vec::new(),
             global: RaceShadow::default(),
-            order: Order::new(code),
+            order: Order::new(code, launch.grid as usize * wpg as usize),
             findings: Vec::new(),
             index: HashMap::new(),
             fresh: Vec::new(),

@@ -112,10 +112,25 @@ impl Clock {
 
     /// Joins wave `w`'s `r` in (a clock holds at most [`CLOCK_MAX`] waves).
     fn put(&mut self, w: u32, r: Released) {
+        self.put_changed(w, r);
+    }
+
+    /// [`Clock::put`], returning wave `w`'s entry before it when the join changed it
+    /// (`Some(None)`: it had none): one search where a `get` before and after took three.
+    #[inline]
+    fn put_changed(&mut self, w: u32, r: Released) -> Option<Option<Released>> {
         match self.0.binary_search_by_key(&w, |e| e.0) {
-            Ok(i) => self.0[i].1.join(r),
-            Err(i) if self.0.len() < CLOCK_MAX => self.0.insert(i, (w, r)),
-            Err(_) => {}
+            Ok(i) => {
+                let e = &mut self.0[i].1;
+                let before = *e;
+                e.join(r);
+                (*e != before).then_some(Some(before))
+            }
+            Err(i) if self.0.len() < CLOCK_MAX => {
+                self.0.insert(i, (w, r));
+                Some(None)
+            }
+            Err(_) => None,
         }
     }
 
@@ -194,9 +209,7 @@ impl AddrClock {
     fn apply(&mut self, w: u32, r: Released, known: Option<&Arc<Clock>>, pc: u64) -> u64 {
         self.atomics += 1;
         let at = self.atomics;
-        let before = self.own.get(w).copied();
-        self.own.put(w, r);
-        if self.own.get(w).copied() != before {
+        if let Some(before) = self.own.put_changed(w, r) {
             // A view as of a count before the oldest change kept holds the dropped ones.
             if self.undo.len() >= UNDO_MAX {
                 self.undo.pop_front();
@@ -491,6 +504,9 @@ thread_local! {
     /// same ones again in each launch.
     static SPARE_ADDRS: RefCell<Vec<Arc<AddrClock>>> = const { RefCell::new(Vec::new()) };
     static SPARE_WAVES: RefCell<Vec<Arc<WaveOrder>>> = const { RefCell::new(Vec::new()) };
+    /// The address map of a dropped order, emptied, its table kept (up to [`SPARE_MAX`]
+    /// entries): grown from empty in every launch, it was rehashed at each doubling.
+    static SPARE_MAP: RefCell<Option<AddrClocks>> = const { RefCell::new(None) };
 }
 
 /// Moves the unshared ones of `items` (cleared by `clear`) to `spare`, up to
@@ -521,21 +537,31 @@ fn keep_spare<T>(
 #[derive(Debug, Clone, Default)]
 pub(super) struct Order {
     on: bool,
+    /// An empty clock, shared by the waves that ended (one allocation, not one each).
+    empty: Arc<Clock>,
     /// By global wave id (dense: a launch's waves are numbered from 0).
     waves: Vec<Arc<WaveOrder>>,
     addrs: AddrClocks,
 }
 
 impl Order {
-    /// The order for `code`: on when it holds a global atomic (without one, nothing can
-    /// synchronise workgroups and nothing needs to be followed).
-    pub fn new(code: &[CodeWord]) -> Order {
+    /// The order for `code`, launched with `waves` waves in all: on when it holds a
+    /// global atomic (without one, nothing can synchronise workgroups and nothing needs
+    /// to be followed).
+    pub fn new(code: &[CodeWord], waves: usize) -> Order {
         let on = code.iter().any(|w| {
             matches!(w, CodeWord::Instr(Decoded { op: Op::Atomic { mode, .. }, .. })
                 if !matches!(mode, AddrMode::Shared | AddrMode::Scratch))
         });
         let mut order = Order::default();
         order.on = on;
+        if on {
+            // Sized once (waves are numbered densely from 0), not grown wave by wave.
+            order.waves.reserve_exact(waves.min(SPARE_MAX));
+            if let Some(map) = SPARE_MAP.with_borrow_mut(Option::take) {
+                order.addrs = map;
+            }
+        }
         order
     }
 
@@ -552,13 +578,18 @@ impl Order {
     }
 
     fn wave(&mut self, id: u32) -> &mut WaveOrder {
+        Self::wave_in(&mut self.waves, id)
+    }
+
+    /// Wave `id`'s part in `waves` (made when not seen yet), borrowing only the waves.
+    fn wave_in(waves: &mut Vec<Arc<WaveOrder>>, id: u32) -> &mut WaveOrder {
         let i = id as usize;
-        if i >= self.waves.len() {
-            self.waves.resize_with(i + 1, || {
+        if i >= waves.len() {
+            waves.resize_with(i + 1, || {
                 SPARE_WAVES.with_borrow_mut(Vec::pop).unwrap_or_default()
             });
         }
-        Arc::make_mut(&mut self.waves[i])
+        Arc::make_mut(&mut waves[i])
     }
 
     /// Wave `id`'s part, if it was seen.
@@ -568,6 +599,11 @@ impl Order {
 
     /// After `wave` executed `d` at `pc` without a fault: counts what it issued, notes an
     /// acquire fence, and applies the fences that retired.
+    ///
+    /// Inlined into the hooks, so the test that leaves out every instruction that is
+    /// neither issued on `vst` or `vm`, nor a wait, nor `end` (most of them: the order has
+    /// nothing to do for them) costs no call.
+    #[inline]
     pub fn executed(&mut self, wave: &Wave, d: &Decoded, pc: u64) {
         let counted = match d.counter {
             Some(Counter::Vst) => Some(0),
@@ -577,9 +613,15 @@ impl Order {
         if counted.is_none() && !matches!(d.op, Op::Wait(_) | Op::End) {
             return;
         }
-        self.wave(wave.id);
+        self.executed_counted(wave, d, pc, counted);
+    }
+
+    /// [`Order::executed`] for an instruction it follows (`counted`: the index of its
+    /// counter in `issued`).
+    #[inline(never)]
+    fn executed_counted(&mut self, wave: &Wave, d: &Decoded, pc: u64, counted: Option<usize>) {
         let addrs = &self.addrs;
-        let me = Arc::make_mut(&mut self.waves[wave.id as usize]);
+        let me = Self::wave_in(&mut self.waves, wave.id);
         if let Some(c) = counted {
             me.issued[c] += 1;
         }
@@ -600,8 +642,9 @@ impl Order {
                 });
             }
             Op::End => {
-                // Nothing it does follows: only its generation is still asked for.
-                me.known = Arc::default();
+                // Nothing it does follows: only its generation is still asked for. The
+                // empty clock is the order's, shared: `Arc::default` would allocate one.
+                me.known = Arc::clone(&self.empty);
                 me.pending = Vec::new();
                 me.fences = Vec::new();
                 me.late_fences = Vec::new();
@@ -661,6 +704,9 @@ impl Order {
                 let words = &buf[..m];
                 let me = Arc::make_mut(&mut self.waves[wave.id as usize]);
                 me.pending.retain(|p| words.binary_search(&p.addr).is_err());
+                // Room for every word at once: pushed one by one, a 32-word atomic grew
+                // the vector four times.
+                me.pending.reserve(words.len());
                 // What the wave learnt is published by this atomic: shared, not copied.
                 let known = (!me.known.is_empty()).then(|| Arc::clone(&me.known));
                 for &x in words {
@@ -688,10 +734,26 @@ impl Order {
     /// there passes nothing on (the barrier waits for waves, not for their fences): the
     /// others keep it only to name it when they race.
     pub fn barrier(&mut self, group: &[Wave]) {
-        let mut all = Clock::default();
+        // Room for every wave's own release and what the first knows (the others mostly
+        // know the same: the clock the last barrier gave them all).
+        let first_known = group
+            .first()
+            .and_then(|w| self.get(w.id))
+            .map_or(0, |o| o.known.len());
+        let mut all = Clock(Vec::with_capacity(group.len() + first_known));
         let mut late: Vec<LateFence> = Vec::new();
+        // The known clocks joined so far (the first few; each wave's stays alive, in
+        // place, through the loop). Joining a clock again changes nothing, whatever was
+        // joined between: `Released::join` only raises `stores`, `loads` and `at`, and
+        // changes `atomic` only where one of those rises or the entry has none (once an
+        // entry has one it keeps one), so none of its entries' joins acts again; and a
+        // wave the clock left out, being full at `CLOCK_MAX`, stays out (a full clock
+        // stays full, and a merge keeps the lowest wave ids, so a wave a merge dropped
+        // is above every wave kept). A clock shared by several waves (the one the last
+        // barrier gave them all) is joined once.
+        let mut joined = [std::ptr::null::<Clock>(); 4];
         for w in group {
-            let me = self.wave(w.id);
+            let me = Self::wave_in(&mut self.waves, w.id);
             me.retire_fences(w);
             // A waiting wave's PC is past its (32-bit) barrier.
             let barrier = w.pc.wrapping_sub(4);
@@ -702,8 +764,15 @@ impl Order {
                 clock: Arc::clone(&f.clock),
             }));
             let own = me.sync_point(w);
-            let known = std::mem::take(&mut me.known);
-            all.join(&known, u32::MAX);
+            // Left in place (each wave is given `all` below): taking it would allocate an
+            // empty clock in its place.
+            let known = Arc::as_ptr(&me.known);
+            if !joined.contains(&known) {
+                all.join(&me.known, u32::MAX);
+                if let Some(slot) = joined.iter_mut().find(|k| k.is_null()) {
+                    *slot = known;
+                }
+            }
             all.put(w.id, own);
         }
         let all = Arc::new(all);
@@ -945,8 +1014,15 @@ impl Order {
 
 impl Drop for Order {
     fn drop(&mut self) {
-        let addrs = std::mem::take(&mut self.addrs);
-        keep_spare(&SPARE_ADDRS, addrs.into_values(), AddrClock::clear);
+        let mut addrs = std::mem::take(&mut self.addrs);
+        keep_spare(
+            &SPARE_ADDRS,
+            addrs.drain().map(|(_, c)| c),
+            AddrClock::clear,
+        );
+        if addrs.capacity() > 0 && addrs.capacity() <= SPARE_MAX {
+            let _ = SPARE_MAP.try_with(|m| *m.borrow_mut() = Some(addrs));
+        }
         let waves = std::mem::take(&mut self.waves);
         keep_spare(&SPARE_WAVES, waves.into_iter(), WaveOrder::clear);
     }
@@ -1045,6 +1121,73 @@ mod tests {
             c.join_into(&mut now, 3, k);
             old.join_into(&mut was, 3, u64::MAX);
             assert_eq!(now.0, was.0, "at {k}");
+        }
+    }
+
+    /// A tiny xorshift generator for the randomised tests.
+    fn rng(mut seed: u64) -> impl FnMut(u64) -> u64 {
+        move |n: u64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed % n
+        }
+    }
+
+    /// `put_changed` (one search) reports what a `get` before and after a `put` tell:
+    /// whether the entry changed, and what it was.
+    #[test]
+    fn put_changed_reports_what_get_before_and_after_tell() {
+        let mut next = rng(0x2545_f491_4f6c_dd1d);
+        let (mut a, mut b) = (Clock::default(), Clock::default());
+        for _ in 0..2000 {
+            let w = next(20) as u32;
+            let (s, l) = (next(8) as u32, next(8) as u32);
+            let x = r(s, l, (next(3) > 0).then(|| next(4) * 4));
+            let before = a.get(w).copied();
+            a.put(w, x);
+            let after = a.get(w).copied();
+            let expect = (after != before).then_some(before);
+            assert_eq!(b.put_changed(w, x), expect);
+            assert_eq!(a.0, b.0);
+        }
+    }
+
+    /// A barrier joins each distinct known clock once: joining a clock again, whatever
+    /// was joined or put between, leaves the result as it was.
+    #[test]
+    fn joining_a_clock_again_changes_nothing() {
+        let mut next = rng(0x9e37_79b9_7f4a_7c15);
+        for _ in 0..300 {
+            // Small clocks (joined entry by entry) and large ones (merged).
+            let pool: Vec<Clock> = (0..4)
+                .map(|_| {
+                    let mut c = Clock::default();
+                    for _ in 0..next(14) {
+                        let (s, l) = (next(6) as u32, next(6) as u32);
+                        c.put(
+                            next(24) as u32,
+                            r(s, l, (next(2) == 0).then(|| next(4) * 4)),
+                        );
+                    }
+                    c
+                })
+                .collect();
+            let (mut every, mut once) = (Clock::default(), Clock::default());
+            let mut seen = [false; 4];
+            for _ in 0..8 {
+                let k = next(4) as usize;
+                every.join(&pool[k], u32::MAX);
+                if !seen[k] {
+                    once.join(&pool[k], u32::MAX);
+                    seen[k] = true;
+                }
+                let (w, s, l) = (next(24) as u32, next(6) as u32, next(6) as u32);
+                let own = r(s, l, (next(2) == 0).then(|| next(4) * 4));
+                every.put(w, own);
+                once.put(w, own);
+            }
+            assert_eq!(every.0, once.0);
         }
     }
 
