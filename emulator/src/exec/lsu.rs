@@ -965,41 +965,71 @@ fn update_lanes(
 
 /// Records every accessing lane of `t` in the sanitizer's trace, when one is on (`data`:
 /// the bytes each lane stores).
+/// Inlined, so the bare machine (no trace) pays one test, not a call.
+#[inline]
 fn trace(ctx: &mut Ctx<'_>, t: &Placed, kind: AccessKind, len: u32, data: Option<&[u128; LANES]>) {
-    let Some(tr) = ctx.trace.as_deref_mut() else {
-        return;
-    };
+    if let Some(tr) = ctx.trace.as_deref_mut() {
+        trace_placed(tr, ctx.global, ctx.wave.exec, t, (kind, len), data);
+    }
+}
+
+/// [`trace`] into `tr` (`exec`: the wave's EXEC).
+#[inline(never)]
+fn trace_placed(
+    tr: &mut MemTrace,
+    global: &GlobalMemory,
+    exec: u32,
+    t: &Placed,
+    (kind, len): (AccessKind, u32),
+    data: Option<&[u128; LANES]>,
+) {
     match t {
         Placed::Page(p) => {
-            let exec = ctx.wave.exec;
             // A lane's offset in the object: the page's first byte's, plus its place.
             let page = p.lo - p.lo % PAGE as u64;
-            let base = object_base(ctx.global, p.space, p.object);
+            let base = object_base(global, p.space, p.object);
             tr.begin(p.space, kind, len);
-            tr.entries.extend(Lanes(exec).map(|l| {
+            push_lanes(&mut tr.entries, exec, |l| {
                 let off = page + p.rel[l] as u64;
                 TraceEntry {
                     lane: l as u8,
                     addr: base + off,
                     off,
                 }
-            }));
+            });
             if let Some(d) = data {
-                tr.data.extend(Lanes(exec).map(|l| d[l]));
+                push_lanes(&mut tr.data, exec, |l| d[l]);
             }
         }
         Placed::Lanes(t) => {
             tr.begin(t.space, kind, len);
             // One pass per vector, each sized up front: the loops only copy.
-            tr.entries.extend(t.lanes().map(|l| TraceEntry {
+            push_lanes(&mut tr.entries, t.mask, |l| TraceEntry {
                 lane: l as u8,
                 addr: t.addr[l],
                 off: t.off[l],
-            }));
+            });
             if let Some(d) = data {
-                tr.data.extend(t.lanes().map(|l| d[l]));
+                push_lanes(&mut tr.data, t.mask, |l| d[l]);
             }
         }
+    }
+}
+
+/// Appends `f(lane)` for every lane of `lanes`, in lane order, to `v`. Every lane (the
+/// common case) goes through a range, which `extend` sizes once and fills without a
+/// capacity test per item; other masks are sized once and written in place, not pushed
+/// one by one through [`Lanes`].
+#[inline]
+fn push_lanes<T: Copy + Default>(v: &mut Vec<T>, lanes: u32, f: impl Fn(usize) -> T) {
+    if lanes == u32::MAX {
+        v.extend((0..LANES).map(f));
+        return;
+    }
+    let start = v.len();
+    v.resize(start + lanes.count_ones() as usize, T::default());
+    for (slot, l) in v[start..].iter_mut().zip(Lanes(lanes)) {
+        *slot = f(l);
     }
 }
 
@@ -1567,4 +1597,31 @@ fn uld(
     ctx.wave.u[rd..rd + n].copy_from_slice(&vals[..n]);
     ctx.issue(d, pc, counter_regs(RegFile::Uniform, rd as u8, dwords));
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `push_lanes` appends what pushing each lane of the mask in order appends, after
+    /// what the vector held, for every lane, none, and masks with gaps.
+    #[test]
+    fn push_lanes_appends_each_lane_in_order() {
+        let mut seed = 0x9e37_79b9_u32;
+        let mut masks = vec![0, u32::MAX, 1, 1 << 31, u32::MAX - 1, 0x5555_5555];
+        for _ in 0..200 {
+            seed ^= seed << 13;
+            seed ^= seed >> 17;
+            seed ^= seed << 5;
+            masks.push(seed);
+        }
+        for (k, &mask) in masks.iter().enumerate() {
+            let f = |l: usize| (l as u64) << 8 | k as u64;
+            let mut v: Vec<u64> = vec![7; k % 3];
+            let mut expect = v.clone();
+            expect.extend(Lanes(mask).map(f));
+            push_lanes(&mut v, mask, f);
+            assert_eq!(v, expect, "mask {mask:#x}");
+        }
+    }
 }
