@@ -56,6 +56,10 @@ use order::Order;
 use regs::{RegBits, RegSets, RegUse};
 use shadow::{Groups, InitBits, RaceShadow};
 
+/// The most wave and slot shadows made room for when the sanitizer is made (a launch's
+/// resident waves and workgroups, up to this; more grow their vectors as needed).
+const SHADOWS_AHEAD: usize = 64;
+
 /// Per resident wave: what the detectors know of it.
 #[derive(Debug, Clone)]
 struct WaveShadow {
@@ -64,8 +68,10 @@ struct WaveShadow {
     /// Whether it was seen from its first instruction (otherwise nothing is known of
     /// what was written before: no uninitialised reads are reported).
     known: bool,
-    /// Per vector register: the lanes written.
-    v: Vec<u32>,
+    /// Per vector register: the lanes written. Held in place: as a vector it was one
+    /// allocation per wave in every launch (a register past the last cannot be written:
+    /// the machine's registers end there too).
+    v: [u32; VREGS],
     /// Uniform registers written: bit r = uniform register r (the `.arg` ones preloaded).
     u: u64,
     /// Vector registers written in every lane, and the uniform registers written (`u`):
@@ -94,15 +100,11 @@ impl WaveShadow {
                 self.full.0[2] = self.u;
             }
             RegFile::Vector => {
-                let r = reg as usize;
-                if self.v.len() <= r {
-                    // Every register at once: grown one register at a time, a wave that
-                    // writes v0, v1, v2, ... in turn would reallocate again and again.
-                    self.v.resize(VREGS.max(r + 1), 0);
-                }
-                self.v[r] |= lanes;
-                if self.v[r] == u32::MAX {
-                    self.full.insert(RegFile::Vector, reg);
+                if let Some(v) = self.v.get_mut(reg as usize) {
+                    *v |= lanes;
+                    if *v == u32::MAX {
+                        self.full.insert(RegFile::Vector, reg);
+                    }
                 }
             }
         }
@@ -192,8 +194,11 @@ impl Sanitizer {
             groups: Groups::new(wpg),
             shared_bytes: launch.shared_bytes as u64,
             scratch_bytes: launch.scratch_bytes as u64,
-            waves: Vec::new(),
-            slots: Vec::new(),
+            // Sized once from the launch (up to a bound, past which they grow as needed):
+            // grown slot by slot they were reallocated, and their large entries copied,
+            // several times in every launch.
+            waves: Vec::with_capacity((launch.grid as usize * wpg as usize).min(SHADOWS_AHEAD)),
+            slots: Vec::with_capacity((launch.grid as usize).min(SHADOWS_AHEAD)),
             global: RaceShadow::default(),
             order: Order::new(code, launch.grid as usize * wpg as usize),
             findings: Vec::new(),
@@ -225,7 +230,7 @@ impl Sanitizer {
         if checks.init && !was.init {
             for w in &mut self.waves {
                 w.known = false;
-                w.v = vec![u32::MAX; VREGS];
+                w.v = [u32::MAX; VREGS];
                 w.u = u64::MAX;
                 w.full = RegBits([u64::MAX; 3]);
                 w.scratch = InitBits::default();
@@ -281,7 +286,6 @@ impl Sanitizer {
             .iter()
             .map(|w| {
                 size_of::<WaveShadow>()
-                    + w.v.capacity() * 4
                     + w.scratch.bytes()
                     + w.busy.as_ref().map_or(0, Busy::bytes)
                     + w.issues.bytes()
@@ -317,7 +321,7 @@ impl Sanitizer {
             self.waves.resize_with(w + 1, || WaveShadow {
                 id: u32::MAX,
                 known: false,
-                v: Vec::new(),
+                v: [0; VREGS],
                 u: 0,
                 full: RegBits::default(),
                 skipped: 0,
@@ -336,11 +340,7 @@ impl Sanitizer {
             *s = WaveShadow {
                 id: wave.id,
                 known,
-                v: if known {
-                    Vec::new()
-                } else {
-                    vec![u32::MAX; 128]
-                },
+                v: [if known { 0 } else { u32::MAX }; VREGS],
                 u: if known { preloaded } else { u64::MAX },
                 full: if known {
                     RegBits([0, 0, preloaded])
