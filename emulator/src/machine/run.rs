@@ -3,7 +3,7 @@
 
 use super::scheduler::{next_turn, slot_in, SplitMix64};
 use super::{BreakAt, CodeWord, Event, Machine, Slot, Stats, StopBefore, Touched};
-use crate::check::{FastChecked, Sanitizer};
+use crate::check::{FastChecked, FastGuard, Sanitizer};
 use crate::code::Decoded;
 use crate::exec::fast::{self, FastCode, FastMemory, FastState};
 use crate::exec::simd::simd_fn;
@@ -873,11 +873,11 @@ fn fast_stretch(
     let (id, group) = (wave.id, wave.workgroup);
     // Under the sanitizer, the wave's guard; without one, none of its instructions runs
     // here.
-    let mut guard = None;
+    let mut guard = FastGuard::default();
     if let Some(c) = checked.as_deref_mut() {
-        guard = c.guard(wave);
-        if guard.is_none() {
-            return Stretch::default();
+        match c.guard(wave) {
+            Some(g) => guard = g,
+            None => return Stretch::default(),
         }
     }
     let mut memory = memory;
@@ -894,14 +894,14 @@ fn fast_stretch(
         if !break_at.is_empty() && break_at.get(i).is_some_and(|b| b.stops(id, group)) {
             break;
         }
-        let hooked = match (checked.as_deref(), &guard) {
-            (Some(c), Some(g)) if f.hooked() => {
-                if !g.registers_allow(c.sets(), i) && !c.registers_allow_ordered(i) {
+        let hooked = match checked.as_deref() {
+            Some(c) if f.hooked() => {
+                if !guard.registers_allow(c.sets(), i) && !c.registers_allow_ordered(i) {
                     break;
                 }
                 true
             }
-            (Some(c), Some(g)) if !g.allows(c.sets(), i, f) => break,
+            Some(c) if !guard.allows(c.sets(), i, f) => break,
             _ => false,
         };
         // Marked before it runs: an access the fast loop leaves to the general one is
@@ -916,7 +916,12 @@ fn fast_stretch(
             wave.pc = pc;
             wave.executed += out.done - counted;
             counted = out.done;
-            let Some(next) = c.step(wave, f, m, fast.vregs, (pc, out.done)) else {
+            let next = if f.is_access() {
+                c.step(wave, f, m, fast.vregs, (pc, out.done))
+            } else {
+                c.wait(wave, f, (pc, out.done))
+            };
+            let Some(next) = next else {
                 break;
             };
             out.done += 1;
@@ -927,9 +932,9 @@ fn fast_stretch(
                 return out;
             }
             pc = next;
-            guard = c.guard(wave);
-            if guard.is_none() {
-                break;
+            match c.refresh(&guard) {
+                Some(g) => guard = g,
+                None => break,
             }
             state = FastState::of(wave, fast.vregs);
             continue;
