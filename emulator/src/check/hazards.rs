@@ -269,7 +269,7 @@ impl Busy {
     }
 
     /// The union of all made again from the counters' (after a retirement).
-    #[inline]
+    #[inline(always)]
     fn gather(&mut self) {
         let mut all = Used::default();
         let mut held = self.held;

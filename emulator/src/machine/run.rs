@@ -910,6 +910,11 @@ fn fast_stretch(
             *bits |= 1 << (i & 63);
         }
         if hooked {
+            // EXEC before the hooked step, which leaves it as it was (no fast
+            // instruction changes it): the state made again after it takes it from here,
+            // so the loop keeps what it made of it (its lane masks) instead of making
+            // it again from the wave.
+            let exec = state.exec;
             let (Some(c), Some(m)) = (checked.as_deref_mut(), memory.as_mut()) else {
                 break;
             };
@@ -937,6 +942,8 @@ fn fast_stretch(
                 None => break,
             }
             state = FastState::of(wave, fast.vregs);
+            debug_assert_eq!(state.exec, exec);
+            state.exec = exec;
             continue;
         }
         let Some(next) = fast::step(f, &mut state, memory.as_mut(), pc) else {
