@@ -165,13 +165,13 @@ impl<'a> FastChecked<'a> {
         };
         let san = &mut *self.san;
         // `before`, less its register checks (which find nothing) and the cross-lane one
-        // (not a cross-lane instruction).
+        // (not a cross-lane instruction), and EXEC before it, which only `after` reads
+        // (the hooks of the general loop, which take it themselves).
         san.fresh.clear();
         san.pending.clear();
         if san.trace.access.is_some() {
             san.trace.clear();
         }
-        san.exec_before = wave.exec;
         // An access that issues to a full counter pushes its oldest operation out, which
         // the hooks take from the counts before it issues; taken here once it has (it may
         // yet be left to the general loop, whose hooks take it then).
@@ -198,33 +198,30 @@ impl<'a> FastChecked<'a> {
     }
 
     /// [`FastChecked::step`] for the wait `f` (never left to the general loop but for a
-    /// PC that holds no instruction): the hooks of a wait, which retire its operations
-    /// from the registers in use, and the wait itself on the wave's queues.
+    /// PC that holds no instruction, or one that issues, which no wait does): the hooks
+    /// of a wait, which retire its operations from the registers in use, and the wait
+    /// itself on the wave's queues.
     #[inline(never)]
     pub(crate) fn wait(&mut self, wave: &mut Wave, f: &Fast, (pc, done): (u64, u64)) -> Option<u64> {
         let Some(CodeWord::Instr(d)) = self.code.get((pc / 4) as usize) else {
             return None;
         };
+        if d.counter.is_some() {
+            return None;
+        }
         let san = &mut *self.san;
-        // `before`, as for an access.
+        // `before`, as for an access, less the trace's clearing: nothing reads it after a
+        // wait (`after_guarded_wait`), and the next instruction that fills it clears it
+        // first (`before`, or the access's hooked step).
         san.fresh.clear();
         san.pending.clear();
-        if san.trace.access.is_some() {
-            san.trace.clear();
-        }
-        san.exec_before = wave.exec;
         if san.checks.hazards {
             san.hazards_wait(self.w, wave, d);
         }
         let next = wait(f, &mut wave.outstanding, pc);
         wave.pc = next;
         wave.executed += 1;
-        if d.counter.is_some() {
-            // Not a wait's: the hooks of an issue.
-            san.after_guarded(self.w, self.s, wave, d, pc, true, self.count + done + 1);
-        } else {
-            san.after_guarded_wait(wave, d, pc, self.count + done + 1);
-        }
+        san.after_guarded_wait(wave, d, pc, self.count + done + 1);
         Some(next)
     }
 

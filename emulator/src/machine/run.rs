@@ -794,8 +794,10 @@ fn turns<const CHECK: bool>(
         let mut checked = None;
         if CHECK {
             if let Some((san, code)) = t.checked.as_mut() {
-                let group = group_of(waves, s, t.waves_per_group as u32);
-                san.enter_slot(s, &waves[w], || group.iter().all(|x| x.executed == 0));
+                // The workgroup's waves found only for a slot entered afresh.
+                let wpg = t.waves_per_group as u32;
+                let group_fresh = || group_of(waves, s, wpg).iter().all(|x| x.executed == 0);
+                san.enter_slot(s, &waves[w], group_fresh);
                 checked = Some(FastChecked::new(
                     san,
                     (w, s),
@@ -921,7 +923,8 @@ fn fast_stretch(
             wave.pc = pc;
             wave.executed += out.done - counted;
             counted = out.done;
-            let next = if f.is_access() {
+            let access = f.is_access();
+            let next = if access {
                 c.step(wave, f, m, fast.vregs, (pc, out.done))
             } else {
                 c.wait(wave, f, (pc, out.done))
@@ -932,7 +935,8 @@ fn fast_stretch(
             out.done += 1;
             out.vector += f.vector() as u64;
             counted = out.done;
-            if c.found() {
+            // (A wait's hooks report nothing.)
+            if access && c.found() {
                 out.found = Some(pc);
                 return out;
             }
