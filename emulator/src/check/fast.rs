@@ -12,10 +12,10 @@
 //!
 //! Waits and memory accesses always take the hooks (a wait retires outstanding
 //! operations, an access is traced and issues one), but not the general loop:
-//! [`FastChecked::step`] runs one with the same hooks, in the same order, when its
-//! registers pass the same test (the hooks before it would then find nothing) and its
-//! lanes make the runs the fast loop takes. Anything else takes the general loop and its
-//! hooks.
+//! [`FastChecked::step`] (an access) or [`FastChecked::wait`] runs one with the same
+//! hooks, in the same order (less those that cannot act on it), when its registers pass
+//! the same test (the hooks before it would then find nothing) and its lanes make the
+//! runs the fast loop takes. Anything else takes the general loop and its hooks.
 
 use super::hazards::lands_after;
 use super::regs::{RegBits, RegSets};
@@ -27,7 +27,7 @@ use crate::wave::{pushed_out, Wave};
 
 /// A wave's register state as the checks see it, fixed while fast instructions run
 /// without the hooks (they only write registers already written in every lane, so
-/// nothing here changes); taken again after each hooked one.
+/// nothing here changes); refreshed after each hooked one ([`FastChecked::refresh`]).
 /// (The default flags nothing: the guard of a loop without the sanitizer, never asked.)
 #[derive(Debug, Clone, Copy, Default)]
 pub(crate) struct FastGuard {
@@ -202,7 +202,12 @@ impl<'a> FastChecked<'a> {
     /// of a wait, which retire its operations from the registers in use, and the wait
     /// itself on the wave's queues.
     #[inline(never)]
-    pub(crate) fn wait(&mut self, wave: &mut Wave, f: &Fast, (pc, done): (u64, u64)) -> Option<u64> {
+    pub(crate) fn wait(
+        &mut self,
+        wave: &mut Wave,
+        f: &Fast,
+        (pc, done): (u64, u64),
+    ) -> Option<u64> {
         let Some(CodeWord::Instr(d)) = self.code.get((pc / 4) as usize) else {
             return None;
         };

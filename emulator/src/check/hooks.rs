@@ -128,13 +128,7 @@ impl Sanitizer {
     /// count as in use or kept) and accesses no memory. Only the memory model follows
     /// it.
     #[inline(always)]
-    pub(crate) fn after_guarded_wait(
-        &mut self,
-        wave: &Wave,
-        d: &Decoded,
-        pc: u64,
-        count: u64,
-    ) {
+    pub(crate) fn after_guarded_wait(&mut self, wave: &Wave, d: &Decoded, pc: u64, count: u64) {
         if self.checks.races && self.order.on() {
             self.order.executed(wave, d, pc);
         }
