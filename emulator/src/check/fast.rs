@@ -12,10 +12,10 @@
 //!
 //! Waits and memory accesses always take the hooks (a wait retires outstanding
 //! operations, an access is traced and issues one), but not the general loop:
-//! [`FastChecked::step`] runs one with the same hooks, in the same order, when its
-//! registers pass the same test (the hooks before it would then find nothing) and its
-//! lanes make the runs the fast loop takes. Anything else takes the general loop and its
-//! hooks.
+//! [`FastChecked::step`] (an access) or [`FastChecked::wait`] runs one with the same
+//! hooks, in the same order (less those that cannot act on it), when its registers pass
+//! the same test (the hooks before it would then find nothing) and its lanes make the
+//! runs the fast loop takes. Anything else takes the general loop and its hooks.
 
 use super::hazards::lands_after;
 use super::regs::{RegBits, RegSets};
@@ -27,8 +27,9 @@ use crate::wave::{pushed_out, Wave};
 
 /// A wave's register state as the checks see it, fixed while fast instructions run
 /// without the hooks (they only write registers already written in every lane, so
-/// nothing here changes); taken again after each hooked one.
-#[derive(Debug, Clone, Copy)]
+/// nothing here changes); refreshed after each hooked one ([`FastChecked::refresh`]).
+/// (The default flags nothing: the guard of a loop without the sanitizer, never asked.)
+#[derive(Debug, Clone, Copy, Default)]
 pub(crate) struct FastGuard {
     /// The registers whose read (in `reads`) or write (in `writes`) the checks before an
     /// instruction would report or mark: reads of registers an outstanding operation
@@ -79,6 +80,13 @@ pub(crate) struct FastChecked<'a> {
     s: usize,
     /// The launch's instruction count when the loop started.
     count: u64,
+    /// The part of the guard's flagged registers that is not the hazard detector's
+    /// (registers not written in every lane), as of the last [`FastChecked::guard`]:
+    /// fixed while the fast loop runs the wave, whose hooked steps mark no register
+    /// written ([`Sanitizer::after_guarded`]), so a guard taken again after one only adds
+    /// the registers in use to it ([`FastChecked::refresh`]). Kept here, not in the
+    /// guard, which the loop keeps in registers.
+    base: RegSets,
 }
 
 impl<'a> FastChecked<'a> {
@@ -96,6 +104,7 @@ impl<'a> FastChecked<'a> {
             w,
             s,
             count,
+            base: RegSets::default(),
         }
     }
 
@@ -105,7 +114,25 @@ impl<'a> FastChecked<'a> {
     /// registers).
     #[inline(always)]
     pub(crate) fn guard(&mut self, wave: &Wave) -> Option<FastGuard> {
-        self.san.fast_guard(self.w, wave)
+        let (g, base) = self.san.fast_guard(self.w, wave)?;
+        self.base = base;
+        Some(g)
+    }
+
+    /// What [`FastChecked::guard`] would take after a hooked step that found nothing new,
+    /// from the guard `g` taken before it: only the registers in use can have changed (a
+    /// wait or an access marks no register written, leaves EXEC as it was and passes no
+    /// barrier, and `fresh` is empty since it found nothing), so they are added to the
+    /// fixed part again, without the wave's other state. `None` as for the guard.
+    #[inline(always)]
+    pub(crate) fn refresh(&self, g: &FastGuard) -> Option<FastGuard> {
+        let mut flagged = self.base;
+        if self.san.checks.hazards {
+            let busy = self.san.waves.get(self.w)?.busy.as_ref()?;
+            flagged.reads = flagged.reads.union(busy.all.dest);
+            flagged.writes = flagged.writes.union(busy.all.dest.union(busy.all.data));
+        }
+        Some(FastGuard { flagged, ..*g })
     }
 
     /// The register sets of each code word, for [`FastGuard`]'s tests.
@@ -114,15 +141,15 @@ impl<'a> FastChecked<'a> {
         &self.san.sets
     }
 
-    /// Runs the wait or access `f` at the wave's PC `pc`, whose registers the guard
-    /// allows ([`FastGuard::registers_allow`], or failing that
+    /// Runs the access `f` at the wave's PC `pc`, whose registers the guard allows
+    /// ([`FastGuard::registers_allow`], or failing that
     /// [`FastChecked::registers_allow_ordered`], asked by the caller: the checks before it
     /// would find nothing), with the hooks the general loop calls before and after it,
     /// on the wave's first `vregs` vector registers and memory `m` (`done`: instructions
     /// the loop ran before it). Returns the next PC, or `None`, having changed nothing,
     /// when the fast loop leaves the access to the general one. Then
     /// [`FastChecked::found`] tells whether it found something new; if not, take
-    /// [`FastChecked::guard`] again before the next instruction.
+    /// [`FastChecked::refresh`] before the next instruction.
     #[inline(never)]
     pub(crate) fn step(
         &mut self,
@@ -138,44 +165,68 @@ impl<'a> FastChecked<'a> {
         };
         let san = &mut *self.san;
         // `before`, less its register checks (which find nothing) and the cross-lane one
-        // (not a cross-lane instruction).
+        // (not a cross-lane instruction), and EXEC before it, which only `after` reads
+        // (the hooks of the general loop, which take it themselves).
         san.fresh.clear();
         san.pending.clear();
         if san.trace.access.is_some() {
             san.trace.clear();
         }
-        san.exec_before = wave.exec;
         // An access that issues to a full counter pushes its oldest operation out, which
         // the hooks take from the counts before it issues; taken here once it has (it may
         // yet be left to the general loop, whose hooks take it then).
-        let mut pushed = None;
-        if san.checks.hazards {
-            if f.is_access() {
-                pushed = d
-                    .counter
-                    .filter(|c| pushed_out(&wave.outstanding[c.index()]).is_some());
-            } else {
-                san.hazards_retire(self.w, wave, d);
-            }
-        }
-        let next = if f.is_access() {
-            let traced = san.checks.races || san.checks.init;
-            let mut state = FastState::of(wave, vregs);
-            let mut memory = FastMemory {
-                global: &mut *m.global,
-                shared: &mut *m.shared,
-                accesses: m.accesses,
-                trace: traced.then_some(&mut *san.trace),
-            };
-            step(f, &mut state, Some(&mut memory), pc)?
+        let pushed = if san.checks.hazards {
+            d.counter
+                .filter(|c| pushed_out(&wave.outstanding[c.index()]).is_some())
         } else {
-            // A wait: only the wave's queues change.
-            wait(f, &mut wave.outstanding, pc)
+            None
         };
+        let traced = san.checks.races || san.checks.init;
+        let mut state = FastState::of(wave, vregs);
+        let mut memory = FastMemory {
+            global: &mut *m.global,
+            shared: &mut *m.shared,
+            accesses: m.accesses,
+            trace: traced.then_some(&mut *san.trace),
+        };
+        let next = step(f, &mut state, Some(&mut memory), pc)?;
         san.retire_pushed(self.w, wave, pushed);
         wave.pc = next;
         wave.executed += 1;
         san.after_guarded(self.w, self.s, wave, d, pc, true, self.count + done + 1);
+        Some(next)
+    }
+
+    /// [`FastChecked::step`] for the wait `f` (never left to the general loop but for a
+    /// PC that holds no instruction, or one that issues, which no wait does): the hooks
+    /// of a wait, which retire its operations from the registers in use, and the wait
+    /// itself on the wave's queues.
+    #[inline(never)]
+    pub(crate) fn wait(
+        &mut self,
+        wave: &mut Wave,
+        f: &Fast,
+        (pc, done): (u64, u64),
+    ) -> Option<u64> {
+        let Some(CodeWord::Instr(d)) = self.code.get((pc / 4) as usize) else {
+            return None;
+        };
+        if d.counter.is_some() {
+            return None;
+        }
+        let san = &mut *self.san;
+        // `before`, as for an access, less the trace's clearing: nothing reads it after a
+        // wait (`after_guarded_wait`), and the next instruction that fills it clears it
+        // first (`before`, or the access's hooked step).
+        san.fresh.clear();
+        san.pending.clear();
+        if san.checks.hazards {
+            san.hazards_wait(self.w, wave, d);
+        }
+        let next = wait(f, &mut wave.outstanding, pc);
+        wave.pc = next;
+        wave.executed += 1;
+        san.after_guarded_wait(wave, d, pc, self.count + done + 1);
         Some(next)
     }
 
@@ -211,7 +262,7 @@ impl Sanitizer {
     /// counts to be rebuilt, lanes back from a skipped barrier. Clears the findings of
     /// the last instruction, as the next instruction's hooks would.
     #[inline(always)]
-    fn fast_guard(&mut self, w: usize, wave: &Wave) -> Option<FastGuard> {
+    fn fast_guard(&mut self, w: usize, wave: &Wave) -> Option<(FastGuard, RegSets)> {
         let checks = self.checks;
         // Made here when no detector's hook has made it yet (`xlane` or `races` alone),
         // as the hooks would (`wave_shadow`): without it no instruction would run here.
@@ -220,12 +271,14 @@ impl Sanitizer {
         if checks.sync && wave.exec & shadow.skipped != 0 {
             return None;
         }
-        let flagged = self.flagged(shadow, None)?;
+        let base = self.flagged_base(shadow);
+        let flagged = self.flagged_over(shadow, None, base)?;
         self.fresh.clear();
-        Some(FastGuard {
+        let guard = FastGuard {
             flagged,
             inactive_reads: checks.xlane && wave.exec != u32::MAX && wave.exec != 0,
-        })
+        };
+        Some((guard, base))
     }
 
     /// [`FastGuard`]'s flagged registers for the wave of `shadow`, for an instruction
@@ -234,6 +287,18 @@ impl Sanitizer {
     /// are not known.
     #[inline(always)]
     fn flagged(&self, shadow: &WaveShadow, ordered: Option<Counter>) -> Option<RegSets> {
+        self.flagged_over(shadow, ordered, self.flagged_base(shadow))
+    }
+
+    /// [`Sanitizer::flagged`] with its `init` part, `base` ([`Sanitizer::flagged_base`]),
+    /// made already.
+    #[inline(always)]
+    fn flagged_over(
+        &self,
+        shadow: &WaveShadow,
+        ordered: Option<Counter>,
+        base: RegSets,
+    ) -> Option<RegSets> {
         let checks = self.checks;
         let (mut dest, mut used) = (RegBits::default(), RegBits::default());
         if checks.hazards {
@@ -241,19 +306,25 @@ impl Sanitizer {
             dest = busy.all.dest;
             used = busy.overwritten(ordered).union(busy.all.data);
         }
-        // With `init` off, every register counts as written in every lane.
-        let mut flagged = RegSets {
-            reads: dest,
-            writes: used,
-        };
-        if checks.init {
+        Some(RegSets {
+            reads: dest.union(base.reads),
+            writes: used.union(base.writes),
+        })
+    }
+
+    /// The part of [`Sanitizer::flagged`] that is `init`'s: registers not written in every
+    /// lane, for writes (which the hooks would mark) and, when the wave was seen from its
+    /// start, for reads. With `init` off, every register counts as written in every lane.
+    #[inline(always)]
+    fn flagged_base(&self, shadow: &WaveShadow) -> RegSets {
+        let mut base = RegSets::default();
+        if self.checks.init {
             let partial = shadow.full.complement();
-            flagged.writes = flagged.writes.union(partial);
-            // Reads are checked only when the wave was seen from its start.
+            base.writes = partial;
             if shadow.known {
-                flagged.reads = flagged.reads.union(partial);
+                base.reads = partial;
             }
         }
-        Some(flagged)
+        base
     }
 }

@@ -4,9 +4,9 @@
 
 use super::regs::{Range, RegBits, RegUse};
 use super::{Finding, FindingKind, Sanitizer, Site};
-use crate::code::Decoded;
+use crate::code::{CodeWord, Decoded};
 use crate::isa::{Counter, Op, RegFile};
-use crate::wave::{pushed_out, Outstanding, Wave, COUNTER_MAX};
+use crate::wave::{pushed_out, Outstanding, RegRange, Wave, COUNTER_MAX};
 use std::collections::VecDeque;
 
 /// Registers used by outstanding operations: as destination (a load has yet to write
@@ -19,16 +19,11 @@ pub(super) struct Used {
 
 impl Used {
     /// The registers of an outstanding operation (`uses`: the register uses of each code
-    /// word, for its store data).
-    #[inline]
+    /// word, for its store data): what [`IssueBits`] gives, made directly (the tests'
+    /// reference).
+    #[cfg(test)]
     fn of(uses: &[RegUse], o: &Outstanding) -> Used {
-        let dest = o.regs.map_or(RegBits::default(), |r| {
-            RegBits::of_range(Range {
-                file: r.file,
-                first: r.first,
-                count: r.count,
-            })
-        });
+        let dest = o.regs.map_or(RegBits::default(), dest_bits);
         let data = uses
             .get((o.pc / 4) as usize)
             .and_then(|x| x.data)
@@ -43,6 +38,80 @@ impl Used {
             data: self.data.union(other.data),
         }
     }
+}
+
+/// The registers an operation issued by one code word uses, made once per launch, so an
+/// issue does not make them from its ranges: its store data (which depend only on the
+/// word: the data registers of its register uses), and the destination of a one-register
+/// vector write to its `rd` (what a 32-bit load or returning atomic writes), used when the
+/// operation's destination is that range (any other is made from its range).
+#[derive(Debug, Clone, Copy, Default)]
+pub(super) struct IssueBits {
+    dest_range: Option<RegRange>,
+    dest: RegBits,
+    data: RegBits,
+}
+
+impl IssueBits {
+    /// The bits of code word `word`, whose register uses are `u`.
+    pub(super) fn of((word, u): (&CodeWord, &RegUse)) -> IssueBits {
+        let rd = match word {
+            CodeWord::Instr(d) => Some(d.instr.rd),
+            _ => None,
+        };
+        IssueBits::of_use(u, rd)
+    }
+
+    /// The bits of a code word whose register uses are `u` and whose `rd` is `rd`, if any.
+    fn of_use(u: &RegUse, rd: Option<u8>) -> IssueBits {
+        let dest_range = rd.map(|first| RegRange {
+            file: RegFile::Vector,
+            first,
+            count: 1,
+        });
+        IssueBits {
+            dest_range,
+            dest: dest_range.map_or(RegBits::default(), dest_bits),
+            data: u.data.map_or(RegBits::default(), RegBits::of_range),
+        }
+    }
+
+    /// The registers operation `o` uses (`bits`: those of each code word): its
+    /// destination and the store data of the word that issued it.
+    #[inline(always)]
+    fn used_in(bits: &[IssueBits], o: &Outstanding) -> Used {
+        match bits.get((o.pc / 4) as usize) {
+            Some(b) => b.used(o),
+            None => Used {
+                dest: o.regs.map_or(RegBits::default(), dest_bits),
+                data: RegBits::default(),
+            },
+        }
+    }
+
+    /// The registers operation `o`, issued by this word, uses.
+    #[inline(always)]
+    fn used(&self, o: &Outstanding) -> Used {
+        let dest = match o.regs {
+            None => RegBits::default(),
+            Some(r) if Some(r) == self.dest_range => self.dest,
+            Some(r) => dest_bits(r),
+        };
+        Used {
+            dest,
+            data: self.data,
+        }
+    }
+}
+
+/// The registers of an operation's destination range.
+#[inline]
+fn dest_bits(r: RegRange) -> RegBits {
+    RegBits::of_range(Range {
+        file: r.file,
+        first: r.first,
+        count: r.count,
+    })
 }
 
 /// The registers one counter's queue of outstanding operations uses, kept as a sliding
@@ -72,7 +141,7 @@ impl QueueUse {
 
     /// The oldest `n` (at least 1) operations of `q` retired (`q` holds the operations
     /// counted, oldest first, these included). Returns whether any are left.
-    fn retire(&mut self, uses: &[RegUse], q: &VecDeque<Outstanding>, n: usize) -> bool {
+    fn retire(&mut self, uses: &[IssueBits], q: &VecDeque<Outstanding>, n: usize) -> bool {
         if n >= q.len() {
             self.older.clear();
             self.newer = Used::default();
@@ -89,11 +158,16 @@ impl QueueUse {
 
     /// The operations `ops` of `q` (every one counted) made the older ones.
     #[cold]
-    fn restack(&mut self, uses: &[RegUse], q: &VecDeque<Outstanding>, ops: std::ops::Range<usize>) {
+    fn restack(
+        &mut self,
+        uses: &[IssueBits],
+        q: &VecDeque<Outstanding>,
+        ops: std::ops::Range<usize>,
+    ) {
         self.older.reserve(ops.len());
         let mut all = Used::default();
         for o in q.range(ops).rev() {
-            all = all.union(Used::of(uses, o));
+            all = all.union(IssueBits::used_in(uses, o));
             self.older.push(all);
         }
         self.newer = Used::default();
@@ -114,7 +188,7 @@ pub(super) struct Busy {
 
 impl Busy {
     /// Counted afresh from `wave`'s queues.
-    fn of(uses: &[RegUse], wave: &Wave) -> Busy {
+    fn of(uses: &[IssueBits], wave: &Wave) -> Busy {
         let mut busy = Busy::default();
         for c in Counter::ALL {
             for o in &wave.outstanding[c.index()] {
@@ -132,8 +206,13 @@ impl Busy {
 
     /// Counts operation `o`, just issued to counter `c`.
     #[inline]
-    fn issue(&mut self, uses: &[RegUse], c: Counter, o: &Outstanding) {
-        let u = Used::of(uses, o);
+    fn issue(&mut self, uses: &[IssueBits], c: Counter, o: &Outstanding) {
+        self.issue_used(c, IssueBits::used_in(uses, o));
+    }
+
+    /// Counts an operation just issued to counter `c` that uses `u`.
+    #[inline(always)]
+    fn issue_used(&mut self, c: Counter, u: Used) {
         let q = &mut self.queues[c.index()];
         q.newer = q.newer.union(u);
         self.all = self.all.union(u);
@@ -144,17 +223,27 @@ impl Busy {
     /// operations, all but the newest `keep`. [`Busy::all`] is left to
     /// [`Busy::gather`].
     #[inline]
-    fn retire(&mut self, uses: &[RegUse], c: Counter, q: &VecDeque<Outstanding>, keep: usize) {
+    fn retire(&mut self, uses: &[IssueBits], c: Counter, q: &VecDeque<Outstanding>, keep: usize) {
         let excess = q.len().saturating_sub(keep);
         if excess > 0 && !self.queues[c.index()].retire(uses, q, excess) {
             self.held &= !(1 << c.index());
         }
     }
 
+    /// Counter `c`'s queue retired every operation ([`Busy::retire`] keeping none).
+    /// [`Busy::all`] is left to [`Busy::gather`].
+    #[inline(always)]
+    fn empty(&mut self, c: Counter) {
+        let q = &mut self.queues[c.index()];
+        q.older.clear();
+        q.newer = Used::default();
+        self.held &= !(1 << c.index());
+    }
+
     /// An issue to counter `c` pushed its oldest operation out of queue `q`, which now
     /// holds the issued one last, not counted yet ([`Busy::issue`] counts it).
     #[inline]
-    fn pushed_out(&mut self, uses: &[RegUse], c: Counter, q: &VecDeque<Outstanding>) {
+    fn pushed_out(&mut self, uses: &[IssueBits], c: Counter, q: &VecDeque<Outstanding>) {
         let u = &mut self.queues[c.index()];
         if u.older.pop().is_none() {
             u.restack(uses, q, 0..q.len().saturating_sub(1));
@@ -180,7 +269,7 @@ impl Busy {
     }
 
     /// The union of all made again from the counters' (after a retirement).
-    #[inline]
+    #[inline(always)]
     fn gather(&mut self) {
         let mut all = Used::default();
         let mut held = self.held;
@@ -239,13 +328,36 @@ impl Sanitizer {
         }
     }
 
+    /// [`Sanitizer::hazards_retire`] for the wait `d`: when the wave's registers in use
+    /// are known, only its counter's oldest operations retired from them, as
+    /// [`Sanitizer::retire`] would (a wait issues nothing).
+    #[inline(always)]
+    pub(super) fn hazards_wait(&mut self, w: usize, wave: &Wave, d: &Decoded) {
+        if let (Op::Wait(Some(c)), None, Some(shadow)) = (d.op, d.counter, self.waves.get_mut(w)) {
+            if let (true, Some(busy)) = (shadow.id == wave.id, shadow.busy.as_mut()) {
+                let keep = d.instr.imm.max(0) as usize;
+                let q = &wave.outstanding[c.index()];
+                if q.len() > keep {
+                    if keep == 0 {
+                        busy.empty(c);
+                    } else {
+                        busy.retire(&self.issue_bits, c, q, keep);
+                    }
+                    busy.gather();
+                }
+                return;
+            }
+        }
+        self.hazards_retire(w, wave, d);
+    }
+
     /// What [`Sanitizer::hazards_retire`] takes before an access issues, taken after the
     /// fast loop issued it: `pushed`, the operation its issue pushed out of a full counter
     /// (if any), no longer counted as using its registers: those in use found again
     /// from `wave`'s queues.
     #[inline]
     pub(super) fn retire_pushed(&mut self, w: usize, wave: &Wave, pushed: Option<Counter>) {
-        let (uses, waves) = (&self.uses, &mut self.waves);
+        let (uses, waves) = (&self.issue_bits, &mut self.waves);
         if let (Some(c), Some(busy)) = (pushed, waves.get_mut(w).and_then(|x| x.busy.as_mut())) {
             busy.pushed_out(uses, c, &wave.outstanding[c.index()]);
         }
@@ -253,15 +365,15 @@ impl Sanitizer {
 
     /// After wave `w` issued `d` without a fault: adds the registers of the operation it
     /// put in flight.
-    #[inline]
+    #[inline(always)]
     pub(super) fn hazards_after(&mut self, w: usize, wave: &Wave, d: &Decoded) {
         if let Some(c) = d.counter {
             self.wave_shadow(w, wave);
-            let (uses, shadow) = (&self.uses, &mut self.waves[w]);
+            let (bits, shadow) = (&self.issue_bits, &mut self.waves[w]);
             if let (Some(busy), Some(o)) =
                 (shadow.busy.as_mut(), wave.outstanding[c.index()].back())
             {
-                busy.issue(uses, c, o);
+                busy.issue_used(c, IssueBits::used_in(bits, o));
             }
         }
     }
@@ -346,7 +458,7 @@ impl Sanitizer {
     /// counter pushes out; both happen whatever else `d` does).
     fn retire(&mut self, w: usize, wave: &Wave, d: &Decoded) {
         self.wave_shadow(w, wave);
-        let (uses, shadow) = (&self.uses, &mut self.waves[w]);
+        let (uses, shadow) = (&self.issue_bits, &mut self.waves[w]);
         let busy = shadow.busy.get_or_insert_with(|| Busy::of(uses, wave));
         let mut retire =
             |c: Counter, keep: usize| busy.retire(uses, c, &wave.outstanding[c.index()], keep);
@@ -391,7 +503,7 @@ fn retires(wave: &Wave, d: &Decoded) -> bool {
 mod tests {
     use super::*;
     use crate::isa::RegFile;
-    use crate::wave::{issue_to, retire, RegRange};
+    use crate::wave::{issue_to, retire};
     use proptest::prelude::*;
 
     /// What [`Busy`] must equal: the registers of every operation in the queues.
@@ -405,8 +517,9 @@ mod tests {
 
     #[derive(Debug, Clone)]
     enum Step {
-        /// An issue to a counter: its code word (store data from [`uses`]), destination.
-        Issue(usize, u64, Option<(bool, u8, u8)>),
+        /// An issue to a counter: its code word (store data from [`uses`]), destination
+        /// (or its own word's one-register vector destination, which [`IssueBits`] keeps).
+        Issue(usize, u64, Option<(bool, u8, u8)>, bool),
         /// A wait leaving a counter at most this many operations.
         Wait(usize, usize),
         /// `wait.all`.
@@ -418,8 +531,8 @@ mod tests {
         let counter = || prop_oneof![3 => Just(0usize), 1 => 0..4usize];
         let dest = (any::<bool>(), 0..140u8, 0..5u8);
         prop_oneof![
-            40 => (counter(), 0..8u64, proptest::option::of(dest))
-                .prop_map(|(c, pc, d)| Step::Issue(c, pc, d)),
+            40 => (counter(), 0..8u64, proptest::option::of(dest), any::<bool>())
+                .prop_map(|(c, pc, d, own)| Step::Issue(c, pc, d, own)),
             4 => (counter(), prop_oneof![Just(0usize), 0..8usize, 0..70usize])
                 .prop_map(|(c, n)| Step::Wait(c, n)),
             1 => Just(Step::WaitAll),
@@ -442,11 +555,17 @@ mod tests {
             uses[0].data = data(RegFile::Vector, 4, 2);
             uses[1].data = data(RegFile::Uniform, 8, 1);
             uses[2].data = data(RegFile::Vector, 127, 4);
+            // Words 0-5 with an `rd` (v0, v3, ... v15), 6 and 7 without (not instructions).
+            let bits: Vec<IssueBits> = (0..8u8)
+                .map(|k| IssueBits::of_use(&uses[k as usize], (k < 6).then_some(k * 3)))
+                .collect();
             let mut queues: [VecDeque<Outstanding>; 4] = Default::default();
             let mut busy = Busy::default();
             for (s, fast) in steps.into_iter().zip(fast) {
                 match s {
-                    Step::Issue(c, pc, d) => {
+                    Step::Issue(c, pc, d, own) => {
+                        // Word `pc`'s own destination is v(pc * 3).
+                        let d = if own { Some((true, pc as u8 * 3, 1)) } else { d };
                         let regs = d.map(|(v, first, count)| RegRange {
                             file: if v { RegFile::Vector } else { RegFile::Uniform },
                             first,
@@ -458,23 +577,23 @@ mod tests {
                         if fast {
                             issue_to(q, o);
                             if full {
-                                busy.pushed_out(&uses, Counter::ALL[c], q);
+                                busy.pushed_out(&bits, Counter::ALL[c], q);
                             }
                         } else {
-                            busy.retire(&uses, Counter::ALL[c], q, COUNTER_MAX - 1);
+                            busy.retire(&bits, Counter::ALL[c], q, COUNTER_MAX - 1);
                             busy.gather();
                             issue_to(q, o);
                         }
-                        busy.issue(&uses, Counter::ALL[c], &o);
+                        busy.issue(&bits, Counter::ALL[c], &o);
                     }
                     Step::Wait(c, n) => {
-                        busy.retire(&uses, Counter::ALL[c], &queues[c], n);
+                        busy.retire(&bits, Counter::ALL[c], &queues[c], n);
                         busy.gather();
                         retire(&mut queues[c], n as u32);
                     }
                     Step::WaitAll => {
                         for (c, q) in queues.iter_mut().enumerate() {
-                            busy.retire(&uses, Counter::ALL[c], q, 0);
+                            busy.retire(&bits, Counter::ALL[c], q, 0);
                             retire(q, 0);
                         }
                         busy.gather();

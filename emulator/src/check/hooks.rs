@@ -93,7 +93,7 @@ impl Sanitizer {
     /// nothing to mark; it is no barrier and leaves EXEC as it was, which the guard
     /// found holding no lane skipped at a barrier, so `sync` has nothing to see.
     #[allow(clippy::too_many_arguments)]
-    #[inline]
+    #[inline(always)]
     pub(crate) fn after_guarded(
         &mut self,
         w: usize,
@@ -119,6 +119,18 @@ impl Sanitizer {
             if self.trace.access.is_some() {
                 self.memory(w, s, wave, (pc, d.counter));
             }
+        }
+        self.commit(count);
+    }
+
+    /// [`Sanitizer::after_guarded`] for a wait `d` the fast loop ran (its trace cleared
+    /// before it), less what finds nothing there: it issues to no counter (nothing to
+    /// count as in use or kept) and accesses no memory. Only the memory model follows
+    /// it.
+    #[inline(always)]
+    pub(crate) fn after_guarded_wait(&mut self, wave: &Wave, d: &Decoded, pc: u64, count: u64) {
+        if self.checks.races && self.order.on() {
+            self.order.executed(wave, d, pc);
         }
         self.commit(count);
     }

@@ -45,7 +45,7 @@ use crate::isa::RegFile;
 use crate::program::LaunchConfig;
 use crate::trace::MemTrace;
 use crate::wave::{Wave, LANES, VREGS};
-pub(crate) use fast::FastChecked;
+pub(crate) use fast::{FastChecked, FastGuard};
 /// The most waves a release/acquire clock holds (docs/sanitizer.md, "Bounds").
 pub const CLOCK_WAVES: usize = order::CLOCK_MAX;
 /// The release generations a race record tells apart (it keeps a wave's generation modulo
@@ -134,6 +134,9 @@ pub struct Sanitizer {
     uses: Arc<[RegUse]>,
     /// The same as register sets.
     sets: Arc<[RegSets]>,
+    /// Per code word: the registers an operation it issues uses, for the hazard
+    /// detector's issue ([`hazards::IssueBits`]).
+    issue_bits: Arc<[hazards::IssueBits]>,
     /// Per code word: whether a wave there goes on only to `end`, doing nothing
     /// ([`sync::idle_exits`]).
     idle_exits: Arc<[bool]>,
@@ -186,6 +189,11 @@ impl Sanitizer {
         Sanitizer {
             checks,
             sets: uses.iter().map(RegSets::of).collect(),
+            issue_bits: code
+                .iter()
+                .zip(uses.iter())
+                .map(hazards::IssueBits::of)
+                .collect(),
             uses,
             idle_exits: sync::idle_exits(code),
             kept,
@@ -297,7 +305,8 @@ impl Sanitizer {
             .map(|f| size_of::<Finding>() + f.waves.len() * size_of::<WaveAt>())
             .sum();
         size_of::<Sanitizer>()
-            + self.uses.len() * (size_of::<RegUse>() + size_of::<RegSets>() + 2)
+            + self.uses.len()
+                * (size_of::<RegUse>() + size_of::<RegSets>() + size_of::<hazards::IssueBits>() + 2)
             + slots
             + waves
             + self.global.bytes()

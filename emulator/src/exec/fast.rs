@@ -468,8 +468,12 @@ pub fn step(
 #[inline(always)]
 pub fn wait(f: &Fast, outstanding: &mut [VecDeque<Outstanding>; 4], pc: u64) -> u64 {
     match f.kind {
-        kind::WAIT_ALL => outstanding.iter_mut().for_each(|q| retire(q, 0)),
-        k => retire(&mut outstanding[(k - kind::WAIT) as usize], f.imm),
+        kind::WAIT_ALL => outstanding.iter_mut().for_each(VecDeque::clear),
+        // `wait.c 0` empties its queue at once, not one operation at a time.
+        k => match &mut outstanding[(k - kind::WAIT) as usize] {
+            q if f.imm == 0 => q.clear(),
+            q => retire(q, f.imm),
+        },
     }
     pc + f.len as u64
 }

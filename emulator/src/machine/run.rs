@@ -3,7 +3,7 @@
 
 use super::scheduler::{next_turn, slot_in, SplitMix64};
 use super::{BreakAt, CodeWord, Event, Machine, Slot, Stats, StopBefore, Touched};
-use crate::check::{FastChecked, Sanitizer};
+use crate::check::{FastChecked, FastGuard, Sanitizer};
 use crate::code::Decoded;
 use crate::exec::fast::{self, FastCode, FastMemory, FastState};
 use crate::exec::simd::simd_fn;
@@ -794,8 +794,10 @@ fn turns<const CHECK: bool>(
         let mut checked = None;
         if CHECK {
             if let Some((san, code)) = t.checked.as_mut() {
-                let group = group_of(waves, s, t.waves_per_group as u32);
-                san.enter_slot(s, &waves[w], || group.iter().all(|x| x.executed == 0));
+                // The workgroup's waves found only for a slot entered afresh.
+                let wpg = t.waves_per_group as u32;
+                let group_fresh = || group_of(waves, s, wpg).iter().all(|x| x.executed == 0);
+                san.enter_slot(s, &waves[w], group_fresh);
                 checked = Some(FastChecked::new(
                     san,
                     (w, s),
@@ -873,11 +875,11 @@ fn fast_stretch(
     let (id, group) = (wave.id, wave.workgroup);
     // Under the sanitizer, the wave's guard; without one, none of its instructions runs
     // here.
-    let mut guard = None;
+    let mut guard = FastGuard::default();
     if let Some(c) = checked.as_deref_mut() {
-        guard = c.guard(wave);
-        if guard.is_none() {
-            return Stretch::default();
+        match c.guard(wave) {
+            Some(g) => guard = g,
+            None => return Stretch::default(),
         }
     }
     let mut memory = memory;
@@ -894,14 +896,14 @@ fn fast_stretch(
         if !break_at.is_empty() && break_at.get(i).is_some_and(|b| b.stops(id, group)) {
             break;
         }
-        let hooked = match (checked.as_deref(), &guard) {
-            (Some(c), Some(g)) if f.hooked() => {
-                if !g.registers_allow(c.sets(), i) && !c.registers_allow_ordered(i) {
+        let hooked = match checked.as_deref() {
+            Some(c) if f.hooked() => {
+                if !guard.registers_allow(c.sets(), i) && !c.registers_allow_ordered(i) {
                     break;
                 }
                 true
             }
-            (Some(c), Some(g)) if !g.allows(c.sets(), i, f) => break,
+            Some(c) if !guard.allows(c.sets(), i, f) => break,
             _ => false,
         };
         // Marked before it runs: an access the fast loop leaves to the general one is
@@ -910,28 +912,42 @@ fn fast_stretch(
             *bits |= 1 << (i & 63);
         }
         if hooked {
+            // EXEC before the hooked step, which leaves it as it was (no fast
+            // instruction changes it): the state made again after it takes it from here,
+            // so the loop keeps what it made of it (its lane masks) instead of making
+            // it again from the wave.
+            let exec = state.exec;
             let (Some(c), Some(m)) = (checked.as_deref_mut(), memory.as_mut()) else {
                 break;
             };
             wave.pc = pc;
             wave.executed += out.done - counted;
             counted = out.done;
-            let Some(next) = c.step(wave, f, m, fast.vregs, (pc, out.done)) else {
+            let access = f.is_access();
+            let next = if access {
+                c.step(wave, f, m, fast.vregs, (pc, out.done))
+            } else {
+                c.wait(wave, f, (pc, out.done))
+            };
+            let Some(next) = next else {
                 break;
             };
             out.done += 1;
             out.vector += f.vector() as u64;
             counted = out.done;
-            if c.found() {
+            // (A wait's hooks report nothing.)
+            if access && c.found() {
                 out.found = Some(pc);
                 return out;
             }
             pc = next;
-            guard = c.guard(wave);
-            if guard.is_none() {
-                break;
+            match c.refresh(&guard) {
+                Some(g) => guard = g,
+                None => break,
             }
             state = FastState::of(wave, fast.vregs);
+            debug_assert_eq!(state.exec, exec);
+            state.exec = exec;
             continue;
         }
         let Some(next) = fast::step(f, &mut state, memory.as_mut(), pc) else {
