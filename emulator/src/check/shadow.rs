@@ -565,6 +565,86 @@ struct RacePage {
     /// The records of the blocks in `uniform`, as the fields of a [`Cell`] (`[write, r1,
     /// r2]`) by lane 0: word `k`'s cell holds each one that is not empty with lane `k`.
     blocks: [[Ref; 3]; BLOCKS],
+    /// Reads and atomics of consecutive words that every cell they touch takes in place
+    /// (the holders tell: they race with nothing), not yet written to the cells; oldest
+    /// first, at most [`DEFERRED`]. [`RacePage::flush`] writes them before anything else
+    /// looks at the cells, newest first, so that each word's records are written once
+    /// however many of them touched it: eight waves' atomics sweeping over the same words
+    /// touched each cell several times per instruction's worth of lanes, a third of a
+    /// checked shared-atomics kernel's time.
+    deferred: Vec<Deferred>,
+}
+
+/// Most reads a page defers ([`RacePage::deferred`]) before writing them to its cells.
+const DEFERRED: usize = 128;
+
+/// A read or atomic a page has not yet written to its cells ([`RacePage::deferred`]): by
+/// `me`'s lane and the lanes above it, on the `n` words from `index`, one each (round the
+/// page's end: a rotation's two runs in one page are one deferred read).
+#[derive(Debug, Clone, Copy)]
+struct Deferred {
+    me: Ref,
+    index: u16,
+    n: u16,
+}
+
+/// A set of a page's words, a bit each.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+struct WordSet([u64; WORDS / 64]);
+
+/// A run of at most 32 words in a [`WordSet`]: its bits in words `.0` and `.0 + 1` (the
+/// page's first word after its last: a run may wrap round the page's end).
+type Span = (usize, [u64; 2]);
+
+/// The word of bits after word `w` of a [`WordSet`], round the page's end.
+#[inline(always)]
+fn next_bits(w: usize) -> usize {
+    (w + 1) % (WORDS / 64)
+}
+
+impl WordSet {
+    /// The `n` words (1-32) from `index` (below [`WORDS`]; round the page's end past it),
+    /// as a [`Span`].
+    #[inline(always)]
+    fn run(index: usize, n: usize) -> Span {
+        let bits = ((1u128 << n) - 1) << (index % 64);
+        (index / 64, [bits as u64, (bits >> 64) as u64])
+    }
+
+    /// The words of `span` not in the set.
+    #[inline(always)]
+    fn not_in(&self, (w, bits): Span) -> Span {
+        (w, [bits[0] & !self.0[w], bits[1] & !self.0[next_bits(w)]])
+    }
+
+    /// Adds the words of `span`.
+    #[inline(always)]
+    fn add(&mut self, (w, bits): Span) {
+        self.0[w] |= bits[0];
+        self.0[next_bits(w)] |= bits[1];
+    }
+
+    #[inline(always)]
+    fn has(&self, word: usize) -> bool {
+        self.0[word / 64] >> (word % 64) & 1 != 0
+    }
+}
+
+/// Whether `span` holds no word.
+#[inline(always)]
+fn span_empty((_, bits): Span) -> bool {
+    bits[0] | bits[1] == 0
+}
+
+/// Calls `f` with each word of `span`, in order from its first.
+#[inline(always)]
+fn span_words((w, bits): Span, mut f: impl FnMut(usize)) {
+    for (w, mut b) in [w, next_bits(w)].into_iter().zip(bits) {
+        while b != 0 {
+            f(64 * w + b.trailing_zeros() as usize);
+            b &= b - 1;
+        }
+    }
 }
 
 /// Most race pages' cells a thread keeps for reuse (4.5 MiB).
@@ -590,6 +670,7 @@ impl Default for RacePage {
             holders: PageHolders::default(),
             uniform: 0,
             blocks: [[Ref::default(); 3]; BLOCKS],
+            deferred: Vec::new(),
         }
     }
 }
@@ -627,6 +708,7 @@ impl RacePage {
         g: Groups,
         hb: &impl Fn(&Ref, &Ref) -> bool,
     ) -> Option<Conflict> {
+        self.flush();
         let key = 5 * index as u32;
         self.expand(index / LANES);
         if self.first_touch(index, me) {
@@ -682,6 +764,7 @@ impl RacePage {
         if !self.bytes.is_empty() {
             return 0;
         }
+        self.flush();
         let mut words = Words::new(self, me, g);
         let mut n = 0;
         for e in entries {
@@ -710,6 +793,10 @@ impl RacePage {
         (g, hb): (Groups, &impl Fn(&Ref, &Ref) -> bool),
         conflict: &mut impl FnMut(u32, Conflict),
     ) {
+        if self.defer((lanes, first, index), me, g) {
+            return;
+        }
+        self.flush();
         if lanes == u32::MAX && index % LANES == 0 && self.block(index / LANES, me, g) {
             return;
         }
@@ -747,6 +834,149 @@ impl RacePage {
                 conflict(l, c);
             }
         }
+    }
+
+    /// Defers `me`'s read or atomic by the lanes `lanes` on consecutive words (round the
+    /// page's end past it), lane `first` on word `index` ([`RacePage::deferred`]), when the holders tell that every
+    /// cell takes it in place ([`PageHolders::in_place`]) and recording it now would cost
+    /// a pass over its cells: not when every read the page holds is this wave's (then it
+    /// only replaces last reads), nor for a whole wave on an aligned block that
+    /// [`RacePage::block`] holds in one record. Returns whether it was deferred
+    /// (counted in the holders; written to the cells when [`DEFERRED`] are waiting).
+    #[inline(always)]
+    fn defer(&mut self, (lanes, first, index): (u32, u32, usize), me: Ref, g: Groups) -> bool {
+        // Inline, the tests most accesses fail: writes, reads where every read is this
+        // wave's, a whole wave on an aligned block held by its records.
+        let whole = lanes == u32::MAX && index % LANES == 0;
+        if me.is_write()
+            || self.holders.reads.only(me.wave())
+            || whole && self.uniform & 1 << (index / LANES) != 0
+        {
+            return false;
+        }
+        self.defer_run((lanes, first, index), me, g)
+    }
+
+    /// [`RacePage::defer`] past its inline tests.
+    #[inline(never)]
+    fn defer_run(&mut self, (lanes, first, index): (u32, u32, usize), me: Ref, g: Groups) -> bool {
+        let n = lanes.count_ones() as usize;
+        // A whole wave on an aligned block whose words are all first touched (which
+        // makes it held by its records: [`RacePage::block`]).
+        if n == LANES && index % LANES == 0 && self.live_of(index, LANES) == 0
+            || lanes >> first != u32::MAX >> (32 - n)
+            || !self.bytes.is_empty()
+            || !self.r3.is_empty()
+        {
+            return false;
+        }
+        let mine = Mine::of(me, g);
+        if !self.holders.in_place(mine) {
+            return false;
+        }
+        if self.uniform != 0 {
+            for k in 0..=(index % LANES + n - 1) / LANES {
+                self.expand((index / LANES + k) % BLOCKS);
+            }
+        }
+        self.holders.add(mine);
+        self.deferred.push(Deferred {
+            me: me.with_lane(first as u8),
+            index: index as u16,
+            n: n as u16,
+        });
+        if self.deferred.len() >= DEFERRED {
+            self.flush_deferred();
+        }
+        true
+    }
+
+    /// Writes the deferred reads to the cells ([`RacePage::deferred`]), if any.
+    #[inline(always)]
+    fn flush(&mut self) {
+        if !self.deferred.is_empty() {
+            self.flush_deferred();
+        }
+    }
+
+    /// [`RacePage::flush`]: leaves each cell as taking the deferred reads in place one by
+    /// one in order would ([`take_read`]). A word's last read is the newest on it; its
+    /// `r2` is the newest on it by a wave other than the last read's, or if there is none,
+    /// the cell's last read before them when that is of another wave, or else the cell's
+    /// `r2` as it was. Found newest first: each word's last read (with that fallback `r2`)
+    /// when the newest read on it is met, its `r2` when an older one by another wave is.
+    #[inline(never)]
+    fn flush_deferred(&mut self) {
+        let mut log = std::mem::take(&mut self.deferred);
+        let mut covered = WordSet::default();
+        for e in &log {
+            covered.add(WordSet::run(e.index as usize, e.n as usize));
+        }
+        let (mut got1, mut got2) = (WordSet::default(), WordSet::default());
+        let live = WordSet(self.live);
+        let [write, c1, c2] = self.words.fields(0..WORDS);
+        // The words whose last read is met, by that read's wave (id + 1), for the first
+        // few waves met; `all_waves` while every wave met has its set.
+        let mut by_wave = [(0u32, WordSet::default()); 8];
+        let mut all_waves = true;
+        for e in log.iter().rev() {
+            let (index, wave) = (e.index as usize, e.me.wave());
+            let run = WordSet::run(index, e.n as usize);
+            let new1 = got1.not_in(run);
+            if !span_empty(new1) {
+                span_words(new1, |j| {
+                    // A cell not live holds no record (whatever its fields hold).
+                    let old1 = if live.has(j) {
+                        c1[j]
+                    } else {
+                        write[j] = Ref::default();
+                        c2[j] = Ref::default();
+                        Ref::default()
+                    };
+                    if old1.wave() != 0 && old1.wave() != wave {
+                        c2[j] = old1;
+                    }
+                    c1[j] = e.me.lanes_on((j + WORDS - index) % WORDS);
+                });
+                got1.add(new1);
+                match by_wave.iter_mut().find(|(w, _)| *w == wave || *w == 0) {
+                    Some((w, set)) => {
+                        *w = wave;
+                        set.add(new1);
+                    }
+                    None => all_waves = false,
+                }
+            }
+            // Words whose `r2` is not met yet: this read is the `r2` of those whose last
+            // read is of another wave (not of those whose last read it is).
+            let open = got2.not_in(run);
+            if span_empty(open) {
+                continue;
+            }
+            if all_waves {
+                let open = match by_wave.iter().find(|(w, _)| *w == wave) {
+                    Some((_, own)) => own.not_in(open),
+                    None => open,
+                };
+                span_words(open, |j| {
+                    c2[j] = e.me.lanes_on((j + WORDS - index) % WORDS);
+                });
+                got2.add(open);
+            } else {
+                span_words(open, |j| {
+                    if c1[j].wave() != wave {
+                        c2[j] = e.me.lanes_on((j + WORDS - index) % WORDS);
+                        got2.0[j / 64] |= 1 << (j % 64);
+                    }
+                });
+            }
+            if got2 == covered {
+                break;
+            }
+        }
+        self.live = std::array::from_fn(|w| live.0[w] | covered.0[w]);
+        log.clear();
+        self.deferred = log;
     }
 
     /// Records `me`'s whole-word accesses by lanes 0-31 on the words of block `b`, lane `k`
@@ -1181,10 +1411,35 @@ impl RaceShadow {
             let (buf, n) = expand(trace);
             return self.access_all(&buf[..n], trace.len, me, (g, hb), conflict);
         }
+        if let Some(run2) = trace.run2 {
+            if self.defer_rotation(run, run2, me, g) {
+                return;
+            }
+        }
         self.access_run(run, me, (g, hb), conflict);
         if let Some(run2) = trace.run2 {
             self.access_run(run2, me, (g, hb), conflict);
         }
+    }
+
+    /// Defers the read or atomic `me` of a rotation's two runs of aligned words as one
+    /// ([`RacePage::defer`]) when they are one run round the end of one page: the first
+    /// ending at the page's last word, the second from its first word on the lanes after
+    /// the first's. Returns whether it did (else nothing changed but the page may be made).
+    #[inline]
+    fn defer_rotation(&mut self, run: TraceRun, run2: TraceRun, me: Ref, g: Groups) -> bool {
+        let (first, n1) = (run.first(), run.lanes.count_ones());
+        let key = run.addr / RACE_PAGE;
+        if me.is_write()
+            || run.addr + 4 * n1 as u64 != (key + 1) * RACE_PAGE
+            || run2.addr != key * RACE_PAGE
+            || run2.first() != first + n1
+        {
+            return false;
+        }
+        let index = (run.addr / 4) as usize % WORDS;
+        self.page_mut(key)
+            .defer((run.lanes | run2.lanes, first, index), me.with_mask(0xf), g)
     }
 
     /// [`RaceShadow::access_trace`] of one run of aligned words.
@@ -1829,6 +2084,135 @@ mod tests {
         assert!(races(&mut c, &[9, 2000], 1, write(3)).is_empty());
         let found = races(&mut c, &[0, 2000], 4, write(4));
         assert_eq!(found, vec![(0, 0, 3), (1, 2000, 3)]);
+    }
+
+    /// Every record `shadow` holds, page by page (deferred reads written, blocks written
+    /// back to their cells first): each live cell's, each split word's, each third read.
+    fn records(shadow: &mut RaceShadow) -> Vec<(u64, usize, Vec<Ref>)> {
+        let mut keys: Vec<u64> = shadow.pages.keys().copied().collect();
+        keys.sort_unstable();
+        let mut out = Vec::new();
+        for key in keys {
+            let page = shadow.page_mut(key);
+            page.flush();
+            for b in 0..BLOCKS {
+                page.expand(b);
+            }
+            for j in (0..WORDS).filter(|&j| page.live[j / 64] >> (j % 64) & 1 != 0) {
+                let c = page.words.get(j);
+                out.push((key, j, vec![c.write, c.r1, c.r2]));
+            }
+            let mut split: Vec<_> = page.bytes.iter().collect();
+            split.sort_unstable_by_key(|(&w, _)| w);
+            for (&w, cells) in split {
+                let refs = cells.iter().flat_map(|c| [c.write, c.r1, c.r2]).collect();
+                out.push((key, WORDS + w as usize, refs));
+            }
+            let mut thirds: Vec<_> = page.r3.iter().collect();
+            thirds.sort_unstable_by_key(|(&k, _)| k);
+            for (&k, &r) in thirds {
+                out.push((key, 2 * WORDS + k as usize, vec![r]));
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn deferred_reads_find_what_reads_recorded_at_once_find() {
+        // `deferred` sees each access as its trace (runs, which a page may defer when they
+        // are reads: `RacePage::defer`); `at_once` sees the same accesses as entries,
+        // which the pages record at once. Mostly reads and atomics by 3, 8 or 16 waves of
+        // workgroup 0 on one page (more waves than `RacePage::flush_deferred` keeps sets
+        // for, or fewer), so that long logs build up (past `DEFERRED`), with a
+        // plain write, a barrier, another workgroup's read (a third read record) or a
+        // split word now and then, each making the page write its log; runs of 1-32
+        // lanes from any word, and rotations round the page's end (two runs, one deferred
+        // read). The same races each time, the same records at the end, and the same
+        // races after.
+        let g = Groups::new(16);
+        let unordered = |_: &Ref, _: &Ref| false;
+        let mut next = below(0x5851_f42d_4c95_7f2d);
+        let (mut found, mut longest, mut rotations) = (0, 0, 0);
+        for round in 0..120 {
+            let [mut at_once, mut deferred] = [(); 2].map(|_| RaceShadow::default());
+            let mut epoch = 0;
+            let waves = [3, 8, 16][round % 3];
+            for step in 0..400 {
+                let roll = next(1000);
+                let (wave, access) = match roll {
+                    0..=9 => (next(waves) as u32, MemAccess::Write),
+                    10..=14 => (16 + next(4) as u32, MemAccess::Read),
+                    _ if roll.is_multiple_of(2) => (next(waves) as u32, MemAccess::Atomic),
+                    _ => (next(waves) as u32, MemAccess::Read),
+                };
+                if next(150) == 0 {
+                    epoch += 1;
+                }
+                let me = Ref::new(wave, epoch, 4 * step, access);
+                let (n, start) = (1 + next(32), next(256));
+                let (len, trace) = if next(200) == 0 {
+                    // A byte: splits its word.
+                    (1, (1, 4 * start + next(4), None))
+                } else if start + n > 256 && round % 2 == 0 {
+                    // A rotation: lanes 0.. to the page's end, the rest from its start.
+                    let n1 = 256 - start;
+                    let lanes2 = ((1u64 << n) - 1) as u32 & !((1u32 << n1) - 1);
+                    rotations += 1;
+                    (4, ((1u32 << n1) - 1, 4 * start, Some((lanes2, 0))))
+                } else {
+                    let start = start.min(256 - n);
+                    (4, (((1u64 << n) - 1) as u32, 4 * start, None))
+                };
+                let trace = MemTrace {
+                    len,
+                    run: Some(TraceRun {
+                        lanes: trace.0,
+                        addr: trace.1,
+                        off: trace.1,
+                    }),
+                    run2: trace.2.map(|(lanes, addr)| TraceRun {
+                        lanes,
+                        addr,
+                        off: addr,
+                    }),
+                    ..MemTrace::default()
+                };
+                let entries: Vec<TraceEntry> = trace.accesses().collect();
+                let mut seen = [Vec::new(), Vec::new()];
+                at_once.access_all(&entries, len, me, (g, &unordered), &mut |e, c| {
+                    seen[0].push((e.lane, e.addr, c.prior));
+                });
+                deferred.access_trace(&trace, me, (g, &unordered), &mut |e, c| {
+                    seen[1].push((e.lane, e.addr, c.prior));
+                });
+                assert_eq!(seen[0], seen[1], "round {round}, step {step}");
+                found += seen[0].len();
+                let log = deferred.pages.values().map(|p| p.page.deferred.len());
+                longest = longest.max(log.max().unwrap_or(0));
+            }
+            // The same records in every cell, split word and third read.
+            assert_eq!(
+                records(&mut at_once),
+                records(&mut deferred),
+                "round {round}"
+            );
+            // What is still deferred is found by every word's next write.
+            let me = Ref::new(3, epoch, 0x999, MemAccess::Write);
+            let entries: Vec<TraceEntry> = (0..256).map(|w| entry(0, 4 * w)).collect();
+            let mut seen = [Vec::new(), Vec::new()];
+            for (k, shadow) in [&mut at_once, &mut deferred].into_iter().enumerate() {
+                shadow.access_all(&entries, 4, me, (g, &unordered), &mut |e, c| {
+                    seen[k].push((e.addr, c.prior));
+                });
+            }
+            assert_eq!(seen[0], seen[1], "round {round}, the last writes");
+        }
+        assert!(found > 1000, "{found} races: too few to compare the paths");
+        assert!(
+            longest >= DEFERRED - 1,
+            "the longest log held {longest} reads"
+        );
+        assert!(rotations > 100, "{rotations} rotations");
     }
 
     #[test]
