@@ -1,7 +1,7 @@
 //! The hooks the machine calls while a detector is on: before and after each
 //! instruction (from the checked copies of its step and run loop, never from the
-//! unchecked ones), at barrier releases and deadlocks, and at the debugger's writes. They hand each detector its part
-//! and merge the instruction's findings.
+//! unchecked ones), at barrier releases and deadlocks, and at the debugger's writes.
+//! They hand each detector its part and merge the instruction's findings.
 
 use super::shadow::{RaceShadow, EPOCH_MASK};
 use super::{sync, Finding, FindingKind, MemAccess, Sanitizer, Site, WaveLanes, FINDING_LIST_MAX};
@@ -123,8 +123,8 @@ impl Sanitizer {
         self.commit(count);
     }
 
-    /// [`Sanitizer::after_guarded`] for a wait `d` the fast loop ran (its trace cleared
-    /// before it), less what finds nothing there: it issues to no counter (nothing to
+    /// [`Sanitizer::after_guarded`] for a wait `d` the fast loop ran (its trace left as
+    /// it was: nothing reads it after a wait), less what finds nothing there: it issues to no counter (nothing to
     /// count as in use or kept) and accesses no memory. Only the memory model follows
     /// it.
     #[inline(always)]

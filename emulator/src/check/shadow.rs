@@ -567,11 +567,12 @@ struct RacePage {
     blocks: [[Ref; 3]; BLOCKS],
     /// Reads and atomics of consecutive words that every cell they touch takes in place
     /// (the holders tell: they race with nothing), not yet written to the cells; oldest
-    /// first, at most [`DEFERRED`]. [`RacePage::flush`] writes them before anything else
-    /// looks at the cells, newest first, so that each word's records are written once
-    /// however many of them touched it: eight waves' atomics sweeping over the same words
-    /// touched each cell several times per instruction's worth of lanes, a third of a
-    /// checked shared-atomics kernel's time.
+    /// first, at most [`DEFERRED`]. [`RacePage::flush`] writes them before any access
+    /// that is not deferred looks at the cells, newest first (meanwhile the `live` bits
+    /// may lag behind them, and no block one touches is held by its records: deferring
+    /// writes those back), so that each word's records are written once however many of
+    /// them touched it: eight waves' atomics sweeping over the same words rewrote each
+    /// cell once per wave-instruction, a third of a checked shared-atomics kernel's time.
     deferred: Vec<Deferred>,
 }
 
@@ -837,9 +838,9 @@ impl RacePage {
     }
 
     /// Defers `me`'s read or atomic by the lanes `lanes` on consecutive words (round the
-    /// page's end past it), lane `first` on word `index` ([`RacePage::deferred`]), when the holders tell that every
-    /// cell takes it in place ([`PageHolders::in_place`]) and recording it now would cost
-    /// a pass over its cells: not when every read the page holds is this wave's (then it
+    /// page's end past it), lane `first` on word `index` ([`RacePage::deferred`]), when
+    /// the holders tell that every cell takes it in place ([`PageHolders::in_place`]) and
+    /// recording it now would cost a pass over its cells: not when every read the page holds is this wave's (then it
     /// only replaces last reads), nor for a whole wave on an aligned block that
     /// [`RacePage::block`] holds in one record. Returns whether it was deferred
     /// (counted in the holders; written to the cells when [`DEFERRED`] are waiting).
@@ -1324,9 +1325,9 @@ impl RaceShadow {
 
     /// Records the accesses of one instruction (each entry `len` bytes at its `addr`, by
     /// `me` from the entry's lane; `g` names workgroups; `hb` says whether an earlier
-    /// access barriers leave concurrent is ordered before by release/acquire), calling `conflict` with every earlier access one races
-    /// with (at most one per word and lane). Runs of entries on one page look the page up
-    /// once.
+    /// access barriers leave concurrent is ordered before by release/acquire), calling
+    /// `conflict` with every earlier access one races with (at most one per word and
+    /// lane). Runs of entries on one page look the page up once.
     pub fn access_all(
         &mut self,
         entries: &[TraceEntry],
@@ -1430,9 +1431,11 @@ impl RaceShadow {
     fn defer_rotation(&mut self, run: TraceRun, run2: TraceRun, me: Ref, g: Groups) -> bool {
         let (first, n1) = (run.first(), run.lanes.count_ones());
         let key = run.addr / RACE_PAGE;
+        // Compared within the page: no sum can overflow, whatever the addresses.
         if me.is_write()
-            || run.addr + 4 * n1 as u64 != (key + 1) * RACE_PAGE
-            || run2.addr != key * RACE_PAGE
+            || run.addr % RACE_PAGE + 4 * n1 as u64 != RACE_PAGE
+            || run2.addr / RACE_PAGE != key
+            || !run2.addr.is_multiple_of(RACE_PAGE)
             || run2.first() != first + n1
         {
             return false;
@@ -1484,13 +1487,20 @@ impl RaceShadow {
         }
     }
 
-    /// An estimate of the heap bytes this shadow holds (pages, split words, third refs).
+    /// An estimate of the heap bytes this shadow holds (pages, split words, third refs,
+    /// deferred reads).
     pub fn bytes(&self) -> usize {
         let split: usize = self.pages.values().map(|p| p.page.bytes.len()).sum();
         let thirds: usize = self.pages.values().map(|p| p.page.r3.len()).sum();
+        let deferred: usize = self
+            .pages
+            .values()
+            .map(|p| p.page.deferred.capacity())
+            .sum();
         self.pages.len() * (std::mem::size_of::<RacePage>() + WORDS * std::mem::size_of::<Cell>())
             + split * 4 * std::mem::size_of::<Cell>()
             + thirds * (std::mem::size_of::<Ref>() + 8)
+            + deferred * std::mem::size_of::<Deferred>()
     }
 }
 
