@@ -124,9 +124,9 @@ impl Sanitizer {
     }
 
     /// [`Sanitizer::after_guarded`] for a wait `d` the fast loop ran (its trace left as
-    /// it was: nothing reads it after a wait), less what finds nothing there: it issues to no counter (nothing to
-    /// count as in use or kept) and accesses no memory. Only the memory model follows
-    /// it.
+    /// it was: nothing reads it after a wait), less what finds nothing there: it issues
+    /// to no counter (nothing to count as in use or kept) and accesses no memory. Only
+    /// the memory model follows it.
     #[inline(always)]
     pub(crate) fn after_guarded_wait(&mut self, wave: &Wave, d: &Decoded, pc: u64, count: u64) {
         if self.checks.races && self.order.on() {

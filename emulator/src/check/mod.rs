@@ -184,6 +184,8 @@ impl Sanitizer {
         launch: &LaunchConfig,
     ) -> Sanitizer {
         let wpg = launch.waves_per_workgroup();
+        // The launch's waves in all (saturating: only a size hint and a bound).
+        let launch_waves = (launch.grid as usize).saturating_mul(wpg as usize);
         let uses: Arc<[RegUse]> = code.iter().map(RegUse::of).collect();
         let (kept, kept_on) = late::kept_accesses(code);
         Sanitizer {
@@ -205,10 +207,10 @@ impl Sanitizer {
             // Sized once from the launch (up to a bound, past which they grow as needed):
             // grown slot by slot they were reallocated, and their large entries copied,
             // several times in every launch.
-            waves: Vec::with_capacity((launch.grid as usize * wpg as usize).min(SHADOWS_AHEAD)),
+            waves: Vec::with_capacity(launch_waves.min(SHADOWS_AHEAD)),
             slots: Vec::with_capacity((launch.grid as usize).min(SHADOWS_AHEAD)),
             global: RaceShadow::default(),
-            order: Order::new(code, launch.grid as usize * wpg as usize),
+            order: Order::new(code, launch_waves),
             findings: Vec::new(),
             index: HashMap::new(),
             fresh: Vec::new(),

@@ -1092,13 +1092,7 @@ mod tests {
     /// cut at that count, for every wave and every count the changes reach.
     #[test]
     fn clocks_as_of_a_count_are_the_clocks_as_they_were() {
-        let mut seed = 0x9e37_79b9_7f4a_7c15_u64;
-        let mut next = |n: u64| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed % n
-        };
+        let mut next = rng(0x9e37_79b9_7f4a_7c15);
         let mut c = AddrClock::default();
         let mut then = vec![c.clone()];
         let knowns: Vec<Arc<Clock>> = (0..4)

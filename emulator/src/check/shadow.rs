@@ -840,9 +840,9 @@ impl RacePage {
     /// Defers `me`'s read or atomic by the lanes `lanes` on consecutive words (round the
     /// page's end past it), lane `first` on word `index` ([`RacePage::deferred`]), when
     /// the holders tell that every cell takes it in place ([`PageHolders::in_place`]) and
-    /// recording it now would cost a pass over its cells: not when every read the page holds is this wave's (then it
-    /// only replaces last reads), nor for a whole wave on an aligned block that
-    /// [`RacePage::block`] holds in one record. Returns whether it was deferred
+    /// recording it now would cost a pass over its cells: not when every read the page
+    /// holds is this wave's (then it only replaces last reads), nor for a whole wave on
+    /// an aligned block that [`RacePage::block`] holds in one record. Returns whether it was deferred
     /// (counted in the holders; written to the cells when [`DEFERRED`] are waiting).
     #[inline(always)]
     fn defer(&mut self, (lanes, first, index): (u32, u32, usize), me: Ref, g: Groups) -> bool {

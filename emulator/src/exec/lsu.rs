@@ -964,8 +964,8 @@ fn update_lanes(
 }
 
 /// Records every accessing lane of `t` in the sanitizer's trace, when one is on (`data`:
-/// the bytes each lane stores).
-/// Inlined, so the bare machine (no trace) pays one test, not a call.
+/// the bytes each lane stores). Inlined, so the bare machine (no trace) pays one test,
+/// not a call.
 #[inline]
 fn trace(ctx: &mut Ctx<'_>, t: &Placed, kind: AccessKind, len: u32, data: Option<&[u128; LANES]>) {
     if let Some(tr) = ctx.trace.as_deref_mut() {
