@@ -126,12 +126,8 @@ impl<'a> FastChecked<'a> {
     /// fixed part again, without the wave's other state. `None` as for the guard.
     #[inline(always)]
     pub(crate) fn refresh(&self, g: &FastGuard) -> Option<FastGuard> {
-        let mut flagged = self.base;
-        if self.san.checks.hazards {
-            let busy = self.san.waves.get(self.w)?.busy.as_ref()?;
-            flagged.reads = flagged.reads.union(busy.all.dest);
-            flagged.writes = flagged.writes.union(busy.all.dest.union(busy.all.data));
-        }
+        let shadow = self.san.waves.get(self.w)?;
+        let flagged = self.san.flagged_over(shadow, None, self.base)?;
         Some(FastGuard { flagged, ..*g })
     }
 
