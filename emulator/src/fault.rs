@@ -89,21 +89,29 @@ impl Fault {
 
 /// Lanes of a mask as ranges: `3`, `0-7, 9, 30-31`.
 pub fn lanes_text(mask: u32) -> String {
-    let mut parts = Vec::new();
-    let mut l = 0;
-    while l < 32 {
-        if mask >> l & 1 == 1 {
-            let start = l;
-            while l + 1 < 32 && mask >> (l + 1) & 1 == 1 {
-                l += 1;
-            }
-            parts.push(if start == l {
-                start.to_string()
-            } else {
-                format!("{start}-{l}")
-            });
+    let lanes: Vec<u64> = (0..32).filter(|l| mask >> l & 1 == 1).collect();
+    ranges_text(&lanes)
+}
+
+/// Numbers as ranges, sorted and without repeats: `1-3, 5, 7-8` (consecutive numbers as
+/// a range), as [`lanes_text`] lists lanes and the sanitizer's reports list waves.
+pub fn ranges_text(values: &[u64]) -> String {
+    let mut sorted = values.to_vec();
+    sorted.sort_unstable();
+    sorted.dedup();
+    let mut parts: Vec<String> = Vec::new();
+    let mut i = 0;
+    while i < sorted.len() {
+        let mut j = i;
+        while j + 1 < sorted.len() && sorted[j + 1] == sorted[j].saturating_add(1) {
+            j += 1;
         }
-        l += 1;
+        parts.push(if j > i {
+            format!("{}-{}", sorted[i], sorted[j])
+        } else {
+            sorted[i].to_string()
+        });
+        i = j + 1;
     }
     parts.join(", ")
 }
@@ -165,5 +173,26 @@ impl fmt::Display for Fault {
             write!(f, ", `{i}`")?;
         }
         write!(f, "]")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{lanes_text, ranges_text};
+
+    #[test]
+    fn numbers_are_listed_as_ranges() {
+        assert_eq!(lanes_text(0xc000_02ff), "0-7, 9, 30-31");
+        assert_eq!(lanes_text(0), "");
+        assert_eq!(lanes_text(u32::MAX), "0-31");
+        assert_eq!(ranges_text(&[]), "");
+        assert_eq!(ranges_text(&[3]), "3");
+        assert_eq!(ranges_text(&[2, 1]), "1-2");
+        assert_eq!(ranges_text(&[5, 1, 2, 3, 7, 8, 9, 9]), "1-3, 5, 7-9");
+        assert_eq!(ranges_text(&[1, 3]), "1, 3");
+        assert_eq!(
+            ranges_text(&[u64::MAX, u64::MAX - 1]),
+            format!("{}-{}", u64::MAX - 1, u64::MAX)
+        );
     }
 }

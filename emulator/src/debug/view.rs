@@ -18,28 +18,7 @@ pub fn count(n: u64, noun: &str) -> String {
     format!("{n} {noun}{}", if n == 1 { "" } else { "s" })
 }
 
-/// Numbers as ranges, sorted and without repeats: `1-3, 5, 7-8` (consecutive numbers as
-/// a range, as [`crate::fault::lanes_text`] lists lanes).
-pub fn ranges_text(values: &[u64]) -> String {
-    let mut sorted = values.to_vec();
-    sorted.sort_unstable();
-    sorted.dedup();
-    let mut parts: Vec<String> = Vec::new();
-    let mut i = 0;
-    while i < sorted.len() {
-        let mut j = i;
-        while j + 1 < sorted.len() && sorted[j + 1] == sorted[j].saturating_add(1) {
-            j += 1;
-        }
-        parts.push(if j > i {
-            format!("{}-{}", sorted[i], sorted[j])
-        } else {
-            sorted[i].to_string()
-        });
-        i = j + 1;
-    }
-    parts.join(", ")
-}
+pub use crate::fault::ranges_text;
 
 /// `breakpoint 1`, `breakpoints 1 and 2`, `breakpoints 1, 2 and 3`: numbered things as
 /// gdb lists them in a sentence.
@@ -1257,22 +1236,4 @@ pub fn history_text(e: &Engine) -> String {
         out += "In the past: stepping or continuing from here replaces the recorded future.\n";
     }
     out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::ranges_text;
-
-    #[test]
-    fn numbers_are_listed_as_ranges() {
-        assert_eq!(ranges_text(&[]), "");
-        assert_eq!(ranges_text(&[3]), "3");
-        assert_eq!(ranges_text(&[2, 1]), "1-2");
-        assert_eq!(ranges_text(&[5, 1, 2, 3, 7, 8, 9, 9]), "1-3, 5, 7-9");
-        assert_eq!(ranges_text(&[1, 3]), "1, 3");
-        assert_eq!(
-            ranges_text(&[u64::MAX, u64::MAX - 1]),
-            format!("{}-{}", u64::MAX - 1, u64::MAX)
-        );
-    }
 }
