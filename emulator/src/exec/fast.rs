@@ -180,6 +180,12 @@ impl Fast {
         (kind::WAIT..kind::MEM_END).contains(&self.kind)
     }
 
+    /// Whether it is a wait (on one counter or all).
+    #[inline(always)]
+    pub fn is_wait(&self) -> bool {
+        (kind::WAIT..=kind::WAIT_ALL).contains(&self.kind)
+    }
+
     /// Whether it is a memory access (a load, store or atomic).
     #[inline(always)]
     pub fn is_access(&self) -> bool {

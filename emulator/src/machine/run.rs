@@ -853,7 +853,8 @@ fn turns<const CHECK: bool>(
 /// of words in `memory`, each in one page), stopping before a breakpoint mark that stops
 /// this wave, with the code-run bits kept (`ran`, when not empty). Under the sanitizer
 /// (`checked`), an instruction runs only while its guard allows, and a wait or an access
-/// with its hooks ([`FastChecked::step`]); the loop stops after one that found something.
+/// with its hooks ([`FastChecked::step`]; the waits right after an access with it, the
+/// guard taken again only after the last); the loop stops after one that found something.
 /// Moves the PC and the wave's count on. Inlined into each SIMD-dispatched caller, so it
 /// is compiled with their target features.
 #[inline(always)]
@@ -941,6 +942,29 @@ fn fast_stretch(
                 return out;
             }
             pc = next;
+            // Waits right after it run here too: a wait reads and writes no register, so
+            // the guard need not be taken again before one, only after the last.
+            while out.done < n {
+                let i = (pc / 4) as usize;
+                let Some(f) = fast.ops.get(i).filter(|f| f.is_wait()) else {
+                    break;
+                };
+                if !break_at.is_empty() && break_at.get(i).is_some_and(|b| b.stops(id, group)) {
+                    break;
+                }
+                debug_assert!(guard.registers_allow(c.sets(), i));
+                if let Some(bits) = ran.get_mut(i >> 6) {
+                    *bits |= 1 << (i & 63);
+                }
+                wave.pc = pc;
+                let Some(next) = c.wait(wave, f, (pc, out.done)) else {
+                    break;
+                };
+                out.done += 1;
+                out.vector += f.vector() as u64;
+                counted = out.done;
+                pc = next;
+            }
             match c.refresh(&guard) {
                 Some(g) => guard = g,
                 None => break,

@@ -353,3 +353,58 @@ fn barriers_do_not_grow_the_sanitizer() {
     let late = m.sanitizer().expect("on").bytes();
     assert_eq!(early, late, "200,000 barriers later");
 }
+
+/// Two waves looping over a load and a store, each followed by its wait (the fast loop
+/// runs such a wait in the same hooked step as the access before it).
+const LOAD_WAIT_LOOP: &str = "\
+.kernel load_wait_loop
+.workgroup 64
+.buffer b, 512
+.arg u[0:1], b
+    uwaveid u2
+    vlaneid v0
+    vshli v1, v0, 2
+    ushli u3, u2, 8
+    vadd.u32.u v1, v1, u3
+    umovi u4, 5
+loop:
+    ld.ubase.b32 v2, u[0:1], v1, 0
+after_load:
+    wait.vm 0
+    vaddi.u32 v2, v2, 1
+    st.ubase.b32 v2, u[0:1], v1, 0
+after_store:
+    wait.vst 0
+    uaddi u4, u4, -1
+    br.unz u4, loop
+    end
+";
+
+#[test]
+fn a_breakpoint_on_a_wait_right_after_an_access_stops_under_every_detector() {
+    let p = assemble(LOAD_WAIT_LOOP, "loop.s", None).expect("assembles");
+    for at in ["after_load", "after_store"] {
+        let mut e = Engine::new(&p, LaunchOptions::default()).expect("launches");
+        run(&mut e, "set check all on");
+        run(&mut e, &format!("break {at}"));
+        let mut hits = 0;
+        loop {
+            let s = stop(&mut e, "continue");
+            if s.reason == StopReason::Finished {
+                break;
+            }
+            assert!(
+                matches!(s.reason, StopReason::Breakpoint { id: _, .. }),
+                "{s:?}"
+            );
+            assert_eq!(s.pc, Some(label(&e, at)), "{s:?}");
+            hits += 1;
+        }
+        // Five iterations in each of two waves.
+        assert_eq!(hits, 10, "breakpoint at {at}");
+        assert!(e
+            .machine()
+            .sanitizer()
+            .is_some_and(|s| s.findings().is_empty()));
+    }
+}
