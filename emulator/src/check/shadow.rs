@@ -1715,7 +1715,8 @@ impl InitBits {
             let end = run.off.saturating_add(len * n);
             let one_page = run.off / PAGE == (end - 1) / PAGE;
             let pass = gapless && one_page && (!check || self.all_set(run.off, len * n));
-            if pass && mark {
+            // (Bytes the check found written need no marking.)
+            if pass && mark && !check {
                 self.set(run.off, len * n);
             }
             pass
