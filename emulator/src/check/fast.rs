@@ -22,7 +22,7 @@ use super::regs::{RegBits, RegSets};
 use super::{Sanitizer, WaveShadow};
 use crate::code::CodeWord;
 use crate::exec::fast::{step, wait, Fast, FastMemory, FastState};
-use crate::isa::Counter;
+use crate::isa::{Counter, Op};
 use crate::wave::{pushed_out, Wave};
 
 /// A wave's register state as the checks see it, fixed while fast instructions run
@@ -146,19 +146,26 @@ impl<'a> FastChecked<'a> {
     /// when the fast loop leaves the access to the general one. Then
     /// [`FastChecked::found`] tells whether it found something new; if not, take
     /// [`FastChecked::refresh`] before the next instruction.
+    ///
+    /// `waited`: the caller runs the next instruction, if it is a wait, right after this
+    /// one unless this one found something. When the next instruction is a wait that
+    /// retires every operation of the access's counter, the hazard detector does not
+    /// count the access as in use (it would count it and at once retire it: the
+    /// registers in use come out the same).
     #[inline(never)]
     pub(crate) fn step(
         &mut self,
         wave: &mut Wave,
         f: &Fast,
         m: &mut FastMemory<'_>,
-        vregs: usize,
+        (vregs, waited): (usize, bool),
         (pc, done): (u64, u64),
     ) -> Option<u64> {
         let i = (pc / 4) as usize;
         let Some(CodeWord::Instr(d)) = self.code.get(i) else {
             return None;
         };
+        let counted = !(waited && empties(self.code.get(i + d.len as usize / 4), d.counter));
         let san = &mut *self.san;
         // `before`, less its register checks (which find nothing) and the cross-lane one
         // (not a cross-lane instruction), and EXEC before it, which only `after` reads
@@ -186,10 +193,28 @@ impl<'a> FastChecked<'a> {
             trace: traced.then_some(&mut *san.trace),
         };
         let next = step(f, &mut state, Some(&mut memory), pc)?;
-        san.retire_pushed(self.w, wave, pushed);
+        if counted {
+            san.retire_pushed(self.w, wave, pushed);
+        }
         wave.pc = next;
         wave.executed += 1;
-        san.after_guarded(self.w, self.s, wave, d, pc, true, self.count + done + 1);
+        san.after_guarded(
+            self.w,
+            self.s,
+            wave,
+            d,
+            pc,
+            (true, counted),
+            self.count + done + 1,
+        );
+        if !counted && san.has_fresh() {
+            // The loop stops here, before the wait: counted after all (the hooks after it
+            // do not read the registers in use).
+            san.retire_pushed(self.w, wave, pushed);
+            if san.checks.hazards {
+                san.hazards_after(self.w, wave, d);
+            }
+        }
         Some(next)
     }
 
@@ -249,6 +274,20 @@ impl<'a> FastChecked<'a> {
     #[inline(always)]
     pub(crate) fn found(&self) -> bool {
         self.san.has_fresh()
+    }
+}
+
+/// Whether `next`, the code word after an access issued to `counter`, is a wait that
+/// retires every operation on that counter (`wait.<counter> 0` or `wait.all`).
+#[inline(always)]
+fn empties(next: Option<&CodeWord>, counter: Option<Counter>) -> bool {
+    match (next, counter) {
+        (Some(CodeWord::Instr(w)), Some(c)) => match w.op {
+            Op::Wait(Some(on)) => on == c && w.instr.imm <= 0,
+            Op::Wait(None) => true,
+            _ => false,
+        },
+        _ => false,
     }
 }
 

@@ -230,6 +230,12 @@ impl Busy {
         }
     }
 
+    /// Whether operations on counter `c` are counted.
+    #[inline(always)]
+    fn holds(&self, c: Counter) -> bool {
+        self.held & 1 << c.index() != 0
+    }
+
     /// Counter `c`'s queue retired every operation ([`Busy::retire`] keeping none).
     /// [`Busy::all`] is left to [`Busy::gather`].
     #[inline(always)]
@@ -337,7 +343,10 @@ impl Sanitizer {
             if let (true, Some(busy)) = (shadow.id == wave.id, shadow.busy.as_mut()) {
                 let keep = d.instr.imm.max(0) as usize;
                 let q = &wave.outstanding[c.index()];
-                if q.len() > keep {
+                // (Nothing counted on the counter: nothing to retire from the registers in
+                // use, whatever its queue holds: an access the wait retires at once is
+                // not counted, `FastChecked::step`.)
+                if q.len() > keep && busy.holds(c) {
                     if keep == 0 {
                         busy.empty(c);
                     } else {

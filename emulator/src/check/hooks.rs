@@ -84,7 +84,7 @@ impl Sanitizer {
                 self.barrier_skips(w, wave, d, pc, exec);
             }
         }
-        self.after_guarded(w, s, wave, d, pc, ok, count);
+        self.after_guarded(w, s, wave, d, pc, (ok, true), count);
     }
 
     /// [`Sanitizer::after`] for an instruction the fast loop's guard let through
@@ -92,6 +92,8 @@ impl Sanitizer {
     /// every lane already (the guard flags any other register written), so `init` has
     /// nothing to mark; it is no barrier and leaves EXEC as it was, which the guard
     /// found holding no lane skipped at a barrier, so `sync` has nothing to see.
+    /// `counted`: whether the hazard detector counts what it issued as in use (not when
+    /// the wait right after it retires it, [`FastChecked::step`](super::FastChecked)).
     #[allow(clippy::too_many_arguments)]
     #[inline(always)]
     pub(crate) fn after_guarded(
@@ -101,11 +103,11 @@ impl Sanitizer {
         wave: &Wave,
         d: &Decoded,
         pc: u64,
-        ok: bool,
+        (ok, counted): (bool, bool),
         count: u64,
     ) {
         if ok {
-            if self.checks.hazards {
+            if self.checks.hazards && counted {
                 self.hazards_after(w, wave, d);
             }
             if self.checks.races {

@@ -926,7 +926,10 @@ fn fast_stretch(
             counted = out.done;
             let access = f.is_access();
             let next = if access {
-                c.step(wave, f, m, fast.vregs, (pc, out.done))
+                // The waits after it run with it (below) when there is room for one and no
+                // breakpoint can stop before it.
+                let waited = out.done + 1 < n && break_at.is_empty();
+                c.step(wave, f, m, (fast.vregs, waited), (pc, out.done))
             } else {
                 c.wait(wave, f, (pc, out.done))
             };

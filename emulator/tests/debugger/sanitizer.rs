@@ -408,3 +408,49 @@ fn a_breakpoint_on_a_wait_right_after_an_access_stops_under_every_detector() {
             .is_some_and(|s| s.findings().is_empty()));
     }
 }
+
+/// After a loop (long enough for the machine's fast loop to take over), a load that reads
+/// unwritten shared memory, then its wait (which the fast loop runs with it, not counting
+/// the load as in use since the wait retires it at once).
+const LOAD_THEN_WAIT: &str = "\
+.kernel load_then_wait
+.workgroup 32
+.shared 128
+    vlaneid v0
+    vshli v1, v0, 2
+    vmovi v2, 0
+    umovi u0, 100
+spin:
+    vaddi.u32 v2, v2, 1
+    uaddi u0, u0, -1
+    br.unz u0, spin
+    ld.shared.b32 v2, v1, 0
+waits:
+    wait.ls 0
+past:
+    vmovi v2, 0
+    end
+";
+
+#[test]
+fn a_load_whose_finding_stops_before_its_wait_is_still_in_use() {
+    let p = assemble(LOAD_THEN_WAIT, "load.s", None).expect("assembles");
+    let mut e = Engine::new(&p, LaunchOptions::default()).expect("launches");
+    run(&mut e, "set check all on");
+    let s = stop(&mut e, "continue");
+    let StopReason::Finding(found) = &s.reason else {
+        panic!("{:?}", s.reason)
+    };
+    assert_eq!(found[0].kind, FindingKind::UninitMemory);
+    assert_eq!(s.pc, Some(label(&e, "waits")));
+    // Past the wait, the load is still outstanding: overwriting its destination is a
+    // hazard.
+    let past = label(&e, "past");
+    run(&mut e, &format!("set var $pc = {past}"));
+    let s = stop(&mut e, "continue");
+    let StopReason::Finding(found) = &s.reason else {
+        panic!("{:?}", s.reason)
+    };
+    assert_eq!(found[0].kind, FindingKind::WriteBeforeWait, "{found:?}");
+    assert_eq!(found[0].at.pc, past);
+}
