@@ -9,8 +9,8 @@
 //! issue order, so an access is retired when the wave's issues on its counter, minus what
 //! is outstanding, exceed its own issue number. The atomic's address keeps a sparse
 //! vector clock: for each wave, how far it released, and the atomic that did. An atomic
-//! of another wave on that address is noted with the number of atomics the address had
-//! seen; an acquire fence (`cache.inv.l1`, `cache.inv.l2`) issued after it takes the
+//! of another wave on that address is noted with its number among the launch's atomics;
+//! an acquire fence (`cache.inv.l1`, `cache.inv.l2`) issued after it takes the
 //! address's clock as that atomic read it (each address keeps what its last atomics
 //! changed, to take them back), not as it is at the fence: a release made after the
 //! atomic read the address is not acquired by it. The fence joins those clocks into what
@@ -25,6 +25,7 @@
 use std::cell::RefCell;
 use std::collections::{HashMap, VecDeque};
 use std::hash::BuildHasherDefault;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use super::shadow::{Groups, PageHasher, Ref, GEN_BITS};
@@ -187,30 +188,30 @@ impl Clock {
 /// had learnt (at barriers or by acquiring) when they published it, shared rather than
 /// copied into every address a wave's atomic touches, with the publishing atomic's PC.
 ///
-/// Each part is kept as of a count of the address's atomics (`at`, from 1; `u64::MAX`: as
-/// it is now), which is what an atomic read: the carried clocks with the count of their
-/// atomic, the changes of `own` with what they replaced.
+/// Each part is kept as of an atomic, by its number among the order's atomics (`at`, from 1,
+/// ascending on each address; `u64::MAX`: as it is now), which is what an atomic read: the
+/// carried clocks with the number of their atomic, the changes of `own` with what they
+/// replaced.
 #[derive(Debug, Clone, Default)]
 struct AddrClock {
     own: Clock,
-    /// (the clock, its atomic's (PC, wave), the atomics count it came with), in count
-    /// order.
+    /// (the clock, its atomic's (PC, wave), the number of the atomic it came with), in
+    /// number order.
     carried: Vec<(Arc<Clock>, (u64, u32), u64)>,
-    /// The atomics applied to the address so far.
+    /// The number of the last atomic applied to the address (0: none).
     atomics: u64,
-    /// The last [`UNDO_MAX`] changes of `own`, oldest first: (atomics count, wave, its
-    /// entry before; `None`: it had none).
+    /// The last [`UNDO_MAX`] changes of `own`, oldest first: (the atomic's number, wave,
+    /// its entry before; `None`: it had none).
     undo: VecDeque<(u64, u32, Option<Released>)>,
 }
 
 impl AddrClock {
-    /// An atomic of wave `w` at `pc` releases `r` here, publishing what the wave learnt
-    /// (`known`): returns the address's new atomics count.
-    fn apply(&mut self, w: u32, r: Released, known: Option<&Arc<Clock>>, pc: u64) -> u64 {
-        self.atomics += 1;
-        let at = self.atomics;
+    /// The atomic number `at` (above every one applied here), of wave `w` at `pc`,
+    /// releases `r` here, publishing what the wave learnt (`known`).
+    fn apply(&mut self, w: u32, r: Released, known: Option<&Arc<Clock>>, (pc, at): (u64, u64)) {
+        self.atomics = at;
         if let Some(before) = self.own.put_changed(w, r) {
-            // A view as of a count before the oldest change kept holds the dropped ones.
+            // A view as of an atomic before the oldest change kept holds the dropped ones.
             if self.undo.len() >= UNDO_MAX {
                 self.undo.pop_front();
             }
@@ -222,15 +223,14 @@ impl AddrClock {
                 self.carried.push((Arc::clone(k), (pc, w), at));
             }
         }
-        at
     }
 
-    /// The carried clocks as of count `at`.
+    /// The carried clocks as of atomic `at`.
     fn carried_at(&self, at: u64) -> &[(Arc<Clock>, (u64, u32), u64)] {
         &self.carried[..self.carried.partition_point(|c| c.2 <= at)]
     }
 
-    /// How far wave `w` is released through this address, as of count `at`.
+    /// How far wave `w` is released through this address, as of atomic `at`.
     fn get(&self, w: u32, at: u64) -> Option<Released> {
         let mut found = self.own.get(w).copied();
         if at < self.atomics {
@@ -259,7 +259,7 @@ impl AddrClock {
         found
     }
 
-    /// The first atomic on this address after count `at` that released an access of wave
+    /// The first atomic on this address after atomic `at` that released an access of wave
     /// `w` which `covers` accepts, (PC, wave): wave `w`'s own, or one carrying what its
     /// wave learnt.
     fn released_after(
@@ -268,7 +268,7 @@ impl AddrClock {
         at: u64,
         covers: impl Fn(&Released) -> bool,
     ) -> Option<(u64, u32)> {
-        // Wave `w`'s own entry, when it changed after `at` and covers now: (the count of
+        // Wave `w`'s own entry, when it changed after `at` and covers now: (the number of
         // its first change after `at`, its atomic).
         let own = self.own.get(w).filter(|r| covers(r)).and_then(|r| {
             let (n, _, _) = self.undo.iter().find(|&&(n, x, _)| n > at && x == w)?;
@@ -285,7 +285,7 @@ impl AddrClock {
         }
     }
 
-    /// Joins everything it held as of count `at` into `into`, skipping wave `skip`.
+    /// Joins everything it held as of atomic `at` into `into`, skipping wave `skip`.
     fn join_into(&self, into: &mut Clock, skip: u32, at: u64) {
         if at >= self.atomics {
             into.join(&self.own, skip);
@@ -333,8 +333,8 @@ struct Pending {
     addr: u64,
     pc: u64,
     wave: u32,
-    /// The word's atomics count just after it: its clock as of that count is what the
-    /// atomic read (its own release included, which every use skips).
+    /// The atomic's number: the word's clock as of it is what the atomic read (its own
+    /// release included, which every use skips).
     at: u64,
 }
 
@@ -346,7 +346,65 @@ impl Pending {
 }
 
 /// The clock of each address an atomic touched (shared between snapshots until written).
-type AddrClocks = HashMap<u64, Arc<AddrClock>, BuildHasherDefault<PageHasher>>;
+type AddrClocks = HashMap<u64, Held<AddrClock>, BuildHasherDefault<PageHasher>>;
+
+/// A part of the order (a wave's, an address's clock), shared with the order's clones
+/// (snapshots) until written, and the order's generation in which it was last made the
+/// order's own. While the stamp is the order's generation the `Arc` has no other
+/// reference, strong or weak, so a write needs no `Arc::make_mut`, whose locked
+/// compare-exchange per word of a global atomic and per instruction the order follows
+/// cost a checked histogram 2-3% of its time. A clone of the order moves the generation
+/// of both orders past every stamp they hold ([`Order::clone`]), as the race shadow's
+/// pages do (shadow.rs, `HeldPage`).
+#[derive(Debug)]
+struct Held<T> {
+    arc: Arc<T>,
+    stamp: u64,
+}
+
+impl<T: Clone> Held<T> {
+    /// `arc`, which has no other reference, as the order's own in `generation`.
+    fn unique(mut arc: Arc<T>, generation: u64) -> Held<T> {
+        // Checked once, where it is made: every later write trusts the stamp.
+        Arc::make_mut(&mut arc);
+        Held {
+            arc,
+            stamp: generation,
+        }
+    }
+
+    /// The part for writing in `generation` (the order's): copied first when shared.
+    #[inline(always)]
+    fn get_mut(&mut self, generation: u64) -> &mut T {
+        if self.stamp != generation {
+            Arc::make_mut(&mut self.arc);
+            self.stamp = generation;
+        }
+        // SAFETY: the stamp says this `Arc` is the part's only reference, strong or weak
+        // (made unique by `Held::unique` or `Arc::make_mut` in this generation, and no
+        // clone of the order since: a clone moves the generation on, and a part is
+        // shared only by a clone of its order, `Order::clone`), and we hold it mutably:
+        // no other reference to the part can exist while the returned one lives. The
+        // pointer comes from the `Arc` itself, as `Arc::get_mut` makes it.
+        unsafe { &mut *Arc::as_ptr(&self.arc).cast_mut() }
+    }
+
+    /// A reference for a clone of the order, which has moved the generation on.
+    fn share(&self) -> Held<T> {
+        Held {
+            arc: Arc::clone(&self.arc),
+            stamp: self.stamp,
+        }
+    }
+}
+
+impl<T> std::ops::Deref for Held<T> {
+    type Target = T;
+
+    fn deref(&self) -> &T {
+        &self.arc
+    }
+}
 
 /// A generation some of whose plain accesses may still be outstanding: the wave's issue
 /// counts (`vst`, `vm`) just after its last plain store and load (0: none).
@@ -531,17 +589,65 @@ fn keep_spare<T>(
     });
 }
 
+/// Most words of atomics an order defers ([`Order::deferred`]) before applying them.
+const DEFERRED_WORDS: usize = 2048;
+
+/// An atomic not yet applied to its words' clocks ([`Order::deferred`]): its number, its
+/// wave and PC, what it releases and publishes ([`AddrClock::apply`]), and how many words
+/// it touched.
+#[derive(Debug, Clone)]
+struct DeferredAtomic {
+    at: u64,
+    wave: u32,
+    pc: u64,
+    own: Released,
+    known: Option<Arc<Clock>>,
+    words: usize,
+}
+
 /// The release/acquire state of a launch: per wave, and per address an atomic touched.
 /// Cloned with the machine (time-travel snapshots): waves and clocks are shared until
 /// written, as the shadow's pages are.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Default)]
 pub(super) struct Order {
     on: bool,
     /// An empty clock, shared by the waves that ended (one allocation, not one each).
     empty: Arc<Clock>,
     /// By global wave id (dense: a launch's waves are numbered from 0).
-    waves: Vec<Arc<WaveOrder>>,
+    waves: Vec<Held<WaveOrder>>,
     addrs: AddrClocks,
+    /// The number of the last atomic (ascending, from 1; [`AddrClock`] keeps its parts by
+    /// these numbers).
+    atomics: u64,
+    /// Atomics not yet applied to the clocks of their words, oldest first, and their
+    /// words (each one's, in turn): nothing reads those clocks but an acquire fence and
+    /// a race's report ([`Order::apply_deferred`] before them), so a kernel whose
+    /// atomics no fence follows (a histogram's) applies none, where applying each word
+    /// at once was a fifth of its checked time. At most [`DEFERRED_WORDS`] words.
+    deferred: Vec<DeferredAtomic>,
+    deferred_words: Vec<u64>,
+    /// The order's generation: a part stamped with it is this order's alone ([`Held`]).
+    /// Atomic only because a clone moves it on through `&self`; relaxed loads and stores
+    /// are plain moves.
+    generation: AtomicU64,
+}
+
+impl Clone for Order {
+    fn clone(&self) -> Order {
+        // Every part is shared from now on, by both orders: no stamp is either's
+        // generation any more.
+        let generation = self.generation.fetch_add(1, Ordering::Relaxed) + 1;
+        Order {
+            on: self.on,
+            empty: Arc::clone(&self.empty),
+            waves: self.waves.iter().map(Held::share).collect(),
+            addrs: self.addrs.iter().map(|(&k, c)| (k, c.share())).collect(),
+            atomics: self.atomics,
+            deferred: self.deferred.clone(),
+            deferred_words: self.deferred_words.clone(),
+            generation: AtomicU64::new(generation),
+        }
+    }
 }
 
 impl Order {
@@ -575,21 +681,49 @@ impl Order {
     pub fn clear(&mut self) {
         self.waves.clear();
         self.addrs.clear();
+        self.deferred.clear();
+        self.deferred_words.clear();
+    }
+
+    /// Applies the deferred atomics to their words' clocks, oldest first: before anything
+    /// reads the clocks.
+    fn apply_deferred(&mut self) {
+        if self.deferred.is_empty() {
+            return;
+        }
+        let generation = *self.generation.get_mut();
+        let mut words = self.deferred_words.iter();
+        for d in self.deferred.drain(..) {
+            for &x in words.by_ref().take(d.words) {
+                let clock = (self.addrs.entry(x))
+                    .or_insert_with(|| {
+                        let c = SPARE_ADDRS.with_borrow_mut(Vec::pop).unwrap_or_default();
+                        Held::unique(c, generation)
+                    })
+                    .get_mut(generation);
+                clock.apply(d.wave, d.own, d.known.as_ref(), (d.pc, d.at));
+            }
+        }
+        self.deferred_words.clear();
     }
 
     fn wave(&mut self, id: u32) -> &mut WaveOrder {
-        Self::wave_in(&mut self.waves, id)
+        let generation = *self.generation.get_mut();
+        Self::wave_in(&mut self.waves, id, generation)
     }
 
-    /// Wave `id`'s part in `waves` (made when not seen yet), borrowing only the waves.
-    fn wave_in(waves: &mut Vec<Arc<WaveOrder>>, id: u32) -> &mut WaveOrder {
+    /// Wave `id`'s part in `waves` (made when not seen yet), borrowing only the waves
+    /// (`generation`: the order's).
+    #[inline(always)]
+    fn wave_in(waves: &mut Vec<Held<WaveOrder>>, id: u32, generation: u64) -> &mut WaveOrder {
         let i = id as usize;
         if i >= waves.len() {
             waves.resize_with(i + 1, || {
-                SPARE_WAVES.with_borrow_mut(Vec::pop).unwrap_or_default()
+                let w = SPARE_WAVES.with_borrow_mut(Vec::pop).unwrap_or_default();
+                Held::unique(w, generation)
             });
         }
-        Arc::make_mut(&mut waves[i])
+        waves[i].get_mut(generation)
     }
 
     /// Wave `id`'s part, if it was seen.
@@ -620,8 +754,11 @@ impl Order {
     /// counter in `issued`).
     #[inline(never)]
     fn executed_counted(&mut self, wave: &Wave, d: &Decoded, pc: u64, counted: Option<usize>) {
+        if d.op == Op::CacheInvalidate {
+            self.apply_deferred();
+        }
         let addrs = &self.addrs;
-        let me = Self::wave_in(&mut self.waves, wave.id);
+        let me = Self::wave_in(&mut self.waves, wave.id, *self.generation.get_mut());
         if let Some(c) = counted {
             me.issued[c] += 1;
         }
@@ -702,27 +839,46 @@ impl Order {
                     }
                 }
                 let words = &buf[..m];
-                let me = Arc::make_mut(&mut self.waves[wave.id as usize]);
+                if words.is_empty() {
+                    return gen;
+                }
+                if self.deferred_words.len() + words.len() > DEFERRED_WORDS {
+                    self.apply_deferred();
+                }
+                if self.deferred_words.capacity() == 0 {
+                    // Sized once: grown from empty, both were reallocated several times
+                    // in every launch.
+                    self.deferred_words.reserve_exact(DEFERRED_WORDS);
+                    self.deferred.reserve(LANES);
+                }
+                self.atomics += 1;
+                let at = self.atomics;
+                let generation = *self.generation.get_mut();
+                let me = self.waves[wave.id as usize].get_mut(generation);
                 me.pending.retain(|p| words.binary_search(&p.addr).is_err());
                 // Room for every word at once: pushed one by one, a 32-word atomic grew
                 // the vector four times.
                 me.pending.reserve(words.len());
-                // What the wave learnt is published by this atomic: shared, not copied.
-                let known = (!me.known.is_empty()).then(|| Arc::clone(&me.known));
-                for &x in words {
-                    let clock = Arc::make_mut(self.addrs.entry(x).or_insert_with(|| {
-                        SPARE_ADDRS.with_borrow_mut(Vec::pop).unwrap_or_default()
-                    }));
-                    let at = clock.apply(wave.id, own, known.as_ref(), pc);
-                    me.pending.push(Pending {
-                        addr: x,
-                        pc,
-                        wave: wave.id,
-                        at,
-                    });
-                }
+                let pending = words.iter().map(|&addr| Pending {
+                    addr,
+                    pc,
+                    wave: wave.id,
+                    at,
+                });
+                me.pending.extend(pending);
                 let extra = me.pending.len().saturating_sub(PENDING_MAX);
                 me.pending.drain(..extra);
+                // What the wave learnt is published by this atomic: shared, not copied.
+                let known = (!me.known.is_empty()).then(|| Arc::clone(&me.known));
+                self.deferred_words.extend_from_slice(words);
+                self.deferred.push(DeferredAtomic {
+                    at,
+                    wave: wave.id,
+                    pc,
+                    own,
+                    known,
+                    words: words.len(),
+                });
                 gen
             }
         }
@@ -752,8 +908,9 @@ impl Order {
         // is above every wave kept). A clock shared by several waves (the one the last
         // barrier gave them all) is joined once.
         let mut joined = [std::ptr::null::<Clock>(); 4];
+        let generation = *self.generation.get_mut();
         for w in group {
-            let me = Self::wave_in(&mut self.waves, w.id);
+            let me = Self::wave_in(&mut self.waves, w.id, generation);
             me.retire_fences(w);
             // A waiting wave's PC is past its (32-bit) barrier.
             let barrier = w.pc.wrapping_sub(4);
@@ -839,7 +996,8 @@ impl Order {
     /// The missing half of release/acquire between `prior` and `me`, which race (`g`:
     /// the launch's workgroups, to name the atomics' waves'; `on_vm` as for
     /// [`Order::ordered`]).
-    pub fn missing(&self, prior: &Ref, me: &Ref, g: Groups, on_vm: bool) -> MissingFence {
+    pub fn missing(&mut self, prior: &Ref, me: &Ref, g: Groups, on_vm: bool) -> MissingFence {
+        self.apply_deferred();
         let named = |(pc, wave): (u64, u32)| FenceAtomic {
             pc,
             wave,
@@ -998,7 +1156,10 @@ impl Order {
             .sum();
         let undo = std::mem::size_of::<(u64, u32, Option<Released>)>();
         let carried = std::mem::size_of::<(Arc<Clock>, (u64, u32), u64)>();
+        let deferred = self.deferred.capacity() * std::mem::size_of::<DeferredAtomic>()
+            + self.deferred_words.capacity() * 8;
         waves
+            + deferred
             + self
                 .addrs
                 .values()
@@ -1017,14 +1178,18 @@ impl Drop for Order {
         let mut addrs = std::mem::take(&mut self.addrs);
         keep_spare(
             &SPARE_ADDRS,
-            addrs.drain().map(|(_, c)| c),
+            addrs.drain().map(|(_, c)| c.arc),
             AddrClock::clear,
         );
         if addrs.capacity() > 0 && addrs.capacity() <= SPARE_MAX {
             let _ = SPARE_MAP.try_with(|m| *m.borrow_mut() = Some(addrs));
         }
         let waves = std::mem::take(&mut self.waves);
-        keep_spare(&SPARE_WAVES, waves.into_iter(), WaveOrder::clear);
+        keep_spare(
+            &SPARE_WAVES,
+            waves.into_iter().map(|w| w.arc),
+            WaveOrder::clear,
+        );
     }
 }
 
@@ -1102,20 +1267,71 @@ mod tests {
             let w = next(12) as u32;
             let g = next(50) as u32;
             let known = (next(3) == 0).then(|| &knowns[next(4) as usize]);
-            let at = c.apply(w, r(g, g / 2, Some(step * 4)), known, step * 4);
-            assert_eq!(at, step + 1);
+            // Numbered among a launch's atomics: ascending, not consecutive.
+            c.apply(
+                w,
+                r(g, g / 2, Some(step * 4)),
+                known,
+                (step * 4, 3 * step + 1),
+            );
             then.push(c.clone());
         }
         for (k, old) in then.iter().enumerate() {
+            // As of the `k`th atomic (number 3k - 2) and of the numbers before the next.
             let k = k as u64;
-            for w in 0..24 {
-                assert_eq!(c.get(w, k), old.get(w, u64::MAX), "wave {w} at {k}");
+            let numbers = if k == 0 { 0..1 } else { 3 * k - 2..3 * k + 1 };
+            for k in numbers {
+                for w in 0..24 {
+                    assert_eq!(c.get(w, k), old.get(w, u64::MAX), "wave {w} at {k}");
+                }
+                let (mut now, mut was) = (Clock::default(), Clock::default());
+                c.join_into(&mut now, 3, k);
+                old.join_into(&mut was, 3, u64::MAX);
+                assert_eq!(now.0, was.0, "at {k}");
             }
-            let (mut now, mut was) = (Clock::default(), Clock::default());
-            c.join_into(&mut now, 3, k);
-            old.join_into(&mut was, 3, u64::MAX);
-            assert_eq!(now.0, was.0, "at {k}");
         }
+    }
+
+    /// A clone of an order (a snapshot) and the original write their own waves and
+    /// address clocks, whatever their stamps said before the clone, and deferred atomics
+    /// are applied to each one's own clocks.
+    #[test]
+    fn a_clone_and_its_original_write_their_own_parts() {
+        let mut a = Order::default();
+        a.wave(0).gen = 1;
+        let defer = |o: &mut Order, at: u64, w: u32| {
+            o.deferred_words.extend([64, 68]);
+            o.deferred.push(DeferredAtomic {
+                at,
+                wave: w,
+                pc: 4,
+                own: r(at as u32, at as u32, Some(4)),
+                known: None,
+                words: 2,
+            });
+        };
+        defer(&mut a, 1, 0);
+        a.apply_deferred();
+        defer(&mut a, 2, 1);
+        let mut b = a.clone();
+        a.wave(0).gen = 2;
+        a.apply_deferred();
+        assert_eq!(b.wave(0).gen, 1);
+        assert_eq!(b.addrs[&64].get(1, u64::MAX), None);
+        b.apply_deferred();
+        b.wave(0).gen = 3;
+        defer(&mut b, 3, 2);
+        b.apply_deferred();
+        assert_eq!(a.wave(0).gen, 2);
+        for o in [&a, &b] {
+            assert_eq!(o.addrs[&68].get(1, u64::MAX), Some(r(2, 2, Some(4))));
+            assert_eq!(o.addrs[&68].get(1, 1), None);
+        }
+        assert_eq!(a.addrs[&64].get(2, u64::MAX), None);
+        assert_eq!(b.addrs[&64].get(2, u64::MAX), Some(r(3, 3, Some(4))));
+        // Neither shares a part the other wrote.
+        assert!(!Arc::ptr_eq(&a.waves[0].arc, &b.waves[0].arc));
+        assert!(!Arc::ptr_eq(&a.addrs[&64].arc, &b.addrs[&64].arc));
     }
 
     /// A tiny xorshift generator for the randomised tests.
