@@ -242,7 +242,7 @@ impl Sanitizer {
                 w.known = false;
                 w.v = [u32::MAX; VREGS];
                 w.u = u64::MAX;
-                w.full = RegBits([u64::MAX; 3]);
+                w.full = RegBits([u64::MAX, u64::MAX, u64::MAX, 0]);
                 w.scratch = InitBits::default();
             }
             for s in &mut self.slots {
@@ -354,9 +354,9 @@ impl Sanitizer {
                 v: [if known { 0 } else { u32::MAX }; VREGS],
                 u: if known { preloaded } else { u64::MAX },
                 full: if known {
-                    RegBits([0, 0, preloaded])
+                    RegBits([0, 0, preloaded, 0])
                 } else {
-                    RegBits([u64::MAX; 3])
+                    RegBits([u64::MAX, u64::MAX, u64::MAX, 0])
                 },
                 skipped: 0,
                 skipped_at: 0,
