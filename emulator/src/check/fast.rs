@@ -20,7 +20,7 @@
 use super::hazards::lands_after;
 use super::regs::{RegBits, RegSets};
 use super::{Sanitizer, WaveShadow};
-use crate::code::CodeWord;
+use crate::code::{CodeWord, Decoded};
 use crate::exec::fast::{step, wait, Fast, FastMemory, FastState};
 use crate::isa::{Counter, Op};
 use crate::wave::{pushed_out, Wave};
@@ -210,10 +210,7 @@ impl<'a> FastChecked<'a> {
         if !counted && san.has_fresh() {
             // The loop stops here, before the wait: counted after all (the hooks after it
             // do not read the registers in use).
-            san.retire_pushed(self.w, wave, pushed);
-            if san.checks.hazards {
-                san.hazards_after(self.w, wave, d);
-            }
+            san.count_late(self.w, wave, d, pushed);
         }
         Some(next)
     }
@@ -292,6 +289,18 @@ fn empties(next: Option<&CodeWord>, counter: Option<Counter>) -> bool {
 }
 
 impl Sanitizer {
+    /// What the hazard detector does after wave `w` issued the access `d` (which pushed
+    /// the oldest operation of its counter out, if `pushed`), for an access
+    /// [`FastChecked::step`] did not count.
+    #[cold]
+    #[inline(never)]
+    fn count_late(&mut self, w: usize, wave: &Wave, d: &Decoded, pushed: Option<Counter>) {
+        self.retire_pushed(w, wave, pushed);
+        if self.checks.hazards {
+            self.hazards_after(w, wave, d);
+        }
+    }
+
     /// The guard for wave `w` (already entered in its slot), or `None` when its next
     /// instructions need the hooks whatever they are: a wave not seen yet, outstanding
     /// counts to be rebuilt, lanes back from a skipped barrier. Clears the findings of

@@ -364,7 +364,7 @@ impl Sanitizer {
     /// fast loop issued it: `pushed`, the operation its issue pushed out of a full counter
     /// (if any), no longer counted as using its registers: those in use found again
     /// from `wave`'s queues.
-    #[inline]
+    #[inline(always)]
     pub(super) fn retire_pushed(&mut self, w: usize, wave: &Wave, pushed: Option<Counter>) {
         let (uses, waves) = (&self.issue_bits, &mut self.waves);
         if let (Some(c), Some(busy)) = (pushed, waves.get_mut(w).and_then(|x| x.busy.as_mut())) {
