@@ -21,6 +21,7 @@ mod config;
 mod fast;
 mod finding;
 mod hazards;
+mod held;
 mod hooks;
 mod init;
 mod late;

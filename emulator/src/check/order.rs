@@ -25,9 +25,9 @@
 use std::cell::RefCell;
 use std::collections::{HashMap, VecDeque};
 use std::hash::BuildHasherDefault;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
+use super::held::{Held, Owner};
 use super::shadow::{Groups, PageHasher, Ref, GEN_BITS};
 use super::{FenceAtomic, MemAccess, MissingFence};
 use crate::code::{CodeWord, Decoded};
@@ -348,64 +348,6 @@ impl Pending {
 /// The clock of each address an atomic touched (shared between snapshots until written).
 type AddrClocks = HashMap<u64, Held<AddrClock>, BuildHasherDefault<PageHasher>>;
 
-/// A part of the order (a wave's, an address's clock), shared with the order's clones
-/// (snapshots) until written, and the order's generation in which it was last made the
-/// order's own. While the stamp is the order's generation the `Arc` has no other
-/// reference, strong or weak, so a write needs no `Arc::make_mut`, whose locked
-/// compare-exchange per word of a global atomic and per instruction the order follows
-/// cost a checked histogram 2-3% of its time. A clone of the order moves the generation
-/// of both orders past every stamp they hold ([`Order::clone`]), as the race shadow's
-/// pages do (shadow.rs, `HeldPage`).
-#[derive(Debug)]
-struct Held<T> {
-    arc: Arc<T>,
-    stamp: u64,
-}
-
-impl<T: Clone> Held<T> {
-    /// `arc`, which has no other reference, as the order's own in `generation`.
-    fn unique(mut arc: Arc<T>, generation: u64) -> Held<T> {
-        // Checked once, where it is made: every later write trusts the stamp.
-        Arc::make_mut(&mut arc);
-        Held {
-            arc,
-            stamp: generation,
-        }
-    }
-
-    /// The part for writing in `generation` (the order's): copied first when shared.
-    #[inline(always)]
-    fn get_mut(&mut self, generation: u64) -> &mut T {
-        if self.stamp != generation {
-            Arc::make_mut(&mut self.arc);
-            self.stamp = generation;
-        }
-        // SAFETY: the stamp says this `Arc` is the part's only reference, strong or weak
-        // (made unique by `Held::unique` or `Arc::make_mut` in this generation, and no
-        // clone of the order since: a clone moves the generation on, and a part is
-        // shared only by a clone of its order, `Order::clone`), and we hold it mutably:
-        // no other reference to the part can exist while the returned one lives. The
-        // pointer comes from the `Arc` itself, as `Arc::get_mut` makes it.
-        unsafe { &mut *Arc::as_ptr(&self.arc).cast_mut() }
-    }
-
-    /// A reference for a clone of the order, which has moved the generation on.
-    fn share(&self) -> Held<T> {
-        Held {
-            arc: Arc::clone(&self.arc),
-            stamp: self.stamp,
-        }
-    }
-}
-
-impl<T> std::ops::Deref for Held<T> {
-    type Target = T;
-
-    fn deref(&self) -> &T {
-        &self.arc
-    }
-}
-
 /// A generation some of whose plain accesses may still be outstanding: the wave's issue
 /// counts (`vst`, `vm`) just after its last plain store and load (0: none).
 #[derive(Debug, Clone, Copy)]
@@ -626,17 +568,15 @@ pub(super) struct Order {
     /// at once was a fifth of its checked time. At most [`DEFERRED_WORDS`] words.
     deferred: Vec<DeferredAtomic>,
     deferred_words: Vec<u64>,
-    /// The order's generation: a part stamped with it is this order's alone ([`Held`]).
-    /// Atomic only because a clone moves it on through `&self`; relaxed loads and stores
-    /// are plain moves.
-    generation: AtomicU64,
+    /// Its waves and address clocks are shared with its clones (snapshots) until
+    /// written, without `Arc::make_mut`'s check while they are its own ([`Held`]).
+    owner: Owner,
 }
 
 impl Clone for Order {
     fn clone(&self) -> Order {
-        // Every part is shared from now on, by both orders: no stamp is either's
-        // generation any more.
-        let generation = self.generation.fetch_add(1, Ordering::Relaxed) + 1;
+        // Every part is shared from now on, by both orders.
+        let owner = self.owner.share();
         Order {
             on: self.on,
             empty: Arc::clone(&self.empty),
@@ -645,7 +585,7 @@ impl Clone for Order {
             atomics: self.atomics,
             deferred: self.deferred.clone(),
             deferred_words: self.deferred_words.clone(),
-            generation: AtomicU64::new(generation),
+            owner,
         }
     }
 }
@@ -691,7 +631,7 @@ impl Order {
         if self.deferred.is_empty() {
             return;
         }
-        let generation = *self.generation.get_mut();
+        let generation = self.owner.stamp();
         let mut words = self.deferred_words.iter();
         for d in self.deferred.drain(..) {
             for &x in words.by_ref().take(d.words) {
@@ -708,12 +648,12 @@ impl Order {
     }
 
     fn wave(&mut self, id: u32) -> &mut WaveOrder {
-        let generation = *self.generation.get_mut();
+        let generation = self.owner.stamp();
         Self::wave_in(&mut self.waves, id, generation)
     }
 
     /// Wave `id`'s part in `waves` (made when not seen yet), borrowing only the waves
-    /// (`generation`: the order's).
+    /// (`generation`: the order's stamp, [`Owner::stamp`]).
     #[inline(always)]
     fn wave_in(waves: &mut Vec<Held<WaveOrder>>, id: u32, generation: u64) -> &mut WaveOrder {
         let i = id as usize;
@@ -758,7 +698,7 @@ impl Order {
             self.apply_deferred();
         }
         let addrs = &self.addrs;
-        let me = Self::wave_in(&mut self.waves, wave.id, *self.generation.get_mut());
+        let me = Self::wave_in(&mut self.waves, wave.id, self.owner.stamp());
         if let Some(c) = counted {
             me.issued[c] += 1;
         }
@@ -853,7 +793,7 @@ impl Order {
                 }
                 self.atomics += 1;
                 let at = self.atomics;
-                let generation = *self.generation.get_mut();
+                let generation = self.owner.stamp();
                 let me = self.waves[wave.id as usize].get_mut(generation);
                 me.pending.retain(|p| words.binary_search(&p.addr).is_err());
                 // Room for every word at once: pushed one by one, a 32-word atomic grew
@@ -908,7 +848,7 @@ impl Order {
         // is above every wave kept). A clock shared by several waves (the one the last
         // barrier gave them all) is joined once.
         let mut joined = [std::ptr::null::<Clock>(); 4];
-        let generation = *self.generation.get_mut();
+        let generation = self.owner.stamp();
         for w in group {
             let me = Self::wave_in(&mut self.waves, w.id, generation);
             me.retire_fences(w);
@@ -1178,7 +1118,7 @@ impl Drop for Order {
         let mut addrs = std::mem::take(&mut self.addrs);
         keep_spare(
             &SPARE_ADDRS,
-            addrs.drain().map(|(_, c)| c.arc),
+            addrs.drain().map(|(_, c)| c.into_arc()),
             AddrClock::clear,
         );
         if addrs.capacity() > 0 && addrs.capacity() <= SPARE_MAX {
@@ -1187,7 +1127,7 @@ impl Drop for Order {
         let waves = std::mem::take(&mut self.waves);
         keep_spare(
             &SPARE_WAVES,
-            waves.into_iter().map(|w| w.arc),
+            waves.into_iter().map(Held::into_arc),
             WaveOrder::clear,
         );
     }
@@ -1330,8 +1270,8 @@ mod tests {
         assert_eq!(a.addrs[&64].get(2, u64::MAX), None);
         assert_eq!(b.addrs[&64].get(2, u64::MAX), Some(r(3, 3, Some(4))));
         // Neither shares a part the other wrote.
-        assert!(!Arc::ptr_eq(&a.waves[0].arc, &b.waves[0].arc));
-        assert!(!Arc::ptr_eq(&a.addrs[&64].arc, &b.addrs[&64].arc));
+        assert!(!Held::ptr_eq(&a.waves[0], &b.waves[0]));
+        assert!(!Held::ptr_eq(&a.addrs[&64], &b.addrs[&64]));
     }
 
     /// A tiny xorshift generator for the randomised tests.

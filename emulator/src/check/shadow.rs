@@ -9,9 +9,9 @@
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
+use super::held::{Held, Owner};
 use super::{MemAccess, Site};
 use crate::exec::simd::simd_fn;
 use crate::trace::{MemTrace, TraceEntry, TraceRun};
@@ -1289,71 +1289,34 @@ impl Words {
 /// The race shadow of one address space (a workgroup's shared memory, or global memory).
 #[derive(Debug, Default)]
 pub(super) struct RaceShadow {
-    pages: HashMap<u64, HeldPage, BuildHasherDefault<PageHasher>>,
-    /// The shadow's generation: a page stamped with it is this shadow's alone (see
-    /// [`HeldPage`]). Atomic only because a clone moves it on through `&self`; relaxed
-    /// loads and stores are plain moves.
-    generation: AtomicU64,
-}
-
-/// A race page and the generation of its shadow in which it was last made that shadow's
-/// own. While its stamp is the shadow's generation the page's `Arc` has no other
-/// reference, strong or weak, so a write needs no `Arc::make_mut`, whose locked
-/// compare-exchange per access was a tenth of a checked shared-atomics or
-/// global-load-store kernel's time. A clone moves the generation of both shadows past
-/// every stamp they hold: then every page is shared until written again.
-#[derive(Debug)]
-struct HeldPage {
-    page: Arc<RacePage>,
-    stamp: u64,
+    /// Its pages, shared with its clones (snapshots) until written, without
+    /// `Arc::make_mut`'s check while they are its own ([`Held`]).
+    pages: HashMap<u64, Held<RacePage>, BuildHasherDefault<PageHasher>>,
+    owner: Owner,
 }
 
 impl Clone for RaceShadow {
     fn clone(&self) -> Self {
-        // Every page is shared from now on, by both shadows: no stamp is either's
-        // generation any more.
-        let generation = self.generation.fetch_add(1, Ordering::Relaxed) + 1;
-        // Made here only, so that no page is shared without the generation moving on.
-        let pages = (self.pages.iter())
-            .map(|(&key, held)| {
-                let page = Arc::clone(&held.page);
-                (
-                    key,
-                    HeldPage {
-                        page,
-                        stamp: held.stamp,
-                    },
-                )
-            })
-            .collect();
+        // Every page is shared from now on, by both shadows.
+        let owner = self.owner.share();
         RaceShadow {
-            pages,
-            generation: AtomicU64::new(generation),
+            pages: (self.pages.iter())
+                .map(|(&key, held)| (key, held.share()))
+                .collect(),
+            owner,
         }
     }
 }
 
 impl RaceShadow {
     /// The page of key `key` for writing: made first when absent, copied first when
-    /// shared (copy-on-write), without the copy-on-write's atomic check when its stamp
-    /// says it is this shadow's alone.
+    /// shared (copy-on-write).
     #[inline(always)]
     fn page_mut(&mut self, key: u64) -> &mut RacePage {
-        let generation = *self.generation.get_mut();
-        let held = self.pages.entry(key).or_insert_with(|| HeldPage {
-            page: Arc::default(),
-            stamp: generation,
-        });
-        if held.stamp != generation {
-            Arc::make_mut(&mut held.page);
-            held.stamp = generation;
-        }
-        // SAFETY: the stamp says this `Arc` is the page's only reference, strong or weak
-        // (made here, or made unique by `Arc::make_mut` in this generation, and no clone
-        // of the shadow since: a clone moves the generation on), and we hold it mutably:
-        // no other reference to the page can exist while the returned one lives. The
-        // pointer comes from the `Arc` itself, as `Arc::get_mut` makes it.
-        unsafe { &mut *Arc::as_ptr(&held.page).cast_mut() }
+        let stamp = self.owner.stamp();
+        (self.pages.entry(key))
+            .or_insert_with(|| Held::unique(Arc::default(), stamp))
+            .get_mut(stamp)
     }
 
     /// Records the accesses of one instruction (each entry `len` bytes at its `addr`, by
@@ -1523,13 +1486,9 @@ impl RaceShadow {
     /// An estimate of the heap bytes this shadow holds (pages, split words, third refs,
     /// deferred reads).
     pub fn bytes(&self) -> usize {
-        let split: usize = self.pages.values().map(|p| p.page.bytes.len()).sum();
-        let thirds: usize = self.pages.values().map(|p| p.page.r3.len()).sum();
-        let deferred: usize = self
-            .pages
-            .values()
-            .map(|p| p.page.deferred.capacity())
-            .sum();
+        let split: usize = self.pages.values().map(|p| p.bytes.len()).sum();
+        let thirds: usize = self.pages.values().map(|p| p.r3.len()).sum();
+        let deferred: usize = self.pages.values().map(|p| p.deferred.capacity()).sum();
         self.pages.len() * (std::mem::size_of::<RacePage>() + WORDS * std::mem::size_of::<Cell>())
             + split * 4 * std::mem::size_of::<Cell>()
             + thirds * (std::mem::size_of::<Ref>() + 8)
@@ -2157,7 +2116,7 @@ mod tests {
                 held += blocks
                     .pages
                     .values()
-                    .map(|p| p.page.uniform.count_ones() as usize)
+                    .map(|p| p.uniform.count_ones() as usize)
                     .sum::<usize>();
             }
         }
@@ -2303,7 +2262,7 @@ mod tests {
                 });
                 assert_eq!(seen[0], seen[1], "round {round}, step {step}");
                 found += seen[0].len();
-                let log = deferred.pages.values().map(|p| p.page.deferred.len());
+                let log = deferred.pages.values().map(|p| p.deferred.len());
                 longest = longest.max(log.max().unwrap_or(0));
             }
             // The same records in every cell, split word and third read.
@@ -2334,9 +2293,9 @@ mod tests {
 
     #[test]
     fn a_clone_and_its_original_write_their_own_pages() {
-        // Pages a shadow made its own (stamped with its generation) are shared by a
+        // Pages a shadow made its own (stamped with its owner's stamp) are shared by a
         // clone; a write on either side afterwards must copy them, again after a second
-        // clone (whose original's pages were stamped in the generation after the first).
+        // clone (whose original's pages were stamped with the stamp after the first).
         let write = |wave| Ref::new(wave, 0, 0x40, MemAccess::Write);
         let mut a = RaceShadow::default();
         assert!(races(&mut a, &[0, 4, 1200], 4, write(1)).is_empty());
