@@ -519,6 +519,32 @@ impl Cells {
             take_read(&mut r1[i], &mut r2[i], me, mine);
         }
     }
+
+    /// [`Cells::take_in_place`] of every entry's word (each entry aligned, in the page),
+    /// by `me` from the entry's lane: a loop with no test but the read's own.
+    #[inline(always)]
+    fn take_all_in_place(&mut self, entries: &[TraceEntry], me: Ref, mine: Mine) {
+        // Fixed sizes, so the words' indices (below `WORDS`) need no bounds check. A
+        // page's cells always have that size (only a dropped page's are emptied).
+        let Ok(cells) = <&mut [Ref; 3 * WORDS]>::try_from(&mut *self.0) else {
+            return;
+        };
+        let index = |e: &TraceEntry| (e.addr / 4) as usize % WORDS;
+        if mine.write {
+            for e in entries {
+                cells[index(e)] = me.with_lane(e.lane);
+            }
+        } else {
+            for e in entries {
+                let i = index(e);
+                let r1 = cells[WORDS + i];
+                if moves_on(r1, mine) {
+                    cells[2 * WORDS + i] = r1;
+                }
+                cells[WORDS + i] = me.with_lane(e.lane);
+            }
+        }
+    }
 }
 
 /// A read `me` (of `mine`) taken in place by the cell whose last reads are `r1` and `r2`
@@ -776,16 +802,25 @@ impl RacePage {
             return 0;
         }
         self.flush();
-        let mut words = Words::new(self, me, g);
-        let mut n = 0;
-        for e in entries {
-            if e.addr / RACE_PAGE != key || e.addr % 4 != 0 {
-                break;
+        let n = (entries.iter())
+            .position(|e| e.addr / RACE_PAGE != key || e.addr % 4 != 0)
+            .unwrap_or(entries.len());
+        let entries = &entries[..n];
+        let index = |e: &TraceEntry| (e.addr / 4) as usize % WORDS;
+        if self.uniform != 0 {
+            for e in entries {
+                self.expand(index(e) / LANES);
             }
-            n += 1;
-            let index = (e.addr / 4) as usize % WORDS;
-            self.expand(index / LANES);
-            if let Some(c) = words.word(self, index, me.with_lane(e.lane), (g, hb)) {
+        }
+        let mut words = Words::new(self, me, g);
+        if words.all_live && words.plain && words.clear {
+            // Every cell takes the access in place (a gathered atomic on words the
+            // workgroup has been updating): one pass with nothing else to decide.
+            self.words.take_all_in_place(entries, me, words.mine);
+            return n;
+        }
+        for e in entries {
+            if let Some(c) = words.word(self, index(e), me.with_lane(e.lane), (g, hb)) {
                 conflict(e, c);
             }
         }
@@ -2289,6 +2324,86 @@ mod tests {
         );
         assert!(rotations > 100, "{rotations} rotations");
         assert!(gaps > 500, "{gaps} runs with a gap");
+    }
+
+    #[test]
+    fn gathers_on_live_pages_find_what_the_general_path_finds() {
+        // `gathered` sees gathers (words of page 0 in any order, some twice) on a page
+        // whose every word is live, so that those its holders clear take the one-pass
+        // loop (`Cells::take_all_in_place`); in `general` a split word (255, never
+        // touched again) sends every access through `RacePage::access`. Rounds of the
+        // filling wave, of workgroup 0's reads and atomics (a write now and then) one
+        // barrier count after the fill, and of any wave of two workgroups at barrier
+        // counts 0-2 with any access. The same
+        // races at each step, the same records in every other word at the end of a
+        // round, and the same races for a last write to every word by workgroup 1.
+        let g = Groups::new(4);
+        let unordered = |_: &Ref, _: &Ref| false;
+        let mut next = below(0x2d35_8dcc_aa6c_78a5);
+        let (mut found, mut cleared) = (0, 0);
+        for round in 0..300 {
+            let [mut general, mut gathered] = [(); 2].map(|_| RaceShadow::default());
+            let fill = Ref::new(0, 0, 0x10, MemAccess::Write);
+            let all: Vec<TraceEntry> = (0..255).map(|w| entry(0, 4 * w)).collect();
+            general.access_all(&[entry(0, 1021)], 1, fill, (g, &unordered), &mut |_, _| {});
+            gathered.access_all(&[entry(0, 1020)], 4, fill, (g, &unordered), &mut |_, _| {});
+            for shadow in [&mut general, &mut gathered] {
+                shadow.access_all(&all, 4, fill, (g, &unordered), &mut |_, _| {});
+            }
+            for step in 0..24 {
+                let access = [MemAccess::Read, MemAccess::Atomic, MemAccess::Write];
+                let (wave, epoch, access) = match round % 3 {
+                    // The filling wave: its own records never race with it.
+                    0 => (0, next(2) as u32, access[next(3) as usize]),
+                    // Workgroup 0 after a barrier: reads and atomics, a write now and then.
+                    1 => (
+                        next(4) as u32,
+                        1,
+                        access[next(2) as usize + usize::from(next(30) == 0)],
+                    ),
+                    _ => (next(8) as u32, next(3) as u32, access[next(3) as usize]),
+                };
+                let me = Ref::new(wave, epoch, 4 * step, access);
+                let mut lanes: Vec<u8> = (0..32).filter(|_| next(4) != 0).collect();
+                // Lanes in any order (a gather's entries need not ascend).
+                for k in (1..lanes.len()).rev() {
+                    lanes.swap(k, next(k as u64 + 1) as usize);
+                }
+                let entries: Vec<TraceEntry> =
+                    lanes.iter().map(|&l| entry(l, 4 * next(255))).collect();
+                let page = &gathered.pages[&0];
+                let mine = Mine::of(me, g);
+                cleared += usize::from(page.holders.in_place(mine) && page.r3.is_empty());
+                let mut seen = [Vec::new(), Vec::new()];
+                for (k, shadow) in [&mut general, &mut gathered].into_iter().enumerate() {
+                    shadow.access_all(&entries, 4, me, (g, &unordered), &mut |e, c| {
+                        seen[k].push((e.lane, e.addr, c.prior));
+                    });
+                }
+                assert_eq!(seen[0], seen[1], "round {round}, step {step}");
+                found += seen[0].len();
+            }
+            let words = |shadow: &mut RaceShadow| {
+                let mut r = records(shadow);
+                r.retain(|&(_, j, _)| j < 255);
+                r
+            };
+            assert_eq!(words(&mut general), words(&mut gathered), "round {round}");
+            let last = Ref::new(5, 0, 0x999, MemAccess::Write);
+            let mut seen = [Vec::new(), Vec::new()];
+            for (k, shadow) in [&mut general, &mut gathered].into_iter().enumerate() {
+                shadow.access_all(&all, 4, last, (g, &unordered), &mut |e, c| {
+                    seen[k].push((e.addr, c.prior));
+                });
+            }
+            assert_eq!(seen[0], seen[1], "round {round}, the last writes");
+            found += seen[0].len();
+        }
+        assert!(found > 1000, "{found} races: too few to compare the paths");
+        assert!(
+            cleared > 2000,
+            "{cleared} gathers the holders cleared: too few"
+        );
     }
 
     #[test]
