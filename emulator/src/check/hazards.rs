@@ -11,7 +11,7 @@ use std::collections::VecDeque;
 
 /// Registers used by outstanding operations: as destination (a load has yet to write
 /// them), and as store data (a store has yet to read them).
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub(super) struct Used {
     pub(super) dest: RegBits,
     pub(super) data: RegBits,
@@ -128,6 +128,11 @@ struct QueueUse {
     older: Vec<Used>,
     /// The union of the operations after those.
     newer: Used,
+    /// Every operation counted uses exactly `newer` (and `older` is empty): retiring some
+    /// of them, or pushing the oldest out, leaves the union as it is. A loop issuing one
+    /// instruction to a counter it never waits on (atomics) keeps it full of operations
+    /// that all use the same registers.
+    same: bool,
 }
 
 impl QueueUse {
@@ -145,7 +150,11 @@ impl QueueUse {
         if n >= q.len() {
             self.older.clear();
             self.newer = Used::default();
+            self.same = false;
             return false;
+        }
+        if self.same {
+            return true;
         }
         for i in 0..n {
             if self.older.is_empty() {
@@ -171,6 +180,7 @@ impl QueueUse {
             self.older.push(all);
         }
         self.newer = Used::default();
+        self.same = false;
     }
 }
 
@@ -213,8 +223,16 @@ impl Busy {
     /// Counts an operation just issued to counter `c` that uses `u`.
     #[inline(always)]
     fn issue_used(&mut self, c: Counter, u: Used) {
+        let held = self.holds(c);
         let q = &mut self.queues[c.index()];
-        q.newer = q.newer.union(u);
+        if !held {
+            // Nothing counted (so `older` is empty): this operation's alone.
+            q.newer = u;
+            q.same = true;
+        } else if !q.same || q.newer != u {
+            q.newer = q.newer.union(u);
+            q.same = false;
+        }
         self.all = self.all.union(u);
         self.held |= 1 << c.index();
     }
@@ -243,6 +261,7 @@ impl Busy {
         let q = &mut self.queues[c.index()];
         q.older.clear();
         q.newer = Used::default();
+        q.same = false;
         self.held &= !(1 << c.index());
     }
 
@@ -251,6 +270,11 @@ impl Busy {
     #[inline]
     fn pushed_out(&mut self, uses: &[IssueBits], c: Counter, q: &VecDeque<Outstanding>) {
         let u = &mut self.queues[c.index()];
+        // The rest (at least one: a full queue holds more than the issued one) use the
+        // same registers: nothing changes.
+        if u.same && q.len() >= 2 {
+            return;
+        }
         if u.older.pop().is_none() {
             u.restack(uses, q, 0..q.len().saturating_sub(1));
         }
@@ -533,6 +557,9 @@ mod tests {
         Wait(usize, usize),
         /// `wait.all`.
         WaitAll,
+        /// The last issue again (a loop's one access, filling its counter with
+        /// operations that use the same registers).
+        Again,
     }
 
     fn step() -> impl Strategy<Value = Step> {
@@ -545,6 +572,7 @@ mod tests {
             4 => (counter(), prop_oneof![Just(0usize), 0..8usize, 0..70usize])
                 .prop_map(|(c, n)| Step::Wait(c, n)),
             1 => Just(Step::WaitAll),
+            40 => Just(Step::Again),
         ]
     }
 
@@ -570,7 +598,19 @@ mod tests {
                 .collect();
             let mut queues: [VecDeque<Outstanding>; 4] = Default::default();
             let mut busy = Busy::default();
+            let mut last = None;
             for (s, fast) in steps.into_iter().zip(fast) {
+                let s = match s {
+                    Step::Again => match last.clone() {
+                        Some(issue) => issue,
+                        None => continue,
+                    },
+                    Step::Issue(..) => {
+                        last = Some(s.clone());
+                        s
+                    }
+                    s => s,
+                };
                 match s {
                     Step::Issue(c, pc, d, own) => {
                         // Word `pc`'s own destination is v(pc * 3).
@@ -607,6 +647,7 @@ mod tests {
                         }
                         busy.gather();
                     }
+                    Step::Again => {}
                 }
                 let want = naive(&uses, &queues);
                 prop_assert_eq!(busy.all.dest, want.dest);
