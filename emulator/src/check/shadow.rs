@@ -521,27 +521,51 @@ impl Cells {
     }
 
     /// [`Cells::take_in_place`] of every entry's word (each entry aligned, in the page),
-    /// by `me` from the entry's lane: a loop with no test but the read's own.
+    /// by `me` from the entry's lane: a loop with no test but the read's own. With the
+    /// page's `live` bits (when some word is not live), a word not live is made so,
+    /// holding only this access ([`Cell::first`]).
     #[inline(always)]
-    fn take_all_in_place(&mut self, entries: &[TraceEntry], me: Ref, mine: Mine) {
+    fn take_all_in_place(
+        &mut self,
+        entries: &[TraceEntry],
+        me: Ref,
+        mine: Mine,
+        live: Option<&mut [u64; WORDS / 64]>,
+    ) {
         // Fixed sizes, so the words' indices (below `WORDS`) need no bounds check. A
         // page's cells always have that size (only a dropped page's are emptied).
         let Ok(cells) = <&mut [Ref; 3 * WORDS]>::try_from(&mut *self.0) else {
             return;
         };
         let index = |e: &TraceEntry| (e.addr / 4) as usize % WORDS;
-        if mine.write {
-            for e in entries {
-                cells[index(e)] = me.with_lane(e.lane);
-            }
-        } else {
-            for e in entries {
-                let i = index(e);
+        let take = |cells: &mut [Ref; 3 * WORDS], i: usize, me: Ref| {
+            if mine.write {
+                cells[i] = me;
+            } else {
                 let r1 = cells[WORDS + i];
                 if moves_on(r1, mine) {
                     cells[2 * WORDS + i] = r1;
                 }
-                cells[WORDS + i] = me.with_lane(e.lane);
+                cells[WORDS + i] = me;
+            }
+        };
+        // Two loops: the one over live words alone has no test of its own.
+        let Some(live) = live else {
+            for e in entries {
+                take(cells, index(e), me.with_lane(e.lane));
+            }
+            return;
+        };
+        for e in entries {
+            let (i, me) = (index(e), me.with_lane(e.lane));
+            let (w, bit) = (i / 64, 1u64 << (i % 64));
+            if live[w] & bit == 0 {
+                live[w] |= bit;
+                let first = Cell::first(me);
+                [cells[i], cells[WORDS + i], cells[2 * WORDS + i]] =
+                    [first.write, first.r1, first.r2];
+            } else {
+                take(cells, i, me);
             }
         }
     }
@@ -813,10 +837,12 @@ impl RacePage {
             }
         }
         let mut words = Words::new(self, me, g);
-        if words.all_live && words.plain && words.clear {
-            // Every cell takes the access in place (a gathered atomic on words the
-            // workgroup has been updating): one pass with nothing else to decide.
-            self.words.take_all_in_place(entries, me, words.mine);
+        if words.plain && words.clear {
+            // Every live cell takes the access in place (a gathered atomic on words the
+            // workgroup has been updating, a transpose's column): one pass with nothing
+            // else to decide.
+            let live = (!words.all_live).then_some(&mut self.live);
+            self.words.take_all_in_place(entries, me, words.mine, live);
             return n;
         }
         for e in entries {
@@ -2327,10 +2353,11 @@ mod tests {
     }
 
     #[test]
-    fn gathers_on_live_pages_find_what_the_general_path_finds() {
+    fn gathers_on_race_pages_find_what_the_general_path_finds() {
         // `gathered` sees gathers (words of page 0 in any order, some twice) on a page
-        // whose every word is live, so that those its holders clear take the one-pass
-        // loop (`Cells::take_all_in_place`); in `general` a split word (255, never
+        // whose every word is live (or, one round in two, words 0-99), so that those its
+        // holders clear take the one-pass loop (`Cells::take_all_in_place`, which makes
+        // the words not live yet live); in `general` a split word (255, never
         // touched again) sends every access through `RacePage::access`. Rounds of the
         // filling wave, of workgroup 0's reads and atomics (a write now and then) one
         // barrier count after the fill, and of any wave of two workgroups at barrier
@@ -2347,8 +2374,12 @@ mod tests {
             let all: Vec<TraceEntry> = (0..255).map(|w| entry(0, 4 * w)).collect();
             general.access_all(&[entry(0, 1021)], 1, fill, (g, &unordered), &mut |_, _| {});
             gathered.access_all(&[entry(0, 1020)], 4, fill, (g, &unordered), &mut |_, _| {});
+            // Every word filled, or (one round in two) words 0-99 only: the rest are made
+            // live by the gathers.
+            let filled = if round % 2 == 0 { 255 } else { 100 };
             for shadow in [&mut general, &mut gathered] {
-                shadow.access_all(&all, 4, fill, (g, &unordered), &mut |_, _| {});
+                let fill_words = &all[..filled];
+                shadow.access_all(fill_words, 4, fill, (g, &unordered), &mut |_, _| {});
             }
             for step in 0..24 {
                 let access = [MemAccess::Read, MemAccess::Atomic, MemAccess::Write];
