@@ -897,15 +897,22 @@ fn fast_stretch(
         if !break_at.is_empty() && break_at.get(i).is_some_and(|b| b.stops(id, group)) {
             break;
         }
-        let hooked = match checked.as_deref() {
+        // `marks`: an instruction the guard refuses only for its first writes, which it
+        // runs and then marks.
+        let (hooked, marks) = match checked.as_deref() {
             Some(c) if f.hooked() => {
                 if !guard.registers_allow(c.sets(), i) && !c.registers_allow_ordered(i) {
                     break;
                 }
-                true
+                (true, false)
             }
-            Some(c) if !guard.allows(c.sets(), i, f) => break,
-            _ => false,
+            Some(c) if !guard.allows(c.sets(), i, f) => {
+                if !c.marks_only(&guard, i, f, state.exec) {
+                    break;
+                }
+                (false, true)
+            }
+            _ => (false, false),
         };
         // Marked before it runs: an access the fast loop leaves to the general one is
         // marked there too.
@@ -980,6 +987,23 @@ fn fast_stretch(
         let Some(next) = fast::step(f, &mut state, memory.as_mut(), pc) else {
             break;
         };
+        if marks {
+            let exec = state.exec;
+            let Some(c) = checked.as_deref_mut() else {
+                break;
+            };
+            let g = c.marked(wave, pc);
+            pc = next;
+            out.done += 1;
+            out.vector += f.vector() as u64;
+            match g {
+                Some(g) => guard = g,
+                None => break,
+            }
+            state = FastState::of(wave, fast.vregs);
+            state.exec = exec;
+            continue;
+        }
         pc = next;
         out.done += 1;
         out.vector += f.vector() as u64;
