@@ -2357,13 +2357,13 @@ mod tests {
         // `gathered` sees gathers (words of page 0 in any order, some twice) on a page
         // whose every word is live (or, one round in two, words 0-99), so that those its
         // holders clear take the one-pass loop (`Cells::take_all_in_place`, which makes
-        // the words not live yet live); in `general` a split word (255, never
-        // touched again) sends every access through `RacePage::access`. Rounds of the
-        // filling wave, of workgroup 0's reads and atomics (a write now and then) one
-        // barrier count after the fill, and of any wave of two workgroups at barrier
-        // counts 0-2 with any access. The same
-        // races at each step, the same records in every other word at the end of a
-        // round, and the same races for a last write to every word by workgroup 1.
+        // the words not live yet live); in `general` a split word (255, never touched
+        // again) sends every access through `RacePage::access`. Rounds of the filling
+        // wave, of workgroup 0's reads and atomics (a write now and then) one barrier
+        // count after the fill, and of any wave of two workgroups at barrier counts 0-2
+        // with any access. The same races at each step, the same records in every other
+        // word at the end of a round, and the same races for a last write to every word
+        // by workgroup 1.
         let g = Groups::new(4);
         let unordered = |_: &Ref, _: &Ref| false;
         let mut next = below(0x2d35_8dcc_aa6c_78a5);

@@ -989,6 +989,7 @@ fn fast_stretch(
         };
         if marks {
             let exec = state.exec;
+            // (Always there: only a checked loop marks.)
             let Some(c) = checked.as_deref_mut() else {
                 break;
             };
