@@ -267,18 +267,18 @@ impl<'a> FastChecked<'a> {
         flagged.is_some_and(|f| sets.is_some_and(|s| !s.meets(f)))
     }
 
-    /// Whether the instruction `f` of code word `i`, which `guard` refuses, is refused
-    /// only for what the hooks after it would do on a full EXEC (`exec`): mark the
-    /// registers it writes that are not written in every lane yet (a register's first
-    /// write). Its reads are allowed, it issues nothing and writes no register in use,
-    /// so the hooks before it find nothing. The loop then runs it and calls
-    /// [`FastChecked::marked`]. (Leaving each first write to the general loop cost a
-    /// short kernel a fifth of its checked time.)
+    /// Whether the instruction of code word `i` (not a wait or an access), which `guard`
+    /// refuses, is refused only for what the hooks after it would do on a full EXEC
+    /// (`exec`): mark the registers it writes that are not written in every lane yet (a
+    /// register's first write). Its reads are allowed, it issues nothing and writes no
+    /// register in use, so the hooks before it find nothing. The loop then runs it and
+    /// calls [`FastChecked::marked`]. (Leaving each first write to the general loop cost
+    /// a short kernel a fifth of its checked time.)
     #[cold]
     #[inline(never)]
-    pub(crate) fn marks_only(&self, guard: &FastGuard, i: usize, f: &Fast, exec: u32) -> bool {
+    pub(crate) fn marks_only(&self, guard: &FastGuard, i: usize, exec: u32) -> bool {
         let san = &*self.san;
-        if exec != u32::MAX || f.hooked() || !san.checks.init {
+        if exec != u32::MAX || !san.checks.init {
             return false;
         }
         let (Some(sets), Some(shadow)) = (san.sets.get(i), san.waves.get(self.w)) else {
@@ -287,13 +287,9 @@ impl<'a> FastChecked<'a> {
         if sets.reads.meets(guard.flagged.reads) {
             return false;
         }
-        // The hazard detector's part of the flagged writes (`Sanitizer::flagged_over`).
-        let in_use = match (san.checks.hazards, shadow.busy.as_ref()) {
-            (false, _) => RegBits::default(),
-            (true, Some(busy)) => busy.all.dest.union(busy.all.data),
-            (true, None) => return false,
-        };
-        !sets.writes.meets(in_use)
+        // The guard's flagged registers less `init`'s part: the hazard detector's.
+        san.flagged_over(shadow, None, RegSets::default())
+            .is_some_and(|in_use| !sets.writes.meets(in_use.writes))
     }
 
     /// After the instruction at `pc` that [`FastChecked::marks_only`] let the loop run:

@@ -907,7 +907,7 @@ fn fast_stretch(
                 (true, false)
             }
             Some(c) if !guard.allows(c.sets(), i, f) => {
-                if !c.marks_only(&guard, i, f, state.exec) {
+                if !c.marks_only(&guard, i, state.exec) {
                     break;
                 }
                 (false, true)

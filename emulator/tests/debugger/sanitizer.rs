@@ -3,7 +3,7 @@
 //! sanitizer's state back and forth with the machine; sessions replay `set check`.
 
 use wavedbg_emulator::asm::assemble;
-use wavedbg_emulator::check::{CheckGroup, FindingKind};
+use wavedbg_emulator::check::{CheckGroup, Finding, FindingKind};
 use wavedbg_emulator::debug::driver::run_line;
 use wavedbg_emulator::debug::{Engine, StopEvent, StopReason};
 use wavedbg_emulator::machine::LaunchOptions;
@@ -50,6 +50,14 @@ fn stop(e: &mut Engine, line: &str) -> StopEvent {
     e.last_stop().cloned().expect("a stop")
 }
 
+/// The findings `s` stops at (it must be a finding's stop).
+fn findings(s: &StopEvent) -> &[Finding] {
+    match &s.reason {
+        StopReason::Finding(found) => found,
+        other => panic!("{other:?}"),
+    }
+}
+
 fn label(e: &Engine, name: &str) -> u64 {
     e.machine().program().labels[name]
 }
@@ -59,9 +67,7 @@ fn a_finding_stops_right_after_its_instruction_with_both_sides() {
     let mut e = engine();
     assert!(run(&mut e, "set check races on").contains("Sanitizer: races on."));
     let s = stop(&mut e, "continue");
-    let StopReason::Finding(found) = &s.reason else {
-        panic!("{:?}", s.reason)
-    };
+    let found = findings(&s);
     assert_eq!(found.len(), 1);
     let f = &found[0];
     assert_eq!(f.kind, FindingKind::Race);
@@ -181,14 +187,10 @@ fn memory_and_registers_the_debugger_writes_count_as_written() {
     let mut e = Engine::new(&p, LaunchOptions::default()).expect("launches");
     run(&mut e, "set check init on");
     let s = stop(&mut e, "continue");
-    let StopReason::Finding(f) = &s.reason else {
-        panic!("{:?}", s.reason)
-    };
+    let f = findings(&s);
     assert_eq!(f[0].kind, FindingKind::UninitMemory);
     let s = stop(&mut e, "continue");
-    let StopReason::Finding(f) = &s.reason else {
-        panic!("{:?}", s.reason)
-    };
+    let f = findings(&s);
     assert_eq!(f[0].kind, FindingKind::UninitRegister);
     assert_eq!(f[0].reg.map(|r| r.1), Some(9));
     // Written by the debugger first, neither is a finding.
@@ -237,9 +239,7 @@ fn a_read_of_another_workgroup_is_not_forgotten_behind_later_reads() {
     let mut e = Engine::new(&p, LaunchOptions::default()).expect("launches");
     run(&mut e, "set check races on");
     let s = stop(&mut e, "continue");
-    let StopReason::Finding(f) = &s.reason else {
-        panic!("{:?}", s.reason)
-    };
+    let f = findings(&s);
     assert_eq!(f[0].kind, FindingKind::Race);
     assert_eq!(f[0].at.pc, label(&e, "write"));
     let other = f[0].other.expect("the other side");
@@ -438,9 +438,7 @@ fn a_load_whose_finding_stops_before_its_wait_is_still_in_use() {
     let mut e = Engine::new(&p, LaunchOptions::default()).expect("launches");
     run(&mut e, "set check all on");
     let s = stop(&mut e, "continue");
-    let StopReason::Finding(found) = &s.reason else {
-        panic!("{:?}", s.reason)
-    };
+    let found = findings(&s);
     assert_eq!(found[0].kind, FindingKind::UninitMemory);
     assert_eq!(s.pc, Some(label(&e, "waits")));
     // Past the wait, the load is still outstanding: overwriting its destination is a
@@ -448,9 +446,7 @@ fn a_load_whose_finding_stops_before_its_wait_is_still_in_use() {
     let past = label(&e, "past");
     run(&mut e, &format!("set var $pc = {past}"));
     let s = stop(&mut e, "continue");
-    let StopReason::Finding(found) = &s.reason else {
-        panic!("{:?}", s.reason)
-    };
+    let found = findings(&s);
     assert_eq!(found[0].kind, FindingKind::WriteBeforeWait, "{found:?}");
     assert_eq!(found[0].at.pc, past);
 }
