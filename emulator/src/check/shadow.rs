@@ -1348,12 +1348,44 @@ impl Words {
 }
 
 /// The race shadow of one address space (a workgroup's shared memory, or global memory).
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub(super) struct RaceShadow {
-    /// Its pages, shared with its clones (snapshots) until written, without
-    /// `Arc::make_mut`'s check while they are its own ([`Held`]).
-    pages: HashMap<u64, Held<RacePage>, BuildHasherDefault<PageHasher>>,
+    /// Its pages in the order they were made, shared with its clones (snapshots) until
+    /// written, without `Arc::make_mut`'s check while they are its own ([`Held`]).
+    pages: Vec<Held<RacePage>>,
+    /// Each page's place in `pages`, by key (pages are never dropped one by one).
+    places: HashMap<u64, u32, BuildHasherDefault<PageHasher>>,
+    /// The key and place of the page last looked up among the keys of each set (a hash
+    /// of the key picks the set): a kernel's accesses keep to a few pages at a time, and
+    /// a look-up here costs a few instructions where `places` costs tens.
+    recent: [(u64, u32); RECENT],
     owner: Owner,
+}
+
+/// Sets of [`RaceShadow::recent`].
+const RECENT: usize = 16;
+
+/// A key no page has (keys are addresses over [`RACE_PAGE`]): [`RaceShadow::recent`]'s
+/// empty sets.
+const NO_KEY: u64 = u64::MAX;
+
+/// The set of [`RaceShadow::recent`] for key `key`: a multiplicative hash, as buffers'
+/// pages a power of two apart (each wave's part of a buffer) would share a set by key
+/// modulo [`RECENT`].
+#[inline(always)]
+fn recent_set(key: u64) -> usize {
+    (key.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> (64 - RECENT.trailing_zeros())) as usize
+}
+
+impl Default for RaceShadow {
+    fn default() -> Self {
+        RaceShadow {
+            pages: Vec::new(),
+            places: HashMap::default(),
+            recent: [(NO_KEY, 0); RECENT],
+            owner: Owner::default(),
+        }
+    }
 }
 
 impl Clone for RaceShadow {
@@ -1361,9 +1393,9 @@ impl Clone for RaceShadow {
         // Every page is shared from now on, by both shadows.
         let owner = self.owner.share();
         RaceShadow {
-            pages: (self.pages.iter())
-                .map(|(&key, held)| (key, held.share()))
-                .collect(),
+            pages: self.pages.iter().map(Held::share).collect(),
+            places: self.places.clone(),
+            recent: self.recent,
             owner,
         }
     }
@@ -1374,10 +1406,24 @@ impl RaceShadow {
     /// shared (copy-on-write).
     #[inline(always)]
     fn page_mut(&mut self, key: u64) -> &mut RacePage {
+        let (k, place) = self.recent[recent_set(key)];
+        let place = if k == key { place } else { self.place(key) };
         let stamp = self.owner.stamp();
-        (self.pages.entry(key))
-            .or_insert_with(|| Held::unique(Arc::default(), stamp))
-            .get_mut(stamp)
+        self.pages[place as usize].get_mut(stamp)
+    }
+
+    /// The place in `pages` of the page of key `key`, made first when absent; kept in
+    /// `recent`.
+    #[inline(never)]
+    fn place(&mut self, key: u64) -> u32 {
+        let stamp = self.owner.stamp();
+        let pages = &mut self.pages;
+        let place = *self.places.entry(key).or_insert_with(|| {
+            pages.push(Held::unique(Arc::default(), stamp));
+            (pages.len() - 1) as u32
+        });
+        self.recent[recent_set(key)] = (key, place);
+        place
     }
 
     /// Records the accesses of one instruction (each entry `len` bytes at its `addr`, by
@@ -1503,7 +1549,7 @@ impl RaceShadow {
     }
 
     /// [`RaceShadow::access_trace`] of one run of aligned words.
-    #[inline]
+    #[inline(always)]
     fn access_run(
         &mut self,
         run: TraceRun,
@@ -1547,9 +1593,9 @@ impl RaceShadow {
     /// An estimate of the heap bytes this shadow holds (pages, split words, third refs,
     /// deferred reads).
     pub fn bytes(&self) -> usize {
-        let split: usize = self.pages.values().map(|p| p.bytes.len()).sum();
-        let thirds: usize = self.pages.values().map(|p| p.r3.len()).sum();
-        let deferred: usize = self.pages.values().map(|p| p.deferred.capacity()).sum();
+        let split: usize = self.pages.iter().map(|p| p.bytes.len()).sum();
+        let thirds: usize = self.pages.iter().map(|p| p.r3.len()).sum();
+        let deferred: usize = self.pages.iter().map(|p| p.deferred.capacity()).sum();
         self.pages.len() * (std::mem::size_of::<RacePage>() + WORDS * std::mem::size_of::<Cell>())
             + split * 4 * std::mem::size_of::<Cell>()
             + thirds * (std::mem::size_of::<Ref>() + 8)
@@ -2176,7 +2222,7 @@ mod tests {
                 found += seen[0].len();
                 held += blocks
                     .pages
-                    .values()
+                    .iter()
                     .map(|p| p.uniform.count_ones() as usize)
                     .sum::<usize>();
             }
@@ -2213,7 +2259,7 @@ mod tests {
     /// Every record `shadow` holds, page by page (deferred reads written, blocks written
     /// back to their cells first): each live cell's, each split word's, each third read.
     fn records(shadow: &mut RaceShadow) -> Vec<(u64, usize, Vec<Ref>)> {
-        let mut keys: Vec<u64> = shadow.pages.keys().copied().collect();
+        let mut keys: Vec<u64> = shadow.places.keys().copied().collect();
         keys.sort_unstable();
         let mut out = Vec::new();
         for key in keys {
@@ -2323,7 +2369,7 @@ mod tests {
                 });
                 assert_eq!(seen[0], seen[1], "round {round}, step {step}");
                 found += seen[0].len();
-                let log = deferred.pages.values().map(|p| p.deferred.len());
+                let log = deferred.pages.iter().map(|p| p.deferred.len());
                 longest = longest.max(log.max().unwrap_or(0));
             }
             // The same records in every cell, split word and third read.
@@ -2402,7 +2448,7 @@ mod tests {
                 }
                 let entries: Vec<TraceEntry> =
                     lanes.iter().map(|&l| entry(l, 4 * next(255))).collect();
-                let page = &gathered.pages[&0];
+                let page = gathered.page_mut(0);
                 let mine = Mine::of(me, g);
                 cleared += usize::from(page.holders.in_place(mine) && page.r3.is_empty());
                 let mut seen = [Vec::new(), Vec::new()];
@@ -2435,6 +2481,37 @@ mod tests {
             cleared > 2000,
             "{cleared} gathers the holders cleared: too few"
         );
+    }
+
+    #[test]
+    fn pages_sharing_a_recent_set_keep_their_own_records() {
+        // Keys whose pages share a set of `recent` (a look-up of one replaces the other's
+        // entry), looked up in turn, each written by its own wave: each word races only
+        // with its own page's writer. Then a clone, written on both sides, as the pages
+        // it shares are copied.
+        let keys: Vec<u64> = (0..)
+            .filter(|&k| recent_set(k) == recent_set(0))
+            .take(3)
+            .collect();
+        let write = |wave| Ref::new(wave, 0, 0x40, MemAccess::Write);
+        let mut a = RaceShadow::default();
+        for (w, &key) in (1..).zip(&keys) {
+            assert!(races(&mut a, &[key * RACE_PAGE + 8], 4, write(w)).is_empty());
+        }
+        for round in 0..2 {
+            for (w, &key) in (1..).zip(&keys) {
+                let at = key * RACE_PAGE + 8;
+                let me = write(10 + round * 10 + w);
+                let prior = if round == 0 { w } else { 10 + w };
+                assert_eq!(races(&mut a, &[at], 4, me), vec![(0, at, prior)], "{key}");
+            }
+        }
+        let mut b = a.clone();
+        let at = keys[1] * RACE_PAGE + 8;
+        assert_eq!(races(&mut b, &[at], 4, write(40)), vec![(0, at, 22)]);
+        assert_eq!(races(&mut a, &[at], 4, write(41)), vec![(0, at, 22)]);
+        assert_eq!(races(&mut b, &[at], 4, write(42)), vec![(0, at, 40)]);
+        assert_eq!(a.pages.len(), keys.len());
     }
 
     #[test]
