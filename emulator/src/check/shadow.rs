@@ -1678,6 +1678,10 @@ pub(super) struct InitBits {
     /// Bytes of the window, and how many of them are written.
     size: u64,
     written: u64,
+    /// Every byte below this offset is written: a kernel that writes its window from
+    /// the start (clears the part it uses) finds its accesses there written without a
+    /// look at the bits.
+    solid: u64,
 }
 
 impl InitBits {
@@ -1687,6 +1691,7 @@ impl InitBits {
             pages: PageMap::default(),
             size,
             written: 0,
+            solid: 0,
         }
     }
 
@@ -1768,6 +1773,10 @@ impl InitBits {
                 }
             }
             self.written += added;
+            let solid = self.solid;
+            if (run.iter()).any(|e| e.off <= solid && e.off.saturating_add(len) > solid) {
+                self.grow_solid();
+            }
         }
         (missing, first)
     }
@@ -1924,6 +1933,7 @@ impl InitBits {
                 page[word] |= bits;
             });
             self.written += added;
+            self.marked(first.off, first.off + n);
         }
         true
     }
@@ -1932,6 +1942,9 @@ impl InitBits {
     fn all_set(&self, off: u64, len: u64) -> bool {
         let mut b = off;
         let end = off.saturating_add(len);
+        if end <= self.solid {
+            return true;
+        }
         while b < end {
             let (key, bit) = (b / PAGE, b % PAGE);
             let n = (end - b).min(PAGE - bit);
@@ -1967,6 +1980,34 @@ impl InitBits {
             });
             self.written += added;
             b += n;
+        }
+        self.marked(off, end);
+    }
+
+    /// After bytes `[off, end)` were marked written: moves [`InitBits::solid`] past them
+    /// and the written bytes after them when they reach it.
+    #[inline(always)]
+    fn marked(&mut self, off: u64, end: u64) {
+        if off <= self.solid && end > self.solid {
+            self.grow_solid();
+        }
+    }
+
+    /// Moves [`InitBits::solid`] up to the first unwritten byte.
+    #[cold]
+    fn grow_solid(&mut self) {
+        loop {
+            let (key, bit) = (self.solid / PAGE, self.solid % PAGE);
+            let Some(page) = self.pages.get(&key) else {
+                return;
+            };
+            // The written bytes from `solid` on in its bitmap word.
+            let left = 64 - bit % 64;
+            let run = (!(page[(bit / 64) as usize] >> (bit % 64))).trailing_zeros() as u64;
+            self.solid += run.min(left);
+            if run < left {
+                return;
+            }
         }
     }
 
@@ -2643,6 +2684,61 @@ mod tests {
             missed += lanes.count_ones();
         }
         assert!(missed > 500, "{missed} lanes missed: too few");
+    }
+
+    #[test]
+    fn the_written_prefix_ends_at_the_first_unwritten_byte() {
+        // A window written in pieces near the end of its written prefix, through every
+        // way of marking (a debugger write; an access's entries in lane order, which
+        // mark as one range; the same shuffled, and an atomic's, which mark one by
+        // one), across the 4 KiB page boundaries: after each, the prefix ends at the
+        // model's first unwritten byte, and checks answer as the model does.
+        let mut next = below(0x9e37_79b9_7f4a_7c15);
+        let size = 3 * PAGE;
+        let mut longest = 0;
+        for round in 0..100 {
+            let mut bits = InitBits::new(size);
+            let mut model = vec![false; size as usize];
+            for step in 0..60 {
+                let len = [1u64, 2, 4, 8, 16][next(5) as usize];
+                let lanes = 1 + next(32);
+                let base = (bits.solid.saturating_sub(next(96))).min(size - len * lanes);
+                let mut entries: Vec<TraceEntry> = (0..lanes as u8)
+                    .map(|lane| entry(lane, base + len * lane as u64))
+                    .collect();
+                let mut gaps = Vec::new();
+                match next(4) {
+                    0 => bits.set(base, len * lanes),
+                    1 => _ = bits.access_all(&entries, len as u32, false, true, &mut gaps),
+                    k => {
+                        for i in (1..entries.len()).rev() {
+                            entries.swap(i, next(i as u64 + 1) as usize);
+                        }
+                        _ = bits.access_all(&entries, len as u32, k == 3, true, &mut gaps);
+                    }
+                }
+                model[base as usize..(base + len * lanes) as usize].fill(true);
+                let first_unwritten = model.iter().position(|&b| !b).unwrap_or(model.len());
+                assert_eq!(
+                    bits.solid, first_unwritten as u64,
+                    "round {round}, step {step}"
+                );
+                let (off, n) = (next(size - 16), 1 + next(16));
+                let want = model[off as usize..(off + n) as usize].iter().all(|&b| b);
+                assert_eq!(bits.all_set(off, n), want, "round {round}, step {step}");
+                let from = next(bits.solid + 1);
+                assert!(
+                    bits.all_set(from, bits.solid - from),
+                    "round {round}, step {step}"
+                );
+                if bits.solid < size {
+                    let upto = bits.solid + 1 - from;
+                    assert!(!bits.all_set(from, upto), "round {round}, step {step}");
+                }
+            }
+            longest = longest.max(bits.solid);
+        }
+        assert!(longest > PAGE, "the prefix never passed a page: {longest}");
     }
 
     #[test]
