@@ -3,11 +3,12 @@
 //! unchecked ones), at barrier releases and deadlocks, and at the debugger's writes.
 //! They hand each detector its part and merge the instruction's findings.
 
-use super::shadow::{RaceShadow, EPOCH_MASK};
+use super::shadow::{RaceShadow, Ref, Take, EPOCH_MASK};
 use super::{sync, Finding, FindingKind, MemAccess, Sanitizer, Site, WaveLanes, FINDING_LIST_MAX};
 use crate::code::Decoded;
 use crate::isa::{Counter, RegFile};
 use crate::memory::Space;
+use crate::trace::AccessKind;
 use crate::wave::{Wave, WaveState};
 
 impl Sanitizer {
@@ -142,6 +143,13 @@ impl Sanitizer {
         let Some((space, kind)) = self.trace.access else {
             return;
         };
+        let tried = match space {
+            Space::Shared => self.take_shared(s, wave, pc, kind),
+            _ => None,
+        };
+        if tried == Some(Take::Taken) {
+            return;
+        }
         // The detectors below take the sanitizer and the trace apart.
         let empty = self.spare.take().unwrap_or_default();
         let trace = std::mem::replace(&mut self.trace, empty);
@@ -157,7 +165,14 @@ impl Sanitizer {
         }
         if self.checks.races && space != Space::Scratch {
             let on_vm = counter == Some(Counter::Vm);
-            let me = self.races(s, wave, &trace, (space, access, on_vm), (site, epoch));
+            let me = self.races(
+                s,
+                wave,
+                &trace,
+                (space, access, on_vm),
+                (site, epoch),
+                tried == Some(Take::Refused),
+            );
             // Kept until retired: a barrier passed before then does not order it.
             let kept = self.kept.get((pc / 4) as usize).copied().unwrap_or(false);
             if let (Some(c), true) = (counter, kept) {
@@ -171,6 +186,26 @@ impl Sanitizer {
         }
         // Still empty: nothing but the semantics writes a trace.
         self.spare = Some(std::mem::replace(&mut self.trace, trace));
+    }
+
+    /// [`RaceShadow::take_trace`] of wave `wave`'s shared access (`kind`) at `pc` in slot
+    /// `s`, before anything else [`Sanitizer::memory`] does, when nothing else there can
+    /// act on it: no access of the slot is kept for a late race, nor is this one, and
+    /// every byte it touches is written (the uninitialised-memory detector would find and
+    /// mark nothing). Most of a shared-atomics loop's accesses: the rest of the hook cost
+    /// them as much again. `None` when not asked.
+    #[inline(always)]
+    fn take_shared(&mut self, s: usize, wave: &Wave, pc: u64, kind: AccessKind) -> Option<Take> {
+        let kept = self.kept.get((pc / 4) as usize).copied().unwrap_or(false);
+        if !self.checks.races || kept {
+            return None;
+        }
+        let slot = (self.slots.get_mut(s)).filter(|x| x.workgroup == Some(wave.workgroup))?;
+        if !slot.late.is_empty() || self.checks.init && !slot.init.written(&self.trace) {
+            return None;
+        }
+        let me = Ref::new(wave.id, slot.epoch, pc, MemAccess::of(kind));
+        Some(slot.race.take_trace(&self.trace, me, self.groups))
     }
 
     /// The waves of slot `s` are all at a barrier and about to be released.

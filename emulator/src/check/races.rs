@@ -12,7 +12,9 @@ use crate::wave::{Wave, LANES};
 impl Sanitizer {
     /// The accesses `trace` of `wave` (in slot `s`, barrier epoch `epoch`) to shared or
     /// global memory (`space`, accessed as `access`, issued on the `vm` counter or not:
-    /// `on_vm`) against the earlier accesses of other waves. `site` is the instruction.
+    /// `on_vm`) against the earlier accesses of other waves. `site` is the instruction;
+    /// `refused`: whether [`RaceShadow::take_trace`](super::shadow::RaceShadow::take_trace)
+    /// was asked already, and refused.
     /// Returns the access's record.
     pub(super) fn races(
         &mut self,
@@ -21,6 +23,7 @@ impl Sanitizer {
         trace: &MemTrace,
         (space, access, on_vm): (Space, MemAccess, bool),
         (site, epoch): (Site, u32),
+        refused: bool,
     ) -> Ref {
         let groups = self.groups;
         let ordered = space == Space::Global && self.order.on();
@@ -37,15 +40,17 @@ impl Sanitizer {
             };
             self.late_races(s, trace, (space, me, at), ordered.then_some(on_vm));
         }
-        let mut conflicts: Vec<(Conflict, u8, u64)> = Vec::new();
         let shadow = match space {
             Space::Shared => &mut self.slots[s].race,
             _ => &mut self.global,
         };
+        let mut conflicts: Vec<(Conflict, u8, u64)> = Vec::new();
         let order = &self.order;
         // Asked only of accesses barriers leave concurrent.
         let hb = |prior: &Ref, now: &Ref| ordered && order.ordered(prior, now, on_vm);
-        shadow.access_trace(trace, me, (groups, &hb), &mut |e, c| {
+        // Not asked yet: taken page by page, if at all, as the accesses are recorded
+        // (asked first, a refusal would cost a second look-up of the page).
+        shadow.record_trace(trace, me, refused, (groups, &hb), &mut |e, c| {
             conflicts.push((c, e.lane, e.addr));
         });
         for (c, lane, addr) in conflicts {

@@ -856,25 +856,36 @@ impl RacePage {
     /// Records whole-word accesses (`me`, mask 0xf) of the lanes `lanes` on consecutive
     /// words of this page, lane `first` on word `index`, lane `l` on word
     /// `index + l - first`, as [`RacePage::words`] does for their entries (and
-    /// [`RacePage::access`] when a word of the page is split). `conflict` gets the lane.
+    /// [`RacePage::access`] when a word of the page is split), taken without a pass over
+    /// the cells where the page can ([`RacePage::take`]) unless `tried` (the caller
+    /// tried that already). `conflict` gets the lane.
     #[inline(always)]
     fn run(
         &mut self,
         (lanes, first, index): (u32, u32, usize),
         me: Ref,
+        tried: bool,
         (g, hb): (Groups, &impl Fn(&Ref, &Ref) -> bool),
         conflict: &mut impl FnMut(u32, Conflict),
     ) {
-        if self.defer((lanes, first, index), me, g) {
-            return;
-        }
-        let whole = lanes == u32::MAX && index % LANES == 0;
-        // A block held by its records (a stream's whole waves) with nothing to flush
-        // needs no more (a failed try leaves it failing again in `run_now`).
-        if whole && self.deferred.is_empty() && self.block(index / LANES, me, g) {
+        if !tried && self.take((lanes, first, index), me, g) {
             return;
         }
         self.run_now((lanes, first, index), me, (g, hb), conflict);
+    }
+
+    /// Takes `me`'s whole-word accesses by the lanes `lanes` (as [`RacePage::run`]
+    /// records them) without a pass over the cells when the page can: deferred
+    /// ([`RacePage::defer`]), or, a whole wave on an aligned block with nothing deferred,
+    /// in the block's records ([`RacePage::block`]: a stream's whole waves; a failed try
+    /// leaves it failing again in `run_now`). Returns whether it did.
+    #[inline(always)]
+    fn take(&mut self, (lanes, first, index): (u32, u32, usize), me: Ref, g: Groups) -> bool {
+        if self.defer((lanes, first, index), me, g) {
+            return true;
+        }
+        let whole = lanes == u32::MAX && index % LANES == 0;
+        whole && self.deferred.is_empty() && self.block(index / LANES, me, g)
     }
 
     /// [`RacePage::run`] past the deferral and the block held by its records. Out of
@@ -1365,6 +1376,18 @@ pub(super) struct RaceShadow {
 /// Sets of [`RaceShadow::recent`].
 const RECENT: usize = 16;
 
+/// What [`RaceShadow::take_trace`] did with an instruction's accesses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Take {
+    /// Taken without a pass over the cells: nothing more to record.
+    Taken,
+    /// Aligned words on one page that the page could not take so: to record one by one.
+    Refused,
+    /// Not tried (not aligned words on one page): runs of aligned words may still be
+    /// taken page by page.
+    Untried,
+}
+
 /// A key no page has (keys are addresses over [`RACE_PAGE`]): [`RaceShadow::recent`]'s
 /// empty sets.
 const NO_KEY: u64 = u64::MAX;
@@ -1499,11 +1522,79 @@ impl RaceShadow {
     }
 
     /// [`RaceShadow::access_all`] of an instruction's trace: its entries, or its runs in
-    /// order (aligned words: page by page, no entry made; other sizes: expanded).
+    /// order (aligned words: page by page, no entry made; other sizes: expanded), each
+    /// taken without a pass over the cells where a page can. (The sanitizer asks
+    /// [`RaceShadow::take_trace`] and [`RaceShadow::record_trace`] itself, the first maybe
+    /// earlier.)
+    #[cfg(test)]
     pub fn access_trace(
         &mut self,
         trace: &MemTrace,
         me: Ref,
+        (g, hb): (Groups, &impl Fn(&Ref, &Ref) -> bool),
+        conflict: &mut impl FnMut(&TraceEntry, Conflict),
+    ) {
+        match self.take_trace(trace, me, g) {
+            Take::Taken => {}
+            t => self.record_trace(trace, me, t == Take::Refused, (g, hb), conflict),
+        }
+    }
+
+    /// Takes `me`'s accesses, `trace`'s, without a pass over the cells when they are
+    /// aligned words on one page and the page can ([`RacePage::take`]): one run, or a
+    /// read's or atomic's rotation, whose two runs are one run round the page's end (the
+    /// first ending at its last word, the second from its first word on the lanes after
+    /// the first's), deferred ([`RacePage::defer`]). Otherwise, nothing changed but the
+    /// page may be made; [`RaceShadow::record_trace`] then records the accesses.
+    #[inline(always)]
+    pub fn take_trace(&mut self, trace: &MemTrace, me: Ref, g: Groups) -> Take {
+        let Some(run) = trace.run else {
+            return Take::Untried;
+        };
+        if trace.len != 4 || !run.addr.is_multiple_of(4) {
+            return Take::Untried;
+        }
+        let key = run.addr / RACE_PAGE;
+        let first = run.first();
+        let index = (run.addr / 4) as usize % WORDS;
+        let me = me.with_mask(0xf);
+        // Compared within the page: no sum can overflow, whatever the addresses.
+        let taken = match trace.run2 {
+            None => {
+                let span = (32 - run.lanes.leading_zeros() - first) as u64;
+                if run.addr % RACE_PAGE + 4 * span > RACE_PAGE {
+                    return Take::Untried;
+                }
+                self.page_mut(key).take((run.lanes, first, index), me, g)
+            }
+            Some(run2) => {
+                let n1 = run.lanes.count_ones();
+                if me.is_write()
+                    || run.addr % RACE_PAGE + 4 * n1 as u64 != RACE_PAGE
+                    || run2.addr / RACE_PAGE != key
+                    || !run2.addr.is_multiple_of(RACE_PAGE)
+                    || run2.first() != first + n1
+                {
+                    return Take::Untried;
+                }
+                let lanes = run.lanes | run2.lanes;
+                self.page_mut(key).defer((lanes, first, index), me, g)
+            }
+        };
+        match taken {
+            true => Take::Taken,
+            false => Take::Refused,
+        }
+    }
+
+    /// [`RaceShadow::access_trace`] past [`RaceShadow::take_trace`]: records the accesses
+    /// of `trace`, those of runs of aligned words taken page by page where a page can,
+    /// unless `tried` (they were tried as one, and refused: [`Take::Refused`]).
+    pub fn record_trace(
+        &mut self,
+        trace: &MemTrace,
+        me: Ref,
+        tried: bool,
         (g, hb): (Groups, &impl Fn(&Ref, &Ref) -> bool),
         conflict: &mut impl FnMut(&TraceEntry, Conflict),
     ) {
@@ -1515,45 +1606,20 @@ impl RaceShadow {
             let (buf, n) = expand(trace);
             return self.access_all(&buf[..n], trace.len, me, (g, hb), conflict);
         }
+        self.access_run(run, me, tried, (g, hb), conflict);
         if let Some(run2) = trace.run2 {
-            if self.defer_rotation(run, run2, me, g) {
-                return;
-            }
-        }
-        self.access_run(run, me, (g, hb), conflict);
-        if let Some(run2) = trace.run2 {
-            self.access_run(run2, me, (g, hb), conflict);
+            self.access_run(run2, me, tried, (g, hb), conflict);
         }
     }
 
-    /// Defers the read or atomic `me` of a rotation's two runs of aligned words as one
-    /// ([`RacePage::defer`]) when they are one run round the end of one page: the first
-    /// ending at the page's last word, the second from its first word on the lanes after
-    /// the first's. Returns whether it did (else nothing changed but the page may be made).
-    #[inline]
-    fn defer_rotation(&mut self, run: TraceRun, run2: TraceRun, me: Ref, g: Groups) -> bool {
-        let (first, n1) = (run.first(), run.lanes.count_ones());
-        let key = run.addr / RACE_PAGE;
-        // Compared within the page: no sum can overflow, whatever the addresses.
-        if me.is_write()
-            || run.addr % RACE_PAGE + 4 * n1 as u64 != RACE_PAGE
-            || run2.addr / RACE_PAGE != key
-            || !run2.addr.is_multiple_of(RACE_PAGE)
-            || run2.first() != first + n1
-        {
-            return false;
-        }
-        let index = (run.addr / 4) as usize % WORDS;
-        self.page_mut(key)
-            .defer((run.lanes | run2.lanes, first, index), me.with_mask(0xf), g)
-    }
-
-    /// [`RaceShadow::access_trace`] of one run of aligned words.
+    /// [`RaceShadow::record_trace`] of one run of aligned words (taken page by page where
+    /// a page can, unless `tried`: [`RacePage::run`]).
     #[inline(always)]
     fn access_run(
         &mut self,
         run: TraceRun,
         me: Ref,
+        tried: bool,
         (g, hb): (Groups, &impl Fn(&Ref, &Ref) -> bool),
         conflict: &mut impl FnMut(&TraceEntry, Conflict),
     ) {
@@ -1576,6 +1642,7 @@ impl RaceShadow {
             page.run(
                 (here, l, index),
                 me.with_mask(0xf),
+                tried,
                 (g, hb),
                 &mut |lane, c| {
                     let step = 4 * (lane - first) as u64;
@@ -1698,6 +1765,18 @@ impl InitBits {
     /// Whether every byte of the window is written.
     fn full(&self) -> bool {
         self.size > 0 && self.written >= self.size
+    }
+
+    /// Whether every byte `trace`'s runs touch is written, as far as the window being full
+    /// or the written prefix ([`InitBits::solid`]) tells (false for a trace of entries):
+    /// then [`InitBits::access_trace`] of it finds nothing and marks nothing new.
+    pub fn written(&self, trace: &MemTrace) -> bool {
+        let below = |r: &TraceRun| {
+            let span = 32 - r.lanes.leading_zeros() - r.first();
+            r.off.saturating_add(trace.len as u64 * span as u64) <= self.solid
+        };
+        self.full()
+            || trace.run.as_ref().is_some_and(below) && trace.run2.as_ref().is_none_or(below)
     }
 
     /// For the accesses of one instruction (each entry `len` bytes at its `off`): the
@@ -2735,6 +2814,22 @@ mod tests {
                     let upto = bits.solid + 1 - from;
                     assert!(!bits.all_set(from, upto), "round {round}, step {step}");
                 }
+                // A run of words near the prefix's end: written as far as the prefix
+                // tells, exactly when its bytes end inside it.
+                let lanes = (u32::MAX >> next(32)) << next(4);
+                let span = 32 - lanes.leading_zeros() - lanes.trailing_zeros();
+                let off = 4 * ((bits.solid / 4).saturating_sub(next(40))).min(size / 4 - 40);
+                let trace = MemTrace {
+                    len: 4,
+                    run: Some(TraceRun {
+                        lanes,
+                        addr: off,
+                        off,
+                    }),
+                    ..MemTrace::default()
+                };
+                let inside = off + 4 * span as u64 <= first_unwritten as u64;
+                assert_eq!(bits.written(&trace), inside, "round {round}, step {step}");
             }
             longest = longest.max(bits.solid);
         }
