@@ -697,6 +697,12 @@ fn span_empty((_, bits): Span) -> bool {
     bits[0] | bits[1] == 0
 }
 
+/// The word of its page an entry's aligned word is.
+#[inline(always)]
+fn word_index(e: &TraceEntry) -> usize {
+    (e.addr / 4) as usize % WORDS
+}
+
 /// Calls `f` with each word of `span`, in order from its first.
 #[inline(always)]
 fn span_words((w, bits): Span, mut f: impl FnMut(usize)) {
@@ -825,32 +831,48 @@ impl RacePage {
         if !self.bytes.is_empty() {
             return 0;
         }
-        self.flush();
         let n = (entries.iter())
             .position(|e| e.addr / RACE_PAGE != key || e.addr % 4 != 0)
             .unwrap_or(entries.len());
         let entries = &entries[..n];
-        let index = |e: &TraceEntry| (e.addr / 4) as usize % WORDS;
-        if self.uniform != 0 {
-            for e in entries {
-                self.expand(index(e) / LANES);
-            }
-        }
-        let mut words = Words::new(self, me, g);
-        if words.plain && words.clear {
-            // Every live cell takes the access in place (a gathered atomic on words the
-            // workgroup has been updating, a transpose's column): one pass with nothing
-            // else to decide.
-            let live = (!words.all_live).then_some(&mut self.live);
-            self.words.take_all_in_place(entries, me, words.mine, live);
+        let mut words = self.prepare_words(entries, me, g);
+        if self.take_words(&words, entries, me) {
             return n;
         }
         for e in entries {
-            if let Some(c) = words.word(self, index(e), me.with_lane(e.lane), (g, hb)) {
+            if let Some(c) = words.word(self, word_index(e), me.with_lane(e.lane), (g, hb)) {
                 conflict(e, c);
             }
         }
         n
+    }
+
+    /// The cells as [`Words`] sees them for `me`'s whole-word accesses by `entries`
+    /// (aligned words of this page, none split), once the deferred reads are written and
+    /// the blocks the entries touch are written back to their cells.
+    #[inline(always)]
+    fn prepare_words(&mut self, entries: &[TraceEntry], me: Ref, g: Groups) -> Words {
+        self.flush();
+        if self.uniform != 0 {
+            for e in entries {
+                self.expand(word_index(e) / LANES);
+            }
+        }
+        Words::new(self, me, g)
+    }
+
+    /// Takes `me`'s accesses by `entries` (as [`RacePage::prepare_words`] left the cells,
+    /// seen as `words`) in one pass when every live cell takes them in place (a gathered
+    /// atomic on words the workgroup has been updating, a transpose's column): nothing
+    /// else to decide. Returns whether it did.
+    #[inline(always)]
+    fn take_words(&mut self, words: &Words, entries: &[TraceEntry], me: Ref) -> bool {
+        if !(words.plain && words.clear) {
+            return false;
+        }
+        let live = (!words.all_live).then_some(&mut self.live);
+        self.words.take_all_in_place(entries, me, words.mine, live);
+        true
     }
 
     /// Records whole-word accesses (`me`, mask 0xf) of the lanes `lanes` on consecutive
@@ -1453,8 +1475,48 @@ impl RaceShadow {
     /// `me` from the entry's lane; `g` names workgroups; `hb` says whether an earlier
     /// access barriers leave concurrent is ordered before by release/acquire), calling
     /// `conflict` with every earlier access one races with (at most one per word and
-    /// lane). Runs of entries on one page look the page up once.
+    /// lane). Runs of entries on one page look the page up once. (The sanitizer asks
+    /// [`RaceShadow::take_trace`] and [`RaceShadow::record_trace`] itself.)
+    #[cfg(test)]
     pub fn access_all(
+        &mut self,
+        entries: &[TraceEntry],
+        len: u32,
+        me: Ref,
+        (g, hb): (Groups, &impl Fn(&Ref, &Ref) -> bool),
+        conflict: &mut impl FnMut(&TraceEntry, Conflict),
+    ) {
+        if self.take_entries(entries, len, me, g) != Take::Taken {
+            self.record_all(entries, len, me, (g, hb), conflict);
+        }
+    }
+
+    /// Takes `me`'s accesses by `entries` (`len` bytes each) in one pass, as
+    /// [`RacePage::take_words`] does, when they are aligned words on one page.
+    #[inline(always)]
+    fn take_entries(&mut self, entries: &[TraceEntry], len: u32, me: Ref, g: Groups) -> Take {
+        let Some(key) = entries.first().map(|e| e.addr / RACE_PAGE) else {
+            return Take::Untried;
+        };
+        if len != 4 || (entries.iter()).any(|e| e.addr / RACE_PAGE != key || e.addr % 4 != 0) {
+            return Take::Untried;
+        }
+        let page = self.page_mut(key);
+        page.hold(me, g);
+        if !page.bytes.is_empty() {
+            return Take::Refused;
+        }
+        let me = me.with_mask(0xf);
+        let words = page.prepare_words(entries, me, g);
+        match page.take_words(&words, entries, me) {
+            true => Take::Taken,
+            false => Take::Refused,
+        }
+    }
+
+    /// [`RaceShadow::access_all`] past [`RaceShadow::take_entries`] (asked again where
+    /// it was: a refusal costs little).
+    fn record_all(
         &mut self,
         entries: &[TraceEntry],
         len: u32,
@@ -1549,7 +1611,7 @@ impl RaceShadow {
     #[inline(always)]
     pub fn take_trace(&mut self, trace: &MemTrace, me: Ref, g: Groups) -> Take {
         let Some(run) = trace.run else {
-            return Take::Untried;
+            return self.take_entries(&trace.entries, trace.len, me, g);
         };
         if trace.len != 4 || !run.addr.is_multiple_of(4) {
             return Take::Untried;
@@ -1599,12 +1661,12 @@ impl RaceShadow {
         conflict: &mut impl FnMut(&TraceEntry, Conflict),
     ) {
         let Some(run) = trace.run else {
-            return self.access_all(&trace.entries, trace.len, me, (g, hb), conflict);
+            return self.record_all(&trace.entries, trace.len, me, (g, hb), conflict);
         };
         let aligned = |r: &TraceRun| r.addr.is_multiple_of(4);
         if trace.len != 4 || !aligned(&run) || !trace.run2.as_ref().is_none_or(aligned) {
             let (buf, n) = expand(trace);
-            return self.access_all(&buf[..n], trace.len, me, (g, hb), conflict);
+            return self.record_all(&buf[..n], trace.len, me, (g, hb), conflict);
         }
         self.access_run(run, me, tried, (g, hb), conflict);
         if let Some(run2) = trace.run2 {
@@ -1767,16 +1829,22 @@ impl InitBits {
         self.size > 0 && self.written >= self.size
     }
 
-    /// Whether every byte `trace`'s runs touch is written, as far as the window being full
-    /// or the written prefix ([`InitBits::solid`]) tells (false for a trace of entries):
-    /// then [`InitBits::access_trace`] of it finds nothing and marks nothing new.
+    /// Whether every byte `trace`'s accesses touch is written, as far as the window being
+    /// full or the written prefix ([`InitBits::solid`]) tells: then
+    /// [`InitBits::access_trace`] of it finds nothing and marks nothing new.
     pub fn written(&self, trace: &MemTrace) -> bool {
+        let len = trace.len as u64;
         let below = |r: &TraceRun| {
             let span = 32 - r.lanes.leading_zeros() - r.first();
-            r.off.saturating_add(trace.len as u64 * span as u64) <= self.solid
+            r.off.saturating_add(len * span as u64) <= self.solid
         };
-        self.full()
-            || trace.run.as_ref().is_some_and(below) && trace.run2.as_ref().is_none_or(below)
+        if self.full() {
+            return true;
+        }
+        match trace.run {
+            Some(run) => below(&run) && trace.run2.as_ref().is_none_or(below),
+            None => (trace.entries.iter()).all(|e| e.off.saturating_add(len) <= self.solid),
+        }
     }
 
     /// For the accesses of one instruction (each entry `len` bytes at its `off`): the
@@ -2604,6 +2672,29 @@ mod tests {
     }
 
     #[test]
+    fn a_gather_taken_in_one_pass_is_counted_in_its_pages_holders() {
+        // A gather the page takes in one pass (its holders clear it: here, none) must
+        // count its wave in them, so that another wave's later access to those words is
+        // checked against it, not taken in one pass too.
+        let unordered = |_: &Ref, _: &Ref| false;
+        let gather: Vec<TraceEntry> = (0..)
+            .zip([12u64, 4, 40, 4])
+            .map(|(lane, addr)| entry(lane, addr))
+            .collect();
+        for first in [MemAccess::Atomic, MemAccess::Read, MemAccess::Write] {
+            let mut shadow = RaceShadow::default();
+            let me = Ref::new(1, 0, 0x40, first);
+            let g = Groups::new(1);
+            shadow.access_all(&gather, 4, me, (g, &unordered), &mut |e, _| {
+                panic!("{first:?}: a race at {:#x} with nothing before it", e.addr)
+            });
+            let write = Ref::new(2, 0, 0x80, MemAccess::Write);
+            let found = races(&mut shadow, &[40, 12], 4, write);
+            assert_eq!(found, vec![(0, 40, 1), (1, 12, 1)], "{first:?}");
+        }
+    }
+
+    #[test]
     fn pages_sharing_a_recent_set_keep_their_own_records() {
         // Keys whose pages share a set of `recent` (a look-up of one replaces the other's
         // entry), looked up in turn, each written by its own wave: each word races only
@@ -2829,6 +2920,17 @@ mod tests {
                     ..MemTrace::default()
                 };
                 let inside = off + 4 * span as u64 <= first_unwritten as u64;
+                assert_eq!(bits.written(&trace), inside, "round {round}, step {step}");
+                // The same as scattered entries (a gather).
+                let trace = MemTrace {
+                    len: 4,
+                    entries: (0..1 + next(8) as u8)
+                        .map(|lane| entry(lane, off + 4 * next(span as u64)))
+                        .collect(),
+                    ..MemTrace::default()
+                };
+                let end = trace.entries.iter().map(|e| e.off + 4).max().unwrap_or(0);
+                let inside = end <= first_unwritten as u64;
                 assert_eq!(bits.written(&trace), inside, "round {round}, step {step}");
             }
             longest = longest.max(bits.solid);
