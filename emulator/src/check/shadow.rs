@@ -1602,12 +1602,13 @@ impl RaceShadow {
         }
     }
 
-    /// Takes `me`'s accesses, `trace`'s, without a pass over the cells when they are
-    /// aligned words on one page and the page can ([`RacePage::take`]): one run, or a
-    /// read's or atomic's rotation, whose two runs are one run round the page's end (the
-    /// first ending at its last word, the second from its first word on the lanes after
-    /// the first's), deferred ([`RacePage::defer`]). Otherwise, nothing changed but the
-    /// page may be made; [`RaceShadow::record_trace`] then records the accesses.
+    /// Takes `me`'s accesses, `trace`'s, without a look at each cell when they are aligned
+    /// words on one page and the page can: one run ([`RacePage::take`]); a read's or
+    /// atomic's rotation, whose two runs are one run round the page's end (the first
+    /// ending at its last word, the second from its first word on the lanes after the
+    /// first's), deferred ([`RacePage::defer`]); or entries, in one pass
+    /// ([`RaceShadow::take_entries`]). Otherwise, nothing changed but the page may be
+    /// made; [`RaceShadow::record_trace`] then records the accesses.
     #[inline(always)]
     pub fn take_trace(&mut self, trace: &MemTrace, me: Ref, g: Groups) -> Take {
         let Some(run) = trace.run else {
