@@ -1471,12 +1471,8 @@ impl RaceShadow {
         place
     }
 
-    /// Records the accesses of one instruction (each entry `len` bytes at its `addr`, by
-    /// `me` from the entry's lane; `g` names workgroups; `hb` says whether an earlier
-    /// access barriers leave concurrent is ordered before by release/acquire), calling
-    /// `conflict` with every earlier access one races with (at most one per word and
-    /// lane). Runs of entries on one page look the page up once. (The sanitizer asks
-    /// [`RaceShadow::take_trace`] and [`RaceShadow::record_trace`] itself.)
+    /// [`RaceShadow::record_all`], once [`RaceShadow::take_entries`] has not taken the
+    /// entries, as the sanitizer asks them ([`RaceShadow::take_trace`]).
     #[cfg(test)]
     pub fn access_all(
         &mut self,
@@ -1514,8 +1510,13 @@ impl RaceShadow {
         }
     }
 
-    /// [`RaceShadow::access_all`] past [`RaceShadow::take_entries`] (asked again where
-    /// it was: a refusal costs little).
+    /// Records the accesses of one instruction (each entry `len` bytes at its `addr`, by
+    /// `me` from the entry's lane; `g` names workgroups; `hb` says whether an earlier
+    /// access barriers leave concurrent is ordered before by release/acquire), calling
+    /// `conflict` with every earlier access one races with (at most one per word and
+    /// lane). Runs of entries on one page look the page up once. Aligned words on one
+    /// page are offered to [`RacePage::take_words`] again, even when
+    /// [`RaceShadow::take_entries`] refused them: a refusal costs little.
     fn record_all(
         &mut self,
         entries: &[TraceEntry],
@@ -1583,11 +1584,8 @@ impl RaceShadow {
         }
     }
 
-    /// [`RaceShadow::access_all`] of an instruction's trace: its entries, or its runs in
-    /// order (aligned words: page by page, no entry made; other sizes: expanded), each
-    /// taken without a pass over the cells where a page can. (The sanitizer asks
-    /// [`RaceShadow::take_trace`] and [`RaceShadow::record_trace`] itself, the first maybe
-    /// earlier.)
+    /// [`RaceShadow::record_trace`], once [`RaceShadow::take_trace`] has not taken the
+    /// trace, as the sanitizer asks them (the first maybe earlier: `Sanitizer::memory`).
     #[cfg(test)]
     pub fn access_trace(
         &mut self,
@@ -1650,9 +1648,11 @@ impl RaceShadow {
         }
     }
 
-    /// [`RaceShadow::access_trace`] past [`RaceShadow::take_trace`]: records the accesses
-    /// of `trace`, those of runs of aligned words taken page by page where a page can,
-    /// unless `tried` (they were tried as one, and refused: [`Take::Refused`]).
+    /// Records the accesses of `trace` as [`RaceShadow::record_all`] records entries
+    /// (its entries, or its runs in order: aligned words page by page, no entry made;
+    /// other sizes expanded), after [`RaceShadow::take_trace`] did not take them: runs
+    /// of aligned words are taken page by page where a page can, unless `tried` (they
+    /// were tried as one, and refused: [`Take::Refused`]).
     pub fn record_trace(
         &mut self,
         trace: &MemTrace,
