@@ -1834,7 +1834,8 @@ impl InitBits {
     /// full or the written prefix ([`InitBits::solid`]) tells: then
     /// [`InitBits::access_trace`] of it finds nothing and marks nothing new.
     pub fn written(&self, trace: &MemTrace) -> bool {
-        let len = trace.len as u64;
+        // As `access_trace` counts it: an entry touches at least one byte.
+        let len = trace.len.max(1) as u64;
         let below = |r: &TraceRun| {
             let span = 32 - r.lanes.leading_zeros() - r.first();
             r.off.saturating_add(len * span as u64) <= self.solid
