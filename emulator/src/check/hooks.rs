@@ -160,7 +160,9 @@ impl Sanitizer {
         };
         let epoch = self.slot_shadow(s, wave.workgroup, false).epoch;
         // Global memory is the host's, initialised; scratch is private to a lane, race-free.
-        if self.checks.init && space != Space::Global {
+        // A shared access `take_shared` asked about has every byte written: the init bits
+        // would find and mark nothing.
+        if self.checks.init && space != Space::Global && tried.is_none() {
             self.uninit_memory((w, s), wave, &trace, (space, access), site);
         }
         if self.checks.races && space != Space::Scratch {

@@ -26,6 +26,10 @@ const WORDS: usize = (RACE_PAGE / 4) as usize;
 /// Blocks of 32 words (one per lane of a wave) per race page: 8 ([`RacePage::blocks`]).
 const BLOCKS: usize = WORDS / LANES;
 
+/// The multiplier of the page hashes ([`PageHasher`], [`recent_set`]): 2^64 over the
+/// golden ratio, which spreads small and evenly spaced keys over the high bits.
+const GOLDEN: u64 = 0x9e37_79b9_7f4a_7c15;
+
 /// A multiplicative hash of a page number: the keys are small integers, so the standard
 /// library's DoS-resistant hasher would only cost time.
 #[derive(Default, Clone, Copy)]
@@ -38,12 +42,12 @@ impl Hasher for PageHasher {
 
     fn write(&mut self, bytes: &[u8]) {
         for &b in bytes {
-            self.0 = (self.0.rotate_left(8) ^ b as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+            self.0 = (self.0.rotate_left(8) ^ b as u64).wrapping_mul(GOLDEN);
         }
     }
 
     fn write_u64(&mut self, n: u64) {
-        self.0 = (self.0 ^ n).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        self.0 = (self.0 ^ n).wrapping_mul(GOLDEN);
     }
 
     // The race pages' third reads and split words are keyed by `u32` and `u16`: hashed as
@@ -1398,6 +1402,18 @@ pub(super) struct RaceShadow {
 /// Sets of [`RaceShadow::recent`].
 const RECENT: usize = 16;
 
+/// A key no page has (keys are addresses over [`RACE_PAGE`]): [`RaceShadow::recent`]'s
+/// empty sets.
+const NO_KEY: u64 = u64::MAX;
+
+/// The set of [`RaceShadow::recent`] for key `key`: a multiplicative hash, as buffers'
+/// pages a power of two apart (each wave's part of a buffer) would share a set by key
+/// modulo [`RECENT`].
+#[inline(always)]
+fn recent_set(key: u64) -> usize {
+    (key.wrapping_mul(GOLDEN) >> (64 - RECENT.trailing_zeros())) as usize
+}
+
 /// What [`RaceShadow::take_trace`] did with an instruction's accesses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Take {
@@ -1408,18 +1424,6 @@ pub(super) enum Take {
     /// Not tried (not aligned words on one page): runs of aligned words may still be
     /// taken page by page.
     Untried,
-}
-
-/// A key no page has (keys are addresses over [`RACE_PAGE`]): [`RaceShadow::recent`]'s
-/// empty sets.
-const NO_KEY: u64 = u64::MAX;
-
-/// The set of [`RaceShadow::recent`] for key `key`: a multiplicative hash, as buffers'
-/// pages a power of two apart (each wave's part of a buffer) would share a set by key
-/// modulo [`RECENT`].
-#[inline(always)]
-fn recent_set(key: u64) -> usize {
-    (key.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> (64 - RECENT.trailing_zeros())) as usize
 }
 
 impl Default for RaceShadow {
